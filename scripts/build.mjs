@@ -1,0 +1,33 @@
+// Builds the extension host bundle, the CLI bundle, the webview bundle and the benchmark.
+import { build } from 'esbuild';
+import { existsSync, readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const production = process.argv.includes('--production');
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  define: { VERSION: JSON.stringify(pkg.version) },
+};
+
+const jobs = [
+  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
+];
+if (existsSync('src/extension/activate.ts')) {
+  jobs.push(build({ ...common, entryPoints: ['src/extension/activate.ts'], outfile: 'dist/extension.js', external: ['vscode'] }));
+}
+if (existsSync('src/webview/main.ts')) {
+  jobs.push(build({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' }));
+}
+if (existsSync('bench/bench.ts')) {
+  jobs.push(build({ ...common, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench.js' }));
+}
+if (false && existsSync('scripts/build-host-tests.mjs')) {
+  jobs.push(import('./build-host-tests.mjs').then((m) => m.default?.()));
+}
+await Promise.all(jobs);

@@ -1,0 +1,208 @@
+// Groups the main chain into API rounds: a round starts at each new assistant message.id
+// and carries the lines that follow it (tool results, attachments, the next prompt) until
+// the next new id, so a round can be kept or dropped without breaking tool_use/tool_result pairs.
+import type { Entry } from './entries';
+import type { Chain } from './chain';
+
+export interface ToolUseInfo {
+  id: string;
+  name: string;
+  chars: number;
+  line: number;
+}
+
+export interface ToolResultInfo {
+  id: string;
+  chars: number;
+  line: number;
+  isError: boolean;
+  images: number;
+  /** Name of the tool that produced it, when its tool_use is known. */
+  name?: string;
+}
+
+/** Character counts of what a round adds to the context, by content kind. */
+export interface RoundContent {
+  assistantText: number;
+  toolUseInput: number;
+  thinking: number;
+  signature: number;
+  userText: number;
+  toolResult: number;
+  attachment: number;
+  images: number;
+  /** Content blocks sent (each costs framing tokens). */
+  blocks: number;
+}
+
+export interface Round {
+  index: number;
+  /** Assistant message id, or null for a preamble (lines before the first response of a segment). */
+  messageId: string | null;
+  /** Indices into the entry array, in file order. */
+  entries: number[];
+  firstLine: number;
+  lastLine: number;
+  model?: string;
+  /** Compaction segment: 0 before the first compact boundary, 1 after it, ... */
+  segment: number;
+  /** True when the round is part of the active context (after the last compact boundary). */
+  inContext: boolean;
+  /** True when this round begins with a compact boundary. */
+  startsAtBoundary: boolean;
+  /** Index of the entry carrying the final usage for this response (last line of the id). */
+  usageEntry: number;
+  toolUses: ToolUseInfo[];
+  toolResults: ToolResultInfo[];
+  content: RoundContent;
+  /** Short description: the tools used, else the reply's first words, else the prompt's. */
+  label: string;
+  /** First words of the assistant's text reply. */
+  replyPreview?: string;
+  /** First words of a real user prompt in the round (not tool results, not meta lines). */
+  prompt?: string;
+  /** True for synthetic API-error responses. */
+  synthetic: boolean;
+  stopReason?: string | null;
+}
+
+function emptyContent(): RoundContent {
+  return { assistantText: 0, toolUseInput: 0, thinking: 0, signature: 0, userText: 0, toolResult: 0, attachment: 0, images: 0, blocks: 0 };
+}
+
+function newRound(index: number, messageId: string | null, segment: number, inContext: boolean, startsAtBoundary: boolean): Round {
+  return {
+    index,
+    messageId,
+    entries: [],
+    firstLine: 0,
+    lastLine: 0,
+    segment,
+    inContext,
+    startsAtBoundary,
+    usageEntry: -1,
+    toolUses: [],
+    toolResults: [],
+    content: emptyContent(),
+    label: '',
+    synthetic: false,
+  };
+}
+
+function addContent(round: Round, e: Entry, toolNames: Map<string, string>): void {
+  const c = round.content;
+  if (e.kind === 'assistant') {
+    for (const b of e.blocks) {
+      c.blocks++;
+      if (b.type === 'text') {
+        c.assistantText += b.chars;
+        if (!round.replyPreview && b.preview) round.replyPreview = b.preview;
+      }
+      else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
+        c.thinking += b.chars;
+        c.signature += b.signatureChars ?? 0;
+      } else if (b.type === 'tool_use' || b.type === 'server_tool_use') {
+        c.toolUseInput += b.chars + (b.name?.length ?? 0);
+        if (b.toolId) {
+          toolNames.set(b.toolId, b.name ?? '?');
+          round.toolUses.push({ id: b.toolId, name: b.name ?? '?', chars: b.chars, line: e.line });
+        }
+      } else c.assistantText += b.chars;
+    }
+  } else if (e.kind === 'user') {
+    for (const b of e.blocks) {
+      c.blocks++;
+      if (b.type === 'tool_result') {
+        c.toolResult += b.chars;
+        c.images += b.images ?? 0;
+        if (b.toolId) {
+          const r: ToolResultInfo = { id: b.toolId, chars: b.chars, line: e.line, isError: b.isError === true, images: b.images ?? 0 };
+          const name = toolNames.get(b.toolId);
+          if (name) r.name = name;
+          round.toolResults.push(r);
+        }
+      } else if (b.type === 'image') c.images += 1;
+      else {
+        c.userText += b.chars;
+        if (!round.prompt && b.preview && !e.isMeta && !e.isCompactSummary) round.prompt = b.preview;
+      }
+    }
+  } else if (e.kind === 'attachment') {
+    if (e.attachmentChars) {
+      c.attachment += e.attachmentChars;
+      c.blocks++;
+    }
+  }
+}
+
+function isBoundary(e: Entry): boolean {
+  return e.kind === 'system' && e.subtype === 'compact_boundary';
+}
+
+/** Builds rounds over the chain's main conversation. */
+export function buildRounds(entries: Entry[], chain: Chain): Round[] {
+  const rounds: Round[] = [];
+  const byId = new Map<string, Round>();
+  const toolNames = new Map<string, string>();
+  let current: Round | null = null;
+  let segment = 0;
+  const activeFrom = chain.main.length ? chain.main[chain.activeStart] : -1;
+  let inContext = chain.activeStart === 0;
+
+  for (const idx of chain.main) {
+    const e = entries[idx];
+    if (idx === activeFrom) inContext = true;
+    if (isBoundary(e)) {
+      if (rounds.length > 0 || current) segment++;
+      current = newRound(rounds.length, null, segment, inContext, true);
+      rounds.push(current);
+    } else if (e.kind === 'assistant' && e.messageId) {
+      const existing = byId.get(e.messageId);
+      if (existing) {
+        existing.entries.push(idx);
+        addContent(existing, e, toolNames);
+        if (e.usage) existing.usageEntry = idx;
+        continue;
+      }
+      current = newRound(rounds.length, e.messageId, segment, inContext, false);
+      byId.set(e.messageId, current);
+      rounds.push(current);
+    } else if (!current) {
+      current = newRound(rounds.length, null, segment, inContext, false);
+      rounds.push(current);
+    }
+    current.entries.push(idx);
+    if (e.kind === 'assistant') {
+      if (e.model && !current.model) current.model = e.model;
+      if (e.usage) current.usageEntry = idx;
+      if (e.isApiErrorMessage || e.model === '<synthetic>') current.synthetic = true;
+      if (e.stopReason !== undefined && e.stopReason !== null) current.stopReason = e.stopReason;
+    }
+    addContent(current, e, toolNames);
+  }
+  for (const r of rounds) {
+    r.firstLine = entries[r.entries[0]].line;
+    r.lastLine = entries[r.entries[r.entries.length - 1]].line;
+    if (r.entries.length > 1) {
+      let lo = r.firstLine;
+      let hi = r.lastLine;
+      for (const i of r.entries) {
+        lo = Math.min(lo, entries[i].line);
+        hi = Math.max(hi, entries[i].line);
+      }
+      r.firstLine = lo;
+      r.lastLine = hi;
+    }
+    if (r.startsAtBoundary) r.label = 'compact boundary and summary';
+    else if (!r.messageId) r.label = r.prompt ?? 'preamble';
+    else if (r.toolUses.length) r.label = summarizeTools(r.toolUses);
+    else r.label = r.replyPreview ?? r.prompt ?? 'response';
+  }
+  return rounds;
+}
+
+function summarizeTools(uses: ToolUseInfo[]): string {
+  const counts = new Map<string, number>();
+  for (const u of uses) counts.set(u.name, (counts.get(u.name) ?? 0) + 1);
+  return [...counts].map(([n, k]) => (k > 1 ? `${n}×${k}` : n)).join(', ');
+}

@@ -1,0 +1,126 @@
+// A transcript index: every entry summary and every malformed line of a file, built by
+// streaming and extendable incrementally when the file grows (a live session).
+import { stat } from 'node:fs/promises';
+import { decodeLine, readLines, DEFAULT_MAX_LINE_BYTES } from './reader';
+import { parseLine, type Entry, type Malformed } from './entries';
+
+export interface TranscriptIndex {
+  path: string;
+  entries: Entry[];
+  malformed: Malformed[];
+  /** Number of physical lines read (including blank and malformed ones). */
+  lineCount: number;
+  /** Byte offset up to which complete lines were consumed; an unterminated tail is re-read next time. */
+  consumedBytes: number;
+  /** File size when last read. */
+  size: number;
+  /** Modification time (ms) when last read. */
+  mtimeMs: number;
+  /** True if the file started with a UTF-8 BOM. */
+  bom: boolean;
+  /** Count of CRLF-terminated lines. */
+  crlfLines: number;
+  /** The last line had no newline (maybe still being written); it is not in `entries` unless it parsed. */
+  unterminatedTail: boolean;
+}
+
+export interface IndexOptions {
+  maxLineBytes?: number;
+  /** Called every ~8 MB with bytes read so far, for progress displays. */
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /** Yield to the event loop every N lines so callers on a shared thread stay responsive. */
+  yieldEvery?: number;
+}
+
+export class NotATranscriptError extends Error {}
+
+function emptyIndex(path: string): TranscriptIndex {
+  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false };
+}
+
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Reads a whole transcript into an index. */
+export async function indexTranscript(path: string, options: IndexOptions = {}): Promise<TranscriptIndex> {
+  const index = emptyIndex(path);
+  await extendIndex(index, options);
+  return index;
+}
+
+/**
+ * Reads only what was appended since the index was built (O(appended bytes)). If the file
+ * shrank or its already-read prefix changed size in a way appends cannot explain, the
+ * index is rebuilt from scratch and `rebuilt` is true.
+ */
+export async function extendIndex(index: TranscriptIndex, options: IndexOptions = {}): Promise<{ rebuilt: boolean; newEntries: number }> {
+  const st = await stat(index.path);
+  let rebuilt = false;
+  if (st.size < index.consumedBytes) {
+    Object.assign(index, emptyIndex(index.path));
+    rebuilt = true;
+  }
+  // A previously unterminated tail is re-read: drop what it produced.
+  if (index.unterminatedTail) {
+    const tailLine = index.lineCount;
+    while (index.entries.length && index.entries[index.entries.length - 1].line === tailLine) index.entries.pop();
+    while (index.malformed.length && index.malformed[index.malformed.length - 1].line === tailLine) index.malformed.pop();
+    index.lineCount--;
+    index.unterminatedTail = false;
+  }
+  const before = index.entries.length;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const yieldEvery = options.yieldEvery ?? 0;
+  let sinceYield = 0;
+  let nextProgress = index.consumedBytes + (8 << 20);
+  for await (const raw of readLines(index.path, { fromOffset: index.consumedBytes, firstLine: index.lineCount + 1, maxLineBytes })) {
+    if (raw.line === 1 && raw.start === 3) index.bom = true;
+    index.lineCount = raw.line;
+    if (raw.crlf) index.crlfLines++;
+    if (raw.unterminated) index.unterminatedTail = true;
+    else index.consumedBytes = raw.end + (raw.crlf ? 2 : 1);
+    if (raw.oversize) {
+      index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: `line is ${raw.end - raw.start} bytes, over the ${maxLineBytes}-byte limit; kept verbatim, not parsed`, recovered: 0 });
+    } else {
+      const { text, invalidUtf8 } = decodeLine(raw.bytes);
+      const parsed = parseLine(text, raw.line, raw.start, raw.end);
+      for (const e of parsed.entries) index.entries.push(e);
+      if (parsed.malformed) {
+        if (raw.unterminated) parsed.malformed.error = `unterminated last line (still being written?): ${parsed.malformed.error}`;
+        index.malformed.push(parsed.malformed);
+      } else if (invalidUtf8) {
+        index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: 'invalid UTF-8 bytes (kept verbatim)', recovered: parsed.entries.length });
+      }
+    }
+    if (options.onProgress && raw.end >= nextProgress) {
+      options.onProgress(raw.end, st.size);
+      nextProgress = raw.end + (8 << 20);
+    }
+    if (yieldEvery && ++sinceYield >= yieldEvery) {
+      sinceYield = 0;
+      await yieldNow();
+    }
+  }
+  index.size = st.size;
+  index.mtimeMs = st.mtimeMs;
+  return { rebuilt, newEntries: index.entries.length - before };
+}
+
+const KNOWN_KINDS = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'permission-mode', 'last-prompt', 'pr-link', 'custom-title', 'tag', 'agent-name']);
+
+/** Throws NotATranscriptError with a one-line reason when the file cannot be a Claude Code transcript. */
+export function assertTranscript(index: TranscriptIndex): void {
+  if (index.lineCount === 0 || (index.entries.length === 0 && index.malformed.length === 0)) {
+    throw new NotATranscriptError(`${index.path}: empty file, no transcript lines`);
+  }
+  if (index.entries.length === 0) {
+    const m = index.malformed[0];
+    throw new NotATranscriptError(`${index.path}: not a JSONL transcript (line ${m.line}: ${m.error})`);
+  }
+  const recognised = index.entries.some((e) => KNOWN_KINDS.has(e.kind) && (e.uuid !== undefined || e.kind === 'summary' || e.kind === 'file-history-snapshot'));
+  if (!recognised) {
+    if (index.entries.some((e) => e.kind === 'session_meta' || e.kind === 'response_item' || e.kind === 'turn_context')) {
+      throw new NotATranscriptError(`${index.path}: this looks like an OpenAI Codex CLI rollout, not a Claude Code transcript (not supported yet)`);
+    }
+    throw new NotATranscriptError(`${index.path}: JSON lines, but none is a Claude Code transcript entry (no user/assistant/system lines with a uuid)`);
+  }
+}

@@ -1,0 +1,526 @@
+/**
+ * Harness: run the REAL Claude Code CLI (pinned, provisioned by scripts/provision-claude-code.sh) offline against
+ * the local fake Anthropic server (./fake-anthropic.ts), resuming a transcript we give it, and capture the request
+ * Claude Code actually builds from that transcript.
+ *
+ * ============================================================================================================
+ * FACTS ESTABLISHED BY EXPERIMENT (Claude Code 2.1.330, linux-x64 native binary, Node 20 host, this machine)
+ * ============================================================================================================
+ * Invocation: `claude -p --resume <uuid> "<prompt>"`, cwd = the project dir, stdin = /dev/null, env = a private
+ * HOME + ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY / DISABLE_TELEMETRY / DISABLE_ERROR_REPORTING /
+ * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC / DISABLE_AUTOUPDATER (plus PATH, LANG, TMPDIR, XDG_* pointed into the
+ * private temp dir; without TMPDIR it leaves `fswatch-probe-*` dirs in /tmp/claude-<uid>/).
+ *
+ * Requests on resume:
+ *  - With CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 it sends exactly ONE HTTP request per model turn:
+ *    `POST /v1/messages?beta=true`, `stream: true`. No count_tokens, no /v1/models, no title/quota/haiku side
+ *    calls, nothing to any other host (all runs' recorded paths were only that one). Headers: `x-api-key`,
+ *    `anthropic-version: 2023-06-01`, `anthropic-beta: claude-code-20250219,...`, `user-agent: claude-cli/2.1.330
+ *    (external, sdk-cli)`, `x-claude-code-session-id: <uuid>`, `x-app: cli`.
+ *  - Body: `model` = the model of the transcript's last assistant turn (e.g. claude-sonnet-4-6 for
+ *    v2.1.97-live-after; `claude-opus-5-5` when the transcript has none usable), `max_tokens` 32000 / 128000,
+ *    `thinking: {type:'adaptive'}`, `context_management`, `output_config`, 12 `tools`, `system` = 3 text blocks
+ *    (billing header, "You are a Claude agent, built on Anthropic's Claude Agent SDK.", the main prompt),
+ *    `metadata.user_id` (JSON string holding session_id).
+ *  - `messages` contains role "system" entries in addition to user/assistant (e.g. `{role:'system', content: [],
+ *    output_config:{…}}` right after the first user message, and an "# Environment" system message at the end;
+ *    in /compact requests a final `{role:'system', content:"Today's date is …"}`). Checks below skip them.
+ *  - The new prompt is appended as the last text block of the last user message (after a <system-reminder> block);
+ *    if the transcript ends with a user entry, the prompt is merged into that same user message.
+ *  - MAIN REQUEST = the /v1/messages request with non-empty `tools` whose last user message contains the prompt
+ *    text (`pickMainRequest`). For "/compact" it is the summarize request: its last user message ends with the
+ *    compaction instruction ("…an <analysis> block followed by a <summary> block…"), `isCompactRequest`.
+ *  - /compact sends one summarize request (same system/tools, the whole chain, instruction appended as text to the
+ *    last user message). If the answer has no <summary>…</summary> block it retries once with an extra paragraph
+ *    ("For this reply only: write what the instructions above ask for, with the summary inside <summary></summary>
+ *    tags…") and then accepts whatever text it got. With DEFAULT_SUMMARY_TEXT it sends exactly one request.
+ *    It then appends: the `system`/`compact_boundary` line (parentUuid null, logicalParentUuid, compactMetadata
+ *    {trigger:'manual', preTokens, durationMs, preservedSegment{headUuid, anchorUuid, tailUuid}, …}), the
+ *    `isCompactSummary` user line ("This session is being continued from a previous conversation that ran out of
+ *    context. …" + the summary text + the path of the full transcript), the /compact command lines
+ *    (<local-command-caveat>, <command-name>/compact…, <local-command-stdout>Compacted …) and attachments.
+ *    stdout is empty, exit code 0.
+ *
+ * Session id / file name:
+ *  - `--resume` in -p mode needs a UUID (or a session title): `--resume test-session-plan` fails with exit 1,
+ *    "--resume requires a valid session ID or session title when used with --print … is not a UUID".
+ *  - Only the FILE NAME matters: a transcript whose lines carry another sessionId (or a non-UUID one, as
+ *    plan-mode.jsonl) resumes fine when stored as `<any-uuid>.jsonl`; the lines Claude Code appends carry the file
+ *    name's uuid as sessionId. So the `sessionId` fields need NOT be consistent with the file name.
+ *  - The entries' own `cwd` fields do not matter either (fixtures with /Users/... cwds resume fine); only the
+ *    project folder, derived from the process cwd (realpath) with every non-alphanumeric char replaced by '-'.
+ *  - Claude Code appends the new turn to the SAME file (it never forks a new file on `--resume` without
+ *    `--fork-session`), plus metadata lines: `last-prompt` {lastPrompt, leafUuid}, `mode`, `atis-latch`,
+ *    `tools-used`, `queue-operation`, `api-request-shape` / `api-request-blob` / `api-request`, `cost-state`.
+ *    The new user entry's parentUuid is the leaf it resumed from (for files without `last-prompt`: the last chain
+ *    entry in file order).
+ *
+ * Timing: a resume run takes ~0.8–1.5 s wall clock (example.jsonl ~0.9 s, v2.1.97-live-after ~1.4 s with a 340 kB
+ * request); /compact ~0.8 s. Provisioning: ~6 s cold (npm, 2 packages, ~364 MB), ~0.0 s warm (marker file).
+ * ============================================================================================================
+ */
+import { spawn } from 'node:child_process';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DEFAULT_SUMMARY_TEXT, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from './fake-anthropic';
+
+/** Keep in sync with CLAUDE_CODE_VERSION in scripts/provision-claude-code.sh. */
+export const CLAUDE_CODE_VERSION = '2.1.330';
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const PROVISION_COMMAND = 'bash scripts/provision-claude-code.sh';
+
+/** Path of the provisioned binary (override with env CLAUDE_CODE_BIN). */
+export function claudeBinaryPath(): string {
+  return (
+    process.env.CLAUDE_CODE_BIN ??
+    path.join(REPO_ROOT, '.cache', 'claude-code', 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude')
+  );
+}
+
+/** The binary path, or an Error telling how to provision it. Tests must FAIL (not skip) when it is missing. */
+export function requireClaudeBinary(): string {
+  const bin = claudeBinaryPath();
+  let ok = false;
+  try {
+    fs.accessSync(bin, fs.constants.X_OK);
+    ok = true;
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw new Error(
+      `Claude Code binary not found (or not executable) at ${bin}. ` +
+        `Run \`${PROVISION_COMMAND}\` from ${REPO_ROOT} first (installs @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} into .cache/claude-code).`,
+    );
+  }
+  return bin;
+}
+
+/** `~/.claude/projects/<this>` for a cwd: every non-alphanumeric character replaced by '-'. */
+export function projectDirName(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(s: unknown): s is string {
+  return typeof s === 'string' && UUID_RE.test(s);
+}
+
+/** Parse JSONL, silently skipping malformed lines (as Claude Code does). */
+export function parseJsonl(text: string): any[] {
+  const out: any[] = [];
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (!t) continue;
+    try {
+      const o = JSON.parse(t);
+      if (o && typeof o === 'object') out.push(o);
+    } catch {
+      /* skip */
+    }
+  }
+  return out;
+}
+
+/** The most frequent UUID-shaped `sessionId` of a transcript, or undefined. */
+export function sessionIdOf(text: string): string | undefined {
+  const counts = new Map<string, number>();
+  for (const o of parseJsonl(text)) {
+    if (isUuid(o.sessionId)) counts.set(o.sessionId, (counts.get(o.sessionId) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  let n = 0;
+  for (const [k, v] of counts) if (v > n) [best, n] = [k, v];
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request analysis helpers (reusable by the compatibility suite for compacted output)
+
+/** Text pieces of a message content (string, text blocks, tool_result content), in order. */
+export function contentTexts(content: any): string[] {
+  const out: string[] = [];
+  const walk = (c: any) => {
+    if (c == null) return;
+    if (typeof c === 'string') return void out.push(c);
+    if (Array.isArray(c)) return void c.forEach(walk);
+    if (typeof c !== 'object') return;
+    if (c.type === 'text' && typeof c.text === 'string') out.push(c.text);
+    else if (c.type === 'tool_result') walk(c.content);
+  };
+  walk(content);
+  return out;
+}
+
+/** All text of a request's messages, joined by '\n' (for "contains" assertions). */
+export function requestText(body: any): string {
+  const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  return msgs.flatMap((m) => contentTexts(m?.content)).join('\n');
+}
+
+function lastUserText(body: any): string {
+  const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    if (msgs[i]?.role === 'user') return contentTexts(msgs[i].content).join('\n');
+  }
+  return '';
+}
+
+/** True when the body is Claude Code's (or any) compaction request: last user message asks for <analysis>/<summary>. */
+export function isCompactRequest(body: any): boolean {
+  const t = lastUserText(body);
+  return /<analysis>/.test(t) && /<summary>/.test(t) && /summary/i.test(t);
+}
+
+/**
+ * Pick the request carrying the conversation among recorded /v1/messages requests: non-empty `tools` and a last
+ * user message containing `prompt` (for '/compact': a compaction request, the last one). Falls back to the
+ * request with the most messages.
+ */
+export function pickMainRequest(reqs: RecordedRequest[], prompt: string): RecordedRequest | undefined {
+  const withConv = reqs.filter((r) => Array.isArray(r.body?.messages) && r.body.messages.length > 0);
+  if (prompt.trim() === '/compact') {
+    const compacts = withConv.filter((r) => isCompactRequest(r.body));
+    if (compacts.length) return compacts[compacts.length - 1];
+  } else {
+    const main = withConv.find(
+      (r) => Array.isArray(r.body.tools) && r.body.tools.length > 0 && lastUserText(r.body).includes(prompt),
+    );
+    if (main) return main;
+  }
+  let best: RecordedRequest | undefined;
+  for (const r of withConv) if (!best || r.body.messages.length > best.body.messages.length) best = r;
+  return best;
+}
+
+/**
+ * Structural checks of a Messages API request body, as the real API enforces them. Returns a list of problems
+ * (empty = fine). Messages with role "system" (Claude Code 2.1.330 sends some) are skipped when pairing.
+ *  - messages non-empty, first message role user;
+ *  - every tool_use of an assistant message is answered by a tool_result in the next (non-system) message, which
+ *    must be a user message;
+ *  - every tool_result answers a tool_use of the immediately preceding (non-system) assistant message;
+ *  - tool_use ids unique.
+ */
+export function checkRequestInvariants(body: any): string[] {
+  const problems: string[] = [];
+  const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  if (msgs.length === 0) return ['messages is empty'];
+  if (msgs[0]?.role !== 'user') problems.push(`first message has role ${msgs[0]?.role}, expected user`);
+  const blocks = (m: any): any[] => (Array.isArray(m?.content) ? m.content : []);
+  const seenIds = new Set<string>();
+  const conv = msgs.map((m, i) => ({ m, i })).filter(({ m }) => m?.role !== 'system');
+  for (let k = 0; k < conv.length; k++) {
+    const { m, i } = conv[k];
+    if (m.role === 'assistant') {
+      const ids = blocks(m)
+        .filter((b) => b?.type === 'tool_use')
+        .map((b) => String(b.id));
+      for (const id of ids) {
+        if (seenIds.has(id)) problems.push(`messages[${i}]: duplicate tool_use id ${id}`);
+        seenIds.add(id);
+      }
+      if (ids.length) {
+        const next = conv[k + 1];
+        if (!next) {
+          problems.push(`messages[${i}]: tool_use ${ids.join(', ')} is the last message (no tool_result)`);
+        } else if (next.m.role !== 'user') {
+          problems.push(`messages[${i}]: tool_use followed by role ${next.m.role}, not a user tool_result`);
+        } else {
+          const answered = new Set(
+            blocks(next.m)
+              .filter((b) => b?.type === 'tool_result')
+              .map((b) => String(b.tool_use_id)),
+          );
+          for (const id of ids) {
+            if (!answered.has(id)) problems.push(`messages[${i}]: tool_use ${id} not answered in messages[${next.i}]`);
+          }
+        }
+      }
+    } else if (m.role === 'user') {
+      const results = blocks(m).filter((b) => b?.type === 'tool_result');
+      if (results.length) {
+        const prev = conv[k - 1];
+        const offered = new Set(
+          prev?.m.role === 'assistant'
+            ? blocks(prev.m)
+                .filter((b) => b?.type === 'tool_use')
+                .map((b) => String(b.id))
+            : [],
+        );
+        for (const r of results) {
+          if (!offered.has(String(r.tool_use_id))) {
+            problems.push(`messages[${i}]: orphan tool_result for ${r.tool_use_id} (not in the preceding assistant message)`);
+          }
+        }
+      }
+    } else {
+      problems.push(`messages[${i}]: unexpected role ${m.role}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The main chain of a transcript, root first: leaf = the last `last-prompt` entry's `leafUuid` when it names an
+ * existing entry, else the last non-sidechain entry with a uuid in file order; then follow `parentUuid`.
+ * (A simplified reader: no dangling-parent repair, no parallel-tool-call siblings; good enough for the tail.)
+ */
+export function mainChain(text: string): any[] {
+  const entries = parseJsonl(text);
+  const byUuid = new Map<string, any>();
+  for (const e of entries) if (typeof e.uuid === 'string') byUuid.set(e.uuid, e);
+  let leaf: any;
+  for (const e of entries) {
+    if (e.type === 'last-prompt' && typeof e.leafUuid === 'string' && byUuid.has(e.leafUuid)) leaf = byUuid.get(e.leafUuid);
+  }
+  if (!leaf) {
+    for (const e of entries) if (typeof e.uuid === 'string' && e.isSidechain !== true) leaf = e;
+  }
+  const chain: any[] = [];
+  const seen = new Set<string>();
+  for (let cur = leaf; cur && !seen.has(cur.uuid); cur = cur.parentUuid ? byUuid.get(cur.parentUuid) : undefined) {
+    seen.add(cur.uuid);
+    chain.push(cur);
+  }
+  return chain.reverse();
+}
+
+/**
+ * The last `count` user/assistant text pieces at the end of the main chain (oldest first), skipping meta,
+ * synthetic API-error entries and command/system-reminder wrappers. Each trimmed and cut to `maxLen` chars.
+ */
+export function chainTailTexts(text: string, count = 3, maxLen = 200): string[] {
+  const out: string[] = [];
+  const chain = mainChain(text);
+  for (let i = chain.length - 1; i >= 0 && out.length < count; i--) {
+    const e = chain[i];
+    if (e.type !== 'user' && e.type !== 'assistant') continue;
+    if (e.isMeta || e.isApiErrorMessage || e.message?.model === '<synthetic>') continue;
+    const content = e.message?.content;
+    const pieces =
+      typeof content === 'string'
+        ? [content]
+        : Array.isArray(content)
+          ? content.filter((b: any) => b?.type === 'text' && typeof b.text === 'string').map((b: any) => b.text)
+          : [];
+    for (let j = pieces.length - 1; j >= 0 && out.length < count; j--) {
+      const t = String(pieces[j]).trim();
+      if (!t || /<(command-|local-command|system-reminder)/.test(t)) continue;
+      out.push(t.slice(0, maxLen));
+    }
+  }
+  return out.reverse();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Running Claude Code
+
+export interface ClaudeRunOptions {
+  /** Transcript to resume (copied; the original is never touched). */
+  sessionFile: string;
+  /** Working directory for Claude Code (default: a fresh empty dir inside the private temp root). */
+  cwd?: string;
+  prompt: string;
+  /** Fake server to talk to. When omitted, a private one is started (default scenario) and closed afterwards. */
+  fake?: FakeAnthropic;
+  /** Session uuid / file name (default: the transcript's UUID sessionId, else a random UUID). */
+  sessionId?: string;
+  /** Hard timeout; the whole process group is SIGKILLed after it (default 120 s). */
+  timeoutMs?: number;
+  /** Extra CLI arguments inserted before the prompt. */
+  extraArgs?: string[];
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+  /** Keep the temp dir (also when env KEEP_CLAUDE_HOME=1); otherwise call result.cleanup(). */
+  keepTemp?: boolean;
+}
+
+export interface ClaudeRunResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  sessionId: string;
+  /** The private temp root (HOME is `<tempRoot>/home`). */
+  tempRoot: string;
+  home: string;
+  cwd: string;
+  /** The /v1/messages requests recorded during the run. */
+  requests: RecordedRequest[];
+  /** Every request (any path) recorded during the run. */
+  allRequests: RecordedRequest[];
+  /** The request carrying the conversation (see pickMainRequest). */
+  mainRequest: RecordedRequest | undefined;
+  /** Path of the transcript after the run (inside the temp HOME; gone after cleanup()). */
+  resumedFile: string;
+  /** Content of resumedFile after the run (kept after cleanup()). */
+  resumedText: string;
+  /** Content as given (before the run). */
+  originalText: string;
+  /** Parsed lines Claude Code appended (resumedText minus the original prefix). */
+  appendedLines: any[];
+  /** Remove the temp dir. Idempotent. */
+  cleanup(): void;
+}
+
+export interface CompactRunResult extends ClaudeRunResult {
+  /** `system` / `compact_boundary` lines appended by Claude Code's own compaction. */
+  compactBoundaries: any[];
+  /** `isCompactSummary` user lines appended by it. */
+  compactSummaries: any[];
+}
+
+const liveTempRoots = new Set<string>();
+process.once('exit', () => {
+  if (process.env.KEEP_CLAUDE_HOME) return;
+  for (const d of liveTempRoots) {
+    try {
+      fs.rmSync(d, { recursive: true, force: true });
+    } catch {
+      /* ignore */
+    }
+  }
+});
+
+/** Resume `sessionFile` with the real Claude Code and a prompt; see the facts above. */
+export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRunResult> {
+  const bin = requireClaudeBinary();
+  const originalText = fs.readFileSync(opts.sessionFile, 'utf8');
+  const sessionId = opts.sessionId ?? sessionIdOf(originalText) ?? crypto.randomUUID();
+  if (!isUuid(sessionId)) throw new Error(`sessionId must be a UUID (Claude Code -p --resume requires one): ${sessionId}`);
+
+  const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-cc-')));
+  liveTempRoots.add(tempRoot);
+  const home = path.join(tempRoot, 'home');
+  const tmp = path.join(tempRoot, 'tmp');
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  let cwd: string;
+  if (opts.cwd) {
+    cwd = fs.realpathSync(opts.cwd);
+  } else {
+    cwd = path.join(tempRoot, 'project');
+    fs.mkdirSync(cwd, { recursive: true });
+  }
+  const projectDir = path.join(home, '.claude', 'projects', projectDirName(cwd));
+  fs.mkdirSync(projectDir, { recursive: true });
+  const resumedFile = path.join(projectDir, `${sessionId}.jsonl`);
+  fs.writeFileSync(resumedFile, originalText);
+
+  const ownFake = !opts.fake;
+  const fake = opts.fake ?? (await startFakeAnthropic());
+  const before = new Set(fake.requests);
+
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: home,
+    TMPDIR: tmp,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: 'fake-key',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    NO_COLOR: '1',
+    ...(opts.env ?? {}),
+  };
+  const args = ['-p', '--resume', sessionId, ...(opts.extraArgs ?? []), opts.prompt];
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const t0 = Date.now();
+  let timedOut = false;
+  let stdout = '';
+  let stderr = '';
+  let exitCode: number | null = null;
+  let signal: NodeJS.Signals | null = null;
+  try {
+    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    };
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code, sig) => resolve([code, sig]));
+    });
+    clearTimeout(timer);
+    killGroup(); // anything it left behind in its process group
+  } finally {
+    if (ownFake) await fake.close();
+  }
+  const durationMs = Date.now() - t0;
+
+  const allRequests = fake.requests.filter((r) => !before.has(r));
+  const requests = allRequests.filter((r) => r.kind === 'messages');
+  const resumedText = fs.existsSync(resumedFile) ? fs.readFileSync(resumedFile, 'utf8') : '';
+  const appendedLines = resumedText.startsWith(originalText)
+    ? parseJsonl(resumedText.slice(originalText.length))
+    : parseJsonl(resumedText);
+  const keep = opts.keepTemp || !!process.env.KEEP_CLAUDE_HOME;
+  let cleaned = false;
+  return {
+    exitCode,
+    signal,
+    timedOut,
+    stdout,
+    stderr,
+    durationMs,
+    sessionId,
+    tempRoot,
+    home,
+    cwd,
+    requests,
+    allRequests,
+    mainRequest: pickMainRequest(requests, opts.prompt),
+    resumedFile,
+    resumedText,
+    originalText,
+    appendedLines,
+    cleanup() {
+      if (cleaned || keep) return;
+      cleaned = true;
+      fs.rmSync(tempRoot, { recursive: true, force: true });
+      liveTempRoots.delete(tempRoot);
+    },
+  };
+}
+
+/**
+ * Let Claude Code compact the session itself: `claude -p --resume <uuid> "/compact"` with the fake answering a
+ * fixed summary (`summary`, default DEFAULT_SUMMARY_TEXT; must contain a <summary> block or Claude Code retries).
+ * When `fake` is given its current scenario is used as is (and `summary` is ignored).
+ */
+export async function compactWithClaude(
+  opts: Omit<ClaudeRunOptions, 'prompt'> & { summary?: string },
+): Promise<CompactRunResult> {
+  const ownFake = !opts.fake;
+  const fake = opts.fake ?? (await startFakeAnthropic({ scenario: { kind: 'text', text: opts.summary ?? DEFAULT_SUMMARY_TEXT } }));
+  try {
+    const res = await resumeWithClaude({ ...opts, fake, prompt: '/compact' });
+    return {
+      ...res,
+      compactBoundaries: res.appendedLines.filter((l) => l.type === 'system' && l.subtype === 'compact_boundary'),
+      compactSummaries: res.appendedLines.filter((l) => l.type === 'user' && l.isCompactSummary === true),
+    };
+  } finally {
+    if (ownFake) await fake.close();
+  }
+}
