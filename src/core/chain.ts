@@ -124,29 +124,44 @@ function hasDescendantAfter(entries: Entry[], idx: number, last: number): boolea
   return false;
 }
 
-/** Adds tool_result entries of parallel tool calls that sit on side branches. */
-function recoverSiblingResults(entries: Entry[], onChain: Set<number>, pool: number[]): void {
+/**
+ * Brings back side branches of parallel tool calls: assistant lines of a response already
+ * on the chain and tool_result lines answering its tool_uses, when their parent is on the
+ * chain. Repeats until nothing more joins (a recovered tool_use can have a recovered result).
+ */
+function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[]): void {
+  const chainUuids = new Set<string>();
+  const chainMessageIds = new Set<string>();
   const wanted = new Set<string>();
   const answered = new Set<string>();
-  const chainUuids = new Set<string>();
-  for (const i of onChain) {
-    if (entries[i].uuid) chainUuids.add(entries[i].uuid!);
-    for (const b of entries[i].blocks) {
+  const admit = (i: number) => {
+    const e = entries[i];
+    onChain.add(i);
+    if (e.uuid) chainUuids.add(e.uuid);
+    if (e.kind === 'assistant' && e.messageId) chainMessageIds.add(e.messageId);
+    for (const b of e.blocks) {
       if (b.type === 'tool_use' && b.toolId) wanted.add(b.toolId);
       if (b.type === 'tool_result' && b.toolId) answered.add(b.toolId);
     }
-  }
-  for (const i of pool) {
-    if (onChain.has(i)) continue;
-    const e = entries[i];
-    if (e.kind !== 'user') continue;
-    const ids = e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!);
-    if (ids.length === 0 || !ids.every((id) => wanted.has(id) && !answered.has(id))) continue;
-    // Its parent must be on the chain (a sibling branch), not an abandoned fork far away.
-    if (e.parentUuid && !chainUuids.has(e.parentUuid)) continue;
-    onChain.add(i);
-    chainUuids.add(e.uuid!);
-    for (const id of ids) answered.add(id);
+  };
+  for (const i of [...onChain]) admit(i);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const i of pool) {
+      if (onChain.has(i)) continue;
+      const e = entries[i];
+      if (!e.parentUuid || !chainUuids.has(e.parentUuid)) continue;
+      let join = false;
+      if (e.kind === 'assistant') join = e.messageId !== undefined && chainMessageIds.has(e.messageId);
+      else if (e.kind === 'user') {
+        const ids = e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!);
+        join = ids.length > 0 && ids.every((id) => wanted.has(id) && !answered.has(id));
+      }
+      if (join) {
+        admit(i);
+        changed = true;
+      }
+    }
   }
 }
 
@@ -166,7 +181,7 @@ export function buildChain(entries: Entry[]): Chain {
 
   const leaf = pickLeaf(entries, byUuid, primary);
   const onChain = new Set<number>(leaf === -1 ? [] : walk(entries, byUuid, leaf, primary, notes, true));
-  recoverSiblingResults(entries, onChain, primary);
+  recoverSiblings(entries, onChain, primary);
   const main = [...onChain].sort((a, b) => filePos(entries[a]) - filePos(entries[b]));
 
   const boundaries: number[] = [];

@@ -60,8 +60,11 @@ export type Scenario =
       /** Override the reported usage (defaults are computed from the request/answer sizes). */
       usage?: Partial<Usage>;
     }
-  /** A fixed prompt-too-long 400 (`tokens` defaults to the request's estimate, forced above `maximum`). */
-  | { kind: 'ptl'; wording?: PtlWording; tokens?: number; maximum?: number }
+  /**
+   * A prompt-too-long 400. `tokens` given: used verbatim; otherwise the request's estimate, raised just enough to
+   * exceed `maximum` (default 200000). `maxTokens` (context-limit wording) defaults to the request's max_tokens.
+   */
+  | { kind: 'ptl'; wording?: PtlWording; tokens?: number; maximum?: number; maxTokens?: number }
   /**
    * Prompt-too-long while the request is bigger than the limit, with a token count computed from the request
    * size; once it is small enough, answer with `then` (default: a `text` success).
@@ -557,9 +560,15 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       case 'ptl': {
         const size = estimateRequestSize(rec.body);
         const maximum = scenario.maximum ?? 200000;
-        const maxTokens = typeof rec.body?.max_tokens === 'number' ? rec.body.max_tokens : 32000;
-        const tokens = scenario.tokens ?? size.estimatedTokens;
-        return sendError(rec, res, name, 400, 'invalid_request_error', ptlMessage(scenario.wording ?? 'prompt-too-long', tokens, maximum, maxTokens));
+        const maxTokens = scenario.maxTokens ?? (typeof rec.body?.max_tokens === 'number' ? rec.body.max_tokens : 32000);
+        const wording = scenario.wording ?? 'prompt-too-long';
+        const message =
+          scenario.tokens === undefined
+            ? ptlMessage(wording, size.estimatedTokens, maximum, maxTokens)
+            : wording === 'context-limit'
+              ? `input length and max_tokens exceed context limit: ${scenario.tokens} + ${maxTokens} > ${maximum}`
+              : `prompt is too long: ${scenario.tokens} tokens > ${maximum} maximum`;
+        return sendError(rec, res, name, 400, 'invalid_request_error', message);
       }
       case 'invalidRequest':
       case 'authentication':

@@ -1,0 +1,139 @@
+// Pure data describing a compaction: what happens to each round and each tool result, and
+// the token figures before and after. The CLI prints it, the extension draws it, apply runs it.
+
+export type RoundAction = 'keep' | 'summarize' | 'drop';
+
+export interface CompactSettings {
+  /** Target size of the resumed context, in tokens. */
+  targetTokens: number;
+  /** Tokens of the most recent rounds to keep verbatim (before budgeting). */
+  keepRecentTokens: number;
+  /** Max characters of tool_result content per outbound user (wire) message. */
+  maxToolResultCharsPerMessage: number;
+  /** Max characters of a single tool result. */
+  maxToolResultChars: number;
+  /** Tools whose results are never replaced. */
+  exemptTools: string[];
+  /** Bytes of a replaced result's preview. */
+  previewBytes: number;
+  /** Tokens reserved for the summary in the target. */
+  summaryTokens: number;
+}
+
+export const DEFAULT_SETTINGS: CompactSettings = {
+  targetTokens: 100_000,
+  keepRecentTokens: 40_000,
+  maxToolResultCharsPerMessage: 200_000,
+  maxToolResultChars: 50_000,
+  exemptTools: [],
+  previewBytes: 2_000,
+  summaryTokens: 4_000,
+};
+
+export interface PlannedRound {
+  index: number;
+  action: RoundAction;
+  /** Why: e.g. "recent work kept verbatim", "older than the kept tail", "cut by prompt-too-long retry". */
+  reason: string;
+  firstLine: number;
+  lastLine: number;
+  label: string;
+  /** Estimated tokens the round occupies in the resumed context before budgeting. */
+  tokens: number;
+  /** Estimated tokens after tool-result budgeting and thinking stripping (keep only). */
+  tokensAfter: number;
+  inContext: boolean;
+}
+
+export type ToolResultAction = 'kept' | 'replaced' | 'frozen';
+
+export interface ToolResultDecision {
+  toolUseId: string;
+  toolName: string | null;
+  round: number;
+  line: number;
+  /** Index of the wire message (merged consecutive user lines) it travels in. */
+  wireMessage: number;
+  originalChars: number;
+  /** kept: sent as is; replaced: newly replaced by a preview; frozen: an earlier decision re-applied exactly. */
+  action: ToolResultAction;
+  /** The exact text that replaces the result (null when kept). */
+  preview: string | null;
+  /** Where the full original is (or will be) stored, relative to the transcript's folder. */
+  fullTextPath: string | null;
+  reason: string;
+}
+
+export interface WireMessageBudget {
+  index: number;
+  round: number;
+  lines: number[];
+  beforeChars: number;
+  afterChars: number;
+  limit: number;
+}
+
+export interface CompactionPlan {
+  file: string;
+  settings: CompactSettings;
+  rounds: PlannedRound[];
+  toolResults: ToolResultDecision[];
+  wireMessages: WireMessageBudget[];
+  /** Estimated tokens of the active context now. */
+  preTokens: number;
+  /** Estimated tokens of the resumed context after compaction (summary included). */
+  postTokens: number;
+  /** Tokens of the rounds kept verbatim (after budgeting). */
+  keptTokens: number;
+  summarizedRounds: number;
+  droppedRounds: number;
+  /** True when the file is already under target and nothing needs to be done. */
+  nothingToDo: boolean;
+  notes: string[];
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  strategy: 'anthropic' | 'anthropic-truncated' | 'extractive';
+  outcome: 'ok' | 'prompt-too-long' | 'error' | 'cancelled';
+  detail: string;
+  droppedRounds?: number;
+  tokenGap?: number | null;
+}
+
+export interface CompactResult {
+  output: string;
+  backup: string | null;
+  preTokens: number;
+  postTokens: number;
+  attempts: AttemptRecord[];
+  plan: CompactionPlan;
+  summaryChars: number;
+  toolResultsDir: string | null;
+}
+
+export type ProgressReporter = (message: string) => void;
+
+export type CompactErrorCode =
+  | 'cancelled'
+  | 'auth' // 401/403: key missing or rejected
+  | 'not-found' // 404: unknown model
+  | 'api' // other API failure after retries
+  | 'network' // connection refused/reset/timeout
+  | 'changed-on-disk' // the transcript changed since it was read
+  | 'locked' // another compaction of the same file is running
+  | 'nothing-to-compact' // nothing safe to summarize or drop
+  | 'invalid-output' // the result failed validation; nothing written
+  | 'unsafe-path'; // a write would escape its folder
+
+/** A failure the user can act on; `message` says the cause and what to do. */
+export class CompactError extends Error {
+  constructor(
+    readonly code: CompactErrorCode,
+    message: string,
+    readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'CompactError';
+  }
+}
