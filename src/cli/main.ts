@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // agent-compactor: command-line twin of the extension. One file per verb.
 import { runInspect } from './inspect';
+import { verbs } from './verbs';
 import { UsageError, EXIT_USAGE } from './args';
 import { NotATranscriptError } from '../core/transcript';
 
@@ -17,14 +18,12 @@ The Anthropic summarizer reads its key from ANTHROPIC_API_KEY.`;
 
 type Verb = (argv: string[]) => Promise<number>;
 
-async function loadVerb(name: string): Promise<Verb | undefined> {
+function loadVerb(name: string): Verb | undefined {
   switch (name) {
     case 'inspect':
       return runInspect;
-    default: {
-      const extra = await import('./verbs').catch(() => null);
-      return extra?.verbs[name];
-    }
+    default:
+      return Object.prototype.hasOwnProperty.call(verbs, name) ? verbs[name] : undefined;
   }
 }
 
@@ -38,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const run = await loadVerb(verb);
+  const run = loadVerb(verb);
   if (!run) {
     process.stderr.write(`agent-compactor: unknown command '${verb}' (try --help)\n`);
     return EXIT_USAGE;

@@ -210,7 +210,8 @@ export function summarize(obj: unknown, line: number, part: number, start: numbe
     const model = str(m.model);
     if (model) e.model = model;
     if ('stop_reason' in m) e.stopReason = (str(m.stop_reason) ?? null);
-    const usage = usageOf(m.usage);
+    // Usage written by our own compaction is an estimate, not a record of a request: skip it.
+    const usage = o.compactorEstimatedUsage === true ? undefined : usageOf(m.usage);
     if (usage) e.usage = usage;
     const content = m.content;
     if (typeof content === 'string') {

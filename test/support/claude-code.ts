@@ -18,15 +18,18 @@
  *    `anthropic-version: 2023-06-01`, `anthropic-beta: claude-code-20250219,...`, `user-agent: claude-cli/2.1.330
  *    (external, sdk-cli)`, `x-claude-code-session-id: <uuid>`, `x-app: cli`.
  *  - Body: `model` = the model of the transcript's last assistant turn (e.g. claude-sonnet-4-6 for
- *    v2.1.97-live-after; `claude-opus-5-5` when the transcript has none usable), `max_tokens` 32000 / 128000,
+ *    v2.1.97-live-after) unless retired: then it appends a `system`/`informational` line "Session model … could not
+ *    be restored (retired) — using claude-opus-5-5" and uses `claude-opus-5-5`; `max_tokens` 32000 / 128000,
  *    `thinking: {type:'adaptive'}`, `context_management`, `output_config`, 12 `tools`, `system` = 3 text blocks
  *    (billing header, "You are a Claude agent, built on Anthropic's Claude Agent SDK.", the main prompt),
  *    `metadata.user_id` (JSON string holding session_id).
  *  - `messages` contains role "system" entries in addition to user/assistant (e.g. `{role:'system', content: [],
  *    output_config:{…}}` right after the first user message, and an "# Environment" system message at the end;
  *    in /compact requests a final `{role:'system', content:"Today's date is …"}`). Checks below skip them.
- *  - The new prompt is appended as the last text block of the last user message (after a <system-reminder> block);
- *    if the transcript ends with a user entry, the prompt is merged into that same user message.
+ *  - The new prompt is the last text block of the last user message (after a <system-reminder> text block). When
+ *    the file ends with a user entry (example.jsonl: "[Request interrupted by user]"), Claude Code first inserts an
+ *    assistant "No response requested." so roles still alternate; consecutive user entries (tool_result + text)
+ *    are merged into one user message.
  *  - MAIN REQUEST = the /v1/messages request with non-empty `tools` whose last user message contains the prompt
  *    text (`pickMainRequest`). For "/compact" it is the summarize request: its last user message ends with the
  *    compaction instruction ("…an <analysis> block followed by a <summary> block…"), `isCompactRequest`.
@@ -41,6 +44,16 @@
  *    (<local-command-caveat>, <command-name>/compact…, <local-command-stdout>Compacted …) and attachments.
  *    stdout is empty, exit code 0.
  *
+ * Errors (fake scenarios, observed):
+ *  - prompt-too-long on the main request: Claude Code compacts reactively: a series of summarize requests
+ *    (isCompactRequest) on shorter and shorter prefixes (example.jsonl: 31 msgs main, then 29,29,27,27,…,5,5), all
+ *    PTL here, then gives up: exit 1, stdout "Prompt is too long", a synthetic assistant line
+ *    (`isApiErrorMessage: true`, text "Prompt is too long") appended. ~1 s.
+ *  - `/compact` with ptlUntilUnder(maxEstimatedTokens 30000) on with-compactions.jsonl: 400s at 43, 21, 11, 5, 3
+ *    messages, then a 200 with a truncated request; boundary + summary written, exit 0.
+ *  - 529 overloaded on every request: 3 attempts (x-stainless-retry-count stays "0": Claude Code retries itself),
+ *    exit 1 after ~2.5 s, stdout "API Error: Repeated 529 Overloaded errors. …".
+ *
  * Session id / file name:
  *  - `--resume` in -p mode needs a UUID (or a session title): `--resume test-session-plan` fails with exit 1,
  *    "--resume requires a valid session ID or session title when used with --print … is not a UUID".
@@ -52,11 +65,21 @@
  *  - Claude Code appends the new turn to the SAME file (it never forks a new file on `--resume` without
  *    `--fork-session`), plus metadata lines: `last-prompt` {lastPrompt, leafUuid}, `mode`, `atis-latch`,
  *    `tools-used`, `queue-operation`, `api-request-shape` / `api-request-blob` / `api-request`, `cost-state`.
- *    The new user entry's parentUuid is the leaf it resumed from (for files without `last-prompt`: the last chain
- *    entry in file order).
+ *    The first appended chain entry's parentUuid is the last user/assistant entry on the chain walked from the
+ *    leaf (leaf = `last-prompt`.leafUuid when it names an entry, else the last non-sidechain entry in file order):
+ *    trailing `progress` lines after it are not continued from (`resumeAnchor`). What gets appended first depends
+ *    on the tail: an assistant "No response requested." when the file ends with "[Request interrupted by user]", a
+ *    `system` entry, or directly the new `user` entry.
+ *  - A file whose entries are ALL `isSidechain: true` (a subagent transcript such as v2.1.63-subagent.jsonl, i.e.
+ *    `<session>/subagents/agent-*.jsonl` content) is not resumable: exit 1, stderr "No conversation found with
+ *    session ID: <uuid>", no request sent.
+ *  - Malformed lines are skipped silently (malformed-joined-lines.jsonl resumes fine).
+ *  - Claude Code 2.1.330 sends role "system" messages inside `messages` (see above) and may send two consecutive
+ *    assistant messages (plan-mode.jsonl: "usaauaauaus"); user/assistant otherwise alternate.
  *
- * Timing: a resume run takes ~0.8–1.5 s wall clock (example.jsonl ~0.9 s, v2.1.97-live-after ~1.4 s with a 340 kB
- * request); /compact ~0.8 s. Provisioning: ~6 s cold (npm, 2 packages, ~364 MB), ~0.0 s warm (marker file).
+ * Timing: a resume run takes ~0.5–1 s wall clock on an idle machine (up to ~3 s under load; the largest request,
+ * v2.1.97-images at ~2 MB of transcript, ~0.9–1.8 s); /compact ~0.8 s (+ the resume of its result ~0.6 s). The whole
+ * compat suite (16 Claude Code runs) ~12–20 s. Provisioning: ~6 s cold (npm, 2 packages, ~364 MB), ~0.0 s warm.
  * ============================================================================================================
  */
 import { spawn } from 'node:child_process';
@@ -286,6 +309,20 @@ export function mainChain(text: string): any[] {
     chain.push(cur);
   }
   return chain.reverse();
+}
+
+/**
+ * The entry Claude Code continues from: the last user/assistant entry on the main chain (trailing progress /
+ * attachment / system entries after it are skipped). Observed: the first entry Claude Code appends on resume has
+ * this entry's uuid as parentUuid (e.g. with-compactions.jsonl ends with two `progress` lines after the last
+ * assistant line; malformed-joined-lines.jsonl ends with a run of `progress` lines under a `Task` tool_use).
+ */
+export function resumeAnchor(text: string): any | undefined {
+  const chain = mainChain(text);
+  for (let i = chain.length - 1; i >= 0; i--) {
+    if (chain[i].type === 'user' || chain[i].type === 'assistant') return chain[i];
+  }
+  return undefined;
 }
 
 /**

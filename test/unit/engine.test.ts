@@ -1,10 +1,12 @@
 // The transcript engine against every real fixture: values computed independently from
 // a plain JSON.parse of the file are compared with what the engine reports.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, readFileSync as rf } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { basename } from 'node:path';
 import { inspectFile, analyze } from '../../src/core/inspect';
-import { indexTranscript } from '../../src/core/transcript';
+import { extendIndex, indexTranscript } from '../../src/core/transcript';
 import { claudeFixtures, fixture } from '../support/fixtures';
 
 interface Raw {
@@ -160,9 +162,6 @@ describe('engine on every shared fixture', () => {
   });
 
   it('re-inspects a live session incrementally to the same result as a full read', async () => {
-    const { mkdtempSync, copyFileSync, appendFileSync, readFileSync: rf } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'ac-live-'));
     const file = join(dir, 'live.jsonl');
     copyFileSync(fixture('v2.1.97-live-before.jsonl'), file);
@@ -173,7 +172,6 @@ describe('engine on every shared fixture', () => {
     // Append in two steps, the first ending mid-line as a writing agent would leave it.
     const cut = prefix + Math.floor((after.length - prefix) / 2);
     appendFileSync(file, after.subarray(prefix, cut));
-    const { extendIndex } = await import('../../src/core/transcript');
     await extendIndex(index);
     appendFileSync(file, after.subarray(cut));
     await extendIndex(index);

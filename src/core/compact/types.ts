@@ -131,7 +131,7 @@ export class CompactError extends Error {
   constructor(
     readonly code: CompactErrorCode,
     message: string,
-    readonly cause?: unknown,
+    override readonly cause?: unknown,
   ) {
     super(message);
     this.name = 'CompactError';

@@ -1,0 +1,121 @@
+// Tool-result budgeting at the level the API receives: one outbound user (wire) message at a
+// time. Earlier decisions are re-applied exactly; among fresh results the largest are replaced
+// by stable previews until the message fits.
+import type { Entry } from '../entries';
+import type { CompactSettings, ToolResultDecision, WireMessageBudget } from './types';
+import type { BudgetState } from './state';
+import { safeToolResultName } from './state';
+
+export interface ResultText {
+  toolUseId: string;
+  entry: number;
+  round: number;
+  line: number;
+  toolName: string | null;
+  text: string;
+  /** Images or other non-text blocks: never replaced. */
+  binary: boolean;
+}
+
+export interface BudgetOutcome {
+  decisions: ToolResultDecision[];
+  wireMessages: WireMessageBudget[];
+  /** Replacement text by tool_use_id, for results that change. */
+  replacements: Map<string, { preview: string; fullTextPath: string; original: string }>;
+}
+
+/**
+ * A stable preview: the first `previewBytes` bytes, cut at a newline when one lies past the
+ * middle, and a note with the original size and where the full text is.
+ */
+export function makePreview(text: string, previewBytes: number, fullTextPath: string): string {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  let head = Buffer.from(text, 'utf8').subarray(0, previewBytes).toString('utf8').replace(/\uFFFD+$/, '');
+  const nl = head.lastIndexOf('\n');
+  if (nl > head.length / 2) head = head.slice(0, nl);
+  return (
+    `[Tool result replaced by a preview to save context: the original was ${text.length.toLocaleString('en-US')} characters ` +
+    `(${bytes.toLocaleString('en-US')} bytes). Full text saved to: ${fullTextPath}]\n` +
+    `Preview (first ${Buffer.byteLength(head, 'utf8').toLocaleString('en-US')} bytes):\n${head}\n[… ${Math.max(0, text.length - head.length).toLocaleString('en-US')} more characters in ${fullTextPath}]`
+  );
+}
+
+/** Groups the entries sent as user content into wire messages (consecutive user lines merge). */
+export function wireMessages(entries: Entry[], ordered: number[]): number[][] {
+  const groups: number[][] = [];
+  let cur: number[] | null = null;
+  for (const i of ordered) {
+    const e = entries[i];
+    if (e.kind === 'assistant') {
+      cur = null;
+      continue;
+    }
+    if (e.kind !== 'user' && e.kind !== 'attachment') continue;
+    if (!cur) groups.push((cur = []));
+    cur.push(i);
+  }
+  return groups;
+}
+
+export function applyBudget(
+  entries: Entry[],
+  wire: number[][],
+  results: Map<number, ResultText[]>,
+  settings: CompactSettings,
+  state: BudgetState,
+  toolResultsDir: string,
+  roundOfEntry: Map<number, number>,
+): BudgetOutcome {
+  const decisions: ToolResultDecision[] = [];
+  const budgets: WireMessageBudget[] = [];
+  const replacements = new Map<string, { preview: string; fullTextPath: string; original: string }>();
+  const exempt = new Set(settings.exemptTools);
+
+  wire.forEach((group, wi) => {
+    const inMsg: ResultText[] = [];
+    for (const i of group) inMsg.push(...(results.get(i) ?? []));
+    const before = inMsg.reduce((s, r) => s + r.text.length, 0);
+    let total = before;
+    const fresh: ResultText[] = [];
+    const local: ToolResultDecision[] = [];
+    const decide = (r: ResultText, action: ToolResultDecision['action'], preview: string | null, path: string | null, reason: string) => {
+      local.push({ toolUseId: r.toolUseId, toolName: r.toolName, round: r.round, line: r.line, wireMessage: wi, originalChars: r.text.length, action, preview, fullTextPath: path, reason });
+    };
+    for (const r of inMsg) {
+      const frozen = state.decisions[r.toolUseId];
+      if (frozen) {
+        if (frozen.action === 'replaced' && frozen.preview !== undefined) {
+          total += frozen.preview.length - r.text.length;
+          replacements.set(r.toolUseId, { preview: frozen.preview, fullTextPath: frozen.fullTextPath ?? '', original: r.text });
+          decide(r, 'frozen', frozen.preview, frozen.fullTextPath ?? null, 'earlier decision re-applied exactly (replaced)');
+        } else {
+          decide(r, 'frozen', null, null, 'earlier decision re-applied exactly (kept)');
+        }
+      } else if (r.binary || (r.toolName !== null && exempt.has(r.toolName))) {
+        decide(r, 'kept', null, null, r.binary ? 'contains images or non-text blocks' : `tool ${r.toolName} is exempt`);
+      } else fresh.push(r);
+    }
+    // Largest first, by original size; each message is touched once per pass.
+    fresh.sort((a, b) => b.text.length - a.text.length || a.line - b.line);
+    for (const r of fresh) {
+      const overSingle = r.text.length > settings.maxToolResultChars;
+      const overMessage = total > settings.maxToolResultCharsPerMessage;
+      if (overSingle || overMessage) {
+        const path = `${toolResultsDir}/${safeToolResultName(r.toolUseId)}`;
+        const preview = makePreview(r.text, settings.previewBytes, path);
+        if (preview.length < r.text.length) {
+          total += preview.length - r.text.length;
+          replacements.set(r.toolUseId, { preview, fullTextPath: path, original: r.text });
+          decide(r, 'replaced', preview, path, overSingle ? `over the ${settings.maxToolResultChars.toLocaleString('en-US')}-character limit for one result` : `message over the ${settings.maxToolResultCharsPerMessage.toLocaleString('en-US')}-character budget; largest fresh result`);
+          continue;
+        }
+      }
+      decide(r, 'kept', null, null, 'fits the budget');
+    }
+    local.sort((a, b) => a.line - b.line);
+    decisions.push(...local);
+    const round = roundOfEntry.get(group[0]) ?? -1;
+    budgets.push({ index: wi, round, lines: group.map((i) => entries[i].line), beforeChars: before, afterChars: total, limit: settings.maxToolResultCharsPerMessage });
+  });
+  return { decisions, wireMessages: budgets, replacements };
+}

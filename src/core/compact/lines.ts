@@ -1,0 +1,64 @@
+// Loads the full JSON of selected entries by re-reading their byte ranges from the file.
+import { open } from 'node:fs/promises';
+import { splitJoinedObjects, type Entry } from '../entries';
+
+/** Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). */
+export async function loadEntryObjects(path: string, entries: Entry[], indices: number[]): Promise<Map<number, Record<string, any>>> {
+  const out = new Map<number, Record<string, any>>();
+  const sorted = [...new Set(indices)].sort((a, b) => entries[a].start - entries[b].start);
+  const fh = await open(path, 'r');
+  try {
+    let i = 0;
+    while (i < sorted.length) {
+      // Merge neighbouring ranges into one read of at most ~4 MB (a single line may be larger).
+      const first = entries[sorted[i]];
+      let j = i;
+      let end = first.end;
+      while (j + 1 < sorted.length && entries[sorted[j + 1]].end - first.start <= 4 << 20) {
+        j++;
+        end = Math.max(end, entries[sorted[j]].end);
+      }
+      const buf = Buffer.allocUnsafe(end - first.start);
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await fh.read(buf, got, buf.length - got, first.start + got);
+        if (bytesRead === 0) throw new Error(`${path}: file shrank while reading line ${first.line}`);
+        got += bytesRead;
+      }
+      for (let k = i; k <= j; k++) {
+        const e = entries[sorted[k]];
+        const text = buf.toString('utf8', e.start - first.start, e.end - first.start);
+        out.set(sorted[k], parseEntryText(text, e));
+      }
+      i = j + 1;
+    }
+  } finally {
+    await fh.close();
+  }
+  return out;
+}
+
+function parseEntryText(text: string, e: Entry): Record<string, any> {
+  try {
+    const v = JSON.parse(text);
+    if (e.part === 0) return v;
+  } catch {
+    /* joined objects below */
+  }
+  const parts = splitJoinedObjects(text.trim());
+  if (!parts || !parts[e.part]) throw new Error(`line ${e.line}: cannot re-read entry part ${e.part}`);
+  return JSON.parse(parts[e.part]);
+}
+
+/** Text of a tool_result block's content: strings joined, images and other blocks skipped. */
+export function toolResultText(content: unknown): { text: string; hasNonText: boolean } {
+  if (typeof content === 'string') return { text: content, hasNonText: false };
+  if (!Array.isArray(content)) return { text: content == null ? '' : JSON.stringify(content), hasNonText: false };
+  const parts: string[] = [];
+  let hasNonText = false;
+  for (const b of content) {
+    if (b && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string') parts.push(b.text);
+    else hasNonText = true;
+  }
+  return { text: parts.join('\n'), hasNonText };
+}

@@ -1,0 +1,180 @@
+// The plan: which active rounds are kept verbatim (with budgeted tool results), which are
+// folded into the summary, and the token figures before and after. Deterministic for the
+// same input and settings.
+import type { Analysis } from '../inspect';
+import type { Round, RoundContent } from '../rounds';
+import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
+import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
+import { loadEntryObjects, toolResultText } from './lines';
+import { loadState, toolResultsDirName, type BudgetState } from './state';
+import { DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
+
+export interface PlanDetails {
+  plan: CompactionPlan;
+  /** Index (into analysis.rounds) of the first kept round; rounds before it in the active context are summarized. */
+  tailStart: number;
+  /** Rounds (indices into analysis.rounds) kept verbatim, in order. */
+  kept: number[];
+  /** Rounds whose thinking blocks are stripped (all kept but the newest). */
+  stripThinking: Set<number>;
+  budget: BudgetOutcome;
+  state: BudgetState;
+  calibration: number;
+}
+
+export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
+  const s = { ...DEFAULT_SETTINGS, ...(partial ?? {}) };
+  for (const k of ['targetTokens', 'keepRecentTokens', 'maxToolResultCharsPerMessage', 'maxToolResultChars', 'previewBytes', 'summaryTokens'] as const) {
+    if (!Number.isFinite(s[k]) || s[k] <= 0) throw new Error(`setting ${k} must be a positive number, got ${s[k]}`);
+  }
+  return s;
+}
+
+/** Tokens a round occupies in the resumed context, given its budgeted content. */
+export function roundTokens(round: Round, content: RoundContent, calibration: number): number {
+  return Math.round(rawEstimate(content, continuesToolLoop(round)) * calibration);
+}
+
+function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): RoundContent {
+  const c = { ...round.content };
+  if (budget) {
+    for (const t of round.toolResults) {
+      const rep = budget.replacements.get(t.id);
+      if (rep) c.toolResult += rep.preview.length - t.chars;
+    }
+  }
+  if (strip) {
+    c.thinking = 0;
+    c.signature = 0;
+  }
+  return c;
+}
+
+export async function planCompaction(analysis: Analysis, settings?: Partial<CompactSettings>, state?: BudgetState): Promise<CompactionPlan> {
+  return (await planDetails(analysis, settings, state)).plan;
+}
+
+export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState): Promise<PlanDetails> {
+  const settings = resolveSettings(partial);
+  const { rounds, report, index } = analysis;
+  const entries = index.entries;
+  const state = givenState ?? (await loadState(index.path));
+  const calibration = report.totals.calibrationFactor || 1;
+  const active = rounds.filter((r) => r.inContext).map((r) => r.index);
+  const sizes = new Map<number, number>(rounds.map((r) => [r.index, report.rounds[r.index].tokens.estimate]));
+  const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
+  const notes: string[] = [];
+  const toolDir = toolResultsDirName(index.path);
+
+  // Candidate tail: newest rounds within keepRecentTokens (the newest always), never an old boundary round.
+  const last = active.length - 1;
+  let tailPos = Math.max(0, last);
+  let acc = last >= 0 ? sizes.get(active[last])! : 0;
+  while (tailPos > 0 && acc + sizes.get(active[tailPos - 1])! <= settings.keepRecentTokens) {
+    tailPos--;
+    acc += sizes.get(active[tailPos])!;
+  }
+  while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
+  const underTarget = preTokens <= settings.targetTokens;
+  if (underTarget) tailPos = active.length && rounds[active[0]].startsAtBoundary ? 1 : 0;
+
+  // Tool-result texts of every round that may be kept (read once).
+  const candidateRounds = active.slice(tailPos);
+  const texts = await loadResultTexts(analysis, candidateRounds);
+
+  const evaluate = (pos: number, strip: boolean) => {
+    const kept = active.slice(pos);
+    const ordered = kept.flatMap((ri) => rounds[ri].entries);
+    const roundOfEntry = new Map<number, number>();
+    for (const ri of kept) for (const e of rounds[ri].entries) roundOfEntry.set(e, ri);
+    const budget = applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry);
+    const stripSet = new Set<number>(strip ? kept.slice(0, -1) : []);
+    const after = new Map<number, number>();
+    let total = 0;
+    for (const ri of kept) {
+      const t = roundTokens(rounds[ri], adjusted(rounds[ri], budget, stripSet.has(ri)), calibration);
+      after.set(ri, t);
+      total += t;
+    }
+    return { kept, budget, stripSet, after, total };
+  };
+
+  const summaryTokens = tailPos > 0 ? settings.summaryTokens : 0;
+  let choice = evaluate(tailPos, false);
+  if (!underTarget) {
+    if (choice.total + summaryTokens > settings.targetTokens) choice = evaluate(tailPos, true);
+    while (choice.total + settings.summaryTokens > settings.targetTokens && tailPos < last) {
+      tailPos++;
+      while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
+      choice = evaluate(tailPos, true);
+    }
+    if (choice.total + settings.summaryTokens > settings.targetTokens) {
+      notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target`);
+    }
+  }
+  const summarizing = !underTarget && tailPos > 0;
+  if (!underTarget && tailPos === 0) notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
+
+  const keptSet = new Set(choice.kept);
+  const planned: PlannedRound[] = rounds.map((r) => {
+    const base = { index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens: sizes.get(r.index)!, inContext: r.inContext };
+    if (!r.inContext) return { ...base, action: 'keep' as const, reason: 'history before an earlier compact boundary; not in the active context, left untouched', tokensAfter: 0 };
+    if (underTarget) return { ...base, action: 'keep' as const, reason: 'the context is already under the target', tokensAfter: choice.after.get(r.index) ?? base.tokens };
+    if (keptSet.has(r.index)) {
+      const why = r.index === active[last] ? 'newest response, always kept verbatim' : 'recent work kept verbatim';
+      return { ...base, action: 'keep' as const, reason: choice.stripSet.has(r.index) ? `${why} (stale thinking stripped)` : why, tokensAfter: choice.after.get(r.index)! };
+    }
+    return { ...base, action: 'summarize' as const, reason: r.startsAtBoundary ? 'earlier compaction summary, folded into the new summary' : 'older than the kept recent rounds', tokensAfter: 0 };
+  });
+
+  const keptTokens = choice.total;
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
+  const plan: CompactionPlan = {
+    file: index.path,
+    settings,
+    rounds: planned,
+    toolResults: choice.budget.decisions,
+    wireMessages: choice.budget.wireMessages,
+    preTokens,
+    postTokens,
+    keptTokens,
+    summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
+    droppedRounds: 0,
+    nothingToDo: underTarget && choice.budget.replacements.size === 0,
+    notes,
+  };
+  return { plan, tailStart: summarizing ? active[tailPos] : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
+}
+
+/** Tool-result texts by entry, for the given rounds. */
+async function loadResultTexts(analysis: Analysis, roundIdx: number[]): Promise<Map<number, ResultText[]>> {
+  const { rounds, index } = analysis;
+  const entries = index.entries;
+  const wanted: number[] = [];
+  const roundOf = new Map<number, number>();
+  for (const ri of roundIdx) {
+    for (const e of rounds[ri].entries) {
+      if (entries[e].kind === 'user' && entries[e].blocks.some((b) => b.type === 'tool_result')) {
+        wanted.push(e);
+        roundOf.set(e, ri);
+      }
+    }
+  }
+  const names = new Map<string, string>();
+  for (const ri of roundIdx) for (const u of rounds[ri].toolUses) names.set(u.id, u.name);
+  const objects = await loadEntryObjects(index.path, entries, wanted);
+  const out = new Map<number, ResultText[]>();
+  for (const e of wanted) {
+    const obj = objects.get(e)!;
+    const content = obj?.message?.content;
+    if (!Array.isArray(content)) continue;
+    const list: ResultText[] = [];
+    for (const b of content) {
+      if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+      const { text, hasNonText } = toolResultText(b.content);
+      list.push({ toolUseId: b.tool_use_id, entry: e, round: roundOf.get(e)!, line: entries[e].line, toolName: names.get(b.tool_use_id) ?? null, text, binary: hasNonText });
+    }
+    out.set(e, list);
+  }
+  return out;
+}

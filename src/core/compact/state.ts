@@ -1,0 +1,63 @@
+// Durable budget decisions, kept in a sidecar file beside the transcript so a later pass,
+// a resumed session or a fork reproduces the same bytes.
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+
+export interface FrozenDecision {
+  action: 'kept' | 'replaced';
+  originalChars: number;
+  /** Exact replacement text (replaced only). */
+  preview?: string;
+  /** Full original, relative to the transcript's folder (replaced only). */
+  fullTextPath?: string;
+}
+
+export interface BudgetState {
+  version: 1;
+  decisions: Record<string, FrozenDecision>;
+}
+
+export function emptyState(): BudgetState {
+  return { version: 1, decisions: {} };
+}
+
+/** A deep copy for a fork: changing the clone never touches the original. */
+export function cloneState(state: BudgetState): BudgetState {
+  return JSON.parse(JSON.stringify(state)) as BudgetState;
+}
+
+export function sessionBase(file: string): string {
+  return basename(file).replace(/\.jsonl$/i, '');
+}
+
+export function statePath(file: string): string {
+  return join(dirname(file), `${sessionBase(file)}.compactor-state.json`);
+}
+
+export function toolResultsDirName(file: string): string {
+  return `${sessionBase(file)}.tool-results`;
+}
+
+/** File name for a tool_use_id that cannot escape its folder (`/`, `..`, NUL, drive letters). */
+export function safeToolResultName(toolUseId: string): string {
+  const clean = toolUseId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100) || 'result';
+  if (clean === toolUseId) return `${clean}.txt`;
+  const hash = createHash('sha256').update(toolUseId).digest('hex').slice(0, 10);
+  return `${clean}-${hash}.txt`;
+}
+
+export async function loadState(file: string): Promise<BudgetState> {
+  let text: string;
+  try {
+    text = await readFile(statePath(file), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyState();
+    throw err;
+  }
+  const parsed = JSON.parse(text) as BudgetState;
+  if (parsed?.version !== 1 || typeof parsed.decisions !== 'object' || parsed.decisions === null) {
+    throw new Error(`${statePath(file)}: not a compactor state file (version 1)`);
+  }
+  return parsed;
+}

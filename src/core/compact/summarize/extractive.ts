@@ -1,0 +1,113 @@
+// Offline, deterministic summary: the user's requests verbatim, tools used, files touched,
+// commands run, errors, and where the work stood. Needs no network, so the main job always works.
+import { attachmentText } from '../messages';
+
+export interface ExtractiveInput {
+  /** Entry objects of the summarized rounds, in chain order. */
+  objects: Record<string, any>[];
+  /** Approximate size limit of the summary, in characters. */
+  maxChars: number;
+}
+
+const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n)} […${s.length - n} more characters]`);
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+function userTexts(o: Record<string, any>): string[] {
+  const c = o.message?.content;
+  if (typeof c === 'string') return [c];
+  if (!Array.isArray(c)) return [];
+  return c.filter((b) => b?.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
+}
+
+/** Prompts typed by the user (not tool results, not injected reminders or command output). */
+function isHumanPrompt(text: string): boolean {
+  const t = text.trim();
+  if (!t) return false;
+  return !/^<(system-reminder|local-command-stdout|local-command-stderr|command-name|command-message|command-args)>/.test(t) && !t.startsWith('Caveat: The messages below');
+}
+
+export function extractiveSummary(input: ExtractiveInput): string {
+  const requests: string[] = [];
+  const earlierSummaries: string[] = [];
+  const toolCounts = new Map<string, number>();
+  const files = new Map<string, Set<string>>();
+  const commands: string[] = [];
+  const errors: string[] = [];
+  let lastAssistantText = '';
+  const toolNames = new Map<string, string>();
+
+  for (const o of input.objects) {
+    if (o.type === 'user') {
+      if (o.isCompactSummary) {
+        earlierSummaries.push(userTexts(o).join('\n'));
+        continue;
+      }
+      if (!o.isMeta) for (const t of userTexts(o)) if (isHumanPrompt(t)) requests.push(t.trim());
+      const content = o.message?.content;
+      if (Array.isArray(content)) {
+        for (const b of content) {
+          if (b?.type !== 'tool_result' || b.is_error !== true) continue;
+          const text = typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? b.content.map((x: any) => x?.text ?? '').join(' ') : '';
+          errors.push(`${toolNames.get(b.tool_use_id) ?? 'tool'}: ${clip(oneLine(text.replace(/<\/?tool_use_error>/g, '')), 240)}`);
+        }
+      }
+    } else if (o.type === 'assistant') {
+      const content = o.message?.content;
+      if (!Array.isArray(content)) continue;
+      for (const b of content) {
+        if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim()) lastAssistantText = b.text.trim();
+        if (b?.type !== 'tool_use') continue;
+        const name = String(b.name ?? 'tool');
+        if (typeof b.id === 'string') toolNames.set(b.id, name);
+        toolCounts.set(name, (toolCounts.get(name) ?? 0) + 1);
+        const input = (b.input ?? {}) as Record<string, unknown>;
+        for (const key of ['file_path', 'notebook_path', 'path']) {
+          const p = input[key];
+          if (typeof p !== 'string' || !p) continue;
+          const verbs = files.get(p) ?? new Set<string>();
+          verbs.add(/^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name) ? 'edited' : name === 'Read' ? 'read' : name.toLowerCase());
+          files.set(p, verbs);
+        }
+        if (typeof input.command === 'string') commands.push(clip(oneLine(input.command), 200));
+      }
+    } else if (o.type === 'attachment') {
+      const t = attachmentText(o);
+      if (t && o.attachment?.type === 'edited_text_file' && typeof o.attachment.filename === 'string') {
+        const verbs = files.get(o.attachment.filename) ?? new Set<string>();
+        verbs.add('changed outside the agent');
+        files.set(o.attachment.filename, verbs);
+      }
+    }
+  }
+
+  const sections: string[] = [];
+  sections.push(
+    'This is an extractive summary made offline by Agent Compactor: the user\'s requests are quoted verbatim; tools, files, commands and errors are listed from the transcript; nothing was paraphrased by a model.',
+  );
+  const budget = input.maxChars;
+  const perRequest = Math.max(300, Math.floor((budget * 0.45) / Math.max(1, requests.length)));
+  if (earlierSummaries.length) {
+    sections.push(`## Summary of the conversation before an earlier compaction\n${clip(earlierSummaries.join('\n\n'), Math.floor(budget * 0.25))}`);
+  }
+  sections.push(
+    `## All user requests (verbatim, oldest first)\n` +
+      (requests.length ? requests.map((r, i) => `${i + 1}. ${clip(r, perRequest)}`).join('\n') : '(no typed user requests in the summarized part)'),
+  );
+  if (toolCounts.size) sections.push(`## Tools used\n${[...toolCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([n, k]) => `- ${n}: ${k}`).join('\n')}`);
+  if (files.size) {
+    const list = [...files].slice(-60).map(([p, v]) => `- ${p} (${[...v].sort().join(', ')})`);
+    sections.push(`## Files touched${files.size > 60 ? ` (last 60 of ${files.size})` : ''}\n${list.join('\n')}`);
+  }
+  if (commands.length) {
+    const recent = commands.slice(-25);
+    sections.push(`## Commands run${commands.length > 25 ? ` (last 25 of ${commands.length})` : ''}\n${recent.map((c) => `- ${c}`).join('\n')}`);
+  }
+  if (errors.length) {
+    const recent = errors.slice(-15);
+    sections.push(`## Errors met${errors.length > 15 ? ` (last 15 of ${errors.length})` : ''}\n${recent.map((e) => `- ${e}`).join('\n')}`);
+  }
+  sections.push(`## Where the summarized part ended\n${lastAssistantText ? clip(lastAssistantText, 1500) : '(no assistant text)'}`);
+  let text = sections.join('\n\n');
+  if (text.length > budget) text = clip(text, budget);
+  return text;
+}

@@ -1,0 +1,43 @@
+// Checks a written transcript the way Claude Code will rebuild it on resume: the active
+// context after the last boundary must start with the summary, be API-valid, and fit the target.
+import { analyze } from '../inspect';
+import { indexTranscript } from '../transcript';
+import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
+import { loadEntryObjects } from './lines';
+import { checkApiValidity, toApiMessages, type ApiMessage } from './messages';
+
+export interface ResumeCheck {
+  ok: boolean;
+  problems: string[];
+  messages: ApiMessage[];
+  estimatedTokens: number;
+  leafUuid: string | null;
+}
+
+export async function checkResumable(file: string, opts: { targetTokens?: number; calibration?: number; expectLeaf?: string; expectSummaryFirst?: boolean } = {}): Promise<ResumeCheck> {
+  const index = await indexTranscript(file);
+  const analysis = analyze(index);
+  const { chain, rounds } = analysis;
+  const problems: string[] = [];
+  const activeEntries = chain.main.slice(chain.activeStart);
+  const objects = await loadEntryObjects(file, index.entries, activeEntries);
+  const messages = toApiMessages(activeEntries.map((i) => objects.get(i)!));
+  for (const p of checkApiValidity(messages)) problems.push(`message ${p.message}: ${p.problem}`);
+  const leafUuid = chain.leaf >= 0 ? index.entries[chain.leaf].uuid ?? null : null;
+  if (opts.expectLeaf && leafUuid !== opts.expectLeaf) problems.push(`resume would start from leaf ${leafUuid}, not the compacted chain's leaf ${opts.expectLeaf}`);
+  if (opts.expectSummaryFirst) {
+    const first = activeEntries.map((i) => index.entries[i]).find((e) => e.kind === 'user');
+    if (!first?.isCompactSummary) problems.push('the first message of the resumed context is not the compaction summary');
+  }
+  const calibration = opts.calibration ?? 1;
+  const estimatedTokens = Math.round(rounds.filter((r) => r.inContext).reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)) * calibration, 0));
+  if (opts.targetTokens !== undefined && estimatedTokens > opts.targetTokens) problems.push(`estimated ${estimatedTokens} tokens, over the ${opts.targetTokens}-token target`);
+  // Responses must not merge: every assistant message id in the context is used by one response only.
+  const seen = new Set<string>();
+  for (const m of messages) {
+    if (m.role !== 'assistant' || !m.id) continue;
+    if (seen.has(m.id)) problems.push(`assistant message id ${m.id} appears in two separate messages`);
+    seen.add(m.id);
+  }
+  return { ok: problems.length === 0, problems, messages, estimatedTokens, leafUuid };
+}

@@ -1,0 +1,152 @@
+// Builds what is appended to (or written as) the compacted transcript: a compact_boundary
+// (parentUuid null, logicalParentUuid = old leaf), the summary as an isCompactSummary user
+// line, then the kept rounds re-linked onto it with fresh, unique uuids and message ids.
+import { createHash } from 'node:crypto';
+import type { Analysis } from '../inspect';
+import type { PlanDetails } from './plan';
+import { SUMMARY_PREFIX } from './summarize/prompt';
+import { estimateTextTokens } from '../tokens/estimate';
+
+export interface WriteInputs {
+  analysis: Analysis;
+  details: PlanDetails;
+  summary: string;
+  /** Parsed objects of the kept rounds' entries and of the leaf. */
+  objects: Map<number, Record<string, any>>;
+  /** Seed for deterministic new ids. */
+  seed: string;
+  preTokens: number;
+  postTokens: number;
+  /** Text of the last `last-prompt` line's prompt, when the file has one. */
+  lastPrompt: { text: string | null } | null;
+  now: Date;
+}
+
+export interface WriteOutput {
+  lines: string[];
+  boundaryUuid: string;
+  summaryUuid: string;
+  leafUuid: string;
+}
+
+export function deterministicUuid(seed: string, n: number | string): string {
+  const h = createHash('sha256').update(`${seed}:${n}`).digest('hex');
+  const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function newId(prefix: string, seed: string, old: string): string {
+  const h = createHash('sha256').update(`${seed}:${old}`).digest('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
+  return `${prefix}${h}`;
+}
+
+const COMMON_FIELDS = ['sessionId', 'cwd', 'version', 'gitBranch', 'userType', 'entrypoint', 'slug'];
+
+export function buildAppendedLines(input: WriteInputs): WriteOutput {
+  const { analysis, details, objects, seed } = input;
+  const entries = analysis.index.entries;
+  const rounds = analysis.rounds;
+  let counter = 0;
+  const uuid = () => deterministicUuid(seed, counter++);
+  const ts = input.now.toISOString();
+  const leafObj = analysis.chain.leaf >= 0 ? objects.get(analysis.chain.leaf) : undefined;
+  const common: Record<string, unknown> = {};
+  for (const k of COMMON_FIELDS) if (leafObj && leafObj[k] !== undefined) common[k] = leafObj[k];
+
+  const boundaryUuid = uuid();
+  const summaryUuid = uuid();
+  const lines: string[] = [];
+  const oldLeaf = leafObj?.uuid ?? null;
+  lines.push(
+    JSON.stringify({
+      parentUuid: null,
+      logicalParentUuid: oldLeaf,
+      isSidechain: false,
+      type: 'system',
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      isMeta: false,
+      timestamp: ts,
+      uuid: boundaryUuid,
+      level: 'info',
+      compactMetadata: { trigger: 'manual', preTokens: input.preTokens, postTokens: input.postTokens, compactor: 'agent-compactor' },
+      ...common,
+    }),
+  );
+  lines.push(
+    JSON.stringify({
+      parentUuid: boundaryUuid,
+      isSidechain: false,
+      type: 'user',
+      message: { role: 'user', content: SUMMARY_PREFIX + input.summary },
+      isVisibleInTranscriptOnly: true,
+      isCompactSummary: true,
+      uuid: summaryUuid,
+      timestamp: ts,
+      ...common,
+    }),
+  );
+
+  // Kept rounds: assistant lines of the response first (so parallel tool calls form one
+  // message), then the user lines that answer it, all on one linear chain.
+  const uuidMap = new Map<string, string>();
+  const idMap = new Map<string, string>();
+  let parent = summaryUuid;
+  let context = estimateTextTokens(SUMMARY_PREFIX.length + input.summary.length);
+  const replacements = details.budget.replacements;
+  for (const ri of details.kept) {
+    const r = rounds[ri];
+    const ordered = [...r.entries].sort((a, b) => {
+      const ka = entries[a].kind === 'assistant' ? 0 : 1;
+      const kb = entries[b].kind === 'assistant' ? 0 : 1;
+      return ka - kb || entries[a].start - entries[b].start || entries[a].part - entries[b].part;
+    });
+    const strip = details.stripThinking.has(ri);
+    for (const ei of ordered) {
+      const e = entries[ei];
+      if (e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'attachment') continue;
+      if (e.kind === 'user' && e.isCompactSummary) continue;
+      const o = structuredClone(objects.get(ei));
+      if (!o) throw new Error(`line ${e.line}: kept entry was not loaded`);
+      if (e.kind === 'assistant' && o.message) {
+        if (strip && Array.isArray(o.message.content)) {
+          o.message.content = o.message.content.filter((b: any) => b?.type !== 'thinking' && b?.type !== 'redacted_thinking');
+          if (o.message.content.length === 0) continue;
+        }
+        if (typeof o.message.id === 'string') {
+          if (!idMap.has(o.message.id)) idMap.set(o.message.id, newId('msg_', seed, o.message.id));
+          o.message.id = idMap.get(o.message.id);
+        }
+        if (typeof o.requestId === 'string') o.requestId = newId('req_', seed, o.requestId);
+        if (o.message.usage && typeof o.message.usage === 'object') {
+          // The old figures describe the old, larger context; an agent would see a full window.
+          o.message.usage = { input_tokens: context, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: o.message.usage.output_tokens ?? 0 };
+          o.compactorEstimatedUsage = true;
+        }
+      }
+      if (e.kind === 'user' && Array.isArray(o.message?.content)) {
+        for (const b of o.message.content) {
+          if (b?.type === 'tool_result' && replacements.has(b.tool_use_id)) b.content = replacements.get(b.tool_use_id)!.preview;
+        }
+      }
+      const fresh = uuid();
+      if (typeof o.uuid === 'string') uuidMap.set(o.uuid, fresh);
+      o.uuid = fresh;
+      o.parentUuid = parent;
+      delete o.logicalParentUuid;
+      o.isSidechain = false;
+      if (typeof o.sourceToolAssistantUUID === 'string') {
+        const mapped = uuidMap.get(o.sourceToolAssistantUUID);
+        if (mapped) o.sourceToolAssistantUUID = mapped;
+        else delete o.sourceToolAssistantUUID;
+      }
+      parent = fresh;
+      lines.push(JSON.stringify(o));
+    }
+    context += details.plan.rounds[ri].tokensAfter;
+  }
+  if (input.lastPrompt) {
+    lines.push(JSON.stringify({ type: 'last-prompt', lastPrompt: input.lastPrompt.text ?? undefined, leafUuid: parent, sessionId: common.sessionId }));
+  }
+  return { lines, boundaryUuid, summaryUuid, leafUuid: parent };
+}
