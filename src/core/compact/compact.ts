@@ -38,7 +38,7 @@ export interface CompactOptions {
   beforeCommit?: () => Promise<void> | void;
 }
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 function defaultOut(file: string): string {
   return join(dirname(file), `${basename(file).replace(/\.jsonl$/i, '')}.compacted.jsonl`);

@@ -1,0 +1,138 @@
+// Tool-result budgeting: previews, largest-first, frozen decisions, forks, safe file names.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { makePreview } from '../../src/core/compact/budget';
+import { cloneState, emptyState, safeToolResultName, loadState, statePath } from '../../src/core/compact/state';
+import { inspectFile } from '../../src/core/inspect';
+import { planCompaction, planDetails } from '../../src/core/compact/plan';
+import { compactFile } from '../../src/core/compact/compact';
+import { checkResumable } from '../../src/core/compact/validate';
+
+const dir = mkdtempSync(join(tmpdir(), 'ac-budget-'));
+
+/** A small session with one wire message holding several tool results of known sizes. */
+export function sessionWithResults(sizes: number[], ids?: string[]): string {
+  const lines: string[] = [];
+  const base = { isSidechain: false, sessionId: '11111111-2222-4333-8444-555555555555', cwd: '/tmp/p', version: '2.1.0', userType: 'external' };
+  lines.push(JSON.stringify({ ...base, type: 'user', uuid: 'u0', parentUuid: null, message: { role: 'user', content: 'please read the files' } }));
+  let parent = 'u0';
+  const toolIds = ids ?? sizes.map((_, i) => `toolu_${i}`);
+  toolIds.forEach((id, i) => {
+    const u = `a${i}`;
+    lines.push(JSON.stringify({ ...base, type: 'assistant', uuid: u, parentUuid: parent, requestId: 'req_1', message: { id: 'msg_1', role: 'assistant', model: 'claude-test', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/f${i}` } }], stop_reason: 'tool_use', usage: { input_tokens: 1000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 } } }));
+    parent = u;
+  });
+  toolIds.forEach((id, i) => {
+    const text = Array.from({ length: Math.ceil(sizes[i] / 16) + 1 }, (_, k) => `line ${String(k).padStart(6, '0')} xxxx`).join('\n').slice(0, sizes[i]);
+    assert.equal(text.length, sizes[i]);
+    const u = `r${i}`;
+    lines.push(JSON.stringify({ ...base, type: 'user', uuid: u, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] } }));
+    parent = u;
+  });
+  lines.push(JSON.stringify({ ...base, type: 'assistant', uuid: 'z', parentUuid: parent, requestId: 'req_2', message: { id: 'msg_2', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage: { input_tokens: 9000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 } } }));
+  return lines.join('\n') + '\n';
+}
+
+let n = 0;
+function write(text: string): string {
+  const p = join(dir, `s${n++}`, 'session.jsonl');
+  require('node:fs').mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+  return p;
+}
+
+describe('tool-result previews', () => {
+  it('keeps the head, cuts at a newline past the middle, and says where the full text is', () => {
+    const text = Array.from({ length: 500 }, (_, i) => `row ${i}`).join('\n');
+    const p = makePreview(text, 2000, '/x/session.tool-results/toolu_1.txt');
+    assert.equal(text.length, 3889);
+    assert.match(p, /the original was 3,889 characters \(3,889 bytes\)/);
+    assert.match(p, /Full text saved to: \/x\/session\.tool-results\/toolu_1\.txt/);
+    const body = p.split('\n').slice(2, -1).join('\n');
+    assert.ok(text.startsWith(body));
+    assert.ok(body.length <= 2000 && body.length > 1000);
+    assert.ok(!body.endsWith('row'), 'cut at a line end');
+    assert.equal(makePreview(text, 2000, 'p'), makePreview(text, 2000, 'p'), 'stable');
+  });
+
+  it('never splits a multi-byte character', () => {
+    const text = 'é'.repeat(3000);
+    const p = makePreview(text, 2001, 'p');
+    assert.ok(!p.includes('\uFFFD'));
+  });
+});
+
+describe('budget decisions', () => {
+  it('replaces the largest fresh results first until the wire message fits', async () => {
+    const p = write(sessionWithResults([30_000, 90_000, 60_000, 40_000]));
+    const plan = await planCompaction(await inspectFile(p), { maxToolResultCharsPerMessage: 100_000, maxToolResultChars: 200_000, targetTokens: 1_000_000 }, emptyState());
+    const byId = Object.fromEntries(plan.toolResults.map((t) => [t.toolUseId, t.action]));
+    // 220k total: replacing 90k then 60k brings it to ~74k.
+    assert.deepEqual(byId, { toolu_0: 'kept', toolu_1: 'replaced', toolu_2: 'replaced', toolu_3: 'kept' });
+    assert.equal(plan.wireMessages.length, 2);
+    const wm = plan.wireMessages.find((w) => w.beforeChars > 0)!;
+    assert.equal(wm.beforeChars, 220_000);
+    assert.ok(wm.afterChars <= 100_000);
+  });
+
+  it('replaces any single result over the per-result limit', async () => {
+    const p = write(sessionWithResults([1_000, 70_000]));
+    const plan = await planCompaction(await inspectFile(p), { targetTokens: 1_000_000 }, emptyState());
+    assert.deepEqual(plan.toolResults.map((t) => t.action), ['kept', 'replaced']);
+    assert.match(plan.toolResults[1].reason, /50,000-character limit/);
+  });
+
+  it('exempts tools and keeps decisions frozen across passes, byte for byte', async () => {
+    const p = write(sessionWithResults([80_000, 70_000]));
+    const exempt = await planCompaction(await inspectFile(p), { targetTokens: 1_000_000, exemptTools: ['Read'] }, emptyState());
+    assert.deepEqual(exempt.toolResults.map((t) => t.action), ['kept', 'kept']);
+
+    // Decisions of a first pass, frozen, are re-applied exactly even under settings that would decide otherwise.
+    const details = await planDetails(await inspectFile(p), { targetTokens: 1_000_000 }, emptyState());
+    const replaced = details.plan.toolResults.filter((t) => t.action === 'replaced');
+    assert.equal(replaced.length, 2);
+    const frozen = cloneState(emptyState());
+    for (const t of replaced) frozen.decisions[t.toolUseId] = { action: 'replaced', originalChars: t.originalChars, preview: t.preview!, fullTextPath: t.fullTextPath! };
+    const again = await planCompaction(await inspectFile(p), { targetTokens: 1_000_000, maxToolResultChars: 10 }, frozen);
+    assert.deepEqual(again.toolResults.map((t) => [t.action, t.preview]), replaced.map((t) => ['frozen', t.preview]));
+  });
+
+  it('clones state for a fork without touching the original', () => {
+    const a = emptyState();
+    a.decisions.x = { action: 'replaced', originalChars: 5, preview: 'p', fullTextPath: 'f' };
+    const b = cloneState(a);
+    b.decisions.x.preview = 'changed';
+    b.decisions.y = { action: 'kept', originalChars: 1 };
+    assert.equal(a.decisions.x.preview, 'p');
+    assert.equal(a.decisions.y, undefined);
+  });
+
+  it('makes safe file names from hostile tool ids', () => {
+    for (const id of ['../../etc/passwd', 'a/b', 'x\u0000y', 'C:\\Windows\\x', '..', '', '/abs']) {
+      const name = safeToolResultName(id);
+      assert.match(name, /^[A-Za-z0-9_-]+\.txt$/);
+      const folder = '/base/s.tool-results';
+      assert.equal(dirname(resolve(folder, name)), folder);
+    }
+    assert.notEqual(safeToolResultName('a/b'), safeToolResultName('a_b'));
+    assert.equal(safeToolResultName('toolu_01ABC'), 'toolu_01ABC.txt');
+  });
+
+  it('persists full originals and decisions so a later pass reproduces the same bytes', async () => {
+    const p = write(sessionWithResults([60_000, 3_000, 2_000]));
+    const r1 = await compactFile(p, { summarizer: 'extractive', settings: { targetTokens: 12_000, keepRecentTokens: 100_000 }, now: new Date(0) });
+    assert.ok(r1.toolResultsDir && existsSync(r1.toolResultsDir));
+    const files = readdirSync(r1.toolResultsDir!);
+    assert.deepEqual(files, ['toolu_0.txt']);
+    assert.equal(readFileSync(join(r1.toolResultsDir!, 'toolu_0.txt'), 'utf8').length, 60_000);
+    const state = await loadState(r1.output);
+    assert.equal(state.decisions.toolu_0.action, 'replaced');
+    assert.ok(existsSync(statePath(r1.output)));
+    const check = await checkResumable(r1.output, { expectSummaryFirst: true });
+    assert.deepEqual(check.problems, []);
+    const preview = r1.plan.toolResults.find((t) => t.toolUseId === 'toolu_0')!.preview!;
+    assert.ok(readFileSync(r1.output, 'utf8').includes(JSON.stringify(preview).slice(1, -1)));
+  });
+});

@@ -1,0 +1,220 @@
+// Compaction end to end: property checks over every fixture and many targets, and the
+// Anthropic summarizer through the real SDK against the local fake Messages API.
+import { strict as assert } from 'node:assert';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createServer } from 'node:net';
+import { inspectFile } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
+import { compactFile } from '../../src/core/compact/compact';
+import { checkResumable } from '../../src/core/compact/validate';
+import { CompactError } from '../../src/core/compact/types';
+import { claudeFixtures, fixture } from '../support/fixtures';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
+
+const root = mkdtempSync(join(tmpdir(), 'ac-compact-'));
+let n = 0;
+function copy(src: string): string {
+  const d = join(root, String(n++));
+  mkdirSync(d);
+  const p = join(d, basename(src));
+  copyFileSync(src, p);
+  return p;
+}
+
+describe('compaction properties on every shared fixture', function () {
+  this.timeout(300_000);
+  for (const src of claudeFixtures()) {
+    it(`${basename(src)}: output is API-valid, under target, original untouched`, async () => {
+      const original = readFileSync(src);
+      const analysis = await inspectFile(src, { subagents: false });
+      const active = analysis.report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
+      let compacted = 0;
+      for (const fraction of [0.8, 0.5, 0.3, 0.15]) {
+        const target = Math.max(3_000, Math.round(active * fraction));
+        const file = copy(src);
+        const plan1 = await planCompaction(analysis, { targetTokens: target, keepRecentTokens: Math.round(target / 2), summaryTokens: 1_500 });
+        const plan2 = await planCompaction(analysis, { targetTokens: target, keepRecentTokens: Math.round(target / 2), summaryTokens: 1_500 });
+        assert.deepEqual(plan1, plan2, 'plan is deterministic');
+        let result;
+        try {
+          result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: target, keepRecentTokens: Math.round(target / 2), summaryTokens: 1_500 } });
+        } catch (err) {
+          assert.ok(err instanceof CompactError && err.code === 'nothing-to-compact', String(err));
+          assert.ok(active <= target);
+          continue;
+        }
+        compacted++;
+        assert.deepEqual(readFileSync(file), original, 'original unchanged');
+        const out = readFileSync(result.output);
+        assert.deepEqual(out.subarray(0, original.length), original, 'original lines kept byte for byte before the boundary');
+        const check = await checkResumable(result.output, { calibration: analysis.report.totals.calibrationFactor, expectSummaryFirst: true });
+        assert.deepEqual(check.problems, [], `${basename(src)} @${target}`);
+        const newest = result.plan.rounds.filter((r) => r.inContext).at(-1)!;
+        assert.equal(newest.action, 'keep', 'newest response always kept');
+        if (!result.plan.notes.some((x) => /cannot reach|over the target/.test(x))) {
+          assert.ok(check.estimatedTokens <= target, `${check.estimatedTokens} > ${target}`);
+        }
+        assert.equal(result.postTokens, check.estimatedTokens);
+        // Every kept round's tool_use ids travel with their results: the validity check above covers it;
+        // also no summarized round is kept and vice versa.
+        for (const r of result.plan.rounds) if (!r.inContext) assert.equal(r.action, 'keep');
+      }
+      if (active > 3_000 / 0.15) assert.ok(compacted > 0, 'at least one target compacts');
+    });
+  }
+
+  it('keeps the last response\'s thinking signatures byte-identical', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000, keepRecentTokens: 8_000 } });
+    const lines = readFileSync(result.output, 'utf8').trim().split('\n');
+    const sigs = (text: string) => [...text.matchAll(/"signature":"([^"]+)"/g)].map((m) => m[1]);
+    const orig = readFileSync(file, 'utf8');
+    const boundary = lines.findIndex((l) => l.includes('"compact_boundary"') && l.includes('agent-compactor'));
+    const after = lines.slice(boundary).join('\n');
+    for (const s of sigs(after)) assert.ok(orig.includes(s), 'signature copied exactly');
+  });
+
+  it('in place: keeps a backup and replaces atomically', async () => {
+    const file = copy(fixture('with-compactions.jsonl'));
+    const before = readFileSync(file);
+    const result = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000, keepRecentTokens: 15_000 } });
+    assert.equal(result.output, file);
+    assert.ok(result.backup && existsSync(result.backup));
+    assert.deepEqual(readFileSync(result.backup!), before);
+    assert.ok(readFileSync(file).length > before.length);
+    assert.deepEqual(readdirSync(join(file, '..')).filter((f) => f.includes('.tmp-') || f.endsWith('.lock')), []);
+  });
+
+  it('refuses when the source changed after it was read', async () => {
+    const file = copy(fixture('v2.1.97-live-before.jsonl'));
+    const extra = readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(readFileSync(file).length, readFileSync(file).length + 5000);
+    await assert.rejects(
+      compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000 }, beforeCommit: () => require('node:fs').appendFileSync(file, extra) }),
+      (e: CompactError) => e.code === 'changed-on-disk' && /changed while it was being compacted/.test(e.message),
+    );
+    assert.ok(!existsSync(file.replace(/\.jsonl$/, '.compacted.jsonl')));
+  });
+});
+
+describe('Anthropic summarizer against the fake Messages API (real SDK)', function () {
+  this.timeout(60_000);
+  let fake: FakeAnthropic;
+  const target = { targetTokens: 25_000, keepRecentTokens: 10_000 };
+  beforeEach(async () => {
+    fake = await startFakeAnthropic();
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
+  const run = (file: string, extra: Record<string, unknown> = {}) =>
+    compactFile(file, { summarizer: 'anthropic', settings: target, anthropic: { apiKey: 'sk-test-key', baseURL: fake.url, model: 'claude-test', maxRetries: 2 }, ...extra });
+
+  it('succeeds first time, streaming, with the summary in the output', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    const r = await run(file);
+    assert.deepEqual(r.attempts.map((a) => [a.strategy, a.outcome]), [['anthropic', 'ok']]);
+    const reqs = fake.messageRequests();
+    assert.equal(reqs.length, 1);
+    assert.equal(reqs[0].body.stream, true);
+    assert.equal(reqs[0].body.model, 'claude-test');
+    assert.match(JSON.stringify(reqs[0].body.messages.at(-1)), /<summary>/);
+    const out = readFileSync(r.output, 'utf8');
+    assert.ok(out.includes('FAKE-SUMMARY-MARKER'));
+    assert.ok(!out.includes('<analysis>'), 'analysis scratchpad stripped');
+    assert.deepEqual((await checkResumable(r.output, { expectSummaryFirst: true })).problems, []);
+  });
+
+  it('prompt-too-long, then success after truncating by the reported gap', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    fake.setScenario({ kind: 'ptlUntilUnder', maxChars: 60_000 });
+    const progress: string[] = [];
+    const r = await run(file, { onProgress: (m: string) => progress.push(m) });
+    const outcomes = r.attempts.map((a) => a.outcome);
+    assert.equal(outcomes.at(-1), 'ok');
+    assert.ok(outcomes.includes('prompt-too-long'));
+    const sizes = fake.messageRequests().map((q) => q.bodyBytes);
+    for (let i = 1; i < sizes.length; i++) assert.ok(sizes[i] < sizes[i - 1], 'each retry is smaller');
+    assert.ok(r.plan.droppedRounds > 0);
+    assert.ok(r.plan.rounds.some((x) => x.action === 'drop'));
+    assert.ok(progress.some((m) => /too long.*dropping \d+ oldest rounds? and retrying \(2\/4\)/.test(m)), progress.join('\n'));
+  });
+
+  it('prompt-too-long three times, then the extractive fallback', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    fake.setScenario({ kind: 'ptl' });
+    const r = await run(file);
+    assert.deepEqual(r.attempts.map((a) => a.outcome), ['prompt-too-long', 'prompt-too-long', 'prompt-too-long', 'prompt-too-long', 'ok']);
+    assert.equal(r.attempts.at(-1)!.strategy, 'extractive');
+    assert.equal(fake.messageRequests().length, 4);
+    assert.ok(readFileSync(r.output, 'utf8').includes('extractive summary made offline'));
+  });
+
+  it('429 with retry-after, then success', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    fake.enqueue({ kind: 'rateLimit', retryAfter: 1 });
+    const t0 = Date.now();
+    const r = await run(file);
+    assert.equal(r.attempts.at(-1)!.outcome, 'ok');
+    assert.equal(fake.messageRequests().length, 2);
+    assert.ok(Date.now() - t0 >= 900, 'waited for retry-after');
+  });
+
+  it('401: clear error, no retry, nothing written', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    fake.setScenario({ kind: 'authentication' });
+    await assert.rejects(run(file), (e: CompactError) => e.code === 'auth' && /rejected the API key/.test(e.message) && !e.message.includes('sk-test-key'));
+    assert.equal(fake.messageRequests().length, 1);
+    assert.deepEqual(readdirSync(join(file, '..')), [basename(file)]);
+  });
+
+  it('529 overloaded on every try: bounded retries, then the offline summary', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    fake.setScenario({ kind: 'overloaded' });
+    const r = await run(file);
+    assert.equal(fake.messageRequests().length, 3, 'one try and two retries');
+    assert.deepEqual(r.attempts.map((a) => [a.strategy, a.outcome]), [['anthropic', 'error'], ['extractive', 'ok']]);
+    assert.match(r.attempts[0].detail, /overloaded/);
+  });
+
+  it('connection refused: falls back to the offline summary with the reason', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const r = await compactFile(file, { summarizer: 'anthropic', settings: target, anthropic: { apiKey: 'k', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 } });
+    assert.equal(r.attempts[0].outcome, 'error');
+    assert.match(r.attempts[0].detail, /Could not reach the Anthropic API/);
+    assert.equal(r.attempts[1].strategy, 'extractive');
+  });
+
+  it('cancellation mid-stream writes nothing', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    fake.setScenario({ kind: 'hang' });
+    const controller = new AbortController();
+    const p = run(file, { signal: controller.signal });
+    const deadline = Date.now() + 10_000;
+    while (fake.messageRequests().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    await assert.rejects(p, (e: CompactError) => e.code === 'cancelled');
+    assert.deepEqual(readdirSync(join(file, '..')), [basename(file)]);
+  });
+
+  it('no key: uses the offline summary and says why', async () => {
+    const file = copy(fixture('v2.1.97-live-after.jsonl'));
+    const saved = process.env.ANTHROPIC_API_KEY;
+    delete process.env.ANTHROPIC_API_KEY;
+    try {
+      const r = await compactFile(file, { summarizer: 'anthropic', settings: target, anthropic: { baseURL: fake.url } });
+      assert.equal(r.attempts[0].strategy, 'extractive');
+      assert.match(r.attempts[0].detail, /no Anthropic API key/);
+      assert.equal(fake.messageRequests().length, 0);
+    } finally {
+      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+});
