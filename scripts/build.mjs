@@ -27,7 +27,7 @@ if (existsSync('src/webview/main.ts')) {
 if (existsSync('bench/bench.ts')) {
   jobs.push(build({ ...common, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench.js' }));
 }
-if (false && existsSync('scripts/build-host-tests.mjs')) {
+if (existsSync('scripts/build-host-tests.mjs')) {
   jobs.push(import('./build-host-tests.mjs').then((m) => m.default?.()));
 }
 await Promise.all(jobs);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The whole test suite, with all set-up: npm dependencies, type-check, build, unit and fuzz
+# tests, Claude Code compatibility (real claude binary, offline), and the real-VS-Code suites
+# (code-server + headless Chromium). Prints the time of each step and a closing tally.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export CI="${CI:-}"
+log_dir=test-results/logs
+mkdir -p "$log_dir"
+passed=0
+failed=0
+status=0
+declare -a summary
+
+step() { # step NAME COMMAND...
+  local name=$1; shift
+  local start=$(date +%s)
+  echo
+  echo "=== $name ==="
+  "$@" 2>&1 | tee "$log_dir/$name.log"
+  local rc=${PIPESTATUS[0]}
+  local p f
+  p=$(grep -Eo '^ *[0-9]+ passing' "$log_dir/$name.log" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+  f=$(grep -Eo '^ *[0-9]+ failing' "$log_dir/$name.log" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+  [ "$rc" -ne 0 ] && status=1
+  summary+=("$(printf '%-22s %4ss  exit %s  %s passing, %s failing' "$name" "$(( $(date +%s) - start ))" "$rc" "$p" "$f")")
+  return 0
+}
+
+step setup bash scripts/ensure-deps.sh
+step typecheck npx tsc --noEmit -p .
+step build node scripts/build.mjs
+step unit npx mocha
+step provision-claude bash scripts/provision-claude-code.sh
+step compat npx mocha --no-config --node-option import=tsx --timeout 600000 'test/compat/**/*.test.ts'
+step provision-vscode bash scripts/provision-vscode.sh
+step host node --import tsx test/host/run.ts
+step ui node --import tsx test/ui/run.ts
+
+echo
+echo "=== summary ==="
+printf '%s\n' "${summary[@]}"
+echo "tests: $passed passed, $failed failed"
+exit $status
