@@ -12,6 +12,7 @@ mkdir -p "$work"
 # Claude Code names sessions by UUID; keep the example's own session id as the file name.
 session=$(head -c 4000 "$example" | grep -o '"sessionId":"[0-9a-f-]\{36\}"' | head -n 1 | cut -d'"' -f4)
 cp "$example" "$work/$session.jsonl"
+[ -d "examples/$session" ] && cp -r "examples/$session" "$work/$session"
 file="$work/$session.jsonl"
 target=${TARGET_TOKENS:-60000}
 echo "== inspect (before) =="
