@@ -39,7 +39,7 @@ export function renderReport(report: InspectReport): string {
   );
   out.push(
     `context now: ${formatTokens(t.currentContextTokens)} tokens (${t.currentContextSource})` +
-      (t.contextTokens !== null ? `; newest request by usage: ${formatTokens(t.contextTokens)}` : '; no usage in file') +
+      (t.contextTokens !== null ? `; newest request by usage: ${formatTokens(t.contextTokens)}` : '; no usage in the active context') +
       `; estimate calibration ×${t.calibrationFactor} from ${t.calibrationSamples} rounds`,
   );
   if (report.compactBoundaries.length) out.push(`compact boundaries at lines ${report.compactBoundaries.map((b) => b.line).join(', ')}`);

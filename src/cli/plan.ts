@@ -49,7 +49,7 @@ export function renderPlan(plan: CompactionPlan): string {
   else
     out.push(
       `${plan.summarizedRounds} rounds / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
-        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens (estimated, summary included)`,
+        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens (estimated messages, summary included; system prompt and tools come on top)`,
     );
   for (const n of plan.notes) out.push(`note: ${n}`);
   return out.join('\n') + '\n';

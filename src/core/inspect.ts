@@ -3,6 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { buildChain, type Chain } from './chain';
 import { buildRounds, type Round } from './rounds';
+import type { Entry } from './entries';
 import { assertTranscript, extendIndex, indexTranscript, type IndexOptions, type TranscriptIndex } from './transcript';
 import { roundUsage, type RoundUsage } from './tokens/usage';
 import { continuesToolLoop, rawEstimate, SessionCalibration } from './tokens/estimate';
@@ -84,28 +85,59 @@ export interface Analysis {
 export function analyze(index: TranscriptIndex): Analysis {
   const chain = buildChain(index.entries);
   const rounds = buildRounds(index.entries, chain);
-  const report = buildReport(index, chain, rounds);
-  return { index, chain, rounds, report };
+  const run = reportRounds(index.entries, rounds, 0, freshReportState(), []);
+  const report = assembleReport(index, chain, rounds, run, chain.sidechains.map((s) => sidechainReport(index, s.id, s.entries)));
+  const analysis: Analysis = { index, chain, rounds, report };
+  incremental.set(analysis, buildIncState(index.entries, chain, rounds, run.resume));
+  return analysis;
 }
 
-function buildReport(index: TranscriptIndex, chain: Chain, rounds: Round[]): InspectReport {
-  const entries = index.entries;
-  const usages = rounds.map((r) => roundUsage(entries, r));
-  const calibration = new SessionCalibration();
-  const reports: RoundReport[] = [];
-  let running = 0;
-  let runningSource: TokenSource = 'estimate';
-  let newestUsage: number | null = null;
-  let newestUsageRound = -1;
-  let outputTokens = 0;
+/** Running figures of the report loop, at the start of a round (so the loop can resume there). */
+interface ReportState {
+  calibration: SessionCalibration;
+  running: number;
+  runningSource: TokenSource;
+  newestUsage: number | null;
+  newestUsageRound: number;
+  outputTokens: number;
+}
 
-  for (let i = 0; i < rounds.length; i++) {
+function freshReportState(): ReportState {
+  return { calibration: new SessionCalibration(), running: 0, runningSource: 'estimate', newestUsage: null, newestUsageRound: -1, outputTokens: 0 };
+}
+
+function cloneState(s: ReportState): ReportState {
+  return { ...s, calibration: s.calibration.clone() };
+}
+
+interface ReportRun {
+  reports: RoundReport[];
+  final: ReportState;
+  /** State at the start of round `resume.at` (the second-to-last round), where an append can make figures change. */
+  resume: { at: number; state: ReportState };
+}
+
+/** The per-round report loop from round `from` on (`head` holds the reports of rounds before it). */
+function reportRounds(entries: Entry[], rounds: Round[], from: number, state: ReportState, head: RoundReport[]): ReportRun {
+  const usageCache = new Map<number, RoundUsage | null>();
+  const usageOf = (i: number): RoundUsage | null => {
+    let u = usageCache.get(i);
+    if (u === undefined) usageCache.set(i, (u = roundUsage(entries, rounds[i])));
+    return u;
+  };
+  const reports = head;
+  const resumeAt = Math.max(0, rounds.length - 2);
+  let resume: { at: number; state: ReportState } = { at: from, state: cloneState(state) };
+  const st = state;
+  for (let i = from; i < rounds.length; i++) {
+    if (i === resumeAt && i !== from) resume = { at: i, state: cloneState(st) };
     const r = rounds[i];
+    const calibration = st.calibration;
     const raw = rawEstimate(r.content, continuesToolLoop(r));
     const estimate = Math.round(raw * calibration.factor);
-    const u = usages[i];
+    const u = usageOf(i);
     const next = i + 1 < rounds.length ? rounds[i + 1] : null;
-    const nextUsage = next && next.segment === r.segment && !next.startsAtBoundary ? usages[i + 1] : null;
+    const nextUsage = next && next.segment === r.segment && !next.startsAtBoundary ? usageOf(i + 1) : null;
     let added = estimate;
     let source: TokenSource = 'estimate';
     if (nextUsage && (u || !r.messageId)) {
@@ -117,24 +149,24 @@ function buildReport(index: TranscriptIndex, chain: Chain, rounds: Round[]): Ins
       }
     }
     if (r.startsAtBoundary) {
-      running = 0;
-      runningSource = 'estimate';
+      st.running = 0;
+      st.runningSource = 'estimate';
     }
     let cumulative: { tokens: number; source: TokenSource };
     if (nextUsage) {
       cumulative = { tokens: nextUsage.contextTokens, source: 'usage' };
-      running = nextUsage.contextTokens;
-      runningSource = 'usage';
+      st.running = nextUsage.contextTokens;
+      st.runningSource = 'usage';
     } else {
-      running = (u ? u.contextTokens : running) + added;
-      if (u) runningSource = 'usage';
-      cumulative = { tokens: Math.round(running), source: u && source === 'usage' ? 'usage' : 'estimate' };
-      if (!u && runningSource === 'usage') cumulative.source = 'estimate';
+      st.running = (u ? u.contextTokens : st.running) + added;
+      if (u) st.runningSource = 'usage';
+      cumulative = { tokens: Math.round(st.running), source: u && source === 'usage' ? 'usage' : 'estimate' };
+      if (!u && st.runningSource === 'usage') cumulative.source = 'estimate';
     }
     if (u) {
-      newestUsage = u.contextTokens;
-      newestUsageRound = i;
-      outputTokens += u.outputTokens;
+      st.newestUsage = u.contextTokens;
+      st.newestUsageRound = i;
+      st.outputTokens += u.outputTokens;
     }
     reports.push({
       index: r.index,
@@ -155,10 +187,27 @@ function buildReport(index: TranscriptIndex, chain: Chain, rounds: Round[]): Ins
       cumulative,
     });
   }
+  return { reports, final: st, resume };
+}
 
+function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Round[], run: ReportRun, sidechains: SidechainReport[]): InspectReport {
+  const entries = index.entries;
+  const { reports, final } = run;
+  const { calibration, newestUsage, newestUsageRound, outputTokens } = final;
   // Current context: the newest request's usage plus estimates of what came after it
   // (that round's own response and results are not part of its request).
-  const activeReports = reports.filter((r) => r.inContext);
+  let activeRounds = 0;
+  let toolUses = 0;
+  let toolResultChars = 0;
+  let activeEstimate = 0;
+  for (const r of reports) {
+    if (r.inContext) {
+      activeRounds++;
+      activeEstimate += r.tokens.estimate;
+    }
+    toolUses += r.toolUses.length;
+    for (const t of r.toolResults) toolResultChars += t.chars;
+  }
   let current: number;
   let currentSource: TokenSource = 'estimate';
   if (newestUsageRound >= 0 && rounds[newestUsageRound].inContext) {
@@ -166,7 +215,7 @@ function buildReport(index: TranscriptIndex, chain: Chain, rounds: Round[]): Ins
     for (let i = newestUsageRound; i < reports.length; i++) current += reports[i].tokens.estimate;
     if (current === newestUsage) currentSource = 'usage';
   } else {
-    current = activeReports.reduce((s, r) => s + r.tokens.estimate, 0);
+    current = activeEstimate;
   }
   current = Math.round(current);
 
@@ -178,16 +227,16 @@ function buildReport(index: TranscriptIndex, chain: Chain, rounds: Round[]): Ins
     entries: entries.length,
     subagentFile: chain.subagentFile,
     rounds: reports,
-    sidechains: chain.sidechains.map((s) => sidechainReport(index, s.id, s.entries)),
+    sidechains,
     malformed,
     compactBoundaries: chain.boundaries.map((i) => ({ line: entries[i].line, preTokens: entries[i].preTokens ?? null })),
     chainNotes: chain.notes,
     totals: {
       rounds: reports.length,
-      activeRounds: activeReports.length,
-      toolUses: reports.reduce((s, r) => s + r.toolUses.length, 0),
-      toolResultChars: reports.reduce((s, r) => s + r.toolResults.reduce((a, t) => a + t.chars, 0), 0),
-      contextTokens: newestUsage,
+      activeRounds,
+      toolUses,
+      toolResultChars,
+      contextTokens: newestUsageRound >= 0 && rounds[newestUsageRound].inContext ? newestUsage : null,
       currentContextTokens: current,
       currentContextSource: currentSource,
       outputTokens,
@@ -250,8 +299,334 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
   return analysis;
 }
 
-/** Incremental re-inspection: parse only the appended bytes, then re-derive the views. */
-export async function reinspect(previous: Analysis, options: IndexOptions = {}): Promise<Analysis & { rebuilt: boolean }> {
-  const { rebuilt } = await extendIndex(previous.index, options);
-  return { ...analyze(previous.index), rebuilt };
+/**
+ * Incremental re-inspection: parses only the appended bytes, then extends the chain, the
+ * last rounds and their report figures instead of re-deriving everything, when the append
+ * is an ordinary continuation of the conversation (see `extendAnalysis`); anything else
+ * (a rewrite, a compaction, a branch, new inline sidechains, a resumed leaf) is re-derived
+ * in full. Either way the result equals a full `inspectFile` of the file as it is now.
+ * Subagent-file sidechains found by the previous inspection are kept. `incremental` tells
+ * which path was taken.
+ */
+export async function reinspect(previous: Analysis, options: IndexOptions = {}): Promise<Analysis & { rebuilt: boolean; incremental: boolean }> {
+  const index = previous.index;
+  const state = incremental.get(previous);
+  const before = index.entries.length;
+  const { rebuilt, droppedEntries } = await extendIndex(index, options);
+  let next: Analysis | null = null;
+  if (!rebuilt && droppedEntries === 0 && state && state.entryCount === before) next = extendAnalysis(previous, state);
+  const extended = next !== null;
+  if (!next) next = analyze(index);
+  const fileSidechains = rebuilt ? [] : previous.report.sidechains.filter((s) => s.source === 'file');
+  if (fileSidechains.length) next.report.sidechains = [...next.report.sidechains.filter((s) => s.source !== 'file'), ...fileSidechains];
+  return Object.assign(next, { rebuilt, incremental: extended });
+}
+
+// ---------------------------------------------------------------------------------------
+// Incremental analysis. The state below describes the analysis of the first `entryCount`
+// entries; `extendAnalysis` checks that the new entries cannot change anything the full
+// algorithm (chain.ts, rounds.ts, the report loop) decided about the old ones, and then
+// derives the new chain, rounds and report figures from the new entries and the last round.
+
+interface IncState {
+  entryCount: number;
+  /** Chain candidates (entries with a uuid on the primary side): uuid → last index, as chain.ts maps them. */
+  byUuid: Map<string, number>;
+  /** Every uuid in the file (any side), and those seen more than once. */
+  allUuids: Set<string>;
+  dupUuids: Set<string>;
+  /** parentUuid values of candidates that resolve to no candidate. */
+  dangling: Set<string>;
+  /** Sibling-recovery sets over the main chain (chain.ts recoverSiblings). */
+  chainUuids: Set<string>;
+  chainMessageIds: Set<string>;
+  wanted: Set<string>;
+  answered: Set<string>;
+  /** Message ids of every candidate assistant entry; tool_use and tool_result ids of every candidate. */
+  allMessageIds: Set<string>;
+  allUseIds: Set<string>;
+  allResultIds: Set<string>;
+  /** Leaf choice: the index named by the last `last-prompt` line (when a candidate), -1 otherwise. */
+  lastPromptLeaf: number;
+  /** Message ids of the rounds before the last one. */
+  earlierRoundIds: Set<string>;
+  /** Tool names as buildRounds knows them when it reaches the last round (uses before it, in chain order). */
+  namesBefore: Map<string, string>;
+  /** Position in chain.main where the last round starts. */
+  lastRoundStart: number;
+  /** False when an entry after the last round's start belongs to an earlier round (then tails cannot be rebuilt alone). */
+  tailClean: boolean;
+  /** Report loop state at the start of round `resume.at`. */
+  resume: { at: number; state: ReportState };
+}
+
+const incremental = new WeakMap<Analysis, IncState>();
+
+function primarySide(chain: Chain): boolean {
+  return chain.subagentFile;
+}
+
+function isBoundaryEntry(e: Entry): boolean {
+  return e.kind === 'system' && e.subtype === 'compact_boundary';
+}
+
+function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: { at: number; state: ReportState }): IncState {
+  const side = primarySide(chain);
+  const byUuid = new Map<string, number>();
+  const allUuids = new Set<string>();
+  const dupUuids = new Set<string>();
+  const allMessageIds = new Set<string>();
+  const allUseIds = new Set<string>();
+  const allResultIds = new Set<string>();
+  let lastPrompt = -1;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e.kind === 'last-prompt' && e.leafUuid) lastPrompt = i;
+    if (e.uuid === undefined) continue;
+    if (allUuids.has(e.uuid)) dupUuids.add(e.uuid);
+    allUuids.add(e.uuid);
+    if (e.isSidechain !== side) continue;
+    byUuid.set(e.uuid, i);
+    noteIds(e, allMessageIds, allUseIds, allResultIds);
+  }
+  const dangling = new Set<string>();
+  for (const i of byUuid.values()) {
+    const p = entries[i].parentUuid;
+    if (p && !byUuid.has(p)) dangling.add(p);
+  }
+  // pickLeaf: the last last-prompt line decides, when it names a candidate.
+  let lastPromptLeaf = -1;
+  if (lastPrompt >= 0) {
+    const idx = byUuid.get(entries[lastPrompt].leafUuid!);
+    if (idx !== undefined) lastPromptLeaf = idx;
+  }
+  const chainUuids = new Set<string>();
+  const chainMessageIds = new Set<string>();
+  const wanted = new Set<string>();
+  const answered = new Set<string>();
+  for (const i of chain.main) admitInto(entries[i], chainUuids, chainMessageIds, wanted, answered);
+  const st: IncState = {
+    entryCount: entries.length,
+    byUuid, allUuids, dupUuids, dangling, chainUuids, chainMessageIds, wanted, answered, allMessageIds, allUseIds, allResultIds,
+    lastPromptLeaf,
+    earlierRoundIds: new Set(),
+    namesBefore: new Map(),
+    lastRoundStart: -1,
+    tailClean: false,
+    resume,
+  };
+  setTail(st, entries, chain, rounds, 0, new Map());
+  return st;
+}
+
+function noteIds(e: Entry, messageIds: Set<string>, useIds: Set<string>, resultIds: Set<string>): void {
+  if (e.kind === 'assistant' && e.messageId) messageIds.add(e.messageId);
+  for (const b of e.blocks) {
+    if (!b.toolId) continue;
+    if (b.type === 'tool_use') useIds.add(b.toolId);
+    else if (b.type === 'tool_result') resultIds.add(b.toolId);
+  }
+}
+
+function admitInto(e: Entry, chainUuids: Set<string>, chainMessageIds: Set<string>, wanted: Set<string>, answered: Set<string>): void {
+  if (e.uuid) chainUuids.add(e.uuid);
+  if (e.kind === 'assistant' && e.messageId) chainMessageIds.add(e.messageId);
+  for (const b of e.blocks) {
+    if (b.type === 'tool_use' && b.toolId) wanted.add(b.toolId);
+    if (b.type === 'tool_result' && b.toolId) answered.add(b.toolId);
+  }
+}
+
+/**
+ * Records where the last round starts and what buildRounds knows at that point. `namesFrom`
+ * and `names` give the tool names known at chain position `namesFrom` (to avoid rescanning).
+ */
+function setTail(st: IncState, entries: Entry[], chain: Chain, rounds: Round[], namesFrom: number, names: Map<string, string>): void {
+  const last = rounds[rounds.length - 1];
+  if (!last || last.entries.length === 0) {
+    st.lastRoundStart = -1;
+    st.tailClean = false;
+    return;
+  }
+  const firstIdx = last.entries[0];
+  let pos = chain.main.length - 1;
+  while (pos >= 0 && chain.main[pos] !== firstIdx) pos--;
+  st.lastRoundStart = pos;
+  // Every entry of an earlier round must come before the last round's start (chain order is file order).
+  let clean = pos >= 0 && last.inContext;
+  for (let k = 0; k < rounds.length - 1 && clean; k++) {
+    const r = rounds[k];
+    if (r.entries[r.entries.length - 1] > firstIdx) clean = false;
+  }
+  st.tailClean = clean;
+  const earlier = new Set<string>();
+  for (let k = 0; k < rounds.length - 1; k++) if (rounds[k].messageId) earlier.add(rounds[k].messageId!);
+  st.earlierRoundIds = earlier;
+  for (let p = namesFrom; p < pos; p++) {
+    const e = entries[chain.main[p]];
+    if (e.kind !== 'assistant') continue;
+    for (const b of e.blocks) if ((b.type === 'tool_use' || b.type === 'server_tool_use') && b.toolId) names.set(b.toolId, b.name ?? '?');
+  }
+  st.namesBefore = names;
+}
+
+/** The incremental path; null when the append is not an ordinary continuation (then the caller re-derives in full). */
+function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
+  const { index } = prev;
+  const entries = index.entries;
+  const oldN = st.entryCount;
+  const n = entries.length;
+  const chain = prev.chain;
+  if (chain.leaf < 0 || st.lastRoundStart < 0 || !st.tailClean) return null;
+  const side = primarySide(chain);
+
+  // New entries: no boundary, no last-prompt, fresh unique uuids, no new inline sidechains,
+  // message and tool ids that cannot change how older lines were grouped.
+  const newCandidates: number[] = [];
+  const newUuids = new Set<string>();
+  const newResults = new Set<string>();
+  for (let i = oldN; i < n; i++) {
+    const e = entries[i];
+    if (isBoundaryEntry(e) || e.kind === 'last-prompt') return null;
+    if (e.uuid === undefined) continue;
+    if (st.allUuids.has(e.uuid) || newUuids.has(e.uuid) || st.dangling.has(e.uuid)) return null;
+    newUuids.add(e.uuid);
+    if (e.isSidechain !== side) return null;
+    newCandidates.push(i);
+    if (e.kind === 'assistant' && e.messageId && !st.chainMessageIds.has(e.messageId) && st.allMessageIds.has(e.messageId)) return null;
+    if (e.kind === 'assistant' && e.messageId && st.earlierRoundIds.has(e.messageId)) return null;
+    for (const b of e.blocks) {
+      if (!b.toolId) continue;
+      // A tool_use must be new; a tool_result must answer an id no older candidate answers
+      // (or older lines could be recovered onto the chain, or lose their place on it).
+      if (b.type === 'tool_use' && (st.allUseIds.has(b.toolId) || st.allResultIds.has(b.toolId))) return null;
+      if (b.type === 'tool_result') {
+        if (st.allResultIds.has(b.toolId) || newResults.has(b.toolId)) return null;
+        newResults.add(b.toolId);
+      }
+    }
+  }
+
+  // The new leaf (the last candidate) must descend from the old leaf through new entries only.
+  let leaf = chain.leaf;
+  const walked: number[] = [];
+  if (newCandidates.length) {
+    leaf = newCandidates[newCandidates.length - 1];
+    const byNew = new Map<string, number>();
+    for (const i of newCandidates) byNew.set(entries[i].uuid!, i);
+    const oldLeafUuid = entries[chain.leaf].uuid!;
+    if (st.dupUuids.has(oldLeafUuid)) return null;
+    let cur = leaf;
+    for (let steps = 0; ; steps++) {
+      if (steps > newCandidates.length) return null;
+      walked.push(cur);
+      const parent = entries[cur].parentUuid;
+      if (!parent) return null;
+      const nextNew = byNew.get(parent);
+      if (nextNew !== undefined) {
+        cur = nextNew;
+        continue;
+      }
+      if (parent !== oldLeafUuid) return null;
+      break;
+    }
+    // A last-prompt naming an older entry keeps the leaf unless the new leaf descends from it;
+    // it does through the old leaf when the old leaf was that entry or descended from it.
+    if (st.lastPromptLeaf >= 0 && st.lastPromptLeaf !== chain.leaf && !leafDescends(entries, chain, st)) return null;
+  }
+
+  // Sibling recovery over the new entries (chain.ts recoverSiblings, restricted to them).
+  const onNew = new Set<number>(walked);
+  const chainUuids = st.chainUuids;
+  const chainMessageIds = st.chainMessageIds;
+  const wanted = st.wanted;
+  const answered = st.answered;
+  for (const i of walked) admitInto(entries[i], chainUuids, chainMessageIds, wanted, answered);
+  let rest = newCandidates.filter((i) => !onNew.has(i));
+  for (let changed = true; changed && rest.length; ) {
+    changed = false;
+    for (const i of rest) {
+      if (onNew.has(i)) continue;
+      const e = entries[i];
+      if (!e.parentUuid || !chainUuids.has(e.parentUuid)) continue;
+      let join = false;
+      if (e.kind === 'assistant') join = e.messageId !== undefined && chainMessageIds.has(e.messageId);
+      else if (e.kind === 'user') {
+        const ids = e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!);
+        join = ids.length > 0 && ids.every((id) => wanted.has(id) && !answered.has(id));
+      }
+      if (join) {
+        onNew.add(i);
+        admitInto(e, chainUuids, chainMessageIds, wanted, answered);
+        changed = true;
+      }
+    }
+    if (changed) rest = rest.filter((i) => !onNew.has(i));
+  }
+  const added = [...onNew].sort((a, b) => a - b);
+  const newChain: Chain = {
+    ...chain,
+    main: added.length ? chain.main.concat(added) : chain.main,
+    leaf,
+    offChain: chain.offChain + newCandidates.length - added.length,
+  };
+
+  // Rounds: rebuild from the last round's start (its lines and everything after it).
+  const startPos = st.lastRoundStart;
+  const lastOld = prev.rounds[prev.rounds.length - 1];
+  const tailChain: Chain = { ...newChain, main: newChain.main.slice(startPos), activeStart: 0, boundaries: [] };
+  const tail = buildRounds(entries, tailChain);
+  for (const r of tail) {
+    r.index += lastOld.index;
+    r.segment += lastOld.segment;
+    for (const t of r.toolResults) {
+      if (t.name === undefined) {
+        const name = st.namesBefore.get(t.id);
+        if (name !== undefined) t.name = name;
+      }
+    }
+  }
+  const rounds = prev.rounds.slice(0, lastOld.index).concat(tail);
+
+  // Report: resume the loop at the round before the old last one.
+  const from = st.resume.at;
+  const run = reportRounds(entries, rounds, from, cloneState(st.resume.state), prev.report.rounds.slice(0, from));
+  const sidechains = prev.report.sidechains.filter((s) => s.source !== 'file');
+  const report = assembleReport(index, newChain, rounds, run, sidechains);
+  const analysis: Analysis = { index, chain: newChain, rounds, report };
+
+  // State for the next append.
+  for (const i of newCandidates) {
+    const e = entries[i];
+    st.byUuid.set(e.uuid!, i);
+    st.allUuids.add(e.uuid!);
+    noteIds(e, st.allMessageIds, st.allUseIds, st.allResultIds);
+  }
+  for (const i of newCandidates) {
+    const p = entries[i].parentUuid;
+    if (p && !st.byUuid.has(p)) st.dangling.add(p);
+  }
+  st.entryCount = n;
+  st.resume = run.resume;
+  setTail(st, entries, newChain, rounds, startPos, st.namesBefore);
+  incremental.delete(prev);
+  incremental.set(analysis, st);
+  return analysis;
+}
+
+/** Whether the old leaf reaches the last-prompt's entry by parentUuid (chain.ts hasDescendantAfter). */
+function leafDescends(entries: Entry[], chain: Chain, st: IncState): boolean {
+  const target = st.lastPromptLeaf;
+  let cur = chain.leaf;
+  const seen = new Set<number>();
+  while (!seen.has(cur)) {
+    if (cur === target) return true;
+    seen.add(cur);
+    const p = entries[cur].parentUuid;
+    if (!p || st.dupUuids.has(p)) return false;
+    const nxt = st.byUuid.get(p);
+    if (nxt === undefined || nxt < target) return false;
+    cur = nxt;
+  }
+  return false;
 }

@@ -4,6 +4,9 @@
 import type { Analysis } from '../inspect';
 import type { Round, RoundContent } from '../rounds';
 import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
+import { summarize } from '../entries';
+import { buildRounds } from '../rounds';
+import { SUMMARY_PREFIX } from './summarize/prompt';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { loadEntryObjects, toolResultText } from './lines';
 import { loadState, toolResultsDirName, type BudgetState } from './state';
@@ -28,6 +31,22 @@ export function resolveSettings(partial?: Partial<CompactSettings>): CompactSett
     if (!Number.isFinite(s[k]) || s[k] <= 0) throw new Error(`setting ${k} must be a positive number, got ${s[k]}`);
   }
   return s;
+}
+
+/**
+ * Tokens of the summary round (boundary + isCompactSummary line with `summary`) in the resumed context, estimated the
+ * way checkResumable estimates the written file (same entry summary, round content and estimator).
+ */
+export function summaryRoundTokens(summary: string, calibration: number): number {
+  const entry = summarize({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
+  const chain = { main: [0], activeStart: 0, boundaries: [], leaf: 0, sidechains: [], offChain: 0, notes: [], subagentFile: false };
+  const [round] = buildRounds([entry], chain);
+  return rawEstimate(round.content, continuesToolLoop(round)) * calibration;
+}
+
+/** Tokens of the summary round with an empty summary (the continuation prefix and its framing), as validated. */
+export function summaryFloorTokens(calibration: number): number {
+  return Math.ceil(summaryRoundTokens('', calibration));
 }
 
 /** Tokens a round occupies in the resumed context, given its budgeted content. */
@@ -61,7 +80,18 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   const state = givenState ?? (await loadState(index.path));
   const calibration = report.totals.calibrationFactor || 1;
   const active = rounds.filter((r) => r.inContext).map((r) => r.index);
-  const sizes = new Map<number, number>(rounds.map((r) => [r.index, report.rounds[r.index].tokens.estimate]));
+  // Planning size of a round: the usage delta when the file records it (truth), else the raw
+  // estimate scaled by the session's final calibration. The first round of a segment's usage
+  // figure also holds the system prompt and tools, which are not transcript content: estimate it.
+  const calibrationNow = report.totals.calibrationFactor || 1;
+  const sizes = new Map<number, number>(
+    rounds.map((r, i) => {
+      const rep = report.rounds[r.index];
+      const firstOfSegment = i === 0 || rounds[i - 1].segment !== r.segment || r.startsAtBoundary;
+      const useUsage = rep.tokens.source === 'usage' && !firstOfSegment;
+      return [r.index, useUsage ? rep.tokens.added : roundTokens(r, r.content, calibrationNow)];
+    }),
+  );
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
   const toolDir = toolResultsDirName(index.path);
@@ -75,6 +105,10 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     acc += sizes.get(active[tailPos])!;
   }
   while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
+  // An earlier boundary round as the newest round (no response since that compaction): it is folded into the new
+  // summary, not kept. Kept, its summary line was dropped by the writer and the earlier summary was lost (found by
+  // test/compat/roundtrip.test.ts on Claude Code's own /compact output).
+  if (last >= 0 && tailPos === last && rounds[active[last]].startsAtBoundary) tailPos = last + 1;
   const underTarget = preTokens <= settings.targetTokens;
   if (underTarget) tailPos = active.length && rounds[active[0]].startsAtBoundary ? 1 : 0;
 
@@ -108,7 +142,10 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
       while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
       choice = evaluate(tailPos, true);
     }
-    if (choice.total + settings.summaryTokens > settings.targetTokens) {
+    // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
+    // clipped to the room left (writeback.ts fitSummary). This note used to be given whenever the summary reserve
+    // did not fit, also when the result then met the target.
+    if (choice.total + summaryFloorTokens(calibration) > settings.targetTokens) {
       notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target`);
     }
   }
@@ -143,7 +180,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     nothingToDo: underTarget && choice.budget.replacements.size === 0,
     notes,
   };
-  return { plan, tailStart: summarizing ? active[tailPos] : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
+  return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
 }
 
 /** Tool-result texts by entry, for the given rounds. */
