@@ -87,9 +87,13 @@ else
   echo '{"name":"vscode-test-code-server","private":true}' > "$CS_DIR/package.json"
   # npm (and the install scripts it spawns) run on Node 24; native modules are
   # built by node-gyp against Node 24's headers, not the machine's Node 20.
+  # They are compiled without optimisation (-O0, unless CFLAGS/CXXFLAGS are
+  # set): this server only runs tests, and -O3 on sqlite3.c alone costs
+  # ~50 s of CPU. JOBS=max lets node-gyp run make in parallel.
   ( cd "$CS_DIR" && \
     PATH="$NODE24_BIN_DIR:$PATH" \
     npm_config_nodedir="$NODE24_HOME" \
+    CFLAGS="${CFLAGS:--O0}" CXXFLAGS="${CXXFLAGS:--O0}" JOBS="${JOBS:-max}" \
     timeout 1200 npm install --no-audit --no-fund --no-save --loglevel=error --unsafe-perm \
       "code-server@$CODE_SERVER_VERSION" ) || die "npm install code-server@$CODE_SERVER_VERSION failed"
   [ -f "$CS_ENTRY" ] || die "code-server entry not found at $CS_ENTRY"

@@ -36,8 +36,8 @@ step unit npx mocha
 step provision-claude bash scripts/provision-claude-code.sh
 step compat npx mocha --no-config --node-option import=tsx --timeout 600000 'test/compat/**/*.test.ts'
 step provision-vscode bash scripts/provision-vscode.sh
-step host node --import tsx test/host/run.ts
-step ui node --import tsx test/ui/run.ts
+step host timeout 900 node --import tsx test/host/run.ts
+step ui timeout 900 node --import tsx test/ui/run.ts
 
 echo
 echo "=== summary ==="

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { trackTempDir, untrackTempDir } from './code-server';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -43,6 +44,7 @@ export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<La
   // A private HOME/XDG so Chromium writes nothing into the real $HOME
   // (playwright gives it a fresh temporary --user-data-dir itself).
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-chromium-'));
+  trackTempDir(tmp);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, {
@@ -66,6 +68,7 @@ export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<La
     });
   } catch (e) {
     fs.rmSync(tmp, { recursive: true, force: true });
+    untrackTempDir(tmp);
     throw e;
   }
   const context = await browser.newContext({
@@ -73,20 +76,20 @@ export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<La
     deviceScaleFactor: 1,
   });
   const page = await context.newPage();
-  let closed = false;
+  let closing: Promise<void> | undefined;
   return {
     browser,
     context,
     page,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      // A hung close must not hang the run (playwright also kills the browser on process exit).
-      await Promise.race([
-        browser.close().catch(() => undefined),
-        new Promise((r) => setTimeout(r, 10_000).unref()),
-      ]);
-      fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
-    },
+    close: () =>
+      (closing ??= (async () => {
+        // A hung close must not hang the run (playwright also kills the browser on process exit).
+        await Promise.race([
+          browser.close().catch(() => undefined),
+          new Promise((r) => setTimeout(r, 10_000).unref()),
+        ]);
+        fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+        untrackTempDir(tmp);
+      })()),
   };
 }

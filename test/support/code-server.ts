@@ -44,12 +44,34 @@ export function toolPaths(root: string = repoRoot): ToolPaths {
 
 export function assertProvisioned(root: string = repoRoot): ToolPaths {
   const p = toolPaths(root);
-  for (const f of [p.node, p.codeServerEntry]) {
+  // The marker is written last by the provisioning script: an interrupted install has none.
+  const marker = path.join(root, '.vscode-test', `code-server-${CODE_SERVER_VERSION}`, '.installed');
+  for (const f of [p.node, p.codeServerEntry, marker]) {
     if (!fs.existsSync(f)) {
       throw new Error(`${f} is missing: run \`bash scripts/provision-vscode.sh\` first`);
     }
   }
   return p;
+}
+
+/**
+ * The extension folder has a manifest and its `main` exists (i.e. it was built).
+ * Returns the extension id (publisher.name).
+ */
+export function assertExtensionBuilt(extensionPath: string): string {
+  const manifestPath = path.join(extensionPath, 'package.json');
+  if (!fs.existsSync(manifestPath)) throw new Error(`no package.json in extension folder ${extensionPath}`);
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { main?: string; publisher?: string; name?: string };
+  if (manifest.main) {
+    const main = path.resolve(extensionPath, manifest.main);
+    if (![main, `${main}.js`].some((c) => fs.existsSync(c))) {
+      throw new Error(
+        `${manifest.main} (main of ${manifestPath}) does not exist: run \`npm run build\` first` +
+          ` (or set AGENT_COMPACTOR_EXTENSION_PATH=test/support/stub-extension to try the harness with the stub)`,
+      );
+    }
+  }
+  return `${manifest.publisher}.${manifest.name}`.toLowerCase();
 }
 
 /** Settings that keep the workbench quiet, offline and deterministic. */
@@ -70,6 +92,7 @@ export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   'typescript.tsc.autoDetect': 'off',
   'chat.disableAIFeatures': true,
   'window.commandCenter': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'files.hotExit': 'off',
 };
 
@@ -163,6 +186,8 @@ export async function killGroup(child: ChildProcess, graceMs = 5000): Promise<vo
 
 /** Every live code-server group, so an abrupt exit of this process still kills them. */
 const liveGroups = new Set<number>();
+/** Temp dirs to remove if this process exits abruptly (uncaught error, EPIPE, process.exit). */
+const liveTempDirs = new Set<string>();
 let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
@@ -175,12 +200,30 @@ function installExitHook(): void {
         /* gone */
       }
     }
+    for (const dir of liveTempDirs) {
+      try {
+        fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+      } catch {
+        /* best effort */
+      }
+    }
   });
+}
+
+/** Remove `dir` when this process exits, unless untrackTempDir() was called first. */
+export function trackTempDir(dir: string): void {
+  installExitHook();
+  liveTempDirs.add(dir);
+}
+export function untrackTempDir(dir: string): void {
+  liveTempDirs.delete(dir);
 }
 
 export async function startCodeServer(opts: StartCodeServerOptions = {}): Promise<CodeServer> {
   const tools = assertProvisioned();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-cs-'));
+  const keepTemp = opts.keepTemp ?? process.env.KEEP_TEST_TMP === '1';
+  if (!keepTemp) trackTempDir(tmp);
   const dirs: CodeServerDirs = {
     tmp,
     home: path.join(tmp, 'home'),
@@ -207,7 +250,6 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   );
   await opts.prepare?.(dirs);
 
-  const keepTemp = opts.keepTemp ?? process.env.KEEP_TEST_TMP === '1';
   const host = '127.0.0.1';
   const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
   const smoke = opts.smokeTestDriver ?? true;
@@ -237,14 +279,21 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
       ...(smoke ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
       ...(opts.args ?? []),
     ];
-    const env: NodeJS.ProcessEnv = { ...process.env, ...xdg, HOME: dirs.home, ...(opts.env ?? {}) };
-    // Variables of an outer VS Code / Electron would confuse the server.
-    for (const k of Object.keys(env)) {
-      if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE') delete env[k];
+    const inherited: NodeJS.ProcessEnv = { ...process.env };
+    // Variables of an outer VS Code / Electron / code-server would confuse the server.
+    for (const k of Object.keys(inherited)) {
+      if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE') delete inherited[k];
     }
-    delete env.PASSWORD;
-    delete env.HASHED_PASSWORD;
-    delete env.NODE_OPTIONS;
+    for (const k of ['PASSWORD', 'HASHED_PASSWORD', 'NODE_OPTIONS', 'CODE_SERVER_CONFIG']) delete inherited[k];
+    const env: NodeJS.ProcessEnv = {
+      ...inherited,
+      ...xdg,
+      HOME: dirs.home,
+      // No extension gallery (the machine is offline): stops update checks
+      // against open-vsx.org and the errors they log.
+      EXTENSIONS_GALLERY: '{}',
+      ...(opts.env ?? {}),
+    };
 
     let out = '';
     const child = spawn(tools.node, args, {
@@ -264,14 +313,12 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     let exitInfo: string | undefined;
-    child.on('exit', (code, sig) => {
-      exitInfo = `exited with ${code ?? sig}`;
-      if (child.pid !== undefined) liveGroups.delete(child.pid);
-    });
+    // (the group stays in liveGroups until killGroup swept it: children may outlive the leader)
+    child.on('exit', (code, sig) => (exitInfo = `exited with ${code ?? sig}`));
     child.on('error', (e) => (exitInfo = `failed to start: ${e.message}`));
 
     const url = `http://${host}:${port}`;
-    let stopped = false;
+    let stopping: Promise<void> | undefined;
     const server: CodeServer = {
       ...dirs,
       url,
@@ -279,14 +326,15 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
       port,
       pid: child.pid ?? -1,
       output: () => out,
-      stop: async () => {
-        if (stopped) return;
-        stopped = true;
-        await killGroup(child);
-        if (child.pid !== undefined) liveGroups.delete(child.pid);
-        if (!keepTemp) fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
-        else console.log(`[code-server] kept temp dir ${tmp}`);
-      },
+      stop: () =>
+        (stopping ??= (async () => {
+          await killGroup(child);
+          if (child.pid !== undefined) liveGroups.delete(child.pid);
+          if (!keepTemp) {
+            fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+            untrackTempDir(tmp);
+          } else console.log(`[code-server] kept temp dir ${tmp}`);
+        })()),
     };
 
     const deadline = Date.now() + startTimeoutMs;
@@ -302,7 +350,10 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
     // Only a lost port race is worth retrying.
     if (!/EADDRINUSE/.test(out)) break;
   }
-  if (!keepTemp) fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+  if (!keepTemp) {
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+    untrackTempDir(tmp);
+  }
   throw lastError ?? new Error('code-server failed to start');
 }
 

@@ -1,0 +1,209 @@
+/**
+ * Runs the mocha suite INSIDE a real VS Code extension host: code-server
+ * (VS Code 1.139) driven by headless Chromium, through VS Code's own
+ * integration-test mechanism (the smoke-test driver's `payload`).
+ *
+ *   bash scripts/provision-vscode.sh      # once; cached in .vscode-test/
+ *   npm run build                         # dist/extension.js + dist-test/host/
+ *   node --import tsx test/host/run.ts
+ *
+ * Env:
+ *   AGENT_COMPACTOR_EXTENSION_PATH  extension folder to load (default: repo root)
+ *   AGENT_COMPACTOR_TEST_GREP       only run tests whose title matches
+ *   AGENT_COMPACTOR_HOST_TEST_TIMEOUT_MS  overall limit (default 600000)
+ *   KEEP_TEST_TMP=1                 keep temp dirs (server, workspace) for debugging
+ *   HOST_TEST_DEBUG=1               also print the browser's console
+ *
+ * Programmatic: `runHostTests({ env, settings, workspaceFiles })` resolves
+ * with the exit code (0 = all passed).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as util from 'node:util';
+import { launchBrowser, type LaunchedBrowser } from '../support/browser';
+import { assertExtensionBuilt, remoteUri, repoRoot, startCodeServer, type CodeServer } from '../support/code-server';
+import { createWorkspace, defaultWorkspaceFiles, fixturesDir, type TempWorkspace, type WorkspaceFiles } from '../support/workspace';
+
+export interface RunHostTestsOptions {
+  /** Extra environment for the extension host (merged over the defaults below). */
+  env?: Record<string, string>;
+  /** Extra VS Code user settings (User/settings.json). */
+  settings?: Record<string, unknown>;
+  /** Files for the temp workspace. Default: a few Claude Code fixtures. */
+  workspaceFiles?: WorkspaceFiles;
+  /** Extension under test. Default: $AGENT_COMPACTOR_EXTENSION_PATH or the repo root. */
+  extensionDevelopmentPath?: string;
+  /** Folder holding index.js that exports run(). Default: <repo>/dist-test/host. */
+  extensionTestsPath?: string;
+  /** Overall limit in ms. Default: $AGENT_COMPACTOR_HOST_TEST_TIMEOUT_MS or 10 min. */
+  timeoutMs?: number;
+  /** Mocha grep, passed as AGENT_COMPACTOR_TEST_GREP. */
+  grep?: string;
+}
+
+interface AutomationLogEntry {
+  relativePath: string;
+  contents: string;
+}
+
+/** Routine workbench log lines (not from the extension host), hidden unless HOST_TEST_DEBUG=1. */
+const WORKBENCH_NOISE: RegExp[] = [
+  /^Resolv(ing|ed) connection token/,
+  /^Creating a socket/,
+  /^\[reconnection-grace-time\]/,
+  /^Ignoring fetching additional builtin extensions/,
+  /^Updating additional builtin extensions cache/,
+  /^\[Service Worker\]/,
+  /^\[AgentHost:remote\]/,
+  /^\[AccountPolicyGate\]/,
+  /^Creation of workbench contribution .* took \d+ms/,
+];
+
+const log = (msg: string) => console.log(`[host-tests] ${msg}`);
+
+/** Stoppers of everything started by runs in progress, for signal handling. */
+const cleanups = new Set<() => Promise<void>>();
+let interruptedBy: NodeJS.Signals | undefined;
+let signalHandlersInstalled = false;
+function installSignalHandlers(): void {
+  if (signalHandlersInstalled) return;
+  signalHandlersInstalled = true;
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      interruptedBy = sig;
+      log(`${sig}: stopping browser and code-server`);
+      const all = [...cleanups].map((c) => c().catch(() => undefined));
+      void Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, 15_000))]).then(() =>
+        process.exit(sig === 'SIGINT' ? 130 : 143),
+      );
+    });
+  }
+}
+
+export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<number> {
+  const t0 = Date.now();
+  const extensionDevelopmentPath = path.resolve(
+    repoRoot,
+    opts.extensionDevelopmentPath ?? process.env.AGENT_COMPACTOR_EXTENSION_PATH ?? '.',
+  );
+  const extensionTestsPath = path.resolve(repoRoot, opts.extensionTestsPath ?? path.join('dist-test', 'host'));
+  const timeoutMs = opts.timeoutMs ?? Number(process.env.AGENT_COMPACTOR_HOST_TEST_TIMEOUT_MS ?? 600_000);
+
+  assertExtensionBuilt(extensionDevelopmentPath);
+  if (!fs.existsSync(path.join(extensionTestsPath, 'index.js'))) {
+    throw new Error(`${extensionTestsPath}/index.js does not exist: run \`node scripts/build-host-tests.mjs\` first`);
+  }
+
+  let server: CodeServer | undefined;
+  let browser: LaunchedBrowser | undefined;
+  let workspace: TempWorkspace | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const cleanup = async () => {
+    if (timer) clearTimeout(timer);
+    await browser?.close().catch((e) => log(`closing the browser failed: ${e}`));
+    await server?.stop().catch((e) => log(`stopping code-server failed: ${e}`));
+    workspace?.dispose();
+  };
+  cleanups.add(cleanup);
+  installSignalHandlers();
+
+  try {
+    workspace = createWorkspace(opts.workspaceFiles ?? defaultWorkspaceFiles());
+    server = await startCodeServer({ settings: opts.settings });
+    log(`code-server ${server.url} (pid ${server.pid}) ready in ${Date.now() - t0} ms`);
+
+    const extEnv: Record<string, string> = {
+      AGENT_COMPACTOR_TEST: '1',
+      AGENT_COMPACTOR_TEST_HOST: 'code-server',
+      AGENT_COMPACTOR_TEST_WORKSPACE: workspace.dir,
+      AGENT_COMPACTOR_TEST_HOME: server.home,
+      AGENT_COMPACTOR_FIXTURES_DIR: fixturesDir,
+      AGENT_COMPACTOR_REPO_ROOT: repoRoot,
+      ...(opts.grep ?? process.env.AGENT_COMPACTOR_TEST_GREP
+        ? { AGENT_COMPACTOR_TEST_GREP: (opts.grep ?? process.env.AGENT_COMPACTOR_TEST_GREP)! }
+        : {}),
+      ...(opts.env ?? {}),
+    };
+    const payload: [string, string][] = [
+      ['extensionDevelopmentPath', remoteUri(server, extensionDevelopmentPath)],
+      ['extensionTestsPath', remoteUri(server, extensionTestsPath)],
+      ['skipWelcome', 'true'],
+      ['extensionEnvironment', JSON.stringify(extEnv)],
+    ];
+
+    browser = await launchBrowser();
+    const { page } = browser;
+
+    let resolveExit!: (v: { code: number; logs: AutomationLogEntry[] }) => void;
+    const exited = new Promise<{ code: number; logs: AutomationLogEntry[] }>((r) => (resolveExit = r));
+    // Both must exist before the workbench loads: it checks for them at startup.
+    const debug = process.env.HOST_TEST_DEBUG === '1';
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+      const line = util.format(...(Array.isArray(args) ? args : [args]));
+      // The workbench's own log lines come through here too; keep the routine ones out.
+      if (!debug && type !== 'error' && WORKBENCH_NOISE.some((re) => re.test(line))) return;
+      if (type === 'error' || type === 'warn') console.error(`[${type}] ${line}`);
+      else console.log(line);
+    });
+    await page.exposeFunction('codeAutomationExit', (code: number, logs: AutomationLogEntry[]) => {
+      resolveExit({ code: Number(code), logs: Array.isArray(logs) ? logs : [] });
+    });
+    if (debug) {
+      page.on('console', (m) => console.log(`[browser:${m.type()}] ${m.text()}`));
+    }
+    page.on('pageerror', (e) => log(`page error: ${e.message}`));
+
+    const failed = new Promise<{ code: number; logs: AutomationLogEntry[]; reason: string }>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ code: 1, logs: [], reason: `timed out after ${timeoutMs} ms waiting for the tests to finish` }),
+        Math.max(0, timeoutMs - (Date.now() - t0)),
+      );
+      page.on('crash', () => resolve({ code: 1, logs: [], reason: 'the browser page crashed' }));
+      page.on('close', () => resolve({ code: 1, logs: [], reason: 'the browser page closed' }));
+    });
+
+    const url = `${server.url}/?folder=${encodeURIComponent(workspace.dir)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    log(`extension: ${extensionDevelopmentPath}`);
+    log(`tests:     ${extensionTestsPath}`);
+    log(`workspace: ${workspace.dir}`);
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+
+    const result = await Promise.race([exited.then((r) => ({ ...r, reason: '' })), failed]);
+    if (interruptedBy) {
+      log(`interrupted by ${interruptedBy}`);
+      return 130;
+    }
+    if (result.reason) log(`FAILED: ${result.reason}`);
+    if (result.code !== 0) {
+      const dir = path.join(repoRoot, 'test-results', 'host-logs');
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { recursive: true });
+      for (const l of result.logs) {
+        const dest = path.resolve(dir, l.relativePath);
+        if (!dest.startsWith(dir + path.sep)) continue;
+        fs.mkdirSync(path.dirname(dest), { recursive: true });
+        fs.writeFileSync(dest, l.contents);
+      }
+      fs.writeFileSync(path.join(dir, 'code-server.log'), server.output());
+      await page.screenshot({ path: path.join(dir, 'workbench.png') }).catch(() => undefined);
+      log(`workbench logs, code-server output and a screenshot are in ${path.relative(repoRoot, dir)}/`);
+      const tail = server.output().split('\n').slice(-30).join('\n');
+      if (result.reason && tail.trim()) log(`code-server output (last lines):\n${tail}`);
+    }
+    log(`${result.code === 0 ? 'PASSED' : 'FAILED'} (exit code ${result.code}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return result.code === 0 ? 0 : 1;
+  } finally {
+    await cleanup();
+    cleanups.delete(cleanup);
+  }
+}
+
+if (require.main === module) {
+  runHostTests().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(`[host-tests] ERROR: ${e instanceof Error ? e.message : String(e)}`);
+      process.exit(1);
+    },
+  );
+}

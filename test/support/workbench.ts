@@ -1,0 +1,279 @@
+/**
+ * A real VS Code workbench for UI scenarios: code-server (without the
+ * smoke-test driver, so the workbench behaves as for a user: toasts show)
+ * with the extension installed into a private --extensions-dir, a temp
+ * workspace of fixtures, and headless Chromium on it; plus small helpers that
+ * act as a person would (explorer, command palette, notifications).
+ *
+ *   const wb = await Workbench.start();
+ *   await wb.openFileFromExplorer('example.jsonl');
+ *   await wb.screenshot('transcript');
+ *   await wb.stop();
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { launchBrowser, type LaunchedBrowser } from './browser';
+import { assertExtensionBuilt, repoRoot, startCodeServer, type CodeServer } from './code-server';
+import { createWorkspace, defaultWorkspaceFiles, type TempWorkspace, type WorkspaceFiles } from './workspace';
+
+export const screenshotsDir = path.join(repoRoot, 'test-results', 'screenshots');
+
+export interface WorkbenchOptions {
+  /** Extension folder to install. Default: $AGENT_COMPACTOR_EXTENSION_PATH or the repo root. */
+  extensionPath?: string;
+  /** Extra user settings. */
+  settings?: Record<string, unknown>;
+  /** Files of the temp workspace. Default: a few Claude Code fixtures. */
+  workspaceFiles?: WorkspaceFiles;
+  /** Extra environment for code-server and so for the extension host. */
+  env?: Record<string, string>;
+  viewport?: { width: number; height: number };
+  /** Milliseconds to wait for the workbench to show the workspace. Default 90000. */
+  readyTimeoutMs?: number;
+}
+
+export interface Notification {
+  message: string;
+  source: string;
+  severity: 'info' | 'warning' | 'error' | 'unknown';
+}
+
+interface Manifest {
+  name: string;
+  publisher: string;
+  version: string;
+}
+
+/**
+ * Install an extension folder into an extensions dir the way VS Code finds
+ * installed extensions: a folder named <publisher>.<name>-<version>. A
+ * symlink, so the extension runs from its build output (dist/) as it is;
+ * VS Code only ever removes the link, never the target.
+ */
+export function installExtensionLink(extensionPath: string, extensionsDir: string): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(extensionPath, 'package.json'), 'utf8')) as Manifest;
+  const id = `${manifest.publisher}.${manifest.name}`.toLowerCase();
+  const dest = path.join(extensionsDir, `${id}-${manifest.version}`);
+  fs.symlinkSync(path.resolve(extensionPath), dest, 'dir');
+  return id;
+}
+
+const liveWorkbenches = new Set<Workbench>();
+
+/** Stop every workbench still running (signal handlers, overall timeouts). */
+export async function stopAllWorkbenches(): Promise<void> {
+  await Promise.all([...liveWorkbenches].map((w) => w.stop().catch(() => undefined)));
+}
+
+export class Workbench {
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly server: CodeServer,
+    readonly browser: LaunchedBrowser,
+    readonly workspace: TempWorkspace,
+    readonly extensionId: string,
+  ) {}
+
+  get page(): Page {
+    return this.browser.page;
+  }
+
+  static async start(opts: WorkbenchOptions = {}): Promise<Workbench> {
+    const extensionPath = path.resolve(
+      repoRoot,
+      opts.extensionPath ?? process.env.AGENT_COMPACTOR_EXTENSION_PATH ?? '.',
+    );
+    assertExtensionBuilt(extensionPath);
+    const workspace = createWorkspace(opts.workspaceFiles ?? defaultWorkspaceFiles());
+    let server: CodeServer | undefined;
+    let browser: LaunchedBrowser | undefined;
+    try {
+      let extensionId = '';
+      server = await startCodeServer({
+        smokeTestDriver: false,
+        settings: opts.settings,
+        env: opts.env,
+        prepare: (dirs) => {
+          extensionId = installExtensionLink(extensionPath, dirs.extensionsDir);
+        },
+      });
+      browser = await launchBrowser({ viewport: opts.viewport });
+      const wb = new Workbench(server, browser, workspace, extensionId);
+      liveWorkbenches.add(wb);
+      await browser.page.goto(`${server.url}/?folder=${encodeURIComponent(workspace.dir)}`, {
+        waitUntil: 'domcontentloaded',
+        timeout: 60_000,
+      });
+      await wb.waitForReady(opts.readyTimeoutMs ?? 90_000);
+      return wb;
+    } catch (e) {
+      await browser?.close();
+      await server?.stop();
+      workspace.dispose();
+      throw e;
+    }
+  }
+
+  /** The workbench is up and the explorer lists the workspace. */
+  async waitForReady(timeoutMs: number): Promise<void> {
+    const page = this.page;
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: timeoutMs });
+    await this.explorerRows().first().waitFor({ state: 'visible', timeout: timeoutMs });
+    // The extension host is connected once the status bar shows the remote indicator's neighbours;
+    // give late contributions a moment to settle.
+    await page.waitForTimeout(500);
+  }
+
+  stop(): Promise<void> {
+    return (this.stopping ??= this.doStop());
+  }
+
+  private async doStop(): Promise<void> {
+    liveWorkbenches.delete(this);
+    const t0 = Date.now();
+    await this.browser.close().catch(() => undefined);
+    const t1 = Date.now();
+    await this.server.stop().catch(() => undefined);
+    this.workspace.dispose();
+    if (process.env.UI_TEST_DEBUG === '1') console.log(`[workbench] stopped: browser ${t1 - t0} ms, code-server ${Date.now() - t1} ms`);
+  }
+
+  private explorerRows(): Locator {
+    return this.page.locator('.explorer-folders-view .monaco-list-row');
+  }
+
+  /** Open a file by double-clicking it in the Explorer (pinned editor); waits for its tab. */
+  async openFileFromExplorer(name: string, timeoutMs = 30_000): Promise<void> {
+    const page = this.page;
+    // Show the Explorer (no-op when it is already visible).
+    if (!(await page.locator('.explorer-folders-view').isVisible())) {
+      await this.runCommand('View: Show Explorer');
+    }
+    const row = page.locator('.explorer-folders-view').getByRole('treeitem', { name, exact: true });
+    await row.waitFor({ state: 'visible', timeout: timeoutMs });
+    await row.dblclick();
+    await page
+      .locator(`.tabs-container .tab.active[data-resource-name="${name}"]`)
+      .waitFor({ state: 'visible', timeout: timeoutMs });
+    await this.waitForEditorContent(timeoutMs);
+  }
+
+  /** The active editor shows something: text lines, or a webview (custom editor) that finished loading. */
+  async waitForEditorContent(timeoutMs = 30_000): Promise<void> {
+    await this.page
+      .locator('.editor-group-container.active .monaco-editor .view-lines .view-line, .webview.ready, iframe.webview.ready')
+      .first()
+      .waitFor({ state: 'visible', timeout: timeoutMs });
+  }
+
+  private quickInput(): Locator {
+    return this.page.locator('.quick-input-widget');
+  }
+
+  /** Open the command palette (F1) and type `text`, leaving the list open. */
+  async openCommandPalette(text = '', timeoutMs = 15_000): Promise<void> {
+    const page = this.page;
+    const input = this.quickInput().locator('input.input');
+    if (!(await input.isVisible())) {
+      await page.locator('.monaco-workbench').focus().catch(() => undefined);
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: timeoutMs });
+    }
+    await input.fill(`>${text}`);
+    if (text) {
+      await this.quickInput()
+        .locator('.quick-input-list .monaco-list-row', { hasText: text })
+        .first()
+        .waitFor({ state: 'visible', timeout: timeoutMs });
+    }
+  }
+
+  /** Labels of the rows the quick input (palette / quick pick) shows. */
+  async quickPickItems(): Promise<string[]> {
+    const rows = this.quickInput().locator('.quick-input-list .monaco-list-row');
+    const labels = await rows.evaluateAll((els) =>
+      els.map((el) => (el.querySelector('.label-name')?.textContent ?? el.getAttribute('aria-label') ?? '').trim()),
+    );
+    return labels.filter(Boolean);
+  }
+
+  /** Run a command by its title through the command palette, as a user would. */
+  async runCommand(title: string, timeoutMs = 15_000): Promise<void> {
+    await this.openCommandPalette(title, timeoutMs);
+    // Prefer the row whose label is exactly the title; fall back to the first match.
+    const rows = this.quickInput().locator('.quick-input-list .monaco-list-row');
+    const exact = rows.filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) });
+    if ((await exact.count()) > 0) await exact.first().click();
+    else await this.page.keyboard.press('Enter');
+    await this.quickInput().waitFor({ state: 'hidden', timeout: timeoutMs });
+  }
+
+  async closeQuickInput(): Promise<void> {
+    if (await this.quickInput().isVisible()) {
+      await this.page.keyboard.press('Escape');
+      await this.quickInput().waitFor({ state: 'hidden', timeout: 5_000 });
+    }
+  }
+
+  async closeAllEditors(): Promise<void> {
+    await this.closeQuickInput();
+    await this.runCommand('View: Close All Editors');
+  }
+
+  /** Save a PNG of the whole page into test-results/screenshots/<name>.png; returns its path. */
+  async screenshot(name: string): Promise<string> {
+    fs.mkdirSync(screenshotsDir, { recursive: true });
+    const file = path.join(screenshotsDir, `${name.replace(/[^\w.-]+/g, '_')}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /**
+   * Every notification, read from the Notifications center (opened through
+   * the command palette; toasts vanish, the center keeps them). The center is
+   * left open; pass `close: true` to hide it again.
+   */
+  async readNotifications(opts: { close?: boolean } = {}): Promise<Notification[]> {
+    const center = this.page.locator('.notifications-center');
+    if (!(await center.isVisible())) {
+      await this.runCommand('Notifications: Show Notifications');
+      await center.waitFor({ state: 'visible', timeout: 10_000 });
+    }
+    const items = await center.locator('.notification-list-item').evaluateAll((els) =>
+      els.map((el) => {
+        const icon = el.querySelector('.notification-list-item-icon')?.className ?? '';
+        return {
+          message: (el.querySelector('.notification-list-item-message')?.textContent ?? '').trim(),
+          source: (el.querySelector('.notification-list-item-source')?.textContent ?? '').trim(),
+          severity: /codicon-error/.test(icon)
+            ? 'error'
+            : /codicon-warning/.test(icon)
+              ? 'warning'
+              : /codicon-info/.test(icon)
+                ? 'info'
+                : 'unknown',
+        } as Notification;
+      }),
+    );
+    if (opts.close) await this.runCommand('Notifications: Hide Notifications').catch(() => undefined);
+    return items;
+  }
+
+  /** Wait until some notification's message matches; returns it. */
+  async waitForNotification(match: RegExp | string, timeoutMs = 20_000): Promise<Notification> {
+    const deadline = Date.now() + timeoutMs;
+    const re = typeof match === 'string' ? new RegExp(escapeRegExp(match)) : match;
+    for (;;) {
+      const found = (await this.readNotifications()).find((n) => re.test(n.message));
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no notification matching ${re} within ${timeoutMs} ms`);
+      await this.page.waitForTimeout(250);
+    }
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
