@@ -66,8 +66,7 @@ export function assertExtensionBuilt(extensionPath: string): string {
     const main = path.resolve(extensionPath, manifest.main);
     if (![main, `${main}.js`].some((c) => fs.existsSync(c))) {
       throw new Error(
-        `${manifest.main} (main of ${manifestPath}) does not exist: run \`npm run build\` first` +
-          ` (or set AGENT_COMPACTOR_EXTENSION_PATH=test/support/stub-extension to try the harness with the stub)`,
+        `${manifest.main} (main of ${manifestPath}) does not exist: run \`npm run build\` first`,
       );
     }
   }
