@@ -1,0 +1,139 @@
+// Host side of the Budget Preview webview: builds its state from the store's plan, posts
+// typed messages, validates every message it receives (src/webview/protocol.ts).
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import { parseWebviewToHost, type BudgetState, type HostToWebview, type WebviewToHost } from '../webview/protocol';
+import { buildBudgetState } from './model/budget';
+import { budgetHtml } from './model/budgetHtml';
+import { baseName } from './model/format';
+import type { Log } from './log';
+import type { TranscriptStore } from './store';
+
+export const BUDGET_VIEW_TYPE = 'agentCompactor.budget';
+
+export class BudgetPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private panelDisposables: vscode.Disposable[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+  private ready = false;
+  private last: HostToWebview | undefined;
+  /** Messages received from the webview (validated), newest last; for tests. */
+  readonly received: WebviewToHost[] = [];
+
+  constructor(
+    private readonly store: TranscriptStore,
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Log,
+  ) {
+    this.disposables.push(
+      store.onDidChange(() => this.push()),
+      vscode.window.registerWebviewPanelSerializer(BUDGET_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel) => {
+          this.adopt(panel);
+          if (this.store.state.status === 'ready' && !this.store.plan) await this.store.preview();
+          this.push();
+        },
+      }),
+    );
+  }
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  /** The state last sent to the webview (test API). */
+  get state(): BudgetState | undefined {
+    return this.last?.type === 'state' ? this.last.state : undefined;
+  }
+
+  get lastMessage(): HostToWebview | undefined {
+    return this.last;
+  }
+
+  show(): void {
+    if (this.panel) {
+      this.panel.reveal(undefined, true);
+      this.push();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(BUDGET_VIEW_TYPE, 'Budget Preview', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {});
+    this.adopt(panel);
+    this.push();
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    this.panel?.dispose();
+    this.panel = panel;
+    this.ready = false;
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [media, dist] };
+    panel.iconPath = vscode.Uri.joinPath(media, 'icon-activity.svg');
+    panel.webview.html = budgetHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'budget.css')).toString(),
+    });
+    this.panelDisposables.push(
+      panel.onDidDispose(() => {
+        this.panel = undefined;
+        this.ready = false;
+        for (const d of this.panelDisposables) d.dispose();
+        this.panelDisposables = [];
+      }),
+      panel.webview.onDidReceiveMessage((raw) => this.receive(raw)),
+    );
+  }
+
+  private message(): HostToWebview {
+    const s = this.store.state;
+    if (s.status === 'empty') return { type: 'empty', message: 'No transcript is shown. Open a Claude Code session (.jsonl) to preview its compaction.' };
+    if (s.status === 'loading') return { type: 'busy', message: s.message };
+    if (s.status === 'error') return { type: 'empty', message: `Cannot show ${baseName(s.file)}: ${s.message}` };
+    if (!s.plan) return { type: 'empty', message: s.planError ? `Could not plan a compaction: ${s.planError}` : 'No compaction plan yet: run "Preview Compaction".' };
+    return { type: 'state', state: buildBudgetState(s.file, s.analysis, s.plan) };
+  }
+
+  private push(): void {
+    if (!this.panel) return;
+    const msg = this.message();
+    this.last = msg;
+    this.panel.title = msg.type === 'state' ? `Budget: ${msg.state.fileName}` : 'Budget Preview';
+    if (this.ready) void this.panel.webview.postMessage(msg);
+  }
+
+  private receive(raw: unknown): void {
+    const msg = parseWebviewToHost(raw);
+    if (!msg) {
+      this.log.warn('Ignored a malformed message from the Budget Preview webview');
+      return;
+    }
+    this.received.push(msg);
+    if (this.received.length > 100) this.received.shift();
+    const file = this.store.file;
+    switch (msg.type) {
+      case 'ready':
+        this.ready = true;
+        this.push();
+        break;
+      case 'refresh':
+        void this.store.refresh();
+        break;
+      case 'compact':
+        if (file) void vscode.commands.executeCommand('agentCompactor.compact', vscode.Uri.file(file));
+        break;
+      case 'revealRound':
+        if (file) void vscode.commands.executeCommand('agentCompactor.revealRound', { file, round: msg.round });
+        break;
+      case 'revealLine':
+        if (file) void vscode.commands.executeCommand('agentCompactor.revealRound', { file, line: msg.line });
+        break;
+    }
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,53 @@
+// Preview Compaction: asks for (or takes) a target, computes the plan and marks the tree
+// and the editor; nothing is written.
+import * as vscode from 'vscode';
+import { DEFAULT_SETTINGS, type CompactionPlan } from '../../core/compact/types';
+import { formatNumber } from '../model/format';
+import { planSummary } from '../model/planText';
+import { parseTokenCount } from '../model/settings';
+import type { Services } from '../services';
+import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
+
+export interface PreviewArgs {
+  file?: string;
+  /** Target in tokens; programmatic calls without it use the configured target. */
+  targetTokens?: number;
+}
+
+export async function previewCommand(s: Services, arg?: unknown): Promise<CompactionPlan | null> {
+  const programmatic = isProgrammatic(arg);
+  const o = options<PreviewArgs>(arg);
+  const file = await resolveTranscript(s, arg, { title: 'Preview Compaction', openLabel: 'Preview' });
+  if (!file) {
+    if (programmatic) throw new CommandInputError('preview: no transcript given and none is shown');
+    return null;
+  }
+  if (s.store.file !== file || s.store.state.status !== 'ready') await s.store.load(file);
+  const analysis = s.store.analysis;
+  if (!analysis || s.store.file !== file) {
+    if (programmatic) throw new CommandInputError(`preview: cannot read ${file}`);
+    return null;
+  }
+  let target = o.targetTokens;
+  if (target === undefined && !programmatic) {
+    const current = s.store.compactSettings().targetTokens ?? DEFAULT_SETTINGS.targetTokens;
+    const t = analysis.report.totals;
+    const typed = await vscode.window.showInputBox({
+      title: 'Preview Compaction',
+      prompt: `Target context size in tokens (context now ${formatNumber(t.currentContextTokens)}, ${t.currentContextSource}). Accept to use it; the setting agentCompactor.targetTokens is the default.`,
+      value: String(current),
+      valueSelection: [0, String(current).length],
+      validateInput: (v) => (parseTokenCount(v) === null ? 'A number of tokens between 1,000 and 10,000,000 (e.g. 120000 or 120k)' : undefined),
+    });
+    if (typed === undefined) return null;
+    target = parseTokenCount(typed) ?? current;
+  }
+  const plan = await s.store.preview(target);
+  if (!programmatic) {
+    if (plan) vscode.window.setStatusBarMessage(`$(graph) ${planSummary(plan)}`, 8000);
+    else if (s.store.state.status === 'ready' && s.store.state.planError) {
+      void vscode.window.showErrorMessage(`Could not plan a compaction: ${s.store.state.planError}`, 'Show Log').then((c) => c && s.log.show());
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,84 @@
+// Restore From Backup: picks one of the transcript's backups (newest first) and puts it back.
+import * as vscode from 'vscode';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { listBackups, restoreBackup } from '../../core/compact/backup';
+import { formatBytes } from '../model/format';
+import { timeAgo } from '../model/sessions';
+import type { Services } from '../services';
+import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
+
+export interface RestoreArgs {
+  file?: string;
+  /** Backup to restore (default: ask; programmatic default: the newest). */
+  backup?: string;
+  confirm?: boolean;
+}
+
+export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<string | undefined> {
+  const programmatic = isProgrammatic(arg);
+  const o = options<RestoreArgs>(arg);
+  if (!vscode.workspace.isTrusted) {
+    const msg = 'Restoring a backup writes files, so it is disabled in Restricted Mode.';
+    if (programmatic) throw new CommandInputError(msg);
+    void vscode.window.showWarningMessage(msg);
+    return undefined;
+  }
+  const file = await resolveTranscript(s, arg, { title: 'Restore From Backup', openLabel: 'Choose Transcript' });
+  if (!file) {
+    if (programmatic) throw new CommandInputError('restoreBackup: no transcript given and none is shown');
+    return undefined;
+  }
+  const backups = await listBackups(file);
+  if (!backups.length) {
+    if (programmatic) throw new CommandInputError(`restoreBackup: ${file} has no backups`);
+    void vscode.window.showInformationMessage(`${basename(file)} has no backups (they are written by in-place compactions).`);
+    return undefined;
+  }
+  let backup = o.backup;
+  if (!backup && programmatic) backup = backups[0];
+  if (!backup) {
+    const items = await Promise.all(
+      backups.map(async (b, i) => {
+        const st = await stat(b).catch(() => undefined);
+        return {
+          label: basename(b),
+          description: st ? `${timeAgo(st.mtimeMs)} · ${formatBytes(st.size)}` : undefined,
+          detail: i === 0 ? 'newest' : undefined,
+          backup: b,
+        };
+      }),
+    );
+    const picked = await vscode.window.showQuickPick(items, { title: `Restore ${basename(file)} From Backup`, placeHolder: 'Backup to restore (newest first)' });
+    if (!picked) return undefined;
+    backup = picked.backup;
+  }
+  if (!backups.includes(backup)) {
+    const msg = `${backup} is not a backup of ${file}`;
+    if (programmatic) throw new CommandInputError(msg);
+    void vscode.window.showErrorMessage(msg);
+    return undefined;
+  }
+  if (o.confirm !== false) {
+    const choice = await vscode.window.showWarningMessage(
+      `Replace ${basename(file)} with ${basename(backup)}?`,
+      { modal: true, detail: 'The current content of the transcript is replaced by the backup; it is itself backed up first, so this can be undone.' },
+      'Restore',
+    );
+    if (choice !== 'Restore') return undefined;
+  }
+  let safety: string;
+  try {
+    safety = await restoreBackup(file, backup);
+  } catch (err) {
+    s.log.error(`Could not restore ${file} from ${backup}`, err);
+    if (programmatic) throw err;
+    void vscode.window.showErrorMessage(`Could not restore ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  s.log.info(`Restored ${file} from ${backup}; the replaced content was backed up to ${safety}`);
+  s.store.invalidate(file);
+  if (s.store.file === file) await s.store.refresh(true);
+  if (!programmatic) void vscode.window.showInformationMessage(`Restored ${basename(file)} from ${basename(backup)} (the replaced content is in ${basename(safety)}).`);
+  return backup;
+}

@@ -1,0 +1,74 @@
+// Reveal Round: opens the transcript and selects a round's lines (or one line).
+import * as vscode from 'vscode';
+import { formatNumber } from '../model/format';
+import type { Services } from '../services';
+import { isProgrammatic, options, resolveTranscript } from './args';
+
+export interface RevealArgs {
+  file?: string;
+  round?: number;
+  line?: number;
+  /** Move focus to the editor (default false: the tree keeps focus). */
+  focus?: boolean;
+}
+
+export interface RevealResult {
+  file: string;
+  firstLine: number;
+  lastLine: number;
+}
+
+export async function revealRound(s: Services, arg?: unknown): Promise<RevealResult | undefined> {
+  const o: Partial<RevealArgs> = typeof arg === 'number' ? { round: arg } : options<RevealArgs>(arg);
+  const file = await resolveTranscript(s, arg, false);
+  if (!file) {
+    if (isProgrammatic(arg)) throw new Error('revealRound: no transcript');
+    void vscode.window.showInformationMessage('Open a Claude Code transcript first.');
+    return undefined;
+  }
+  let first: number;
+  let last: number;
+  if (typeof o.line === 'number') {
+    first = last = o.line;
+  } else {
+    if (s.store.file !== file) await s.store.load(file);
+    const analysis = s.store.file === file ? s.store.analysis : undefined;
+    if (!analysis) return undefined;
+    let index = o.round;
+    if (index === undefined) {
+      const picked = await vscode.window.showQuickPick(
+        analysis.report.rounds.map((r) => ({
+          label: `#${r.index} ${r.label}`,
+          description: `lines ${r.firstLine}–${r.lastLine} · +${formatNumber(r.tokens.added)} tok (${r.tokens.source})`,
+          index: r.index,
+        })),
+        { title: 'Reveal Round', placeHolder: 'Round to show in the editor', matchOnDescription: true },
+      );
+      if (!picked) return undefined;
+      index = picked.index;
+    }
+    const round = analysis.report.rounds.find((r) => r.index === index);
+    if (!round) {
+      if (isProgrammatic(arg)) throw new Error(`revealRound: no round #${index}`);
+      return undefined;
+    }
+    first = round.firstLine;
+    last = round.lastLine;
+  }
+  let doc: vscode.TextDocument;
+  try {
+    doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    s.log.warn(`Could not open ${file}: ${why}`);
+    void vscode.window.showWarningMessage(`Cannot open the transcript in an editor (${why}). The lines are ${first}–${last}.`);
+    return { file, firstLine: first, lastLine: last };
+  }
+  const lastIdx = Math.min(last, doc.lineCount) - 1;
+  const firstIdx = Math.min(first, doc.lineCount) - 1;
+  const start = new vscode.Position(Math.max(0, firstIdx), 0);
+  const end = doc.lineAt(Math.max(0, lastIdx)).range.end;
+  const editor = await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, selection: new vscode.Range(start, end) });
+  editor.revealRange(new vscode.Range(start, start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  return { file, firstLine: first, lastLine: last };
+}

@@ -1,0 +1,59 @@
+// Configuration values → engine settings, with validation. Pure: the vscode side passes a
+// getter over `workspace.getConfiguration('agentCompactor')`.
+import type { CompactSettings } from '../../core/compact/types';
+
+export type Summarizer = 'extractive' | 'anthropic';
+export type WriteMode = 'newFile' | 'inPlace';
+
+export interface ExtensionSettings {
+  /** Only the values the user set validly; the engine fills in DEFAULT_SETTINGS for the rest. */
+  compact: Partial<CompactSettings>;
+  summarizer: Summarizer;
+  /** Anthropic model for summaries (undefined: the engine's default). */
+  model?: string;
+  /** Anthropic API base URL (undefined: the SDK's default). */
+  baseUrl?: string;
+  writeMode: WriteMode;
+  /** Compute and show the compaction plan whenever a transcript loads. */
+  previewOnOpen: boolean;
+}
+
+const NUMERIC: (keyof CompactSettings)[] = ['targetTokens', 'keepRecentTokens', 'maxToolResultCharsPerMessage', 'maxToolResultChars'];
+
+function positiveInt(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+export function readSettings(get: (key: string) => unknown): ExtensionSettings {
+  const compact: Partial<CompactSettings> = {};
+  for (const k of NUMERIC) {
+    const v = positiveInt(get(k));
+    if (v !== undefined) (compact as Record<string, number>)[k] = v;
+  }
+  const exempt = get('exemptTools');
+  if (Array.isArray(exempt)) compact.exemptTools = exempt.filter((x): x is string => typeof x === 'string' && x !== '');
+  const baseUrl = nonEmpty(get('baseUrl'));
+  return {
+    compact,
+    summarizer: get('summarizer') === 'anthropic' ? 'anthropic' : 'extractive',
+    model: nonEmpty(get('model')),
+    baseUrl: baseUrl && /^https?:\/\//i.test(baseUrl) ? baseUrl : undefined,
+    writeMode: get('writeMode') === 'inPlace' ? 'inPlace' : 'newFile',
+    previewOnOpen: get('previewOnOpen') === true,
+  };
+}
+
+/** Parses a target typed in the quick input: "120000", "120k", "1.5M", "120,000". */
+export function parseTokenCount(text: string): number | null {
+  const m = /^\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*(?:tokens?)?\s*$/.exec(text);
+  if (!m) return null;
+  const base = Number(m[1].replace(/[_,]/g, ''));
+  if (!Number.isFinite(base)) return null;
+  const mult = m[2].toLowerCase() === 'k' ? 1_000 : m[2].toLowerCase() === 'm' ? 1_000_000 : 1;
+  const n = Math.round(base * mult);
+  return n >= 1_000 && n <= 10_000_000 ? n : null;
+}

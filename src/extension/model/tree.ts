@@ -1,0 +1,507 @@
+// The Rounds tree as plain data: one node per API round (with compact boundaries as
+// separators, plan marks, sidechains and malformed lines), children built lazily.
+// Pure: no `vscode` import; the view maps these nodes to TreeItems one to one.
+import type { Analysis, RoundReport } from '../../core/inspect';
+import type { Entry } from '../../core/entries';
+import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
+import { baseName, formatBytes, formatChars, formatNumber, formatTokens, oneLine, plural } from './format';
+import { planDetail, planSummary } from './planText';
+
+export type NodeKind =
+  | 'header'
+  | 'plan'
+  | 'boundary'
+  | 'round'
+  | 'history'
+  | 'message'
+  | 'tool'
+  | 'sidechains'
+  | 'sidechain'
+  | 'malformedGroup'
+  | 'malformed'
+  | 'notes'
+  | 'note'
+  | 'status';
+
+export interface NodeCommand {
+  command: string;
+  title: string;
+  args: unknown[];
+}
+
+export interface TreeNodeModel {
+  /** Stable across refreshes of the same file, so expansion state survives live updates. */
+  id: string;
+  kind: NodeKind;
+  label: string;
+  description?: string;
+  tooltip?: string;
+  /** Codicon id. */
+  icon: string;
+  /** Theme color id for the icon. */
+  color?: string;
+  contextValue: string;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  command?: NodeCommand;
+  file: string;
+  round?: number;
+  /** Compaction segment (history groups). */
+  segment?: number;
+  line?: number;
+  mark?: RoundAction;
+  /** For sidechains stored in their own file. */
+  target?: string;
+}
+
+export interface TreeInput {
+  file: string;
+  analysis: Analysis;
+  plan?: CompactionPlan | null;
+}
+
+export const REVEAL_COMMAND = 'agentCompactor.revealRound';
+export const BUDGET_COMMAND = 'agentCompactor.openBudget';
+export const OPEN_FILE_COMMAND = 'agentCompactor.openTranscript';
+
+export const MARK_TEXT: Record<RoundAction, string> = { keep: '', summarize: '[summarize]', drop: '[drop]' };
+export const MARK_ICON: Record<RoundAction, string> = { keep: 'comment-discussion', summarize: 'archive', drop: 'trash' };
+export const MARK_COLOR: Record<RoundAction, string | undefined> = {
+  keep: undefined,
+  summarize: 'agentCompactor.summarizeForeground',
+  drop: 'agentCompactor.dropForeground',
+};
+
+function planIndex(plan: CompactionPlan | null | undefined): Map<number, PlannedRound> {
+  const m = new Map<number, PlannedRound>();
+  if (plan) for (const r of plan.rounds) m.set(r.index, r);
+  return m;
+}
+
+function decisionIndex(plan: CompactionPlan | null | undefined): Map<string, ToolResultDecision> {
+  const m = new Map<string, ToolResultDecision>();
+  if (plan) for (const d of plan.toolResults) m.set(d.toolUseId, d);
+  return m;
+}
+
+/** The action the plan takes on a round ('keep' when there is no plan or it does not mention it). */
+export function markOf(plan: CompactionPlan | null | undefined, round: number): RoundAction {
+  if (!plan) return 'keep';
+  return plan.rounds.find((r) => r.index === round)?.action ?? 'keep';
+}
+
+export function roundDescription(r: RoundReport): string {
+  const added = r.tokens.source === 'usage' ? `+${formatNumber(r.tokens.added)} tok (usage)` : `+${formatNumber(r.tokens.added)} tok (estimate)`;
+  const ctx = `context ${formatTokens(r.cumulative.tokens, r.cumulative.source)}`;
+  return `${added} · ${ctx}`;
+}
+
+function roundIcon(r: RoundReport, mark: RoundAction): { icon: string; color?: string } {
+  if (mark !== 'keep') return { icon: MARK_ICON[mark], color: MARK_COLOR[mark] };
+  if (!r.inContext) return { icon: 'history', color: 'disabledForeground' };
+  if (r.startsAtBoundary) return { icon: 'fold' };
+  if (r.synthetic) return { icon: 'warning', color: 'problemsWarningIcon.foreground' };
+  if (!r.messageId) return { icon: 'account' };
+  if (r.toolUses.length) return { icon: 'tools' };
+  return { icon: MARK_ICON.keep };
+}
+
+function roundTooltip(r: RoundReport, planned: PlannedRound | undefined): string {
+  const lines = [
+    `Round #${r.index}: ${r.label}`,
+    r.firstLine === r.lastLine ? `Line ${r.firstLine}` : `Lines ${r.firstLine}–${r.lastLine} (${plural(r.lineCount, 'entry', 'entries')})`,
+    `Adds ${formatTokens(r.tokens.added, r.tokens.source)} tokens; calibrated estimate ~${formatNumber(r.tokens.estimate)}`,
+    `Context after the round: ${formatTokens(r.cumulative.tokens, r.cumulative.source)}`,
+  ];
+  if (r.usage) lines.push(`Request usage: ${formatNumber(r.usage.contextTokens)} context, ${formatNumber(r.usage.outputTokens)} output`);
+  if (r.model) lines.push(`Model: ${r.model}`);
+  if (r.messageId) lines.push(`Message id: ${r.messageId}`);
+  if (r.toolUses.length) lines.push(`Tool calls: ${r.toolUses.map((t) => t.name).join(', ')}`);
+  if (!r.inContext) lines.push('History: before the last compact boundary, not in the active context');
+  if (planned) {
+    lines.push(`Plan: ${planned.action} (${planned.reason})`);
+    if (planned.action === 'keep' && planned.tokensAfter !== planned.tokens) {
+      lines.push(`Tokens after budgeting: ~${formatNumber(planned.tokensAfter)} (from ~${formatNumber(planned.tokens)})`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined): TreeNodeModel {
+  const mark: RoundAction = p?.action ?? 'keep';
+  const { icon, color } = roundIcon(r, mark);
+  const marker = MARK_TEXT[mark];
+  return {
+    id: `${file}#round-${r.index}`,
+    kind: 'round',
+    label: `${marker ? `${marker} ` : ''}#${r.index} ${oneLine(r.label, 60)}`,
+    description: roundDescription(r),
+    tooltip: roundTooltip(r, p),
+    icon,
+    color,
+    contextValue: `round.${mark}`,
+    collapsible: 'collapsed',
+    command: { command: REVEAL_COMMAND, title: 'Reveal Round', args: [{ file, round: r.index }] },
+    file,
+    round: r.index,
+    segment: r.segment,
+    line: r.firstLine,
+    mark,
+  };
+}
+
+/** Rounds before the last compact boundary, grouped per segment (collapsed: not in the active context). */
+function historyGroup(input: TreeInput, segment: number): TreeNodeModel {
+  const { file, analysis, plan } = input;
+  const rounds = analysis.report.rounds.filter((r) => r.segment === segment && !r.inContext);
+  const first = rounds[0];
+  const last = rounds[rounds.length - 1];
+  const marked = rounds.filter((r) => markOf(plan, r.index) !== 'keep').length;
+  const tokens = last ? last.cumulative : undefined;
+  return {
+    id: `${file}#history-${segment}`,
+    kind: 'history',
+    label: `History ${segment + 1}: rounds #${first?.index ?? 0}–#${last?.index ?? 0}`,
+    description: [plural(rounds.length, 'round'), tokens ? `ended at ${formatTokens(tokens.tokens, tokens.source)}` : '', marked ? `${formatNumber(marked)} marked` : '']
+      .filter(Boolean)
+      .join(' · '),
+    tooltip: 'Rounds before a compact boundary: kept in the file as history, not sent to the model on resume.',
+    icon: 'history',
+    color: 'disabledForeground',
+    contextValue: 'history',
+    collapsible: 'collapsed',
+    command: first ? { command: REVEAL_COMMAND, title: 'Reveal History', args: [{ file, line: first.firstLine }] } : undefined,
+    file,
+    segment,
+    line: first?.firstLine,
+  };
+}
+
+/** Root nodes: header, plan summary, malformed lines, sidechains, then rounds with boundary separators. */
+export function rootNodes(input: TreeInput): TreeNodeModel[] {
+  const { file, analysis, plan } = input;
+  const report = analysis.report;
+  const t = report.totals;
+  const nodes: TreeNodeModel[] = [];
+  nodes.push({
+    id: `${file}#header`,
+    kind: 'header',
+    label: baseName(file),
+    description: `${plural(t.rounds, 'round')} · context ${formatTokens(t.currentContextTokens, t.currentContextSource)}`,
+    tooltip: [
+      file,
+      `${formatBytes(report.bytes)}, ${plural(report.lines, 'line')}, ${plural(report.entries, 'entry', 'entries')}`,
+      `${plural(t.rounds, 'round')} (${formatNumber(t.activeRounds)} in the active context), ${plural(t.toolUses, 'tool call')}`,
+      `Active context: ${formatTokens(t.currentContextTokens, t.currentContextSource)} tokens`,
+      t.contextTokens !== null ? `Newest request usage: ${formatNumber(t.contextTokens)} tokens` : 'No usage records in the file',
+      `Output tokens: ${formatNumber(t.outputTokens)}; estimate calibration ×${t.calibrationFactor} from ${plural(t.calibrationSamples, 'sample')}`,
+      report.subagentFile ? 'This file is a subagent transcript.' : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    icon: 'file',
+    contextValue: 'transcript',
+    collapsible: 'none',
+    command: { command: REVEAL_COMMAND, title: 'Open Transcript', args: [{ file, line: 1 }] },
+    file,
+  });
+  if (plan) {
+    nodes.push({
+      id: `${file}#plan`,
+      kind: 'plan',
+      label: planSummary(plan),
+      tooltip: planDetail(plan),
+      icon: plan.nothingToDo ? 'check' : 'graph',
+      color: plan.nothingToDo ? 'testing.iconPassed' : undefined,
+      contextValue: plan.nothingToDo ? 'plan.nothingToDo' : 'plan',
+      collapsible: 'none',
+      command: { command: BUDGET_COMMAND, title: 'Open Budget Preview', args: [{ file }] },
+      file,
+    });
+  }
+  if (report.malformed.length) {
+    nodes.push({
+      id: `${file}#malformed`,
+      kind: 'malformedGroup',
+      label: plural(report.malformed.length, 'malformed line'),
+      description: 'kept verbatim',
+      tooltip: 'Lines that are not valid transcript JSON. They are kept byte-for-byte and never sent anywhere.',
+      icon: 'warning',
+      color: 'problemsWarningIcon.foreground',
+      contextValue: 'malformedGroup',
+      collapsible: 'collapsed',
+      file,
+    });
+  }
+  if (report.chainNotes.length) {
+    nodes.push({
+      id: `${file}#notes`,
+      kind: 'notes',
+      label: plural(report.chainNotes.length, 'chain note'),
+      tooltip: 'Repairs made while rebuilding the conversation as Claude Code does on resume.',
+      icon: 'info',
+      contextValue: 'notes',
+      collapsible: 'collapsed',
+      file,
+    });
+  }
+  if (report.sidechains.length) {
+    const rounds = report.sidechains.reduce((s, c) => s + c.rounds, 0);
+    nodes.push({
+      id: `${file}#sidechains`,
+      kind: 'sidechains',
+      label: 'Subagents and sidechains',
+      description: `${formatNumber(report.sidechains.length)} · ${plural(rounds, 'round')}`,
+      tooltip: 'Subagent conversations (Task tool) and other sidechains. They are not part of the main context.',
+      icon: 'type-hierarchy-sub',
+      contextValue: 'sidechains',
+      collapsible: 'collapsed',
+      file,
+    });
+  }
+  const planned = planIndex(plan);
+  const boundaryLines = report.compactBoundaries;
+  let boundaryNo = 0;
+  const groups = new Set<number>();
+  for (const r of report.rounds) {
+    if (r.startsAtBoundary) {
+      const b = boundaryLines.find((x) => x.line === r.firstLine) ?? boundaryLines[boundaryNo];
+      boundaryNo++;
+      nodes.push({
+        id: `${file}#boundary-${r.index}`,
+        kind: 'boundary',
+        label: `──── compact boundary ${boundaryNo} ────`,
+        description: b && b.preTokens !== null ? `${formatNumber(b.preTokens)} tokens before · line ${b.line}` : `line ${r.firstLine}`,
+        tooltip: 'Claude Code compacted the conversation here. Rounds above it are history; the summary after it starts a new context.',
+        icon: 'fold-up',
+        color: 'descriptionForeground',
+        contextValue: 'boundary',
+        collapsible: 'none',
+        command: { command: REVEAL_COMMAND, title: 'Reveal Boundary', args: [{ file, line: r.firstLine }] },
+        file,
+        line: r.firstLine,
+      });
+    }
+    if (r.inContext) nodes.push(roundNode(file, r, planned.get(r.index)));
+    else if (!groups.has(r.segment)) {
+      groups.add(r.segment);
+      nodes.push(historyGroup(input, r.segment));
+    }
+  }
+  return nodes;
+}
+
+function blockSummary(e: Entry): string {
+  const parts: string[] = [];
+  for (const b of e.blocks) {
+    if (b.type === 'tool_use' || b.type === 'server_tool_use') parts.push(`tool_use ${b.name ?? '?'} ${formatChars(b.chars)}`);
+    else if (b.type === 'tool_result') parts.push(`tool_result ${formatChars(b.chars)}${b.isError ? ' (error)' : ''}${b.images ? ` +${plural(b.images, 'image')}` : ''}`);
+    else if (b.type === 'image') parts.push('image');
+    else if (b.type === 'redacted_thinking') parts.push('redacted thinking');
+    else parts.push(`${b.type} ${formatChars(b.chars)}`);
+  }
+  if (e.kind === 'attachment') parts.push(`${e.attachmentType ?? 'attachment'} ${formatChars(e.attachmentChars ?? 0)}`);
+  if (e.kind === 'system' && e.subtype) parts.push(e.subtype);
+  return parts.join(' · ');
+}
+
+function messageIcon(e: Entry): string {
+  if (e.kind === 'assistant') return 'hubot';
+  if (e.kind === 'user') {
+    if (e.isCompactSummary) return 'note';
+    if (e.blocks.some((b) => b.type === 'tool_result')) return 'output';
+    return e.isMeta ? 'info' : 'account';
+  }
+  if (e.kind === 'attachment') return 'paperclip';
+  if (e.kind === 'system') return 'gear';
+  return 'symbol-misc';
+}
+
+function messageLabel(e: Entry): string {
+  let what = e.kind;
+  if (e.kind === 'user') {
+    if (e.isCompactSummary) what = 'compact summary';
+    else if (e.blocks.length && e.blocks.every((b) => b.type === 'tool_result')) what = 'tool result';
+    else if (e.isMeta) what = 'user (meta)';
+  }
+  return `L${e.line}${e.part ? `.${e.part}` : ''} ${what}`;
+}
+
+/** Children of a node (lazy: computed when the node is expanded). */
+export function childNodes(input: TreeInput, node: TreeNodeModel): TreeNodeModel[] {
+  const { file, analysis, plan } = input;
+  const report = analysis.report;
+  switch (node.kind) {
+    case 'round':
+      return roundChildren(input, node.round ?? -1);
+    case 'history': {
+      const planned = planIndex(plan);
+      return report.rounds.filter((r) => r.segment === node.segment && !r.inContext).map((r) => roundNode(file, r, planned.get(r.index)));
+    }
+    case 'malformedGroup':
+      return report.malformed.map((m, i) => ({
+        id: `${file}#malformed-${i}`,
+        kind: 'malformed' as const,
+        label: `L${m.line}`,
+        description: oneLine(m.error, 120),
+        tooltip: m.error,
+        icon: 'warning',
+        color: 'problemsWarningIcon.foreground',
+        contextValue: 'malformed',
+        collapsible: 'none' as const,
+        command: { command: REVEAL_COMMAND, title: 'Reveal Line', args: [{ file, line: m.line }] },
+        file,
+        line: m.line,
+      }));
+    case 'notes':
+      return report.chainNotes.map((n, i) => ({
+        id: `${file}#note-${i}`,
+        kind: 'note' as const,
+        label: oneLine(n, 120),
+        tooltip: n,
+        icon: 'info',
+        contextValue: 'note',
+        collapsible: 'none' as const,
+        file,
+      }));
+    case 'sidechains':
+      return report.sidechains.map((s, i) => {
+        const inline = analysis.chain.sidechains.find((c) => c.id === s.id);
+        const firstLine = inline && inline.entries.length ? analysis.index.entries[inline.entries[0]].line : undefined;
+        const command: NodeCommand | undefined =
+          s.source === 'file' && s.file
+            ? { command: OPEN_FILE_COMMAND, title: 'Show Subagent Rounds', args: [{ file: s.file }] }
+            : firstLine !== undefined
+              ? { command: REVEAL_COMMAND, title: 'Reveal Sidechain', args: [{ file, line: firstLine }] }
+              : undefined;
+        return {
+          id: `${file}#sidechain-${i}-${s.id}`,
+          kind: 'sidechain' as const,
+          label: s.id,
+          description: [
+            s.source === 'file' ? 'subagent file' : 'inline',
+            plural(s.rounds, 'round'),
+            plural(s.lines, 'line'),
+            s.contextTokens !== null ? `context ${formatNumber(s.contextTokens)} (usage)` : '',
+          ]
+            .filter(Boolean)
+            .join(' · '),
+          tooltip: s.file ?? `Inline sidechain ${s.id}${firstLine !== undefined ? ` starting at line ${firstLine}` : ''}`,
+          icon: s.source === 'file' ? 'file-symlink-file' : 'type-hierarchy-sub',
+          contextValue: s.source === 'file' ? 'sidechain.file' : 'sidechain.inline',
+          collapsible: 'none' as const,
+          command,
+          file,
+          line: firstLine,
+          target: s.file,
+        };
+      });
+    default:
+      return [];
+  }
+}
+
+/** A round's messages (one per entry, in file order) with its tool calls after the line that made them. */
+export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeModel[] {
+  const { file, analysis, plan } = input;
+  const round = analysis.rounds.find((r) => r.index === roundIndex);
+  if (!round) return [];
+  const decisions = decisionIndex(plan);
+  const results = new Map(round.toolResults.map((t) => [t.id, t]));
+  const out: TreeNodeModel[] = [];
+  const entries = round.entries.map((i) => analysis.index.entries[i]);
+  for (let k = 0; k < entries.length; k++) {
+    const e = entries[k];
+    out.push({
+      id: `${file}#round-${roundIndex}-msg-${e.line}-${e.part}`,
+      kind: 'message',
+      label: messageLabel(e),
+      description: blockSummary(e),
+      tooltip: [`Line ${e.line}: ${e.kind}${e.subtype ? ` (${e.subtype})` : ''}`, e.uuid ? `uuid ${e.uuid}` : '', e.timestamp ?? '', blockSummary(e)]
+        .filter(Boolean)
+        .join('\n'),
+      icon: messageIcon(e),
+      contextValue: 'message',
+      collapsible: 'none',
+      command: { command: REVEAL_COMMAND, title: 'Reveal Line', args: [{ file, line: e.line }] },
+      file,
+      round: roundIndex,
+      line: e.line,
+    });
+    for (const use of round.toolUses) {
+      if (use.line !== e.line) continue;
+      // Emit each tool call once: after the first entry of its line that carries it.
+      if (!e.blocks.some((b) => b.toolId === use.id)) continue;
+      const res = results.get(use.id);
+      const d = decisions.get(use.id);
+      const marker = d && d.action !== 'kept' ? ` [${d.action}]` : '';
+      const desc = [`input ${formatChars(use.chars)}`];
+      if (res) desc.push(`→ result ${formatChars(res.chars)}${res.isError ? ' (error)' : ''}${res.images ? ` +${plural(res.images, 'image')}` : ''} at L${res.line}`);
+      else desc.push('→ no result in this round');
+      const tip = [`${use.name} (${use.id})`, `Input: ${formatChars(use.chars)}`];
+      if (res) tip.push(`Result: ${formatChars(res.chars)} at line ${res.line}${res.isError ? ', is_error' : ''}`);
+      if (d) tip.push(`Plan: ${d.action} (${d.reason})`);
+      out.push({
+        id: `${file}#round-${roundIndex}-tool-${use.id}`,
+        kind: 'tool',
+        label: `${use.name}${marker}`,
+        description: desc.join(' '),
+        tooltip: tip.join('\n'),
+        icon: res?.isError ? 'error' : d && d.action !== 'kept' ? 'scissors' : 'tools',
+        color: res?.isError ? 'problemsErrorIcon.foreground' : d && d.action !== 'kept' ? MARK_COLOR.summarize : undefined,
+        contextValue: 'tool',
+        collapsible: 'none',
+        command: { command: REVEAL_COMMAND, title: 'Reveal Result', args: [{ file, line: res?.line ?? use.line }] },
+        file,
+        round: roundIndex,
+        line: res?.line ?? use.line,
+      });
+    }
+  }
+  return out;
+}
+
+/** The tree node of a round (inside its history group when it is not in the active context). */
+export function roundNodeByIndex(input: TreeInput, index: number): TreeNodeModel | undefined {
+  const r = input.analysis.report.rounds.find((x) => x.index === index);
+  return r ? roundNode(input.file, r, planIndex(input.plan).get(r.index)) : undefined;
+}
+
+/** Parent of a node (for TreeView.reveal): round → history group; message/tool → round. */
+export function parentNode(input: TreeInput, node: TreeNodeModel): TreeNodeModel | undefined {
+  if (node.kind === 'round') {
+    const r = input.analysis.report.rounds.find((x) => x.index === node.round);
+    return r && !r.inContext ? historyGroup(input, r.segment) : undefined;
+  }
+  if (node.kind === 'message' || node.kind === 'tool') return node.round !== undefined ? roundNodeByIndex(input, node.round) : undefined;
+  if (node.kind === 'sidechain') return rootNodes(input).find((n) => n.kind === 'sidechains');
+  if (node.kind === 'malformed') return rootNodes(input).find((n) => n.kind === 'malformedGroup');
+  if (node.kind === 'note') return rootNodes(input).find((n) => n.kind === 'notes');
+  return undefined;
+}
+
+/** Single-node trees for states without an analysis (loading, error). */
+export function statusNode(file: string, label: string, detail: string | undefined, kind: 'loading' | 'error'): TreeNodeModel {
+  return {
+    id: `${file}#status-${kind}`,
+    kind: 'status',
+    label,
+    description: detail ? oneLine(detail, 120) : undefined,
+    tooltip: detail,
+    icon: kind === 'loading' ? 'loading~spin' : 'error',
+    color: kind === 'error' ? 'problemsErrorIcon.foreground' : undefined,
+    contextValue: `status.${kind}`,
+    collapsible: 'none',
+    file,
+  };
+}
+
+/** Plain snapshot of a tree (for the test API): nodes with children expanded to `depth`. */
+export interface TreeSnapshot extends TreeNodeModel {
+  children?: TreeSnapshot[];
+}
+
+export function snapshot(input: TreeInput, depth = 1): TreeSnapshot[] {
+  const expand = (nodes: TreeNodeModel[], d: number): TreeSnapshot[] =>
+    nodes.map((n) => (d > 0 && n.collapsible !== 'none' ? { ...n, children: expand(childNodes(input, n), d - 1) } : { ...n }));
+  return expand(rootNodes(input), depth);
+}

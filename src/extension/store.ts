@@ -1,0 +1,320 @@
+// The transcript being shown: which file, its analysis, its compaction plan. Loads in the
+// background (chunked parsing with yields, progress in the view and the status bar), keeps
+// up with a live session through a file watcher and `reinspect` (only appended bytes are
+// parsed), and serialises every operation so views never see a half-updated state.
+import * as vscode from 'vscode';
+import { basename, dirname } from 'node:path';
+import { open, type FileHandle } from 'node:fs/promises';
+import { inspectFile, reinspect, type Analysis } from '../core/inspect';
+import { planCompaction } from '../core/compact/plan';
+import type { CompactionPlan, CompactResult, CompactSettings } from '../core/compact/types';
+import type { Log } from './log';
+import { getSettings } from './settings';
+import { formatBytes } from './model/format';
+
+export type StoreState =
+  | { status: 'empty' }
+  | { status: 'loading'; file: string; message: string }
+  | { status: 'ready'; file: string; analysis: Analysis; plan: CompactionPlan | null; planError?: string; updatedAt: number }
+  | { status: 'error'; file: string; message: string };
+
+export const VIEW_IDS = ['agentCompactor.rounds', 'agentCompactor.roundsExplorer'] as const;
+
+/** Lines between yields while parsing, so the extension host stays responsive. */
+const YIELD_EVERY = 500;
+const CACHE_SIZE = 4;
+const WATCH_DEBOUNCE_MS = 250;
+
+/**
+ * Cheap check that a file only grew since it was read: the byte before the consumed offset
+ * is still a line terminator. A rewrite (restore, in-place compaction) almost never keeps it.
+ */
+async function stillAppendOnly(previous: Analysis): Promise<boolean> {
+  const at = previous.index.consumedBytes - 1;
+  if (at < 0) return true;
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(previous.index.path, 'r');
+    const st = await fh.stat();
+    if (st.size < previous.index.consumedBytes) return true; // shrank: the engine rebuilds by itself
+    const buf = Buffer.alloc(1);
+    await fh.read(buf, 0, 1, at);
+    return buf[0] === 0x0a;
+  } catch {
+    return true; // let reinspect report the problem
+  } finally {
+    await fh?.close();
+  }
+}
+
+export function isTranscriptUri(uri: vscode.Uri | undefined): uri is vscode.Uri {
+  return !!uri && uri.scheme === 'file' && /\.jsonl$/i.test(uri.fsPath);
+}
+
+export function isTranscriptEditor(editor: vscode.TextEditor | undefined): editor is vscode.TextEditor {
+  return !!editor && isTranscriptUri(editor.document.uri);
+}
+
+export class TranscriptStore implements vscode.Disposable {
+  private _state: StoreState = { status: 'empty' };
+  private readonly emitter = new vscode.EventEmitter<StoreState>();
+  readonly onDidChange = this.emitter.event;
+  private queue: Promise<unknown> = Promise.resolve();
+  private pending = 0;
+  /** The file the user wants shown (the newest request wins over queued older ones). */
+  private wanted: string | undefined;
+  private readonly cache = new Map<string, Analysis>();
+  private watcher: vscode.FileSystemWatcher | undefined;
+  private watchedFile: string | undefined;
+  private watchTimer: ReturnType<typeof setTimeout> | undefined;
+  /** True once the user asked for a preview (or previewOnOpen): plans are recomputed on every load. */
+  private previewing = false;
+  /** Target typed in the quick input; overrides the setting until cleared. */
+  private targetOverride: number | undefined;
+  lastResult: CompactResult | undefined;
+
+  constructor(private readonly log: Log) {}
+
+  get state(): StoreState {
+    return this._state;
+  }
+
+  get file(): string | undefined {
+    return this._state.status === 'empty' ? undefined : this._state.file;
+  }
+
+  get analysis(): Analysis | undefined {
+    return this._state.status === 'ready' ? this._state.analysis : undefined;
+  }
+
+  get plan(): CompactionPlan | null {
+    return this._state.status === 'ready' ? this._state.plan : null;
+  }
+
+  get isPreviewing(): boolean {
+    return this.previewing;
+  }
+
+  private set(state: StoreState): void {
+    this._state = state;
+    void vscode.commands.executeCommand('setContext', 'agentCompactor.hasTranscript', state.status === 'ready');
+    void vscode.commands.executeCommand('setContext', 'agentCompactor.loading', state.status === 'loading');
+    void vscode.commands.executeCommand('setContext', 'agentCompactor.hasPlan', state.status === 'ready' && state.plan !== null);
+    this.emitter.fire(state);
+  }
+
+  /** Runs operations one at a time. */
+  private run<T>(op: () => Promise<T>): Promise<T> {
+    this.pending++;
+    const p = this.queue.then(op, op);
+    this.queue = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p.finally(() => this.pending--);
+  }
+
+  /** Resolves when every queued operation has finished. */
+  async whenIdle(): Promise<void> {
+    while (this.pending > 0) await this.queue;
+  }
+
+  /** The compaction settings in force: configuration plus the quick-input target. */
+  compactSettings(): Partial<CompactSettings> {
+    const s = getSettings(this.file ? vscode.Uri.file(this.file) : undefined).compact;
+    return this.targetOverride ? { ...s, targetTokens: this.targetOverride } : s;
+  }
+
+  get target(): number | undefined {
+    return this.targetOverride;
+  }
+
+  /** Shows `file`: from the cache (refreshed with reinspect) or parsed in the background. */
+  load(file: string, options: { force?: boolean } = {}): Promise<Analysis | undefined> {
+    this.wanted = file;
+    return this.run(async () => {
+      if (this.wanted !== file) return undefined; // superseded while queued
+      if (!options.force && this._state.status === 'ready' && this._state.file === file) return this._state.analysis;
+      const cached = options.force ? undefined : this.cache.get(file);
+      let analysis: Analysis;
+      try {
+        if (cached) {
+          analysis = await this.extend(cached);
+        } else {
+          this.set({ status: 'loading', file, message: `Reading ${basename(file)}…` });
+          analysis = await this.parse(file);
+        }
+      } catch (err) {
+        this.cache.delete(file);
+        const message = err instanceof Error ? err.message : String(err);
+        this.log.warn(`Could not read ${file}: ${message}`);
+        if (this.wanted === file) {
+          this.set({ status: 'error', file, message });
+          this.watch(file);
+        }
+        return undefined;
+      }
+      this.remember(file, analysis);
+      if (this.wanted !== file) return analysis;
+      if (getSettings(vscode.Uri.file(file)).previewOnOpen) this.previewing = true;
+      await this.publish(file, analysis);
+      this.watch(file);
+      return analysis;
+    });
+  }
+
+  /** Re-reads the current file: only appended bytes unless `full`. */
+  refresh(full = false): Promise<Analysis | undefined> {
+    const file = this.file;
+    if (!file) return Promise.resolve(undefined);
+    if (full) return this.load(file, { force: true });
+    return this.run(async () => {
+      if (this.file !== file) return undefined;
+      const previous = this._state.status === 'ready' ? this._state.analysis : this.cache.get(file);
+      try {
+        const analysis = previous ? await this.extend(previous) : await this.parse(file);
+        this.remember(file, analysis);
+        if (this.file === file) await this.publish(file, analysis);
+        return analysis;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.log.warn(`Could not refresh ${file}: ${message}`);
+        this.cache.delete(file);
+        if (this.file === file) this.set({ status: 'error', file, message });
+        return undefined;
+      }
+    });
+  }
+
+  /** Computes the plan for the current file (and keeps recomputing it on refresh). */
+  preview(targetTokens?: number): Promise<CompactionPlan | null> {
+    if (targetTokens !== undefined) this.targetOverride = targetTokens;
+    this.previewing = true;
+    return this.run(async () => {
+      const s = this._state;
+      if (s.status !== 'ready') return null;
+      await this.publish(s.file, s.analysis);
+      return this.plan;
+    });
+  }
+
+  clearPreview(): Promise<void> {
+    this.previewing = false;
+    this.targetOverride = undefined;
+    return this.run(async () => {
+      const s = this._state;
+      if (s.status === 'ready') this.set({ ...s, plan: null, planError: undefined });
+    });
+  }
+
+  /** Forgets the shown transcript (e.g. its file was deleted). */
+  clear(): void {
+    this.wanted = undefined;
+    this.unwatch();
+    this.set({ status: 'empty' });
+  }
+
+  private async parse(file: string): Promise<Analysis> {
+    const started = Date.now();
+    const size = (await vscode.workspace.fs.stat(vscode.Uri.file(file))).size;
+    const name = basename(file);
+    const analysis = await vscode.window.withProgress(
+      { location: { viewId: VIEW_IDS[0] } },
+      () =>
+        vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${name}` }, (progress) => {
+          let last = 0;
+          return inspectFile(file, {
+            yieldEvery: YIELD_EVERY,
+            onProgress: (read, total) => {
+              const pct = total > 0 ? Math.floor((read / total) * 100) : 0;
+              progress.report({ message: `${pct}%`, increment: pct - last });
+              last = pct;
+              if (this.wanted === file && this._state.status === 'loading') {
+                this._state = { status: 'loading', file, message: `Reading ${name}… ${pct}% of ${formatBytes(total)}` };
+                this.emitter.fire(this._state);
+              }
+            },
+          });
+        }),
+    );
+    this.log.info(`Read ${file} (${formatBytes(size)}): ${analysis.report.totals.rounds} rounds in ${Date.now() - started} ms`);
+    return analysis;
+  }
+
+  /** Incremental re-read; keeps subagent files found at load time. */
+  private async extend(previous: Analysis): Promise<Analysis> {
+    if (!(await stillAppendOnly(previous))) {
+      this.log.info(`${previous.index.path} was rewritten (not appended to); reading it again`);
+      return this.parse(previous.index.path);
+    }
+    const started = Date.now();
+    const bytes = previous.index.consumedBytes;
+    const fileSidechains = previous.report.sidechains.filter((s) => s.source === 'file');
+    const next = await reinspect(previous, { yieldEvery: YIELD_EVERY });
+    if (!next.rebuilt) for (const s of fileSidechains) if (!next.report.sidechains.some((x) => x.id === s.id)) next.report.sidechains.push(s);
+    const read = next.index.consumedBytes - (next.rebuilt ? 0 : bytes);
+    if (read > 0 || next.rebuilt) {
+      this.log.debug(`Re-read ${previous.index.path}: ${next.rebuilt ? 'rebuilt' : `${formatBytes(read)} appended`} in ${Date.now() - started} ms`);
+    }
+    return next;
+  }
+
+  /** Drops a cached analysis (after the file was rewritten: restore, in-place compaction). */
+  invalidate(file: string): void {
+    this.cache.delete(file);
+  }
+
+  private remember(file: string, analysis: Analysis): void {
+    this.cache.delete(file);
+    this.cache.set(file, analysis);
+    while (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
+  }
+
+  private async publish(file: string, analysis: Analysis): Promise<void> {
+    let plan: CompactionPlan | null = null;
+    let planError: string | undefined;
+    if (this.previewing) {
+      try {
+        plan = await planCompaction(analysis, this.compactSettings());
+      } catch (err) {
+        planError = err instanceof Error ? err.message : String(err);
+        this.log.error(`Could not plan a compaction of ${file}`, err);
+      }
+    }
+    this.set({ status: 'ready', file, analysis, plan, planError, updatedAt: Date.now() });
+  }
+
+  private watch(file: string): void {
+    if (this.watchedFile === file && this.watcher) return;
+    this.unwatch();
+    this.watchedFile = file;
+    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(file)), basename(file)));
+    const changed = () => {
+      if (this.watchTimer) clearTimeout(this.watchTimer);
+      this.watchTimer = setTimeout(() => {
+        this.watchTimer = undefined;
+        if (this.file === file) void this.refresh();
+      }, WATCH_DEBOUNCE_MS);
+    };
+    w.onDidChange(changed);
+    w.onDidCreate(changed);
+    w.onDidDelete(() => {
+      this.cache.delete(file);
+      if (this.file === file) this.set({ status: 'error', file, message: 'The file was deleted.' });
+    });
+    this.watcher = w;
+  }
+
+  private unwatch(): void {
+    if (this.watchTimer) clearTimeout(this.watchTimer);
+    this.watchTimer = undefined;
+    this.watcher?.dispose();
+    this.watcher = undefined;
+    this.watchedFile = undefined;
+  }
+
+  dispose(): void {
+    this.unwatch();
+    this.emitter.dispose();
+  }
+}

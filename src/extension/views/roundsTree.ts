@@ -1,0 +1,128 @@
+// The Rounds tree (activity bar container and explorer): maps the pure node model of
+// model/tree.ts to TreeItems; children are built when a node is expanded.
+import * as vscode from 'vscode';
+import { childNodes, parentNode, rootNodes, roundNodeByIndex, snapshot, statusNode, type TreeInput, type TreeNodeModel, type TreeSnapshot } from '../model/tree';
+import { baseName, plural } from '../model/format';
+import { planFigures } from '../model/planText';
+import { VIEW_IDS, isTranscriptEditor, type TranscriptStore } from '../store';
+
+export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<TreeNodeModel | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private roots: TreeNodeModel[] | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly store: TranscriptStore) {
+    this.disposables.push(
+      store.onDidChange(() => {
+        this.roots = undefined;
+        this.emitter.fire(undefined);
+      }),
+    );
+  }
+
+  private input(): TreeInput | undefined {
+    const s = this.store.state;
+    return s.status === 'ready' ? { file: s.file, analysis: s.analysis, plan: s.plan } : undefined;
+  }
+
+  getRoots(): TreeNodeModel[] {
+    if (this.roots) return this.roots;
+    const s = this.store.state;
+    if (s.status === 'empty') this.roots = [];
+    else if (s.status === 'loading') this.roots = [statusNode(s.file, s.message, s.file, 'loading')];
+    else if (s.status === 'error') this.roots = [statusNode(s.file, `Cannot show ${baseName(s.file)}`, s.message, 'error')];
+    else {
+      this.roots = rootNodes({ file: s.file, analysis: s.analysis, plan: s.plan });
+      if (s.planError) this.roots.splice(1, 0, statusNode(s.file, 'Could not plan a compaction', s.planError, 'error'));
+    }
+    return this.roots;
+  }
+
+  getChildren(node?: TreeNodeModel): TreeNodeModel[] {
+    if (!node) return this.getRoots();
+    const input = this.input();
+    if (!input || input.file !== node.file) return [];
+    return childNodes(input, node);
+  }
+
+  getParent(node: TreeNodeModel): TreeNodeModel | undefined {
+    const input = this.input();
+    return input && input.file === node.file ? parentNode(input, node) : undefined;
+  }
+
+  getTreeItem(node: TreeNodeModel): vscode.TreeItem {
+    const state =
+      node.collapsible === 'expanded'
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : node.collapsible === 'collapsed'
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.None;
+    const item = new vscode.TreeItem(node.label, state);
+    item.id = node.id;
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.iconPath = new vscode.ThemeIcon(node.icon, node.color ? new vscode.ThemeColor(node.color) : undefined);
+    item.contextValue = node.contextValue;
+    if (node.command) item.command = { command: node.command.command, title: node.command.title, arguments: node.command.args };
+    if (node.target) item.resourceUri = vscode.Uri.file(node.target);
+    item.accessibilityInformation = { label: [node.label, node.description].filter(Boolean).join(', ') };
+    return item;
+  }
+
+  /** The round node whose lines include `line` (1-based), if any. */
+  roundAtLine(line: number): TreeNodeModel | undefined {
+    const a = this.store.analysis;
+    if (!a) return undefined;
+    const input = this.input();
+    const round = a.report.rounds.find((r) => r.firstLine <= line && line <= r.lastLine);
+    return input && round ? roundNodeByIndex(input, round.index) : undefined;
+  }
+
+  /** Plain data of the tree, children expanded to `depth` (test API). */
+  snapshot(depth = 1): TreeSnapshot[] {
+    const input = this.input();
+    if (!input) return this.getRoots().map((n) => ({ ...n }));
+    return snapshot(input, depth);
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Creates both tree views over one provider and keeps their titles, messages and badges current. */
+export function createRoundsViews(store: TranscriptStore, provider: RoundsTreeProvider): vscode.Disposable[] {
+  const views = VIEW_IDS.map((id) => vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true }));
+  const update = () => {
+    const s = store.state;
+    for (const v of views) {
+      v.description = s.status === 'empty' ? undefined : baseName(s.file);
+      v.message = undefined;
+      v.badge = undefined;
+      if (s.status === 'ready' && s.plan && !s.plan.nothingToDo) {
+        const f = planFigures(s.plan);
+        v.badge = { value: f.rounds, tooltip: `${plural(f.rounds, 'round')} would be summarized or dropped` };
+      }
+    }
+  };
+  update();
+  const disposables: vscode.Disposable[] = [...views, store.onDidChange(update)];
+  // Follow the editor: select the round under the cursor when a view is visible.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  disposables.push(
+    vscode.window.onDidChangeTextEditorSelection((e) => {
+      if (!isTranscriptEditor(e.textEditor) || e.textEditor.document.uri.fsPath !== store.file) return;
+      if (e.kind === vscode.TextEditorSelectionChangeKind.Command) return; // our own reveal
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        const node = provider.roundAtLine(e.selections[0].active.line + 1);
+        if (!node) return;
+        for (const v of views) if (v.visible) void Promise.resolve(v.reveal(node, { select: true, focus: false })).catch(() => undefined);
+      }, 150);
+    }),
+    { dispose: () => timer && clearTimeout(timer) },
+  );
+  return disposables;
+}

@@ -1,0 +1,54 @@
+// Status bar item: the shown transcript's active context size and round count.
+import * as vscode from 'vscode';
+import { baseName, formatNumber, plural, shortNumber } from '../model/format';
+import { planSummary } from '../model/planText';
+import type { TranscriptStore } from '../store';
+
+export class ContextStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly store: TranscriptStore) {
+    this.item = vscode.window.createStatusBarItem('agentCompactor.context', vscode.StatusBarAlignment.Right, 100);
+    this.item.name = 'Agent Compactor: context size';
+    this.item.command = 'agentCompactor.rounds.focus';
+    this.disposables.push(store.onDidChange(() => this.update()));
+    this.update();
+  }
+
+  get text(): string | undefined {
+    return this.store.state.status === 'empty' ? undefined : this.item.text;
+  }
+
+  update(): void {
+    const s = this.store.state;
+    if (s.status === 'empty') {
+      this.item.hide();
+      return;
+    }
+    if (s.status === 'loading') {
+      this.item.text = `$(loading~spin) ${baseName(s.file)}`;
+      this.item.tooltip = s.message;
+    } else if (s.status === 'error') {
+      this.item.text = `$(warning) ${baseName(s.file)}`;
+      this.item.tooltip = s.message;
+    } else {
+      const t = s.analysis.report.totals;
+      const approx = t.currentContextSource === 'estimate' ? '~' : '';
+      this.item.text = `$(symbol-ruler) ${approx}${shortNumber(t.currentContextTokens)} tok · ${plural(t.rounds, 'round')}`;
+      const tip = new vscode.MarkdownString();
+      tip.appendText(`${baseName(s.file)}\n\n`);
+      tip.appendText(`Active context: ${formatNumber(t.currentContextTokens)} tokens (${t.currentContextSource})\n\n`);
+      tip.appendText(`${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context\n\n`);
+      if (s.plan) tip.appendText(`${planSummary(s.plan)}\n\n`);
+      tip.appendText('Click to show the rounds.');
+      this.item.tooltip = tip;
+    }
+    this.item.show();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.item.dispose();
+  }
+}

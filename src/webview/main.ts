@@ -1,0 +1,250 @@
+// Budget Preview webview (browser bundle). Draws what the host sends: the chart of context
+// size per round, the per-wire-message totals and every tool-result decision with its exact
+// preview text. All transcript text goes in through text nodes (never innerHTML), so a tool
+// result holding `<script>` or `<img onerror>` shows as characters.
+import { chartGeometry, shortTokens } from './chart';
+import { parseHostToWebview, type BudgetState, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const PAGE = 200;
+
+type Filter = 'all' | Decision;
+interface UiState {
+  filter: Filter;
+  shown: number;
+}
+let ui: UiState = { filter: 'all', shown: PAGE };
+{
+  const saved = vscode.getState() as Partial<UiState> | undefined;
+  if (saved && (saved.filter === 'all' || saved.filter === 'kept' || saved.filter === 'replaced' || saved.filter === 'frozen')) ui.filter = saved.filter;
+}
+let current: BudgetState | undefined;
+
+function send(msg: WebviewToHost): void {
+  vscode.postMessage(msg);
+}
+
+const nf = new Intl.NumberFormat('en-US');
+const num = (n: number) => nf.format(Math.round(n));
+
+/** Creates an element; children are nodes or strings (inserted as text nodes). */
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { class?: string; title?: string; attrs?: Record<string, string> } = {},
+  ...children: (Node | string | null | undefined)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (props.class) e.className = props.class;
+  if (props.title) e.title = props.title;
+  if (props.attrs) for (const [k, v] of Object.entries(props.attrs)) e.setAttribute(k, v);
+  for (const c of children) if (c !== null && c !== undefined) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  return e;
+}
+
+function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function button(label: string, onClick: () => void, title?: string): HTMLButtonElement {
+  const b = el('button', { title }, label);
+  b.type = 'button';
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function root(): HTMLElement {
+  return document.getElementById('app') ?? document.body;
+}
+
+function showMessage(kind: 'empty' | 'busy', message: string): void {
+  current = undefined;
+  root().replaceChildren(el('p', { class: kind === 'busy' ? 'muted busy' : 'muted' }, message));
+}
+
+function render(state: BudgetState): void {
+  current = state;
+  const app = root();
+  const header = el(
+    'header',
+    {},
+    el('h1', {}, 'Budget Preview: ', el('span', { class: 'file', title: state.file }, state.fileName)),
+    el('p', { class: state.nothingToDo ? 'summary ok' : 'summary' }, state.summary),
+    el(
+      'p',
+      { class: 'muted' },
+      `Rounds: ${num(state.counts.keepRounds)} kept, ${num(state.counts.summarizeRounds)} summarized, ${num(state.counts.dropRounds)} dropped. ` +
+        `Tool results: ${num(state.counts.kept)} kept, ${num(state.counts.replaced)} replaced, ${num(state.counts.frozen)} frozen.`,
+    ),
+    el(
+      'div',
+      { class: 'actions' },
+      state.nothingToDo ? null : button('Compact…', () => send({ type: 'compact' }), 'Compact this transcript (asks for confirmation)'),
+      button('Refresh', () => send({ type: 'refresh' }), 'Re-read the transcript'),
+    ),
+  );
+  const notes = state.notes.length ? el('ul', { class: 'notes' }, ...state.notes.map((n) => el('li', {}, n))) : null;
+  app.replaceChildren(header, ...(notes ? [notes] : []), renderChart(state), renderWire(state), renderTools(state));
+}
+
+function renderChart(state: BudgetState): HTMLElement {
+  const section = el('section', { attrs: { 'aria-labelledby': 'chart-h' } }, el('h2', { attrs: { id: 'chart-h' } }, 'Context size per round'));
+  const data = state.chart;
+  if (!data.points.length) {
+    section.append(el('p', { class: 'muted' }, 'No rounds.'));
+    return section;
+  }
+  const g = chartGeometry(data);
+  const chart = svg('svg', { viewBox: g.viewBox, class: 'chart', role: 'img', 'aria-label': `Context size per round; target ${num(data.targetTokens)} tokens` });
+  const title = svg('title', {}, `Context ${num(data.preTokens)} → ${num(data.postTokens)} tokens after compaction; target ${num(data.targetTokens)}`);
+  chart.append(title);
+  for (const b of g.bands) chart.append(svg('rect', { x: b.x, y: g.plot.y, width: b.width, height: g.plot.height, class: `band band-${b.mark}` }));
+  for (const t of g.yTicks) {
+    chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: t.pos, y2: t.pos, class: 'grid' }));
+    chart.append(svg('text', { x: g.plot.x - 6, y: t.pos + 4, class: 'tick tick-y' }, t.label));
+  }
+  for (const t of g.xTicks) chart.append(svg('text', { x: t.pos, y: g.plot.y + g.plot.height + 18, class: 'tick tick-x' }, t.label));
+  for (const x of g.boundaryXs) chart.append(svg('line', { x1: x, x2: x, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'boundary' }));
+  chart.append(svg('rect', { x: g.plot.x, y: g.plot.y, width: g.plot.width, height: g.plot.height, class: 'frame' }));
+  if (g.targetY !== null) {
+    chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.targetY, y2: g.targetY, class: 'target' }));
+    chart.append(svg('text', { x: g.plot.x + g.plot.width - 4, y: g.targetY - 4, class: 'label label-end' }, `target ${shortTokens(data.targetTokens)}`));
+  }
+  if (g.estimatePath) chart.append(svg('path', { d: g.estimatePath, class: 'line estimate' }));
+  if (g.usagePath) chart.append(svg('path', { d: g.usagePath, class: 'line usage' }));
+  for (const p of g.usagePoints) {
+    const dot = svg('circle', { cx: p.x, cy: p.y, r: 2.5, class: 'dot' });
+    dot.append(svg('title', {}, `Round #${p.round}: ${num(p.value)} tokens (usage)`));
+    dot.addEventListener('click', () => send({ type: 'revealRound', round: p.round }));
+    chart.append(dot);
+  }
+  if (g.cutX !== null) {
+    chart.append(svg('line', { x1: g.cutX, x2: g.cutX, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'cut' }));
+    chart.append(svg('text', { x: g.cutX + 4, y: g.plot.y + 12, class: 'label' }, 'cut'));
+  }
+  const legend = el(
+    'ul',
+    { class: 'legend' },
+    el('li', {}, el('span', { class: 'swatch usage' }), 'usage (API truth)'),
+    el('li', {}, el('span', { class: 'swatch estimate' }), 'estimate'),
+    el('li', {}, el('span', { class: 'swatch target' }), `target ${num(data.targetTokens)}`),
+    el('li', {}, el('span', { class: 'swatch band-summarize' }), '[summarize]'),
+    el('li', {}, el('span', { class: 'swatch band-drop' }), '[drop]'),
+    data.cutAfterRound !== null ? el('li', {}, el('span', { class: 'swatch cut' }), `cut after round #${data.cutAfterRound}`) : null,
+  );
+  section.append(el('div', { class: 'chart-wrap' }, chart), legend);
+  return section;
+}
+
+function renderWire(state: BudgetState): HTMLElement {
+  const section = el('section', { attrs: { 'aria-labelledby': 'wire-h' } }, el('h2', { attrs: { id: 'wire-h' } }, `Wire messages (${num(state.wireMessages.length)})`));
+  if (!state.wireMessages.length) {
+    section.append(el('p', { class: 'muted' }, 'No outbound messages carry tool results.'));
+    return section;
+  }
+  const head = el('tr', {}, ...['#', 'Round', 'Lines', 'Before (chars)', 'After (chars)', 'Limit'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
+  const rows = state.wireMessages.map((w) => {
+    const over = w.afterChars > w.limit;
+    const changed = w.afterChars !== w.beforeChars;
+    const round = el('a', { attrs: { href: '#' } }, `#${w.round}`);
+    round.addEventListener('click', (e) => {
+      e.preventDefault();
+      send({ type: 'revealRound', round: w.round });
+    });
+    const lines = w.lines.length > 3 ? `${w.lines.slice(0, 3).join(', ')}, … (${w.lines.length})` : w.lines.join(', ');
+    return el(
+      'tr',
+      { class: over ? 'over' : changed ? 'changed' : '' },
+      el('td', {}, String(w.index)),
+      el('td', {}, round),
+      el('td', {}, lines),
+      el('td', { class: 'num' }, num(w.beforeChars)),
+      el('td', { class: 'num' }, `${num(w.afterChars)}${changed ? ` (${w.afterChars < w.beforeChars ? '−' : '+'}${num(Math.abs(w.beforeChars - w.afterChars))})` : ''}`),
+      el('td', { class: 'num' }, `${num(w.limit)}${over ? ' [over]' : ''}`),
+    );
+  });
+  section.append(el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows)));
+  return section;
+}
+
+function renderTools(state: BudgetState): HTMLElement {
+  const section = el('section', { attrs: { 'aria-labelledby': 'tools-h' } }, el('h2', { attrs: { id: 'tools-h' } }, `Tool results (${num(state.toolResults.length)})`));
+  const select = el('select', { attrs: { 'aria-label': 'Show decisions' } });
+  for (const [value, label] of [
+    ['all', 'All'],
+    ['replaced', `Replaced (${state.counts.replaced})`],
+    ['frozen', `Frozen (${state.counts.frozen})`],
+    ['kept', `Kept (${state.counts.kept})`],
+  ] as const) {
+    const o = el('option', {}, label);
+    o.value = value;
+    o.selected = ui.filter === value;
+    select.append(o);
+  }
+  select.addEventListener('change', () => {
+    ui = { filter: select.value as Filter, shown: PAGE };
+    vscode.setState(ui);
+    if (current) render(current);
+  });
+  section.append(el('label', { class: 'filter' }, 'Show: ', select));
+  const rows = state.toolResults.filter((t) => ui.filter === 'all' || t.decision === ui.filter);
+  const list = el('ol', { class: 'tools' });
+  for (const t of rows.slice(0, ui.shown)) list.append(toolItem(t));
+  section.append(list);
+  if (rows.length > ui.shown) {
+    section.append(
+      button(`Show ${Math.min(PAGE, rows.length - ui.shown)} more of ${num(rows.length - ui.shown)}`, () => {
+        ui = { ...ui, shown: ui.shown + PAGE };
+        if (current) render(current);
+      }),
+    );
+  }
+  if (!rows.length) section.append(el('p', { class: 'muted' }, 'None.'));
+  return section;
+}
+
+function toolItem(t: ToolResultRow): HTMLElement {
+  const round = el('a', { attrs: { href: '#' }, title: `Reveal line ${t.line}` }, `round #${t.round}, line ${t.line}`);
+  round.addEventListener('click', (e) => {
+    e.preventDefault();
+    send({ type: 'revealLine', line: t.line });
+  });
+  const head = el(
+    'div',
+    { class: 'tool-head' },
+    el('span', { class: `decision decision-${t.decision}` }, `[${t.decision}]`),
+    ' ',
+    el('strong', {}, t.toolName),
+    ' · ',
+    round,
+    ` · wire message ${t.wireMessage} · ${num(t.originalChars)} chars`,
+  );
+  const item = el('li', { class: `tool tool-${t.decision}` }, head, el('div', { class: 'muted reason' }, t.reason));
+  if (t.preview !== null) {
+    const pre = el('pre', { class: 'preview' });
+    pre.textContent = t.preview; // exact text, never parsed as HTML
+    const details = el('details', {}, el('summary', {}, `Replacement text (${num(t.preview.length)} chars)`), pre);
+    if (t.fullTextPath) details.append(el('p', { class: 'muted' }, 'Full original stored at ', el('code', {}, t.fullTextPath)));
+    item.append(details);
+  }
+  return item;
+}
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const msg: HostToWebview | null = parseHostToWebview(event.data);
+  if (!msg) return;
+  if (msg.type === 'state') render(msg.state);
+  else showMessage(msg.type, msg.message);
+});
+
+send({ type: 'ready' });

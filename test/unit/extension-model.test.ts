@@ -1,0 +1,560 @@
+// The extension's pure logic (no `vscode`): the Rounds tree model, plan marks, editor
+// decoration ranges, plan text, the Budget Preview state and its message validation, chart
+// geometry, the webview HTML/CSP, settings, redaction and error advice. Real fixtures.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { inspectFile, type Analysis } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
+import { CompactError, type CompactionPlan } from '../../src/core/compact/types';
+import { childNodes, parentNode, rootNodes, roundChildren, roundNodeByIndex, snapshot, markOf, MARK_TEXT, type TreeNodeModel } from '../../src/extension/model/tree';
+import { decorationRanges, markedLineCount } from '../../src/extension/model/decorations';
+import { confirmationText, planFigures, planSummary, resultSummary, writeTarget } from '../../src/extension/model/planText';
+import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
+import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
+import { parseTokenCount, readSettings } from '../../src/extension/model/settings';
+import { redact } from '../../src/extension/model/redact';
+import { adviceFor } from '../../src/extension/model/errors';
+import { listSessions, sessionsFolder, timeAgo } from '../../src/extension/model/sessions';
+import { baseName, formatChars, formatNumber, formatTokens, oneLine, shortNumber } from '../../src/extension/model/format';
+import { isBudgetState, parseHostToWebview, parseWebviewToHost, type BudgetState } from '../../src/webview/protocol';
+import { chartGeometry, niceScale, shortTokens, DEFAULT_CHART_SIZE } from '../../src/webview/chart';
+import { claudeFixtures, fixture } from '../support/fixtures';
+
+/** Settings that make every sizeable fixture need compaction, with some results replaced. */
+const TIGHT = { targetTokens: 20_000, keepRecentTokens: 5_000, maxToolResultChars: 2_000, maxToolResultCharsPerMessage: 20_000 };
+
+const cache = new Map<string, Analysis>();
+async function analysisOf(name: string): Promise<Analysis> {
+  let a = cache.get(name);
+  if (!a) cache.set(name, (a = await inspectFile(fixture(name))));
+  return a;
+}
+
+describe('extension model: Rounds tree', () => {
+  for (const file of claudeFixtures()) {
+    const name = basename(file);
+    it(`${name}: one node per round, boundaries as separators, figures with their source`, async () => {
+      const analysis = await analysisOf(name);
+      const nodes = rootNodes({ file, analysis });
+      const report = analysis.report;
+      // Active rounds at the root; rounds before the last compact boundary inside collapsed history groups.
+      const rounds: TreeNodeModel[] = [];
+      for (const n of nodes) {
+        if (n.kind === 'round') rounds.push(n);
+        if (n.kind === 'history') {
+          const kids = childNodes({ file, analysis }, n);
+          assert.ok(kids.length > 0 && kids.every((k) => k.kind === 'round' && !report.rounds[k.round!].inContext && k.segment === n.segment));
+          for (const k of kids) assert.deepEqual(parentNode({ file, analysis }, k), n);
+          rounds.push(...kids);
+        }
+      }
+      assert.ok(nodes.filter((n) => n.kind === 'round').every((n) => report.rounds[n.round!].inContext));
+      assert.equal(rounds.length, report.rounds.length);
+      rounds.forEach((n, i) => {
+        const r = report.rounds[i];
+        assert.equal(n.round, r.index);
+        assert.ok(n.label.startsWith(`#${r.index} `), n.label);
+        assert.match(n.description ?? '', /tok \((usage|estimate)\) · context [~\d,]+ \((usage|estimate)\)$/);
+        assert.ok((n.description ?? '').includes(`(${r.tokens.source})`));
+        assert.ok((n.description ?? '').includes(`(${r.cumulative.source})`));
+        assert.deepEqual(n.command?.args, [{ file, round: r.index }]);
+        assert.equal(n.contextValue, 'round.keep');
+        assert.equal(n.collapsible, 'collapsed');
+      });
+      // A separator before every round that starts at a compact boundary, in order.
+      const seps = nodes.filter((n) => n.kind === 'boundary');
+      assert.equal(seps.length, report.rounds.filter((r) => r.startsAtBoundary).length);
+      for (const sep of seps) {
+        const next = nodes[nodes.indexOf(sep) + 1];
+        if (next.kind === 'history') assert.equal(childNodes({ file, analysis }, next)[0].line, sep.line);
+        else {
+          assert.equal(next.kind, 'round');
+          assert.equal(report.rounds[next.round!].startsAtBoundary, true);
+        }
+      }
+      assert.equal(nodes.filter((n) => n.kind === 'history').length, new Set(report.rounds.filter((r) => !r.inContext).map((r) => r.segment)).size);
+      assert.equal(nodes[0].kind, 'header');
+      assert.match(nodes[0].description ?? '', new RegExp(`^${formatNumber(report.totals.rounds)} rounds? · context`));
+      assert.equal(nodes.some((n) => n.kind === 'sidechains'), report.sidechains.length > 0);
+      assert.equal(nodes.some((n) => n.kind === 'malformedGroup'), report.malformed.length > 0);
+      assert.equal(nodes.some((n) => n.kind === 'plan'), false);
+      // Ids are unique (VS Code rejects duplicates).
+      assert.equal(new Set(nodes.map((n) => n.id)).size, nodes.length);
+    });
+
+    it(`${name}: a round's children are its lines and its tool calls with sizes`, async () => {
+      const analysis = await analysisOf(name);
+      const input = { file, analysis };
+      for (const round of analysis.rounds) {
+        const children = roundChildren(input, round.index);
+        const messages = children.filter((c) => c.kind === 'message');
+        assert.equal(messages.length, round.entries.length);
+        assert.deepEqual(
+          messages.map((m) => m.line),
+          round.entries.map((i) => analysis.index.entries[i].line),
+        );
+        const tools = children.filter((c) => c.kind === 'tool');
+        assert.equal(tools.length, new Set(round.toolUses.map((t) => t.id)).size, `round ${round.index}`);
+        for (const t of tools) assert.match(t.description ?? '', /^input [\d.]+k? chars → /);
+        assert.equal(new Set(children.map((c) => c.id)).size, children.length);
+        for (const c of children) assert.equal(parentNode(input, c)?.id, `${file}#round-${round.index}`);
+      }
+    });
+  }
+
+  it('lists sidechains (inline and subagent files) and malformed lines as children', async () => {
+    const inline = await analysisOf('v1.0.x-inline-sidechains.jsonl');
+    const file = fixture('v1.0.x-inline-sidechains.jsonl');
+    const group = rootNodes({ file, analysis: inline }).find((n) => n.kind === 'sidechains')!;
+    const sides = childNodes({ file, analysis: inline }, group);
+    assert.equal(sides.length, inline.report.sidechains.length);
+    for (const s of sides) {
+      assert.equal(s.kind, 'sidechain');
+      assert.match(s.description ?? '', /rounds? · \d+ lines?/);
+      assert.equal(s.command?.command, 'agentCompactor.revealRound');
+    }
+    const bad = await analysisOf('malformed-joined-lines.jsonl');
+    const badFile = fixture('malformed-joined-lines.jsonl');
+    const mg = rootNodes({ file: badFile, analysis: bad }).find((n) => n.kind === 'malformedGroup')!;
+    const items = childNodes({ file: badFile, analysis: bad }, mg);
+    assert.deepEqual(
+      items.map((i) => i.line),
+      bad.report.malformed.map((m) => m.line),
+    );
+  });
+
+  it('snapshot() expands children to the requested depth', async () => {
+    const file = fixture('v1.0.98-small.jsonl');
+    const analysis = await analysisOf('v1.0.98-small.jsonl');
+    const flat = snapshot({ file, analysis }, 0);
+    assert.ok(flat.every((n) => n.children === undefined));
+    const deep = snapshot({ file, analysis }, 1);
+    const r = deep.find((n) => n.kind === 'round')!;
+    assert.ok(r.children && r.children.length > 0);
+  });
+});
+
+describe('extension model: plan marks', () => {
+  let file: string;
+  let analysis: Analysis;
+  let plan: CompactionPlan;
+  before(async () => {
+    file = fixture('with-compactions.jsonl');
+    analysis = await analysisOf('with-compactions.jsonl');
+    plan = await planCompaction(analysis, TIGHT);
+    assert.equal(plan.nothingToDo, false, 'fixture needs compaction at the tight target');
+  });
+
+  it('marks every round by the plan action with an icon, a colour and a text marker', () => {
+    const nodes = analysis.report.rounds.map((r) => roundNodeByIndex({ file, analysis, plan }, r.index)!);
+    const seen = new Set<string>();
+    for (const n of nodes) {
+      const action = markOf(plan, n.round!);
+      assert.equal(n.mark, action);
+      assert.equal(n.contextValue, `round.${action}`);
+      if (action === 'keep') {
+        assert.ok(!n.label.startsWith('['));
+      } else {
+        assert.ok(n.label.startsWith(`${MARK_TEXT[action]} #${n.round} `), n.label);
+        assert.equal(n.color, `agentCompactor.${action}Foreground`);
+        assert.ok(n.icon === 'archive' || n.icon === 'trash');
+        assert.ok((n.tooltip ?? '').includes(`Plan: ${action}`));
+      }
+      seen.add(action);
+    }
+    assert.ok(seen.has('summarize'));
+    assert.ok(seen.has('keep'));
+  });
+
+  it('puts the plan summary node right after the header', () => {
+    const nodes = rootNodes({ file, analysis, plan });
+    assert.equal(nodes[1].kind, 'plan');
+    const f = planFigures(plan);
+    assert.equal(
+      nodes[1].label,
+      `${formatNumber(f.rounds)} rounds / ${formatNumber(f.tokens)} tokens would be summarized or dropped; ${formatNumber(Math.round(plan.preTokens))} → ${formatNumber(Math.round(plan.postTokens))} tokens`,
+    );
+    assert.equal(nodes[1].command?.command, 'agentCompactor.openBudget');
+  });
+
+  it('plan figures add up', () => {
+    const f = planFigures(plan);
+    assert.equal(f.summarized, plan.rounds.filter((r) => r.action === 'summarize').length);
+    assert.equal(f.dropped, plan.rounds.filter((r) => r.action === 'drop').length);
+    assert.equal(f.rounds, f.summarized + f.dropped);
+    assert.equal(f.replacedResults + f.frozenResults + f.keptResults, plan.toolResults.length);
+    const tokens = plan.rounds.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0);
+    assert.equal(f.tokens, Math.round(tokens));
+  });
+
+  it('tool calls show the result decision', async () => {
+    const name = 'with-compactions.jsonl';
+    const a = await analysisOf(name);
+    const p = await planCompaction(a, { ...TIGHT, maxToolResultChars: 1_000 });
+    const replaced = p.toolResults.filter((t) => t.action !== 'kept');
+    assert.ok(replaced.length > 0, 'the fixture has a result over 1,000 chars in the kept tail');
+    const d = replaced[0];
+    assert.ok(d.preview && d.preview.length > 0);
+    const children = roundChildren({ file: fixture(name), analysis: a, plan: p }, d.round);
+    const tool = children.find((c) => c.kind === 'tool' && c.id.endsWith(d.toolUseId))!;
+    assert.ok(tool.label.endsWith(`[${d.action}]`), tool.label);
+  });
+
+  it('decoration ranges cover exactly the lines of summarized and dropped rounds', () => {
+    const ranges = decorationRanges(analysis, plan);
+    for (const action of ['summarize', 'drop'] as const) {
+      const expected = new Set<number>();
+      for (const p of plan.rounds.filter((r) => r.action === action)) {
+        const round = analysis.rounds.find((r) => r.index === p.index)!;
+        for (const i of round.entries) expected.add(analysis.index.entries[i].line - 1);
+      }
+      const got = new Set<number>();
+      let prevStart = -1;
+      for (const run of ranges[action]) {
+        assert.ok(run.startLine <= run.endLine);
+        assert.ok(run.startLine >= prevStart, 'sorted');
+        prevStart = run.startLine;
+        for (let l = run.startLine; l <= run.endLine; l++) got.add(l);
+      }
+      assert.deepEqual([...got].sort((a, b) => a - b), [...expected].sort((a, b) => a - b));
+      assert.equal(markedLineCount(ranges)[action], expected.size);
+      // Exactly one run per marked round carries the text marker.
+      const firsts = ranges[action].filter((r) => r.first).map((r) => r.round);
+      assert.equal(new Set(firsts).size, firsts.length);
+      assert.equal(firsts.length, plan.rounds.filter((r) => r.action === action).length);
+    }
+    assert.deepEqual(decorationRanges(analysis, null), { summarize: [], drop: [] });
+  });
+
+  it('confirmation text carries the figures and the write target', () => {
+    const { message, detail } = confirmationText(plan, { mode: 'newFile', summarizer: 'extractive' });
+    assert.ok(message.includes(`${formatNumber(Math.round(plan.preTokens))} → ${formatNumber(Math.round(plan.postTokens))} tokens`));
+    assert.ok(detail.includes(planSummary(plan)));
+    assert.ok(detail.includes('with-compactions.compacted.jsonl'));
+    assert.ok(detail.includes('nothing leaves this machine'));
+    const api = confirmationText(plan, { mode: 'inPlace', summarizer: 'anthropic', model: 'claude-x' });
+    assert.ok(api.detail.includes('Anthropic API (claude-x)'));
+    assert.ok(api.detail.includes('.bak-<timestamp>'));
+    assert.equal(writeTarget('/a/b/s.jsonl', 'newFile'), 's.compacted.jsonl beside the original');
+  });
+
+  it('a plan with nothing to do says so', async () => {
+    const a = await analysisOf('plan-mode.jsonl');
+    const p = await planCompaction(a, { targetTokens: 1_000_000 });
+    assert.equal(p.nothingToDo, true);
+    assert.match(planSummary(p), /^Nothing to compact: [\d,]+ tokens, target 1,000,000$/);
+    const node = rootNodes({ file: fixture('plan-mode.jsonl'), analysis: a, plan: p })[1];
+    assert.equal(node.contextValue, 'plan.nothingToDo');
+  });
+
+  it('result summary names the strategy and the output', () => {
+    const text = resultSummary({
+      output: '/x/s.compacted.jsonl',
+      backup: null,
+      preTokens: 150_000,
+      postTokens: 40_000,
+      attempts: [
+        { attempt: 1, strategy: 'anthropic', outcome: 'prompt-too-long', detail: '' },
+        { attempt: 2, strategy: 'anthropic-truncated', outcome: 'ok', detail: '' },
+      ],
+      plan,
+      summaryChars: 100,
+      toolResultsDir: null,
+    });
+    assert.equal(text, 'Compacted with-compactions.jsonl: 150,000 → 40,000 tokens (anthropic-truncated, 2 attempts). Wrote s.compacted.jsonl.');
+  });
+});
+
+describe('extension model: Budget Preview state and protocol', () => {
+  let state: BudgetState;
+  let analysis: Analysis;
+  let plan: CompactionPlan;
+  const name = 'with-compactions.jsonl';
+  before(async () => {
+    analysis = await analysisOf(name);
+    plan = await planCompaction(analysis, { ...TIGHT, maxToolResultChars: 1_000 });
+    assert.ok(plan.toolResults.some((t) => t.action === 'replaced'));
+    state = buildBudgetState(fixture(name), analysis, plan);
+  });
+
+  it('has one entry per tool-result decision with the exact preview text', () => {
+    assert.equal(state.toolResults.length, plan.toolResults.length);
+    state.toolResults.forEach((row, i) => {
+      const d = plan.toolResults[i];
+      assert.equal(row.toolUseId, d.toolUseId);
+      assert.equal(row.decision, d.action);
+      assert.equal(row.preview, d.preview);
+      assert.equal(row.originalChars, d.originalChars);
+      assert.equal(row.round, d.round);
+    });
+    assert.equal(state.wireMessages.length, plan.wireMessages.length);
+    assert.deepEqual(
+      state.wireMessages.map((w) => [w.beforeChars, w.afterChars]),
+      plan.wireMessages.map((w) => [w.beforeChars, w.afterChars]),
+    );
+    assert.equal(state.summary, planSummary(plan));
+  });
+
+  it('chart points: usage where known, a running estimate, marks and the cut point', () => {
+    const pts = state.chart.points;
+    assert.equal(pts.length, analysis.report.rounds.length);
+    pts.forEach((p, i) => {
+      const r = analysis.report.rounds[i];
+      assert.equal(p.usage, r.cumulative.source === 'usage' ? r.cumulative.tokens : null);
+      assert.equal(p.mark, markOf(plan, r.index));
+    });
+    assert.ok(pts.some((p) => p.usage !== null));
+    // The estimate line is anchored to the first request usage of each segment: at that
+    // round it is the request's context plus the round's own estimate.
+    const rounds = analysis.report.rounds;
+    let anchored = 0;
+    for (const seg of new Set(rounds.map((r) => r.segment))) {
+      const first = rounds.find((r) => r.segment === seg && r.usage);
+      if (!first) continue;
+      const before = rounds.filter((r) => r.segment === seg && r.index < first.index).reduce((a, r) => a + r.tokens.estimate, 0);
+      if (first.usage!.contextTokens < before) continue;
+      assert.ok(Math.abs(pts[first.index].estimate - (first.usage!.contextTokens + first.tokens.estimate)) <= 1, `segment ${seg}`);
+      anchored++;
+    }
+    assert.ok(anchored > 0);
+    // Estimates grow within a segment.
+    for (let k = 1; k < pts.length; k++) if (!pts[k].boundary) assert.ok(pts[k].estimate >= pts[k - 1].estimate);
+    const cut = cutAfterRound(plan);
+    assert.equal(state.chart.cutAfterRound, cut);
+    assert.ok(cut !== null && plan.rounds.filter((r) => r.index > cut).every((r) => r.action === 'keep'));
+    assert.equal(state.chart.targetTokens, TIGHT.targetTokens);
+    assert.deepEqual(chartPoints(analysis, null).filter((p) => p.mark !== 'keep'), []);
+  });
+
+  it('survives the trip through postMessage (JSON) and validation', () => {
+    const msg = parseHostToWebview(JSON.parse(JSON.stringify({ type: 'state', state })));
+    assert.ok(msg && msg.type === 'state');
+    assert.deepEqual(msg.state, state);
+  });
+
+  it('keeps hostile transcript text exactly (it is data, rendered with textContent)', () => {
+    const evil = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
+    const s: BudgetState = structuredClone(state);
+    s.toolResults = [
+      { toolUseId: 'toolu_1', toolName: '<b>Bash</b>', round: 0, line: 1, wireMessage: 0, originalChars: 10, decision: 'replaced', preview: evil, fullTextPath: null, reason: evil },
+    ];
+    const msg = parseHostToWebview({ type: 'state', state: s });
+    assert.ok(msg && msg.type === 'state');
+    assert.equal(msg.state.toolResults[0].preview, evil);
+  });
+
+  it('rejects malformed messages in both directions', () => {
+    assert.equal(parseHostToWebview(null), null);
+    assert.equal(parseHostToWebview({ type: 'state' }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, version: 99 } }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, toolResults: [{ decision: 'eaten' }] } }), null);
+    assert.equal(parseHostToWebview({ type: 'html', html: '<script>' }), null);
+    assert.equal(parseHostToWebview({ type: 'empty', message: 42 }), null);
+    assert.deepEqual(parseHostToWebview({ type: 'busy', message: 'Reading…' }), { type: 'busy', message: 'Reading…' });
+    assert.equal(isBudgetState({}), false);
+
+    assert.deepEqual(parseWebviewToHost({ type: 'ready' }), { type: 'ready' });
+    assert.deepEqual(parseWebviewToHost({ type: 'revealRound', round: 3, extra: 'x' }), { type: 'revealRound', round: 3 });
+    assert.deepEqual(parseWebviewToHost({ type: 'revealLine', line: 12 }), { type: 'revealLine', line: 12 });
+    assert.deepEqual(parseWebviewToHost({ type: 'compact' }), { type: 'compact' });
+    for (const bad of [undefined, 'ready', [], { type: 'revealRound', round: -1 }, { type: 'revealRound', round: 1.5 }, { type: 'revealRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'runCommand', command: 'rm' }]) {
+      assert.equal(parseWebviewToHost(bad), null, JSON.stringify(bad));
+    }
+  });
+
+  it('HTML shell: strict CSP, script only by nonce, style only from the extension', () => {
+    const html = budgetHtml({ cspSource: 'https://x.vscode-cdn.net', scriptUri: 'https://x.vscode-cdn.net/dist/webview.js', styleUri: 'https://x.vscode-cdn.net/media/budget.css', nonce: 'abcdefghijklmnopqrstuvwx' });
+    const csp = contentSecurityPolicy('https://x.vscode-cdn.net', 'abcdefghijklmnopqrstuvwx');
+    assert.ok(csp.startsWith("default-src 'none'"));
+    assert.ok(csp.includes("script-src 'nonce-abcdefghijklmnopqrstuvwx'"));
+    assert.ok(csp.includes('style-src https://x.vscode-cdn.net'));
+    assert.ok(!csp.includes('unsafe-inline') && !csp.includes('unsafe-eval'));
+    assert.ok(html.includes(`content="${csp.replace(/'/g, "'")}"`));
+    const scripts = html.match(/<script[^>]*>/g) ?? [];
+    assert.equal(scripts.length, 1);
+    assert.ok(scripts[0].includes('nonce="abcdefghijklmnopqrstuvwx"'));
+    assert.ok(!/<style|style=/.test(html), 'no inline style');
+    assert.ok(!/https?:\/\/(?!x\.vscode-cdn\.net)/.test(html), 'no remote content');
+    assert.throws(() => budgetHtml({ cspSource: 'x', scriptUri: 'x', styleUri: 'x', nonce: 'short' }));
+  });
+});
+
+describe('extension model: chart geometry', () => {
+  const pts = [
+    { round: 0, usage: 10_000, estimate: 9_000, mark: 'summarize' as const, boundary: false, inContext: true },
+    { round: 1, usage: null, estimate: 20_000, mark: 'summarize' as const, boundary: false, inContext: true },
+    { round: 2, usage: 30_000, estimate: 31_000, mark: 'drop' as const, boundary: false, inContext: true },
+    { round: 3, usage: 5_000, estimate: 4_000, mark: 'keep' as const, boundary: true, inContext: true },
+    { round: 4, usage: 12_000, estimate: 11_000, mark: 'keep' as const, boundary: false, inContext: true },
+  ];
+  const data = { points: pts, targetTokens: 25_000, cutAfterRound: 2, preTokens: 12_000, postTokens: 8_000 };
+
+  it('scales to a nice maximum covering the data and the target', () => {
+    assert.deepEqual(niceScale(31_000), { max: 40_000, step: 10_000 });
+    assert.deepEqual(niceScale(9_000), { max: 10_000, step: 2_000 });
+    assert.deepEqual(niceScale(0), { max: 1, step: 1 });
+    const g = chartGeometry(data);
+    assert.equal(g.maxY, 40_000);
+    assert.equal(g.viewBox, `0 0 ${DEFAULT_CHART_SIZE.width} ${DEFAULT_CHART_SIZE.height}`);
+    assert.deepEqual(g.yTicks.map((t) => t.label), ['0', '10k', '20k', '30k', '40k']);
+  });
+
+  it('places points in round order, y inverted, target and cut where they belong', () => {
+    const g = chartGeometry(data);
+    const { plot } = g;
+    const yOf = (v: number) => plot.y + plot.height - (v / g.maxY) * plot.height;
+    assert.equal(g.usagePoints.length, 4);
+    for (let i = 1; i < g.usagePoints.length; i++) assert.ok(g.usagePoints[i].x > g.usagePoints[i - 1].x);
+    assert.ok(Math.abs(g.usagePoints[0].y - yOf(10_000)) < 1e-9);
+    assert.ok(Math.abs(g.targetY! - yOf(25_000)) < 1e-9);
+    const slot = plot.width / 5;
+    assert.ok(Math.abs(g.cutX! - (plot.x + slot * 3)) < 1e-9, 'cut after the third round');
+    assert.deepEqual(g.boundaryXs, [plot.x + slot * 3]);
+    assert.deepEqual(
+      g.bands.map((b) => b.mark),
+      ['summarize', 'drop'],
+    );
+    assert.ok(Math.abs(g.bands[0].width - 2 * slot) < 1e-9, 'adjacent summarized rounds share one band');
+  });
+
+  it('breaks the usage line where usage is unknown and at boundaries', () => {
+    const g = chartGeometry(data);
+    // M r0 | (r1 unknown) | M r2 | boundary: M r3 L r4
+    assert.equal((g.usagePath.match(/M/g) ?? []).length, 3);
+    assert.equal((g.usagePath.match(/L/g) ?? []).length, 1);
+    // The estimate is continuous except at the boundary.
+    assert.equal((g.estimatePath.match(/M/g) ?? []).length, 2);
+  });
+
+  it('handles an empty chart and labels compactly', () => {
+    const g = chartGeometry({ ...data, points: [], cutAfterRound: null });
+    assert.equal(g.usagePath, '');
+    assert.equal(g.cutX, null);
+    assert.deepEqual(g.xTicks, []);
+    assert.equal(shortTokens(950), '950');
+    assert.equal(shortTokens(12_500), '12.5k');
+    assert.equal(shortTokens(1_500_000), '1.5M');
+  });
+});
+
+describe('extension model: settings, redaction, errors, sessions, format', () => {
+  it('reads valid settings and falls back on invalid ones', () => {
+    const values: Record<string, unknown> = {
+      targetTokens: 120_000,
+      keepRecentTokens: -5,
+      maxToolResultCharsPerMessage: 'lots',
+      maxToolResultChars: 30_000.7,
+      summarizer: 'anthropic',
+      model: '  claude-test ',
+      baseUrl: 'javascript:alert(1)',
+      writeMode: 'inPlace',
+      exemptTools: ['Read', 3, ''],
+    };
+    const s = readSettings((k) => values[k]);
+    assert.deepEqual(s.compact, { targetTokens: 120_000, maxToolResultChars: 30_000, exemptTools: ['Read'] });
+    assert.equal(s.summarizer, 'anthropic');
+    assert.equal(s.model, 'claude-test');
+    assert.equal(s.baseUrl, undefined);
+    assert.equal(s.writeMode, 'inPlace');
+    assert.equal(s.previewOnOpen, false);
+    const d = readSettings(() => undefined);
+    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'newFile', previewOnOpen: false });
+    assert.equal(readSettings((k) => (k === 'baseUrl' ? 'http://127.0.0.1:8080' : undefined)).baseUrl, 'http://127.0.0.1:8080');
+  });
+
+  it('parses typed targets', () => {
+    assert.equal(parseTokenCount('120000'), 120_000);
+    assert.equal(parseTokenCount('120k'), 120_000);
+    assert.equal(parseTokenCount(' 1.5M '), 1_500_000);
+    assert.equal(parseTokenCount('150,000 tokens'), 150_000);
+    for (const bad of ['', 'abc', '-5', '10', '1e9', '99M']) assert.equal(parseTokenCount(bad), null, bad);
+  });
+
+  it('redacts keys from anything logged', () => {
+    const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
+    assert.equal(redact(`bad key ${key}!`), 'bad key sk-ant-[redacted]!');
+    assert.equal(redact('x-api-key: secret123 and more'), 'x-api-key: [redacted] and more');
+    assert.equal(redact('{"authorization":"Bearer abc.def"}'), '{"authorization":"Bearer [redacted]"}');
+    assert.equal(redact('custom-key-value here', ['custom-key-value']), '[redacted] here');
+    assert.equal(redact('nothing secret'), 'nothing secret');
+  });
+
+  it('advises an action for each compaction failure', () => {
+    const auth = adviceFor(new CompactError('auth', '401 invalid x-api-key'), 'anthropic');
+    assert.equal(auth.severity, 'error');
+    assert.deepEqual(auth.actions, ['Set API Key', 'Use Offline Summary']);
+    assert.deepEqual(adviceFor(new CompactError('auth', 'x'), 'extractive').actions, ['Set API Key']);
+    assert.deepEqual(adviceFor(new CompactError('network', 'ECONNREFUSED'), 'anthropic').actions, ['Retry', 'Use Offline Summary', 'Show Log']);
+    assert.deepEqual(adviceFor(new CompactError('not-found', 'model'), 'anthropic').actions, ['Open Settings', 'Use Offline Summary']);
+    assert.equal(adviceFor(new CompactError('cancelled', 'x'), 'anthropic').severity, 'info');
+    assert.equal(adviceFor(new CompactError('changed-on-disk', 'x'), 'extractive').actions[0], 'Retry');
+    const other = adviceFor(new Error('boom'), 'extractive');
+    assert.equal(other.message, 'Compaction failed: boom');
+    assert.deepEqual(other.actions, ['Show Log']);
+  });
+
+  it('finds Claude Code sessions newest first', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ac-sessions-'));
+    try {
+      assert.equal(sessionsFolder({}, home), join(home, '.claude', 'projects'));
+      assert.equal(sessionsFolder({ CLAUDE_CONFIG_DIR: '/cfg' }, home), join('/cfg', 'projects'));
+      const folder = sessionsFolder({}, home);
+      assert.deepEqual(await listSessions(folder), []);
+      mkdirSync(join(folder, '-home-me-proj', 'sess-a', 'subagents'), { recursive: true });
+      mkdirSync(join(folder, '-home-me-other'), { recursive: true });
+      writeFileSync(join(folder, '-home-me-proj', 'a.jsonl'), '{}\n');
+      writeFileSync(join(folder, '-home-me-proj', 'sess-a', 'subagents', 'agent-1.jsonl'), '{}\n');
+      writeFileSync(join(folder, '-home-me-proj', 'notes.txt'), 'x');
+      writeFileSync(join(folder, '-home-me-other', 'b.jsonl'), '{}\n{}\n');
+      utimesSync(join(folder, '-home-me-proj', 'a.jsonl'), new Date(1_000_000), new Date(1_000_000));
+      const list = await listSessions(folder);
+      assert.deepEqual(
+        list.map((s) => [basename(s.file), s.project, s.size]),
+        [
+          ['b.jsonl', '-home-me-other', 6],
+          ['a.jsonl', '-home-me-proj', 3],
+        ],
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    assert.equal(timeAgo(0, 30_000), 'just now');
+    assert.equal(timeAgo(0, 120_000), '2 minutes ago');
+    assert.equal(timeAgo(0, 3_600_000), '1 hour ago');
+    assert.equal(timeAgo(0, 3 * 86_400_000), '3 days ago');
+  });
+
+  it('formats numbers, sizes and labels', () => {
+    assert.equal(formatNumber(1234567.4), '1,234,567');
+    assert.equal(formatTokens(1200, 'usage'), '1,200 (usage)');
+    assert.equal(formatTokens(1200, 'estimate'), '~1,200 (estimate)');
+    assert.equal(formatChars(950), '950 chars');
+    assert.equal(formatChars(1234), '1.2k chars');
+    assert.equal(formatChars(45_678), '46k chars');
+    assert.equal(shortNumber(145_321), '145k');
+    assert.equal(baseName('C:\\x\\y.jsonl'), 'y.jsonl');
+    assert.equal(oneLine('a\n  b\tc', 80), 'a b c');
+    assert.equal(oneLine('x'.repeat(100), 10), `${'x'.repeat(9)}…`);
+  });
+
+  it('node kinds used by the view all have an icon and a context value', async () => {
+    const file = fixture('v2.1.63-subagent.jsonl');
+    const analysis = await analysisOf('v2.1.63-subagent.jsonl');
+    const plan = await planCompaction(analysis, TIGHT);
+    const all: TreeNodeModel[] = [];
+    const walk = (nodes: TreeNodeModel[]) => {
+      for (const n of nodes) {
+        all.push(n);
+        if (n.collapsible !== 'none') walk(childNodes({ file, analysis, plan }, n));
+      }
+    };
+    walk(rootNodes({ file, analysis, plan }));
+    for (const n of all) {
+      assert.ok(n.icon, n.id);
+      assert.ok(n.contextValue, n.id);
+      assert.equal(n.file, file);
+    }
+  });
+});

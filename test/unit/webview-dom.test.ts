@@ -1,0 +1,158 @@
+// The Budget Preview webview bundle in a real (headless) Chromium, under the same CSP the
+// extension sets: it renders a real plan, posts typed messages, and shows hostile tool
+// output (`<script>`, `<img onerror>`) as characters without running anything.
+// Skipped when /usr/bin/chromium is missing (scripts/provision-vscode.sh installs it).
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { inspectFile } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
+import { buildBudgetState } from '../../src/extension/model/budget';
+import { budgetHtml } from '../../src/extension/model/budgetHtml';
+import type { BudgetState } from '../../src/webview/protocol';
+import { CHROMIUM_PATH, launchBrowser, type LaunchedBrowser } from '../support/browser';
+import { fixture, repoRoot } from '../support/fixtures';
+
+const ORIGIN = 'https://webview.test';
+const NONCE = 'dGVzdG5vbmNlMTIzNDU2Nzg5MA==';
+const EVIL = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> & </pre><b>bold?</b>';
+
+describe('Budget Preview webview in Chromium', function () {
+  this.timeout(120_000);
+  let b: LaunchedBrowser | undefined;
+  let state: BudgetState;
+  const violations: string[] = [];
+
+  before(async function () {
+    if (!existsSync(CHROMIUM_PATH)) this.skip();
+    const out = await build({
+      entryPoints: [join(repoRoot, 'src/webview/main.ts')],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+    });
+    const script = out.outputFiles[0].text;
+    const css = readFileSync(join(repoRoot, 'media/budget.css'), 'utf8');
+    const html = budgetHtml({ cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/webview.js`, styleUri: `${ORIGIN}/media/budget.css` });
+
+    const analysis = await inspectFile(fixture('with-compactions.jsonl'));
+    const plan = await planCompaction(analysis, { targetTokens: 20_000, keepRecentTokens: 5_000, maxToolResultChars: 1_000 });
+    state = buildBudgetState(fixture('with-compactions.jsonl'), analysis, plan);
+    state.toolResults.unshift({
+      toolUseId: 'toolu_evil',
+      toolName: '<img src=y onerror="window.__pwned=3">',
+      round: 0,
+      line: 1,
+      wireMessage: 0,
+      originalChars: 5000,
+      decision: 'replaced',
+      preview: EVIL,
+      fullTextPath: '<script>alert(1)</script>.txt',
+      reason: EVIL,
+    });
+
+    b = await launchBrowser();
+    await b.page.route(`${ORIGIN}/**`, (route) => {
+      const url = new URL(route.request().url());
+      if (url.pathname === '/index.html') return route.fulfill({ contentType: 'text/html', body: html });
+      if (url.pathname === '/dist/webview.js') return route.fulfill({ contentType: 'text/javascript', body: script });
+      if (url.pathname === '/media/budget.css') return route.fulfill({ contentType: 'text/css', body: css });
+      return route.fulfill({ status: 404, body: '' });
+    });
+    // Strings, not functions: tsx's transpiled functions reference helpers the page lacks.
+    await b.page.addInitScript(`
+      window.__posted = [];
+      window.__violations = [];
+      let saved;
+      window.acquireVsCodeApi = () => ({
+        postMessage: (m) => window.__posted.push(m),
+        getState: () => saved,
+        setState: (s) => (saved = s),
+      });
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+    `);
+    b.page.on('pageerror', (e) => violations.push(`pageerror: ${e.message}`));
+    b.page.on('console', (m) => {
+      if (m.type() === 'error') violations.push(m.text());
+    });
+    await b.page.goto(`${ORIGIN}/index.html`);
+    await b.page
+      .waitForFunction(`window.__posted.some((m) => m.type === 'ready')`, undefined, { timeout: 15_000 })
+      .catch((e: Error) => {
+        throw new Error(`${e.message}; page errors: ${violations.join(' | ')}`);
+      });
+    await post({ type: 'state', state });
+    await b.page.waitForSelector('svg.chart');
+  });
+
+  const post = (msg: unknown) => b!.page.evaluate(`window.postMessage(${JSON.stringify(msg)}, '*')`);
+  const get = <T>(expr: string) => b!.page.evaluate(expr) as Promise<T>;
+
+  after(async () => {
+    await b?.close();
+  });
+
+  it('sends ready first', async () => {
+    const posted = await get<unknown[]>('window.__posted');
+    assert.deepEqual(posted[0], { type: 'ready' });
+  });
+
+  it('renders the summary, one entry per decision and the wire messages', async () => {
+    const page = b!.page;
+    assert.equal(await page.textContent('.summary'), state.summary);
+    const shown = Math.min(200, state.toolResults.length);
+    assert.equal(await page.locator('ol.tools > li').count(), shown);
+    assert.equal(await page.locator('table tbody tr').count(), state.wireMessages.length);
+    const replaced = state.toolResults.filter((t) => t.decision !== 'kept' && t.preview !== null);
+    assert.equal(await page.locator('pre.preview').count(), Math.min(replaced.length, shown));
+  });
+
+  it('draws the chart with usage, estimate, target and cut', async () => {
+    const page = b!.page;
+    for (const sel of ['svg.chart path.usage', 'svg.chart path.estimate', 'svg.chart line.target', 'svg.chart line.cut']) {
+      assert.equal(await page.locator(sel).count(), 1, sel);
+    }
+    assert.ok((await page.locator('svg.chart circle.dot').count()) > 0);
+  });
+
+  it('shows hostile tool output as characters and runs none of it', async () => {
+    const page = b!.page;
+    const first = page.locator('ol.tools > li').first();
+    assert.equal(await first.locator('pre.preview').textContent(), EVIL);
+    assert.equal(await first.locator('strong').textContent(), '<img src=y onerror="window.__pwned=3">');
+    assert.equal(await first.locator('.reason').textContent(), EVIL);
+    assert.equal(await get<unknown>('window.__pwned'), undefined);
+    assert.equal(await page.locator('#app img').count(), 0);
+    assert.equal(await page.locator('#app script').count(), 0);
+    assert.equal(await page.locator('#app b').count(), 0);
+  });
+
+  it('posts typed messages from its controls', async () => {
+    const page = b!.page;
+    await page.locator('ol.tools > li').nth(1).locator('a').click();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const posted = await get<unknown[]>('window.__posted');
+    assert.deepEqual(posted.slice(-2), [{ type: 'revealLine', line: state.toolResults[1].line }, { type: 'refresh' }]);
+  });
+
+  it('ignores malformed host messages and shows empty/busy states', async () => {
+    const page = b!.page;
+    await post({ type: 'state', state: { nope: true } });
+    await page.waitForTimeout(50);
+    assert.equal(await page.locator('svg.chart').count(), 1, 'a bad message changes nothing');
+    await post({ type: 'empty', message: '<i>No transcript</i>' });
+    await page.waitForSelector('#app > p.muted');
+    assert.equal(await page.textContent('#app > p.muted'), '<i>No transcript</i>');
+    assert.equal(await page.locator('#app i').count(), 0);
+  });
+
+  it('raised no CSP violation', async () => {
+    const v = await get<string[]>('window.__violations');
+    assert.deepEqual(v, []);
+    assert.deepEqual(violations.filter((t) => /Content Security Policy/i.test(t)), []);
+  });
+});
