@@ -32,10 +32,10 @@ step() { # step NAME COMMAND...
 step setup bash scripts/ensure-deps.sh
 step typecheck npx tsc --noEmit -p .
 step build node scripts/build.mjs
-step unit npx mocha
-step provision-claude bash scripts/provision-claude-code.sh
-step compat npx mocha --no-config --node-option import=tsx --timeout 600000 'test/compat/**/*.test.ts'
 step provision-vscode bash scripts/provision-vscode.sh
+step provision-claude bash scripts/provision-claude-code.sh
+step unit npx mocha
+step compat npx mocha --no-config --node-option import=tsx --timeout 600000 'test/compat/**/*.test.ts'
 step host timeout 900 node --import tsx test/host/run.ts
 step ui timeout 900 node --import tsx test/ui/run.ts
 

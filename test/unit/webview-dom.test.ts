@@ -1,7 +1,7 @@
 // The Budget Preview webview bundle in a real (headless) Chromium, under the same CSP the
 // extension sets: it renders a real plan, posts typed messages, and shows hostile tool
 // output (`<script>`, `<img onerror>`) as characters without running anything.
-// Skipped when /usr/bin/chromium is missing (scripts/provision-vscode.sh installs it).
+// Needs /usr/bin/chromium (scripts/provision-vscode.sh installs it; npm test provisions before the unit tests).
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ describe('Budget Preview webview in Chromium', function () {
   const violations: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM_PATH)) this.skip();
+    if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: run bash scripts/provision-vscode.sh (it installs Debian's chromium)`);
     const out = await build({
       entryPoints: [join(repoRoot, 'src/webview/main.ts')],
       bundle: true,
