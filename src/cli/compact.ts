@@ -51,7 +51,7 @@ export async function runCompact(argv: string[]): Promise<number> {
         [
           `wrote ${result.output}`,
           result.backup ? `backup ${result.backup}` : null,
-          `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of messages (estimated; system prompt and tools come on top); ` +
+          `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of transcript (estimated; about ${formatTokens(p.overheadTokens)} of system prompt and tools come on top); ` +
             `${p.rounds.filter((r) => r.inContext && r.action === 'keep').length} rounds kept verbatim, ${p.summarizedRounds} summarized, ${p.droppedRounds} dropped; ` +
             `${p.toolResults.filter((t) => t.preview).length} tool results replaced by previews`,
           result.toolResultsDir ? `full tool results in ${result.toolResultsDir}` : null,

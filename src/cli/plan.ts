@@ -49,7 +49,8 @@ export function renderPlan(plan: CompactionPlan): string {
   else
     out.push(
       `${plan.summarizedRounds} rounds / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
-        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens (estimated messages, summary included; system prompt and tools come on top)`,
+        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated, summary included)` +
+        (plan.overheadTokens ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}` : ''),
     );
   for (const n of plan.notes) out.push(`note: ${n}`);
   return out.join('\n') + '\n';

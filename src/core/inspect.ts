@@ -1,7 +1,7 @@
 // Inspection: the round list with honest token figures, as the CLI and the extension show it.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { buildChain, type Chain } from './chain';
+import { buildChain, type Chain, type ChainTables } from './chain';
 import { buildRounds, type Round } from './rounds';
 import type { Entry } from './entries';
 import { assertTranscript, extendIndex, indexTranscript, type IndexOptions, type TranscriptIndex } from './transcript';
@@ -71,6 +71,12 @@ export interface InspectReport {
     outputTokens: number;
     calibrationFactor: number;
     calibrationSamples: number;
+    /**
+     * Estimated tokens of what every request carries but no transcript line holds (system prompt,
+     * tool definitions): per segment, its first usage minus the estimated content before it; the
+     * smallest over segments. Null without usage.
+     */
+    overheadTokens: number | null;
   };
 }
 
@@ -88,7 +94,8 @@ export function analyze(index: TranscriptIndex): Analysis {
   const run = reportRounds(index.entries, rounds, 0, freshReportState(), []);
   const report = assembleReport(index, chain, rounds, run, chain.sidechains.map((s) => sidechainReport(index, s.id, s.entries)));
   const analysis: Analysis = { index, chain, rounds, report };
-  incremental.set(analysis, buildIncState(index.entries, chain, rounds, run.resume));
+  const st = buildIncState(index.entries, chain, rounds, run.resume);
+  if (st) incremental.set(analysis, st);
   return analysis;
 }
 
@@ -208,15 +215,16 @@ function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Round[], r
     toolUses += r.toolUses.length;
     for (const t of r.toolResults) toolResultChars += t.chars;
   }
-  let current: number;
+  let current = 0;
   let currentSource: TokenSource = 'estimate';
   if (newestUsageRound >= 0 && rounds[newestUsageRound].inContext) {
     current = newestUsage!;
     for (let i = newestUsageRound; i < reports.length; i++) current += reports[i].tokens.estimate;
     if (current === newestUsage) currentSource = 'usage';
-  } else {
-    current = activeEstimate;
   }
+  const overheadTokens = estimateOverhead(reports);
+  // Without usage in the active context (e.g. just compacted), add the system prompt and tools.
+  if (!(newestUsageRound >= 0 && rounds[newestUsageRound].inContext)) current = activeEstimate + (overheadTokens ?? 0);
   current = Math.round(current);
 
   const malformed = index.malformed.map((m) => ({ line: m.line, error: m.error }));
@@ -242,8 +250,31 @@ function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Round[], r
       outputTokens,
       calibrationFactor: Math.round(calibration.factor * 1000) / 1000,
       calibrationSamples: calibration.samples,
+      overheadTokens,
     },
   };
+}
+
+function estimateOverhead(reports: RoundReport[]): number | null {
+  let found: number | null = null;
+  let before = 0;
+  let segment = -1;
+  let done = false;
+  for (const r of reports) {
+    if (r.segment !== segment || r.startsAtBoundary) {
+      segment = r.segment;
+      before = 0;
+      done = false;
+    }
+    if (done) continue;
+    if (r.usage && !r.synthetic) {
+      // The smallest over segments: a segment after a compaction also carries re-attached files.
+      const here = Math.max(0, Math.round(r.usage.contextTokens - before));
+      found = found === null ? here : Math.min(found, here);
+      done = true;
+    } else before += r.tokens.estimate;
+  }
+  return found;
 }
 
 function sidechainReport(index: TranscriptIndex, id: string, list: number[]): SidechainReport {
@@ -330,22 +361,17 @@ export async function reinspect(previous: Analysis, options: IndexOptions = {}):
 
 interface IncState {
   entryCount: number;
-  /** Chain candidates (entries with a uuid on the primary side): uuid → last index, as chain.ts maps them. */
-  byUuid: Map<string, number>;
-  /** Every uuid in the file (any side), and those seen more than once. */
-  allUuids: Set<string>;
-  dupUuids: Set<string>;
+  /** chain.ts tables (byUuid and sibling-recovery sets), shared with the chain and extended in place. */
+  tables: ChainTables;
+  /** Every uuid in the file (any side) and those seen twice; kept only when a last-prompt line picks the leaf. */
+  allUuids: Set<string> | null;
+  dupUuids: Set<string> | null;
   /** parentUuid values of candidates that resolve to no candidate. */
   dangling: Set<string>;
-  /** Sibling-recovery sets over the main chain (chain.ts recoverSiblings). */
-  chainUuids: Set<string>;
-  chainMessageIds: Set<string>;
-  wanted: Set<string>;
-  answered: Set<string>;
-  /** Message ids of every candidate assistant entry; tool_use and tool_result ids of every candidate. */
-  allMessageIds: Set<string>;
-  allUseIds: Set<string>;
-  allResultIds: Set<string>;
+  /** Message ids, tool_use ids and tool_result ids of candidates off the main chain. */
+  offMessageIds: Set<string>;
+  offUseIds: Set<string>;
+  offResultIds: Set<string>;
   /** Leaf choice: the index named by the last `last-prompt` line (when a candidate), -1 otherwise. */
   lastPromptLeaf: number;
   /** Message ids of the rounds before the last one. */
@@ -370,44 +396,46 @@ function isBoundaryEntry(e: Entry): boolean {
   return e.kind === 'system' && e.subtype === 'compact_boundary';
 }
 
-function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: { at: number; state: ReportState }): IncState {
-  const side = primarySide(chain);
-  const byUuid = new Map<string, number>();
-  const allUuids = new Set<string>();
-  const dupUuids = new Set<string>();
-  const allMessageIds = new Set<string>();
-  const allUseIds = new Set<string>();
-  const allResultIds = new Set<string>();
-  let lastPrompt = -1;
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    if (e.kind === 'last-prompt' && e.leafUuid) lastPrompt = i;
-    if (e.uuid === undefined) continue;
-    if (allUuids.has(e.uuid)) dupUuids.add(e.uuid);
-    allUuids.add(e.uuid);
-    if (e.isSidechain !== side) continue;
-    byUuid.set(e.uuid, i);
-    noteIds(e, allMessageIds, allUseIds, allResultIds);
-  }
+function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: { at: number; state: ReportState }): IncState | undefined {
+  const tables = chain.tables;
+  if (!tables) return undefined;
+  const { byUuid, primary } = tables;
+  const onMain = new Uint8Array(entries.length);
+  for (const i of chain.main) onMain[i] = 1;
   const dangling = new Set<string>();
-  for (const i of byUuid.values()) {
-    const p = entries[i].parentUuid;
+  const offMessageIds = new Set<string>();
+  const offUseIds = new Set<string>();
+  const offResultIds = new Set<string>();
+  for (const i of primary) {
+    const e = entries[i];
+    const p = e.parentUuid;
     if (p && !byUuid.has(p)) dangling.add(p);
+    if (!onMain[i]) noteIds(e, offMessageIds, offUseIds, offResultIds);
   }
   // pickLeaf: the last last-prompt line decides, when it names a candidate.
   let lastPromptLeaf = -1;
-  if (lastPrompt >= 0) {
-    const idx = byUuid.get(entries[lastPrompt].leafUuid!);
-    if (idx !== undefined) lastPromptLeaf = idx;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e.kind === 'last-prompt' && e.leafUuid) {
+      const idx = byUuid.get(e.leafUuid);
+      if (idx !== undefined) lastPromptLeaf = idx;
+      break;
+    }
   }
-  const chainUuids = new Set<string>();
-  const chainMessageIds = new Set<string>();
-  const wanted = new Set<string>();
-  const answered = new Set<string>();
-  for (const i of chain.main) admitInto(entries[i], chainUuids, chainMessageIds, wanted, answered);
+  let allUuids: Set<string> | null = null;
+  let dupUuids: Set<string> | null = null;
+  if (lastPromptLeaf >= 0) {
+    allUuids = new Set();
+    dupUuids = new Set();
+    for (const e of entries) {
+      if (e.uuid === undefined) continue;
+      if (allUuids.has(e.uuid)) dupUuids.add(e.uuid);
+      allUuids.add(e.uuid);
+    }
+  }
   const st: IncState = {
     entryCount: entries.length,
-    byUuid, allUuids, dupUuids, dangling, chainUuids, chainMessageIds, wanted, answered, allMessageIds, allUseIds, allResultIds,
+    tables, allUuids, dupUuids, dangling, offMessageIds, offUseIds, offResultIds,
     lastPromptLeaf,
     earlierRoundIds: new Set(),
     namesBefore: new Map(),
@@ -428,12 +456,12 @@ function noteIds(e: Entry, messageIds: Set<string>, useIds: Set<string>, resultI
   }
 }
 
-function admitInto(e: Entry, chainUuids: Set<string>, chainMessageIds: Set<string>, wanted: Set<string>, answered: Set<string>): void {
-  if (e.uuid) chainUuids.add(e.uuid);
-  if (e.kind === 'assistant' && e.messageId) chainMessageIds.add(e.messageId);
+function admitInto(e: Entry, t: ChainTables): void {
+  if (e.uuid) t.chainUuids.add(e.uuid);
+  if (e.kind === 'assistant' && e.messageId) t.chainMessageIds.add(e.messageId);
   for (const b of e.blocks) {
-    if (b.type === 'tool_use' && b.toolId) wanted.add(b.toolId);
-    if (b.type === 'tool_result' && b.toolId) answered.add(b.toolId);
+    if (b.type === 'tool_use' && b.toolId) t.wanted.add(b.toolId);
+    if (b.type === 'tool_result' && b.toolId) t.answered.add(b.toolId);
   }
 }
 
@@ -479,9 +507,10 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   const chain = prev.chain;
   if (chain.leaf < 0 || st.lastRoundStart < 0 || !st.tailClean) return null;
   const side = primarySide(chain);
+  const t = st.tables;
 
   // New entries: no boundary, no last-prompt, fresh unique uuids, no new inline sidechains,
-  // message and tool ids that cannot change how older lines were grouped.
+  // message and tool ids that cannot change how older lines were chained or grouped.
   const newCandidates: number[] = [];
   const newUuids = new Set<string>();
   const newResults = new Set<string>();
@@ -489,19 +518,22 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
     const e = entries[i];
     if (isBoundaryEntry(e) || e.kind === 'last-prompt') return null;
     if (e.uuid === undefined) continue;
-    if (st.allUuids.has(e.uuid) || newUuids.has(e.uuid) || st.dangling.has(e.uuid)) return null;
-    newUuids.add(e.uuid);
     if (e.isSidechain !== side) return null;
+    if (t.byUuid.has(e.uuid) || newUuids.has(e.uuid) || st.dangling.has(e.uuid) || st.allUuids?.has(e.uuid)) return null;
+    newUuids.add(e.uuid);
     newCandidates.push(i);
-    if (e.kind === 'assistant' && e.messageId && !st.chainMessageIds.has(e.messageId) && st.allMessageIds.has(e.messageId)) return null;
-    if (e.kind === 'assistant' && e.messageId && st.earlierRoundIds.has(e.messageId)) return null;
+    if (e.kind === 'assistant' && e.messageId) {
+      // An older off-chain line of this response could join the chain; an earlier round would absorb it.
+      if (st.offMessageIds.has(e.messageId) && !t.chainMessageIds.has(e.messageId)) return null;
+      if (st.earlierRoundIds.has(e.messageId)) return null;
+    }
     for (const b of e.blocks) {
       if (!b.toolId) continue;
       // A tool_use must be new; a tool_result must answer an id no older candidate answers
       // (or older lines could be recovered onto the chain, or lose their place on it).
-      if (b.type === 'tool_use' && (st.allUseIds.has(b.toolId) || st.allResultIds.has(b.toolId))) return null;
+      if (b.type === 'tool_use' && (t.wanted.has(b.toolId) || st.offUseIds.has(b.toolId) || t.answered.has(b.toolId) || st.offResultIds.has(b.toolId))) return null;
       if (b.type === 'tool_result') {
-        if (st.allResultIds.has(b.toolId) || newResults.has(b.toolId)) return null;
+        if (t.answered.has(b.toolId) || st.offResultIds.has(b.toolId) || newResults.has(b.toolId)) return null;
         newResults.add(b.toolId);
       }
     }
@@ -515,7 +547,7 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
     const byNew = new Map<string, number>();
     for (const i of newCandidates) byNew.set(entries[i].uuid!, i);
     const oldLeafUuid = entries[chain.leaf].uuid!;
-    if (st.dupUuids.has(oldLeafUuid)) return null;
+    if (st.dupUuids?.has(oldLeafUuid)) return null;
     let cur = leaf;
     for (let steps = 0; ; steps++) {
       if (steps > newCandidates.length) return null;
@@ -535,29 +567,26 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
     if (st.lastPromptLeaf >= 0 && st.lastPromptLeaf !== chain.leaf && !leafDescends(entries, chain, st)) return null;
   }
 
+  // Nothing below gives up: the shared tables are updated in place from here on.
   // Sibling recovery over the new entries (chain.ts recoverSiblings, restricted to them).
   const onNew = new Set<number>(walked);
-  const chainUuids = st.chainUuids;
-  const chainMessageIds = st.chainMessageIds;
-  const wanted = st.wanted;
-  const answered = st.answered;
-  for (const i of walked) admitInto(entries[i], chainUuids, chainMessageIds, wanted, answered);
+  for (const i of walked) admitInto(entries[i], t);
   let rest = newCandidates.filter((i) => !onNew.has(i));
   for (let changed = true; changed && rest.length; ) {
     changed = false;
     for (const i of rest) {
       if (onNew.has(i)) continue;
       const e = entries[i];
-      if (!e.parentUuid || !chainUuids.has(e.parentUuid)) continue;
+      if (!e.parentUuid || !t.chainUuids.has(e.parentUuid)) continue;
       let join = false;
-      if (e.kind === 'assistant') join = e.messageId !== undefined && chainMessageIds.has(e.messageId);
+      if (e.kind === 'assistant') join = e.messageId !== undefined && t.chainMessageIds.has(e.messageId);
       else if (e.kind === 'user') {
         const ids = e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!);
-        join = ids.length > 0 && ids.every((id) => wanted.has(id) && !answered.has(id));
+        join = ids.length > 0 && ids.every((id) => t.wanted.has(id) && !t.answered.has(id));
       }
       if (join) {
         onNew.add(i);
-        admitInto(e, chainUuids, chainMessageIds, wanted, answered);
+        admitInto(e, t);
         changed = true;
       }
     }
@@ -570,6 +599,8 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
     leaf,
     offChain: chain.offChain + newCandidates.length - added.length,
   };
+  const tables: ChainTables = { ...t, primary: newCandidates.length ? t.primary.concat(newCandidates) : t.primary };
+  Object.defineProperty(newChain, 'tables', { value: tables, enumerable: false, writable: true, configurable: true });
 
   // Rounds: rebuild from the last round's start (its lines and everything after it).
   const startPos = st.lastRoundStart;
@@ -579,10 +610,10 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   for (const r of tail) {
     r.index += lastOld.index;
     r.segment += lastOld.segment;
-    for (const t of r.toolResults) {
-      if (t.name === undefined) {
-        const name = st.namesBefore.get(t.id);
-        if (name !== undefined) t.name = name;
+    for (const tr of r.toolResults) {
+      if (tr.name === undefined) {
+        const name = st.namesBefore.get(tr.id);
+        if (name !== undefined) tr.name = name;
       }
     }
   }
@@ -598,14 +629,15 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   // State for the next append.
   for (const i of newCandidates) {
     const e = entries[i];
-    st.byUuid.set(e.uuid!, i);
-    st.allUuids.add(e.uuid!);
-    noteIds(e, st.allMessageIds, st.allUseIds, st.allResultIds);
+    t.byUuid.set(e.uuid!, i);
+    st.allUuids?.add(e.uuid!);
+    if (!onNew.has(i)) noteIds(e, st.offMessageIds, st.offUseIds, st.offResultIds);
   }
   for (const i of newCandidates) {
     const p = entries[i].parentUuid;
-    if (p && !st.byUuid.has(p)) st.dangling.add(p);
+    if (p && !t.byUuid.has(p)) st.dangling.add(p);
   }
+  st.tables = tables;
   st.entryCount = n;
   st.resume = run.resume;
   setTail(st, entries, newChain, rounds, startPos, st.namesBefore);
@@ -623,8 +655,8 @@ function leafDescends(entries: Entry[], chain: Chain, st: IncState): boolean {
     if (cur === target) return true;
     seen.add(cur);
     const p = entries[cur].parentUuid;
-    if (!p || st.dupUuids.has(p)) return false;
-    const nxt = st.byUuid.get(p);
+    if (!p || !st.dupUuids || st.dupUuids.has(p)) return false;
+    const nxt = st.tables.byUuid.get(p);
     if (nxt === undefined || nxt < target) return false;
     cur = nxt;
   }

@@ -23,7 +23,7 @@ import { chartGeometry, niceScale, shortTokens, DEFAULT_CHART_SIZE } from '../..
 import { claudeFixtures, fixture } from '../support/fixtures';
 
 /** Settings that make every sizeable fixture need compaction, with some results replaced. */
-const TIGHT = { targetTokens: 20_000, keepRecentTokens: 5_000, maxToolResultChars: 2_000, maxToolResultCharsPerMessage: 20_000 };
+const TIGHT = { targetTokens: 60_000, keepRecentTokens: 5_000, maxToolResultChars: 2_000, maxToolResultCharsPerMessage: 20_000 };
 
 const cache = new Map<string, Analysis>();
 async function analysisOf(name: string): Promise<Analysis> {

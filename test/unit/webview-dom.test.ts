@@ -40,7 +40,7 @@ describe('Budget Preview webview in Chromium', function () {
     const html = budgetHtml({ cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/webview.js`, styleUri: `${ORIGIN}/media/budget.css` });
 
     const analysis = await inspectFile(fixture('with-compactions.jsonl'));
-    const plan = await planCompaction(analysis, { targetTokens: 20_000, keepRecentTokens: 5_000, maxToolResultChars: 1_000 });
+    const plan = await planCompaction(analysis, { targetTokens: 60_000, keepRecentTokens: 5_000, maxToolResultChars: 1_000 });
     state = buildBudgetState(fixture('with-compactions.jsonl'), analysis, plan);
     state.toolResults.unshift({
       toolUseId: 'toolu_evil',

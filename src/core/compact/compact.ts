@@ -1,6 +1,6 @@
 // Compact Transcript: plan, summarize (Anthropic or offline), write back atomically with a
 // backup, and verify the result resumes, or write nothing at all.
-import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, readFile, realpath, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createReadStream } from 'node:fs';
 import { inspectFile, type Analysis } from '../inspect';
@@ -140,7 +140,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const details = await planDetails(analysis, options.settings);
   const plan = details.plan;
   if (plan.nothingToDo) {
-    throw new CompactError('nothing-to-compact', `Nothing to compact: the active context is about ${plan.preTokens} tokens, already within the ${plan.settings.targetTokens}-token target.`);
+    throw new CompactError('nothing-to-compact', `Nothing to compact: the transcript's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of system prompt and tools), already within the ${plan.settings.targetTokens}-token target.`);
   }
   checkCancelled(options.signal);
 
@@ -233,10 +233,11 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
   let backup: string | null = null;
   let toolDir: string | null = null;
+  const undo: (() => Promise<unknown>)[] = [];
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
-    const check = await checkResumable(tmp, { targetTokens: settings.targetTokens, calibration: details.calibration, expectLeaf: built.leafUuid, expectSummaryFirst: true });
+    const check = await checkResumable(tmp, { targetTokens: plan.messageTarget, calibration: details.calibration, expectLeaf: built.leafUuid, expectSummaryFirst: true });
     const overTarget = check.problems.filter((p) => /over the .*target/.test(p));
     const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
     if (fatal.length) throw new CompactError('invalid-output', `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`);
@@ -247,12 +248,16 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     // Full originals of replaced results, then the decisions, then the transcript itself.
     if (details.budget.replacements.size) {
       toolDir = join(dirname(file), toolResultsDirName(file));
+      const created = !(await exists(toolDir));
       await ensureRealDir(toolDir);
+      if (created) undo.push(() => rmdir(toolDir!));
       for (const [id, rep] of details.budget.replacements) {
         const target = assertInside(toolDir, safeToolResultName(id));
+        undo.push(await restorer(target));
         await writeFileAtomic(target, rep.original);
       }
     }
+    undo.push(await restorer(statePath(out)));
     await saveState(out, details);
     await options.beforeCommit?.();
     checkCancelled(options.signal);
@@ -269,9 +274,27 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     await commitTemp(tmp, out);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
+    // Reliability fix (failing-API/crash tests): a run that failed or was cancelled after the
+    // sidecars were written (cancel or change-on-disk just before the commit) used to leave a new
+    // state file whose frozen decisions then steered the next compaction, while saying "nothing
+    // was written". Put the sidecars back as they were, newest first.
+    for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }
   return { output: out, backup, preTokens: plan.preTokens, postTokens: plan.postTokens, attempts, plan, summaryChars: summary.length, toolResultsDir: toolDir };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Undoes a write to `path`: restores its previous bytes, or removes it if it did not exist. */
+async function restorer(path: string): Promise<() => Promise<unknown>> {
+  const prior = await readFile(path).catch(() => null);
+  return prior === null ? () => unlink(path) : () => writeFileAtomic(path, prior);
 }
 
 async function* streamOutput(file: string, size: number, appended: string, fresh: boolean): AsyncGenerator<Buffer | string> {

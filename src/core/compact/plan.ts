@@ -109,7 +109,13 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   // summary, not kept. Kept, its summary line was dropped by the writer and the earlier summary was lost (found by
   // test/compat/roundtrip.test.ts on Claude Code's own /compact output).
   if (last >= 0 && tailPos === last && rounds[active[last]].startsAtBoundary) tailPos = last + 1;
-  const underTarget = preTokens <= settings.targetTokens;
+  // The target is for the whole resumed context: leave room for the system prompt and tools.
+  const overheadTokens = report.totals.overheadTokens ?? 0;
+  const messageTarget = Math.max(Math.round(settings.targetTokens / 10), settings.targetTokens - overheadTokens);
+  if (settings.targetTokens - overheadTokens < messageTarget) {
+    notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, most of the ${settings.targetTokens}-token target`);
+  }
+  const underTarget = preTokens <= messageTarget;
   if (underTarget) tailPos = active.length && rounds[active[0]].startsAtBoundary ? 1 : 0;
 
   // Tool-result texts of every round that may be kept (read once).
@@ -136,8 +142,8 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   const summaryTokens = tailPos > 0 ? settings.summaryTokens : 0;
   let choice = evaluate(tailPos, false);
   if (!underTarget) {
-    if (choice.total + summaryTokens > settings.targetTokens) choice = evaluate(tailPos, true);
-    while (choice.total + settings.summaryTokens > settings.targetTokens && tailPos < last) {
+    if (choice.total + summaryTokens > messageTarget) choice = evaluate(tailPos, true);
+    while (choice.total + settings.summaryTokens > messageTarget && tailPos < last) {
       tailPos++;
       while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
       choice = evaluate(tailPos, true);
@@ -145,8 +151,8 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
     // clipped to the room left (writeback.ts fitSummary). This note used to be given whenever the summary reserve
     // did not fit, also when the result then met the target.
-    if (choice.total + summaryFloorTokens(calibration) > settings.targetTokens) {
-      notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target`);
+    if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
+      notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`);
     }
   }
   const summarizing = !underTarget && tailPos > 0;
@@ -175,6 +181,8 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     preTokens,
     postTokens,
     keptTokens,
+    overheadTokens,
+    messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
     droppedRounds: 0,
     nothingToDo: underTarget && choice.budget.replacements.size === 0,

@@ -51,6 +51,19 @@ export function parseTokenGap(err: unknown): number | null {
   return null;
 }
 
+/** Input tokens of the refused request as the API counted them, when the message says so; else null. */
+export function parseTokenTotal(err: unknown): number | null {
+  for (const m of messagesOf(err)) {
+    const a = /prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/i.exec(m);
+    if (a) return Number(a[1]);
+    const b = /exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/i.exec(m);
+    if (b) return Number(b[1]);
+    const c = /(\d+)\s*tokens?\s*>\s*(\d+)\s*maximum/i.exec(m);
+    if (c) return Number(c[1]);
+  }
+  return null;
+}
+
 export const TRUNCATION_MARKER = '[earlier conversation truncated for compaction retry]';
 
 export interface Group<T> {

@@ -55,7 +55,14 @@ export async function loadState(file: string): Promise<BudgetState> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyState();
     throw err;
   }
-  const parsed = JSON.parse(text) as BudgetState;
+  // Reliability fix (paths test): a corrupt state file used to surface as a bare
+  // "SyntaxError: Unexpected token…" naming neither the file nor what to do.
+  let parsed: BudgetState;
+  try {
+    parsed = JSON.parse(text) as BudgetState;
+  } catch (err) {
+    throw new Error(`${statePath(file)}: the compactor state file is not valid JSON (${err instanceof Error ? err.message : String(err)}); move it aside and compact again (earlier tool-result decisions will be made afresh)`);
+  }
   if (parsed?.version !== 1 || typeof parsed.decisions !== 'object' || parsed.decisions === null) {
     throw new Error(`${statePath(file)}: not a compactor state file (version 1)`);
   }

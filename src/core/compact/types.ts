@@ -85,6 +85,13 @@ export interface CompactionPlan {
   postTokens: number;
   /** Tokens of the rounds kept verbatim (after budgeting). */
   keptTokens: number;
+  /**
+   * Estimated tokens every request carries beyond the transcript (system prompt, tool
+   * definitions), from the session's usage; 0 when unknown. The target covers it too.
+   */
+  overheadTokens: number;
+  /** Room for transcript content: targetTokens − overheadTokens (at least a tenth of the target). */
+  messageTarget: number;
   summarizedRounds: number;
   droppedRounds: number;
   /** True when the file is already under target and nothing needs to be done. */

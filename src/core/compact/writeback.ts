@@ -3,7 +3,7 @@
 // line, then the kept rounds re-linked onto it with fresh, unique uuids and message ids.
 import { createHash } from 'node:crypto';
 import type { Analysis } from '../inspect';
-import type { PlanDetails } from './plan';
+import { summaryRoundTokens, type PlanDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { estimateTextTokens } from '../tokens/estimate';
 
@@ -27,6 +27,37 @@ export interface WriteOutput {
   boundaryUuid: string;
   summaryUuid: string;
   leafUuid: string;
+  /** The summary as written (clipped by `fitSummary` when it would not fit the target). */
+  summary: string;
+}
+
+export const SUMMARY_CLIPPED_MARKER = '\n[summary clipped to fit the target]';
+
+/**
+ * The summary as written: clipped so that the resumed context (the summary round plus the kept rounds, estimated as
+ * checkResumable estimates the written file) fits the target. The plan reserves `settings.summaryTokens` for the
+ * summary and, when even that reserve does not fit beside the newest response, keeps only the newest response; a
+ * summary longer than the room actually left then put the result over a target that a shorter summary meets
+ * (found by test/compat/compacted.test.ts: v1.0.98-small.jsonl at 405 tokens, plan-mode.jsonl at 278). Unchanged when
+ * it fits, and when nothing can fit (the kept rounds with an empty summary are already over the target).
+ */
+export function fitSummary(summary: string, details: PlanDetails): string {
+  const { plan } = details;
+  const cal = details.calibration > 0 ? details.calibration : 1;
+  // Room for the summary round: the target minus the kept rounds (and a token per round for rounding).
+  const room = plan.messageTarget - plan.keptTokens - details.kept.length - 2;
+  const fits = (s: string) => summaryRoundTokens(s, cal) <= room;
+  if (fits(summary) || !fits('')) return summary;
+  const clipped = (n: number) => summary.slice(0, n).replace(/[\uD800-\uDBFF]$/, '').trimEnd() + SUMMARY_CLIPPED_MARKER;
+  if (!fits(clipped(0))) return '';
+  let lo = 0; // clipped(lo) fits
+  let hi = summary.length; // clipped(hi) does not
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (fits(clipped(mid))) lo = mid;
+    else hi = mid;
+  }
+  return clipped(lo);
 }
 
 export function deterministicUuid(seed: string, n: number | string): string {
@@ -44,6 +75,8 @@ const COMMON_FIELDS = ['sessionId', 'cwd', 'version', 'gitBranch', 'userType', '
 
 export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const { analysis, details, objects, seed } = input;
+  const summary = fitSummary(input.summary, details);
+  const postTokens = summary === input.summary ? input.postTokens : details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
   const entries = analysis.index.entries;
   const rounds = analysis.rounds;
   let counter = 0;
@@ -69,7 +102,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       timestamp: ts,
       uuid: boundaryUuid,
       level: 'info',
-      compactMetadata: { trigger: 'manual', preTokens: input.preTokens, postTokens: input.postTokens, compactor: 'agent-compactor' },
+      compactMetadata: { trigger: 'manual', preTokens: input.preTokens, postTokens, compactor: 'agent-compactor' },
       ...common,
     }),
   );
@@ -78,7 +111,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       parentUuid: boundaryUuid,
       isSidechain: false,
       type: 'user',
-      message: { role: 'user', content: SUMMARY_PREFIX + input.summary },
+      message: { role: 'user', content: SUMMARY_PREFIX + summary },
       isVisibleInTranscriptOnly: true,
       isCompactSummary: true,
       uuid: summaryUuid,
@@ -92,7 +125,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const uuidMap = new Map<string, string>();
   const idMap = new Map<string, string>();
   let parent = summaryUuid;
-  let context = estimateTextTokens(SUMMARY_PREFIX.length + input.summary.length);
+  let context = estimateTextTokens(SUMMARY_PREFIX.length + summary.length);
   const replacements = details.budget.replacements;
   for (const ri of details.kept) {
     const r = rounds[ri];
@@ -148,5 +181,5 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
   if (input.lastPrompt) {
     lines.push(JSON.stringify({ type: 'last-prompt', lastPrompt: input.lastPrompt.text ?? undefined, leafUuid: parent, sessionId: common.sessionId }));
   }
-  return { lines, boundaryUuid, summaryUuid, leafUuid: parent };
+  return { lines, boundaryUuid, summaryUuid, leafUuid: parent, summary };
 }

@@ -3,7 +3,7 @@
 // 401/403/404, and on prompt-too-long cutting whole rounds from the head and trying again.
 import Anthropic from '@anthropic-ai/sdk';
 import { CompactError, type AttemptRecord, type ProgressReporter } from '../types';
-import { isPromptTooLong, parseTokenGap, truncateHead, TRUNCATION_MARKER, type Group } from '../ptl';
+import { isPromptTooLong, parseTokenGap, parseTokenTotal, truncateHead, TRUNCATION_MARKER, type Group } from '../ptl';
 import { extractSummary, summaryRequestText } from './prompt';
 
 export interface SummaryMessage {
@@ -59,9 +59,31 @@ export function classifyApiError(err: unknown, signal?: AbortSignal): CompactErr
     if (status === 429) return new CompactError('api', `Rate limited by the Anthropic API (429: ${detail}), still after retries. Wait a minute and try again, or use the offline extractive summary.`, err);
     if (status === 529) return new CompactError('api', `The Anthropic API is overloaded (529: ${detail}), still after retries. Try again later, or use the offline extractive summary.`, err);
     if (status !== undefined && status >= 500) return new CompactError('api', `The Anthropic API failed (${status}: ${detail}), still after retries. Try again later, or use the offline extractive summary.`, err);
-    return new CompactError('api', `The Anthropic API refused the summary request (${status ?? 'stream error'}: ${detail}).`, err);
+    // Reliability fix (failing-API table): an `error` event inside a 200 stream has no status and
+    // used to read "refused the summary request (stream error: …)", which is not what happened.
+    if (status === undefined) {
+      const type = (err.error as { error?: { type?: string } } | undefined)?.error?.type ?? 'error';
+      return new CompactError('api', `The Anthropic API failed in the middle of the summary (${type}: ${detail}). Try again later, or use the offline extractive summary.`, err);
+    }
+    return new CompactError('api', `The Anthropic API refused the summary request (${status}: ${detail}). Check the model and settings, or use the offline extractive summary.`, err);
+  }
+  // Reliability fix (failing-API table): a connection cut mid-stream ("terminated") and an
+  // unreadable stream (invalid JSON) used to surface as "The summary request failed: terminated"
+  // or a bare JSON parser message, naming neither the cause nor what to do.
+  const chain = causeChain(err);
+  if (chain.some((e) => (e instanceof TypeError && /terminated/i.test(e.message)) || /^(UND_ERR_SOCKET|ECONNRESET|EPIPE)$/.test(String((e as { code?: unknown }).code ?? '')))) {
+    return new CompactError('network', `The connection to the Anthropic API broke while the summary was streaming (${(err as Error).message}). Check your network or proxy and try again, or use the offline extractive summary.`, err);
+  }
+  if (chain.some((e) => e instanceof SyntaxError)) {
+    return new CompactError('api', `The Anthropic API sent an answer that could not be read (invalid JSON: ${(err as Error).message}). Check that the base URL points at the Anthropic Messages API, or use the offline extractive summary.`, err);
   }
   return new CompactError('api', `The summary request failed: ${err instanceof Error ? err.message : String(err)}`, err);
+}
+
+function causeChain(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) out.push(e);
+  return out;
 }
 
 function apiMessage(err: InstanceType<typeof Anthropic.APIError>): string {
@@ -145,7 +167,14 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
         const record: AttemptRecord = { attempt: attemptNo, strategy: retry === 0 ? 'anthropic' : 'anthropic-truncated', outcome: 'prompt-too-long', detail: err instanceof Error ? err.message : String(err), tokenGap: gap };
         attempts.push(record);
         if (retry >= opts.maxPtlRetries) throw new PromptTooLongExhausted(attempts, droppedRounds);
-        const cut = truncateHead(work, gap, () => ({ tokens: 10, marker: true, firstRole: 'user' as const, payload: [{ role: 'user' as const, text: TRUNCATION_MARKER }], id: -1 }));
+        // Reliability fix (failing-API table): the gap is in the API's tokens but the groups are
+        // sized by our estimate; when the two disagree (a skewed session calibration) each retry
+        // cut too little and three retries could all fail. Cut the same *fraction* of the request
+        // that the API says is over, measured in our own units.
+        const total = parseTokenTotal(err);
+        const ours = work.reduce((s, w) => s + w.tokens, 0) + Math.round(((prefix?.length ?? 0) + request.length) * 0.3);
+        const cutGap = gap !== null && total ? Math.ceil((gap / total) * ours) : gap;
+        const cut = truncateHead(work, cutGap, () => ({ tokens: 10, marker: true, firstRole: 'user' as const, payload: [{ role: 'user' as const, text: TRUNCATION_MARKER }], id: -1 }));
         if (!cut) throw new PromptTooLongExhausted(attempts, droppedRounds);
         const removed = work.filter((w) => !w.marker).slice(0, cut.dropped);
         for (const r of removed) droppedRounds.push(r.id);
