@@ -20,6 +20,24 @@ export interface Chain {
   notes: string[];
   /** True when the file itself is a subagent transcript (every entry a sidechain). */
   subagentFile: boolean;
+  /** Lookup tables (non-enumerable; absent on chains built by hand). */
+  readonly tables?: ChainTables;
+}
+
+/**
+ * Lookup tables the chain was built with, kept (non-enumerable, as `Chain.tables`) so that
+ * incremental re-inspection can extend the chain without rebuilding them.
+ */
+export interface ChainTables {
+  /** Candidates of the primary side: uuid → index (the last one wins). */
+  byUuid: Map<string, number>;
+  /** Sibling recovery's sets over the main chain. */
+  chainUuids: Set<string>;
+  chainMessageIds: Set<string>;
+  wanted: Set<string>;
+  answered: Set<string>;
+  /** Primary-side candidates, in file order. */
+  primary: number[];
 }
 
 export interface Sidechain {
@@ -31,16 +49,11 @@ function isChainEntry(e: Entry): boolean {
   return e.uuid !== undefined;
 }
 
-/** Compares entries by position in the file. */
-function filePos(e: Entry): number {
-  return e.start * 16 + e.part;
-}
-
 /**
  * Walks from `leaf` to the root. A dangling parent is repaired by linking to the entry
  * with the nearest earlier timestamp (as Claude Code does); cycles stop the walk.
  */
-function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candidates: number[], notes: string[], followLogical: boolean): number[] {
+function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candidates: number[], notes: string[], followLogical: boolean, fileOrderFallback = false): number[] {
   const out: number[] = [];
   const seen = new Set<number>();
   let cur = leaf;
@@ -63,30 +76,103 @@ function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candi
       continue;
     }
     // Dangling parent: nearest earlier entry by timestamp among candidates.
-    const repaired = nearestEarlier(entries, candidates, e, seen);
+    let repaired = nearestEarlier(entries, candidates, e, cur, seen);
+    if (repaired === -1 && fileOrderFallback) repaired = previousInFile(candidates, cur, seen);
     if (repaired === -1) {
       notes.push(`line ${e.line}: parent ${parent} not found; chain starts here`);
       break;
     }
-    notes.push(`line ${e.line}: parent ${parent} not found; linked to line ${entries[repaired].line} (nearest earlier timestamp)`);
+    notes.push(`line ${e.line}: parent ${parent} not found; linked to line ${entries[repaired].line} (nearest earlier entry)`);
     cur = repaired;
   }
   return out;
 }
 
-function nearestEarlier(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number {
+/** The closest candidate before `idx` in file order that the walk has not visited. */
+function previousInFile(candidates: number[], idx: number, seen: Set<number>): number {
+  for (let k = candidates.length - 1; k >= 0; k--) {
+    const i = candidates[k];
+    if (i < idx && !seen.has(i)) return i;
+  }
+  return -1;
+}
+
+function nearestEarlier(entries: Entry[], candidates: number[], e: Entry, eIdx: number, seen: Set<number>): number {
   if (!e.timestamp) return -1;
+  const ts = e.timestamp;
+  // Entries are indexed in file order: only candidates before `eIdx` can precede it.
+  let hi = candidates.length;
+  for (let lo = 0; lo < hi; ) {
+    const mid = (lo + hi) >>> 1;
+    if (candidates[mid] < eIdx) lo = mid + 1;
+    else hi = mid;
+  }
   let best = -1;
-  let bestTs = '';
-  for (const i of candidates) {
-    const c = entries[i];
-    if (seen.has(i) || !c.timestamp || c.timestamp >= e.timestamp || filePos(c) >= filePos(e)) continue;
-    if (c.timestamp > bestTs) {
-      best = i;
-      bestTs = c.timestamp;
+  const keys = timestampKeys(entries, candidates);
+  const key = keys ? isoKey(ts) : NaN;
+  if (keys && !Number.isNaN(key)) {
+    // Same comparisons on order-preserving numbers (see timestampKeys).
+    let bestKey = -Infinity;
+    for (let j = 0; j < hi; j++) {
+      const k = keys[j];
+      if (!(k < key) || k <= bestKey || seen.has(candidates[j])) continue;
+      best = candidates[j];
+      bestKey = k;
     }
+    return best;
+  }
+  let bestTs = '';
+  for (let j = 0; j < hi; j++) {
+    const i = candidates[j];
+    const t = entries[i].timestamp;
+    if (t === undefined || t >= ts || t <= bestTs || seen.has(i)) continue;
+    best = i;
+    bestTs = t;
   }
   return best;
+}
+
+/**
+ * Numeric keys of `YYYY-MM-DDTHH:MM:SS.sssZ` timestamps, ordered exactly as the strings are
+ * (fixed width, fields within their ranges, mixed radix). NaN for an entry without a timestamp.
+ */
+function isoKey(t: string): number {
+  if (t.length !== 24 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58 || t.charCodeAt(19) !== 46 || t.charCodeAt(23) !== 90) return NaN;
+  const d = (i: number) => t.charCodeAt(i) - 48;
+  for (const i of [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]) if (d(i) < 0 || d(i) > 9) return NaN;
+  const y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+  const mo = d(5) * 10 + d(6);
+  const da = d(8) * 10 + d(9);
+  const h = d(11) * 10 + d(12);
+  const mi = d(14) * 10 + d(15);
+  const se = d(17) * 10 + d(18);
+  const ms = d(20) * 100 + d(21) * 10 + d(22);
+  if (mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 59) return NaN;
+  return ((y * 12 + mo - 1) * 31 + da - 1) * 86_400_000 + ((h * 60 + mi) * 60 + se) * 1000 + ms;
+}
+
+const keyCache = new WeakMap<number[], Float64Array | null>();
+
+/** Keys for `candidates` (null when some timestamp has another form: then strings are compared). */
+function timestampKeys(entries: Entry[], candidates: number[]): Float64Array | null {
+  let keys = keyCache.get(candidates);
+  if (keys !== undefined) return keys;
+  keys = new Float64Array(candidates.length);
+  for (let j = 0; j < candidates.length; j++) {
+    const t = entries[candidates[j]].timestamp;
+    if (!t) {
+      keys[j] = NaN;
+      continue;
+    }
+    const k = isoKey(t);
+    if (Number.isNaN(k)) {
+      keys = null;
+      break;
+    }
+    keys[j] = k;
+  }
+  keyCache.set(candidates, keys);
+  return keys;
 }
 
 /** Picks the leaf: the last `last-prompt` leafUuid naming an existing entry, else the last chain entry. */
@@ -129,7 +215,7 @@ function hasDescendantAfter(entries: Entry[], idx: number, last: number): boolea
  * on the chain and tool_result lines answering its tool_uses, when their parent is on the
  * chain. Repeats until nothing more joins (a recovered tool_use can have a recovered result).
  */
-function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[]): void {
+function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[]): Omit<ChainTables, 'byUuid' | 'primary'> {
   const chainUuids = new Set<string>();
   const chainMessageIds = new Set<string>();
   const wanted = new Set<string>();
@@ -145,9 +231,10 @@ function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[])
     }
   };
   for (const i of [...onChain]) admit(i);
+  let rest = pool.filter((i) => !onChain.has(i));
   for (let changed = true; changed; ) {
     changed = false;
-    for (const i of pool) {
+    for (const i of rest) {
       if (onChain.has(i)) continue;
       const e = entries[i];
       if (!e.parentUuid || !chainUuids.has(e.parentUuid)) continue;
@@ -162,7 +249,9 @@ function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[])
         changed = true;
       }
     }
+    if (changed) rest = rest.filter((i) => !onChain.has(i));
   }
+  return { chainUuids, chainMessageIds, wanted, answered };
 }
 
 export function buildChain(entries: Entry[]): Chain {
@@ -180,9 +269,10 @@ export function buildChain(entries: Entry[]): Chain {
   for (const i of primary) byUuid.set(entries[i].uuid!, i);
 
   const leaf = pickLeaf(entries, byUuid, primary);
-  const onChain = new Set<number>(leaf === -1 ? [] : walk(entries, byUuid, leaf, primary, notes, true));
-  recoverSiblings(entries, onChain, primary);
-  const main = [...onChain].sort((a, b) => filePos(entries[a]) - filePos(entries[b]));
+  const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes));
+  const recovery = recoverSiblings(entries, onChain, primary);
+  // Entry indices follow file order (the index is built by reading the file front to back).
+  const main = Array.from(Int32Array.from(onChain).sort());
 
   const boundaries: number[] = [];
   main.forEach((idx) => {
@@ -193,7 +283,38 @@ export function buildChain(entries: Entry[]): Chain {
   const activeStart = lastBoundary === -1 ? 0 : main.indexOf(lastBoundary);
 
   const sidechains = subagentFile ? [] : groupSidechains(entries, sideCandidates);
-  return { main, activeStart, boundaries, leaf, sidechains, offChain: primary.length - main.length, notes, subagentFile };
+  const chain: Chain = { main, activeStart, boundaries, leaf, sidechains, offChain: primary.length - main.length, notes, subagentFile };
+  Object.defineProperty(chain, 'tables', { value: { byUuid, primary, ...recovery } satisfies ChainTables, enumerable: false, writable: true, configurable: true });
+  return chain;
+}
+
+/**
+ * Claude Code reads only what follows the last compact boundary (in file order) before the
+ * leaf: entries before it are gone, so a parent pointing back there dangles and is repaired to
+ * the nearest earlier entry (normally the summary). Its own /compact can hang later lines off
+ * a line written just before the boundary, so a plain parent walk would miss the boundary.
+ * The active part is walked that way; the history behind the boundary is walked in full.
+ */
+function walkLikeResume(entries: Entry[], byUuid: Map<string, number>, leaf: number, primary: number[], notes: string[]): number[] {
+  let cut = -1;
+  for (let k = primary.length - 1; k >= 0; k--) {
+    const i = primary[k];
+    if (i > leaf) continue;
+    const e = entries[i];
+    if (e.kind === 'system' && e.subtype === 'compact_boundary') {
+      cut = i;
+      break;
+    }
+  }
+  if (cut === -1) return walk(entries, byUuid, leaf, primary, notes, true);
+  const activeCandidates = primary.filter((i) => i >= cut);
+  const activeByUuid = new Map<string, number>();
+  for (const i of activeCandidates) activeByUuid.set(entries[i].uuid!, i);
+  // After a boundary, timestamps can run backwards (Claude Code's /compact stamps its boundary
+  // after the lines that follow it): fall back to the previous entry in the file.
+  const active = walk(entries, activeByUuid, leaf, activeCandidates, notes, false, true);
+  const history = walk(entries, byUuid, cut, primary, notes, true);
+  return [...active, ...history];
 }
 
 /** Groups inline sidechain entries into conversations by agentId, or by root for old files. */

@@ -1,12 +1,15 @@
 // Turns one raw line into compact entry summaries. The summary holds only what the
 // pipeline needs (identity, links, block sizes, usage); the raw bytes stay in the file
 // and are re-read by offset when needed, so untouched lines are written back byte-identical.
+import { textTokens } from './tokens/estimate';
 
 /** Size of one content block, by the kind that matters for token estimates and budgets. */
 export interface BlockInfo {
   type: string;
   /** Characters of the block's payload (text, thinking, JSON of tool input, tool result text). */
   chars: number;
+  /** Proxy token count of those characters (tokens/estimate.ts `textTokens`; tool_use: name and input). Absent for thinking, images, documents. */
+  tokens?: number;
   /** tool_use id (tool_use) or tool_use_id (tool_result). */
   toolId?: string;
   /** Tool name (tool_use). */
@@ -61,6 +64,8 @@ export interface Entry {
   leafUuid?: string;
   /** Characters of an attachment's rendered payload (attachments are sent as meta user text). */
   attachmentChars?: number;
+  /** Proxy token count of the attachment's rendered payload. */
+  attachmentTokens?: number;
   attachmentType?: string;
   /** Compact boundary metadata. */
   preTokens?: number;
@@ -79,8 +84,13 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** Most tokens one usage field can plausibly hold; anything larger is corrupt. */
+const MAX_USAGE_TOKENS = 1e9;
+
 function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0;
+  // Reliability fix (fuzz): a corrupt usage such as 1e308 used to pass as finite, and sums of
+  // two of them reached Infinity in the report. Absurd counts are ignored like negative ones.
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_USAGE_TOKENS ? v : 0;
 }
 
 function textOf(v: unknown): number {
@@ -89,8 +99,46 @@ function textOf(v: unknown): number {
   return JSON.stringify(v).length;
 }
 
-function previewOf(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().slice(0, 80);
+/** The text `textOf` measures: the string itself, or the JSON of anything else. */
+function textString(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  return JSON.stringify(v) ?? '';
+}
+
+/** ECMAScript WhiteSpace and LineTerminator (what `\s` and `trim` match). */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+const previewCodes: number[] = [];
+
+/**
+ * First words of a text for labels: `text.slice(0, 400).replace(/\s+/g, ' ').trim().slice(0, 80)`,
+ * computed without the regex and returned as a fresh short string (a slice of the text would
+ * keep the whole text alive as long as the summary lives).
+ */
+export function previewOf(text: string): string {
+  const out = previewCodes;
+  out.length = 0;
+  const n = Math.min(text.length, 400);
+  let pendingSpace = false;
+  for (let i = 0; i < n && out.length < 80; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) {
+      if (out.length > 0) pendingSpace = true; // leading spaces are trimmed
+      continue;
+    }
+    if (pendingSpace) {
+      out.push(32);
+      pendingSpace = false;
+      if (out.length === 80) break;
+    }
+    out.push(c);
+  }
+  // A space still pending at the end is trailing (trimmed) or falls beyond the 80 characters.
+  return out.length === 0 ? '' : String.fromCharCode.apply(null, out);
 }
 
 function countImages(content: unknown): number {
@@ -100,49 +148,97 @@ function countImages(content: unknown): number {
   return n;
 }
 
-/** Text characters of a tool_result's content (string, or text blocks; images counted apart). */
-function toolResultChars(content: unknown): number {
-  if (typeof content === 'string') return content.length;
-  if (!Array.isArray(content)) return textOf(content);
+/** Text characters of a tool_result's content (string, or text blocks; images counted apart), and their proxy tokens. */
+function toolResultSize(content: unknown, info: BlockInfo): void {
+  if (typeof content === 'string' || !Array.isArray(content)) {
+    const t = textString(content);
+    info.chars = t.length;
+    info.tokens = textTokens(t);
+    return;
+  }
   let n = 0;
+  let tokens = 0;
   for (const b of content) {
     if (!b || typeof b !== 'object') continue;
     const block = b as Record<string, unknown>;
-    if (block.type === 'text') n += textOf(block.text);
-    else if (block.type !== 'image') n += textOf(block);
+    let t: string;
+    if (block.type === 'text') t = textString(block.text);
+    else if (block.type !== 'image') t = textString(block);
+    else continue;
+    n += t.length;
+    tokens += textTokens(t);
   }
-  return n;
+  info.chars = n;
+  info.tokens = tokens;
+}
+
+/**
+ * A block summary with every field present (undefined when absent): all summaries share one
+ * hidden class, which keeps the passes over them (chain, rounds, budgets) monomorphic.
+ */
+function newBlock(type: string, chars: number): BlockInfo {
+  return { type, chars, tokens: undefined, toolId: undefined, name: undefined, isError: undefined, images: undefined, signatureChars: undefined, preview: undefined };
 }
 
 export function blockInfo(raw: unknown): BlockInfo {
-  if (!raw || typeof raw !== 'object') return { type: typeof raw === 'string' ? 'text' : 'unknown', chars: textOf(raw) };
+  if (!raw || typeof raw !== 'object') {
+    const t = textString(raw);
+    const info = newBlock(typeof raw === 'string' ? 'text' : 'unknown', t.length);
+    info.tokens = textTokens(t);
+    return info;
+  }
   const b = raw as Record<string, unknown>;
   const type = str(b.type) ?? 'unknown';
   switch (type) {
     case 'text': {
       const text = str(b.text) ?? '';
-      return { type, chars: text.length, preview: previewOf(text.slice(0, 400)) };
+      const info = newBlock(type, text.length);
+      info.tokens = textTokens(text);
+      info.preview = previewOf(text);
+      return info;
     }
-    case 'thinking':
-      return { type, chars: textOf(b.thinking), signatureChars: textOf(b.signature) };
-    case 'redacted_thinking':
-      return { type, chars: 0, signatureChars: textOf(b.data) };
+    case 'thinking': {
+      const info = newBlock(type, textOf(b.thinking));
+      info.signatureChars = textOf(b.signature);
+      return info;
+    }
+    case 'redacted_thinking': {
+      const info = newBlock(type, 0);
+      info.signatureChars = textOf(b.data);
+      return info;
+    }
     case 'tool_use':
-    case 'server_tool_use':
-      return { type, chars: textOf(b.input), toolId: str(b.id), name: str(b.name) };
+    case 'server_tool_use': {
+      const input = textString(b.input);
+      const name = str(b.name);
+      const info = newBlock(type, input.length);
+      info.tokens = textTokens(input) + (name ? textTokens(name) : 0);
+      info.toolId = str(b.id);
+      info.name = name;
+      return info;
+    }
     case 'tool_result': {
-      const info: BlockInfo = { type, chars: toolResultChars(b.content), toolId: str(b.tool_use_id) };
+      const info = newBlock(type, 0);
+      info.toolId = str(b.tool_use_id);
+      toolResultSize(b.content, info);
       if (b.is_error === true) info.isError = true;
       const images = countImages(b.content);
       if (images) info.images = images;
       return info;
     }
-    case 'image':
-      return { type, chars: 0, images: 1 };
+    case 'image': {
+      const info = newBlock(type, 0);
+      info.images = 1;
+      return info;
+    }
     case 'document':
-      return { type, chars: textOf((b.source as Record<string, unknown> | undefined)?.data) };
-    default:
-      return { type, chars: textOf(b) };
+      return newBlock(type, textOf((b.source as Record<string, unknown> | undefined)?.data));
+    default: {
+      const t = textString(b);
+      const info = newBlock(type, t.length);
+      info.tokens = textTokens(t);
+      return info;
+    }
   }
 }
 
@@ -161,36 +257,40 @@ function usageOf(u: unknown): Usage | undefined {
 export function summarize(obj: unknown, line: number, part: number, start: number, end: number): Entry {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('line is JSON but not an object');
   const o = obj as Record<string, unknown>;
+  const parentUuid = o.parentUuid === null ? null : typeof o.parentUuid === 'string' ? o.parentUuid : undefined;
+  // Every field present (undefined when absent) so all entries share one hidden class.
   const e: Entry = {
     line,
     part,
     start,
     end,
     kind: str(o.type) ?? 'unknown',
+    subtype: str(o.subtype) || undefined,
+    uuid: str(o.uuid) || undefined,
+    parentUuid,
+    logicalParentUuid: str(o.logicalParentUuid) || undefined,
     isSidechain: o.isSidechain === true,
+    agentId: str(o.agentId) || undefined,
+    timestamp: str(o.timestamp) || undefined,
+    sessionId: str(o.sessionId) || undefined,
+    role: undefined,
+    messageId: undefined,
+    requestId: str(o.requestId) || undefined,
+    model: undefined,
+    stopReason: undefined,
+    usage: undefined,
     blocks: [],
+    textChars: undefined,
+    isCompactSummary: o.isCompactSummary === true ? true : undefined,
+    isMeta: o.isMeta === true ? true : undefined,
+    isApiErrorMessage: o.isApiErrorMessage === true ? true : undefined,
+    leafUuid: str(o.leafUuid) || undefined,
+    attachmentChars: undefined,
+    attachmentTokens: undefined,
+    attachmentType: undefined,
+    preTokens: undefined,
   };
-  const subtype = str(o.subtype);
-  if (subtype) e.subtype = subtype;
-  const uuid = str(o.uuid);
-  if (uuid) e.uuid = uuid;
-  if (o.parentUuid === null) e.parentUuid = null;
-  else if (typeof o.parentUuid === 'string') e.parentUuid = o.parentUuid;
-  const lp = str(o.logicalParentUuid);
-  if (lp) e.logicalParentUuid = lp;
-  const agentId = str(o.agentId);
-  if (agentId) e.agentId = agentId;
-  const ts = str(o.timestamp);
-  if (ts) e.timestamp = ts;
-  const sid = str(o.sessionId);
-  if (sid) e.sessionId = sid;
-  if (o.isCompactSummary === true) e.isCompactSummary = true;
-  if (o.isMeta === true) e.isMeta = true;
-  if (o.isApiErrorMessage === true) e.isApiErrorMessage = true;
-  const leaf = str(o.leafUuid);
-  if (leaf) e.leafUuid = leaf;
-  const rid = str(o.requestId);
-  if (rid) e.requestId = rid;
+  const subtype = e.subtype;
   if (e.kind === 'system' && subtype === 'compact_boundary') {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
@@ -198,7 +298,9 @@ export function summarize(obj: unknown, line: number, part: number, start: numbe
   if (e.kind === 'attachment' && o.attachment && typeof o.attachment === 'object') {
     const a = o.attachment as Record<string, unknown>;
     e.attachmentType = str(a.type);
-    e.attachmentChars = textOf(a.rendered ?? a.content ?? a.snippet ?? '');
+    const t = textString(a.rendered ?? a.content ?? a.snippet ?? '');
+    e.attachmentChars = t.length;
+    e.attachmentTokens = textTokens(t);
   }
   const msg = o.message;
   if (msg && typeof msg === 'object' && !Array.isArray(msg)) {
@@ -216,11 +318,17 @@ export function summarize(obj: unknown, line: number, part: number, start: numbe
     const content = m.content;
     if (typeof content === 'string') {
       e.textChars = content.length;
-      e.blocks.push({ type: 'text', chars: content.length, preview: previewOf(content.slice(0, 400)) });
+      const info = newBlock('text', content.length);
+      info.tokens = textTokens(content);
+      info.preview = previewOf(content);
+      e.blocks.push(info);
     } else if (Array.isArray(content)) {
       for (const b of content) e.blocks.push(blockInfo(b));
     } else if (content !== undefined && content !== null) {
-      e.blocks.push({ type: 'unknown', chars: textOf(content) });
+      const t = textString(content);
+      const info = newBlock('unknown', t.length);
+      info.tokens = textTokens(t);
+      e.blocks.push(info);
     }
   }
   return e;
@@ -317,6 +425,13 @@ export function parseLine(text: string, line: number, start: number, end: number
       };
     }
     return { entries: [], malformed: { line, start, end, error: `not valid JSON: ${message}`, recovered: 0 } };
+  }
+  // Reliability fix (fuzz): JSON.parse accepts 10,000-deep nesting, but JSON.stringify and
+  // structuredClone (used when sizing blocks and when rewriting kept lines) overflow the stack
+  // past a few thousand levels, which reported a valid line as "Maximum call stack size
+  // exceeded" or could crash a compaction. Such a line is kept verbatim and reported instead.
+  if (tooDeep(text)) {
+    return { entries: [], malformed: { line, start, end, error: 'JSON nested too deeply (over 1,000 levels); kept verbatim, not parsed', recovered: 0 } };
   }
   try {
     return { entries: [summarize(obj, line, 0, start, end)] };

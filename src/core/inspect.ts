@@ -363,9 +363,14 @@ interface IncState {
   entryCount: number;
   /** chain.ts tables (byUuid and sibling-recovery sets), shared with the chain and extended in place. */
   tables: ChainTables;
-  /** Every uuid in the file (any side) and those seen twice; kept only when a last-prompt line picks the leaf. */
-  allUuids: Set<string> | null;
-  dupUuids: Set<string> | null;
+  /**
+   * When a last-prompt line names a candidate (`lastPromptLeaf`): how often each uuid occurs from
+   * that entry on (any side; chain.ts hasDescendantAfter maps those), and whether the leaf
+   * descends from it. Built on first need.
+   */
+  promptTail: Map<string, number> | null;
+  promptTailLast: Map<string, number> | null;
+  promptReached: boolean | null;
   /** parentUuid values of candidates that resolve to no candidate. */
   dangling: Set<string>;
   /** Message ids, tool_use ids and tool_result ids of candidates off the main chain. */
@@ -422,20 +427,9 @@ function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: 
       break;
     }
   }
-  let allUuids: Set<string> | null = null;
-  let dupUuids: Set<string> | null = null;
-  if (lastPromptLeaf >= 0) {
-    allUuids = new Set();
-    dupUuids = new Set();
-    for (const e of entries) {
-      if (e.uuid === undefined) continue;
-      if (allUuids.has(e.uuid)) dupUuids.add(e.uuid);
-      allUuids.add(e.uuid);
-    }
-  }
   const st: IncState = {
     entryCount: entries.length,
-    tables, allUuids, dupUuids, dangling, offMessageIds, offUseIds, offResultIds,
+    tables, promptTail: null, promptTailLast: null, promptReached: null, dangling, offMessageIds, offUseIds, offResultIds,
     lastPromptLeaf,
     earlierRoundIds: new Set(),
     namesBefore: new Map(),
@@ -519,7 +513,7 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
     if (isBoundaryEntry(e) || e.kind === 'last-prompt') return null;
     if (e.uuid === undefined) continue;
     if (e.isSidechain !== side) return null;
-    if (t.byUuid.has(e.uuid) || newUuids.has(e.uuid) || st.dangling.has(e.uuid) || st.allUuids?.has(e.uuid)) return null;
+    if (t.byUuid.has(e.uuid) || newUuids.has(e.uuid) || st.dangling.has(e.uuid)) return null;
     newUuids.add(e.uuid);
     newCandidates.push(i);
     if (e.kind === 'assistant' && e.messageId) {
@@ -547,7 +541,7 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
     const byNew = new Map<string, number>();
     for (const i of newCandidates) byNew.set(entries[i].uuid!, i);
     const oldLeafUuid = entries[chain.leaf].uuid!;
-    if (st.dupUuids?.has(oldLeafUuid)) return null;
+    if (st.lastPromptLeaf >= 0 && !promptStillPicksLastCandidate(entries, chain, st, oldN, newUuids, oldLeafUuid)) return null;
     let cur = leaf;
     for (let steps = 0; ; steps++) {
       if (steps > newCandidates.length) return null;
@@ -562,9 +556,6 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
       if (parent !== oldLeafUuid) return null;
       break;
     }
-    // A last-prompt naming an older entry keeps the leaf unless the new leaf descends from it;
-    // it does through the old leaf when the old leaf was that entry or descended from it.
-    if (st.lastPromptLeaf >= 0 && st.lastPromptLeaf !== chain.leaf && !leafDescends(entries, chain, st)) return null;
   }
 
   // Nothing below gives up: the shared tables are updated in place from here on.
@@ -630,7 +621,8 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   for (const i of newCandidates) {
     const e = entries[i];
     t.byUuid.set(e.uuid!, i);
-    st.allUuids?.add(e.uuid!);
+    if (st.promptTail) st.promptTail.set(e.uuid!, 1);
+    if (st.promptTailLast) st.promptTailLast.set(e.uuid!, i);
     if (!onNew.has(i)) noteIds(e, st.offMessageIds, st.offUseIds, st.offResultIds);
   }
   for (const i of newCandidates) {
@@ -646,19 +638,45 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   return analysis;
 }
 
-/** Whether the old leaf reaches the last-prompt's entry by parentUuid (chain.ts hasDescendantAfter). */
-function leafDescends(entries: Entry[], chain: Chain, st: IncState): boolean {
-  const target = st.lastPromptLeaf;
-  let cur = chain.leaf;
-  const seen = new Set<number>();
-  while (!seen.has(cur)) {
-    if (cur === target) return true;
-    seen.add(cur);
-    const p = entries[cur].parentUuid;
-    if (!p || !st.dupUuids || st.dupUuids.has(p)) return false;
-    const nxt = st.tables.byUuid.get(p);
-    if (nxt === undefined || nxt < target) return false;
-    cur = nxt;
+/**
+ * chain.ts pickLeaf with a last-prompt line naming candidate P: the leaf stays P unless the last
+ * candidate descends from P (hasDescendantAfter: parent links through every entry from P on,
+ * the last of a uuid winning). The new last candidate reaches the old leaf through new entries,
+ * so it descends from P when the old leaf does, provided no older entry from P on shares a uuid
+ * with the new entries or the old leaf.
+ */
+function promptStillPicksLastCandidate(entries: Entry[], chain: Chain, st: IncState, oldN: number, newUuids: Set<string>, oldLeafUuid: string): boolean {
+  if (!st.promptTail || !st.promptTailLast) {
+    const counts = new Map<string, number>();
+    const last = new Map<string, number>();
+    for (let i = st.lastPromptLeaf; i < oldN; i++) {
+      const u = entries[i].uuid;
+      if (u === undefined) continue;
+      counts.set(u, (counts.get(u) ?? 0) + 1);
+      last.set(u, i);
+    }
+    st.promptTail = counts;
+    st.promptTailLast = last;
   }
-  return false;
+  for (const u of newUuids) if (st.promptTail.has(u)) return false;
+  if (st.promptTail.get(oldLeafUuid) !== 1) return false;
+  if (st.promptReached === null) {
+    // Does the old leaf reach P by parent links through entries from P on?
+    const target = st.lastPromptLeaf;
+    const seen = new Set<number>();
+    let cur: number | undefined = chain.leaf;
+    let reached = false;
+    while (cur !== undefined && !seen.has(cur)) {
+      if (cur === target) {
+        reached = true;
+        break;
+      }
+      seen.add(cur);
+      const p = entries[cur].parentUuid;
+      if (!p) break;
+      cur = st.promptTailLast.get(p);
+    }
+    st.promptReached = reached;
+  }
+  return st.promptReached;
 }

@@ -40,7 +40,16 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
  * and `oversize: true` (its offsets stay exact) so a hostile file cannot exhaust memory.
  */
 export async function* readLines(path: string, options: ReadOptions = {}): AsyncGenerator<RawLine & { oversize?: boolean }> {
-  const chunkSize = options.chunkSize ?? 1 << 20;
+  for await (const batch of readLineBatches(path, options)) yield* batch;
+}
+
+/**
+ * The lines of `path` in batches, one batch per chunk read (same lines and offsets as
+ * `readLines`; a batch's `bytes` stay valid until the next batch is requested). Lets a
+ * caller process many lines per `await`.
+ */
+export async function* readLineBatches(path: string, options: ReadOptions = {}): AsyncGenerator<(RawLine & { oversize?: boolean })[]> {
+  const chunkSize = options.chunkSize ?? 4 << 20;
   const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const fh = await open(path, 'r');
   try {
@@ -67,6 +76,7 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
         }
       }
       let from = 0;
+      const batch: (RawLine & { oversize?: boolean })[] = [];
       for (;;) {
         const nl = chunk.indexOf(10, from);
         if (nl === -1) {
@@ -103,7 +113,7 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
         }
         const out: RawLine & { oversize?: boolean } = { line: lineNo, start: lineStart, end, bytes, crlf, unterminated: false };
         if (oversize) out.oversize = true;
-        yield out;
+        batch.push(out);
         lineNo++;
         lineStart = absEnd + 1;
         pending = [];
@@ -111,12 +121,13 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
         oversize = false;
         from = nl + 1;
       }
+      if (batch.length) yield batch;
     }
     if (pendingLen > 0 || oversize) {
       const bytes = oversize ? Buffer.alloc(0) : Buffer.concat(pending, pendingLen);
       const out: RawLine & { oversize?: boolean } = { line: lineNo, start: lineStart, end: position, bytes, crlf: false, unterminated: true };
       if (oversize) out.oversize = true;
-      yield out;
+      yield [out];
     }
   } finally {
     await fh.close();

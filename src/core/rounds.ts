@@ -33,6 +33,18 @@ export interface RoundContent {
   images: number;
   /** Content blocks sent (each costs framing tokens). */
   blocks: number;
+  /** Proxy token counts (tokens/estimate.ts `textTokens`) of the characters above, by kind, with the characters they cover. */
+  proxy?: ContentProxy;
+}
+
+export interface ContentProxy {
+  /** Assistant text, user text and attachments. */
+  prose: number;
+  proseChars: number;
+  toolUseInput: number;
+  toolUseInputChars: number;
+  toolResult: number;
+  toolResultChars: number;
 }
 
 export interface Round {
@@ -67,7 +79,10 @@ export interface Round {
 }
 
 function emptyContent(): RoundContent {
-  return { assistantText: 0, toolUseInput: 0, thinking: 0, signature: 0, userText: 0, toolResult: 0, attachment: 0, images: 0, blocks: 0 };
+  return {
+    assistantText: 0, toolUseInput: 0, thinking: 0, signature: 0, userText: 0, toolResult: 0, attachment: 0, images: 0, blocks: 0,
+    proxy: { prose: 0, proseChars: 0, toolUseInput: 0, toolUseInputChars: 0, toolResult: 0, toolResultChars: 0 },
+  };
 }
 
 function newRound(index: number, messageId: string | null, segment: number, inContext: boolean, startsAtBoundary: boolean): Round {
@@ -91,11 +106,13 @@ function newRound(index: number, messageId: string | null, segment: number, inCo
 
 function addContent(round: Round, e: Entry, toolNames: Map<string, string>): void {
   const c = round.content;
+  const p = c.proxy!;
   if (e.kind === 'assistant') {
     for (const b of e.blocks) {
       c.blocks++;
       if (b.type === 'text') {
         c.assistantText += b.chars;
+        if (b.tokens !== undefined) (p.prose += b.tokens), (p.proseChars += b.chars);
         if (!round.replyPreview && b.preview) round.replyPreview = b.preview;
       }
       else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
@@ -103,17 +120,22 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
         c.signature += b.signatureChars ?? 0;
       } else if (b.type === 'tool_use' || b.type === 'server_tool_use') {
         c.toolUseInput += b.chars + (b.name?.length ?? 0);
+        if (b.tokens !== undefined) (p.toolUseInput += b.tokens), (p.toolUseInputChars += b.chars + (b.name?.length ?? 0));
         if (b.toolId) {
           toolNames.set(b.toolId, b.name ?? '?');
           round.toolUses.push({ id: b.toolId, name: b.name ?? '?', chars: b.chars, line: e.line });
         }
-      } else c.assistantText += b.chars;
+      } else {
+        c.assistantText += b.chars;
+        if (b.tokens !== undefined) (p.prose += b.tokens), (p.proseChars += b.chars);
+      }
     }
   } else if (e.kind === 'user') {
     for (const b of e.blocks) {
       c.blocks++;
       if (b.type === 'tool_result') {
         c.toolResult += b.chars;
+        if (b.tokens !== undefined) (p.toolResult += b.tokens), (p.toolResultChars += b.chars);
         c.images += b.images ?? 0;
         if (b.toolId) {
           const r: ToolResultInfo = { id: b.toolId, chars: b.chars, line: e.line, isError: b.isError === true, images: b.images ?? 0 };
@@ -124,12 +146,14 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
       } else if (b.type === 'image') c.images += 1;
       else {
         c.userText += b.chars;
+        if (b.tokens !== undefined) (p.prose += b.tokens), (p.proseChars += b.chars);
         if (!round.prompt && b.preview && !e.isMeta && !e.isCompactSummary) round.prompt = b.preview;
       }
     }
   } else if (e.kind === 'attachment') {
     if (e.attachmentChars) {
       c.attachment += e.attachmentChars;
+      if (e.attachmentTokens !== undefined) (p.prose += e.attachmentTokens), (p.proseChars += e.attachmentChars);
       c.blocks++;
     }
   }

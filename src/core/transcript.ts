@@ -1,7 +1,7 @@
 // A transcript index: every entry summary and every malformed line of a file, built by
 // streaming and extendable incrementally when the file grows (a live session).
 import { stat } from 'node:fs/promises';
-import { decodeLine, readLines, DEFAULT_MAX_LINE_BYTES } from './reader';
+import { decodeLine, readLineBatches, DEFAULT_MAX_LINE_BYTES } from './reader';
 import { parseLine, type Entry, type Malformed } from './entries';
 
 export interface TranscriptIndex {
@@ -52,7 +52,7 @@ export async function indexTranscript(path: string, options: IndexOptions = {}):
  * shrank or its already-read prefix changed size in a way appends cannot explain, the
  * index is rebuilt from scratch and `rebuilt` is true.
  */
-export async function extendIndex(index: TranscriptIndex, options: IndexOptions = {}): Promise<{ rebuilt: boolean; newEntries: number }> {
+export async function extendIndex(index: TranscriptIndex, options: IndexOptions = {}): Promise<{ rebuilt: boolean; newEntries: number; droppedEntries: number }> {
   const st = await stat(index.path);
   let rebuilt = false;
   if (st.size < index.consumedBytes) {
@@ -60,6 +60,7 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
     rebuilt = true;
   }
   // A previously unterminated tail is re-read: drop what it produced.
+  const lengthBefore = index.entries.length;
   if (index.unterminatedTail) {
     const tailLine = index.lineCount;
     while (index.entries.length && index.entries[index.entries.length - 1].line === tailLine) index.entries.pop();
@@ -68,41 +69,44 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
     index.unterminatedTail = false;
   }
   const before = index.entries.length;
+  const droppedEntries = rebuilt ? 0 : lengthBefore - before;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const yieldEvery = options.yieldEvery ?? 0;
   let sinceYield = 0;
   let nextProgress = index.consumedBytes + (8 << 20);
-  for await (const raw of readLines(index.path, { fromOffset: index.consumedBytes, firstLine: index.lineCount + 1, maxLineBytes })) {
-    if (raw.line === 1 && raw.start === 3) index.bom = true;
-    index.lineCount = raw.line;
-    if (raw.crlf) index.crlfLines++;
-    if (raw.unterminated) index.unterminatedTail = true;
-    else index.consumedBytes = raw.end + (raw.crlf ? 2 : 1);
-    if (raw.oversize) {
-      index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: `line is ${raw.end - raw.start} bytes, over the ${maxLineBytes}-byte limit; kept verbatim, not parsed`, recovered: 0 });
-    } else {
-      const { text, invalidUtf8 } = decodeLine(raw.bytes);
-      const parsed = parseLine(text, raw.line, raw.start, raw.end);
-      for (const e of parsed.entries) index.entries.push(e);
-      if (parsed.malformed) {
-        if (raw.unterminated) parsed.malformed.error = `unterminated last line (still being written?): ${parsed.malformed.error}`;
-        index.malformed.push(parsed.malformed);
-      } else if (invalidUtf8) {
-        index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: 'invalid UTF-8 bytes (kept verbatim)', recovered: parsed.entries.length });
+  for await (const batch of readLineBatches(index.path, { fromOffset: index.consumedBytes, firstLine: index.lineCount + 1, maxLineBytes })) {
+    for (const raw of batch) {
+      if (raw.line === 1 && raw.start === 3) index.bom = true;
+      index.lineCount = raw.line;
+      if (raw.crlf) index.crlfLines++;
+      if (raw.unterminated) index.unterminatedTail = true;
+      else index.consumedBytes = raw.end + (raw.crlf ? 2 : 1);
+      if (raw.oversize) {
+        index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: `line is ${raw.end - raw.start} bytes, over the ${maxLineBytes}-byte limit; kept verbatim, not parsed`, recovered: 0 });
+      } else {
+        const { text, invalidUtf8 } = decodeLine(raw.bytes);
+        const parsed = parseLine(text, raw.line, raw.start, raw.end);
+        for (const e of parsed.entries) index.entries.push(e);
+        if (parsed.malformed) {
+          if (raw.unterminated) parsed.malformed.error = `unterminated last line (still being written?): ${parsed.malformed.error}`;
+          index.malformed.push(parsed.malformed);
+        } else if (invalidUtf8) {
+          index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: 'invalid UTF-8 bytes (kept verbatim)', recovered: parsed.entries.length });
+        }
       }
-    }
-    if (options.onProgress && raw.end >= nextProgress) {
-      options.onProgress(raw.end, st.size);
-      nextProgress = raw.end + (8 << 20);
-    }
-    if (yieldEvery && ++sinceYield >= yieldEvery) {
-      sinceYield = 0;
-      await yieldNow();
+      if (options.onProgress && raw.end >= nextProgress) {
+        options.onProgress(raw.end, st.size);
+        nextProgress = raw.end + (8 << 20);
+      }
+      if (yieldEvery && ++sinceYield >= yieldEvery) {
+        sinceYield = 0;
+        await yieldNow();
+      }
     }
   }
   index.size = st.size;
   index.mtimeMs = st.mtimeMs;
-  return { rebuilt, newEntries: index.entries.length - before };
+  return { rebuilt, newEntries: index.entries.length - before, droppedEntries };
 }
 
 const KNOWN_KINDS = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'permission-mode', 'last-prompt', 'pr-link', 'custom-title', 'tag', 'agent-name']);

@@ -70,8 +70,9 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
         assert.ok(analysis.chain.boundaries.length >= 1, 'Claude Code compacted this session');
         const boundaryRound = analysis.rounds.find((r) => r.inContext && r.startsAtBoundary);
         assert.ok(boundaryRound, 'the active context starts at Claude Code\'s boundary and summary');
-        const pre = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan.preTokens;
-        const target = Math.round(pre * 0.35);
+        const probe = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
+        const pre = probe.preTokens;
+        const target = probe.overheadTokens + Math.round(pre * 0.35);
         const c = await compactCopy(original, {
           summarizer,
           settings: { targetTokens: target },
@@ -112,11 +113,10 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
   });
 
   describe("2. Claude Code's own /compact output, compacted again by us, resumes", () => {
-    // Not example.jsonl: its model is retired, so Claude Code writes an "informational" system line BEFORE its
-    // boundary and parents the lines after the boundary on it; our chain walk then never reaches the boundary and
-    // reads the whole pre-compaction conversation as active (an engine gap in src/core/chain.ts, reported; Claude Code
-    // itself drops everything before the last boundary in file order and splices the preservedSegment back in).
-    for (const name of ['v2.1.97-live-after.jsonl', 'with-compactions.jsonl']) {
+    // example.jsonl's model is retired: Claude Code writes an "informational" line before its boundary and parents
+    // the lines after the boundary on it, with timestamps running backwards; the engine reads the file the way
+    // Claude Code resumes it (only what follows the last boundary, dangling parents repaired), so it is included.
+    for (const name of ['v2.1.97-live-after.jsonl', 'with-compactions.jsonl', 'example.jsonl']) {
       it(name, async () => {
         const cc = await compactWithClaude({ sessionFile: fixture(name), summary: CC_LONG_SUMMARY });
         const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-roundtrip-')));
@@ -130,8 +130,9 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
           fs.writeFileSync(ccOut, cc.resumedText);
 
           const analysis = await inspectFile(ccOut, { subagents: false });
-          const pre = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan.preTokens;
-          const target = Math.round(pre * 0.35);
+          const probe = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
+          const pre = probe.preTokens;
+          const target = probe.overheadTokens + Math.round(pre * 0.35);
           const c = await compactCopy(ccOut, { summarizer: 'extractive', settings: { targetTokens: target } });
           const what = `${name} after Claude Code's /compact, extractive @${target}: ${describeCompaction(c.result)}`;
           try {
@@ -161,9 +162,10 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
       const name = 'v2.1.97-live-after.jsonl';
       const original = fixture(name);
       const analysis = await inspectFile(original, { subagents: false });
-      const pre = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan.preTokens;
+      const probe = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
+      const pre = probe.preTokens;
       // Small per-result budget so that some kept results are replaced by previews (the decisions are then frozen).
-      const settings = { targetTokens: Math.round(pre * 0.35), maxToolResultChars: 1_500 };
+      const settings = { targetTokens: probe.overheadTokens + Math.round(pre * 0.35), maxToolResultChars: 1_500 };
       const first = await compactCopy(original, { summarizer: 'extractive', settings });
       const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-roundtrip-')));
       temps.push(dir);
@@ -197,8 +199,9 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
         assert.deepEqual((await checkResumable(work, { expectSummaryFirst: true })).problems, []);
 
         // Compact again, below what it is now.
-        const pre2 = (await planDetails(resumed, { targetTokens: Number.MAX_SAFE_INTEGER })).plan.preTokens;
-        const target2 = Math.round(pre2 * 0.6);
+        const probe2 = (await planDetails(resumed, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
+        const pre2 = probe2.preTokens;
+        const target2 = probe2.overheadTokens + Math.round(pre2 * 0.6);
         const second = await compactFile(work, { summarizer: 'extractive', settings: { ...settings, targetTokens: target2 }, out: path.join(dir, 'second.jsonl') });
         const what = `${name} second compaction @${target2}: ${describeCompaction(second)}`;
         assert.ok(second.plan.summarizedRounds > 0, what);

@@ -393,7 +393,8 @@ export async function resumeAndCheck(opts: {
 }): Promise<ResumedCheck> {
   const { result, prompt, what } = opts;
   const calibration = opts.analysis.report.totals.calibrationFactor;
-  const target = result.plan.settings.targetTokens;
+  // The request's messages (system prompt and tools excluded) must fit the room the target leaves for them.
+  const target = result.plan.messageTarget;
   const summaryText = ourSummaryText(result.output);
   const expected = await keptRoundsExpectation(opts.original, result.plan, opts.analysis);
   const active = opts.analysis.rounds.filter((r) => r.inContext);

@@ -111,9 +111,9 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   if (last >= 0 && tailPos === last && rounds[active[last]].startsAtBoundary) tailPos = last + 1;
   // The target is for the whole resumed context: leave room for the system prompt and tools.
   const overheadTokens = report.totals.overheadTokens ?? 0;
-  const messageTarget = Math.max(Math.round(settings.targetTokens / 10), settings.targetTokens - overheadTokens);
-  if (settings.targetTokens - overheadTokens < messageTarget) {
-    notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, most of the ${settings.targetTokens}-token target`);
+  const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
+  if (overheadTokens > settings.targetTokens * 0.9) {
+    notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
   }
   const underTarget = preTokens <= messageTarget;
   if (underTarget) tailPos = active.length && rounds[active[0]].startsAtBoundary ? 1 : 0;

@@ -90,7 +90,7 @@ export interface CompactionPlan {
    * definitions), from the session's usage; 0 when unknown. The target covers it too.
    */
   overheadTokens: number;
-  /** Room for transcript content: targetTokens − overheadTokens (at least a tenth of the target). */
+  /** Room for transcript content: targetTokens − overheadTokens (not below 0). */
   messageTarget: number;
   summarizedRounds: number;
   droppedRounds: number;

@@ -1,35 +1,171 @@
-// Cheap, calibrated token estimates: a characters-to-tokens model per content kind
-// (no tokenizer pass over 100 MB), scaled per session by what its own usage records show.
+// Cheap, calibrated token estimates (no tokenizer pass over 100 MB):
+//  1. `textTokens`: a one-pass character-class proxy for the token count of a text (letters,
+//     digits, runs of punctuation, runs of blanks, non-ASCII), computed once per block while
+//     indexing and stored beside its character count;
+//  2. `TOKEN_MODEL`: what each kind of content adds to the next request, per proxy token
+//     (text, tool input, tool results) or per character / item (thinking, signatures,
+//     images, framing);
+//  3. `SessionCalibration`: a per-session factor from the session's own earlier usage.
+// Accuracy, the comparison with chars/4 and with a real tokenizer, and a leave-one-session-out
+// check of the fitted weights: bench/RESULTS.md (`npm run bench`; weights from bench/fit-model.ts).
 import type { Round, RoundContent } from '../rounds';
 
 /**
- * Tokens per character (or per item) by content kind. Fitted against Claude usage deltas
- * of consecutive rounds in real sessions (see bench/RESULTS.md for the accuracy and a
- * leave-one-session-out check). Thinking of a response that continues a tool loop stays in
- * the next request; thinking of a turn-ending response is mostly dropped from later requests.
+ * Stage 1: tokens of a text ≈ Σ weight × count over its character classes. Fitted (least
+ * squares, relative) to o200k_base token counts of the text blocks, tool inputs and tool
+ * results of the shared fixtures; usage figures play no part in it.
  */
-export const TOKEN_MODEL = {
-  prose: 0.2716, // assistant text, user text, rendered attachments
-  toolUseInput: 0.377, // JSON of tool inputs
-  loopThinking: 0.2857,
-  loopSignature: 0.203,
-  endThinking: 0.0533,
-  endSignature: 0.1207,
-  toolResult: 0.3451,
-  image: 255.6,
-  block: 11.37, // framing per content block
-  round: 39.26, // framing per round
+export const TEXT_TOKENS = {
+  char: 0.1203,
+  digit: 0.8,
+  punctRun: 1.0238, // a run of ASCII punctuation
+  blankRun: 0.364, // a run of spaces / tabs
+  nonAscii: 0.4071,
+  upper: 0.1072,
 } as const;
 
-/** Uncalibrated estimate of the tokens a round adds to the context. */
-export function rawEstimate(c: RoundContent, continuesToolLoop: boolean): number {
-  const m = TOKEN_MODEL;
+export type TextTokenWeights = { -readonly [K in keyof typeof TEXT_TOKENS]: number };
+
+// Character classes of ASCII: 0 lower letter, 1 upper letter, 2 digit, 3 blank, 4 line break, 5 punctuation.
+const CLASS = new Uint8Array(128).fill(5);
+for (let c = 97; c <= 122; c++) CLASS[c] = 0;
+for (let c = 65; c <= 90; c++) CLASS[c] = 1;
+for (let c = 48; c <= 57; c++) CLASS[c] = 2;
+CLASS[32] = 3;
+CLASS[9] = 3;
+CLASS[10] = 4;
+CLASS[13] = 4;
+
+/** Texts up to this length are scanned whole; longer ones on fixed windows (see `scanText`). */
+export const SCAN_WHOLE = 2048;
+const HEAD = 512;
+const TAIL = 512;
+const WINDOWS = 4;
+const WINDOW = 256;
+
+// Scan accumulators: [digits, punctRuns, blankRuns, nonAscii, upper] (module-level to avoid allocation).
+const acc = new Float64Array(5);
+
+function scanRange(s: string, from: number, to: number): void {
+  let digits = 0;
+  let punctRuns = 0;
+  let blankRuns = 0;
+  let nonAscii = 0;
+  let upper = 0;
+  let prev = -1;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) {
+      nonAscii++;
+      prev = 6;
+      continue;
+    }
+    const k = CLASS[c];
+    if (k === 0) {
+      prev = 0;
+      continue;
+    }
+    if (k === 2) digits++;
+    else if (k === 1) upper++;
+    else if (k === 5) {
+      if (prev !== 5) punctRuns++;
+    } else if (k === 3 && prev !== 3) blankRuns++;
+    prev = k;
+  }
+  acc[0] += digits;
+  acc[1] += punctRuns;
+  acc[2] += blankRuns;
+  acc[3] += nonAscii;
+  acc[4] += upper;
+}
+
+/**
+ * Fills `acc` with the class counts of `s`. Texts longer than SCAN_WHOLE are measured on a
+ * fixed set of windows (head, tail and evenly spaced pieces, 8 K characters in all) and the
+ * counts scaled to the whole length: a proxy needs the mix of a long tool result, not every
+ * character of it, and this keeps indexing cost flat for huge outputs.
+ */
+function scanText(s: string): void {
+  acc.fill(0);
+  const n = s.length;
+  if (n <= SCAN_WHOLE) {
+    scanRange(s, 0, n);
+    return;
+  }
+  scanRange(s, 0, HEAD);
+  scanRange(s, n - TAIL, n);
+  const span = n - HEAD - TAIL - WINDOW;
+  for (let w = 0; w < WINDOWS; w++) {
+    const from = HEAD + Math.floor((span * (w + 0.5)) / WINDOWS);
+    scanRange(s, from, from + WINDOW);
+  }
+  const scale = n / (HEAD + TAIL + WINDOWS * WINDOW);
+  for (let j = 0; j < acc.length; j++) acc[j] *= scale;
+}
+
+/** Class counts of a text, in TEXT_TOKENS key order: [chars, digits, punctRuns, blankRuns, nonAscii, upper] (scaled from windows for long texts). */
+export function textFeatures(s: string): number[] {
+  scanText(s);
+  return [s.length, acc[0], acc[1], acc[2], acc[3], acc[4]];
+}
+
+/** Proxy token count of a text (stage 1): one pass (or fixed windows of a long text), no allocation. */
+export function textTokens(s: string, w: TextTokenWeights = TEXT_TOKENS): number {
+  if (s.length === 0) return 0;
+  scanText(s);
+  return w.char * s.length + w.digit * acc[0] + w.punctRun * acc[1] + w.blankRun * acc[2] + w.nonAscii * acc[3] + w.upper * acc[4];
+}
+
+/**
+ * Stage 2: tokens a round adds to the next request. `*Scale` weights multiply proxy tokens
+ * (Claude's tokenizer against the o200k-like proxy); the per-character weights apply to
+ * characters without proxy counts (content built by hand, text added after indexing) and to
+ * thinking, whose signature is the better predictor. Fitted (least absolute relative error)
+ * against usage deltas of consecutive rounds of the shared fixtures. Thinking of a response
+ * that continues a tool loop stays in the next request (its size shows in the signature);
+ * that of a turn-ending response is mostly dropped. Images cost little in later deltas.
+ */
+export const TOKEN_MODEL = {
+  prose: 0.2425, // per char (= proseScale × mean proxy density): assistant text, user text, attachments without proxy counts
+  toolUseInput: 0.3337, // per char: JSON of tool inputs (no proxy counts)
+  loopThinking: 0.0,
+  loopSignature: 0.1878,
+  endThinking: 0.0469,
+  endSignature: 0.1492,
+  toolResult: 0.3441, // per char: tool result text (no proxy counts)
+  image: 211.5,
+  block: 23.55, // framing per content block
+  round: 21.59, // framing per round
+  proseScale: 0.9511, // per proxy token
+  toolUseInputScale: 1.1736,
+  toolResultScale: 1.1284,
+} as const;
+
+/** The weights of a token model (TOKEN_MODEL's shape), e.g. refitted ones in the accuracy check. */
+export type TokenModel = { -readonly [K in keyof typeof TOKEN_MODEL]: number };
+
+/** Tokens of `chars` characters of one kind, `covered` of which were measured as `proxy` proxy tokens. */
+function part(chars: number, proxy: number, covered: number, scale: number, perChar: number): number {
+  if (!(covered > 0)) return perChar * chars;
+  if (chars <= covered) return chars <= 0 ? 0 : (scale * proxy * chars) / covered;
+  return scale * proxy + perChar * (chars - covered);
+}
+
+/**
+ * Uncalibrated estimate of the tokens a round adds to the context. Content whose proxy
+ * counts are known (`c.proxy`, set while indexing) is sized by them; if a caller changes
+ * the character counts afterwards (e.g. a budget replacing a tool result by a preview),
+ * the proxy is scaled by the characters left and characters beyond it use the per-char weights.
+ */
+export function rawEstimate(c: RoundContent, continuesToolLoop: boolean, m: TokenModel = TOKEN_MODEL): number {
+  const p = c.proxy;
   const thinking = continuesToolLoop ? m.loopThinking * c.thinking + m.loopSignature * c.signature : m.endThinking * c.thinking + m.endSignature * c.signature;
+  const prose = c.assistantText + c.userText + c.attachment;
   return (
-    m.prose * (c.assistantText + c.userText + c.attachment) +
-    m.toolUseInput * c.toolUseInput +
+    part(prose, p ? p.prose : 0, p ? p.proseChars : 0, m.proseScale, m.prose) +
+    part(c.toolUseInput, p ? p.toolUseInput : 0, p ? p.toolUseInputChars : 0, m.toolUseInputScale, m.toolUseInput) +
+    part(c.toolResult, p ? p.toolResult : 0, p ? p.toolResultChars : 0, m.toolResultScale, m.toolResult) +
     thinking +
-    m.toolResult * c.toolResult +
     m.image * c.images +
     m.block * c.blocks +
     m.round
@@ -41,28 +177,51 @@ export function estimateTextTokens(chars: number, kind: 'prose' | 'toolResult' |
   return Math.round(TOKEN_MODEL[kind] * chars);
 }
 
+/** Estimated tokens of an actual string of a given kind (uses its character classes, so closer than `estimateTextTokens`). */
+export function estimateStringTokens(text: string, kind: 'prose' | 'toolResult' | 'toolUseInput' = 'prose'): number {
+  const scale = kind === 'prose' ? TOKEN_MODEL.proseScale : kind === 'toolResult' ? TOKEN_MODEL.toolResultScale : TOKEN_MODEL.toolUseInputScale;
+  return Math.round(scale * textTokens(text));
+}
+
 /**
  * Per-session calibration: the median ratio truth/estimate over the session's earlier
  * scored pairs, shrunk towards 1 so a few odd rounds cannot swing it.
  */
 export class SessionCalibration {
-  private ratios: number[] = [];
-  constructor(private readonly shrink = 10) {}
+  /** Observed ratios, kept sorted (binary insertion) so `factor` is O(1). */
+  private sorted: number[] = [];
+  constructor(private readonly shrink = 30) {}
 
   get factor(): number {
-    const n = this.ratios.length;
+    const n = this.sorted.length;
     if (n === 0) return 1;
-    const sorted = [...this.ratios].sort((a, b) => a - b);
-    const median = sorted[Math.floor(n / 2)];
+    const median = this.sorted[Math.floor(n / 2)];
     return (n * median + this.shrink) / (n + this.shrink);
   }
 
   get samples(): number {
-    return this.ratios.length;
+    return this.sorted.length;
   }
 
   observe(truthDelta: number, raw: number): void {
-    if (truthDelta >= 300 && raw > 0) this.ratios.push(truthDelta / raw);
+    if (!(truthDelta >= 300 && raw > 0)) return;
+    const r = truthDelta / raw;
+    const a = this.sorted;
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (a[mid] <= r) lo = mid + 1;
+      else hi = mid;
+    }
+    a.splice(lo, 0, r);
+  }
+
+  /** A copy carrying the same observations (for incremental re-inspection). */
+  clone(): SessionCalibration {
+    const c = new SessionCalibration(this.shrink);
+    c.sorted = [...this.sorted];
+    return c;
   }
 }
 
