@@ -14,7 +14,7 @@ session=$(head -c 4000 "$example" | grep -o '"sessionId":"[0-9a-f-]\{36\}"' | he
 cp "$example" "$work/$session.jsonl"
 [ -d "examples/$session" ] && cp -r "examples/$session" "$work/$session"
 file="$work/$session.jsonl"
-target=${TARGET_TOKENS:-60000}
+target=${TARGET_TOKENS:-40000}
 echo "== inspect (before) =="
 node dist/cli.js inspect "$file" | tail -n 12
 echo

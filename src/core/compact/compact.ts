@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { inspectFile, type Analysis } from '../inspect';
 import { estimateTextTokens } from '../tokens/estimate';
 import { loadEntryObjects } from './lines';
-import { planDetails, type PlanDetails } from './plan';
+import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter } from './types';
 import { extractiveSummary } from './summarize/extractive';
 import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
@@ -137,20 +137,24 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const analysis = await inspectFile(file, { subagents: false });
   const readSize = analysis.index.size;
   const readMtime = analysis.index.mtimeMs;
-  const details = await planDetails(analysis, options.settings);
-  const plan = details.plan;
-  if (plan.nothingToDo) {
+  const firstPlan = await planDetails(analysis, options.settings);
+  if (firstPlan.plan.nothingToDo) {
+    const plan = firstPlan.plan;
     throw new CompactError('nothing-to-compact', `Nothing to compact: the transcript's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of system prompt and tools), already within the ${plan.settings.targetTokens}-token target.`);
   }
   checkCancelled(options.signal);
 
   const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
-  const summarized = active.filter((ri) => plan.rounds[ri].action === 'summarize');
+  const summarizedBy = (d: PlanDetails) => active.filter((ri) => d.plan.rounds[ri].action === 'summarize');
   const needed = new Set<number>();
-  for (const ri of [...summarized, ...details.kept]) for (const e of analysis.rounds[ri].entries) needed.add(e);
+  for (const ri of [...summarizedBy(firstPlan), ...firstPlan.kept]) for (const e of analysis.rounds[ri].entries) needed.add(e);
   if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
   const objects = await loadEntryObjects(file, analysis.index.entries, [...needed]);
   checkCancelled(options.signal);
+  const offline = options.summarizer === 'extractive' || !(options.anthropic?.apiKey ?? process.env.ANTHROPIC_API_KEY);
+  const details = offline ? await reclaimSummaryReserve(analysis, firstPlan, options.settings, summarizedBy, objects) : firstPlan;
+  const plan = details.plan;
+  const summarized = summarizedBy(details);
 
   // Summarize.
   const attempts: AttemptRecord[] = [];
@@ -295,6 +299,31 @@ async function exists(path: string): Promise<boolean> {
 async function restorer(path: string): Promise<() => Promise<unknown>> {
   const prior = await readFile(path).catch(() => null);
   return prior === null ? () => unlink(path) : () => writeFileAtomic(path, prior);
+}
+
+/**
+ * The plan reserves `summaryTokens` for a summary it has not seen yet. The offline summary can
+ * be measured first: when it is smaller, plan again with its real size so the room goes to
+ * recent rounds kept verbatim (every round the new plan keeps was loaded for the first one).
+ */
+async function reclaimSummaryReserve(
+  analysis: Analysis,
+  first: PlanDetails,
+  partial: Partial<CompactSettings> | undefined,
+  summarizedBy: (d: PlanDetails) => number[],
+  objects: Map<number, Record<string, any>>,
+): Promise<PlanDetails> {
+  const settings = first.plan.settings;
+  const summarized = summarizedBy(first);
+  if (summarized.length === 0) return first;
+  const maxChars = Math.floor(settings.summaryTokens / 0.2716) - SUMMARY_PREFIX.length;
+  const draft = extractiveSummary({ objects: summarized.flatMap((ri) => analysis.rounds[ri].entries.map((e) => objects.get(e)!).filter(Boolean)), maxChars });
+  const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50;
+  if (need >= settings.summaryTokens) return first;
+  const second = await planDetails(analysis, { ...(partial ?? {}), summaryTokens: need }, first.state);
+  if (second.kept.length <= first.kept.length || second.plan.nothingToDo) return first;
+  second.plan.notes.push(`the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`);
+  return second;
 }
 
 async function* streamOutput(file: string, size: number, appended: string, fresh: boolean): AsyncGenerator<Buffer | string> {

@@ -3,7 +3,7 @@
 // same input and settings.
 import type { Analysis } from '../inspect';
 import type { Round, RoundContent } from '../rounds';
-import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
+import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
 import { summarize } from '../entries';
 import { buildRounds } from '../rounds';
 import { SUMMARY_PREFIX } from './summarize/prompt';
@@ -99,10 +99,17 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   // Candidate tail: newest rounds within keepRecentTokens (the newest always), never an old boundary round.
   const last = active.length - 1;
   let tailPos = Math.max(0, last);
-  let acc = last >= 0 ? sizes.get(active[last])! : 0;
-  while (tailPos > 0 && acc + sizes.get(active[tailPos - 1])! <= settings.keepRecentTokens) {
+  // Grow the tail by each round's size once over-long results become previews, so one huge
+  // tool result does not stop recent work from being kept (the exact budget is applied below).
+  const budgetedSize = (ri: number) => {
+    let saved = 0;
+    for (const t of rounds[ri].toolResults) if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
+    return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibrationNow));
+  };
+  let acc = last >= 0 ? budgetedSize(active[last]) : 0;
+  while (tailPos > 0 && acc + budgetedSize(active[tailPos - 1]) <= settings.keepRecentTokens) {
     tailPos--;
-    acc += sizes.get(active[tailPos])!;
+    acc += budgetedSize(active[tailPos]);
   }
   while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
   // An earlier boundary round as the newest round (no response since that compaction): it is folded into the new
