@@ -20,8 +20,11 @@ step() { # step NAME COMMAND...
   "$@" 2>&1 | tee "$log_dir/$name.log"
   local rc=${PIPESTATUS[0]}
   local p f
-  p=$(grep -Eo '^ *[0-9]+ passing' "$log_dir/$name.log" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
-  f=$(grep -Eo '^ *[0-9]+ failing' "$log_dir/$name.log" | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+  # Mocha colours its output on CI (CI=true): strip ANSI codes before counting.
+  local plain
+  plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log_dir/$name.log")
+  p=$(printf '%s\n' "$plain" | grep -Eo '^ *[0-9]+ passing' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+  f=$(printf '%s\n' "$plain" | grep -Eo '^ *[0-9]+ failing' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
   [ "$rc" -ne 0 ] && status=1
