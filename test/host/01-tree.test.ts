@@ -1,0 +1,132 @@
+/**
+ * Activation, the Rounds tree and Preview Compaction, in a real extension host,
+ * checked against the engine run on the same file (src/core, bundled into this test).
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { inspectFile, type Analysis } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
+import type { CompactionPlan } from '../../src/core/compact/types';
+import type { AgentCompactorApi } from '../../src/extension/api';
+import { EXTENSION_ID, configuredSettings, getApi, roundNodes, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
+
+const FIXTURE = 'with-compactions.jsonl'; // copied into the workspace by the runner (a compact boundary, history groups)
+const TARGET = 20_000;
+
+/** "+1,234" → 1234 */
+const parseNumber = (s: string) => Number(s.replace(/[^\d]/g, ''));
+
+describe('host: activation, rounds tree and preview on a shared fixture', function () {
+  this.timeout(120_000);
+  let api: AgentCompactorApi;
+  let file: string;
+  let engine: Analysis;
+
+  before(() => {
+    file = path.join(workspaceDir(), FIXTURE);
+  });
+
+  it('activates when a Claude Code transcript from the workspace is opened', async () => {
+    const ext = vscode.extensions.getExtension<AgentCompactorApi>(EXTENSION_ID);
+    assert.ok(ext, `${EXTENSION_ID} is installed`);
+    // activationEvents: onLanguage:jsonl (nothing else activates it at startup).
+    assert.ok((ext.packageJSON.activationEvents as string[]).includes('onLanguage:jsonl'));
+    const wasActive = ext.isActive;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    assert.equal(doc.languageId, 'jsonl');
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await waitFor(() => ext.isActive, 30_000, `${EXTENSION_ID} to activate`);
+    api = await getApi();
+    assert.equal(typeof api.getRoundsTree, 'function', 'activate() returns the test API');
+    console.log(`      (extension was ${wasActive ? 'already active (another suite opened a transcript first)' : 'inactive before the transcript was opened'})`);
+    await showTranscript(api, file);
+    assert.equal(api.getState().status, 'ready');
+    assert.match(api.getStatusBarText() ?? '', /tok · \d+ rounds/, 'status bar shows the context size and round count');
+  });
+
+  it('the tree has one item per round the engine finds, with token figures and their source', async () => {
+    api ??= await getApi();
+    await showTranscript(api, file);
+    engine = await inspectFile(file);
+    const rounds = engine.report.rounds;
+    assert.ok(rounds.length > 50, `fixture has many rounds (${rounds.length})`);
+
+    const tree = api.getRoundsTree(1);
+    const nodes = roundNodes(tree);
+    assert.equal(nodes.length, rounds.length, 'round items in the tree = rounds computed by inspectFile');
+    assert.deepEqual(
+      nodes.map((n) => n.round),
+      rounds.map((r) => r.index),
+      'same rounds, in order',
+    );
+    // History (before the compact boundary) is grouped, and the boundary is shown.
+    assert.ok(tree.some((n) => n.kind === 'boundary'), 'a compact boundary separator is shown');
+    assert.equal(tree.filter((n) => n.kind === 'history').length, new Set(rounds.filter((r) => !r.inContext).map((r) => r.segment)).size);
+
+    for (const n of nodes) {
+      const r = rounds.find((x) => x.index === n.round)!;
+      assert.ok(n.label.startsWith(`#${r.index} `), `label of round ${r.index}: ${n.label}`);
+      // "+608 tok (usage) · context 15.8k (usage)"
+      const m = /^\+([\d,]+) tok \((usage|estimate)\) · context (.+) \((usage|estimate)\)$/.exec(n.description ?? '');
+      assert.ok(m, `round ${r.index} description carries token figures with their source: ${n.description}`);
+      assert.equal(parseNumber(m[1]), r.tokens.added, `round ${r.index}: tokens added`);
+      assert.equal(m[2], r.tokens.source, `round ${r.index}: source of the added tokens`);
+      assert.equal(m[4], r.cumulative.source, `round ${r.index}: source of the context size`);
+      assert.equal(n.contextValue, 'round.keep', 'no plan yet: nothing is marked');
+    }
+    const header = tree[0];
+    assert.equal(header.kind, 'header');
+    assert.equal(header.label, FIXTURE);
+    assert.match(header.description ?? '', new RegExp(`^${rounds.length} rounds · context .+ \\((usage|estimate)\\)$`));
+    console.log(`      ${nodes.length} rounds; header: ${header.description}; e.g. ${nodes[nodes.length - 1].label} — ${nodes[nodes.length - 1].description}`);
+  });
+
+  it('Preview Compaction marks exactly the rounds the engine plans to summarize or drop', async () => {
+    api ??= await getApi();
+    await showTranscript(api, file);
+    engine ??= await inspectFile(file);
+    const plan = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { targetTokens: TARGET }), 60_000, 'preview');
+    assert.ok(plan, 'preview returns the plan');
+    assert.equal(api.getLastPlan(), plan, 'the plan shown is the one returned');
+
+    const expected = await planCompaction(engine, { ...configuredSettings(file), targetTokens: TARGET });
+    assert.equal(plan.nothingToDo, false);
+    assert.equal(expected.nothingToDo, false);
+    const actions = (p: CompactionPlan) => p.rounds.map((r) => `${r.index}:${r.action}`);
+    assert.deepEqual(actions(plan), actions(expected), 'same action for every round as planCompaction with the same settings');
+    assert.equal(plan.summarizedRounds, expected.summarizedRounds);
+    assert.equal(plan.droppedRounds, expected.droppedRounds);
+    assert.equal(plan.postTokens, expected.postTokens);
+    assert.deepEqual(
+      plan.toolResults.map((d) => `${d.toolUseId}:${d.action}`),
+      expected.toolResults.map((d) => `${d.toolUseId}:${d.action}`),
+      'same tool-result decisions',
+    );
+
+    const marked = new Map(expected.rounds.filter((r) => r.action !== 'keep').map((r) => [r.index, r.action]));
+    assert.ok(marked.size > 0, 'the plan marks some rounds');
+    const tree = api.getRoundsTree(1);
+    assert.equal(tree[1].kind, 'plan', 'a plan summary item follows the header');
+    for (const n of roundNodes(tree)) {
+      const action = marked.get(n.round!) ?? 'keep';
+      assert.equal(n.mark, action, `round ${n.round} mark`);
+      assert.equal(n.contextValue, `round.${action}`);
+      if (action === 'keep') assert.ok(!/^\[(summarize|drop)\]/.test(n.label), n.label);
+      else assert.ok(n.label.startsWith(`[${action}] #${n.round} `), `marked label: ${n.label}`);
+    }
+    // Editor decorations of the marked rounds in the open transcript.
+    const deco = await waitFor(() => api.getDecorations(), 10_000, 'decorations');
+    assert.ok(deco.editors >= 1, 'the transcript editor is decorated');
+    assert.ok(deco.ranges.summarize.length + deco.ranges.drop.length > 0, 'marked rounds have line decorations');
+    console.log(`      ${tree[1].label}; ${marked.size} rounds marked`);
+  });
+
+  it('Clear Compaction Preview removes the marks', async () => {
+    api ??= await getApi();
+    assert.equal(await vscode.commands.executeCommand('agentCompactor.clearPreview'), true);
+    await api.whenIdle();
+    assert.equal(api.getLastPlan(), null);
+    assert.ok(roundNodes(api.getRoundsTree(1)).every((n) => n.mark === 'keep'));
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * A user's session with Agent Compactor in the real workbench (code-server +
+ * headless Chromium), driven only through the UI: open a transcript from the
+ * Explorer, watch the Rounds view fill, preview a compaction (marks in the
+ * tree), set the API key in the password box, run **Compact Transcript** from
+ * the command palette, confirm the modal, follow the progress notification,
+ * see the result in the Explorer and open **Show Diff**.
+ *
+ * The summary is written by the local fake Anthropic Messages API
+ * (test/support/fake-anthropic.ts, in this process), slowed down so the
+ * progress notification stays up long enough to be seen.
+ *
+ * Screenshots (test-results/screenshots/): rounds-tree.png, compact-confirm.png, diff.png.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator } from 'playwright-core';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
+import { Workbench } from '../support/workbench';
+import { fixturesDir } from '../support/workspace';
+
+const TRANSCRIPT = 'session.jsonl';
+const RESULT = 'session.compacted.jsonl';
+const KEY = `sk-ant-api03-uitest-${Date.now().toString(36)}`;
+const VIEWPORT = { width: 1400, height: 900 };
+
+describe('UI: compact a transcript as a user would', function () {
+  this.timeout(120_000);
+  let wb: Workbench;
+  let fake: FakeAnthropic;
+  const original = fs.readFileSync(path.join(fixturesDir, 'claude-code', 'v2.1.97-live-before.jsonl'));
+
+  before(async function () {
+    this.timeout(180_000);
+    // ~10 SSE events 400 ms apart: the summary takes a few seconds, like a real API call.
+    fake = await startFakeAnthropic({ eventDelayMs: 400 });
+    wb = await Workbench.start({
+      viewport: VIEWPORT,
+      settings: {
+        'agentCompactor.targetTokens': 20_000,
+        'agentCompactor.keepRecentTokens': 5_000,
+        'agentCompactor.summarizer': 'anthropic',
+        'agentCompactor.baseUrl': fake.url,
+      },
+      workspaceFiles: {
+        [TRANSCRIPT]: { copyFrom: path.join('claude-code', 'v2.1.97-live-before.jsonl') },
+        'example.jsonl': { copyFrom: path.join('claude-code', 'example.jsonl') },
+      },
+    });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && wb) {
+      const file = await wb.screenshot(`FAILED-${this.currentTest.fullTitle()}`).catch(() => undefined);
+      if (file) console.log(`    screenshot of the failure: ${file}`);
+    }
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await wb?.stop();
+    await fake?.close();
+  });
+
+  const sidebar = () => wb.page.locator('.part.sidebar');
+  const treeRows = () => sidebar().locator('.monaco-list-row');
+  const quickInput = () => wb.page.locator('.quick-input-widget');
+
+  /** Pick a command in the palette by its exact title, for commands that then ask for input (the quick input stays open). */
+  async function pickCommand(title: string): Promise<void> {
+    await wb.openCommandPalette(title);
+    const row = quickInput()
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
+    await row.first().click({ timeout: 15_000 });
+  }
+
+  /** The activity bar entry of the Agent Compactor container (its aria-label grows a badge tooltip). */
+  const activityItem = () =>
+    wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
+
+  /** Drag the side bar's sash to make it `width` px wide, as a user would, so labels and token figures fit. */
+  async function widenSidebar(width: number): Promise<void> {
+    const box = await sidebar().boundingBox();
+    if (!box) return;
+    const edge = box.x + box.width;
+    const sashes = wb.page.locator('.monaco-sash.vertical');
+    const boxes = await sashes.evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, w: r.width, h: r.height })));
+    const i = boxes.findIndex((b) => Math.abs(b.x + b.w / 2 - edge) <= 4 && b.h > 100);
+    if (i < 0) return;
+    const b = boxes[i];
+    const y = box.y + box.height / 2;
+    await wb.page.mouse.move(b.x + b.w / 2, y);
+    await wb.page.mouse.down();
+    await wb.page.mouse.move(box.x + width, y, { steps: 8 });
+    await wb.page.mouse.up();
+  }
+
+  /** Visible rows of the Rounds view as "label — description". */
+  async function roundRows(): Promise<{ label: string; description: string }[]> {
+    return treeRows().evaluateAll((els) =>
+      els.map((el) => ({
+        label: (el.querySelector('.label-name')?.textContent ?? '').trim(),
+        description: (el.querySelector('.label-description')?.textContent ?? '').trim(),
+      })),
+    );
+  }
+
+  /** A notification button, in its toast or (once the toast is gone) in the Notifications center. */
+  async function clickNotificationButton(message: RegExp, button: string): Promise<void> {
+    const inToast = wb.page.locator('.notification-toast', { hasText: message }).locator('.monaco-button', { hasText: button });
+    if (await inToast.first().isVisible()) {
+      await inToast.first().click();
+      return;
+    }
+    await wb.readNotifications();
+    const inCenter: Locator = wb.page
+      .locator('.notifications-center .notification-list-item', { hasText: message })
+      .locator('.monaco-button', { hasText: button });
+    await inCenter.first().click({ timeout: 10_000 });
+  }
+
+  it('opens a transcript from the Explorer; the Rounds view lists its rounds with token figures', async () => {
+    await wb.openFileFromExplorer(TRANSCRIPT);
+    // The extension activates on the .jsonl and reads it: its status bar item shows the figures.
+    // (Its palette entries depend on context keys it sets, so they appear only after that.)
+    await wb.page.locator('.statusbar-item', { hasText: /tok · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await activityItem().locator('.action-label').click();
+    await widenSidebar(640);
+    const header = treeRows().filter({ hasText: TRANSCRIPT }).first();
+    await header.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match((await header.getAttribute('aria-label')) ?? '', /^session\.jsonl, 65 rounds · context .+ \((usage|estimate)\)$/);
+    await treeRows().filter({ hasText: /^#\d+ / }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    const rounds = (await roundRows()).filter((r) => /^#\d+ /.test(r.label));
+    assert.ok(rounds.length >= 10, `round rows are shown: ${rounds.length}`);
+    for (const r of rounds) {
+      assert.match(r.description, /^\+[\d,]+ tok \((usage|estimate)\) · context .+ \((usage|estimate)\)$/, `token figures of ${r.label}`);
+    }
+    assert.equal(rounds[0].label.startsWith('#0 '), true, 'the first round is at the top');
+  });
+
+  it('Preview Compaction marks the rounds to summarize in the tree', async () => {
+    await pickCommand('Agent Compactor: Preview Compaction…');
+    // The target box, prefilled with the configured target.
+    const input = quickInput().locator('input.input');
+    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Preview Compaction' }).waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal(await input.inputValue(), '20000');
+    await input.press('Enter');
+    await quickInput().waitFor({ state: 'hidden', timeout: 15_000 });
+    const marked = treeRows().filter({ hasText: /^\[summarize\] #\d+ / });
+    await marked.first().waitFor({ state: 'visible', timeout: 30_000 });
+    const rows = await roundRows();
+    const plan = rows.find((r) => /would be summarized or dropped/.test(r.label));
+    assert.ok(plan, `a plan summary row: ${JSON.stringify(rows.slice(0, 3))}`);
+    assert.match(plan.label, /^\d+ rounds \/ [\d,]+ tokens would be summarized or dropped; [\d,]+ → [\d,]+ tokens$/);
+    const marks = rows.filter((r) => /^\[summarize\] #\d+ /.test(r.label));
+    assert.ok(marks.length >= 5, `marked rows: ${marks.length}`);
+    // The view's badge counts the marked rounds.
+    const badge = activityItem().locator('.badge-content');
+    assert.match((await badge.textContent({ timeout: 10_000 })) ?? '', /^\d+$/);
+    const shot = await wb.screenshot('rounds-tree');
+    console.log(`      ${plan.label}; screenshot ${path.basename(shot)}`);
+  });
+
+  it('Set Anthropic API Key: typed in a password box, not written to settings', async () => {
+    await pickCommand('Agent Compactor: Set Anthropic API Key…');
+    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Anthropic API Key' }).waitFor({ state: 'visible', timeout: 15_000 });
+    const input = quickInput().locator('input.input');
+    assert.equal(await input.getAttribute('type'), 'password', 'the key is typed into a password field');
+    await input.fill(KEY);
+    await input.press('Enter');
+    await quickInput().waitFor({ state: 'hidden', timeout: 15_000 });
+    await wb.waitForNotification('Anthropic API key saved in secret storage.', 20_000);
+    await wb.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
+    await wb.closeQuickInput();
+    const settingsFile = path.join(wb.server.userDataDir, 'User', 'settings.json');
+    const settings = fs.readFileSync(settingsFile, 'utf8');
+    assert.ok(settings.includes(fake.url), 'this is the settings file the workbench uses');
+    assert.ok(!settings.includes(KEY), 'the key is not in settings.json');
+  });
+
+  it('Compact Transcript from the palette: confirm, progress, result in the Explorer', async () => {
+    await wb.openCommandPalette('Compact Transcript');
+    const items = await wb.quickPickItems();
+    assert.ok(items.includes('Agent Compactor: Compact Transcript…'), `palette: ${JSON.stringify(items)}`);
+    await pickCommand('Agent Compactor: Compact Transcript…');
+
+    // The confirmation modal with the figures.
+    const dialog = wb.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    const text = (await dialog.textContent()) ?? '';
+    assert.match(text, /Compact session\.jsonl\? [\d,]+ → [\d,]+ tokens/);
+    assert.match(text, /written by the Anthropic API/);
+    assert.match(text, /session\.compacted\.jsonl beside the original/);
+    await wb.screenshot('compact-confirm');
+    const t0 = Date.now();
+    await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Compact$/ }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    // The progress notification while the summary is written.
+    const progress = wb.page.locator('.notification-toast', { hasText: 'Compacting session.jsonl' });
+    await progress.first().waitFor({ state: 'visible', timeout: 15_000 });
+    // A cancellable progress notification from the extension.
+    await progress.first().locator('.monaco-button', { hasText: 'Cancel' }).waitFor({ state: 'visible', timeout: 5_000 });
+    assert.match((await progress.first().innerText()) ?? '', /Agent Compactor/);
+    // Best effort: catch it while the API call is running, for the picture.
+    await progress.first().filter({ hasText: /summar/i }).waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+    await wb.screenshot('compact-progress');
+
+    // Done: the result notification, the file on disk and in the Explorer; the original untouched.
+    await wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: [\d,]+ → [\d,]+ tokens \(anthropic\)\. Wrote session\.compacted\.jsonl\./ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    console.log(`      compacted in ${Date.now() - t0} ms; ${fake.messageRequests().length} Messages API request(s)`);
+    assert.ok(fake.messageRequests().length >= 1, 'the summary came from the (fake) Anthropic API');
+    const out = path.join(wb.workspace.dir, RESULT);
+    assert.ok(fs.existsSync(out), `${RESULT} written beside the original`);
+    assert.ok(fs.readFileSync(out, 'utf8').includes('FAKE-SUMMARY-MARKER'));
+    assert.ok(fs.readFileSync(path.join(wb.workspace.dir, TRANSCRIPT)).equals(original), 'the original is byte-identical');
+    // The result opens in an editor ...
+    await wb.page.locator(`.tabs-container .tab[data-resource-name="${RESULT}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+    // ... and shows up in the Explorer.
+    await wb.runCommand('View: Show Explorer');
+    await wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: RESULT, exact: true }).waitFor({ state: 'visible', timeout: 20_000 });
+  });
+
+  it('Show Diff opens a diff editor of the original and the result', async () => {
+    await clickNotificationButton(/Compacted session\.jsonl/, 'Show Diff');
+    const tab = wb.page.locator('.tabs-container .tab.active');
+    await wb.page.locator('.tabs-container .tab.active', { hasText: '↔' }).waitFor({ state: 'visible', timeout: 20_000 });
+    assert.equal(((await tab.textContent()) ?? '').trim().startsWith(`${TRANSCRIPT} ↔ ${RESULT}`), true, `diff tab: ${await tab.textContent()}`);
+    const diff = wb.page.locator('.editor-group-container.active .monaco-diff-editor');
+    await diff.waitFor({ state: 'visible', timeout: 20_000 });
+    await diff.locator('.editor.modified .view-lines .view-line').first().waitFor({ state: 'visible', timeout: 20_000 });
+    // Clear the toasts and close the side bar so the diff gets the whole window (side by side).
+    await wb.closeQuickInput();
+    await wb.runCommand('Notifications: Clear All Notifications');
+    await wb.runCommand('View: Close Primary Side Bar');
+    await wb.page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 10_000 });
+    await diff.locator('.editor.original .view-lines .view-line').first().waitFor({ state: 'visible', timeout: 20_000 });
+    // The compacted conversation is appended: the diff shows added lines after the original ones.
+    await diff.locator('.line-insert, .char-insert, .gutter-insert').first().waitFor({ state: 'attached', timeout: 20_000 });
+    await wb.page.waitForTimeout(500); // let the layout settle before the picture
+    await wb.screenshot('diff');
+  });
+});
