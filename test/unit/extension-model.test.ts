@@ -244,7 +244,7 @@ describe('extension model: plan marks', () => {
     const a = await analysisOf('plan-mode.jsonl');
     const p = await planCompaction(a, { targetTokens: 1_000_000 });
     assert.equal(p.nothingToDo, true);
-    assert.match(planSummary(p), /^Nothing to compact: [\d,]+ tokens, target 1,000,000$/);
+    assert.match(planSummary(p), /^Nothing to compact: [\d,]+ tokens with system prompt and tools, target 1,000,000$/);
     const node = rootNodes({ file: fixture('plan-mode.jsonl'), analysis: a, plan: p })[1];
     assert.equal(node.contextValue, 'plan.nothingToDo');
   });

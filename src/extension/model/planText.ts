@@ -64,7 +64,7 @@ export function planFigures(plan: CompactionPlan): PlanFigures {
 export function planSummary(plan: CompactionPlan): string {
   const f = planFigures(plan);
   if (plan.nothingToDo) {
-    return `Nothing to compact: ${formatNumber(f.preTokens)} tokens, target ${formatNumber(plan.settings.targetTokens)}`;
+    return `Nothing to compact: ${formatNumber(f.preTokens + plan.overheadTokens)} tokens with system prompt and tools, target ${formatNumber(plan.settings.targetTokens)}`;
   }
   return `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped; ${formatNumber(f.preTokens)} → ${formatNumber(f.postTokens)} tokens`;
 }
@@ -73,8 +73,8 @@ export function planSummary(plan: CompactionPlan): string {
 export function planDetail(plan: CompactionPlan): string {
   const f = planFigures(plan);
   const lines = [
-    `Context now: ${formatNumber(f.preTokens)} tokens (estimate); target ${formatNumber(plan.settings.targetTokens)}.`,
-    `After compaction: ${formatNumber(f.postTokens)} tokens (${formatNumber(plan.keptTokens)} kept verbatim + summary).`,
+    `Transcript now: ${formatNumber(f.preTokens)} tokens (estimate), plus about ${formatNumber(plan.overheadTokens)} of system prompt and tools; target ${formatNumber(plan.settings.targetTokens)} for the whole context.`,
+    `After compaction: ${formatNumber(f.postTokens)} tokens of transcript (${formatNumber(plan.keptTokens)} kept verbatim + summary), about ${formatNumber(f.postTokens + plan.overheadTokens)} in all.`,
     `Rounds: ${formatNumber(f.summarized)} summarized, ${formatNumber(f.dropped)} dropped, ${formatNumber(f.kept)} kept${f.history ? ` (${formatNumber(f.history)} history rounds before the last compact boundary stay as they are)` : ''}.`,
     `Tool results: ${formatNumber(f.replacedResults)} replaced by previews, ${formatNumber(f.frozenResults)} frozen, ${formatNumber(f.keptResults)} kept.`,
   ];
