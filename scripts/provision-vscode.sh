@@ -90,7 +90,9 @@ else
   # They are compiled without optimisation (-O0, unless CFLAGS/CXXFLAGS are
   # set): this server only runs tests, and -O3 on sqlite3.c alone costs
   # ~50 s of CPU. JOBS=max lets node-gyp run make in parallel.
-  ( cd "$CS_DIR" && \
+  # Under `npm test` the outer npm exports npm_config_user_agent ("... node/v20 ..."); the
+  # inner npm would inherit it, and code-server's postinstall reads the Node version from it.
+  ( cd "$CS_DIR" && unset npm_config_user_agent && \
     PATH="$NODE24_BIN_DIR:$PATH" \
     npm_config_nodedir="$NODE24_HOME" \
     CFLAGS="${CFLAGS:--O0}" CXXFLAGS="${CXXFLAGS:--O0}" JOBS="${JOBS:-max}" \
