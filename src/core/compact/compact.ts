@@ -318,7 +318,9 @@ async function reclaimSummaryReserve(
   if (summarized.length === 0) return first;
   const maxChars = Math.floor(settings.summaryTokens / 0.2716) - SUMMARY_PREFIX.length;
   const draft = extractiveSummary({ objects: summarized.flatMap((ri) => analysis.rounds[ri].entries.map((e) => objects.get(e)!).filter(Boolean)), maxChars });
-  const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50;
+  // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
+  // from the estimate (reminders it adds, whitespace it trims), and the full reserve used to hide that.
+  const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
   if (need >= settings.summaryTokens) return first;
   const second = await planDetails(analysis, { ...(partial ?? {}), summaryTokens: need }, first.state);
   if (second.kept.length <= first.kept.length || second.plan.nothingToDo) return first;
