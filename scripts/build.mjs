@@ -17,6 +17,8 @@ const common = {
 
 const jobs = [
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
+  // Exact token counting off the main thread (src/core/tokens/pool.ts finds it beside the running bundle).
+  build({ ...common, entryPoints: ['src/core/tokens/worker.ts'], outfile: 'dist/tokens-worker.js' }),
 ];
 if (existsSync('src/extension/activate.ts')) {
   jobs.push(build({ ...common, entryPoints: ['src/extension/activate.ts'], outfile: 'dist/extension.js', external: ['vscode'] }));

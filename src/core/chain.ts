@@ -108,14 +108,17 @@ function nearestEarlier(entries: Entry[], candidates: number[], e: Entry, eIdx: 
     else hi = mid;
   }
   let best = -1;
-  const keys = timestampKeys(entries, candidates);
-  const key = keys ? isoKey(ts) : NaN;
-  if (keys && !Number.isNaN(key)) {
-    // Same comparisons on order-preserving numbers (see timestampKeys).
+  const table = timestampKeys(entries, candidates);
+  const key = table ? isoKey(ts) : NaN;
+  if (table && !Number.isNaN(key)) {
+    // Same choice on order-preserving numbers (see timestampKeys), scanning backwards: ties go
+    // to the earlier entry, and the scan stops once no earlier key can reach the best one.
+    const { keys, prefixMax } = table;
     let bestKey = -Infinity;
-    for (let j = 0; j < hi; j++) {
+    for (let j = hi - 1; j >= 0; j--) {
+      if (prefixMax[j] < bestKey) break;
       const k = keys[j];
-      if (!(k < key) || k <= bestKey || seen.has(candidates[j])) continue;
+      if (!(k < key) || k < bestKey || seen.has(candidates[j])) continue;
       best = candidates[j];
       bestKey = k;
     }
@@ -138,41 +141,60 @@ function nearestEarlier(entries: Entry[], candidates: number[], e: Entry, eIdx: 
  */
 function isoKey(t: string): number {
   if (t.length !== 24 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58 || t.charCodeAt(19) !== 46 || t.charCodeAt(23) !== 90) return NaN;
-  const d = (i: number) => t.charCodeAt(i) - 48;
-  for (const i of [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]) if (d(i) < 0 || d(i) > 9) return NaN;
-  const y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
-  const mo = d(5) * 10 + d(6);
-  const da = d(8) * 10 + d(9);
-  const h = d(11) * 10 + d(12);
-  const mi = d(14) * 10 + d(15);
-  const se = d(17) * 10 + d(18);
-  const ms = d(20) * 100 + d(21) * 10 + d(22);
-  if (mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 59) return NaN;
+  const y = digits(t, 0, 4);
+  const mo = digits(t, 5, 2);
+  const da = digits(t, 8, 2);
+  const h = digits(t, 11, 2);
+  const mi = digits(t, 14, 2);
+  const se = digits(t, 17, 2);
+  const ms = digits(t, 20, 3);
+  if (y < 0 || ms < 0 || !(mo >= 1 && mo <= 12 && da >= 1 && da <= 31 && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && se >= 0 && se <= 59)) return NaN;
   return ((y * 12 + mo - 1) * 31 + da - 1) * 86_400_000 + ((h * 60 + mi) * 60 + se) * 1000 + ms;
 }
 
-const keyCache = new WeakMap<number[], Float64Array | null>();
+/** The decimal number in t[from, from + n), or -1 when a character is not a digit. */
+function digits(t: string, from: number, n: number): number {
+  let v = 0;
+  for (let i = from; i < from + n; i++) {
+    const c = t.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+interface TimestampTable {
+  keys: Float64Array;
+  /** Largest key among candidates[0..j] (-Infinity where none has a timestamp). */
+  prefixMax: Float64Array;
+}
+
+const keyCache = new WeakMap<number[], TimestampTable | null>();
 
 /** Keys for `candidates` (null when some timestamp has another form: then strings are compared). */
-function timestampKeys(entries: Entry[], candidates: number[]): Float64Array | null {
-  let keys = keyCache.get(candidates);
-  if (keys !== undefined) return keys;
-  keys = new Float64Array(candidates.length);
+function timestampKeys(entries: Entry[], candidates: number[]): TimestampTable | null {
+  let table = keyCache.get(candidates);
+  if (table !== undefined) return table;
+  const keys = new Float64Array(candidates.length);
+  const prefixMax = new Float64Array(candidates.length);
+  let max = -Infinity;
+  table = { keys, prefixMax };
   for (let j = 0; j < candidates.length; j++) {
     const t = entries[candidates[j]].timestamp;
-    if (!t) {
-      keys[j] = NaN;
-      continue;
-    }
-    const k = isoKey(t);
-    if (Number.isNaN(k)) {
-      keys = null;
-      break;
+    let k = NaN;
+    if (t) {
+      k = isoKey(t);
+      if (Number.isNaN(k)) {
+        table = null;
+        break;
+      }
+      if (k > max) max = k;
     }
     keys[j] = k;
+    prefixMax[j] = max;
   }
-  keyCache.set(candidates, keys);
-  return keys;
+  keyCache.set(candidates, table);
+  return table;
 }
 
 /** Picks the leaf: the last `last-prompt` leafUuid naming an existing entry, else the last chain entry. */

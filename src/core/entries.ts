@@ -373,6 +373,14 @@ export interface ParsedLine {
 
 const MAX_DEPTH_PROBE = 2000;
 
+/** Number of `{` and `[` in `text`, counting no further than `limit`. */
+function openersUpTo(text: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf('{'); i !== -1 && n < limit; i = text.indexOf('{', i + 1)) n++;
+  for (let i = text.indexOf('['); i !== -1 && n < limit; i = text.indexOf('[', i + 1)) n++;
+  return n;
+}
+
 /** Cheap guard against pathological nesting that would overflow the parser's stack. */
 function tooDeep(text: string): boolean {
   let depth = 0;
@@ -380,6 +388,9 @@ function tooDeep(text: string): boolean {
   let maxDepth = 0;
   // Only worth scanning when the line has many openers near its start.
   if (text.length < MAX_DEPTH_PROBE) return false;
+  // More than 1,000 levels need more than 1,000 openers: count them first with native
+  // searches (cheap), and scan character by character only when there are that many.
+  if (openersUpTo(text, 1001) <= 1000) return false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {

@@ -1,0 +1,413 @@
+// `npm run bench`: performance of `inspect` against the floor on a ~100 MB transcript, the
+// cost of incremental re-inspection, and the accuracy of the token estimates. Writes
+// bench/RESULTS.md (and prints it).
+//
+// - bench/work/large.jsonl (git-ignored) chains copies of the shared fixture sessions with
+//   every id made unique per copy (bench/generate-large.ts); it is reused while the fixtures
+//   are unchanged.
+// - Each measured run is a fresh child process: the floor (readFileSync + toString +
+//   split('\n') + JSON.parse of every line) and the real CLI (`node dist/cli.js inspect FILE
+//   --json > /dev/null`). Runs alternate floor / inspect and the medians are reported; a
+//   preload records the child's peak RSS (getrusage maxRSS) and CPU time at exit.
+// - Incremental: a child builds the index (inspectFile), appends one realistic round (a tool
+//   round of a fixture with fresh ids, chained onto the leaf), times `reinspect(previous)`
+//   against the full inspection, checks both give the same report, and truncates the file back.
+// - Accuracy: the metric of bench/accuracy.ts over the fixtures, with comparisons.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { generateLarge, roundToAppend, type GeneratedFile } from './generate-large';
+import {
+  calibrated, EXCLUDED, errorsOf, fitTextTokens, leaveOneOut, leaveOneOutBoth, leaveOneOutOf, loadSessions, modelErrors, pct, plainErrors,
+  reportedErrors, scoredPairs, summarize, textProxyErrors, textSamples, withExactCounts, type RoundData, type SessionData, type Summary,
+} from './accuracy';
+import { analyze, inspectFile, reinspect } from '../src/core/inspect';
+import { indexTranscript } from '../src/core/transcript';
+import { countTokensExact } from '../src/core/tokens/exact';
+import { TEXT_TOKENS, TOKEN_MODEL } from '../src/core/tokens/estimate';
+
+const ROOT = resolve(__dirname, '..');
+const WORK = join(ROOT, 'bench', 'work');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const RESULTS = join(ROOT, 'bench', 'RESULTS.md');
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const INC_RUNS = Math.max(1, Number(process.env.BENCH_INC_RUNS ?? 3));
+const APPEND_FROM = 'v2.1.97-live-after.jsonl';
+
+const FLOOR_JS = `// The floor: read the file, split lines, JSON.parse every line (bench/bench.ts writes this file).
+const fs = require('fs');
+const text = fs.readFileSync(process.argv[2]).toString();
+const lines = text.split('\\n');
+let parsed = 0, failed = 0;
+for (const line of lines) {
+  try { JSON.parse(line); parsed++; } catch { failed++; }
+}
+process.stdout.write(JSON.stringify({ parsed, failed }) + '\\n');
+`;
+
+const PRELOAD_JS = `// Records wall time, CPU time and peak RSS of the process at exit (bench/bench.ts writes this file).
+const started = process.hrtime.bigint();
+process.on('exit', () => {
+  const ru = process.resourceUsage();
+  require('fs').writeFileSync(process.env.BENCH_STATS, JSON.stringify({
+    inProcessMs: Number(process.hrtime.bigint() - started) / 1e6,
+    cpuMs: (ru.userCPUTime + ru.systemCPUTime) / 1000,
+    maxRssMB: ru.maxRSS / 1024,
+  }));
+});
+`;
+
+interface RunStats {
+  wallMs: number;
+  inProcessMs: number;
+  cpuMs: number;
+  maxRssMB: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function runChild(args: string[], label: string): RunStats {
+  const stats = join(WORK, `stats-${process.pid}.json`);
+  writeFileSync(stats, '');
+  const devnull = openSync('/dev/null', 'w');
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ['-r', join(WORK, 'preload.js'), ...args], {
+    stdio: ['ignore', devnull, 'pipe'],
+    env: { ...process.env, BENCH_STATS: stats },
+    maxBuffer: 1 << 24,
+  });
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  closeSync(devnull);
+  if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr?.toString().slice(0, 500)}`);
+  const s = JSON.parse(readFileSync(stats, 'utf8'));
+  rmSync(stats, { force: true });
+  return { wallMs, ...s };
+}
+
+interface Phases {
+  floorMs: number;
+  indexMs: number;
+  analyzeMs: number;
+  jsonMs: number;
+}
+
+interface IncrementalRun {
+  fullMs: number;
+  incrementalMs: number;
+  appendedBytes: number;
+  incremental: boolean;
+  identical: boolean | null;
+  readMs: number;
+}
+
+/** Child mode: where a full inspection spends its time, against the floor in the same process. */
+async function phasesChild(file: string): Promise<void> {
+  const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
+  let t = process.hrtime.bigint();
+  const text = readFileSync(file).toString();
+  let parsed = 0;
+  for (const line of text.split('\n')) {
+    try {
+      JSON.parse(line);
+      parsed++;
+    } catch {
+      /* counted as the floor counts it */
+    }
+  }
+  const floorMs = ms(t);
+  void parsed;
+  t = process.hrtime.bigint();
+  const index = await indexTranscript(file);
+  const indexMs = ms(t);
+  t = process.hrtime.bigint();
+  const analysis = analyze(index);
+  const analyzeMs = ms(t);
+  t = process.hrtime.bigint();
+  const json = JSON.stringify(analysis.report, null, 2);
+  const jsonMs = ms(t);
+  void json.length;
+  process.stdout.write(JSON.stringify({ floorMs, indexMs, analyzeMs, jsonMs } satisfies Phases));
+}
+
+/** Child mode: full inspection, append one round, time reinspect; restores the file. */
+async function incrementalChild(file: string, leafUuid: string, runs: number): Promise<void> {
+  const size = statSync(file).size;
+  const extra = await roundToAppend(join(fixtureDir(), APPEND_FROM), 0xfff0, leafUuid);
+  const out: IncrementalRun[] = [];
+  try {
+    for (let k = 0; k < runs; k++) {
+      let t = process.hrtime.bigint();
+      const previous = await inspectFile(file);
+      const fullMs = Number(process.hrtime.bigint() - t) / 1e6;
+      appendFileSync(file, extra);
+      t = process.hrtime.bigint();
+      const next = await reinspect(previous);
+      const incrementalMs = Number(process.hrtime.bigint() - t) / 1e6;
+      let identical: boolean | null = null;
+      let readMs = 0;
+      if (k === 0) {
+        t = process.hrtime.bigint();
+        const fresh = await inspectFile(file);
+        readMs = Number(process.hrtime.bigint() - t) / 1e6;
+        identical = isDeepStrictEqual(fresh.report, next.report) && isDeepStrictEqual(fresh.rounds, next.rounds);
+      }
+      out.push({ fullMs, incrementalMs, appendedBytes: extra.length, incremental: next.incremental, identical, readMs });
+      truncateSync(file, size);
+    }
+  } finally {
+    if (statSync(file).size !== size) truncateSync(file, size);
+  }
+  process.stdout.write(JSON.stringify(out));
+}
+
+function fixtureDir(): string {
+  return process.env.AC_FIXTURES ?? join(ROOT, '..', 'shared', 'fixtures', 'claude-code');
+}
+
+function fmtMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+}
+
+function mark(ok: boolean): string {
+  return ok ? 'met' : '**not met**';
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--incremental-child') {
+    await incrementalChild(process.argv[3], process.argv[4], Number(process.argv[5] ?? 1));
+    return;
+  }
+  if (process.argv[2] === '--phases-child') {
+    await phasesChild(process.argv[3]);
+    return;
+  }
+  const started = Date.now();
+  const load0 = loadavg();
+  mkdirSync(WORK, { recursive: true });
+  writeFileSync(join(WORK, 'floor.js'), FLOOR_JS);
+  writeFileSync(join(WORK, 'preload.js'), PRELOAD_JS);
+  const log = (m: string) => process.stderr.write(`bench: ${m}\n`);
+
+  log('generating the large transcript (reused when unchanged)...');
+  const gen: GeneratedFile = await generateLarge(join(WORK, 'large.jsonl'), 100e6, undefined);
+  const file = gen.path;
+  readFileSync(file); // warm the page cache so the first measured run is not the only one reading from disk
+
+  const floor: RunStats[] = [];
+  const inspect: RunStats[] = [];
+  for (let k = 0; k < RUNS; k++) {
+    const order = k % 2 === 0 ? ['floor', 'inspect'] : ['inspect', 'floor'];
+    for (const which of order) {
+      if (which === 'floor') floor.push(runChild([join(WORK, 'floor.js'), file], 'floor'));
+      else inspect.push(runChild([CLI, 'inspect', file, '--json'], 'inspect'));
+      const last = which === 'floor' ? floor[floor.length - 1] : inspect[inspect.length - 1];
+      log(`run ${k + 1}/${RUNS} ${which}: ${fmtMs(last.wallMs)} wall, ${fmtMs(last.cpuMs)} cpu, ${last.maxRssMB.toFixed(0)} MB`);
+    }
+  }
+
+  log('incremental re-inspection...');
+  const incChild = spawnSync(process.execPath, [__filename, '--incremental-child', file, gen.leafUuid, String(INC_RUNS)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (incChild.status !== 0) throw new Error(`incremental child failed: ${incChild.stderr}`);
+  const inc: IncrementalRun[] = JSON.parse(incChild.stdout);
+
+  log('phases...');
+  const phases: Phases[] = [];
+  for (let k = 0; k < 3; k++) {
+    const r = spawnSync(process.execPath, [__filename, '--phases-child', file], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (r.status !== 0) throw new Error(`phases child failed: ${r.stderr}`);
+    phases.push(JSON.parse(r.stdout));
+  }
+
+  log('estimate accuracy...');
+  const acc = await accuracy();
+  const load1 = loadavg();
+
+  const m = {
+    floorWall: median(floor.map((r) => r.wallMs)),
+    inspectWall: median(inspect.map((r) => r.wallMs)),
+    floorCpu: median(floor.map((r) => r.cpuMs)),
+    inspectCpu: median(inspect.map((r) => r.cpuMs)),
+    floorRss: median(floor.map((r) => r.maxRssMB)),
+    inspectRss: median(inspect.map((r) => r.maxRssMB)),
+    full: median(inc.map((r) => r.fullMs)),
+    incremental: median(inc.map((r) => r.incrementalMs)),
+  };
+  const timeRatio = m.inspectWall / m.floorWall;
+  const cpuRatio = m.inspectCpu / m.floorCpu;
+  const rssRatio = m.inspectRss / m.floorRss;
+  const incRatio = m.incremental / m.full;
+
+  const cpu = cpus();
+  const lines: string[] = [];
+  lines.push('# Benchmark results');
+  lines.push('');
+  lines.push('Written by `npm run bench` (bench/bench.ts); every run overwrites this file.');
+  lines.push('');
+  lines.push('## Machine');
+  lines.push('');
+  lines.push(`- date: ${new Date().toISOString()}`);
+  lines.push(`- cpu: ${cpu[0]?.model ?? 'unknown'}, ${cpu.length} cores`);
+  lines.push(`- memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`);
+  lines.push(`- node: ${process.version} (${process.platform} ${process.arch})`);
+  lines.push(`- load average (1 min) at start / end: ${load0[0].toFixed(2)} / ${load1[0].toFixed(2)} — the machine is shared, so runs alternate and medians are reported`);
+  lines.push(`- bench duration: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  lines.push('');
+  lines.push('## Input');
+  lines.push('');
+  lines.push(
+    `bench/work/large.jsonl: ${(gen.bytes / 1e6).toFixed(1)} MB, ${gen.lines} lines — ${gen.copies} chained copies of ${gen.fixtures.length} fixture sessions ` +
+      `(${gen.fixtures.join(', ')}; live-before left out, it is a prefix of live-after), every uuid, message id, request id, tool id and agent id ` +
+      'rewritten per copy, timestamps shifted per copy, each copy\'s root re-parented onto the previous copy\'s leaf (one main chain).',
+  );
+  lines.push('');
+  lines.push('## inspect against the floor');
+  lines.push('');
+  lines.push(`${RUNS} runs of each, alternating, each in a fresh \`node\` process. Floor: \`readFileSync\` + \`toString\` + \`split('\\n')\` + \`JSON.parse\` of every line. ` +
+    'Inspect: `node dist/cli.js inspect large.jsonl --json > /dev/null` (the real CLI; the JSON report includes every round\'s estimate). ' +
+    'Wall time is measured by the parent around the child (process start to exit); CPU time (user + system, all threads) and peak RSS come from the child\'s getrusage at exit.');
+  lines.push('');
+  lines.push('| | floor (median) | inspect --json (median) | ratio | target | |');
+  lines.push('|---|---|---|---|---|---|');
+  lines.push(`| wall time | ${fmtMs(m.floorWall)} | ${fmtMs(m.inspectWall)} | **${timeRatio.toFixed(2)}×** | ≤ 1.0× | ${mark(timeRatio <= 1)} |`);
+  lines.push(`| CPU time | ${fmtMs(m.floorCpu)} | ${fmtMs(m.inspectCpu)} | ${cpuRatio.toFixed(2)}× | | |`);
+  lines.push(`| peak RSS | ${m.floorRss.toFixed(0)} MB | ${m.inspectRss.toFixed(0)} MB | **${rssRatio.toFixed(2)}×** | ≤ 0.5× | ${mark(rssRatio <= 0.5)} |`);
+  lines.push('');
+  lines.push('Individual runs (wall / CPU / peak RSS):');
+  lines.push('');
+  lines.push('| run | floor | inspect |');
+  lines.push('|---|---|---|');
+  for (let k = 0; k < RUNS; k++) {
+    const f = floor[k];
+    const i = inspect[k];
+    lines.push(`| ${k + 1} | ${fmtMs(f.wallMs)} / ${fmtMs(f.cpuMs)} / ${f.maxRssMB.toFixed(0)} MB | ${fmtMs(i.wallMs)} / ${fmtMs(i.cpuMs)} / ${i.maxRssMB.toFixed(0)} MB |`);
+  }
+  lines.push('');
+  const ph = {
+    floor: median(phases.map((p) => p.floorMs)),
+    index: median(phases.map((p) => p.indexMs)),
+    analyze: median(phases.map((p) => p.analyzeMs)),
+    json: median(phases.map((p) => p.jsonMs)),
+  };
+  lines.push(
+    `Where inspect's time goes (one process, medians of ${phases.length}; the floor measured in the same process first): ` +
+      `floor ${fmtMs(ph.floor)}; indexing (read, decode, JSON.parse and summarise every line) ${fmtMs(ph.index)} (${(ph.index / ph.floor).toFixed(2)}× the floor); ` +
+      `chain, rounds, report and incremental state ${fmtMs(ph.analyze)} (${(ph.analyze / ph.floor).toFixed(2)}×); the report's JSON ${fmtMs(ph.json)} (${(ph.json / ph.floor).toFixed(2)}×). ` +
+      'The indexing pass parses every line in full, as the floor does: the summaries must stay exact and a line is reported malformed exactly when ' +
+      'JSON.parse rejects it. A JavaScript skim that validates and skips the fields the summary never reads (toolUseResult, progress data, image ' +
+      'sources: about 60 % of the bytes) was measured at 3–4 ns per byte, slower than V8\'s native JSON.parse of the same bytes, so it does not pay.',
+  );
+  lines.push('');
+  lines.push('## Incremental re-inspection');
+  lines.push('');
+  lines.push(
+    `One child process: \`inspectFile\` of the 100 MB file, then one round appended (${inc[0].appendedBytes} bytes: the last tool round of ${APPEND_FROM}, ` +
+      'ids rewritten, chained onto the leaf), then `reinspect(previous)` timed; the file is truncated back after each run. ' +
+      `${INC_RUNS} runs, medians.`,
+  );
+  lines.push('');
+  lines.push('| full inspection (in-process) | reinspect after the append | ratio | target | |');
+  lines.push('|---|---|---|---|---|');
+  lines.push(`| ${fmtMs(m.full)} | ${fmtMs(m.incremental)} | **${incRatio.toFixed(4)}×** | ≤ 0.02× | ${mark(incRatio <= 0.02)} |`);
+  lines.push('');
+  lines.push(
+    `reinspect took the incremental path in ${inc.filter((r) => r.incremental).length}/${inc.length} runs; its report and rounds were ` +
+      `${inc[0].identical ? 'identical' : '**not identical**'} to a fresh full inspection of the appended file (checked on the first run). ` +
+      'It reads only the appended bytes, then extends the chain, rebuilds the last round and resumes the report loop at the round before it; ' +
+      'its remaining whole-file work is summing the totals over the round reports (no entry is revisited).',
+  );
+  lines.push('');
+  lines.push(...acc);
+  const text = lines.join('\n') + '\n';
+  writeFileSync(RESULTS, text);
+  process.stdout.write(text);
+}
+
+async function accuracy(): Promise<string[]> {
+  const sessions = await loadSessions();
+  const out: string[] = [];
+  const row = (name: string, s: Summary, note = '') => `| ${name} | ${pct(s.median)} | ${pct(s.p90)} | ${pct(s.mean)} | ${note} |`;
+  const shipped = summarize(reportedErrors(sessions));
+  const nPairs = shipped.pairs;
+  const { samples, perRound, exact } = textSamples(sessions, countTokensExact);
+
+  // Comparisons over the same pairs.
+  const charsOver4 = (r: RoundData) => {
+    const c = r.content;
+    return (c.assistantText + c.userText + c.attachment + c.toolUseInput + c.toolResult + c.thinking) / 4;
+  };
+  const o200kRaw = (r: RoundData) => {
+    const x = exact.get(r)!;
+    return x.prose + x.toolUseInput + x.toolResult + x.thinking;
+  };
+  const o200kCalibrated = sessions.flatMap((s) => errorsOf(s, calibrated(s, o200kRaw)));
+  const exactSessions = sessions.map((s) => withExactCounts(s, exact));
+  const uncalibrated = summarize(modelErrors(sessions, TOKEN_MODEL, false));
+  const loso2 = leaveOneOut(sessions);
+  const losoBoth = leaveOneOutBoth(sessions, samples, perRound);
+  const losoExact = summarize(leaveOneOutOf(exactSessions));
+  const stage1 = textProxyErrors(samples, fitTextTokens(samples));
+  const shippedStage1 = textProxyErrors(samples, TEXT_TOKENS);
+
+  out.push('## Estimate accuracy');
+  out.push('');
+  out.push(
+    'Metric (from the issue): for consecutive main-chain rounds r, r+1 that both have usage and no compact boundary between them, the truth is ' +
+      'Δ = context(r+1) − context(r) and the estimate is `tokens.estimate` of round r from the inspect report (`rounds[].tokens.estimate`, ' +
+      '`rounds[].usage.contextTokens`, same `segment`, r+1 not `startsAtBoundary`). Over all pairs with Δ ≥ 300: median and 90th percentile ' +
+      'of |estimate − Δ| / Δ (linear-interpolation percentiles). Calibration sees only earlier rounds of the same session. ' +
+      `Files: every Claude Code fixture except ${EXCLUDED.join(', ')} (a byte prefix of v2.1.97-live-after.jsonl; its pairs would count twice). ` +
+      `${nPairs} pairs.`,
+  );
+  out.push('');
+  out.push('| estimator | median | p90 | mean | |');
+  out.push('|---|---|---|---|---|');
+  out.push(row('**shipped: inspect `tokens.estimate`** (proxy + TOKEN_MODEL + session calibration)', shipped, `targets ≤ 10% / ≤ 30%: ${mark(shipped.median <= 0.1 && shipped.p90 <= 0.3)}`));
+  out.push(row('leave-one-session-out, stage 2 refitted (TOKEN_MODEL weights fitted on the other files)', summarize(loso2.errors), 'honest figure for the fitted weights'));
+  out.push(row('leave-one-session-out, both stages refitted (TEXT_TOKENS and TOKEN_MODEL)', summarize(losoBoth.errors), 'proxies re-derived from the texts'));
+  out.push(row('shipped model without calibration', uncalibrated));
+  out.push(row('chars / 4 (all text, tool input, tool result and thinking characters)', summarize(plainErrors(sessions, charsOver4))));
+  out.push(row('raw o200k_base (js-tiktoken) over the same content, thinking included', summarize(plainErrors(sessions, o200kRaw))));
+  out.push(row('raw o200k_base × session calibration', summarize(o200kCalibrated)));
+  out.push(row('o200k_base counts in place of the proxy (stage 2 refitted, leave-one-session-out)', losoExact, 'what an exact tokenizer pass would buy'));
+  out.push('');
+  out.push('Per file (shipped estimates):');
+  out.push('');
+  out.push('| file | pairs | median | p90 | leave-one-out median | leave-one-out p90 |');
+  out.push('|---|---|---|---|---|---|');
+  for (const s of sessions) {
+    const n = scoredPairs(s).length;
+    if (!n) {
+      out.push(`| ${s.name} | 0 | | | | |`);
+      continue;
+    }
+    const e = summarize(errorsOf(s, s.rounds.map((r) => r.reported)));
+    const l = loso2.perFile.find((p) => p.name === s.name)!.summary;
+    out.push(`| ${s.name} | ${n} | ${pct(e.median)} | ${pct(e.p90)} | ${pct(l.median)} | ${pct(l.p90)} |`);
+  }
+  out.push('');
+  out.push(
+    `The estimator: each text block's token count is estimated while indexing by a one-pass character-class proxy (\`textTokens\`: ` +
+      'characters, digits, runs of punctuation, runs of blanks, non-ASCII, capitals; stage 1, fitted by least squares to o200k_base counts of the ' +
+      `fixtures' texts — ${samples.length} texts; on those of ≥ 100 tokens the shipped weights are within ${pct(shippedStage1.median)} median / ` +
+      `${pct(shippedStage1.p90)} p90 of o200k_base, a refit ${pct(stage1.median)} / ${pct(stage1.p90)}). ` +
+      'Stage 2 (`TOKEN_MODEL`) turns the per-kind proxy counts, thinking and signature characters, images, blocks and rounds into the tokens the ' +
+      'next request grows by (least absolute relative error, bench/fit-model.ts). Thinking of a response that continues a tool loop stays in ' +
+      'the next request and its signature length predicts it better than the (summarised) thinking text; a turn-ending response\'s thinking ' +
+      'mostly does not. `SessionCalibration` (median ratio of earlier pairs, shrunk towards 1 with weight 30) then adjusts per session.',
+  );
+  out.push('');
+  out.push('What stays off: pairs whose Δ contains content the transcript does not record (system reminders, re-read files, a changed ' +
+    'system prompt after a model switch) make the tail of the error distribution; no per-round model can see them.');
+  return out;
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,187 @@
+// Builds a large, realistic transcript for the benchmark by chaining copies of the shared
+// fixture sessions into one conversation. Every uuid, message id, request id, tool id and
+// agent id is rewritten per copy (length-preserving) so ids stay unique across the file,
+// timestamps are shifted per copy, and each copy's root is re-parented onto the previous copy's leaf so the whole file is
+// one main chain (as a very long live session would be).
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { inspectFile } from '../src/core/inspect';
+
+export const FIXTURE_DIR = process.env.AC_FIXTURES ?? join(__dirname, '..', '..', 'shared', 'fixtures', 'claude-code');
+
+/** Fixtures chained into the large file; live-before is a byte prefix of live-after, so it is left out. */
+export function benchFixtures(dir = FIXTURE_DIR): string[] {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.jsonl') && n !== 'v2.1.97-live-before.jsonl')
+    .sort()
+    .map((n) => join(dir, n));
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const PREFIXED = /\b(?:msg|req|toolu|srvtoolu)_[0-9A-Za-z]{8,}/g;
+const AGENT = /(agent-|"agentId":")([0-9a-f]{7,})/g;
+/** Copies are moved 20 years apart so timestamp-based chain repair stays within a copy. */
+const TIMESTAMP = /"timestamp":"(\d{4})-/g;
+/** Hand-written ids in test-made fixtures (e.g. "user-msg-1"): suffixed per copy. */
+const OTHER_UUID = /("(?:uuid|parentUuid|leafUuid|logicalParentUuid)":")([^"]{1,60})"/g;
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Rewrites every id in `text` for copy `k` (length-preserving). */
+export function rewriteIds(text: string, k: number): string {
+  const hex4 = k.toString(16).padStart(4, '0');
+  const b36 = k.toString(36).padStart(3, '0');
+  const hex3 = k.toString(16).padStart(3, '0');
+  return text
+    .replace(UUID, (u) => u.slice(0, 24) + hex4 + u.slice(28))
+    .replace(PREFIXED, (id) => id.slice(0, -3) + b36)
+    .replace(AGENT, (_m, p: string, id: string) => p + id.slice(0, -3) + hex3)
+    .replace(TIMESTAMP, (_m, y: string) => `"timestamp":"${Number(y) + 20 * k}-`)
+    .replace(OTHER_UUID, (m, p: string, id: string) => (UUID_SHAPE.test(id) ? m : `${p}${id}-c${k}"`));
+}
+
+function rewriteUuid(id: string, k: number): string {
+  return JSON.parse(rewriteIds(`{"uuid":${JSON.stringify(id)}}`, k)).uuid;
+}
+
+interface FixtureInfo {
+  file: string;
+  lines: string[];
+  /** Trailing newline present. */
+  rootLine: number;
+  rootUuid: string | null;
+  leafUuid: string | null;
+  bytes: number;
+}
+
+async function describeFixture(file: string): Promise<FixtureInfo> {
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const { index, chain } = await inspectFile(file, { subagents: false });
+  let rootLine = -1;
+  let rootUuid: string | null = null;
+  let leafUuid: string | null = null;
+  if (!chain.subagentFile && chain.main.length) {
+    const root = index.entries[chain.main[0]];
+    if (root.parentUuid === null && root.part === 0) {
+      rootLine = root.line;
+      rootUuid = root.uuid ?? null;
+    }
+    leafUuid = index.entries[chain.leaf].uuid ?? null;
+  }
+  return { file, lines, rootLine, rootUuid, leafUuid, bytes: Buffer.byteLength(text) };
+}
+
+export interface GeneratedFile {
+  path: string;
+  bytes: number;
+  lines: number;
+  copies: number;
+  fixtures: string[];
+  /** Uuid of the main-chain leaf at the end of the file (to chain an appended round onto). */
+  leafUuid: string;
+}
+
+/** Re-parents line `lineText` (a JSON object) onto `parent`; returns it unchanged when it does not parse. */
+function reparent(lineText: string, parent: string): string {
+  try {
+    const o = JSON.parse(lineText);
+    o.parentUuid = parent;
+    return JSON.stringify(o);
+  } catch {
+    return lineText;
+  }
+}
+
+/**
+ * Writes `out` (≈ targetBytes) from whole copies of the fixtures. Reuses an existing file
+ * when its stamp (fixture sizes, target, generator version) matches.
+ */
+export async function generateLarge(out: string, targetBytes = 100e6, fixtures = benchFixtures()): Promise<GeneratedFile> {
+  const stampPath = out + '.stamp.json';
+  const key = JSON.stringify({ v: 4, targetBytes, fixtures: fixtures.map((f) => [f, statSync(f).size]) });
+  if (existsSync(out) && existsSync(stampPath)) {
+    const stamp = JSON.parse(readFileSync(stampPath, 'utf8'));
+    if (stamp.key === key && statSync(out).size === stamp.file.bytes) return stamp.file as GeneratedFile;
+  }
+  mkdirSync(dirname(out), { recursive: true });
+  const infos: FixtureInfo[] = [];
+  for (const f of fixtures) infos.push(await describeFixture(f));
+  const perCopy = infos.reduce((s, i) => s + i.bytes, 0);
+  const copies = Math.max(1, Math.round(targetBytes / perCopy));
+  const fd = openSync(out, 'w');
+  let bytes = 0;
+  let lines = 0;
+  let prevLeaf: string | null = null;
+  const seen = new Set<string>();
+  try {
+    for (let k = 0; k < copies; k++) {
+      const mine = new Set<string>();
+      for (const info of infos) {
+        const mapped = rewriteIds(info.lines.join('\n'), k).split('\n');
+        if (info.rootLine > 0 && prevLeaf) mapped[info.rootLine - 1] = reparent(mapped[info.rootLine - 1], prevLeaf);
+        if (info.leafUuid) prevLeaf = rewriteUuid(info.leafUuid, k);
+        for (const l of mapped) {
+          for (const m of l.matchAll(/"uuid":"([^"]+)"/g)) {
+            // Ids must be unique across copies (checked on line uuids).
+            if (seen.has(m[1])) throw new Error(`uuid collision across copies: ${m[1]}`);
+            mine.add(m[1]);
+          }
+        }
+        const chunk = mapped.join('\n') + '\n';
+        writeSync(fd, chunk);
+        bytes += Buffer.byteLength(chunk);
+        lines += mapped.length;
+      }
+      for (const u of mine) seen.add(u);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const file: GeneratedFile = { path: out, bytes, lines, copies, fixtures: fixtures.map((f) => f.split('/').pop()!), leafUuid: prevLeaf ?? '' };
+  writeFileSync(stampPath, JSON.stringify({ key, file }, null, 2));
+  return file;
+}
+
+/**
+ * One realistic round to append: the lines of a tool round (assistant tool_use lines and
+ * their tool_result lines) taken from a fixture, ids rewritten for copy `k`, re-parented
+ * onto `leafUuid`. Returns the bytes to append (newline-terminated lines).
+ */
+export async function roundToAppend(fixtureFile: string, k: number, leafUuid: string): Promise<Buffer> {
+  const { index, rounds } = await inspectFile(fixtureFile, { subagents: false });
+  const raw = readFileSync(fixtureFile);
+  // The last round with tool calls and their results, preferring one of a few hundred KB at most.
+  const candidates = rounds.filter((r) => r.messageId && r.toolUses.length > 0 && r.toolResults.length > 0 && !r.synthetic);
+  const pick = candidates[candidates.length - 1];
+  if (!pick) throw new Error(`${fixtureFile}: no tool round to append`);
+  const lineSeen = new Set<number>();
+  const texts: string[] = [];
+  for (const i of pick.entries) {
+    const e = index.entries[i];
+    if (lineSeen.has(e.line)) continue;
+    lineSeen.add(e.line);
+    texts.push(raw.subarray(e.start, e.end).toString('utf8'));
+  }
+  const out: string[] = [];
+  const uuids = new Set<string>();
+  let prev = leafUuid;
+  for (const t of texts) {
+    const o = JSON.parse(rewriteIds(t, k));
+    if (typeof o.parentUuid === 'string' && !uuids.has(o.parentUuid)) o.parentUuid = prev;
+    else if (o.parentUuid === null) o.parentUuid = prev;
+    if (typeof o.uuid === 'string') {
+      uuids.add(o.uuid);
+      prev = o.uuid;
+    }
+    out.push(JSON.stringify(o));
+  }
+  return Buffer.from(out.join('\n') + '\n');
+}
+
+// Run directly (npx tsx bench/generate-large.ts [out] [bytes]); not when bundled into the benchmark.
+if (/generate-large\.[tj]s$/.test(process.argv[1] ?? '')) {
+  const out = process.argv[2] ?? join(__dirname, 'work', 'large.jsonl');
+  const target = Number(process.argv[3] ?? 100e6);
+  generateLarge(out, target).then((f) => console.log(JSON.stringify(f, null, 2)));
+}

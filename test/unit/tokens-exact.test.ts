@@ -1,0 +1,51 @@
+// Exact token counts (js-tiktoken o200k_base, bundled ranks) and the worker-thread pool.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { countTokensExact } from '../../src/core/tokens/exact';
+import { countInWorker, setTokenWorkerPath, stopTokenWorker } from '../../src/core/tokens/pool';
+import { repoRoot } from '../support/fixtures';
+
+describe('countTokensExact (o200k_base)', function () {
+  this.timeout(60_000);
+
+  it('counts known strings', () => {
+    assert.equal(countTokensExact(''), 0);
+    assert.equal(countTokensExact('hello world'), 2);
+    assert.equal(countTokensExact('Hello, world!'), 4);
+    assert.equal(countTokensExact('The quick brown fox jumps over the lazy dog.'), 10);
+    assert.equal(countTokensExact('function add(a, b) {\n  return a + b;\n}\n'), 14);
+    assert.equal(countTokensExact('日本語のテキスト'), 6);
+  });
+
+  it('counts special-token text as ordinary text instead of throwing', () => {
+    assert.equal(countTokensExact('<|endoftext|>'), 7);
+  });
+
+  it('gives the same count for a long text encoded in pieces as in one pass', () => {
+    const { Tiktoken } = require('js-tiktoken/lite');
+    const enc = new Tiktoken(require('js-tiktoken/ranks/o200k_base'));
+    const text = readFileSync(join(repoRoot, 'src', 'core', 'chain.ts'), 'utf8').repeat(30);
+    assert.ok(text.length > 3 * 65536);
+    assert.equal(countTokensExact(text), enc.encode(text, [], []).length);
+  });
+});
+
+describe('countInWorker', function () {
+  this.timeout(60_000);
+  after(() => stopTokenWorker());
+
+  it('counts off the main thread, in order, with the same results', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-tokw-'));
+    const out = join(dir, 'tokens-worker.js');
+    await build({ entryPoints: [join(repoRoot, 'src', 'core', 'tokens', 'worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'warning' });
+    setTokenWorkerPath(out);
+    const texts = ['hello world', '', 'The quick brown fox jumps over the lazy dog.', 'x'.repeat(1000)];
+    const [a, b] = await Promise.all([countInWorker(texts), countInWorker(['Hello, world!'])]);
+    assert.deepEqual(a, texts.map((t) => countTokensExact(t)));
+    assert.deepEqual(b, [4]);
+    assert.deepEqual(await countInWorker([]), []);
+  });
+});
