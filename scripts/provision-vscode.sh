@@ -37,10 +37,12 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 # --- 1. Debian packages -------------------------------------------------------
-step_start "debian packages (chromium, libkrb5-dev)"
+step_start "debian packages (chromium, libkrb5-dev, unzip)"
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
+# unzip: the secrets test reads the packaged .vsix.
+command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 if [ "${#missing[@]}" -eq 0 ]; then
   step_end "already installed"
 elif [ "${SKIP_APT:-0}" = "1" ]; then

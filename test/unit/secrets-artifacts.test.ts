@@ -1,0 +1,57 @@
+// The API key must not end up in what the project ships or publishes: the bundles, the .vsix,
+// and the committed reports. The build runs with a canary key in its environment, as a
+// developer's shell would have it, and every byte produced is searched for it.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { repoRoot } from '../support/fixtures';
+
+const KEY_SHAPE = /sk-ant-[A-Za-z0-9_-]{16,}/;
+
+describe('secrets in shipped artifacts', function () {
+  this.timeout(300_000);
+  const canary = `sk-ant-api03-canary-${randomBytes(12).toString('hex')}`;
+  const env = { ...process.env, ANTHROPIC_API_KEY: canary };
+  const out = mkdtempSync(join(tmpdir(), 'ac-vsix-'));
+  const vsix = join(out, 'agent-compactor.vsix');
+
+  before(() => {
+    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--production'], { cwd: repoRoot, env, encoding: 'utf8' });
+    assert.equal(build.status, 0, build.stderr);
+    const vsce = join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce');
+    const pack = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', vsix], { cwd: repoRoot, env, encoding: 'utf8' });
+    assert.equal(pack.status, 0, pack.stderr + pack.stdout);
+  });
+
+  it('the .vsix holds the bundles and no trace of the key', () => {
+    const list = spawnSync('unzip', ['-Z1', vsix], { encoding: 'utf8' });
+    assert.equal(list.status, 0, list.stderr);
+    const names = list.stdout.trim().split('\n');
+    assert.ok(names.includes('extension/dist/extension.js') && names.includes('extension/dist/webview.js'), names.join(', '));
+    assert.ok(!names.some((n) => /\.(ts|map)$|node_modules|test\/|fixtures/.test(n)), `sources, maps, tests or fixtures in the vsix: ${names.join(', ')}`);
+    const all = spawnSync('unzip', ['-p', vsix], { maxBuffer: 64 << 20 });
+    assert.equal(all.status, 0);
+    const bytes = all.stdout as Buffer;
+    assert.ok(bytes.length > 100_000, 'the vsix content was read');
+    assert.equal(bytes.includes(canary), false, 'the key is in the vsix');
+    assert.equal(KEY_SHAPE.test(bytes.toString('latin1')), false, 'a key-shaped string is in the vsix');
+  });
+
+  it('the built bundles hold no trace of the key', () => {
+    for (const name of readdirSync(join(repoRoot, 'dist')).filter((n) => n.endsWith('.js'))) {
+      const text = readFileSync(join(repoRoot, 'dist', name), 'latin1');
+      assert.equal(text.includes(canary), false, `the key is in dist/${name}`);
+    }
+  });
+
+  it('the committed reports hold no key-shaped string', () => {
+    for (const rel of ['bench/RESULTS.md', 'bench/COMPARE.md', 'docs/RELIABILITY.md', 'README.md']) {
+      const p = join(repoRoot, rel);
+      assert.ok(existsSync(p), `${rel} exists`);
+      assert.equal(KEY_SHAPE.test(readFileSync(p, 'utf8')), false, `key-shaped string in ${rel}`);
+    }
+  });
+});
