@@ -16,7 +16,10 @@ import { fixture, repoRoot } from '../support/fixtures';
 
 const ORIGIN = 'https://webview.test';
 const NONCE = 'dGVzdG5vbmNlMTIzNDU2Nzg5MA==';
-const EVIL = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> & </pre><b>bold?</b>';
+const EVIL =
+  '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> & </pre><b>bold?</b>' +
+  '</textarea><a href="javascript:window.__pwned = 4">link</a><style>body { display: none }</style>' +
+  ' bidi:\u202Etxt.exe\u202C control:\u0007\u001b[31m';
 
 describe('Budget Preview webview in Chromium', function () {
   this.timeout(120_000);
@@ -129,6 +132,9 @@ describe('Budget Preview webview in Chromium', function () {
     assert.equal(await page.locator('#app img').count(), 0);
     assert.equal(await page.locator('#app script').count(), 0);
     assert.equal(await page.locator('#app b').count(), 0);
+    assert.equal(await page.locator('#app a[href^="javascript:"]').count(), 0);
+    assert.equal(await page.locator('#app style, #app textarea').count(), 0);
+    assert.equal(await get<string>('getComputedStyle(document.body).display'), 'block', 'injected CSS did not apply');
   });
 
   it('posts typed messages from its controls', async () => {
