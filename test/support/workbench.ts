@@ -66,6 +66,17 @@ export async function stopAllWorkbenches(): Promise<void> {
   await Promise.all([...liveWorkbenches].map((w) => w.stop().catch(() => undefined)));
 }
 
+/** A mocha `afterEach` hook that saves a screenshot of the workbench when the test failed. */
+export function screenshotOnFailure(get: () => Workbench | undefined) {
+  return async function (this: Mocha.Context): Promise<void> {
+    const wb = get();
+    if (this.currentTest?.state === 'failed' && wb) {
+      const file = await wb.screenshot(`FAILED-${this.currentTest.fullTitle()}`).catch(() => undefined);
+      if (file) console.log(`    screenshot of the failure: ${file}`);
+    }
+  };
+}
+
 export class Workbench {
   private stopping: Promise<void> | undefined;
 

@@ -10,7 +10,7 @@
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
 import { buildTranscript } from '../support/reliability';
-import { Workbench } from '../support/workbench';
+import { Workbench, screenshotOnFailure } from '../support/workbench';
 
 const FILE = 'markup.jsonl';
 const HOSTILE_ID = 'toolu_0002';
@@ -48,12 +48,7 @@ describe('UI: Budget Preview webview', function () {
     wb = await Workbench.start({ viewport: { width: 1400, height: 900 }, workspaceFiles: { [FILE]: markupTranscript() } });
   });
 
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && wb) {
-      const file = await wb.screenshot(`FAILED-${this.currentTest.fullTitle()}`).catch(() => undefined);
-      if (file) console.log(`    screenshot of the failure: ${file}`);
-    }
-  });
+  afterEach(screenshotOnFailure(() => wb));
 
   after(async function () {
     this.timeout(60_000);

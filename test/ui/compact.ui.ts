@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator } from 'playwright-core';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
-import { Workbench } from '../support/workbench';
+import { Workbench, screenshotOnFailure } from '../support/workbench';
 import { fixturesDir } from '../support/workspace';
 
 const TRANSCRIPT = 'session.jsonl';
@@ -50,12 +50,7 @@ describe('UI: compact a transcript as a user would', function () {
     });
   });
 
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && wb) {
-      const file = await wb.screenshot(`FAILED-${this.currentTest.fullTitle()}`).catch(() => undefined);
-      if (file) console.log(`    screenshot of the failure: ${file}`);
-    }
-  });
+  afterEach(screenshotOnFailure(() => wb));
 
   after(async function () {
     this.timeout(60_000);

@@ -4,7 +4,7 @@
  * the command palette. Screenshots: test-results/screenshots/smoke-*.png.
  */
 import * as assert from 'node:assert/strict';
-import { Workbench } from '../support/workbench';
+import { Workbench, screenshotOnFailure } from '../support/workbench';
 
 describe('UI smoke: Agent Compactor in the code-server workbench', function () {
   let wb: Workbench | undefined;
@@ -14,12 +14,7 @@ describe('UI smoke: Agent Compactor in the code-server workbench', function () {
     wb = await Workbench.start();
   });
 
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && wb) {
-      const file = await wb.screenshot(`FAILED-${this.currentTest.fullTitle()}`).catch(() => undefined);
-      if (file) console.log(`    screenshot of the failure: ${file}`);
-    }
-  });
+  afterEach(screenshotOnFailure(() => wb));
 
   after(async function () {
     this.timeout(60_000);
