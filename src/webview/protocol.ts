@@ -1,6 +1,7 @@
 // Messages between the Budget Preview webview and the extension host, shared by both
 // sides. Pure TypeScript: no `vscode`, no DOM. Every message crossing the boundary is
 // validated by the receiver with the parse functions below (never trusted as typed).
+import type { WireMessageBudget } from '../core/compact/types';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -43,14 +44,8 @@ export interface ToolResultRow {
   reason: string;
 }
 
-export interface WireMessageRow {
-  index: number;
-  round: number;
-  lines: number[];
-  beforeChars: number;
-  afterChars: number;
-  limit: number;
-}
+/** One wire message's before/after tool-result totals: the plan's own record, sent as is. */
+export type WireMessageRow = WireMessageBudget;
 
 export interface BudgetState {
   version: number;

@@ -159,12 +159,12 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   // Summarize.
   const attempts: AttemptRecord[] = [];
   const settings = plan.settings;
-  const summaryChars = Math.floor(settings.summaryTokens / 0.2716) - SUMMARY_PREFIX.length;
+  const summaryChars = summaryCharBudget(settings.summaryTokens);
   let summary = '';
   let dropped: number[] = [];
   const extractive = (why: string) => {
     progress('Writing an offline extractive summary…');
-    summary = extractiveSummary({ objects: summarized.flatMap((ri) => analysis.rounds[ri].entries.map((e) => objects.get(e)!).filter(Boolean)), maxChars: summaryChars });
+    summary = offlineSummary(analysis, summarized, objects, summaryChars);
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
   };
   if (summarized.length === 0) {
@@ -301,6 +301,16 @@ async function restorer(path: string): Promise<() => Promise<unknown>> {
   return prior === null ? () => unlink(path) : () => writeFileAtomic(path, prior);
 }
 
+/** Characters of summary text that fit a reserve of `summaryTokens` (prose estimate, prefix excluded). */
+function summaryCharBudget(summaryTokens: number): number {
+  return Math.floor(summaryTokens / 0.2716) - SUMMARY_PREFIX.length;
+}
+
+/** The offline extractive summary of the given rounds, from their loaded entry objects. */
+function offlineSummary(analysis: Analysis, roundIdx: number[], objects: Map<number, Record<string, any>>, maxChars: number): string {
+  return extractiveSummary({ objects: roundIdx.flatMap((ri) => analysis.rounds[ri].entries.map((e) => objects.get(e)!).filter(Boolean)), maxChars });
+}
+
 /**
  * The plan reserves `summaryTokens` for a summary it has not seen yet. The offline summary can
  * be measured first: when it is smaller, plan again with its real size so the room goes to
@@ -316,8 +326,7 @@ async function reclaimSummaryReserve(
   const settings = first.plan.settings;
   const summarized = summarizedBy(first);
   if (summarized.length === 0) return first;
-  const maxChars = Math.floor(settings.summaryTokens / 0.2716) - SUMMARY_PREFIX.length;
-  const draft = extractiveSummary({ objects: summarized.flatMap((ri) => analysis.rounds[ri].entries.map((e) => objects.get(e)!).filter(Boolean)), maxChars });
+  const draft = offlineSummary(analysis, summarized, objects, summaryCharBudget(settings.summaryTokens));
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims), and the full reserve used to hide that.
   const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
