@@ -252,6 +252,12 @@ describe('extension model: plan marks', () => {
   it('result summary names the strategy and the output', () => {
     const text = resultSummary({
       output: '/x/s.compacted.jsonl',
+      mode: 'out',
+      sessionId: null,
+      cwd: null,
+      resumeCommand: null,
+      summarizer: 'anthropic',
+      carriedOverBytes: 0,
       backup: null,
       preTokens: 150_000,
       postTokens: 40_000,

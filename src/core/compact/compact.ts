@@ -27,6 +27,8 @@ export interface CompactOptions {
   out?: string;
   /** Replace the original after a backup. */
   inPlace?: boolean;
+  /** Allow `out` to replace an existing file (never the original, never a file of another session). */
+  force?: boolean;
   /** Write only the compacted conversation, without the original lines before it. */
   fresh?: boolean;
   signal?: AbortSignal;
@@ -285,7 +287,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }
-  return { output: out, backup, preTokens: plan.preTokens, postTokens: plan.postTokens, attempts, plan, summaryChars: summary.length, toolResultsDir: toolDir };
+  return { output: out, mode: options.inPlace ? 'in-place' : 'out', sessionId: null, cwd: null, resumeCommand: null, summarizer: 'extractive', carriedOverBytes: 0, backup, preTokens: plan.preTokens, postTokens: plan.postTokens, attempts, plan, summaryChars: summary.length, toolResultsDir: toolDir };
 }
 
 async function exists(path: string): Promise<boolean> {

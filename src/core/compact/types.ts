@@ -109,7 +109,20 @@ export interface AttemptRecord {
 }
 
 export interface CompactResult {
+  /** The written session file: a new `<session-id>.jsonl` (fork, the default), `--out`, or the original (in place). */
   output: string;
+  /** How the result was written: a fork beside the original, an explicit output file, or in place. */
+  mode: 'fork' | 'out' | 'in-place';
+  /** Session id the agent resumes the result by (the fork's new id; the original's in place), null when unknown. */
+  sessionId: string | null;
+  /** The session's working directory (from its lines), where the agent must be started to resume it. */
+  cwd: string | null;
+  /** `cd <cwd> && claude --resume <id>`, shell-quoted; null when the session id or cwd is unknown. */
+  resumeCommand: string | null;
+  /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one). */
+  summarizer: 'extractive' | 'anthropic' | 'none';
+  /** Bytes a live agent appended while the result was being committed, carried over after it (0 normally). */
+  carriedOverBytes: number;
   backup: string | null;
   preTokens: number;
   postTokens: number;
@@ -131,7 +144,8 @@ export type CompactErrorCode =
   | 'locked' // another compaction of the same file is running
   | 'nothing-to-compact' // nothing safe to summarize or drop
   | 'invalid-output' // the result failed validation; nothing written
-  | 'unsafe-path'; // a write would escape its folder
+  | 'unsafe-path' // a write would escape its folder
+  | 'exists'; // the output file exists and is not this session's own output (use --force)
 
 /** A failure the user can act on; `message` says the cause and what to do. */
 export class CompactError extends Error {
