@@ -24,7 +24,8 @@ export async function runCompact(argv: string[]): Promise<number> {
     USAGE,
   );
   const file = onePositional(positionals, USAGE);
-  const summarizer = values.summarizer ?? (process.env.ANTHROPIC_API_KEY ? 'anthropic' : 'extractive');
+  // Transcript content leaves the machine only when asked: a key in the environment alone is not consent.
+  const summarizer = values.summarizer ?? 'extractive';
   if (summarizer !== 'extractive' && summarizer !== 'anthropic') throw new UsageError(`--summarizer must be extractive or anthropic\nusage: ${USAGE}`);
   if (values.out && values['in-place']) throw new UsageError(`--out and --in-place exclude each other\nusage: ${USAGE}`);
   const controller = new AbortController();
@@ -35,7 +36,7 @@ export async function runCompact(argv: string[]): Promise<number> {
     const result = await compactFile(file, {
       settings: settingsFrom(values),
       summarizer,
-      anthropic: { model: values.model, baseURL: values['base-url'] },
+      anthropic: { apiKey: summarizer === 'anthropic' ? process.env.ANTHROPIC_API_KEY : undefined, model: values.model, baseURL: values['base-url'] },
       out: values.out,
       inPlace: values['in-place'],
       fresh: values.fresh,

@@ -684,8 +684,12 @@ describe('fuzz: mutated real transcripts', function () {
                 const outMal = reread.index.malformed.map((x) => x.line).join();
                 if (inMal !== outMal) problems.push(`malformed lines changed: input [${inMal}] output [${outMal}]`);
                 const added = diffSnapshots(before, snapshotDir(dir));
-                const allowed = /^(case\.compacted\.jsonl|case\.compacted\.compactor-state\.json|case\.tool-results|case\.tool-results\/[A-Za-z0-9_-]+\.txt)$/;
-                for (const a of added.added) if (!allowed.test(a)) problems.push(`unexpected file written: ${a}`);
+                // The default output is a fork: a new session `<id>.jsonl` with its state file.
+                const sid = res.sessionId ?? '(none)';
+                if (res.mode !== 'fork' || res.output !== join(dir, `${sid}.jsonl`)) problems.push(`not a fork named by its session id: ${res.mode} ${res.output}`);
+                const forkFiles = new Set([`${sid}.jsonl`, `${sid}.compactor-state.json`]);
+                const allowed = /^(case\.tool-results|case\.tool-results\/[A-Za-z0-9_-]+\.txt)$/;
+                for (const a of added.added) if (!allowed.test(a) && !forkFiles.has(a)) problems.push(`unexpected file written: ${a}`);
                 if (added.changed.length || added.removed.length) problems.push(`changed/removed: ${[...added.changed, ...added.removed].join(', ')}`);
                 if (problems.length) fail(label, m.bytes, `compact (${m.note}): ${problems.join('; ')}`);
               } catch (err) {

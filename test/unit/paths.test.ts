@@ -67,7 +67,7 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     console.log(`      files written (${w.added.length}):\n${w.added.map((p) => `        ${JSON.stringify(p)}`).join('\n')}`);
     assert.deepEqual(w.changed, []);
     assert.deepEqual(w.removed, []);
-    const expected = new Set(['session.compacted.jsonl', 'session.compacted.compactor-state.json', 'session.tool-results', ...ids.map((id) => `session.tool-results/${safeToolResultName(id)}`)]);
+    const expected = new Set([`${res.sessionId}.jsonl`, `${res.sessionId}.compactor-state.json`, 'session.tool-results', ...ids.map((id) => `session.tool-results/${safeToolResultName(id)}`)]);
     assert.deepEqual(new Set(w.added), expected, 'exactly the output, the state and one full-text file per replaced result');
     for (const p of w.added) assert.ok(!p.startsWith('..') && !p.includes('\0'), `escaped: ${p}`);
     for (const p of ['/tmp/ac-escape-rel', '/tmp/ac-escape-abs', '/tmp/ac-escape-abs.txt']) assert.ok(!existsSync(p), `${p} was created`);
@@ -82,7 +82,8 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     }
     assert.equal(res.plan.toolResults.filter((t) => t.action === 'replaced').length, ids.length);
     // The previews name the file inside the sidecar folder.
-    for (const t of res.plan.toolResults) assert.ok(t.fullTextPath!.startsWith('session.tool-results/') && !t.fullTextPath!.slice('session.tool-results/'.length).includes('/'));
+    // …by an absolute path, so the resumed agent can read it from its own working directory.
+    for (const t of res.plan.toolResults) assert.ok(t.fullTextPath!.startsWith(`${toolDir}/`) && !t.fullTextPath!.slice(toolDir.length + 1).includes('/'), t.fullTextPath!);
     assert.ok((await checkResumable(res.output)).ok);
     rmSync(jail, { recursive: true, force: true });
   });
@@ -105,9 +106,12 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     for (const sessionId of ['../../../../../../evil-session', '/tmp/ac-escape-session', 'C:\\sess', 'a\u0000b']) {
       const { jail, project, file } = setup('session.jsonl', { ids: ['toolu_1', 'toolu_2'], sessionId });
       const before = snapshotDir(jail);
-      await compactFile(file, { summarizer: 'extractive', settings });
+      const res = await compactFile(file, { summarizer: 'extractive', settings });
       const w = written(jail, project, before);
-      for (const p of w.added) assert.match(p, /^session\.(compacted\.jsonl|compacted\.compactor-state\.json|tool-results(\/toolu_[12]\.txt)?)$/, `${JSON.stringify(sessionId)} → ${p}`);
+      // The fork is named by a fresh id of ours, never by the id the transcript claims.
+      assert.ok(res.sessionId && res.sessionId !== sessionId && /^[0-9a-f-]{36}$/.test(res.sessionId));
+      const fork = new Set([`${res.sessionId}.jsonl`, `${res.sessionId}.compactor-state.json`]);
+      for (const p of w.added) assert.ok(fork.has(p) || /^session\.tool-results(\/toolu_[12]\.txt)?$/.test(p), `${JSON.stringify(sessionId)} → ${p}`);
       assert.ok(!existsSync('/tmp/ac-escape-session'));
       rmSync(jail, { recursive: true, force: true });
     }
@@ -151,7 +155,7 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       assert.ok(readdirSync(join(jail, 'real')).includes('target.tool-results'));
       // Not in place: the default output goes beside the real file.
       const res2 = await compactFile(link, { summarizer: 'extractive', settings: { ...settings, maxToolResultChars: 900 } }).catch((e) => e);
-      if (!(res2 instanceof CompactError)) assert.equal(res2.output, join(jail, 'real', 'target.compacted.jsonl'));
+      if (!(res2 instanceof CompactError)) assert.equal(res2.output, join(jail, 'real', `${res2.sessionId}.jsonl`));
       rmSync(jail, { recursive: true, force: true });
     });
 

@@ -1,8 +1,9 @@
 // Compact Transcript: plan, summarize (Anthropic or offline), write back atomically with a
 // backup, and verify the result resumes, or write nothing at all.
-import { chmod, lstat, readFile, realpath, rmdir, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { createReadStream } from 'node:fs';
+import { appendFile, chmod, lstat, open, readFile, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { createReadStream, existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { estimateTextTokens } from '../tokens/estimate';
 import { loadEntryObjects } from './lines';
@@ -12,18 +13,19 @@ import { extractiveSummary } from './summarize/extractive';
 import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
 import { buildAppendedLines } from './writeback';
 import { acquireLock, assertInside, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
-import { statePath, safeToolResultName, toolResultsDirName, type BudgetState } from './state';
+import { statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
 import { checkResumable } from './validate';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
 import { attachmentText } from './messages';
 import { toolResultText } from './lines';
+import { isSessionId, resumeCommand } from './resume';
 
 export interface CompactOptions {
   settings?: Partial<CompactSettings>;
   summarizer: 'extractive' | 'anthropic';
   anthropic?: { apiKey?: string; model?: string; baseURL?: string; maxTokens?: number; timeoutMs?: number; maxRetries?: number };
-  /** Output path (default `<name>.compacted.jsonl` beside the original). */
+  /** Output path; by default a fork: a new session `<new-uuid>.jsonl` beside the original. */
   out?: string;
   /** Replace the original after a backup. */
   inPlace?: boolean;
@@ -42,8 +44,49 @@ export interface CompactOptions {
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
-function defaultOut(file: string): string {
-  return join(dirname(file), `${basename(file).replace(/\.jsonl$/i, '')}.compacted.jsonl`);
+interface OutputTarget {
+  out: string;
+  mode: CompactResult['mode'];
+  /** Session id the result is resumed by: the fork's new id, else the file name when it is a UUID. */
+  sessionId: string | null;
+  /** A new id to write on the appended lines (forks only). */
+  newSessionId?: string;
+}
+
+/** The file name is the session id for Claude Code (`<uuid>.jsonl`). */
+function sessionIdOfPath(file: string): string | null {
+  const name = basename(file).replace(/\.jsonl$/i, '');
+  return isSessionId(name) ? name : null;
+}
+
+async function resolveOutput(file: string, options: CompactOptions): Promise<OutputTarget> {
+  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: sessionIdOfPath(file) };
+  if (options.out === undefined) {
+    const id = randomUUID();
+    return { out: join(dirname(file), `${id}.jsonl`), mode: 'fork', sessionId: id, newSessionId: id };
+  }
+  const out = resolve(options.out);
+  if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
+  const existing = await lstat(out).catch(() => null);
+  if (existing) {
+    if (!options.force) throw new CompactError('exists', `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`);
+    if (!existing.isFile() || !(await isOurOutput(out))) {
+      throw new CompactError('exists', `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`);
+    }
+  }
+  return { out, mode: 'out', sessionId: sessionIdOfPath(out) };
+}
+
+/** True when `path` holds a compact_boundary that Agent Compactor wrote (streamed; never the whole file in memory). */
+async function isOurOutput(path: string): Promise<boolean> {
+  const needle = Buffer.from('"compactor":"agent-compactor"');
+  let tail = Buffer.alloc(0);
+  for await (const chunk of createReadStream(path)) {
+    const buf = Buffer.concat([tail, chunk as Buffer]);
+    if (buf.includes(needle)) return true;
+    tail = buf.subarray(Math.max(0, buf.length - needle.length));
+  }
+  return false;
 }
 
 function checkCancelled(signal?: AbortSignal): void {
@@ -133,12 +176,121 @@ export async function compactFile(file: string, options: CompactOptions): Promis
   }
 }
 
+/** The earlier compaction summary that opens the active context, if any: its line, and its whole text. */
+interface EarlierSummary {
+  round: number;
+  entry: number;
+  /** The line's `message.content`, exactly as written (kept verbatim when nothing is summarized). */
+  content: unknown;
+  text: string;
+}
+
+function earlierSummaryOf(analysis: Analysis, active: number[]): { round: number; entry: number } | null {
+  const first = active[0];
+  if (first === undefined || !analysis.rounds[first].startsAtBoundary) return null;
+  const entry = analysis.rounds[first].entries.find((e) => analysis.index.entries[e].isCompactSummary);
+  return entry === undefined ? null : { round: first, entry };
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((b) => (b && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
+interface SummaryOutcome {
+  summary: string;
+  /** Leading characters of `summary` that quote an earlier summary whole (never clipped). */
+  protectedChars: number;
+  /** Exact content for the summary line (an earlier summary kept verbatim). */
+  verbatimContent?: unknown;
+  attempts: AttemptRecord[];
+  /** Rounds cut from the summary request by prompt-too-long retries (not summarized). */
+  dropped: number[];
+  summarizer: CompactResult['summarizer'];
+}
+
+const EARLIER_HEADING = '## Summary of the conversation before an earlier compaction (quoted whole)\n';
+
+/** Quotes an earlier summary whole ahead of `rest`; returns the text and how many leading characters are protected. */
+function withEarlier(earlier: EarlierSummary | null, rest: string): { summary: string; protectedChars: number } {
+  if (!earlier) return { summary: rest, protectedChars: 0 };
+  const quoted = EARLIER_HEADING + earlier.text;
+  return { summary: `${quoted}\n\n${rest}`, protectedChars: quoted.length };
+}
+
+async function makeSummary(
+  analysis: Analysis,
+  details: PlanDetails,
+  summarized: number[],
+  earlier: EarlierSummary | null,
+  objects: Map<number, Record<string, any>>,
+  options: CompactOptions,
+  progress: ProgressReporter,
+): Promise<SummaryOutcome> {
+  const summaryChars = summaryCharBudget(details.plan.settings.summaryTokens);
+  if (summarized.length === 0) {
+    // Budgets only: the earlier summary (if any) stays exactly as it was.
+    const attempts: AttemptRecord[] = [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' }];
+    if (earlier) return { summary: earlier.text, protectedChars: earlier.text.length, verbatimContent: earlier.content, attempts, dropped: [], summarizer: 'none' };
+    return { summary: 'No earlier rounds were summarized; the conversation follows verbatim with large tool results replaced by previews.', protectedChars: 0, attempts, dropped: [], summarizer: 'none' };
+  }
+  const attempts: AttemptRecord[] = [];
+  // The offline summary quotes an earlier summary whole and summarizes the rest around it.
+  const offline = (why: string): SummaryOutcome => {
+    progress('Writing an offline extractive summary…');
+    attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
+    return { ...offlineSummary(analysis, summarized, earlier, objects, summaryChars), attempts, dropped: [], summarizer: 'extractive' };
+  };
+  const apiKey = options.anthropic?.apiKey;
+  if (options.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
+  if (!apiKey) return offline('no Anthropic API key was given; used the offline summary');
+  const groups = summaryGroups(analysis, summarized, objects, details.calibration);
+  try {
+    const res = await summarizeWithAnthropic(groups, summarized, {
+      apiKey,
+      model: options.anthropic?.model ?? DEFAULT_MODEL,
+      baseURL: options.anthropic?.baseURL,
+      maxTokens: options.anthropic?.maxTokens ?? details.plan.settings.summaryTokens,
+      signal: options.signal,
+      instructions: options.instructions,
+      onProgress: progress,
+      chunkTokens: 150_000,
+      maxPtlRetries: 3,
+      timeoutMs: options.anthropic?.timeoutMs,
+      maxRetries: options.anthropic?.maxRetries,
+    });
+    attempts.push(...res.attempts);
+    if (!res.summary.trim()) return offline('the model returned an empty summary; used the offline summary');
+    // The model saw the earlier summary as input, unless a prompt-too-long retry cut it: then quote it whole.
+    const lost = earlier !== null && (!summarized.includes(earlier.round) || res.droppedRounds.includes(earlier.round));
+    return { ...withEarlier(lost ? earlier : null, res.summary), attempts, dropped: res.droppedRounds, summarizer: 'anthropic' };
+  } catch (err) {
+    if (err instanceof PromptTooLongExhausted) {
+      attempts.push(...err.attempts);
+      return offline('the summary request stayed too long after 3 truncated retries; fell back to the offline summary');
+    }
+    if (err instanceof CompactError && (err.code === 'api' || err.code === 'network')) {
+      const prior = (err as CompactError & { attempts?: AttemptRecord[] }).attempts;
+      if (prior) attempts.push(...prior);
+      return offline(`the Anthropic summary failed (${err.message}); fell back to the offline summary`);
+    }
+    throw err;
+  }
+}
+
 async function compactLocked(file: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
   const readSize = analysis.index.size;
   const readMtime = analysis.index.mtimeMs;
+  const target = await resolveOutput(file, options);
+  const index = analysis.index;
+  const halfWrittenTail = index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount);
+  if (target.mode === 'in-place' && halfWrittenTail) {
+    throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
+  }
   const firstPlan = await planDetails(analysis, options.settings);
   if (firstPlan.plan.nothingToDo) {
     const plan = firstPlan.plan;
@@ -148,70 +300,27 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
 
   const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
   const summarizedBy = (d: PlanDetails) => active.filter((ri) => d.plan.rounds[ri].action === 'summarize');
+  const earlierAt = earlierSummaryOf(analysis, active);
   const needed = new Set<number>();
   for (const ri of [...summarizedBy(firstPlan), ...firstPlan.kept]) for (const e of analysis.rounds[ri].entries) needed.add(e);
   if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
+  if (earlierAt) needed.add(earlierAt.entry);
   const objects = await loadEntryObjects(file, analysis.index.entries, [...needed]);
   checkCancelled(options.signal);
-  const offline = options.summarizer === 'extractive' || !(options.anthropic?.apiKey ?? process.env.ANTHROPIC_API_KEY);
-  const details = offline ? await reclaimSummaryReserve(analysis, firstPlan, options.settings, summarizedBy, objects) : firstPlan;
+  const earlier: EarlierSummary | null = earlierAt
+    ? { ...earlierAt, content: objects.get(earlierAt.entry)?.message?.content, text: contentText(objects.get(earlierAt.entry)?.message?.content) }
+    : null;
+  const offline = options.summarizer === 'extractive' || !options.anthropic?.apiKey;
+  const details = offline ? await reclaimSummaryReserve(analysis, firstPlan, options.settings, summarizedBy, objects, earlier) : firstPlan;
   const plan = details.plan;
   const summarized = summarizedBy(details);
 
-  // Summarize.
-  const attempts: AttemptRecord[] = [];
-  const settings = plan.settings;
-  const summaryChars = summaryCharBudget(settings.summaryTokens);
-  let summary = '';
-  let dropped: number[] = [];
-  const extractive = (why: string) => {
-    progress('Writing an offline extractive summary…');
-    summary = offlineSummary(analysis, summarized, objects, summaryChars);
-    attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
-  };
-  if (summarized.length === 0) {
-    attempts.push({ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' });
-    summary = 'No earlier rounds were summarized; the conversation follows verbatim with large tool results replaced by previews.';
-  } else if (options.summarizer === 'anthropic') {
-    const apiKey = options.anthropic?.apiKey ?? process.env.ANTHROPIC_API_KEY;
-    if (!apiKey) {
-      extractive('no Anthropic API key configured (set ANTHROPIC_API_KEY or the extension\'s key); used the offline summary');
-    } else {
-      const groups = summaryGroups(analysis, summarized, objects, details.calibration);
-      try {
-        const res = await summarizeWithAnthropic(groups, summarized, {
-          apiKey,
-          model: options.anthropic?.model ?? DEFAULT_MODEL,
-          baseURL: options.anthropic?.baseURL,
-          maxTokens: options.anthropic?.maxTokens ?? settings.summaryTokens,
-          signal: options.signal,
-          instructions: options.instructions,
-          onProgress: progress,
-          chunkTokens: 150_000,
-          maxPtlRetries: 3,
-          timeoutMs: options.anthropic?.timeoutMs,
-          maxRetries: options.anthropic?.maxRetries,
-        });
-        attempts.push(...res.attempts);
-        summary = res.summary;
-        dropped = res.droppedRounds;
-      } catch (err) {
-        if (err instanceof PromptTooLongExhausted) {
-          attempts.push(...err.attempts);
-          extractive('the summary request stayed too long after 3 truncated retries; fell back to the offline summary');
-        } else if (err instanceof CompactError && (err.code === 'api' || err.code === 'network')) {
-          const prior = (err as CompactError & { attempts?: AttemptRecord[] }).attempts;
-          if (prior) attempts.push(...prior);
-          extractive(`the Anthropic summary failed (${err.message}); fell back to the offline summary`);
-        } else throw err;
-      }
-      if (!summary.trim() && attempts[attempts.length - 1]?.strategy !== 'extractive') extractive('the model returned an empty summary; used the offline summary');
-    }
-  } else {
-    extractive('offline extractive summary (no network)');
-  }
+  const made = await makeSummary(analysis, details, summarized, earlier, objects, options, progress);
+  const { attempts, dropped } = made;
   checkCancelled(options.signal);
-  if (summary.length > summaryChars) summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
+  const summaryChars = Math.max(summaryCharBudget(plan.settings.summaryTokens), made.protectedChars + 2_000);
+  let summary = made.summary;
+  if (made.verbatimContent === undefined && summary.length > summaryChars) summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
 
   // Figures.
   for (const ri of dropped) {
@@ -223,22 +332,31 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const postTokens = details.plan.keptTokens + summaryTokens;
   plan.postTokens = postTokens;
 
-  // Write: temp file beside the target, validated before it replaces anything.
-  const out = options.inPlace ? file : resolve(options.out ?? defaultOut(file));
-  if (!options.inPlace && (await sameFile(out, file))) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
-  const lastPromptEntry = [...analysis.index.entries].reverse().find((e) => e.kind === 'last-prompt');
-  let lastPrompt: { text: string | null } | null = null;
-  if (lastPromptEntry) {
-    const lp = (await loadEntryObjects(file, analysis.index.entries, [analysis.index.entries.indexOf(lastPromptEntry)])).values().next().value as Record<string, any>;
-    lastPrompt = { text: typeof lp?.lastPrompt === 'string' ? lp.lastPrompt : null };
-  }
-  const seed = `${basename(file)}:${readSize}:${analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid : ''}:${JSON.stringify(settings)}`;
-  const built = buildAppendedLines({ analysis, details, summary, objects, seed, preTokens: plan.preTokens, postTokens, lastPrompt, now: options.now ?? new Date() });
+  const lastPrompt = await lastPromptOf(file, analysis);
+  const leafObj = analysis.chain.leaf >= 0 ? objects.get(analysis.chain.leaf) : undefined;
+  const cwd = typeof leafObj?.cwd === 'string' ? leafObj.cwd : null;
+  const seed = `${basename(file)}:${readSize}:${analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid : ''}:${JSON.stringify(plan.settings)}:${target.newSessionId ?? ''}`;
+  const built = buildAppendedLines({
+    analysis,
+    details,
+    summary,
+    protectedChars: made.protectedChars,
+    verbatimContent: made.verbatimContent,
+    sessionId: target.newSessionId,
+    objects,
+    seed,
+    preTokens: plan.preTokens,
+    postTokens,
+    lastPrompt,
+    now: options.now ?? new Date(),
+  });
   const appended = built.lines.join('\n') + '\n';
   progress('Writing the compacted transcript…');
+  const out = target.out;
   const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
   let backup: string | null = null;
   let toolDir: string | null = null;
+  let carriedOverBytes = 0;
   const undo: (() => Promise<unknown>)[] = [];
   try {
     // The result keeps the original's permissions.
@@ -247,22 +365,16 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     const overTarget = check.problems.filter((p) => /over the .*target/.test(p));
     const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
     if (fatal.length) throw new CompactError('invalid-output', `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`);
+    if (check.estimatedTokens >= plan.preTokens) {
+      throw new CompactError('nothing-to-compact', `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens} it holds now (the summary and its framing cost more than they save). Nothing was written.`);
+    }
     if (overTarget.length) plan.notes.push(`after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (the newest rounds alone are too large)`);
     plan.postTokens = check.estimatedTokens;
     checkCancelled(options.signal);
 
-    // Full originals of replaced results, then the decisions, then the transcript itself.
-    if (details.budget.replacements.size) {
-      toolDir = join(dirname(file), toolResultsDirName(file));
-      const created = !(await exists(toolDir));
-      await ensureRealDir(toolDir);
-      if (created) undo.push(() => rmdir(toolDir!));
-      for (const [id, rep] of details.budget.replacements) {
-        const target = assertInside(toolDir, safeToolResultName(id));
-        undo.push(await restorer(target));
-        await writeFileAtomic(target, rep.original);
-      }
-    }
+    // Full originals of newly replaced results, then the decisions, then the transcript itself.
+    toolDir = await saveOriginals(file, details, undo);
+    for (const note of missingSavedOriginals(file, details)) plan.notes.push(note);
     undo.push(await restorer(statePath(out)));
     await saveState(out, details);
     await options.beforeCommit?.();
@@ -274,20 +386,116 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     if (options.inPlace) {
       progress('Backing up the original…');
       backup = await makeBackup(file);
-      const again = await stat(file);
-      if (again.size !== readSize) throw new CompactError('changed-on-disk', `${basename(file)} changed during the backup; nothing was replaced (backup kept at ${backup}).`);
+      const committed = await commitInPlace(file, tmp, readSize);
+      carriedOverBytes = committed.carriedOverBytes;
+      if (carriedOverBytes) plan.notes.push(`${carriedOverBytes} bytes a live agent appended while the result was being committed were carried over after it (they continue the history before this compaction; compact again when the session is idle)`);
+    } else {
+      if (target.mode === 'fork' && (await exists(out))) throw new CompactError('exists', `${out} appeared while compacting; nothing was written.`);
+      await commitTemp(tmp, out);
     }
-    await commitTemp(tmp, out);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    // Reliability fix (failing-API/crash tests): a run that failed or was cancelled after the
-    // sidecars were written (cancel or change-on-disk just before the commit) used to leave a new
-    // state file whose frozen decisions then steered the next compaction, while saying "nothing
-    // was written". Put the sidecars back as they were, newest first.
+    // A run that fails or is cancelled after the sidecars were written puts them back as they were, newest first:
+    // a new state file left behind would steer the next compaction while this one says "nothing was written".
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }
-  return { output: out, mode: options.inPlace ? 'in-place' : 'out', sessionId: null, cwd: null, resumeCommand: null, summarizer: 'extractive', carriedOverBytes: 0, backup, preTokens: plan.preTokens, postTokens: plan.postTokens, attempts, plan, summaryChars: summary.length, toolResultsDir: toolDir };
+  return {
+    output: out,
+    mode: target.mode,
+    sessionId: target.sessionId,
+    cwd,
+    resumeCommand: resumeCommand(cwd, target.sessionId),
+    summarizer: made.summarizer,
+    carriedOverBytes,
+    backup,
+    preTokens: plan.preTokens,
+    postTokens: plan.postTokens,
+    attempts,
+    plan,
+    summaryChars: summary.length,
+    toolResultsDir: toolDir,
+  };
+}
+
+async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: string | null } | null> {
+  const entries = analysis.index.entries;
+  let at = -1;
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].kind === 'last-prompt') { at = i; break; }
+  if (at < 0) return null;
+  const lp = (await loadEntryObjects(file, entries, [at])).get(at);
+  return { text: typeof lp?.lastPrompt === 'string' ? lp.lastPrompt : null };
+}
+
+/**
+ * Writes the full original of every result this run replaces by a preview, at the absolute path its preview names.
+ * A saved original is never overwritten or shrunk: an identical one is left alone, a different one is refused.
+ * Frozen decisions re-apply their stored preview and leave their stored original alone.
+ */
+async function saveOriginals(file: string, details: PlanDetails, undo: (() => Promise<unknown>)[]): Promise<string | null> {
+  const fresh = details.budget.decisions.filter((d) => d.action === 'replaced');
+  if (fresh.length === 0) return null;
+  const toolDir = toolResultsDir(file);
+  const created = !(await exists(toolDir));
+  await ensureRealDir(toolDir);
+  if (created) undo.push(() => rmdir(toolDir));
+  for (const d of fresh) {
+    const rep = details.budget.replacements.get(d.toolUseId);
+    if (!rep) continue;
+    const target = assertInside(toolDir, safeToolResultName(d.toolUseId));
+    // Only a regular file can be a saved original; a planted link is replaced by a file, never followed.
+    const priorStat = await lstat(target).catch(() => null);
+    const prior = priorStat?.isFile() ? await readFile(target) : null;
+    const original = Buffer.from(rep.original, 'utf8');
+    if (prior !== null) {
+      if (prior.equals(original)) continue;
+      throw new CompactError('unsafe-path', `${target} already holds a different saved tool result; it is never overwritten. Nothing was written; move it aside to compact again.`);
+    }
+    undo.push(() => unlink(target));
+    await writeFileAtomic(target, original);
+    const written = await stat(target);
+    if (written.size !== original.length) throw new CompactError('invalid-output', `${target} was not written whole; nothing was written.`);
+  }
+  return toolDir;
+}
+
+/** Notes for previews (new or frozen) whose saved original cannot be found where the preview says it is. */
+function missingSavedOriginals(file: string, details: PlanDetails): string[] {
+  const notes: string[] = [];
+  for (const d of details.budget.decisions) {
+    if (!d.fullTextPath || (d.action !== 'replaced' && d.preview === null)) continue;
+    const path = isAbsolute(d.fullTextPath) ? d.fullTextPath : join(dirname(file), d.fullTextPath);
+    if (!existsSync(path)) notes.push(`the saved original of tool result ${d.toolUseId} is missing at ${path}; its preview is kept as it was`);
+  }
+  return notes;
+}
+
+/**
+ * Replaces `file` by `tmp` (the original's first `readSize` bytes plus the compaction) and carries over whatever a
+ * live agent appended to the old file between the last check and the rename: those bytes are whole lines after the
+ * original's end, and an agent that appends by path writes to the new file from the rename on.
+ */
+async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number }> {
+  const old = await open(file, 'r');
+  try {
+    const before = await old.stat();
+    if (before.size !== readSize) throw new CompactError('changed-on-disk', `${basename(file)} changed during the backup; nothing was replaced.`);
+    await commitTemp(tmp, file);
+    const after = await old.stat();
+    const extra = after.size - readSize;
+    if (extra <= 0) return { carriedOverBytes: 0 };
+    const buf = Buffer.alloc(extra);
+    let got = 0;
+    while (got < extra) {
+      const { bytesRead } = await old.read(buf, got, extra - got, readSize + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    await appendFile(file, buf.subarray(0, got));
+    return { carriedOverBytes: got };
+  } finally {
+    await old.close();
+  }
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -308,9 +516,11 @@ function summaryCharBudget(summaryTokens: number): number {
   return Math.floor(summaryTokens / 0.2716) - SUMMARY_PREFIX.length;
 }
 
-/** The offline extractive summary of the given rounds, from their loaded entry objects. */
-function offlineSummary(analysis: Analysis, roundIdx: number[], objects: Map<number, Record<string, any>>, maxChars: number): string {
-  return extractiveSummary({ objects: roundIdx.flatMap((ri) => analysis.rounds[ri].entries.map((e) => objects.get(e)!).filter(Boolean)), maxChars });
+/** The offline extractive summary of the given rounds, an earlier summary among them quoted whole ahead of it. */
+function offlineSummary(analysis: Analysis, roundIdx: number[], earlier: EarlierSummary | null, objects: Map<number, Record<string, any>>, maxChars: number): { summary: string; protectedChars: number } {
+  const objs = roundIdx.flatMap((ri) => analysis.rounds[ri].entries.filter((e) => e !== earlier?.entry).map((e) => objects.get(e)!).filter(Boolean));
+  const quoted = earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0;
+  return withEarlier(earlier, extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted) }));
 }
 
 /**
@@ -324,11 +534,12 @@ async function reclaimSummaryReserve(
   partial: Partial<CompactSettings> | undefined,
   summarizedBy: (d: PlanDetails) => number[],
   objects: Map<number, Record<string, any>>,
+  earlier: EarlierSummary | null,
 ): Promise<PlanDetails> {
   const settings = first.plan.settings;
   const summarized = summarizedBy(first);
   if (summarized.length === 0) return first;
-  const draft = offlineSummary(analysis, summarized, objects, summaryCharBudget(settings.summaryTokens));
+  const draft = offlineSummary(analysis, summarized, earlier, objects, summaryCharBudget(settings.summaryTokens)).summary;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims), and the full reserve used to hide that.
   const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);

@@ -9,7 +9,7 @@ import { buildRounds } from '../rounds';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { loadEntryObjects, toolResultText } from './lines';
-import { loadState, toolResultsDirName, type BudgetState } from './state';
+import { loadState, toolResultsDir, type BudgetState } from './state';
 import { DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
 
 export interface PlanDetails {
@@ -94,7 +94,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   );
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
-  const toolDir = toolResultsDirName(index.path);
+  const toolDir = toolResultsDir(index.path);
 
   // Candidate tail: newest rounds within keepRecentTokens (the newest always), never an old boundary round.
   const last = active.length - 1;
@@ -123,7 +123,9 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
   }
   const underTarget = preTokens <= messageTarget;
-  if (underTarget) tailPos = active.length && rounds[active[0]].startsAtBoundary ? 1 : 0;
+  // Under target nothing is summarized: every active round is kept, an earlier boundary round included (the writer
+  // carries its summary over verbatim as the new summary line).
+  if (underTarget) tailPos = 0;
 
   // Tool-result texts of every round that may be kept (read once).
   const candidateRounds = active.slice(tailPos);

@@ -1,7 +1,7 @@
 // Durable budget decisions, kept in a sidecar file beside the transcript so a later pass,
 // a resumed session or a fork reproduces the same bytes.
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 
 export interface FrozenDecision {
@@ -9,7 +9,7 @@ export interface FrozenDecision {
   originalChars: number;
   /** Exact replacement text (replaced only). */
   preview?: string;
-  /** Full original, relative to the transcript's folder (replaced only). */
+  /** Full original: an absolute path (older state files: relative to the transcript's folder). Replaced only. */
   fullTextPath?: string;
 }
 
@@ -37,6 +37,11 @@ export function statePath(file: string): string {
 
 export function toolResultsDirName(file: string): string {
   return `${sessionBase(file)}.tool-results`;
+}
+
+/** Absolute folder of a session's saved tool results: previews name files in it, and the agent reads them from its cwd. */
+export function toolResultsDir(file: string): string {
+  return join(dirname(resolve(file)), toolResultsDirName(file));
 }
 
 /** File name for a tool_use_id that cannot escape its folder (`/`, `..`, NUL, drive letters). */

@@ -20,6 +20,18 @@ export interface WriteInputs {
   /** Text of the last `last-prompt` line's prompt, when the file has one. */
   lastPrompt: { text: string | null } | null;
   now: Date;
+  /**
+   * Leading characters of `summary` that are an earlier compaction's summary quoted whole: clipping to fit the
+   * target never cuts into them (an earlier summary is the only record of what came before it).
+   */
+  protectedChars?: number;
+  /**
+   * Exact `message.content` for the summary line instead of our prefix + `summary`: an earlier summary kept
+   * verbatim when no round is summarized.
+   */
+  verbatimContent?: unknown;
+  /** Session id for the written lines (a fork's new id); default: the session's own. */
+  sessionId?: string;
 }
 
 export interface WriteOutput {
@@ -41,16 +53,17 @@ export const SUMMARY_CLIPPED_MARKER = '\n[summary clipped to fit the target]';
  * (found by test/compat/compacted.test.ts: v1.0.98-small.jsonl at 405 tokens, plan-mode.jsonl at 278). Unchanged when
  * it fits, and when nothing can fit (the kept rounds with an empty summary are already over the target).
  */
-export function fitSummary(summary: string, details: PlanDetails): string {
+export function fitSummary(summary: string, details: PlanDetails, protectedChars = 0): string {
   const { plan } = details;
   const cal = details.calibration > 0 ? details.calibration : 1;
   // Room for the summary round: the target minus the kept rounds (and a token per round for rounding).
   const room = plan.messageTarget - plan.keptTokens - details.kept.length - 2;
   const fits = (s: string) => summaryRoundTokens(s, cal) <= room;
-  if (fits(summary) || !fits('')) return summary;
+  const keep = Math.min(protectedChars, summary.length);
+  if (fits(summary) || !fits(summary.slice(0, keep))) return summary;
   const clipped = (n: number) => summary.slice(0, n).replace(/[\uD800-\uDBFF]$/, '').trimEnd() + SUMMARY_CLIPPED_MARKER;
-  if (!fits(clipped(0))) return '';
-  let lo = 0; // clipped(lo) fits
+  if (!fits(clipped(keep))) return keep > 0 ? summary.slice(0, keep) : '';
+  let lo = keep; // clipped(lo) fits
   let hi = summary.length; // clipped(hi) does not
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
@@ -75,7 +88,7 @@ const COMMON_FIELDS = ['sessionId', 'cwd', 'version', 'gitBranch', 'userType', '
 
 export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const { analysis, details, objects, seed } = input;
-  const summary = fitSummary(input.summary, details);
+  const summary = input.verbatimContent !== undefined ? input.summary : fitSummary(input.summary, details, input.protectedChars);
   const postTokens = summary === input.summary ? input.postTokens : details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
   const entries = analysis.index.entries;
   const rounds = analysis.rounds;
@@ -85,6 +98,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const leafObj = analysis.chain.leaf >= 0 ? objects.get(analysis.chain.leaf) : undefined;
   const common: Record<string, unknown> = {};
   for (const k of COMMON_FIELDS) if (leafObj && leafObj[k] !== undefined) common[k] = leafObj[k];
+  if (input.sessionId) common.sessionId = input.sessionId;
 
   const boundaryUuid = uuid();
   const summaryUuid = uuid();
@@ -111,7 +125,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       parentUuid: boundaryUuid,
       isSidechain: false,
       type: 'user',
-      message: { role: 'user', content: SUMMARY_PREFIX + summary },
+      message: { role: 'user', content: input.verbatimContent !== undefined ? input.verbatimContent : SUMMARY_PREFIX + summary },
       isVisibleInTranscriptOnly: true,
       isCompactSummary: true,
       uuid: summaryUuid,
@@ -168,6 +182,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       o.parentUuid = parent;
       delete o.logicalParentUuid;
       o.isSidechain = false;
+      if (input.sessionId && o.sessionId !== undefined) o.sessionId = input.sessionId;
       if (typeof o.sourceToolAssistantUUID === 'string') {
         const mapped = uuidMap.get(o.sourceToolAssistantUUID);
         if (mapped) o.sourceToolAssistantUUID = mapped;

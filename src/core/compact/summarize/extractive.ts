@@ -87,7 +87,8 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const budget = input.maxChars;
   const perRequest = Math.max(300, Math.floor((budget * 0.45) / Math.max(1, requests.length)));
   if (earlierSummaries.length) {
-    sections.push(`## Summary of the conversation before an earlier compaction\n${clip(earlierSummaries.join('\n\n'), Math.floor(budget * 0.25))}`);
+    // Whole: an earlier summary is the only record of what came before it.
+    sections.push(`## Summary of the conversation before an earlier compaction\n${earlierSummaries.join('\n\n')}`);
   }
   sections.push(
     `## All user requests (verbatim, oldest first)\n` +
