@@ -1,80 +1,182 @@
-// `agent-compactor compact <file>`: summarize-or-truncate and write the result.
-import { compactFile } from '../core/compact/compact';
-import { CompactError } from '../core/compact/types';
-import { parse, onePositional, UsageError } from './args';
-import { formatTokens } from './format';
-import { SETTING_FLAGS, settingsFrom } from './settings';
+// `agent-compactor compact <file>`: summarize the older rounds and write the result (by default a fork).
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { compactFile, DEFAULT_MODEL } from '../core/compact/compact';
+import { CompactError, type CompactResult } from '../core/compact/types';
+import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, shown, UsageError } from './args';
+import { formatTokens, sanitizeForTerminal } from './format';
+import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
+import { SETTING_OPTIONS, settingsFrom } from './settings';
 
-const USAGE =
-  'agent-compactor compact <file> [--target-tokens N] [--keep-recent-tokens N] [--summarizer extractive|anthropic] [--model M] [--base-url URL] [--instructions TEXT] [--out FILE | --in-place] [--fresh] [--json]';
-
-export async function runCompact(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
+export const compactVerb: VerbSpec = {
+  name: 'compact',
+  args: '<file>',
+  summary: "Summarize the older rounds and write a compacted session; by default a new session (a fork) beside the original, which stays untouched.",
+  options: [
+    ...SETTING_OPTIONS,
     {
-      ...SETTING_FLAGS,
-      summarizer: { type: 'string' },
-      model: { type: 'string' },
-      'base-url': { type: 'string' },
-      instructions: { type: 'string' },
-      out: { type: 'string' },
-      'in-place': { type: 'boolean' },
-      fresh: { type: 'boolean' },
+      flag: 'summarizer',
+      type: 'string',
+      value: 'extractive|anthropic',
+      help: 'who writes the summary: extractive works offline and sends nothing; anthropic sends the rounds being summarized to the Anthropic API, with the key in ANTHROPIC_API_KEY',
+      default: 'extractive',
     },
-    USAGE,
-  );
-  const file = onePositional(positionals, USAGE);
-  // Transcript content leaves the machine only when asked: a key in the environment alone is not consent.
-  const summarizer = values.summarizer ?? 'extractive';
-  if (summarizer !== 'extractive' && summarizer !== 'anthropic') throw new UsageError(`--summarizer must be extractive or anthropic\nusage: ${USAGE}`);
-  if (values.out && values['in-place']) throw new UsageError(`--out and --in-place exclude each other\nusage: ${USAGE}`);
+    { flag: 'model', type: 'string', value: 'M', help: 'Anthropic model for the summary; only with --summarizer anthropic', default: DEFAULT_MODEL },
+    { flag: 'base-url', type: 'string', value: 'URL', help: 'Anthropic API address; only with --summarizer anthropic', default: 'ANTHROPIC_BASE_URL, else https://api.anthropic.com' },
+    { flag: 'instructions', type: 'string', value: 'TEXT', help: 'extra instructions for the summary; only with --summarizer anthropic', default: 'none' },
+    { flag: 'out', type: 'string', value: 'FILE', help: 'write the result to FILE instead of a fork; refuses an existing file without --force', default: 'a fork: <new-session-id>.jsonl beside the original' },
+    { flag: 'in-place', type: 'boolean', help: 'replace the original after a backup, keeping its session id; excludes --out', default: 'off' },
+    { flag: 'force', type: 'boolean', help: 'let --out replace an existing file, never the original', default: 'off' },
+    { flag: 'fresh', type: 'boolean', help: 'write only the compacted conversation, without the original lines before it', default: 'off' },
+    JSON_OPTION,
+    HELP_OPTION,
+  ],
+  notes: [
+    NUMBERS_NOTE,
+    'Transcript content leaves this machine only with --summarizer anthropic; a key in the environment alone sends nothing.',
+    'With --summarizer anthropic and no ANTHROPIC_API_KEY, nothing is sent or written (exit 2). If the API fails, the offline summary is used and the output says why.',
+  ],
+  run: runCompact,
+};
+
+interface CompactRequest {
+  file: string;
+  summarizer: 'extractive' | 'anthropic';
+  apiKey?: string;
+  model?: string;
+}
+
+const ANTHROPIC_ONLY = ['model', 'base-url', 'instructions'] as const;
+
+/** Checks the arguments before anything is read, sent or written; throws UsageError (exit 2). */
+async function request(values: Values, positionals: string[]): Promise<CompactRequest> {
+  const summarizer = str(values, 'summarizer') ?? 'extractive';
+  if (summarizer !== 'extractive' && summarizer !== 'anthropic') {
+    throw new UsageError(`--summarizer must be extractive or anthropic, got '${sanitizeForTerminal(summarizer)}'`);
+  }
+  if (summarizer === 'extractive') {
+    for (const flag of ANTHROPIC_ONLY) {
+      if (str(values, flag) !== undefined) throw new UsageError(`--${flag} only applies with --summarizer anthropic (the default summarizer, extractive, works offline)`);
+    }
+  }
+  const out = str(values, 'out');
+  if (out !== undefined && bool(values, 'in-place')) throw new UsageError('--out and --in-place exclude each other');
+  if (bool(values, 'force') && out === undefined) throw new UsageError('--force only applies with --out (a fork never replaces a file, and --in-place keeps a backup)');
+  if (out === '') throw new UsageError('--out needs a file path');
+  settingsFrom(values);
+  let apiKey: string | undefined;
+  if (summarizer === 'anthropic') {
+    apiKey = process.env.ANTHROPIC_API_KEY?.trim();
+    if (!apiKey) {
+      throw new UsageError(
+        '--summarizer anthropic needs an API key in ANTHROPIC_API_KEY, which is not set; nothing was sent or written (leave out --summarizer for the offline summary)',
+      );
+    }
+  }
+  const file = await readableTranscript(onePositional(positionals, 'compact'));
+  if (out !== undefined) {
+    const target = await stat(out).catch(() => null);
+    if (target?.isDirectory()) throw new UsageError(`--out ${shown(out)} is a folder; give a file path`);
+    const folder = await stat(dirname(resolve(out))).catch(() => null);
+    if (!folder?.isDirectory()) throw new UsageError(`--out ${shown(out)}: no such folder: ${shown(dirname(resolve(out)))}`);
+  }
+  return { file, summarizer, apiKey, model: str(values, 'model') };
+}
+
+export async function runCompact(values: Values, positionals: string[]): Promise<number> {
+  const req = await request(values, positionals);
+  const json = bool(values, 'json');
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
-  const quiet = values.json === true;
   try {
-    const result = await compactFile(file, {
+    const result = await compactFile(req.file, {
       settings: settingsFrom(values),
-      summarizer,
-      anthropic: { apiKey: summarizer === 'anthropic' ? process.env.ANTHROPIC_API_KEY : undefined, model: values.model, baseURL: values['base-url'] },
-      out: values.out,
-      inPlace: values['in-place'],
-      fresh: values.fresh,
-      instructions: values.instructions,
+      summarizer: req.summarizer,
+      anthropic: req.summarizer === 'anthropic' ? { apiKey: req.apiKey, model: req.model, baseURL: str(values, 'base-url') } : undefined,
+      out: str(values, 'out'),
+      inPlace: bool(values, 'in-place'),
+      force: bool(values, 'force'),
+      fresh: bool(values, 'fresh'),
+      instructions: str(values, 'instructions'),
       signal: controller.signal,
-      onProgress: quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
+      onProgress: json ? undefined : (m) => process.stderr.write(`${sanitizeForTerminal(m)}\n`),
     });
-    if (values.json) {
-      process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    } else {
-      const p = result.plan;
-      process.stdout.write(
-        [
-          `wrote ${result.output}`,
-          result.backup ? `backup ${result.backup}` : null,
-          `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of transcript (estimated; about ${formatTokens(p.overheadTokens)} of system prompt and tools come on top); ` +
-            `${p.rounds.filter((r) => r.inContext && r.action === 'keep').length} rounds kept verbatim, ${p.summarizedRounds} summarized, ${p.droppedRounds} dropped; ` +
-            `${p.toolResults.filter((t) => t.preview).length} tool results replaced by previews`,
-          result.toolResultsDir ? `full tool results in ${result.toolResultsDir}` : null,
-          ...result.attempts.map((a) => `attempt ${a.attempt}: ${a.strategy} → ${a.outcome} (${a.detail})`),
-          ...p.notes.map((n) => `note: ${n}`),
-        ]
-          .filter(Boolean)
-          .join('\n') + '\n',
-      );
-    }
-    return 0;
+    process.stdout.write(json ? JSON.stringify(resultJson(result), null, 2) + '\n' : renderCompactResult(result, req.summarizer, req.model ?? DEFAULT_MODEL));
+    return EXIT_OK;
   } catch (err) {
-    if (err instanceof CompactError) {
-      if (err.code === 'nothing-to-compact') {
-        process.stdout.write(values.json ? JSON.stringify({ output: null, nothingToDo: true, message: err.message }) + '\n' : `${err.message}\n`);
-        return 0;
-      }
-      process.stderr.write(`agent-compactor: ${err.message}\n`);
-      return err.code === 'cancelled' ? 130 : 1;
-    }
-    throw err;
+    if (!(err instanceof CompactError)) throw err;
+    const { code, stdout, stderr } = compactErrorOutcome(err, json);
+    if (stdout) process.stdout.write(stdout);
+    if (stderr) process.stderr.write(stderr);
+    return code;
   } finally {
     process.off('SIGINT', onSignal);
   }
+}
+
+/** The whole result, with the fields a caller resumes by always present (null when unknown). */
+export function resultJson(result: CompactResult): CompactResult {
+  // These first, in this order; the rest of the result after them.
+  const json: CompactResult = Object.assign({ output: result.output, mode: result.mode, sessionId: null, cwd: null, resumeCommand: null, summarizer: result.summarizer }, result);
+  json.sessionId ??= null;
+  json.cwd ??= null;
+  json.resumeCommand ??= null;
+  return json;
+}
+
+/** How a CompactError ends the run: exit code and what goes where. */
+export function compactErrorOutcome(err: CompactError, json: boolean): { code: number; stdout?: string; stderr?: string } {
+  const message = sanitizeForTerminal(err.message);
+  switch (err.code) {
+    case 'nothing-to-compact':
+      return { code: EXIT_OK, stdout: json ? JSON.stringify({ output: null, nothingToDo: true, message: err.message }) + '\n' : `${message}\n` };
+    case 'exists':
+      return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}${/--force/.test(message) ? '' : ' (add --force to replace it, or choose another --out path)'}\n` };
+    case 'cancelled':
+      return { code: EXIT_CANCELLED, stderr: `agent-compactor: ${message}\n` };
+    default:
+      return { code: EXIT_FAILURE, stderr: `agent-compactor: ${message}\n` };
+  }
+}
+
+const MODE_TEXT: Record<CompactResult['mode'], string> = {
+  fork: 'fork (a new session beside the original; the original is untouched)',
+  out: 'out (written to the given file; the original is untouched)',
+  'in-place': 'in place (the original replaced, same session id; a backup was kept)',
+};
+
+function summarizerText(result: CompactResult, requested: 'extractive' | 'anthropic', model: string): string {
+  switch (result.summarizer) {
+    case 'anthropic':
+      return `anthropic (${model}); the summarized rounds were sent to the Anthropic API`;
+    case 'none':
+      return 'none (no rounds needed summarizing; only tool results were replaced by previews)';
+    default: {
+      if (requested !== 'anthropic') return 'extractive (offline; nothing was sent)';
+      const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail ?? [...result.attempts].reverse().find((a) => a.outcome !== 'ok')?.detail;
+      return `extractive (offline): the Anthropic summarizer fell back${why ? `: ${why}` : ''}`;
+    }
+  }
+}
+
+/** Text report: the file, the mode, the session id, the resume command on its own line, the summarizer, the figures. */
+export function renderCompactResult(result: CompactResult, requested: 'extractive' | 'anthropic', model: string): string {
+  const p = result.plan;
+  const lines = [
+    `wrote ${result.output}`,
+    `mode: ${MODE_TEXT[result.mode] ?? result.mode}`,
+    `session: ${result.sessionId ?? 'unknown'}`,
+    ...(result.resumeCommand ? ['resume it with:', result.resumeCommand] : []),
+    `summarizer: ${summarizerText(result, requested, model)}`,
+    result.backup ? `backup ${result.backup}` : null,
+    `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of transcript (estimated; about ${formatTokens(p.overheadTokens)} of system prompt and tools come on top); ` +
+      `${p.rounds.filter((r) => r.inContext && r.action === 'keep').length} rounds kept verbatim, ${p.summarizedRounds} summarized, ${p.droppedRounds} dropped; ` +
+      `${p.toolResults.filter((t) => t.preview).length} tool results replaced by previews`,
+    result.carriedOverBytes ? `${result.carriedOverBytes} bytes the agent appended meanwhile were carried over after the result` : null,
+    result.toolResultsDir ? `full tool results in ${result.toolResultsDir}` : null,
+    ...result.attempts.map((a) => `attempt ${a.attempt}: ${a.strategy} → ${a.outcome} (${a.detail})`),
+    ...p.notes.map((n) => `note: ${n}`),
+  ];
+  return lines.filter((l): l is string => l !== null).map(sanitizeForTerminal).join('\n') + '\n';
 }

@@ -1,20 +1,26 @@
 // `agent-compactor inspect <file> [--json]`: rounds, token figures and totals.
 import { inspectFile, type InspectReport } from '../core/inspect';
-import { parse, onePositional } from './args';
+import { onePositional, readableTranscript } from './args';
 import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
+import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
 
-const USAGE = 'agent-compactor inspect <file> [--json]';
+export const inspectVerb: VerbSpec = {
+  name: 'inspect',
+  args: '<file>',
+  summary: 'Rounds, token figures and totals of a transcript; reads only, sends nothing.',
+  options: [JSON_OPTION, HELP_OPTION],
+  run: runInspect,
+};
 
-export async function runInspect(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean' } }, USAGE);
-  const file = onePositional(positionals, USAGE);
+export async function runInspect(values: Values, positionals: string[]): Promise<number> {
+  const file = await readableTranscript(onePositional(positionals, 'inspect'));
   const showProgress = process.stderr.isTTY === true;
   const analysis = await inspectFile(file, {
     onProgress: showProgress ? (read, total) => process.stderr.write(`\rreading ${Math.round((100 * read) / total)}%`) : undefined,
   });
   if (showProgress) process.stderr.write('\r\x1b[K');
   const report = analysis.report;
-  process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : renderReport(report));
+  process.stdout.write(bool(values, 'json') ? JSON.stringify(report, null, 2) + '\n' : renderReport(report));
   return 0;
 }
 

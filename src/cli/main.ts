@@ -1,61 +1,82 @@
 #!/usr/bin/env node
-// agent-compactor: command-line twin of the extension. One file per verb.
-import { runInspect } from './inspect';
-import { verbs } from './verbs';
-import { UsageError, EXIT_USAGE } from './args';
+// agent-compactor: command-line twin of the extension. One file per verb; each verb's option
+// table (src/cli/options.ts) makes both its parser and its help.
+import { describeFsError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './args';
+import { renderExitCodes, renderVerbSection, parseVerbArgs, bool, type VerbSpec } from './options';
+import { findVerb, VERBS } from './verbs';
 import { NotATranscriptError } from '../core/transcript';
+import { sanitizeForTerminal } from './format';
 
-const HELP = `agent-compactor: inspect and compact coding-agent session transcripts (Claude Code JSONL)
+const TOP_OPTIONS: readonly [string, string][] = [
+  ['-h, --help', 'this help; `agent-compactor help <command>` or `agent-compactor <command> --help` for one command'],
+  ['--version', 'print the version'],
+];
 
-Usage:
-  agent-compactor inspect <file> [--json]
-  agent-compactor plan <file> [--target-tokens N] [--keep-recent-tokens N] [--json]
-  agent-compactor compact <file> [--target-tokens N] [--summarizer extractive|anthropic]
-                          [--model M] [--base-url URL] [--out FILE | --in-place] [--json]
+export function renderHelp(): string {
+  return [
+    'agent-compactor: inspect and compact coding-agent session transcripts (Claude Code JSONL)',
+    '',
+    ...TOP_OPTIONS.map(([f, h]) => `  ${f.padEnd(12)} ${h}`),
+    '',
+    ...VERBS.flatMap((v) => [renderVerbSection(v), '']),
+    renderExitCodes(),
+  ].join('\n') + '\n';
+}
 
-Exit codes: 0 success, 1 failure, 2 unusable input or arguments.
-The Anthropic summarizer reads its key from ANTHROPIC_API_KEY.`;
+export function renderVerbHelp(spec: VerbSpec): string {
+  return `${renderVerbSection(spec)}\n\n${renderExitCodes()}\n`;
+}
 
-type Verb = (argv: string[]) => Promise<number>;
-
-function loadVerb(name: string): Verb | undefined {
-  switch (name) {
-    case 'inspect':
-      return runInspect;
-    default:
-      return Object.prototype.hasOwnProperty.call(verbs, name) ? verbs[name] : undefined;
-  }
+function unknownCommand(name: string): number {
+  process.stderr.write(`agent-compactor: unknown command '${sanitizeForTerminal(name)}' (commands: ${VERBS.map((v) => v.name).join(', ')}; try --help)\n`);
+  return EXIT_USAGE;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
-  if (!verb || verb === '--help' || verb === '-h' || verb === 'help') {
-    process.stdout.write(HELP + '\n');
-    return verb ? 0 : EXIT_USAGE;
+  if (!verb) {
+    process.stderr.write(renderHelp());
+    return EXIT_USAGE;
+  }
+  if (verb === '--help' || verb === '-h') {
+    process.stdout.write(renderHelp());
+    return EXIT_OK;
+  }
+  if (verb === 'help') {
+    if (rest.length === 0) {
+      process.stdout.write(renderHelp());
+      return EXIT_OK;
+    }
+    const spec = findVerb(rest[0]);
+    if (!spec || rest.length > 1) return unknownCommand(rest.join(' '));
+    process.stdout.write(renderVerbHelp(spec));
+    return EXIT_OK;
   }
   if (verb === '--version') {
     process.stdout.write(`${VERSION}\n`);
-    return 0;
+    return EXIT_OK;
   }
-  const run = loadVerb(verb);
-  if (!run) {
-    process.stderr.write(`agent-compactor: unknown command '${verb}' (try --help)\n`);
-    return EXIT_USAGE;
-  }
+  const spec = findVerb(verb);
+  if (!spec) return unknownCommand(verb);
   try {
-    return await run(rest);
+    const { values, positionals } = parseVerbArgs(spec, rest);
+    if (bool(values, 'help')) {
+      process.stdout.write(renderVerbHelp(spec));
+      return EXIT_OK;
+    }
+    return await spec.run(values, positionals);
   } catch (err) {
     if (err instanceof UsageError || err instanceof NotATranscriptError) {
-      process.stderr.write(`agent-compactor: ${err.message}\n`);
+      process.stderr.write(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
       return EXIT_USAGE;
     }
-    const e = err as NodeJS.ErrnoException;
-    if (e && (e.code === 'ENOENT' || e.code === 'EISDIR' || e.code === 'EACCES')) {
-      process.stderr.write(`agent-compactor: ${e.message}\n`);
+    const fs = describeFsError(err);
+    if (fs) {
+      process.stderr.write(`agent-compactor: ${fs}\n`);
       return EXIT_USAGE;
     }
-    process.stderr.write(`agent-compactor: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    process.stderr.write(`agent-compactor: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}\n`);
+    return EXIT_FAILURE;
   }
 }
 
@@ -68,7 +89,7 @@ if (require.main === module) {
     },
     (err) => {
       process.stderr.write(`agent-compactor: ${err instanceof Error ? err.stack : String(err)}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT_FAILURE;
     },
   );
 }

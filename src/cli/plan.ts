@@ -2,18 +2,26 @@
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
 import type { CompactionPlan } from '../core/compact/types';
-import { parse, onePositional } from './args';
+import { onePositional, readableTranscript } from './args';
 import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
-import { SETTING_FLAGS, settingsFrom } from './settings';
+import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
+import { SETTING_OPTIONS, settingsFrom } from './settings';
 
-const USAGE = 'agent-compactor plan <file> [--target-tokens N] [--keep-recent-tokens N] [--json]';
+export const planVerb: VerbSpec = {
+  name: 'plan',
+  args: '<file>',
+  summary: 'What compact would do with these settings (rounds kept, summarized, dropped; previews), without writing or sending anything.',
+  options: [...SETTING_OPTIONS, JSON_OPTION, HELP_OPTION],
+  notes: [NUMBERS_NOTE],
+  run: runPlan,
+};
 
-export async function runPlan(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, SETTING_FLAGS, USAGE);
-  const file = onePositional(positionals, USAGE);
+export async function runPlan(values: Values, positionals: string[]): Promise<number> {
+  const settings = settingsFrom(values);
+  const file = await readableTranscript(onePositional(positionals, 'plan'));
   const analysis = await inspectFile(file, { subagents: false });
-  const plan = await planCompaction(analysis, settingsFrom(values));
-  process.stdout.write(values.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan));
+  const plan = await planCompaction(analysis, settings);
+  process.stdout.write(bool(values, 'json') ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan));
   return 0;
 }
 

@@ -1,26 +1,35 @@
-// Compaction settings from CLI flags.
-import type { CompactSettings } from '../core/compact/types';
+// Compaction settings from CLI flags: the table shared by `plan` and `compact`.
+import { DEFAULT_SETTINGS, type CompactSettings } from '../core/compact/types';
 import { intOption } from './args';
+import { list, str, type OptionSpec, type Values } from './options';
 
-export const SETTING_FLAGS = {
-  'target-tokens': { type: 'string' },
-  'keep-recent-tokens': { type: 'string' },
-  'max-message-chars': { type: 'string' },
-  'max-result-chars': { type: 'string' },
-  'summary-tokens': { type: 'string' },
-  'exempt-tool': { type: 'string', multiple: true },
-  json: { type: 'boolean' },
-} as const;
+const n = (x: number) => String(x);
 
-export function settingsFrom(values: Record<string, unknown>): Partial<CompactSettings> {
+export const SETTING_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'target-tokens', type: 'string', value: 'N', help: 'target size of the resumed context in tokens, system prompt and tools included', default: n(DEFAULT_SETTINGS.targetTokens) },
+  { flag: 'keep-recent-tokens', type: 'string', value: 'N', help: 'tokens of the newest rounds kept verbatim, at least 1; the newest round is kept whatever its size', default: n(DEFAULT_SETTINGS.keepRecentTokens) },
+  { flag: 'max-message-chars', type: 'string', value: 'N', help: 'most characters of tool results in one message; the largest beyond it are replaced by previews', default: n(DEFAULT_SETTINGS.maxToolResultCharsPerMessage) },
+  { flag: 'max-result-chars', type: 'string', value: 'N', help: 'most characters of one tool result; a longer one is replaced by a preview, the full text saved beside the session', default: n(DEFAULT_SETTINGS.maxToolResultChars) },
+  { flag: 'summary-tokens', type: 'string', value: 'N', help: 'tokens reserved for the summary within the target', default: n(DEFAULT_SETTINGS.summaryTokens) },
+  { flag: 'exempt-tool', type: 'string', multiple: true, value: 'NAME', help: "never replace this tool's results by previews", default: 'none' },
+];
+
+const NUMERIC: readonly [string, keyof CompactSettings][] = [
+  ['target-tokens', 'targetTokens'],
+  ['keep-recent-tokens', 'keepRecentTokens'],
+  ['max-message-chars', 'maxToolResultCharsPerMessage'],
+  ['max-result-chars', 'maxToolResultChars'],
+  ['summary-tokens', 'summaryTokens'],
+];
+
+/** The settings the flags give; numbers are whole and at least 1, as the core requires (it refuses 0). */
+export function settingsFrom(values: Values): Partial<CompactSettings> {
   const s: Partial<CompactSettings> = {};
-  const v = values as Record<string, string | undefined>;
-  if (v['target-tokens'] !== undefined) s.targetTokens = intOption(v['target-tokens'], 'target-tokens', 0);
-  if (v['keep-recent-tokens'] !== undefined) s.keepRecentTokens = intOption(v['keep-recent-tokens'], 'keep-recent-tokens', 0);
-  if (v['max-message-chars'] !== undefined) s.maxToolResultCharsPerMessage = intOption(v['max-message-chars'], 'max-message-chars', 0);
-  if (v['max-result-chars'] !== undefined) s.maxToolResultChars = intOption(v['max-result-chars'], 'max-result-chars', 0);
-  if (v['summary-tokens'] !== undefined) s.summaryTokens = intOption(v['summary-tokens'], 'summary-tokens', 0);
-  const exempt = values['exempt-tool'];
-  if (Array.isArray(exempt)) s.exemptTools = exempt as string[];
+  for (const [flag, key] of NUMERIC) {
+    const v = str(values, flag);
+    if (v !== undefined) (s as Record<string, number>)[key] = intOption(v, flag);
+  }
+  const exempt = list(values, 'exempt-tool');
+  if (exempt.length) s.exemptTools = exempt;
   return s;
 }
