@@ -56,6 +56,11 @@ export type Scenario =
       kind: 'text';
       text?: string | ((req: RecordedRequest) => string);
       stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence';
+      /**
+       * Behave like the real API's output limit: a text longer than the request's `max_tokens` (at the fake's
+       * 4 characters per token) is cut there and stops with `max_tokens`; a shorter one is sent whole.
+       */
+      honourMaxTokens?: boolean;
       model?: string;
       /** Override the reported usage (defaults are computed from the request/answer sizes). */
       usage?: Partial<Usage>;
@@ -153,6 +158,8 @@ export const DEFAULT_SUMMARY_TEXT =
   '3. Current Work:\n   Continuing where the conversation left off.\n</summary>';
 
 const DEFAULT_MODEL = 'claude-sonnet-4-5-20250929';
+/** The fake's token size, for usage.output_tokens and the max_tokens cut. */
+const CHARS_PER_TOKEN = 4;
 const IMAGE_CHARS_EQUIVALENT = 1600 * 4; // an image costs roughly 1,600 tokens
 
 /** Characters and an approximate token count (chars / 4) of what a request gives the model. */
@@ -419,7 +426,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const size = estimateRequestSize(rec.body);
     const usage: Usage = {
       input_tokens: size.estimatedTokens,
-      output_tokens: Math.max(1, Math.ceil(text.length / 4)),
+      output_tokens: Math.max(1, Math.ceil(text.length / CHARS_PER_TOKEN)),
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
       ...(scenario?.usage ?? {}),
@@ -547,9 +554,15 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const name = scenario.kind;
     switch (scenario.kind) {
       case 'text': {
-        const text =
+        let text =
           typeof scenario.text === 'function' ? scenario.text(rec) : (scenario.text ?? DEFAULT_SUMMARY_TEXT);
-        const msg = buildMessage(rec, text, scenario);
+        let effective: Extract<Scenario, { kind: 'text' }> = scenario;
+        const limit = rec.body?.max_tokens;
+        if (scenario.honourMaxTokens && typeof limit === 'number' && text.length > limit * CHARS_PER_TOKEN) {
+          text = text.slice(0, limit * CHARS_PER_TOKEN);
+          effective = { ...scenario, stopReason: 'max_tokens', usage: { output_tokens: limit, ...scenario.usage } };
+        }
+        const msg = buildMessage(rec, text, effective);
         const requestId = randomId('req_');
         rec.response = { scenario: name, status: 200 };
         if (!stream) return sendJson(res, 200, msg, requestId);

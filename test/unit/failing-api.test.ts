@@ -172,6 +172,23 @@ const ROWS: Row[] = [
     maxMs: 15_000,
   },
   {
+    name: 'reply cut off by max_tokens inside <summary>, always',
+    decision: 'never written as the summary: one retry with 4× max_tokens and a reminder to close </summary>, then the offline summary',
+    scenario: { kind: 'text', text: '<analysis>\nReviewed.\n</analysis>\n<summary>\n1. Primary Request: half a sum', stopReason: 'max_tokens' },
+    expect: { outcome: 'fallback', cause: /reply had no complete summary: it was cut off by max_tokens before <\/summary>/, failed: 'error' },
+    requests: 2,
+    maxMs: 10_000,
+  },
+  {
+    name: 'reply cut off by max_tokens once, then complete',
+    decision: 'the retry (more room, the reminder) gives the summary',
+    queue: [{ kind: 'text', text: '<analysis>\nReviewed the conversation in ord', stopReason: 'max_tokens' }],
+    scenario: { kind: 'text' },
+    expect: { outcome: 'summary' },
+    requests: 2,
+    maxMs: 10_000,
+  },
+  {
     name: 'stream cut mid-way',
     decision: 'not retried by the SDK once the answer streams; the offline summary, the broken connection named',
     scenario: { kind: 'streamCut', afterEvents: 4 },

@@ -143,6 +143,22 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
     assert.equal(fake.requests[0].kind, 'count_tokens');
   });
 
+  it('honourMaxTokens cuts a long text at max_tokens (4 chars a token) and stops with max_tokens, like the real API', async () => {
+    const long = 'abcdefghij'.repeat(10);
+    fake.setScenario({ kind: 'text', text: long, honourMaxTokens: true });
+    const cut = await client.messages.stream(params('x', { max_tokens: 10 })).finalMessage();
+    assert.equal((cut.content[0] as { text: string }).text, long.slice(0, 40));
+    assert.equal(cut.stop_reason, 'max_tokens');
+    assert.equal(cut.usage.output_tokens, 10);
+    const whole = await client.messages.create(params('x', { max_tokens: 25 }));
+    assert.equal((whole.content[0] as { text: string }).text, long);
+    assert.equal(whole.stop_reason, 'end_turn');
+    fake.setScenario({ kind: 'text', text: long, stopReason: 'max_tokens' });
+    const told = await client.messages.create(params('x', { max_tokens: 5 }));
+    assert.equal((told.content[0] as { text: string }).text, long, 'without honourMaxTokens the text is sent as given');
+    assert.equal(told.stop_reason, 'max_tokens');
+  });
+
   it('uses byIndex, then the queue, then the default scenario', async () => {
     fake.setScenario({ kind: 'text', text: 'default' });
     fake.enqueue({ kind: 'text', text: 'q1' }, { kind: 'text', text: 'q2' });

@@ -107,14 +107,43 @@ function toRequestMessages(groups: Group<SummaryMessage[]>[], prefix: string | n
   return merged;
 }
 
-async function callOnce(client: Anthropic, opts: AnthropicOptions, messages: { role: 'user' | 'assistant'; content: string }[]): Promise<string> {
-  const stream = client.messages.stream({ model: opts.model, max_tokens: opts.maxTokens, messages }, { signal: opts.signal });
+interface Reply {
+  text: string;
+  stopReason: string | null;
+}
+
+async function callOnce(client: Anthropic, opts: AnthropicOptions, maxTokens: number, messages: { role: 'user' | 'assistant'; content: string }[]): Promise<Reply> {
+  const stream = client.messages.stream({ model: opts.model, max_tokens: maxTokens, messages }, { signal: opts.signal });
   const final = await stream.finalMessage();
-  const text = final.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-  if (final.stop_reason === 'max_tokens' && !/<\/summary>/i.test(text) && text.length < 200) {
-    throw new CompactError('api', 'The summary was cut off by max_tokens before it said anything useful; raise the summary max tokens.');
-  }
-  return text;
+  return { text: final.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), stopReason: final.stop_reason };
+}
+
+/**
+ * Output room for the retry after a reply without a complete summary. `max_tokens` covers the
+ * <analysis> scratchpad too, which is often as long as the summary or longer, so the retry gets
+ * 4× the first request (three summaries' worth of scratchpad), capped at 32k: the output size
+ * Claude Code itself asks for by default, accepted by current models (a model with a lower cap
+ * answers 400, which falls back like any other API failure). The caller still clips the written
+ * summary to its budget, so the extra room never makes the result larger.
+ */
+export const CUT_OFF_RETRY_MAX_TOKENS_CEILING = 32_000;
+
+export function cutOffRetryMaxTokens(first: number): number {
+  return Math.max(first, Math.min(first * 4, CUT_OFF_RETRY_MAX_TOKENS_CEILING));
+}
+
+export type ReplyVerdict = { ok: true; summary: string } | { ok: false; problem: string };
+
+/**
+ * A reply counts only with a complete <summary>…</summary> block and a natural stop; a reply cut
+ * off by max_tokens is refused even after </summary>, since what was cut cannot be seen.
+ * `problem` completes the sentence "the model's reply …".
+ */
+export function judgeSummaryReply(text: string, stopReason: string | null): ReplyVerdict {
+  const summary = extractSummary(text);
+  if (stopReason === 'max_tokens') return { ok: false, problem: summary === null ? 'was cut off by max_tokens before </summary>' : 'was cut off by max_tokens after </summary>' };
+  if (summary === null) return { ok: false, problem: /<summary>/i.test(text) ? 'had no complete <summary> block (no </summary>)' : 'had no <summary> block' };
+  return { ok: true, summary };
 }
 
 /**
@@ -143,30 +172,35 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
 
   let running: string | null = null;
   let attemptNo = 0;
+  // Once a reply was cut off, every later request (and chunk) gets the extra room and the
+  // reminder, and a cut-off reply with them is final: there is no more room to give.
+  let roomy = false;
   for (let c = 0; c < chunks.length; c++) {
     let work = chunks[c].groups.map((g, i) => ({ ...g, payload: g.payload, id: chunks[c].ids[i] }));
     const chunkLabel = chunks.length > 1 ? ` (part ${c + 1}/${chunks.length})` : '';
-    for (let retry = 0; ; retry++) {
+    let ptlRetries = 0;
+    let progress = `Requesting summary from ${opts.model}${chunkLabel}…`;
+    for (;;) {
       attemptNo++;
+      const strategy: AttemptRecord['strategy'] = ptlRetries === 0 ? 'anthropic' : 'anthropic-truncated';
+      const maxTokens = roomy ? cutOffRetryMaxTokens(opts.maxTokens) : opts.maxTokens;
       const prefix = running ? `Summary of the conversation before this part:\n${running}` : null;
-      const request = summaryRequestText(opts.instructions) + (chunks.length > 1 && c < chunks.length - 1 ? '\n\n(This is one part of a longer conversation; later parts follow.)' : '');
-      opts.onProgress?.(retry === 0 ? `Requesting summary from ${opts.model}${chunkLabel}…` : `Retrying summary with ${work.filter((w) => !w.marker).length} rounds${chunkLabel} (${retry + 1}/${opts.maxPtlRetries + 1})…`);
+      const request = summaryRequestText(opts.instructions, { morePartsFollow: chunks.length > 1 && c < chunks.length - 1, tagsReminder: roomy });
+      opts.onProgress?.(progress);
+      let reply: Reply;
       try {
-        const reply = await callOnce(client, opts, toRequestMessages(work, prefix, request));
-        running = extractSummary(reply);
-        attempts.push({ attempt: attemptNo, strategy: retry === 0 ? 'anthropic' : 'anthropic-truncated', outcome: 'ok', detail: `summary of ${work.filter((w) => !w.marker).length} rounds${chunkLabel}` });
-        break;
+        reply = await callOnce(client, opts, maxTokens, toRequestMessages(work, prefix, request));
       } catch (err) {
         const classified = classifyApiError(err, opts.signal);
         if (classified) {
-          attempts.push({ attempt: attemptNo, strategy: retry === 0 ? 'anthropic' : 'anthropic-truncated', outcome: classified.code === 'cancelled' ? 'cancelled' : 'error', detail: classified.message });
+          attempts.push({ attempt: attemptNo, strategy, outcome: classified.code === 'cancelled' ? 'cancelled' : 'error', detail: classified.message });
           (classified as CompactError & { attempts?: AttemptRecord[] }).attempts = attempts;
           throw classified;
         }
         const gap = parseTokenGap(err);
-        const record: AttemptRecord = { attempt: attemptNo, strategy: retry === 0 ? 'anthropic' : 'anthropic-truncated', outcome: 'prompt-too-long', detail: err instanceof Error ? err.message : String(err), tokenGap: gap };
+        const record: AttemptRecord = { attempt: attemptNo, strategy, outcome: 'prompt-too-long', detail: err instanceof Error ? err.message : String(err), tokenGap: gap };
         attempts.push(record);
-        if (retry >= opts.maxPtlRetries) throw new PromptTooLongExhausted(attempts, droppedRounds);
+        if (ptlRetries >= opts.maxPtlRetries) throw new PromptTooLongExhausted(attempts, droppedRounds);
         // Reliability fix (failing-API table): the gap is in the API's tokens but the groups are
         // sized by our estimate; when the two disagree (a skewed session calibration) each retry
         // cut too little and three retries could all fail. Cut the same *fraction* of the request
@@ -179,9 +213,29 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
         const removed = work.filter((w) => !w.marker).slice(0, cut.dropped);
         for (const r of removed) droppedRounds.push(r.id);
         record.droppedRounds = cut.dropped;
-        opts.onProgress?.(`Summary request too long${gap ? ` by ${gap} tokens` : ''}, dropping ${cut.dropped} oldest round${cut.dropped === 1 ? '' : 's'} and retrying (${retry + 2}/${opts.maxPtlRetries + 1})`);
+        ptlRetries++;
+        opts.onProgress?.(`Summary request too long${gap ? ` by ${gap} tokens` : ''}, dropping ${cut.dropped} oldest round${cut.dropped === 1 ? '' : 's'} and retrying (${ptlRetries + 1}/${opts.maxPtlRetries + 1})`);
         work = cut.groups as typeof work;
+        progress = `Retrying summary with ${work.filter((w) => !w.marker).length} rounds${chunkLabel} (${ptlRetries + 1}/${opts.maxPtlRetries + 1})…`;
+        continue;
       }
+      const verdict = judgeSummaryReply(reply.text, reply.stopReason);
+      if (verdict.ok) {
+        running = verdict.summary;
+        attempts.push({ attempt: attemptNo, strategy, outcome: 'ok', detail: `summary of ${work.filter((w) => !w.marker).length} rounds${chunkLabel}` });
+        break;
+      }
+      attempts.push({ attempt: attemptNo, strategy, outcome: 'error', detail: `the model's reply ${verdict.problem} (max_tokens ${maxTokens}, stop_reason ${reply.stopReason ?? 'none'}, ${reply.text.length} characters)${chunkLabel}` });
+      if (roomy) {
+        const error = new CompactError(
+          'api',
+          `The model's reply had no complete summary${chunkLabel}: it ${verdict.problem}, even with max_tokens ${maxTokens} and the request to put the summary in <summary></summary> tags. Raise the summary max tokens or try another model, or use the offline extractive summary.`,
+        );
+        (error as CompactError & { attempts?: AttemptRecord[] }).attempts = attempts;
+        throw error;
+      }
+      roomy = true;
+      progress = `The model's reply${chunkLabel} ${verdict.problem}; retrying with max_tokens ${cutOffRetryMaxTokens(opts.maxTokens)} and a reminder to close the <summary> tag…`;
     }
   }
   return { summary: running ?? '', attempts, droppedRounds };

@@ -13,17 +13,35 @@ First think in <analysis> tags, then write the summary in <summary> tags with th
 8. Current Work: precisely what was being worked on just before this request.
 9. Optional Next Step: the next step in line with the user's most recent explicit request, quoting it.`;
 
-export function summaryRequestText(extraInstructions?: string): string {
+/** Appended last when an earlier reply came back without a complete <summary> block. */
+export const SUMMARY_TAGS_REMINDER =
+  'IMPORTANT: Keep the <analysis> short and make sure the summary is complete: write the whole summary inside <summary></summary> tags and end your answer with the closing </summary> tag.';
+
+export interface SummaryRequestOptions {
+  /** The conversation is summarized in parts and more parts follow this one. */
+  morePartsFollow?: boolean;
+  /** Ask explicitly for the <summary></summary> tags (the retry after a cut-off reply). */
+  tagsReminder?: boolean;
+}
+
+export function summaryRequestText(extraInstructions?: string, options: SummaryRequestOptions = {}): string {
   const extra = extraInstructions?.trim();
-  return extra ? `${SUMMARY_INSTRUCTIONS}\n\nAdditional instructions from the user:\n${extra}` : SUMMARY_INSTRUCTIONS;
+  let text = extra ? `${SUMMARY_INSTRUCTIONS}\n\nAdditional instructions from the user:\n${extra}` : SUMMARY_INSTRUCTIONS;
+  if (options.morePartsFollow) text += '\n\n(This is one part of a longer conversation; later parts follow.)';
+  if (options.tagsReminder) text += `\n\n${SUMMARY_TAGS_REMINDER}`;
+  return text;
 }
 
 export const SUMMARY_PREFIX =
   'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation; the most recent exchanges follow it verbatim.\n\n';
 
-/** Keeps the <summary> body and drops an <analysis> scratchpad. */
-export function extractSummary(reply: string): string {
-  const noAnalysis = reply.replace(/<analysis>[\s\S]*?<\/analysis>/gi, '').trim();
-  const m = /<summary>([\s\S]*?)(<\/summary>|$)/i.exec(noAnalysis);
-  return (m ? m[1] : noAnalysis).trim();
+/**
+ * The body of the first complete <summary>…</summary> block, with any <analysis> scratchpad
+ * removed first (it may mention the tags); null when there is no complete block, so a reply
+ * cut off before or inside the summary is never mistaken for one.
+ */
+export function extractSummary(reply: string): string | null {
+  const noAnalysis = reply.replace(/<analysis>[\s\S]*?<\/analysis>/gi, '');
+  const m = /<summary>([\s\S]*?)<\/summary>/i.exec(noAnalysis);
+  return m ? m[1].trim() : null;
 }
