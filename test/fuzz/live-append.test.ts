@@ -1,0 +1,105 @@
+// A live agent appends to its session while the user compacts it in place, again and again. No appended line may be
+// lost at any moment: a compaction either refuses (changed on disk, nothing written) or commits and carries over
+// whatever landed between its last check and the rename. A real child process appends by path, in bursts with idle
+// gaps (as an agent writes a turn, then waits), while this process compacts in place as often as it can.
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compactFile } from '../../src/core/compact/compact';
+import { CompactError } from '../../src/core/compact/types';
+import { checkResumable } from '../../src/core/compact/validate';
+import { fixture } from '../support/fixtures';
+import { inspectFile } from '../../src/core/inspect';
+
+// Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
+// when it started: it never sees our compaction), then a last-prompt line naming its newest entry.
+const APPENDER = `
+const { appendFileSync } = require('node:fs');
+const [file, ms, seed, leaf] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3]), process.argv[4]];
+let s = seed >>> 0;
+const rnd = () => ((s = (Math.imul(s ^ (s >>> 15), 1 | s) + 0x6d2b79f5) >>> 0) / 4294967296);
+const end = Date.now() + ms;
+let n = 0;
+let parent = leaf;
+const sleep = (t) => new Promise((r) => setTimeout(r, t));
+const write = (o) => appendFileSync(file, JSON.stringify({ ...o, seq: n++, liveAppend: true }) + '\\n');
+(async () => {
+  while (Date.now() < end) {
+    const turns = 1 + Math.floor(rnd() * 3);
+    for (let t = 0; t < turns; t++) {
+      const u = 'live-u-' + n;
+      write({ type: 'user', uuid: u, parentUuid: parent, isSidechain: false, message: { role: 'user', content: 'live turn ' + n + ' ' + 'x'.repeat(Math.floor(rnd() * 4000)) } });
+      await sleep(rnd() * 8);
+      const a = 'live-a-' + n;
+      write({ type: 'assistant', uuid: a, parentUuid: u, isSidechain: false, message: { id: 'msg_live_' + n, role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'reply ' + 'y'.repeat(Math.floor(rnd() * 4000)) }] } });
+      parent = a;
+      await sleep(rnd() * 8);
+      write({ type: 'last-prompt', lastPrompt: 'live turn', leafUuid: a });
+    }
+    await sleep(rnd() * 300);
+  }
+  process.stdout.write(String(n));
+})();
+`;
+
+function seqs(text: string): number[] {
+  const out: number[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"liveAppend":true')) continue;
+    const o = JSON.parse(line) as { seq: number; uuid?: string };
+    // Kept rounds are copied after a boundary with fresh uuids: count the agent's own lines only.
+    if (o.uuid === undefined || o.uuid.startsWith('live-')) out.push(o.seq);
+  }
+  return out;
+}
+
+describe('live agent appends while compacting in place, many times', function () {
+  this.timeout(180_000);
+
+  for (const [name, seed] of [['v1.0.108-medium.jsonl', 7], ['v2.1.97-live-before.jsonl', 11]] as const) {
+    it(`${name}: every appended line survives, exactly once`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ac-live-'));
+      const file = join(dir, '6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60.jsonl');
+      copyFileSync(fixture(name), file);
+      const a = await inspectFile(file, { subagents: false });
+      const leaf = a.index.entries[a.chain.leaf].uuid!;
+      const child = spawn(process.execPath, ['-e', APPENDER, file, '12000', String(seed), leaf], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let appended = '';
+      child.stdout.on('data', (d: Buffer) => (appended += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let running = true;
+      void exited.then(() => (running = false));
+      const outcomes = { committed: 0, carried: 0, changed: 0, other: new Map<string, number>() };
+      try {
+        let i = 0;
+        while (running) {
+          try {
+            const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 12_000 + (i++ % 4) * 4_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 } });
+            outcomes.committed++;
+            if (res.carriedOverBytes > 0) outcomes.carried++;
+          } catch (err) {
+            assert.ok(err instanceof CompactError, String(err));
+            if (err.code === 'changed-on-disk') outcomes.changed++;
+            else outcomes.other.set(err.code, (outcomes.other.get(err.code) ?? 0) + 1);
+          }
+        }
+        assert.equal(await exited, 0);
+        const total = Number(appended);
+        assert.ok(total > 20, `the appender wrote ${total} lines`);
+        const found = seqs(readFileSync(file, 'utf8')).sort((a, b) => a - b);
+        assert.deepEqual(found, Array.from({ length: total }, (_, k) => k), 'every appended line is in the file exactly once');
+        assert.ok(outcomes.committed >= 2, `compactions committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`);
+        const fatal = (await checkResumable(file)).problems.filter((p) => !/over the .*target/.test(p));
+        assert.deepEqual(fatal, [], 'the session still resumes');
+        // Only ours beside it: backups, the state file and saved tool results; no temp files left behind.
+        for (const n of readdirSync(dir)) assert.match(n, /^6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60\.(jsonl|jsonl\.bak-[0-9-]+|compactor-state\.json|tool-results)$/, n);
+        console.log(`      ${total} lines appended; ${outcomes.committed} compactions committed (${outcomes.carried} carried over late appends), ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`);
+      } finally {
+        child.kill();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
