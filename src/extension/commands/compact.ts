@@ -201,7 +201,8 @@ async function notifyResult(s: Services, result: CompactResult, requested: Summa
   const fellBack = requested === 'anthropic' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
   const resumable = isSessionId(result.sessionId);
-  const buttons = [...(resumable ? [RESUME, COPY_RESUME] : []), SHOW_DIFF, REVEAL];
+  // Three buttons fit a notification; the result is already open in an editor (and the Explorer).
+  const buttons = resumable ? [RESUME, COPY_RESUME, SHOW_DIFF] : [SHOW_DIFF, REVEAL];
   const choice = fellBack
     ? await vscode.window.showWarningMessage(`${text} The Anthropic summary was not used${why ? `: ${why}` : '.'}`, ...buttons)
     : await vscode.window.showInformationMessage(text, ...buttons);
