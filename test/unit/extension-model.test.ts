@@ -633,6 +633,8 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.deepEqual(adviceFor(new CompactError('not-found', 'model'), 'anthropic').actions, ['Open Settings', 'Use Offline Summary']);
     assert.equal(adviceFor(new CompactError('cancelled', 'x'), 'anthropic').severity, 'info');
     assert.equal(adviceFor(new CompactError('changed-on-disk', 'x'), 'extractive').actions[0], 'Retry');
+    const exists = adviceFor(new CompactError('exists', '/w/out.jsonl exists'), 'extractive');
+    assert.deepEqual([exists.severity, exists.message, exists.actions], ['warning', 'Nothing was written: /w/out.jsonl exists', []]);
     const other = adviceFor(new Error('boom'), 'extractive');
     assert.equal(other.message, 'Compaction failed: boom');
     assert.deepEqual(other.actions, ['Show Log']);
