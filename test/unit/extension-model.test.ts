@@ -11,7 +11,7 @@ import { CompactError, type CompactionPlan, type CompactResult } from '../../src
 import { childNodes, parentNode, rootNodes, roundChildren, roundNodeByIndex, snapshot, markOf, MARK_TEXT, type TreeNodeModel } from '../../src/extension/model/tree';
 import { decorationRanges, markedLineCount } from '../../src/extension/model/decorations';
 import { confirmationText, planFigures, planSummary, resultResumeCommand, resultSummary, resultTarget, summarizerText, writeTarget } from '../../src/extension/model/planText';
-import { copyableResumeCommand, isDirectory, isInside, readSessionInfo, resumeProblem, resumeShellLine, sessionIdFromFile, terminalName } from '../../src/extension/model/resume';
+import { copyableResumeCommand, isDirectory, isInside, projectFolderName, projectFolderOf, readSessionInfo, resumeProblem, resumeShellLine, sessionIdFromFile, terminalName } from '../../src/extension/model/resume';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
 import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
 import { normalizeWriteMode, parseTokenCount, readSettings } from '../../src/extension/model/settings';
@@ -279,6 +279,9 @@ describe('extension model: plan marks', () => {
     // The configured Claude Code path, quoted for the shell.
     assert.ok(resultSummary(result({}), { claudePath: '/opt/my tools/claude' }).endsWith(`Resume: cd '/home/me/my project' && '/opt/my tools/claude' --resume ${ID}`));
     assert.equal(resultResumeCommand(result({}), 'claude'), `cd '/home/me/my project' && claude --resume ${ID}`);
+    // The folder the extension found for the session, over the one the core reported.
+    assert.ok(resultSummary(result({}), { cwd: '/home/me/started-here' }).endsWith(`Resume: cd /home/me/started-here && claude --resume ${ID}`));
+    assert.equal(resultResumeCommand(result({}), 'claude', null), null);
     // No resume command without a session id or a folder.
     assert.ok(!resultSummary(result({ sessionId: null, resumeCommand: null })).includes('Resume:'));
     assert.ok(resultSummary(result({ sessionId: null, resumeCommand: null })).includes(`Wrote ${ID}.jsonl beside with-compactions.jsonl, which is untouched.`));
@@ -348,6 +351,15 @@ describe('extension model: resuming a transcript in Claude Code', () => {
     // The folder the session started in, not one a later `cd` moved to.
     assert.equal((await readSessionInfo(fixture('v2.1.97-live-before.jsonl'))).cwd, '/home/vwestberg/Claude');
     assert.equal((await readSessionInfo(fixture('v1.0.x-inline-sidechains.jsonl'))).cwd, '/path/to/Demo');
+    // In Claude Code's sessions folder: the recorded folder that names the project folder it is in.
+    const live = fixture('v2.1.97-live-before.jsonl');
+    assert.equal((await readSessionInfo(live, { projectFolder: '-home-vwestberg-eiros-config-hardware' })).cwd, '/home/vwestberg/eiros-config/hardware');
+    assert.equal((await readSessionInfo(live, { projectFolder: '-home-vwestberg-Claude' })).cwd, '/home/vwestberg/Claude');
+    assert.equal((await readSessionInfo(live, { projectFolder: '-somewhere-else' })).cwd, '/home/vwestberg/Claude', 'no match: where it was started');
+    assert.equal(projectFolderName('/home/me/my.project_x'), '-home-me-my-project-x');
+    assert.equal(projectFolderOf('/h/.claude/projects/-w-p/abc.jsonl', '/h/.claude/projects'), '-w-p');
+    assert.equal(projectFolderOf('/h/.claude/projects/-w-p/s/subagents/a.jsonl', '/h/.claude/projects'), null);
+    assert.equal(projectFolderOf('/elsewhere/-w-p/abc.jsonl', '/h/.claude/projects'), null);
     // Lines before the first cwd (summaries, snapshots), a sidechain line, a broken line.
     const f = join(dir, `${ID}.jsonl`);
     writeFileSync(

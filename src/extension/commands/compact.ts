@@ -15,6 +15,7 @@ import { confirmationText, planSummary, resultSummary } from '../model/planText'
 import { isSessionId } from '../../core/compact/resume';
 import { normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import { getSettings } from '../settings';
+import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 
@@ -173,7 +174,10 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   }
 
   s.store.lastResult = result;
-  s.log.info(`${resultSummary(result, { requested: summarizer, claudePath: config.claudePath })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`);
+  // The folder Claude Code must be started in, read from the result's lines as Resume in Claude
+  // Code reads it (the folder matching its project folder, else where it was started).
+  const cwd = await sessionCwd(result.output).catch(() => null) ?? result.cwd;
+  s.log.info(`${resultSummary(result, { requested: summarizer, claudePath: config.claudePath, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`);
   for (const a of result.attempts) s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
   if (mode === 'inPlace') {
     s.store.invalidate(file);
@@ -186,7 +190,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
       s.log.warn(`Could not open ${result.output}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  void notifyResult(s, result, summarizer, config.claudePath, file);
+  void notifyResult(s, result, summarizer, config.claudePath, cwd, file);
   return result;
 }
 
@@ -196,8 +200,8 @@ const SHOW_DIFF = 'Show Diff';
 const REVEAL = 'Reveal in Explorer';
 
 /** The result notification: what was written, by which summarizer, and how to resume it. */
-async function notifyResult(s: Services, result: CompactResult, requested: Summarizer, claudePath: string, file: string): Promise<void> {
-  const text = resultSummary(result, { requested, claudePath });
+async function notifyResult(s: Services, result: CompactResult, requested: Summarizer, claudePath: string, cwd: string | null, file: string): Promise<void> {
+  const text = resultSummary(result, { requested, claudePath, cwd });
   const fellBack = requested === 'anthropic' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
   const resumable = isSessionId(result.sessionId);
@@ -207,7 +211,7 @@ async function notifyResult(s: Services, result: CompactResult, requested: Summa
     ? await vscode.window.showWarningMessage(`${text} The Anthropic summary was not used${why ? `: ${why}` : '.'}`, ...buttons)
     : await vscode.window.showInformationMessage(text, ...buttons);
   // The session just written, by the id and folder the compaction reported.
-  const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: result.cwd ?? undefined };
+  const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
   try {
     if (choice === RESUME) await vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', session);
     else if (choice === COPY_RESUME) await vscode.commands.executeCommand('agentCompactor.copyResumeCommand', session);

@@ -8,6 +8,7 @@ import {
   copyableResumeCommand,
   isDirectory,
   isInside,
+  projectFolderOf,
   readSessionInfo,
   resumeProblem,
   resumeShellLine,
@@ -36,6 +37,11 @@ export interface ResumeLaunch {
   commandLine: string;
 }
 
+/** The folder Claude Code must be started in to resume the session in `file` (null: none recorded). */
+export async function sessionCwd(file: string): Promise<string | null> {
+  return (await readSessionInfo(file, { projectFolder: projectFolderOf(file, sessionsFolder()) })).cwd;
+}
+
 async function resumeTarget(s: Services, arg: unknown, title: string): Promise<ResumeTarget | undefined> {
   const file = await resolveTranscript(s, arg, { title, openLabel: 'Choose Transcript' });
   if (!file) {
@@ -47,7 +53,7 @@ async function resumeTarget(s: Services, arg: unknown, title: string): Promise<R
   let cwd = typeof o.cwd === 'string' && o.cwd ? o.cwd : null;
   if (!cwd) {
     try {
-      cwd = (await readSessionInfo(file)).cwd;
+      cwd = await sessionCwd(file);
     } catch (err) {
       const msg = `Cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`;
       s.log.error(msg);

@@ -139,18 +139,21 @@ export function resultTarget(result: CompactResult): string {
   }
 }
 
-/** The shell command that resumes the result, with the configured Claude Code path (null: not resumable by id). */
-export function resultResumeCommand(result: CompactResult, claudePath = 'claude'): string | null {
-  return resumeCommand(result.cwd, result.sessionId, claudePath) ?? (claudePath === 'claude' ? result.resumeCommand : null);
+/**
+ * The shell command that resumes the result (null: not resumable by id), with the configured
+ * Claude Code path, in `cwd` when the caller found the session's folder itself.
+ */
+export function resultResumeCommand(result: CompactResult, claudePath = 'claude', cwd: string | null = result.cwd): string | null {
+  return resumeCommand(cwd, result.sessionId, claudePath);
 }
 
 /**
  * The notification after a successful run: figures, the summarizer that actually ran (with
  * the fallback when the Anthropic one was asked for), where the result is, how to resume it.
  */
-export function resultSummary(result: CompactResult, options: { requested?: Summarizer; claudePath?: string } = {}): string {
+export function resultSummary(result: CompactResult, options: { requested?: Summarizer; claudePath?: string; cwd?: string | null } = {}): string {
   const head = `Compacted ${baseName(result.plan.file)}: ${formatNumber(result.preTokens)} → ${formatNumber(result.postTokens)} tokens (${summarizerText(result, options.requested)}).`;
   const carried = result.carriedOverBytes > 0 ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.` : '';
-  const resume = resultResumeCommand(result, options.claudePath);
+  const resume = resultResumeCommand(result, options.claudePath, options.cwd === undefined ? result.cwd : options.cwd);
   return `${head} ${resultTarget(result)}${carried}${resume ? ` Resume: ${resume}` : ''}`;
 }

@@ -3,7 +3,7 @@
 // there), and what stands in the way. Node fs only, no `vscode` import.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { relative, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isSessionId, resumeCommand, shellQuote } from '../../core/compact/resume';
 import { baseName } from './format';
@@ -23,16 +23,34 @@ export function sessionIdFromFile(file: string): string | null {
   return m && isSessionId(m[1]) ? m[1] : null;
 }
 
-/** Bytes read at most while looking for the first line with a working folder. */
+/** Bytes read at most while looking for the working folder. */
 const MAX_SCAN_BYTES = 32 << 20;
 
 /**
- * Reads the transcript's first lines up to the first main-chain line that records a `cwd`
- * (Claude Code writes one on every message line; the first is the folder the session was
- * started in, which names its project folder; later ones follow `cd`s of the Bash tool).
+ * Claude Code's name for a project folder under ~/.claude/projects: the path of the folder it
+ * was started in, every character other than a letter or digit replaced by '-'.
  */
-export async function readSessionInfo(file: string): Promise<SessionInfo> {
+export function projectFolderName(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+/** The project folder's name when `file` sits directly in one under `sessionsRoot`, else null. */
+export function projectFolderOf(file: string, sessionsRoot: string): string | null {
+  const dir = dirname(resolve(file));
+  return resolve(dirname(dir)) === resolve(sessionsRoot) ? basename(dir) : null;
+}
+
+/**
+ * Reads the transcript's lines up to the main-chain line whose `cwd` is the session's folder.
+ * Claude Code finds a session only when started in the folder that names its project folder,
+ * and records its current folder on every line, which follows `cd`s of the Bash tool: so the
+ * folder is the recorded one that matches `projectFolder` (the folder the transcript is in,
+ * when it is in Claude Code's sessions folder), else the first one (where it was started).
+ */
+export async function readSessionInfo(file: string, options: { projectFolder?: string | null } = {}): Promise<SessionInfo> {
   const info: SessionInfo = { sessionId: sessionIdFromFile(file), recordedSessionId: null, cwd: null };
+  const want = options.projectFolder || null;
+  let first: string | null = null;
   let sidechainCwd: string | null = null;
   const stream = createReadStream(file, { encoding: 'utf8', end: MAX_SCAN_BYTES - 1 });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
@@ -51,16 +69,20 @@ export async function readSessionInfo(file: string): Promise<SessionInfo> {
       if (typeof rec.cwd !== 'string' || !rec.cwd) continue;
       if (rec.isSidechain === true) {
         sidechainCwd ??= rec.cwd;
-        continue;
+        if (!want || projectFolderName(rec.cwd) !== want) continue;
       }
-      info.cwd = rec.cwd;
-      break;
+      first ??= rec.cwd;
+      if (!want) break;
+      if (projectFolderName(rec.cwd) === want) {
+        info.cwd = rec.cwd;
+        break;
+      }
     }
   } finally {
     lines.close();
     stream.destroy();
   }
-  info.cwd ??= sidechainCwd;
+  info.cwd ??= first ?? sidechainCwd;
   return info;
 }
 
