@@ -1,8 +1,8 @@
 /**
  * Compact Transcript run programmatically (offline extractive summary) in a real
- * extension host: new-file mode leaves the original byte-identical and writes a
- * resumable result beside it; in-place mode writes a backup that Restore From
- * Backup puts back byte for byte.
+ * extension host: an explicit output file leaves the original byte-identical and
+ * holds a resumable result; in-place mode writes a backup that Restore From
+ * Backup puts back byte for byte. (The default fork mode: 06-resume.test.ts.)
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -24,7 +24,7 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
     api = await getApi();
   });
 
-  it('writes <name>.compacted.jsonl beside the original; the original is byte-identical; the result is resumable', async () => {
+  it('writes the output file it is given; the original is byte-identical; the result is resumable', async () => {
     const file = path.join(workspaceDir(), 'with-compactions.jsonl');
     await showTranscript(api, file);
     const before = fs.readFileSync(file);
@@ -35,13 +35,14 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
 
     const t0 = Date.now();
     const res = await withTimeout(
-      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file, confirm: false, summarizer: 'extractive', targetTokens: TARGET, open: false }),
+      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file, confirm: false, summarizer: 'extractive', targetTokens: TARGET, out: expectedOut, open: false }),
       120_000,
       'compact',
     );
     assert.ok(res, 'compact returns its result');
-    assert.equal(res.output, expectedOut, 'the result is written beside the original');
-    assert.equal(res.backup, null, 'new-file mode makes no backup');
+    assert.equal(res.output, expectedOut, 'the result is written where asked');
+    assert.equal(res.mode, 'out');
+    assert.equal(res.backup, null, 'an output file needs no backup');
     assert.ok(fs.existsSync(res.output));
     assert.equal(api.getLastResult(), res);
 
@@ -95,6 +96,7 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
       'compact in place',
     );
     assert.equal(res.output, file, 'in place: the output is the transcript itself');
+    assert.equal(res.mode, 'in-place');
     assert.ok(res.backup && fs.existsSync(res.backup), 'a backup was written');
     assert.equal(path.dirname(res.backup), path.dirname(file));
     assert.ok(fs.readFileSync(res.backup).equals(before), 'the backup holds the original bytes');

@@ -35,15 +35,15 @@ describe('host: Restricted Mode', function () {
     assert.equal(enablement('agentCompactor.compact'), 'isWorkspaceTrusted');
     assert.equal(enablement('agentCompactor.restoreBackup'), 'isWorkspaceTrusted');
     // Read-only commands stay available.
-    for (const id of ['agentCompactor.preview', 'agentCompactor.openBudget', 'agentCompactor.refresh', 'agentCompactor.revealRound']) {
+    for (const id of ['agentCompactor.preview', 'agentCompactor.openBudget', 'agentCompactor.refresh', 'agentCompactor.revealRound', 'agentCompactor.resumeInClaudeCode', 'agentCompactor.copyResumeCommand']) {
       assert.ok(!/isWorkspaceTrusted/.test(enablement(id) ?? ''), `${id} is available in Restricted Mode`);
     }
     const untrusted = pkg.capabilities.untrustedWorkspaces;
     assert.equal(untrusted.supported, 'limited');
     assert.deepEqual(
       [...untrusted.restrictedConfigurations].sort(),
-      ['agentCompactor.baseUrl', 'agentCompactor.model', 'agentCompactor.summarizer', 'agentCompactor.writeMode'],
-      'workspace values of the settings that send data or write files are ignored in Restricted Mode',
+      ['agentCompactor.baseUrl', 'agentCompactor.claudePath', 'agentCompactor.model', 'agentCompactor.summarizer', 'agentCompactor.writeMode'],
+      'workspace values of the settings that send data, write files or run a program are ignored in Restricted Mode',
     );
   });
 

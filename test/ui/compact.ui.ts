@@ -4,13 +4,15 @@
  * Explorer, watch the Rounds view fill, preview a compaction (marks in the
  * tree), set the API key in the password box, run **Compact Transcript** from
  * the command palette, confirm the modal, follow the progress notification,
- * see the result in the Explorer and open **Show Diff**.
+ * see the result (a new session `<uuid>.jsonl` beside the original, with
+ * Resume in Claude Code / Copy Resume Command buttons) in the Explorer, copy
+ * its resume command from the palette and open **Show Diff**.
  *
  * The summary is written by the local fake Anthropic Messages API
  * (test/support/fake-anthropic.ts, in this process), slowed down so the
  * progress notification stays up long enough to be seen.
  *
- * Screenshots (test-results/screenshots/): rounds-tree.png, compact-confirm.png, diff.png.
+ * Screenshots (test-results/screenshots/): rounds-tree.png, compact-confirm.png, compact-result.png, diff.png.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -21,7 +23,11 @@ import { Workbench, screenshotOnFailure } from '../support/workbench';
 import { fixturesDir } from '../support/workspace';
 
 const TRANSCRIPT = 'session.jsonl';
-const RESULT = 'session.compacted.jsonl';
+/** The session folder recorded in the fixture's first lines. */
+const SESSION_CWD = '/home/vwestberg/Claude';
+/** The fork's file name, `<new-session-id>.jsonl`, read from the result notification. */
+let RESULT = '';
+let SESSION_ID = '';
 const KEY = `sk-ant-api03-uitest-${Date.now().toString(36)}`;
 const VIEWPORT = { width: 1400, height: 900 };
 
@@ -187,7 +193,7 @@ describe('UI: compact a transcript as a user would', function () {
     const text = (await dialog.textContent()) ?? '';
     assert.match(text, /Compact session\.jsonl\? [\d,]+ → [\d,]+ tokens/);
     assert.match(text, /written by the Anthropic API/);
-    assert.match(text, /session\.compacted\.jsonl beside the original/);
+    assert.match(text, /a new session <new-id>\.jsonl beside session\.jsonl, which is untouched/);
     await wb.screenshot('compact-confirm');
     const t0 = Date.now();
     await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Compact$/ }).click();
@@ -204,11 +210,27 @@ describe('UI: compact a transcript as a user would', function () {
     await wb.screenshot('compact-progress');
 
     // Done: the result notification, the file on disk and in the Explorer; the original untouched.
-    await wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: [\d,]+ → [\d,]+ tokens \(anthropic\)\. Wrote session\.compacted\.jsonl\./ }).first().waitFor({ state: 'visible', timeout: 60_000 });
-    console.log(`      compacted in ${Date.now() - t0} ms; ${fake.messageRequests().length} Messages API request(s)`);
+    const done = /Compacted session\.jsonl: [\d,]+ → [\d,]+ tokens \(summary by the Anthropic API\)\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
+    const toast = wb.page.locator('.notification-toast', { hasText: done }).first();
+    await toast.waitFor({ state: 'visible', timeout: 60_000 });
+    const m = done.exec((await toast.innerText()) ?? '');
+    assert.ok(m && m[1] === m[2], `the new session and its resume command: ${await toast.innerText()}`);
+    SESSION_ID = m[1];
+    RESULT = `${SESSION_ID}.jsonl`;
+    // The notification offers to resume the new session.
+    for (const button of ['Resume in Claude Code', 'Copy Resume Command', 'Show Diff']) {
+      await toast.locator('.monaco-button', { hasText: button }).first().waitFor({ state: 'visible', timeout: 5_000 });
+    }
+    await wb.screenshot('compact-result');
+    console.log(`      compacted in ${Date.now() - t0} ms; ${fake.messageRequests().length} Messages API request(s); new session ${SESSION_ID}`);
     assert.ok(fake.messageRequests().length >= 1, 'the summary came from the (fake) Anthropic API');
     const out = path.join(wb.workspace.dir, RESULT);
     assert.ok(fs.existsSync(out), `${RESULT} written beside the original`);
+    assert.deepEqual(
+      fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl')).sort(),
+      ['example.jsonl', RESULT, TRANSCRIPT].sort(),
+      'one new transcript: the fork',
+    );
     assert.ok(fs.readFileSync(out, 'utf8').includes('FAKE-SUMMARY-MARKER'));
     assert.ok(fs.readFileSync(path.join(wb.workspace.dir, TRANSCRIPT)).equals(original), 'the original is byte-identical');
     // The result opens in an editor ...
@@ -216,6 +238,17 @@ describe('UI: compact a transcript as a user would', function () {
     // ... and shows up in the Explorer.
     await wb.runCommand('View: Show Explorer');
     await wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: RESULT, exact: true }).waitFor({ state: 'visible', timeout: 20_000 });
+  });
+
+  it('Copy Resume Command from the palette, on the new session shown in the editor', async () => {
+    assert.ok(SESSION_ID, 'the compaction test ran');
+    await wb.runCommand('Agent Compactor: Copy Resume Command');
+    const expected = `cd ${SESSION_CWD} && claude --resume ${SESSION_ID}`;
+    const n = await wb.waitForNotification(`Copied to the clipboard: ${expected}`, 20_000);
+    assert.ok(n.message.startsWith(`Copied to the clipboard: ${expected}`), n.message);
+    // The session folder does not exist on this machine: the confirmation says so.
+    assert.match(n.message, /\/home\/vwestberg\/Claude does not exist on this machine/);
+    await wb.runCommand('Notifications: Hide Notifications').catch(() => undefined);
   });
 
   it('Show Diff opens a diff editor of the original and the result', async () => {

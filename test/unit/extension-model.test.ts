@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
-import { CompactError, type CompactionPlan } from '../../src/core/compact/types';
+import { CompactError, type CompactionPlan, type CompactResult } from '../../src/core/compact/types';
 import { childNodes, parentNode, rootNodes, roundChildren, roundNodeByIndex, snapshot, markOf, MARK_TEXT, type TreeNodeModel } from '../../src/extension/model/tree';
 import { decorationRanges, markedLineCount } from '../../src/extension/model/decorations';
-import { confirmationText, planFigures, planSummary, resultSummary, writeTarget } from '../../src/extension/model/planText';
+import { confirmationText, planFigures, planSummary, resultResumeCommand, resultSummary, resultTarget, summarizerText, writeTarget } from '../../src/extension/model/planText';
+import { copyableResumeCommand, isDirectory, isInside, projectFolderName, projectFolderOf, readSessionInfo, resumeProblem, resumeShellLine, sessionIdFromFile, terminalName } from '../../src/extension/model/resume';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
 import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
-import { parseTokenCount, readSettings } from '../../src/extension/model/settings';
+import { normalizeWriteMode, parseTokenCount, readSettings } from '../../src/extension/model/settings';
 import { redact } from '../../src/extension/model/redact';
 import { adviceFor } from '../../src/extension/model/errors';
 import { listSessions, sessionsFolder, timeAgo } from '../../src/extension/model/sessions';
@@ -229,15 +230,17 @@ describe('extension model: plan marks', () => {
   });
 
   it('confirmation text carries the figures and the write target', () => {
-    const { message, detail } = confirmationText(plan, { mode: 'newFile', summarizer: 'extractive' });
+    const { message, detail } = confirmationText(plan, { mode: 'fork', summarizer: 'extractive' });
     assert.ok(message.includes(`${formatNumber(Math.round(plan.preTokens))} → ${formatNumber(Math.round(plan.postTokens))} tokens`));
     assert.ok(detail.includes(planSummary(plan)));
-    assert.ok(detail.includes('with-compactions.compacted.jsonl'));
+    assert.ok(detail.includes('Writes: a new session <new-id>.jsonl beside with-compactions.jsonl, which is untouched'));
     assert.ok(detail.includes('nothing leaves this machine'));
     const api = confirmationText(plan, { mode: 'inPlace', summarizer: 'anthropic', model: 'claude-x' });
     assert.ok(api.detail.includes('Anthropic API (claude-x)'));
     assert.ok(api.detail.includes('.bak-<timestamp>'));
-    assert.equal(writeTarget('/a/b/s.jsonl', 'newFile'), 's.compacted.jsonl beside the original');
+    assert.ok(api.detail.includes('the session keeps its id'));
+    assert.ok(confirmationText(plan, { mode: 'fork', summarizer: 'extractive', out: '/x/y/other.jsonl' }).detail.includes('Writes: other.jsonl (with-compactions.jsonl is untouched).'));
+    assert.equal(writeTarget('/a/b/s.jsonl', 'fork'), 'a new session <new-id>.jsonl beside s.jsonl, which is untouched (resume the new session by its id)');
   });
 
   it('a plan with nothing to do says so', async () => {
@@ -249,27 +252,166 @@ describe('extension model: plan marks', () => {
     assert.equal(node.contextValue, 'plan.nothingToDo');
   });
 
-  it('result summary names the strategy and the output', () => {
-    const text = resultSummary({
-      output: '/x/s.compacted.jsonl',
-      mode: 'out',
-      sessionId: null,
-      cwd: null,
-      resumeCommand: null,
+  const ID = '0b7a3c9e-5d1f-4e2a-9c8b-7f6e5d4c3b2a';
+  const result = (over: Partial<CompactResult>): CompactResult => ({
+    output: `/x/${ID}.jsonl`,
+    mode: 'fork',
+    sessionId: ID,
+    cwd: '/home/me/my project',
+    resumeCommand: `cd '/home/me/my project' && claude --resume ${ID}`,
+    summarizer: 'extractive',
+    carriedOverBytes: 0,
+    backup: null,
+    preTokens: 150_000,
+    postTokens: 40_000,
+    attempts: [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'offline extractive summary (no network)' }],
+    plan,
+    summaryChars: 100,
+    toolResultsDir: null,
+    ...over,
+  });
+
+  it('result summary (fork): the summarizer that ran, the new session and its resume command', () => {
+    assert.equal(
+      resultSummary(result({})),
+      `Compacted with-compactions.jsonl: 150,000 → 40,000 tokens (offline extractive summary). New session ${ID} beside with-compactions.jsonl, which is untouched. Resume: cd '/home/me/my project' && claude --resume ${ID}`,
+    );
+    // The configured Claude Code path, quoted for the shell.
+    assert.ok(resultSummary(result({}), { claudePath: '/opt/my tools/claude' }).endsWith(`Resume: cd '/home/me/my project' && '/opt/my tools/claude' --resume ${ID}`));
+    assert.equal(resultResumeCommand(result({}), 'claude'), `cd '/home/me/my project' && claude --resume ${ID}`);
+    // The folder the extension found for the session, over the one the core reported.
+    assert.ok(resultSummary(result({}), { cwd: '/home/me/started-here' }).endsWith(`Resume: cd /home/me/started-here && claude --resume ${ID}`));
+    assert.equal(resultResumeCommand(result({}), 'claude', null), null);
+    // No resume command without a session id or a folder.
+    assert.ok(!resultSummary(result({ sessionId: null, resumeCommand: null })).includes('Resume:'));
+    assert.ok(resultSummary(result({ sessionId: null, resumeCommand: null })).includes(`Wrote ${ID}.jsonl beside with-compactions.jsonl, which is untouched.`));
+    assert.equal(resultResumeCommand(result({ cwd: null, resumeCommand: null })), null);
+  });
+
+  it('result summary names the Anthropic summary, its retries, and a fallback to the offline one', () => {
+    const api = result({
       summarizer: 'anthropic',
-      carriedOverBytes: 0,
-      backup: null,
-      preTokens: 150_000,
-      postTokens: 40_000,
+      mode: 'out',
+      output: '/x/s.compacted.jsonl',
+      sessionId: null,
+      resumeCommand: null,
       attempts: [
         { attempt: 1, strategy: 'anthropic', outcome: 'prompt-too-long', detail: '' },
         { attempt: 2, strategy: 'anthropic-truncated', outcome: 'ok', detail: '' },
       ],
-      plan,
-      summaryChars: 100,
-      toolResultsDir: null,
     });
-    assert.equal(text, 'Compacted with-compactions.jsonl: 150,000 → 40,000 tokens (anthropic-truncated, 2 attempts). Wrote s.compacted.jsonl.');
+    assert.equal(
+      resultSummary(api, { requested: 'anthropic' }),
+      'Compacted with-compactions.jsonl: 150,000 → 40,000 tokens (summary by the Anthropic API with the oldest rounds cut, 2 attempts). Wrote s.compacted.jsonl; with-compactions.jsonl is untouched.',
+    );
+    const fellBack = result({
+      summarizer: 'extractive',
+      attempts: [
+        { attempt: 1, strategy: 'anthropic', outcome: 'error', detail: 'network' },
+        { attempt: 2, strategy: 'extractive', outcome: 'ok', detail: 'the Anthropic summary failed' },
+      ],
+    });
+    assert.match(resultSummary(fellBack, { requested: 'anthropic' }), /\(offline extractive summary: the Anthropic API was not used, 2 attempts\)/);
+    assert.equal(summarizerText(fellBack), 'offline extractive summary');
+    assert.equal(summarizerText(result({ summarizer: 'none' })), 'no rounds summarized');
+  });
+
+  it('result summary (in place): the backup, bytes carried over, the same session id', () => {
+    const text = resultSummary(
+      result({ mode: 'in-place', output: `/x/${ID}.jsonl`, backup: `/x/${ID}.jsonl.bak-20250101T000000Z`, carriedOverBytes: 2048 }),
+    );
+    assert.ok(text.includes(`Rewrote with-compactions.jsonl in place; backup ${ID}.jsonl.bak-20250101T000000Z.`), text);
+    assert.ok(text.includes('2 KiB a live session appended meanwhile were carried over.'), text);
+    assert.ok(text.endsWith(`--resume ${ID}`));
+    assert.equal(resultTarget(result({ mode: 'in-place', backup: null })), 'Rewrote with-compactions.jsonl in place.');
+  });
+});
+
+describe('extension model: resuming a transcript in Claude Code', () => {
+  const ID = '9f8e7d6c-5b4a-4321-8fed-cba987654321';
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ac-resume-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the session id is the file name when it is a UUID', () => {
+    assert.equal(sessionIdFromFile(`/p/${ID}.jsonl`), ID);
+    assert.equal(sessionIdFromFile(`C:\\p\\${ID.toUpperCase()}.JSONL`), ID.toUpperCase());
+    for (const bad of ['/p/session.jsonl', `/p/${ID}.compacted.jsonl`, `/p/${ID}.json`, `/p/x${ID}.jsonl`]) assert.equal(sessionIdFromFile(bad), null, bad);
+  });
+
+  it('reads the first main-chain working folder and the recorded session id from the lines', async () => {
+    for (const name of claudeFixtures().map((f) => basename(f))) {
+      const info = await readSessionInfo(fixture(name));
+      assert.equal(info.sessionId, null, `${name}: not a UUID file name`);
+      assert.ok(info.cwd && info.cwd.startsWith('/'), `${name}: a cwd (${info.cwd})`);
+      assert.ok(info.recordedSessionId, `${name}: a recorded session id`);
+    }
+    // The folder the session started in, not one a later `cd` moved to.
+    assert.equal((await readSessionInfo(fixture('v2.1.97-live-before.jsonl'))).cwd, '/home/vwestberg/Claude');
+    assert.equal((await readSessionInfo(fixture('v1.0.x-inline-sidechains.jsonl'))).cwd, '/path/to/Demo');
+    // In Claude Code's sessions folder: the recorded folder that names the project folder it is in.
+    const live = fixture('v2.1.97-live-before.jsonl');
+    assert.equal((await readSessionInfo(live, { projectFolder: '-home-vwestberg-eiros-config-hardware' })).cwd, '/home/vwestberg/eiros-config/hardware');
+    assert.equal((await readSessionInfo(live, { projectFolder: '-home-vwestberg-Claude' })).cwd, '/home/vwestberg/Claude');
+    assert.equal((await readSessionInfo(live, { projectFolder: '-somewhere-else' })).cwd, '/home/vwestberg/Claude', 'no match: where it was started');
+    assert.equal(projectFolderName('/home/me/my.project_x'), '-home-me-my-project-x');
+    assert.equal(projectFolderOf('/h/.claude/projects/-w-p/abc.jsonl', '/h/.claude/projects'), '-w-p');
+    assert.equal(projectFolderOf('/h/.claude/projects/-w-p/s/subagents/a.jsonl', '/h/.claude/projects'), null);
+    assert.equal(projectFolderOf('/elsewhere/-w-p/abc.jsonl', '/h/.claude/projects'), null);
+    // Lines before the first cwd (summaries, snapshots), a sidechain line, a broken line.
+    const f = join(dir, `${ID}.jsonl`);
+    writeFileSync(
+      f,
+      [
+        JSON.stringify({ type: 'summary', summary: 'x', leafUuid: 'u0' }),
+        '{"broken": ',
+        JSON.stringify({ type: 'user', isSidechain: true, cwd: '/side', sessionId: 'other' }),
+        JSON.stringify({ type: 'user', isSidechain: false, cwd: '/main', sessionId: ID }),
+        JSON.stringify({ type: 'user', cwd: '/later' }),
+      ].join('\n') + '\n',
+    );
+    assert.deepEqual(await readSessionInfo(f), { sessionId: ID, recordedSessionId: 'other', cwd: '/main' });
+    const onlySide = join(dir, 'side.jsonl');
+    writeFileSync(onlySide, JSON.stringify({ type: 'user', isSidechain: true, cwd: '/side' }) + '\n');
+    assert.deepEqual(await readSessionInfo(onlySide), { sessionId: null, recordedSessionId: null, cwd: '/side' });
+    const none = join(dir, 'none.jsonl');
+    writeFileSync(none, '');
+    assert.deepEqual(await readSessionInfo(none), { sessionId: null, recordedSessionId: null, cwd: null });
+    await assert.rejects(readSessionInfo(join(dir, 'missing.jsonl')));
+    assert.equal(await isDirectory(dir), true);
+    assert.equal(await isDirectory(f), false);
+    assert.equal(await isDirectory(join(dir, 'nope')), false);
+  });
+
+  it('says what stands in the way: a file name that is not a session id, no folder, a missing folder', () => {
+    const ok = { file: `/p/${ID}.jsonl`, sessionId: ID, cwd: '/w', cwdExists: true };
+    assert.equal(resumeProblem(ok, 'launch'), null);
+    const notId = resumeProblem({ ...ok, file: '/p/session.jsonl', sessionId: null }, 'copy')!;
+    assert.equal(notId.code, 'not-session-id');
+    assert.match(notId.message, /^Claude Code cannot resume session\.jsonl by id: .* must be named <session-uuid>\.jsonl and sit in ~\/\.claude\/projects\/<project>\//);
+    assert.equal(resumeProblem({ ...ok, sessionId: 'not-a-uuid' }, 'launch')!.code, 'not-session-id');
+    assert.equal(resumeProblem({ ...ok, cwd: null, cwdExists: false }, 'copy')!.code, 'no-cwd');
+    const missing = resumeProblem({ ...ok, cwdExists: false }, 'launch')!;
+    assert.equal(missing.code, 'cwd-missing');
+    assert.match(missing.message, /its working folder \/w does not exist on this machine/);
+    // A command to copy does not need the folder to exist here.
+    assert.equal(resumeProblem({ ...ok, cwdExists: false }, 'copy'), null);
+  });
+
+  it('terminal name, typed line and copied command', () => {
+    assert.equal(terminalName(ID), 'Claude Code: 9f8e7d6c');
+    assert.equal(resumeShellLine('claude', ID, 'linux'), `claude --resume ${ID}`);
+    assert.equal(resumeShellLine("/opt/it's/claude", ID, 'linux'), `'/opt/it'\\''s/claude' --resume ${ID}`);
+    assert.equal(resumeShellLine('C:\\Program Files\\claude.exe', ID, 'win32'), `& 'C:\\Program Files\\claude.exe' --resume ${ID}`);
+    assert.equal(resumeShellLine('claude', ID, 'win32'), `claude --resume ${ID}`);
+    const t = { file: `/p/${ID}.jsonl`, sessionId: ID, cwd: '/home/me/a b', cwdExists: true };
+    assert.equal(copyableResumeCommand(t, 'claude'), `cd '/home/me/a b' && claude --resume ${ID}`);
+    assert.equal(copyableResumeCommand({ ...t, sessionId: null }, 'claude'), null);
+    assert.equal(isInside('/h/.claude/projects/-w/x.jsonl', '/h/.claude/projects'), true);
+    assert.equal(isInside('/h/.claude/projects-old/x.jsonl', '/h/.claude/projects'), false);
+    assert.equal(isInside('/h/.claude/projects', '/h/.claude/projects'), false);
   });
 });
 
@@ -456,6 +598,7 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
       model: '  claude-test ',
       baseUrl: 'javascript:alert(1)',
       writeMode: 'inPlace',
+      claudePath: ' /opt/claude/bin/claude ',
       exemptTools: ['Read', 3, ''],
     };
     const s = readSettings((k) => values[k]);
@@ -464,9 +607,15 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.equal(s.model, 'claude-test');
     assert.equal(s.baseUrl, undefined);
     assert.equal(s.writeMode, 'inPlace');
+    assert.equal(s.claudePath, '/opt/claude/bin/claude');
     assert.equal(s.previewOnOpen, false);
     const d = readSettings(() => undefined);
-    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'newFile', previewOnOpen: false });
+    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', claudePath: 'claude', previewOnOpen: false });
+    // The deprecated newFile mode (and anything unknown) is a fork; an empty path is the default.
+    for (const v of ['newFile', 'fork', 'bogus', 3]) assert.equal(readSettings((k) => (k === 'writeMode' ? v : undefined)).writeMode, 'fork', String(v));
+    assert.equal(normalizeWriteMode('newFile'), 'fork');
+    assert.equal(normalizeWriteMode('inPlace'), 'inPlace');
+    assert.equal(readSettings((k) => (k === 'claudePath' ? '   ' : undefined)).claudePath, 'claude');
     assert.equal(readSettings((k) => (k === 'baseUrl' ? 'http://127.0.0.1:8080' : undefined)).baseUrl, 'http://127.0.0.1:8080');
   });
 
@@ -496,6 +645,8 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.deepEqual(adviceFor(new CompactError('not-found', 'model'), 'anthropic').actions, ['Open Settings', 'Use Offline Summary']);
     assert.equal(adviceFor(new CompactError('cancelled', 'x'), 'anthropic').severity, 'info');
     assert.equal(adviceFor(new CompactError('changed-on-disk', 'x'), 'extractive').actions[0], 'Retry');
+    const exists = adviceFor(new CompactError('exists', '/w/out.jsonl exists'), 'extractive');
+    assert.deepEqual([exists.severity, exists.message, exists.actions], ['warning', 'Nothing was written: /w/out.jsonl exists', []]);
     const other = adviceFor(new Error('boom'), 'extractive');
     assert.equal(other.message, 'Compaction failed: boom');
     assert.deepEqual(other.actions, ['Show Log']);

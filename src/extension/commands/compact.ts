@@ -1,6 +1,9 @@
 // Compact Transcript: plan, confirm with figures, run with a cancellable progress
-// notification, open the result and offer a diff. Errors become notifications with an
-// action that helps (set the key, use the offline summary, retry...).
+// notification, open the result and offer to resume it in Claude Code, copy its resume
+// command or see a diff. By default the result is a fork: a new session beside the original.
+// Errors become notifications with an action that helps (set the key, use the offline
+// summary, retry...). Transcript content leaves the machine only when the summarizer
+// setting is `anthropic`.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { inspectFile } from '../../core/inspect';
@@ -9,8 +12,10 @@ import { compactFile, type CompactOptions } from '../../core/compact/compact';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/compact/types';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import { confirmationText, planSummary, resultSummary } from '../model/planText';
-import type { Summarizer, WriteMode } from '../model/settings';
+import { isSessionId } from '../../core/compact/resume';
+import { normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import { getSettings } from '../settings';
+import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 
@@ -18,10 +23,16 @@ export interface CompactArgs {
   file?: string;
   /** false: no confirmation dialog (programmatic use). */
   confirm?: boolean;
+  /**
+   * 'extractive' forces the offline summary. 'anthropic' is honoured only when the
+   * `agentCompactor.summarizer` setting is `anthropic` (content leaves the machine only then).
+   */
   summarizer?: Summarizer;
-  writeMode?: WriteMode;
-  /** Output path (newFile mode). */
+  /** fork (default setting) | inPlace; the deprecated 'newFile' means fork. */
+  writeMode?: WriteMode | 'newFile';
+  /** Output path instead of a fork (not with inPlace); an existing file is refused unless `force`. */
   out?: string;
+  force?: boolean;
   targetTokens?: number;
   settings?: Partial<CompactSettings>;
   instructions?: string;
@@ -41,11 +52,11 @@ async function planFor(s: Services, file: string, settings: Partial<CompactSetti
   return planCompaction(analysis, settings);
 }
 
-/** Asks for a key when the Anthropic summarizer is chosen and none is available. */
+/** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
 async function ensureKey(s: Services, summarizer: Summarizer): Promise<{ summarizer: Summarizer; apiKey?: string } | undefined> {
   if (summarizer !== 'anthropic') return { summarizer };
   const key = await s.secrets.getApiKey();
-  if (key || process.env.ANTHROPIC_API_KEY) return { summarizer, apiKey: key };
+  if (key) return { summarizer, apiKey: key };
   const choice = await vscode.window.showWarningMessage(
     'No Anthropic API key is set. Set one (kept in VS Code secret storage) or use the offline extractive summary.',
     'Set API Key',
@@ -76,14 +87,23 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
     return undefined;
   }
   const config = getSettings(vscode.Uri.file(file));
-  const mode: WriteMode = o.writeMode ?? config.writeMode;
+  const mode: WriteMode = o.writeMode !== undefined ? normalizeWriteMode(o.writeMode) : config.writeMode;
+  const out = mode !== 'inPlace' && typeof o.out === 'string' && o.out ? o.out : undefined;
   let settings: Partial<CompactSettings> = s.store.file === file ? s.store.compactSettings() : config.compact;
   if (o.targetTokens) settings = { ...settings, targetTokens: o.targetTokens };
   if (o.settings) settings = { ...settings, ...o.settings };
 
+  // Only the setting opts in to sending content to the API; a caller can only opt out.
+  const requested: Summarizer = o.summarizer === 'extractive' ? 'extractive' : config.summarizer;
+  if (o.summarizer === 'anthropic' && config.summarizer !== 'anthropic') {
+    const msg = 'The Anthropic summarizer sends transcript content to the API, so it runs only when the agentCompactor.summarizer setting is "anthropic".';
+    if (programmatic) throw new CommandInputError(msg);
+    void vscode.window.showWarningMessage(msg);
+    return undefined;
+  }
   const keyed = programmatic
-    ? { summarizer: o.summarizer ?? config.summarizer, apiKey: await s.secrets.getApiKey() }
-    : await ensureKey(s, o.summarizer ?? config.summarizer);
+    ? { summarizer: requested, apiKey: requested === 'anthropic' ? await s.secrets.getApiKey() : undefined }
+    : await ensureKey(s, requested);
   if (!keyed) return undefined;
   const summarizer = keyed.summarizer;
 
@@ -104,7 +124,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
     return undefined;
   }
   if (o.confirm !== false) {
-    const { message, detail } = confirmationText(plan, { mode, summarizer, model: config.model });
+    const { message, detail } = confirmationText(plan, { mode, summarizer, model: config.model, out });
     const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Compact', 'Open Budget Preview');
     if (choice === 'Open Budget Preview') {
       await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
@@ -119,7 +139,10 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
     inPlace: mode === 'inPlace',
     instructions: o.instructions,
   };
-  if (o.out && mode === 'newFile') compactOptions.out = o.out;
+  if (out) {
+    compactOptions.out = out;
+    if (o.force === true) compactOptions.force = true;
+  }
   if (summarizer === 'anthropic') {
     compactOptions.anthropic = { apiKey: keyed.apiKey, model: config.model, baseURL: config.baseUrl };
   }
@@ -151,7 +174,10 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   }
 
   s.store.lastResult = result;
-  s.log.info(`${resultSummary(result)} Output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`);
+  // The folder Claude Code must be started in, read from the result's lines as Resume in Claude
+  // Code reads it (the folder matching its project folder, else where it was started).
+  const cwd = await sessionCwd(result.output).catch(() => null) ?? result.cwd;
+  s.log.info(`${resultSummary(result, { requested: summarizer, claudePath: config.claudePath, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`);
   for (const a of result.attempts) s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
   if (mode === 'inPlace') {
     s.store.invalidate(file);
@@ -164,20 +190,39 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
       s.log.warn(`Could not open ${result.output}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const left = result.backup ?? file;
-  const last = result.attempts[result.attempts.length - 1];
-  const fellBack = summarizer === 'anthropic' && last?.strategy === 'extractive';
-  const notify = fellBack
-    ? vscode.window.showWarningMessage(`${resultSummary(result)} The Anthropic summary was not used: ${last.detail}`, 'Show Diff', 'Reveal in Explorer')
-    : vscode.window.showInformationMessage(resultSummary(result), 'Show Diff', 'Reveal in Explorer');
-  void notify.then(async (choice) => {
-    if (choice === 'Show Diff') {
-      await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(left), vscode.Uri.file(result.output), `${basename(left)} ↔ ${basename(result.output)}`);
-    } else if (choice === 'Reveal in Explorer') {
-      await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
-    }
-  });
+  void notifyResult(s, result, summarizer, config.claudePath, cwd, file);
   return result;
+}
+
+const RESUME = 'Resume in Claude Code';
+const COPY_RESUME = 'Copy Resume Command';
+const SHOW_DIFF = 'Show Diff';
+const REVEAL = 'Reveal in Explorer';
+
+/** The result notification: what was written, by which summarizer, and how to resume it. */
+async function notifyResult(s: Services, result: CompactResult, requested: Summarizer, claudePath: string, cwd: string | null, file: string): Promise<void> {
+  const text = resultSummary(result, { requested, claudePath, cwd });
+  const fellBack = requested === 'anthropic' && result.summarizer === 'extractive';
+  const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
+  const resumable = isSessionId(result.sessionId);
+  // Three buttons fit a notification; the result is already open in an editor (and the Explorer).
+  const buttons = resumable ? [RESUME, COPY_RESUME, SHOW_DIFF] : [SHOW_DIFF, REVEAL];
+  const choice = fellBack
+    ? await vscode.window.showWarningMessage(`${text} The Anthropic summary was not used${why ? `: ${why}` : '.'}`, ...buttons)
+    : await vscode.window.showInformationMessage(text, ...buttons);
+  // The session just written, by the id and folder the compaction reported.
+  const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
+  try {
+    if (choice === RESUME) await vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', session);
+    else if (choice === COPY_RESUME) await vscode.commands.executeCommand('agentCompactor.copyResumeCommand', session);
+    else if (choice === SHOW_DIFF) {
+      const left = result.backup ?? file;
+      await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(left), vscode.Uri.file(result.output), `${basename(left)} ↔ ${basename(result.output)}`);
+    } else if (choice === REVEAL) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
+  } catch (err) {
+    // The commands already told the user; keep the detail in the log.
+    s.log.warn(`${choice} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 async function handleFailure(s: Services, err: unknown, arg: unknown, summarizer: Summarizer, programmatic: boolean): Promise<CompactResult | undefined> {

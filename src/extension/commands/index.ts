@@ -11,6 +11,7 @@ import { openTranscriptCommand } from './openTranscript';
 import { previewCommand } from './preview';
 import { refreshCommand } from './refresh';
 import { restoreBackupCommand } from './restoreBackup';
+import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
 import { revealRound } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
@@ -29,6 +30,8 @@ export const COMMANDS: Record<string, (s: Services, arg?: unknown) => unknown> =
   'agentCompactor.showRounds': openTranscriptCommand,
   'agentCompactor.openSessionsFolder': openSessionsFolderCommand,
   'agentCompactor.showLog': showLogCommand,
+  'agentCompactor.resumeInClaudeCode': resumeInClaudeCodeCommand,
+  'agentCompactor.copyResumeCommand': copyResumeCommandCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {

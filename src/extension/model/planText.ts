@@ -1,7 +1,9 @@
 // Human text about a compaction plan: the tree's summary node, the confirmation dialog,
 // the notification after a run. Pure: no `vscode` import.
 import type { CompactionPlan, CompactResult } from '../../core/compact/types';
-import { baseName, formatNumber, plural } from './format';
+import { resumeCommand } from '../../core/compact/resume';
+import { baseName, formatBytes, formatNumber, plural } from './format';
+import type { Summarizer, WriteMode } from './settings';
 
 export interface PlanFigures {
   /** Rounds summarized or dropped. */
@@ -82,17 +84,19 @@ export function planDetail(plan: CompactionPlan): string {
   return lines.join('\n');
 }
 
-export type WriteMode = 'newFile' | 'inPlace';
+export type { WriteMode } from './settings';
 
 /** Where a run would write, for the confirmation dialog. */
-export function writeTarget(file: string, mode: WriteMode): string {
-  if (mode === 'inPlace') return `${baseName(file)} in place (a backup ${baseName(file)}.bak-<timestamp> is written first)`;
-  return `${baseName(file).replace(/\.jsonl$/i, '')}.compacted.jsonl beside the original`;
+export function writeTarget(file: string, mode: WriteMode, out?: string): string {
+  const name = baseName(file);
+  if (mode === 'inPlace') return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
+  if (out) return `${baseName(out)} (${name} is untouched)`;
+  return `a new session <new-id>.jsonl beside ${name}, which is untouched (resume the new session by its id)`;
 }
 
 export function confirmationText(
   plan: CompactionPlan,
-  options: { mode: WriteMode; summarizer: 'extractive' | 'anthropic'; model?: string },
+  options: { mode: WriteMode; summarizer: Summarizer; model?: string; out?: string },
 ): { message: string; detail: string } {
   const f = planFigures(plan);
   const message = `Compact ${baseName(plan.file)}? ${formatNumber(f.preTokens)} → ${formatNumber(f.postTokens)} tokens`;
@@ -100,13 +104,56 @@ export function confirmationText(
     options.summarizer === 'anthropic'
       ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}; the summarized rounds are sent to it.`
       : 'Summary: offline extractive summary (nothing leaves this machine).';
-  const detail = [planSummary(plan), '', planDetail(plan), '', how, `Writes: ${writeTarget(plan.file, options.mode)}.`].join('\n');
+  const detail = [planSummary(plan), '', planDetail(plan), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out)}.`].join('\n');
   return { message, detail };
 }
 
-/** One line after a successful run. */
-export function resultSummary(result: CompactResult): string {
-  const attempts = result.attempts.length;
-  const via = result.attempts.length ? result.attempts[result.attempts.length - 1].strategy : 'extractive';
-  return `Compacted ${baseName(result.plan.file)}: ${formatNumber(result.preTokens)} → ${formatNumber(result.postTokens)} tokens (${via}${attempts > 1 ? `, ${attempts} attempts` : ''}). Wrote ${baseName(result.output)}.`;
+/** Which summarizer wrote the summary, as the result notification names it. */
+export function summarizerText(result: CompactResult, requested?: Summarizer): string {
+  const n = result.attempts.length;
+  const tries = n > 1 ? `, ${n} attempts` : '';
+  switch (result.summarizer) {
+    case 'anthropic': {
+      const truncated = result.attempts[n - 1]?.strategy === 'anthropic-truncated';
+      return `summary by the Anthropic API${truncated ? ' with the oldest rounds cut' : ''}${tries}`;
+    }
+    case 'extractive':
+      return requested === 'anthropic' ? `offline extractive summary: the Anthropic API was not used${tries}` : 'offline extractive summary';
+    default:
+      return 'no rounds summarized';
+  }
+}
+
+/** Where the result went: a new session (fork), another file, or the original in place. */
+export function resultTarget(result: CompactResult): string {
+  const name = baseName(result.plan.file);
+  switch (result.mode) {
+    case 'fork':
+      return result.sessionId
+        ? `New session ${result.sessionId} beside ${name}, which is untouched.`
+        : `Wrote ${baseName(result.output)} beside ${name}, which is untouched.`;
+    case 'in-place':
+      return `Rewrote ${name} in place${result.backup ? `; backup ${baseName(result.backup)}` : ''}.`;
+    default:
+      return `Wrote ${baseName(result.output)}; ${name} is untouched.`;
+  }
+}
+
+/**
+ * The shell command that resumes the result (null: not resumable by id), with the configured
+ * Claude Code path, in `cwd` when the caller found the session's folder itself.
+ */
+export function resultResumeCommand(result: CompactResult, claudePath = 'claude', cwd: string | null = result.cwd): string | null {
+  return resumeCommand(cwd, result.sessionId, claudePath);
+}
+
+/**
+ * The notification after a successful run: figures, the summarizer that actually ran (with
+ * the fallback when the Anthropic one was asked for), where the result is, how to resume it.
+ */
+export function resultSummary(result: CompactResult, options: { requested?: Summarizer; claudePath?: string; cwd?: string | null } = {}): string {
+  const head = `Compacted ${baseName(result.plan.file)}: ${formatNumber(result.preTokens)} → ${formatNumber(result.postTokens)} tokens (${summarizerText(result, options.requested)}).`;
+  const carried = result.carriedOverBytes > 0 ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.` : '';
+  const resume = resultResumeCommand(result, options.claudePath, options.cwd === undefined ? result.cwd : options.cwd);
+  return `${head} ${resultTarget(result)}${carried}${resume ? ` Resume: ${resume}` : ''}`;
 }

@@ -3,7 +3,18 @@
 import type { CompactSettings } from '../../core/compact/types';
 
 export type Summarizer = 'extractive' | 'anthropic';
-export type WriteMode = 'newFile' | 'inPlace';
+/**
+ * fork: a new session `<new-uuid>.jsonl` beside the original (untouched), resumable by its id;
+ * inPlace: the original is replaced after a backup. The former `newFile` value reads as fork.
+ */
+export type WriteMode = 'fork' | 'inPlace';
+
+/** A write mode from settings or a caller; the deprecated `newFile` and anything unknown mean fork. */
+export function normalizeWriteMode(v: unknown): WriteMode {
+  return v === 'inPlace' ? 'inPlace' : 'fork';
+}
+
+export const DEFAULT_CLAUDE_PATH = 'claude';
 
 export interface ExtensionSettings {
   /** Only the values the user set validly; the engine fills in DEFAULT_SETTINGS for the rest. */
@@ -14,6 +25,8 @@ export interface ExtensionSettings {
   /** Anthropic API base URL (undefined: the SDK's default). */
   baseUrl?: string;
   writeMode: WriteMode;
+  /** The Claude Code executable that Resume in Claude Code runs (machine setting). */
+  claudePath: string;
   /** Compute and show the compaction plan whenever a transcript loads. */
   previewOnOpen: boolean;
 }
@@ -42,7 +55,8 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
     summarizer: get('summarizer') === 'anthropic' ? 'anthropic' : 'extractive',
     model: nonEmpty(get('model')),
     baseUrl: baseUrl && /^https?:\/\//i.test(baseUrl) ? baseUrl : undefined,
-    writeMode: get('writeMode') === 'inPlace' ? 'inPlace' : 'newFile',
+    writeMode: normalizeWriteMode(get('writeMode')),
+    claudePath: nonEmpty(get('claudePath')) ?? DEFAULT_CLAUDE_PATH,
     previewOnOpen: get('previewOnOpen') === true,
   };
 }
