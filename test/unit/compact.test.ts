@@ -65,15 +65,75 @@ describe('compaction properties on every shared fixture', function () {
     });
   }
 
-  it('keeps the last response\'s thinking signatures byte-identical', async () => {
-    const file = copy(fixture('v2.1.97-live-after.jsonl'));
-    const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000, keepRecentTokens: 8_000 } });
-    const lines = readFileSync(result.output, 'utf8').trim().split('\n');
-    const sigs = (text: string) => [...text.matchAll(/"signature":"([^"]+)"/g)].map((m) => m[1]);
-    const orig = readFileSync(file, 'utf8');
-    const boundary = lines.findIndex((l) => l.includes('"compact_boundary"') && l.includes('agent-compactor'));
-    const after = lines.slice(boundary).join('\n');
-    for (const s of sigs(after)) assert.ok(orig.includes(s), 'signature copied exactly');
+  // thinking.jsonl: three rounds (the prompt; a response with a 1,260-character signature that calls Edit; the newest
+  // response with a 460-character signature). The target covers the session's system prompt and tools, so it is set
+  // relative to the overhead the file records: a few hundred tokens of room for the transcript.
+  describe('thinking signatures (thinking.jsonl)', () => {
+    type Thinking = { thinking: string; signature: string; raw: string };
+    /** Thinking blocks per assistant message id, in file order, with the raw JSON text of each signature. */
+    const thinkingById = (lines: string[]) => {
+      const byId = new Map<string, Thinking[]>();
+      for (const l of lines) {
+        if (!l.trim()) continue;
+        const o = JSON.parse(l);
+        if (o.type !== 'assistant' || !Array.isArray(o.message?.content)) continue;
+        const list = byId.get(o.message.id) ?? [];
+        byId.set(o.message.id, list);
+        const raws = [...l.matchAll(/"signature":("(?:[^"\\]|\\.)*")/g)].map((m) => m[1]);
+        const blocks = o.message.content.filter((b: { type?: string }) => b?.type === 'thinking');
+        assert.equal(raws.length, blocks.length, 'one raw signature per thinking block');
+        blocks.forEach((b: { thinking: string; signature: string }, i: number) => list.push({ thinking: b.thinking, signature: b.signature, raw: raws[i] }));
+      }
+      return byId;
+    };
+    const run = async (room: number, keepRecentTokens: number, summaryTokens: number) => {
+      const file = copy(fixture('thinking.jsonl'));
+      const inputText = readFileSync(file, 'utf8');
+      const input = thinkingById(inputText.split('\n'));
+      const ids = [...input.keys()];
+      const newestIn = input.get(ids.at(-1)!)!;
+      const olderIn = ids.slice(0, -1).flatMap((id) => input.get(id)!);
+      assert.equal(newestIn.length, 1, 'the fixture\'s newest response has one thinking block');
+      assert.ok(newestIn[0].signature.length > 100 && olderIn.length === 1 && olderIn[0].signature.length > 100, 'the fixture has signed thinking in both responses');
+      const overhead = (await inspectFile(file, { subagents: false })).report.totals.overheadTokens ?? 0;
+      const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: overhead + room, keepRecentTokens, summaryTokens } });
+      assert.equal(readFileSync(file, 'utf8'), inputText, 'original unchanged');
+      const outLines = readFileSync(result.output, 'utf8').split('\n');
+      const boundary = outLines.findIndex((l) => l.includes('"compact_boundary"') && l.includes('"compactor":"agent-compactor"'));
+      assert.ok(boundary > 0, 'our boundary is written');
+      const after = outLines.slice(boundary);
+      const output = thinkingById(after);
+      const outIds = [...output.keys()];
+      assert.ok(outIds.length > 0, 'responses are kept after the boundary');
+      const allOut = outIds.flatMap((id) => output.get(id)!);
+      assert.ok(allOut.length > 0, 'the output has thinking signatures after the boundary');
+      // The newest response is the last one; its thinking is kept, block for block, byte for byte.
+      const newestOut = output.get(outIds.at(-1)!)!;
+      assert.equal(newestOut.length, newestIn.length, 'the newest response keeps its thinking blocks');
+      newestOut.forEach((b, i) => {
+        assert.equal(b.signature, newestIn[i].signature, 'signature value identical');
+        assert.equal(b.raw, newestIn[i].raw, 'signature JSON text identical byte for byte');
+        assert.equal(b.thinking, newestIn[i].thinking, 'the signed thinking text is identical');
+      });
+      // No other signature: older responses are summarized or kept with their (stale) thinking stripped.
+      assert.deepEqual(allOut.map((b) => b.signature), newestIn.map((b) => b.signature), 'only the newest response carries signatures');
+      for (const b of olderIn) assert.ok(!after.join('\n').includes(b.signature), 'an older response\'s signature is not in the resumed context');
+      assert.deepEqual((await checkResumable(result.output, { expectSummaryFirst: true })).problems, []);
+      return { result, outIds };
+    };
+
+    it('only the newest response kept: its signature is byte-identical', async () => {
+      const { result, outIds } = await run(500, 1, 200);
+      assert.deepEqual(result.plan.rounds.map((r) => r.action), ['summarize', 'summarize', 'keep']);
+      assert.equal(outIds.length, 1);
+    });
+
+    it('an older signed response kept too: its thinking is stripped, the newest signature is byte-identical', async () => {
+      const { result, outIds } = await run(700, 10_000, 100);
+      assert.deepEqual(result.plan.rounds.map((r) => r.action), ['summarize', 'keep', 'keep'], 'the settings keep the older signed response');
+      assert.match(result.plan.rounds[1].reason, /stale thinking stripped/);
+      assert.equal(outIds.length, 2);
+    });
   });
 
   it('in place: keeps a backup and replaces atomically', async () => {
