@@ -194,6 +194,26 @@ describe('compaction properties on every shared fixture', function () {
     assert.deepEqual(readdirSync(join(file, '..')).filter((f) => f.includes('.tmp-') || f.endsWith('.lock')), []);
   });
 
+  // PENDING: product bug in src/core/compact/plan.ts (planDetails: `nothingToDo: underTarget && choice.budget.replacements.size
+  // === 0`). Frozen decisions re-applied to a result already holding their previews count as replacements, so a result
+  // that is within the target is compacted again: a new boundary, a copy of every kept round (+387 KB here), another
+  // backup, 0 rounds summarized. Without replaced tool results the same second run is 'nothing-to-compact'. Un-pend
+  // when the plan ignores frozen replacements whose preview equals the text already there.
+  it.skip('compacting a result again with the same settings finds nothing to do (replaced tool results, in place)', async () => {
+    const file = copy(fixture('with-compactions.jsonl'));
+    const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
+    const first = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
+    assert.ok(first.toolResultsDir && first.plan.toolResults.some((t) => t.action === 'replaced'), 'the first run replaced tool results');
+    const check = await checkResumable(file, { expectSummaryFirst: true, targetTokens: first.plan.messageTarget });
+    assert.deepEqual(check.problems, [], 'the first result is within the target');
+    const after = readFileSync(file);
+    const backups = () => readdirSync(join(file, '..')).filter((n) => n.includes('.bak-'));
+    assert.equal(backups().length, 1);
+    await assert.rejects(compactFile(file, { summarizer: 'extractive', inPlace: true, settings }), (e: CompactError) => e instanceof CompactError && e.code === 'nothing-to-compact');
+    assert.ok(readFileSync(file).equals(after), 'the result is left as it is');
+    assert.equal(backups().length, 1, 'no second backup');
+  });
+
   it('refuses when the source changed after it was read', async () => {
     const file = copy(fixture('v2.1.97-live-before.jsonl'));
     const extra = readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(readFileSync(file).length, readFileSync(file).length + 5000);
