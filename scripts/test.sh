@@ -9,6 +9,7 @@ log_dir=test-results/logs
 mkdir -p "$log_dir"
 passed=0
 failed=0
+pending=0
 status=0
 declare -a summary
 
@@ -19,16 +20,19 @@ step() { # step NAME COMMAND...
   echo "=== $name ==="
   "$@" 2>&1 | tee "$log_dir/$name.log"
   local rc=${PIPESTATUS[0]}
-  local p f
+  local p f n
   # Mocha colours its output on CI (CI=true): strip ANSI codes before counting.
   local plain
   plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log_dir/$name.log")
   p=$(printf '%s\n' "$plain" | grep -Eo '^ *[0-9]+ passing' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
   f=$(printf '%s\n' "$plain" | grep -Eo '^ *[0-9]+ failing' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
-  passed=$((passed + p)); failed=$((failed + f))
+  # Pending (skipped) tests did not run: they count against the run, never as passed.
+  n=$(printf '%s\n' "$plain" | grep -Eo '^ *[0-9]+ pending' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+  passed=$((passed + p)); failed=$((failed + f)); pending=$((pending + n))
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
   [ "$rc" -ne 0 ] && status=1
-  summary+=("$(printf '%-22s %4ss  exit %s  %s passing, %s failing' "$name" "$(( $(date +%s) - start ))" "$rc" "$p" "$f")")
+  [ "$n" -gt 0 ] && status=1
+  summary+=("$(printf '%-22s %4ss  exit %s  %s passing, %s failing, %s pending' "$name" "$(( $(date +%s) - start ))" "$rc" "$p" "$f" "$n")")
   return 0
 }
 
@@ -45,5 +49,6 @@ step ui timeout 900 node --import tsx test/ui/run.ts
 echo
 echo "=== summary ==="
 printf '%s\n' "${summary[@]}"
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed, $pending pending"
+[ "$pending" -gt 0 ] && echo "FAILED: $pending test(s) pending (skipped); a test that does not run does not pass"
 exit $status

@@ -119,7 +119,7 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
     const duration = Math.max(...durations);
     const refTools = join(ref.dir, 's.tool-results');
     const refToolFiles = new Map(existsSync(refTools) ? readdirSync(refTools).map((n) => [n, readFileSync(join(refTools, n))]) : []);
-    if (!refToolFiles.size) console.log('      note: the reference run replaced no tool result; full-text sidecars are not exercised');
+    assert.ok(refToolFiles.size > 0, 'the reference run replaced tool results, so the kills also hit the full-text sidecars');
 
     const rng = new Rng(SEED);
     const timed = Math.ceil(RUNS * 0.7);
@@ -170,13 +170,35 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
       if (names.includes('s.jsonl.compactor.lock')) counts.staleLock++;
 
       // A second compaction succeeds (taking over a dead process's lock).
+      const beforeSecond = readFileSync(file);
+      const calibration = (await inspectFile(file, { subagents: false })).report.totals.calibrationFactor;
+      const backupsBefore = new Set(backups);
       const second = await compactFile(file, { summarizer: 'extractive', settings: SETTINGS, inPlace: true }).catch((e: unknown) => e);
-      if (second instanceof CompactError && second.code === 'nothing-to-compact') counts.secondNothingToDo++;
-      else {
+      const afterSecond = readFileSync(file);
+      const newBackups = readdirSync(dir).filter((n) => n.startsWith('s.jsonl.bak-') && !backupsBefore.has(n));
+      if (second instanceof CompactError && second.code === 'nothing-to-compact') {
+        // Only a file the first run already compacted can be within the target (the original is not: the reference run compacted it).
+        assert.equal(state, 'replaced', `${label}: the second compaction found nothing to do in the untouched original`);
+        assert.ok(afterSecond.equals(beforeSecond), `${label}: 'nothing to compact' changed the transcript`);
+        assert.deepEqual(newBackups, [], `${label}: 'nothing to compact' made a backup`);
+        counts.secondNothingToDo++;
+      } else {
         assert.ok(!(second instanceof Error), `${label}: the second compaction failed: ${second instanceof Error ? second.stack : ''}`);
+        const res = second as Awaited<ReturnType<typeof compactFile>>;
+        assert.equal(res.mode, 'in-place', label);
+        assert.equal(res.output, file, label);
+        // Appended to what it found (the original, or the first run's result), which is backed up byte for byte.
+        assert.ok(afterSecond.length > beforeSecond.length && afterSecond.subarray(0, beforeSecond.length).equals(beforeSecond), `${label}: the second result does not start with the bytes it compacted`);
+        assert.deepEqual(newBackups.map((n) => join(dir, n)), [res.backup], `${label}: one new backup, the one reported`);
+        assert.ok(readFileSync(res.backup!).equals(beforeSecond), `${label}: the second backup differs from the file it replaced`);
+        // Resumable the way Claude Code rebuilds it: starts with our summary, API-valid, on the written leaf, within the target.
+        const check = await checkResumable(file, { calibration, expectSummaryFirst: true, targetTokens: res.plan.messageTarget });
+        assert.deepEqual(check.problems, [], `${label}: the second result does not resume cleanly`);
+        assert.equal(res.postTokens, check.estimatedTokens, `${label}: the reported size is the written file's`);
         counts.secondCompacted++;
       }
       assert.ok(!existsSync(join(dir, 's.jsonl.compactor.lock')), `${label}: lock left by the second compaction`);
+      assert.ok(!readdirSync(dir).some((n) => /^\.s\..*\.tmp-/.test(n) && !names.includes(n)), `${label}: temp file left by the second compaction`);
       await classify(file, original).catch((e: Error) => assert.fail(`${label}, after the second compaction: ${e.message}`));
       rmSync(dir, { recursive: true, force: true });
     }

@@ -7,7 +7,9 @@
  * (test/host/run-electron.ts).
  *
  * Mocha is bundled into this file by scripts/build-host-tests.mjs.
- * Env (via extensionEnvironment): AGENT_COMPACTOR_TEST_GREP filters tests.
+ * Env (via extensionEnvironment): AGENT_COMPACTOR_TEST_GREP filters tests; AGENT_COMPACTOR_TEST_TRUST=untrusted
+ * (the workspace is open in Restricted Mode) runs the *-restricted.test.js files, otherwise every other file.
+ * Any pending (skipped) test fails the run.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,11 +21,13 @@ export async function run(): Promise<void> {
   if (grep) mocha.grep(grep);
 
   const dir = __dirname;
+  // The runner opens the workspace trusted (every suite but Restricted Mode) or untrusted (*-restricted.test.js only).
+  const untrusted = process.env.AGENT_COMPACTOR_TEST_TRUST === 'untrusted';
   const files = fs
     .readdirSync(dir)
-    .filter((f) => f.endsWith('.test.js'))
+    .filter((f) => f.endsWith('.test.js') && f.endsWith('-restricted.test.js') === untrusted)
     .sort();
-  if (files.length === 0) throw new Error(`no *.test.js files in ${dir}`);
+  if (files.length === 0) throw new Error(`no ${untrusted ? '*-restricted' : '*'}.test.js files in ${dir}`);
   for (const f of files) mocha.addFile(path.join(dir, f));
 
   const started = Date.now();
@@ -36,9 +40,10 @@ export async function run(): Promise<void> {
         const pending = s?.pending ?? 0;
         // A plain closing line any CI log reader understands.
         console.log(
-          `host: ${passed} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''} (${Date.now() - started} ms, VS Code extension host)`,
+          `host${untrusted ? ' (Restricted Mode)' : ''}: ${passed} passed, ${failed} failed, ${pending} pending (${Date.now() - started} ms, VS Code extension host)`,
         );
         if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
+        else if (pending > 0) reject(new Error(`${pending} host test(s) pending (skipped): a test that does not run does not pass`));
         else if (passed === 0) reject(new Error('no host test ran'));
         else resolve();
       });

@@ -10,6 +10,8 @@
  * Env:
  *   AGENT_COMPACTOR_EXTENSION_PATH  extension folder to load (default: repo root)
  *   AGENT_COMPACTOR_TEST_GREP       only run tests whose title matches
+ *   AGENT_COMPACTOR_HOST_PASS       trusted | untrusted | both (default): the trusted pass runs every suite but
+ *                                   Restricted Mode, the untrusted pass opens the folder untrusted and runs that one
  *   AGENT_COMPACTOR_HOST_TEST_TIMEOUT_MS  overall limit (default 600000)
  *   KEEP_TEST_TMP=1                 keep temp dirs (server, workspace) for debugging
  *   HOST_TEST_DEBUG=1               also print the browser's console
@@ -21,7 +23,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import { launchBrowser, type LaunchedBrowser } from '../support/browser';
-import { assertExtensionBuilt, remoteUri, repoRoot, startCodeServer, type CodeServer } from '../support/code-server';
+import { assertExtensionBuilt, remoteUri, repoRoot, startCodeServer, UNTRUSTED_USER_SETTINGS, type CodeServer } from '../support/code-server';
 import { createWorkspace, defaultWorkspaceFiles, fixturesDir, type TempWorkspace, type WorkspaceFiles } from '../support/workspace';
 
 export interface RunHostTestsOptions {
@@ -39,7 +41,26 @@ export interface RunHostTestsOptions {
   timeoutMs?: number;
   /** Mocha grep, passed as AGENT_COMPACTOR_TEST_GREP. */
   grep?: string;
+  /**
+   * 'trusted' (default): code-server with --disable-workspace-trust, every suite but *-restricted.test.js.
+   * 'untrusted': workspace trust on and nothing trusted, so the folder opens in Restricted Mode; runs only
+   * *-restricted.test.js, with RESTRICTED_WORKSPACE_SETTINGS in the workspace's .vscode/settings.json.
+   */
+  trust?: 'trusted' | 'untrusted';
 }
+
+/**
+ * Workspace settings of the Restricted Mode pass: the extension's restricted configurations (which VS Code must
+ * ignore in an untrusted workspace) set to non-default values, and one unrestricted setting that must apply.
+ */
+export const RESTRICTED_WORKSPACE_SETTINGS: Record<string, unknown> = {
+  'agentCompactor.summarizer': 'anthropic',
+  'agentCompactor.model': 'claude-from-an-untrusted-workspace',
+  'agentCompactor.baseUrl': 'http://127.0.0.1:9/untrusted-workspace',
+  'agentCompactor.writeMode': 'inPlace',
+  'agentCompactor.claudePath': '/untrusted-workspace/bin/claude',
+  'agentCompactor.targetTokens': 12345,
+};
 
 interface AutomationLogEntry {
   relativePath: string;
@@ -108,8 +129,15 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
   installSignalHandlers();
 
   try {
-    workspace = createWorkspace(opts.workspaceFiles ?? defaultWorkspaceFiles());
-    server = await startCodeServer({ settings: opts.settings });
+    const untrusted = opts.trust === 'untrusted';
+    workspace = createWorkspace({
+      ...(opts.workspaceFiles ?? defaultWorkspaceFiles()),
+      ...(untrusted ? { '.vscode/settings.json': JSON.stringify(RESTRICTED_WORKSPACE_SETTINGS, null, 2) } : {}),
+    });
+    server = untrusted
+      ? await startCodeServer({ workspaceTrust: true, settings: { ...UNTRUSTED_USER_SETTINGS, ...(opts.settings ?? {}) } })
+      : await startCodeServer({ settings: opts.settings });
+    log(`workspace trust: ${untrusted ? 'enabled, nothing trusted (Restricted Mode)' : 'disabled (trusted)'}`);
     log(`code-server ${server.url} (pid ${server.pid}) ready in ${Date.now() - t0} ms`);
 
     const extEnv: Record<string, string> = {
@@ -119,6 +147,7 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
       AGENT_COMPACTOR_TEST_HOME: server.home,
       AGENT_COMPACTOR_FIXTURES_DIR: fixturesDir,
       AGENT_COMPACTOR_REPO_ROOT: repoRoot,
+      AGENT_COMPACTOR_TEST_TRUST: untrusted ? 'untrusted' : 'trusted',
       ...(opts.grep ?? process.env.AGENT_COMPACTOR_TEST_GREP
         ? { AGENT_COMPACTOR_TEST_GREP: (opts.grep ?? process.env.AGENT_COMPACTOR_TEST_GREP)! }
         : {}),
@@ -198,8 +227,29 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
   }
 }
 
+/**
+ * Both passes, one after the other: the trusted one, then Restricted Mode. AGENT_COMPACTOR_HOST_PASS=trusted or
+ * untrusted runs one of them (e.g. with a grep that matches only one pass's tests).
+ */
+export async function runAllHostPasses(): Promise<number> {
+  const which = process.env.AGENT_COMPACTOR_HOST_PASS ?? 'both';
+  if (!['both', 'trusted', 'untrusted'].includes(which)) throw new Error(`AGENT_COMPACTOR_HOST_PASS must be both, trusted or untrusted, not ${which}`);
+  const results: string[] = [];
+  let code = 0;
+  for (const trust of ['trusted', 'untrusted'] as const) {
+    if (which !== 'both' && which !== trust) continue;
+    if (interruptedBy) break;
+    log(`=== ${trust === 'trusted' ? 'trusted workspace' : 'Restricted Mode (untrusted workspace)'} ===`);
+    const c = await runHostTests({ trust });
+    results.push(`${trust}: ${c === 0 ? 'PASSED' : 'FAILED'}`);
+    if (c !== 0) code = c;
+  }
+  log(`passes: ${results.join(', ')}`);
+  return code;
+}
+
 if (require.main === module) {
-  runHostTests().then(
+  runAllHostPasses().then(
     (code) => process.exit(code),
     (e: unknown) => {
       console.error(`[host-tests] ERROR: ${e instanceof Error ? e.message : String(e)}`);

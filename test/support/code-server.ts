@@ -95,7 +95,25 @@ export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   'files.hotExit': 'off',
 };
 
+/**
+ * User settings for a workbench that opens its folder in Restricted Mode: workspace trust on, no startup dialog or
+ * banner, nothing trusted beforehand (the browser profile and user-data dir are fresh). Use with
+ * `workspaceTrust: true`, which drops --disable-workspace-trust.
+ */
+export const UNTRUSTED_USER_SETTINGS: Record<string, unknown> = {
+  'security.workspace.trust.enabled': true,
+  'security.workspace.trust.startupPrompt': 'never',
+  'security.workspace.trust.banner': 'never',
+  'security.workspace.trust.emptyWindow': false,
+  'security.workspace.trust.untrustedFiles': 'open',
+};
+
 export interface StartCodeServerOptions {
+  /**
+   * Let VS Code decide workspace trust (no --disable-workspace-trust). Default false: every workspace is trusted.
+   * With UNTRUSTED_USER_SETTINGS the folder opens in Restricted Mode.
+   */
+  workspaceTrust?: boolean;
   /** Extra user settings, merged over DEFAULT_USER_SETTINGS into User/settings.json. */
   settings?: Record<string, unknown>;
   /** Extra code-server arguments. */
@@ -270,7 +288,7 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
       dirs.extensionsDir,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--ignore-last-opened',
       '--reconnection-grace-time',

@@ -1,5 +1,6 @@
 // Tool-result budgeting: previews, largest-first, frozen decisions, forks, safe file names.
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -54,13 +55,41 @@ describe('tool-result previews', () => {
     assert.ok(text.startsWith(body));
     assert.ok(body.length <= 2000 && body.length > 1000);
     assert.ok(!body.endsWith('row'), 'cut at a line end');
-    assert.equal(makePreview(text, 2000, 'p'), makePreview(text, 2000, 'p'), 'stable');
+    // The exact text, computed independently: rows 0-9 take 6 bytes with their newline, rows 10-99 7, rows 100+ 8, so
+    // the whole rows within 2,000 bytes are rows 0..262 (10×6 + 90×7 + 163×8 = 1,994 bytes; row 262's newline is
+    // byte 1,994, row 263 would end at byte 2,001). The preview text is frozen into the state file and re-sent on every
+    // later pass, so any change to it (wording, sizes, path, cut) changes what the API receives: it is pinned here.
+    const rows = text.split('\n');
+    let head = '';
+    for (const r of rows) {
+      const next = head ? `${head}\n${r}` : r;
+      if (Buffer.byteLength(next + '\n') > 2000) break;
+      head = next;
+    }
+    assert.equal(head, rows.slice(0, 263).join('\n'));
+    assert.equal(head.length, 1_993);
+    const expected =
+      '[Tool result replaced by a preview to save context: the original was 3,889 characters (3,889 bytes). Full text saved to: /x/session.tool-results/toolu_1.txt]\n' +
+      `Preview (first 1,993 bytes):\n${head}\n[… 1,896 more characters in /x/session.tool-results/toolu_1.txt]`;
+    assert.equal(p, expected);
+    // Stable across processes and locales: a fresh process with another locale and time zone gives the same bytes.
+    const script = `const { makePreview } = require(${JSON.stringify(resolve(__dirname, '../../src/core/compact/budget.ts'))});` +
+      `const text = Array.from({ length: 500 }, (_, i) => 'row ' + i).join('\\n');` +
+      `process.stdout.write(makePreview(text, 2000, '/x/session.tool-results/toolu_1.txt'));`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', TZ: 'Asia/Kolkata' },
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout, expected, 'same preview in a fresh process');
   });
 
   it('never splits a multi-byte character', () => {
     const text = 'é'.repeat(3000);
     const p = makePreview(text, 2001, 'p');
     assert.ok(!p.includes('\uFFFD'));
+    // 2,001 bytes hold 1,000 whole 'é' (2 bytes each): the half character is dropped, not replaced.
+    assert.equal(p, `[Tool result replaced by a preview to save context: the original was 3,000 characters (6,000 bytes). Full text saved to: p]\nPreview (first 2,000 bytes):\n${'é'.repeat(1000)}\n[… 2,000 more characters in p]`);
   });
 });
 

@@ -1,7 +1,7 @@
 // Compaction end to end: property checks over every fixture and many targets, and the
 // Anthropic summarizer through the real SDK against the local fake Messages API.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createServer } from 'node:net';
@@ -10,6 +10,7 @@ import { planCompaction } from '../../src/core/compact/plan';
 import { compactFile } from '../../src/core/compact/compact';
 import { checkResumable } from '../../src/core/compact/validate';
 import { CompactError } from '../../src/core/compact/types';
+import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { claudeFixtures, fixture } from '../support/fixtures';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 
@@ -23,57 +24,163 @@ function copy(src: string): string {
   return p;
 }
 
+/**
+ * Estimated tokens of the least a compacted file can resume with: our boundary, the summary line holding only the
+ * continuation prefix (an empty summary), and the newest response's lines (from the first line of the last assistant
+ * message id to the end), re-linked onto the summary. Built from the written output, measured by checkResumable.
+ */
+async function newestResponseFloor(output: string, originalBytes: number, calibration: number): Promise<number> {
+  const text = readFileSync(output, 'utf8');
+  const head = text.slice(0, Buffer.from(text).subarray(0, originalBytes).toString('utf8').length);
+  const tail = text.slice(head.length).split('\n').filter((l) => l.trim());
+  assert.ok(JSON.parse(tail[0]).compactMetadata?.compactor === 'agent-compactor', 'our boundary follows the original bytes');
+  const summary = JSON.parse(tail[1]);
+  assert.equal(summary.isCompactSummary, true);
+  assert.ok(typeof summary.message.content === 'string' && summary.message.content.startsWith(SUMMARY_PREFIX));
+  summary.message.content = SUMMARY_PREFIX;
+  const kept = tail.slice(2).map((l) => JSON.parse(l));
+  const lastId = kept.filter((o) => o.type === 'assistant').at(-1)?.message?.id;
+  const newest = kept.slice(lastId ? kept.findIndex((o) => o.type === 'assistant' && o.message?.id === lastId) : 0);
+  if (newest.length) newest[0].parentUuid = summary.uuid;
+  const floorFile = output.replace(/\.jsonl$/, '.floor.jsonl');
+  writeFileSync(floorFile, head + [tail[0], JSON.stringify(summary), ...newest.map((o) => JSON.stringify(o))].join('\n') + '\n');
+  const check = await checkResumable(floorFile, { calibration, expectSummaryFirst: true });
+  assert.deepEqual(check.problems, [], 'the floor file resumes');
+  return check.estimatedTokens;
+}
+
 describe('compaction properties on every shared fixture', function () {
   this.timeout(300_000);
   for (const src of claudeFixtures()) {
-    it(`${basename(src)}: output is API-valid, under target, original untouched`, async () => {
+    it(`${basename(src)}: output is API-valid, under target (or provably unable to be), original untouched`, async () => {
       const original = readFileSync(src);
       const analysis = await inspectFile(src, { subagents: false });
       const active = analysis.report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
+      const calibration = analysis.report.totals.calibrationFactor;
+      // The target covers the system prompt and tools the session's usage records: the transcript gets the rest.
+      const overhead = analysis.report.totals.overheadTokens ?? 0;
       let compacted = 0;
-      for (const fraction of [0.8, 0.5, 0.3, 0.15]) {
-        const target = Math.max(3_000, Math.round(active * fraction));
+      let unreachable = 0;
+      // Fractions of the active context as room for the transcript, and one room (50 tokens) below any resumed
+      // context (the summary's continuation prefix alone is larger), where the target is out of reach.
+      for (const fraction of [0.8, 0.5, 0.3, 0.15, 0]) {
+        const room = fraction ? Math.max(1_000, Math.round(active * fraction)) : 50;
+        const target = overhead + room;
+        const settings = { targetTokens: target, keepRecentTokens: Math.round(room / 2), summaryTokens: 1_500 };
         const file = copy(src);
-        const plan1 = await planCompaction(analysis, { targetTokens: target, keepRecentTokens: Math.round(target / 2), summaryTokens: 1_500 });
-        const plan2 = await planCompaction(analysis, { targetTokens: target, keepRecentTokens: Math.round(target / 2), summaryTokens: 1_500 });
+        const plan1 = await planCompaction(analysis, settings);
+        const plan2 = await planCompaction(analysis, settings);
         assert.deepEqual(plan1, plan2, 'plan is deterministic');
+        assert.equal(plan1.messageTarget, room, 'the transcript\'s room is the target less the overhead');
         let result;
         try {
-          result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: target, keepRecentTokens: Math.round(target / 2), summaryTokens: 1_500 } });
+          result = await compactFile(file, { summarizer: 'extractive', settings });
         } catch (err) {
           assert.ok(err instanceof CompactError && err.code === 'nothing-to-compact', String(err));
-          assert.ok(active <= target);
+          assert.ok(plan1.nothingToDo && plan1.preTokens <= room, `nothing to compact, yet the plan says ${plan1.preTokens} > ${room}`);
+          assert.ok(active <= room, `nothing to compact, yet the estimated active context ${active} > ${room}`);
           continue;
         }
         compacted++;
         assert.deepEqual(readFileSync(file), original, 'original unchanged');
         const out = readFileSync(result.output);
         assert.deepEqual(out.subarray(0, original.length), original, 'original lines kept byte for byte before the boundary');
-        const check = await checkResumable(result.output, { calibration: analysis.report.totals.calibrationFactor, expectSummaryFirst: true });
+        const check = await checkResumable(result.output, { calibration, expectSummaryFirst: true });
         assert.deepEqual(check.problems, [], `${basename(src)} @${target}`);
         const newest = result.plan.rounds.filter((r) => r.inContext).at(-1)!;
         assert.equal(newest.action, 'keep', 'newest response always kept');
-        if (!result.plan.notes.some((x) => /cannot reach|over the target/.test(x))) {
-          assert.ok(check.estimatedTokens <= target, `${check.estimatedTokens} > ${target}`);
-        }
         assert.equal(result.postTokens, check.estimatedTokens);
+        // Always checked: under the target, or over it only when even the least the result can hold (the summary
+        // line with an empty summary, then the newest response alone) is over it, measured on a file built here.
+        const floor = await newestResponseFloor(result.output, original.length, calibration);
+        const cannotReach = result.plan.notes.some((x) => /cannot reach/.test(x));
+        if (check.estimatedTokens > room) {
+          unreachable++;
+          assert.ok(floor > room, `${basename(src)} @${room}: ${check.estimatedTokens} tokens over the ${room}-token room, though the newest response with an empty summary takes only ${floor}`);
+          assert.ok(cannotReach, `${basename(src)} @${room}: an out-of-reach target is reported (${JSON.stringify(result.plan.notes)})`);
+        } else {
+          assert.ok(check.estimatedTokens <= room, `${check.estimatedTokens} > ${room}`);
+          assert.ok(!cannotReach, `${basename(src)} @${room}: "cannot reach" note for a result at ${check.estimatedTokens} tokens`);
+        }
+        if (fraction === 0) assert.ok(floor > room, `${basename(src)}: the 50-token room is meant to be out of reach (floor ${floor})`);
         // Every kept round's tool_use ids travel with their results: the validity check above covers it;
         // also no summarized round is kept and vice versa.
         for (const r of result.plan.rounds) if (!r.inContext) assert.equal(r.action, 'keep');
       }
-      if (active > 3_000 / 0.15) assert.ok(compacted > 0, 'at least one target compacts');
+      if (active > 1_000 / 0.15) assert.ok(compacted > 1, 'a reachable target compacts');
+      assert.equal(unreachable, compacted > 0 ? 1 : 0, 'only the 50-token room is out of reach');
     });
   }
 
-  it('keeps the last response\'s thinking signatures byte-identical', async () => {
-    const file = copy(fixture('v2.1.97-live-after.jsonl'));
-    const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000, keepRecentTokens: 8_000 } });
-    const lines = readFileSync(result.output, 'utf8').trim().split('\n');
-    const sigs = (text: string) => [...text.matchAll(/"signature":"([^"]+)"/g)].map((m) => m[1]);
-    const orig = readFileSync(file, 'utf8');
-    const boundary = lines.findIndex((l) => l.includes('"compact_boundary"') && l.includes('agent-compactor'));
-    const after = lines.slice(boundary).join('\n');
-    for (const s of sigs(after)) assert.ok(orig.includes(s), 'signature copied exactly');
+  // thinking.jsonl: three rounds (the prompt; a response with a 1,260-character signature that calls Edit; the newest
+  // response with a 460-character signature). The target covers the session's system prompt and tools, so it is set
+  // relative to the overhead the file records: a few hundred tokens of room for the transcript.
+  describe('thinking signatures (thinking.jsonl)', () => {
+    type Thinking = { thinking: string; signature: string; raw: string };
+    /** Thinking blocks per assistant message id, in file order, with the raw JSON text of each signature. */
+    const thinkingById = (lines: string[]) => {
+      const byId = new Map<string, Thinking[]>();
+      for (const l of lines) {
+        if (!l.trim()) continue;
+        const o = JSON.parse(l);
+        if (o.type !== 'assistant' || !Array.isArray(o.message?.content)) continue;
+        const list = byId.get(o.message.id) ?? [];
+        byId.set(o.message.id, list);
+        const raws = [...l.matchAll(/"signature":("(?:[^"\\]|\\.)*")/g)].map((m) => m[1]);
+        const blocks = o.message.content.filter((b: { type?: string }) => b?.type === 'thinking');
+        assert.equal(raws.length, blocks.length, 'one raw signature per thinking block');
+        blocks.forEach((b: { thinking: string; signature: string }, i: number) => list.push({ thinking: b.thinking, signature: b.signature, raw: raws[i] }));
+      }
+      return byId;
+    };
+    const run = async (room: number, keepRecentTokens: number, summaryTokens: number) => {
+      const file = copy(fixture('thinking.jsonl'));
+      const inputText = readFileSync(file, 'utf8');
+      const input = thinkingById(inputText.split('\n'));
+      const ids = [...input.keys()];
+      const newestIn = input.get(ids.at(-1)!)!;
+      const olderIn = ids.slice(0, -1).flatMap((id) => input.get(id)!);
+      assert.equal(newestIn.length, 1, 'the fixture\'s newest response has one thinking block');
+      assert.ok(newestIn[0].signature.length > 100 && olderIn.length === 1 && olderIn[0].signature.length > 100, 'the fixture has signed thinking in both responses');
+      const overhead = (await inspectFile(file, { subagents: false })).report.totals.overheadTokens ?? 0;
+      const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: overhead + room, keepRecentTokens, summaryTokens } });
+      assert.equal(readFileSync(file, 'utf8'), inputText, 'original unchanged');
+      const outLines = readFileSync(result.output, 'utf8').split('\n');
+      const boundary = outLines.findIndex((l) => l.includes('"compact_boundary"') && l.includes('"compactor":"agent-compactor"'));
+      assert.ok(boundary > 0, 'our boundary is written');
+      const after = outLines.slice(boundary);
+      const output = thinkingById(after);
+      const outIds = [...output.keys()];
+      assert.ok(outIds.length > 0, 'responses are kept after the boundary');
+      const allOut = outIds.flatMap((id) => output.get(id)!);
+      assert.ok(allOut.length > 0, 'the output has thinking signatures after the boundary');
+      // The newest response is the last one; its thinking is kept, block for block, byte for byte.
+      const newestOut = output.get(outIds.at(-1)!)!;
+      assert.equal(newestOut.length, newestIn.length, 'the newest response keeps its thinking blocks');
+      newestOut.forEach((b, i) => {
+        assert.equal(b.signature, newestIn[i].signature, 'signature value identical');
+        assert.equal(b.raw, newestIn[i].raw, 'signature JSON text identical byte for byte');
+        assert.equal(b.thinking, newestIn[i].thinking, 'the signed thinking text is identical');
+      });
+      // No other signature: older responses are summarized or kept with their (stale) thinking stripped.
+      assert.deepEqual(allOut.map((b) => b.signature), newestIn.map((b) => b.signature), 'only the newest response carries signatures');
+      for (const b of olderIn) assert.ok(!after.join('\n').includes(b.signature), 'an older response\'s signature is not in the resumed context');
+      assert.deepEqual((await checkResumable(result.output, { expectSummaryFirst: true })).problems, []);
+      return { result, outIds };
+    };
+
+    it('only the newest response kept: its signature is byte-identical', async () => {
+      const { result, outIds } = await run(500, 1, 200);
+      assert.deepEqual(result.plan.rounds.map((r) => r.action), ['summarize', 'summarize', 'keep']);
+      assert.equal(outIds.length, 1);
+    });
+
+    it('an older signed response kept too: its thinking is stripped, the newest signature is byte-identical', async () => {
+      const { result, outIds } = await run(700, 10_000, 100);
+      assert.deepEqual(result.plan.rounds.map((r) => r.action), ['summarize', 'keep', 'keep'], 'the settings keep the older signed response');
+      assert.match(result.plan.rounds[1].reason, /stale thinking stripped/);
+      assert.equal(outIds.length, 2);
+    });
   });
 
   it('in place: keeps a backup and replaces atomically', async () => {
@@ -85,6 +192,26 @@ describe('compaction properties on every shared fixture', function () {
     assert.deepEqual(readFileSync(result.backup!), before);
     assert.ok(readFileSync(file).length > before.length);
     assert.deepEqual(readdirSync(join(file, '..')).filter((f) => f.includes('.tmp-') || f.endsWith('.lock')), []);
+  });
+
+  // PENDING: product bug in src/core/compact/plan.ts (planDetails: `nothingToDo: underTarget && choice.budget.replacements.size
+  // === 0`). Frozen decisions re-applied to a result already holding their previews count as replacements, so a result
+  // that is within the target is compacted again: a new boundary, a copy of every kept round (+387 KB here), another
+  // backup, 0 rounds summarized. Without replaced tool results the same second run is 'nothing-to-compact'. Un-pend
+  // when the plan ignores frozen replacements whose preview equals the text already there.
+  it.skip('compacting a result again with the same settings finds nothing to do (replaced tool results, in place)', async () => {
+    const file = copy(fixture('with-compactions.jsonl'));
+    const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
+    const first = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
+    assert.ok(first.toolResultsDir && first.plan.toolResults.some((t) => t.action === 'replaced'), 'the first run replaced tool results');
+    const check = await checkResumable(file, { expectSummaryFirst: true, targetTokens: first.plan.messageTarget });
+    assert.deepEqual(check.problems, [], 'the first result is within the target');
+    const after = readFileSync(file);
+    const backups = () => readdirSync(join(file, '..')).filter((n) => n.includes('.bak-'));
+    assert.equal(backups().length, 1);
+    await assert.rejects(compactFile(file, { summarizer: 'extractive', inPlace: true, settings }), (e: CompactError) => e instanceof CompactError && e.code === 'nothing-to-compact');
+    assert.ok(readFileSync(file).equals(after), 'the result is left as it is');
+    assert.equal(backups().length, 1, 'no second backup');
   });
 
   it('refuses when the source changed after it was read', async () => {
