@@ -11,7 +11,8 @@ import { CompactError, type CompactionPlan, type CompactResult } from '../../src
 import { childNodes, parentNode, rootNodes, roundChildren, roundNodeByIndex, snapshot, markOf, MARK_TEXT, type TreeNodeModel } from '../../src/extension/model/tree';
 import { decorationRanges, markedLineCount } from '../../src/extension/model/decorations';
 import { confirmationText, planFigures, planSummary, resultResumeCommand, resultSummary, resultTarget, summarizerText, writeTarget } from '../../src/extension/model/planText';
-import { copyableResumeCommand, isDirectory, isInside, projectFolderName, projectFolderOf, readSessionInfo, resumeProblem, resumeShellLine, sessionIdFromFile, terminalName } from '../../src/extension/model/resume';
+import { copyableResumeCommand, isDirectory, isInside, resumeProblem, resumeShellLine, terminalName } from '../../src/extension/model/resume';
+import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../src/core/session';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
 import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
 import { normalizeWriteMode, parseTokenCount, readSettings } from '../../src/extension/model/settings';

@@ -154,8 +154,8 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       assert.ok(now.length > original.length && now.subarray(0, original.length).equals(original));
       assert.ok(readdirSync(join(jail, 'real')).includes('target.tool-results'));
       // Not in place: the default output goes beside the real file.
-      // (A smaller per-result limit replaces more results, so there is something to write.)
-      const res2 = await compactFile(link, { summarizer: 'extractive', settings: { ...settings, maxToolResultChars: 900 } });
+      // (A small target summarizes the older rounds, so there is something to write.)
+      const res2 = await compactFile(link, { summarizer: 'extractive', settings: { ...settings, targetTokens: 1_000, keepRecentTokens: 1 } });
       assert.equal(res2.output, join(jail, 'real', `${res2.sessionId}.jsonl`));
       assert.ok(readFileSync(target).equals(now), 'not in place: the target is untouched');
       assert.ok(readFileSync(res2.output).subarray(0, now.length).equals(now), 'the new file starts with the target\'s bytes');

@@ -19,7 +19,8 @@ import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
 import { attachmentText } from './messages';
 import { toolResultText } from './lines';
-import { isSessionId, resumeCommand } from './resume';
+import { resumeCommand } from './resume';
+import { readSessionInfo, sessionIdFromFile } from '../session';
 
 export interface CompactOptions {
   settings?: Partial<CompactSettings>;
@@ -53,14 +54,8 @@ interface OutputTarget {
   newSessionId?: string;
 }
 
-/** The file name is the session id for Claude Code (`<uuid>.jsonl`). */
-function sessionIdOfPath(file: string): string | null {
-  const name = basename(file).replace(/\.jsonl$/i, '');
-  return isSessionId(name) ? name : null;
-}
-
 async function resolveOutput(file: string, options: CompactOptions): Promise<OutputTarget> {
-  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: sessionIdOfPath(file) };
+  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: sessionIdFromFile(file) };
   if (options.out === undefined) {
     const id = randomUUID();
     return { out: join(dirname(file), `${id}.jsonl`), mode: 'fork', sessionId: id, newSessionId: id };
@@ -74,7 +69,7 @@ async function resolveOutput(file: string, options: CompactOptions): Promise<Out
       throw new CompactError('exists', `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`);
     }
   }
-  return { out, mode: 'out', sessionId: sessionIdOfPath(out) };
+  return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
 }
 
 /** True when `path` holds a compact_boundary that Agent Compactor wrote (streamed; never the whole file in memory). */
@@ -333,8 +328,8 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   plan.postTokens = postTokens;
 
   const lastPrompt = await lastPromptOf(file, analysis);
-  const leafObj = analysis.chain.leaf >= 0 ? objects.get(analysis.chain.leaf) : undefined;
-  const cwd = typeof leafObj?.cwd === 'string' ? leafObj.cwd : null;
+  // Where the session was started (the folder that names its project folder), not where its last command ran.
+  const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(resolve(file))) });
   const seed = `${basename(file)}:${readSize}:${analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid : ''}:${JSON.stringify(plan.settings)}:${target.newSessionId ?? ''}`;
   const built = buildAppendedLines({
     analysis,

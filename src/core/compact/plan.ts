@@ -194,7 +194,8 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
     droppedRounds: 0,
-    nothingToDo: underTarget && choice.budget.replacements.size === 0,
+    // A frozen replacement whose preview is already the text in the file changes nothing.
+    nothingToDo: underTarget && [...choice.budget.replacements.values()].every((r) => r.original === r.preview),
     notes,
   };
   return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };

@@ -8,14 +8,12 @@ import {
   copyableResumeCommand,
   isDirectory,
   isInside,
-  projectFolderOf,
-  readSessionInfo,
   resumeProblem,
   resumeShellLine,
-  sessionIdFromFile,
   terminalName,
   type ResumeTarget,
 } from '../model/resume';
+import { projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../core/session';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
