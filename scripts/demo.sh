@@ -22,7 +22,9 @@ echo "== plan (target $target tokens) =="
 node dist/cli.js plan "$file" --target-tokens "$target" | tail -n 8
 echo
 echo "== compact (offline extractive summary) =="
-node dist/cli.js compact "$file" --target-tokens "$target" --summarizer extractive
+node dist/cli.js compact "$file" --target-tokens "$target" --summarizer extractive | tee "$work/compact.txt"
+# The result is a fork: a new session <id>.jsonl beside the original, which stays as it was.
+fork=$(sed -n 's/^wrote //p' "$work/compact.txt" | head -n 1)
 echo
-echo "== inspect (after) =="
-node dist/cli.js inspect "$work/$session.compacted.jsonl" | tail -n 6
+echo "== inspect (after: $fork) =="
+node dist/cli.js inspect "$fork" | tail -n 6

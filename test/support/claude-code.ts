@@ -424,6 +424,75 @@ process.once('exit', () => {
   }
 });
 
+export interface SpawnClaudeOptions {
+  bin: string;
+  args: string[];
+  cwd: string;
+  /** HOME of the run: Claude Code reads `<home>/.claude/projects/<project>/<session>.jsonl`. */
+  home: string;
+  tmp: string;
+  fake: FakeAnthropic;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+export interface SpawnClaudeResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+}
+
+/** Runs the real Claude Code offline against `fake` with a private HOME (see the facts above). */
+export async function spawnClaude(o: SpawnClaudeOptions): Promise<SpawnClaudeResult> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: o.home,
+    TMPDIR: o.tmp,
+    XDG_CONFIG_HOME: path.join(o.home, '.config'),
+    XDG_DATA_HOME: path.join(o.home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(o.home, '.cache'),
+    ANTHROPIC_BASE_URL: o.fake.url,
+    ANTHROPIC_API_KEY: 'fake-key',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    NO_COLOR: '1',
+    ...(o.env ?? {}),
+  };
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  const t0 = Date.now();
+  let timedOut = false;
+  let stdout = '';
+  let stderr = '';
+  const child = spawn(o.bin, o.args, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, timeoutMs);
+  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, sig) => resolve([code, sig]));
+  });
+  clearTimeout(timer);
+  killGroup(); // anything it left behind in its process group
+  return { exitCode, signal, timedOut, stdout, stderr, durationMs: Date.now() - t0 };
+}
+
 /** Resume `sessionFile` with the real Claude Code and a prompt; see the facts above. */
 export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRunResult> {
   const bin = requireClaudeBinary();
@@ -453,57 +522,10 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
   const fake = opts.fake ?? (await startFakeAnthropic());
   const before = new Set(fake.requests);
 
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    LANG: 'C.UTF-8',
-    HOME: home,
-    TMPDIR: tmp,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: 'fake-key',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    NO_COLOR: '1',
-    ...(opts.env ?? {}),
-  };
-  const args = ['-p', '--resume', sessionId, ...(opts.extraArgs ?? []), opts.prompt];
-  const timeoutMs = opts.timeoutMs ?? 120_000;
-  const t0 = Date.now();
-  let timedOut = false;
-  let stdout = '';
-  let stderr = '';
-  let exitCode: number | null = null;
-  let signal: NodeJS.Signals | null = null;
-  try {
-    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const killGroup = () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    };
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, timeoutMs);
-    [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (code, sig) => resolve([code, sig]));
-    });
-    clearTimeout(timer);
-    killGroup(); // anything it left behind in its process group
-  } finally {
+  const run = await spawnClaude({ bin, args: ['-p', '--resume', sessionId, ...(opts.extraArgs ?? []), opts.prompt], cwd, home, tmp, fake, env: opts.env, timeoutMs: opts.timeoutMs }).finally(async () => {
     if (ownFake) await fake.close();
-  }
-  const durationMs = Date.now() - t0;
+  });
+  const { exitCode, signal, timedOut, stdout, stderr, durationMs } = run;
 
   const allRequests = fake.requests.filter((r) => !before.has(r));
   const requests = allRequests.filter((r) => r.kind === 'messages');

@@ -217,6 +217,28 @@ describe('compaction properties on every shared fixture', function () {
     assert.equal(backups().length, 1, 'no second backup');
   });
 
+  it('--out never replaces a file that is not this session\'s own output; --force replaces only an earlier output of ours', async () => {
+    const file = copy(fixture('v1.0.108-medium.jsonl'));
+    const dir = join(file, '..');
+    const notes = join(dir, 'notes.md');
+    writeFileSync(notes, '# my notes\n');
+    const settings = { targetTokens: 20_000 };
+    for (const force of [false, true]) {
+      await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, out: notes, force }), (e: CompactError) => e.code === 'exists' && e.message.includes(notes));
+      assert.equal(readFileSync(notes, 'utf8'), '# my notes\n', `an unrelated file is never replaced (force ${force})`);
+    }
+    const out = join(dir, 'result.jsonl');
+    const first = await compactFile(file, { summarizer: 'extractive', settings, out });
+    assert.equal(first.mode, 'out');
+    const firstBytes = readFileSync(out);
+    await assert.rejects(compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 15_000 }, out }), (e: CompactError) => e.code === 'exists' && /--force/.test(e.message));
+    assert.ok(readFileSync(out).equals(firstBytes), 'without --force an earlier output stays');
+    const second = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 15_000 }, out, force: true });
+    assert.equal(second.output, out);
+    assert.ok(!readFileSync(out).equals(firstBytes), 'with --force an earlier output of ours is replaced');
+    await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, out: file, force: true }), (e: CompactError) => e.code === 'unsafe-path');
+  });
+
   it('refuses when the source changed after it was read', async () => {
     const file = copy(fixture('v2.1.97-live-before.jsonl'));
     const extra = readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(readFileSync(file).length, readFileSync(file).length + 5000);

@@ -155,6 +155,7 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 }
 
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
+  file = resolve(file);
   const progress = options.onProgress ?? (() => undefined);
   const st = await lstat(file);
   if (st.isSymbolicLink()) {
@@ -467,14 +468,12 @@ function missingSavedOriginals(file: string, details: PlanDetails): string[] {
 
 /**
  * Replaces `file` by `tmp` (the original's first `readSize` bytes plus the compaction) and carries over whatever a
- * live agent appended to the old file between the last check and the rename: those bytes are whole lines after the
- * original's end, and an agent that appends by path writes to the new file from the rename on.
+ * live agent appended to the old file between the last check (before the backup) and the rename: those bytes are
+ * whole lines after the original's end, and an agent that appends by path writes to the new file from the rename on.
  */
 async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number }> {
   const old = await open(file, 'r');
   try {
-    const before = await old.stat();
-    if (before.size !== readSize) throw new CompactError('changed-on-disk', `${basename(file)} changed during the backup; nothing was replaced.`);
     await commitTemp(tmp, file);
     const after = await old.stat();
     const extra = after.size - readSize;

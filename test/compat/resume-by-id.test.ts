@@ -1,0 +1,116 @@
+// Resume by the printed session id, as a user does: the session lives in Claude Code's normal home layout
+// (`~/.claude/projects/<project>/<id>.jsonl`), `agent-compactor compact` writes a fork beside it (or compacts it in
+// place), and the command it prints — `cd <cwd> && claude --resume <id>` — is what runs the real Claude Code. No
+// copying, no renaming. Compacted three times in a row, each result resumed by its own printed id.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { checkRequestInvariants, contentTexts, projectDirName, requireClaudeBinary, spawnClaude } from '../support/claude-code';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
+import { fixture, repoRoot } from '../support/fixtures';
+
+const CLI = path.join(repoRoot, 'dist', 'cli.js');
+
+/** A session derived from a fixture as it would sit on a user's machine: started in `cwd`, stored under `id`. */
+function placeSession(source: string, home: string, cwd: string, id: string): string {
+  const lines = fs.readFileSync(source, 'utf8').split('\n').map((line) => {
+    try {
+      const o = JSON.parse(line) as Record<string, unknown>;
+      if (typeof o.cwd === 'string') o.cwd = cwd;
+      if (typeof o.sessionId === 'string') o.sessionId = id;
+      return JSON.stringify(o);
+    } catch {
+      return line; // malformed lines stay as they are
+    }
+  });
+  const dir = path.join(home, '.claude', 'projects', projectDirName(cwd));
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${id}.jsonl`);
+  fs.writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+interface Printed {
+  output: string;
+  sessionId: string;
+  cwd: string;
+  resumeCommand: string;
+  text: string;
+}
+
+function compact(file: string, extra: string[]): Printed {
+  const json = spawnSync(process.execPath, [CLI, 'compact', file, '--json', ...extra], { encoding: 'utf8' });
+  assert.equal(json.status, 0, json.stderr);
+  const r = JSON.parse(json.stdout) as Printed;
+  assert.ok(r.resumeCommand, `compact printed no resume command: ${json.stdout.slice(0, 400)}`);
+  return { ...r, text: '' };
+}
+
+/** `cd <cwd> && claude --resume <id>` → the folder and the id, exactly as printed. */
+function parseResume(cmd: string): { cwd: string; id: string } {
+  const m = /^cd (.+) && claude --resume ([0-9a-f-]{36})$/.exec(cmd);
+  assert.ok(m, `resume command: ${cmd}`);
+  const cwd = m[1].startsWith("'") ? m[1].slice(1, -1).replace(/'\\''/g, "'") : m[1];
+  return { cwd, id: m[2] };
+}
+
+describe('compat: resume by the printed session id in the normal home layout (real Claude Code)', function () {
+  this.timeout(600_000);
+  let fake: FakeAnthropic;
+  let root: string;
+  before(async () => {
+    requireClaudeBinary();
+    assert.ok(fs.existsSync(CLI), `build first: ${CLI}`);
+    fake = await startFakeAnthropic();
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-resume-id-')));
+  });
+  after(async () => {
+    await fake.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  for (const [mode, extra] of [['forks', []], ['in place', ['--in-place']]] as const) {
+    it(`with-compactions.jsonl compacted three times (${mode}), each result resumed by its printed id`, async () => {
+      const base = path.join(root, mode.replace(' ', '-'));
+      const home = path.join(base, 'home');
+      const cwd = path.join(base, 'my project');
+      const tmp = path.join(base, 'tmp');
+      for (const d of [home, cwd, tmp]) fs.mkdirSync(d, { recursive: true });
+      const firstId = '3f9d2c61-7b4e-4a8f-9c1d-2e5b6a7c8d90';
+      let file = placeSession(fixture('with-compactions.jsonl'), home, cwd, firstId);
+      const projectDir = path.dirname(file);
+      const seenIds = new Set<string>();
+      for (const [step, target] of [80_000, 30_000, 22_000].entries()) {
+        const before = new Set(fs.readdirSync(projectDir));
+        const parentBytes = fs.readFileSync(file);
+        const printed = compact(file, ['--target-tokens', String(target), '--max-result-chars', '4000', ...extra]);
+        const { cwd: printedCwd, id } = parseResume(printed.resumeCommand);
+        assert.equal(printedCwd, cwd, 'the printed folder is where the session was started');
+        assert.equal(id, printed.sessionId);
+        assert.equal(path.dirname(printed.output), projectDir, 'the result sits in the project folder');
+        assert.equal(path.basename(printed.output), `${id}.jsonl`, 'the file is named by the printed id');
+        if (mode === 'forks') {
+          assert.ok(!seenIds.has(id) && !before.has(`${id}.jsonl`), 'a new session id');
+          assert.ok(fs.readFileSync(file).equals(parentBytes), 'the parent session is untouched');
+        } else assert.equal(id, firstId, 'in place keeps the session id');
+        seenIds.add(id);
+
+        // Run exactly what was printed: the folder and the id, nothing copied or renamed.
+        const prompt = `continue after compaction ${step + 1}`;
+        fake.clearRequests();
+        const run = await spawnClaude({ bin: requireClaudeBinary(), args: ['-p', '--resume', id, prompt], cwd: printedCwd, home, tmp, fake });
+        assert.equal(run.exitCode, 0, `claude exited ${run.exitCode}: ${run.stderr}${run.stdout}`);
+        const main = fake.messageRequests().find((r) => JSON.stringify(r.body?.messages ?? '').includes(prompt));
+        assert.ok(main, 'Claude Code sent the resumed conversation');
+        const first = (main.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user');
+        assert.ok(first && contentTexts(first.content).join('\n').startsWith('This session is being continued'), 'the resumed request starts from the summary');
+        assert.deepEqual(checkRequestInvariants(main.body), [], 'the request Claude Code built is valid');
+        // Every earlier summary survives: the fixture's own (inside ours, quoted whole) is in the request.
+        assert.ok(JSON.stringify(main.body.messages).includes('Let me chronologically analyze'), 'the earlier summary is in the resumed context');
+        file = printed.output;
+      }
+    });
+  }
+});
