@@ -300,6 +300,62 @@ describe('planning: the linear planner gives the reference plan', function () {
     await checkFile(writeSession(dup), 'same id twice in a message');
   });
 
+  it('compact boundaries inside the active context (an artificial analysis): wire messages that continue into a boundary round', async () => {
+    // Claude Code's context starts at the last boundary, so a boundary round never follows another active round. Here
+    // three segments are joined by boundaries, each segment ending with a prompt (user lines after the last response),
+    // and every round is then marked active: the prompt and the boundary's summary form one wire message across two rounds.
+    const segment = (k: number, parent: string | null) => {
+      const lines = buildTranscript({ rounds: 6, resultChars: (r) => 800 + 900 * r, textChars: 250 }).map((l) =>
+        l.replace(/00000000-0000-4000-8000-/g, `00000000-0000-4000-800${k}-`).replace(/"(msg|req|toolu)_(\w+)"/g, `"$1_$2_s${k}"`),
+      );
+      if (parent) lines[0] = JSON.stringify({ ...JSON.parse(lines[0]), parentUuid: parent });
+      const last = JSON.parse(lines[lines.length - 1]).uuid;
+      const prompt = `00000000-0000-4000-900${k}-000000000001`;
+      lines.push(JSON.stringify({ parentUuid: last, isSidechain: false, type: 'user', uuid: prompt, message: { role: 'user', content: `prompt before compaction ${k}` } }));
+      return { lines, leaf: prompt };
+    };
+    const boundary = (k: number) => {
+      const b = `00000000-0000-4000-a00${k}-000000000001`;
+      const sum = `00000000-0000-4000-a00${k}-000000000002`;
+      all.push(JSON.stringify({ parentUuid: null, logicalParentUuid: parent, isSidechain: false, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', uuid: b }));
+      all.push(JSON.stringify({ parentUuid: b, isSidechain: false, type: 'user', isCompactSummary: true, uuid: sum, message: { role: 'user', content: `summary ${k} `.repeat(200) } }));
+      parent = sum;
+    };
+    const all: string[] = [];
+    let parent: string | null = null;
+    for (let k = 0; k < 3; k++) {
+      if (k > 0) boundary(k);
+      const seg = segment(k, parent);
+      all.push(...seg.lines);
+      parent = seg.leaf;
+    }
+    const check = async (lines: string[], label: string, spans: number) => {
+      const analysis = await inspectFile(writeSession(lines), { subagents: false });
+      for (const r of analysis.rounds) r.inContext = true;
+      const roundOf = new Map<number, number>();
+      for (const r of analysis.rounds) for (const e of r.entries) roundOf.set(e, r.index);
+      const spanning = wireMessages(analysis.index.entries, analysis.rounds.flatMap((r) => r.entries)).filter((g) => roundOf.get(g[0]) !== roundOf.get(g[g.length - 1]));
+      assert.equal(spanning.length, spans, 'a wire message continues into each boundary round');
+      for (const { name, settings } of matrix()) await assertSamePlan(analysis, settings, emptyState(), `${label} / ${name}`);
+      // Tails starting at, just before and just after each boundary round.
+      for (const r of analysis.rounds.filter((x) => x.startsAtBoundary)) {
+        for (const from of [r.index - 1, r.index, r.index + 1]) {
+          const keep = analysis.report.rounds.slice(from).reduce((s, x) => s + x.tokens.estimate, 0);
+          for (const keepRecentTokens of [keep - 1, keep, keep + 1]) {
+            if (keepRecentTokens <= 0) continue;
+            for (const targetTokens of [1, keep / 2, keep - 100]) {
+              await assertSamePlan(analysis, { targetTokens: Math.max(1, targetTokens), keepRecentTokens, summaryTokens: 10, ...BUDGETS.perMessage }, emptyState(), `${label} / keep ${keepRecentTokens} target ${targetTokens}`);
+            }
+          }
+        }
+      }
+    };
+    await check(all, 'boundaries inside', 2);
+    // The newest round a boundary (no response since): a tail of that round alone splits its wire message.
+    boundary(3);
+    await check(all, 'boundary newest', 3);
+  });
+
   it('mutated fixtures: duplicated, deleted and swapped lines', async () => {
     const rng = new Rng(20260101);
     const sources = claudeFixtures().filter((f) => !/malformed|images/.test(f));
