@@ -376,3 +376,49 @@ describe('planning: the linear planner gives the reference plan', function () {
     }
   });
 });
+
+describe('planning a 10,000-round session', function () {
+  this.timeout(300_000);
+
+  it('takes at most 3× the time to inspect it, whatever the settings, and yields to the event loop', async () => {
+    // 5,000 prompt → tool call → result → answer exchanges: 10,000 API rounds; every 10th result over the per-result limit.
+    const file = writeSession(buildTranscript({ rounds: 5_000, resultChars: (r) => (r % 10 === 0 ? 60_000 : 1_500), textChars: 400 }));
+    const best = async <T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> => {
+      let ms = Infinity;
+      let value!: T;
+      for (let k = 0; k < 2; k++) {
+        const t = performance.now();
+        value = await f();
+        ms = Math.min(ms, performance.now() - t);
+      }
+      return { ms, value };
+    };
+    const inspected = await best(() => inspectFile(file, { subagents: false }));
+    const analysis = inspected.value;
+    assert.ok(analysis.rounds.filter((r) => r.inContext).length >= 10_000);
+    const whole = (await planDetails(analysis, { targetTokens: 10_000_000 }, emptyState())).plan;
+    const cases: [string, Partial<CompactSettings>][] = [
+      ['default settings', {}],
+      ['keep everything recent, small target (the issue)', { targetTokens: 20_000, keepRecentTokens: 9_000_000 }],
+      ['tiny target, tight budgets', { targetTokens: 1, keepRecentTokens: 9_000_000, ...BUDGETS.tight }],
+      ['target half the context', { targetTokens: Math.round(whole.preTokens / 2), keepRecentTokens: 9_000_000 }],
+      ['target just under the whole context', { targetTokens: whole.preTokens + whole.overheadTokens - 2_000, keepRecentTokens: 9_000_000 }],
+    ];
+    for (const [name, settings] of cases) {
+      let ticks = 0;
+      let running = true;
+      const tick = () => {
+        ticks++;
+        if (running) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const planned = await best(() => planDetails(analysis, settings, emptyState()));
+      running = false;
+      const line = `${name}: plan ${planned.ms.toFixed(0)} ms, inspect ${inspected.ms.toFixed(0)} ms (${(planned.ms / inspected.ms).toFixed(2)}×), kept ${planned.value.kept.length} rounds, ${ticks} event-loop turns`;
+      console.log(`      ${line}`);
+      assert.ok(planned.ms <= 3 * inspected.ms, line);
+      // Turns of the event loop while planning (two plans): at least one per 100 ms.
+      assert.ok(ticks >= Math.max(2, (2 * planned.ms) / 100), line);
+    }
+  });
+});
