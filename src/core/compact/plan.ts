@@ -54,19 +54,49 @@ export function roundTokens(round: Round, content: RoundContent, calibration: nu
   return Math.round(rawEstimate(content, continuesToolLoop(round)) * calibration);
 }
 
-function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): RoundContent {
+/** A round's content with replaced tool results (by `previewLength` of their id) and, when `strip`, no thinking. */
+function adjustedContent(round: Round, previewLength: (toolUseId: string) => number | undefined, strip: boolean): RoundContent {
   const c = { ...round.content };
-  if (budget) {
-    for (const t of round.toolResults) {
-      const rep = budget.replacements.get(t.id);
-      if (rep) c.toolResult += rep.preview.length - t.chars;
-    }
+  for (const t of round.toolResults) {
+    const len = previewLength(t.id);
+    if (len !== undefined) c.toolResult += len - t.chars;
   }
   if (strip) {
     c.thinking = 0;
     c.signature = 0;
   }
   return c;
+}
+
+function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): RoundContent {
+  return adjustedContent(round, (id) => budget?.replacements.get(id)?.preview.length, strip);
+}
+
+/**
+ * Gives the event loop a turn about every `sliceMs` of synchronous work: planning runs on the
+ * extension host's thread. `due()` is cheap; `await pause()` when it says so.
+ */
+function yieldClock(sliceMs = 10): { due: () => boolean; pause: () => Promise<void> } {
+  let last = performance.now();
+  return {
+    due: () => performance.now() - last >= sliceMs,
+    pause: () =>
+      new Promise<void>((resolve) =>
+        setImmediate(() => {
+          last = performance.now();
+          resolve();
+        }),
+      ),
+  };
+}
+type YieldClock = ReturnType<typeof yieldClock>;
+
+interface Evaluation {
+  kept: number[];
+  budget: BudgetOutcome;
+  stripSet: Set<number>;
+  after: Map<number, number>;
+  total: number;
 }
 
 export async function planCompaction(analysis: Analysis, settings?: Partial<CompactSettings>, state?: BudgetState): Promise<CompactionPlan> {
@@ -84,14 +114,16 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   // estimate scaled by the session's final calibration. The first round of a segment's usage
   // figure also holds the system prompt and tools, which are not transcript content: estimate it.
   const calibrationNow = report.totals.calibrationFactor || 1;
-  const sizes = new Map<number, number>(
-    rounds.map((r, i) => {
-      const rep = report.rounds[r.index];
-      const firstOfSegment = i === 0 || rounds[i - 1].segment !== r.segment || r.startsAtBoundary;
-      const useUsage = rep.tokens.source === 'usage' && !firstOfSegment;
-      return [r.index, useUsage ? rep.tokens.added : roundTokens(r, r.content, calibrationNow)];
-    }),
-  );
+  const clock = yieldClock();
+  const sizes = new Map<number, number>();
+  for (let i = 0; i < rounds.length; i++) {
+    const r = rounds[i];
+    const rep = report.rounds[r.index];
+    const firstOfSegment = i === 0 || rounds[i - 1].segment !== r.segment || r.startsAtBoundary;
+    const useUsage = rep.tokens.source === 'usage' && !firstOfSegment;
+    sizes.set(r.index, useUsage ? rep.tokens.added : roundTokens(r, r.content, calibrationNow));
+    if (clock.due()) await clock.pause();
+  }
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
   const toolDir = toolResultsDir(index.path);
@@ -110,6 +142,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   while (tailPos > 0 && acc + budgetedSize(active[tailPos - 1]) <= settings.keepRecentTokens) {
     tailPos--;
     acc += budgetedSize(active[tailPos]);
+    if (clock.due()) await clock.pause();
   }
   while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
   // An earlier boundary round as the newest round (no response since that compaction): it is folded into the new
@@ -129,9 +162,10 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
 
   // Tool-result texts of every round that may be kept (read once).
   const candidateRounds = active.slice(tailPos);
-  const texts = await loadResultTexts(analysis, candidateRounds);
+  const texts = await loadResultTexts(analysis, candidateRounds, clock);
 
-  const evaluate = (pos: number, strip: boolean) => {
+  // One candidate tail evaluated from scratch: budget its wire messages, sum its rounds.
+  const evaluate = (pos: number, strip: boolean): Evaluation => {
     const kept = active.slice(pos);
     const ordered = kept.flatMap((ri) => rounds[ri].entries);
     const roundOfEntry = new Map<number, number>();
@@ -148,15 +182,151 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     return { kept, budget, stripSet, after, total };
   };
 
-  const summaryTokens = tailPos > 0 ? settings.summaryTokens : 0;
-  let choice = evaluate(tailPos, false);
-  if (!underTarget) {
-    if (choice.total + summaryTokens > messageTarget) choice = evaluate(tailPos, true);
-    while (choice.total + settings.summaryTokens > messageTarget && tailPos < last) {
-      tailPos++;
-      while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
-      choice = evaluate(tailPos, true);
+  // Choosing the tail in linear time. Doing the above for every candidate start was quadratic in the rounds (113 s for
+  // 7,441 rounds). Instead the longest candidate tail (from `first`) is budgeted once, one wire message at a time, and
+  // any shorter tail is read off it:
+  // - a wire message is a run of user lines between assistant lines (budget.ts wireMessages) and a round begins with
+  //   its assistant line (rounds.ts), so a shorter tail's wire messages are exactly the longest tail's messages that
+  //   begin at or after its first round; only a round that does not begin with an assistant line (a compact boundary
+  //   or a preamble: the first active round in practice) can continue the previous round's last message — a tail
+  //   starting there (`spans`) is evaluated from scratch;
+  // - applyBudget decides each message from its own results, the settings and the frozen state alone, so a message is
+  //   budgeted the same in every tail holding it; its decisions are renumbered by the tail's first message;
+  // - a round's tokens depend on the tail only through `replacements`, where a tool id's entry comes from the newest
+  //   kept message replacing it: that is the id's newest replacing message overall when the tail holds it, else none.
+  //   Normally the message is in the round itself; a round whose id was last replaced in an older round (reused ids)
+  //   is re-counted when the scan below reaches that round.
+  const first = tailPos;
+  const posOf = new Int32Array(rounds.length).fill(-1);
+  active.forEach((ri, k) => (posOf[ri] = k));
+  const ordered0: number[] = [];
+  const roundOfEntry0 = new Map<number, number>();
+  for (let k = first; k <= last; k++) {
+    for (const e of rounds[active[k]].entries) {
+      ordered0.push(e);
+      roundOfEntry0.set(e, active[k]);
     }
+    if (clock.due()) await clock.pause();
+  }
+  const groups = wireMessages(entries, ordered0);
+  const groupPos = new Int32Array(groups.length);
+  const spans = new Uint8Array(last + 2);
+  const outcomes: BudgetOutcome[] = [];
+  const newestReplacement = new Map<string, { length: number; pos: number }>();
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    const from = posOf[roundOfEntry0.get(group[0])!];
+    const to = posOf[roundOfEntry0.get(group[group.length - 1])!];
+    groupPos[g] = from;
+    for (let k = from + 1; k <= to; k++) spans[k] = 1;
+    const outcome = applyBudget(entries, [group], texts, settings, state, toolDir, roundOfEntry0);
+    outcomes.push(outcome);
+    for (const [id, rep] of outcome.replacements) newestReplacement.set(id, { length: rep.preview.length, pos: from });
+    if (clock.due()) await clock.pause();
+  }
+
+  /** The tail from active position `pos`, as `evaluate(pos, strip)` gives it. */
+  const choose = async (pos: number, strip: boolean): Promise<Evaluation> => {
+    if (spans[pos]) return evaluate(pos, strip);
+    const kept = active.slice(pos);
+    let lo = 0;
+    let hi = groups.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (groupPos[mid] < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    const budget: BudgetOutcome = { decisions: [], wireMessages: [], replacements: new Map() };
+    for (let g = lo; g < groups.length; g++) {
+      const wi = g - lo;
+      const outcome = outcomes[g];
+      for (const d of outcome.decisions) budget.decisions.push({ ...d, wireMessage: wi });
+      for (const w of outcome.wireMessages) budget.wireMessages.push({ ...w, index: wi });
+      for (const [id, rep] of outcome.replacements) budget.replacements.set(id, rep);
+      if (clock.due()) await clock.pause();
+    }
+    const stripSet = new Set<number>(strip ? kept.slice(0, -1) : []);
+    const after = new Map<number, number>();
+    let total = 0;
+    for (const ri of kept) {
+      const t = roundTokens(rounds[ri], adjusted(rounds[ri], budget, stripSet.has(ri)), calibration);
+      after.set(ri, t);
+      total += t;
+      if (clock.due()) await clock.pause();
+    }
+    return { kept, budget, stripSet, after, total };
+  };
+
+  /** Tokens of the round at active position `k` in the tail from `pos` (replacements as that tail has them). */
+  const tokensAt = (k: number, pos: number, strip: boolean) => {
+    const r = rounds[active[k]];
+    const previewLength = (id: string) => {
+      const rep = newestReplacement.get(id);
+      return rep && rep.pos >= pos ? rep.length : undefined;
+    };
+    return roundTokens(r, adjustedContent(r, previewLength, strip && k !== last), calibration);
+  };
+
+  /** Total tokens of the longest candidate tail. */
+  const firstTotal = async (strip: boolean): Promise<number> => {
+    let total = 0;
+    for (let k = first; k <= last; k++) {
+      total += tokensAt(k, first, strip);
+      if (clock.due()) await clock.pause();
+    }
+    return total;
+  };
+
+  /** Total tokens of the tail from each active position (thinking stripped), in one scan from the newest round back. */
+  const strippedTotals = async (): Promise<Float64Array> => {
+    // Rounds holding an id whose newest replacement is in an older round: re-counted when the scan reaches that round.
+    const dependents = new Map<number, number[]>();
+    for (let k = first; k <= last; k++) {
+      let seen: Set<number> | null = null;
+      for (const t of rounds[active[k]].toolResults) {
+        const rep = newestReplacement.get(t.id);
+        if (!rep || rep.pos >= k || seen?.has(rep.pos)) continue;
+        (seen ??= new Set()).add(rep.pos);
+        const list = dependents.get(rep.pos);
+        if (list) list.push(k);
+        else dependents.set(rep.pos, [k]);
+      }
+    }
+    const totals = new Float64Array(last + 2);
+    const current = new Float64Array(last + 1);
+    let total = 0;
+    for (let p = last; p >= first; p--) {
+      current[p] = tokensAt(p, p, true);
+      total += current[p];
+      for (const k of dependents.get(p) ?? []) {
+        const t = tokensAt(k, p, true);
+        total += t - current[k];
+        current[k] = t;
+      }
+      totals[p] = total;
+      if (clock.due()) await clock.pause();
+    }
+    return totals;
+  };
+
+  const summaryTokens = tailPos > 0 ? settings.summaryTokens : 0;
+  let choice: Evaluation;
+  if (underTarget) choice = await choose(tailPos, false);
+  else {
+    // The steps of the quadratic planner, with each candidate's total read off the tables above.
+    let strip = false;
+    let total = await firstTotal(false);
+    if (total + summaryTokens > messageTarget) total = await firstTotal((strip = true));
+    if (total + settings.summaryTokens > messageTarget && tailPos < last) {
+      const totals = await strippedTotals();
+      while (total + settings.summaryTokens > messageTarget && tailPos < last) {
+        tailPos++;
+        while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
+        total = spans[tailPos] ? evaluate(tailPos, true).total : totals[tailPos];
+      }
+      strip = true;
+    }
+    choice = await choose(tailPos, strip);
     // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
     // clipped to the room left (writeback.ts fitSummary). This note used to be given whenever the summary reserve
     // did not fit, also when the result then met the target.
@@ -168,16 +338,28 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   if (!underTarget && tailPos === 0) notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
 
   const keptSet = new Set(choice.kept);
-  const planned: PlannedRound[] = rounds.map((r) => {
-    const base = { index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens: sizes.get(r.index)!, inContext: r.inContext };
-    if (!r.inContext) return { ...base, action: 'keep' as const, reason: 'history before an earlier compact boundary; not in the active context, left untouched', tokensAfter: 0 };
-    if (underTarget) return { ...base, action: 'keep' as const, reason: 'the context is already under the target', tokensAfter: choice.after.get(r.index) ?? base.tokens };
-    if (keptSet.has(r.index)) {
+  // A loop with one object literal per round (spreading a shared base cost ~7 µs a round), yielding as it goes.
+  const planned: PlannedRound[] = [];
+  for (const r of rounds) {
+    const tokens = sizes.get(r.index)!;
+    let action: PlannedRound['action'] = 'keep';
+    let reason: string;
+    let tokensAfter = 0;
+    if (!r.inContext) reason = 'history before an earlier compact boundary; not in the active context, left untouched';
+    else if (underTarget) {
+      reason = 'the context is already under the target';
+      tokensAfter = choice.after.get(r.index) ?? tokens;
+    } else if (keptSet.has(r.index)) {
       const why = r.index === active[last] ? 'newest response, always kept verbatim' : 'recent work kept verbatim';
-      return { ...base, action: 'keep' as const, reason: choice.stripSet.has(r.index) ? `${why} (stale thinking stripped)` : why, tokensAfter: choice.after.get(r.index)! };
+      reason = choice.stripSet.has(r.index) ? `${why} (stale thinking stripped)` : why;
+      tokensAfter = choice.after.get(r.index)!;
+    } else {
+      action = 'summarize';
+      reason = r.startsAtBoundary ? 'earlier compaction summary, folded into the new summary' : 'older than the kept recent rounds';
     }
-    return { ...base, action: 'summarize' as const, reason: r.startsAtBoundary ? 'earlier compaction summary, folded into the new summary' : 'older than the kept recent rounds', tokensAfter: 0 };
-  });
+    planned.push({ index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens, inContext: r.inContext, action, reason, tokensAfter });
+    if (clock.due()) await clock.pause();
+  }
 
   const keptTokens = choice.total;
   const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
@@ -201,8 +383,10 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
 }
 
+const LOAD_BATCH_BYTES = 1 << 20;
+
 /** Tool-result texts by entry, for the given rounds. */
-async function loadResultTexts(analysis: Analysis, roundIdx: number[]): Promise<Map<number, ResultText[]>> {
+async function loadResultTexts(analysis: Analysis, roundIdx: number[], clock: YieldClock): Promise<Map<number, ResultText[]>> {
   const { rounds, index } = analysis;
   const entries = index.entries;
   const wanted: number[] = [];
@@ -214,22 +398,39 @@ async function loadResultTexts(analysis: Analysis, roundIdx: number[]): Promise<
         roundOf.set(e, ri);
       }
     }
+    if (clock.due()) await clock.pause();
   }
   const names = new Map<string, string>();
-  for (const ri of roundIdx) for (const u of rounds[ri].toolUses) names.set(u.id, u.name);
-  const objects = await loadEntryObjects(index.path, entries, wanted);
+  for (const ri of roundIdx) {
+    for (const u of rounds[ri].toolUses) names.set(u.id, u.name);
+    if (clock.due()) await clock.pause();
+  }
   const out = new Map<number, ResultText[]>();
-  for (const e of wanted) {
-    const obj = objects.get(e)!;
-    const content = obj?.message?.content;
-    if (!Array.isArray(content)) continue;
-    const list: ResultText[] = [];
-    for (const b of content) {
-      if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
-      const { text, hasNonText } = toolResultText(b.content);
-      list.push({ toolUseId: b.tool_use_id, entry: e, round: roundOf.get(e)!, line: entries[e].line, toolName: names.get(b.tool_use_id) ?? null, text, binary: hasNonText });
+  // Read in batches of about 1 MB of lines: the event loop gets a turn between batches, and only one batch of parsed
+  // lines (with their toolUseResult copies, often larger than the results) is alive at a time.
+  for (let i = 0; i < wanted.length; ) {
+    let j = i;
+    let bytes = 0;
+    while (j < wanted.length && (j === i || bytes + entries[wanted[j]].end - entries[wanted[j]].start <= LOAD_BATCH_BYTES)) {
+      bytes += entries[wanted[j]].end - entries[wanted[j]].start;
+      j++;
     }
-    out.set(e, list);
+    const batch = wanted.slice(i, j);
+    i = j;
+    const objects = await loadEntryObjects(index.path, entries, batch);
+    for (const e of batch) {
+      const obj = objects.get(e)!;
+      const content = obj?.message?.content;
+      if (!Array.isArray(content)) continue;
+      const list: ResultText[] = [];
+      for (const b of content) {
+        if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+        const { text, hasNonText } = toolResultText(b.content);
+        list.push({ toolUseId: b.tool_use_id, entry: e, round: roundOf.get(e)!, line: entries[e].line, toolName: names.get(b.tool_use_id) ?? null, text, binary: hasNonText });
+      }
+      out.set(e, list);
+    }
+    if (clock.due()) await clock.pause();
   }
   return out;
 }
