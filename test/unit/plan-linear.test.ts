@@ -15,7 +15,7 @@ import type { Round, RoundContent } from '../../src/core/rounds';
 import { TOKEN_MODEL } from '../../src/core/tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '../../src/core/compact/budget';
 import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
-import { emptyState, loadState, toolResultsDirName, type BudgetState } from '../../src/core/compact/state';
+import { emptyState, loadState, toolResultsDir, type BudgetState } from '../../src/core/compact/state';
 import { planDetails, resolveSettings, roundTokens, summaryFloorTokens, type PlanDetails } from '../../src/core/compact/plan';
 import type { CompactSettings, CompactionPlan, PlannedRound } from '../../src/core/compact/types';
 import { claudeFixtures } from '../support/fixtures';
@@ -61,7 +61,7 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
   );
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
-  const toolDir = toolResultsDirName(index.path);
+  const toolDir = toolResultsDir(index.path);
 
   // Candidate tail: newest rounds within keepRecentTokens (the newest always), never an old boundary round.
   const last = active.length - 1;
@@ -90,7 +90,7 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
     notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
   }
   const underTarget = preTokens <= messageTarget;
-  if (underTarget) tailPos = active.length && rounds[active[0]].startsAtBoundary ? 1 : 0;
+  if (underTarget) tailPos = 0;
 
   // Tool-result texts of every round that may be kept (read once).
   const candidateRounds = active.slice(tailPos);
@@ -159,7 +159,7 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
     droppedRounds: 0,
-    nothingToDo: underTarget && choice.budget.replacements.size === 0,
+    nothingToDo: underTarget && [...choice.budget.replacements.values()].every((r) => r.original === r.preview),
     notes,
   };
   return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
