@@ -9,7 +9,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkRequestInvariants, contentTexts, projectDirName, requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
-import { fixture, repoRoot } from '../support/fixtures';
+import { claudeFixtures, fixture, repoRoot } from '../support/fixtures';
+import { activeSummary } from '../support/summaries';
+import { inspectFile } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
 
@@ -38,6 +41,15 @@ interface Printed {
   cwd: string;
   resumeCommand: string;
   text: string;
+}
+
+function compactOrNothing(file: string, extra: string[]): Printed | { nothingToDo: true; message: string } {
+  const json = spawnSync(process.execPath, [CLI, 'compact', file, '--json', ...extra], { encoding: 'utf8' });
+  assert.equal(json.status, 0, json.stderr);
+  const r = JSON.parse(json.stdout) as Printed & { nothingToDo?: true; message: string };
+  if (r.nothingToDo) return { nothingToDo: true, message: r.message };
+  assert.ok(r.resumeCommand, `compact printed no resume command: ${json.stdout.slice(0, 400)}`);
+  return { ...r, text: '' };
 }
 
 function compact(file: string, extra: string[]): Printed {
@@ -111,6 +123,45 @@ describe('compat: resume by the printed session id in the normal home layout (re
         assert.ok(JSON.stringify(main.body.messages).includes('Let me chronologically analyze'), 'the earlier summary is in the resumed context');
         file = printed.output;
       }
+    });
+  }
+
+  for (const source of claudeFixtures()) {
+    it(`${path.basename(source)}: three forks in a row, each resumed by its printed id, every earlier summary in the request`, async () => {
+      const base = path.join(root, `all-${path.basename(source, '.jsonl')}`);
+      const home = path.join(base, 'home');
+      const cwd = path.join(base, 'project');
+      const tmp = path.join(base, 'tmp');
+      for (const d of [home, cwd, tmp]) fs.mkdirSync(d, { recursive: true });
+      let file = placeSession(source, home, cwd, '0b6c3e2a-4d5f-4a1b-8c9d-7e6f5a4b3c2d');
+      let written = 0;
+      for (const [step, share] of [0.6, 0.45, 0.3].entries()) {
+        const plan = await planCompaction(await inspectFile(file, { subagents: false }), { targetTokens: 10_000_000 });
+        const target = Math.max(1_000, Math.round(plan.overheadTokens + plan.preTokens * share));
+        const earlier = await activeSummary(file);
+        const printed = compactOrNothing(file, ['--target-tokens', String(target), '--max-result-chars', '4000']);
+        if ('nothingToDo' in printed) {
+          // Only a context too small to gain from a summary (or one already within the target) writes nothing.
+          assert.ok(/^Nothing to (gain|compact)/.test(printed.message), printed.message);
+          break;
+        }
+        written++;
+        const { cwd: printedCwd, id } = parseResume(printed.resumeCommand);
+        assert.equal(printedCwd, cwd);
+        assert.equal(printed.output, path.join(path.dirname(file), `${id}.jsonl`), 'a fork beside its parent, named by the printed id');
+        const prompt = `resume step ${step + 1}`;
+        fake.clearRequests();
+        const run = await spawnClaude({ bin: requireClaudeBinary(), args: ['-p', '--resume', id, prompt], cwd: printedCwd, home, tmp, fake });
+        assert.equal(run.exitCode, 0, `claude exited ${run.exitCode}: ${run.stderr}${run.stdout}`);
+        const main = fake.messageRequests().find((r) => JSON.stringify(r.body?.messages ?? '').includes(prompt));
+        assert.ok(main, 'Claude Code sent the resumed conversation');
+        assert.deepEqual(checkRequestInvariants(main.body), [], 'the request Claude Code built is valid');
+        const sent = (main.body.messages as { content: unknown }[]).map((m) => contentTexts(m.content).join('\n')).join('\n');
+        assert.ok(sent.startsWith('This session is being continued'), 'the request starts from the summary');
+        if (earlier !== null) assert.ok(sent.includes(earlier), `the earlier summary (${earlier.length} characters) is in the resumed request`);
+        file = printed.output;
+      }
+      assert.ok(written >= 1 || (await planCompaction(await inspectFile(source, { subagents: false }), { targetTokens: 10_000_000 })).preTokens < 2_000, 'a session of any size compacts at least once');
     });
   }
 });

@@ -15,7 +15,8 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
-import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
+import { toolResultText } from '../../src/core/compact/lines';
+import { activeSummary } from '../support/summaries';
 import { safeToolResultName } from '../../src/core/compact/state';
 import { CompactError, type CompactResult, type CompactSettings } from '../../src/core/compact/types';
 import { checkResumable } from '../../src/core/compact/validate';
@@ -48,18 +49,6 @@ function toolResultOriginals(file: string): Map<string, Set<string>> {
     }
   }
   return out;
-}
-
-/** The text of the compaction summary that opens the active context, or null when it does not open with one. */
-async function activeSummary(file: string): Promise<string | null> {
-  const a = await inspectFile(file, { subagents: false });
-  const entries = a.index.entries;
-  const first = a.chain.main.slice(a.chain.activeStart).find((i) => entries[i].kind === 'user');
-  if (first === undefined || !entries[first].isCompactSummary) return null;
-  const obj = (await loadEntryObjects(file, entries, [first])).get(first);
-  const c = obj?.message?.content;
-  if (typeof c === 'string') return c;
-  return Array.isArray(c) ? c.map((b: any) => (b?.type === 'text' ? b.text : '')).join('\n') : null;
 }
 
 interface SavedFile {
