@@ -143,6 +143,38 @@ export async function generateLarge(out: string, targetBytes = 100e6, fixtures =
   return file;
 }
 
+export interface GeneratedRounds extends GeneratedFile {
+  /** Rounds in the active context (the whole file: no compaction fixtures are chained). */
+  rounds: number;
+}
+
+/**
+ * A long session of at least `minRounds` API rounds, all in the active context: whole copies of the fixtures without
+ * compact boundaries (with-compactions.jsonl left out), chained as `generateLarge` does. Reused while unchanged.
+ */
+export async function generateRounds(out: string, minRounds: number, fixtures = benchFixtures().filter((f) => !f.endsWith('with-compactions.jsonl'))): Promise<GeneratedRounds> {
+  const stampPath = out + '.rounds.json';
+  const perCopy = fixtures.reduce((s, f) => s + statSync(f).size, 0);
+  if (existsSync(stampPath)) {
+    const stamp = JSON.parse(readFileSync(stampPath, 'utf8')) as { minRounds: number; perCopy: number; copies: number; rounds: number };
+    if (stamp.minRounds === minRounds && stamp.perCopy === perCopy) {
+      const file = await generateLarge(out, stamp.copies * perCopy, fixtures);
+      if (file.copies === stamp.copies) return { ...file, rounds: stamp.rounds };
+    }
+  }
+  let perCopyRounds = 0;
+  for (const f of fixtures) perCopyRounds += (await inspectFile(f, { subagents: false })).rounds.filter((r) => r.inContext).length;
+  // Chaining merges a few rounds at the seams; grow one copy at a time until the count is reached.
+  for (let copies = Math.max(1, Math.ceil(minRounds / perCopyRounds)); ; copies++) {
+    const file = await generateLarge(out, copies * perCopy, fixtures);
+    const rounds = (await inspectFile(out, { subagents: false })).rounds.filter((r) => r.inContext).length;
+    if (rounds >= minRounds) {
+      writeFileSync(stampPath, JSON.stringify({ minRounds, perCopy, copies, rounds }));
+      return { ...file, rounds };
+    }
+  }
+}
+
 /**
  * One realistic round to append: the lines of a tool round (assistant tool_use lines and
  * their tool_result lines) taken from a fixture, ids rewritten for copy `k`, re-parented

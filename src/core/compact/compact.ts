@@ -357,7 +357,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
-    const check = await checkResumable(tmp, { targetTokens: plan.messageTarget, calibration: details.calibration, expectLeaf: built.leafUuid, expectSummaryFirst: true });
+    const check = await checkResumable(tmp, { targetTokens: plan.messageTarget, calibration: details.calibration, expectLeaf: built.leafUuid, expectSummaryFirst: true, prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize } });
     const overTarget = check.problems.filter((p) => /over the .*target/.test(p));
     const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
     if (fatal.length) throw new CompactError('invalid-output', `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`);
@@ -547,10 +547,20 @@ async function reclaimSummaryReserve(
 async function* streamOutput(file: string, size: number, appended: string, fresh: boolean): AsyncGenerator<Buffer | string> {
   if (!fresh) {
     let lastByte = -1;
-    for await (const chunk of createReadStream(file, { start: 0, end: size - 1 })) {
-      const b = chunk as Buffer;
-      if (b.length) lastByte = b[b.length - 1];
-      yield b;
+    // One reused 1 MB buffer: fresh chunk buffers pile up tens of MB before the GC runs. Each chunk is valid until
+    // the next one is requested (writeTemp writes it before asking for more).
+    const fh = await open(file, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
+      for (let pos = 0; pos < size; ) {
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+        if (bytesRead === 0) break;
+        pos += bytesRead;
+        lastByte = buf[bytesRead - 1];
+        yield buf.subarray(0, bytesRead);
+      }
+    } finally {
+      await fh.close();
     }
     if (lastByte !== -1 && lastByte !== 10) yield '\n';
   }

@@ -188,8 +188,8 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   // - a wire message is a run of user lines between assistant lines (budget.ts wireMessages) and a round begins with
   //   its assistant line (rounds.ts), so a shorter tail's wire messages are exactly the longest tail's messages that
   //   begin at or after its first round; only a round that does not begin with an assistant line (a compact boundary
-  //   or a preamble: the first active round in practice) can continue the previous round's last message — a tail
-  //   starting there (`spans`) is evaluated from scratch;
+  //   or a preamble) can continue the previous round's last message — a tail starting at such a round (`spans`; in
+  //   practice only an earlier boundary as the newest round, and only in an artificial analysis) is evaluated from scratch;
   // - applyBudget decides each message from its own results, the settings and the frozen state alone, so a message is
   //   budgeted the same in every tail holding it; its decisions are renumbered by the tail's first message;
   // - a round's tokens depend on the tail only through `replacements`, where a tool id's entry comes from the newest

@@ -1,7 +1,7 @@
 // Checks a written transcript the way Claude Code will rebuild it on resume: the active
 // context after the last boundary must start with the summary, be API-valid, and fit the target.
 import { analyze } from '../inspect';
-import { indexTranscript } from '../transcript';
+import { extendIndex, indexTranscript, type TranscriptIndex } from '../transcript';
 import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
 import { loadEntryObjects } from './lines';
 import { checkApiValidity, toApiMessages, type ApiMessage } from './messages';
@@ -14,8 +14,21 @@ export interface ResumeCheck {
   leafUuid: string | null;
 }
 
-export async function checkResumable(file: string, opts: { targetTokens?: number; calibration?: number; expectLeaf?: string; expectSummaryFirst?: boolean } = {}): Promise<ResumeCheck> {
-  const index = await indexTranscript(file);
+export interface ResumeCheckOptions {
+  targetTokens?: number;
+  calibration?: number;
+  expectLeaf?: string;
+  expectSummaryFirst?: boolean;
+  /**
+   * The index of a transcript whose first `bytes` bytes (its whole size when indexed) `file` begins with, byte for
+   * byte: a compaction's output written after the original. Only the bytes after them are read and parsed; the
+   * result is the same as indexing `file` from scratch, without a second index of the original in memory.
+   */
+  prefix?: { index: TranscriptIndex; bytes: number };
+}
+
+export async function checkResumable(file: string, opts: ResumeCheckOptions = {}): Promise<ResumeCheck> {
+  const index = opts.prefix ? await indexAfter(opts.prefix.index, opts.prefix.bytes, file) : await indexTranscript(file);
   const analysis = analyze(index);
   const { chain, rounds } = analysis;
   const problems: string[] = [];
@@ -40,4 +53,16 @@ export async function checkResumable(file: string, opts: { targetTokens?: number
     seen.add(m.id);
   }
   return { ok: problems.length === 0, problems, messages, estimatedTokens, leafUuid };
+}
+
+/**
+ * The index of `file`, which begins with the `bytes` bytes `prefix` was built from: a copy of `prefix` extended by what
+ * follows (an unterminated last line of the prefix is re-read, as extendIndex does for a growing file). Falls back to
+ * indexing `file` whole when `prefix` did not stop exactly at `bytes` (the original grew while it was read).
+ */
+async function indexAfter(prefix: TranscriptIndex, bytes: number, file: string): Promise<TranscriptIndex> {
+  if (prefix.size !== bytes || prefix.consumedBytes > bytes) return indexTranscript(file);
+  const index: TranscriptIndex = { ...prefix, path: file, entries: prefix.entries.slice(), malformed: prefix.malformed.slice() };
+  const { rebuilt } = await extendIndex(index);
+  return rebuilt ? indexTranscript(file) : index;
 }
