@@ -1,5 +1,6 @@
 // Compaction end to end: property checks over every fixture and many targets, and the
 // Anthropic summarizer through the real SDK against the local fake Messages API.
+import { extractiveSummary, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
 import { strict as assert } from 'node:assert';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -369,4 +370,23 @@ describe('Anthropic summarizer against the fake Messages API (real SDK)', functi
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
     }
   });
+});
+
+describe('the offline summary reads only what shapeForExtractive keeps', () => {
+  for (const src of claudeFixtures()) {
+    it(`${basename(src)}: the same summary from whole lines and from shaped lines`, () => {
+      const lines: Record<string, any>[] = [];
+      for (const l of readFileSync(src, 'utf8').split('\n')) {
+        try {
+          lines.push(JSON.parse(l));
+        } catch {
+          /* malformed lines are not summarized */
+        }
+      }
+      const whole = extractiveSummary({ objects: lines, maxChars: 1_000_000 });
+      const shaped = extractiveSummary({ objects: lines.map((o) => shapeForExtractive(structuredClone(o))), maxChars: 1_000_000 });
+      assert.ok(whole.length > 200, 'a real summary');
+      assert.equal(shaped, whole);
+    });
+  }
 });

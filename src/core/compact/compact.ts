@@ -9,7 +9,7 @@ import { estimateTextTokens } from '../tokens/estimate';
 import { loadEntryObjects } from './lines';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter } from './types';
-import { extractiveSummary } from './summarize/extractive';
+import { extractiveSummary, shapeForExtractive } from './summarize/extractive';
 import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
 import { buildAppendedLines } from './writeback';
 import { acquireLock, assertInside, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
@@ -301,13 +301,28 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   for (const ri of [...summarizedBy(firstPlan), ...firstPlan.kept]) for (const e of analysis.rounds[ri].entries) needed.add(e);
   if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
   if (earlierAt) needed.add(earlierAt.entry);
-  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed]);
+  // Lines that are only summarized are cut down to what the summarizer reads as each is parsed (the offline summary
+  // reads little; the Anthropic one reads the text, not Claude Code's `toolUseResult` copies). Written lines and the
+  // earlier summary stay whole.
+  const offline = options.summarizer === 'extractive' || !options.anthropic?.apiKey;
+  const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
+  if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
+  if (earlierAt) written.add(earlierAt.entry);
+  const forSummary = (o: Record<string, any>, i: number) => {
+    if (written.has(i)) return o;
+    if (offline) return shapeForExtractive(o);
+    delete o.toolUseResult;
+    return o;
+  };
+  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary);
   checkCancelled(options.signal);
   const earlier: EarlierSummary | null = earlierAt
     ? { ...earlierAt, content: objects.get(earlierAt.entry)?.message?.content, text: contentText(objects.get(earlierAt.entry)?.message?.content) }
     : null;
-  const offline = options.summarizer === 'extractive' || !options.anthropic?.apiKey;
   const details = offline ? await reclaimSummaryReserve(analysis, firstPlan, options.settings, summarizedBy, objects, earlier) : firstPlan;
+  // Rounds the second plan keeps that the first one summarized are read again, whole.
+  const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !written.has(e));
+  if (nowKept.length) for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept)) objects.set(i, o);
   const plan = details.plan;
   const summarized = summarizedBy(details);
 

@@ -2,8 +2,16 @@
 import { open } from 'node:fs/promises';
 import { splitJoinedObjects, type Entry } from '../entries';
 
-/** Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). */
-export async function loadEntryObjects(path: string, entries: Entry[], indices: number[]): Promise<Map<number, Record<string, any>>> {
+/**
+ * Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). `shape`, when given,
+ * is applied to each object as soon as it is parsed, so that what it drops is never held for the whole set.
+ */
+export async function loadEntryObjects(
+  path: string,
+  entries: Entry[],
+  indices: number[],
+  shape?: (obj: Record<string, any>, index: number) => Record<string, any>,
+): Promise<Map<number, Record<string, any>>> {
   const out = new Map<number, Record<string, any>>();
   const sorted = [...new Set(indices)].sort((a, b) => entries[a].start - entries[b].start);
   const fh = await open(path, 'r');
@@ -28,7 +36,8 @@ export async function loadEntryObjects(path: string, entries: Entry[], indices: 
       for (let k = i; k <= j; k++) {
         const e = entries[sorted[k]];
         const text = buf.toString('utf8', e.start - first.start, e.end - first.start);
-        out.set(sorted[k], parseEntryText(text, e));
+        const obj = parseEntryText(text, e);
+        out.set(sorted[k], shape ? shape(obj, sorted[k]) : obj);
       }
       i = j + 1;
     }

@@ -26,6 +26,38 @@ function isHumanPrompt(text: string): boolean {
   return !/^<(system-reminder|local-command-stdout|local-command-stderr|command-name|command-message|command-args)>/.test(t) && !t.startsWith('Caveat: The messages below');
 }
 
+/**
+ * The part of a line the extractive summary reads, made as the line is parsed so that a long session's summarized
+ * lines do not all stay in memory whole: tool outputs only when they are errors, tool inputs only where they name a
+ * file or a command, no thinking, no Claude Code copies of tool results, attachments only by kind and file name.
+ */
+export function shapeForExtractive(o: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = { type: o.type };
+  if (o.isCompactSummary) out.isCompactSummary = true;
+  if (o.isMeta) out.isMeta = true;
+  const content = o.message?.content;
+  if (typeof content === 'string') out.message = { content };
+  else if (Array.isArray(content)) {
+    out.message = {
+      content: content
+        .filter((b) => b?.type === 'text' || b?.type === 'tool_use' || b?.type === 'tool_result')
+        .map((b) => {
+          if (b.type === 'tool_result' && b.is_error !== true) return { type: 'tool_result', tool_use_id: b.tool_use_id };
+          if (b.type === 'tool_use') {
+            const input: Record<string, unknown> = {};
+            for (const key of ['file_path', 'notebook_path', 'path', 'command']) if (b.input && typeof b.input === 'object' && key in b.input) input[key] = b.input[key];
+            return { type: 'tool_use', id: b.id, name: b.name, input };
+          }
+          return b;
+        }),
+    };
+  }
+  if (o.type === 'attachment' && o.attachment && typeof o.attachment === 'object') {
+    out.attachment = { type: o.attachment.type, filename: o.attachment.filename, content: attachmentText(o) ? '(attachment)' : undefined };
+  }
+  return out;
+}
+
 export function extractiveSummary(input: ExtractiveInput): string {
   const requests: string[] = [];
   const earlierSummaries: string[] = [];
