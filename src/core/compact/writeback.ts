@@ -116,7 +116,8 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       timestamp: ts,
       uuid: boundaryUuid,
       level: 'info',
-      compactMetadata: { trigger: 'manual', preTokens: input.preTokens, postTokens, compactor: 'agent-compactor' },
+      // As Claude Code records it: the whole context, system prompt and tools included.
+      compactMetadata: { trigger: 'manual', preTokens: input.preTokens + details.plan.overheadTokens, postTokens: postTokens + details.plan.overheadTokens, compactor: 'agent-compactor' },
       ...common,
     }),
   );
