@@ -149,7 +149,7 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
       const state = await classify(file, original).catch((e: Error) => assert.fail(`${label}: ${e.message}`));
       counts[state]++;
       const names = readdirSync(dir);
-      const backups = names.filter((n) => n.startsWith('s.jsonl.bak-'));
+      const backups = names.filter((n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n));
       if (state === 'replaced') {
         assert.ok(backups.length >= 1, `${label}: replaced without a backup`);
         assert.ok(readFileSync(join(dir, backups[0])).equals(original), `${label}: the backup differs from the original`);
@@ -175,7 +175,7 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
       const backupsBefore = new Set(backups);
       const second = await compactFile(file, { summarizer: 'extractive', settings: SETTINGS, inPlace: true }).catch((e: unknown) => e);
       const afterSecond = readFileSync(file);
-      const newBackups = readdirSync(dir).filter((n) => n.startsWith('s.jsonl.bak-') && !backupsBefore.has(n));
+      const newBackups = readdirSync(dir).filter((n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n) && !backupsBefore.has(n));
       if (second instanceof CompactError && second.code === 'nothing-to-compact') {
         // Only a file the first run already compacted can be within the target (the original is not: the reference run compacted it).
         assert.equal(state, 'replaced', `${label}: the second compaction found nothing to do in the untouched original`);
@@ -261,7 +261,7 @@ describe('concurrency', function () {
     assert.match(second.message, /Another compaction of s\.jsonl is running \(process \d+, started .*\); try again when it has finished/);
     assert.ok(readFileSync(file).subarray(0, original.length).equals(original));
     assert.ok(readFileSync(res.backup!).equals(original));
-    assert.equal(readdirSync(dir).filter((n) => n.includes('.bak-')).length, 1, 'only the winner made a backup');
+    assert.equal(readdirSync(dir).filter((n) => n.includes('.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n)).length, 1, 'only the winner made a backup');
     assert.ok(!existsSync(`${file}.compactor.lock`));
     rmSync(dir, { recursive: true, force: true });
   });

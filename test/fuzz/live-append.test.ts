@@ -94,7 +94,7 @@ describe('live agent appends while compacting in place, many times', function ()
         const fatal = (await checkResumable(file)).problems.filter((p) => !/over the .*target/.test(p));
         assert.deepEqual(fatal, [], 'the session still resumes');
         // Only ours beside it: backups, the state file and saved tool results; no temp files left behind.
-        for (const n of readdirSync(dir)) assert.match(n, /^6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60\.(jsonl|jsonl\.bak-[0-9-]+|compactor-state\.json|tool-results)$/, n);
+        for (const n of readdirSync(dir)) assert.match(n, /^6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60\.(jsonl|jsonl\.bak-[0-9-]+(\.manifest\.json|\.compactor-state\.json)?|compactor-state\.json|tool-results)$/, n);
         console.log(`      ${total} lines appended; ${outcomes.committed} compactions committed (${outcomes.carried} carried over late appends), ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`);
       } finally {
         child.kill();

@@ -96,7 +96,7 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     const w = written(jail, project, before);
     assert.deepEqual(w.changed, [relative(jail, file)]);
     assert.deepEqual(w.removed, []);
-    for (const p of w.added) assert.match(p, /^(session\.jsonl\.bak-[0-9-]+|session\.compactor-state\.json|session\.tool-results(\/[A-Za-z0-9_-]+\.txt)?)$/);
+    for (const p of w.added) assert.match(p, /^(session\.jsonl\.bak-[0-9-]+(\.manifest\.json|\.compactor-state\.json)?|session\.compactor-state\.json|session\.tool-results(\/[A-Za-z0-9_-]+\.txt)?)$/);
     assert.ok(readFileSync(res.backup!).equals(original));
     assert.ok(readFileSync(file).subarray(0, original.length).equals(original));
     rmSync(jail, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import { buildAppendedLines } from './writeback';
 import { acquireLock, assertInside, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
 import { statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
 import { checkResumable } from './validate';
+import { recordSidecars, snapshotSidecars } from './sidecars';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
 import { attachmentText } from './messages';
@@ -383,6 +384,8 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     plan.postTokens = check.estimatedTokens;
     checkCancelled(options.signal);
 
+    // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
+    const sidecarsBefore = options.inPlace ? await snapshotSidecars(file) : null;
     // Full originals of newly replaced results, then the decisions, then the transcript itself.
     toolDir = await saveOriginals(file, details, undo);
     for (const note of missingSavedOriginals(file, details)) plan.notes.push(note);
@@ -397,6 +400,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     if (options.inPlace) {
       progress('Backing up the original…');
       backup = await makeBackup(file);
+      await recordSidecars(file, backup, sidecarsBefore!);
       const committed = await commitInPlace(file, tmp, readSize);
       carriedOverBytes = committed.carriedOverBytes;
       if (carriedOverBytes) plan.notes.push(`${carriedOverBytes} bytes a live agent appended while the result was being committed were carried over after it (they continue the history before this compaction; compact again when the session is idle)`);
