@@ -67,10 +67,14 @@ export class TranscriptStore implements vscode.Disposable {
   private watcher: vscode.FileSystemWatcher | undefined;
   private watchedFile: string | undefined;
   private watchTimer: ReturnType<typeof setTimeout> | undefined;
-  /** True once the user asked for a preview (or previewOnOpen): plans are recomputed on every load. */
-  private previewing = false;
-  /** Target typed in the quick input; overrides the setting until cleared. */
-  private targetOverride: number | undefined;
+  /**
+   * Files the user previewed, with the target typed for each (undefined: the settings'). A preview
+   * belongs to its file: another file shows a plan only with previewOnOpen, and its Compact never
+   * uses a target typed for a different file.
+   */
+  private readonly previews = new Map<string, number | undefined>();
+  /** Files whose preview was cleared while previewOnOpen is on: no plan until opened again. */
+  private readonly dismissed = new Set<string>();
   lastResult: CompactResult | undefined;
 
   constructor(private readonly log: Log) {}
@@ -91,8 +95,10 @@ export class TranscriptStore implements vscode.Disposable {
     return this._state.status === 'ready' ? this._state.plan : null;
   }
 
-  get isPreviewing(): boolean {
-    return this.previewing;
+  /** Whether `file` (default: the shown one) gets a plan: previewed, or previewOnOpen. */
+  isPreviewing(file = this.file): boolean {
+    if (!file) return false;
+    return this.previews.has(file) || (!this.dismissed.has(file) && getSettings(vscode.Uri.file(file)).previewOnOpen);
   }
 
   private set(state: StoreState): void {
@@ -119,14 +125,16 @@ export class TranscriptStore implements vscode.Disposable {
     while (this.pending > 0) await this.queue;
   }
 
-  /** The compaction settings in force: configuration plus the quick-input target. */
-  compactSettings(): Partial<CompactSettings> {
-    const s = getSettings(this.file ? vscode.Uri.file(this.file) : undefined).compact;
-    return this.targetOverride ? { ...s, targetTokens: this.targetOverride } : s;
+  /** The compaction settings for `file` (default: the shown one): its configuration plus the target of its own preview. */
+  compactSettings(file = this.file): Partial<CompactSettings> {
+    const s = getSettings(file ? vscode.Uri.file(file) : undefined).compact;
+    const target = file ? this.previews.get(file) : undefined;
+    return target ? { ...s, targetTokens: target } : s;
   }
 
+  /** The target typed for the shown file's preview, if any. */
   get target(): number | undefined {
-    return this.targetOverride;
+    return this.file ? this.previews.get(this.file) : undefined;
   }
 
   /** Shows `file`: from the cache (refreshed with reinspect) or parsed in the background. */
@@ -135,6 +143,7 @@ export class TranscriptStore implements vscode.Disposable {
     return this.run(async () => {
       if (this.wanted !== file) return undefined; // superseded while queued
       if (!options.force && this._state.status === 'ready' && this._state.file === file) return this._state.analysis;
+      if (this._state.status === 'empty' || this._state.file !== file) this.dismissed.delete(file); // opened again
       const cached = options.force ? undefined : this.cache.get(file);
       let analysis: Analysis;
       try {
@@ -156,7 +165,6 @@ export class TranscriptStore implements vscode.Disposable {
       }
       this.remember(file, analysis);
       if (this.wanted !== file) return analysis;
-      if (getSettings(vscode.Uri.file(file)).previewOnOpen) this.previewing = true;
       await this.publish(file, analysis);
       this.watch(file);
       return analysis;
@@ -187,22 +195,33 @@ export class TranscriptStore implements vscode.Disposable {
   }
 
   /** Computes the plan for the current file (and keeps recomputing it on refresh). */
+  /** A target replaces the one of an earlier preview of the same file; without one, that one is kept. */
   preview(targetTokens?: number): Promise<CompactionPlan | null> {
-    if (targetTokens !== undefined) this.targetOverride = targetTokens;
-    this.previewing = true;
     return this.run(async () => {
       const s = this._state;
       if (s.status !== 'ready') return null;
+      this.previews.set(s.file, targetTokens ?? this.previews.get(s.file));
+      this.dismissed.delete(s.file);
       await this.publish(s.file, s.analysis);
       return this.plan;
     });
   }
 
-  clearPreview(): Promise<void> {
-    this.previewing = false;
-    this.targetOverride = undefined;
+  /** Plans the shown file again (settings changed): a plan only if it is previewed or previewOnOpen is on. */
+  replan(): Promise<void> {
     return this.run(async () => {
       const s = this._state;
+      if (s.status === 'ready') await this.publish(s.file, s.analysis);
+    });
+  }
+
+  /** Forgets the shown file's preview and target. */
+  clearPreview(): Promise<void> {
+    return this.run(async () => {
+      const s = this._state;
+      if (s.status === 'empty') return;
+      this.previews.delete(s.file);
+      this.dismissed.add(s.file);
       if (s.status === 'ready') this.set({ ...s, plan: null, planError: undefined });
     });
   }
@@ -273,9 +292,9 @@ export class TranscriptStore implements vscode.Disposable {
   private async publish(file: string, analysis: Analysis): Promise<void> {
     let plan: CompactionPlan | null = null;
     let planError: string | undefined;
-    if (this.previewing) {
+    if (this.isPreviewing(file)) {
       try {
-        plan = await planCompaction(analysis, this.compactSettings());
+        plan = await planCompaction(analysis, this.compactSettings(file));
       } catch (err) {
         planError = err instanceof Error ? err.message : String(err);
         this.log.error(`Could not plan a compaction of ${file}`, err);

@@ -89,7 +89,8 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   const config = getSettings(vscode.Uri.file(file));
   const mode: WriteMode = o.writeMode !== undefined ? normalizeWriteMode(o.writeMode) : config.writeMode;
   const out = mode !== 'inPlace' && typeof o.out === 'string' && o.out ? o.out : undefined;
-  let settings: Partial<CompactSettings> = s.store.file === file ? s.store.compactSettings() : config.compact;
+  // The target of this file's own preview, if it has one; never one typed for another file.
+  let settings: Partial<CompactSettings> = s.store.compactSettings(file);
   if (o.targetTokens) settings = { ...settings, targetTokens: o.targetTokens };
   if (o.settings) settings = { ...settings, ...o.settings };
 

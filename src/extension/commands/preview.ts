@@ -30,7 +30,7 @@ export async function previewCommand(s: Services, arg?: unknown): Promise<Compac
   }
   let target = o.targetTokens;
   if (target === undefined && !programmatic) {
-    const current = s.store.compactSettings().targetTokens ?? DEFAULT_SETTINGS.targetTokens;
+    const current = s.store.compactSettings(file).targetTokens ?? DEFAULT_SETTINGS.targetTokens;
     const t = analysis.report.totals;
     const typed = await vscode.window.showInputBox({
       title: 'Preview Compaction',

@@ -28,8 +28,7 @@ export function trackActiveEditor(store: TranscriptStore): vscode.Disposable[] {
     vscode.window.onDidChangeActiveTextEditor(update),
     vscode.window.tabGroups.onDidChangeTabs(update),
     vscode.window.tabGroups.onDidChangeTabGroups(update),
-    onSettingsChanged((e) => {
-      if (store.isPreviewing || (e.affectsConfiguration('agentCompactor.previewOnOpen') && store.file)) void store.preview();
-    }),
+    // Only re-plans: a settings change must not turn into a preview of the shown file.
+    onSettingsChanged(() => void store.replan()),
   ];
 }
