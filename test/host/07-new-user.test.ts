@@ -1,0 +1,133 @@
+/**
+ * Issue 16, "What a new user sees", in a real extension host:
+ * - a preview (and the target typed for it) belongs to the file it was made for: another file
+ *   shows no plan unless previewOnOpen is on, and Compact of it never uses that target;
+ * - Restore From Backup after an in-place compaction brings back the state file and the saved
+ *   tool results as they were, so the Budget Preview reads as it did before.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CompactionPlan, CompactResult } from '../../src/core/compact/types';
+import type { BudgetState } from '../../src/webview/protocol';
+import type { AgentCompactorApi } from '../../src/extension/api';
+import { configuredSettings, copyFixture, getApi, roundNodes, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
+
+const TYPED = 30_000;
+
+/** Every file under `dir` (path → base64), so "as before" means byte for byte; null when `dir` is absent. */
+function tree(dir: string): Record<string, string> | null {
+  if (!fs.existsSync(dir)) return null;
+  const out: Record<string, string> = {};
+  for (const n of fs.readdirSync(dir)) out[n] = fs.readFileSync(path.join(dir, n)).toString('base64');
+  return out;
+}
+
+describe('host: what a new user sees (issue 16)', function () {
+  this.timeout(240_000);
+  let api: AgentCompactorApi;
+
+  before(async () => {
+    api = await getApi();
+  });
+
+  it('a preview target belongs to its file: another file shows no plan and compacts with its own settings', async () => {
+    const a = copyFixture('example.jsonl', 'scope-a.jsonl');
+    const b = copyFixture('with-compactions.jsonl', 'scope-b.jsonl');
+    const configured = configuredSettings(b).targetTokens ?? 100_000;
+    assert.equal(vscode.workspace.getConfiguration('agentCompactor').get('previewOnOpen'), false, 'previewOnOpen is off');
+    assert.notEqual(configured, TYPED);
+    try {
+      await showTranscript(api, a);
+      const planA = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { targetTokens: TYPED }), 60_000, 'preview A');
+      assert.equal(planA.settings.targetTokens, TYPED);
+
+      // B: not previewed, previewOnOpen off: nothing is marked.
+      await showTranscript(api, b);
+      assert.equal(api.getLastPlan(), null, 'B shows no plan');
+      assert.ok(roundNodes(api.getRoundsTree(1)).every((n) => n.mark === 'keep'), 'no round of B is marked');
+
+      // Compact of B uses the settings, not the target typed for A.
+      const compact = (out: string) =>
+        withTimeout(
+          vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file: b, confirm: false, summarizer: 'extractive', out: path.join(workspaceDir(), out), open: false }),
+          120_000,
+          'compact B',
+        );
+      const first = await compact('scope-b.out1.jsonl');
+      assert.equal(first.plan.settings.targetTokens, configured, 'Compact of B uses the configured target');
+
+      // B's own preview target is B's Compact target; A keeps its own.
+      const planB = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file: b, targetTokens: 50_000 }), 60_000, 'preview B');
+      assert.equal(planB.settings.targetTokens, 50_000);
+      const second = await compact('scope-b.out2.jsonl');
+      assert.equal(second.plan.settings.targetTokens, 50_000, 'Compact of B uses the target of B\'s own preview');
+      await showTranscript(api, a);
+      assert.equal(api.getLastPlan()?.settings.targetTokens, TYPED, 'A still shows its own preview');
+
+      // previewOnOpen on: a file never previewed is planned with the settings' target.
+      await vscode.workspace.getConfiguration('agentCompactor').update('previewOnOpen', true, vscode.ConfigurationTarget.Global);
+      const c = copyFixture('thinking.jsonl', 'scope-c.jsonl');
+      await showTranscript(api, c);
+      const planC = await waitFor(() => api.getLastPlan(), 30_000, 'a plan of C (previewOnOpen)');
+      assert.equal(planC.settings.targetTokens, configured, 'previewOnOpen plans with the settings\' target');
+    } finally {
+      await vscode.workspace.getConfiguration('agentCompactor').update('previewOnOpen', undefined, vscode.ConfigurationTarget.Global);
+      for (const f of [a, b]) {
+        await showTranscript(api, f);
+        await vscode.commands.executeCommand('agentCompactor.clearPreview');
+      }
+      await api.whenIdle();
+    }
+  });
+
+  it('Restore From Backup brings back the state file and saved tool results of before the in-place compaction', async () => {
+    const file = copyFixture('with-compactions.jsonl', 'restore-sidecars.jsonl');
+    const state = path.join(workspaceDir(), 'restore-sidecars.compactor-state.json');
+    const tools = path.join(workspaceDir(), 'restore-sidecars.tool-results');
+    await showTranscript(api, file);
+    const budget = async () => {
+      const st = await withTimeout(vscode.commands.executeCommand<BudgetState | undefined>('agentCompactor.openBudget', { file }), 60_000, 'open budget');
+      assert.ok(st, 'the Budget Preview has a state');
+      return st.counts;
+    };
+    const countsBefore = await budget();
+    assert.equal(countsBefore.frozen, 0, 'nothing is frozen before any compaction');
+    const bytes = fs.readFileSync(file);
+    const roundsBefore = api.getAnalysis()!.report.rounds.length;
+
+    const res = await withTimeout(
+      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', {
+        file,
+        confirm: false,
+        summarizer: 'extractive',
+        writeMode: 'inPlace',
+        targetTokens: 60_000,
+        settings: { keepRecentTokens: 20_000, maxToolResultChars: 2_000 },
+        open: false,
+      }),
+      120_000,
+      'compact in place',
+    );
+    assert.ok(res.backup);
+    assert.ok(fs.existsSync(state), 'the compaction wrote a state file');
+    assert.ok(fs.readdirSync(tools).length > 0, 'the compaction saved tool results');
+    await api.whenIdle();
+
+    const restored = await withTimeout(
+      vscode.commands.executeCommand<string>('agentCompactor.restoreBackup', { file, backup: res.backup, confirm: false }),
+      60_000,
+      'restore',
+    );
+    assert.equal(restored, res.backup);
+    assert.ok(fs.readFileSync(file).equals(bytes), 'the transcript is back byte for byte');
+    assert.ok(!fs.existsSync(state), 'the state file the compaction created is gone');
+    assert.equal(tree(tools), null, 'the tool-results folder the compaction created is gone');
+    await waitFor(() => api.getAnalysis()?.report.rounds.length === roundsBefore && api.getCurrentFile() === file, 30_000, 'the store to re-read the restored file');
+    await api.whenIdle();
+    assert.deepEqual(await budget(), countsBefore, 'the Budget Preview reads as before the compaction (nothing frozen)');
+    await vscode.commands.executeCommand('agentCompactor.clearPreview');
+    await api.whenIdle();
+  });
+});
