@@ -1,4 +1,5 @@
-// Restore From Backup: picks one of the transcript's backups (newest first) and puts it back.
+// Restore From Backup: picks one of the transcript's backups (written by in-place compactions,
+// newest first) and puts it back, with the sidecars recorded beside it.
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -49,7 +50,7 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
         };
       }),
     );
-    const picked = await vscode.window.showQuickPick(items, { title: `Restore ${basename(file)} From Backup`, placeHolder: 'Backup to restore (newest first)' });
+    const picked = await vscode.window.showQuickPick(items, { title: `Restore ${basename(file)} From Backup`, placeHolder: 'Backup to restore (each written by an in-place compaction before it rewrote the file; newest first)' });
     if (!picked) return undefined;
     backup = picked.backup;
   }
@@ -62,7 +63,7 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
   if (o.confirm !== false) {
     const choice = await vscode.window.showWarningMessage(
       `Replace ${basename(file)} with ${basename(backup)}?`,
-      { modal: true, detail: 'The current content of the transcript is replaced by the backup; it is itself backed up first, so this can be undone.' },
+      { modal: true, detail: 'The current content of the transcript is replaced by the backup (taken by an in-place compaction), and its compactor state file and saved tool results go back to how they were then. The current content is itself backed up first, so this can be undone.' },
       'Restore',
     );
     if (choice !== 'Restore') return undefined;
