@@ -71,6 +71,11 @@ export interface Entry {
   preTokens?: number;
 }
 
+/** True for a compact boundary: the line after which Claude Code reads the conversation on resume. */
+export function isCompactBoundary(e: Pick<Entry, 'kind' | 'subtype'>): boolean {
+  return e.kind === 'system' && e.subtype === 'compact_boundary';
+}
+
 export interface Malformed {
   line: number;
   start: number;
@@ -290,8 +295,7 @@ export function summarize(obj: unknown, line: number, part: number, start: numbe
     attachmentType: undefined,
     preTokens: undefined,
   };
-  const subtype = e.subtype;
-  if (e.kind === 'system' && subtype === 'compact_boundary') {
+  if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
   }
