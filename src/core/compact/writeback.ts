@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import type { Analysis } from '../inspect';
 import { summaryRoundTokens, type PlanDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
-import { estimateTextTokens } from '../tokens/estimate';
 
 export interface WriteInputs {
   analysis: Analysis;
@@ -139,7 +138,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const uuidMap = new Map<string, string>();
   const idMap = new Map<string, string>();
   let parent = summaryUuid;
-  let context = estimateTextTokens(SUMMARY_PREFIX.length + summary.length);
+  let context = Math.round(summaryRoundTokens(summary, details.calibration || 1));
   const replacements = details.budget.replacements;
   for (const ri of details.kept) {
     const r = rounds[ri];

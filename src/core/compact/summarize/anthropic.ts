@@ -5,6 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { CompactError, type AttemptRecord, type ProgressReporter } from '../types';
 import { isPromptTooLong, parseTokenGap, parseTokenTotal, truncateHead, TRUNCATION_MARKER, type Group } from '../ptl';
 import { extractSummary, summaryRequestText } from './prompt';
+import { estimateStringTokens } from '../../tokens/estimate';
 
 export interface SummaryMessage {
   role: 'user' | 'assistant';
@@ -25,6 +26,8 @@ export interface AnthropicOptions {
   maxPtlRetries: number;
   timeoutMs?: number;
   maxRetries?: number;
+  /** The session's calibration, as applied to the groups' token estimates. */
+  calibration?: number;
 }
 
 export interface AnthropicSummary {
@@ -206,7 +209,7 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
         // cut too little and three retries could all fail. Cut the same *fraction* of the request
         // that the API says is over, measured in our own units.
         const total = parseTokenTotal(err);
-        const ours = work.reduce((s, w) => s + w.tokens, 0) + Math.round(((prefix?.length ?? 0) + request.length) * 0.3);
+        const ours = work.reduce((s, w) => s + w.tokens, 0) + estimateStringTokens((prefix ?? '') + request, 'prose', opts.calibration || 1);
         const cutGap = gap !== null && total ? Math.ceil((gap / total) * ours) : gap;
         const cut = truncateHead(work, cutGap, () => ({ tokens: 10, marker: true, firstRole: 'user' as const, payload: [{ role: 'user' as const, text: TRUNCATION_MARKER }], id: -1 }));
         if (!cut) throw new PromptTooLongExhausted(attempts, droppedRounds);
