@@ -21,7 +21,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { generateLarge, roundToAppend, type GeneratedFile } from './generate-large';
 import {
   calibrated, EXCLUDED, errorsOf, fitTextTokens, leaveOneOut, leaveOneOutBoth, leaveOneOutOf, loadSessions, modelErrors, pct, plainErrors,
-  reportedErrors, scoredPairs, summarize, textProxyErrors, textSamples, withExactCounts, type RoundData, type SessionData, type Summary,
+  reportedErrors, scoredPairs, summarize, textProxyErrors, textSamples, withExactCounts, type RoundData, type Summary,
 } from './accuracy';
 import { analyze, inspectFile, reinspect } from '../src/core/inspect';
 import { indexTranscript } from '../src/core/transcript';
@@ -111,17 +111,14 @@ async function phasesChild(file: string): Promise<void> {
   const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
   let t = process.hrtime.bigint();
   const text = readFileSync(file).toString();
-  let parsed = 0;
   for (const line of text.split('\n')) {
     try {
       JSON.parse(line);
-      parsed++;
     } catch {
       /* counted as the floor counts it */
     }
   }
   const floorMs = ms(t);
-  void parsed;
   t = process.hrtime.bigint();
   const index = await indexTranscript(file);
   const indexMs = ms(t);
@@ -129,9 +126,8 @@ async function phasesChild(file: string): Promise<void> {
   const analysis = analyze(index);
   const analyzeMs = ms(t);
   t = process.hrtime.bigint();
-  const json = JSON.stringify(analysis.report, null, 2);
+  JSON.stringify(analysis.report, null, 2);
   const jsonMs = ms(t);
-  void json.length;
   process.stdout.write(JSON.stringify({ floorMs, indexMs, analyzeMs, jsonMs } satisfies Phases));
 }
 

@@ -27,7 +27,7 @@ export function cloneState(state: BudgetState): BudgetState {
   return JSON.parse(JSON.stringify(state)) as BudgetState;
 }
 
-export function sessionBase(file: string): string {
+function sessionBase(file: string): string {
   return basename(file).replace(/\.jsonl$/i, '');
 }
 
@@ -35,7 +35,7 @@ export function statePath(file: string): string {
   return join(dirname(file), `${sessionBase(file)}.compactor-state.json`);
 }
 
-export function toolResultsDirName(file: string): string {
+function toolResultsDirName(file: string): string {
   return `${sessionBase(file)}.tool-results`;
 }
 

@@ -72,7 +72,7 @@ export function fitSummary(summary: string, details: PlanDetails, protectedChars
   return clipped(lo);
 }
 
-export function deterministicUuid(seed: string, n: number | string): string {
+function deterministicUuid(seed: string, n: number | string): string {
   const h = createHash('sha256').update(`${seed}:${n}`).digest('hex');
   const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;

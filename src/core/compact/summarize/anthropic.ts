@@ -44,7 +44,7 @@ export class PromptTooLongExhausted extends Error {
 }
 
 /** Error from the SDK → a CompactError that says what to do; null for prompt-too-long. */
-export function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | null {
+function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | null {
   if (signal?.aborted || err instanceof Anthropic.APIUserAbortError) return new CompactError('cancelled', 'Compaction cancelled; nothing was written.', err);
   if (isPromptTooLong(err)) return null;
   if (err instanceof Anthropic.APIConnectionTimeoutError) {
