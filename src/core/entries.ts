@@ -93,8 +93,7 @@ function str(v: unknown): string | undefined {
 const MAX_USAGE_TOKENS = 1e9;
 
 function num(v: unknown): number {
-  // Reliability fix (fuzz): a corrupt usage such as 1e308 used to pass as finite, and sums of
-  // two of them reached Infinity in the report. Absurd counts are ignored like negative ones.
+  // Absurd counts (a corrupt 1e308 is finite, but two of them sum to Infinity) are ignored like negative ones.
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_USAGE_TOKENS ? v : 0;
 }
 
@@ -441,10 +440,9 @@ export function parseLine(text: string, line: number, start: number, end: number
     }
     return { entries: [], malformed: { line, start, end, error: `not valid JSON: ${message}`, recovered: 0 } };
   }
-  // Reliability fix (fuzz): JSON.parse accepts 10,000-deep nesting, but JSON.stringify and
-  // structuredClone (used when sizing blocks and when rewriting kept lines) overflow the stack
-  // past a few thousand levels, which reported a valid line as "Maximum call stack size
-  // exceeded" or could crash a compaction. Such a line is kept verbatim and reported instead.
+  // JSON.parse accepts 10,000-deep nesting, but JSON.stringify and structuredClone (used when
+  // sizing blocks and when rewriting kept lines) overflow the stack past a few thousand levels.
+  // Such a line is kept verbatim and reported instead.
   if (tooDeep(text)) {
     return { entries: [], malformed: { line, start, end, error: 'JSON nested too deeply (over 1,000 levels); kept verbatim, not parsed', recovered: 0 } };
   }

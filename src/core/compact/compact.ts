@@ -530,7 +530,7 @@ async function reclaimSummaryReserve(
   if (summarized.length === 0) return first;
   const draft = offlineSummary(analysis, summarized, earlier, objects, summaryCharBudget(settings.summaryTokens, first.calibration)).summary;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
-  // from the estimate (reminders it adds, whitespace it trims), and the full reserve used to hide that.
+  // from the estimate (reminders it adds, whitespace it trims).
   const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
   if (need >= settings.summaryTokens) return first;
   const second = await planDetails(analysis, { ...(partial ?? {}), summaryTokens: need }, first.state);

@@ -60,8 +60,7 @@ export async function loadState(file: string): Promise<BudgetState> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyState();
     throw err;
   }
-  // Reliability fix (paths test): a corrupt state file used to surface as a bare
-  // "SyntaxError: Unexpected token…" naming neither the file nor what to do.
+  // A corrupt state file is reported with its path and what to do, not as a bare parser error.
   let parsed: BudgetState;
   try {
     parsed = JSON.parse(text) as BudgetState;

@@ -47,10 +47,9 @@ export const SUMMARY_CLIPPED_MARKER = '\n[summary clipped to fit the target]';
 /**
  * The summary as written: clipped so that the resumed context (the summary round plus the kept rounds, estimated as
  * checkResumable estimates the written file) fits the target. The plan reserves `settings.summaryTokens` for the
- * summary and, when even that reserve does not fit beside the newest response, keeps only the newest response; a
- * summary longer than the room actually left then put the result over a target that a shorter summary meets
- * (found by test/compat/compacted.test.ts: v1.0.98-small.jsonl at 405 tokens, plan-mode.jsonl at 278). Unchanged when
- * it fits, and when nothing can fit (the kept rounds with an empty summary are already over the target).
+ * summary, but when even that reserve does not fit beside the newest response the room actually left is smaller, and a
+ * summary that fills the reserve would put the result over a target that a shorter summary meets. Unchanged when it
+ * fits, and when nothing can fit (the kept rounds with an empty summary are already over the target).
  */
 export function fitSummary(summary: string, details: PlanDetails, protectedChars = 0): string {
   const { plan } = details;
