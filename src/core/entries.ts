@@ -1,4 +1,4 @@
-// Turns one raw line into compact entry summaries. The summary holds only what the
+// Turns one raw line into compact entry digests. The digest holds only what the
 // pipeline needs (identity, links, block sizes, usage); the raw bytes stay in the file
 // and are re-read by offset when needed, so untouched lines are written back byte-identical.
 import { textTokens } from './tokens/estimate';
@@ -121,7 +121,7 @@ const previewCodes: number[] = [];
 /**
  * First words of a text for labels: `text.slice(0, 400).replace(/\s+/g, ' ').trim().slice(0, 80)`,
  * computed without the regex and returned as a fresh short string (a slice of the text would
- * keep the whole text alive as long as the summary lives).
+ * keep the whole text alive as long as the digest lives).
  */
 export function previewOf(text: string): string {
   const out = previewCodes;
@@ -177,7 +177,7 @@ function toolResultSize(content: unknown, info: BlockInfo): void {
 }
 
 /**
- * A block summary with every field present (undefined when absent): all summaries share one
+ * A block digest with every field present (undefined when absent): all digests share one
  * hidden class, which keeps the passes over them (chain, rounds, budgets) monomorphic.
  */
 function newBlock(type: string, chars: number): BlockInfo {
@@ -257,8 +257,8 @@ function usageOf(u: unknown): Usage | undefined {
   };
 }
 
-/** Summarises one parsed JSON object found at a line. Throws only on non-objects. */
-export function summarize(obj: unknown, line: number, part: number, start: number, end: number): Entry {
+/** The entry digest of one parsed JSON object found at a line (the fields the engine reads). Throws only on non-objects. */
+export function digestEntry(obj: unknown, line: number, part: number, start: number, end: number): Entry {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('line is JSON but not an object');
   const o = obj as Record<string, unknown>;
   const parentUuid = o.parentUuid === null ? null : typeof o.parentUuid === 'string' ? o.parentUuid : undefined;
@@ -428,7 +428,7 @@ export function parseLine(text: string, line: number, start: number, end: number
       const entries: Entry[] = [];
       for (let i = 0; i < parts.length; i++) {
         try {
-          entries.push(summarize(JSON.parse(parts[i]), line, i, start, end));
+          entries.push(digestEntry(JSON.parse(parts[i]), line, i, start, end));
         } catch {
           /* a non-object part: reported below */
         }
@@ -447,7 +447,7 @@ export function parseLine(text: string, line: number, start: number, end: number
     return { entries: [], malformed: { line, start, end, error: 'JSON nested too deeply (over 1,000 levels); kept verbatim, not parsed', recovered: 0 } };
   }
   try {
-    return { entries: [summarize(obj, line, 0, start, end)] };
+    return { entries: [digestEntry(obj, line, 0, start, end)] };
   } catch (err) {
     return { entries: [], malformed: { line, start, end, error: err instanceof Error ? err.message : String(err), recovered: 0 } };
   }

@@ -4,7 +4,7 @@
 import type { Analysis } from '../inspect';
 import type { Round, RoundContent } from '../rounds';
 import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
-import { summarize } from '../entries';
+import { digestEntry } from '../entries';
 import { buildRounds } from '../rounds';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
@@ -38,7 +38,7 @@ export function resolveSettings(partial?: Partial<CompactSettings>): CompactSett
  * way checkResumable estimates the written file (same entry summary, round content and estimator).
  */
 export function summaryRoundTokens(summary: string, calibration: number): number {
-  const entry = summarize({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
+  const entry = digestEntry({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
   const chain = { main: [0], activeStart: 0, boundaries: [], leaf: 0, sidechains: [], offChain: 0, notes: [], subagentFile: false };
   const [round] = buildRounds([entry], chain);
   return rawEstimate(round.content, continuesToolLoop(round)) * calibration;
