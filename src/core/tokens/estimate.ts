@@ -184,7 +184,7 @@ export function charsForTokens(tokens: number, kind: TextKind = 'prose', calibra
 
 /**
  * Estimated tokens of an actual string of a given kind (uses its character classes, so closer than
- * `estimateTextTokens`), times the session's calibration (1 for a raw estimate).
+ * the per-character weights), times the session's calibration (1 for a raw estimate).
  */
 export function estimateStringTokens(text: string, kind: TextKind = 'prose', calibration = 1): number {
   const scale = kind === 'prose' ? TOKEN_MODEL.proseScale : kind === 'toolResult' ? TOKEN_MODEL.toolResultScale : TOKEN_MODEL.toolUseInputScale;
