@@ -102,7 +102,7 @@ export function calibrated(s: SessionData, raw: (r: RoundData) => number, calibr
   });
 }
 
-export interface Summary {
+export interface ErrorStats {
   pairs: number;
   median: number;
   p90: number;
@@ -118,7 +118,7 @@ export function quantile(sorted: number[], q: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
-export function summarize(errors: number[]): Summary {
+export function errorStats(errors: number[]): ErrorStats {
   const s = [...errors].sort((a, b) => a - b);
   return { pairs: s.length, median: quantile(s, 0.5), p90: quantile(s, 0.9), mean: s.reduce((a, b) => a + b, 0) / (s.length || 1) };
 }
@@ -220,15 +220,15 @@ export function fitModel(sessions: SessionData[], prior: TokenModel = TOKEN_MODE
 }
 
 /** Leave-one-session-out: refit on the other files, score the held-out file with that model. */
-export function leaveOneOut(sessions: SessionData[]): { errors: number[]; perFile: { name: string; summary: Summary; model: TokenModel }[] } {
+export function leaveOneOut(sessions: SessionData[]): { errors: number[]; perFile: { name: string; summary: ErrorStats; model: TokenModel }[] } {
   const errors: number[] = [];
-  const perFile: { name: string; summary: Summary; model: TokenModel }[] = [];
+  const perFile: { name: string; summary: ErrorStats; model: TokenModel }[] = [];
   for (const held of sessions) {
     if (scoredPairs(held).length === 0) continue;
     const model = fitModel(sessions.filter((s) => s !== held));
     const e = modelErrors([held], model);
     errors.push(...e);
-    perFile.push({ name: held.name, summary: summarize(e), model });
+    perFile.push({ name: held.name, summary: errorStats(e), model });
   }
   return { errors, perFile };
 }
@@ -409,9 +409,9 @@ export function fitTextTokens(samples: TextSample[]): TextTokenWeights {
   return Object.fromEntries(TEXT_KEYS.map((k, i) => [k, Math.abs(A[i][i]) < 1e-12 ? TEXT_TOKENS[k] : b[i] / A[i][i]])) as unknown as TextTokenWeights;
 }
 
-export function textProxyErrors(samples: TextSample[], w: TextTokenWeights, minTokens = 100): Summary {
+export function textProxyErrors(samples: TextSample[], w: TextTokenWeights, minTokens = 100): ErrorStats {
   const dot = (x: number[]) => TEXT_KEYS.reduce((s, k, j) => s + w[k] * x[j], 0);
-  return summarize(samples.filter((s) => s.tokens >= minTokens).map((s) => Math.abs(dot(s.features) - s.tokens) / s.tokens));
+  return errorStats(samples.filter((s) => s.tokens >= minTokens).map((s) => Math.abs(dot(s.features) - s.tokens) / s.tokens));
 }
 
 /** A session whose rounds' proxy counts are re-derived from their texts with stage-1 weights `w`. */
@@ -429,9 +429,9 @@ export function withTextWeights(s: SessionData, perRound: Map<RoundData, RoundTe
 }
 
 /** Leave-one-session-out refitting both stages: stage 1 on the other files' texts, stage 2 on their usage deltas. */
-export function leaveOneOutBoth(sessions: SessionData[], samples: TextSample[], perRound: Map<RoundData, RoundTextFeatures>): { errors: number[]; perFile: { name: string; summary: Summary }[] } {
+export function leaveOneOutBoth(sessions: SessionData[], samples: TextSample[], perRound: Map<RoundData, RoundTextFeatures>): { errors: number[]; perFile: { name: string; summary: ErrorStats }[] } {
   const errors: number[] = [];
-  const perFile: { name: string; summary: Summary }[] = [];
+  const perFile: { name: string; summary: ErrorStats }[] = [];
   for (const held of sessions) {
     if (scoredPairs(held).length === 0) continue;
     const w = fitTextTokens(samples.filter((s) => s.session !== held.name));
@@ -439,7 +439,7 @@ export function leaveOneOutBoth(sessions: SessionData[], samples: TextSample[], 
     const model = fitModel(train);
     const e = modelErrors([withTextWeights(held, perRound, w)], model);
     errors.push(...e);
-    perFile.push({ name: held.name, summary: summarize(e) });
+    perFile.push({ name: held.name, summary: errorStats(e) });
   }
   return { errors, perFile };
 }

@@ -27,7 +27,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { generateLarge, generateRounds, roundToAppend, type GeneratedFile } from './generate-large';
 import {
   calibrated, EXCLUDED, errorsOf, fitTextTokens, leaveOneOut, leaveOneOutBoth, leaveOneOutOf, loadSessions, modelErrors, pct, plainErrors,
-  reportedErrors, scoredPairs, summarize, textProxyErrors, textSamples, withExactCounts, type RoundData, type SessionData, type Summary,
+  reportedErrors, scoredPairs, errorStats, textProxyErrors, textSamples, withExactCounts, type RoundData, type ErrorStats,
 } from './accuracy';
 import { analyze, inspectFile, reinspect } from '../src/core/inspect';
 import { indexTranscript } from '../src/core/transcript';
@@ -134,17 +134,14 @@ async function phasesChild(file: string): Promise<void> {
   const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
   let t = process.hrtime.bigint();
   const text = readFileSync(file).toString();
-  let parsed = 0;
   for (const line of text.split('\n')) {
     try {
       JSON.parse(line);
-      parsed++;
     } catch {
       /* counted as the floor counts it */
     }
   }
   const floorMs = ms(t);
-  void parsed;
   t = process.hrtime.bigint();
   const index = await indexTranscript(file);
   const indexMs = ms(t);
@@ -152,9 +149,8 @@ async function phasesChild(file: string): Promise<void> {
   const analysis = analyze(index);
   const analyzeMs = ms(t);
   t = process.hrtime.bigint();
-  const json = JSON.stringify(analysis.report, null, 2);
+  JSON.stringify(analysis.report, null, 2);
   const jsonMs = ms(t);
-  void json.length;
   process.stdout.write(JSON.stringify({ floorMs, indexMs, analyzeMs, jsonMs } satisfies Phases));
 }
 
@@ -399,7 +395,7 @@ async function main(): Promise<void> {
   };
   lines.push(
     `Where inspect's time goes (one process, medians of ${phases.length}; the floor measured in the same process first): ` +
-      `floor ${fmtMs(ph.floor)}; indexing (read, decode, JSON.parse and summarise every line) ${fmtMs(ph.index)} (${(ph.index / ph.floor).toFixed(2)}× the floor); ` +
+      `floor ${fmtMs(ph.floor)}; indexing (read, decode, JSON.parse and digest every line) ${fmtMs(ph.index)} (${(ph.index / ph.floor).toFixed(2)}× the floor); ` +
       `chain, rounds, report and incremental state ${fmtMs(ph.analyze)} (${(ph.analyze / ph.floor).toFixed(2)}×); the report's JSON ${fmtMs(ph.json)} (${(ph.json / ph.floor).toFixed(2)}×). ` +
       'The indexing pass parses every line in full, as the floor does: the summaries must stay exact and a line is reported malformed exactly when ' +
       'JSON.parse rejects it. A JavaScript skim that validates and skips the fields the summary never reads (toolUseResult, progress data, image ' +
@@ -489,8 +485,8 @@ async function main(): Promise<void> {
 async function accuracy(): Promise<string[]> {
   const sessions = await loadSessions();
   const out: string[] = [];
-  const row = (name: string, s: Summary, note = '') => `| ${name} | ${pct(s.median)} | ${pct(s.p90)} | ${pct(s.mean)} | ${note} |`;
-  const shipped = summarize(reportedErrors(sessions));
+  const row = (name: string, s: ErrorStats, note = '') => `| ${name} | ${pct(s.median)} | ${pct(s.p90)} | ${pct(s.mean)} | ${note} |`;
+  const shipped = errorStats(reportedErrors(sessions));
   const nPairs = shipped.pairs;
   const { samples, perRound, exact } = textSamples(sessions, countTokensExact);
 
@@ -505,10 +501,10 @@ async function accuracy(): Promise<string[]> {
   };
   const o200kCalibrated = sessions.flatMap((s) => errorsOf(s, calibrated(s, o200kRaw)));
   const exactSessions = sessions.map((s) => withExactCounts(s, exact));
-  const uncalibrated = summarize(modelErrors(sessions, TOKEN_MODEL, false));
+  const uncalibrated = errorStats(modelErrors(sessions, TOKEN_MODEL, false));
   const loso2 = leaveOneOut(sessions);
   const losoBoth = leaveOneOutBoth(sessions, samples, perRound);
-  const losoExact = summarize(leaveOneOutOf(exactSessions));
+  const losoExact = errorStats(leaveOneOutOf(exactSessions));
   const stage1 = textProxyErrors(samples, fitTextTokens(samples));
   const shippedStage1 = textProxyErrors(samples, TEXT_TOKENS);
 
@@ -526,12 +522,12 @@ async function accuracy(): Promise<string[]> {
   out.push('| estimator | median | p90 | mean | |');
   out.push('|---|---|---|---|---|');
   out.push(row('**shipped: inspect `tokens.estimate`** (proxy + TOKEN_MODEL + session calibration)', shipped, `targets ≤ 10% / ≤ 30%: ${mark(shipped.median <= 0.1 && shipped.p90 <= 0.3)}`));
-  out.push(row('leave-one-session-out, stage 2 refitted (TOKEN_MODEL weights fitted on the other files)', summarize(loso2.errors), 'honest figure for the fitted weights'));
-  out.push(row('leave-one-session-out, both stages refitted (TEXT_TOKENS and TOKEN_MODEL)', summarize(losoBoth.errors), 'proxies re-derived from the texts'));
+  out.push(row('leave-one-session-out, stage 2 refitted (TOKEN_MODEL weights fitted on the other files)', errorStats(loso2.errors), 'honest figure for the fitted weights'));
+  out.push(row('leave-one-session-out, both stages refitted (TEXT_TOKENS and TOKEN_MODEL)', errorStats(losoBoth.errors), 'proxies re-derived from the texts'));
   out.push(row('shipped model without calibration', uncalibrated));
-  out.push(row('chars / 4 (all text, tool input, tool result and thinking characters)', summarize(plainErrors(sessions, charsOver4))));
-  out.push(row('raw o200k_base (js-tiktoken) over the same content, thinking included', summarize(plainErrors(sessions, o200kRaw))));
-  out.push(row('raw o200k_base × session calibration', summarize(o200kCalibrated)));
+  out.push(row('chars / 4 (all text, tool input, tool result and thinking characters)', errorStats(plainErrors(sessions, charsOver4))));
+  out.push(row('raw o200k_base (js-tiktoken) over the same content, thinking included', errorStats(plainErrors(sessions, o200kRaw))));
+  out.push(row('raw o200k_base × session calibration', errorStats(o200kCalibrated)));
   out.push(row('o200k_base counts in place of the proxy (stage 2 refitted, leave-one-session-out)', losoExact, 'what an exact tokenizer pass would buy'));
   out.push('');
   out.push('Per file (shipped estimates):');
@@ -544,7 +540,7 @@ async function accuracy(): Promise<string[]> {
       out.push(`| ${s.name} | 0 | | | | |`);
       continue;
     }
-    const e = summarize(errorsOf(s, s.rounds.map((r) => r.reported)));
+    const e = errorStats(errorsOf(s, s.rounds.map((r) => r.reported)));
     const l = loso2.perFile.find((p) => p.name === s.name)!.summary;
     out.push(`| ${s.name} | ${n} | ${pct(e.median)} | ${pct(e.p90)} | ${pct(l.median)} | ${pct(l.p90)} |`);
   }
@@ -556,7 +552,7 @@ async function accuracy(): Promise<string[]> {
       `${pct(shippedStage1.p90)} p90 of o200k_base, a refit ${pct(stage1.median)} / ${pct(stage1.p90)}). ` +
       'Stage 2 (`TOKEN_MODEL`) turns the per-kind proxy counts, thinking and signature characters, images, blocks and rounds into the tokens the ' +
       'next request grows by (least absolute relative error, bench/fit-model.ts). Thinking of a response that continues a tool loop stays in ' +
-      'the next request and its signature length predicts it better than the (summarised) thinking text; a turn-ending response\'s thinking ' +
+      'the next request and its signature length predicts it better than the (summarized) thinking text; a turn-ending response\'s thinking ' +
       'mostly does not. `SessionCalibration` (median ratio of earlier pairs, shrunk towards 1 with weight 30) then adjusts per session.',
   );
   out.push('');

@@ -2,7 +2,7 @@
 // src/core/tokens/estimate.ts): stage 1 (TEXT_TOKENS) against o200k_base counts of the
 // fixtures' texts, stage 2 (TOKEN_MODEL) against the usage deltas of consecutive rounds.
 // Run: npx tsx bench/fit-model.ts
-import { fitModel, fitTextTokens, loadSessions, modelErrors, pct, summarize, textProxyErrors, textSamples, withTextWeights } from './accuracy';
+import { fitModel, fitTextTokens, loadSessions, modelErrors, pct, errorStats, textProxyErrors, textSamples, withTextWeights } from './accuracy';
 import { countTokensExact } from '../src/core/tokens/exact';
 import { TOKEN_MODEL } from '../src/core/tokens/estimate';
 
@@ -27,9 +27,9 @@ async function main(): Promise<void> {
   model.prose = model.proseScale * dens('prose');
   model.toolUseInput = model.toolUseInputScale * dens('toolUseInput');
   model.toolResult = model.toolResultScale * dens('toolResult');
-  const s = summarize(modelErrors(train, model));
+  const s = errorStats(modelErrors(train, model));
   console.log(`stage 2 on the usage deltas (in-sample median ${pct(s.median)}, p90 ${pct(s.p90)}):`, model);
-  console.log('current TOKEN_MODEL in-sample:', (() => { const c = summarize(modelErrors(sessions, TOKEN_MODEL)); return `${pct(c.median)} / ${pct(c.p90)}`; })());
+  console.log('current TOKEN_MODEL in-sample:', (() => { const c = errorStats(modelErrors(sessions, TOKEN_MODEL)); return `${pct(c.median)} / ${pct(c.p90)}`; })());
 }
 
 main().catch((err) => {

@@ -3221,7 +3221,7 @@ function curlJson(g: Gen, chars: number): string {
   return JSON.stringify({ items, nextCursor: Buffer.from(JSON.stringify(cursor)).toString('base64url') }, null, 2);
 }
 
-function psqlTable(g: Gen, columns: string[], row: () => string[], chars: number): string {
+function psqlTable(columns: string[], row: () => string[], chars: number): string {
   const rows: string[][] = [];
   let size = 0;
   while (size < chars) {
@@ -3263,7 +3263,7 @@ const paginationEpisode: Episode = {
       'GET /bookmarks is returning the same bookmark twice across pages for a couple of users, and one support ticket says items "disappear" after an import. I think it is the cursor pagination. Can you dig in? Start with src/lib/pagination.ts.',
       'Support has two tickets about GET /bookmarks: one user sees duplicates between pages, another says bookmarks vanish after importing from their browser. My money is on the keyset pagination in src/lib/pagination.ts, can you take a look?',
     ]),
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking:
@@ -3392,7 +3392,7 @@ const exploreEpisode: Episode = {
   prompt: () =>
     'Before I touch rate limiting: can you map out how a request gets authenticated? Session cookie vs API key, where the plan comes from, and where the limiter sits. Use a subagent if it helps, I do not need every file in the conversation.',
   attachments: () => [{ type: 'task_reminder', content: [], itemCount: 0 }],
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const report =
       "## How a request is authenticated\n\n**Entry point**: every protected route declares `{ preHandler: requireUser }` (`src/plugins/auth.ts`). 34 route handlers across 9 route files use it; `/health` is the only public route.\n\n**1. API key** (header `Authorization: Bearer sk_...`)\n- `resolveApiKey` takes characters 3..11 of the token as the key prefix and hashes the whole token with SHA-256.\n- One query joins `api_keys` to `users` on `prefix` and `hashed_secret`, skipping expired keys, and returns `user_id`, `users.plan` and the key's `scopes`.\n- It fires an un-awaited `UPDATE api_keys SET last_used_at = now()` (errors from it are not handled).\n\n**2. Session cookie** (`sm_session`, set by the web app)\n- `verifySession` in `src/lib/session.ts`: `base64url(JSON payload) + '.' + HMAC-SHA256(secret, payload)`, compared with `timingSafeEqual`; payload is `{ userId, issuedAt }` and expires after 30 days.\n- The plan is then read from `users.plan`; session users get scopes `['read', 'write']`.\n\n**3. Rate limiting** (after authentication, before the handler)\n- `limiters[user.plan].take(user.id)`: one `RateLimiter` per plan, keyed by user id, from `src/services/rateLimiter.ts` (`PLAN_LIMITS`: free 10/s burst 20, pro 50/s burst 100).\n- Sets `x-ratelimit-remaining`; throws `RateLimitedError` (429 with `retry-after`) when the bucket is empty.\n- State lives in a `Map` inside the process, swept every 60 s. With more than one instance each one has its own buckets.\n\n**Things that looked off**\n- In `RateLimiter.take`, `elapsed` is in milliseconds but is multiplied by `refillPerSecond`.\n- `retryAfterMs` divides by a per-second rate, so it is in seconds, not milliseconds.\n- `git log` shows the limiter was last touched in \"auth: per-plan rate limits\" three weeks ago; no test covers refill over less than a second.";
     const subSteps: StepF[] = [
@@ -3439,7 +3439,7 @@ const urlEpisode: Episode = {
     'URL normalization fix: normalizeUrl in src/lib/url.ts no longer lowercases the whole input (new URL() already lowercases scheme and host; path and query are case-sensitive). test/url.test.ts green. Note for later: rows saved while the bug was live have a lowercased normalized_url.',
   prompt: () => 'CI on main went red an hour ago, test/url.test.ts. Can you fix it without changing what counts as a duplicate bookmark? Host case and tracking params should still dedupe.',
   attachments: () => [{ type: 'task_reminder', content: [], itemCount: 0 }],
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking: 'Reproduce first.',
@@ -3479,7 +3479,7 @@ const urlEpisode: Episode = {
           g.bash(`psql "$DATABASE_URL" -c "select url, normalized_url, created_at from bookmarks where created_at > now() - interval '3 hours' and url <> normalized_url and lower(url) = normalized_url order by created_at desc"`, 'List bookmarks saved since the regression', () => {
             let t = Date.UTC(2026, 4, 12, 8, 40, 0);
             const hosts = ['docs.example.org', 'video.example', 'github.example.com', 'wiki.example.net', 'blog.example.dev'];
-            const out = psqlTable(g, ['url', 'normalized_url', 'created_at'], () => {
+            const out = psqlTable(['url', 'normalized_url', 'created_at'], () => {
               t -= g.rng.int(2_000, 60_000);
               const path = '/' + [g.rng.pick(['Guides', 'watch', 'Maya-L', 'Special:Random', 'posts']), g.rng.chars(g.rng.int(5, 11), 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789')].join('/');
               const url = 'https://' + g.rng.pick(hosts) + path;
@@ -3514,7 +3514,7 @@ const rateLimitEpisode: Episode = {
     'Rate limiter fix: RateLimiter.take in src/services/rateLimiter.ts converts the elapsed time to seconds before multiplying by refillPerSecond (it refilled 1000x too fast) and retryAfterMs is now in milliseconds. Confirmed from logs/dev.log (bursts of 40+ requests all 200). Two tests added to test/rateLimiter.test.ts.',
   prompt: () =>
     'OK, rate limiting. Free plan is supposed to be 10 req/s with a burst of 20, but people fire 50+ requests in a burst and get 200s. I reproduced it locally and the dev server log is in logs/dev.log.',
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking: 'The subagent already flagged the unit mismatch. Read the limiter and its tests together.',
@@ -3620,7 +3620,7 @@ const tagSearchEpisode: Episode = {
   before: (g) => g.permissionModeLine('acceptEdits'),
   prompt: () =>
     "New feature, let's do it on a branch: GET /tags/search?q=<prefix> should return the caller's tags whose name starts with the prefix, case-insensitive, most used first, max 10. It's for the autocomplete in the web app so it has to be fast. Tests please.",
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking: 'Branch first. The working tree still has the uncommitted fixes from earlier; they will come along to the new branch, which the user can sort out when committing.',
@@ -3759,7 +3759,7 @@ const importEpisode: Episode = {
   },
   prompt: () =>
     'Migration ran fine locally. Next: imports should keep the ADD_DATE from the export instead of stamping everything with now(), that also removes most of the ties we saw this morning. I left a TODO in importService. test/fixtures/netscape-export.html is a real-ish export from my browser if you want something to try it on.',
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking: 'Read the importer (it changed: the user added a TODO), the fixture export and the existing import tests.',
@@ -3820,7 +3820,7 @@ const fullRunEpisode: Episode = {
   done:
     'Full verbose run with LOG_LEVEL=debug: one failure, a timeout in test/webhooks.test.ts ("pages through webhooks with a cursor"), which passed on a re-run of that file alone: flaky under the single fork, probably pool contention with the webhook retry timers.',
   prompt: () => 'Run the whole suite with LOG_LEVEL=debug and the verbose reporter, I want to see if anything is flaky before I push.',
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking: 'Run everything with the verbose reporter and debug logs; the output will be long.',
@@ -3916,7 +3916,7 @@ const webhookEpisode: Episode = {
     'Webhooks: deliver() in src/services/webhookService.ts now disables the webhook (is_active = false) on 410 Gone without retrying, and stops after the last of RETRY_DELAYS_MS instead of retrying forever. New test/webhookDelivery.test.ts with a fake db and fake timers.',
   prompt: (g) =>
     g.queuedPrompt ?? 'While that ran: webhook deliveries get retried forever when the receiver answers 410 Gone. A 410 should disable the webhook instead of retrying.',
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking: 'The delivery loop is at the end of the webhook service.',
@@ -3932,7 +3932,7 @@ const webhookEpisode: Episode = {
         tools: [
           g.bash(`psql "$DATABASE_URL" -c "select id, target_url, is_active, failure_count, last_delivery_at from webhooks order by failure_count desc"`, 'List webhooks by failure count', () => {
             let fails = g.rng.int(3_000, 9_000);
-            const out = psqlTable(g, ['id', 'target_url', 'is_active', 'failure_count', 'last_delivery_at'], () => {
+            const out = psqlTable(['id', 'target_url', 'is_active', 'failure_count', 'last_delivery_at'], () => {
               fails = Math.max(0, fails - g.rng.int(0, 400));
               const host = g.rng.pick(['hooks.example.net', 'automation.example.com', 'ci.example.io', 'zap.example.org']);
               return [g.rng.uuid(), `https://${host}/${g.rng.chars(10, 'abcdefghijklmnopqrstuvwxyz0123456789')}`, 't', String(fails), fails > 50 ? '' : pgTime(Date.UTC(2026, 4, g.rng.int(1, 11), g.rng.int(0, 23), g.rng.int(0, 59)))];
@@ -3999,7 +3999,7 @@ const lintEpisode: Episode = {
   title: 'clean up eslint errors (unused imports)',
   done: 'Lint: removed the unused imports reported by eslint in four files (generated route/service modules); npm run lint and tsc --noEmit are clean.',
   prompt: () => 'npm run lint is complaining, can you clean it up?',
-  steps: (g, n) => {
+  steps: (_g, n) => {
     const core: StepF[] = [
       (g) => ({
         thinking: 'See what eslint reports.',
@@ -4156,7 +4156,7 @@ function questionEpisode(index: number): Episode {
     title: 'answer a question: ' + q.prompt,
     done: 'Answered: ' + q.prompt,
     prompt: () => q.prompt,
-    steps: (g, n) => {
+    steps: (_g, n) => {
       const core: StepF[] = [];
       if (n >= 2) {
         core.push((g) => {

@@ -1,7 +1,7 @@
 // Rebuilds the conversation the way Claude Code does on resume: pick the leaf, walk
 // parentUuid back (across earlier compactions via logicalParentUuid), bring back sibling
 // tool results of parallel tool calls, and mark where the active context starts.
-import type { Entry } from './entries';
+import { isCompactBoundary, type Entry } from './entries';
 
 export interface Chain {
   /** Indices into `entries` of the main conversation, in file order (history and active context). */
@@ -66,7 +66,7 @@ function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candi
     out.push(cur);
     const e = entries[cur];
     let parent = e.parentUuid ?? null;
-    if (parent === null && followLogical && e.kind === 'system' && e.subtype === 'compact_boundary' && e.logicalParentUuid) {
+    if (parent === null && followLogical && isCompactBoundary(e) && e.logicalParentUuid) {
       parent = e.logicalParentUuid;
     }
     if (parent === null) break;
@@ -197,19 +197,28 @@ function timestampKeys(entries: Entry[], candidates: number[]): TimestampTable |
   return table;
 }
 
-/** Picks the leaf: the last `last-prompt` leafUuid naming an existing entry, else the last chain entry. */
-function pickLeaf(entries: Entry[], byUuid: Map<string, number>, candidates: number[]): number {
+/**
+ * The entry the file's last `last-prompt` line names (-1 when that line names no entry in
+ * `byUuid`, or there is none). Only the last such line counts.
+ */
+export function lastPromptTarget(entries: Entry[], byUuid: Map<string, number>): number {
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
-    if (e.kind === 'last-prompt' && e.leafUuid) {
-      const idx = byUuid.get(e.leafUuid);
-      if (idx !== undefined && candidates.includes(idx)) {
-        // Only accept it when nothing later in the file continues from it as a leaf would.
-        const later = candidates[candidates.length - 1];
-        if (later === idx || !hasDescendantAfter(entries, idx, later)) return idx;
-      }
-      break;
-    }
+    if (e.kind === 'last-prompt' && e.leafUuid) return byUuid.get(e.leafUuid) ?? -1;
+  }
+  return -1;
+}
+
+/**
+ * Picks the leaf: the entry the last `last-prompt` line names (`byUuid` holds only
+ * candidates), else the last chain entry.
+ */
+function pickLeaf(entries: Entry[], byUuid: Map<string, number>, candidates: number[]): number {
+  const idx = lastPromptTarget(entries, byUuid);
+  if (idx !== -1) {
+    // Only accept it when nothing later in the file continues from it as a leaf would.
+    const later = candidates[candidates.length - 1];
+    if (later === idx || !hasDescendantAfter(entries, idx, later)) return idx;
   }
   return candidates.length ? candidates[candidates.length - 1] : -1;
 }
@@ -232,48 +241,50 @@ function hasDescendantAfter(entries: Entry[], idx: number, last: number): boolea
   return false;
 }
 
+/** Sibling recovery's sets over the main chain. */
+export type SiblingTables = Pick<ChainTables, 'chainUuids' | 'chainMessageIds' | 'wanted' | 'answered'>;
+
+/** Records an entry that is on the chain in the sets sibling recovery matches against. */
+function admit(e: Entry, t: SiblingTables): void {
+  if (e.uuid) t.chainUuids.add(e.uuid);
+  if (e.kind === 'assistant' && e.messageId) t.chainMessageIds.add(e.messageId);
+  for (const b of e.blocks) {
+    if (b.type === 'tool_use' && b.toolId) t.wanted.add(b.toolId);
+    if (b.type === 'tool_result' && b.toolId) t.answered.add(b.toolId);
+  }
+}
+
 /**
  * Brings back side branches of parallel tool calls: assistant lines of a response already
  * on the chain and tool_result lines answering its tool_uses, when their parent is on the
  * chain. Repeats until nothing more joins (a recovered tool_use can have a recovered result).
+ * Entries of `onChain` are admitted into `t` (which may already describe the chain before
+ * them); lines of `pool` that join are added to `onChain` and `t`.
  */
-function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[]): Omit<ChainTables, 'byUuid' | 'primary'> {
-  const chainUuids = new Set<string>();
-  const chainMessageIds = new Set<string>();
-  const wanted = new Set<string>();
-  const answered = new Set<string>();
-  const admit = (i: number) => {
-    const e = entries[i];
-    onChain.add(i);
-    if (e.uuid) chainUuids.add(e.uuid);
-    if (e.kind === 'assistant' && e.messageId) chainMessageIds.add(e.messageId);
-    for (const b of e.blocks) {
-      if (b.type === 'tool_use' && b.toolId) wanted.add(b.toolId);
-      if (b.type === 'tool_result' && b.toolId) answered.add(b.toolId);
-    }
-  };
-  for (const i of [...onChain]) admit(i);
+export function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[], t: SiblingTables = { chainUuids: new Set(), chainMessageIds: new Set(), wanted: new Set(), answered: new Set() }): SiblingTables {
+  for (const i of onChain) admit(entries[i], t);
   let rest = pool.filter((i) => !onChain.has(i));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed && rest.length; ) {
     changed = false;
     for (const i of rest) {
       if (onChain.has(i)) continue;
       const e = entries[i];
-      if (!e.parentUuid || !chainUuids.has(e.parentUuid)) continue;
+      if (!e.parentUuid || !t.chainUuids.has(e.parentUuid)) continue;
       let join = false;
-      if (e.kind === 'assistant') join = e.messageId !== undefined && chainMessageIds.has(e.messageId);
+      if (e.kind === 'assistant') join = e.messageId !== undefined && t.chainMessageIds.has(e.messageId);
       else if (e.kind === 'user') {
         const ids = e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!);
-        join = ids.length > 0 && ids.every((id) => wanted.has(id) && !answered.has(id));
+        join = ids.length > 0 && ids.every((id) => t.wanted.has(id) && !t.answered.has(id));
       }
       if (join) {
-        admit(i);
+        onChain.add(i);
+        admit(e, t);
         changed = true;
       }
     }
     if (changed) rest = rest.filter((i) => !onChain.has(i));
   }
-  return { chainUuids, chainMessageIds, wanted, answered };
+  return t;
 }
 
 export function buildChain(entries: Entry[]): Chain {
@@ -297,10 +308,7 @@ export function buildChain(entries: Entry[]): Chain {
   const main = Array.from(Int32Array.from(onChain).sort());
 
   const boundaries: number[] = [];
-  main.forEach((idx) => {
-    const e = entries[idx];
-    if (e.kind === 'system' && e.subtype === 'compact_boundary') boundaries.push(idx);
-  });
+  for (const idx of main) if (isCompactBoundary(entries[idx])) boundaries.push(idx);
   const lastBoundary = boundaries.length ? boundaries[boundaries.length - 1] : -1;
   const activeStart = lastBoundary === -1 ? 0 : main.indexOf(lastBoundary);
 
@@ -322,8 +330,7 @@ function walkLikeResume(entries: Entry[], byUuid: Map<string, number>, leaf: num
   for (let k = primary.length - 1; k >= 0; k--) {
     const i = primary[k];
     if (i > leaf) continue;
-    const e = entries[i];
-    if (e.kind === 'system' && e.subtype === 'compact_boundary') {
+    if (isCompactBoundary(entries[i])) {
       cut = i;
       break;
     }

@@ -1,4 +1,4 @@
-// Turns one raw line into compact entry summaries. The summary holds only what the
+// Turns one raw line into compact entry digests. The digest holds only what the
 // pipeline needs (identity, links, block sizes, usage); the raw bytes stay in the file
 // and are re-read by offset when needed, so untouched lines are written back byte-identical.
 import { textTokens } from './tokens/estimate';
@@ -71,6 +71,11 @@ export interface Entry {
   preTokens?: number;
 }
 
+/** True for a compact boundary: the line after which Claude Code reads the conversation on resume. */
+export function isCompactBoundary(e: Pick<Entry, 'kind' | 'subtype'>): boolean {
+  return e.kind === 'system' && e.subtype === 'compact_boundary';
+}
+
 export interface Malformed {
   line: number;
   start: number;
@@ -88,8 +93,7 @@ function str(v: unknown): string | undefined {
 const MAX_USAGE_TOKENS = 1e9;
 
 function num(v: unknown): number {
-  // Reliability fix (fuzz): a corrupt usage such as 1e308 used to pass as finite, and sums of
-  // two of them reached Infinity in the report. Absurd counts are ignored like negative ones.
+  // Absurd counts (a corrupt 1e308 is finite, but two of them sum to Infinity) are ignored like negative ones.
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_USAGE_TOKENS ? v : 0;
 }
 
@@ -117,7 +121,7 @@ const previewCodes: number[] = [];
 /**
  * First words of a text for labels: `text.slice(0, 400).replace(/\s+/g, ' ').trim().slice(0, 80)`,
  * computed without the regex and returned as a fresh short string (a slice of the text would
- * keep the whole text alive as long as the summary lives).
+ * keep the whole text alive as long as the digest lives).
  */
 export function previewOf(text: string): string {
   const out = previewCodes;
@@ -173,7 +177,7 @@ function toolResultSize(content: unknown, info: BlockInfo): void {
 }
 
 /**
- * A block summary with every field present (undefined when absent): all summaries share one
+ * A block digest with every field present (undefined when absent): all digests share one
  * hidden class, which keeps the passes over them (chain, rounds, budgets) monomorphic.
  */
 function newBlock(type: string, chars: number): BlockInfo {
@@ -253,8 +257,8 @@ function usageOf(u: unknown): Usage | undefined {
   };
 }
 
-/** Summarises one parsed JSON object found at a line. Throws only on non-objects. */
-export function summarize(obj: unknown, line: number, part: number, start: number, end: number): Entry {
+/** The entry digest of one parsed JSON object found at a line (the fields the engine reads). Throws only on non-objects. */
+export function digestEntry(obj: unknown, line: number, part: number, start: number, end: number): Entry {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('line is JSON but not an object');
   const o = obj as Record<string, unknown>;
   const parentUuid = o.parentUuid === null ? null : typeof o.parentUuid === 'string' ? o.parentUuid : undefined;
@@ -290,8 +294,7 @@ export function summarize(obj: unknown, line: number, part: number, start: numbe
     attachmentType: undefined,
     preTokens: undefined,
   };
-  const subtype = e.subtype;
-  if (e.kind === 'system' && subtype === 'compact_boundary') {
+  if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
   }
@@ -425,7 +428,7 @@ export function parseLine(text: string, line: number, start: number, end: number
       const entries: Entry[] = [];
       for (let i = 0; i < parts.length; i++) {
         try {
-          entries.push(summarize(JSON.parse(parts[i]), line, i, start, end));
+          entries.push(digestEntry(JSON.parse(parts[i]), line, i, start, end));
         } catch {
           /* a non-object part: reported below */
         }
@@ -437,15 +440,14 @@ export function parseLine(text: string, line: number, start: number, end: number
     }
     return { entries: [], malformed: { line, start, end, error: `not valid JSON: ${message}`, recovered: 0 } };
   }
-  // Reliability fix (fuzz): JSON.parse accepts 10,000-deep nesting, but JSON.stringify and
-  // structuredClone (used when sizing blocks and when rewriting kept lines) overflow the stack
-  // past a few thousand levels, which reported a valid line as "Maximum call stack size
-  // exceeded" or could crash a compaction. Such a line is kept verbatim and reported instead.
+  // JSON.parse accepts 10,000-deep nesting, but JSON.stringify and structuredClone (used when
+  // sizing blocks and when rewriting kept lines) overflow the stack past a few thousand levels.
+  // Such a line is kept verbatim and reported instead.
   if (tooDeep(text)) {
     return { entries: [], malformed: { line, start, end, error: 'JSON nested too deeply (over 1,000 levels); kept verbatim, not parsed', recovered: 0 } };
   }
   try {
-    return { entries: [summarize(obj, line, 0, start, end)] };
+    return { entries: [digestEntry(obj, line, 0, start, end)] };
   } catch (err) {
     return { entries: [], malformed: { line, start, end, error: err instanceof Error ? err.message : String(err), recovered: 0 } };
   }

@@ -1,9 +1,9 @@
 // Inspection: the round list with honest token figures, as the CLI and the extension show it.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { buildChain, type Chain, type ChainTables } from './chain';
+import { buildChain, lastPromptTarget, recoverSiblings, type Chain, type ChainTables } from './chain';
 import { buildRounds, type Round } from './rounds';
-import type { Entry } from './entries';
+import { isCompactBoundary, type Entry } from './entries';
 import { assertTranscript, extendIndex, indexTranscript, type IndexOptions, type TranscriptIndex } from './transcript';
 import { roundUsage, type RoundUsage } from './tokens/usage';
 import { continuesToolLoop, rawEstimate, SessionCalibration } from './tokens/estimate';
@@ -393,14 +393,6 @@ interface IncState {
 
 const incremental = new WeakMap<Analysis, IncState>();
 
-function primarySide(chain: Chain): boolean {
-  return chain.subagentFile;
-}
-
-function isBoundaryEntry(e: Entry): boolean {
-  return e.kind === 'system' && e.subtype === 'compact_boundary';
-}
-
 function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: { at: number; state: ReportState }): IncState | undefined {
   const tables = chain.tables;
   if (!tables) return undefined;
@@ -418,15 +410,7 @@ function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: 
     if (!onMain[i]) noteIds(e, offMessageIds, offUseIds, offResultIds);
   }
   // pickLeaf: the last last-prompt line decides, when it names a candidate.
-  let lastPromptLeaf = -1;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e.kind === 'last-prompt' && e.leafUuid) {
-      const idx = byUuid.get(e.leafUuid);
-      if (idx !== undefined) lastPromptLeaf = idx;
-      break;
-    }
-  }
+  const lastPromptLeaf = lastPromptTarget(entries, byUuid);
   const st: IncState = {
     entryCount: entries.length,
     tables, promptTail: null, promptTailLast: null, promptReached: null, dangling, offMessageIds, offUseIds, offResultIds,
@@ -447,15 +431,6 @@ function noteIds(e: Entry, messageIds: Set<string>, useIds: Set<string>, resultI
     if (!b.toolId) continue;
     if (b.type === 'tool_use') useIds.add(b.toolId);
     else if (b.type === 'tool_result') resultIds.add(b.toolId);
-  }
-}
-
-function admitInto(e: Entry, t: ChainTables): void {
-  if (e.uuid) t.chainUuids.add(e.uuid);
-  if (e.kind === 'assistant' && e.messageId) t.chainMessageIds.add(e.messageId);
-  for (const b of e.blocks) {
-    if (b.type === 'tool_use' && b.toolId) t.wanted.add(b.toolId);
-    if (b.type === 'tool_result' && b.toolId) t.answered.add(b.toolId);
   }
 }
 
@@ -500,7 +475,7 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   const n = entries.length;
   const chain = prev.chain;
   if (chain.leaf < 0 || st.lastRoundStart < 0 || !st.tailClean) return null;
-  const side = primarySide(chain);
+  const side = chain.subagentFile;
   const t = st.tables;
 
   // New entries: no boundary, no last-prompt, fresh unique uuids, no new inline sidechains,
@@ -510,7 +485,7 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   const newResults = new Set<string>();
   for (let i = oldN; i < n; i++) {
     const e = entries[i];
-    if (isBoundaryEntry(e) || e.kind === 'last-prompt') return null;
+    if (isCompactBoundary(e) || e.kind === 'last-prompt') return null;
     if (e.uuid === undefined) continue;
     if (e.isSidechain !== side) return null;
     if (t.byUuid.has(e.uuid) || newUuids.has(e.uuid) || st.dangling.has(e.uuid)) return null;
@@ -559,30 +534,9 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   }
 
   // Nothing below gives up: the shared tables are updated in place from here on.
-  // Sibling recovery over the new entries (chain.ts recoverSiblings, restricted to them).
+  // Sibling recovery over the new entries, against the tables of the chain so far.
   const onNew = new Set<number>(walked);
-  for (const i of walked) admitInto(entries[i], t);
-  let rest = newCandidates.filter((i) => !onNew.has(i));
-  for (let changed = true; changed && rest.length; ) {
-    changed = false;
-    for (const i of rest) {
-      if (onNew.has(i)) continue;
-      const e = entries[i];
-      if (!e.parentUuid || !t.chainUuids.has(e.parentUuid)) continue;
-      let join = false;
-      if (e.kind === 'assistant') join = e.messageId !== undefined && t.chainMessageIds.has(e.messageId);
-      else if (e.kind === 'user') {
-        const ids = e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!);
-        join = ids.length > 0 && ids.every((id) => t.wanted.has(id) && !t.answered.has(id));
-      }
-      if (join) {
-        onNew.add(i);
-        admitInto(e, t);
-        changed = true;
-      }
-    }
-    if (changed) rest = rest.filter((i) => !onNew.has(i));
-  }
+  recoverSiblings(entries, onNew, newCandidates, t);
   const added = [...onNew].sort((a, b) => a - b);
   const newChain: Chain = {
     ...chain,

@@ -28,10 +28,6 @@ export interface ReadOptions {
   maxLineBytes?: number;
 }
 
-export interface OversizeLine extends RawLine {
-  oversize: true;
-}
-
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -129,23 +125,6 @@ export async function* readLineBatches(path: string, options: ReadOptions = {}):
       if (oversize) out.oversize = true;
       yield [out];
     }
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Re-reads the raw bytes of [start, end) from a file. */
-export async function readRange(path: string, start: number, end: number): Promise<Buffer> {
-  const fh = await open(path, 'r');
-  try {
-    const out = Buffer.allocUnsafe(end - start);
-    let got = 0;
-    while (got < out.length) {
-      const { bytesRead } = await fh.read(out, got, out.length - got, start + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    return out.subarray(0, got);
   } finally {
     await fh.close();
   }

@@ -1,7 +1,7 @@
 // Groups the main chain into API rounds: a round starts at each new assistant message.id
 // and carries the lines that follow it (tool results, attachments, the next prompt) until
 // the next new id, so a round can be kept or dropped without breaking tool_use/tool_result pairs.
-import type { Entry } from './entries';
+import { isCompactBoundary, type Entry } from './entries';
 import type { Chain } from './chain';
 
 export interface ToolUseInfo {
@@ -159,10 +159,6 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
   }
 }
 
-function isBoundary(e: Entry): boolean {
-  return e.kind === 'system' && e.subtype === 'compact_boundary';
-}
-
 /** Builds rounds over the chain's main conversation. */
 export function buildRounds(entries: Entry[], chain: Chain): Round[] {
   const rounds: Round[] = [];
@@ -176,7 +172,7 @@ export function buildRounds(entries: Entry[], chain: Chain): Round[] {
   for (const idx of chain.main) {
     const e = entries[idx];
     if (idx === activeFrom) inContext = true;
-    if (isBoundary(e)) {
+    if (isCompactBoundary(e)) {
       if (rounds.length > 0 || current) segment++;
       current = newRound(rounds.length, null, segment, inContext, true);
       rounds.push(current);

@@ -32,7 +32,6 @@
  * Nothing is skipped: without the binary every test fails with the provisioning command to run.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { planDetails, summaryFloorTokens } from '../../src/core/compact/plan';

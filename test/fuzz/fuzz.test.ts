@@ -23,7 +23,7 @@
 // passes (default 3), FUZZ_VERBOSE=1
 // prints every refused compaction. Failing inputs are kept in $TMPDIR/ac-fuzz-failures-<seed>.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
-import { summarize, type Entry } from '../../src/core/entries';
+import { digestEntry, type Entry } from '../../src/core/entries';
 import type { Chain } from '../../src/core/chain';
 import { buildRounds, type Round } from '../../src/core/rounds';
 import { continuesToolLoop, rawEstimate } from '../../src/core/tokens/estimate';
@@ -301,7 +301,7 @@ export interface RequestEstimate {
  * Method: the request's `messages` minus the role "system" entries Claude Code inserts (output_config, "# Environment")
  * — the system prompt and the tool definitions are not counted, exactly as the engine's target excludes them. Each
  * message becomes a transcript-like entry (assistant messages with a distinct message id each) that goes through the
- * engine's own pipeline: `summarize` (entries.ts: block sizes and proxy token counts), `buildRounds` (rounds.ts: a round
+ * engine's own pipeline: `digestEntry` (entries.ts: block sizes and proxy token counts), `buildRounds` (rounds.ts: a round
  * starts at each assistant message and carries the user messages after it; user messages before the first assistant
  * message form the preamble round, our summary) and `rawEstimate`. The request carries no stop_reason, so a round
  * continues a tool loop when it has tool_use blocks. `tokens` covers the messages BEFORE Claude Code's new turn (the
@@ -322,7 +322,7 @@ export function estimateRequestMessages(body: any, calibration: number, prompt?:
       if (m?.role !== 'user' && m?.role !== 'assistant') return;
       const message: Record<string, unknown> = { role: m.role, content: m.content };
       if (m.role === 'assistant') message.id = `msg_request_${offset + i}`;
-      const e = summarize({ type: m.role, uuid: `request-${offset + i}`, message }, entries.length + 1, 0, 0, 0);
+      const e = digestEntry({ type: m.role, uuid: `request-${offset + i}`, message }, entries.length + 1, 0, 0, 0);
       for (const b of e.blocks) chars += b.chars + (b.type === 'tool_use' ? (b.name?.length ?? 0) : 0);
       entries.push(e);
     });

@@ -10,7 +10,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { leaveOneOut, loadSessions, metricFiles, reportedErrors, scoredPairs, summarize, type SessionData } from '../../bench/accuracy';
+import { leaveOneOut, loadSessions, metricFiles, reportedErrors, scoredPairs, errorStats, type SessionData } from '../../bench/accuracy';
 import { inspectFile } from '../../src/core/inspect';
 import { rawEstimate, SessionCalibration, TEXT_TOKENS, textFeatures, textTokens, TOKEN_MODEL } from '../../src/core/tokens/estimate';
 import type { RoundContent } from '../../src/core/rounds';
@@ -33,13 +33,13 @@ describe('estimate accuracy on the shared fixtures', function () {
   });
 
   it('median relative error ≤ 10 % and 90th percentile ≤ 30 % (inspect report estimates)', () => {
-    const s = summarize(reportedErrors(sessions));
+    const s = errorStats(reportedErrors(sessions));
     assert.ok(s.median <= 0.1, `median ${(100 * s.median).toFixed(1)}%`);
     assert.ok(s.p90 <= 0.3, `p90 ${(100 * s.p90).toFixed(1)}%`);
   });
 
   it('stays within the targets when the weights are refitted without the session scored (leave one out)', () => {
-    const s = summarize(leaveOneOut(sessions).errors);
+    const s = errorStats(leaveOneOut(sessions).errors);
     assert.ok(s.median <= 0.1, `LOSO median ${(100 * s.median).toFixed(1)}%`);
     assert.ok(s.p90 <= 0.3, `LOSO p90 ${(100 * s.p90).toFixed(1)}%`);
   });

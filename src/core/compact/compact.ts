@@ -5,7 +5,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { createReadStream, existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
-import { estimateTextTokens } from '../tokens/estimate';
+import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
 import { loadEntryObjects } from './lines';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter } from './types';
@@ -18,7 +18,7 @@ import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
-import { attachmentText } from './messages';
+import { attachmentText, clipNotingRest } from './messages';
 import { toolResultText } from './lines';
 import { resumeCommand } from './resume';
 import { readSessionInfo, sessionIdFromFile } from '../session';
@@ -89,18 +89,16 @@ function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
-const clip = (s: string, n: number) => (s.length <= n ? s : s.slice(0, n));
-
 function renderBlockText(b: any): string {
   if (!b || typeof b !== 'object') return '';
   switch (b.type) {
     case 'text':
       return String(b.text ?? '');
     case 'tool_use':
-      return `[called tool ${b.name}: ${clip(JSON.stringify(b.input ?? {}), 4000)}]`;
+      return `[called tool ${b.name}: ${clipNotingRest(JSON.stringify(b.input ?? {}), 4000)}]`;
     case 'tool_result': {
       const { text } = toolResultText(b.content);
-      return `[result of ${b.tool_use_id}${b.is_error ? ' (error)' : ''}: ${clip(text, 6000)}${text.length > 6000 ? ` …(${text.length - 6000} more characters)` : ''}]`;
+      return `[result of ${b.tool_use_id}${b.is_error ? ' (error)' : ''}: ${clipNotingRest(text, 6000)}]`;
     }
     case 'image':
       return '[image]';
@@ -111,7 +109,6 @@ function renderBlockText(b: any): string {
 
 /** Summarized rounds as text-only messages (tool calls rendered as text: no tool schemas needed). */
 function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<number, Record<string, any>>, calibration: number): Group<SummaryMessage[]>[] {
-  const entries = analysis.index.entries;
   return roundIdx.map((ri) => {
     const r = analysis.rounds[ri];
     const msgs: SummaryMessage[] = [];
@@ -132,7 +129,7 @@ function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<numb
         const t = attachmentText(o);
         if (t) {
           role = 'user';
-          text = `<system-reminder>${clip(t, 4000)}</system-reminder>`;
+          text = `<system-reminder>${clipNotingRest(t, 4000)}</system-reminder>`;
         }
       }
       if (!role || !text.trim()) continue;
@@ -140,9 +137,7 @@ function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<numb
       if (prev && prev.role === role) prev.text += `\n${text}`;
       else msgs.push({ role, text });
     }
-    const chars = msgs.reduce((s, m) => s + m.text.length, 0);
-    const tokens = Math.max(1, Math.round(chars * 0.3 * calibration));
-    void entries;
+    const tokens = Math.max(1, msgs.reduce((s, m) => s + estimateStringTokens(m.text, 'prose', calibration), 0));
     return { tokens, firstRole: msgs[0]?.role ?? 'user', payload: msgs };
   });
 }
@@ -225,7 +220,7 @@ async function makeSummary(
   options: CompactOptions,
   progress: ProgressReporter,
 ): Promise<SummaryOutcome> {
-  const summaryChars = summaryCharBudget(details.plan.settings.summaryTokens);
+  const summaryChars = summaryCharBudget(details.plan.settings.summaryTokens, details.calibration);
   if (summarized.length === 0) {
     // Budgets only: the earlier summary (if any) stays exactly as it was.
     const attempts: AttemptRecord[] = [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' }];
@@ -256,6 +251,7 @@ async function makeSummary(
       maxPtlRetries: 3,
       timeoutMs: options.anthropic?.timeoutMs,
       maxRetries: options.anthropic?.maxRetries,
+      calibration: details.calibration,
     });
     attempts.push(...res.attempts);
     if (!res.summary.trim()) return offline('the model returned an empty summary; used the offline summary');
@@ -330,7 +326,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const made = await makeSummary(analysis, details, summarized, earlier, objects, options, progress);
   const { attempts, dropped } = made;
   checkCancelled(options.signal);
-  const summaryChars = Math.max(summaryCharBudget(plan.settings.summaryTokens), made.protectedChars + 2_000);
+  const summaryChars = Math.max(summaryCharBudget(plan.settings.summaryTokens, details.calibration), made.protectedChars + 2_000);
   let summary = made.summary;
   if (made.verbatimContent === undefined && summary.length > summaryChars) summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
 
@@ -340,8 +336,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   }
   plan.droppedRounds = dropped.length;
   plan.summarizedRounds -= dropped.length;
-  const summaryTokens = estimateTextTokens(SUMMARY_PREFIX.length + summary.length);
-  const postTokens = details.plan.keptTokens + summaryTokens;
+  const postTokens = details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
   plan.postTokens = postTokens;
 
   const lastPrompt = await lastPromptOf(file, analysis);
@@ -524,9 +519,9 @@ async function restorer(path: string): Promise<() => Promise<unknown>> {
   return prior === null ? () => unlink(path) : () => writeFileAtomic(path, prior);
 }
 
-/** Characters of summary text that fit a reserve of `summaryTokens` (prose estimate, prefix excluded). */
-function summaryCharBudget(summaryTokens: number): number {
-  return Math.floor(summaryTokens / 0.2716) - SUMMARY_PREFIX.length;
+/** Characters of summary text that fit a reserve of `summaryTokens` (calibrated prose estimate, prefix excluded). */
+function summaryCharBudget(summaryTokens: number, calibration: number): number {
+  return charsForTokens(summaryTokens, 'prose', calibration > 0 ? calibration : 1) - SUMMARY_PREFIX.length;
 }
 
 /** The offline extractive summary of the given rounds, an earlier summary among them quoted whole ahead of it. */
@@ -552,9 +547,9 @@ async function reclaimSummaryReserve(
   const settings = first.plan.settings;
   const summarized = summarizedBy(first);
   if (summarized.length === 0) return first;
-  const draft = offlineSummary(analysis, summarized, earlier, objects, summaryCharBudget(settings.summaryTokens)).summary;
+  const draft = offlineSummary(analysis, summarized, earlier, objects, summaryCharBudget(settings.summaryTokens, first.calibration)).summary;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
-  // from the estimate (reminders it adds, whitespace it trims), and the full reserve used to hide that.
+  // from the estimate (reminders it adds, whitespace it trims).
   const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
   if (need >= settings.summaryTokens) return first;
   const second = await planDetails(analysis, { ...(partial ?? {}), summaryTokens: need }, first.state);

@@ -16,6 +16,11 @@ function blocksOf(content: unknown): ApiBlock[] {
 }
 
 /** Text a `attachment` line contributes (Claude Code renders it as a meta user message). */
+/** The first `max` characters of `s`, followed by a note of how many were left out (`s` itself when it fits). */
+export function clipNotingRest(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)} […${s.length - max} more characters]`;
+}
+
 export function attachmentText(obj: Record<string, any>): string | null {
   const a = obj.attachment;
   if (!a || typeof a !== 'object') return null;

@@ -4,7 +4,7 @@
 import type { Analysis } from '../inspect';
 import type { Round, RoundContent } from '../rounds';
 import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
-import { summarize } from '../entries';
+import { digestEntry } from '../entries';
 import { buildRounds } from '../rounds';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
@@ -38,7 +38,7 @@ export function resolveSettings(partial?: Partial<CompactSettings>): CompactSett
  * way checkResumable estimates the written file (same entry summary, round content and estimator).
  */
 export function summaryRoundTokens(summary: string, calibration: number): number {
-  const entry = summarize({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
+  const entry = digestEntry({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
   const chain = { main: [0], activeStart: 0, boundaries: [], leaf: 0, sidechains: [], offChain: 0, notes: [], subagentFile: false };
   const [round] = buildRounds([entry], chain);
   return rawEstimate(round.content, continuesToolLoop(round)) * calibration;
@@ -146,8 +146,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   }
   while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
   // An earlier boundary round as the newest round (no response since that compaction): it is folded into the new
-  // summary, not kept. Kept, its summary line was dropped by the writer and the earlier summary was lost (found by
-  // test/compat/roundtrip.test.ts on Claude Code's own /compact output).
+  // summary, not kept, because the writer does not copy a kept summary line and the earlier summary would be lost.
   if (last >= 0 && tailPos === last && rounds[active[last]].startsAtBoundary) tailPos = last + 1;
   // The target is for the whole resumed context: leave room for the system prompt and tools.
   const overheadTokens = report.totals.overheadTokens ?? 0;
@@ -328,8 +327,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     }
     choice = await choose(tailPos, strip);
     // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
-    // clipped to the room left (writeback.ts fitSummary). This note used to be given whenever the summary reserve
-    // did not fit, also when the result then met the target.
+    // clipped to the room left (writeback.ts fitSummary) and the result meets the target.
     if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
       notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`);
     }

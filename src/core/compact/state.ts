@@ -27,7 +27,7 @@ export function cloneState(state: BudgetState): BudgetState {
   return JSON.parse(JSON.stringify(state)) as BudgetState;
 }
 
-export function sessionBase(file: string): string {
+function sessionBase(file: string): string {
   return basename(file).replace(/\.jsonl$/i, '');
 }
 
@@ -35,7 +35,7 @@ export function statePath(file: string): string {
   return join(dirname(file), `${sessionBase(file)}.compactor-state.json`);
 }
 
-export function toolResultsDirName(file: string): string {
+function toolResultsDirName(file: string): string {
   return `${sessionBase(file)}.tool-results`;
 }
 
@@ -60,8 +60,7 @@ export async function loadState(file: string): Promise<BudgetState> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyState();
     throw err;
   }
-  // Reliability fix (paths test): a corrupt state file used to surface as a bare
-  // "SyntaxError: Unexpected token…" naming neither the file nor what to do.
+  // A corrupt state file is reported with its path and what to do, not as a bare parser error.
   let parsed: BudgetState;
   try {
     parsed = JSON.parse(text) as BudgetState;

@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import type { Analysis } from '../inspect';
 import { summaryRoundTokens, type PlanDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
-import { estimateTextTokens } from '../tokens/estimate';
 
 export interface WriteInputs {
   analysis: Analysis;
@@ -48,10 +47,9 @@ export const SUMMARY_CLIPPED_MARKER = '\n[summary clipped to fit the target]';
 /**
  * The summary as written: clipped so that the resumed context (the summary round plus the kept rounds, estimated as
  * checkResumable estimates the written file) fits the target. The plan reserves `settings.summaryTokens` for the
- * summary and, when even that reserve does not fit beside the newest response, keeps only the newest response; a
- * summary longer than the room actually left then put the result over a target that a shorter summary meets
- * (found by test/compat/compacted.test.ts: v1.0.98-small.jsonl at 405 tokens, plan-mode.jsonl at 278). Unchanged when
- * it fits, and when nothing can fit (the kept rounds with an empty summary are already over the target).
+ * summary, but when even that reserve does not fit beside the newest response the room actually left is smaller, and a
+ * summary that fills the reserve would put the result over a target that a shorter summary meets. Unchanged when it
+ * fits, and when nothing can fit (the kept rounds with an empty summary are already over the target).
  */
 export function fitSummary(summary: string, details: PlanDetails, protectedChars = 0): string {
   const { plan } = details;
@@ -73,7 +71,7 @@ export function fitSummary(summary: string, details: PlanDetails, protectedChars
   return clipped(lo);
 }
 
-export function deterministicUuid(seed: string, n: number | string): string {
+function deterministicUuid(seed: string, n: number | string): string {
   const h = createHash('sha256').update(`${seed}:${n}`).digest('hex');
   const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -140,7 +138,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const uuidMap = new Map<string, string>();
   const idMap = new Map<string, string>();
   let parent = summaryUuid;
-  let context = estimateTextTokens(SUMMARY_PREFIX.length + summary.length);
+  let context = Math.round(summaryRoundTokens(summary, details.calibration || 1));
   const replacements = details.budget.replacements;
   for (const ri of details.kept) {
     const r = rounds[ri];

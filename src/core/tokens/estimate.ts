@@ -172,15 +172,23 @@ export function rawEstimate(c: RoundContent, continuesToolLoop: boolean, m: Toke
   );
 }
 
-/** Rough tokens for a plain string of a given kind (for previews, summaries, budgets). */
-export function estimateTextTokens(chars: number, kind: 'prose' | 'toolResult' | 'toolUseInput' = 'prose'): number {
-  return Math.round(TOKEN_MODEL[kind] * chars);
+type TextKind = 'prose' | 'toolResult' | 'toolUseInput';
+
+/**
+ * Characters of a given kind that fit in `tokens` by the per-character weights, given the
+ * session's calibration (1 for a raw estimate).
+ */
+export function charsForTokens(tokens: number, kind: TextKind = 'prose', calibration = 1): number {
+  return Math.floor(tokens / (TOKEN_MODEL[kind] * calibration));
 }
 
-/** Estimated tokens of an actual string of a given kind (uses its character classes, so closer than `estimateTextTokens`). */
-export function estimateStringTokens(text: string, kind: 'prose' | 'toolResult' | 'toolUseInput' = 'prose'): number {
+/**
+ * Estimated tokens of an actual string of a given kind (uses its character classes, so closer than
+ * the per-character weights), times the session's calibration (1 for a raw estimate).
+ */
+export function estimateStringTokens(text: string, kind: TextKind = 'prose', calibration = 1): number {
   const scale = kind === 'prose' ? TOKEN_MODEL.proseScale : kind === 'toolResult' ? TOKEN_MODEL.toolResultScale : TOKEN_MODEL.toolUseInputScale;
-  return Math.round(scale * textTokens(text));
+  return Math.round(scale * textTokens(text) * calibration);
 }
 
 /**

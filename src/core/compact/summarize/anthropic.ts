@@ -5,6 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { CompactError, type AttemptRecord, type ProgressReporter } from '../types';
 import { isPromptTooLong, parseTokenGap, parseTokenTotal, truncateHead, TRUNCATION_MARKER, type Group } from '../ptl';
 import { extractSummary, summaryRequestText } from './prompt';
+import { estimateStringTokens } from '../../tokens/estimate';
 
 export interface SummaryMessage {
   role: 'user' | 'assistant';
@@ -25,6 +26,8 @@ export interface AnthropicOptions {
   maxPtlRetries: number;
   timeoutMs?: number;
   maxRetries?: number;
+  /** The session's calibration, as applied to the groups' token estimates. */
+  calibration?: number;
 }
 
 export interface AnthropicSummary {
@@ -41,7 +44,7 @@ export class PromptTooLongExhausted extends Error {
 }
 
 /** Error from the SDK → a CompactError that says what to do; null for prompt-too-long. */
-export function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | null {
+function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | null {
   if (signal?.aborted || err instanceof Anthropic.APIUserAbortError) return new CompactError('cancelled', 'Compaction cancelled; nothing was written.', err);
   if (isPromptTooLong(err)) return null;
   if (err instanceof Anthropic.APIConnectionTimeoutError) {
@@ -59,17 +62,15 @@ export function classifyApiError(err: unknown, signal?: AbortSignal): CompactErr
     if (status === 429) return new CompactError('api', `Rate limited by the Anthropic API (429: ${detail}), still after retries. Wait a minute and try again, or use the offline extractive summary.`, err);
     if (status === 529) return new CompactError('api', `The Anthropic API is overloaded (529: ${detail}), still after retries. Try again later, or use the offline extractive summary.`, err);
     if (status !== undefined && status >= 500) return new CompactError('api', `The Anthropic API failed (${status}: ${detail}), still after retries. Try again later, or use the offline extractive summary.`, err);
-    // Reliability fix (failing-API table): an `error` event inside a 200 stream has no status and
-    // used to read "refused the summary request (stream error: …)", which is not what happened.
+    // No status: an `error` event inside a 200 stream. The request was accepted, so say it failed midway.
     if (status === undefined) {
       const type = (err.error as { error?: { type?: string } } | undefined)?.error?.type ?? 'error';
       return new CompactError('api', `The Anthropic API failed in the middle of the summary (${type}: ${detail}). Try again later, or use the offline extractive summary.`, err);
     }
     return new CompactError('api', `The Anthropic API refused the summary request (${status}: ${detail}). Check the model and settings, or use the offline extractive summary.`, err);
   }
-  // Reliability fix (failing-API table): a connection cut mid-stream ("terminated") and an
-  // unreadable stream (invalid JSON) used to surface as "The summary request failed: terminated"
-  // or a bare JSON parser message, naming neither the cause nor what to do.
+  // A connection cut mid-stream ("terminated") and an unreadable stream (invalid JSON) arrive as
+  // low-level errors: name the cause and what to do.
   const chain = causeChain(err);
   if (chain.some((e) => (e instanceof TypeError && /terminated/i.test(e.message)) || /^(UND_ERR_SOCKET|ECONNRESET|EPIPE)$/.test(String((e as { code?: unknown }).code ?? '')))) {
     return new CompactError('network', `The connection to the Anthropic API broke while the summary was streaming (${(err as Error).message}). Check your network or proxy and try again, or use the offline extractive summary.`, err);
@@ -201,12 +202,11 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
         const record: AttemptRecord = { attempt: attemptNo, strategy, outcome: 'prompt-too-long', detail: err instanceof Error ? err.message : String(err), tokenGap: gap };
         attempts.push(record);
         if (ptlRetries >= opts.maxPtlRetries) throw new PromptTooLongExhausted(attempts, droppedRounds);
-        // Reliability fix (failing-API table): the gap is in the API's tokens but the groups are
-        // sized by our estimate; when the two disagree (a skewed session calibration) each retry
-        // cut too little and three retries could all fail. Cut the same *fraction* of the request
-        // that the API says is over, measured in our own units.
+        // The gap is in the API's tokens but the groups are sized by our estimate, and the two can
+        // disagree (a skewed session calibration). Cut the same *fraction* of the request that the
+        // API says is over, measured in our own units.
         const total = parseTokenTotal(err);
-        const ours = work.reduce((s, w) => s + w.tokens, 0) + Math.round(((prefix?.length ?? 0) + request.length) * 0.3);
+        const ours = work.reduce((s, w) => s + w.tokens, 0) + estimateStringTokens((prefix ?? '') + request, 'prose', opts.calibration || 1);
         const cutGap = gap !== null && total ? Math.ceil((gap / total) * ours) : gap;
         const cut = truncateHead(work, cutGap, () => ({ tokens: 10, marker: true, firstRole: 'user' as const, payload: [{ role: 'user' as const, text: TRUNCATION_MARKER }], id: -1 }));
         if (!cut) throw new PromptTooLongExhausted(attempts, droppedRounds);

@@ -1,6 +1,6 @@
 // Offline, deterministic summary: the user's requests verbatim, tools used, files touched,
 // commands run, errors, and where the work stood. Needs no network, so the main job always works.
-import { attachmentText } from '../messages';
+import { attachmentText, clipNotingRest } from '../messages';
 
 export interface ExtractiveInput {
   /** Entry objects of the summarized rounds, in chain order. */
@@ -9,7 +9,6 @@ export interface ExtractiveInput {
   maxChars: number;
 }
 
-const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n)} […${s.length - n} more characters]`);
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 function userTexts(o: Record<string, any>): string[] {
@@ -80,7 +79,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
         for (const b of content) {
           if (b?.type !== 'tool_result' || b.is_error !== true) continue;
           const text = typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? b.content.map((x: any) => x?.text ?? '').join(' ') : '';
-          errors.push(`${toolNames.get(b.tool_use_id) ?? 'tool'}: ${clip(oneLine(text.replace(/<\/?tool_use_error>/g, '')), 240)}`);
+          errors.push(`${toolNames.get(b.tool_use_id) ?? 'tool'}: ${clipNotingRest(oneLine(text.replace(/<\/?tool_use_error>/g, '')), 240)}`);
         }
       }
     } else if (o.type === 'assistant') {
@@ -100,7 +99,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
           verbs.add(/^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name) ? 'edited' : name === 'Read' ? 'read' : name.toLowerCase());
           files.set(p, verbs);
         }
-        if (typeof input.command === 'string') commands.push(clip(oneLine(input.command), 200));
+        if (typeof input.command === 'string') commands.push(clipNotingRest(oneLine(input.command), 200));
       }
     } else if (o.type === 'attachment') {
       const t = attachmentText(o);
@@ -124,7 +123,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
   }
   sections.push(
     `## All user requests (verbatim, oldest first)\n` +
-      (requests.length ? requests.map((r, i) => `${i + 1}. ${clip(r, perRequest)}`).join('\n') : '(no typed user requests in the summarized part)'),
+      (requests.length ? requests.map((r, i) => `${i + 1}. ${clipNotingRest(r, perRequest)}`).join('\n') : '(no typed user requests in the summarized part)'),
   );
   if (toolCounts.size) sections.push(`## Tools used\n${[...toolCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([n, k]) => `- ${n}: ${k}`).join('\n')}`);
   if (files.size) {
@@ -139,8 +138,8 @@ export function extractiveSummary(input: ExtractiveInput): string {
     const recent = errors.slice(-15);
     sections.push(`## Errors met${errors.length > 15 ? ` (last 15 of ${errors.length})` : ''}\n${recent.map((e) => `- ${e}`).join('\n')}`);
   }
-  sections.push(`## Where the summarized part ended\n${lastAssistantText ? clip(lastAssistantText, 1500) : '(no assistant text)'}`);
+  sections.push(`## Where the summarized part ended\n${lastAssistantText ? clipNotingRest(lastAssistantText, 1500) : '(no assistant text)'}`);
   let text = sections.join('\n\n');
-  if (text.length > budget) text = clip(text, budget);
+  if (text.length > budget) text = clipNotingRest(text, budget);
   return text;
 }

@@ -1,4 +1,4 @@
-// Entry summaries: the hand-rolled pieces equal the straightforward definitions they replace.
+// Entry digests: the hand-rolled pieces equal the straightforward definitions they replace.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { previewOf } from '../../src/core/entries';
@@ -8,7 +8,7 @@ import { claudeFixtures } from '../support/fixtures';
 
 const reference = (t: string) => t.slice(0, 400).replace(/\s+/g, ' ').trim().slice(0, 80);
 
-describe('entry summaries', () => {
+describe('entry digests', () => {
   it('previewOf is text.slice(0, 400).replace(/\\s+/g, " ").trim().slice(0, 80)', () => {
     const alphabet = ['a', ' ', '\n', '\t', '\u00a0', 'b', '\u2003', '\ud83d', '\ude00', 'Z', '\u3000', '.', '\ufeff', '\u180e', '\u2028', '\r', '\v', '\f'];
     let seed = 7;
