@@ -7,6 +7,10 @@
 // subagents in <session>/subagents/agent-<id>.jsonl). Same options => byte-identical output:
 // no clock, no Math.random, only a seeded PRNG.
 //
+// This file plans the episodes and assembles the session. The made-up project and story are data in
+// scripts/example-data/ (project files, entity templates, episodes); the machinery that turns them into
+// transcript lines (PRNG, diff, virtual project, command outputs, session writer) is in scripts/example-generator/.
+//
 // CLI: node --import tsx scripts/generate-example.ts [--seed N] [--rounds N] [--out FILE] [--no-subagents]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
