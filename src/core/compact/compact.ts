@@ -369,7 +369,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const out = target.out;
   const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
   let backup: string | null = null;
-  let toolDir: string | null = null;
+  let toolDir: string | null;
   let carriedOverBytes = 0;
   const undo: (() => Promise<unknown>)[] = [];
   try {
