@@ -21,7 +21,7 @@ export async function waitFor<T>(cond: () => T | Promise<T>, timeoutMs: number, 
   for (;;) {
     try {
       const v = await cond();
-      if (v) return v as NonNullable<T>;
+      if (v) return v;
     } catch (e) {
       lastError = e;
     }

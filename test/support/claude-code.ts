@@ -478,8 +478,8 @@ export async function spawnClaude(o: SpawnClaudeOptions): Promise<SpawnClaudeRes
       /* already gone */
     }
   };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup();

@@ -153,9 +153,9 @@ describe('budget decisions', () => {
     const p = write(sessionWithResults([60_000, 3_000, 2_000]));
     const r1 = await compactFile(p, { summarizer: 'extractive', settings: { targetTokens: 12_000, keepRecentTokens: 100_000 }, now: new Date(0) });
     assert.ok(r1.toolResultsDir && existsSync(r1.toolResultsDir));
-    const files = readdirSync(r1.toolResultsDir!);
+    const files = readdirSync(r1.toolResultsDir);
     assert.deepEqual(files, ['toolu_0.txt']);
-    assert.equal(readFileSync(join(r1.toolResultsDir!, 'toolu_0.txt'), 'utf8').length, 60_000);
+    assert.equal(readFileSync(join(r1.toolResultsDir, 'toolu_0.txt'), 'utf8').length, 60_000);
     const state = await loadState(r1.output);
     assert.equal(state.decisions.toolu_0.action, 'replaced');
     assert.ok(existsSync(statePath(r1.output)));

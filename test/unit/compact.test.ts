@@ -197,7 +197,7 @@ describe('compaction properties on every shared fixture', function () {
     const result = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000, keepRecentTokens: 15_000 } });
     assert.equal(result.output, file);
     assert.ok(result.backup && existsSync(result.backup));
-    assert.deepEqual(readFileSync(result.backup!), before);
+    assert.deepEqual(readFileSync(result.backup), before);
     assert.ok(readFileSync(file).length > before.length);
     assert.deepEqual(readdirSync(join(file, '..')).filter((f) => f.includes('.tmp-') || f.endsWith('.lock')), []);
   });

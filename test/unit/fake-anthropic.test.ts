@@ -203,7 +203,7 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
           (e: unknown) => e,
         );
         assert.ok(err instanceof c.cls, `expected ${c.cls.name}, got ${(err as Error)?.constructor?.name}: ${err}`);
-        const e = err as APIError;
+        const e = err;
         assert.equal(e.status, c.status);
         assert.equal(e.type, c.type);
         assert.match(e.apiMessage ?? '', c.message);
