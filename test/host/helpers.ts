@@ -26,7 +26,7 @@ export async function waitFor<T>(cond: () => T | Promise<T>, timeoutMs: number, 
       lastError = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.toString() : JSON.stringify(lastError)})` : ''}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -1,7 +1,7 @@
 // Tool-result budgeting: previews, largest-first, frozen decisions, forks, safe file names.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { makePreview } from '../../src/core/compact/budget';
@@ -39,7 +39,7 @@ export function sessionWithResults(sizes: number[], ids?: string[]): string {
 let n = 0;
 function write(text: string): string {
   const p = join(dir, `s${n++}`, 'session.jsonl');
-  require('node:fs').mkdirSync(dirname(p), { recursive: true });
+  mkdirSync(dirname(p), { recursive: true });
   writeFileSync(p, text);
   return p;
 }

@@ -202,7 +202,7 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
           () => assert.fail('expected an error'),
           (e: unknown) => e,
         );
-        assert.ok(err instanceof c.cls, `expected ${c.cls.name}, got ${(err as Error)?.constructor?.name}: ${err}`);
+        assert.ok(err instanceof c.cls, `expected ${c.cls.name}, got ${(err as Error)?.constructor?.name}: ${String(err)}`);
         const e = err;
         assert.equal(e.status, c.status);
         assert.equal(e.type, c.type);
