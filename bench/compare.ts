@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import { inspectFile, type Analysis } from '../src/core/inspect';
 import { planDetails } from '../src/core/compact/plan';
 import { loadEntryObjects } from '../src/core/compact/lines';
+import { messageContent } from '../src/core/json';
 import { CompactError, type CompactResult } from '../src/core/compact/types';
 import { claudeFixtureDir, claudeFixtures, repoRoot } from '../test/support/fixtures';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/support/fake-anthropic';
@@ -99,7 +100,7 @@ async function humanPrompts(file: string, a: Analysis): Promise<string[]> {
   const objects = await loadEntryObjects(file, entries, idx);
   const out: string[] = [];
   for (const i of idx) {
-    const c = objects.get(i)?.message?.content;
+    const c = messageContent(objects.get(i));
     const texts = typeof c === 'string' ? [c] : Array.isArray(c) ? c.filter((b: any) => b?.type === 'text' && typeof b.text === 'string').map((b: any) => b.text as string) : [];
     for (const t of texts) {
       const s = t.trim();

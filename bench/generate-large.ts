@@ -215,5 +215,11 @@ export async function roundToAppend(fixtureFile: string, k: number, leafUuid: st
 if (/generate-large\.[tj]s$/.test(process.argv[1] ?? '')) {
   const out = process.argv[2] ?? join(__dirname, 'work', 'large.jsonl');
   const target = Number(process.argv[3] ?? 100e6);
-  generateLarge(out, target).then((f) => console.log(JSON.stringify(f, null, 2)));
+  generateLarge(out, target).then(
+    (f) => console.log(JSON.stringify(f, null, 2)),
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
 }

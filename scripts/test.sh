@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, with all set-up: npm dependencies, type-check, build, unit and fuzz
+# The whole test suite, with all set-up: npm dependencies, type-check, lint, build, unit and fuzz
 # tests, Claude Code compatibility (real claude binary, offline), and the real-VS-Code suites
 # (code-server + headless Chromium). Prints the time of each step and a closing tally.
 set -uo pipefail
@@ -38,6 +38,7 @@ step() { # step NAME COMMAND...
 
 step setup bash scripts/ensure-deps.sh
 step typecheck npx tsc --noEmit -p .
+step lint npx eslint --max-warnings 0 src test bench scripts
 step build node scripts/build.mjs
 step provision-vscode bash scripts/provision-vscode.sh
 step provision-claude bash scripts/provision-claude-code.sh

@@ -18,5 +18,6 @@ export function truncate(s: string, n: number): string {
 
 /** Makes untrusted transcript text safe for a terminal: no control or bidi characters. */
 export function sanitizeForTerminal(s: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point of this function
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, ' ');
 }

@@ -60,9 +60,9 @@ export function parseVerbArgs(spec: VerbSpec, argv: string[]): { values: Values;
   }
 }
 
-export const str = (values: Values, flag: string): string | undefined => (typeof values[flag] === 'string' ? (values[flag] as string) : undefined);
+export const str = (values: Values, flag: string): string | undefined => (typeof values[flag] === 'string' ? values[flag] : undefined);
 export const bool = (values: Values, flag: string): boolean => values[flag] === true;
-export const list = (values: Values, flag: string): string[] => (Array.isArray(values[flag]) ? (values[flag] as string[]) : []);
+export const list = (values: Values, flag: string): string[] => (Array.isArray(values[flag]) ? values[flag] : []);
 
 function optionLabel(o: OptionSpec): string {
   return `${o.short ? `-${o.short}, ` : ''}--${o.flag}${o.value ? ` ${o.value}` : ''}`;

@@ -112,7 +112,10 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
       c.blocks++;
       if (b.type === 'text') {
         c.assistantText += b.chars;
-        if (b.tokens !== undefined) (p.prose += b.tokens), (p.proseChars += b.chars);
+        if (b.tokens !== undefined) {
+          p.prose += b.tokens;
+          p.proseChars += b.chars;
+        }
         if (!round.replyPreview && b.preview) round.replyPreview = b.preview;
       }
       else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
@@ -120,14 +123,20 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
         c.signature += b.signatureChars ?? 0;
       } else if (b.type === 'tool_use' || b.type === 'server_tool_use') {
         c.toolUseInput += b.chars + (b.name?.length ?? 0);
-        if (b.tokens !== undefined) (p.toolUseInput += b.tokens), (p.toolUseInputChars += b.chars + (b.name?.length ?? 0));
+        if (b.tokens !== undefined) {
+          p.toolUseInput += b.tokens;
+          p.toolUseInputChars += b.chars + (b.name?.length ?? 0);
+        }
         if (b.toolId) {
           toolNames.set(b.toolId, b.name ?? '?');
           round.toolUses.push({ id: b.toolId, name: b.name ?? '?', chars: b.chars, line: e.line });
         }
       } else {
         c.assistantText += b.chars;
-        if (b.tokens !== undefined) (p.prose += b.tokens), (p.proseChars += b.chars);
+        if (b.tokens !== undefined) {
+          p.prose += b.tokens;
+          p.proseChars += b.chars;
+        }
       }
     }
   } else if (e.kind === 'user') {
@@ -135,7 +144,10 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
       c.blocks++;
       if (b.type === 'tool_result') {
         c.toolResult += b.chars;
-        if (b.tokens !== undefined) (p.toolResult += b.tokens), (p.toolResultChars += b.chars);
+        if (b.tokens !== undefined) {
+          p.toolResult += b.tokens;
+          p.toolResultChars += b.chars;
+        }
         c.images += b.images ?? 0;
         if (b.toolId) {
           const r: ToolResultInfo = { id: b.toolId, chars: b.chars, line: e.line, isError: b.isError === true, images: b.images ?? 0 };
@@ -146,14 +158,20 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
       } else if (b.type === 'image') c.images += 1;
       else {
         c.userText += b.chars;
-        if (b.tokens !== undefined) (p.prose += b.tokens), (p.proseChars += b.chars);
+        if (b.tokens !== undefined) {
+          p.prose += b.tokens;
+          p.proseChars += b.chars;
+        }
         if (!round.prompt && b.preview && !e.isMeta && !e.isCompactSummary) round.prompt = b.preview;
       }
     }
   } else if (e.kind === 'attachment') {
     if (e.attachmentChars) {
       c.attachment += e.attachmentChars;
-      if (e.attachmentTokens !== undefined) (p.prose += e.attachmentTokens), (p.proseChars += e.attachmentChars);
+      if (e.attachmentTokens !== undefined) {
+        p.prose += e.attachmentTokens;
+        p.proseChars += e.attachmentChars;
+      }
       c.blocks++;
     }
   }

@@ -36,7 +36,7 @@ export class Log implements vscode.Disposable {
     let text = message;
     if (error !== undefined) {
       const e = error as { stack?: string; message?: string; code?: string };
-      text += `: ${e?.code ? `[${e.code}] ` : ''}${e?.stack ?? e?.message ?? String(error)}`;
+      text += `: ${e?.code ? `[${e.code}] ` : ''}${e?.stack ?? e?.message ?? describe(error)}`;
     }
     this.channel.error(this.clean(text));
   }
@@ -48,4 +48,16 @@ export class Log implements vscode.Disposable {
   dispose(): void {
     this.channel.dispose();
   }
+}
+
+/** A thrown value that is not an Error: objects as JSON (not `[object Object]`), anything else as String() gives it. */
+function describe(value: unknown): string {
+  if (typeof value === 'object' && value !== null) {
+    try {
+      return JSON.stringify(value) ?? Object.prototype.toString.call(value);
+    } catch {
+      return Object.prototype.toString.call(value); // circular or otherwise unserializable
+    }
+  }
+  return String(value);
 }

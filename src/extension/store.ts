@@ -109,8 +109,8 @@ export class TranscriptStore implements vscode.Disposable {
     this.emitter.fire(state);
   }
 
-  /** Runs operations one at a time. */
-  private run<T>(op: () => Promise<T>): Promise<T> {
+  /** Runs operations one at a time (`op` may be synchronous: it still waits its turn, and a throw rejects). */
+  private run<T>(op: () => T | PromiseLike<T>): Promise<T> {
     this.pending++;
     const p = this.queue.then(op, op);
     this.queue = p.then(
@@ -217,7 +217,7 @@ export class TranscriptStore implements vscode.Disposable {
 
   /** Forgets the shown file's preview and target. */
   clearPreview(): Promise<void> {
-    return this.run(async () => {
+    return this.run((): void => {
       const s = this._state;
       if (s.status === 'empty') return;
       this.previews.delete(s.file);

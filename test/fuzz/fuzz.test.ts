@@ -305,6 +305,7 @@ const MUTATORS: Record<string, Mutator> = {
   usageHuge(s, rng) {
     return editObject(s, rng, isAssistant, (o) => {
       o.message.usage = rng.pick<unknown>([
+        // eslint-disable-next-line no-loss-of-precision -- deliberately past 2^53, as a corrupt usage figure may be
         { input_tokens: 1e308, cache_creation_input_tokens: Number.MAX_VALUE, cache_read_input_tokens: 9007199254740993, output_tokens: 1e20 },
         { input_tokens: '12', output_tokens: [], cache_read_input_tokens: {}, cache_creation_input_tokens: null },
         'lots',

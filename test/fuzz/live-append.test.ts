@@ -67,7 +67,7 @@ describe('live agent appends while compacting in place, many times', function ()
       const leaf = a.index.entries[a.chain.leaf].uuid!;
       const child = spawn(process.execPath, ['-e', APPENDER, file, '12000', String(seed), leaf], { stdio: ['ignore', 'pipe', 'inherit'] });
       let appended = '';
-      child.stdout.on('data', (d: Buffer) => (appended += d));
+      child.stdout.on('data', (d: Buffer) => (appended += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       let running = true;
       void exited.then(() => (running = false));

@@ -167,7 +167,7 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
           const path = at[1];
           assert.ok(isAbsolute(path), `${label}: preview path ${path} is absolute`);
           assert.ok(existsSync(path), `${label}: preview path ${path} exists`);
-          assert.ok(originals.get(b.tool_use_id as string)?.has(readFileSync(path, 'utf8')), `${label}: ${path} holds the original of ${b.tool_use_id}`);
+          assert.ok(originals.get(b.tool_use_id as string)?.has(readFileSync(path, 'utf8')), `${label}: ${path} holds the original of ${String(b.tool_use_id)}`);
         }
       }
       if (seq.budgets && res.plan.toolResults.some((t) => t.preview !== null)) assert.ok(previews > 0, `${label}: the budget's previews are in the resumed context`);

@@ -21,12 +21,12 @@ export async function waitFor<T>(cond: () => T | Promise<T>, timeoutMs: number, 
   for (;;) {
     try {
       const v = await cond();
-      if (v) return v as NonNullable<T>;
+      if (v) return v;
     } catch (e) {
       lastError = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.toString() : JSON.stringify(lastError)})` : ''}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -48,7 +48,7 @@ export async function run(): Promise<void> {
         else resolve();
       });
     } catch (e) {
-      reject(e);
+      reject(e instanceof Error ? e : new Error(String(e)));
     }
   });
 }

@@ -34,7 +34,7 @@ describe('smoke: the extension in a real VS Code', () => {
 
     const found = await vscode.workspace.findFiles('**/*.jsonl');
     assert.ok(found.length > 0, 'the workspace holds .jsonl transcripts');
-    const uri = found.sort((a, b) => a.fsPath.localeCompare(b.fsPath))[0]!;
+    const uri = found.sort((a, b) => a.fsPath.localeCompare(b.fsPath))[0];
 
     const doc = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(doc);

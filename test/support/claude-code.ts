@@ -105,7 +105,7 @@ export function claudeBinaryPath(): string {
 /** The binary path, or an Error telling how to provision it. Tests must FAIL (not skip) when it is missing. */
 export function requireClaudeBinary(): string {
   const bin = claudeBinaryPath();
-  let ok = false;
+  let ok: boolean;
   try {
     fs.accessSync(bin, fs.constants.X_OK);
     ok = true;
@@ -317,7 +317,7 @@ export function mainChain(text: string): any[] {
  * this entry's uuid as parentUuid (e.g. with-compactions.jsonl ends with two `progress` lines after the last
  * assistant line; malformed-joined-lines.jsonl ends with a run of `progress` lines under a `Task` tool_use).
  */
-export function resumeAnchor(text: string): any | undefined {
+export function resumeAnchor(text: string): any {
   const chain = mainChain(text);
   for (let i = chain.length - 1; i >= 0; i--) {
     if (chain[i].type === 'user' || chain[i].type === 'assistant') return chain[i];
@@ -478,8 +478,8 @@ export async function spawnClaude(o: SpawnClaudeOptions): Promise<SpawnClaudeRes
       /* already gone */
     }
   };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup();
@@ -498,7 +498,7 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
   const bin = requireClaudeBinary();
   const originalText = fs.readFileSync(opts.sessionFile, 'utf8');
   const sessionId = opts.sessionId ?? sessionIdOf(originalText) ?? crypto.randomUUID();
-  if (!isUuid(sessionId)) throw new Error(`sessionId must be a UUID (Claude Code -p --resume requires one): ${sessionId}`);
+  if (!isUuid(sessionId)) throw new Error(`sessionId must be a UUID (Claude Code -p --resume requires one): ${String(sessionId)}`);
 
   const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-cc-')));
   liveTempRoots.add(tempRoot);

@@ -327,8 +327,8 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
       if (out.length > 2_000_000) out = out.slice(-1_000_000);
       if (opts.onLog) for (const line of s.split(/\r?\n/)) if (line) opts.onLog(line);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     let exitInfo: string | undefined;
     // (the group stays in liveGroups until killGroup swept it: children may outlive the leader)
     child.on('exit', (code, sig) => (exitInfo = `exited with ${code ?? sig}`));

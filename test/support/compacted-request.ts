@@ -22,6 +22,7 @@ import type { Chain } from '../../src/core/chain';
 import { buildRounds, type Round } from '../../src/core/rounds';
 import { continuesToolLoop, rawEstimate } from '../../src/core/tokens/estimate';
 import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
+import { messageContent, obj } from '../../src/core/json';
 import { compactFile, type CompactOptions } from '../../src/core/compact/compact';
 import type { CompactResult, CompactionPlan } from '../../src/core/compact/types';
 import { summaryFloorTokens } from '../../src/core/compact/plan';
@@ -166,8 +167,8 @@ export async function roundsItems(original: string, a: Analysis, roundIdx: numbe
     const users = r.entries.filter((e) => entries[e].kind === 'user');
     for (const e of assistant) {
       const o = objects.get(e);
-      if (!o || o.isApiErrorMessage || o.message?.model === '<synthetic>') continue;
-      for (const b of contentBlocks(o.message?.content)) {
+      if (!o || o.isApiErrorMessage || obj(o, 'message')?.model === '<synthetic>') continue;
+      for (const b of contentBlocks(messageContent(o))) {
         if (b.type === 'text' && String(b.text ?? '').trim()) items.push({ round: ri, role: 'assistant', kind: 'text', text: String(b.text), line: entries[e].line });
         else if (b.type === 'tool_use') items.push({ round: ri, role: 'assistant', kind: 'tool_use', id: b.id, name: b.name, input: b.input, line: entries[e].line });
       }
@@ -175,7 +176,7 @@ export async function roundsItems(original: string, a: Analysis, roundIdx: numbe
     for (const e of users) {
       const o = objects.get(e);
       if (!o) continue;
-      for (const b of contentBlocks(o.message?.content)) {
+      for (const b of contentBlocks(messageContent(o))) {
         if (b.type !== 'tool_result') continue;
         const preview = previews.get(b.tool_use_id);
         items.push({

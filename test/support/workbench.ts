@@ -253,7 +253,7 @@ export class Workbench {
       await center.waitFor({ state: 'visible', timeout: 10_000 });
     }
     const items = await center.locator('.notification-list-item').evaluateAll((els) =>
-      els.map((el) => {
+      els.map((el): Notification => {
         const icon = el.querySelector('.notification-list-item-icon')?.className ?? '';
         return {
           message: (el.querySelector('.notification-list-item-message')?.textContent ?? '').trim(),
@@ -265,7 +265,7 @@ export class Workbench {
               : /codicon-info/.test(icon)
                 ? 'info'
                 : 'unknown',
-        } as Notification;
+        };
       }),
     );
     if (opts.close) await this.runCommand('Notifications: Hide Notifications').catch(() => undefined);

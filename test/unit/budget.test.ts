@@ -1,7 +1,7 @@
 // Tool-result budgeting: previews, largest-first, frozen decisions, forks, safe file names.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { makePreview } from '../../src/core/compact/budget';
@@ -39,7 +39,7 @@ export function sessionWithResults(sizes: number[], ids?: string[]): string {
 let n = 0;
 function write(text: string): string {
   const p = join(dir, `s${n++}`, 'session.jsonl');
-  require('node:fs').mkdirSync(dirname(p), { recursive: true });
+  mkdirSync(dirname(p), { recursive: true });
   writeFileSync(p, text);
   return p;
 }
@@ -153,9 +153,9 @@ describe('budget decisions', () => {
     const p = write(sessionWithResults([60_000, 3_000, 2_000]));
     const r1 = await compactFile(p, { summarizer: 'extractive', settings: { targetTokens: 12_000, keepRecentTokens: 100_000 }, now: new Date(0) });
     assert.ok(r1.toolResultsDir && existsSync(r1.toolResultsDir));
-    const files = readdirSync(r1.toolResultsDir!);
+    const files = readdirSync(r1.toolResultsDir);
     assert.deepEqual(files, ['toolu_0.txt']);
-    assert.equal(readFileSync(join(r1.toolResultsDir!, 'toolu_0.txt'), 'utf8').length, 60_000);
+    assert.equal(readFileSync(join(r1.toolResultsDir, 'toolu_0.txt'), 'utf8').length, 60_000);
     const state = await loadState(r1.output);
     assert.equal(state.decisions.toolu_0.action, 'replaced');
     assert.ok(existsSync(statePath(r1.output)));

@@ -35,8 +35,8 @@ function runAsync(args: string[], extra: Record<string, string> = {}, onSpawn?: 
     const child = spawn(process.execPath, [cli, ...args], { env: env(extra) });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     onSpawn?.((s) => child.kill(s));
   });
@@ -333,6 +333,7 @@ describe('CLI', function () {
 
     it('keeps control characters from the transcript out of the terminal', () => {
       const text = renderCompactResult({ ...base, resumeCommand: "cd '/x\x1b]0;pwn\x07' && claude --resume id" }, 'anthropic', 'm');
+      // eslint-disable-next-line no-control-regex -- asserting the absence of terminal control characters
       assert.doesNotMatch(text, /[\x1b\x07]/);
     });
 

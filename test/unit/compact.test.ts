@@ -2,7 +2,7 @@
 // Anthropic summarizer through the real SDK against the local fake Messages API.
 import { extractiveSummary, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createServer } from 'node:net';
@@ -197,7 +197,7 @@ describe('compaction properties on every shared fixture', function () {
     const result = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000, keepRecentTokens: 15_000 } });
     assert.equal(result.output, file);
     assert.ok(result.backup && existsSync(result.backup));
-    assert.deepEqual(readFileSync(result.backup!), before);
+    assert.deepEqual(readFileSync(result.backup), before);
     assert.ok(readFileSync(file).length > before.length);
     assert.deepEqual(readdirSync(join(file, '..')).filter((f) => f.includes('.tmp-') || f.endsWith('.lock')), []);
   });
@@ -244,7 +244,7 @@ describe('compaction properties on every shared fixture', function () {
     const file = copy(fixture('v2.1.97-live-before.jsonl'));
     const extra = readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(readFileSync(file).length, readFileSync(file).length + 5000);
     await assert.rejects(
-      compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000 }, beforeCommit: () => require('node:fs').appendFileSync(file, extra) }),
+      compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000 }, beforeCommit: () => appendFileSync(file, extra) }),
       (e: CompactError) => e.code === 'changed-on-disk' && /changed while it was being compacted/.test(e.message),
     );
     assert.deepEqual(readdirSync(join(file, '..')).filter((n) => n.endsWith('.jsonl')), [basename(file)], 'no fork was written');

@@ -271,7 +271,7 @@ describe('failing Anthropic API (table-driven)', function () {
         const before = snapshotDir(dir);
         const t0 = Date.now();
         const progress: string[] = [];
-        const res: CompactResult | unknown = await compactFile(file, {
+        const res: unknown = await compactFile(file, {
           summarizer: 'anthropic',
           settings: SETTINGS,
           anthropic: { apiKey: 'sk-test-failing-api', model: 'claude-test-model', baseURL, maxRetries: MAX_RETRIES, timeoutMs: row.timeoutMs ?? 10_000 },
@@ -296,7 +296,7 @@ describe('failing Anthropic API (table-driven)', function () {
           assert.deepEqual(diff.added, [], 'nothing written on error');
           line = `${row.name}: error '${res.code}' after ${requests} request(s), ${ms} ms — ${res.message}`;
         } else {
-          assert.ok(!(res instanceof Error), `expected a result, got ${res instanceof Error ? res.stack : res}`);
+          assert.ok(!(res instanceof Error), `expected a result, got ${res instanceof Error ? res.stack : String(res)}`);
           const result = res as CompactResult;
           assert.equal(result.mode, 'fork');
           assert.deepEqual(diff.added, [`${result.sessionId}.compactor-state.json`, `${result.sessionId}.jsonl`], 'exactly the fork and its state file');

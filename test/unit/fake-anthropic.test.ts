@@ -202,8 +202,8 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
           () => assert.fail('expected an error'),
           (e: unknown) => e,
         );
-        assert.ok(err instanceof c.cls, `expected ${c.cls.name}, got ${(err as Error)?.constructor?.name}: ${err}`);
-        const e = err as APIError;
+        assert.ok(err instanceof c.cls, `expected ${c.cls.name}, got ${(err as Error)?.constructor?.name}: ${String(err)}`);
+        const e = err;
         assert.equal(e.status, c.status);
         assert.equal(e.type, c.type);
         assert.match(e.apiMessage ?? '', c.message);

@@ -24,7 +24,7 @@ function parse(text: string): Line[] {
       try {
         return JSON.parse(l) as Line;
       } catch (err) {
-        throw new Error(`line ${i + 1} is not valid JSON: ${(err as Error).message}`);
+        throw new Error(`line ${i + 1} is not valid JSON: ${(err as Error).message}`, { cause: err });
       }
     });
 }

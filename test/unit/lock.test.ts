@@ -19,8 +19,8 @@ const RACER = join(__dirname, '..', 'support', 'lock-racer.ts');
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', '']);
   assert.equal(r.status, 0);
-  assert.throws(() => process.kill(r.pid!, 0), /ESRCH/);
-  return r.pid!;
+  assert.throws(() => process.kill(r.pid, 0), /ESRCH/);
+  return r.pid;
 }
 
 interface Answer {

@@ -123,7 +123,7 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       const before = snapshotDir(jail);
       await compactFile(file, { summarizer: 'extractive', settings, inPlace: true });
       const w = written(jail, project, before);
-      assert.ok(w.added.length >= 3, `${name}: ${w.added}`);
+      assert.ok(w.added.length >= 3, `${name}: ${w.added.join(',')}`);
       for (const p of w.added) assert.ok(p.split('/').length <= 2 && !p.split('/').includes('..'), `${name} → ${p}`);
       assert.deepEqual(w.changed, [relative(jail, file)]);
       rmSync(jail, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import type { Round, RoundContent } from '../../src/core/rounds';
 import { TOKEN_MODEL } from '../../src/core/tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '../../src/core/compact/budget';
 import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
+import { messageContent } from '../../src/core/json';
 import { emptyState, loadState, toolResultsDir, type BudgetState } from '../../src/core/compact/state';
 import { planDetails, resolveSettings, roundTokens, summaryFloorTokens, type PlanDetails } from '../../src/core/compact/plan';
 import type { CompactSettings, CompactionPlan, PlannedRound } from '../../src/core/compact/types';
@@ -184,7 +185,7 @@ async function refLoadResultTexts(analysis: Analysis, roundIdx: number[]): Promi
   const out = new Map<number, ResultText[]>();
   for (const e of wanted) {
     const obj = objects.get(e)!;
-    const content = obj?.message?.content;
+    const content = messageContent(obj);
     if (!Array.isArray(content)) continue;
     const list: ResultText[] = [];
     for (const b of content) {

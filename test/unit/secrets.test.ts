@@ -192,8 +192,8 @@ describe('secrets: the API key never leaks', function () {
               const child = spawn(process.execPath, args, { env });
               let stdout = '';
               let stderr = '';
-              child.stdout.on('data', (d: Buffer) => (stdout += d));
-              child.stderr.on('data', (d: Buffer) => (stderr += d));
+              child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+              child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
               child.on('close', (code: number | null) => resolve({ code, stdout, stderr }));
             });
             if (name === '401') {
@@ -228,8 +228,8 @@ describe('secrets: the API key never leaks', function () {
         const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
           const child = spawn(process.execPath, [cli, ...args], { env });
           let out = '';
-          child.stdout.on('data', (d: Buffer) => (out += d));
-          child.stderr.on('data', (d: Buffer) => (out += d));
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (out += d.toString()));
           child.on('close', (code: number | null) => resolve({ code, out }));
         });
         assert.equal(r.code, 0, `${args.join(' ')}: ${r.out}`);

@@ -93,7 +93,7 @@ describe('Budget Preview webview in Chromium', function () {
   });
 
   const post = (msg: unknown) => b!.page.evaluate(`window.postMessage(${JSON.stringify(msg)}, '*')`);
-  const get = <T>(expr: string) => b!.page.evaluate(expr) as Promise<T>;
+  const get = <T>(expr: string) => b!.page.evaluate<T>(expr);
 
   after(async () => {
     await b?.close();

@@ -21,6 +21,7 @@ import type { Group } from './ptl';
 import { attachmentText, clipNotingRest } from './messages';
 import { toolResultText } from './lines';
 import { resumeCommand } from './resume';
+import { asObject, jsonText, messageContent, type JsonObject } from '../json';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
 export interface CompactOptions {
@@ -89,16 +90,17 @@ function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
-function renderBlockText(b: any): string {
-  if (!b || typeof b !== 'object') return '';
+function renderBlockText(block: unknown): string {
+  const b = asObject(block);
+  if (!b) return '';
   switch (b.type) {
     case 'text':
-      return String(b.text ?? '');
+      return jsonText(b.text ?? '');
     case 'tool_use':
-      return `[called tool ${b.name}: ${clipNotingRest(JSON.stringify(b.input ?? {}), 4000)}]`;
+      return `[called tool ${jsonText(b.name)}: ${clipNotingRest(JSON.stringify(b.input ?? {}), 4000)}]`;
     case 'tool_result': {
       const { text } = toolResultText(b.content);
-      return `[result of ${b.tool_use_id}${b.is_error ? ' (error)' : ''}: ${clipNotingRest(text, 6000)}]`;
+      return `[result of ${jsonText(b.tool_use_id)}${b.is_error ? ' (error)' : ''}: ${clipNotingRest(text, 6000)}]`;
     }
     case 'image':
       return '[image]';
@@ -108,7 +110,7 @@ function renderBlockText(b: any): string {
 }
 
 /** Summarized rounds as text-only messages (tool calls rendered as text: no tool schemas needed). */
-function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<number, Record<string, any>>, calibration: number): Group<SummaryMessage[]>[] {
+function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<number, JsonObject>, calibration: number): Group<SummaryMessage[]>[] {
   return roundIdx.map((ri) => {
     const r = analysis.rounds[ri];
     const msgs: SummaryMessage[] = [];
@@ -119,12 +121,12 @@ function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<numb
       let text = '';
       if (o.type === 'assistant') {
         role = 'assistant';
-        const c = o.message?.content;
-        text = Array.isArray(c) ? c.map(renderBlockText).filter(Boolean).join('\n') : String(c ?? '');
+        const c = messageContent(o);
+        text = Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : jsonText(c ?? '');
       } else if (o.type === 'user') {
         role = 'user';
-        const c = o.message?.content;
-        text = typeof c === 'string' ? c : Array.isArray(c) ? c.map(renderBlockText).filter(Boolean).join('\n') : '';
+        const c = messageContent(o);
+        text = typeof c === 'string' ? c : Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : '';
       } else if (o.type === 'attachment') {
         const t = attachmentText(o);
         if (t) {
@@ -187,7 +189,12 @@ function earlierSummaryOf(analysis: Analysis, active: number[]): { round: number
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b) => (b && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('\n');
+  return (content as unknown[])
+    .map((item) => {
+      const b = asObject(item);
+      return b?.type === 'text' && typeof b.text === 'string' ? b.text : '';
+    })
+    .join('\n');
 }
 
 interface SummaryOutcome {
@@ -216,7 +223,7 @@ async function makeSummary(
   details: PlanDetails,
   summarized: number[],
   earlier: EarlierSummary | null,
-  objects: Map<number, Record<string, any>>,
+  objects: Map<number, JsonObject>,
   options: CompactOptions,
   progress: ProgressReporter,
 ): Promise<SummaryOutcome> {
@@ -305,7 +312,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
   if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
   if (earlierAt) written.add(earlierAt.entry);
-  const forSummary = (o: Record<string, any>, i: number) => {
+  const forSummary = (o: JsonObject, i: number) => {
     if (written.has(i)) return o;
     if (offline) return shapeForExtractive(o);
     delete o.toolUseResult;
@@ -314,7 +321,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary);
   checkCancelled(options.signal);
   const earlier: EarlierSummary | null = earlierAt
-    ? { ...earlierAt, content: objects.get(earlierAt.entry)?.message?.content, text: contentText(objects.get(earlierAt.entry)?.message?.content) }
+    ? { ...earlierAt, content: messageContent(objects.get(earlierAt.entry)), text: contentText(messageContent(objects.get(earlierAt.entry))) }
     : null;
   const details = offline ? await reclaimSummaryReserve(analysis, firstPlan, options.settings, summarizedBy, objects, earlier) : firstPlan;
   // Rounds the second plan keeps that the first one summarized are read again, whole.
@@ -362,7 +369,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const out = target.out;
   const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
   let backup: string | null = null;
-  let toolDir: string | null = null;
+  let toolDir: string | null;
   let carriedOverBytes = 0;
   const undo: (() => Promise<unknown>)[] = [];
   try {
@@ -525,7 +532,7 @@ function summaryCharBudget(summaryTokens: number, calibration: number): number {
 }
 
 /** The offline extractive summary of the given rounds, an earlier summary among them quoted whole ahead of it. */
-function offlineSummary(analysis: Analysis, roundIdx: number[], earlier: EarlierSummary | null, objects: Map<number, Record<string, any>>, maxChars: number): { summary: string; protectedChars: number } {
+function offlineSummary(analysis: Analysis, roundIdx: number[], earlier: EarlierSummary | null, objects: Map<number, JsonObject>, maxChars: number): { summary: string; protectedChars: number } {
   const objs = roundIdx.flatMap((ri) => analysis.rounds[ri].entries.filter((e) => e !== earlier?.entry).map((e) => objects.get(e)!).filter(Boolean));
   const quoted = earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0;
   return withEarlier(earlier, extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted) }));
@@ -541,7 +548,7 @@ async function reclaimSummaryReserve(
   first: PlanDetails,
   partial: Partial<CompactSettings> | undefined,
   summarizedBy: (d: PlanDetails) => number[],
-  objects: Map<number, Record<string, any>>,
+  objects: Map<number, JsonObject>,
   earlier: EarlierSummary | null,
 ): Promise<PlanDetails> {
   const settings = first.plan.settings;

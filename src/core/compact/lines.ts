@@ -1,6 +1,7 @@
 // Loads the full JSON of selected entries by re-reading their byte ranges from the file.
 import { open } from 'node:fs/promises';
 import { splitJoinedObjects, type Entry } from '../entries';
+import { isObject, type JsonObject } from '../json';
 
 /**
  * Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). `shape`, when given,
@@ -10,9 +11,9 @@ export async function loadEntryObjects(
   path: string,
   entries: Entry[],
   indices: number[],
-  shape?: (obj: Record<string, any>, index: number) => Record<string, any>,
-): Promise<Map<number, Record<string, any>>> {
-  const out = new Map<number, Record<string, any>>();
+  shape?: (obj: JsonObject, index: number) => JsonObject,
+): Promise<Map<number, JsonObject>> {
+  const out = new Map<number, JsonObject>();
   const sorted = [...new Set(indices)].sort((a, b) => entries[a].start - entries[b].start);
   const fh = await open(path, 'r');
   try {
@@ -47,16 +48,19 @@ export async function loadEntryObjects(
   return out;
 }
 
-function parseEntryText(text: string, e: Entry): Record<string, any> {
+function parseEntryText(text: string, e: Entry): JsonObject {
   try {
-    const v = JSON.parse(text);
-    if (e.part === 0) return v;
+    const v: unknown = JSON.parse(text);
+    // Entries are only ever made of objects (see entries.ts), so a part-0 line parses to one.
+    if (e.part === 0 && isObject(v)) return v;
   } catch {
     /* joined objects below */
   }
   const parts = splitJoinedObjects(text.trim());
   if (!parts || !parts[e.part]) throw new Error(`line ${e.line}: cannot re-read entry part ${e.part}`);
-  return JSON.parse(parts[e.part]);
+  const v: unknown = JSON.parse(parts[e.part]);
+  if (!isObject(v)) throw new Error(`line ${e.line}: entry part ${e.part} is not a JSON object`);
+  return v;
 }
 
 /** Text of a tool_result block's content: strings joined, images and other blocks skipped. */
@@ -65,8 +69,9 @@ export function toolResultText(content: unknown): { text: string; hasNonText: bo
   if (!Array.isArray(content)) return { text: content == null ? '' : JSON.stringify(content), hasNonText: false };
   const parts: string[] = [];
   let hasNonText = false;
-  for (const b of content) {
-    if (b && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string') parts.push(b.text);
+  for (const b of content as unknown[]) {
+    const text = isObject(b) && b.type === 'text' ? b.text : undefined;
+    if (typeof text === 'string') parts.push(text);
     else hasNonText = true;
   }
   return { text: parts.join('\n'), hasNonText };

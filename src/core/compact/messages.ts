@@ -1,7 +1,8 @@
 // Rebuilds API messages from transcript entries the way Claude Code does on resume:
 // assistant lines sharing a message.id merge, consecutive user lines merge.
+import { isObject, obj, str, type JsonObject } from '../json';
 
-export type ApiBlock = Record<string, any> & { type: string };
+export type ApiBlock = JsonObject & { type: string };
 export interface ApiMessage {
   role: 'user' | 'assistant';
   content: ApiBlock[];
@@ -12,7 +13,7 @@ export interface ApiMessage {
 function blocksOf(content: unknown): ApiBlock[] {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) return [];
-  return content.filter((b) => b && typeof b === 'object' && typeof b.type === 'string');
+  return content.filter((b): b is ApiBlock => isObject(b) && typeof b.type === 'string');
 }
 
 /** Text a `attachment` line contributes (Claude Code renders it as a meta user message). */
@@ -21,26 +22,26 @@ export function clipNotingRest(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max)} […${s.length - max} more characters]`;
 }
 
-export function attachmentText(obj: Record<string, any>): string | null {
-  const a = obj.attachment;
-  if (!a || typeof a !== 'object') return null;
+export function attachmentText(line: JsonObject): string | null {
+  const a = obj(line, 'attachment');
+  if (!a) return null;
   const body = a.rendered ?? a.content ?? a.snippet;
   if (body === undefined || body === null || body === '') return null;
   return typeof body === 'string' ? body : JSON.stringify(body);
 }
 
 /** Objects in chain order → API messages (progress, snapshots and system lines are not sent). */
-export function toApiMessages(objs: Record<string, any>[]): ApiMessage[] {
+export function toApiMessages(objs: JsonObject[]): ApiMessage[] {
   const out: ApiMessage[] = [];
   for (const o of objs) {
     let role: 'user' | 'assistant' | null = null;
     let blocks: ApiBlock[] = [];
     if (o.type === 'assistant' && o.message) {
       role = 'assistant';
-      blocks = blocksOf(o.message.content);
+      blocks = blocksOf(obj(o, 'message')?.content);
     } else if (o.type === 'user' && o.message) {
       role = 'user';
-      blocks = blocksOf(o.message.content);
+      blocks = blocksOf(obj(o, 'message')?.content);
     } else if (o.type === 'attachment') {
       const t = attachmentText(o);
       if (t) {
@@ -50,7 +51,7 @@ export function toApiMessages(objs: Record<string, any>[]): ApiMessage[] {
     }
     if (!role || blocks.length === 0) continue;
     const prev = out[out.length - 1];
-    const id = role === 'assistant' ? (o.message?.id as string | undefined) : undefined;
+    const id = role === 'assistant' ? str(obj(o, 'message'), 'id') : undefined;
     if (prev && prev.role === role && (role === 'user' || (id !== undefined && prev.id === id))) {
       prev.content.push(...blocks);
     } else {
@@ -79,17 +80,17 @@ export function checkApiValidity(messages: ApiMessage[]): ValidityProblem[] {
     const m = messages[i];
     if (i > 0 && messages[i - 1].role === m.role && m.role === 'user') problems.push({ message: i, problem: 'two user messages in a row' });
     if (m.role === 'assistant') {
-      const uses = m.content.filter((b) => b.type === 'tool_use').map((b) => b.id as string);
+      const uses = m.content.filter((b) => b.type === 'tool_use').map((b) => b.id);
       if (uses.length === 0) continue;
       const next = messages[i + 1];
       if (!next) continue; // a dangling final tool_use is answered by the client
-      const answered = new Set(next.role === 'user' ? next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id as string) : []);
-      for (const id of uses) if (!answered.has(id)) problems.push({ message: i, problem: `tool_use ${id} has no tool_result in the next user message` });
+      const answered = new Set(next.role === 'user' ? next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : []);
+      for (const id of uses) if (!answered.has(id)) problems.push({ message: i, problem: `tool_use ${String(id)} has no tool_result in the next user message` });
     } else {
       const prev = messages[i - 1];
-      const asked = new Set(prev && prev.role === 'assistant' ? prev.content.filter((b) => b.type === 'tool_use').map((b) => b.id as string) : []);
+      const asked = new Set(prev && prev.role === 'assistant' ? prev.content.filter((b) => b.type === 'tool_use').map((b) => b.id) : []);
       for (const b of m.content) {
-        if (b.type === 'tool_result' && !asked.has(b.tool_use_id)) problems.push({ message: i, problem: `orphan tool_result ${b.tool_use_id}` });
+        if (b.type === 'tool_result' && !asked.has(b.tool_use_id)) problems.push({ message: i, problem: `orphan tool_result ${String(b.tool_use_id)}` });
       }
     }
   }

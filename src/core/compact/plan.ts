@@ -9,6 +9,7 @@ import { buildRounds } from '../rounds';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { loadEntryObjects, toolResultText } from './lines';
+import { asObject, messageContent } from '../json';
 import { loadState, toolResultsDir, type BudgetState } from './state';
 import { DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
 
@@ -417,11 +418,11 @@ async function loadResultTexts(analysis: Analysis, roundIdx: number[], clock: Yi
     i = j;
     const objects = await loadEntryObjects(index.path, entries, batch);
     for (const e of batch) {
-      const obj = objects.get(e)!;
-      const content = obj?.message?.content;
+      const content = messageContent(objects.get(e));
       if (!Array.isArray(content)) continue;
       const list: ResultText[] = [];
-      for (const b of content) {
+      for (const item of content as unknown[]) {
+        const b = asObject(item);
         if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
         const { text, hasNonText } = toolResultText(b.content);
         list.push({ toolUseId: b.tool_use_id, entry: e, round: roundOf.get(e)!, line: entries[e].line, toolName: names.get(b.tool_use_id) ?? null, text, binary: hasNonText });

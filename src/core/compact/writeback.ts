@@ -5,13 +5,14 @@ import { createHash } from 'node:crypto';
 import type { Analysis } from '../inspect';
 import { summaryRoundTokens, type PlanDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
+import { asObject, messageContent, obj, type JsonObject } from '../json';
 
 export interface WriteInputs {
   analysis: Analysis;
   details: PlanDetails;
   summary: string;
   /** Parsed objects of the kept rounds' entries and of the leaf. */
-  objects: Map<number, Record<string, any>>;
+  objects: Map<number, JsonObject>;
   /** Seed for deterministic new ids. */
   seed: string;
   preTokens: number;
@@ -155,24 +156,38 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       const o = structuredClone(objects.get(ei));
       if (!o) throw new Error(`line ${e.line}: kept entry was not loaded`);
       if (e.kind === 'assistant' && o.message) {
-        if (strip && Array.isArray(o.message.content)) {
-          o.message.content = o.message.content.filter((b: any) => b?.type !== 'thinking' && b?.type !== 'redacted_thinking');
-          if (o.message.content.length === 0) continue;
+        // A `message` that is not an object has none of its fields rewritten (only requestId is).
+        const message = obj(o, 'message') ?? {};
+        if (strip && Array.isArray(message.content)) {
+          const content = (message.content as unknown[]).filter((b) => {
+            const type = asObject(b)?.type;
+            return type !== 'thinking' && type !== 'redacted_thinking';
+          });
+          message.content = content;
+          if (content.length === 0) continue;
         }
-        if (typeof o.message.id === 'string') {
-          if (!idMap.has(o.message.id)) idMap.set(o.message.id, newId('msg_', seed, o.message.id));
-          o.message.id = idMap.get(o.message.id);
+        const id = message.id;
+        if (typeof id === 'string') {
+          if (!idMap.has(id)) idMap.set(id, newId('msg_', seed, id));
+          message.id = idMap.get(id);
         }
         if (typeof o.requestId === 'string') o.requestId = newId('req_', seed, o.requestId);
-        if (o.message.usage && typeof o.message.usage === 'object') {
+        const usage = message.usage;
+        if (usage && typeof usage === 'object') {
           // The old figures describe the old, larger context; an agent would see a full window.
-          o.message.usage = { input_tokens: context, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: o.message.usage.output_tokens ?? 0 };
+          // (An array here has no output_tokens: 0, as before.)
+          const outputTokens = (usage as JsonObject).output_tokens ?? 0;
+          message.usage = { input_tokens: context, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
           o.compactorEstimatedUsage = true;
         }
       }
-      if (e.kind === 'user' && Array.isArray(o.message?.content)) {
-        for (const b of o.message.content) {
-          if (b?.type === 'tool_result' && replacements.has(b.tool_use_id)) b.content = replacements.get(b.tool_use_id)!.preview;
+      const userContent = e.kind === 'user' ? messageContent(o) : undefined;
+      if (Array.isArray(userContent)) {
+        for (const item of userContent as unknown[]) {
+          const b = asObject(item);
+          if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+          const replaced = replacements.get(b.tool_use_id);
+          if (replaced) b.content = replaced.preview;
         }
       }
       const fresh = uuid();

@@ -241,7 +241,7 @@ async function handleFailure(s: Services, err: unknown, arg: unknown, summarizer
 
 async function act(s: Services, choice: ErrorAction | undefined, arg: unknown, programmatic: boolean): Promise<CompactResult | undefined> {
   const file = isProgrammatic(arg) ? (arg as CompactArgs).file ?? s.store.file : (arg instanceof vscode.Uri ? arg.fsPath : undefined) ?? s.store.file;
-  const base: CompactArgs = { ...(isProgrammatic(arg) ? (arg as CompactArgs) : {}), file, confirm: false };
+  const base: CompactArgs = { ...(isProgrammatic(arg) ? arg : {}), file, confirm: false };
   // A re-run after the user already confirmed: no second dialog; its own failure is
   // shown by its own notification (and only thrown back to programmatic callers).
   const rerun = async (extra: Partial<CompactArgs> = {}) => {

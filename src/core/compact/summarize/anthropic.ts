@@ -6,6 +6,7 @@ import { CompactError, type AttemptRecord, type ProgressReporter } from '../type
 import { isPromptTooLong, parseTokenGap, parseTokenTotal, truncateHead, TRUNCATION_MARKER, type Group } from '../ptl';
 import { extractSummary, summaryRequestText } from './prompt';
 import { estimateStringTokens } from '../../tokens/estimate';
+import { asObject, obj, str } from '../../json';
 
 export interface SummaryMessage {
   role: 'user' | 'assistant';
@@ -53,7 +54,7 @@ function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | nu
   if (err instanceof Anthropic.APIConnectionError) {
     return new CompactError('network', `Could not reach the Anthropic API (${(err as Error).message}). Check the base URL and your network, or use the offline extractive summary.`, err);
   }
-  if (err instanceof Anthropic.APIError) {
+  if (isApiError(err)) {
     const status = err.status;
     const detail = apiMessage(err);
     if (status === 401) return new CompactError('auth', `The Anthropic API rejected the API key (401: ${detail}). Set a valid key, or use the offline extractive summary.`, err);
@@ -64,7 +65,7 @@ function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | nu
     if (status !== undefined && status >= 500) return new CompactError('api', `The Anthropic API failed (${status}: ${detail}), still after retries. Try again later, or use the offline extractive summary.`, err);
     // No status: an `error` event inside a 200 stream. The request was accepted, so say it failed midway.
     if (status === undefined) {
-      const type = (err.error as { error?: { type?: string } } | undefined)?.error?.type ?? 'error';
+      const type = str(obj(asObject(err.error), 'error'), 'type') ?? 'error';
       return new CompactError('api', `The Anthropic API failed in the middle of the summary (${type}: ${detail}). Try again later, or use the offline extractive summary.`, err);
     }
     return new CompactError('api', `The Anthropic API refused the summary request (${status}: ${detail}). Check the model and settings, or use the offline extractive summary.`, err);
@@ -72,13 +73,22 @@ function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | nu
   // A connection cut mid-stream ("terminated") and an unreadable stream (invalid JSON) arrive as
   // low-level errors: name the cause and what to do.
   const chain = causeChain(err);
-  if (chain.some((e) => (e instanceof TypeError && /terminated/i.test(e.message)) || /^(UND_ERR_SOCKET|ECONNRESET|EPIPE)$/.test(String((e as { code?: unknown }).code ?? '')))) {
+  if (chain.some((e) => (e instanceof TypeError && /terminated/i.test(e.message)) || isSocketErrorCode((e as { code?: unknown }).code))) {
     return new CompactError('network', `The connection to the Anthropic API broke while the summary was streaming (${(err as Error).message}). Check your network or proxy and try again, or use the offline extractive summary.`, err);
   }
   if (chain.some((e) => e instanceof SyntaxError)) {
     return new CompactError('api', `The Anthropic API sent an answer that could not be read (invalid JSON: ${(err as Error).message}). Check that the base URL points at the Anthropic Messages API, or use the offline extractive summary.`, err);
   }
   return new CompactError('api', `The summary request failed: ${err instanceof Error ? err.message : String(err)}`, err);
+}
+
+/** `instanceof Anthropic.APIError`, typed with the class's declared parameters (the SDK's own narrowing gives `any`). */
+function isApiError(err: unknown): err is InstanceType<typeof Anthropic.APIError> {
+  return err instanceof Anthropic.APIError;
+}
+
+function isSocketErrorCode(code: unknown): boolean {
+  return typeof code === 'string' && /^(UND_ERR_SOCKET|ECONNRESET|EPIPE)$/.test(code);
 }
 
 function causeChain(err: unknown): unknown[] {
@@ -88,8 +98,7 @@ function causeChain(err: unknown): unknown[] {
 }
 
 function apiMessage(err: InstanceType<typeof Anthropic.APIError>): string {
-  const body = err.error as { error?: { message?: string; type?: string } } | undefined;
-  return body?.error?.message ?? err.message;
+  return str(obj(asObject(err.error), 'error'), 'message') ?? err.message;
 }
 
 /** Alternating user/assistant messages for the API, starting with a user turn. */

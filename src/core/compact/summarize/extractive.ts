@@ -1,21 +1,27 @@
 // Offline, deterministic summary: the user's requests verbatim, tools used, files touched,
 // commands run, errors, and where the work stood. Needs no network, so the main job always works.
 import { attachmentText, clipNotingRest } from '../messages';
+import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../../json';
 
 export interface ExtractiveInput {
   /** Entry objects of the summarized rounds, in chain order. */
-  objects: Record<string, any>[];
+  objects: JsonObject[];
   /** Approximate size limit of the summary, in characters. */
   maxChars: number;
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-function userTexts(o: Record<string, any>): string[] {
-  const c = o.message?.content;
+function userTexts(o: JsonObject): string[] {
+  const c = messageContent(o);
   if (typeof c === 'string') return [c];
   if (!Array.isArray(c)) return [];
-  return c.filter((b) => b?.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
+  const out: string[] = [];
+  for (const item of c as unknown[]) {
+    const b = asObject(item);
+    if (b?.type === 'text' && typeof b.text === 'string') out.push(b.text);
+  }
+  return out;
 }
 
 /** Prompts typed by the user (not tool results, not injected reminders or command output). */
@@ -30,29 +36,34 @@ function isHumanPrompt(text: string): boolean {
  * lines do not all stay in memory whole: tool outputs only when they are errors, tool inputs only where they name a
  * file or a command, no thinking, no Claude Code copies of tool results, attachments only by kind and file name.
  */
-export function shapeForExtractive(o: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = { type: o.type };
+export function shapeForExtractive(o: JsonObject): JsonObject {
+  const out: JsonObject = { type: o.type };
   if (o.isCompactSummary) out.isCompactSummary = true;
   if (o.isMeta) out.isMeta = true;
-  const content = o.message?.content;
+  const content = messageContent(o);
   if (typeof content === 'string') out.message = { content };
   else if (Array.isArray(content)) {
     out.message = {
-      content: content
-        .filter((b) => b?.type === 'text' || b?.type === 'tool_use' || b?.type === 'tool_result')
-        .map((b) => {
+      content: (content as unknown[])
+        .map(asObject)
+        .filter((b): b is JsonObject => b?.type === 'text' || b?.type === 'tool_use' || b?.type === 'tool_result')
+        .map((b): JsonObject => {
           if (b.type === 'tool_result' && b.is_error !== true) return { type: 'tool_result', tool_use_id: b.tool_use_id };
           if (b.type === 'tool_use') {
-            const input: Record<string, unknown> = {};
-            for (const key of ['file_path', 'notebook_path', 'path', 'command']) if (b.input && typeof b.input === 'object' && key in b.input) input[key] = b.input[key];
+            const input: JsonObject = {};
+            const given = obj(b, 'input');
+            for (const key of ['file_path', 'notebook_path', 'path', 'command']) if (given && key in given) input[key] = given[key];
             return { type: 'tool_use', id: b.id, name: b.name, input };
           }
           return b;
         }),
     };
   }
-  if (o.type === 'attachment' && o.attachment && typeof o.attachment === 'object') {
-    out.attachment = { type: o.attachment.type, filename: o.attachment.filename, content: attachmentText(o) ? '(attachment)' : undefined };
+  const a = o.attachment;
+  if (o.type === 'attachment' && a && typeof a === 'object') {
+    // An array here has neither field: both come out undefined, as they always did.
+    const fields = a as JsonObject;
+    out.attachment = { type: fields.type, filename: fields.filename, content: attachmentText(o) ? '(attachment)' : undefined };
   }
   return out;
 }
@@ -74,24 +85,28 @@ export function extractiveSummary(input: ExtractiveInput): string {
         continue;
       }
       if (!o.isMeta) for (const t of userTexts(o)) if (isHumanPrompt(t)) requests.push(t.trim());
-      const content = o.message?.content;
+      const content = messageContent(o);
       if (Array.isArray(content)) {
-        for (const b of content) {
+        for (const item of content as unknown[]) {
+          const b = asObject(item);
           if (b?.type !== 'tool_result' || b.is_error !== true) continue;
-          const text = typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? b.content.map((x: any) => x?.text ?? '').join(' ') : '';
-          errors.push(`${toolNames.get(b.tool_use_id) ?? 'tool'}: ${clipNotingRest(oneLine(text.replace(/<\/?tool_use_error>/g, '')), 240)}`);
+          const parts = b.content;
+          const text = typeof parts === 'string' ? parts : Array.isArray(parts) ? (parts as unknown[]).map((x) => jsonText(asObject(x)?.text ?? '')).join(' ') : '';
+          const toolName = typeof b.tool_use_id === 'string' ? toolNames.get(b.tool_use_id) : undefined;
+          errors.push(`${toolName ?? 'tool'}: ${clipNotingRest(oneLine(text.replace(/<\/?tool_use_error>/g, '')), 240)}`);
         }
       }
     } else if (o.type === 'assistant') {
-      const content = o.message?.content;
+      const content = messageContent(o);
       if (!Array.isArray(content)) continue;
-      for (const b of content) {
+      for (const item of content as unknown[]) {
+        const b = asObject(item);
         if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim()) lastAssistantText = b.text.trim();
         if (b?.type !== 'tool_use') continue;
-        const name = String(b.name ?? 'tool');
+        const name = jsonText(b.name ?? 'tool');
         if (typeof b.id === 'string') toolNames.set(b.id, name);
         toolCounts.set(name, (toolCounts.get(name) ?? 0) + 1);
-        const input = (b.input ?? {}) as Record<string, unknown>;
+        const input = obj(b, 'input') ?? {};
         for (const key of ['file_path', 'notebook_path', 'path']) {
           const p = input[key];
           if (typeof p !== 'string' || !p) continue;
@@ -103,10 +118,12 @@ export function extractiveSummary(input: ExtractiveInput): string {
       }
     } else if (o.type === 'attachment') {
       const t = attachmentText(o);
-      if (t && o.attachment?.type === 'edited_text_file' && typeof o.attachment.filename === 'string') {
-        const verbs = files.get(o.attachment.filename) ?? new Set<string>();
+      const a = obj(o, 'attachment');
+      const filename = str(a, 'filename');
+      if (t && a?.type === 'edited_text_file' && filename !== undefined) {
+        const verbs = files.get(filename) ?? new Set<string>();
         verbs.add('changed outside the agent');
-        files.set(o.attachment.filename, verbs);
+        files.set(filename, verbs);
       }
     }
   }
