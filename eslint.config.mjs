@@ -12,7 +12,6 @@ export default tseslint.config(
       '.vscode-test/**',
       'test-results/**',
       'examples/**',
-      'scripts/generate-example*.ts',
     ],
   },
   js.configs.recommended,

@@ -402,7 +402,7 @@ export class Gen {
     const tokPerSec = rng.int(55, 95);
     const writeAssistant = (block: Obj, index: number): string => {
       const isLast = index === blocks.length - 1;
-      let genTokens = 8;
+      let genTokens: number;
       if (block.type === 'thinking') genTokens = proseTokens(thinking);
       else if (block.type === 'text') genTokens = proseTokens(text);
       else genTokens = codeTokens(JSON.stringify(block.input));
