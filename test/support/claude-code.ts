@@ -375,13 +375,16 @@ export interface ClaudeRunOptions {
   keepTemp?: boolean;
 }
 
-export interface ClaudeRunResult {
+export interface SpawnClaudeResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
   stdout: string;
   stderr: string;
   durationMs: number;
+}
+
+export interface ClaudeRunResult extends SpawnClaudeResult {
   sessionId: string;
   /** The private temp root (HOME is `<tempRoot>/home`). */
   tempRoot: string;
@@ -434,15 +437,6 @@ export interface SpawnClaudeOptions {
   fake: FakeAnthropic;
   env?: Record<string, string>;
   timeoutMs?: number;
-}
-
-export interface SpawnClaudeResult {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
-  durationMs: number;
 }
 
 /** Runs the real Claude Code offline against `fake` with a private HOME (see the facts above). */
