@@ -164,13 +164,8 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   const candidateRounds = active.slice(tailPos);
   const texts = await loadResultTexts(analysis, candidateRounds, clock);
 
-  // One candidate tail evaluated from scratch: budget its wire messages, sum its rounds.
-  const evaluate = (pos: number, strip: boolean): Evaluation => {
-    const kept = active.slice(pos);
-    const ordered = kept.flatMap((ri) => rounds[ri].entries);
-    const roundOfEntry = new Map<number, number>();
-    for (const ri of kept) for (const e of rounds[ri].entries) roundOfEntry.set(e, ri);
-    const budget = applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry);
+  // The kept rounds' sizes once their budget is known (thinking stripped from all but the newest when `strip`).
+  const sized = async (kept: number[], budget: BudgetOutcome, strip: boolean): Promise<Evaluation> => {
     const stripSet = new Set<number>(strip ? kept.slice(0, -1) : []);
     const after = new Map<number, number>();
     let total = 0;
@@ -178,8 +173,18 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
       const t = roundTokens(rounds[ri], adjusted(rounds[ri], budget, stripSet.has(ri)), calibration);
       after.set(ri, t);
       total += t;
+      if (clock.due()) await clock.pause();
     }
     return { kept, budget, stripSet, after, total };
+  };
+
+  // One candidate tail evaluated from scratch: budget its wire messages, sum its rounds.
+  const evaluate = (pos: number, strip: boolean): Promise<Evaluation> => {
+    const kept = active.slice(pos);
+    const ordered = kept.flatMap((ri) => rounds[ri].entries);
+    const roundOfEntry = new Map<number, number>();
+    for (const ri of kept) for (const e of rounds[ri].entries) roundOfEntry.set(e, ri);
+    return sized(kept, applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry), strip);
   };
 
   // Choosing the tail in linear time. Doing the above for every candidate start was quadratic in the rounds (113 s for
@@ -245,16 +250,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
       for (const [id, rep] of outcome.replacements) budget.replacements.set(id, rep);
       if (clock.due()) await clock.pause();
     }
-    const stripSet = new Set<number>(strip ? kept.slice(0, -1) : []);
-    const after = new Map<number, number>();
-    let total = 0;
-    for (const ri of kept) {
-      const t = roundTokens(rounds[ri], adjusted(rounds[ri], budget, stripSet.has(ri)), calibration);
-      after.set(ri, t);
-      total += t;
-      if (clock.due()) await clock.pause();
-    }
-    return { kept, budget, stripSet, after, total };
+    return sized(kept, budget, strip);
   };
 
   /** Tokens of the round at active position `k` in the tail from `pos` (replacements as that tail has them). */
@@ -322,7 +318,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
       while (total + settings.summaryTokens > messageTarget && tailPos < last) {
         tailPos++;
         while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
-        total = spans[tailPos] ? evaluate(tailPos, true).total : totals[tailPos];
+        total = spans[tailPos] ? (await evaluate(tailPos, true)).total : totals[tailPos];
       }
       strip = true;
     }
