@@ -20,13 +20,11 @@ export interface Chain {
   notes: string[];
   /** True when the file itself is a subagent transcript (every entry a sidechain). */
   subagentFile: boolean;
-  /** Lookup tables (non-enumerable; absent on chains built by hand). */
-  readonly tables?: ChainTables;
 }
 
 /**
- * Lookup tables the chain was built with, kept (non-enumerable, as `Chain.tables`) so that
- * incremental re-inspection can extend the chain without rebuilding them.
+ * Lookup tables a chain was built with (`buildChainWithTables`), so that incremental
+ * re-inspection can extend the chain without rebuilding them.
  */
 export interface ChainTables {
   /** Candidates of the primary side: uuid → index (the last one wins). */
@@ -288,6 +286,11 @@ export function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: nu
 }
 
 export function buildChain(entries: Entry[]): Chain {
+  return buildChainWithTables(entries).chain;
+}
+
+/** `buildChain`, also returning the lookup tables it built (for incremental re-inspection). */
+export function buildChainWithTables(entries: Entry[]): { chain: Chain; tables: ChainTables } {
   const notes: string[] = [];
   const mainCandidates: number[] = [];
   const sideCandidates: number[] = [];
@@ -314,8 +317,7 @@ export function buildChain(entries: Entry[]): Chain {
 
   const sidechains = subagentFile ? [] : groupSidechains(entries, sideCandidates);
   const chain: Chain = { main, activeStart, boundaries, leaf, sidechains, offChain: primary.length - main.length, notes, subagentFile };
-  Object.defineProperty(chain, 'tables', { value: { byUuid, primary, ...recovery } satisfies ChainTables, enumerable: false, writable: true, configurable: true });
-  return chain;
+  return { chain, tables: { byUuid, primary, ...recovery } };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Inspection: the round list with honest token figures, as the CLI and the extension show it.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { buildChain, lastPromptTarget, recoverSiblings, type Chain, type ChainTables } from './chain';
+import { buildChainWithTables, lastPromptTarget, recoverSiblings, type Chain, type ChainTables } from './chain';
 import { buildRounds, type Round } from './rounds';
 import { isCompactBoundary, type Entry } from './entries';
 import { assertTranscript, extendIndex, indexTranscript, type IndexOptions, type TranscriptIndex } from './transcript';
@@ -86,17 +86,20 @@ export interface Analysis {
   chain: Chain;
   rounds: Round[];
   report: InspectReport;
+  /**
+   * What `reinspect` needs to extend this analysis by appended lines without re-deriving it;
+   * handed on to the next analysis by `reinspect` (null here afterwards, and on analyses that
+   * cannot be extended).
+   */
+  appendState: IncrementalState | null;
 }
 
 export function analyze(index: TranscriptIndex): Analysis {
-  const chain = buildChain(index.entries);
+  const { chain, tables } = buildChainWithTables(index.entries);
   const rounds = buildRounds(index.entries, chain);
   const run = reportRounds(index.entries, rounds, 0, freshReportState(), []);
   const report = assembleReport(index, chain, rounds, run, chain.sidechains.map((s) => sidechainReport(index, s.id, s.entries)));
-  const analysis: Analysis = { index, chain, rounds, report };
-  const st = buildIncState(index.entries, chain, rounds, run.resume);
-  if (st) incremental.set(analysis, st);
-  return analysis;
+  return { index, chain, rounds, report, appendState: buildIncrementalState(index.entries, chain, tables, rounds, run.resume) };
 }
 
 /** Running figures of the report loop, at the start of a round (so the loop can resume there). */
@@ -341,7 +344,7 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
  */
 export async function reinspect(previous: Analysis, options: IndexOptions = {}): Promise<Analysis & { rebuilt: boolean; incremental: boolean }> {
   const index = previous.index;
-  const state = incremental.get(previous);
+  const state = previous.appendState;
   const before = index.entries.length;
   const { rebuilt, droppedEntries } = await extendIndex(index, options);
   let next: Analysis | null = null;
@@ -359,9 +362,9 @@ export async function reinspect(previous: Analysis, options: IndexOptions = {}):
 // algorithm (chain.ts, rounds.ts, the report loop) decided about the old ones, and then
 // derives the new chain, rounds and report figures from the new entries and the last round.
 
-interface IncState {
+export interface IncrementalState {
   entryCount: number;
-  /** chain.ts tables (byUuid and sibling-recovery sets), shared with the chain and extended in place. */
+  /** chain.ts tables (byUuid and sibling-recovery sets), extended in place. */
   tables: ChainTables;
   /**
    * When a last-prompt line names a candidate (`lastPromptLeaf`): how often each uuid occurs from
@@ -391,11 +394,7 @@ interface IncState {
   resume: { at: number; state: ReportState };
 }
 
-const incremental = new WeakMap<Analysis, IncState>();
-
-function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: { at: number; state: ReportState }): IncState | undefined {
-  const tables = chain.tables;
-  if (!tables) return undefined;
+function buildIncrementalState(entries: Entry[], chain: Chain, tables: ChainTables, rounds: Round[], resume: { at: number; state: ReportState }): IncrementalState {
   const { byUuid, primary } = tables;
   const onMain = new Uint8Array(entries.length);
   for (const i of chain.main) onMain[i] = 1;
@@ -411,7 +410,7 @@ function buildIncState(entries: Entry[], chain: Chain, rounds: Round[], resume: 
   }
   // pickLeaf: the last last-prompt line decides, when it names a candidate.
   const lastPromptLeaf = lastPromptTarget(entries, byUuid);
-  const st: IncState = {
+  const st: IncrementalState = {
     entryCount: entries.length,
     tables, promptTail: null, promptTailLast: null, promptReached: null, dangling, offMessageIds, offUseIds, offResultIds,
     lastPromptLeaf,
@@ -438,7 +437,7 @@ function noteIds(e: Entry, messageIds: Set<string>, useIds: Set<string>, resultI
  * Records where the last round starts and what buildRounds knows at that point. `namesFrom`
  * and `names` give the tool names known at chain position `namesFrom` (to avoid rescanning).
  */
-function setTail(st: IncState, entries: Entry[], chain: Chain, rounds: Round[], namesFrom: number, names: Map<string, string>): void {
+function setTail(st: IncrementalState, entries: Entry[], chain: Chain, rounds: Round[], namesFrom: number, names: Map<string, string>): void {
   const last = rounds[rounds.length - 1];
   if (!last || last.entries.length === 0) {
     st.lastRoundStart = -1;
@@ -468,7 +467,7 @@ function setTail(st: IncState, entries: Entry[], chain: Chain, rounds: Round[], 
 }
 
 /** The incremental path; null when the append is not an ordinary continuation (then the caller re-derives in full). */
-function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
+function extendAnalysis(prev: Analysis, st: IncrementalState): Analysis | null {
   const { index } = prev;
   const entries = index.entries;
   const oldN = st.entryCount;
@@ -545,7 +544,6 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
     offChain: chain.offChain + newCandidates.length - added.length,
   };
   const tables: ChainTables = { ...t, primary: newCandidates.length ? t.primary.concat(newCandidates) : t.primary };
-  Object.defineProperty(newChain, 'tables', { value: tables, enumerable: false, writable: true, configurable: true });
 
   // Rounds: rebuild from the last round's start (its lines and everything after it).
   const startPos = st.lastRoundStart;
@@ -569,9 +567,9 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   const run = reportRounds(entries, rounds, from, cloneState(st.resume.state), prev.report.rounds.slice(0, from));
   const sidechains = prev.report.sidechains.filter((s) => s.source !== 'file');
   const report = assembleReport(index, newChain, rounds, run, sidechains);
-  const analysis: Analysis = { index, chain: newChain, rounds, report };
-
-  // State for the next append.
+  // State for the next append: this one's, moved over (the previous analysis can no longer be extended).
+  const analysis: Analysis = { index, chain: newChain, rounds, report, appendState: st };
+  prev.appendState = null;
   for (const i of newCandidates) {
     const e = entries[i];
     t.byUuid.set(e.uuid!, i);
@@ -587,8 +585,6 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
   st.entryCount = n;
   st.resume = run.resume;
   setTail(st, entries, newChain, rounds, startPos, st.namesBefore);
-  incremental.delete(prev);
-  incremental.set(analysis, st);
   return analysis;
 }
 
@@ -599,7 +595,7 @@ function extendAnalysis(prev: Analysis, st: IncState): Analysis | null {
  * so it descends from P when the old leaf does, provided no older entry from P on shares a uuid
  * with the new entries or the old leaf.
  */
-function promptStillPicksLastCandidate(entries: Entry[], chain: Chain, st: IncState, oldN: number, newUuids: Set<string>, oldLeafUuid: string): boolean {
+function promptStillPicksLastCandidate(entries: Entry[], chain: Chain, st: IncrementalState, oldN: number, newUuids: Set<string>, oldLeafUuid: string): boolean {
   if (!st.promptTail || !st.promptTailLast) {
     const counts = new Map<string, number>();
     const last = new Map<string, number>();

@@ -198,8 +198,8 @@ export function buildRounds(entries: Entry[], chain: Chain): Round[] {
       const existing = byId.get(e.messageId);
       if (existing) {
         existing.entries.push(idx);
+        noteResponseLine(existing, e, idx);
         addContent(existing, e, toolNames);
-        if (e.usage) existing.usageEntry = idx;
         continue;
       }
       current = newRound(rounds.length, e.messageId, segment, inContext, false);
@@ -210,12 +210,7 @@ export function buildRounds(entries: Entry[], chain: Chain): Round[] {
       rounds.push(current);
     }
     current.entries.push(idx);
-    if (e.kind === 'assistant') {
-      if (e.model && !current.model) current.model = e.model;
-      if (e.usage) current.usageEntry = idx;
-      if (e.isApiErrorMessage || e.model === '<synthetic>') current.synthetic = true;
-      if (e.stopReason !== undefined && e.stopReason !== null) current.stopReason = e.stopReason;
-    }
+    if (e.kind === 'assistant') noteResponseLine(current, e, idx);
     addContent(current, e, toolNames);
   }
   for (const r of rounds) {
@@ -237,6 +232,18 @@ export function buildRounds(entries: Entry[], chain: Chain): Round[] {
     else r.label = r.replyPreview ?? r.prompt ?? 'response';
   }
   return rounds;
+}
+
+/**
+ * A response is written as one line per content block, each repeating the message's fields as
+ * they stood when it was written: the last line that states a field has its final value (the
+ * `tool_use` stop reason and the usage sit on the last line; earlier ones say null).
+ */
+function noteResponseLine(round: Round, e: Entry, idx: number): void {
+  if (e.model) round.model = e.model;
+  if (e.usage) round.usageEntry = idx;
+  round.synthetic = !!e.isApiErrorMessage || e.model === '<synthetic>' || (round.synthetic && !e.model);
+  if (e.stopReason !== undefined && e.stopReason !== null) round.stopReason = e.stopReason;
 }
 
 function summarizeTools(uses: ToolUseInfo[]): string {

@@ -1,6 +1,7 @@
 // A transcript index: every entry summary and every malformed line of a file, built by
 // streaming and extendable incrementally when the file grows (a live session).
-import { stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
 import { decodeLine, readLineBatches, DEFAULT_MAX_LINE_BYTES } from './reader';
 import { parseLine, type Entry, type Malformed } from './entries';
 
@@ -22,6 +23,8 @@ export interface TranscriptIndex {
   crlfLines: number;
   /** The last line had no newline (maybe still being written); it is not in `entries` unless it parsed. */
   unterminatedTail: boolean;
+  /** Fingerprint of the first `consumedBytes` bytes (`prefixFingerprint`), to tell an append from a rewrite. */
+  prefixDigest: string;
 }
 
 export interface IndexOptions {
@@ -35,7 +38,7 @@ export interface IndexOptions {
 export class NotATranscriptError extends Error {}
 
 function emptyIndex(path: string): TranscriptIndex {
-  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false };
+  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false, prefixDigest: '' };
 }
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -47,15 +50,67 @@ export async function indexTranscript(path: string, options: IndexOptions = {}):
   return index;
 }
 
+/** Prefixes up to this size are fingerprinted whole; larger ones by sampled windows (see `prefixFingerprint`). */
+const WHOLE_PREFIX_BYTES = 16 << 20;
+const EDGE_BYTES = 1 << 20;
+const SAMPLES = 64;
+const SAMPLE_BYTES = 4096;
+
 /**
- * Reads only what was appended since the index was built (O(appended bytes)). If the file
- * shrank or its already-read prefix changed size in a way appends cannot explain, the
- * index is rebuilt from scratch and `rebuilt` is true.
+ * A digest of the file's first `end` bytes. Up to 16 MiB that is every byte, so any change is
+ * seen. Beyond, reading the whole prefix on every append would make re-reading a live 100 MB
+ * session cost as much as reading it afresh: the digest covers the first and last MiB before
+ * `end` (where rewrites by tools, and compactions, change bytes) and 64 evenly spaced 4 KiB
+ * windows; a same-length rewrite that changes only bytes outside all of them goes unseen.
+ */
+export async function prefixFingerprint(path: string, end: number): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(String(end));
+  if (end === 0) return hash.digest('hex');
+  const fh = await open(path, 'r');
+  try {
+    const windows: [number, number][] = [];
+    if (end <= WHOLE_PREFIX_BYTES) windows.push([0, end]);
+    else {
+      windows.push([0, EDGE_BYTES]);
+      const span = end - 2 * EDGE_BYTES;
+      for (let k = 0; k < SAMPLES; k++) {
+        const at = EDGE_BYTES + Math.floor((span * k) / SAMPLES);
+        windows.push([at, Math.min(at + SAMPLE_BYTES, end - EDGE_BYTES)]);
+      }
+      windows.push([end - EDGE_BYTES, end]);
+    }
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (const [from, to] of windows) {
+      for (let at = from; at < to; ) {
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, to - at), at);
+        if (bytesRead === 0) return 'short'; // the file is shorter than `end` now
+        hash.update(buf.subarray(0, bytesRead));
+        at += bytesRead;
+      }
+    }
+    return hash.digest('hex');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** True when the bytes the index was built from are still the file's first bytes (it was at most appended to). */
+export async function prefixUnchanged(index: TranscriptIndex): Promise<boolean> {
+  if (index.consumedBytes === 0) return true;
+  const st = await stat(index.path);
+  return st.size >= index.consumedBytes && (await prefixFingerprint(index.path, index.consumedBytes)) === index.prefixDigest;
+}
+
+/**
+ * Reads only what was appended since the index was built (O(appended bytes), plus the prefix
+ * fingerprint). If the bytes already read changed in any way an append cannot explain (the
+ * file shrank, or was rewritten: see `prefixFingerprint`), the index is rebuilt from scratch
+ * and `rebuilt` is true.
  */
 export async function extendIndex(index: TranscriptIndex, options: IndexOptions = {}): Promise<{ rebuilt: boolean; newEntries: number; droppedEntries: number }> {
-  const st = await stat(index.path);
   let rebuilt = false;
-  if (st.size < index.consumedBytes) {
+  if (!(await prefixUnchanged(index))) {
     Object.assign(index, emptyIndex(index.path));
     rebuilt = true;
   }
@@ -69,6 +124,7 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
     index.unterminatedTail = false;
   }
   const before = index.entries.length;
+  const st = await stat(index.path);
   const droppedEntries = rebuilt ? 0 : lengthBefore - before;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const yieldEvery = options.yieldEvery ?? 0;
@@ -106,6 +162,7 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   }
   index.size = st.size;
   index.mtimeMs = st.mtimeMs;
+  index.prefixDigest = await prefixFingerprint(index.path, index.consumedBytes);
   return { rebuilt, newEntries: index.entries.length - before, droppedEntries };
 }
 

@@ -4,8 +4,8 @@
 // parsed), and serialises every operation so views never see a half-updated state.
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
-import { open, type FileHandle } from 'node:fs/promises';
 import { inspectFile, reinspect, type Analysis } from '../core/inspect';
+import { prefixUnchanged } from '../core/transcript';
 import { planCompaction } from '../core/compact/plan';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../core/compact/types';
 import type { Log } from './log';
@@ -24,28 +24,6 @@ export const VIEW_IDS = ['agentCompactor.rounds', 'agentCompactor.roundsExplorer
 const YIELD_EVERY = 500;
 const CACHE_SIZE = 4;
 const WATCH_DEBOUNCE_MS = 250;
-
-/**
- * Cheap check that a file only grew since it was read: the byte before the consumed offset
- * is still a line terminator. A rewrite (restore, in-place compaction) almost never keeps it.
- */
-async function stillAppendOnly(previous: Analysis): Promise<boolean> {
-  const at = previous.index.consumedBytes - 1;
-  if (at < 0) return true;
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(previous.index.path, 'r');
-    const st = await fh.stat();
-    if (st.size < previous.index.consumedBytes) return true; // shrank: the engine rebuilds by itself
-    const buf = Buffer.alloc(1);
-    await fh.read(buf, 0, 1, at);
-    return buf[0] === 0x0a;
-  } catch {
-    return true; // let reinspect report the problem
-  } finally {
-    await fh?.close();
-  }
-}
 
 export function isTranscriptUri(uri: vscode.Uri | undefined): uri is vscode.Uri {
   return !!uri && uri.scheme === 'file' && /\.jsonl$/i.test(uri.fsPath);
@@ -262,7 +240,7 @@ export class TranscriptStore implements vscode.Disposable {
 
   /** Incremental re-read; keeps subagent files found at load time. */
   private async extend(previous: Analysis): Promise<Analysis> {
-    if (!(await stillAppendOnly(previous))) {
+    if (!(await prefixUnchanged(previous.index).catch(() => true))) {
       this.log.info(`${previous.index.path} was rewritten (not appended to); reading it again`);
       return this.parse(previous.index.path);
     }

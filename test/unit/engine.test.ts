@@ -117,6 +117,25 @@ describe('engine on every shared fixture', () => {
         assert.equal(checked > 0, anyUsage);
       });
 
+      it('takes the stop reason and model from the last line of each message id that states them', () => {
+        const lastStop = new Map<string, string>();
+        const lastModel = new Map<string, string>();
+        for (const r of raws) {
+          const m = r.obj.type === 'assistant' ? r.obj.message : undefined;
+          if (!m?.id) continue;
+          if (typeof m.stop_reason === 'string') lastStop.set(m.id, m.stop_reason);
+          if (typeof m.model === 'string' && m.model) lastModel.set(m.id, m.model);
+        }
+        let checked = 0;
+        for (const r of analysis.rounds) {
+          if (!r.messageId) continue;
+          assert.equal(r.stopReason, lastStop.get(r.messageId), `stop reason of ${r.messageId}`);
+          assert.equal(r.model, lastModel.get(r.messageId), `model of ${r.messageId}`);
+          checked++;
+        }
+        assert.equal(checked > 0, analysis.rounds.some((r) => r.messageId));
+      });
+
       it('labels every token figure with its source and keeps figures sane', () => {
         for (const r of analysis.report.rounds) {
           assert.ok(r.tokens.source === 'usage' || r.tokens.source === 'estimate');

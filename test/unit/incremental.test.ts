@@ -154,4 +154,24 @@ describe('reinspect', function () {
     const c = await reinspect(b);
     assert.equal(c.rebuilt, true);
   });
+
+  it('notices a rewrite that keeps the length and the line break before the old end, small or large file', async () => {
+    const src = readFileSync(fixture('v2.1.97-live-before.jsonl'));
+    const grown = readFileSync(fixture('v2.1.97-live-after.jsonl'));
+    // A small file is fingerprinted whole: flip one byte in the middle of a line near the start.
+    // A file over 16 MiB: change a byte in its first MiB (a rewrite of old lines).
+    const big = Buffer.concat(Array.from({ length: Math.ceil((17 << 20) / src.length) }, () => src));
+    for (const [name, base] of [['small', src], ['large', big]] as const) {
+      const copy = join(dir, `same-length-${name}.jsonl`);
+      writeFileSync(copy, base);
+      const a = await inspectFile(copy, { subagents: false });
+      const at = base.indexOf('"type":"user"') + 9; // inside a word of a line near the start, not a newline
+      const changed = Buffer.from(base);
+      changed[at] = changed[at] === 0x75 ? 0x55 : 0x75;
+      writeFileSync(copy, Buffer.concat([changed, grown.subarray(src.length, src.length + 5000)]));
+      const b = await reinspect(a);
+      assert.equal(b.rebuilt, true, `${name}: a same-length rewrite must be re-read, not extended`);
+      same(b, analyze(await indexTranscript(copy)), `${name} after the rewrite`);
+    }
+  });
 });

@@ -6,7 +6,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
-import { loadEntryObjects } from './lines';
+import { loadEntryObjects, RawBytes } from './lines';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter } from './types';
 import { extractiveSummary, shapeForExtractive } from './summarize/extractive';
@@ -318,7 +318,8 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     delete o.toolUseResult;
     return o;
   };
-  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary);
+  const rawBytes = new RawBytes(written);
+  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary, rawBytes);
   checkCancelled(options.signal);
   const earlier: EarlierSummary | null = earlierAt
     ? { ...earlierAt, content: messageContent(objects.get(earlierAt.entry)), text: contentText(messageContent(objects.get(earlierAt.entry))) }
@@ -326,7 +327,8 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   const details = offline ? await reclaimSummaryReserve(analysis, firstPlan, options.settings, summarizedBy, objects, earlier) : firstPlan;
   // Rounds the second plan keeps that the first one summarized are read again, whole.
   const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !written.has(e));
-  if (nowKept.length) for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept)) objects.set(i, o);
+  for (const e of nowKept) written.add(e);
+  if (nowKept.length) for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, rawBytes)) objects.set(i, o);
   const plan = details.plan;
   const summarized = summarizedBy(details);
 
@@ -364,7 +366,8 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     lastPrompt,
     now: options.now ?? new Date(),
   });
-  const appended = built.lines.join('\n') + '\n';
+  const appended = rawBytes.encode(built.lines.join('\n') + '\n');
+  if (rawBytes.lossy) plan.notes.push(`${rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`);
   progress('Writing the compacted transcript…');
   const out = target.out;
   const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
@@ -565,7 +568,7 @@ async function reclaimSummaryReserve(
   return second;
 }
 
-async function* streamOutput(file: string, size: number, appended: string, fresh: boolean): AsyncGenerator<Buffer | string> {
+async function* streamOutput(file: string, size: number, appended: Buffer, fresh: boolean): AsyncGenerator<Buffer | string> {
   if (!fresh) {
     let lastByte = -1;
     // One reused 1 MB buffer: fresh chunk buffers pile up tens of MB before the GC runs. Each chunk is valid until
