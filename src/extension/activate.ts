@@ -1,4 +1,4 @@
-// Extension entry point: creates the services, registers views and commands, returns the test API.
+// Extension entry point: creates the services, registers views and commands, returns the public API (docs/API.md).
 import * as vscode from 'vscode';
 import { createApi, type AgentCompactorApi } from './api';
 import { BudgetPanel } from './budgetPanel';

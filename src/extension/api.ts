@@ -1,46 +1,42 @@
-// The API returned by activate(): lets host tests (and other extensions) read what the
-// views show without scraping the UI. Reach it with
-// `vscode.extensions.getExtension('agent-compactor.agent-compactor').exports`.
+// The API other extensions get from `vscode.extensions.getExtension('agent-compactor.agent-compactor').exports`
+// (documented in docs/API.md). It describes the transcript the views show, as data: no UI is scraped through it.
+// Versioned: fields are only ever added within a version; `version` changes when one is removed or changes meaning.
 import type * as vscode from 'vscode';
 import type { Analysis } from '../core/inspect';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';
-import type { BudgetState, HostToWebview, WebviewToHost } from '../webview/protocol';
 import type { TreeSnapshot } from './model/tree';
-import type { AppliedDecorations } from './views/decorations';
 import type { Services } from './services';
 import type { StoreState } from './store';
 
+export const API_VERSION = 1;
+
 export interface AgentCompactorApi {
-  /** 'empty' | 'loading' | 'ready' | 'error', with the file and error message. */
+  readonly version: typeof API_VERSION;
+  /** 'empty' | 'loading' | 'ready' | 'error', with the file and, for errors or a failed plan, the message. */
   getState(): { status: StoreState['status']; file?: string; message?: string };
+  /** The transcript the views show (follows the active `.jsonl` editor and Open Transcript). */
   getCurrentFile(): string | undefined;
+  /** Its analysis: index, chain, rounds and the inspect report (as `agent-compactor inspect --json` prints it). */
   getAnalysis(): Analysis | undefined;
-  /** The Rounds tree as plain data, children expanded to `depth` (default 1). */
+  /** The Rounds tree as plain data (labels, descriptions, tooltips as text), children expanded to `depth` (default 1). */
   getRoundsTree(depth?: number): TreeSnapshot[];
-  /** The plan shown in the tree and editor (null: no preview). */
+  /** The compaction plan being previewed (null: no preview). */
   getLastPlan(): CompactionPlan | null;
+  /** The result of the last compaction run in this window. */
   getLastResult(): CompactResult | undefined;
-  /** Line runs decorated per action, and in how many editors. */
-  getDecorations(): AppliedDecorations | undefined;
-  /** The state last posted to the Budget Preview (undefined: closed or nothing to show). */
-  getBudgetState(): BudgetState | undefined;
-  getBudgetMessage(): HostToWebview | undefined;
-  /** Validated messages the Budget Preview webview sent, oldest first. */
-  getBudgetMessagesReceived(): WebviewToHost[];
-  isBudgetOpen(): boolean;
-  getStatusBarText(): string | undefined;
-  /** Shows a transcript's rounds (like Open Transcript with `{ file }`). */
+  /** Shows a transcript in the views (like Open Transcript with `{ file }`); false when it cannot be read. */
   load(file: string): Promise<boolean>;
   /** Re-reads the shown transcript (appended bytes only unless `full`). */
   refresh(full?: boolean): Promise<void>;
   /** Resolves when queued loads, refreshes and plans have finished. */
   whenIdle(): Promise<void>;
-  /** Fires after every state change of the shown transcript. */
+  /** Fires after every change of the shown transcript's state. */
   onDidChange: vscode.Event<StoreState>;
 }
 
 export function createApi(s: Services): AgentCompactorApi {
   return {
+    version: API_VERSION,
     getState: () => {
       const st = s.store.state;
       if (st.status === 'empty') return { status: 'empty' };
@@ -52,12 +48,6 @@ export function createApi(s: Services): AgentCompactorApi {
     getRoundsTree: (depth = 1) => s.tree.snapshot(depth),
     getLastPlan: () => s.store.plan,
     getLastResult: () => s.store.lastResult,
-    getDecorations: () => s.decorations.current,
-    getBudgetState: () => s.budget.state,
-    getBudgetMessage: () => s.budget.lastMessage,
-    getBudgetMessagesReceived: () => [...s.budget.received],
-    isBudgetOpen: () => s.budget.isOpen,
-    getStatusBarText: () => s.status.text,
     load: async (file) => !!(await s.store.load(file)),
     refresh: async (full) => {
       await s.store.refresh(full);

@@ -2,7 +2,7 @@
 // typed messages, validates every message it receives (src/webview/protocol.ts).
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
-import { parseWebviewToHost, type BudgetState, type HostToWebview, type WebviewToHost } from '../webview/protocol';
+import { parseWebviewToHost, type BudgetState, type HostToWebview } from '../webview/protocol';
 import { buildBudgetState } from './model/budget';
 import { budgetHtml } from './model/budgetHtml';
 import { baseName } from './model/format';
@@ -17,8 +17,6 @@ export class BudgetPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private ready = false;
   private last: HostToWebview | undefined;
-  /** Messages received from the webview (validated), newest last; for tests. */
-  readonly received: WebviewToHost[] = [];
 
   constructor(
     private readonly store: TranscriptStore,
@@ -37,17 +35,9 @@ export class BudgetPanel implements vscode.Disposable {
     );
   }
 
-  get isOpen(): boolean {
-    return this.panel !== undefined;
-  }
-
-  /** The state last sent to the webview (test API). */
+  /** The state last sent to the webview (what Open Budget Preview returns). */
   get state(): BudgetState | undefined {
     return this.last?.type === 'state' ? this.last.state : undefined;
-  }
-
-  get lastMessage(): HostToWebview | undefined {
-    return this.last;
   }
 
   show(): void {
@@ -109,8 +99,6 @@ export class BudgetPanel implements vscode.Disposable {
       this.log.warn('Ignored a malformed message from the Budget Preview webview');
       return;
     }
-    this.received.push(msg);
-    if (this.received.length > 100) this.received.shift();
     const file = this.store.file;
     switch (msg.type) {
       case 'ready':

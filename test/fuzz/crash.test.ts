@@ -16,7 +16,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compactFile } from '../../src/core/compact/compact';
+import { COMMITTING, compactFile } from '../../src/core/compact/compact';
 import { CompactError } from '../../src/core/compact/types';
 import { checkResumable } from '../../src/core/compact/validate';
 import { inspectFile } from '../../src/core/inspect';
@@ -234,7 +234,7 @@ describe('concurrency', function () {
       const { dir, file, original } = make();
       const before = snapshotDir(dir);
       const extra = JSON.stringify({ type: 'user', uuid: 'late-1', parentUuid: null, message: { role: 'user', content: 'written by the agent meanwhile' } }) + '\n';
-      const err = await compactFile(file, { summarizer: 'extractive', settings, inPlace, beforeCommit: () => appendFileSync(file, extra) }).catch((e: unknown) => e);
+      const err = await compactFile(file, { summarizer: 'extractive', settings, inPlace, onProgress: (step) => step === COMMITTING && appendFileSync(file, extra) }).catch((e: unknown) => e);
       assert.ok(err instanceof CompactError && err.code === 'changed-on-disk', String(err));
       assert.match(err.message, /changed while it was being compacted \(\d+ bytes appended; is an agent still writing to it\?\)\. Nothing was written/);
       assert.ok(readFileSync(file).equals(Buffer.concat([original, Buffer.from(extra)])), 'the original and the appended line are intact');
@@ -246,17 +246,19 @@ describe('concurrency', function () {
 
   it("two compactions of one file at once: one wins, the other gets 'locked'", async () => {
     const { dir, file, original } = make();
-    let second: unknown;
+    let secondRun: Promise<unknown> | undefined;
     const first = compactFile(file, {
       summarizer: 'extractive',
       settings,
       inPlace: true,
-      beforeCommit: async () => {
-        // While the first holds the lock, start the second and wait for its answer.
-        second = await compactFile(file, { summarizer: 'extractive', settings, inPlace: true }).catch((e: unknown) => e);
+      onProgress: (step) => {
+        // The first holds the lock from its first step on: start the second then (it asks for the lock at once,
+        // long before the first has read, planned, written and checked its result).
+        if (step === 'Reading transcript…') secondRun = compactFile(file, { summarizer: 'extractive', settings, inPlace: true }).catch((e: unknown) => e);
       },
     });
     const res = await first;
+    const second = await secondRun;
     assert.ok(second instanceof CompactError && second.code === 'locked', String(second));
     assert.match(second.message, /Another compaction of s\.jsonl is running \(process \d+, started .*\); try again when it has finished/);
     assert.ok(readFileSync(file).subarray(0, original.length).equals(original));
@@ -277,8 +279,8 @@ describe('concurrency', function () {
       summarizer: 'extractive',
       settings,
       inPlace: true,
-      beforeCommit: () => {
-        cliRun = spawnSync(process.execPath, [cli, 'compact', file, '--in-place', '--summarizer', 'extractive', '--target-tokens', '6000'], { env, encoding: 'utf8' });
+      onProgress: (step) => {
+        if (step === COMMITTING) cliRun = spawnSync(process.execPath, [cli, 'compact', file, '--in-place', '--summarizer', 'extractive', '--target-tokens', '6000'], { env, encoding: 'utf8' });
       },
     });
     assert.equal(cliRun!.status, 1, String(cliRun!.stderr));

@@ -42,7 +42,6 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     console.log(`      (extension was ${wasActive ? 'already active (another suite opened a transcript first)' : 'inactive before the transcript was opened'})`);
     await showTranscript(api, file);
     assert.equal(api.getState().status, 'ready');
-    assert.match(api.getStatusBarText() ?? '', /tok · \d+ rounds/, 'status bar shows the context size and round count');
   });
 
   it('the tree has one item per round the engine finds, with token figures and their source', async () => {
@@ -115,10 +114,7 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
       if (action === 'keep') assert.ok(!/^\[(summarize|drop)\]/.test(n.label), n.label);
       else assert.ok(n.label.startsWith(`[${action}] #${n.round} `), `marked label: ${n.label}`);
     }
-    // Editor decorations of the marked rounds in the open transcript.
-    const deco = await waitFor(() => api.getDecorations(), 10_000, 'decorations');
-    assert.ok(deco.editors >= 1, 'the transcript editor is decorated');
-    assert.ok(deco.ranges.summarize.length + deco.ranges.drop.length > 0, 'marked rounds have line decorations');
+    // (The editor's marks are checked where they are drawn: in the UI suite, CodeLens above marked rounds.)
     console.log(`      ${tree[1].label}; ${marked.size} rounds marked`);
   });
 

@@ -48,7 +48,7 @@ export async function compactCopy(original: string, options: CompactOptions): Pr
   fs.chmodSync(input, 0o644); // the fixtures are read-only; the copy must not be
   const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
-    const result = await compactFile(input, { out: path.join(dir, 'compacted.jsonl'), now: new Date('2026-01-01T00:00:00Z'), ...options });
+    const result = await compactFile(input, { out: path.join(dir, 'compacted.jsonl'), ...options });
     return { dir, input, result, cleanup };
   } catch (err) {
     cleanup();

@@ -157,6 +157,9 @@ describe('UI: compact a transcript as a user would', function () {
     assert.match(plan.label, /^\d+ rounds \/ [\d,]+ tokens would be summarized or dropped; [\d,]+ → [\d,]+ tokens$/);
     const marks = rows.filter((r) => /^\[summarize\] #\d+ /.test(r.label));
     assert.ok(marks.length >= 5, `marked rows: ${marks.length}`);
+    // The open transcript is marked too: a CodeLens above each marked round's first line.
+    const lens = wb.page.locator('.codelens-decoration', { hasText: /\[summarize\] round #\d+: / });
+    await lens.first().waitFor({ state: 'visible', timeout: 30_000 });
     // The view's badge counts the marked rounds.
     const badge = activityItem().locator('.badge-content');
     assert.match((await badge.textContent({ timeout: 10_000 })) ?? '', /^\d+$/);

@@ -151,7 +151,7 @@ describe('budget decisions', () => {
 
   it('persists full originals and decisions so a later pass reproduces the same bytes', async () => {
     const p = write(sessionWithResults([60_000, 3_000, 2_000]));
-    const r1 = await compactFile(p, { summarizer: 'extractive', settings: { targetTokens: 12_000, keepRecentTokens: 100_000 }, now: new Date(0) });
+    const r1 = await compactFile(p, { summarizer: 'extractive', settings: { targetTokens: 12_000, keepRecentTokens: 100_000 } });
     assert.ok(r1.toolResultsDir && existsSync(r1.toolResultsDir));
     const files = readdirSync(r1.toolResultsDir);
     assert.deepEqual(files, ['toolu_0.txt']);

@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { createServer } from 'node:net';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
-import { compactFile } from '../../src/core/compact/compact';
+import { COMMITTING, compactFile } from '../../src/core/compact/compact';
 import { checkResumable } from '../../src/core/compact/validate';
 import { CompactError } from '../../src/core/compact/types';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
@@ -244,7 +244,7 @@ describe('compaction properties on every shared fixture', function () {
     const file = copy(fixture('v2.1.97-live-before.jsonl'));
     const extra = readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(readFileSync(file).length, readFileSync(file).length + 5000);
     await assert.rejects(
-      compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000 }, beforeCommit: () => appendFileSync(file, extra) }),
+      compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000 }, onProgress: (step) => step === COMMITTING && appendFileSync(file, extra) }),
       (e: CompactError) => e.code === 'changed-on-disk' && /changed while it was being compacted/.test(e.message),
     );
     assert.deepEqual(readdirSync(join(file, '..')).filter((n) => n.endsWith('.jsonl')), [basename(file)], 'no fork was written');

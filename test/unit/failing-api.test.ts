@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compactFile } from '../../src/core/compact/compact';
+import { COMMITTING, compactFile } from '../../src/core/compact/compact';
 import { CompactError, type CompactErrorCode, type CompactResult } from '../../src/core/compact/types';
 import { startFakeAnthropic, type FakeAnthropic, type ScenarioInput } from '../support/fake-anthropic';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../support/reliability';
@@ -361,13 +361,12 @@ describe('failing Anthropic API (table-driven)', function () {
             settings: SETTINGS,
             anthropic: { apiKey: 'sk-test-cancel', baseURL: fake.url, maxRetries: 3, timeoutMs: 30_000 },
             signal: controller.signal,
-            beforeCommit:
-              c.abortAfter === 'commit'
-                ? () => {
-                    abortedAt = Date.now();
-                    controller.abort();
-                  }
-                : undefined,
+            onProgress: (step) => {
+              if (c.abortAfter === 'commit' && step === COMMITTING) {
+                abortedAt = Date.now();
+                controller.abort();
+              }
+            },
           }).catch((e: unknown) => e);
           assert.ok(err instanceof CompactError, `expected a CompactError, got ${err instanceof Error ? err.stack : JSON.stringify(err)}`);
           assert.equal(err.code, 'cancelled');

@@ -37,15 +37,18 @@ export interface CompactOptions {
   /** Write only the compacted conversation, without the original lines before it. */
   fresh?: boolean;
   signal?: AbortSignal;
+  /**
+   * Told each step as it starts (for a progress display). The last, 'Committing the result…', comes after the result
+   * was written and checked and before the final check that the original did not change and the rename.
+   */
   onProgress?: ProgressReporter;
   instructions?: string;
-  /** Fixed clock for reproducible output (tests). */
-  now?: Date;
-  /** Test hook: called after the temp file is written, before it replaces anything. */
-  beforeCommit?: () => Promise<void> | void;
 }
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+
+/** The progress message of the last step (see `CompactOptions.onProgress`). */
+export const COMMITTING = 'Committing the result…';
 
 interface OutputTarget {
   out: string;
@@ -364,7 +367,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     preTokens: plan.preTokens,
     postTokens,
     lastPrompt,
-    now: options.now ?? new Date(),
+    now: new Date(),
   });
   const appended = rawBytes.encode(built.lines.join('\n') + '\n');
   if (rawBytes.lossy) plan.notes.push(`${rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`);
@@ -396,7 +399,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     for (const note of missingSavedOriginals(file, details)) plan.notes.push(note);
     undo.push(await restorer(statePath(out)));
     await saveState(out, details);
-    await options.beforeCommit?.();
+    progress(COMMITTING);
     checkCancelled(options.signal);
     const now = await stat(file);
     if (now.size !== readSize || now.mtimeMs !== readMtime) {

@@ -17,7 +17,7 @@ export interface SessionsResult {
 
 type Item = vscode.QuickPickItem & { file?: string; action?: 'window' | 'os' };
 
-export async function openSessionsFolderCommand(s: Services, arg?: unknown): Promise<SessionsResult> {
+export async function openSessionsFolderCommand(_s: Services, arg?: unknown): Promise<SessionsResult> {
   const folder = sessionsFolder();
   const exists = existsSync(folder);
   const sessions = exists ? await listSessions(folder) : [];
@@ -48,6 +48,5 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
   if (picked.action === 'window') await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
   else if (picked.action === 'os') await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(folder));
   else if (picked.file) await vscode.commands.executeCommand('agentCompactor.openTranscript', vscode.Uri.file(picked.file));
-  void s;
   return { folder, exists, sessions, picked: picked.file };
 }

@@ -49,11 +49,6 @@ export class PlanDecorations implements vscode.Disposable {
     this.update();
   }
 
-  /** What is currently drawn (test API). */
-  get current(): AppliedDecorations | undefined {
-    return this.applied;
-  }
-
   update(): void {
     const s = this.store.state;
     const ranges: DecorationRanges =

@@ -16,10 +16,6 @@ export class ContextStatusBar implements vscode.Disposable {
     this.update();
   }
 
-  get text(): string | undefined {
-    return this.store.state.status === 'empty' ? undefined : this.item.text;
-  }
-
   update(): void {
     const s = this.store.state;
     if (s.status === 'empty') {
