@@ -89,8 +89,6 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const { analysis, details, objects, seed } = input;
   const summary = input.verbatimContent !== undefined ? input.summary : fitSummary(input.summary, details, input.protectedChars);
   const postTokens = summary === input.summary ? input.postTokens : details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
-  const entries = analysis.index.entries;
-  const rounds = analysis.rounds;
   let counter = 0;
   const uuid = () => deterministicUuid(seed, counter++);
   const ts = input.now.toISOString();
@@ -101,12 +99,11 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
 
   const boundaryUuid = uuid();
   const summaryUuid = uuid();
-  const lines: string[] = [];
-  const oldLeaf = leafObj?.uuid ?? null;
-  lines.push(
+  const overhead = details.plan.overheadTokens;
+  const lines = [
     JSON.stringify({
       parentUuid: null,
-      logicalParentUuid: oldLeaf,
+      logicalParentUuid: leafObj?.uuid ?? null,
       isSidechain: false,
       type: 'system',
       subtype: 'compact_boundary',
@@ -116,11 +113,9 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       uuid: boundaryUuid,
       level: 'info',
       // As Claude Code records it: the whole context, system prompt and tools included.
-      compactMetadata: { trigger: 'manual', preTokens: input.preTokens + details.plan.overheadTokens, postTokens: postTokens + details.plan.overheadTokens, compactor: 'agent-compactor' },
+      compactMetadata: { trigger: 'manual', preTokens: input.preTokens + overhead, postTokens: postTokens + overhead, compactor: 'agent-compactor' },
       ...common,
     }),
-  );
-  lines.push(
     JSON.stringify({
       parentUuid: boundaryUuid,
       isSidechain: false,
@@ -132,83 +127,119 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       timestamp: ts,
       ...common,
     }),
-  );
+  ];
+  const relink = new Relinker(input, summaryUuid, uuid, Math.round(summaryRoundTokens(summary, details.calibration || 1)));
+  for (const ri of details.kept) lines.push(...relink.round(ri));
+  const leafUuid = relink.parent;
+  if (input.lastPrompt) {
+    lines.push(JSON.stringify({ type: 'last-prompt', lastPrompt: input.lastPrompt.text ?? undefined, leafUuid, sessionId: common.sessionId }));
+  }
+  return { lines, boundaryUuid, summaryUuid, leafUuid, summary };
+}
 
-  // Kept rounds: assistant lines of the response first (so parallel tool calls form one
-  // message), then the user lines that answer it, all on one linear chain.
-  const uuidMap = new Map<string, string>();
-  const idMap = new Map<string, string>();
-  let parent = summaryUuid;
-  let context = Math.round(summaryRoundTokens(summary, details.calibration || 1));
-  const replacements = details.budget.replacements;
-  for (const ri of details.kept) {
-    const r = rounds[ri];
-    const ordered = [...r.entries].sort((a, b) => {
+/**
+ * Writes kept rounds again on one linear chain hanging off the summary: fresh uuids and message ids (so the copies
+ * never collide with the originals earlier in the file), budgeted tool results replaced by their previews, and usage
+ * rewritten to describe the new, smaller context.
+ */
+class Relinker {
+  /** uuid of the last line written (the chain's leaf so far). */
+  parent: string;
+  private readonly uuidMap = new Map<string, string>();
+  private readonly idMap = new Map<string, string>();
+
+  constructor(
+    private readonly input: WriteInputs,
+    summaryUuid: string,
+    private readonly uuid: () => string,
+    /** Context size before the next kept round (starts at the summary round). */
+    private context: number,
+  ) {
+    this.parent = summaryUuid;
+  }
+
+  /** The lines of kept round `ri`: the response's assistant lines first (parallel tool calls form one message), then the user lines that answer it. */
+  round(ri: number): string[] {
+    const { analysis, details } = this.input;
+    const entries = analysis.index.entries;
+    const ordered = [...analysis.rounds[ri].entries].sort((a, b) => {
       const ka = entries[a].kind === 'assistant' ? 0 : 1;
       const kb = entries[b].kind === 'assistant' ? 0 : 1;
       return ka - kb || entries[a].start - entries[b].start || entries[a].part - entries[b].part;
     });
     const strip = details.stripThinking.has(ri);
+    const out: string[] = [];
     for (const ei of ordered) {
       const e = entries[ei];
       if (e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'attachment') continue;
       if (e.kind === 'user' && e.isCompactSummary) continue;
-      const o = structuredClone(objects.get(ei));
+      const o = structuredClone(this.input.objects.get(ei));
       if (!o) throw new Error(`line ${e.line}: kept entry was not loaded`);
-      if (e.kind === 'assistant' && o.message) {
-        // A `message` that is not an object has none of its fields rewritten (only requestId is).
-        const message = obj(o, 'message') ?? {};
-        if (strip && Array.isArray(message.content)) {
-          const content = (message.content as unknown[]).filter((b) => {
-            const type = asObject(b)?.type;
-            return type !== 'thinking' && type !== 'redacted_thinking';
-          });
-          message.content = content;
-          if (content.length === 0) continue;
-        }
-        const id = message.id;
-        if (typeof id === 'string') {
-          if (!idMap.has(id)) idMap.set(id, newId('msg_', seed, id));
-          message.id = idMap.get(id);
-        }
-        if (typeof o.requestId === 'string') o.requestId = newId('req_', seed, o.requestId);
-        const usage = message.usage;
-        if (usage && typeof usage === 'object') {
-          // The old figures describe the old, larger context; an agent would see a full window.
-          // (An array here has no output_tokens: 0, as before.)
-          const outputTokens = (usage as JsonObject).output_tokens ?? 0;
-          message.usage = { input_tokens: context, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
-          o.compactorEstimatedUsage = true;
-        }
-      }
-      const userContent = e.kind === 'user' ? messageContent(o) : undefined;
-      if (Array.isArray(userContent)) {
-        for (const item of userContent as unknown[]) {
-          const b = asObject(item);
-          if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
-          const replaced = replacements.get(b.tool_use_id);
-          if (replaced) b.content = replaced.preview;
-        }
-      }
-      const fresh = uuid();
-      if (typeof o.uuid === 'string') uuidMap.set(o.uuid, fresh);
-      o.uuid = fresh;
-      o.parentUuid = parent;
-      delete o.logicalParentUuid;
-      o.isSidechain = false;
-      if (input.sessionId && o.sessionId !== undefined) o.sessionId = input.sessionId;
-      if (typeof o.sourceToolAssistantUUID === 'string') {
-        const mapped = uuidMap.get(o.sourceToolAssistantUUID);
-        if (mapped) o.sourceToolAssistantUUID = mapped;
-        else delete o.sourceToolAssistantUUID;
-      }
-      parent = fresh;
-      lines.push(JSON.stringify(o));
+      if (e.kind === 'assistant' && o.message && !this.rewriteResponse(o, strip)) continue;
+      if (e.kind === 'user') this.replaceBudgetedResults(o);
+      out.push(JSON.stringify(this.relink(o)));
     }
-    context += details.plan.rounds[ri].tokensAfter;
+    this.context += details.plan.rounds[ri].tokensAfter;
+    return out;
   }
-  if (input.lastPrompt) {
-    lines.push(JSON.stringify({ type: 'last-prompt', lastPrompt: input.lastPrompt.text ?? undefined, leafUuid: parent, sessionId: common.sessionId }));
+
+  /** New message and request ids, thinking stripped when the plan says so, usage for the new context; false when nothing is left. */
+  private rewriteResponse(o: JsonObject, stripThinking: boolean): boolean {
+    const seed = this.input.seed;
+    // A `message` that is not an object has none of its fields rewritten (only requestId is).
+    const message = obj(o, 'message') ?? {};
+    if (stripThinking && Array.isArray(message.content)) {
+      const content = (message.content as unknown[]).filter((b) => {
+        const type = asObject(b)?.type;
+        return type !== 'thinking' && type !== 'redacted_thinking';
+      });
+      message.content = content;
+      if (content.length === 0) return false;
+    }
+    const id = message.id;
+    if (typeof id === 'string') {
+      if (!this.idMap.has(id)) this.idMap.set(id, newId('msg_', seed, id));
+      message.id = this.idMap.get(id);
+    }
+    if (typeof o.requestId === 'string') o.requestId = newId('req_', seed, o.requestId);
+    const usage = message.usage;
+    if (usage && typeof usage === 'object') {
+      // The old figures describe the old, larger context; an agent would see a full window.
+      // (An array here has no output_tokens: 0, as before.)
+      const outputTokens = (usage as JsonObject).output_tokens ?? 0;
+      message.usage = { input_tokens: this.context, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
+      o.compactorEstimatedUsage = true;
+    }
+    return true;
   }
-  return { lines, boundaryUuid, summaryUuid, leafUuid: parent, summary };
+
+  private replaceBudgetedResults(o: JsonObject): void {
+    const content = messageContent(o);
+    if (!Array.isArray(content)) return;
+    const replacements = this.input.details.budget.replacements;
+    for (const item of content as unknown[]) {
+      const b = asObject(item);
+      if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+      const replaced = replacements.get(b.tool_use_id);
+      if (replaced) b.content = replaced.preview;
+    }
+  }
+
+  /** Puts the line on the new chain: fresh uuid, parent = the previous line, main side, the fork's session id. */
+  private relink(o: JsonObject): JsonObject {
+    const fresh = this.uuid();
+    if (typeof o.uuid === 'string') this.uuidMap.set(o.uuid, fresh);
+    o.uuid = fresh;
+    o.parentUuid = this.parent;
+    delete o.logicalParentUuid;
+    o.isSidechain = false;
+    if (this.input.sessionId && o.sessionId !== undefined) o.sessionId = this.input.sessionId;
+    if (typeof o.sourceToolAssistantUUID === 'string') {
+      const mapped = this.uuidMap.get(o.sourceToolAssistantUUID);
+      if (mapped) o.sourceToolAssistantUUID = mapped;
+      else delete o.sourceToolAssistantUUID;
+    }
+    this.parent = fresh;
+    return o;
+  }
 }
