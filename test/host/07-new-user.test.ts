@@ -130,4 +130,41 @@ describe('host: what a new user sees (issue 16)', function () {
     await vscode.commands.executeCommand('agentCompactor.clearPreview');
     await api.whenIdle();
   });
+
+  it('a round of a file over 50 MB opens at once as a read-only document of its lines, never a late raw error', async () => {
+    const file = copyFixture('example.jsonl', 'large-session.jsonl');
+    // Pad past VS Code's 50 MB limit for editors synchronised with extensions, with lines that are no round.
+    const pad = JSON.stringify({ type: 'file-history-snapshot', messageId: 'pad', snapshot: { note: 'x'.repeat(100_000) } }) + '\n';
+    const fd = fs.openSync(file, 'a');
+    for (let n = 0; n < 540; n++) fs.writeSync(fd, pad);
+    fs.closeSync(fd);
+    assert.ok(fs.statSync(file).size > 50 * 1024 * 1024);
+    try {
+      // As a user does for such a file: Open Transcript (it shows the rounds; no editor can hold the file).
+      const opened = await withTimeout(vscode.commands.executeCommand<{ rounds: number }>('agentCompactor.openTranscript', { file, open: true }), 120_000, 'open the large transcript');
+      assert.ok(opened.rounds > 10);
+      const analysis = api.getAnalysis()!;
+      assert.equal(api.getCurrentFile(), file);
+      const round = analysis.report.rounds.find((r) => r.toolResults.length > 0 && r.lineCount > 1)!;
+      const started = Date.now();
+      const shown = await withTimeout(vscode.commands.executeCommand<{ shownIn: string; firstLine: number }>('agentCompactor.revealRound', { file, round: round.index }), 15_000, 'reveal round');
+      assert.equal(shown.shownIn, 'round-document');
+      const doc = vscode.window.activeTextEditor?.document;
+      assert.ok(doc && doc.uri.scheme === 'agent-compactor-round', `the round's document is active (${doc?.uri.toString()})`);
+      const text = doc.getText();
+      assert.match(text, new RegExp(`round #${round.index}: lines ${round.firstLine}–${round.lastLine} `));
+      // Each of the round's own lines, as written in the file.
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      for (const i of analysis.rounds[round.index].entries) {
+        const line = analysis.index.entries[i].line;
+        assert.ok(text.includes(`// line ${line}\n${lines[line - 1].slice(0, 200)}`), `line ${line} is in the document`);
+      }
+      assert.ok(Date.now() - started < 5_000, `shown in ${Date.now() - started} ms`);
+      // The file itself is never opened as a document (which is what failed, seconds later, with a raw error).
+      assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === file), 'the large file was not opened as a text document');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(file, { force: true });
+    }
+  });
 });

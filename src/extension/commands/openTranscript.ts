@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Services } from '../services';
+import { EDITOR_LIMIT } from '../views/roundDocuments';
 import { CommandInputError, fileFromArg, isProgrammatic, options, pickTranscript } from './args';
 
 export interface OpenTranscriptArgs {
@@ -18,8 +19,6 @@ export interface OpenTranscriptResult {
   contextTokens: number;
 }
 
-/** Editors are skipped above this size: VS Code does not sync larger files to extensions. */
-const EDITOR_LIMIT = 50 * 1024 * 1024;
 
 export async function openTranscriptCommand(s: Services, arg?: unknown): Promise<OpenTranscriptResult | undefined> {
   const programmatic = isProgrammatic(arg);

@@ -1,5 +1,8 @@
 // Reveal Round: opens the transcript and selects a round's lines (or one line).
 import * as vscode from 'vscode';
+import { stat } from 'node:fs/promises';
+import { EDITOR_LIMIT, roundDocumentUri } from '../views/roundDocuments';
+import { basename } from 'node:path';
 import { formatNumber } from '../model/format';
 import type { Services } from '../services';
 import { isProgrammatic, options, resolveTranscript } from './args';
@@ -16,6 +19,8 @@ export interface RevealResult {
   file: string;
   firstLine: number;
   lastLine: number;
+  /** Where it was shown: the transcript's editor, or a read-only document of the round's lines (large files). */
+  shownIn: 'editor' | 'round-document' | 'nowhere';
 }
 
 export async function revealRound(s: Services, arg?: unknown): Promise<RevealResult | undefined> {
@@ -28,6 +33,7 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
   }
   let first: number;
   let last: number;
+  let roundIndex: number | undefined;
   if (typeof o.line === 'number') {
     first = last = o.line;
   } else {
@@ -54,6 +60,16 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
     }
     first = round.firstLine;
     last = round.lastLine;
+    roundIndex = round.index;
+  }
+  if ((await stat(file)).size > EDITOR_LIMIT) {
+    if (roundIndex === undefined) {
+      if (!isProgrammatic(arg)) void vscode.window.showInformationMessage(`${basename(file)} is too large for an editor (over 50 MB); line ${first} can be shown only as part of its round.`);
+      return { file, firstLine: first, lastLine: last, shownIn: 'nowhere' };
+    }
+    const doc = await vscode.workspace.openTextDocument(roundDocumentUri(file, roundIndex));
+    await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true });
+    return { file, firstLine: first, lastLine: last, shownIn: 'round-document' };
   }
   let doc: vscode.TextDocument;
   try {
@@ -62,7 +78,7 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
     const why = err instanceof Error ? err.message : String(err);
     s.log.warn(`Could not open ${file}: ${why}`);
     void vscode.window.showWarningMessage(`Cannot open the transcript in an editor (${why}). The lines are ${first}–${last}.`);
-    return { file, firstLine: first, lastLine: last };
+    return { file, firstLine: first, lastLine: last, shownIn: 'nowhere' };
   }
   const lastIdx = Math.min(last, doc.lineCount) - 1;
   const firstIdx = Math.min(first, doc.lineCount) - 1;
@@ -70,5 +86,5 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
   const end = doc.lineAt(Math.max(0, lastIdx)).range.end;
   const editor = await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, selection: new vscode.Range(start, end) });
   editor.revealRange(new vscode.Range(start, start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-  return { file, firstLine: first, lastLine: last };
+  return { file, firstLine: first, lastLine: last, shownIn: 'editor' };
 }

@@ -1,0 +1,30 @@
+// Read-only documents of one round's lines, for transcripts VS Code will not open in an editor (over 50 MB, the
+// limit for files synchronised with extensions): Reveal Round shows the round's own lines instead of failing late.
+import * as vscode from 'vscode';
+import { basename } from 'node:path';
+import { readRoundLines } from '../../core/roundLines';
+import type { TranscriptStore } from '../store';
+
+export const ROUND_SCHEME = 'agent-compactor-round';
+
+/** Above this size VS Code refuses to give an editor's text to extensions. */
+export const EDITOR_LIMIT = 50 * 1024 * 1024;
+
+export function roundDocumentUri(file: string, round: number): vscode.Uri {
+  return vscode.Uri.from({ scheme: ROUND_SCHEME, path: `/${basename(file)} · round ${round}.jsonl`, query: new URLSearchParams({ file, round: String(round) }).toString() });
+}
+
+export function registerRoundDocuments(store: TranscriptStore): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(ROUND_SCHEME, {
+    provideTextDocumentContent: async (uri) => {
+      const q = new URLSearchParams(uri.query);
+      const file = q.get('file') ?? '';
+      const round = Number(q.get('round'));
+      const analysis = store.file === file ? store.analysis : undefined;
+      if (!analysis || !Number.isInteger(round)) return `${basename(file)} is not the transcript shown in Agent Compactor; open it there first.`;
+      const lines = await readRoundLines(analysis, round);
+      const header = `// ${basename(file)}, round #${round}: lines ${lines[0]?.line ?? '?'}–${lines[lines.length - 1]?.line ?? '?'} of ${analysis.index.lineCount.toLocaleString('en-US')} (read-only; the file is too large for an editor)`;
+      return [header, ...lines.map((l) => `// line ${l.line}\n${l.text}`)].join('\n');
+    },
+  });
+}
