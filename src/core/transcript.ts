@@ -35,7 +35,12 @@ export interface IndexOptions {
   yieldEvery?: number;
 }
 
-export class NotATranscriptError extends Error {}
+export class NotATranscriptError extends Error {
+  /** `empty`: the file has no lines yet (a session not written to: nothing is wrong with it). */
+  constructor(message: string, readonly reason: 'empty' | 'unrecognised' = 'unrecognised') {
+    super(message);
+  }
+}
 
 function emptyIndex(path: string): TranscriptIndex {
   return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false, prefixDigest: '' };
@@ -171,7 +176,7 @@ const KNOWN_KINDS = new Set(['user', 'assistant', 'system', 'summary', 'progress
 /** Throws NotATranscriptError with a one-line reason when the file cannot be a Claude Code transcript. */
 export function assertTranscript(index: TranscriptIndex): void {
   if (index.lineCount === 0 || (index.entries.length === 0 && index.malformed.length === 0)) {
-    throw new NotATranscriptError(`${index.path}: empty file, no transcript lines`);
+    throw new NotATranscriptError(`${index.path}: empty file, no transcript lines`, 'empty');
   }
   if (index.entries.length === 0) {
     const m = index.malformed[0];

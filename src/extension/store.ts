@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
 import { inspectFile, reinspect, type Analysis } from '../core/inspect';
-import { prefixUnchanged } from '../core/transcript';
+import { NotATranscriptError, prefixUnchanged } from '../core/transcript';
 import { planCompaction } from '../core/compact/plan';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../core/compact/types';
 import type { Log } from './log';
@@ -16,7 +16,7 @@ export type StoreState =
   | { status: 'empty' }
   | { status: 'loading'; file: string; message: string }
   | { status: 'ready'; file: string; analysis: Analysis; plan: CompactionPlan | null; planError?: string; updatedAt: number }
-  | { status: 'error'; file: string; message: string };
+  | { status: 'error'; file: string; message: string; /** True for a file with no lines yet: shown calmly, not as a failure. */ empty?: boolean };
 
 export const VIEW_IDS = ['agentCompactor.rounds', 'agentCompactor.roundsExplorer'] as const;
 
@@ -136,7 +136,7 @@ export class TranscriptStore implements vscode.Disposable {
         const message = err instanceof Error ? err.message : String(err);
         this.log.warn(`Could not read ${file}: ${message}`);
         if (this.wanted === file) {
-          this.set({ status: 'error', file, message });
+          this.set({ status: 'error', file, message, empty: err instanceof NotATranscriptError && err.reason === 'empty' });
           this.watch(file);
         }
         return undefined;
@@ -166,7 +166,7 @@ export class TranscriptStore implements vscode.Disposable {
         const message = err instanceof Error ? err.message : String(err);
         this.log.warn(`Could not refresh ${file}: ${message}`);
         this.cache.delete(file);
-        if (this.file === file) this.set({ status: 'error', file, message });
+        if (this.file === file) this.set({ status: 'error', file, message, empty: err instanceof NotATranscriptError && err.reason === 'empty' });
         return undefined;
       }
     });

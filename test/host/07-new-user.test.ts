@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { CompactionPlan, CompactResult } from '../../src/core/compact/types';
 import type { BudgetState } from '../../src/webview/protocol';
 import type { AgentCompactorApi } from '../../src/extension/api';
-import { configuredSettings, copyFixture, getApi, roundNodes, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
+import { configuredSettings, copyFixture, fixture, getApi, roundNodes, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
 
 const TYPED = 30_000;
 
@@ -162,6 +162,28 @@ describe('host: what a new user sees (issue 16)', function () {
       assert.ok(Date.now() - started < 5_000, `shown in ${Date.now() - started} ms`);
       // The file itself is never opened as a document (which is what failed, seconds later, with a raw error).
       assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === file), 'the large file was not opened as a text document');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(file, { force: true });
+    }
+  });
+
+  it('an empty .jsonl gets a calm information state, and its rounds appear once an agent writes to it', async () => {
+    const file = path.join(workspaceDir(), 'not-yet-written.jsonl');
+    fs.writeFileSync(file, '');
+    try {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      await vscode.window.showTextDocument(doc, { preview: false });
+      await waitFor(() => api.getCurrentFile() === file && api.getState().status === 'error', 30_000, 'the empty file to be shown');
+      const roots = api.getRoundsTree(0);
+      assert.equal(roots.length, 1);
+      assert.equal(roots[0].label, 'not-yet-written.jsonl is empty');
+      assert.equal(roots[0].icon, 'info', 'an information icon, not an error');
+      assert.equal(roots[0].color, undefined, 'no error colour');
+      // The agent writes its first lines: the rounds appear without any action.
+      fs.appendFileSync(file, fs.readFileSync(fixture('example.jsonl')));
+      await waitFor(() => api.getState().status === 'ready', 30_000, 'the rounds to appear after the first lines');
+      assert.ok(roundNodes(api.getRoundsTree(1)).length > 5);
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       fs.rmSync(file, { force: true });

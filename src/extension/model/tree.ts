@@ -479,15 +479,15 @@ export function parentNode(input: TreeInput, node: TreeNodeModel): TreeNodeModel
   return undefined;
 }
 
-/** Single-node trees for states without an analysis (loading, error). */
-export function statusNode(file: string, label: string, detail: string | undefined, kind: 'loading' | 'error'): TreeNodeModel {
+/** Single-node trees for states without an analysis (loading, error, a file with no lines yet). */
+export function statusNode(file: string, label: string, detail: string | undefined, kind: 'loading' | 'error' | 'info'): TreeNodeModel {
   return {
     id: `${file}#status-${kind}`,
     kind: 'status',
     label,
     description: detail ? oneLine(detail, 120) : undefined,
     tooltip: detail,
-    icon: kind === 'loading' ? 'loading~spin' : 'error',
+    icon: kind === 'loading' ? 'loading~spin' : kind === 'info' ? 'info' : 'error',
     color: kind === 'error' ? 'problemsErrorIcon.foreground' : undefined,
     contextValue: `status.${kind}`,
     collapsible: 'none',

@@ -31,6 +31,7 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
     const s = this.store.state;
     if (s.status === 'empty') this.roots = [];
     else if (s.status === 'loading') this.roots = [statusNode(s.file, s.message, s.file, 'loading')];
+    else if (s.status === 'error' && s.empty) this.roots = [statusNode(s.file, `${baseName(s.file)} is empty`, 'No lines yet; its rounds appear here as soon as an agent writes to it.', 'info')];
     else if (s.status === 'error') this.roots = [statusNode(s.file, `Cannot show ${baseName(s.file)}`, s.message, 'error')];
     else {
       this.roots = rootNodes({ file: s.file, analysis: s.analysis, plan: s.plan });

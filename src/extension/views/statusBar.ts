@@ -25,6 +25,9 @@ export class ContextStatusBar implements vscode.Disposable {
     if (s.status === 'loading') {
       this.item.text = `$(loading~spin) ${baseName(s.file)}`;
       this.item.tooltip = s.message;
+    } else if (s.status === 'error' && s.empty) {
+      this.item.text = `$(circle-outline) ${baseName(s.file)} · empty`;
+      this.item.tooltip = `${baseName(s.file)} has no lines yet.`;
     } else if (s.status === 'error') {
       this.item.text = `$(warning) ${baseName(s.file)}`;
       this.item.tooltip = s.message;
