@@ -9,6 +9,7 @@ import type { Services } from './services';
 import { TranscriptStore } from './store';
 import { PlanDecorations } from './views/decorations';
 import { trackActiveEditor } from './views/editorTracker';
+import { trackBackups } from './views/backupContext';
 import { registerRoundDocuments } from './views/roundDocuments';
 import { RoundsTreeProvider, createRoundsViews } from './views/roundsTree';
 import { ContextStatusBar } from './views/statusBar';
@@ -25,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     status: new ContextStatusBar(store),
   };
   context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status);
-  context.subscriptions.push(...createRoundsViews(store, tree), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store));
+  context.subscriptions.push(...createRoundsViews(store, tree), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store));
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);
 }

@@ -141,6 +141,33 @@ describe('UI: compact a transcript as a user would', function () {
     assert.equal(rounds[0].label.startsWith('#0 '), true, 'the first round is at the top');
   });
 
+  it('Restore From Backup is offered only for a transcript that has a backup', async () => {
+    const restore = 'Agent Compactor: Restore From Backup…';
+    // "Agent Compactor: Re…" always lists Refresh, Reveal Round and Resume; Restore only where a backup exists.
+    const listed = async () => {
+      await wb.openCommandPalette('Agent Compactor: Re');
+      const items = await wb.quickPickItems();
+      await wb.closeQuickInput();
+      return items;
+    };
+    const before = await listed();
+    assert.ok(before.some((i) => i.startsWith('Agent Compactor: Re')), `the palette lists the others: ${JSON.stringify(before)}`);
+    assert.ok(!before.includes(restore), `not offered: session.jsonl has no backup (${JSON.stringify(before)})`);
+    // An in-place compaction names its backup <file>.bak-<time>; one appears beside the transcript.
+    const backup = path.join(wb.workspace.dir, `${TRANSCRIPT}.bak-20261123T000000000Z`);
+    fs.copyFileSync(path.join(wb.workspace.dir, TRANSCRIPT), backup);
+    try {
+      let items: string[] = [];
+      for (let tries = 0; tries < 40 && !items.includes(restore); tries++) {
+        await wb.page.waitForTimeout(250);
+        items = await listed();
+      }
+      assert.ok(items.includes(restore), `offered once a backup exists: ${JSON.stringify(items)}`);
+    } finally {
+      fs.rmSync(backup, { force: true });
+    }
+  });
+
   it('Preview Compaction marks the rounds to summarize in the tree', async () => {
     await pickCommand('Agent Compactor: Preview Compaction…');
     // The target box, prefilled with the configured target.

@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
-import { listBackups, restoreBackup } from '../../src/core/compact/backup';
+import { listBackups, restoreBackup, transcriptOfBackup } from '../../src/core/compact/backup';
 import { statePath, toolResultsDir } from '../../src/core/compact/state';
 import { fixture } from '../support/fixtures';
 
@@ -82,5 +82,29 @@ describe('Restore From Backup brings back the sidecars of an in-place compaction
     assert.ok(readFileSync(file).equals(compacted));
     assert.ok(readFileSync(statePath(file)).equals(state), 'the state file of the compacted transcript is back');
     assert.ok(statSync(file).isFile());
+  });
+});
+
+describe('which transcript a backup belongs to (Restore is offered only where one exists)', () => {
+  it('maps a backup to its transcript and nothing else to anything', () => {
+    assert.equal(transcriptOfBackup('/p/s.jsonl.bak-20261123T101010123Z'), '/p/s.jsonl');
+    assert.equal(transcriptOfBackup('/p/a.bak-b.jsonl.bak-1'), '/p/a.bak-b.jsonl');
+    assert.equal(transcriptOfBackup('/p/s.jsonl.bak-1.manifest.json'), undefined, 'the manifest recorded beside a backup');
+    assert.equal(transcriptOfBackup('/p/s.jsonl.bak-1.compactor-state.json'), undefined, 'the state copy recorded beside a backup');
+    assert.equal(transcriptOfBackup('/p/s.jsonl'), undefined);
+    assert.equal(transcriptOfBackup('/p/.bak-1'), undefined);
+  });
+
+  it('agrees with listBackups on the backups an in-place compaction writes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-backup-of-'));
+    const file = join(dir, 'session.jsonl');
+    copyFileSync(fixture('with-compactions.jsonl'), file);
+    await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000 } });
+    const backups = await listBackups(file);
+    assert.equal(backups.length, 1);
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name);
+      assert.equal(transcriptOfBackup(full), backups.includes(full) ? file : undefined, name);
+    }
   });
 });

@@ -9,6 +9,14 @@ function isBackupName(file: string, name: string): boolean {
   return name.startsWith(`${basename(file)}.bak-`) && !isBackupSideFile(name);
 }
 
+/** The transcript a backup belongs to (`<dir>/<name>.bak-<time>` → `<dir>/<name>`), or undefined for any other file. */
+export function transcriptOfBackup(path: string): string | undefined {
+  const at = path.lastIndexOf('.bak-');
+  if (at <= 0) return undefined;
+  const file = path.slice(0, at);
+  return isBackupName(file, basename(path)) ? file : undefined;
+}
+
 /** Backups of `file`, newest first (only transcript backups, not the files recorded beside them). */
 export async function listBackups(file: string): Promise<string[]> {
   const names = await readdir(dirname(file));
