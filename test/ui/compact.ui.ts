@@ -174,6 +174,12 @@ describe('UI: compact a transcript as a user would', function () {
     const input = quickInput().locator('input.input');
     await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Preview Compaction' }).waitFor({ state: 'visible', timeout: 15_000 });
     assert.equal(await input.inputValue(), '20000');
+    // A target below what the newest response and the system prompt need is flagged in the box itself.
+    await input.fill('1000');
+    const warning = quickInput().locator('.quick-input-message', { hasText: /^Unreachable: .*The smallest reachable target is about [\d,]+\.$/ });
+    await warning.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('20000');
+    await warning.waitFor({ state: 'hidden', timeout: 10_000 });
     await input.press('Enter');
     await quickInput().waitFor({ state: 'hidden', timeout: 15_000 });
     const marked = treeRows().filter({ hasText: /^\[summarize\] #\d+ / });

@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS, type CompactionPlan } from '../../core/compact/types'
 import { formatNumber } from '../model/format';
 import { planSummary } from '../model/planText';
 import { parseTokenCount } from '../model/settings';
+import { smallestReachableTarget } from '../../core/compact/reach';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 
@@ -30,14 +31,16 @@ export async function previewCommand(s: Services, arg?: unknown): Promise<Compac
   }
   let target = o.targetTokens;
   if (target === undefined && !programmatic) {
-    const current = s.store.compactSettings(file).targetTokens ?? DEFAULT_SETTINGS.targetTokens;
+    const settings = s.store.compactSettings(file);
+    const current = settings.targetTokens ?? DEFAULT_SETTINGS.targetTokens;
     const t = analysis.report.totals;
+    const smallest = await smallestReachableTarget(analysis, settings);
     const typed = await vscode.window.showInputBox({
       title: 'Preview Compaction',
-      prompt: `Target context size in tokens (context now ${formatNumber(t.currentContextTokens)}, ${t.currentContextSource}). Accept to use it; the setting agentCompactor.targetTokens is the default.`,
+      prompt: `Target context size in tokens (context now ${formatNumber(t.currentContextTokens)}, ${t.currentContextSource}; the smallest reachable is about ${formatNumber(smallest)}). Accept to use it; the setting agentCompactor.targetTokens is the default.`,
       value: String(current),
       valueSelection: [0, String(current).length],
-      validateInput: (v) => (parseTokenCount(v) === null ? 'A number of tokens between 1,000 and 10,000,000 (e.g. 120000 or 120k)' : undefined),
+      validateInput: (v) => targetValidation(v, smallest, t.overheadTokens),
     });
     if (typed === undefined) return null;
     target = parseTokenCount(typed) ?? current;
@@ -50,4 +53,16 @@ export async function previewCommand(s: Services, arg?: unknown): Promise<Compac
     }
   }
   return plan;
+}
+
+/**
+ * The input box's verdict on a typed target: an error for what is not a token count, a warning (the target can still
+ * be accepted, and the plan then says the same) for one below the smallest reachable target.
+ */
+export function targetValidation(text: string, smallest: number, overhead: number | null): vscode.InputBoxValidationMessage | undefined {
+  const n = parseTokenCount(text);
+  if (n === null) return { message: 'A number of tokens between 1,000 and 10,000,000 (e.g. 120000 or 120k)', severity: vscode.InputBoxValidationSeverity.Error };
+  if (n >= smallest) return undefined;
+  const why = overhead !== null && overhead >= n ? `the system prompt and tools alone take about ${formatNumber(overhead)} tokens` : 'the newest response is always kept verbatim';
+  return { message: `Unreachable: ${why}. The smallest reachable target is about ${formatNumber(smallest)}.`, severity: vscode.InputBoxValidationSeverity.Warning };
 }

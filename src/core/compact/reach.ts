@@ -1,0 +1,11 @@
+// The smallest target a compaction can reach: what every request carries (system prompt and tools), the newest
+// response (always kept verbatim, after budgeting its tool results) and the smallest summary; or the context as it
+// is, when that is smaller (a target it already fits needs no compaction).
+import type { Analysis } from '../inspect';
+import { planDetails, summaryFloorTokens } from './plan';
+import type { CompactSettings } from './types';
+
+export async function smallestReachableTarget(analysis: Analysis, settings?: Partial<CompactSettings>): Promise<number> {
+  const { plan, calibration } = await planDetails(analysis, { ...settings, targetTokens: 1 });
+  return Math.min(plan.preTokens, plan.keptTokens + summaryFloorTokens(calibration || 1)) + plan.overheadTokens;
+}
