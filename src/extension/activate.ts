@@ -26,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     status: new ContextStatusBar(store),
   };
   context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status);
-  context.subscriptions.push(...createRoundsViews(store, tree), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store));
+  context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store));
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);
 }

@@ -127,10 +127,12 @@ describe('UI: compact a transcript as a user would', function () {
     // The extension activates on the .jsonl and reads it: its status bar item shows the figures.
     // (Its palette entries depend on context keys it sets, so they appear only after that.)
     await wb.page.locator('.statusbar-item', { hasText: /tok · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
-    await activityItem().locator('.action-label').click();
-    await widenSidebar(640);
+    // The first transcript opened in a workspace reveals the Rounds view by itself (the Explorer was showing).
     const header = treeRows().filter({ hasText: TRANSCRIPT }).first();
     await header.waitFor({ state: 'visible', timeout: 60_000 });
+    const classes = `${(await activityItem().getAttribute('class')) ?? ''} ${(await activityItem().locator('.action-label').getAttribute('class')) ?? ''}`;
+    assert.match(classes, /\bchecked\b/, `the Agent Compactor container is the one shown (${classes})`);
+    await widenSidebar(640);
     assert.match((await header.getAttribute('aria-label')) ?? '', /^session\.jsonl, 65 rounds · context .+ \((usage|estimate)\)$/);
     await treeRows().filter({ hasText: /^#\d+ / }).first().waitFor({ state: 'visible', timeout: 30_000 });
     const rounds = (await roundRows()).filter((r) => /^#\d+ /.test(r.label));

@@ -93,10 +93,24 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
   }
 }
 
-/** Creates both tree views over one provider and keeps their titles, messages and badges current. */
-export function createRoundsViews(store: TranscriptStore, provider: RoundsTreeProvider): vscode.Disposable[] {
+/** workspaceState key: the Rounds view was shown once in this workspace (after that, the user decides). */
+const SHOWN_ONCE = 'agentCompactor.roundsViewShown';
+
+/**
+ * Creates both tree views over one provider and keeps their titles, messages and badges current. The first time a
+ * transcript is shown in a workspace, the Rounds view is revealed (without taking focus from the editor), so a new
+ * user finds the rounds without a hunt; later the views stay where the user put them.
+ */
+export function createRoundsViews(store: TranscriptStore, provider: RoundsTreeProvider, workspaceState: vscode.Memento): vscode.Disposable[] {
   const views = VIEW_IDS.map((id) => vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true }));
+  const showOnce = () => {
+    if (store.state.status !== 'ready' || workspaceState.get(SHOWN_ONCE) || views.some((v) => v.visible)) return;
+    void workspaceState.update(SHOWN_ONCE, true);
+    const header = provider.getRoots()[0];
+    if (header) void Promise.resolve(views[0].reveal(header, { select: false, focus: false })).catch(() => undefined);
+  };
   const update = () => {
+    showOnce();
     const s = store.state;
     for (const v of views) {
       v.description = s.status === 'empty' ? undefined : baseName(s.file);
