@@ -2,6 +2,7 @@
 // (parentUuid null, logicalParentUuid = old leaf), the summary as an isCompactSummary user
 // line, then the kept rounds re-linked onto it with fresh, unique uuids and message ids.
 import { createHash } from 'node:crypto';
+import { contextNow } from '../context';
 import type { Analysis } from '../inspect';
 import { summaryRoundTokens, type PlanDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
@@ -112,8 +113,8 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       timestamp: ts,
       uuid: boundaryUuid,
       level: 'info',
-      // As Claude Code records it: the whole context, system prompt and tools included.
-      compactMetadata: { trigger: 'manual', preTokens: input.preTokens + overhead, postTokens: postTokens + overhead, compactor: 'agent-compactor' },
+      // As Claude Code records it: the whole context (the figure `contextNow` defines), system prompt and tools included.
+      compactMetadata: { trigger: 'manual', preTokens: contextNow(analysis.report).tokens, postTokens: postTokens + overhead, compactor: 'agent-compactor' },
       ...common,
     }),
     JSON.stringify({
