@@ -18,6 +18,7 @@ import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
+import type { UserDecisions } from './decisions';
 import { attachmentText, clipNotingRest } from './messages';
 import { toolResultText } from './lines';
 import { resumeCommand } from './resume';
@@ -39,6 +40,10 @@ export interface CompactOptions {
   signal?: AbortSignal;
   onProgress?: ProgressReporter;
   instructions?: string;
+  /** The user's decisions (decisions.ts); by default the ones saved with the session. */
+  decisions?: UserDecisions;
+  /** The summary to write, used exactly as given instead of one the summarizer writes (the plan makes room for it). */
+  summaryText?: string;
   /** Fixed clock for reproducible output (tests). */
   now?: Date;
   /** Test hook: called after the temp file is written, before it replaces anything. */
@@ -232,7 +237,11 @@ async function makeSummary(
     // Budgets only: the earlier summary (if any) stays exactly as it was.
     const attempts: AttemptRecord[] = [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' }];
     if (earlier) return { summary: earlier.text, protectedChars: earlier.text.length, verbatimContent: earlier.content, attempts, dropped: [], summarizer: 'none' };
-    return { summary: 'No earlier rounds were summarized; the conversation follows verbatim with large tool results replaced by previews.', protectedChars: 0, attempts, dropped: [], summarizer: 'none' };
+    const dropped = details.plan.droppedRounds;
+    const text = dropped
+      ? `No earlier rounds were summarized; ${dropped} round${dropped === 1 ? ' was' : 's were'} left out by the user's choice, and the rest follows verbatim.`
+      : 'No earlier rounds were summarized; the conversation follows verbatim with large tool results replaced by previews.';
+    return { summary: text, protectedChars: 0, attempts, dropped: [], summarizer: 'none' };
   }
   const attempts: AttemptRecord[] = [];
   // The offline summary quotes an earlier summary whole and summarizes the rest around it.
@@ -279,36 +288,106 @@ async function makeSummary(
   }
 }
 
+/** Everything read and decided before anything is written: the plan, the loaded lines and the summary. */
+interface Prepared {
+  analysis: Analysis;
+  readSize: number;
+  readMtime: number;
+  details: PlanDetails;
+  objects: Map<number, JsonObject>;
+  made: SummaryOutcome;
+  /** The summary text to write (clipped to its reserve unless given verbatim or quoting an earlier one whole). */
+  summary: string;
+}
+
 async function compactLocked(file: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
-  const readSize = analysis.index.size;
-  const readMtime = analysis.index.mtimeMs;
   const target = await resolveOutput(file, options);
   const index = analysis.index;
   const halfWrittenTail = index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount);
   if (target.mode === 'in-place' && halfWrittenTail) {
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
   }
-  const firstPlan = await planDetails(analysis, options.settings);
-  if (firstPlan.plan.nothingToDo) {
-    const plan = firstPlan.plan;
+  const prepared = await prepare(file, analysis, options, progress);
+  return writeOut(file, prepared, target, options, progress);
+}
+
+/**
+ * The summary `compactFile` would write with these options, and the plan it goes with, without writing anything
+ * (the first step of a compaction the user reviews: the text can be edited and given back as `summaryText`).
+ */
+export async function draftSummary(file: string, options: CompactOptions): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan'] }> {
+  file = resolve(file);
+  const progress = options.onProgress ?? (() => undefined);
+  checkCancelled(options.signal);
+  progress('Reading transcript…');
+  const analysis = await inspectFile(file, { subagents: false });
+  const { made, summary, details } = await prepare(file, analysis, options, progress);
+  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan };
+}
+
+async function prepare(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
+  const readSize = analysis.index.size;
+  const readMtime = analysis.index.mtimeMs;
+  const firstPlan = await planOrRefuse(analysis, options);
+  checkCancelled(options.signal);
+  const loaded = await loadForSummary(file, analysis, firstPlan, options);
+  checkCancelled(options.signal);
+  const details = await settlePlan(file, analysis, firstPlan, loaded, options);
+  const summarized = summarizedRounds(analysis, details);
+  const made = options.summaryText !== undefined ? givenSummary(options.summaryText) : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.objects, options, progress);
+  checkCancelled(options.signal);
+  const summaryChars = Math.max(summaryCharBudget(details.plan.settings.summaryTokens, details.calibration), made.protectedChars + 2_000);
+  let summary = made.summary;
+  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length) summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
+  const plan = details.plan;
+  for (const ri of made.dropped) {
+    plan.rounds[ri] = { ...plan.rounds[ri], action: 'drop', by: 'plan', reason: 'cut from the summary request by a prompt-too-long retry (not summarized)' };
+  }
+  plan.droppedRounds += made.dropped.length;
+  plan.summarizedRounds -= made.dropped.length;
+  plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
+  return { analysis, readSize, readMtime, details, objects: loaded.objects, made, summary };
+}
+
+/** The text the user gave, used exactly as given (never clipped: the plan makes room for it). */
+function givenSummary(text: string): SummaryOutcome {
+  return { summary: text, protectedChars: text.length, attempts: [{ attempt: 1, strategy: 'given', outcome: 'ok', detail: 'the summary text given, used verbatim' }], dropped: [], summarizer: 'given' };
+}
+
+async function planOrRefuse(analysis: Analysis, options: CompactOptions): Promise<PlanDetails> {
+  const first = await planDetails(analysis, options.settings, undefined, options.decisions);
+  const plan = first.plan;
+  if (plan.nothingToDo && options.summaryText === undefined) {
     throw new CompactError('nothing-to-compact', `Nothing to compact: the transcript's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of system prompt and tools), already within the ${plan.settings.targetTokens}-token target.`);
   }
-  checkCancelled(options.signal);
+  return first;
+}
 
+function summarizedRounds(analysis: Analysis, d: PlanDetails): number[] {
+  return analysis.rounds.filter((r) => r.inContext && d.plan.rounds[r.index].action === 'summarize').map((r) => r.index);
+}
+
+interface Loaded {
+  objects: Map<number, JsonObject>;
+  earlier: EarlierSummary | null;
+  /** Entries loaded whole (written as they are). */
+  written: Set<number>;
+}
+
+async function loadForSummary(file: string, analysis: Analysis, firstPlan: PlanDetails, options: CompactOptions): Promise<Loaded> {
   const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
-  const summarizedBy = (d: PlanDetails) => active.filter((ri) => d.plan.rounds[ri].action === 'summarize');
   const earlierAt = earlierSummaryOf(analysis, active);
   const needed = new Set<number>();
-  for (const ri of [...summarizedBy(firstPlan), ...firstPlan.kept]) for (const e of analysis.rounds[ri].entries) needed.add(e);
+  for (const ri of [...summarizedRounds(analysis, firstPlan), ...firstPlan.kept]) for (const e of analysis.rounds[ri].entries) needed.add(e);
   if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
   if (earlierAt) needed.add(earlierAt.entry);
   // Lines that are only summarized are cut down to what the summarizer reads as each is parsed (the offline summary
   // reads little; the Anthropic one reads the text, not Claude Code's `toolUseResult` copies). Written lines and the
   // earlier summary stay whole.
-  const offline = options.summarizer === 'extractive' || !options.anthropic?.apiKey;
+  const offline = isOffline(options);
   const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
   if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
   if (earlierAt) written.add(earlierAt.entry);
@@ -319,55 +398,38 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     return o;
   };
   const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary);
-  checkCancelled(options.signal);
   const earlier: EarlierSummary | null = earlierAt
     ? { ...earlierAt, content: messageContent(objects.get(earlierAt.entry)), text: contentText(messageContent(objects.get(earlierAt.entry))) }
     : null;
-  const details = offline ? await reclaimSummaryReserve(analysis, firstPlan, options.settings, summarizedBy, objects, earlier) : firstPlan;
-  // Rounds the second plan keeps that the first one summarized are read again, whole.
-  const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !written.has(e));
-  if (nowKept.length) for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept)) objects.set(i, o);
+  return { objects, earlier, written };
+}
+
+function isOffline(options: CompactOptions): boolean {
+  return options.summaryText !== undefined || options.summarizer === 'extractive' || !options.anthropic?.apiKey;
+}
+
+/** The plan with the summary's real size when it can be known first (offline or given); re-reads newly kept lines whole. */
+async function settlePlan(file: string, analysis: Analysis, firstPlan: PlanDetails, loaded: Loaded, options: CompactOptions): Promise<PlanDetails> {
+  const draft = options.summaryText ?? (isOffline(options) ? offlineDraft(analysis, firstPlan, loaded) : null);
+  const details = draft === null ? firstPlan : await reclaimSummaryReserve(analysis, firstPlan, options, draft);
+  const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
+  if (nowKept.length) for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept)) loaded.objects.set(i, o);
+  return details;
+}
+
+function offlineDraft(analysis: Analysis, first: PlanDetails, loaded: Loaded): string | null {
+  const summarized = summarizedRounds(analysis, first);
+  if (summarized.length === 0) return null;
+  return offlineSummary(analysis, summarized, loaded.earlier, loaded.objects, summaryCharBudget(first.plan.settings.summaryTokens, first.calibration)).summary;
+}
+
+async function writeOut(file: string, prepared: Prepared, target: OutputTarget, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
+  const { readSize, details, made, summary } = prepared;
   const plan = details.plan;
-  const summarized = summarizedBy(details);
-
-  const made = await makeSummary(analysis, details, summarized, earlier, objects, options, progress);
-  const { attempts, dropped } = made;
-  checkCancelled(options.signal);
-  const summaryChars = Math.max(summaryCharBudget(plan.settings.summaryTokens, details.calibration), made.protectedChars + 2_000);
-  let summary = made.summary;
-  if (made.verbatimContent === undefined && summary.length > summaryChars) summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
-
-  // Figures.
-  for (const ri of dropped) {
-    plan.rounds[ri] = { ...plan.rounds[ri], action: 'drop', reason: 'cut from the summary request by a prompt-too-long retry (not summarized)' };
-  }
-  plan.droppedRounds = dropped.length;
-  plan.summarizedRounds -= dropped.length;
-  const postTokens = details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
-  plan.postTokens = postTokens;
-
-  const lastPrompt = await lastPromptOf(file, analysis);
-  // Where the session was started (the folder that names its project folder), not where its last command ran.
-  const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(resolve(file))) });
-  const seed = `${basename(file)}:${readSize}:${analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid : ''}:${JSON.stringify(plan.settings)}:${target.newSessionId ?? ''}`;
-  const built = buildAppendedLines({
-    analysis,
-    details,
-    summary,
-    protectedChars: made.protectedChars,
-    verbatimContent: made.verbatimContent,
-    sessionId: target.newSessionId,
-    objects,
-    seed,
-    preTokens: plan.preTokens,
-    postTokens,
-    lastPrompt,
-    now: options.now ?? new Date(),
-  });
-  const appended = built.lines.join('\n') + '\n';
+  const built = await buildOutput(file, prepared, target, options);
   progress('Writing the compacted transcript…');
   const out = target.out;
-  const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
+  const tmp = await writeTemp(out, streamOutput(file, readSize, built.lines.join('\n') + '\n', options.fresh === true));
   let backup: string | null = null;
   let toolDir: string | null;
   let carriedOverBytes = 0;
@@ -375,15 +437,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
-    const check = await checkResumable(tmp, { targetTokens: plan.messageTarget, calibration: details.calibration, expectLeaf: built.leafUuid, expectSummaryFirst: true, prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize } });
-    const overTarget = check.problems.filter((p) => /over the .*target/.test(p));
-    const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
-    if (fatal.length) throw new CompactError('invalid-output', `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`);
-    if (check.estimatedTokens >= plan.preTokens) {
-      throw new CompactError('nothing-to-compact', `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens} it holds now (the summary and its framing cost more than they save). Nothing was written.`);
-    }
-    if (overTarget.length) plan.notes.push(`after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (the newest rounds alone are too large)`);
-    plan.postTokens = check.estimatedTokens;
+    await validateOutput(tmp, prepared, built.leafUuid, options);
     checkCancelled(options.signal);
 
     // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
@@ -395,10 +449,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     await saveState(out, details);
     await options.beforeCommit?.();
     checkCancelled(options.signal);
-    const now = await stat(file);
-    if (now.size !== readSize || now.mtimeMs !== readMtime) {
-      throw new CompactError('changed-on-disk', `${basename(file)} changed while it was being compacted (${now.size - readSize >= 0 ? `${now.size - readSize} bytes appended` : 'it shrank'}; is an agent still writing to it?). Nothing was written; run the compaction again when the session is idle.`);
-    }
+    await assertUnchanged(file, prepared);
     if (options.inPlace) {
       progress('Backing up the original…');
       backup = await makeBackup(file);
@@ -417,6 +468,7 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }
+  const { cwd } = built;
   return {
     output: out,
     mode: target.mode,
@@ -428,11 +480,58 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
     backup,
     preTokens: plan.preTokens,
     postTokens: plan.postTokens,
-    attempts,
+    attempts: made.attempts,
     plan,
     summaryChars: summary.length,
     toolResultsDir: toolDir,
   };
+}
+
+async function buildOutput(file: string, prepared: Prepared, target: OutputTarget, options: CompactOptions): Promise<ReturnType<typeof buildAppendedLines> & { cwd: string | null }> {
+  const { analysis, readSize, details, made, summary, objects } = prepared;
+  const plan = details.plan;
+  const lastPrompt = await lastPromptOf(file, analysis);
+  // Where the session was started (the folder that names its project folder), not where its last command ran.
+  const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(resolve(file))) });
+  const seed = `${basename(file)}:${readSize}:${analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid : ''}:${JSON.stringify(plan.settings)}:${target.newSessionId ?? ''}`;
+  const built = buildAppendedLines({
+    analysis,
+    details,
+    summary,
+    protectedChars: made.protectedChars,
+    verbatimContent: made.verbatimContent,
+    sessionId: target.newSessionId,
+    objects,
+    seed,
+    preTokens: plan.preTokens,
+    postTokens: plan.postTokens,
+    lastPrompt,
+    now: options.now ?? new Date(),
+  });
+  return { ...built, cwd };
+}
+
+/** Checks the written temp file resumes; refuses a result that is invalid or no smaller. */
+async function validateOutput(tmp: string, prepared: Prepared, leafUuid: string, options: CompactOptions): Promise<void> {
+  const { analysis, readSize, details } = prepared;
+  const plan = details.plan;
+  const check = await checkResumable(tmp, { targetTokens: plan.messageTarget, calibration: details.calibration, expectLeaf: leafUuid, expectSummaryFirst: true, prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize } });
+  const overTarget = check.problems.filter((p) => /over the .*target/.test(p));
+  const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
+  if (fatal.length) throw new CompactError('invalid-output', `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`);
+  if (check.estimatedTokens >= plan.preTokens) {
+    throw new CompactError('nothing-to-compact', `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens} it holds now (the summary and its framing cost more than they save). Nothing was written.`);
+  }
+  if (overTarget.length) plan.notes.push(`after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`);
+  plan.postTokens = check.estimatedTokens;
+}
+
+async function assertUnchanged(file: string, prepared: Prepared): Promise<void> {
+  const { readSize, readMtime } = prepared;
+  const now = await stat(file);
+  if (now.size !== readSize || now.mtimeMs !== readMtime) {
+    throw new CompactError('changed-on-disk', `${basename(file)} changed while it was being compacted (${now.size - readSize >= 0 ? `${now.size - readSize} bytes appended` : 'it shrank'}; is an agent still writing to it?). Nothing was written; run the compaction again when the session is idle.`);
+  }
 }
 
 async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: string | null } | null> {
@@ -539,28 +638,21 @@ function offlineSummary(analysis: Analysis, roundIdx: number[], earlier: Earlier
 }
 
 /**
- * The plan reserves `summaryTokens` for a summary it has not seen yet. The offline summary can
- * be measured first: when it is smaller, plan again with its real size so the room goes to
- * recent rounds kept verbatim (every round the new plan keeps was loaded for the first one).
+ * The plan reserves `summaryTokens` for a summary it has not seen yet. The offline summary (or the text the user
+ * gave) can be measured first: plan again with its real size, so room it does not need goes to recent rounds kept
+ * verbatim (every round the new plan keeps was loaded for the first one; newly kept lines are read again), and a
+ * given text larger than the reserve gets the room it needs.
  */
-async function reclaimSummaryReserve(
-  analysis: Analysis,
-  first: PlanDetails,
-  partial: Partial<CompactSettings> | undefined,
-  summarizedBy: (d: PlanDetails) => number[],
-  objects: Map<number, JsonObject>,
-  earlier: EarlierSummary | null,
-): Promise<PlanDetails> {
+async function reclaimSummaryReserve(analysis: Analysis, first: PlanDetails, options: CompactOptions, draft: string): Promise<PlanDetails> {
   const settings = first.plan.settings;
-  const summarized = summarizedBy(first);
-  if (summarized.length === 0) return first;
-  const draft = offlineSummary(analysis, summarized, earlier, objects, summaryCharBudget(settings.summaryTokens, first.calibration)).summary;
+  const given = options.summaryText !== undefined;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims).
   const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
-  if (need >= settings.summaryTokens) return first;
-  const second = await planDetails(analysis, { ...(partial ?? {}), summaryTokens: need }, first.state);
-  if (second.kept.length <= first.kept.length || second.plan.nothingToDo) return first;
+  if (need === settings.summaryTokens || (!given && need > settings.summaryTokens)) return first;
+  const second = await planDetails(analysis, { ...(options.settings ?? {}), summaryTokens: need }, first.state, options.decisions);
+  if (!given && (second.kept.length <= first.kept.length || second.plan.nothingToDo)) return first;
+  if (given) return second;
   second.plan.notes.push(`the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`);
   return second;
 }
