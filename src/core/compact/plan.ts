@@ -102,8 +102,8 @@ interface Evaluation {
   total: number;
 }
 
-export async function planCompaction(analysis: Analysis, settings?: Partial<CompactSettings>, state?: BudgetState): Promise<CompactionPlan> {
-  return (await planDetails(analysis, settings, state)).plan;
+export async function planCompaction(analysis: Analysis, settings?: Partial<CompactSettings>, state?: BudgetState, decisions?: UserDecisions): Promise<CompactionPlan> {
+  return (await planDetails(analysis, settings, state, decisions)).plan;
 }
 
 /** What every plan starts from: settings, state, sizes and the room the target leaves for transcript content. */

@@ -119,6 +119,8 @@ export function summarizerText(result: CompactResult, requested?: Summarizer): s
     }
     case 'extractive':
       return requested === 'anthropic' ? `offline extractive summary: the Anthropic API was not used${tries}` : 'offline extractive summary';
+    case 'given':
+      return 'your summary, written as given';
     default:
       return 'no rounds summarized';
   }
