@@ -16,17 +16,23 @@ interface Fate {
 
 const VERB: Record<RoundChoice, string> = { keep: 'keep', drop: 'drop', summarize: 'summarize' };
 
-/** Pairs of rounds that must share a fate: a tool call in `use`, its result in `result` (another round). */
+/**
+ * Pairs of rounds that must share a fate: a tool call in `use`, its result in `result` (a later round). In a
+ * transcript the API accepted, a result travels in the user message right after its call, which rounds.ts puts in
+ * the same round; a pair spans rounds only where the agent wrote something between them. A result whose id is also
+ * called in its own round belongs to that call (ids can repeat across rounds).
+ */
 function crossRoundPairs(base: PlanBase): { use: number; result: number; id: string }[] {
   const { rounds } = base.analysis;
-  const useRound = new Map<string, number>();
-  for (const ri of base.active) for (const u of rounds[ri].toolUses) useRound.set(u.id, ri);
+  const lastUse = new Map<string, number>();
   const pairs: { use: number; result: number; id: string }[] = [];
   for (const ri of base.active) {
+    const own = new Set(rounds[ri].toolUses.map((u) => u.id));
     for (const t of rounds[ri].toolResults) {
-      const u = useRound.get(t.id);
-      if (u !== undefined && u !== ri) pairs.push({ use: u, result: ri, id: t.id });
+      const u = lastUse.get(t.id);
+      if (!own.has(t.id) && u !== undefined) pairs.push({ use: u, result: ri, id: t.id });
     }
+    for (const id of own) lastUse.set(id, ri);
   }
   return pairs;
 }
