@@ -9,7 +9,6 @@ import { inspectFile } from '../../src/core/inspect';
 import { planDetails } from '../../src/core/compact/plan';
 import { compactFile, draftSummary } from '../../src/core/compact/compact';
 import { restoreBackup } from '../../src/core/compact/backup';
-import { checkResumable } from '../../src/core/compact/validate';
 import { cloneState, emptyState, loadState, statePath } from '../../src/core/compact/state';
 import { clearDecisions, loadDecisions, saveDecisions } from '../../src/core/compact/savedDecisions';
 import {
@@ -66,18 +65,6 @@ async function plan(file: string, decisions?: UserDecisions, settings = TIGHT) {
 /** The lines a compaction appended (after the original's bytes). */
 function appended(output: string, originalBytes: number): Record<string, unknown>[] {
   return readFileSync(output).subarray(originalBytes).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-function toolIds(lines: Record<string, unknown>[]): Set<string> {
-  const ids = new Set<string>();
-  for (const o of lines) {
-    const c = (o.message as { content?: unknown } | undefined)?.content;
-    if (Array.isArray(c)) for (const b of c as { type?: string; id?: string; tool_use_id?: string }[]) {
-      if (b.type === 'tool_use' && b.id) ids.add(b.id);
-      if (b.type === 'tool_result' && b.tool_use_id) ids.add(b.tool_use_id);
-    }
-  }
-  return ids;
 }
 
 describe('user decisions (steer)', function () {
