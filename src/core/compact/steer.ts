@@ -105,6 +105,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     }
   }
   keepPairsTogether(base, fate, conflicts);
+  foldUnansweredCalls(base, fate, conflicts);
 
   // An earlier summary kept as a round only when nothing else changes (the writer then carries it over verbatim).
   const summarizing = active.some((ri) => fate.get(ri)!.action !== 'keep');
@@ -189,6 +190,25 @@ function keepPairsTogether(base: PlanBase, fate: Map<number, Fate>, conflicts: D
       }
       changed = true;
     }
+  }
+}
+
+/**
+ * A kept round whose tool call has no result anywhere can only end the request (the agent answers a dangling call
+ * when it resumes): followed by another kept round, it would be an invalid request, so it is summarized instead.
+ */
+function foldUnansweredCalls(base: PlanBase, fate: Map<number, Fate>, conflicts: DecisionConflict[]): void {
+  const { rounds } = base.analysis;
+  const answered = new Set<string>();
+  for (const ri of base.active) for (const t of rounds[ri].toolResults) answered.add(t.id);
+  const kept = base.active.filter((ri) => fate.get(ri)!.action === 'keep');
+  for (const ri of kept.slice(0, -1)) {
+    const open = rounds[ri].toolUses.find((u) => !answered.has(u.id));
+    if (!open) continue;
+    const f = fate.get(ri)!;
+    const why = `its tool call ${open.id} has no result, so it can only be the last round kept`;
+    if (f.by === 'user') conflicts.push({ decision: `keep round ${ri}`, round: ri, resolution: `summarized instead: ${why}` });
+    fate.set(ri, { action: 'summarize', by: 'plan', reason: `summarized: ${why}` });
   }
 }
 
