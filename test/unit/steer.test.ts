@@ -23,7 +23,9 @@ import {
   type UserDecisions,
 } from '../../src/core/compact/decisions';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
-import { buildTranscript } from '../support/reliability';
+import { buildTranscript, diffSnapshots, snapshotDir } from '../support/reliability';
+import { describeUndo, undoCompaction } from '../../src/core/compact/undo';
+import { dirname } from 'node:path';
 
 const TIGHT = { targetTokens: 6_000, keepRecentTokens: 2_000, summaryTokens: 1_000 };
 
@@ -297,5 +299,38 @@ describe('user decisions (steer)', function () {
     assert.deepEqual(await loadDecisions(file), noDecisions());
     writeFileSync(statePath(file), JSON.stringify({ ...emptyState(), steering: { rounds: { 1: 'pin' }, summarizeUpTo: null, keepFrom: null, toolResults: {} } }));
     await assert.rejects(loadDecisions(file), /decisions.rounds\[1\] must be keep, drop or summarize/);
+  });
+
+  describe('Undo Last Compaction', () => {
+    it('a fork: removes the fork, its state file and the saved results it created; the folder is as before', async () => {
+      const file = withResults();
+      await saveDecisions(file, keepFrom(chooseRounds(noDecisions(), [1], 'drop'), 2));
+      const before = snapshotDir(dirname(file));
+      const r = await compactFile(file, { summarizer: 'extractive', settings: { ...BUDGETS, targetTokens: 20_000 }, now: new Date(0) });
+      assert.ok(r.sidecarsWritten!.toolResults.length > 0, 'the fork saved tool results');
+      const words = describeUndo(file, r).changes.join('\n');
+      assert.match(words, /the fork written by the compaction\) is deleted, with its state file/);
+      assert.match(words, /saved tool results? it created (is|are) deleted/);
+      await undoCompaction(file, r);
+      const diff = diffSnapshots(before, snapshotDir(dirname(file)));
+      assert.deepEqual([diff.added, diff.removed, diff.changed], [[], [], []]);
+    });
+
+    it('in place: the session, its state file (with the decisions) and its saved results come back byte for byte', async () => {
+      const file = withResults();
+      await saveDecisions(file, keepFrom(chooseRounds(noDecisions(), [1], 'drop'), 2));
+      const before = snapshotDir(dirname(file));
+      const r = await compactFile(file, { summarizer: 'extractive', settings: { ...BUDGETS, targetTokens: 20_000 }, inPlace: true, now: new Date(0) });
+      assert.match(describeUndo(file, r).changes[0], /is restored from .*\.bak-/);
+      const safety = await undoCompaction(file, r);
+      const diff = diffSnapshots(before, snapshotDir(dirname(file)));
+      // Only backups were added: the compaction's and the one of the compacted version (with their sidecar records).
+      assert.deepEqual(diff.removed, []);
+      assert.deepEqual(diff.changed, []);
+      for (const added of diff.added) assert.ok(added.includes('.bak-'), `only backups are new: ${added}`);
+      assert.ok(safety && diff.added.some((a) => safety.endsWith(a)));
+      assert.deepEqual((await loadDecisions(file)).rounds, { 1: 'drop' });
+      assert.equal((await loadDecisions(file)).keepFrom, 2);
+    });
   });
 });

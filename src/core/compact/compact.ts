@@ -8,7 +8,7 @@ import { inspectFile, type Analysis } from '../inspect';
 import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
 import { loadEntryObjects } from './lines';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
-import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter } from './types';
+import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter, type WrittenSidecars } from './types';
 import { extractiveSummary, shapeForExtractive } from './summarize/extractive';
 import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
 import { buildAppendedLines } from './writeback';
@@ -434,6 +434,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
   let toolDir: string | null;
   let carriedOverBytes = 0;
   const undo: (() => Promise<unknown>)[] = [];
+  const sidecarsWritten: WrittenSidecars = { toolResults: [], toolResultsDirCreated: false, stateCreated: false };
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
@@ -443,8 +444,9 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
     const sidecarsBefore = options.inPlace ? await snapshotSidecars(file) : null;
     // Full originals of newly replaced results, then the decisions, then the transcript itself.
-    toolDir = await saveOriginals(file, details, undo);
+    toolDir = await saveOriginals(file, details, undo, sidecarsWritten);
     for (const note of missingSavedOriginals(file, details)) plan.notes.push(note);
+    sidecarsWritten.stateCreated = !(await exists(statePath(out)));
     undo.push(await restorer(statePath(out)));
     await saveState(out, details);
     await options.beforeCommit?.();
@@ -484,6 +486,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     plan,
     summaryChars: summary.length,
     toolResultsDir: toolDir,
+    sidecarsWritten,
   };
 }
 
@@ -548,13 +551,14 @@ async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: s
  * A saved original is never overwritten or shrunk: an identical one is left alone, a different one is refused.
  * Frozen decisions re-apply their stored preview and leave their stored original alone.
  */
-async function saveOriginals(file: string, details: PlanDetails, undo: (() => Promise<unknown>)[]): Promise<string | null> {
+async function saveOriginals(file: string, details: PlanDetails, undo: (() => Promise<unknown>)[], record: WrittenSidecars): Promise<string | null> {
   const fresh = details.budget.decisions.filter((d) => d.action === 'replaced');
   if (fresh.length === 0) return null;
   const toolDir = toolResultsDir(file);
   const created = !(await exists(toolDir));
   await ensureRealDir(toolDir);
   if (created) undo.push(() => rmdir(toolDir));
+  record.toolResultsDirCreated = created;
   for (const d of fresh) {
     const rep = details.budget.replacements.get(d.toolUseId);
     if (!rep) continue;
@@ -569,6 +573,7 @@ async function saveOriginals(file: string, details: PlanDetails, undo: (() => Pr
     }
     undo.push(() => unlink(target));
     await writeFileAtomic(target, original);
+    record.toolResults.push(target);
     const written = await stat(target);
     if (written.size !== original.length) throw new CompactError('invalid-output', `${target} was not written whole; nothing was written.`);
   }

@@ -146,6 +146,16 @@ export interface CompactResult {
   plan: CompactionPlan;
   summaryChars: number;
   toolResultsDir: string | null;
+  /** The sidecar files this compaction created (for Undo Last Compaction: undo.ts). */
+  sidecarsWritten?: WrittenSidecars;
+}
+
+export interface WrittenSidecars {
+  /** Saved tool results this run created (absolute paths). */
+  toolResults: string[];
+  toolResultsDirCreated: boolean;
+  /** The output's state file did not exist before. */
+  stateCreated: boolean;
 }
 
 export type ProgressReporter = (message: string) => void;
