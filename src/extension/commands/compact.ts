@@ -38,6 +38,8 @@ export interface CompactArgs {
   instructions?: string;
   /** Open the result in an editor (default true). */
   open?: boolean;
+  /** The summary to write, exactly as given (Apply Summary passes the reviewed text). */
+  summaryText?: string;
 }
 
 async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<CompactionPlan> {
@@ -126,9 +128,13 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   }
   if (o.confirm !== false) {
     const { message, detail } = confirmationText(plan, { mode, summarizer, model: config.model, out });
-    const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Compact', 'Open Budget Preview');
+    const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Compact', 'Review Summary First', 'Open Budget Preview');
     if (choice === 'Open Budget Preview') {
       await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
+      return undefined;
+    }
+    if (choice === 'Review Summary First') {
+      await vscode.commands.executeCommand('agentCompactor.reviewSummary', { ...o, file });
       return undefined;
     }
     if (choice !== 'Compact') return undefined;
@@ -139,6 +145,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
     summarizer,
     inPlace: mode === 'inPlace',
     instructions: o.instructions,
+    summaryText: typeof o.summaryText === 'string' ? o.summaryText : undefined,
   };
   if (out) {
     compactOptions.out = out;

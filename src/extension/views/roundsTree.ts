@@ -94,7 +94,7 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
 
 /** Creates both tree views over one provider and keeps their titles, messages and badges current. */
 export function createRoundsViews(store: TranscriptStore, provider: RoundsTreeProvider): vscode.Disposable[] {
-  const views = VIEW_IDS.map((id) => vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true }));
+  const views = VIEW_IDS.map((id) => vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true }));
   const update = () => {
     const s = store.state;
     for (const v of views) {
