@@ -333,4 +333,22 @@ describe('user decisions (steer)', function () {
       assert.equal((await loadDecisions(file)).keepFrom, 2);
     });
   });
+
+  it('replans a steered 1,000-round session quickly: within the time to inspect it', async () => {
+    const file = session(buildTranscript({ rounds: 500, textChars: 800, resultChars: (r) => (r % 7 === 0 ? 8_000 : 500) }));
+    const t0 = performance.now();
+    const a = await inspectFile(file, { subagents: false });
+    const inspectMs = performance.now() - t0;
+    assert.equal(a.rounds.length, 1001);
+    const d = chooseRounds(chooseRounds(summarizeUpTo(noDecisions(), 300), [400, 401, 700], 'keep'), [800, 950], 'drop');
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      await planDetails(a, { targetTokens: 60_000 }, undefined, d);
+      times.push(performance.now() - t);
+    }
+    const median = times.sort((x, y) => x - y)[2];
+    // About 25 ms on an idle 2-CPU machine; bounded relative to inspecting, which a loaded machine slows alike.
+    assert.ok(median < Math.max(100, inspectMs), `steered replanning took ${median.toFixed(1)} ms (inspecting: ${inspectMs.toFixed(1)} ms)`);
+  });
 });

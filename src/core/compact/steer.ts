@@ -3,7 +3,8 @@
 // keeps a recent tail), and where a decision would make the request invalid (a tool call and its
 // result split between a kept and an unkept round) whole rounds keep their pairs together and the
 // plan says which decision gave way and what it did instead.
-import { applyBudget, wireMessages, type BudgetOutcome } from './budget';
+import { applyBudget, wireMessages } from './budget';
+import { TOKEN_MODEL } from '../tokens/estimate';
 import { resolveRounds, type RoundChoice, type UserDecisions } from './decisions';
 import { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, type PlanBase, type PlanDetails } from './plan';
 import type { CompactionPlan, DecidedBy, DecisionConflict, PlannedRound, RoundAction } from './types';
@@ -59,31 +60,20 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     fate.set(ri, { action: c.choice, by: 'user', reason: c.why });
   }
 
-  // Tool-result texts of every round that may be kept.
-  const candidates = active.filter((ri) => fate.get(ri)?.action !== 'drop' && fate.get(ri)?.action !== 'summarize');
-  const texts = await loadResultTexts(analysis, candidates, clock);
-  const budgetOf = (kept: number[]): BudgetOutcome => {
-    const ordered: number[] = [];
-    const roundOfEntry = new Map<number, number>();
-    for (const ri of kept) {
-      for (const e of rounds[ri].entries) {
-        ordered.push(e);
-        roundOfEntry.set(e, ri);
-      }
-    }
-    return applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry, decisions.toolResults);
-  };
-
   // Rounds left to the plan: all kept when the context is under the target and nothing is summarized or dropped by
-  // choice; otherwise the newest, within keepRecentTokens and the room the pinned rounds and the summary leave.
+  // choice; otherwise the newest, within keepRecentTokens and the room the pinned rounds and the summary leave. Sizes
+  // here count over-long results as previews (as the automatic plan grows its tail); the figures below are exact.
   const chosenAway = [...fate.values()].some((f) => f.action !== 'keep');
   const underTarget = preTokens <= messageTarget;
   const open = active.filter((ri) => !fate.has(ri));
   if (underTarget && !chosenAway) {
     for (const ri of open) fate.set(ri, { action: 'keep', by: 'plan', reason: 'the context is already under the target' });
   } else {
-    const estimate = budgetOf(candidates);
-    const est = (ri: number) => roundTokens(rounds[ri], adjusted(rounds[ri], estimate, true), calibration);
+    const est = (ri: number) => {
+      let saved = 0;
+      for (const t of rounds[ri].toolResults) if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
+      return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibration));
+    };
     let pinned = 0;
     for (const ri of active) if (fate.get(ri)?.action === 'keep') pinned += est(ri);
     const room = underTarget ? Infinity : messageTarget - settings.summaryTokens - pinned;
@@ -116,7 +106,17 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
   }
 
   const kept = active.filter((ri) => fate.get(ri)!.action === 'keep');
-  const budget = budgetOf(kept);
+  // Tool-result texts of the kept rounds only (read from the file: the costly part of planning).
+  const texts = await loadResultTexts(analysis, kept, clock);
+  const ordered: number[] = [];
+  const roundOfEntry = new Map<number, number>();
+  for (const ri of kept) {
+    for (const e of rounds[ri].entries) {
+      ordered.push(e);
+      roundOfEntry.set(e, ri);
+    }
+  }
+  const budget = applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry, decisions.toolResults);
   const stripThinking = new Set<number>(summarizing ? kept.slice(0, -1) : []);
   const after = new Map<number, number>();
   let keptTokens = 0;
