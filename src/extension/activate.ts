@@ -11,6 +11,7 @@ import { PlanDecorations } from './views/decorations';
 import { trackActiveEditor } from './views/editorTracker';
 import { RoundsTreeProvider, createRoundsViews } from './views/roundsTree';
 import { ContextStatusBar } from './views/statusBar';
+import { registerConversationDocuments } from './views/conversation';
 
 export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const log = new Log();
@@ -24,7 +25,7 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     status: new ContextStatusBar(store),
   };
   context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status);
-  context.subscriptions.push(...createRoundsViews(store, tree), ...registerCommands(s), ...trackActiveEditor(store));
+  context.subscriptions.push(...createRoundsViews(store, tree), ...registerCommands(s), ...trackActiveEditor(store), registerConversationDocuments());
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);
 }

@@ -80,6 +80,15 @@ describe('host: steer the compaction by hand, review the summary, apply, undo', 
     for (const r of [pinA, pinB]) for (const u of analysis.rounds[r].toolUses) assert.ok(written.has(u.id), `pinned round ${r}'s call ${u.id} is written`);
     for (const u of analysis.rounds[dropped].toolUses) assert.ok(!written.has(u.id), `dropped round ${dropped}'s call ${u.id} is not written`);
 
+    // What the agent will see, before and after, in words: read-only documents for the diff editor.
+    const diff = await run<{ before: string; after: string }>('agentCompactor.showConversationDiff', {});
+    const after = await vscode.workspace.openTextDocument(vscode.Uri.parse(diff.after));
+    const beforeDoc = await vscode.workspace.openTextDocument(vscode.Uri.parse(diff.before));
+    assert.match(after.getText(), /^── 1\. User ─+\n {4}This session is being continued/);
+    assert.ok(after.getText().includes('Edited by hand in the host test: keep the retry logic.'));
+    assert.ok(!beforeDoc.getText().includes('Edited by hand in the host test'));
+    assert.ok(after.getText().includes('→ tool call ') && after.getText().includes('← tool result ['));
+
     // Undo: the session and its state file (with the decisions) exactly as before.
     assert.equal(await run<boolean>('agentCompactor.undoLastCompaction', { confirm: false }), true);
     assert.ok(fs.readFileSync(file).equals(original), 'the session is restored byte for byte');

@@ -18,6 +18,7 @@ import { showLogCommand } from './showLog';
 import { autoRoundCommand, chooseResultCommand, clearDecisionsCommand, dropRoundCommand, keepFromCommand, keepRoundCommand, summarizeRoundCommand, summarizeUpToCommand } from './steer';
 import { applySummaryCommand, discardSummaryCommand, reviewSummaryCommand } from './review';
 import { undoLastCompactionCommand } from './undo';
+import { showConversationDiffCommand } from './conversationDiff';
 
 export const COMMANDS: Record<string, (s: Services, arg?: unknown, selected?: unknown) => unknown> = {
   'agentCompactor.compact': compactCommand,
@@ -47,6 +48,7 @@ export const COMMANDS: Record<string, (s: Services, arg?: unknown, selected?: un
   'agentCompactor.applySummary': applySummaryCommand,
   'agentCompactor.discardSummary': discardSummaryCommand,
   'agentCompactor.undoLastCompaction': undoLastCompactionCommand,
+  'agentCompactor.showConversationDiff': showConversationDiffCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {
