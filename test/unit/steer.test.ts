@@ -26,6 +26,7 @@ import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../support/reliability';
 import { describeUndo, undoCompaction } from '../../src/core/compact/undo';
 import { dirname } from 'node:path';
+import { readableConversation } from '../../src/core/compact/readable';
 
 const TIGHT = { targetTokens: 6_000, keepRecentTokens: 2_000, summaryTokens: 1_000 };
 
@@ -350,5 +351,20 @@ describe('user decisions (steer)', function () {
     const median = times.sort((x, y) => x - y)[2];
     // About 25 ms on an idle 2-CPU machine; bounded relative to inspecting, which a loaded machine slows alike.
     assert.ok(median < Math.max(100, inspectMs), `steered replanning took ${median.toFixed(1)} ms (inspecting: ${inspectMs.toFixed(1)} ms)`);
+  });
+
+  it('the readable conversation shows what the agent resumes: the summary first, then the kept rounds', async () => {
+    const file = plain();
+    const r = await compactFile(file, { summarizer: 'extractive', settings: TIGHT, summaryText: 'A summary written <b>by hand</b>.', decisions: chooseRounds(noDecisions(), [2], 'keep'), out: join(mkdtempSync(join(tmpdir(), 'ac-steer-o-')), 'o.jsonl'), now: new Date(0) });
+    const text = await readableConversation(r.output);
+    assert.match(text, /^── 1\. User ─+\n {4}This session is being continued/);
+    assert.ok(text.includes('A summary written <b>by hand</b>.'), 'markup stays text');
+    // Round 2 (pinned): the answer to the first request and the next prompt; then the newest rounds.
+    assert.match(text, /── 2\. Assistant ─+\n {4}Answer 0: fixed file0\.ts\./);
+    assert.match(text, /── 3\. User ─+\n {4}Request 1: please look at file1\.ts/);
+    assert.match(text, /→ tool call Read \[toolu_\d+\]\n {4}\{/);
+    assert.ok(!text.includes('Request 0:'), 'the first prompt was summarized, not kept');
+    const before = await readableConversation(file);
+    assert.match(before, /^── 1\. User ─+\n {4}Request 0:/);
   });
 });
