@@ -192,7 +192,7 @@ export function renderCompactResult(result: CompactResult, requested: 'extractiv
     result.carriedOverBytes ? `${result.carriedOverBytes} bytes the agent appended meanwhile were carried over after the result` : null,
     result.toolResultsDir ? `full tool results in ${result.toolResultsDir}` : null,
     ...result.attempts.map((a) => `attempt ${a.attempt}: ${a.strategy} → ${a.outcome} (${a.detail})`),
-    ...p.conflicts.map((c) => `conflict: ${c.decision}: ${c.resolution}`),
+    ...(p.conflicts ?? []).map((c) => `conflict: ${c.decision}: ${c.resolution}`),
     ...p.notes.map((n) => `note: ${n}`),
   ];
   return lines.filter((l): l is string => l !== null).map(sanitizeForTerminal).join('\n') + '\n';
