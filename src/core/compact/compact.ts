@@ -1,28 +1,25 @@
-// Compact Transcript: plan, summarize (Anthropic or offline), write back atomically with a
-// backup, and verify the result resumes, or write nothing at all.
-import { appendFile, chmod, lstat, open, readFile, realpath, rmdir, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { createReadStream, existsSync } from 'node:fs';
+// Compact Transcript: plan, summarize (Anthropic or offline; summary.ts), write back atomically with a
+// backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines,
+// write the summary), then writeOut (build the lines, validate a temp file, save sidecars, commit).
+import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
-import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
 import { loadEntryObjects } from './lines';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter, type WrittenSidecars } from './types';
-import { extractiveSummary, shapeForExtractive } from './summarize/extractive';
-import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
+import { shapeForExtractive } from './summarize/extractive';
+import { contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
 import { buildAppendedLines } from './writeback';
-import { acquireLock, assertInside, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
-import { statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
+import { acquireLock, commitTemp, makeBackup, writeTemp } from './fsutil';
+import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
-import { SUMMARY_PREFIX } from './summarize/prompt';
-import type { Group } from './ptl';
 import type { UserDecisions } from './decisions';
-import { attachmentText, clipNotingRest } from './messages';
-import { toolResultText } from './lines';
 import { resumeCommand } from './resume';
-import { asObject, jsonText, messageContent, type JsonObject } from '../json';
+import { commitInPlace, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
+import { messageContent, type JsonObject } from '../json';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
 export interface CompactOptions {
@@ -50,7 +47,7 @@ export interface CompactOptions {
   beforeCommit?: () => Promise<void> | void;
 }
 
-export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+export { DEFAULT_MODEL } from './summary';
 
 interface OutputTarget {
   out: string;
@@ -95,60 +92,6 @@ function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
-function renderBlockText(block: unknown): string {
-  const b = asObject(block);
-  if (!b) return '';
-  switch (b.type) {
-    case 'text':
-      return jsonText(b.text ?? '');
-    case 'tool_use':
-      return `[called tool ${jsonText(b.name)}: ${clipNotingRest(JSON.stringify(b.input ?? {}), 4000)}]`;
-    case 'tool_result': {
-      const { text } = toolResultText(b.content);
-      return `[result of ${jsonText(b.tool_use_id)}${b.is_error ? ' (error)' : ''}: ${clipNotingRest(text, 6000)}]`;
-    }
-    case 'image':
-      return '[image]';
-    default:
-      return '';
-  }
-}
-
-/** Summarized rounds as text-only messages (tool calls rendered as text: no tool schemas needed). */
-function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<number, JsonObject>, calibration: number): Group<SummaryMessage[]>[] {
-  return roundIdx.map((ri) => {
-    const r = analysis.rounds[ri];
-    const msgs: SummaryMessage[] = [];
-    for (const ei of r.entries) {
-      const o = objects.get(ei);
-      if (!o) continue;
-      let role: 'user' | 'assistant' | null = null;
-      let text = '';
-      if (o.type === 'assistant') {
-        role = 'assistant';
-        const c = messageContent(o);
-        text = Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : jsonText(c ?? '');
-      } else if (o.type === 'user') {
-        role = 'user';
-        const c = messageContent(o);
-        text = typeof c === 'string' ? c : Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : '';
-      } else if (o.type === 'attachment') {
-        const t = attachmentText(o);
-        if (t) {
-          role = 'user';
-          text = `<system-reminder>${clipNotingRest(t, 4000)}</system-reminder>`;
-        }
-      }
-      if (!role || !text.trim()) continue;
-      const prev = msgs[msgs.length - 1];
-      if (prev && prev.role === role) prev.text += `\n${text}`;
-      else msgs.push({ role, text });
-    }
-    const tokens = Math.max(1, msgs.reduce((s, m) => s + estimateStringTokens(m.text, 'prose', calibration), 0));
-    return { tokens, firstRole: msgs[0]?.role ?? 'user', payload: msgs };
-  });
-}
-
 async function sameFile(a: string, b: string): Promise<boolean> {
   try {
     return (await realpath(a)) === (await realpath(b));
@@ -172,119 +115,6 @@ export async function compactFile(file: string, options: CompactOptions): Promis
     return await compactLocked(file, options, progress);
   } finally {
     await lock.release();
-  }
-}
-
-/** The earlier compaction summary that opens the active context, if any: its line, and its whole text. */
-interface EarlierSummary {
-  round: number;
-  entry: number;
-  /** The line's `message.content`, exactly as written (kept verbatim when nothing is summarized). */
-  content: unknown;
-  text: string;
-}
-
-function earlierSummaryOf(analysis: Analysis, active: number[]): { round: number; entry: number } | null {
-  const first = active[0];
-  if (first === undefined || !analysis.rounds[first].startsAtBoundary) return null;
-  const entry = analysis.rounds[first].entries.find((e) => analysis.index.entries[e].isCompactSummary);
-  return entry === undefined ? null : { round: first, entry };
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return (content as unknown[])
-    .map((item) => {
-      const b = asObject(item);
-      return b?.type === 'text' && typeof b.text === 'string' ? b.text : '';
-    })
-    .join('\n');
-}
-
-interface SummaryOutcome {
-  summary: string;
-  /** Leading characters of `summary` that quote an earlier summary whole (never clipped). */
-  protectedChars: number;
-  /** Exact content for the summary line (an earlier summary kept verbatim). */
-  verbatimContent?: unknown;
-  attempts: AttemptRecord[];
-  /** Rounds cut from the summary request by prompt-too-long retries (not summarized). */
-  dropped: number[];
-  summarizer: CompactResult['summarizer'];
-}
-
-const EARLIER_HEADING = '## Summary of the conversation before an earlier compaction (quoted whole)\n';
-
-/** Quotes an earlier summary whole ahead of `rest`; returns the text and how many leading characters are protected. */
-function withEarlier(earlier: EarlierSummary | null, rest: string): { summary: string; protectedChars: number } {
-  if (!earlier) return { summary: rest, protectedChars: 0 };
-  const quoted = EARLIER_HEADING + earlier.text;
-  return { summary: `${quoted}\n\n${rest}`, protectedChars: quoted.length };
-}
-
-async function makeSummary(
-  analysis: Analysis,
-  details: PlanDetails,
-  summarized: number[],
-  earlier: EarlierSummary | null,
-  objects: Map<number, JsonObject>,
-  options: CompactOptions,
-  progress: ProgressReporter,
-): Promise<SummaryOutcome> {
-  const summaryChars = summaryCharBudget(details.plan.settings.summaryTokens, details.calibration);
-  if (summarized.length === 0) {
-    // Budgets only: the earlier summary (if any) stays exactly as it was.
-    const attempts: AttemptRecord[] = [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' }];
-    if (earlier) return { summary: earlier.text, protectedChars: earlier.text.length, verbatimContent: earlier.content, attempts, dropped: [], summarizer: 'none' };
-    const dropped = details.plan.droppedRounds;
-    const text = dropped
-      ? `No earlier rounds were summarized; ${dropped} round${dropped === 1 ? ' was' : 's were'} left out by the user's choice, and the rest follows verbatim.`
-      : 'No earlier rounds were summarized; the conversation follows verbatim with large tool results replaced by previews.';
-    return { summary: text, protectedChars: 0, attempts, dropped: [], summarizer: 'none' };
-  }
-  const attempts: AttemptRecord[] = [];
-  // The offline summary quotes an earlier summary whole and summarizes the rest around it.
-  const offline = (why: string): SummaryOutcome => {
-    progress('Writing an offline extractive summary…');
-    attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
-    return { ...offlineSummary(analysis, summarized, earlier, objects, summaryChars), attempts, dropped: [], summarizer: 'extractive' };
-  };
-  const apiKey = options.anthropic?.apiKey;
-  if (options.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
-  if (!apiKey) return offline('no Anthropic API key was given; used the offline summary');
-  const groups = summaryGroups(analysis, summarized, objects, details.calibration);
-  try {
-    const res = await summarizeWithAnthropic(groups, summarized, {
-      apiKey,
-      model: options.anthropic?.model ?? DEFAULT_MODEL,
-      baseURL: options.anthropic?.baseURL,
-      maxTokens: options.anthropic?.maxTokens ?? details.plan.settings.summaryTokens,
-      signal: options.signal,
-      instructions: options.instructions,
-      onProgress: progress,
-      chunkTokens: 150_000,
-      maxPtlRetries: 3,
-      timeoutMs: options.anthropic?.timeoutMs,
-      maxRetries: options.anthropic?.maxRetries,
-      calibration: details.calibration,
-    });
-    attempts.push(...res.attempts);
-    if (!res.summary.trim()) return offline('the model returned an empty summary; used the offline summary');
-    // The model saw the earlier summary as input, unless a prompt-too-long retry cut it: then quote it whole.
-    const lost = earlier !== null && (!summarized.includes(earlier.round) || res.droppedRounds.includes(earlier.round));
-    return { ...withEarlier(lost ? earlier : null, res.summary), attempts, dropped: res.droppedRounds, summarizer: 'anthropic' };
-  } catch (err) {
-    if (err instanceof PromptTooLongExhausted) {
-      attempts.push(...err.attempts);
-      return offline('the summary request stayed too long after 3 truncated retries; fell back to the offline summary');
-    }
-    if (err instanceof CompactError && (err.code === 'api' || err.code === 'network')) {
-      const prior = (err as CompactError & { attempts?: AttemptRecord[] }).attempts;
-      if (prior) attempts.push(...prior);
-      return offline(`the Anthropic summary failed (${err.message}); fell back to the offline summary`);
-    }
-    throw err;
   }
 }
 
@@ -350,11 +180,6 @@ async function prepare(file: string, analysis: Analysis, options: CompactOptions
   plan.summarizedRounds -= made.dropped.length;
   plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
   return { analysis, readSize, readMtime, details, objects: loaded.objects, made, summary };
-}
-
-/** The text the user gave, used exactly as given (never clipped: the plan makes room for it). */
-function givenSummary(text: string): SummaryOutcome {
-  return { summary: text, protectedChars: text.length, attempts: [{ attempt: 1, strategy: 'given', outcome: 'ok', detail: 'the summary text given, used verbatim' }], dropped: [], summarizer: 'given' };
 }
 
 async function planOrRefuse(analysis: Analysis, options: CompactOptions): Promise<PlanDetails> {
@@ -547,102 +372,6 @@ async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: s
 }
 
 /**
- * Writes the full original of every result this run replaces by a preview, at the absolute path its preview names.
- * A saved original is never overwritten or shrunk: an identical one is left alone, a different one is refused.
- * Frozen decisions re-apply their stored preview and leave their stored original alone.
- */
-async function saveOriginals(file: string, details: PlanDetails, undo: (() => Promise<unknown>)[], record: WrittenSidecars): Promise<string | null> {
-  const fresh = details.budget.decisions.filter((d) => d.action === 'replaced');
-  if (fresh.length === 0) return null;
-  const toolDir = toolResultsDir(file);
-  const created = !(await exists(toolDir));
-  await ensureRealDir(toolDir);
-  if (created) undo.push(() => rmdir(toolDir));
-  record.toolResultsDirCreated = created;
-  for (const d of fresh) {
-    const rep = details.budget.replacements.get(d.toolUseId);
-    if (!rep) continue;
-    const target = assertInside(toolDir, safeToolResultName(d.toolUseId));
-    // Only a regular file can be a saved original; a planted link is replaced by a file, never followed.
-    const priorStat = await lstat(target).catch(() => null);
-    const prior = priorStat?.isFile() ? await readFile(target) : null;
-    const original = Buffer.from(rep.original, 'utf8');
-    if (prior !== null) {
-      if (prior.equals(original)) continue;
-      throw new CompactError('unsafe-path', `${target} already holds a different saved tool result; it is never overwritten. Nothing was written; move it aside to compact again.`);
-    }
-    undo.push(() => unlink(target));
-    await writeFileAtomic(target, original);
-    record.toolResults.push(target);
-    const written = await stat(target);
-    if (written.size !== original.length) throw new CompactError('invalid-output', `${target} was not written whole; nothing was written.`);
-  }
-  return toolDir;
-}
-
-/** Notes for previews (new or frozen) whose saved original cannot be found where the preview says it is. */
-function missingSavedOriginals(file: string, details: PlanDetails): string[] {
-  const notes: string[] = [];
-  for (const d of details.budget.decisions) {
-    if (!d.fullTextPath || (d.action !== 'replaced' && d.preview === null)) continue;
-    const path = isAbsolute(d.fullTextPath) ? d.fullTextPath : join(dirname(file), d.fullTextPath);
-    if (!existsSync(path)) notes.push(`the saved original of tool result ${d.toolUseId} is missing at ${path}; its preview is kept as it was`);
-  }
-  return notes;
-}
-
-/**
- * Replaces `file` by `tmp` (the original's first `readSize` bytes plus the compaction) and carries over whatever a
- * live agent appended to the old file between the last check (before the backup) and the rename: those bytes are
- * whole lines after the original's end, and an agent that appends by path writes to the new file from the rename on.
- */
-async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number }> {
-  const old = await open(file, 'r');
-  try {
-    await commitTemp(tmp, file);
-    const after = await old.stat();
-    const extra = after.size - readSize;
-    if (extra <= 0) return { carriedOverBytes: 0 };
-    const buf = Buffer.alloc(extra);
-    let got = 0;
-    while (got < extra) {
-      const { bytesRead } = await old.read(buf, got, extra - got, readSize + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    await appendFile(file, buf.subarray(0, got));
-    return { carriedOverBytes: got };
-  } finally {
-    await old.close();
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** Undoes a write to `path`: restores its previous bytes, or removes it if it did not exist. */
-async function restorer(path: string): Promise<() => Promise<unknown>> {
-  const prior = await readFile(path).catch(() => null);
-  return prior === null ? () => unlink(path) : () => writeFileAtomic(path, prior);
-}
-
-/** Characters of summary text that fit a reserve of `summaryTokens` (calibrated prose estimate, prefix excluded). */
-function summaryCharBudget(summaryTokens: number, calibration: number): number {
-  return charsForTokens(summaryTokens, 'prose', calibration > 0 ? calibration : 1) - SUMMARY_PREFIX.length;
-}
-
-/** The offline extractive summary of the given rounds, an earlier summary among them quoted whole ahead of it. */
-function offlineSummary(analysis: Analysis, roundIdx: number[], earlier: EarlierSummary | null, objects: Map<number, JsonObject>, maxChars: number): { summary: string; protectedChars: number } {
-  const objs = roundIdx.flatMap((ri) => analysis.rounds[ri].entries.filter((e) => e !== earlier?.entry).map((e) => objects.get(e)!).filter(Boolean));
-  const quoted = earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0;
-  return withEarlier(earlier, extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted) }));
-}
-
-/**
  * The plan reserves `summaryTokens` for a summary it has not seen yet. The offline summary (or the text the user
  * gave) can be measured first: plan again with its real size, so room it does not need goes to recent rounds kept
  * verbatim (every round the new plan keeps was loaded for the first one; newly kept lines are read again), and a
@@ -661,36 +390,3 @@ async function reclaimSummaryReserve(analysis: Analysis, first: PlanDetails, opt
   second.plan.notes.push(`the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`);
   return second;
 }
-
-async function* streamOutput(file: string, size: number, appended: string, fresh: boolean): AsyncGenerator<Buffer | string> {
-  if (!fresh) {
-    let lastByte = -1;
-    // One reused 1 MB buffer: fresh chunk buffers pile up tens of MB before the GC runs. Each chunk is valid until
-    // the next one is requested (writeTemp writes it before asking for more).
-    const fh = await open(file, 'r');
-    try {
-      const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
-      for (let pos = 0; pos < size; ) {
-        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
-        if (bytesRead === 0) break;
-        pos += bytesRead;
-        lastByte = buf[bytesRead - 1];
-        yield buf.subarray(0, bytesRead);
-      }
-    } finally {
-      await fh.close();
-    }
-    if (lastByte !== -1 && lastByte !== 10) yield '\n';
-  }
-  yield appended;
-}
-
-async function saveState(out: string, details: PlanDetails): Promise<void> {
-  const state: BudgetState = { version: 1, decisions: { ...details.state.decisions } };
-  for (const d of details.budget.decisions) {
-    if (state.decisions[d.toolUseId]) continue;
-    state.decisions[d.toolUseId] = d.action === 'replaced' ? { action: 'replaced', originalChars: d.originalChars, preview: d.preview!, fullTextPath: d.fullTextPath! } : { action: 'kept', originalChars: d.originalChars };
-  }
-  await writeFileAtomic(statePath(out), JSON.stringify(state, null, 1) + '\n');
-}
-
