@@ -367,4 +367,15 @@ describe('user decisions (steer)', function () {
     const before = await readableConversation(file);
     assert.match(before, /^── 1\. User ─+\n {4}Request 0:/);
   });
+
+  it('pinning every round leaves nothing to compact, and says so', async () => {
+    const file = plain();
+    const before = snapshotDir(dirname(file));
+    await assert.rejects(
+      compactFile(file, { summarizer: 'extractive', settings: TIGHT, decisions: keepFrom(noDecisions(), 0), now: new Date(0) }),
+      /Nothing to compact: your choices keep every round of the active context/,
+    );
+    const diff = diffSnapshots(before, snapshotDir(dirname(file)));
+    assert.deepEqual([diff.added, diff.removed, diff.changed], [[], [], []]);
+  });
 });

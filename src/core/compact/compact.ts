@@ -186,6 +186,9 @@ async function planOrRefuse(analysis: Analysis, options: CompactOptions): Promis
   const first = await planDetails(analysis, options.settings, undefined, options.decisions);
   const plan = first.plan;
   if (plan.nothingToDo && options.summaryText === undefined) {
+    if (plan.rounds.some((r) => r.by === 'user')) {
+      throw new CompactError('nothing-to-compact', `Nothing to compact: your choices keep every round of the active context (about ${plan.preTokens} tokens) and no tool result changes; drop or summarize a round, or clear your decisions.`);
+    }
     throw new CompactError('nothing-to-compact', `Nothing to compact: the transcript's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of system prompt and tools), already within the ${plan.settings.targetTokens}-token target.`);
   }
   return first;
