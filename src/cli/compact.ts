@@ -7,6 +7,9 @@ import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, reada
 import { formatTokens, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
+import { inspectFile } from '../core/inspect';
+import { DecisionError, type UserDecisions } from '../core/compact/decisions';
+import { STEER_NOTE, STEER_OPTIONS, steered, steeringFor, summaryTextFrom } from './steer';
 
 export const compactVerb: VerbSpec = {
   name: 'compact',
@@ -28,11 +31,13 @@ export const compactVerb: VerbSpec = {
     { flag: 'in-place', type: 'boolean', help: 'replace the original after a backup, keeping its session id; excludes --out', default: 'off' },
     { flag: 'force', type: 'boolean', help: 'let --out replace an existing file, never the original', default: 'off' },
     { flag: 'fresh', type: 'boolean', help: 'write only the compacted conversation, without the original lines before it', default: 'off' },
+    ...STEER_OPTIONS,
     JSON_OPTION,
     HELP_OPTION,
   ],
   notes: [
     NUMBERS_NOTE,
+    STEER_NOTE,
     'Transcript content leaves this machine only with --summarizer anthropic; a key in the environment alone sends nothing.',
     'With --summarizer anthropic and no ANTHROPIC_API_KEY, nothing is sent or written (exit 2). If the API fails, the offline summary is used and the output says why.',
   ],
@@ -44,6 +49,9 @@ interface CompactRequest {
   summarizer: 'extractive' | 'anthropic';
   apiKey?: string;
   model?: string;
+  /** Decisions given by options (with the saved ones); undefined: the saved ones alone, read by the planner. */
+  decisions?: UserDecisions;
+  summaryText?: string;
 }
 
 const ANTHROPIC_ONLY = ['model', 'base-url', 'instructions'] as const;
@@ -80,7 +88,9 @@ async function request(values: Values, positionals: string[]): Promise<CompactRe
     const folder = await stat(dirname(resolve(out))).catch(() => null);
     if (!folder?.isDirectory()) throw new UsageError(`--out ${shown(out)}: no such folder: ${shown(dirname(resolve(out)))}`);
   }
-  return { file, summarizer, apiKey, model: str(values, 'model') };
+  const summaryText = await summaryTextFrom(values);
+  const decisions = steered(values) ? await steeringFor(file, await inspectFile(file, { subagents: false }), values) : undefined;
+  return { file, summarizer, apiKey, model: str(values, 'model'), decisions, summaryText };
 }
 
 export async function runCompact(values: Values, positionals: string[]): Promise<number> {
@@ -99,12 +109,16 @@ export async function runCompact(values: Values, positionals: string[]): Promise
       force: bool(values, 'force'),
       fresh: bool(values, 'fresh'),
       instructions: str(values, 'instructions'),
+      decisions: req.decisions,
+      summaryText: req.summaryText,
       signal: controller.signal,
       onProgress: json ? undefined : (m) => process.stderr.write(`${sanitizeForTerminal(m)}\n`),
     });
     process.stdout.write(json ? JSON.stringify(resultJson(result), null, 2) + '\n' : renderCompactResult(result, req.summarizer, req.model ?? DEFAULT_MODEL));
     return EXIT_OK;
   } catch (err) {
+    // Saved decisions that contradict each other (the options were checked before).
+    if (err instanceof DecisionError) throw new UsageError(err.message);
     if (!(err instanceof CompactError)) throw err;
     const { code, stdout, stderr } = compactErrorOutcome(err, json);
     if (stdout) process.stdout.write(stdout);
@@ -152,6 +166,8 @@ function summarizerText(result: CompactResult, requested: 'extractive' | 'anthro
       return `anthropic (${model}); the summarized rounds were sent to the Anthropic API`;
     case 'none':
       return 'none (no rounds needed summarizing; only tool results were replaced by previews)';
+    case 'given':
+      return 'none: the summary text given (--summary-file) was written verbatim';
     default: {
       if (requested !== 'anthropic') return 'extractive (offline; nothing was sent)';
       const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail ?? [...result.attempts].reverse().find((a) => a.outcome !== 'ok')?.detail;
@@ -176,6 +192,7 @@ export function renderCompactResult(result: CompactResult, requested: 'extractiv
     result.carriedOverBytes ? `${result.carriedOverBytes} bytes the agent appended meanwhile were carried over after the result` : null,
     result.toolResultsDir ? `full tool results in ${result.toolResultsDir}` : null,
     ...result.attempts.map((a) => `attempt ${a.attempt}: ${a.strategy} → ${a.outcome} (${a.detail})`),
+    ...(p.conflicts ?? []).map((c) => `conflict: ${c.decision}: ${c.resolution}`),
     ...p.notes.map((n) => `note: ${n}`),
   ];
   return lines.filter((l): l is string => l !== null).map(sanitizeForTerminal).join('\n') + '\n';

@@ -1,8 +1,10 @@
 // `agent-compactor plan <file>`: what a compaction would do, without writing anything.
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
-import type { CompactionPlan } from '../core/compact/types';
+import { draftSummary } from '../core/compact/compact';
+import { CompactError, type CompactionPlan } from '../core/compact/types';
 import { onePositional, readableTranscript } from './args';
+import { STEER_NOTE, STEER_OPTIONS, steeringFor, summaryTextFrom } from './steer';
 import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
@@ -11,21 +13,45 @@ export const planVerb: VerbSpec = {
   name: 'plan',
   args: '<file>',
   summary: 'What compact would do with these settings (rounds kept, summarized, dropped; previews), without writing or sending anything.',
-  options: [...SETTING_OPTIONS, JSON_OPTION, HELP_OPTION],
-  notes: [NUMBERS_NOTE],
+  options: [
+    ...SETTING_OPTIONS,
+    ...STEER_OPTIONS,
+    { flag: 'summary', type: 'boolean', help: 'print the summary compact would write (the offline one, or the --summary-file text) instead of the plan; sends and writes nothing', default: 'off' },
+    JSON_OPTION,
+    HELP_OPTION,
+  ],
+  notes: [NUMBERS_NOTE, STEER_NOTE],
   run: runPlan,
 };
 
 export async function runPlan(values: Values, positionals: string[]): Promise<number> {
   const settings = settingsFrom(values);
   const file = await readableTranscript(onePositional(positionals, 'plan'));
+  const summaryText = await summaryTextFrom(values);
   const analysis = await inspectFile(file, { subagents: false });
-  const plan = await planCompaction(analysis, settings);
+  const decisions = await steeringFor(file, analysis, values);
+  if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);
+  const plan = await planCompaction(analysis, settings, undefined, decisions);
   process.stdout.write(bool(values, 'json') ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan));
   return 0;
 }
 
+async function printSummary(file: string, values: Values, settings: ReturnType<typeof settingsFrom>, decisions: Awaited<ReturnType<typeof steeringFor>>, summaryText: string | undefined): Promise<number> {
+  const json = bool(values, 'json');
+  try {
+    const draft = await draftSummary(file, { summarizer: 'extractive', settings, decisions, summaryText });
+    process.stdout.write(json ? JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan }, null, 2) + '\n' : draft.summary.endsWith('\n') ? draft.summary : draft.summary + '\n');
+    return 0;
+  } catch (err) {
+    if (!(err instanceof CompactError) || err.code !== 'nothing-to-compact') throw err;
+    process.stdout.write(json ? JSON.stringify({ summary: null, nothingToDo: true, message: err.message }) + '\n' : `${sanitizeForTerminal(err.message)}\n`);
+    return 0;
+  }
+}
+
 const MARK = { keep: '  keep', summarize: '» summarize', drop: '✗ drop' } as const;
+/** Actions the user decided carry a mark of their own beside the plan's. */
+const MARK_USER = { keep: '◆ keep (you)', summarize: '◆ summarize (you)', drop: '◆ drop (you)' } as const;
 
 export function renderPlan(plan: CompactionPlan): string {
   const out: string[] = [];
@@ -38,7 +64,7 @@ export function renderPlan(plan: CompactionPlan): string {
       active.map((r) => [
         String(r.index),
         `${r.firstLine}-${r.lastLine}`,
-        MARK[r.action],
+        (r.by === 'user' ? MARK_USER : MARK)[r.action],
         formatTokens(r.tokens),
         r.action === 'keep' ? formatTokens(r.tokensAfter) : '-',
         truncate(sanitizeForTerminal(`${r.label} — ${r.reason}`), 70),
@@ -56,10 +82,13 @@ export function renderPlan(plan: CompactionPlan): string {
   if (plan.nothingToDo) out.push(`nothing to do: about ${formatTokens(plan.preTokens)} tokens, within the target`);
   else
     out.push(
-      `${plan.summarizedRounds} rounds / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
+      `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
         `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated, summary included)` +
         (plan.overheadTokens ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}` : ''),
     );
+  const byYou = (a: string) => active.filter((r) => r.by === 'user' && r.action === a).length;
+  if (active.some((r) => r.by === 'user')) out.push(`${byYou('keep')} kept by you, ${byYou('drop')} dropped by you, ${byYou('summarize')} summarized by you`);
+  for (const c of plan.conflicts) out.push(`conflict: ${sanitizeForTerminal(c.decision)}: ${sanitizeForTerminal(c.resolution)}`);
   for (const n of plan.notes) out.push(`note: ${n}`);
   return out.join('\n') + '\n';
 }

@@ -13,6 +13,7 @@ import { trackBackups } from './views/backupContext';
 import { registerRoundDocuments } from './views/roundDocuments';
 import { RoundsTreeProvider, createRoundsViews } from './views/roundsTree';
 import { ContextStatusBar } from './views/statusBar';
+import { registerConversationDocuments } from './views/conversation';
 
 export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const log = new Log();
@@ -26,7 +27,7 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     status: new ContextStatusBar(store),
   };
   context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status);
-  context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store));
+  context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store), registerConversationDocuments());
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);
 }

@@ -164,4 +164,65 @@ describe('compat: resume by the printed session id in the normal home layout (re
       assert.ok(written >= 1 || (await planCompaction(await inspectFile(source, { subagents: false }), { targetTokens: 10_000_000 })).preTokens < 2_000, 'a session of any size compacts at least once');
     });
   }
+
+  // Steered by hand: one old round pinned, one dropped, the rest summarized up to the newest rounds, and a summary
+  // text of the user's own. Claude Code resumes the result with a valid request holding exactly those choices.
+  for (const source of claudeFixtures()) {
+    it(`${path.basename(source)}: steered by hand (--keep, --drop, --summarize, --summary-file), resumed by its printed id`, async () => {
+      const base = path.join(root, `steer-${path.basename(source, '.jsonl')}`);
+      const home = path.join(base, 'home');
+      const cwd = path.join(base, 'project');
+      const tmp = path.join(base, 'tmp');
+      for (const d of [home, cwd, tmp]) fs.mkdirSync(d, { recursive: true });
+      const file = placeSession(source, home, cwd, '5a1c7e3b-2d4f-4e6a-9b8c-1d2e3f4a5b6c');
+      const analysis = await inspectFile(file, { subagents: false });
+      const active = analysis.rounds.filter((r) => r.inContext && !r.startsAtBoundary).map((r) => r.index);
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      const callsOf = (ri: number) => analysis.rounds[ri].toolUses.map((u) => u.id);
+      const textsOf = (ri: number) =>
+        analysis.rounds[ri].entries
+          .filter((e) => analysis.index.entries[e].kind === 'assistant')
+          .flatMap((e) => {
+            try {
+              const c = (JSON.parse(lines[analysis.index.entries[e].line - 1]) as { message?: { content?: unknown } }).message?.content;
+              return Array.isArray(c) ? (c as { type?: string; text?: string }[]).filter((b) => b.type === 'text' && b.text?.trim()).map((b) => b.text!) : [];
+            } catch {
+              return [];
+            }
+          });
+      assert.ok(active.length >= 2, `${active.length} active rounds`);
+      const pinned = active[0];
+      const dropped = active.length >= 4 ? active[1] : null;
+      const summarized = active.length >= 5 ? [active[2], active[active.length - 3]] : null;
+      const summaryFile = path.join(base, 'summary.md');
+      const summary = `My own summary of ${path.basename(source)}: keep the parser as it is, ünïcödé ✓, "quoted".\n`;
+      fs.writeFileSync(summaryFile, summary);
+      const flags = ['--keep', String(pinned), '--summary-file', summaryFile, '--target-tokens', '1000', '--keep-recent-tokens', '1'];
+      if (dropped !== null) flags.push('--drop', String(dropped));
+      if (summarized) flags.push('--summarize', `${summarized[0]}-${summarized[1]}`);
+      const printed = compactOrNothing(file, flags);
+      if ('nothingToDo' in printed) {
+        // Only a context too small to gain from any summary writes nothing.
+        assert.ok(/^Nothing to gain/.test(printed.message) && analysis.report.rounds.reduce((s, r) => s + (r.inContext ? r.tokens.estimate : 0), 0) < 2_000, printed.message);
+        return;
+      }
+      const { cwd: printedCwd, id } = parseResume(printed.resumeCommand);
+      const prompt = 'continue after steering by hand';
+      fake.clearRequests();
+      const run = await spawnClaude({ bin: requireClaudeBinary(), args: ['-p', '--resume', id, prompt], cwd: printedCwd, home, tmp, fake });
+      assert.equal(run.exitCode, 0, `claude exited ${run.exitCode}: ${run.stderr}${run.stdout}`);
+      const main = fake.messageRequests().find((r) => JSON.stringify(r.body?.messages ?? '').includes(prompt));
+      assert.ok(main, 'Claude Code sent the resumed conversation');
+      assert.deepEqual(checkRequestInvariants(main.body), [], 'the request Claude Code built is valid');
+      const sent = (main.body.messages as { content: unknown }[]).map((m) => contentTexts(m.content).join('\n')).join('\n');
+      const raw = JSON.stringify(main.body.messages);
+      // Claude Code moves attachments (a pinned first round's reminders) ahead of the text in the same user message.
+      const firstUser = (main.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user');
+      assert.ok(firstUser && contentTexts(firstUser.content).some((t) => t.startsWith('This session is being continued')), `the request starts from the summary: ${sent.slice(0, 300)}`);
+      assert.ok(sent.includes(summary.trimEnd()), 'the summary is the text given');
+      for (const t of textsOf(pinned)) assert.ok(sent.includes(t.trim().slice(0, 200)), `the pinned round ${pinned} is in the request`);
+      for (const c of callsOf(pinned)) assert.ok(raw.includes(c), `the pinned round's tool call ${c} is in the request`);
+      if (dropped !== null) for (const c of callsOf(dropped)) assert.ok(!raw.includes(c), `the dropped round's tool call ${c} is not in the request`);
+    });
+  }
 });

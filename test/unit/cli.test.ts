@@ -154,6 +154,48 @@ describe('CLI', function () {
     });
   });
 
+  describe('steering by hand', () => {
+    it('plan --json marks each action by the user or the plan with its reason; the text marks the user\'s', () => {
+      const r = run(['plan', transcript, ...SMALL, '--keep', '2', '--drop', '4-5', '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      const plan = JSON.parse(r.stdout) as { rounds: { index: number; action: string; by: string; reason: string }[] };
+      assert.deepEqual([plan.rounds[2].action, plan.rounds[2].by], ['keep', 'user']);
+      for (const i of [4, 5]) assert.deepEqual([plan.rounds[i].action, plan.rounds[i].by, plan.rounds[i].reason], ['drop', 'user', 'you dropped it']);
+      assert.ok(plan.rounds.filter((x) => x.by === 'plan').every((x) => x.reason.length > 0));
+      const text = run(['plan', transcript, ...SMALL, '--keep', '2', '--drop', '4-5']);
+      assert.match(text.stdout, /◆ keep \(you\)/);
+      assert.match(text.stdout, /1 kept by you, 2 dropped by you, 0 summarized by you/);
+    });
+
+    it('conflicting or unknown choices exit 2 with the reason', () => {
+      oneLineError(run(['plan', transcript, '--keep', '3', '--drop', '2-4']), /round 3 is given to both --keep and --drop; choose one/);
+      oneLineError(run(['compact', transcript, '--summarize', '7', '--keep', '7']), /round 7 is given to both --keep and --summarize/);
+      oneLineError(run(['plan', transcript, '--keep', '3,x']), /--keep: 'x' is not a round index or range/);
+      oneLineError(run(['plan', transcript, '--keep', '500']), /there is no round 500 \(this session has rounds 0-32\)/);
+      oneLineError(run(['plan', transcript, '--keep-result', 'toolu_0001', '--preview-result', 'toolu_0001']), /toolu_0001 is given to both --keep-result and --preview-result/);
+      oneLineError(run(['plan', transcript, '--preview-result', 'toolu_nope']), /--preview-result: no tool result with id toolu_nope/);
+      oneLineError(run(['compact', transcript, '--summary-file', join(dir, 'missing.md')]), /--summary-file .*missing\.md: no such file/);
+      assert.deepEqual(readdirSync(dir), ['s.jsonl'], 'nothing was written');
+    });
+
+    it('plan --summary prints what compact writes, writing nothing; compact --summary-file writes it verbatim', () => {
+      const shown = run(['plan', transcript, ...SMALL, '--drop', '3', '--summary']);
+      assert.equal(shown.status, 0, shown.stderr);
+      assert.match(shown.stdout, /extractive summary made offline/);
+      assert.deepEqual(readdirSync(dir), ['s.jsonl']);
+      const summaryFile = join(dir, 'mine.md');
+      writeFileSync(summaryFile, 'Mine, exactly:\n  indented, ünïcödé.\n');
+      const printed = run(['plan', transcript, ...SMALL, '--summary', '--summary-file', summaryFile]);
+      assert.equal(printed.stdout, 'Mine, exactly:\n  indented, ünïcödé.\n');
+      const c = run(['compact', transcript, ...SMALL, '--drop', '3', '--summary-file', summaryFile, '--json']);
+      assert.equal(c.status, 0, c.stderr);
+      const result = JSON.parse(c.stdout) as { output: string; summarizer: string };
+      assert.equal(result.summarizer, 'given');
+      const line = readFileSync(result.output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { isCompactSummary?: boolean; message?: { content: string } }).find((o) => o.isCompactSummary);
+      assert.ok(line?.message?.content.endsWith('\n\nMine, exactly:\n  indented, ünïcödé.\n'));
+    });
+  });
+
   describe('unusable input: exit 2, one line, no raw system error', () => {
     for (const verb of ['inspect', 'plan', 'compact']) {
       it(`${verb}: a folder, a missing file, a path through a file`, () => {

@@ -135,7 +135,7 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
 
   const keptSet = new Set(choice.kept);
   const planned: PlannedRound[] = rounds.map((r) => {
-    const base = { index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens: sizes.get(r.index)!, inContext: r.inContext };
+    const base = { index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens: sizes.get(r.index)!, inContext: r.inContext, by: 'plan' as const };
     if (!r.inContext) return { ...base, action: 'keep' as const, reason: 'history before an earlier compact boundary; not in the active context, left untouched', tokensAfter: 0 };
     if (underTarget) return { ...base, action: 'keep' as const, reason: 'the context is already under the target', tokensAfter: choice.after.get(r.index) ?? base.tokens };
     if (keptSet.has(r.index)) {
@@ -162,6 +162,7 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
     droppedRounds: 0,
     nothingToDo: underTarget && [...choice.budget.replacements.values()].every((r) => r.original === r.preview),
     notes,
+    conflicts: [],
   };
   return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
 }

@@ -5,6 +5,7 @@ import type { Entry } from '../entries';
 import type { CompactSettings, ToolResultDecision, WireMessageBudget } from './types';
 import type { BudgetState } from './state';
 import { safeToolResultName } from './state';
+import type { ResultChoice } from './decisions';
 
 export interface ResultText {
   toolUseId: string;
@@ -65,6 +66,7 @@ export function applyBudget(
   state: BudgetState,
   toolResultsDir: string,
   roundOfEntry: Map<number, number>,
+  choices: Readonly<Record<string, ResultChoice>> = {},
 ): BudgetOutcome {
   const decisions: ToolResultDecision[] = [];
   const budgets: WireMessageBudget[] = [];
@@ -78,19 +80,36 @@ export function applyBudget(
     let total = before;
     const fresh: ResultText[] = [];
     const local: ToolResultDecision[] = [];
-    const decide = (r: ResultText, action: ToolResultDecision['action'], preview: string | null, path: string | null, reason: string) => {
-      local.push({ toolUseId: r.toolUseId, toolName: r.toolName, round: r.round, line: r.line, wireMessage: wi, originalChars: r.text.length, action, preview, fullTextPath: path, reason });
+    const decide = (r: ResultText, action: ToolResultDecision['action'], preview: string | null, path: string | null, reason: string, by: ToolResultDecision['by'] = 'plan') => {
+      local.push({ toolUseId: r.toolUseId, toolName: r.toolName, round: r.round, line: r.line, wireMessage: wi, originalChars: r.text.length, action, preview, fullTextPath: path, reason, by });
+    };
+    const replace = (r: ResultText, reason: string, by: ToolResultDecision['by']): boolean => {
+      const path = `${toolResultsDir}/${safeToolResultName(r.toolUseId)}`;
+      const preview = makePreview(r.text, settings.previewBytes, path);
+      if (preview.length >= r.text.length) return false;
+      total += preview.length - r.text.length;
+      replacements.set(r.toolUseId, { preview, fullTextPath: path, original: r.text });
+      decide(r, 'replaced', preview, path, reason, by);
+      return true;
     };
     for (const r of inMsg) {
       const frozen = state.decisions[r.toolUseId];
+      const choice = choices[r.toolUseId];
+      // A frozen decision is what an earlier compaction wrote: changing it would change text the agent has already
+      // seen in this form (and whose saved original the preview names), so it stays, and a contrary choice is said.
+      const overruled = choice && (choice === 'preview') !== (frozen?.action === 'replaced') ? `; your choice to ${choice === 'preview' ? 'replace it by a preview' : 'keep it in full'} cannot apply: an earlier compaction already wrote it this way and the agent's context holds it so` : '';
       if (frozen) {
         if (frozen.action === 'replaced' && frozen.preview !== undefined) {
           total += frozen.preview.length - r.text.length;
           replacements.set(r.toolUseId, { preview: frozen.preview, fullTextPath: frozen.fullTextPath ?? '', original: r.text });
-          decide(r, 'frozen', frozen.preview, frozen.fullTextPath ?? null, 'earlier decision re-applied exactly (replaced)');
+          decide(r, 'frozen', frozen.preview, frozen.fullTextPath ?? null, `earlier decision re-applied exactly (replaced)${overruled}`);
         } else {
-          decide(r, 'frozen', null, null, 'earlier decision re-applied exactly (kept)');
+          decide(r, 'frozen', null, null, `earlier decision re-applied exactly (kept)${overruled}`);
         }
+      } else if (choice === 'keep-full') {
+        decide(r, 'kept', null, null, 'kept in full by you', 'user');
+      } else if (choice === 'preview' && !r.binary) {
+        if (!replace(r, 'replaced by a preview by you', 'user')) decide(r, 'kept', null, null, 'you chose a preview, but the preview would be longer than the result; kept in full', 'user');
       } else if (r.binary || (r.toolName !== null && exempt.has(r.toolName))) {
         decide(r, 'kept', null, null, r.binary ? 'contains images or non-text blocks' : `tool ${r.toolName} is exempt`);
       } else fresh.push(r);
@@ -101,14 +120,8 @@ export function applyBudget(
       const overSingle = r.text.length > settings.maxToolResultChars;
       const overMessage = total > settings.maxToolResultCharsPerMessage;
       if (overSingle || overMessage) {
-        const path = `${toolResultsDir}/${safeToolResultName(r.toolUseId)}`;
-        const preview = makePreview(r.text, settings.previewBytes, path);
-        if (preview.length < r.text.length) {
-          total += preview.length - r.text.length;
-          replacements.set(r.toolUseId, { preview, fullTextPath: path, original: r.text });
-          decide(r, 'replaced', preview, path, overSingle ? `over the ${settings.maxToolResultChars.toLocaleString('en-US')}-character limit for one result` : `message over the ${settings.maxToolResultCharsPerMessage.toLocaleString('en-US')}-character budget; largest fresh result`);
-          continue;
-        }
+        const reason = overSingle ? `over the ${settings.maxToolResultChars.toLocaleString('en-US')}-character limit for one result` : `message over the ${settings.maxToolResultCharsPerMessage.toLocaleString('en-US')}-character budget; largest fresh result`;
+        if (replace(r, reason, 'plan')) continue;
       }
       decide(r, 'kept', null, null, 'fits the budget');
     }

@@ -11,6 +11,8 @@ import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '
 import { loadEntryObjects, toolResultText } from './lines';
 import { asObject, messageContent } from '../json';
 import { loadState, toolResultsDir, type BudgetState } from './state';
+import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
+import { planSteered } from './steer';
 import { DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
 
 export interface PlanDetails {
@@ -69,7 +71,7 @@ function adjustedContent(round: Round, previewLength: (toolUseId: string) => num
   return c;
 }
 
-function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): RoundContent {
+export function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): RoundContent {
   return adjustedContent(round, (id) => budget?.replacements.get(id)?.preview.length, strip);
 }
 
@@ -90,7 +92,7 @@ function yieldClock(sliceMs = 10): { due: () => boolean; pause: () => Promise<vo
       ),
   };
 }
-type YieldClock = ReturnType<typeof yieldClock>;
+export type YieldClock = ReturnType<typeof yieldClock>;
 
 interface Evaluation {
   kept: number[];
@@ -100,21 +102,37 @@ interface Evaluation {
   total: number;
 }
 
-export async function planCompaction(analysis: Analysis, settings?: Partial<CompactSettings>, state?: BudgetState): Promise<CompactionPlan> {
-  return (await planDetails(analysis, settings, state)).plan;
+export async function planCompaction(analysis: Analysis, settings?: Partial<CompactSettings>, state?: BudgetState, decisions?: UserDecisions): Promise<CompactionPlan> {
+  return (await planDetails(analysis, settings, state, decisions)).plan;
 }
 
-export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState): Promise<PlanDetails> {
+/** What every plan starts from: settings, state, sizes and the room the target leaves for transcript content. */
+export interface PlanBase {
+  analysis: Analysis;
+  settings: CompactSettings;
+  state: BudgetState;
+  calibration: number;
+  /** Indices of the rounds in the active context, in order. */
+  active: number[];
+  /** Planning size of every round. */
+  sizes: Map<number, number>;
+  preTokens: number;
+  overheadTokens: number;
+  messageTarget: number;
+  notes: string[];
+  toolDir: string;
+  clock: YieldClock;
+}
+
+async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | undefined, givenState: BudgetState | undefined): Promise<PlanBase> {
   const settings = resolveSettings(partial);
   const { rounds, report, index } = analysis;
-  const entries = index.entries;
   const state = givenState ?? (await loadState(index.path));
   const calibration = report.totals.calibrationFactor || 1;
   const active = rounds.filter((r) => r.inContext).map((r) => r.index);
   // Planning size of a round: the usage delta when the file records it (truth), else the raw
   // estimate scaled by the session's final calibration. The first round of a segment's usage
   // figure also holds the system prompt and tools, which are not transcript content: estimate it.
-  const calibrationNow = report.totals.calibrationFactor || 1;
   const clock = yieldClock();
   const sizes = new Map<number, number>();
   for (let i = 0; i < rounds.length; i++) {
@@ -122,12 +140,36 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     const rep = report.rounds[r.index];
     const firstOfSegment = i === 0 || rounds[i - 1].segment !== r.segment || r.startsAtBoundary;
     const useUsage = rep.tokens.source === 'usage' && !firstOfSegment;
-    sizes.set(r.index, useUsage ? rep.tokens.added : roundTokens(r, r.content, calibrationNow));
+    sizes.set(r.index, useUsage ? rep.tokens.added : roundTokens(r, r.content, calibration));
     if (clock.due()) await clock.pause();
   }
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
-  const toolDir = toolResultsDir(index.path);
+  // The target is for the whole resumed context: leave room for the system prompt and tools.
+  const overheadTokens = report.totals.overheadTokens ?? 0;
+  const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
+  if (overheadTokens > settings.targetTokens * 0.9) {
+    notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
+  }
+  return { analysis, settings, state, calibration, active, sizes, preTokens, overheadTokens, messageTarget, notes, toolDir: toolResultsDir(index.path), clock };
+}
+
+/**
+ * The plan. `decisions` (default: the ones saved with the session) are honoured: with round decisions the steered
+ * planner (steer.ts) decides; otherwise the automatic rules below, with any tool-result choices applied.
+ */
+export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState, decisions?: UserDecisions): Promise<PlanDetails> {
+  const base = await planBase(analysis, partial, givenState);
+  const chosen = decisions ?? base.state.steering ?? noDecisions();
+  if (hasRoundDecisions(chosen)) return planSteered(base, chosen);
+  return planAutomatic(base, chosen.toolResults);
+}
+
+async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, ResultChoice>>): Promise<PlanDetails> {
+  const { analysis, settings, state, calibration, active, sizes, preTokens, overheadTokens, messageTarget, notes, toolDir, clock } = base;
+  const { rounds } = analysis;
+  const entries = analysis.index.entries;
+  const calibrationNow = calibration;
 
   // Candidate tail: newest rounds within keepRecentTokens (the newest always), never an old boundary round.
   const last = active.length - 1;
@@ -149,12 +191,6 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
   // An earlier boundary round as the newest round (no response since that compaction): it is folded into the new
   // summary, not kept, because the writer does not copy a kept summary line and the earlier summary would be lost.
   if (last >= 0 && tailPos === last && rounds[active[last]].startsAtBoundary) tailPos = last + 1;
-  // The target is for the whole resumed context: leave room for the system prompt and tools.
-  const overheadTokens = report.totals.overheadTokens ?? 0;
-  const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
-  if (overheadTokens > settings.targetTokens * 0.9) {
-    notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
-  }
   const underTarget = preTokens <= messageTarget;
   // Under target nothing is summarized: every active round is kept, an earlier boundary round included (the writer
   // carries its summary over verbatim as the new summary line).
@@ -184,7 +220,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     const ordered = kept.flatMap((ri) => rounds[ri].entries);
     const roundOfEntry = new Map<number, number>();
     for (const ri of kept) for (const e of rounds[ri].entries) roundOfEntry.set(e, ri);
-    return sized(kept, applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry), strip);
+    return sized(kept, applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry, choices), strip);
   };
 
   // Choosing the tail in linear time. Doing the above for every candidate start was quadratic in the rounds (113 s for
@@ -224,7 +260,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     const to = posOf[roundOfEntry0.get(group[group.length - 1])!];
     groupPos[g] = from;
     for (let k = from + 1; k <= to; k++) spans[k] = 1;
-    const outcome = applyBudget(entries, [group], texts, settings, state, toolDir, roundOfEntry0);
+    const outcome = applyBudget(entries, [group], texts, settings, state, toolDir, roundOfEntry0, choices);
     outcomes.push(outcome);
     for (const [id, rep] of outcome.replacements) newestReplacement.set(id, { length: rep.preview.length, pos: from });
     if (clock.due()) await clock.pause();
@@ -352,14 +388,14 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
       action = 'summarize';
       reason = r.startsAtBoundary ? 'earlier compaction summary, folded into the new summary' : 'older than the kept recent rounds';
     }
-    planned.push({ index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens, inContext: r.inContext, action, reason, tokensAfter });
+    planned.push({ index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens, inContext: r.inContext, action, by: 'plan', reason, tokensAfter });
     if (clock.due()) await clock.pause();
   }
 
   const keptTokens = choice.total;
   const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
   const plan: CompactionPlan = {
-    file: index.path,
+    file: analysis.index.path,
     settings,
     rounds: planned,
     toolResults: choice.budget.decisions,
@@ -374,6 +410,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
     // A frozen replacement whose preview is already the text in the file changes nothing.
     nothingToDo: underTarget && [...choice.budget.replacements.values()].every((r) => r.original === r.preview),
     notes,
+    conflicts: [],
   };
   return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
 }
@@ -381,7 +418,7 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
 const LOAD_BATCH_BYTES = 1 << 20;
 
 /** Tool-result texts by entry, for the given rounds. */
-async function loadResultTexts(analysis: Analysis, roundIdx: number[], clock: YieldClock): Promise<Map<number, ResultText[]>> {
+export async function loadResultTexts(analysis: Analysis, roundIdx: number[], clock: YieldClock): Promise<Map<number, ResultText[]>> {
   const { rounds, index } = analysis;
   const entries = index.entries;
   const wanted: number[] = [];

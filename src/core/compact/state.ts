@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
+import { parseDecisions, type UserDecisions } from './decisions';
 
 export interface FrozenDecision {
   action: 'kept' | 'replaced';
@@ -16,6 +17,8 @@ export interface FrozenDecision {
 export interface BudgetState {
   version: 1;
   decisions: Record<string, FrozenDecision>;
+  /** The user's choices for the next compaction of this session (decisions.ts); absent when none. */
+  steering?: UserDecisions;
 }
 
 export function emptyState(): BudgetState {
@@ -70,5 +73,6 @@ export async function loadState(file: string): Promise<BudgetState> {
   if (parsed?.version !== 1 || typeof parsed.decisions !== 'object' || parsed.decisions === null) {
     throw new Error(`${statePath(file)}: not a compactor state file (version 1)`);
   }
+  if (parsed.steering !== undefined) parsed.steering = parseDecisions(parsed.steering, statePath(file));
   return parsed;
 }

@@ -30,9 +30,22 @@ export const DEFAULT_SETTINGS: CompactSettings = {
   summaryTokens: 4_000,
 };
 
+/** Who decided an action: the user (a decision in decisions.ts) or the plan (the automatic rules). */
+export type DecidedBy = 'user' | 'plan';
+
+/** A user decision the plan could not follow as given, and what it did instead. */
+export interface DecisionConflict {
+  /** The decision, in the user's words: "drop round 7". */
+  decision: string;
+  round: number | null;
+  /** What the plan did and why. */
+  resolution: string;
+}
+
 export interface PlannedRound {
   index: number;
   action: RoundAction;
+  by: DecidedBy;
   /** Why: e.g. "recent work kept verbatim", "older than the kept tail", "cut by prompt-too-long retry". */
   reason: string;
   firstLine: number;
@@ -62,6 +75,7 @@ export interface ToolResultDecision {
   /** Where the full original is (or will be) stored, relative to the transcript's folder. */
   fullTextPath: string | null;
   reason: string;
+  by: DecidedBy;
 }
 
 export interface WireMessageBudget {
@@ -97,11 +111,13 @@ export interface CompactionPlan {
   /** True when the file is already under target and nothing needs to be done. */
   nothingToDo: boolean;
   notes: string[];
+  /** User decisions the plan could not follow as given (empty without decisions). */
+  conflicts: DecisionConflict[];
 }
 
 export interface AttemptRecord {
   attempt: number;
-  strategy: 'anthropic' | 'anthropic-truncated' | 'extractive';
+  strategy: 'anthropic' | 'anthropic-truncated' | 'extractive' | 'given';
   outcome: 'ok' | 'prompt-too-long' | 'error' | 'cancelled';
   detail: string;
   droppedRounds?: number;
@@ -119,8 +135,8 @@ export interface CompactResult {
   cwd: string | null;
   /** `cd <cwd> && claude --resume <id>`, shell-quoted; null when the session id or cwd is unknown. */
   resumeCommand: string | null;
-  /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one). */
-  summarizer: 'extractive' | 'anthropic' | 'none';
+  /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one); 'given': the text passed in, verbatim. */
+  summarizer: 'extractive' | 'anthropic' | 'none' | 'given';
   /** Bytes a live agent appended while the result was being committed, carried over after it (0 normally). */
   carriedOverBytes: number;
   backup: string | null;
@@ -130,6 +146,16 @@ export interface CompactResult {
   plan: CompactionPlan;
   summaryChars: number;
   toolResultsDir: string | null;
+  /** The sidecar files this compaction created (for Undo Last Compaction: undo.ts). */
+  sidecarsWritten?: WrittenSidecars;
+}
+
+export interface WrittenSidecars {
+  /** Saved tool results this run created (absolute paths). */
+  toolResults: string[];
+  toolResultsDirCreated: boolean;
+  /** The output's state file did not exist before. */
+  stateCreated: boolean;
 }
 
 export type ProgressReporter = (message: string) => void;

@@ -38,6 +38,8 @@ export interface CompactArgs {
   instructions?: string;
   /** Open the result in an editor (default true). */
   open?: boolean;
+  /** The summary to write, exactly as given (Apply Summary passes the reviewed text). */
+  summaryText?: string;
 }
 
 async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<CompactionPlan> {
@@ -71,9 +73,48 @@ async function ensureKey(s: Services, summarizer: Summarizer): Promise<{ summari
   return undefined;
 }
 
+/** What a run needs once the arguments, settings and key are settled. */
+interface Request {
+  file: string;
+  mode: WriteMode;
+  out?: string;
+  settings: Partial<CompactSettings>;
+  summarizer: Summarizer;
+  apiKey?: string;
+  config: ReturnType<typeof getSettings>;
+}
+
 export async function compactCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
   const programmatic = isProgrammatic(arg);
   const o = options<CompactArgs>(arg);
+  const req = await settleRequest(s, arg, o, programmatic);
+  if (!req) return undefined;
+  const { file, summarizer } = req;
+
+  let plan: CompactionPlan;
+  try {
+    plan = await planFor(s, file, req.settings);
+  } catch (err) {
+    s.log.error(`Could not plan a compaction of ${file}`, err);
+    if (programmatic) throw err;
+    void vscode.window.showErrorMessage(`Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  s.log.info(`Plan for ${file}: ${planSummary(plan)}`);
+  if (!(await confirmed(plan, req, o, programmatic))) return undefined;
+
+  let result: CompactResult;
+  try {
+    result = await runWithProgress(s, req, o);
+  } catch (err) {
+    return handleFailure(s, err, arg, summarizer, programmatic);
+  }
+  await afterCompaction(s, result, req, o);
+  return result;
+}
+
+/** The file, write mode, settings and summarizer (with its key), or undefined when the user stops or the workspace is restricted. */
+async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>, programmatic: boolean): Promise<Request | undefined> {
   if (!vscode.workspace.isTrusted) {
     const msg = 'Compaction writes files and may send transcript content to the Anthropic API, so it is disabled in Restricted Mode.';
     if (programmatic) throw new CommandInputError(msg);
@@ -106,81 +147,74 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
     ? { summarizer: requested, apiKey: requested === 'anthropic' ? await s.secrets.getApiKey() : undefined }
     : await ensureKey(s, requested);
   if (!keyed) return undefined;
-  const summarizer = keyed.summarizer;
+  return { file, mode, out, settings, summarizer: keyed.summarizer, apiKey: keyed.apiKey, config };
+}
 
-  let plan: CompactionPlan;
-  try {
-    plan = await planFor(s, file, settings);
-  } catch (err) {
-    s.log.error(`Could not plan a compaction of ${file}`, err);
-    if (programmatic) throw err;
-    void vscode.window.showErrorMessage(`Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
-  }
-  s.log.info(`Plan for ${file}: ${planSummary(plan)}`);
-
+/** The confirmation with the plan's figures (skipped with `confirm: false`); false when the user does not go on. */
+async function confirmed(plan: CompactionPlan, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
+  const { file } = req;
   if (!programmatic && plan.nothingToDo) {
     const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${planSummary(plan)}.`, 'Open Settings');
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
-    return undefined;
+    return false;
   }
-  if (o.confirm !== false) {
-    const { message, detail } = confirmationText(plan, { mode, summarizer, model: config.model, out });
-    const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Compact', 'Open Budget Preview');
-    if (choice === 'Open Budget Preview') {
-      await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
-      return undefined;
-    }
-    if (choice !== 'Compact') return undefined;
-  }
+  if (o.confirm === false) return true;
+  const { message, detail } = confirmationText(plan, { mode: req.mode, summarizer: req.summarizer, model: req.config.model, out: req.out });
+  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Compact', 'Review Summary First', 'Open Budget Preview');
+  if (choice === 'Open Budget Preview') await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
+  if (choice === 'Review Summary First') await vscode.commands.executeCommand('agentCompactor.reviewSummary', { ...o, file });
+  return choice === 'Compact';
+}
 
+/** Runs the compaction under a cancellable progress notification. */
+function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Thenable<CompactResult> {
+  const { file, summarizer } = req;
   const compactOptions: CompactOptions = {
-    settings,
+    settings: req.settings,
     summarizer,
-    inPlace: mode === 'inPlace',
+    inPlace: req.mode === 'inPlace',
     instructions: o.instructions,
+    summaryText: typeof o.summaryText === 'string' ? o.summaryText : undefined,
   };
-  if (out) {
-    compactOptions.out = out;
+  if (req.out) {
+    compactOptions.out = req.out;
     if (o.force === true) compactOptions.force = true;
   }
   if (summarizer === 'anthropic') {
-    compactOptions.anthropic = { apiKey: keyed.apiKey, model: config.model, baseURL: config.baseUrl };
+    compactOptions.anthropic = { apiKey: req.apiKey, model: req.config.model, baseURL: req.config.baseUrl };
   }
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Compacting ${basename(file)}`, cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      try {
+        progress.report({ message: summarizer === 'anthropic' ? 'summarizing with the Anthropic API…' : 'writing an offline summary…' });
+        return await compactFile(file, {
+          ...compactOptions,
+          signal: abort.signal,
+          onProgress: (message) => {
+            progress.report({ message });
+            s.log.info(`[compact ${basename(file)}] ${message}`);
+          },
+        });
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+}
 
-  let result: CompactResult;
-  try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Compacting ${basename(file)}`, cancellable: true },
-      async (progress, token) => {
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort());
-        try {
-          progress.report({ message: summarizer === 'anthropic' ? 'summarizing with the Anthropic API…' : 'writing an offline summary…' });
-          return await compactFile(file, {
-            ...compactOptions,
-            signal: abort.signal,
-            onProgress: (message) => {
-              progress.report({ message });
-              s.log.info(`[compact ${basename(file)}] ${message}`);
-            },
-          });
-        } finally {
-          sub.dispose();
-        }
-      },
-    );
-  } catch (err) {
-    return handleFailure(s, err, arg, summarizer, programmatic);
-  }
-
+/** Records and logs the result, shows the transcript again (in place), opens the result and notifies. */
+async function afterCompaction(s: Services, result: CompactResult, req: Request, o: Partial<CompactArgs>): Promise<void> {
+  const { file, summarizer, config } = req;
   s.store.lastResult = result;
   // The folder Claude Code must be started in, read from the result's lines as Resume in Claude
   // Code reads it (the folder matching its project folder, else where it was started).
   const cwd = await sessionCwd(result.output).catch(() => null) ?? result.cwd;
   s.log.info(`${resultSummary(result, { requested: summarizer, claudePath: config.claudePath, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`);
   for (const a of result.attempts) s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
-  if (mode === 'inPlace') {
+  if (req.mode === 'inPlace') {
     s.store.invalidate(file);
     if (s.store.file === file) await s.store.refresh(true);
   }
@@ -192,7 +226,6 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
     }
   }
   void notifyResult(s, result, summarizer, config.claudePath, cwd, file);
-  return result;
 }
 
 const RESUME = 'Resume in Claude Code';

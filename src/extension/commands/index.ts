@@ -15,8 +15,12 @@ import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
 import { revealRound } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
+import { autoRoundCommand, chooseResultCommand, clearDecisionsCommand, dropRoundCommand, keepFromCommand, keepRoundCommand, summarizeRoundCommand, summarizeUpToCommand } from './steer';
+import { applySummaryCommand, discardSummaryCommand, reviewSummaryCommand } from './review';
+import { undoLastCompactionCommand } from './undo';
+import { showConversationDiffCommand } from './conversationDiff';
 
-export const COMMANDS: Record<string, (s: Services, arg?: unknown) => unknown> = {
+export const COMMANDS: Record<string, (s: Services, arg?: unknown, selected?: unknown) => unknown> = {
   'agentCompactor.compact': compactCommand,
   'agentCompactor.preview': previewCommand,
   'agentCompactor.clearPreview': clearPreviewCommand,
@@ -32,13 +36,27 @@ export const COMMANDS: Record<string, (s: Services, arg?: unknown) => unknown> =
   'agentCompactor.showLog': showLogCommand,
   'agentCompactor.resumeInClaudeCode': resumeInClaudeCodeCommand,
   'agentCompactor.copyResumeCommand': copyResumeCommandCommand,
+  'agentCompactor.keepRound': keepRoundCommand,
+  'agentCompactor.dropRound': dropRoundCommand,
+  'agentCompactor.summarizeRound': summarizeRoundCommand,
+  'agentCompactor.autoRound': autoRoundCommand,
+  'agentCompactor.summarizeUpTo': summarizeUpToCommand,
+  'agentCompactor.keepFrom': keepFromCommand,
+  'agentCompactor.chooseToolResult': chooseResultCommand,
+  'agentCompactor.clearDecisions': clearDecisionsCommand,
+  'agentCompactor.reviewSummary': reviewSummaryCommand,
+  'agentCompactor.applySummary': applySummaryCommand,
+  'agentCompactor.discardSummary': discardSummaryCommand,
+  'agentCompactor.undoLastCompaction': undoLastCompactionCommand,
+  'agentCompactor.showConversationDiff': showConversationDiffCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([id, handler]) =>
-    vscode.commands.registerCommand(id, async (arg?: unknown) => {
+    // A tree item's command gets the clicked node and, with several selected, all of them.
+    vscode.commands.registerCommand(id, async (arg?: unknown, selected?: unknown) => {
       try {
-        return await handler(s, arg);
+        return await handler(s, arg, selected);
       } catch (err) {
         s.log.error(`${id} failed`, err);
         throw err;

@@ -68,7 +68,17 @@ export function planSummary(plan: CompactionPlan): string {
   if (plan.nothingToDo) {
     return `Nothing to compact: ${formatNumber(f.preTokens + plan.overheadTokens)} tokens with system prompt and tools, target ${formatNumber(plan.settings.targetTokens)}`;
   }
+  const byYou = userDecisionsText(plan);
+  if (byYou) return `${byYou}; ${formatNumber(f.preTokens)} → ${formatNumber(f.postTokens)} tokens`;
   return `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped; ${formatNumber(f.preTokens)} → ${formatNumber(f.postTokens)} tokens`;
+}
+
+/** "12 kept by you, 3 dropped by you" (only the kinds the user chose), or '' without decisions. */
+export function userDecisionsText(plan: CompactionPlan): string {
+  const count = { keep: 0, drop: 0, summarize: 0 };
+  for (const r of plan.rounds) if (r.inContext && r.by === 'user') count[r.action]++;
+  const parts = [count.keep ? `${formatNumber(count.keep)} kept by you` : '', count.drop ? `${formatNumber(count.drop)} dropped by you` : '', count.summarize ? `${formatNumber(count.summarize)} summarized by you` : ''].filter(Boolean);
+  return parts.join(', ');
 }
 
 /** Longer explanation for tooltips and the confirmation dialog's detail. */
@@ -80,6 +90,7 @@ export function planDetail(plan: CompactionPlan): string {
     `Rounds: ${formatNumber(f.summarized)} summarized, ${formatNumber(f.dropped)} dropped, ${formatNumber(f.kept)} kept${f.history ? ` (${formatNumber(f.history)} history rounds before the last compact boundary stay as they are)` : ''}.`,
     `Tool results: ${formatNumber(f.replacedResults)} replaced by previews, ${formatNumber(f.frozenResults)} frozen, ${formatNumber(f.keptResults)} kept.`,
   ];
+  for (const c of plan.conflicts) lines.push(`Your choice to ${c.decision}: ${c.resolution}.`);
   for (const n of plan.notes) lines.push(n);
   return lines.join('\n');
 }
@@ -119,6 +130,8 @@ export function summarizerText(result: CompactResult, requested?: Summarizer): s
     }
     case 'extractive':
       return requested === 'anthropic' ? `offline extractive summary: the Anthropic API was not used${tries}` : 'offline extractive summary';
+    case 'given':
+      return 'your summary, written as given';
     default:
       return 'no rounds summarized';
   }

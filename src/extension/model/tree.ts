@@ -118,7 +118,7 @@ function roundTooltip(r: RoundReport, planned: PlannedRound | undefined): string
   if (r.toolUses.length) lines.push(`Tool calls: ${r.toolUses.map((t) => t.name).join(', ')}`);
   if (!r.inContext) lines.push('History: before the last compact boundary, not in the active context');
   if (planned) {
-    lines.push(`Plan: ${planned.action} (${planned.reason})`);
+    lines.push(`${planned.by === 'user' ? 'Your decision' : 'Plan'}: ${planned.action} (${planned.reason})`);
     if (planned.action === 'keep' && planned.tokensAfter !== planned.tokens) {
       lines.push(`Tokens after budgeting: ~${formatNumber(planned.tokensAfter)} (from ~${formatNumber(planned.tokens)})`);
     }
@@ -126,10 +126,16 @@ function roundTooltip(r: RoundReport, planned: PlannedRound | undefined): string
   return lines.join('\n');
 }
 
+/** The user's own decisions carry marks of their own beside the plan's. */
+export const USER_MARK_TEXT: Record<RoundAction, string> = { keep: '[pinned]', summarize: '[summarize · you]', drop: '[drop · you]' };
+export const USER_MARK_ICON: Record<RoundAction, string> = { keep: 'pinned', summarize: 'archive', drop: 'trash' };
+const USER_MARK_COLOR = 'charts.purple';
+
 function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined): TreeNodeModel {
   const mark: RoundAction = p?.action ?? 'keep';
-  const { icon, color } = roundIcon(r, mark);
-  const marker = MARK_TEXT[mark];
+  const byUser = p?.by === 'user';
+  const { icon, color } = byUser ? { icon: USER_MARK_ICON[mark], color: USER_MARK_COLOR } : roundIcon(r, mark);
+  const marker = byUser ? USER_MARK_TEXT[mark] : MARK_TEXT[mark];
   return {
     id: `${file}#round-${r.index}`,
     kind: 'round',
@@ -138,7 +144,7 @@ function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined): T
     tooltip: roundTooltip(r, p),
     icon,
     color,
-    contextValue: `round.${mark}`,
+    contextValue: `round.${mark}${byUser ? '.user' : ''}`,
     collapsible: 'collapsed',
     command: { command: REVEAL_COMMAND, title: 'Reveal Round', args: [{ file, round: r.index }] },
     file,

@@ -102,7 +102,7 @@ const SHOWN_ONCE = 'agentCompactor.roundsViewShown';
  * user finds the rounds without a hunt; later the views stay where the user put them.
  */
 export function createRoundsViews(store: TranscriptStore, provider: RoundsTreeProvider, workspaceState: vscode.Memento): vscode.Disposable[] {
-  const views = VIEW_IDS.map((id) => vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true }));
+  const views = VIEW_IDS.map((id) => vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true }));
   const showOnce = () => {
     if (store.state.status !== 'ready' || workspaceState.get(SHOWN_ONCE) || views.some((v) => v.visible)) return;
     void workspaceState.update(SHOWN_ONCE, true);

@@ -1,0 +1,55 @@
+// The conversation an agent rebuilds on resume, as readable text: each message with its role,
+// then its text, thinking, tool calls and tool results (the summary is the first user message
+// after a compaction). Before and after a compaction, side by side in a diff, this shows what the
+// agent will see; the raw JSON lines tell a person little. Text only: transcripts are untrusted.
+import { indexTranscript } from '../transcript';
+import { analyze } from '../inspect';
+import { loadEntryObjects, toolResultText } from './lines';
+import { toApiMessages, type ApiBlock } from './messages';
+
+const LONG = 4_000;
+
+function clip(text: string): string {
+  return text.length <= LONG ? text : `${text.slice(0, LONG)}\n[… ${(text.length - LONG).toLocaleString('en-US')} more characters]`;
+}
+
+function indent(text: string): string {
+  return text.replace(/\r\n?/g, '\n').split('\n').map((l) => `    ${l}`).join('\n');
+}
+
+function renderBlock(b: ApiBlock): string {
+  switch (b.type) {
+    case 'text':
+      return indent(clip(typeof b.text === 'string' ? b.text : ''));
+    case 'thinking':
+      return `  (thinking)\n${indent(clip(typeof b.thinking === 'string' ? b.thinking : ''))}`;
+    case 'redacted_thinking':
+      return '  (redacted thinking)';
+    case 'tool_use':
+      return `  → tool call ${String(b.name)} [${String(b.id)}]\n${indent(clip(JSON.stringify(b.input ?? {}, null, 1)))}`;
+    case 'tool_result': {
+      const { text } = toolResultText(b.content);
+      return `  ← tool result [${String(b.tool_use_id)}]${b.is_error ? ' (error)' : ''}\n${indent(clip(text))}`;
+    }
+    case 'image':
+      return '  [image]';
+    default:
+      return `  [${b.type}]`;
+  }
+}
+
+/** The active context of `file` (after its last compact boundary), as the agent would resume it, in readable text. */
+export async function readableConversation(file: string): Promise<string> {
+  const index = await indexTranscript(file);
+  const { chain } = analyze(index);
+  const active = chain.main.slice(chain.activeStart);
+  const objects = await loadEntryObjects(file, index.entries, active);
+  const messages = toApiMessages(active.map((i) => objects.get(i)!).filter(Boolean));
+  const out: string[] = [];
+  messages.forEach((m, i) => {
+    out.push(`── ${i + 1}. ${m.role === 'user' ? 'User' : 'Assistant'} ${'─'.repeat(40)}`);
+    for (const b of m.content) out.push(renderBlock(b));
+    out.push('');
+  });
+  return out.join('\n');
+}

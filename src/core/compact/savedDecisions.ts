@@ -1,0 +1,35 @@
+// The user's decisions saved with the session, in its state file beside the frozen budget
+// decisions, so they survive reloads and come back with an in-place backup on Undo. Written
+// under the session's compaction lock: a compaction rewrites the same file.
+import { unlink } from 'node:fs/promises';
+import { acquireLock, writeFileAtomic } from './fsutil';
+import { isEmptyDecisions, noDecisions, type UserDecisions } from './decisions';
+import { loadState, statePath } from './state';
+
+export async function loadDecisions(file: string): Promise<UserDecisions> {
+  return (await loadState(file)).steering ?? noDecisions();
+}
+
+/** Saves `decisions` for `file` (empty decisions remove them), keeping everything else in its state file. */
+export async function saveDecisions(file: string, decisions: UserDecisions): Promise<void> {
+  const lock = await acquireLock(file);
+  try {
+    const state = await loadState(file);
+    if (isEmptyDecisions(decisions)) delete state.steering;
+    else state.steering = decisions;
+    if (!state.steering && Object.keys(state.decisions).length === 0) {
+      // A state file with nothing in it says no more than no file.
+      await unlink(statePath(file)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      return;
+    }
+    await writeFileAtomic(statePath(file), JSON.stringify(state, null, 1) + '\n');
+  } finally {
+    await lock.release();
+  }
+}
+
+export async function clearDecisions(file: string): Promise<void> {
+  await saveDecisions(file, noDecisions());
+}

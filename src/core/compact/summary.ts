@@ -1,0 +1,204 @@
+// The summary a compaction writes: the earlier summary that opens the active context (quoted whole
+// when the rounds around it are summarized), the Anthropic summary with its fallbacks to the
+// offline one, the offline (extractive) summary itself, or the text the user gave, used verbatim.
+import type { Analysis } from '../inspect';
+import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
+import type { PlanDetails } from './plan';
+import { CompactError, type AttemptRecord, type CompactResult, type ProgressReporter } from './types';
+import { extractiveSummary } from './summarize/extractive';
+import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
+import { SUMMARY_PREFIX } from './summarize/prompt';
+import type { Group } from './ptl';
+import { attachmentText, clipNotingRest } from './messages';
+import { toolResultText } from './lines';
+import { asObject, jsonText, messageContent, type JsonObject } from '../json';
+import type { CompactOptions } from './compact';
+
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
+
+function renderBlockText(block: unknown): string {
+  const b = asObject(block);
+  if (!b) return '';
+  switch (b.type) {
+    case 'text':
+      return jsonText(b.text ?? '');
+    case 'tool_use':
+      return `[called tool ${jsonText(b.name)}: ${clipNotingRest(JSON.stringify(b.input ?? {}), 4000)}]`;
+    case 'tool_result': {
+      const { text } = toolResultText(b.content);
+      return `[result of ${jsonText(b.tool_use_id)}${b.is_error ? ' (error)' : ''}: ${clipNotingRest(text, 6000)}]`;
+    }
+    case 'image':
+      return '[image]';
+    default:
+      return '';
+  }
+}
+
+/** Summarized rounds as text-only messages (tool calls rendered as text: no tool schemas needed). */
+function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<number, JsonObject>, calibration: number): Group<SummaryMessage[]>[] {
+  return roundIdx.map((ri) => {
+    const r = analysis.rounds[ri];
+    const msgs: SummaryMessage[] = [];
+    for (const ei of r.entries) {
+      const o = objects.get(ei);
+      if (!o) continue;
+      let role: 'user' | 'assistant' | null = null;
+      let text = '';
+      if (o.type === 'assistant') {
+        role = 'assistant';
+        const c = messageContent(o);
+        text = Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : jsonText(c ?? '');
+      } else if (o.type === 'user') {
+        role = 'user';
+        const c = messageContent(o);
+        text = typeof c === 'string' ? c : Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : '';
+      } else if (o.type === 'attachment') {
+        const t = attachmentText(o);
+        if (t) {
+          role = 'user';
+          text = `<system-reminder>${clipNotingRest(t, 4000)}</system-reminder>`;
+        }
+      }
+      if (!role || !text.trim()) continue;
+      const prev = msgs[msgs.length - 1];
+      if (prev && prev.role === role) prev.text += `\n${text}`;
+      else msgs.push({ role, text });
+    }
+    const tokens = Math.max(1, msgs.reduce((s, m) => s + estimateStringTokens(m.text, 'prose', calibration), 0));
+    return { tokens, firstRole: msgs[0]?.role ?? 'user', payload: msgs };
+  });
+}
+
+
+/** The earlier compaction summary that opens the active context, if any: its line, and its whole text. */
+export interface EarlierSummary {
+  round: number;
+  entry: number;
+  /** The line's `message.content`, exactly as written (kept verbatim when nothing is summarized). */
+  content: unknown;
+  text: string;
+}
+
+export function earlierSummaryOf(analysis: Analysis, active: number[]): { round: number; entry: number } | null {
+  const first = active[0];
+  if (first === undefined || !analysis.rounds[first].startsAtBoundary) return null;
+  const entry = analysis.rounds[first].entries.find((e) => analysis.index.entries[e].isCompactSummary);
+  return entry === undefined ? null : { round: first, entry };
+}
+
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return (content as unknown[])
+    .map((item) => {
+      const b = asObject(item);
+      return b?.type === 'text' && typeof b.text === 'string' ? b.text : '';
+    })
+    .join('\n');
+}
+
+export interface SummaryOutcome {
+  summary: string;
+  /** Leading characters of `summary` that quote an earlier summary whole (never clipped). */
+  protectedChars: number;
+  /** Exact content for the summary line (an earlier summary kept verbatim). */
+  verbatimContent?: unknown;
+  attempts: AttemptRecord[];
+  /** Rounds cut from the summary request by prompt-too-long retries (not summarized). */
+  dropped: number[];
+  summarizer: CompactResult['summarizer'];
+}
+
+const EARLIER_HEADING = '## Summary of the conversation before an earlier compaction (quoted whole)\n';
+
+/** Quotes an earlier summary whole ahead of `rest`; returns the text and how many leading characters are protected. */
+function withEarlier(earlier: EarlierSummary | null, rest: string): { summary: string; protectedChars: number } {
+  if (!earlier) return { summary: rest, protectedChars: 0 };
+  const quoted = EARLIER_HEADING + earlier.text;
+  return { summary: `${quoted}\n\n${rest}`, protectedChars: quoted.length };
+}
+
+export async function makeSummary(
+  analysis: Analysis,
+  details: PlanDetails,
+  summarized: number[],
+  earlier: EarlierSummary | null,
+  objects: Map<number, JsonObject>,
+  options: CompactOptions,
+  progress: ProgressReporter,
+): Promise<SummaryOutcome> {
+  const summaryChars = summaryCharBudget(details.plan.settings.summaryTokens, details.calibration);
+  if (summarized.length === 0) {
+    // Budgets only: the earlier summary (if any) stays exactly as it was.
+    const attempts: AttemptRecord[] = [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' }];
+    if (earlier) return { summary: earlier.text, protectedChars: earlier.text.length, verbatimContent: earlier.content, attempts, dropped: [], summarizer: 'none' };
+    const dropped = details.plan.droppedRounds;
+    const text = dropped
+      ? `No earlier rounds were summarized; ${dropped} round${dropped === 1 ? ' was' : 's were'} left out by the user's choice, and the rest follows verbatim.`
+      : 'No earlier rounds were summarized; the conversation follows verbatim with large tool results replaced by previews.';
+    return { summary: text, protectedChars: 0, attempts, dropped: [], summarizer: 'none' };
+  }
+  const attempts: AttemptRecord[] = [];
+  // The offline summary quotes an earlier summary whole and summarizes the rest around it.
+  const offline = (why: string): SummaryOutcome => {
+    progress('Writing an offline extractive summary…');
+    attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
+    return { ...offlineSummary(analysis, summarized, earlier, objects, summaryChars), attempts, dropped: [], summarizer: 'extractive' };
+  };
+  const apiKey = options.anthropic?.apiKey;
+  if (options.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
+  if (!apiKey) return offline('no Anthropic API key was given; used the offline summary');
+  const groups = summaryGroups(analysis, summarized, objects, details.calibration);
+  try {
+    const res = await summarizeWithAnthropic(groups, summarized, {
+      apiKey,
+      model: options.anthropic?.model ?? DEFAULT_MODEL,
+      baseURL: options.anthropic?.baseURL,
+      maxTokens: options.anthropic?.maxTokens ?? details.plan.settings.summaryTokens,
+      signal: options.signal,
+      instructions: options.instructions,
+      onProgress: progress,
+      chunkTokens: 150_000,
+      maxPtlRetries: 3,
+      timeoutMs: options.anthropic?.timeoutMs,
+      maxRetries: options.anthropic?.maxRetries,
+      calibration: details.calibration,
+    });
+    attempts.push(...res.attempts);
+    if (!res.summary.trim()) return offline('the model returned an empty summary; used the offline summary');
+    // The model saw the earlier summary as input, unless a prompt-too-long retry cut it: then quote it whole.
+    const lost = earlier !== null && (!summarized.includes(earlier.round) || res.droppedRounds.includes(earlier.round));
+    return { ...withEarlier(lost ? earlier : null, res.summary), attempts, dropped: res.droppedRounds, summarizer: 'anthropic' };
+  } catch (err) {
+    if (err instanceof PromptTooLongExhausted) {
+      attempts.push(...err.attempts);
+      return offline('the summary request stayed too long after 3 truncated retries; fell back to the offline summary');
+    }
+    if (err instanceof CompactError && (err.code === 'api' || err.code === 'network')) {
+      const prior = (err as CompactError & { attempts?: AttemptRecord[] }).attempts;
+      if (prior) attempts.push(...prior);
+      return offline(`the Anthropic summary failed (${err.message}); fell back to the offline summary`);
+    }
+    throw err;
+  }
+}
+
+
+/** The text the user gave, used exactly as given (never clipped: the plan makes room for it). */
+export function givenSummary(text: string): SummaryOutcome {
+  return { summary: text, protectedChars: text.length, attempts: [{ attempt: 1, strategy: 'given', outcome: 'ok', detail: 'the summary text given, used verbatim' }], dropped: [], summarizer: 'given' };
+}
+
+
+/** Characters of summary text that fit a reserve of `summaryTokens` (calibrated prose estimate, prefix excluded). */
+export function summaryCharBudget(summaryTokens: number, calibration: number): number {
+  return charsForTokens(summaryTokens, 'prose', calibration > 0 ? calibration : 1) - SUMMARY_PREFIX.length;
+}
+
+/** The offline extractive summary of the given rounds, an earlier summary among them quoted whole ahead of it. */
+export function offlineSummary(analysis: Analysis, roundIdx: number[], earlier: EarlierSummary | null, objects: Map<number, JsonObject>, maxChars: number): { summary: string; protectedChars: number } {
+  const objs = roundIdx.flatMap((ri) => analysis.rounds[ri].entries.filter((e) => e !== earlier?.entry).map((e) => objects.get(e)!).filter(Boolean));
+  const quoted = earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0;
+  return withEarlier(earlier, extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted) }));
+}
