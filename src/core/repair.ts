@@ -59,10 +59,12 @@ export function planRepair(entries: Entry[]): RepairPlan {
   const parentOf = new Map<number, string | null>();
   const parentUuidOf = (i: number) => (parentOf.has(i) ? parentOf.get(i)! : entries[i].parentUuid ?? null);
   // Tool results whose call is not in the file: they cannot be on a valid chain, so what continues from them skips them.
-  const stepped = new Set(broken.filter((i) => {
+  const stepped = new Set(region.filter((i) => {
     const ids = resultIds(entries[i]);
     return ids.length > 0 && ids.some((id) => !((callAt.get(id) ?? Infinity) < i));
   }));
+  const brokenSet = new Set(broken);
+  const work = [...new Set([...broken, ...stepped])].sort((a, b) => a - b);
   const plan: RepairPlan = { changes: [], skipped: [] };
 
   const descends = (cand: number, from: number): boolean => {
@@ -96,16 +98,19 @@ export function planRepair(entries: Entry[]): RepairPlan {
     plan.changes.push({ line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: entries[to].uuid!, toLine: entries[to].line, reason });
   };
 
-  for (const i of broken) {
+  for (const i of work) {
     const e = entries[i];
     if (stepped.has(i)) {
-      const to = previous(i);
+      const own = e.parentUuid ? at.get(e.parentUuid) : undefined;
+      const to = !brokenSet.has(i) && own !== undefined ? own : previous(i);
       const children = region.filter((c) => c > i && parentUuidOf(c) === e.uuid);
-      if (to === -1) {
-        plan.skipped.push({ line: e.line, reason: 'a tool result whose call is missing, with no earlier entry to continue from' });
+      if (to === -1 || children.length === 0) {
+        plan.skipped.push({ line: e.line, reason: children.length ? 'a tool result whose call is missing, with no earlier entry to continue from' : 'a tool result whose call is missing, and nothing continues from it' });
         continue;
       }
       for (const c of children) link(c, to, `line ${e.line} is a tool result whose call is missing; continues from line ${entries[to].line} instead`);
+      // Hung off the same entry, it is a dead-end branch resume does not load (rather than a broken link).
+      if (brokenSet.has(i)) link(i, to, 'a tool result whose call is missing: a dead end beside the chain, not loaded on resume');
       plan.skipped.push({ line: e.line, reason: 'a tool result whose call is missing: left off the chain' });
       continue;
     }
