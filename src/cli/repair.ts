@@ -12,7 +12,7 @@ export const repairVerb: VerbSpec = {
   summary: 'Links each dangling parentUuid to the entry before it on the same line of work, so resume loads every message again; every other line stays byte-identical.',
   options: [
     { flag: 'out', type: 'string', value: 'FILE', help: 'write the repaired transcript to FILE (must not exist)', default: 'a fork: a new session <uuid>.jsonl beside the original' },
-    { flag: 'in-place', type: 'boolean', help: 'replace the original, after a backup beside it (<file>.bak-<time>)' },
+    { flag: 'in-place', type: 'boolean', help: 'replace the original, after a backup beside it (<file>.bak-<time>)', default: 'off: a fork' },
     JSON_OPTION,
     HELP_OPTION,
   ],
