@@ -64,6 +64,8 @@ export function planRepair(entries: Entry[]): RepairPlan {
     return ids.length > 0 && ids.some((id) => !((callAt.get(id) ?? Infinity) < i));
   }));
   const brokenSet = new Set(broken);
+  // Broken entries on a line of several joined objects cannot be edited alone: what continues from them is routed around.
+  const unlinkable = new Set(broken.filter((i) => sharedLine.has(entries[i].line)));
   const work = [...new Set([...broken, ...stepped])].sort((a, b) => a - b);
   const plan: RepairPlan = { changes: [], skipped: [] };
 
@@ -83,7 +85,8 @@ export function planRepair(entries: Entry[]): RepairPlan {
       const c = region[k];
       const ce = entries[c];
       if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
-      if (stepped.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || descends(c, i)) continue;
+      // A uuid written twice resolves to its later line (as Claude Code reads it): only that line can be linked to.
+      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || at.get(ce.uuid) !== c || descends(c, i)) continue;
       return c;
     }
     return -1;
@@ -100,18 +103,20 @@ export function planRepair(entries: Entry[]): RepairPlan {
 
   for (const i of work) {
     const e = entries[i];
-    if (stepped.has(i)) {
-      const own = e.parentUuid ? at.get(e.parentUuid) : undefined;
-      const to = !brokenSet.has(i) && own !== undefined ? own : previous(i);
+    if (stepped.has(i) || unlinkable.has(i)) {
+      const ownParent = parentUuidOf(i);
+      const own = ownParent ? at.get(ownParent) : undefined;
+      const to = !brokenSet.has(i) && own !== undefined && !stepped.has(own) && !unlinkable.has(own) ? own : previous(i);
       const children = region.filter((c) => c > i && parentUuidOf(c) === e.uuid);
       if (to === -1 || children.length === 0) {
         plan.skipped.push({ line: e.line, reason: children.length ? 'a tool result whose call is missing, with no earlier entry to continue from' : 'a tool result whose call is missing, and nothing continues from it' });
         continue;
       }
-      for (const c of children) link(c, to, `line ${e.line} is a tool result whose call is missing; continues from line ${entries[to].line} instead`);
+      const why = unlinkable.has(i) ? `line ${e.line} holds several JSON objects joined together and cannot be changed alone` : `line ${e.line} is a tool result whose call is missing`;
+      for (const c of children) link(c, to, `${why}; continues from line ${entries[to].line} instead`);
       // Hung off the same entry, it is a dead-end branch resume does not load (rather than a broken link).
-      if (brokenSet.has(i)) link(i, to, 'a tool result whose call is missing: a dead end beside the chain, not loaded on resume');
-      plan.skipped.push({ line: e.line, reason: 'a tool result whose call is missing: left off the chain' });
+      if (brokenSet.has(i) && !unlinkable.has(i)) link(i, to, 'a tool result whose call is missing: a dead end beside the chain, not loaded on resume');
+      plan.skipped.push({ line: e.line, reason: unlinkable.has(i) ? 'several JSON objects joined on one line: left as it is, what follows is routed around it' : 'a tool result whose call is missing: left off the chain' });
       continue;
     }
     const ids = resultIds(e);
