@@ -11,6 +11,7 @@ import { PlanDecorations } from './views/decorations';
 import { trackActiveEditor } from './views/editorTracker';
 import { RoundsTreeProvider, createRoundsViews } from './views/roundsTree';
 import { ContextStatusBar } from './views/statusBar';
+import { ResumeHealthDiagnostics } from './views/health';
 
 export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const log = new Log();
@@ -22,8 +23,9 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     decorations: new PlanDecorations(store, context.extensionUri),
     budget: new BudgetPanel(store, context.extensionUri, log),
     status: new ContextStatusBar(store),
+    health: new ResumeHealthDiagnostics(store),
   };
-  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status);
+  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status, s.health);
   context.subscriptions.push(...createRoundsViews(store, tree), ...registerCommands(s), ...trackActiveEditor(store));
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);

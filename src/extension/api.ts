@@ -3,6 +3,7 @@
 // `vscode.extensions.getExtension('agent-compactor.agent-compactor').exports`.
 import type * as vscode from 'vscode';
 import type { Analysis } from '../core/inspect';
+import type { DoctorReport } from '../core/doctor';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';
 import type { BudgetState, HostToWebview, WebviewToHost } from '../webview/protocol';
 import type { TreeSnapshot } from './model/tree';
@@ -29,6 +30,8 @@ export interface AgentCompactorApi {
   getBudgetMessagesReceived(): WebviewToHost[];
   isBudgetOpen(): boolean;
   getStatusBarText(): string | undefined;
+  /** The doctor's report of the shown transcript, as the Resume Health line and the Problems panel show it. */
+  getResumeHealth(): DoctorReport | undefined;
   /** Shows a transcript's rounds (like Open Transcript with `{ file }`). */
   load(file: string): Promise<boolean>;
   /** Re-reads the shown transcript (appended bytes only unless `full`). */
@@ -58,6 +61,7 @@ export function createApi(s: Services): AgentCompactorApi {
     getBudgetMessagesReceived: () => [...s.budget.received],
     isBudgetOpen: () => s.budget.isOpen,
     getStatusBarText: () => s.status.text,
+    getResumeHealth: () => s.health.current,
     load: async (file) => !!(await s.store.load(file)),
     refresh: async (full) => {
       await s.store.refresh(full);

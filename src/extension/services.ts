@@ -7,6 +7,7 @@ import type { TranscriptStore } from './store';
 import type { PlanDecorations } from './views/decorations';
 import type { RoundsTreeProvider } from './views/roundsTree';
 import type { ContextStatusBar } from './views/statusBar';
+import type { ResumeHealthDiagnostics } from './views/health';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -17,4 +18,5 @@ export interface Services {
   decorations: PlanDecorations;
   budget: BudgetPanel;
   status: ContextStatusBar;
+  health: ResumeHealthDiagnostics;
 }

@@ -10,6 +10,7 @@ import { openSessionsFolderCommand } from './openSessionsFolder';
 import { openTranscriptCommand } from './openTranscript';
 import { previewCommand } from './preview';
 import { refreshCommand } from './refresh';
+import { repairSessionCommand } from './repairSession';
 import { restoreBackupCommand } from './restoreBackup';
 import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
 import { revealRound } from './reveal';
@@ -32,6 +33,7 @@ export const COMMANDS: Record<string, (s: Services, arg?: unknown) => unknown> =
   'agentCompactor.showLog': showLogCommand,
   'agentCompactor.resumeInClaudeCode': resumeInClaudeCodeCommand,
   'agentCompactor.copyResumeCommand': copyResumeCommandCommand,
+  'agentCompactor.repairSession': repairSessionCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {
