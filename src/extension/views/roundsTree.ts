@@ -5,7 +5,6 @@ import { childNodes, parentNode, rootNodes, roundNodeByIndex, snapshot, statusNo
 import { baseName, plural } from '../model/format';
 import { planFigures } from '../model/planText';
 import { VIEW_IDS, isTranscriptEditor, type TranscriptStore } from '../store';
-import { healthNode, resumeHealthOf } from '../model/health';
 
 export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNodeModel | undefined>();
@@ -35,7 +34,6 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
     else if (s.status === 'error') this.roots = [statusNode(s.file, `Cannot show ${baseName(s.file)}`, s.message, 'error')];
     else {
       this.roots = rootNodes({ file: s.file, analysis: s.analysis, plan: s.plan });
-      this.roots.splice(1, 0, healthNode(s.file, resumeHealthOf(s.analysis)));
       if (s.planError) this.roots.splice(1, 0, statusNode(s.file, 'Could not plan a compaction', s.planError, 'error'));
     }
     return this.roots;
