@@ -61,8 +61,12 @@ function promptText(o: Record<string, unknown>): string | null {
     text = t ? (t.text as string) : null;
   }
   if (!text) return null;
+  // A slash command is titled by its name and arguments, as Claude Code's own session list does.
   const cmd = /<command-name>([^<]*)<\/command-name>/.exec(text);
-  if (cmd) return null;
+  if (cmd) {
+    const args = /<command-args>([^<]*)<\/command-args>/.exec(text)?.[1].trim();
+    return `${cmd[1].trim()}${args ? ` ${args}` : ''}`.slice(0, 100) || null;
+  }
   if (/^\s*<(local-command|command-|system-reminder)/.test(text) || text.startsWith('[Request interrupted')) return null;
   const one = text.replace(/\s+/g, ' ').trim();
   return one ? one.slice(0, 100) : null;

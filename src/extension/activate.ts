@@ -12,6 +12,7 @@ import { trackActiveEditor } from './views/editorTracker';
 import { RoundsTreeProvider, createRoundsViews } from './views/roundsTree';
 import { ContextStatusBar } from './views/statusBar';
 import { ResumeHealthDiagnostics } from './views/health';
+import { SessionsView } from './views/sessionsView';
 
 export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const log = new Log();
@@ -24,8 +25,9 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     budget: new BudgetPanel(store, context.extensionUri, log),
     status: new ContextStatusBar(store),
     health: new ResumeHealthDiagnostics(store),
+    sessions: new SessionsView(),
   };
-  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status, s.health);
+  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status, s.health, s.sessions);
   context.subscriptions.push(...createRoundsViews(store, tree), ...registerCommands(s), ...trackActiveEditor(store));
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);

@@ -4,6 +4,7 @@
 import type * as vscode from 'vscode';
 import type { Analysis } from '../core/inspect';
 import type { DoctorReport } from '../core/doctor';
+import type { SessionNode } from './model/sessionsTree';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';
 import type { BudgetState, HostToWebview, WebviewToHost } from '../webview/protocol';
 import type { TreeSnapshot } from './model/tree';
@@ -32,6 +33,10 @@ export interface AgentCompactorApi {
   getStatusBarText(): string | undefined;
   /** The doctor's report of the shown transcript, as the Resume Health line and the Problems panel show it. */
   getResumeHealth(): DoctorReport | undefined;
+  /** The Sessions view as plain data: projects with their sessions. */
+  getSessionsTree(): SessionNode[];
+  /** Resolves after the Sessions view's next scan of the sessions folder. */
+  whenSessionsScanned(): Promise<void>;
   /** Shows a transcript's rounds (like Open Transcript with `{ file }`). */
   load(file: string): Promise<boolean>;
   /** Re-reads the shown transcript (appended bytes only unless `full`). */
@@ -62,6 +67,8 @@ export function createApi(s: Services): AgentCompactorApi {
     isBudgetOpen: () => s.budget.isOpen,
     getStatusBarText: () => s.status.text,
     getResumeHealth: () => s.health.current,
+    getSessionsTree: () => s.sessions.snapshot(),
+    whenSessionsScanned: () => new Promise<void>((resolve) => { const d = s.sessions.onDidScan(() => { d.dispose(); resolve(); }); }),
     load: async (file) => !!(await s.store.load(file)),
     refresh: async (full) => {
       await s.store.refresh(full);

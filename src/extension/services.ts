@@ -8,6 +8,7 @@ import type { PlanDecorations } from './views/decorations';
 import type { RoundsTreeProvider } from './views/roundsTree';
 import type { ContextStatusBar } from './views/statusBar';
 import type { ResumeHealthDiagnostics } from './views/health';
+import type { SessionsView } from './views/sessionsView';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -19,4 +20,5 @@ export interface Services {
   budget: BudgetPanel;
   status: ContextStatusBar;
   health: ResumeHealthDiagnostics;
+  sessions: SessionsView;
 }

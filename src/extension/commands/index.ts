@@ -11,6 +11,7 @@ import { openTranscriptCommand } from './openTranscript';
 import { previewCommand } from './preview';
 import { refreshCommand } from './refresh';
 import { repairSessionCommand } from './repairSession';
+import { filterSessionsCommand, refreshSessionsCommand } from './sessions';
 import { restoreBackupCommand } from './restoreBackup';
 import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
 import { revealRound } from './reveal';
@@ -34,6 +35,8 @@ export const COMMANDS: Record<string, (s: Services, arg?: unknown) => unknown> =
   'agentCompactor.resumeInClaudeCode': resumeInClaudeCodeCommand,
   'agentCompactor.copyResumeCommand': copyResumeCommandCommand,
   'agentCompactor.repairSession': repairSessionCommand,
+  'agentCompactor.filterSessions': filterSessionsCommand,
+  'agentCompactor.refreshSessions': refreshSessionsCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {
