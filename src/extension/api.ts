@@ -35,6 +35,8 @@ export interface AgentCompactorApi {
   getResumeHealth(): DoctorReport | undefined;
   /** The Sessions view as plain data: projects with their sessions. */
   getSessionsTree(): SessionNode[];
+  /** The live session's status bar text (undefined: none is being written in the workspace's project). */
+  getLiveStatusText(): string | undefined;
   /** Resolves after the Sessions view's next scan of the sessions folder. */
   whenSessionsScanned(): Promise<void>;
   /** Shows a transcript's rounds (like Open Transcript with `{ file }`). */
@@ -68,6 +70,7 @@ export function createApi(s: Services): AgentCompactorApi {
     getStatusBarText: () => s.status.text,
     getResumeHealth: () => s.health.current,
     getSessionsTree: () => s.sessions.snapshot(),
+    getLiveStatusText: () => s.live.text,
     whenSessionsScanned: () => new Promise<void>((resolve) => { const d = s.sessions.onDidScan(() => { d.dispose(); resolve(); }); }),
     load: async (file) => !!(await s.store.load(file)),
     refresh: async (full) => {

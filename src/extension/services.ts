@@ -9,6 +9,7 @@ import type { RoundsTreeProvider } from './views/roundsTree';
 import type { ContextStatusBar } from './views/statusBar';
 import type { ResumeHealthDiagnostics } from './views/health';
 import type { SessionsView } from './views/sessionsView';
+import type { LiveSessionStatus } from './views/liveStatus';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -21,4 +22,5 @@ export interface Services {
   status: ContextStatusBar;
   health: ResumeHealthDiagnostics;
   sessions: SessionsView;
+  live: LiveSessionStatus;
 }

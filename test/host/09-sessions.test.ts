@@ -64,4 +64,14 @@ describe('host: Sessions view', function () {
     await vscode.commands.executeCommand('agentCompactor.showRounds', { file, kind: 'session', contextValue: 'session.live' });
     await waitFor(() => api.getCurrentFile() === file && api.getState().status === 'ready', 30_000, 'the session in the Rounds tree');
   });
+
+  it('the status bar follows the session being written in the workspace project as lines are appended', async () => {
+    const file = place(root, workspaceDir(), '33333333-0000-4000-8000-000000000003', 'example.jsonl', new Date());
+    await waitFor(() => api.getLiveStatusText()?.includes('/ 200k'), 30_000, 'the live status bar item');
+    const usage = { input_tokens: 10, cache_creation_input_tokens: 20_000, cache_read_input_tokens: 129_990, output_tokens: 5 };
+    const line = { type: 'assistant', uuid: 'live-1', parentUuid: null, isSidechain: false, cwd: workspaceDir(), sessionId: '33333333-0000-4000-8000-000000000003', timestamp: new Date().toISOString(), message: { id: 'msg_live_1', role: 'assistant', model: 'claude-sonnet-4-6', content: [{ type: 'text', text: 'still working' }], usage } };
+    fs.appendFileSync(file, JSON.stringify(line) + '\n');
+    const text = await waitFor(() => { const t = api.getLiveStatusText(); return t?.includes('150k / 200k · 75%') ? t : undefined; }, 30_000, 'the status bar to show the appended usage');
+    assert.match(text, /^◕ 150k \/ 200k · 75%$/);
+  });
 });

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { groupSessions, scanSessions, type SessionSummary } from '../../core/sessionList';
+import { groupSessions, scanSessions, summarizeSession, type SessionSummary } from '../../core/sessionList';
 import { sessionsFolder } from '../model/sessions';
 import { sessionTreeNodes, type SessionNode } from '../model/sessionsTree';
 
@@ -42,7 +42,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     const add = (dir: string) => {
       if (this.watchers.has(dir)) return;
       try {
-        const w = watch(dir, { persistent: false }, () => this.scheduleRescan());
+        const w = watch(dir, { persistent: false }, (_event, name) => this.touched(dir, name));
         w.on('error', () => {
           w.close();
           this.watchers.delete(dir);
@@ -75,6 +75,40 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     this.view.description = text ? `filter: ${text}` : undefined;
   }
 
+  /** A change in `dir`: a known session that grew is read again alone (its ends only); anything else rescans. */
+  private touched(dir: string, name: string | null): void {
+    const file = name && dir !== this.root ? join(dir, name) : undefined;
+    const known = file ? this.sessions.findIndex((s) => s.file === file) : -1;
+    if (known === -1) return this.scheduleRescan();
+    const pending = this.grown.get(file!);
+    if (pending) clearTimeout(pending);
+    this.grown.set(file!, setTimeout(() => void this.refreshOne(file!), RESCAN_DEBOUNCE_MS / 2));
+  }
+
+  private readonly grown = new Map<string, ReturnType<typeof setTimeout>>();
+
+  private refreshOne(file: string): Promise<void> {
+    const run = async () => {
+      this.grown.delete(file);
+      const at = this.sessions.findIndex((s) => s.file === file);
+      if (at === -1) return;
+      const fresh = await summarizeSession(file, this.sessions[at].folder).catch(() => null);
+      if (!fresh) return void (await this.rescanNow());
+      this.sessions = [fresh, ...this.sessions.filter((s) => s.file !== file)].sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
+      this.rebuild();
+      this.changed.fire();
+    };
+    this.scanning = (this.scanning ?? Promise.resolve()).then(run, run);
+    return this.scanning;
+  }
+
+  private async rescanNow(): Promise<void> {
+    this.watch();
+    this.sessions = await scanSessions(this.root);
+    this.rebuild();
+    this.changed.fire();
+  }
+
   private scheduleRescan(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.rescan(), RESCAN_DEBOUNCE_MS);
@@ -82,12 +116,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
 
   /** Reads the sessions folder again (one scan at a time; a request during a scan runs after it). */
   rescan(): Promise<void> {
-    const run = async () => {
-      this.watch();
-      this.sessions = await scanSessions(this.root);
-      this.rebuild();
-      this.changed.fire();
-    };
+    const run = () => this.rescanNow();
     this.scanning = (this.scanning ?? Promise.resolve()).then(run, run);
     return this.scanning;
   }
@@ -130,6 +159,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     for (const w of this.watchers.values()) w.close();
+    for (const t of this.grown.values()) clearTimeout(t);
     for (const d of this.disposables) d.dispose();
   }
 }
