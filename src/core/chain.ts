@@ -117,7 +117,7 @@ interface WalkRecord {
 
 /**
  * Claude Code's own choice for an entry whose parent is missing: among candidates not yet walked (any position in
- * the file; file snapshots excluded), the one with the latest timestamp not later than the entry's, when at most
+ * the file; file snapshots and progress lines excluded, which the compatibility suite confirms), the one with the latest timestamp not later than the entry's, when at most
  * CLAUDE_CODE_BRIDGE_GAP_MS older (ties: the earliest in the file). -1 when there is none.
  */
 export function loaderBridge(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number {
@@ -127,7 +127,7 @@ export function loaderBridge(entries: Entry[], candidates: number[], e: Entry, s
   let bestTime = -Infinity;
   for (const i of candidates) {
     const c = entries[i];
-    if (seen.has(i) || c.isSidechain !== e.isSidechain || (c.kind === 'system' && c.subtype === 'file_snapshot')) continue;
+    if (seen.has(i) || c.isSidechain !== e.isSidechain || c.kind === 'progress' || (c.kind === 'system' && c.subtype === 'file_snapshot')) continue;
     const ct = c.timestamp ? Date.parse(c.timestamp) : NaN;
     if (Number.isNaN(ct) || ct > t || ct <= bestTime) continue;
     best = i;

@@ -45,6 +45,9 @@ const CASES: Case[] = [
   { source: 'v2.1.97-live-after.jsonl', at: 0.3, count: 2, part: 'active' },
   { source: 'with-compactions.jsonl', at: 0.5, count: 2, part: 'active' },
   { source: 'with-compactions.jsonl', at: 0.8, count: 2, part: 'active' },
+  // A progress line just before the missing one is no bridge for Claude Code: it loads only what follows the break.
+  { source: 'with-compactions.jsonl', at: 0.3, count: 1, part: 'active' },
+  { source: 'with-compactions.jsonl', at: 0.4, count: 1, part: 'active' },
   { source: 'with-compactions.jsonl', at: 0.5, count: 2, part: 'history' },
 ];
 
