@@ -1,10 +1,12 @@
 // The verbs, in the order the help lists them.
 import { compactVerb } from './compact';
+import { doctorVerb } from './doctor';
 import { inspectVerb } from './inspect';
 import type { VerbSpec } from './options';
 import { planVerb } from './plan';
+import { repairVerb } from './repair';
 
-export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb];
+export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb];
 
 export function findVerb(name: string): VerbSpec | undefined {
   return VERBS.find((v) => v.name === name);

@@ -36,7 +36,23 @@ export interface ChainTables {
   answered: Set<string>;
   /** Primary-side candidates, in file order. */
   primary: number[];
+  /** What the walk from the leaf did at each dangling parent: entry index → the entry it linked to (-1: the walk stopped there). */
+  bridges?: Map<number, number>;
+  /** Entries the walk reached (the rest of `main` was brought back by sibling recovery). */
+  walked?: Set<number>;
 }
+
+/**
+ * How the chain is rebuilt. `product`: dangling parents always link to the nearest earlier entry (and, after a
+ * boundary, to the previous line in the file), which shows the whole conversation a session holds. `claude-code`:
+ * as Claude Code 2.1.330 loads a session on resume: a dangling parent links to the latest entry of the same side
+ * whose timestamp is not later than the entry's own, not yet walked and at most CLAUDE_CODE_BRIDGE_GAP_MS older;
+ * otherwise the walk stops there and everything behind it is left out of the resumed request.
+ */
+export type ChainMode = 'product' | 'claude-code';
+
+/** Longest gap (ms) Claude Code 2.1.330 bridges from an entry with a missing parent to an earlier entry (read from its loader). */
+export const CLAUDE_CODE_BRIDGE_GAP_MS = 5000;
 
 export interface Sidechain {
   id: string;
@@ -51,7 +67,7 @@ function isChainEntry(e: Entry): boolean {
  * Walks from `leaf` to the root. A dangling parent is repaired by linking to the entry
  * with the nearest earlier timestamp (as Claude Code does); cycles stop the walk.
  */
-function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candidates: number[], notes: string[], followLogical: boolean, fileOrderFallback = false): number[] {
+function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candidates: number[], notes: string[], followLogical: boolean, fileOrderFallback: boolean, record: WalkRecord): number[] {
   const out: number[] = [];
   const seen = new Set<number>();
   let cur = leaf;
@@ -69,13 +85,19 @@ function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candi
     }
     if (parent === null) break;
     const next = byUuid.get(parent);
-    if (next !== undefined) {
+    // Claude Code's loader treats a parent it has already walked like a missing one (and so never loops).
+    if (next !== undefined && !(record.mode === 'claude-code' && seen.has(next))) {
       cur = next;
       continue;
     }
     // Dangling parent: nearest earlier entry by timestamp among candidates.
-    let repaired = nearestEarlier(entries, candidates, e, cur, seen);
-    if (repaired === -1 && fileOrderFallback) repaired = previousInFile(candidates, cur, seen);
+    let repaired: number;
+    if (record.mode === 'claude-code') repaired = loaderBridge(entries, candidates, e, seen);
+    else {
+      repaired = nearestEarlier(entries, candidates, e, cur, seen);
+      if (repaired === -1 && fileOrderFallback) repaired = previousInFile(candidates, cur, seen);
+    }
+    record.bridges.set(cur, repaired);
     if (repaired === -1) {
       notes.push(`line ${e.line}: parent ${parent} not found; chain starts here`);
       break;
@@ -84,6 +106,32 @@ function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candi
     cur = repaired;
   }
   return out;
+}
+
+interface WalkRecord {
+  mode: ChainMode;
+  bridges: Map<number, number>;
+}
+
+/**
+ * Claude Code's own choice for an entry whose parent is missing: among candidates not yet walked (any position in
+ * the file; file snapshots and progress lines excluded, which the compatibility suite confirms), the one with the latest timestamp not later than the entry's, when at most
+ * CLAUDE_CODE_BRIDGE_GAP_MS older (ties: the earliest in the file). -1 when there is none.
+ */
+export function loaderBridge(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number {
+  const t = e.timestamp ? Date.parse(e.timestamp) : NaN;
+  if (Number.isNaN(t)) return -1;
+  let best = -1;
+  let bestTime = -Infinity;
+  for (const i of candidates) {
+    const c = entries[i];
+    if (seen.has(i) || c.isSidechain !== e.isSidechain || c.kind === 'progress' || (c.kind === 'system' && c.subtype === 'file_snapshot')) continue;
+    const ct = c.timestamp ? Date.parse(c.timestamp) : NaN;
+    if (Number.isNaN(ct) || ct > t || ct <= bestTime) continue;
+    best = i;
+    bestTime = ct;
+  }
+  return best !== -1 && t - bestTime <= CLAUDE_CODE_BRIDGE_GAP_MS ? best : -1;
 }
 
 /** The closest candidate before `idx` in file order that the walk has not visited. */
@@ -285,12 +333,12 @@ export function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: nu
   return t;
 }
 
-export function buildChain(entries: Entry[]): Chain {
-  return buildChainWithTables(entries).chain;
+export function buildChain(entries: Entry[], mode: ChainMode = 'product'): Chain {
+  return buildChainWithTables(entries, mode).chain;
 }
 
-/** `buildChain`, also returning the lookup tables it built (for incremental re-inspection). */
-export function buildChainWithTables(entries: Entry[]): { chain: Chain; tables: ChainTables } {
+/** `buildChain`, also returning the lookup tables it built (for incremental re-inspection and the doctor). */
+export function buildChainWithTables(entries: Entry[], mode: ChainMode = 'product'): { chain: Chain; tables: ChainTables } {
   const notes: string[] = [];
   const mainCandidates: number[] = [];
   const sideCandidates: number[] = [];
@@ -305,7 +353,9 @@ export function buildChainWithTables(entries: Entry[]): { chain: Chain; tables: 
   for (const i of primary) byUuid.set(entries[i].uuid!, i);
 
   const leaf = pickLeaf(entries, byUuid, primary);
-  const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes));
+  const record: WalkRecord = { mode, bridges: new Map() };
+  const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes, record));
+  const walked = new Set(onChain);
   const recovery = recoverSiblings(entries, onChain, primary);
   // Entry indices follow file order (the index is built by reading the file front to back).
   const main = Array.from(Int32Array.from(onChain).sort());
@@ -317,7 +367,7 @@ export function buildChainWithTables(entries: Entry[]): { chain: Chain; tables: 
 
   const sidechains = subagentFile ? [] : groupSidechains(entries, sideCandidates);
   const chain: Chain = { main, activeStart, boundaries, leaf, sidechains, offChain: primary.length - main.length, notes, subagentFile };
-  return { chain, tables: { byUuid, primary, ...recovery } };
+  return { chain, tables: { byUuid, primary, ...recovery, bridges: record.bridges, walked } };
 }
 
 /**
@@ -327,7 +377,7 @@ export function buildChainWithTables(entries: Entry[]): { chain: Chain; tables: 
  * a line written just before the boundary, so a plain parent walk would miss the boundary.
  * The active part is walked that way; the history behind the boundary is walked in full.
  */
-function walkLikeResume(entries: Entry[], byUuid: Map<string, number>, leaf: number, primary: number[], notes: string[]): number[] {
+function walkLikeResume(entries: Entry[], byUuid: Map<string, number>, leaf: number, primary: number[], notes: string[], record: WalkRecord): number[] {
   let cut = -1;
   for (let k = primary.length - 1; k >= 0; k--) {
     const i = primary[k];
@@ -337,14 +387,14 @@ function walkLikeResume(entries: Entry[], byUuid: Map<string, number>, leaf: num
       break;
     }
   }
-  if (cut === -1) return walk(entries, byUuid, leaf, primary, notes, true);
+  if (cut === -1) return walk(entries, byUuid, leaf, primary, notes, true, false, record);
   const activeCandidates = primary.filter((i) => i >= cut);
   const activeByUuid = new Map<string, number>();
   for (const i of activeCandidates) activeByUuid.set(entries[i].uuid!, i);
   // After a boundary, timestamps can run backwards (Claude Code's /compact stamps its boundary
   // after the lines that follow it): fall back to the previous entry in the file.
-  const active = walk(entries, activeByUuid, leaf, activeCandidates, notes, false, true);
-  const history = walk(entries, byUuid, cut, primary, notes, true);
+  const active = walk(entries, activeByUuid, leaf, activeCandidates, notes, false, true, record);
+  const history = walk(entries, byUuid, cut, primary, notes, true, false, record);
   return [...active, ...history];
 }
 

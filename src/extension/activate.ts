@@ -14,19 +14,26 @@ import { registerRoundDocuments } from './views/roundDocuments';
 import { RoundsTreeProvider, createRoundsViews } from './views/roundsTree';
 import { ContextStatusBar } from './views/statusBar';
 import { registerConversationDocuments } from './views/conversation';
+import { ResumeHealthDiagnostics } from './views/health';
+import { SessionsView } from './views/sessionsView';
+import { LiveSessionStatus } from './views/liveStatus';
 
 export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const log = new Log();
   const store = new TranscriptStore(log);
   const tree = new RoundsTreeProvider(store);
+  const sessions = new SessionsView();
   const s: Services = {
     context, log, store, tree,
     secrets: new Secrets(context.secrets, log),
     decorations: new PlanDecorations(store, context.extensionUri),
     budget: new BudgetPanel(store, context.extensionUri, log),
     status: new ContextStatusBar(store),
+    health: new ResumeHealthDiagnostics(store),
+    sessions,
+    live: new LiveSessionStatus(sessions),
   };
-  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status);
+  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status, s.health, s.sessions, s.live);
   context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store), registerConversationDocuments());
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);

@@ -3,6 +3,8 @@
 // Versioned: fields are only ever added within a version; `version` changes when one is removed or changes meaning.
 import type * as vscode from 'vscode';
 import type { Analysis } from '../core/inspect';
+import type { DoctorReport } from '../core/doctor';
+import type { SessionNode } from './model/sessionsTree';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';
 import type { TreeSnapshot } from './model/tree';
 import type { Services } from './services';
@@ -24,6 +26,14 @@ export interface AgentCompactorApi {
   getLastPlan(): CompactionPlan | null;
   /** The result of the last compaction run in this window. */
   getLastResult(): CompactResult | undefined;
+  /** The doctor's report of the shown transcript (what `agent-compactor doctor --json` prints), as Resume Health shows it. */
+  getResumeHealth(): DoctorReport | undefined;
+  /** The Sessions view as plain data: projects with their sessions. */
+  getSessionsTree(): SessionNode[];
+  /** The session being written now in the workspace's project, as the live status item shows it (undefined: none). */
+  getLiveStatusText(): string | undefined;
+  /** Resolves after the Sessions view's next scan of the sessions folders. */
+  whenSessionsScanned(): Promise<void>;
   /** Shows a transcript in the views (like Open Transcript with `{ file }`); false when it cannot be read. */
   load(file: string): Promise<boolean>;
   /** Re-reads the shown transcript (appended bytes only unless `full`). */
@@ -48,6 +58,16 @@ export function createApi(s: Services): AgentCompactorApi {
     getRoundsTree: (depth = 1) => s.tree.snapshot(depth),
     getLastPlan: () => s.store.plan,
     getLastResult: () => s.store.lastResult,
+    getResumeHealth: () => s.health.current,
+    getSessionsTree: () => s.sessions.snapshot(),
+    getLiveStatusText: () => s.live.text,
+    whenSessionsScanned: () =>
+      new Promise<void>((resolve) => {
+        const d = s.sessions.onDidScan(() => {
+          d.dispose();
+          resolve();
+        });
+      }),
     load: async (file) => !!(await s.store.load(file)),
     refresh: async (full) => {
       await s.store.refresh(full);

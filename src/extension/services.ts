@@ -7,6 +7,9 @@ import type { TranscriptStore } from './store';
 import type { PlanDecorations } from './views/decorations';
 import type { RoundsTreeProvider } from './views/roundsTree';
 import type { ContextStatusBar } from './views/statusBar';
+import type { ResumeHealthDiagnostics } from './views/health';
+import type { SessionsView } from './views/sessionsView';
+import type { LiveSessionStatus } from './views/liveStatus';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -17,4 +20,7 @@ export interface Services {
   decorations: PlanDecorations;
   budget: BudgetPanel;
   status: ContextStatusBar;
+  health: ResumeHealthDiagnostics;
+  sessions: SessionsView;
+  live: LiveSessionStatus;
 }

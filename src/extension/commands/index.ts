@@ -10,6 +10,8 @@ import { openSessionsFolderCommand } from './openSessionsFolder';
 import { openTranscriptCommand } from './openTranscript';
 import { previewCommand } from './preview';
 import { refreshCommand } from './refresh';
+import { repairSessionCommand } from './repairSession';
+import { filterSessionsCommand, refreshSessionsCommand } from './sessions';
 import { restoreBackupCommand } from './restoreBackup';
 import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
 import { revealRound } from './reveal';
@@ -49,6 +51,9 @@ export const COMMANDS: Record<string, (s: Services, arg?: unknown, selected?: un
   'agentCompactor.discardSummary': discardSummaryCommand,
   'agentCompactor.undoLastCompaction': undoLastCompactionCommand,
   'agentCompactor.showConversationDiff': showConversationDiffCommand,
+  'agentCompactor.repairSession': repairSessionCommand,
+  'agentCompactor.filterSessions': filterSessionsCommand,
+  'agentCompactor.refreshSessions': refreshSessionsCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {

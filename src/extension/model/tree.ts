@@ -6,6 +6,7 @@ import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
 import { baseName, formatBytes, formatChars, formatNumber, formatTokens, oneLine, plural } from './format';
 import { planDetail, planSummary } from './planText';
+import { healthNode, resumeHealthOf } from './health';
 
 export type NodeKind =
   | 'header'
@@ -224,6 +225,7 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
       file,
     });
   }
+  nodes.push(healthNode(file, resumeHealthOf(analysis)));
   if (report.malformed.length) {
     nodes.push({
       id: `${file}#malformed`,

@@ -1,0 +1,44 @@
+// `agent-compactor doctor <file> [--json]`: what `claude --resume` would load, and why it would load less.
+import { doctorFile, type DoctorReport } from '../core/doctor';
+import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript } from './args';
+import { sanitizeForTerminal } from './format';
+import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
+
+export const doctorVerb: VerbSpec = {
+  name: 'doctor',
+  args: '<file>',
+  summary: 'What Claude Code would load on resume, and every broken link, orphan or dead end that makes it load less; reads only.',
+  options: [JSON_OPTION, HELP_OPTION],
+  notes: ['Exit 0 when healthy, 1 when problems were found (repair them with `agent-compactor repair`), 2 on unusable input.'],
+  run: runDoctor,
+};
+
+export async function runDoctor(values: Values, positionals: string[]): Promise<number> {
+  const file = await readableTranscript(onePositional(positionals, 'doctor'));
+  const report = await doctorFile(file);
+  process.stdout.write(bool(values, 'json') ? JSON.stringify(report, null, 2) + '\n' : renderDoctor(report));
+  return report.healthy ? EXIT_OK : EXIT_FAILURE;
+}
+
+const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
+
+export function renderDoctor(r: DoctorReport): string {
+  const out: string[] = [];
+  out.push(`${sanitizeForTerminal(r.file)}`);
+  out.push(
+    `resume loads ${r.reachableMessages} of ${r.totalMessages} messages (${pct(r.reachability)}), ${r.reachableEntries} of ${r.totalEntries} entries` +
+      (r.boundaryLine !== null ? ` after the compact boundary at line ${r.boundaryLine}` : '') +
+      (r.leafLine !== null ? `; from the leaf at line ${r.leafLine}` : ''),
+  );
+  out.push(`rebuilt request: ${r.apiValid ? 'valid' : 'INVALID (the API would reject it)'}`);
+  const shown = r.problems.filter((p) => p.severity !== 'info');
+  const info = r.problems.length - shown.length;
+  for (const p of shown) out.push(`line ${p.line}: ${p.severity} ${p.kind}: ${sanitizeForTerminal(p.detail)}`);
+  if (info) {
+    const kinds = new Map<string, number>();
+    for (const p of r.problems) if (p.severity === 'info') kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+    out.push(`notes: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')} (see --json)`);
+  }
+  out.push(r.healthy ? 'healthy' : `${shown.length} problem${shown.length === 1 ? '' : 's'}; \`agent-compactor repair\` bridges broken links into a fork`);
+  return out.join('\n') + '\n';
+}

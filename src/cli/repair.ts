@@ -1,0 +1,53 @@
+// `agent-compactor repair <file> [--out FILE | --in-place]`: links every broken parent so that resume loads the whole
+// active context; writes a fork by default.
+import { repairFile, type RepairResult } from '../core/repair';
+import { CompactError } from '../core/compact/types';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, UsageError } from './args';
+import { sanitizeForTerminal } from './format';
+import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
+
+export const repairVerb: VerbSpec = {
+  name: 'repair',
+  args: '<file>',
+  summary: 'Links each dangling parentUuid to the entry before it on the same line of work, so resume loads every message again; every other line stays byte-identical.',
+  options: [
+    { flag: 'out', type: 'string', value: 'FILE', help: 'write the repaired transcript to FILE (must not exist)', default: 'a fork: a new session <uuid>.jsonl beside the original' },
+    { flag: 'in-place', type: 'boolean', help: 'replace the original, after a backup beside it (<file>.bak-<time>)', default: 'off: a fork' },
+    JSON_OPTION,
+    HELP_OPTION,
+  ],
+  notes: ['Exit 0 when repaired or nothing needed repair, 1 when broken links remain or the file changed while it was read, 2 on unusable input.'],
+  run: runRepair,
+};
+
+export async function runRepair(values: Values, positionals: string[]): Promise<number> {
+  const file = await readableTranscript(onePositional(positionals, 'repair'));
+  const out = str(values, 'out');
+  const inPlace = bool(values, 'in-place');
+  if (out !== undefined && inPlace) throw new UsageError('repair: give --out or --in-place, not both');
+  let result: RepairResult;
+  try {
+    result = await repairFile(file, { out, inPlace });
+  } catch (err) {
+    if (err instanceof CompactError) {
+      process.stderr.write(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
+      return err.code === 'exists' || err.code === 'unsafe-path' ? EXIT_USAGE : EXIT_FAILURE;
+    }
+    throw err;
+  }
+  if (bool(values, 'json')) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  else process.stdout.write(renderRepair(result));
+  return result.after.problems.some((p) => p.kind === 'dangling-parent' && p.severity === 'error') ? EXIT_FAILURE : EXIT_OK;
+}
+
+export function renderRepair(r: RepairResult): string {
+  const out: string[] = [];
+  const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
+  if (r.changes.length === 0) out.push('nothing to repair: no broken parent links in the active context');
+  for (const c of r.changes) out.push(`line ${c.line}: parentUuid ${c.from ?? 'null'} -> ${c.to} (line ${c.toLine}: ${c.reason})`);
+  for (const s of r.skipped) out.push(`line ${s.line}: left as it is: ${s.reason}`);
+  out.push(`resume loads ${r.before.reachableMessages} of ${r.before.totalMessages} messages (${pct(r.before.reachability)}) before, ${r.after.reachableMessages} of ${r.after.totalMessages} (${pct(r.after.reachability)}) after; rebuilt request ${r.after.apiValid ? 'valid' : 'INVALID'}`);
+  if (r.output) out.push(`wrote ${sanitizeForTerminal(r.output)} (${r.mode}${r.backup ? `; backup ${sanitizeForTerminal(r.backup)}` : ''})`);
+  if (r.resumeCommand) out.push(`resume: ${sanitizeForTerminal(r.resumeCommand)}`);
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,61 @@
+// Resume Health as plain data: the doctor's report of the shown transcript (computed once per analysis), the tree
+// line under the header, and the diagnostics for the Problems panel. Pure: no `vscode` import.
+import type { Analysis } from '../../core/inspect';
+import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/doctor';
+import type { TreeNodeModel } from './tree';
+
+const reports = new WeakMap<Analysis, DoctorReport>();
+
+/** The doctor's report of `analysis` (each analysis is diagnosed once). */
+export function resumeHealthOf(analysis: Analysis): DoctorReport {
+  let r = reports.get(analysis);
+  if (!r) reports.set(analysis, (r = diagnose(analysis.index)));
+  return r;
+}
+
+const pct = (x: number) => `${Math.floor(x * 1000) / 10}%`;
+
+export function healthLabel(r: DoctorReport): string {
+  const serious = r.problems.filter((p) => p.severity !== 'info');
+  const head = `Resume Health: ${pct(r.reachability)} loaded (${r.reachableMessages}/${r.totalMessages} messages)`;
+  if (r.healthy) return `${head} · healthy`;
+  return `${head} · ${serious.length} problem${serious.length === 1 ? '' : 's'}${r.apiValid ? '' : ' · request invalid'}`;
+}
+
+export function healthNode(file: string, r: DoctorReport): TreeNodeModel {
+  const serious = r.problems.filter((p) => p.severity !== 'info');
+  return {
+    id: `${file}#resumeHealth`,
+    kind: 'status',
+    label: healthLabel(r),
+    tooltip: [
+      `What \`claude --resume\` would load: ${r.reachableMessages} of ${r.totalMessages} messages${r.boundaryLine !== null ? ` after the compact boundary at line ${r.boundaryLine}` : ''}.`,
+      `Rebuilt request: ${r.apiValid ? 'valid' : 'invalid (the API would reject it)'}.`,
+      ...serious.slice(0, 8).map((p) => `Line ${p.line}: ${p.detail}`),
+      serious.length > 8 ? `…and ${serious.length - 8} more in the Problems panel.` : '',
+      r.healthy ? '' : 'Repair Session links broken parents into a fork.',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    icon: r.healthy ? 'pass' : r.problems.some((p) => p.severity === 'error') ? 'error' : 'warning',
+    color: r.healthy ? 'testing.iconPassed' : r.problems.some((p) => p.severity === 'error') ? 'problemsErrorIcon.foreground' : 'problemsWarningIcon.foreground',
+    contextValue: r.healthy ? 'resumeHealth' : 'resumeHealth.problems',
+    collapsible: 'none',
+    command: serious.length ? { command: 'workbench.actions.view.problems', title: 'Show Problems', args: [] } : undefined,
+    file,
+    line: serious[0]?.line,
+  };
+}
+
+export interface HealthDiagnostic {
+  /** 0-based line. */
+  line: number;
+  severity: 'error' | 'warning' | 'hint';
+  message: string;
+  code: DoctorProblem['kind'];
+}
+
+/** One diagnostic per problem at its line; notes (info) become hints, which stay out of the Problems panel. */
+export function healthDiagnostics(r: DoctorReport): HealthDiagnostic[] {
+  return r.problems.map((p) => ({ line: Math.max(0, p.line - 1), severity: p.severity === 'info' ? 'hint' : p.severity, message: `Resume: ${p.detail}`, code: p.kind }));
+}

@@ -1,0 +1,73 @@
+// The session being written now in the workspace's project: its context fill in the status bar, updated as lines are
+// appended (only the ends of the file are read), and, before Claude Code's auto-compaction, an offer to compact it
+// now with a preview (a fork), then resume it. Nothing is written while the file still grows: it waits until it settles.
+import * as vscode from 'vscode';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { SessionSummary } from '../../core/sessionList';
+import { liveStatus, WARN_SHARE } from '../model/liveStatus';
+import type { SessionsView } from './sessionsView';
+
+/** A file unchanged this long is taken as settled (the agent finished its turn). */
+export const SETTLED_MS = 5_000;
+
+export class LiveSessionStatus implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('agentCompactor.liveSession', vscode.StatusBarAlignment.Right, 99);
+  private readonly subscription: vscode.Disposable;
+  private readonly offered = new Set<string>();
+  /** The session shown (undefined: none is being written in the workspace's project). */
+  session: SessionSummary | undefined;
+
+  constructor(private readonly sessions: SessionsView) {
+    this.item.name = 'Agent Compactor: live session';
+    this.subscription = sessions.onDidScan(() => this.update());
+    this.update();
+  }
+
+  get text(): string | undefined {
+    return this.session ? this.item.text : undefined;
+  }
+
+  private update(): void {
+    const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const live = project ? this.sessions.all.find((s) => s.cwd === project && s.live) : undefined;
+    const status = live ? liveStatus(live) : null;
+    this.session = status ? live : undefined;
+    if (!live || !status) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = status.text;
+    this.item.tooltip = status.tooltip;
+    this.item.backgroundColor = status.level === 'alert' ? new vscode.ThemeColor('statusBarItem.errorBackground') : status.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.command = { command: 'agentCompactor.showRounds', title: 'Show Rounds', arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }] };
+    this.item.show();
+    if (status.share >= WARN_SHARE && !this.offered.has(live.file)) {
+      this.offered.add(live.file);
+      void this.offer(live, status.text);
+    }
+  }
+
+  private async offer(s: SessionSummary, text: string): Promise<void> {
+    const choice = await vscode.window.showWarningMessage(`${s.title}: ${text} of the context window. Claude Code will soon compact it on its own, unseen. Compact it now with a preview (as a fork), then resume?`, 'Compact Now');
+    if (choice !== 'Compact Now') return;
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Waiting for Claude Code to finish its turn in ${basename(s.file)} (nothing is written while it grows)…`, cancellable: true }, (_, token) => settled(s.file, token));
+    await vscode.commands.executeCommand('agentCompactor.compact', vscode.Uri.file(s.file));
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.item.dispose();
+  }
+}
+
+/** Resolves once `file` has not changed for SETTLED_MS (or on cancellation). */
+async function settled(file: string, token: vscode.CancellationToken): Promise<void> {
+  for (;;) {
+    const before = await stat(file);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (token.isCancellationRequested) return;
+    const now = await stat(file);
+    if (now.size === before.size && Date.now() - now.mtimeMs >= SETTLED_MS) return;
+  }
+}

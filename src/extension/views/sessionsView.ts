@@ -1,0 +1,165 @@
+// The Sessions view: every Claude Code session under the sessions folder, by project, kept current by watching the
+// folder (a rescan reads only stats and the ends of files). Opening a session shows it in the Rounds tree.
+import * as vscode from 'vscode';
+import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { groupSessions, scanSessions, summarizeSession, type SessionSummary } from '../../core/sessionList';
+import { sessionsFolder } from '../model/sessions';
+import { sessionTreeNodes, type SessionNode } from '../model/sessionsTree';
+
+const RESCAN_DEBOUNCE_MS = 400;
+
+export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<SessionNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after every rescan. */
+  readonly onDidScan = this.changed.event;
+  private sessions: SessionSummary[] = [];
+  private nodes: SessionNode[] = [];
+  private filterText = '';
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private scanning: Promise<void> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  readonly view: vscode.TreeView<SessionNode>;
+  readonly root = sessionsFolder();
+
+  constructor() {
+    this.view = vscode.window.createTreeView('agentCompactor.sessions', { treeDataProvider: this, showCollapseAll: true });
+    this.disposables.push(this.view, this.emitter, this.changed);
+    void this.rescan();
+  }
+
+  /** Folder → its watcher: the sessions folder (new projects) and each project folder (new or growing sessions). */
+  private readonly watchers = new Map<string, FSWatcher>();
+
+  /**
+   * Watches the sessions folder once it exists (Claude Code creates it with the first session) and every project
+   * folder in it. Node's watcher, not VS Code's: the folder is outside the workspace, where VS Code's is not reliable.
+   */
+  private watch(): void {
+    if (!existsSync(this.root)) return;
+    const add = (dir: string) => {
+      if (this.watchers.has(dir)) return;
+      try {
+        const w = watch(dir, { persistent: false }, (_event, name) => this.touched(dir, name));
+        w.on('error', () => {
+          w.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, w);
+      } catch {
+        /* vanished or unreadable: the next rescan tries again */
+      }
+    };
+    add(this.root);
+    try {
+      for (const d of readdirSync(this.root, { withFileTypes: true })) if (d.isDirectory()) add(join(this.root, d.name));
+    } catch {
+      /* the next rescan tries again */
+    }
+  }
+
+  /** The workspace's project: the real path sessions record as their cwd. */
+  private workspaceProject(): string | null {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? null;
+  }
+
+  get filter(): string {
+    return this.filterText;
+  }
+
+  setFilter(text: string): void {
+    this.filterText = text;
+    this.rebuild();
+    this.view.description = text ? `filter: ${text}` : undefined;
+  }
+
+  /** A change in `dir`: a known session that grew is read again alone (its ends only); anything else rescans. */
+  private touched(dir: string, name: string | null): void {
+    const file = name && dir !== this.root ? join(dir, name) : undefined;
+    const known = file ? this.sessions.findIndex((s) => s.file === file) : -1;
+    if (known === -1) return this.scheduleRescan();
+    const pending = this.grown.get(file!);
+    if (pending) clearTimeout(pending);
+    this.grown.set(file!, setTimeout(() => void this.refreshOne(file!), RESCAN_DEBOUNCE_MS / 2));
+  }
+
+  private readonly grown = new Map<string, ReturnType<typeof setTimeout>>();
+
+  private refreshOne(file: string): Promise<void> {
+    const run = async () => {
+      this.grown.delete(file);
+      const at = this.sessions.findIndex((s) => s.file === file);
+      if (at === -1) return;
+      const fresh = await summarizeSession(file, this.sessions[at].folder).catch(() => null);
+      if (!fresh) return void (await this.rescanNow());
+      this.sessions = [fresh, ...this.sessions.filter((s) => s.file !== file)].sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
+      this.rebuild();
+      this.changed.fire();
+    };
+    this.scanning = (this.scanning ?? Promise.resolve()).then(run, run);
+    return this.scanning;
+  }
+
+  private async rescanNow(): Promise<void> {
+    this.watch();
+    this.sessions = await scanSessions(this.root);
+    this.rebuild();
+    this.changed.fire();
+  }
+
+  private scheduleRescan(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.rescan(), RESCAN_DEBOUNCE_MS);
+  }
+
+  /** Reads the sessions folder again (one scan at a time; a request during a scan runs after it). */
+  rescan(): Promise<void> {
+    const run = () => this.rescanNow();
+    this.scanning = (this.scanning ?? Promise.resolve()).then(run, run);
+    return this.scanning;
+  }
+
+  private rebuild(): void {
+    this.nodes = sessionTreeNodes(groupSessions(this.sessions, this.workspaceProject(), this.filterText), this.workspaceProject());
+    this.emitter.fire(undefined);
+  }
+
+  /** The tree as plain data (test API). */
+  snapshot(): SessionNode[] {
+    return this.nodes;
+  }
+
+  /** Every session found by the last scan, newest first. */
+  get all(): readonly SessionSummary[] {
+    return this.sessions;
+  }
+
+  getChildren(node?: SessionNode): SessionNode[] {
+    return node ? node.children ?? [] : this.nodes;
+  }
+
+  getTreeItem(node: SessionNode): vscode.TreeItem {
+    const item = new vscode.TreeItem(
+      node.label,
+      node.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : node.collapsible === 'collapsed' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = node.id;
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.iconPath = new vscode.ThemeIcon(node.icon, node.color ? new vscode.ThemeColor(node.color) : undefined);
+    item.contextValue = node.contextValue;
+    if (node.file) {
+      item.command = { command: 'agentCompactor.showRounds', title: 'Show Rounds', arguments: [{ file: node.file, kind: node.kind, contextValue: node.contextValue }] };
+    }
+    return item;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.watchers.values()) w.close();
+    for (const t of this.grown.values()) clearTimeout(t);
+    for (const d of this.disposables) d.dispose();
+  }
+}

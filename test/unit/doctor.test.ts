@@ -1,0 +1,346 @@
+// Doctor and repair: each problem kind on hand-made transcripts and on broken copies of the real fixtures (derived
+// here, never edited), the CLI's exit codes, byte-identity of everything repair does not change, and a property run
+// that breaks every fixture at random points and requires repair to bring back every message resume loaded before.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildChainWithTables } from '../../src/core/chain';
+import { activeRegion, diagnose, doctorFile, type DoctorReport, type ProblemKind } from '../../src/core/doctor';
+import { applyPlan, planRepair, relinkLine, repairFile } from '../../src/core/repair';
+import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
+import { claudeFixtures, repoRoot } from '../support/fixtures';
+
+const cli = join(repoRoot, 'dist', 'cli.js');
+let dir: string;
+before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-doctor-'))));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function write(lines: (object | string)[], name = `t${n++}.jsonl`): string {
+  const f = join(dir, name);
+  writeFileSync(f, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  return f;
+}
+
+const t0 = Date.parse('2026-03-01T10:00:00.000Z');
+const ts = (s: number) => new Date(t0 + s * 1000).toISOString();
+const user = (uuid: string, parent: string | null, s: number, content: unknown) => ({ type: 'user', uuid, parentUuid: parent, timestamp: ts(s), sessionId: 'S', isSidechain: false, message: { role: 'user', content } });
+const asst = (uuid: string, parent: string | null, s: number, id: string, content: unknown[]) => ({ type: 'assistant', uuid, parentUuid: parent, timestamp: ts(s), sessionId: 'S', isSidechain: false, message: { role: 'assistant', id, model: 'claude-sonnet-4-6', content } });
+const text = (t: string) => ({ type: 'text', text: t });
+const call = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } });
+const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
+
+/** A healthy conversation of ten turns, a tool call in each, `gap` seconds between lines. */
+function conversation(gap: number): object[] {
+  const out: object[] = [];
+  let parent: string | null = null;
+  let s = 0;
+  for (let k = 0; k < 10; k++) {
+    out.push(user(`u${k}`, parent, (s += gap), `prompt ${k}`));
+    out.push(asst(`a${k}`, `u${k}`, (s += gap), `m${k}`, [call(`t${k}`)]));
+    out.push(user(`r${k}`, `a${k}`, (s += gap), [result(`t${k}`)]));
+    out.push(asst(`b${k}`, `r${k}`, (s += gap), `n${k}`, [text(`done ${k}`)]));
+    parent = `b${k}`;
+  }
+  return out;
+}
+
+const without = (lines: object[], ...uuids: string[]) => lines.filter((l) => !uuids.includes((l as { uuid: string }).uuid));
+const kinds = (r: DoctorReport) => r.problems.filter((p) => p.severity !== 'info').map((p) => p.kind);
+const of = (r: DoctorReport, k: ProblemKind) => r.problems.filter((p) => p.kind === k);
+
+describe('doctor: problem kinds on hand-made transcripts', () => {
+  it('a healthy conversation: everything loaded, valid, no problems', async () => {
+    const r = await doctorFile(write(conversation(1)));
+    assert.equal(r.reachableMessages, 40);
+    assert.equal(r.totalMessages, 40);
+    assert.equal(r.reachability, 1);
+    assert.equal(r.apiValid, true);
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.healthy, true);
+  });
+
+  it('a missing line with a long gap: the walk stops, everything behind it is counted as lost', async () => {
+    // b4 gone; u5 names it. 60 s between lines: Claude Code does not bridge.
+    const r = await doctorFile(write(without(conversation(60), 'b4')));
+    const d = of(r, 'dangling-parent');
+    assert.equal(d.length, 1);
+    assert.equal(d[0].severity, 'error');
+    assert.equal(d[0].uuid, 'b4');
+    assert.equal(d[0].line, 20); // u5 (line 21 before b4 was removed)
+    assert.equal(d[0].unreachable, 19);
+    assert.equal(r.reachableMessages, 20);
+    assert.equal(r.totalMessages, 39);
+    assert.ok(Math.abs(r.reachability - 20 / 39) < 1e-9);
+    assert.equal(r.healthy, false);
+  });
+
+  it('a missing line within 5 s: Claude Code bridges it; reported as a warning, nothing lost', async () => {
+    const r = await doctorFile(write(without(conversation(1), 'b4')));
+    const d = of(r, 'dangling-parent');
+    assert.equal(d.length, 1);
+    assert.equal(d[0].severity, 'warning');
+    assert.equal(d[0].unreachable, 0);
+    assert.equal(r.reachableMessages, 39);
+  });
+
+  it('a tool call gone: its result is an orphan (invalid request) when bridged', async () => {
+    const r = await doctorFile(write(without(conversation(1), 'a3')));
+    assert.ok(of(r, 'orphan-tool-result').some((p) => p.line === 14 && p.detail.includes('t3')), JSON.stringify(r.problems));
+    assert.equal(r.apiValid, false);
+  });
+
+  it('a tool result gone: the call is unanswered (Claude Code drops it)', async () => {
+    const lines = conversation(1);
+    // b3 continues from a3 directly (r3 never written).
+    const broken = without(lines, 'r3').map((l) => ((l as { uuid: string }).uuid === 'b3' ? { ...l, parentUuid: 'a3' } : l));
+    const r = await doctorFile(write(broken));
+    assert.deepEqual(of(r, 'unanswered-tool-use').map((p) => p.line), [14]);
+    assert.equal(r.apiValid, true);
+  });
+
+  it('last-prompt naming a missing leaf, and a leaf on an old branch with newer messages after it', async () => {
+    const lines = [...conversation(1), { type: 'last-prompt', lastPrompt: 'x', leafUuid: 'nope' }];
+    assert.deepEqual(of(await doctorFile(write(lines)), 'leaf-dead-end').map((p) => p.severity), ['warning']);
+    // An abandoned branch off u9, then a last-prompt naming its tip: the newer main line is not loaded.
+    const branch: object[] = conversation(1);
+    branch.splice(37, 0, asst('x1', 'u9', 50, 'mx', [text('old branch')]));
+    branch.push({ type: 'last-prompt', lastPrompt: 'x', leafUuid: 'x1' });
+    const r = await doctorFile(write(branch));
+    assert.ok(of(r, 'leaf-dead-end').some((p) => p.severity === 'error' && p.unreachable === 3), JSON.stringify(r.problems));
+  });
+
+  it('an abandoned branch (edited prompt) is a dead end, noted but healthy', async () => {
+    const lines = conversation(1);
+    lines.splice(8, 0, user('e1', 'b0', 2.5, 'edited away'), asst('e2', 'e1', 2.6, 'me', [text('never continued')]));
+    const r = await doctorFile(write(lines));
+    const d = of(r, 'dead-end-branch');
+    assert.equal(d.length, 1);
+    assert.equal(d[0].line, 10);
+    assert.equal(d[0].severity, 'info');
+    assert.equal(r.healthy, true);
+  });
+
+  it('duplicate uuids', async () => {
+    const lines = conversation(1);
+    lines.push({ ...user('b9', 'b9', 99, 'dup') });
+    assert.equal(of(await doctorFile(write(lines)), 'duplicate-uuid').length, 1);
+  });
+
+  it('parallel tool results off the parent chain are recovered siblings (info, healthy)', async () => {
+    const lines: object[] = [
+      user('u0', null, 1, 'go'),
+      asst('a0', 'u0', 2, 'm0', [call('A')]),
+      asst('a1', 'a0', 2, 'm0', [call('B')]),
+      user('rA', 'a0', 3, [result('A')]),
+      user('rB', 'a1', 3, [result('B')]),
+      asst('b0', 'rB', 4, 'm1', [text('both done')]),
+    ];
+    const r = await doctorFile(write(lines));
+    assert.deepEqual(of(r, 'sibling-recovered').map((p) => p.line), [4]);
+    assert.equal(r.reachability, 1);
+    assert.equal(r.healthy, true);
+  });
+
+  it('only what follows the last compact boundary counts', async () => {
+    const lines = conversation(1);
+    lines.splice(20, 0, { type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, logicalParentUuid: 'b4', timestamp: ts(20.5), isSidechain: false, sessionId: 'S' }, user('sum', 'cb', 20.6, 'summary'));
+    const fixed = lines.map((l) => ((l as { uuid: string }).uuid === 'u5' ? { ...l, parentUuid: 'sum' } : l));
+    const r = await doctorFile(write(fixed));
+    assert.equal(r.boundaryLine, 21);
+    assert.equal(r.totalMessages, 21);
+    assert.equal(r.reachability, 1);
+  });
+
+  it('malformed lines and an unfinished last line are noted', async () => {
+    const f = write([...conversation(1), '{"type":"user", broken']);
+    writeFileSync(f, readFileSync(f, 'utf8').trimEnd());
+    const r = await doctorFile(f);
+    assert.ok(of(r, 'malformed-line')[0].detail.includes('still being written'));
+  });
+});
+
+describe('repair: hand-made', () => {
+  it('links a missing parent to the entry before it; only that value changes', async () => {
+    const f = write(without(conversation(60), 'b4'));
+    const original = readFileSync(f);
+    const out = join(dir, 'fixed-1.jsonl');
+    const r = await repairFile(f, { out });
+    assert.deepEqual(r.changes.map((c) => [c.line, c.from, c.to, c.toLine]), [[20, 'b4', 'r4', 19]]);
+    assert.ok(readFileSync(f).equals(original), 'the original is untouched');
+    const a = original.toString().split('\n');
+    const b = readFileSync(out, 'utf8').split('\n');
+    assert.equal(a.length, b.length);
+    for (let k = 0; k < a.length; k++) if (k !== 19) assert.equal(b[k], a[k], `line ${k + 1} byte-identical`);
+    assert.equal(b[19], a[19].replace('"parentUuid":"b4"', '"parentUuid":"r4"'));
+    const after = await doctorFile(out);
+    assert.equal(after.reachability, 1);
+    assert.equal(after.apiValid, true);
+  });
+
+  it('steps over a tool result whose call is gone, keeping pairing valid', async () => {
+    const f = write(without(conversation(60), 'a3'));
+    const r = await repairFile(f, { out: join(dir, 'fixed-2.jsonl') });
+    assert.deepEqual(r.changes.map((c) => [c.uuid, c.to]).sort(), [['b3', 'u3'], ['r3', 'u3']], 'what followed it continues from the prompt; it hangs beside as a dead end');
+    assert.deepEqual(r.skipped.map((s) => s.line), [14]);
+    assert.equal(r.after.healthy, true);
+    assert.equal(r.after.apiValid, true);
+    assert.equal(r.after.reachableMessages, r.after.totalMessages - 1);
+  });
+
+  it('a tool result whose call is still there links to the call', async () => {
+    const f = write(without(conversation(60), 'b2').map((l) => ((l as { uuid: string }).uuid === 'r5' ? { ...l, parentUuid: 'gone' } : l)));
+    const r = await repairFile(f, { out: join(dir, 'fixed-3.jsonl') });
+    assert.deepEqual(r.changes.map((c) => [c.uuid, c.to, c.reason]), [['u3', 'r2', 'the entry before it'], ['r5', 'a5', 'the line of its tool call']]);
+    assert.equal(r.after.reachability, 1);
+  });
+
+  it('never crosses into another conversation', async () => {
+    const other = conversation(60).slice(0, 4).map((l) => ({ ...l, sessionId: 'OTHER', uuid: `o-${(l as { uuid: string }).uuid}`, parentUuid: null }));
+    const f = write([...other, ...without(conversation(60), 'u0').map((l) => ((l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: 'gone' } : l))]);
+    const plan = planRepair((await indexTranscript(f)).entries);
+    assert.deepEqual(plan.changes, []);
+    assert.ok(plan.skipped.some((s) => s.reason.includes('no earlier entry')));
+  });
+
+  it('fork by default (a new session id beside it), in place with a backup; nothing to do writes nothing', async () => {
+    const sub = mkdtempSync(join(dir, 'proj-'));
+    const f = join(sub, '11111111-2222-4333-8444-555555555555.jsonl');
+    writeFileSync(f, without(conversation(60), 'b4').map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const fork = await repairFile(f);
+    assert.equal(fork.mode, 'fork');
+    assert.match(fork.output!, /[0-9a-f-]{36}\.jsonl$/);
+    assert.notEqual(fork.output, f);
+    assert.equal((await doctorFile(fork.output!)).reachability, 1);
+    const inPlace = await repairFile(f, { inPlace: true });
+    assert.equal(inPlace.output, f);
+    assert.ok(inPlace.backup && existsSync(inPlace.backup));
+    assert.equal((await doctorFile(f)).reachability, 1);
+    const again = await repairFile(f, { inPlace: true });
+    assert.equal(again.output, null);
+    assert.equal(readdirSync(sub).filter((x) => x.includes('.bak-')).length, 1);
+    assert.ok(!readdirSync(sub).some((x) => x.includes('.lock') || x.includes('.tmp-')));
+  });
+
+  it('refuses a file that ends in the middle of a line (still being written)', async () => {
+    const f = write(without(conversation(60), 'b4'));
+    writeFileSync(f, readFileSync(f, 'utf8') + '{"type":"assistant","uu');
+    await assert.rejects(repairFile(f, { out: join(dir, 'never.jsonl') }), /middle of a line/);
+    assert.ok(!existsSync(join(dir, 'never.jsonl')));
+  });
+
+  it('relinkLine changes only the parentUuid value, and refuses when it cannot find it exactly', () => {
+    const line = '{"parentUuid":"a","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}';
+    assert.equal(relinkLine(line, 'a', 'z'), '{"parentUuid":"z","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}');
+    assert.equal(relinkLine('{"parentUuid": "a"}', 'a', 'z'), null);
+  });
+});
+
+describe('doctor and repair on the real fixtures', () => {
+  it('every fixture: doctor reports full reachability (the subagent file is not resumable)', async () => {
+    for (const f of claudeFixtures()) {
+      const r = await doctorFile(f);
+      assert.equal(r.apiValid, true, f);
+      if (f.endsWith('subagent.jsonl')) assert.deepEqual(kinds(r), ['not-resumable']);
+      else assert.ok(r.reachability > 0.98, `${f}: ${r.reachability}`);
+      assert.ok(!kinds(r).includes('dangling-parent'), f);
+    }
+  });
+
+  /** Seeded PRNG (mulberry32) so that a failure names its seed. */
+  function rng(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  /** Uuids of messages the resume of `index` loads in its active context. */
+  function loaded(index: TranscriptIndex): Set<string> {
+    const built = buildChainWithTables(index.entries, 'claude-code');
+    const chain = built.chain;
+    const on = new Set(chain.main);
+    const { region } = activeRegion(index.entries, built);
+    return new Set(region.filter((i) => on.has(i) && (index.entries[i].kind === 'user' || index.entries[i].kind === 'assistant')).map((i) => index.entries[i].uuid!));
+  }
+
+  for (const source of claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl'))) {
+    it(`${source.split('/').pop()}: broken at random points, repair brings back every message resume loaded, valid`, async function () {
+      this.timeout(120_000);
+      const lines = readFileSync(source, 'utf8').split('\n');
+      const original = await indexTranscript(source);
+      const before = loaded(original);
+      const built = buildChainWithTables(original.entries, 'claude-code');
+      const chain = built.chain;
+      const { region } = activeRegion(original.entries, built);
+      const messageLines = region.filter((i) => chain.main.includes(i) && ['user', 'assistant'].includes(original.entries[i].kind) && original.entries[i].parentUuid).map((i) => original.entries[i]);
+      for (let seed = 1; seed <= 16; seed++) {
+        const rand = rng(seed * 7919 + lines.length);
+        const count = 1 + Math.floor(rand() * 3);
+        const drop = new Set<number>();
+        for (let k = 0; k < count && messageLines.length > 1; k++) drop.add(messageLines[1 + Math.floor(rand() * (messageLines.length - 1))].line);
+        const f = join(dir, `prop-${seed}-${source.split('/').pop()}`);
+        writeFileSync(f, lines.filter((_, k) => !drop.has(k + 1)).join('\n'));
+        const broken = await indexTranscript(f);
+        const plan = planRepair(broken.entries);
+        const fixed = applyPlan(broken, plan);
+        const after = diagnose(fixed);
+        const why = `seed ${seed}, dropped lines ${[...drop].join(',')}: ${JSON.stringify(after.problems.filter((p) => p.severity !== 'info')).slice(0, 600)}`;
+        assert.equal(after.apiValid, true, why);
+        const leftAlone = new Set(plan.skipped.map((s) => s.line));
+        assert.ok(!after.problems.some((p) => p.kind === 'dangling-parent' && !leftAlone.has(p.line)), why);
+        // Every message resume loaded before the break that is still in the file is loaded after repair, except
+        // tool results whose call was removed (repair steps over them).
+        const stepped = new Set(plan.skipped.map((s) => s.line));
+        const nowLoaded = loaded(fixed);
+        const remaining = broken.entries.filter((e) => e.uuid && before.has(e.uuid) && !stepped.has(e.line));
+        const lost = remaining.filter((e) => !nowLoaded.has(e.uuid!));
+        assert.deepEqual(lost.map((e) => e.line), [], why);
+        // Repair then diagnose again: a second repair has nothing to do.
+        assert.deepEqual(planRepair(fixed.entries).changes, [], why);
+      }
+    });
+  }
+});
+
+describe('doctor and repair: CLI', () => {
+  before(function () {
+    if (!existsSync(cli)) throw new Error(`build first: ${cli}`);
+  });
+  const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+
+  it('doctor: exit 0 healthy, 1 with problems, 2 on unusable input; --json has the documented fields', () => {
+    const healthy = run(['doctor', write(conversation(1))]);
+    assert.equal(healthy.status, 0, healthy.stderr);
+    assert.match(healthy.stdout, /resume loads 40 of 40 messages \(100\.0%\)/);
+    const broken = write(without(conversation(60), 'b4'));
+    const sick = run(['doctor', broken, '--json']);
+    assert.equal(sick.status, 1, sick.stderr);
+    const j = JSON.parse(sick.stdout) as DoctorReport;
+    assert.equal(j.reachableMessages, 20);
+    assert.equal(j.totalMessages, 39);
+    assert.ok(j.reachability > 0.5 && j.reachability < 0.52);
+    assert.deepEqual(j.problems.map((p) => [p.kind, p.line]), [['dangling-parent', 20]]);
+    assert.ok(typeof j.problems[0].detail === 'string');
+    assert.equal(run(['doctor', join(dir, 'missing.jsonl')]).status, 2);
+    assert.equal(run(['doctor', write(['not json at all'])]).status, 2);
+  });
+
+  it('repair: writes what --out names, reports the change; --out and --in-place together is a usage error', () => {
+    const broken = write(without(conversation(60), 'b4'));
+    const out = join(dir, 'cli-fixed.jsonl');
+    const r = run(['repair', broken, '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /line 20: parentUuid b4 -> r4/);
+    assert.match(r.stdout, /before, 39 of 39 \(100\.0%\) after/);
+    assert.equal(run(['doctor', out]).status, 0);
+    assert.equal(run(['repair', broken, '--out', out]).status, 2, 'an existing output is not replaced');
+    assert.equal(run(['repair', broken, '--out', join(dir, 'x.jsonl'), '--in-place']).status, 2);
+  });
+});

@@ -1,0 +1,72 @@
+// The Sessions list: a fake sessions folder with many projects (copies of the real fixtures, stored the way Claude
+// Code stores them), read by file stats and the head and tail of each file only; 1,000 sessions listed in under 1 s.
+import { strict as assert } from 'node:assert';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { contextWindowOf, groupSessions, scanSessions, summarizeSession, HEAD_BYTES, TAIL_BYTES } from '../../src/core/sessionList';
+import { inspectFile } from '../../src/core/inspect';
+import { claudeFixtures, fixture } from '../support/fixtures';
+
+const folderOf = (cwd: string) => cwd.replace(/[^a-zA-Z0-9]/g, '-');
+
+describe('sessions list', function () {
+  this.timeout(120_000);
+  let root: string;
+  before(() => (root = mkdtempSync(join(tmpdir(), 'ac-sessions-'))));
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('one session: real project path, title, newest context and model, the model window, live mark', async () => {
+    const cwd = '/home/me/src/my app';
+    const dir = join(root, 'one', folderOf(cwd));
+    mkdirSync(dir, { recursive: true });
+    const src = fixture('v2.1.97-live-after.jsonl');
+    const file = join(dir, '0b6c3e2a-4d5f-4a1b-8c9d-7e6f5a4b3c2d.jsonl');
+    writeFileSync(file, readFileSync(src, 'utf8').replace(/"cwd":"[^"]*"/g, JSON.stringify({ cwd }).slice(1, -1)));
+    const s = await summarizeSession(file, folderOf(cwd));
+    assert.equal(s.cwd, cwd);
+    assert.equal(s.id, '0b6c3e2a-4d5f-4a1b-8c9d-7e6f5a4b3c2d');
+    assert.ok(s.title.length > 0 && s.title !== '(no prompt)', s.title);
+    // The newest request's context, as the full analysis finds it.
+    const a = await inspectFile(src);
+    assert.equal(s.contextTokens, a.report.totals.contextTokens);
+    assert.equal(s.contextWindow, 200_000);
+    assert.equal(s.live, true);
+    utimesSync(file, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+    assert.equal((await summarizeSession(file, folderOf(cwd))).live, false);
+    appendFileSync(file, JSON.stringify({ type: 'custom-title', customTitle: 'My renamed session', sessionId: s.id }) + '\n');
+    assert.equal((await summarizeSession(file, folderOf(cwd))).title, 'My renamed session');
+    assert.equal(contextWindowOf('claude-sonnet-4-5[1m]'), 1_000_000);
+  });
+
+  it('1,000 sessions in 40 projects: grouped by real path, newest first, workspace project first, filtered; under 1 s', async () => {
+    const home = join(root, 'many');
+    const sources = claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl')).map((f) => readFileSync(f, 'utf8'));
+    const t0 = Date.now() - 10 * 86_400_000;
+    for (let k = 0; k < 1000; k++) {
+      const p = k % 40;
+      const cwd = `/home/me/work/project-${p}`;
+      const dir = join(home, folderOf(cwd));
+      mkdirSync(dir, { recursive: true });
+      const id = `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
+      const file = join(dir, `${id}.jsonl`);
+      writeFileSync(file, sources[k % sources.length].replace(/"cwd":"[^"]*"/g, `"cwd":"${cwd}"`));
+      const t = new Date(t0 + k * 60_000);
+      utimesSync(file, t, t);
+    }
+    const started = performance.now();
+    const list = await scanSessions(home);
+    const ms = performance.now() - started;
+    console.log(`      1,000 sessions (${Math.round(list.reduce((s, x) => s + x.size, 0) / 1e6)} MB) listed in ${Math.round(ms)} ms, reading at most ${(HEAD_BYTES + TAIL_BYTES) / 1024} KiB of each`);
+    assert.equal(list.length, 1000);
+    assert.ok(ms < 1000, `listed in ${Math.round(ms)} ms`);
+    assert.ok(list.every((s, i) => i === 0 || list[i - 1].mtimeMs >= s.mtimeMs), 'newest first');
+    const groups = groupSessions(list, '/home/me/work/project-3');
+    assert.equal(groups.length, 40);
+    assert.equal(groups[0].project, '/home/me/work/project-3', 'the workspace project first');
+    assert.equal(groups[1].project, '/home/me/work/project-39', 'then the most recently active');
+    assert.ok(groups.every((g) => g.sessions.length === 25));
+    const filtered = groupSessions(list, null, 'PROJECT-17');
+    assert.deepEqual(filtered.map((g) => g.project), ['/home/me/work/project-17']);
+  });
+});
