@@ -7,6 +7,7 @@ import { isCompactBoundary, type Entry } from './entries';
 import { assertTranscript, extendIndex, indexTranscript, type IndexOptions, type TranscriptIndex } from './transcript';
 import { roundUsage, type RoundUsage } from './tokens/usage';
 import { continuesToolLoop, rawEstimate, SessionCalibration } from './tokens/estimate';
+import type { FormatInfo } from './formats/types';
 
 export type TokenSource = 'usage' | 'estimate';
 
@@ -49,6 +50,8 @@ export interface SidechainReport {
 
 export interface InspectReport {
   file: string;
+  /** The agent that wrote the file (decided by content), its version when recorded, and how it is stored. */
+  format: FormatInfo;
   bytes: number;
   lines: number;
   entries: number;
@@ -230,6 +233,7 @@ function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Round[], r
   const malformed = index.malformed.map((m) => ({ line: m.line, error: m.error }));
   return {
     file: index.path,
+    format: { ...index.format },
     bytes: index.size,
     lines: index.lineCount,
     entries: entries.length,
