@@ -23,6 +23,8 @@ import { toolResultText } from './lines';
 import { resumeCommand } from './resume';
 import { asObject, jsonText, messageContent, type JsonObject } from '../json';
 import { readSessionInfo, sessionIdFromFile } from '../session';
+import { unsupportedReason } from '../formats/types';
+import { compactCodexLocked } from './codex';
 
 export interface CompactOptions {
   settings?: Partial<CompactSettings>;
@@ -75,7 +77,7 @@ async function resolveOutput(file: string, options: CompactOptions): Promise<Out
 }
 
 /** True when `path` holds a compact_boundary that Agent Compactor wrote (streamed; never the whole file in memory). */
-async function isOurOutput(path: string): Promise<boolean> {
+export async function isOurOutput(path: string): Promise<boolean> {
   const needle = Buffer.from('"compactor":"agent-compactor"');
   let tail = Buffer.alloc(0);
   for await (const chunk of createReadStream(path)) {
@@ -86,7 +88,7 @@ async function isOurOutput(path: string): Promise<boolean> {
   return false;
 }
 
-function checkCancelled(signal?: AbortSignal): void {
+export function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
@@ -144,7 +146,7 @@ function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<numb
   });
 }
 
-async function sameFile(a: string, b: string): Promise<boolean> {
+export async function sameFile(a: string, b: string): Promise<boolean> {
   try {
     return (await realpath(a)) === (await realpath(b));
   } catch {
@@ -171,7 +173,7 @@ export async function compactFile(file: string, options: CompactOptions): Promis
 }
 
 /** The earlier compaction summary that opens the active context, if any: its line, and its whole text. */
-interface EarlierSummary {
+export interface EarlierSummary {
   round: number;
   entry: number;
   /** The line's `message.content`, exactly as written (kept verbatim when nothing is summarized). */
@@ -197,7 +199,7 @@ function contentText(content: unknown): string {
     .join('\n');
 }
 
-interface SummaryOutcome {
+export interface SummaryOutcome {
   summary: string;
   /** Leading characters of `summary` that quote an earlier summary whole (never clipped). */
   protectedChars: number;
@@ -218,7 +220,7 @@ function withEarlier(earlier: EarlierSummary | null, rest: string): { summary: s
   return { summary: `${quoted}\n\n${rest}`, protectedChars: quoted.length };
 }
 
-async function makeSummary(
+export async function makeSummary(
   analysis: Analysis,
   details: PlanDetails,
   summarized: number[],
@@ -283,6 +285,9 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
+  const refusal = unsupportedReason(analysis.index.format);
+  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
+  if (analysis.index.format.id === 'codex') return compactCodexLocked(file, analysis, options, progress);
   const readSize = analysis.index.size;
   const readMtime = analysis.index.mtimeMs;
   const target = await resolveOutput(file, options);
@@ -492,7 +497,7 @@ function missingSavedOriginals(file: string, details: PlanDetails): string[] {
  * live agent appended to the old file between the last check (before the backup) and the rename: those bytes are
  * whole lines after the original's end, and an agent that appends by path writes to the new file from the rename on.
  */
-async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number }> {
+export async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number }> {
   const old = await open(file, 'r');
   try {
     await commitTemp(tmp, file);
