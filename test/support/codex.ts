@@ -38,6 +38,10 @@ export interface CodexHome {
   workdir: string;
 }
 
+function writeConfig(codexHome: string, fake: FakeResponses): void {
+  writeFileSync(join(codexHome, 'config.toml'), `model = "gpt-5"\nopenai_base_url = "${fake.url}"\n`);
+}
+
 export function makeCodexHome(fake: FakeResponses): CodexHome {
   const root = mkdtempSync(join(tmpdir(), 'codex-home-'));
   const codexHome = join(root, '.codex');
@@ -45,7 +49,7 @@ export function makeCodexHome(fake: FakeResponses): CodexHome {
   const workdir = join(root, 'work');
   mkdirSync(sessionsDay, { recursive: true });
   mkdirSync(workdir, { recursive: true });
-  writeFileSync(join(codexHome, 'config.toml'), `model = "gpt-5"\nopenai_base_url = "${fake.url}"\n`);
+  writeConfig(codexHome, fake);
   return { root, codexHome, sessionsDay, workdir };
 }
 
@@ -56,6 +60,8 @@ export interface CodexRun {
 }
 
 export function runCodex(home: CodexHome, fake: FakeResponses, args: string[], timeoutMs = 180_000): Promise<CodexRun> {
+  // The config's base URL wins over the environment's: point both at this run's fake.
+  writeConfig(home.codexHome, fake);
   return new Promise((resolve, reject) => {
     const child = spawn(codexBin, args, {
       cwd: home.workdir,

@@ -32,7 +32,13 @@ function sse(res: http.ServerResponse, event: string, data: Record<string, unkno
   res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
 }
 
-function answer(res: http.ServerResponse, n: number, text: string): void {
+/** Input tokens the fake reports: about one per four characters of the request's `input` (sessions grow as real ones do). */
+export function fakeInputTokens(body: unknown): number {
+  const input = (body as { input?: unknown } | undefined)?.input;
+  return Math.max(1, Math.ceil(JSON.stringify(input ?? '').length / 4));
+}
+
+function answer(res: http.ServerResponse, n: number, text: string, inputTokens: number): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = `resp_fake_${n}`;
   const item = { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
@@ -40,7 +46,8 @@ function answer(res: http.ServerResponse, n: number, text: string): void {
   sse(res, 'response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
   sse(res, 'response.output_text.delta', { output_index: 0, content_index: 0, item_id: item.id, delta: text });
   sse(res, 'response.output_item.done', { output_index: 0, item });
-  const usage = { input_tokens: 1000, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1010 };
+  const output = Math.ceil(text.length / 4);
+  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + output };
   sse(res, 'response.completed', { response: { id, object: 'response', status: 'completed', output: [item], usage } });
   res.end();
 }
@@ -63,7 +70,7 @@ export async function startFakeResponses(replyText = FAKE_REPLY_TEXT): Promise<F
       const rec: RecordedResponsesRequest = { index: requests.length, method: req.method ?? 'GET', pathname, body };
       requests.push(rec);
       if (req.method === 'POST' && /\/responses$/.test(pathname)) {
-        answer(res, rec.index, replyText);
+        answer(res, rec.index, replyText, fakeInputTokens(body));
         return;
       }
       if (/\/responses$/.test(pathname)) {

@@ -71,12 +71,31 @@ function summaryShape(record: JsonObject, isCompactSummary: boolean): JsonObject
   return { type: m.side === 'model' ? 'assistant' : 'user', isMeta: m.meta || undefined, message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks } };
 }
 
-/** The raw JSON text of a record's `payload` (Codex writes it last), checked to parse to the same item. */
+/** Index just past the JSON object or array that starts at `from` in `text`, or -1 when it does not close. */
+function valueEnd(text: string, from: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) depth++;
+    else if ((c === 125 || c === 93) && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+/** The raw JSON text of a record's `payload` (other top-level fields may follow it), checked to parse to an object. */
 export function rawPayload(line: string): string | null {
   const at = line.indexOf('"payload":');
-  const close = line.lastIndexOf('}');
-  if (at < 0 || close <= at) return null;
-  const raw = line.slice(at + '"payload":'.length, close).trim();
+  if (at < 0) return null;
+  let from = at + '"payload":'.length;
+  while (line.charCodeAt(from) === 32) from++;
+  const end = valueEnd(line, from);
+  if (end < 0) return null;
+  const raw = line.slice(from, end);
   try {
     return asObject(JSON.parse(raw)) ? raw : null;
   } catch {
