@@ -2,7 +2,8 @@
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
 import type { CompactionPlan } from '../core/compact/types';
-import { onePositional, readableTranscript } from './args';
+import { onePositional, readableTranscript, UsageError } from './args';
+import { unsupportedReason } from '../core/formats/types';
 import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
@@ -20,6 +21,8 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const settings = settingsFrom(values);
   const file = await readableTranscript(onePositional(positionals, 'plan'));
   const analysis = await inspectFile(file, { subagents: false });
+  const refusal = unsupportedReason(analysis.index.format);
+  if (refusal) throw new UsageError(`${file}: ${refusal}`);
   const plan = await planCompaction(analysis, settings);
   process.stdout.write(bool(values, 'json') ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan));
   return 0;

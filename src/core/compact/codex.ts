@@ -23,9 +23,6 @@ import { CompactError, type CompactResult, type ProgressReporter } from './types
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
 const OUR_MARK = '"compactor":"agent-compactor"';
 
-/** Tool-result budgets rewrite Claude Code lines only: a Codex plan keeps every kept output whole. */
-const NO_RESULT_BUDGETS = { maxToolResultChars: Number.MAX_SAFE_INTEGER, maxToolResultCharsPerMessage: Number.MAX_SAFE_INTEGER };
-
 interface CodexTarget {
   out: string;
   mode: CompactResult['mode'];
@@ -250,7 +247,7 @@ export async function compactCodexLocked(file: string, analysis: Analysis, optio
   if (target.mode === 'in-place' && index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is Codex still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
   }
-  const details = await planDetails(analysis, { ...(options.settings ?? {}), ...NO_RESULT_BUDGETS });
+  const details = await planDetails(analysis, options.settings);
   const plan = details.plan;
   if (plan.nothingToDo) {
     throw new CompactError('nothing-to-compact', `Nothing to compact: the rollout's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of instructions and tools), already within the ${plan.settings.targetTokens}-token target.`);

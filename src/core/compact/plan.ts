@@ -104,8 +104,18 @@ export async function planCompaction(analysis: Analysis, settings?: Partial<Comp
   return (await planDetails(analysis, settings, state)).plan;
 }
 
-export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState): Promise<PlanDetails> {
+/**
+ * Settings as they apply to a file's format: tool-result previews rewrite Claude Code lines only, so another
+ * format's plan keeps every kept tool output whole.
+ */
+export function settingsForFormat(format: Analysis['index']['format'], partial?: Partial<CompactSettings>): CompactSettings {
   const settings = resolveSettings(partial);
+  if (format.id === 'claude-code') return settings;
+  return { ...settings, maxToolResultChars: Number.MAX_SAFE_INTEGER, maxToolResultCharsPerMessage: Number.MAX_SAFE_INTEGER };
+}
+
+export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState): Promise<PlanDetails> {
+  const settings = settingsForFormat(analysis.index.format, partial);
   const { rounds, report, index } = analysis;
   const entries = index.entries;
   const state = givenState ?? (await loadState(index.path));

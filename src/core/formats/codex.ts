@@ -30,6 +30,13 @@ interface CodexState {
   open: boolean;
   /** total_token_usage.total_tokens of the newest token count: a repeat of it is the same request again. */
   lastTotal: number | null;
+  /** True when the current response already has its usage: a further count is a request that produced no items. */
+  counted: boolean;
+  /**
+   * Where a response's token count sits: before its items (older rollouts, e.g. 0.36) or after them and their tool
+   * outputs (newer ones). Decided by the file's first count: before any model item means leading.
+   */
+  leading: boolean | null;
   model: string | null;
   version: string | null;
   sessionId: string | null;
@@ -119,7 +126,7 @@ export function codexItemMessage(p: JsonObject): { side: Side; meta: boolean; bl
 /** The Codex reader: one instance per file, fed its records in order. */
 export class CodexReader implements RecordReader {
   readonly format = 'codex' as const;
-  private s: CodexState = { lastUuid: null, responses: 0, open: false, lastTotal: null, model: null, version: null, sessionId: null };
+  private s: CodexState = { lastUuid: null, responses: 0, open: false, lastTotal: null, counted: false, leading: null, model: null, version: null, sessionId: null };
 
   version(): string | null {
     return this.s.version;
@@ -164,6 +171,7 @@ export class CodexReader implements RecordReader {
           if (!st.open) {
             st.responses++;
             st.open = true;
+            st.counted = false;
           }
           return [chained({ type: 'assistant', message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: m.blocks } })];
         }
@@ -203,12 +211,29 @@ export class CodexReader implements RecordReader {
     const last = obj(info, 'last_token_usage');
     const total = obj(info, 'total_token_usage')?.total_tokens;
     // A token count repeats after other events without a new request: same total, same figures, counted once.
-    if (!last || st.responses === 0 || (typeof total === 'number' && total === st.lastTotal)) return plain('event_msg', kind);
+    if (!last || (typeof total === 'number' && total === st.lastTotal)) return plain('event_msg', kind);
+    if (st.leading === null) st.leading = st.responses === 0;
+    if (!st.leading && st.responses === 0) return plain('event_msg', kind);
     if (typeof total === 'number') st.lastTotal = total;
+    if (st.leading) {
+      // The count opens its response: the model items that follow belong to it.
+      st.responses++;
+      st.open = true;
+      st.counted = true;
+      return this.usageEntry(last, chained);
+    }
+    // A second request since the last model item (an aborted or empty turn): a response of its own, without items.
+    if (st.counted) st.responses++;
+    st.counted = true;
+    st.open = false;
+    return this.usageEntry(last, chained);
+  }
+
+  private usageEntry(last: JsonObject, chained: (shape: JsonObject) => Entry): Entry {
+    const st = this.s;
     const input = typeof last.input_tokens === 'number' ? last.input_tokens : 0;
     const cached = typeof last.cached_input_tokens === 'number' ? Math.min(input, last.cached_input_tokens) : 0;
     const usage = { input_tokens: input - cached, cache_read_input_tokens: cached, cache_creation_input_tokens: 0, output_tokens: last.output_tokens ?? 0 };
-    st.open = false;
     return chained({ type: 'assistant', message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: [], usage } });
   }
 }
