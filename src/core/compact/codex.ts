@@ -10,7 +10,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Analysis } from '../inspect';
 import { analyze } from '../inspect';
 import { indexTranscript } from '../transcript';
-import { codexItemMessage } from '../formats/codex';
+import { codexItemMessage, historyItemOf } from '../formats/codex';
+import type { Entry } from '../entries';
 import { asObject, str, type JsonObject } from '../json';
 import { loadEntryObjects } from './lines';
 import { planDetails } from './plan';
@@ -52,18 +53,17 @@ async function resolveCodexTarget(file: string, threadId: string, options: Compa
   return { out, mode: 'out', sessionId: id, newId: id };
 }
 
-/** A response item's entry as the summarizers read it (Claude-shaped user/assistant lines). */
-function summaryShape(record: JsonObject, isCompactSummary: boolean): JsonObject | null {
+/** An entry as the summarizers read it (a Claude-shaped user/assistant line): its item, or its compacted record's item. */
+function summaryShape(record: JsonObject, entry: Entry): JsonObject | null {
   const payload = asObject(record.payload) ?? {};
+  let item: JsonObject | undefined = payload;
   if (record.type === 'compacted') {
-    if (!isCompactSummary) return null;
-    const history = Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [];
-    const texts = history.flatMap((item) => codexItemMessage(asObject(item) ?? {})?.blocks ?? []).filter((b) => b.type === 'text');
-    const message = str(payload, 'message');
-    return { type: 'user', message: { role: 'user', content: message ? [{ type: 'text', text: message }] : texts } };
-  }
-  if (record.type !== 'response_item') return null;
-  const m = codexItemMessage(payload);
+    if (entry.kind === 'system') return null;
+    const k = historyItemOf(entry.uuid);
+    if (k === null) return { type: 'user', message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] } };
+    item = asObject((Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [])[k]);
+  } else if (record.type !== 'response_item') return null;
+  const m = item && codexItemMessage(item);
   if (!m) return null;
   return { type: m.side === 'model' ? 'assistant' : 'user', isMeta: m.meta || undefined, message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks } };
 }
@@ -98,6 +98,25 @@ export function rawPayload(line: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The raw JSON texts of the items of a compacted payload's replacement_history, in order. */
+export function rawHistoryItems(payload: string): string[] {
+  const at = payload.indexOf('"replacement_history":');
+  if (at < 0) return [];
+  const open = payload.indexOf('[', at);
+  const close = valueEnd(payload, open);
+  const items: string[] = [];
+  for (let i = open + 1; i > 0 && i < close - 1; ) {
+    const c = payload.charCodeAt(i);
+    if (c === 123) {
+      const end = valueEnd(payload, i);
+      if (end < 0) break;
+      items.push(payload.slice(i, end));
+      i = end;
+    } else i++;
+  }
+  return items;
 }
 
 async function readRange(file: string, start: number, end: number): Promise<string> {
@@ -262,7 +281,7 @@ export async function compactCodexLocked(file: string, analysis: Analysis, optio
   const records = await loadEntryObjects(file, index.entries, summaryEntries);
   const objects = new Map<number, JsonObject>();
   for (const [i, o] of records) {
-    const shaped = summaryShape(o, index.entries[i].isCompactSummary === true);
+    const shaped = summaryShape(o, index.entries[i]);
     if (shaped) objects.set(i, shaped);
   }
   const made = await makeSummary(analysis, details, summarized, null, objects, options, progress);
@@ -276,7 +295,9 @@ export async function compactCodexLocked(file: string, analysis: Analysis, optio
     if (e.kind !== 'user' && e.kind !== 'assistant') continue;
     if (e.blocks.length === 0) continue; // a token count: usage, not history
     const line = await readRange(file, e.start, e.end);
-    const raw = rawPayload(line);
+    const k = historyItemOf(e.uuid);
+    const payload = rawPayload(line);
+    const raw = k === null ? payload : payload === null ? null : (rawHistoryItems(payload)[k] ?? null);
     if (raw === null) throw new CompactError('invalid-output', `line ${e.line}: cannot copy its response item verbatim; nothing was written.`);
     keptRaw.push(raw);
     keptItems.push(JSON.parse(raw) as JsonObject);

@@ -16,9 +16,15 @@ export function isCodexRecord(v: unknown): boolean {
   return o !== undefined && typeof o.type === 'string' && CODEX_RECORD_TYPES.has(o.type) && asObject(o.payload) !== undefined;
 }
 
-/** The uuid the reader gives the entry of a line (part 1: the history that follows a compact boundary). */
-export function codexEntryUuid(line: number, part = 0): string {
-  return part === 0 ? `codex:${line}` : `codex:${line}:${part}`;
+/** The uuid the reader gives the entry of a line, or of item `historyItem` of a compacted record's history. */
+export function codexEntryUuid(line: number, historyItem?: number): string {
+  return historyItem === undefined ? `codex:${line}` : `codex:${line}:h${historyItem}`;
+}
+
+/** The history item an entry stands for (its index in its compacted record's replacement_history), if any. */
+export function historyItemOf(uuid: string | undefined): number | null {
+  const m = uuid ? /:h(\d+)$/.exec(uuid) : null;
+  return m ? Number(m[1]) : null;
 }
 
 interface CodexState {
@@ -148,8 +154,8 @@ export class CodexReader implements RecordReader {
     const type = str(o, 'type') ?? 'unknown';
     const st = this.s;
     const plain = (kind: string, subtype?: string) => digestEntry({ type: kind, subtype, timestamp, sessionId: st.sessionId ?? undefined }, line, part, start, end);
-    const chained = (shape: JsonObject, at = part): Entry => {
-      const uuid = codexEntryUuid(line, at);
+    const chained = (shape: JsonObject, historyItem?: number): Entry => {
+      const uuid = codexEntryUuid(line, historyItem);
       const e = digestEntry({ ...shape, uuid, parentUuid: shape.parentUuid === null ? null : st.lastUuid, timestamp, sessionId: st.sessionId ?? undefined }, line, 0, start, end);
       st.lastUuid = uuid;
       return e;
@@ -167,40 +173,45 @@ export class CodexReader implements RecordReader {
       case 'response_item': {
         const m = codexItemMessage(payload);
         if (!m) return [plain('response_item', str(payload, 'type'))];
-        if (m.side === 'model') {
-          if (!st.open) {
-            st.responses++;
-            st.open = true;
-            st.counted = false;
-          }
-          return [chained({ type: 'assistant', message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: m.blocks } })];
-        }
-        st.open = false;
-        return [chained({ type: 'user', isMeta: m.meta || undefined, message: { role: 'user', content: m.blocks } })];
+        return [this.itemEntry(m, (shape) => chained(shape), false)];
       }
       case 'event_msg':
         return [this.event(payload, plain, chained)];
       case 'compacted': {
         const prev = st.lastUuid;
-        const boundary = chained({ type: 'system', subtype: 'compact_boundary', parentUuid: null, logicalParentUuid: prev ?? undefined });
-        const history = arr(payload, 'replacement_history');
-        const blocks: JsonObject[] = [];
-        if (history) {
-          for (const item of history) {
-            const m = codexItemMessage(asObject(item) ?? {});
-            if (m) blocks.push(...m.blocks.map((b) => (b.type === 'tool_use' || b.type === 'tool_result' ? { type: 'text', text: JSON.stringify(b) } : b)));
-          }
-        } else {
-          blocks.push({ type: 'text', text: str(payload, 'message') ?? '' });
-        }
-        // The history a compaction leaves is context, not a prompt: one summary entry after the boundary.
-        const summary = chained({ type: 'user', isCompactSummary: true, message: { role: 'user', content: blocks } }, 1);
+        const out = [chained({ type: 'system', subtype: 'compact_boundary', parentUuid: null, logicalParentUuid: prev ?? undefined })];
         st.open = false;
-        return [boundary, summary];
+        const history = arr(payload, 'replacement_history');
+        if (!history) {
+          out.push(chained({ type: 'user', isCompactSummary: true, message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] } }, 0));
+          return out;
+        }
+        // The history the context restarts from: each item an entry, so that its newest rounds can be kept again.
+        history.forEach((item, k) => {
+          const m = codexItemMessage(asObject(item) ?? {});
+          if (!m) return;
+          out.push(this.itemEntry(m, (shape) => chained(shape, k), out.length === 1));
+        });
+        return out;
       }
       default:
         return [plain(type)];
     }
+  }
+
+  /** The entry of one conversation item: the model's items share the current response; any input closes it. */
+  private itemEntry(m: NonNullable<ReturnType<typeof codexItemMessage>>, chained: (shape: JsonObject) => Entry, opensHistory: boolean): Entry {
+    const st = this.s;
+    if (m.side === 'model') {
+      if (!st.open) {
+        st.responses++;
+        st.open = true;
+        st.counted = false;
+      }
+      return chained({ type: 'assistant', message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: m.blocks } });
+    }
+    st.open = false;
+    return chained({ type: 'user', isMeta: m.meta || undefined, isCompactSummary: opensHistory || undefined, message: { role: 'user', content: m.blocks } });
   }
 
   private event(payload: JsonObject, plain: (kind: string, subtype?: string) => Entry, chained: (shape: JsonObject) => Entry): Entry {
