@@ -103,6 +103,19 @@ describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Respo
     });
   }
 
+  it('a fork compacted again in place (our own record re-planned) still resumes from the newest summary', async () => {
+    const home = makeCodexHome(fake);
+    homes.push(home);
+    const source = agentFixtures('codex').find((f) => f.includes('0.140'))!;
+    const copy = path.join(home.sessionsDay, path.basename(source));
+    fs.copyFileSync(source, copy);
+    fs.chmodSync(copy, 0o644);
+    const fork = await compactFile(copy, { summarizer: 'extractive', settings: { targetTokens: TARGET } });
+    const again = await compactFile(fork.output, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000, keepRecentTokens: 8_000 } });
+    assert.equal(again.sessionId, fork.sessionId);
+    await resumeAndCheck(home, fake, fork.sessionId!, fork.output, again);
+  });
+
   it('a rollout Codex wrote itself (ordinals) compacts in place and resumes', async () => {
     const home = makeCodexHome(fake);
     homes.push(home);

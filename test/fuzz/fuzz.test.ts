@@ -574,6 +574,9 @@ interface KindStats {
   ms: number;
 }
 
+/** Ends the Claude Code checks early for another format's compaction, already checked by compactOtherFormat. */
+class OtherFormatChecked extends Error {}
+
 /** `bytes` with every occurrence of `from` replaced by `to`. */
 function replaceBytes(bytes: Buffer, from: string, to: string): Buffer {
   const a = Buffer.from(from);
@@ -598,7 +601,7 @@ async function compactOtherFormat(file: string, dir: string, input: Buffer, anal
   try {
     res = await withTimeout(compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS, now: new Date('2030-01-01T00:00:00Z') }), HANG_MS, `compactFile ${file}`);
   } catch (err) {
-    if (format !== 'codex' && !(err instanceof CompactError && err.code === 'unsupported-format')) problems.push(`a read-only format was not refused as such: ${String(err)}`);
+    if (format !== 'codex' && !(err instanceof CompactError && err.code === 'unsupported-format')) problems.push(`a read-only format was not refused as such: ${err instanceof Error ? err.message : 'non-error thrown'}`);
     if (problems.length) return problems;
     throw err;
   }
@@ -730,7 +733,7 @@ describe('fuzz: mutated real transcripts', function () {
                   const problems = await compactOtherFormat(file, dir, m.bytes, analysis!, format, before);
                   if (problems.length) fail(label, m.bytes, `compact ${format} (${m.note}): ${problems.join('; ')}`);
                   st.compacted++;
-                  throw null;
+                  throw new OtherFormatChecked();
                 }
                 await withTimeout(planCompaction(analysis!, COMPACT_SETTINGS), HANG_MS, `planCompaction ${label}`);
                 const res = await withTimeout(compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS, now: new Date('2030-01-01T00:00:00Z') }), HANG_MS, `compactFile ${label}`);
@@ -764,7 +767,7 @@ describe('fuzz: mutated real transcripts', function () {
                 if (added.changed.length || added.removed.length) problems.push(`changed/removed: ${[...added.changed, ...added.removed].join(', ')}`);
                 if (problems.length) fail(label, m.bytes, `compact (${m.note}): ${problems.join('; ')}`);
               } catch (err) {
-                if (err === null) {
+                if (err instanceof OtherFormatChecked) {
                   /* another format's compaction, checked above */
                 } else if (err instanceof CompactError || err instanceof NotATranscriptError) {
                   const code = err instanceof CompactError ? err.code : 'not-a-transcript';

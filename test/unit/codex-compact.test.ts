@@ -112,7 +112,7 @@ describe('Codex compaction: every fixture × targets, fork then in place', funct
       { type: 'function_call_output', call_id: 'b', output: 'ok' },
     ];
     const out = pairCalls(items, items.map((i) => JSON.stringify(i)));
-    assert.deepEqual(out.items.map((i) => `${i.type}:${i.call_id}`), ['function_call:a', 'function_call_output:a', 'function_call:b', 'function_call_output:b']);
+    assert.deepEqual(out.items.map((i) => `${i.type as string}:${i.call_id as string}`), ['function_call:a', 'function_call_output:a', 'function_call:b', 'function_call_output:b']);
     assert.deepEqual(unpairedCalls(out.items), []);
     assert.equal(out.notes.length, 2);
   });

@@ -11,7 +11,8 @@ import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '
 import { loadEntryObjects, toolResultText } from './lines';
 import { asObject, messageContent } from '../json';
 import { loadState, toolResultsDir, type BudgetState } from './state';
-import { DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
+import { unsupportedReason } from '../formats/types';
+import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
 
 export interface PlanDetails {
   plan: CompactionPlan;
@@ -115,6 +116,8 @@ export function settingsForFormat(format: Analysis['index']['format'], partial?:
 }
 
 export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState): Promise<PlanDetails> {
+  const refusal = unsupportedReason(analysis.index.format);
+  if (refusal) throw new CompactError('unsupported-format', refusal);
   const settings = settingsForFormat(analysis.index.format, partial);
   const { rounds, report, index } = analysis;
   const entries = index.entries;
