@@ -174,8 +174,8 @@ export function assertTranscript(index: TranscriptIndex): void {
   if (!recognised) {
     const kinds = [...new Set(index.entries.slice(0, 200).map((e) => e.kind))].slice(0, 6).join(', ');
     throw new NotATranscriptError(
-      `${index.path}: JSON lines, but in no format Agent Compactor reads (recognised: ${index.entries.length} JSON object${index.entries.length === 1 ? '' : 's'} with type ${kinds || 'none'}; ` +
-        'expected Claude Code entries, Codex CLI rollout records, Copilot CLI events, or a Gemini CLI / Cline JSON document)',
+      `${index.path}: JSON lines, but none is a Claude Code transcript entry (no user/assistant/system lines with a uuid), a Codex CLI rollout record or a Copilot CLI event ` +
+        `(recognised: ${index.entries.length} JSON object${index.entries.length === 1 ? '' : 's'} with type ${kinds || 'none'})`,
     );
   }
 }
