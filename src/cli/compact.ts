@@ -147,6 +147,8 @@ export function compactErrorOutcome(err: CompactError, json: boolean): { code: n
       return { code: EXIT_OK, stdout: json ? JSON.stringify({ output: null, nothingToDo: true, message: err.message }) + '\n' : `${message}\n` };
     case 'exists':
       return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}${/--force/.test(message) ? '' : ' (add --force to replace it, or choose another --out path)'}\n` };
+    case 'unsupported-format':
+      return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}\n` };
     case 'cancelled':
       return { code: EXIT_CANCELLED, stderr: `agent-compactor: ${message}\n` };
     default:

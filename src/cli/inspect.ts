@@ -35,7 +35,8 @@ export function renderReport(report: InspectReport): string {
   ]);
   const t = report.totals;
   const out: string[] = [];
-  out.push(`${report.file}: ${report.lines} lines, ${(report.bytes / 1e6).toFixed(2)} MB${report.subagentFile ? ' (subagent transcript)' : ''}`);
+  const agent = `${report.format.agent}${report.format.version ? ` ${report.format.version}` : ''}${report.format.container === 'json' ? ', one JSON document' : ''}`;
+  out.push(`${report.file} (${sanitizeForTerminal(agent)}): ${report.lines} lines, ${(report.bytes / 1e6).toFixed(2)} MB${report.subagentFile ? ' (subagent transcript)' : ''}`);
   out.push('');
   out.push(table(['round', 'lines', 'model', 'what', 'adds', 'context'], rows, new Set([4, 5])));
   out.push('');

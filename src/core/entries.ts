@@ -411,8 +411,13 @@ function tooDeep(text: string): boolean {
   return false;
 }
 
-/** Parses one line's text into entries; never throws. */
-export function parseLine(text: string, line: number, start: number, end: number): ParsedLine {
+/** Turns one parsed JSON value of a line into entries (a format's record reader); throws on non-objects. */
+export type DigestFn = (value: unknown, line: number, part: number, start: number, end: number) => Entry[];
+
+const digestClaudeCode: DigestFn = (value, line, part, start, end) => [digestEntry(value, line, part, start, end)];
+
+/** Parses one line's text into entries (by `digest`, Claude Code's digest by default); never throws. */
+export function parseLine(text: string, line: number, start: number, end: number, digest: DigestFn = digestClaudeCode): ParsedLine {
   const trimmed = text.trim();
   if (trimmed === '') return { entries: [] };
   let obj: unknown;
@@ -428,7 +433,7 @@ export function parseLine(text: string, line: number, start: number, end: number
       const entries: Entry[] = [];
       for (let i = 0; i < parts.length; i++) {
         try {
-          entries.push(digestEntry(JSON.parse(parts[i]), line, i, start, end));
+          entries.push(...digest(JSON.parse(parts[i]), line, i, start, end));
         } catch {
           /* a non-object part: reported below */
         }
@@ -447,7 +452,7 @@ export function parseLine(text: string, line: number, start: number, end: number
     return { entries: [], malformed: { line, start, end, error: 'JSON nested too deeply (over 1,000 levels); kept verbatim, not parsed', recovered: 0 } };
   }
   try {
-    return { entries: [digestEntry(obj, line, 0, start, end)] };
+    return { entries: digest(obj, line, 0, start, end) };
   } catch (err) {
     return { entries: [], malformed: { line, start, end, error: err instanceof Error ? err.message : String(err), recovered: 0 } };
   }

@@ -4,9 +4,11 @@ import { basename, dirname, join } from 'node:path';
 import { buildChainWithTables, lastPromptTarget, recoverSiblings, type Chain, type ChainTables } from './chain';
 import { buildRounds, type Round } from './rounds';
 import { isCompactBoundary, type Entry } from './entries';
-import { assertTranscript, extendIndex, indexTranscript, type IndexOptions, type TranscriptIndex } from './transcript';
+import { assertTranscript, extendIndex, indexTranscript, NotATranscriptError, type IndexOptions, type TranscriptIndex } from './transcript';
+import { indexJsonDocument, isJsonDocument } from './formats/documents';
 import { roundUsage, type RoundUsage } from './tokens/usage';
 import { continuesToolLoop, rawEstimate, SessionCalibration } from './tokens/estimate';
+import type { FormatInfo } from './formats/types';
 
 export type TokenSource = 'usage' | 'estimate';
 
@@ -49,6 +51,8 @@ export interface SidechainReport {
 
 export interface InspectReport {
   file: string;
+  /** The agent that wrote the file (decided by content), its version when recorded, and how it is stored. */
+  format: FormatInfo;
   bytes: number;
   lines: number;
   entries: number;
@@ -233,6 +237,7 @@ function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Round[], r
   const malformed = index.malformed.map((m) => ({ line: m.line, error: m.error }));
   return {
     file: index.path,
+    format: { ...index.format },
     bytes: index.size,
     lines: index.lineCount,
     entries: entries.length,
@@ -309,11 +314,18 @@ export interface InspectOptions extends IndexOptions {
   subagents?: boolean;
 }
 
+/** A JSON-document session's index; refused, naming what was found, when it is no session format we read. */
+async function documentIndex(file: string): Promise<TranscriptIndex> {
+  const index = await indexJsonDocument(file);
+  if (!index) throw new NotATranscriptError(`${file}: one JSON document, but no session format Agent Compactor reads (expected a Gemini CLI chat with a messages array, a Cline / Roo Code message array, or a Claude Code transcript array)`);
+  return index;
+}
+
 /** Reads, validates and analyses a transcript file. Throws NotATranscriptError on unusable input. */
 export async function inspectFile(file: string, options: InspectOptions = {}): Promise<Analysis> {
   const st = await stat(file);
   if (!st.isFile()) throw new Error(`${file}: not a regular file`);
-  const index = await indexTranscript(file, options);
+  const index = (await isJsonDocument(file)) ? await documentIndex(file) : await indexTranscript(file, options);
   assertTranscript(index);
   const analysis = analyze(index);
   if (options.subagents !== false) {
@@ -344,6 +356,8 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
  */
 export async function reinspect(previous: Analysis, options: IndexOptions = {}): Promise<Analysis & { rebuilt: boolean; incremental: boolean }> {
   const index = previous.index;
+  // A JSON document is rewritten whole by its agent: read it again.
+  if (index.format.container === 'json') return Object.assign(await inspectFile(index.path, { subagents: false }), { rebuilt: true, incremental: false });
   const state = previous.appendState;
   const before = index.entries.length;
   const { rebuilt, droppedEntries } = await extendIndex(index, options);

@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { decodeLine, readLineBatches, DEFAULT_MAX_LINE_BYTES } from './reader';
-import { parseLine, type Entry, type Malformed } from './entries';
+import { parseLine, type DigestFn, type Entry, type Malformed } from './entries';
+import { detectRecordFormat, recordReader } from './formats/detect';
+import { agentName, type FormatInfo, type RecordReader } from './formats/types';
 
 export interface TranscriptIndex {
   path: string;
@@ -25,6 +27,8 @@ export interface TranscriptIndex {
   unterminatedTail: boolean;
   /** Fingerprint of the first `consumedBytes` bytes (`prefixFingerprint`), to tell an append from a rewrite. */
   prefixDigest: string;
+  /** The agent that wrote the file, decided by its first JSON object (Claude Code until one is read). */
+  format: FormatInfo;
 }
 
 export interface IndexOptions {
@@ -43,7 +47,37 @@ export class NotATranscriptError extends Error {
 }
 
 function emptyIndex(path: string): TranscriptIndex {
-  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false, prefixDigest: '' };
+  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false, prefixDigest: '', format: { id: 'claude-code', agent: agentName('claude-code'), version: null, container: 'jsonl' } };
+}
+
+/** The record reader of an index and its state before an unterminated last line (re-read when the file grows). */
+interface ReaderSlot {
+  reader: RecordReader | null;
+  /** Reader state before the unterminated tail was read; `null` reader: the tail was the first object. */
+  beforeTail: { reader: RecordReader | null; state: unknown } | null;
+}
+
+const readers = new WeakMap<TranscriptIndex, ReaderSlot>();
+
+function slotOf(index: TranscriptIndex): ReaderSlot {
+  let slot = readers.get(index);
+  if (!slot) {
+    // An index copied from another one (validate.ts) continues in the format already decided.
+    slot = { reader: index.entries.length ? recordReader(index.format.id) : null, beforeTail: null };
+    readers.set(index, slot);
+  }
+  return slot;
+}
+
+/** The digest for the index's next lines: the first JSON object decides the format. */
+function digestFor(index: TranscriptIndex, slot: ReaderSlot): DigestFn {
+  return (value, line, part, start, end) => {
+    if (!slot.reader) {
+      slot.reader = recordReader(detectRecordFormat(value));
+      index.format = { id: slot.reader.format, agent: agentName(slot.reader.format), version: null, container: 'jsonl' };
+    }
+    return slot.reader.digest(value, line, part, start, end);
+  };
 }
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -117,8 +151,10 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   let rebuilt = false;
   if (!(await prefixUnchanged(index))) {
     Object.assign(index, emptyIndex(index.path));
+    readers.delete(index);
     rebuilt = true;
   }
+  const slot = slotOf(index);
   // A previously unterminated tail is re-read: drop what it produced.
   const lengthBefore = index.entries.length;
   if (index.unterminatedTail) {
@@ -127,7 +163,13 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
     while (index.malformed.length && index.malformed[index.malformed.length - 1].line === tailLine) index.malformed.pop();
     index.lineCount--;
     index.unterminatedTail = false;
+    if (slot.beforeTail) {
+      slot.reader = slot.beforeTail.reader;
+      slot.reader?.restore(slot.beforeTail.state);
+      slot.beforeTail = null;
+    }
   }
+  const digest = digestFor(index, slot);
   const before = index.entries.length;
   const st = await stat(index.path);
   const droppedEntries = rebuilt ? 0 : lengthBefore - before;
@@ -146,7 +188,8 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
         index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: `line is ${raw.end - raw.start} bytes, over the ${maxLineBytes}-byte limit; kept verbatim, not parsed`, recovered: 0 });
       } else {
         const { text, invalidUtf8 } = decodeLine(raw.bytes);
-        const parsed = parseLine(text, raw.line, raw.start, raw.end);
+        if (raw.unterminated) slot.beforeTail = { reader: slot.reader, state: slot.reader?.snapshot() };
+        const parsed = parseLine(text, raw.line, raw.start, raw.end, digest);
         for (const e of parsed.entries) index.entries.push(e);
         if (parsed.malformed) {
           if (raw.unterminated) parsed.malformed.error = `unterminated last line (still being written?): ${parsed.malformed.error}`;
@@ -167,13 +210,14 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   }
   index.size = st.size;
   index.mtimeMs = st.mtimeMs;
+  if (slot.reader) index.format = { ...index.format, version: slot.reader.version() };
   index.prefixDigest = await prefixFingerprint(index.path, index.consumedBytes);
   return { rebuilt, newEntries: index.entries.length - before, droppedEntries };
 }
 
 const KNOWN_KINDS = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'permission-mode', 'last-prompt', 'pr-link', 'custom-title', 'tag', 'agent-name']);
 
-/** Throws NotATranscriptError with a one-line reason when the file cannot be a Claude Code transcript. */
+/** Throws NotATranscriptError with a one-line reason when the file is not a session of a format the engine reads. */
 export function assertTranscript(index: TranscriptIndex): void {
   if (index.lineCount === 0 || (index.entries.length === 0 && index.malformed.length === 0)) {
     throw new NotATranscriptError(`${index.path}: empty file, no transcript lines`, 'empty');
@@ -182,11 +226,18 @@ export function assertTranscript(index: TranscriptIndex): void {
     const m = index.malformed[0];
     throw new NotATranscriptError(`${index.path}: not a JSONL transcript (line ${m.line}: ${m.error})`);
   }
+  if (index.format.id !== 'claude-code') {
+    if (!index.entries.some((e) => e.uuid !== undefined || e.kind === 'session_meta' || e.kind === 'session.start')) {
+      throw new NotATranscriptError(`${index.path}: recognised as a ${index.format.agent} file, but it holds no conversation records`);
+    }
+    return;
+  }
   const recognised = index.entries.some((e) => KNOWN_KINDS.has(e.kind) && (e.uuid !== undefined || e.kind === 'summary' || e.kind === 'file-history-snapshot'));
   if (!recognised) {
-    if (index.entries.some((e) => e.kind === 'session_meta' || e.kind === 'response_item' || e.kind === 'turn_context')) {
-      throw new NotATranscriptError(`${index.path}: this looks like an OpenAI Codex CLI rollout, not a Claude Code transcript (not supported yet)`);
-    }
-    throw new NotATranscriptError(`${index.path}: JSON lines, but none is a Claude Code transcript entry (no user/assistant/system lines with a uuid)`);
+    const kinds = [...new Set(index.entries.slice(0, 200).map((e) => e.kind))].slice(0, 6).join(', ');
+    throw new NotATranscriptError(
+      `${index.path}: JSON lines, but none is a Claude Code transcript entry (no user/assistant/system lines with a uuid), a Codex CLI rollout record or a Copilot CLI event ` +
+        `(recognised: ${index.entries.length} JSON object${index.entries.length === 1 ? '' : 's'} with type ${kinds || 'none'})`,
+    );
   }
 }

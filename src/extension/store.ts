@@ -2,6 +2,7 @@
 // background (chunked parsing with yields, progress in the view and the status bar), keeps
 // up with a live session through a file watcher and `reinspect` (only appended bytes are
 // parsed), and serialises every operation so views never see a half-updated state.
+import { capabilitiesOf } from '../core/formats/types';
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
 import { inspectFile, reinspect, type Analysis } from '../core/inspect';
@@ -26,7 +27,10 @@ const CACHE_SIZE = 4;
 const WATCH_DEBOUNCE_MS = 250;
 
 export function isTranscriptUri(uri: vscode.Uri | undefined): uri is vscode.Uri {
-  return !!uri && uri.scheme === 'file' && /\.jsonl$/i.test(uri.fsPath);
+  if (!uri || uri.scheme !== 'file') return false;
+  // JSON lines are followed; of JSON documents only where agents keep sessions (a Cline / Roo task's history, a Gemini
+  // CLI chat), so that other JSON files are never read. The format itself is decided by content when it is read.
+  return /\.jsonl$/i.test(uri.fsPath) || /[\\/](api_conversation_history\.json|chats[\\/][^\\/]+\.json)$/i.test(uri.fsPath);
 }
 
 export function isTranscriptEditor(editor: vscode.TextEditor | undefined): editor is vscode.TextEditor {
@@ -84,6 +88,10 @@ export class TranscriptStore implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', 'agentCompactor.hasTranscript', state.status === 'ready');
     void vscode.commands.executeCommand('setContext', 'agentCompactor.loading', state.status === 'loading');
     void vscode.commands.executeCommand('setContext', 'agentCompactor.hasPlan', state.status === 'ready' && state.plan !== null);
+    // Commands a format does not support are disabled for it (package.json `enablement`), with the reason in the header.
+    const format = state.status === 'ready' ? state.analysis.index.format : null;
+    void vscode.commands.executeCommand('setContext', 'agentCompactor.format', format?.id ?? '');
+    void vscode.commands.executeCommand('setContext', 'agentCompactor.canCompact', format !== null && capabilitiesOf(format).compact);
     this.emitter.fire(state);
   }
 
@@ -270,7 +278,7 @@ export class TranscriptStore implements vscode.Disposable {
   private async publish(file: string, analysis: Analysis): Promise<void> {
     let plan: CompactionPlan | null = null;
     let planError: string | undefined;
-    if (this.isPreviewing(file)) {
+    if (this.isPreviewing(file) && capabilitiesOf(analysis.index.format).plan) {
       try {
         plan = await planCompaction(analysis, this.compactSettings(file));
       } catch (err) {

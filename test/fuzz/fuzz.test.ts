@@ -33,7 +33,7 @@ import { planCompaction } from '../../src/core/compact/plan';
 import { compactFile } from '../../src/core/compact/compact';
 import { CompactError } from '../../src/core/compact/types';
 import { checkResumable } from '../../src/core/compact/validate';
-import { claudeFixtures } from '../support/fixtures';
+import { agentFixtures, claudeFixtures } from '../support/fixtures';
 import { Rng, diffSnapshots, sha256, snapshotDir, withTimeout, secs } from '../support/reliability';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20250101);
@@ -574,12 +574,63 @@ interface KindStats {
   ms: number;
 }
 
+/** Ends the Claude Code checks early for another format's compaction, already checked by compactOtherFormat. */
+class OtherFormatChecked extends Error {}
+
+/** `bytes` with every occurrence of `from` replaced by `to`. */
+function replaceBytes(bytes: Buffer, from: string, to: string): Buffer {
+  const a = Buffer.from(from);
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (let i = bytes.indexOf(a); i !== -1; i = bytes.indexOf(a, at)) {
+    parts.push(bytes.subarray(at, i), Buffer.from(to));
+    at = i + a.length;
+  }
+  parts.push(bytes.subarray(at));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Compaction of a non-Claude-Code session: Codex writes a fork `rollout-…-<new id>.jsonl` that is the input (its thread
+ * id renamed) plus one compacted record, re-read as Codex with the same malformed lines; read-only formats refuse
+ * with 'unsupported-format'. A CompactError is rethrown for the caller's accounting.
+ */
+async function compactOtherFormat(file: string, dir: string, input: Buffer, analysis: Analysis, format: string, before: ReturnType<typeof snapshotDir>): Promise<string[]> {
+  const problems: string[] = [];
+  let res;
+  try {
+    res = await withTimeout(compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS }), HANG_MS, `compactFile ${file}`);
+  } catch (err) {
+    if (format !== 'codex' && !(err instanceof CompactError && err.code === 'unsupported-format')) problems.push(`a read-only format was not refused as such: ${err instanceof Error ? err.message : 'non-error thrown'}`);
+    if (problems.length) return problems;
+    throw err;
+  }
+  if (format !== 'codex') return ['a read-only format was compacted'];
+  const out = readFileSync(res.output);
+  const metaLine = analysis.index.entries.find((e) => e.kind === 'session_meta');
+  const oldId = metaLine ? (JSON.parse(input.subarray(metaLine.start, metaLine.end).toString('utf8')) as { payload: { id?: string; session_id?: string } }).payload : null;
+  const restored = oldId ? replaceBytes(out, res.sessionId!, oldId.id ?? oldId.session_id ?? '') : out;
+  if (!restored.subarray(0, input.length).equals(input)) problems.push('output is not the input (thread id renamed) followed by the compaction');
+  if (!res.output.endsWith(`-${res.sessionId}.jsonl`) || res.mode !== 'fork') problems.push(`not a fork named by its thread id: ${res.mode} ${res.output}`);
+  const reread = await inspectFile(res.output, { subagents: false });
+  if (reread.index.format.id !== 'codex') problems.push(`output read as ${reread.index.format.id}`);
+  const lastBoundary = reread.report.compactBoundaries[reread.report.compactBoundaries.length - 1];
+  if (!lastBoundary || lastBoundary.line !== reread.index.lineCount) problems.push('the last line is not the compacted record');
+  const inMal = analysis.index.malformed.map((x) => x.line).join();
+  const outMal = reread.index.malformed.map((x) => x.line).join();
+  if (inMal !== outMal && !(input.length && input[input.length - 1] !== 10)) problems.push(`malformed lines changed: input [${inMal}] output [${outMal}]`);
+  const d = diffSnapshots(before, snapshotDir(dir));
+  if (d.added.length !== 1 || d.changed.length || d.removed.length) problems.push(`files: ${JSON.stringify(d)}`);
+  return problems;
+}
+
 describe('fuzz: mutated real transcripts', function () {
   this.timeout(10 * 60_000);
 
   it(`inspect and compact survive every mutation (seed ${SEED})`, async () => {
     const started = Date.now();
-    const sources = claudeFixtures().map(loadSource);
+    // Line-based sessions of every agent: Claude Code, Codex CLI rollouts and Copilot CLI events.
+    const sources = [...claudeFixtures(), ...agentFixtures('codex', /\.jsonl$/), ...agentFixtures('copilot-cli', /\.jsonl$/)].map(loadSource);
     const rng = new Rng(SEED);
     const root = mkdtempSync(join(tmpdir(), 'ac-fuzz-'));
     const stats = new Map<string, KindStats>(Object.keys(MUTATORS).map((k) => [k, { cases: 0, reports: 0, notTranscript: 0, compactRuns: 0, compacted: 0, compactErrors: {}, ms: 0 }]));
@@ -676,7 +727,14 @@ describe('fuzz: mutated real transcripts', function () {
             if (compactThis) {
               st.compactRuns++;
               const before = snapshotDir(dir);
+              const format = analysis!.index.format.id;
               try {
+                if (format !== 'claude-code') {
+                  const problems = await compactOtherFormat(file, dir, m.bytes, analysis!, format, before);
+                  if (problems.length) fail(label, m.bytes, `compact ${format} (${m.note}): ${problems.join('; ')}`);
+                  st.compacted++;
+                  throw new OtherFormatChecked();
+                }
                 await withTimeout(planCompaction(analysis!, COMPACT_SETTINGS), HANG_MS, `planCompaction ${label}`);
                 const res = await withTimeout(compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS }), HANG_MS, `compactFile ${label}`);
                 st.compacted++;
@@ -709,11 +767,13 @@ describe('fuzz: mutated real transcripts', function () {
                 if (added.changed.length || added.removed.length) problems.push(`changed/removed: ${[...added.changed, ...added.removed].join(', ')}`);
                 if (problems.length) fail(label, m.bytes, `compact (${m.note}): ${problems.join('; ')}`);
               } catch (err) {
-                if (err instanceof CompactError || err instanceof NotATranscriptError) {
+                if (err instanceof OtherFormatChecked) {
+                  /* another format's compaction, checked above */
+                } else if (err instanceof CompactError || err instanceof NotATranscriptError) {
                   const code = err instanceof CompactError ? err.code : 'not-a-transcript';
                   st.compactErrors[code] = (st.compactErrors[code] ?? 0) + 1;
                   if (VERBOSE && code !== 'nothing-to-compact') console.log(`    ${label} (${m.note}): ${code}: ${err.message}`);
-                  if (code === 'invalid-output') {
+                  if (code === 'invalid-output' && format === 'claude-code') {
                     // Refusing is clean, but only right when the input was already not resumable:
                     // a valid input must never be turned into an invalid output.
                     const input = await checkResumable(file);

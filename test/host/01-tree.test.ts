@@ -77,7 +77,7 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     const header = tree[0];
     assert.equal(header.kind, 'header');
     assert.equal(header.label, FIXTURE);
-    assert.match(header.description ?? '', new RegExp(`^${rounds.length} rounds · context .+ \\((usage|estimate)\\)$`));
+    assert.match(header.description ?? '', new RegExp(`^Claude Code · ${rounds.length} rounds · context .+ \\((usage|estimate)\\)$`));
     console.log(`      ${nodes.length} rounds; header: ${header.description}; e.g. ${nodes[nodes.length - 1].label} — ${nodes[nodes.length - 1].description}`);
   });
 

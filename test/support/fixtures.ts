@@ -19,3 +19,13 @@ export function claudeFixtures(): string[] {
 export function fixture(name: string): string {
   return join(claudeFixtureDir, name);
 }
+
+/** The fixtures of another agent (`codex`, `gemini-cli`, `cline`, `copilot-cli`), files sorted by name. */
+export function agentFixtures(agent: string, ext: RegExp = /\.jsonl?$/): string[] {
+  const dir = join(sharedFixtures, agent);
+  if (!existsSync(dir)) throw new Error(`shared fixtures not found at ${dir}: the tests read ../shared/fixtures beside the project`);
+  return readdirSync(dir)
+    .filter((n) => ext.test(n))
+    .sort()
+    .map((n) => join(dir, n));
+}

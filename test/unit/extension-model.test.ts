@@ -78,7 +78,7 @@ describe('extension model: Rounds tree', () => {
       }
       assert.equal(nodes.filter((n) => n.kind === 'history').length, new Set(report.rounds.filter((r) => !r.inContext).map((r) => r.segment)).size);
       assert.equal(nodes[0].kind, 'header');
-      assert.match(nodes[0].description ?? '', new RegExp(`^${formatNumber(report.totals.rounds)} rounds? · context`));
+      assert.match(nodes[0].description ?? '', new RegExp(`^Claude Code · ${formatNumber(report.totals.rounds)} rounds? · context`));
       assert.equal(nodes.some((n) => n.kind === 'sidechains'), report.sidechains.length > 0);
       assert.equal(nodes.some((n) => n.kind === 'malformedGroup'), report.malformed.length > 0);
       assert.equal(nodes.some((n) => n.kind === 'plan'), false);

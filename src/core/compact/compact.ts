@@ -7,6 +7,8 @@ import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { loadEntryObjects, RawBytes } from './lines';
+import { unsupportedReason } from '../formats/types';
+import { compactCodexLocked } from './codex';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter, type WrittenSidecars } from './types';
 import { shapeForExtractive } from './summarize/extractive';
@@ -76,7 +78,7 @@ async function resolveOutput(file: string, options: CompactOptions): Promise<Out
 }
 
 /** True when `path` holds a compact_boundary that Agent Compactor wrote (streamed; never the whole file in memory). */
-async function isOurOutput(path: string): Promise<boolean> {
+export async function isOurOutput(path: string): Promise<boolean> {
   const needle = Buffer.from('"compactor":"agent-compactor"');
   let tail = Buffer.alloc(0);
   for await (const chunk of createReadStream(path)) {
@@ -87,11 +89,11 @@ async function isOurOutput(path: string): Promise<boolean> {
   return false;
 }
 
-function checkCancelled(signal?: AbortSignal): void {
+export function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
-async function sameFile(a: string, b: string): Promise<boolean> {
+export async function sameFile(a: string, b: string): Promise<boolean> {
   try {
     return (await realpath(a)) === (await realpath(b));
   } catch {
@@ -135,6 +137,9 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
+  const refusal = unsupportedReason(analysis.index.format);
+  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
+  if (analysis.index.format.id === 'codex') return compactCodexLocked(file, analysis, options, progress);
   const target = await resolveOutput(file, options);
   const index = analysis.index;
   const halfWrittenTail = index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount);
@@ -155,6 +160,7 @@ export async function draftSummary(file: string, options: CompactOptions): Promi
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
+  if (analysis.index.format.id !== 'claude-code') throw new CompactError('unsupported-format', `${basename(file)}: a summary can be drafted for review only for Claude Code sessions so far (this is a ${analysis.index.format.agent} session).`);
   const { made, summary, details } = await prepare(file, analysis, options, progress);
   return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan };
 }

@@ -13,7 +13,8 @@ import { asObject, messageContent } from '../json';
 import { loadState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
 import { planSteered } from './steer';
-import { DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
+import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
+import { unsupportedReason } from '../formats/types';
 
 export interface PlanDetails {
   plan: CompactionPlan;
@@ -106,6 +107,16 @@ export async function planCompaction(analysis: Analysis, settings?: Partial<Comp
   return (await planDetails(analysis, settings, state, decisions)).plan;
 }
 
+/**
+ * Settings as they apply to a file's format: tool-result previews rewrite Claude Code lines only, so another
+ * format's plan keeps every kept tool output whole.
+ */
+export function settingsForFormat(format: Analysis['index']['format'], partial?: Partial<CompactSettings>): CompactSettings {
+  const settings = resolveSettings(partial);
+  if (format.id === 'claude-code') return settings;
+  return { ...settings, maxToolResultChars: Number.MAX_SAFE_INTEGER, maxToolResultCharsPerMessage: Number.MAX_SAFE_INTEGER };
+}
+
 /** What every plan starts from: settings, state, sizes and the room the target leaves for transcript content. */
 export interface PlanBase {
   analysis: Analysis;
@@ -125,7 +136,9 @@ export interface PlanBase {
 }
 
 async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | undefined, givenState: BudgetState | undefined): Promise<PlanBase> {
-  const settings = resolveSettings(partial);
+  const refusal = unsupportedReason(analysis.index.format);
+  if (refusal) throw new CompactError('unsupported-format', refusal);
+  const settings = settingsForFormat(analysis.index.format, partial);
   const { rounds, report, index } = analysis;
   const state = givenState ?? (await loadState(index.path));
   const calibration = report.totals.calibrationFactor || 1;

@@ -171,7 +171,8 @@ export type CompactErrorCode =
   | 'nothing-to-compact' // nothing safe to summarize or drop
   | 'invalid-output' // the result failed validation; nothing written
   | 'unsafe-path' // a write would escape its folder
-  | 'exists'; // the output file exists and is not this session's own output (use --force)
+  | 'exists' // the output file exists and is not this session's own output (use --force)
+  | 'unsupported-format'; // the file's format is read-only (inspect only)
 
 /** A failure the user can act on; `message` says the cause and what to do. */
 export class CompactError extends Error {

@@ -1,52 +1,68 @@
-// Open Sessions Folder: Claude Code's sessions (~/.claude/projects), newest first, to pick
-// one; or the folder itself in a new window / the OS file manager.
+// Open Sessions Folder: the sessions of every agent found on this machine (Claude Code's ~/.claude/projects,
+// Codex's ~/.codex/sessions, Gemini CLI's ~/.gemini/tmp, Cline / Roo Code task folders), newest first, to pick one;
+// or Claude Code's folder itself in a new window / the OS file manager.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { formatBytes } from '../model/format';
-import { listSessions, sessionsFolder, timeAgo, type SessionFile } from '../model/sessions';
+import { dirname } from 'node:path';
+import { agentFolders, listAgentSessions, listSessions, sessionsFolder, timeAgo, type SessionFile } from '../model/sessions';
 import type { Services } from '../services';
 import { isProgrammatic } from './args';
 
 export interface SessionsResult {
+  /** Claude Code's sessions folder, whether it exists, and its sessions. */
   folder: string;
   exists: boolean;
   sessions: SessionFile[];
+  /** Every other agent's sessions folder found on this machine, with its sessions. */
+  others: { agent: string; folder: string; sessions: SessionFile[] }[];
   picked?: string;
 }
 
 type Item = vscode.QuickPickItem & { file?: string; action?: 'window' | 'os' };
 
-export async function openSessionsFolderCommand(_s: Services, arg?: unknown): Promise<SessionsResult> {
+export async function openSessionsFolderCommand(s: Services, arg?: unknown): Promise<SessionsResult> {
   const folder = sessionsFolder();
   const exists = existsSync(folder);
   const sessions = exists ? await listSessions(folder) : [];
-  if (isProgrammatic(arg)) return { folder, exists, sessions };
-  if (!exists) {
-    const choice = await vscode.window.showInformationMessage(`No Claude Code sessions folder at ${folder}.`, 'Open Transcript…');
-    if (choice) await vscode.commands.executeCommand('agentCompactor.openTranscript');
-    return { folder, exists, sessions };
+  const others: SessionsResult['others'] = [];
+  for (const f of agentFolders(process.env, undefined, dirname(s.context.globalStorageUri.fsPath)).slice(1)) {
+    if (existsSync(f.folder)) others.push({ ...f, sessions: await listAgentSessions(f) });
   }
+  const result = { folder, exists, sessions, others };
+  if (isProgrammatic(arg)) return result;
+  if (!exists && others.length === 0) {
+    const choice = await vscode.window.showInformationMessage(`No sessions folder of Claude Code (${folder}), Codex, Gemini CLI, Cline or Roo Code was found.`, 'Open Transcript…');
+    if (choice) await vscode.commands.executeCommand('agentCompactor.openTranscript');
+    return result;
+  }
+  const all = [...sessions.map((x) => ({ ...x, agent: 'Claude Code' })), ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, project: '' })))];
+  all.sort((a, b) => b.mtimeMs - a.mtimeMs);
   const items: Item[] = [
-    { label: '$(folder-opened) Open Sessions Folder in New Window', action: 'window' },
-    { label: '$(file-directory) Reveal Sessions Folder in File Manager', action: 'os' },
+    ...(exists
+      ? [
+          { label: '$(folder-opened) Open Sessions Folder in New Window', action: 'window' as const },
+          { label: '$(file-directory) Reveal Sessions Folder in File Manager', action: 'os' as const },
+        ]
+      : []),
     { label: 'Sessions, newest first', kind: vscode.QuickPickItemKind.Separator },
-    ...sessions.map((x) => ({
-      label: basename(x.file, '.jsonl'),
-      description: x.project,
+    ...all.map((x) => ({
+      label: x.agent === 'Claude Code' || x.agent === 'Codex CLI' ? basename(x.file, '.jsonl') : basename(dirname(x.file)) + '/' + basename(x.file),
+      description: x.project ? `${x.agent} · ${x.project}` : x.agent,
       detail: `${timeAgo(x.mtimeMs)} · ${formatBytes(x.size)}`,
       file: x.file,
     })),
   ];
   const picked = await vscode.window.showQuickPick(items, {
-    title: `Claude Code Sessions (${folder})`,
+    title: `Agent Sessions (${[exists ? 'Claude Code' : '', ...others.map((o) => o.agent)].filter(Boolean).join(', ')})`,
     placeHolder: sessions.length ? 'Pick a session to show its rounds' : 'No sessions yet',
     matchOnDescription: true,
     matchOnDetail: true,
   });
-  if (!picked) return { folder, exists, sessions };
+  if (!picked) return result;
   if (picked.action === 'window') await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
   else if (picked.action === 'os') await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(folder));
   else if (picked.file) await vscode.commands.executeCommand('agentCompactor.openTranscript', vscode.Uri.file(picked.file));
-  return { folder, exists, sessions, picked: picked.file };
+  return { ...result, picked: picked.file };
 }

@@ -56,3 +56,65 @@ export function timeAgo(ms: number, now = Date.now()): string {
   if (s < 86400) return unit(Math.floor(s / 3600), 'hour');
   return unit(Math.floor(s / 86400), 'day');
 }
+
+/** Another agent's sessions folder, where it keeps one. */
+export interface AgentFolder {
+  agent: string;
+  folder: string;
+}
+
+/**
+ * The sessions folders of every agent Agent Compactor reads: Claude Code's projects, Codex's sessions
+ * (`$CODEX_HOME/sessions`), Gemini CLI's chats (`~/.gemini/tmp`), and the task folders of Cline and Roo Code in
+ * VS Code's global storage (`globalStorage` is the parent of this extension's own global storage folder).
+ */
+export function agentFolders(env: NodeJS.ProcessEnv = process.env, home = homedir(), globalStorage?: string): AgentFolder[] {
+  const codexHome = env.CODEX_HOME && env.CODEX_HOME.trim() ? env.CODEX_HOME.trim() : join(home, '.codex');
+  const folders: AgentFolder[] = [
+    { agent: 'Claude Code', folder: sessionsFolder(env, home) },
+    { agent: 'Codex CLI', folder: join(codexHome, 'sessions') },
+    { agent: 'Gemini CLI', folder: join(home, '.gemini', 'tmp') },
+  ];
+  if (globalStorage) {
+    folders.push({ agent: 'Cline', folder: join(globalStorage, 'saoudrizwan.claude-dev', 'tasks') });
+    folders.push({ agent: 'Roo Code', folder: join(globalStorage, 'rooveterinaryinc.roo-cline', 'tasks') });
+  }
+  return folders;
+}
+
+/** The session files of another agent's folder, by its layout, newest first (`project` names the agent). */
+export async function listAgentSessions(f: AgentFolder, limit = 200): Promise<SessionFile[]> {
+  if (f.agent === 'Claude Code') return (await listSessions(f.folder, limit)).map((s) => ({ ...s, project: `Claude Code · ${s.project}` }));
+  const files: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let list;
+    try {
+      list = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const d of list) {
+      const p = join(dir, d.name);
+      if (d.isDirectory() && depth > 0) await walk(p, depth - 1);
+      else if (d.isFile() && sessionFileName(f.agent, d.name, dir)) files.push(p);
+    }
+  };
+  await walk(f.folder, f.agent === 'Codex CLI' ? 3 : 2);
+  const out: SessionFile[] = [];
+  for (const file of files) {
+    try {
+      const st = await stat(file);
+      out.push({ file, project: f.agent, size: st.size, mtimeMs: st.mtimeMs });
+    } catch {
+      /* vanished */
+    }
+  }
+  out.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
+  return out.slice(0, limit);
+}
+
+function sessionFileName(agent: string, name: string, dir: string): boolean {
+  if (agent === 'Codex CLI') return /^rollout-.*\.jsonl$/.test(name);
+  if (agent === 'Gemini CLI') return /[\\/]chats$/.test(dir) && name.endsWith('.json');
+  return name === 'api_conversation_history.json';
+}

@@ -1,6 +1,7 @@
 // The Rounds tree as plain data: one node per API round (with compact boundaries as
 // separators, plan marks, sidechains and malformed lines), children built lazily.
 // Pure: no `vscode` import; the view maps these nodes to TreeItems one to one.
+import { unsupportedReason } from '../../core/formats/types';
 import type { Analysis, RoundReport } from '../../core/inspect';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
@@ -193,9 +194,11 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
     id: `${file}#header`,
     kind: 'header',
     label: baseName(file),
-    description: `${plural(t.rounds, 'round')} · context ${formatTokens(t.currentContextTokens, t.currentContextSource)}`,
+    description: `${report.format.agent} · ${plural(t.rounds, 'round')} · context ${formatTokens(t.currentContextTokens, t.currentContextSource)}`,
     tooltip: [
       file,
+      `${report.format.agent}${report.format.version ? ` ${report.format.version}` : ''} session${report.format.container === 'json' ? ' (one JSON document)' : ''}`,
+      unsupportedReason(report.format) ?? '',
       `${formatBytes(report.bytes)}, ${plural(report.lines, 'line')}, ${plural(report.entries, 'entry', 'entries')}`,
       `${plural(t.rounds, 'round')} (${formatNumber(t.activeRounds)} in the active context), ${plural(t.toolUses, 'tool call')}`,
       `Active context: ${formatTokens(t.currentContextTokens, t.currentContextSource)} tokens`,

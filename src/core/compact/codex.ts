@@ -1,0 +1,376 @@
+// Compacting a Codex CLI rollout: the same plan and summarizers as for Claude Code, written back in Codex's own
+// way. Codex rebuilds a resumed thread from the newest `compacted` record that has a `replacement_history` (that
+// history replaces everything before it; later response items are replayed on top), so compaction appends one
+// such record: our summary as a user message, then the kept rounds' response items, each copied byte for byte from
+// its line. Ordinals continue where the file has them; a fork gets a new thread id in its `session_meta` records
+// and its file name (Codex finds a rollout by both).
+import { randomUUID } from 'node:crypto';
+import { chmod, lstat, open, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Analysis } from '../inspect';
+import { analyze } from '../inspect';
+import { indexTranscript } from '../transcript';
+import { codexItemMessage, historyItemOf } from '../formats/codex';
+import type { Entry } from '../entries';
+import { asObject, str, type JsonObject } from '../json';
+import { loadEntryObjects } from './lines';
+import { planDetails } from './plan';
+import { SUMMARY_PREFIX } from './summarize/prompt';
+import { commitTemp, makeBackup, writeTemp } from './fsutil';
+import { checkCancelled, COMMITTING, isOurOutput, sameFile, type CompactOptions } from './compact';
+import { commitInPlace } from './commit';
+import { makeSummary } from './summary';
+import { shellQuote } from './resume';
+import { CompactError, type CompactResult, type ProgressReporter } from './types';
+
+/** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
+const OUR_MARK = '"compactor":"agent-compactor"';
+
+interface CodexTarget {
+  out: string;
+  mode: CompactResult['mode'];
+  /** The thread id the written file is resumed by. */
+  sessionId: string;
+  /** Set when the result gets a new thread id (fork, out): session_meta records are rewritten to it. */
+  newId: string | null;
+}
+
+/** `rollout-YYYY-MM-DDTHH-MM-SS-<id>.jsonl`, the name Codex gives a rollout. */
+export function codexRolloutName(id: string, now: Date): string {
+  const t = now.toISOString().slice(0, 19).replace(/:/g, '-');
+  return `rollout-${t}-${id}.jsonl`;
+}
+
+async function resolveCodexTarget(file: string, threadId: string, options: CompactOptions, now: Date): Promise<CodexTarget> {
+  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: threadId, newId: null };
+  const id = randomUUID();
+  if (options.out === undefined) return { out: join(dirname(file), codexRolloutName(id, now)), mode: 'fork', sessionId: id, newId: id };
+  const out = resolve(options.out);
+  if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
+  const existing = await lstat(out).catch(() => null);
+  if (existing) {
+    if (!options.force) throw new CompactError('exists', `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`);
+    if (!existing.isFile() || !(await isOurOutput(out))) throw new CompactError('exists', `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`);
+  }
+  return { out, mode: 'out', sessionId: id, newId: id };
+}
+
+/** An entry as the summarizers read it (a Claude-shaped user/assistant line): its item, or its compacted record's item. */
+function summaryShape(record: JsonObject, entry: Entry): JsonObject | null {
+  const payload = asObject(record.payload) ?? {};
+  let item: JsonObject | undefined = payload;
+  if (record.type === 'compacted') {
+    if (entry.kind === 'system') return null;
+    const k = historyItemOf(entry.uuid);
+    if (k === null) return { type: 'user', message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] } };
+    item = asObject((Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [])[k]);
+  } else if (record.type !== 'response_item') return null;
+  const m = item && codexItemMessage(item);
+  if (!m) return null;
+  return { type: m.side === 'model' ? 'assistant' : 'user', isMeta: m.meta || undefined, message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks } };
+}
+
+/** Index just past the JSON object or array that starts at `from` in `text`, or -1 when it does not close. */
+function valueEnd(text: string, from: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) depth++;
+    else if ((c === 125 || c === 93) && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+/** The raw JSON text of a record's `payload` (other top-level fields may follow it), checked to parse to an object. */
+export function rawPayload(line: string): string | null {
+  const at = line.indexOf('"payload":');
+  if (at < 0) return null;
+  let from = at + '"payload":'.length;
+  while (line.charCodeAt(from) === 32) from++;
+  const end = valueEnd(line, from);
+  if (end < 0) return null;
+  const raw = line.slice(from, end);
+  try {
+    return asObject(JSON.parse(raw)) ? raw : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The raw JSON texts of the items of a compacted payload's replacement_history, in order. */
+export function rawHistoryItems(payload: string): string[] {
+  const at = payload.indexOf('"replacement_history":');
+  if (at < 0) return [];
+  const open = payload.indexOf('[', at);
+  const close = valueEnd(payload, open);
+  const items: string[] = [];
+  for (let i = open + 1; i > 0 && i < close - 1; ) {
+    const c = payload.charCodeAt(i);
+    if (c === 123) {
+      const end = valueEnd(payload, i);
+      if (end < 0) break;
+      items.push(payload.slice(i, end));
+      i = end;
+    } else i++;
+  }
+  return items;
+}
+
+async function readRange(file: string, start: number, end: number): Promise<string> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(end - start);
+    await fh.read(buf, 0, buf.length, start);
+    return buf.toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Call ids whose call has no output, or whose output has no call before it, in a list of response items. */
+export function unpairedCalls(items: JsonObject[]): string[] {
+  const open = new Set<string>();
+  const bad: string[] = [];
+  for (const it of items) {
+    const id = str(it, 'call_id');
+    if (!id) continue;
+    if (it.type === 'function_call' || it.type === 'custom_tool_call' || it.type === 'local_shell_call') open.add(id);
+    else if (/_output$/.test(str(it, 'type') ?? '')) {
+      if (!open.delete(id)) bad.push(id);
+    }
+  }
+  return [...bad, ...open];
+}
+
+const OUTPUT_TYPE: Record<string, string> = { function_call: 'function_call_output', custom_tool_call: 'custom_tool_call_output', local_shell_call: 'function_call_output' };
+
+/**
+ * The kept items with every call answered, as Codex itself repairs a history: a call the rollout never answered (an
+ * aborted turn) gets an "aborted" output right after it, and an output whose call is not kept is left out.
+ */
+export function pairCalls(items: JsonObject[], raws: string[]): { items: JsonObject[]; raws: string[]; notes: string[] } {
+  const answered = new Set<string>();
+  const called = new Set<string>();
+  for (const it of items) {
+    const id = str(it, 'call_id');
+    if (!id) continue;
+    if (OUTPUT_TYPE[str(it, 'type') ?? '']) called.add(id);
+    else if (/_output$/.test(str(it, 'type') ?? '') && called.has(id)) answered.add(id);
+  }
+  const out: { items: JsonObject[]; raws: string[]; notes: string[] } = { items: [], raws: [], notes: [] };
+  items.forEach((it, k) => {
+    const id = str(it, 'call_id');
+    const type = str(it, 'type') ?? '';
+    if (id && /_output$/.test(type) && !called.has(id)) {
+      out.notes.push(`the output of call ${id} was left out of the kept history: its call was summarized`);
+      return;
+    }
+    out.items.push(it);
+    out.raws.push(raws[k]);
+    if (id && OUTPUT_TYPE[type] && !answered.has(id)) {
+      const aborted = { type: OUTPUT_TYPE[type], call_id: id, output: 'aborted' };
+      out.items.push(aborted);
+      out.raws.push(JSON.stringify(aborted));
+      out.notes.push(`call ${id} was never answered in the rollout (an aborted turn): an "aborted" output follows it, as Codex adds one itself`);
+    }
+  });
+  return out;
+}
+
+interface CodexFacts {
+  threadId: string;
+  cwd: string | null;
+  /** Ordinal of the last record, when the file numbers its records. */
+  lastOrdinal: number | null;
+  /** window_number of the newest compacted record that has one. */
+  lastWindow: number | null;
+  /** session_meta records ([start, end) byte ranges) naming the thread id. */
+  metaRanges: [number, number][];
+}
+
+async function codexFacts(file: string, analysis: Analysis): Promise<CodexFacts> {
+  const entries = analysis.index.entries;
+  const metas: number[] = [];
+  let lastCompacted = -1;
+  for (let i = 0; i < entries.length; i++) {
+    if (entries[i].kind === 'session_meta') metas.push(i);
+    if (entries[i].kind === 'system' && entries[i].subtype === 'compact_boundary') lastCompacted = i;
+  }
+  const wanted = [...metas];
+  if (entries.length) wanted.push(entries.length - 1);
+  if (lastCompacted >= 0) wanted.push(lastCompacted);
+  const objects = await loadEntryObjects(file, entries, wanted);
+  const firstMeta = asObject(objects.get(metas[0])?.payload);
+  const threadId = str(firstMeta, 'id') ?? str(firstMeta, 'session_id');
+  if (!threadId) throw new CompactError('invalid-output', `${basename(file)} has no session_meta record with a thread id, so Codex could not resume it; nothing was written.`);
+  const last = objects.get(entries.length - 1);
+  const lastOrdinal = typeof last?.ordinal === 'number' ? last.ordinal : null;
+  const window = lastCompacted >= 0 ? asObject(objects.get(lastCompacted)?.payload)?.window_number : undefined;
+  const metaRanges = metas.filter((i) => [str(asObject(objects.get(i)?.payload), 'id'), str(asObject(objects.get(i)?.payload), 'session_id')].includes(threadId)).map((i): [number, number] => [entries[i].start, entries[i].end]);
+  return { threadId, cwd: str(firstMeta, 'cwd') ?? null, lastOrdinal, lastWindow: typeof window === 'number' ? window : null, metaRanges };
+}
+
+/** The original's first `size` bytes, the thread id replaced in the given session_meta ranges, then `appended`. */
+async function* codexOutput(file: string, size: number, patches: { range: [number, number]; text: string }[], appended: string): AsyncGenerator<Buffer | string> {
+  const fh = await open(file, 'r');
+  try {
+    let pos = 0;
+    let lastByte = -1;
+    const copy = async function* (to: number): AsyncGenerator<Buffer> {
+      const buf = Buffer.allocUnsafe(1 << 20);
+      while (pos < to) {
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, to - pos), pos);
+        if (bytesRead === 0) break;
+        pos += bytesRead;
+        lastByte = buf[bytesRead - 1];
+        yield Buffer.from(buf.subarray(0, bytesRead));
+      }
+    };
+    for (const p of patches) {
+      yield* copy(p.range[0]);
+      yield p.text;
+      pos = p.range[1];
+    }
+    yield* copy(size);
+    if (lastByte !== -1 && lastByte !== 10) yield '\n';
+  } finally {
+    await fh.close();
+  }
+  yield appended;
+}
+
+/** Checks the written rollout as Codex will read it; returns the estimated tokens of its active context. */
+async function checkCodexOutput(tmp: string, appendedLine: number, items: JsonObject[]): Promise<number> {
+  const problems: string[] = [];
+  const index = await indexTranscript(tmp);
+  if (index.format.id !== 'codex') problems.push('the result is not read as a Codex rollout');
+  const written = index.entries.filter((e) => e.line === appendedLine);
+  if (!written.some((e) => e.kind === 'system' && e.subtype === 'compact_boundary')) problems.push(`line ${appendedLine} is not read as the compacted record`);
+  const unpaired = unpairedCalls(items);
+  if (unpaired.length) problems.push(`tool calls without their outputs in the kept history: ${unpaired.slice(0, 3).join(', ')}`);
+  if (problems.length) throw new CompactError('invalid-output', `The compacted rollout failed validation, so nothing was written: ${problems.join('; ')}`);
+  const report = analyze(index).report;
+  return report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
+}
+
+export async function compactCodexLocked(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
+  const now = new Date();
+  const index = analysis.index;
+  const readSize = index.size;
+  const readMtime = index.mtimeMs;
+  const facts = await codexFacts(file, analysis);
+  const target = await resolveCodexTarget(file, facts.threadId, options, now);
+  if (target.mode === 'in-place' && index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
+    throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is Codex still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
+  }
+  const details = await planDetails(analysis, options.settings);
+  const plan = details.plan;
+  if (plan.nothingToDo) {
+    throw new CompactError('nothing-to-compact', `Nothing to compact: the rollout's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of instructions and tools), already within the ${plan.settings.targetTokens}-token target.`);
+  }
+  checkCancelled(options.signal);
+  const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
+  const summarized = active.filter((ri) => plan.rounds[ri].action === 'summarize');
+  const keptEntries = details.kept.flatMap((ri) => analysis.rounds[ri].entries);
+  const summaryEntries = summarized.flatMap((ri) => analysis.rounds[ri].entries);
+
+  // The summarizers read Claude-shaped lines; the kept items are copied from their lines' own bytes.
+  const records = await loadEntryObjects(file, index.entries, summaryEntries);
+  const objects = new Map<number, JsonObject>();
+  for (const [i, o] of records) {
+    const shaped = summaryShape(o, index.entries[i]);
+    if (shaped) objects.set(i, shaped);
+  }
+  const made = await makeSummary(analysis, details, summarized, null, objects, options, progress);
+  checkCancelled(options.signal);
+  const summary = made.summary;
+
+  const keptItems: JsonObject[] = [];
+  const keptRaw: string[] = [];
+  for (const i of keptEntries) {
+    const e = index.entries[i];
+    if (e.kind !== 'user' && e.kind !== 'assistant') continue;
+    if (e.blocks.length === 0) continue; // a token count: usage, not history
+    const line = await readRange(file, e.start, e.end);
+    const k = historyItemOf(e.uuid);
+    const payload = rawPayload(line);
+    const raw = k === null ? payload : payload === null ? null : (rawHistoryItems(payload)[k] ?? null);
+    if (raw === null) throw new CompactError('invalid-output', `line ${e.line}: cannot copy its response item verbatim; nothing was written.`);
+    keptRaw.push(raw);
+    keptItems.push(JSON.parse(raw) as JsonObject);
+  }
+  const paired = pairCalls(keptItems, keptRaw);
+  plan.notes.push(...paired.notes);
+  keptRaw.splice(0, keptRaw.length, ...paired.raws);
+  keptItems.splice(0, keptItems.length, ...paired.items);
+  const summaryItem = { type: 'message', role: 'user', content: [{ type: 'input_text', text: SUMMARY_PREFIX + summary }] };
+  const head: JsonObject = { timestamp: now.toISOString() };
+  if (facts.lastOrdinal !== null) head.ordinal = facts.lastOrdinal + 1;
+  head.type = 'compacted';
+  const extra: string[] = [];
+  // Rollouts that number their compaction windows get the next window.
+  if (facts.lastWindow !== null) extra.push(`"window_id":${JSON.stringify(randomUUID())}`, `"window_number":${facts.lastWindow + 1}`);
+  const payload = `{"message":${JSON.stringify(summary)},"replacement_history":[${[JSON.stringify(summaryItem), ...keptRaw].join(',')}]${extra.map((x) => ',' + x).join('')},${OUR_MARK}}`;
+  const appended = `${JSON.stringify(head).slice(0, -1)},"payload":${payload}}\n`;
+
+  const patches: { range: [number, number]; text: string }[] = [];
+  if (target.newId) {
+    for (const range of facts.metaRanges) {
+      const text = await readRange(file, range[0], range[1]);
+      patches.push({ range, text: text.split(JSON.stringify(facts.threadId)).join(JSON.stringify(target.newId)) });
+    }
+  }
+  progress('Writing the compacted rollout…');
+  const tmp = await writeTemp(target.out, codexOutput(file, readSize, patches, appended));
+  let backup: string | null = null;
+  let carriedOverBytes = 0;
+  try {
+    await chmod(tmp, (await stat(file)).mode & 0o777);
+    const appendedLine = index.lineCount + 1;
+    const estimated = await checkCodexOutput(tmp, appendedLine, [summaryItem, ...keptItems]);
+    if (estimated >= plan.preTokens) {
+      throw new CompactError('nothing-to-compact', `Nothing to gain: the compacted context would be about ${estimated} tokens, not smaller than the ${plan.preTokens} it holds now. Nothing was written.`);
+    }
+    plan.postTokens = estimated;
+    if (estimated > plan.messageTarget) plan.notes.push(`after summarizing, the result is about ${estimated} tokens: over the target (the newest rounds alone are too large)`);
+    progress(COMMITTING);
+    checkCancelled(options.signal);
+    const st = await stat(file);
+    if (st.size !== readSize || st.mtimeMs !== readMtime) {
+      throw new CompactError('changed-on-disk', `${basename(file)} changed while it was being compacted (is Codex still writing to it?). Nothing was written; run the compaction again when the session is idle.`);
+    }
+    if (target.mode === 'in-place') {
+      progress('Backing up the original…');
+      backup = await makeBackup(file);
+      carriedOverBytes = (await commitInPlace(file, tmp, readSize)).carriedOverBytes;
+      if (carriedOverBytes) plan.notes.push(`${carriedOverBytes} bytes Codex appended while the result was being committed were carried over after it (compact again when the session is idle)`);
+    } else {
+      if (target.mode === 'fork' && (await lstat(target.out).catch(() => null))) throw new CompactError('exists', `${target.out} appeared while compacting; nothing was written.`);
+      await commitTemp(tmp, target.out);
+    }
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  return {
+    output: target.out,
+    mode: target.mode,
+    sessionId: target.sessionId,
+    cwd: facts.cwd,
+    resumeCommand: facts.cwd ? `cd ${shellQuote(facts.cwd)} && codex resume ${target.sessionId}` : null,
+    summarizer: made.summarizer,
+    carriedOverBytes,
+    backup,
+    preTokens: plan.preTokens,
+    postTokens: plan.postTokens,
+    attempts: made.attempts,
+    plan,
+    summaryChars: summary.length,
+    toolResultsDir: null,
+  };
+}
