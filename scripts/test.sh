@@ -42,6 +42,7 @@ step lint npx eslint --max-warnings 0 src test bench scripts
 step build node scripts/build.mjs
 step provision-vscode bash scripts/provision-vscode.sh
 step provision-claude bash scripts/provision-claude-code.sh
+step provision-ccusage bash scripts/provision-ccusage.sh
 step unit npx mocha
 step compat npx mocha --no-config --node-option import=tsx --timeout 600000 'test/compat/**/*.test.ts'
 step host timeout 900 node --import tsx test/host/run.ts
