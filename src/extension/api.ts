@@ -5,6 +5,7 @@ import type * as vscode from 'vscode';
 import type { Analysis } from '../core/inspect';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';
 import type { BudgetState, HostToWebview, WebviewToHost } from '../webview/protocol';
+import type { MapSnapshot } from './contextMapPanel';
 import type { TreeSnapshot } from './model/tree';
 import type { AppliedDecorations } from './views/decorations';
 import type { Services } from './services';
@@ -28,6 +29,8 @@ export interface AgentCompactorApi {
   /** Validated messages the Budget Preview webview sent, oldest first. */
   getBudgetMessagesReceived(): WebviewToHost[];
   isBudgetOpen(): boolean;
+  /** What the Context Map of `file` (default: the shown transcript) last showed, and the messages its webview sent; undefined when closed. */
+  getContextMap(file?: string): MapSnapshot | undefined;
   getStatusBarText(): string | undefined;
   /** Shows a transcript's rounds (like Open Transcript with `{ file }`). */
   load(file: string): Promise<boolean>;
@@ -57,6 +60,7 @@ export function createApi(s: Services): AgentCompactorApi {
     getBudgetMessage: () => s.budget.lastMessage,
     getBudgetMessagesReceived: () => [...s.budget.received],
     isBudgetOpen: () => s.budget.isOpen,
+    getContextMap: (file) => s.maps.snapshot(file),
     getStatusBarText: () => s.status.text,
     load: async (file) => !!(await s.store.load(file)),
     refresh: async (full) => {
