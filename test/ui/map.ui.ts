@@ -112,6 +112,8 @@ describe('UI: Context Map', function () {
     const dragged = Number(await frame.locator('#target').getAttribute('data-tokens'));
     assert.ok(dragged >= 1000, `target ${dragged}`);
     await frame.locator('g.bar[data-mark="summarize"], g.bar[data-mark="drop"]').first().waitFor({ timeout: 30_000 });
+    const roundsView = wb.page.locator('.pane-header', { hasText: 'Transcript Rounds' }).first();
+    if ((await roundsView.getAttribute('aria-expanded')) === 'false') await roundsView.click();
     await wb.page.locator('.monaco-list-row', { hasText: /\[summarize\]|\[drop\]/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
 
     // Nothing ran, in any frame.
@@ -137,7 +139,7 @@ describe('UI: Context Map', function () {
     // Near the top of the bar, clear of the target line's grip.
     await bars.nth(Math.floor((await bars.count()) * 0.8)).locator('rect.hit').click({ position: { x: 2, y: 3 } });
     await frame.locator('ol.items > li').first().waitFor({ state: 'visible', timeout: 20_000 });
-    await frame.locator('#map-chart').scrollIntoViewIfNeeded();
+    await frame.evaluate(() => document.getElementById('map-chart')?.scrollIntoView());
     for (const [theme, name] of [
       ['Default Dark Modern', 'context-map-dark'],
       ['Default Light Modern', 'context-map-light'],
