@@ -235,7 +235,12 @@ export class ContextMapPanels implements vscode.Disposable {
       const panel = vscode.window.createWebviewPanel(MAP_VIEW_TYPE, `Context Map: ${baseName(file)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { retainContextWhenHidden: false });
       p = this.adopt(file, panel);
     }
-    if (this.store.file !== file || this.store.state.status !== 'ready') await this.store.load(file);
+    // Opening the panel changes tabs, and the editor tracker may queue the active editor's transcript
+    // meanwhile: settle, then make sure this one is shown (a few tries, never a loop).
+    for (let i = 0; i < 3 && (this.store.file !== file || this.store.state.status !== 'ready'); i++) {
+      await this.store.load(file);
+      await this.store.whenIdle();
+    }
     p.push();
     return p.snapshot;
   }

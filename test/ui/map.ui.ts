@@ -134,25 +134,30 @@ describe('UI: Context Map', function () {
     assert.ok((await frame.locator('svg.chart line.boundary').count()) >= 1, 'the compaction boundaries are marked');
     await wb.runCommand('View: Close Primary Side Bar');
     await wb.page.locator('.tabs-container .tab', { hasText: 'Context Map' }).first().click();
-    await wb.runCommand('View: Toggle Maximize Editor Group').catch(() => undefined);
+    // The map alone in the window: the transcript's editor group closes (empty groups close by default).
+    await wb.runCommand('View: Close Editors in Other Groups').catch(() => undefined);
     const bars = frame.locator('g.bar');
     // Near the top of the bar, clear of the target line's grip.
     await bars.nth(Math.floor((await bars.count()) * 0.8)).locator('rect.hit').click({ position: { x: 2, y: 3 } });
     await frame.locator('ol.items > li').first().waitFor({ state: 'visible', timeout: 20_000 });
-    await frame.evaluate(() => document.getElementById('map-chart')?.scrollIntoView());
+    await frame.evaluate(() => window.scrollTo(0, 0));
     for (const [theme, name] of [
       ['Default Dark Modern', 'context-map-dark'],
       ['Default Light Modern', 'context-map-light'],
       ['Default High Contrast', 'context-map-hc'],
     ] as const) {
-      await wb.openCommandPalette('Preferences: Color Theme');
-      await wb.page.keyboard.press('Enter');
-      await wb.page.waitForTimeout(500);
-      const input = wb.page.locator('.quick-input-widget input.input');
-      await input.fill(theme);
-      await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 10_000 });
-      await wb.page.keyboard.press('Enter');
-      await wb.page.waitForTimeout(1500);
+      if (theme !== 'Default Dark Modern') {
+        await wb.openCommandPalette('Preferences: Color Theme');
+        await wb.page.keyboard.press('Enter');
+        const picker = wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Default Light Modern' }).first();
+        await picker.waitFor({ state: 'visible', timeout: 10_000 });
+        await wb.page.keyboard.type(theme);
+        await wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 10_000 });
+        await wb.page.keyboard.press('Enter');
+      }
+      const themeClass = theme.includes('High') ? 'hc-black' : theme.includes('Light') ? 'vs' : 'vs-dark';
+      await wb.page.waitForFunction((c) => document.querySelector('.monaco-workbench')?.classList.contains(c) ?? false, themeClass, { timeout: 15_000 });
+      await wb.page.waitForTimeout(1000);
       await wb.screenshot(name);
     }
   });
