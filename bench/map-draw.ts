@@ -55,15 +55,18 @@ async function main(): Promise<void> {
   const t2 = performance.now();
   const stateBytes = JSON.stringify(state).length;
 
-  const wb = await Workbench.start({ viewport: { width: 1400, height: 950 }, workspaceFiles: { 'large.jsonl': readFileSync(file) } });
+  const wb = await Workbench.start({ viewport: { width: 1400, height: 950 }, workspaceFiles: { 'large.jsonl': readFileSync(file), 'small.jsonl': { copyFrom: 'claude-code/plan-mode.jsonl' } } });
   try {
+    // The extension activates on a .jsonl text document; a 100 MB file gets no text editor, so a small one first.
+    await wb.openFileFromExplorer('small.jsonl');
+    await wb.page.locator('.statusbar-item', { hasText: /tok · [\d,]+ rounds?/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
     // A 100 MB file: VS Code may not render it in a text editor; the extension follows the tab either way.
     const row = wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: 'large.jsonl', exact: true });
     await row.waitFor({ state: 'visible', timeout: 60_000 });
     const loadStart = performance.now();
     await row.dblclick();
     await wb.page
-      .locator('.statusbar-item', { hasText: /tok · [\d,]+ rounds/ })
+      .locator('.statusbar-item', { hasText: /tok · \d{1,3},\d{3} rounds/ })
       .first()
       .waitFor({ state: 'visible', timeout: 180_000 })
       .catch(async (err: Error) => {
