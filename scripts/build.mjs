@@ -26,6 +26,9 @@ if (existsSync('src/extension/activate.ts')) {
 if (existsSync('src/webview/main.ts')) {
   jobs.push(build({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' }));
 }
+if (existsSync('src/webview/map.ts')) {
+  jobs.push(build({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/map.ts'], outfile: 'dist/map.js' }));
+}
 if (existsSync('bench/bench.ts')) {
   jobs.push(build({ ...common, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench.js' }));
 }

@@ -43,6 +43,7 @@ step build node scripts/build.mjs
 step provision-vscode bash scripts/provision-vscode.sh
 step provision-claude bash scripts/provision-claude-code.sh
 step provision-codex bash scripts/provision-codex.sh
+step provision-ccusage bash scripts/provision-ccusage.sh
 step unit npx mocha
 step compat npx mocha --no-config --node-option import=tsx --timeout 600000 'test/compat/**/*.test.ts'
 step host timeout 900 node --import tsx test/host/run.ts

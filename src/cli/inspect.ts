@@ -1,14 +1,19 @@
 // `agent-compactor inspect <file> [--json]`: rounds, token figures and totals.
+import { readFile } from 'node:fs/promises';
 import { inspectFile, type InspectReport } from '../core/inspect';
-import { onePositional, readableTranscript } from './args';
+import { contextMap, type ContextMap } from '../core/contextMap';
+import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
+import { onePositional, readableTranscript, shown, UsageError } from './args';
 import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
-import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
+import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
+
+const PRICES_OPTION = { flag: 'prices', type: 'string', value: 'FILE', help: 'JSON file of prices that replace the built-in ones: {"<model>": {"input": 3, "output": 15, ...}} in USD per million tokens', default: 'built-in table' } as const;
 
 export const inspectVerb: VerbSpec = {
   name: 'inspect',
   args: '<file>',
   summary: 'Rounds, token figures and totals of a transcript; reads only, sends nothing.',
-  options: [JSON_OPTION, HELP_OPTION],
+  options: [JSON_OPTION, PRICES_OPTION, HELP_OPTION],
   run: runInspect,
 };
 
@@ -20,8 +25,60 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   });
   if (showProgress) process.stderr.write('\r\x1b[K');
   const report = analysis.report;
-  process.stdout.write(bool(values, 'json') ? JSON.stringify(report, null, 2) + '\n' : renderReport(report));
+  const map = contextMap(analysis, await pricesFrom(str(values, 'prices')));
+  process.stdout.write(bool(values, 'json') ? JSON.stringify(jsonReport(report, map), null, 2) + '\n' : renderReport(report) + renderMap(map));
   return 0;
+}
+
+async function pricesFrom(file: string | undefined): Promise<PriceTable> {
+  if (file === undefined) return DEFAULT_PRICES;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--prices ${shown(file)}: ${(err as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--prices ${shown(file)}: expected a JSON object of model -> rates`);
+  for (const [model, rates] of Object.entries(parsed)) {
+    if (!rates || typeof rates !== 'object' || Array.isArray(rates)) throw new UsageError(`--prices ${shown(file)}: ${sanitizeForTerminal(model)}: expected an object of rates`);
+  }
+  try {
+    return withPriceOverrides(parsed as Record<string, Partial<ModelPrice>>);
+  } catch (err) {
+    throw new UsageError(`--prices ${shown(file)}: ${(err as Error).message}`);
+  }
+}
+
+/** The report with, per round, its `breakdown` and `cost`, and the session's tools, largest items and cost. */
+export function jsonReport(report: InspectReport, map: ContextMap): unknown {
+  const priceSource = `${map.cost.priceSource} (${map.cost.priceDate})`;
+  return {
+    ...report,
+    rounds: report.rounds.map((r, i) => ({ ...r, breakdown: map.rounds[i].breakdown, cost: map.rounds[i].cost && { ...map.rounds[i].cost, priceSource } })),
+    tools: map.tools,
+    largest: map.largest,
+    cost: map.cost,
+  };
+}
+
+const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** Per-tool summary and the session's cost, after the round table. */
+export function renderMap(map: ContextMap): string {
+  const out: string[] = [''];
+  if (map.tools.length) {
+    const rows = map.tools.map((t) => [truncate(sanitizeForTerminal(t.name), 40), String(t.calls), formatTokens(t.activeTokens), pct(t.activeShare), formatTokens(t.allTokens), pct(t.allShare)]);
+    out.push(table(['tool', 'calls', 'in context', 'share', 'all rounds', 'share'], rows, new Set([1, 2, 3, 4, 5])));
+    out.push('');
+  }
+  const c = map.cost;
+  const parts = `input ${usd(c.total.input)}, output ${usd(c.total.output)}, cache writes ${usd(c.total.cacheWrite)}, cache reads ${usd(c.total.cacheRead)}`;
+  out.push(`cost: ${usd(c.total.usd)} over ${c.responses} responses (${parts})`);
+  if (c.byModel.length > 1) out.push(`  by model: ${c.byModel.map((m) => `${sanitizeForTerminal(m.model)} ${usd(m.usd)}`).join(', ')}`);
+  if (c.unpriced.length) out.push(`  no price for ${c.unpriced.map(sanitizeForTerminal).join(', ')} (counted as $0; give one with --prices)`);
+  out.push(`  prices: ${c.priceSource} (${c.priceDate})`);
+  return out.join('\n') + '\n';
 }
 
 export function renderReport(report: InspectReport): string {

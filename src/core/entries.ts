@@ -28,6 +28,8 @@ export interface Usage {
   cacheCreation: number;
   cacheRead: number;
   output: number;
+  /** Cache writes by lifetime, when the usage says (`usage.cache_creation`); they are billed at different rates. */
+  cacheWrite?: { m5: number; h1: number };
 }
 
 export interface Entry {
@@ -249,12 +251,18 @@ export function blockInfo(raw: unknown): BlockInfo {
 function usageOf(u: unknown): Usage | undefined {
   if (!u || typeof u !== 'object') return undefined;
   const o = u as Record<string, unknown>;
-  return {
+  const usage: Usage = {
     input: num(o.input_tokens),
     cacheCreation: num(o.cache_creation_input_tokens),
     cacheRead: num(o.cache_read_input_tokens),
     output: num(o.output_tokens),
   };
+  const w = o.cache_creation;
+  if (w && typeof w === 'object') {
+    const c = w as Record<string, unknown>;
+    usage.cacheWrite = { m5: num(c.ephemeral_5m_input_tokens), h1: num(c.ephemeral_1h_input_tokens) };
+  }
+  return usage;
 }
 
 /** The entry digest of one parsed JSON object found at a line (the fields the engine reads). Throws only on non-objects. */

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { createApi, type AgentCompactorApi } from './api';
 import { BudgetPanel } from './budgetPanel';
 import { registerCommands } from './commands';
+import { ContextMapPanels } from './contextMapPanel';
 import { Log } from './log';
 import { Secrets } from './secrets';
 import type { Services } from './services';
@@ -28,12 +29,13 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     secrets: new Secrets(context.secrets, log),
     decorations: new PlanDecorations(store, context.extensionUri),
     budget: new BudgetPanel(store, context.extensionUri, log),
+    maps: new ContextMapPanels(store, context.extensionUri, log),
     status: new ContextStatusBar(store),
     health: new ResumeHealthDiagnostics(store),
     sessions,
     live: new LiveSessionStatus(sessions),
   };
-  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.status, s.health, s.sessions, s.live);
+  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.maps, s.status, s.health, s.sessions, s.live);
   context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store), registerConversationDocuments());
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);

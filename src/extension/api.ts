@@ -6,6 +6,7 @@ import type { Analysis } from '../core/inspect';
 import type { DoctorReport } from '../core/doctor';
 import type { SessionNode } from './model/sessionsTree';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';
+import type { MapSnapshot } from './contextMapPanel';
 import type { TreeSnapshot } from './model/tree';
 import type { Services } from './services';
 import type { StoreState } from './store';
@@ -34,6 +35,8 @@ export interface AgentCompactorApi {
   getLiveStatusText(): string | undefined;
   /** Resolves after the Sessions view's next scan of the sessions folders. */
   whenSessionsScanned(): Promise<void>;
+  /** What the Context Map of `file` (default: the shown transcript) shows now; undefined when it is closed. */
+  getContextMap(file?: string): MapSnapshot | undefined;
   /** Shows a transcript in the views (like Open Transcript with `{ file }`); false when it cannot be read. */
   load(file: string): Promise<boolean>;
   /** Re-reads the shown transcript (appended bytes only unless `full`). */
@@ -68,6 +71,7 @@ export function createApi(s: Services): AgentCompactorApi {
           resolve();
         });
       }),
+    getContextMap: (file) => s.maps.snapshot(file),
     load: async (file) => !!(await s.store.load(file)),
     refresh: async (full) => {
       await s.store.refresh(full);

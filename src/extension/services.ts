@@ -1,6 +1,7 @@
 // The services every command and view shares, created once in activate().
 import type * as vscode from 'vscode';
 import type { BudgetPanel } from './budgetPanel';
+import type { ContextMapPanels } from './contextMapPanel';
 import type { Log } from './log';
 import type { Secrets } from './secrets';
 import type { TranscriptStore } from './store';
@@ -19,6 +20,7 @@ export interface Services {
   tree: RoundsTreeProvider;
   decorations: PlanDecorations;
   budget: BudgetPanel;
+  maps: ContextMapPanels;
   status: ContextStatusBar;
   health: ResumeHealthDiagnostics;
   sessions: SessionsView;

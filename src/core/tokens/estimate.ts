@@ -151,25 +151,41 @@ function part(chars: number, proxy: number, covered: number, scale: number, perC
   return scale * proxy + perChar * (chars - covered);
 }
 
+/** The parts of a round's uncalibrated estimate, by kind of content (they sum to `rawEstimate`). */
+export interface EstimateParts {
+  /** Assistant text, user text and attachments. */
+  prose: number;
+  toolUseInput: number;
+  toolResult: number;
+  thinking: number;
+  images: number;
+  /** Per-block and per-round framing. */
+  framing: number;
+}
+
 /**
- * Uncalibrated estimate of the tokens a round adds to the context. Content whose proxy
+ * Uncalibrated estimate of the tokens a round adds to the context, by kind. Content whose proxy
  * counts are known (`c.proxy`, set while indexing) is sized by them; if a caller changes
  * the character counts afterwards (e.g. a budget replacing a tool result by a preview),
  * the proxy is scaled by the characters left and characters beyond it use the per-char weights.
  */
-export function rawEstimate(c: RoundContent, continuesToolLoop: boolean, m: TokenModel = TOKEN_MODEL): number {
+export function rawEstimateParts(c: RoundContent, continuesToolLoop: boolean, m: TokenModel = TOKEN_MODEL): EstimateParts {
   const p = c.proxy;
-  const thinking = continuesToolLoop ? m.loopThinking * c.thinking + m.loopSignature * c.signature : m.endThinking * c.thinking + m.endSignature * c.signature;
-  const prose = c.assistantText + c.userText + c.attachment;
-  return (
-    part(prose, p ? p.prose : 0, p ? p.proseChars : 0, m.proseScale, m.prose) +
-    part(c.toolUseInput, p ? p.toolUseInput : 0, p ? p.toolUseInputChars : 0, m.toolUseInputScale, m.toolUseInput) +
-    part(c.toolResult, p ? p.toolResult : 0, p ? p.toolResultChars : 0, m.toolResultScale, m.toolResult) +
-    thinking +
-    m.image * c.images +
-    m.block * c.blocks +
-    m.round
-  );
+  return {
+    prose: part(c.assistantText + c.userText + c.attachment, p ? p.prose : 0, p ? p.proseChars : 0, m.proseScale, m.prose),
+    toolUseInput: part(c.toolUseInput, p ? p.toolUseInput : 0, p ? p.toolUseInputChars : 0, m.toolUseInputScale, m.toolUseInput),
+    toolResult: part(c.toolResult, p ? p.toolResult : 0, p ? p.toolResultChars : 0, m.toolResultScale, m.toolResult),
+    thinking: continuesToolLoop ? m.loopThinking * c.thinking + m.loopSignature * c.signature : m.endThinking * c.thinking + m.endSignature * c.signature,
+    images: m.image * c.images,
+    framing: m.block * c.blocks + m.round,
+  };
+}
+
+/** Uncalibrated estimate of the tokens a round adds to the context (the sum of `rawEstimateParts`). */
+export function rawEstimate(c: RoundContent, continuesToolLoop: boolean, m: TokenModel = TOKEN_MODEL): number {
+  const x = rawEstimateParts(c, continuesToolLoop, m);
+  // Summed in the order the model was fitted with, so figures stay bit-identical.
+  return x.prose + x.toolUseInput + x.toolResult + x.thinking + x.images + m.block * c.blocks + m.round;
 }
 
 type TextKind = 'prose' | 'toolResult' | 'toolUseInput';

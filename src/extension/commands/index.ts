@@ -6,6 +6,7 @@ import { clearApiKeyCommand } from './clearApiKey';
 import { clearPreviewCommand } from './clearPreview';
 import { compactCommand } from './compact';
 import { openBudgetCommand } from './openBudget';
+import { openContextMapCommand } from './openContextMap';
 import { openSessionsFolderCommand } from './openSessionsFolder';
 import { openTranscriptCommand } from './openTranscript';
 import { previewCommand } from './preview';
@@ -27,6 +28,7 @@ export const COMMANDS: Record<string, (s: Services, arg?: unknown, selected?: un
   'agentCompactor.preview': previewCommand,
   'agentCompactor.clearPreview': clearPreviewCommand,
   'agentCompactor.openBudget': openBudgetCommand,
+  'agentCompactor.openContextMap': openContextMapCommand,
   'agentCompactor.refresh': refreshCommand,
   'agentCompactor.setApiKey': setApiKeyCommand,
   'agentCompactor.clearApiKey': clearApiKeyCommand,

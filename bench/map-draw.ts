@@ -1,0 +1,131 @@
+// How fast the Context Map draws for the ~100 MB bench transcript, in the real VS Code
+// (code-server + headless Chromium, as the UI tests run it). Writes the "## Context Map drawing"
+// section of bench/RESULTS.md (bench.ts keeps that section when it rewrites the file).
+//
+//   flock /work/wt/.heavy.lock node --import tsx bench/map-draw.ts     (after node scripts/build.mjs)
+//
+// Measured: the host's work (inspect, then the map's state: breakdowns, cost, stacks) in this
+// process; in the workbench, from running "Open Context Map" on the inspected file to its bars
+// being on screen, the webview's own drawing time of that first picture, and its drawing time
+// for each of 10 pans (Page Down) and 3 zooms.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { Frame } from 'playwright-core';
+import { inspectFile } from '../src/core/inspect';
+import { buildMapState } from '../src/extension/model/mapState';
+import { Workbench } from '../test/support/workbench';
+import { generateLarge } from './generate-large';
+
+const ROOT = join(__dirname, '..');
+const RESULTS = join(ROOT, 'bench', 'RESULTS.md');
+const HEADING = '## Context Map drawing';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
+
+async function mapFrame(wb: Workbench, timeoutMs: number): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const f of wb.page.frames()) {
+      if (f === wb.page.mainFrame()) continue;
+      if (await f.evaluate(() => document.querySelectorAll('g.bar').length > 0).catch(() => false)) return f;
+    }
+    if (Date.now() > deadline) throw new Error('no Context Map drawn');
+    await wb.page.waitForTimeout(20);
+  }
+}
+
+async function drawMs(frame: Frame, before: string | undefined): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const v = await frame.evaluate(() => document.body.dataset.drawMs);
+    if (v !== undefined && v !== before) return Number(v);
+    await frame.waitForTimeout(10);
+  }
+  throw new Error('the map did not redraw');
+}
+
+async function main(): Promise<void> {
+  const file = join(ROOT, 'bench', 'work', 'large.jsonl');
+  const gen = await generateLarge(file, 100e6);
+  const t0 = performance.now();
+  const analysis = await inspectFile(file);
+  const t1 = performance.now();
+  const state = buildMapState(file, analysis, null, undefined);
+  const t2 = performance.now();
+  const stateBytes = JSON.stringify(state).length;
+
+  const wb = await Workbench.start({ viewport: { width: 1400, height: 950 }, workspaceFiles: { 'large.jsonl': readFileSync(file), 'small.jsonl': { copyFrom: 'claude-code/plan-mode.jsonl' } } });
+  try {
+    // The extension activates on a .jsonl text document; a 100 MB file gets no text editor, so a small one first.
+    await wb.openFileFromExplorer('small.jsonl');
+    await wb.page.locator('.statusbar-item', { hasText: /tok · [\d,]+ rounds?/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    // A 100 MB file: VS Code may not render it in a text editor; the extension follows the tab either way.
+    const row = wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: 'large.jsonl', exact: true });
+    await row.waitFor({ state: 'visible', timeout: 60_000 });
+    const loadStart = performance.now();
+    await row.dblclick();
+    await wb.page
+      .locator('.statusbar-item', { hasText: /tok · \d{1,3},\d{3} rounds/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 180_000 })
+      .catch(async (err: Error) => {
+        console.error(`the transcript was not read: screenshot ${await wb.screenshot('map-bench-failure')}`);
+        throw err;
+      });
+    const loaded = performance.now() - loadStart;
+    const openStart = performance.now();
+    await wb.runCommand('Agent Compactor: Open Context Map');
+    const frame = await mapFrame(wb, 60_000);
+    const opened = performance.now() - openStart;
+    const first = await drawMs(frame, undefined);
+    const bars = await frame.locator('g.bar').count();
+    await frame.locator('#map-chart').focus();
+    const pans: number[] = [];
+    let last = String(first);
+    for (let i = 0; i < 10; i++) {
+      await frame.locator('#map-chart').press(i === 0 ? '+' : 'PageDown');
+      const d = await drawMs(frame, last);
+      last = String(d);
+      pans.push(d);
+    }
+    const zooms: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await frame.locator('#map-chart').press('-');
+      const d = await drawMs(frame, last);
+      last = String(d);
+      zooms.push(d);
+    }
+    const section = [
+      HEADING,
+      '',
+      `Written by \`node --import tsx bench/map-draw.ts\` (${new Date().toISOString()}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}), not by \`npm run bench\`. ` +
+        `The same ${(gen.bytes / 1e6).toFixed(1)} MB file (${state.rounds.length.toLocaleString('en-US')} rounds, ${state.series.length} stacked series), in code-server ${'4.139.1'} with headless Chromium.`,
+      '',
+      '| step | time |',
+      '|---|---|',
+      `| host: inspect (for reference) | ${ms(t1 - t0)} |`,
+      `| host: the map's state (breakdowns, cost, stacks; ${(stateBytes / 1e6).toFixed(1)} MB of JSON) | ${ms(t2 - t1)} |`,
+      `| workbench: the transcript read (status bar shows it) after opening it | ${ms(loaded)} |`,
+      `| workbench: "Open Context Map" to bars on screen (panel, webview, state message, drawing) | **${ms(opened)}** |`,
+      `| webview: drawing the first picture (${bars} bars) | ${ms(first)} |`,
+      `| webview: drawing after a pan or zoom (median / max of ${pans.length + zooms.length}) | ${ms(median([...pans, ...zooms]))} / ${ms(Math.max(...pans, ...zooms))} |`,
+      '',
+      'Bars are buckets of rounds (the largest context of each bucket is drawn), so a drawing is a few hundred SVG groups whatever the length of the session.',
+      '',
+    ].join('\n');
+    const old = readFileSync(RESULTS, 'utf8');
+    const at = old.indexOf(HEADING);
+    const rest = at >= 0 ? old.slice(at + HEADING.length).search(/\n## /) : -1;
+    const next = at < 0 ? `${old.trimEnd()}\n\n${section}` : `${old.slice(0, at)}${section}${rest >= 0 ? old.slice(at + HEADING.length + rest + 1) : ''}`;
+    writeFileSync(RESULTS, next.endsWith('\n') ? next : `${next}\n`);
+    process.stdout.write(section + '\n');
+  } finally {
+    await wb.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

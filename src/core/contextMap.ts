@@ -1,0 +1,94 @@
+// The Context Map's figures for one inspected transcript: per round what it adds by category
+// and what its response cost; per tool its share; the largest items in the active context;
+// the session's cost. Shared by `inspect` (CLI) and the map panel.
+import type { Analysis } from './inspect';
+import { breakdownTotal, roundBreakdown, toolSummary, type Breakdown, type ToolSummary } from './breakdown';
+import { DEFAULT_PRICES, sessionCost, type Cost, type PriceTable } from './cost';
+
+export interface RoundCost extends Cost {
+  model: string | null;
+  /** Price-table key the rates came from; null when the model has no price. */
+  priceKey: string | null;
+}
+
+export interface RoundMap {
+  index: number;
+  breakdown: Breakdown;
+  /** Cost of the round's response (null for rounds without one: preamble, boundary, no usage). */
+  cost: RoundCost | null;
+}
+
+export interface LargestItem {
+  kind: 'toolResult' | 'toolCall' | 'thinking' | 'images';
+  round: number;
+  line: number;
+  tool: string | null;
+  tokens: number;
+}
+
+export interface ContextMap {
+  rounds: RoundMap[];
+  tools: ToolSummary[];
+  /** The largest items in the active context, largest first. */
+  largest: LargestItem[];
+  cost: {
+    total: Cost;
+    byModel: { model: string; usd: number }[];
+    unpriced: string[];
+    /** Responses priced (each once, sidechains included). */
+    responses: number;
+    priceDate: string;
+    priceSource: string;
+  };
+}
+
+const LARGEST = 20;
+
+export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): ContextMap {
+  const { rounds, report, index } = analysis;
+  const priced = sessionCost(index.entries, prices);
+  const maps: RoundMap[] = [];
+  const items: LargestItem[] = [];
+  for (let i = 0; i < rounds.length; i++) {
+    const r = rounds[i];
+    const breakdown = roundBreakdown(r, index.entries, report.rounds[i].tokens.estimate);
+    const p = r.messageId ? priced.responses.get(r.messageId) : undefined;
+    maps.push({ index: r.index, breakdown, cost: p ? { ...p.cost, model: p.model, priceKey: p.priceKey } : null });
+    if (r.inContext) collectItems(r.index, r, breakdown, items);
+  }
+  items.sort((a, b) => b.tokens - a.tokens || a.round - b.round || a.line - b.line);
+  return {
+    rounds: maps,
+    tools: toolSummary(rounds.map((r, i) => ({ inContext: r.inContext, breakdown: maps[i].breakdown }))),
+    largest: items.slice(0, LARGEST),
+    cost: {
+      total: priced.total,
+      byModel: [...priced.byModel].map(([model, c]) => ({ model, usd: c.usd })).sort((a, b) => b.usd - a.usd),
+      unpriced: priced.unpriced,
+      responses: priced.responses.size,
+      priceDate: priced.priceDate,
+      priceSource: priced.priceSource,
+    },
+  };
+}
+
+/** Items of one round: each tool result and call sized by its share of its tool's tokens in the round. */
+function collectItems(round: number, r: Analysis['rounds'][number], b: Breakdown, out: LargestItem[]): void {
+  const resultChars = r.toolResults.reduce((a, t) => a + t.chars, 0);
+  for (const t of r.toolResults) {
+    const tokens = resultChars > 0 ? Math.round((b.toolResults * t.chars) / resultChars) : 0;
+    if (tokens > 0) out.push({ kind: 'toolResult', round, line: t.line, tool: t.name ?? null, tokens });
+  }
+  const callChars = r.toolUses.reduce((a, t) => a + t.chars + t.name.length, 0);
+  for (const t of r.toolUses) {
+    const tokens = callChars > 0 ? Math.round((b.toolCalls * (t.chars + t.name.length)) / callChars) : 0;
+    if (tokens > 0) out.push({ kind: 'toolCall', round, line: t.line, tool: t.name, tokens });
+  }
+  if (b.thinking > 0) out.push({ kind: 'thinking', round, line: r.firstLine, tool: null, tokens: b.thinking });
+  if (b.images > 0) out.push({ kind: 'images', round, line: r.firstLine, tool: null, tokens: b.images });
+}
+
+/** The sum of the breakdowns of the rounds (equals the sum of their estimates). */
+export function mappedTotal(map: ContextMap): number {
+  return map.rounds.reduce((a, r) => a + breakdownTotal(r.breakdown), 0);
+}

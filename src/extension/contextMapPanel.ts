@@ -1,0 +1,264 @@
+// Host side of the Context Map: one webview panel per transcript. A panel shows the store's
+// analysis and plan of its file (looking at a panel makes its file the shown one, so the tree
+// and the editor decorations follow); dragging the target replans through the store; selecting
+// a round reads it from the file and counts its items exactly (o200k) on the token worker.
+// Every message from the webview is validated (src/webview/mapProtocol.ts).
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import { readRoundItems } from '../core/roundDetail';
+import { countInWorker } from '../core/tokens/pool';
+import { parseMapToHost, type HostToMap, type MapState, type RoundDetail } from '../webview/mapProtocol';
+import { buildMapState, priceTableFromSetting } from './model/mapState';
+import { mapHtml } from './model/mapHtml';
+import { baseName } from './model/format';
+import { SECTION } from './settings';
+import type { Log } from './log';
+import type { TranscriptStore } from './store';
+
+export const MAP_VIEW_TYPE = 'agentCompactor.contextMap';
+
+/** Characters of one item sent for reading (the exact count covers the whole text). */
+const SHOWN_CHARS = 20_000;
+/** Most characters counted exactly for one round (beyond it, items are left uncounted). */
+const EXACT_BUDGET = 8_000_000;
+
+/** What a panel last showed, for the extension's API (tests read it instead of pixels). */
+export interface MapSnapshot {
+  file: string;
+  state: MapState | undefined;
+  message: HostToMap | undefined;
+  detail: RoundDetail | undefined;
+  exact: (number | null)[] | undefined;
+}
+
+class ContextMapPanel implements vscode.Disposable {
+  private ready = false;
+  private readonly disposables: vscode.Disposable[] = [];
+  readonly snapshot: MapSnapshot;
+  private selectSeq = 0;
+
+  constructor(
+    readonly file: string,
+    readonly panel: vscode.WebviewPanel,
+    private readonly store: TranscriptStore,
+    extensionUri: vscode.Uri,
+    private readonly log: Log,
+    onDispose: () => void,
+  ) {
+    this.snapshot = { file, state: undefined, message: undefined, detail: undefined, exact: undefined };
+    const media = vscode.Uri.joinPath(extensionUri, 'media');
+    const dist = vscode.Uri.joinPath(extensionUri, 'dist');
+    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [media, dist] };
+    panel.iconPath = vscode.Uri.joinPath(media, 'icon-activity.svg');
+    panel.webview.html = mapHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'map.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'map.css')).toString(),
+    });
+    this.disposables.push(
+      panel.onDidDispose(() => {
+        this.dispose();
+        onDispose();
+      }),
+      panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
+      panel.onDidChangeViewState((e) => {
+        if (e.webviewPanel.active && this.store.file !== this.file) void this.store.load(this.file);
+      }),
+      store.onDidChange(() => this.push()),
+    );
+    this.push();
+  }
+
+  private message(): HostToMap | undefined {
+    const s = this.store.state;
+    if (s.status === 'empty' || s.file !== this.file) return this.snapshot.state ? undefined : { type: 'busy', message: `Reading ${baseName(this.file)}…` };
+    if (s.status === 'loading') return { type: 'busy', message: s.message };
+    if (s.status === 'error') return { type: 'empty', message: `Cannot show ${baseName(s.file)}: ${s.message}` };
+    const uri = vscode.Uri.file(this.file);
+    const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, uri).get('prices'));
+    if (prices.error) this.log.warn(prices.error);
+    const target = this.store.compactSettings(this.file).targetTokens;
+    return { type: 'state', state: buildMapState(this.file, s.analysis, s.plan, target, prices.table) };
+  }
+
+  push(): void {
+    const msg = this.message();
+    if (!msg) return; // another transcript is shown: keep this panel's last picture
+    this.snapshot.message = msg;
+    if (msg.type === 'state') {
+      this.snapshot.state = msg.state;
+      this.panel.title = `Context Map: ${msg.state.fileName}`;
+    }
+    this.post(msg);
+  }
+
+  private post(msg: HostToMap): void {
+    if (this.ready) void this.panel.webview.postMessage(msg);
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const msg = parseMapToHost(raw);
+    if (!msg) {
+      this.log.warn('Ignored a malformed message from the Context Map webview');
+      return;
+    }
+    switch (msg.type) {
+      case 'ready':
+        this.ready = true;
+        if (this.snapshot.message) this.post(this.snapshot.message);
+        else this.push();
+        break;
+      case 'refresh':
+        await this.show();
+        await this.store.refresh();
+        break;
+      case 'setTarget':
+        await this.show();
+        await this.store.preview(msg.tokens);
+        break;
+      case 'selectRound':
+        await this.select(msg.round);
+        break;
+      case 'revealRound':
+        await vscode.commands.executeCommand('agentCompactor.revealRound', { file: this.file, round: msg.round });
+        break;
+      case 'revealLine':
+        await vscode.commands.executeCommand('agentCompactor.revealRound', { file: this.file, line: msg.line });
+        break;
+    }
+  }
+
+  /** Makes this panel's file the shown one (the store keeps one transcript at a time). */
+  private async show(): Promise<void> {
+    if (this.store.file !== this.file || this.store.state.status !== 'ready') await this.store.load(this.file);
+  }
+
+  /** Reads a round for the webview, then its exact counts off the main thread. */
+  async select(round: number): Promise<RoundDetail | undefined> {
+    const seq = ++this.selectSeq;
+    await this.show();
+    const analysis = this.store.analysis;
+    if (!analysis || this.store.file !== this.file || round >= analysis.rounds.length) return undefined;
+    let items;
+    try {
+      items = await readRoundItems(analysis, round);
+    } catch (err) {
+      this.log.warn(`Could not read round ${round} of ${this.file}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+    if (seq !== this.selectSeq) return undefined;
+    const report = analysis.report.rounds[round];
+    const cost = this.snapshot.state?.rounds[round]?.costUsd ?? null;
+    const detail: RoundDetail = {
+      round,
+      label: report.startsAtBoundary ? 'compact boundary and summary' : report.label,
+      model: report.model,
+      costUsd: cost,
+      items: items.map((i) => ({
+        kind: i.kind,
+        line: i.line,
+        tool: i.tool,
+        text: i.text.length > SHOWN_CHARS ? i.text.slice(0, SHOWN_CHARS) : i.text,
+        chars: i.text.length,
+        truncated: i.text.length > SHOWN_CHARS,
+        estimate: i.estimate,
+        isError: i.isError,
+      })),
+    };
+    this.snapshot.detail = detail;
+    this.snapshot.exact = undefined;
+    this.post({ type: 'round', detail });
+    let budget = EXACT_BUDGET;
+    const counted = items.map((i) => {
+      if (i.kind === 'image' || i.text.length > budget) return null;
+      budget -= i.text.length;
+      return i.text;
+    });
+    try {
+      const texts = counted.filter((t): t is string => t !== null);
+      const counts = await countInWorker(texts);
+      let k = 0;
+      const exact = counted.map((t) => (t === null ? null : counts[k++]));
+      if (seq !== this.selectSeq) return detail;
+      this.snapshot.exact = exact;
+      this.post({ type: 'exact', round, counts: exact });
+    } catch (err) {
+      this.log.warn(`Exact token count failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return detail;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.disposables.length = 0;
+  }
+}
+
+/** The Context Map panels, one per transcript. */
+export class ContextMapPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, ContextMapPanel>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly store: TranscriptStore,
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Log,
+  ) {
+    this.disposables.push(
+      vscode.window.registerWebviewPanelSerializer(MAP_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel, saved: unknown) => {
+          const file = saved && typeof saved === 'object' && typeof (saved as { file?: unknown }).file === 'string' ? (saved as { file: string }).file : undefined;
+          if (!file) {
+            panel.dispose();
+            return;
+          }
+          this.adopt(file, panel);
+          await this.store.load(file);
+        },
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SECTION}.prices`)) for (const p of this.panels.values()) p.push();
+      }),
+    );
+  }
+
+  /** Opens (or reveals) the map of `file`; resolves once the store shows it. */
+  async open(file: string): Promise<MapSnapshot> {
+    let p = this.panels.get(file);
+    if (p) p.panel.reveal(undefined, false);
+    else {
+      const panel = vscode.window.createWebviewPanel(MAP_VIEW_TYPE, `Context Map: ${baseName(file)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { retainContextWhenHidden: false });
+      p = this.adopt(file, panel);
+    }
+    // Opening the panel changes tabs, and the editor tracker may queue the active editor's transcript
+    // meanwhile: settle, then make sure this one is shown (a few tries, never a loop).
+    for (let i = 0; i < 3 && (this.store.file !== file || this.store.state.status !== 'ready'); i++) {
+      await this.store.load(file);
+      await this.store.whenIdle();
+    }
+    p.push();
+    return p.snapshot;
+  }
+
+  private adopt(file: string, panel: vscode.WebviewPanel): ContextMapPanel {
+    this.panels.get(file)?.panel.dispose();
+    const p = new ContextMapPanel(file, panel, this.store, this.extensionUri, this.log, () => this.panels.delete(file));
+    this.panels.set(file, p);
+    return p;
+  }
+
+  /** What the map of `file` (default: the shown transcript's) last showed. */
+  snapshot(file = this.store.file): MapSnapshot | undefined {
+    return file ? this.panels.get(file)?.snapshot : undefined;
+  }
+
+  get openFiles(): string[] {
+    return [...this.panels.keys()];
+  }
+
+  dispose(): void {
+    for (const p of this.panels.values()) p.panel.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

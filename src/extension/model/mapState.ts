@@ -1,0 +1,149 @@
+// Builds the Context Map's state (what its webview draws) from an analysis, the core's
+// context map figures and the compaction plan. Pure: no `vscode` import.
+import type { Analysis } from '../../core/inspect';
+import type { CompactionPlan } from '../../core/compact/types';
+import { DEFAULT_SETTINGS } from '../../core/compact/types';
+import type { Breakdown } from '../../core/breakdown';
+import { contextMap } from '../../core/contextMap';
+import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../../core/cost';
+import { MAP_PROTOCOL_VERSION, type MapRound, type MapSeries, type MapState } from '../../webview/mapProtocol';
+import { chartPoints } from './budget';
+import { baseName } from './format';
+import { planSummary } from './planText';
+
+/** Tools with a series of their own in the chart; the rest share "other tools". */
+const NAMED_TOOLS = 6;
+
+const BASE_SERIES: MapSeries[] = [
+  { key: 'overhead', label: 'system prompt and tools' },
+  { key: 'summaries', label: 'earlier summaries' },
+  { key: 'userText', label: 'user text' },
+  { key: 'attachments', label: 'attachments and reminders' },
+  { key: 'assistantText', label: 'assistant text' },
+  { key: 'thinking', label: 'thinking' },
+  { key: 'toolCalls', label: 'tool calls' },
+];
+const TAIL_SERIES: MapSeries[] = [
+  { key: 'images', label: 'images' },
+  { key: 'framing', label: 'message framing' },
+];
+
+/**
+ * The context window of a model (tokens): 1M for ids tagged so (`[1m]`, `-1m`), else 200k, the
+ * window of every Claude model Claude Code runs by default.
+ */
+export function contextWindowOf(model: string | null | undefined): number {
+  return model && /(\[1m\]|-1m)$/i.test(model) ? 1_000_000 : 200_000;
+}
+
+/**
+ * Where Claude Code compacts by itself: its window less room for the reply and a buffer. With a
+ * 200k window the shared fixture with an automatic compaction records `preTokens` 167,174 at the
+ * trigger, i.e. 33k below the window.
+ */
+export function autoCompactAt(window: number): number {
+  return window - 33_000;
+}
+
+/** The price table from the `agentCompactor.prices` setting (model -> rates); a bad one is reported and ignored. */
+export function priceTableFromSetting(raw: unknown): { table: PriceTable; error?: string } {
+  if (raw === undefined || raw === null || (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0)) return { table: DEFAULT_PRICES };
+  if (typeof raw !== 'object' || Array.isArray(raw)) return { table: DEFAULT_PRICES, error: 'agentCompactor.prices must be an object of model -> rates' };
+  for (const [model, v] of Object.entries(raw)) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return { table: DEFAULT_PRICES, error: `agentCompactor.prices.${model} must be an object of rates` };
+  }
+  try {
+    return { table: withPriceOverrides(raw as Record<string, Partial<ModelPrice>>) };
+  } catch (err) {
+    return { table: DEFAULT_PRICES, error: `agentCompactor.prices: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** The series of the chart: the fixed categories with the largest tools' results between them. */
+function seriesFor(toolNames: string[]): MapSeries[] {
+  const tools = toolNames.slice(0, NAMED_TOOLS).map((n) => ({ key: `tool:${n}`, label: `${n} results` }));
+  const other = toolNames.length > NAMED_TOOLS ? [{ key: 'tool:', label: 'other tool results' }] : [];
+  return [...BASE_SERIES, ...tools, ...other, ...TAIL_SERIES];
+}
+
+/** What a round adds, by series key. */
+function addedBySeries(b: Breakdown, position: Map<string, number>, width: number): number[] {
+  const out = new Array<number>(width).fill(0);
+  const put = (key: string, v: number) => {
+    const i = position.get(key) ?? position.get('tool:');
+    if (i !== undefined) out[i] += v;
+  };
+  put('summaries', b.summaries);
+  put('userText', b.userText);
+  put('attachments', b.attachments);
+  put('assistantText', b.assistantText);
+  put('thinking', b.thinking);
+  put('toolCalls', b.toolCalls);
+  put('images', b.images);
+  put('framing', b.framing);
+  for (const [name, t] of Object.entries(b.byTool)) put(`tool:${name}`, t.resultTokens);
+  return out;
+}
+
+export function buildMapState(file: string, analysis: Analysis, plan: CompactionPlan | null, settingsTarget: number | undefined, prices: PriceTable = DEFAULT_PRICES): MapState {
+  const map = contextMap(analysis, prices);
+  const report = analysis.report;
+  const toolNames = [...map.tools].sort((a, b) => b.allTokens - a.allTokens || (a.name < b.name ? -1 : 1)).map((t) => t.name);
+  const series = seriesFor(toolNames);
+  const position = new Map(series.map((s, i) => [s.key, i]));
+  const width = series.length;
+  // chartPoints anchors each segment's running estimate to its first usage: the difference is the overhead.
+  const points = chartPoints(analysis, plan);
+  const rounds: MapRound[] = [];
+  let running = new Array<number>(width).fill(0);
+  for (let i = 0; i < report.rounds.length; i++) {
+    const r = report.rounds[i];
+    if (i === 0 || r.startsAtBoundary) {
+      running = new Array<number>(width).fill(0);
+      running[0] = Math.max(0, points[i].estimate - r.tokens.estimate);
+    }
+    const added = addedBySeries(map.rounds[i].breakdown, position, width);
+    for (let k = 0; k < width; k++) running[k] += added[k];
+    rounds.push({
+      round: r.index,
+      label: r.startsAtBoundary ? 'compact boundary and summary' : r.label,
+      firstLine: r.firstLine,
+      stack: [...running],
+      usage: points[i].usage,
+      mark: points[i].mark,
+      boundary: r.startsAtBoundary,
+      inContext: r.inContext,
+      costUsd: map.rounds[i].cost?.usd ?? null,
+    });
+  }
+  const lastModel = [...report.rounds].reverse().find((r) => r.model && r.model !== '<synthetic>')?.model ?? null;
+  const window = contextWindowOf(lastModel);
+  const c = map.cost;
+  return {
+    version: MAP_PROTOCOL_VERSION,
+    file,
+    fileName: baseName(file),
+    series,
+    rounds,
+    contextWindow: window,
+    autoCompactAt: autoCompactAt(window),
+    targetTokens: plan ? plan.settings.targetTokens : (settingsTarget ?? DEFAULT_SETTINGS.targetTokens),
+    planned: plan !== null,
+    planSummary: plan ? planSummary(plan) : 'No compaction planned: drag the target line (or run Preview Compaction) to see what a compaction would keep, summarize and drop.',
+    contextNow: report.totals.currentContextTokens,
+    tools: map.tools.map((t) => ({ ...t })),
+    largest: map.largest.map((x) => ({ ...x })),
+    cost: {
+      totalUsd: c.total.usd,
+      inputUsd: c.total.input,
+      outputUsd: c.total.output,
+      cacheWriteUsd: c.total.cacheWrite,
+      cacheReadUsd: c.total.cacheRead,
+      responses: c.responses,
+      byModel: c.byModel,
+      unpriced: c.unpriced,
+      priceSource: c.priceSource,
+      priceDate: c.priceDate,
+    },
+  };
+}

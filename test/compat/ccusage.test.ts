@@ -1,0 +1,80 @@
+// Session cost against the real ccusage (pinned, provisioned by scripts/provision-ccusage.sh), the
+// tool users already run for the same figure: each shared Claude Code fixture alone under a private
+// HOME, `ccusage session --json --offline` (its built-in price table), and our `sessionCost` of the
+// same file, within 1%. One fixture at a time: two fixtures of one session (live-before and
+// live-after) share responses, which ccusage would count once across files.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { sessionCost } from '../../src/core/cost';
+import { indexTranscript } from '../../src/core/transcript';
+import { claudeFixtures, repoRoot } from '../support/fixtures';
+
+const CCUSAGE = join(repoRoot, '.cache', 'ccusage', 'node_modules', '.bin', 'ccusage');
+
+interface CcusageSession {
+  totalCost: number;
+  modelBreakdowns: { modelName: string; cost: number; inputTokens: number; outputTokens: number; cacheCreationTokens: number; cacheReadTokens: number }[];
+}
+
+function ccusageSession(file: string): CcusageSession | null {
+  const home = mkdtempSync(join(tmpdir(), 'ac-ccusage-'));
+  try {
+    const project = join(home, '.claude', 'projects', '-work-project');
+    mkdirSync(project, { recursive: true });
+    copyFileSync(file, join(project, basename(file)));
+    const r = spawnSync(CCUSAGE, ['session', '--json', '--offline'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: process.env.PATH ?? '', HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), TZ: 'UTC', NO_COLOR: '1' },
+    });
+    assert.equal(r.status, 0, `ccusage on ${basename(file)}: ${r.stderr}`);
+    const out = JSON.parse(r.stdout) as { session: CcusageSession[] };
+    assert.ok(out.session.length <= 1, `one session per file, got ${out.session.length}`);
+    return out.session[0] ?? null;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', function () {
+  this.timeout(600_000);
+  before(() => {
+    if (!existsSync(CCUSAGE)) throw new Error(`ccusage not provisioned at ${CCUSAGE}: run bash scripts/provision-ccusage.sh`);
+  });
+
+  const compared: string[] = [];
+  for (const file of claudeFixtures()) {
+    const name = basename(file);
+    it(`${name}: within 1% of ccusage's totalCost`, async () => {
+      const theirs = ccusageSession(file);
+      const ours = sessionCost((await indexTranscript(file)).entries);
+      if (!theirs) {
+        assert.equal(ours.total.usd, 0, `${name}: ccusage found no usage, we priced $${ours.total.usd}`);
+        return;
+      }
+      // A model ccusage has no price for counts $0 there; we price it and report the difference.
+      const unpricedThere = theirs.modelBreakdowns.filter((m) => m.cost === 0 && m.inputTokens + m.outputTokens + m.cacheCreationTokens + m.cacheReadTokens > 0);
+      if (unpricedThere.length) {
+        for (const m of unpricedThere) {
+          const ourModel = ours.byModel.get(m.modelName);
+          assert.ok(ourModel && ourModel.usd > 0, `${name}: ${m.modelName} unpriced by ccusage and by us`);
+        }
+        return;
+      }
+      const diff = Math.abs(ours.total.usd - theirs.totalCost);
+      assert.ok(diff <= 0.01 * theirs.totalCost, `${name}: ours $${ours.total.usd.toFixed(6)}, ccusage $${theirs.totalCost.toFixed(6)}`);
+      for (const m of theirs.modelBreakdowns) {
+        const o = ours.byModel.get(m.modelName)?.usd ?? 0;
+        assert.ok(Math.abs(o - m.cost) <= 0.01 * m.cost + 1e-9, `${name} ${m.modelName}: ours $${o}, ccusage $${m.cost}`);
+      }
+      compared.push(name);
+    });
+  }
+
+  it('compared at least ten fixtures with every model priced by both', () => {
+    assert.ok(compared.length >= 10, `compared: ${compared.join(', ')}`);
+  });
+});

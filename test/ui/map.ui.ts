@@ -1,0 +1,168 @@
+/**
+ * The Context Map in the real workbench: opened from the palette on a hand-made transcript whose
+ * tool result and prompt carry markup, it shows one bar per round with the figures the extension
+ * computed; selecting a bar reads the round (markup as characters) with exact o200k counts from
+ * the token worker; dragging the target replans (the map's plan summary and the Rounds tree
+ * follow); nothing injected runs in any frame. Then the map of a real session with compactions
+ * in the dark, light and high-contrast themes.
+ *
+ * Screenshots (test-results/screenshots/): context-map-dark.png, context-map-light.png, context-map-hc.png.
+ */
+import * as assert from 'node:assert/strict';
+import type { Frame } from 'playwright-core';
+import { buildTranscript } from '../support/reliability';
+import { Workbench, screenshotOnFailure } from '../support/workbench';
+
+const FILE = 'markup.jsonl';
+const REAL = 'with-compactions.jsonl';
+const HOSTILE_ID = 'toolu_0002';
+const MARKUP = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">x</a>';
+
+/** Twelve rounds; round 2's tool result (20k characters) starts with the markup. */
+function markupTranscript(): string {
+  const lines = buildTranscript({ rounds: 12, resultChars: (r) => (r === 2 ? 20_000 : 3_000) });
+  return (
+    lines
+      .map((l) => {
+        const o = JSON.parse(l);
+        const block = Array.isArray(o.message?.content) ? o.message.content[0] : undefined;
+        if (block?.type === 'tool_result' && block.tool_use_id === HOSTILE_ID) block.content = `${MARKUP}\n${block.content}`;
+        return JSON.stringify(o);
+      })
+      .join('\n') + '\n'
+  );
+}
+
+describe('UI: Context Map', function () {
+  this.timeout(180_000);
+  let wb: Workbench;
+
+  before(async function () {
+    this.timeout(180_000);
+    wb = await Workbench.start({
+      viewport: { width: 1400, height: 950 },
+      workspaceFiles: { [FILE]: markupTranscript(), [REAL]: { copyFrom: `claude-code/${REAL}` } },
+      settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+    });
+  });
+
+  afterEach(screenshotOnFailure(() => wb));
+
+  after(async function () {
+    this.timeout(60_000);
+    await wb?.stop();
+  });
+
+  /** The frame of a Context Map showing `fileName`. */
+  async function mapFrame(fileName: string, timeoutMs = 30_000): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const f of wb.page.frames()) {
+        if (f === wb.page.mainFrame()) continue;
+        const found = await f.evaluate((n) => document.querySelector('main#app h1')?.textContent === `Context Map: ${n}` && !!document.querySelector('g.bar'), fileName).catch(() => false);
+        if (found) return f;
+      }
+      if (Date.now() > deadline) throw new Error(`no Context Map of ${fileName} within ${timeoutMs} ms`);
+      await wb.page.waitForTimeout(250);
+    }
+  }
+
+  async function openMap(file: string): Promise<Frame> {
+    await wb.openFileFromExplorer(file);
+    await wb.page.locator('.statusbar-item', { hasText: /tok · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.runCommand('Agent Compactor: Open Context Map');
+    return mapFrame(file);
+  }
+
+  it('shows the rounds, reads a selected round with exact counts, replans when the target is dragged, runs no injected markup', async () => {
+    const frame = await openMap(FILE);
+    const bars = frame.locator('g.bar');
+    const n = await bars.count();
+    assert.ok(n >= 12, `${n} bars`);
+    assert.equal(await bars.first().getAttribute('data-first'), '0');
+    assert.match(await frame.locator('.summary').innerText(), /rounds · context now [\d,]+ tokens of 200k · cost \$/);
+    assert.ok((await frame.locator('#tools-table tbody tr').count()) >= 1);
+
+    // Select the round holding the hostile result (the largest item): its link in the table of largest items.
+    const largest = frame.locator('#largest-table tbody tr').first();
+    await largest.locator('td').nth(2).locator('a').click();
+    const items = frame.locator('ol.items > li');
+    await items.first().waitFor({ state: 'visible', timeout: 20_000 });
+    const result = frame.locator('ol.items > li.item-toolResult', { hasText: 'Tool result' }).filter({ has: frame.locator('pre', { hasText: 'window.__pwned=1' }) });
+    assert.equal(await result.count(), 1, 'the hostile result is listed');
+    await result.locator('summary').click();
+    assert.ok(((await result.locator('pre').textContent()) ?? '').startsWith(MARKUP), 'markup shown as characters');
+    assert.equal(await result.locator('pre').evaluate((p) => p.children.length), 0, 'a single text node');
+    await frame.locator('.exact').first().waitFor({ state: 'visible', timeout: 30_000 });
+    const exact = await frame.locator('.exact').allTextContents();
+    assert.ok(exact.length > 0 && exact.every((t) => /exact \(o200k\): [\d,]+$/.test(t)), exact.join(' | '));
+
+    // Drag the target down: the store plans a compaction, the map's summary and the tree follow.
+    const summaryBefore = await frame.locator('#plan-summary').innerText();
+    const grip = frame.locator('#target rect.grip');
+    const box = (await grip.boundingBox())!;
+    const x = box.x + box.width / 2;
+    const y = box.y + box.height / 2;
+    const plotBottom = (await frame.locator('svg.chart rect.frame').boundingBox())!;
+    await wb.page.mouse.move(x, y);
+    await wb.page.mouse.down();
+    await wb.page.mouse.move(x, plotBottom.y + plotBottom.height - 3, { steps: 8 });
+    await wb.page.mouse.up();
+    await frame.locator('#plan-summary').filter({ hasNotText: summaryBefore }).waitFor({ timeout: 30_000 });
+    const dragged = Number(await frame.locator('#target').getAttribute('data-tokens'));
+    assert.ok(dragged >= 1000, `target ${dragged}`);
+    await frame.locator('g.bar[data-mark="summarize"], g.bar[data-mark="drop"]').first().waitFor({ timeout: 30_000 });
+    const roundsView = wb.page.locator('.pane-header', { hasText: 'Transcript Rounds' }).first();
+    if ((await roundsView.getAttribute('aria-expanded')) === 'false') await roundsView.click();
+    await wb.page.locator('.monaco-list-row', { hasText: /\[summarize\]|\[drop\]/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
+
+    // Nothing ran, in any frame.
+    await wb.page.waitForTimeout(500);
+    for (const f of wb.page.frames()) {
+      const pwned = await f.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned).catch(() => 'unreachable');
+      if (pwned === 'unreachable') continue;
+      assert.equal(pwned, undefined, `window.__pwned in ${f.url().slice(0, 80)}`);
+    }
+    const scripts = await frame.evaluate(() => Array.from(document.querySelectorAll('body script')).map((s) => s.getAttribute('src') ?? '(inline)'));
+    assert.equal(scripts.length, 1);
+    assert.match(scripts[0], /\/dist\/map\.js$/);
+  });
+
+  /** The map of the real session alone in the window, a round selected, as a screenshot. */
+  async function screenshotRealMap(w: Workbench, name: string): Promise<void> {
+    wb = w;
+    const frame = await openMap(REAL);
+    assert.ok((await frame.locator('svg.chart line.boundary').count()) >= 1, 'the compaction boundaries are marked');
+    await w.runCommand('View: Close Primary Side Bar');
+    await w.page.locator('.tabs-container .tab', { hasText: 'Context Map' }).first().click();
+    // The map alone in the window: the transcript's editor group closes (empty groups close by default).
+    await w.runCommand('View: Close Editors in Other Groups').catch(() => undefined);
+    const bars = frame.locator('g.bar');
+    // Near the top of the bar, clear of the target line's grip.
+    await bars.nth(Math.floor((await bars.count()) * 0.8)).locator('rect.hit').click({ position: { x: 2, y: 3 } });
+    await frame.locator('ol.items > li').first().waitFor({ state: 'visible', timeout: 20_000 });
+    await frame.evaluate(() => window.scrollTo(0, 0));
+    await w.page.waitForTimeout(500);
+    await w.screenshot(name);
+  }
+
+  it('the map of a real session in the dark, light and high-contrast themes', async function () {
+    this.timeout(400_000);
+    await wb.closeAllEditors();
+    await screenshotRealMap(wb, 'context-map-dark');
+    const first = wb;
+    // One workbench per further theme, started with it (the theme picker is not driven reliably headless).
+    for (const [theme, name] of [
+      ['Default Light Modern', 'context-map-light'],
+      ['Default High Contrast', 'context-map-hc'],
+    ] as const) {
+      const w = await Workbench.start({ viewport: { width: 1400, height: 950 }, workspaceFiles: { [REAL]: { copyFrom: `claude-code/${REAL}` } }, settings: { 'workbench.colorTheme': theme } });
+      try {
+        await screenshotRealMap(w, name);
+      } finally {
+        wb = first;
+        await w.stop();
+      }
+    }
+  });
+});

@@ -1,0 +1,208 @@
+// The Context Map webview bundle in a real (headless) Chromium, under the CSP the extension
+// sets: it draws a real map (bars holding the largest round of their bucket, the plan's marks,
+// reference lines, boundaries), posts typed messages when a bar is clicked, the target dragged or
+// the keyboard used, renders a round readably with its exact counts, buckets a 30,000-round
+// session into a few hundred bars, and shows hostile transcript text as characters.
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { inspectFile } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
+import { buildMapState } from '../../src/extension/model/mapState';
+import { mapHtml } from '../../src/extension/model/mapHtml';
+import { stackTotal } from '../../src/webview/mapChart';
+import type { MapState, RoundDetail } from '../../src/webview/mapProtocol';
+import { CHROMIUM_PATH, launchBrowser, type LaunchedBrowser } from '../support/browser';
+import { fixture, repoRoot } from '../support/fixtures';
+
+const ORIGIN = 'https://webview.test';
+const NONCE = 'dGVzdG5vbmNlMTIzNDU2Nzg5MA==';
+const EVIL = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"><b>bold?</b><a href="javascript:window.__pwned = 4">link</a><style>body { display: none }</style>';
+
+interface BarData {
+  first: number;
+  last: number;
+  peak: number;
+  total: number;
+  mark: string;
+}
+
+describe('Context Map webview in Chromium', function () {
+  this.timeout(120_000);
+  let b: LaunchedBrowser | undefined;
+  let state: MapState;
+  const violations: string[] = [];
+
+  before(async function () {
+    if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: run bash scripts/provision-vscode.sh (it installs Debian's chromium)`);
+    const out = await build({ entryPoints: [join(repoRoot, 'src/webview/map.ts')], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', write: false, logLevel: 'silent' });
+    const script = out.outputFiles[0].text;
+    const css = readFileSync(join(repoRoot, 'media/map.css'), 'utf8');
+    const html = mapHtml({ cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/map.js`, styleUri: `${ORIGIN}/media/map.css` });
+    const analysis = await inspectFile(fixture('with-compactions.jsonl'));
+    const plan = await planCompaction(analysis, { targetTokens: 60_000, keepRecentTokens: 5_000 });
+    state = buildMapState(fixture('with-compactions.jsonl'), analysis, plan, undefined);
+    state.rounds[0].label = EVIL;
+    state.tools.unshift({ name: EVIL, calls: 1, activeTokens: 1, activeShare: 0, allTokens: 1, allShare: 0 });
+
+    b = await launchBrowser({ viewport: { width: 1200, height: 900 } });
+    await b.page.route(`${ORIGIN}/**`, (route) => {
+      const url = new URL(route.request().url());
+      if (url.pathname === '/index.html') return route.fulfill({ contentType: 'text/html', body: html });
+      if (url.pathname === '/dist/map.js') return route.fulfill({ contentType: 'text/javascript', body: script });
+      if (url.pathname === '/media/map.css') return route.fulfill({ contentType: 'text/css', body: css });
+      return route.fulfill({ status: 404, body: '' });
+    });
+    await b.page.addInitScript(`
+      window.__posted = [];
+      window.__violations = [];
+      let saved;
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m), getState: () => saved, setState: (s) => (saved = s) });
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+    `);
+    b.page.on('pageerror', (e) => violations.push(`pageerror: ${e.message}`));
+    b.page.on('console', (m) => {
+      if (m.type() === 'error') violations.push(m.text());
+    });
+    await b.page.goto(`${ORIGIN}/index.html`);
+    await b.page.waitForFunction(`window.__posted.some((m) => m.type === 'ready')`, undefined, { timeout: 15_000 }).catch((e: Error) => {
+      throw new Error(`${e.message}; page errors: ${violations.join(' | ')}`);
+    });
+    await post({ type: 'state', state });
+    await b.page.waitForSelector('svg.chart g.bar');
+  });
+
+  const post = (msg: unknown) => b!.page.evaluate(`window.postMessage(${JSON.stringify(msg)}, '*')`);
+  const get = <T>(expr: string) => b!.page.evaluate<T>(expr);
+  const posted = () => get<{ type: string; [k: string]: unknown }[]>('window.__posted');
+  const bars = () =>
+    get<BarData[]>(`[...document.querySelectorAll('g.bar')].map((g) => ({ first: +g.dataset.first, last: +g.dataset.last, peak: +g.dataset.peak, total: +g.dataset.total, mark: g.dataset.mark }))`);
+
+  after(async () => {
+    await b?.close();
+  });
+
+  it('draws one bar per round (or bucket), each the largest context of its rounds, with the plan mark of its rounds', async () => {
+    const drawn = await bars();
+    assert.ok(drawn.length > 0);
+    let next = 0;
+    for (const bar of drawn) {
+      assert.equal(bar.first, next, 'bars cover the rounds in order without gaps');
+      next = bar.last + 1;
+      const totals = state.rounds.slice(bar.first, bar.last + 1).map(stackTotal);
+      assert.equal(bar.total, Math.max(...totals));
+      const marks = state.rounds.slice(bar.first, bar.last + 1).map((r) => r.mark);
+      assert.equal(bar.mark, marks.includes('drop') ? 'drop' : marks.includes('summarize') ? 'summarize' : 'keep');
+    }
+    assert.equal(next, state.rounds.length);
+    assert.ok(drawn.some((x) => x.mark !== 'keep'), 'the plan summarizes or drops something');
+    const overlays = await b!.page.locator('g.bar rect.overlay').count();
+    assert.equal(overlays, drawn.filter((x) => x.mark !== 'keep').length, 'every summarized or dropped bar is patterned, not only coloured');
+    assert.equal(await b!.page.locator('ul.legend li').count() >= state.series.length, true);
+  });
+
+  it('draws the usage line, the compaction boundaries and the target', async () => {
+    const page = b!.page;
+    assert.equal(await page.locator('svg.chart path.usage').count(), 1);
+    assert.ok((await page.locator('svg.chart line.boundary').count()) >= 1);
+    assert.equal(await page.getAttribute('#target', 'data-tokens'), String(state.targetTokens));
+    const kinds = await page.locator('svg.chart line.ref').evaluateAll((ls) => ls.map((l) => l.getAttribute('class')));
+    assert.ok(kinds.includes('ref ref-window') && kinds.includes('ref ref-autoCompact') && kinds.includes('ref ref-target'), kinds.join());
+  });
+
+  it('clicking a bar asks for its round; the round is rendered as text with its exact counts beside the estimates', async () => {
+    const page = b!.page;
+    const drawn = await bars();
+    const pick = drawn[Math.floor(drawn.length / 2)];
+    await page.locator('g.bar').nth(Math.floor(drawn.length / 2)).locator('rect.hit').click();
+    assert.deepEqual((await posted()).at(-1), { type: 'selectRound', round: pick.peak });
+    const detail: RoundDetail = {
+      round: pick.peak,
+      label: EVIL,
+      model: 'claude-opus-4-5',
+      costUsd: 0.5,
+      items: [
+        { kind: 'prompt', line: 10, tool: null, text: EVIL, chars: EVIL.length, truncated: false, estimate: 40, isError: false },
+        { kind: 'toolCall', line: 11, tool: EVIL, text: '{"file_path": "/etc/passwd"}', chars: 28, truncated: false, estimate: 9, isError: false },
+        { kind: 'toolResult', line: 12, tool: 'Read', text: EVIL, chars: 90_000, truncated: true, estimate: 30_000, isError: true },
+      ],
+    };
+    await post({ type: 'round', detail });
+    await page.waitForSelector('ol.items > li');
+    assert.equal(await page.locator('ol.items > li').count(), 3);
+    assert.equal(await page.locator('ol.items > li').first().locator('pre').textContent(), EVIL);
+    assert.equal(await page.locator('ol.items > li').nth(2).locator('details').count(), 1, 'results are collapsed');
+    assert.match((await page.locator('ol.items > li').nth(2).locator('summary').textContent()) ?? '', /90,000 chars/);
+    await post({ type: 'exact', round: pick.peak, counts: [41, 10, null] });
+    await page.waitForSelector('.exact');
+    const exact = await page.locator('.exact').allTextContents();
+    assert.deepEqual(exact, [' · exact (o200k): 41', ' · exact (o200k): 10', ' · exact (o200k): –']);
+    assert.equal(await get<unknown>('window.__pwned'), undefined);
+  });
+
+  it('dragging the target line posts the new target; the keyboard moves it too', async () => {
+    const page = b!.page;
+    const grip = page.locator('#target rect.grip');
+    const box = (await grip.boundingBox())!;
+    const x = box.x + box.width / 2;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x, y - 40, { steps: 5 });
+    await page.mouse.up();
+    const last = (await posted()).at(-1)!;
+    assert.equal(last.type, 'setTarget');
+    assert.ok((last.tokens as number) > state.targetTokens, `dragged up: ${String(last.tokens)} > ${state.targetTokens}`);
+    assert.equal(await page.getAttribute('#target', 'data-tokens'), String(last.tokens));
+    await page.locator('#target').focus();
+    await page.keyboard.press('ArrowDown');
+    const want = { type: 'setTarget', tokens: (last.tokens as number) - 1000 };
+    for (let i = 0; i < 50 && JSON.stringify((await posted()).at(-1)) !== JSON.stringify(want); i++) await page.waitForTimeout(100);
+    assert.deepEqual((await posted()).at(-1), want);
+  });
+
+  it('is keyboard navigable: arrows select bars, + and - zoom', async () => {
+    const page = b!.page;
+    await page.locator('#map-chart').focus();
+    await page.keyboard.press('Home');
+    assert.deepEqual((await posted()).at(-1), { type: 'selectRound', round: (await bars())[0].peak });
+    await page.keyboard.press('ArrowRight');
+    assert.deepEqual((await posted()).at(-1), { type: 'selectRound', round: (await bars())[1].peak });
+    const before = await page.textContent('#range');
+    await page.keyboard.press('+');
+    assert.notEqual(await page.textContent('#range'), before);
+    await page.keyboard.press('-');
+    assert.equal(await page.textContent('#range'), before);
+  });
+
+  it('shows hostile transcript text as characters and runs none of it', async () => {
+    const page = b!.page;
+    assert.equal(await page.locator('#tools-table tbody tr').first().locator('td').first().textContent(), EVIL);
+    assert.equal(await get<unknown>('window.__pwned'), undefined);
+    for (const sel of ['#app img', '#app script', '#app b', '#app a[href^="javascript:"]', '#app style']) assert.equal(await page.locator(sel).count(), 0, sel);
+    assert.equal(await get<string>('getComputedStyle(document.body).display'), 'block');
+  });
+
+  it('buckets 30,000 rounds into a few hundred bars and draws them quickly', async () => {
+    const big: MapState = { ...state, file: '/big.jsonl', fileName: 'big.jsonl', rounds: [] };
+    const proto = state.rounds[state.rounds.length - 1];
+    for (let i = 0; i < 30_000; i++) big.rounds.push({ ...proto, round: i, boundary: i % 10_000 === 0, usage: i % 3 ? null : 1000 + (i % 500), stack: proto.stack.map((v, k) => (k === 0 ? v : (v * ((i % 97) + 1)) / 97)) });
+    await post({ type: 'state', state: big });
+    for (let i = 0; i < 100 && (await b!.page.textContent('.file')) !== 'big.jsonl'; i++) await b!.page.waitForTimeout(100);
+    const n = await b!.page.locator('g.bar').count();
+    assert.ok(n >= 100 && n <= 300, `${n} bars`);
+    const drawMs = Number(await get<string>('document.body.dataset.drawMs'));
+    assert.ok(drawMs < 1000, `drawn in ${drawMs} ms`);
+  });
+
+  it('ignores malformed host messages; raised no CSP violation', async () => {
+    const page = b!.page;
+    await post({ type: 'state', state: { ...state, rounds: [{ nope: 1 }] } });
+    await post({ type: 'exact', round: -1, counts: ['x'] });
+    await page.waitForTimeout(50);
+    assert.equal(await page.textContent('.file'), 'big.jsonl', 'a bad message changes nothing');
+    assert.deepEqual(await get<string[]>('window.__violations'), []);
+    assert.deepEqual(violations, []);
+  });
+});

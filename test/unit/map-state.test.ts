@@ -1,0 +1,111 @@
+// The Context Map's state and chart geometry, pure: the stacks add up to the running context the
+// Budget Preview draws, every built state passes the webview's validator, malformed messages are
+// refused both ways, price settings are checked, and zooming and panning keep the view valid
+// through random sequences of operations.
+import { strict as assert } from 'node:assert';
+import { basename } from 'node:path';
+import { inspectFile } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
+import { chartPoints } from '../../src/extension/model/budget';
+import { autoCompactAt, buildMapState, contextWindowOf, priceTableFromSetting } from '../../src/extension/model/mapState';
+import { clampView, mapGeometry, MAP_SIZE, panView, stackTotal, tokensAtY, zoomView, type MapView } from '../../src/webview/mapChart';
+import { isMapState, parseHostToMap, parseMapToHost } from '../../src/webview/mapProtocol';
+import { DEFAULT_PRICES } from '../../src/core/cost';
+import { claudeFixtures, fixture } from '../support/fixtures';
+
+describe('Context Map state', function () {
+  this.timeout(120_000);
+
+  it('every fixture: stacks sum to the running context, overhead is constant within a segment, and the state validates', async () => {
+    for (const f of claudeFixtures()) {
+      const analysis = await inspectFile(f, { subagents: false });
+      const plan = await planCompaction(analysis, { targetTokens: 20_000, keepRecentTokens: 2_000 });
+      const state = buildMapState(f, analysis, plan, undefined);
+      const points = chartPoints(analysis, plan);
+      assert.equal(state.rounds.length, points.length);
+      let overhead = -1;
+      for (let i = 0; i < state.rounds.length; i++) {
+        const r = state.rounds[i];
+        assert.ok(Math.abs(stackTotal(r) - points[i].estimate) <= 1, `${basename(f)} round ${i}: ${stackTotal(r)} vs ${points[i].estimate}`);
+        assert.equal(r.mark, points[i].mark);
+        if (i === 0 || r.boundary) overhead = r.stack[0];
+        assert.equal(r.stack[0], overhead, `${basename(f)} round ${i}: overhead`);
+        if (i > 0 && !r.boundary) r.stack.forEach((v, k) => assert.ok(v >= state.rounds[i - 1].stack[k], `${basename(f)} round ${i} series ${k} grows`));
+      }
+      assert.ok(isMapState(JSON.parse(JSON.stringify(state))), `${basename(f)}: the webview accepts the state`);
+      assert.ok(state.cost.totalUsd >= 0 && state.series[0].key === 'overhead');
+    }
+  });
+
+  it('the target comes from the plan, else from the settings', async () => {
+    const analysis = await inspectFile(fixture('example.jsonl'));
+    assert.equal(buildMapState('x', analysis, null, 77_000).targetTokens, 77_000);
+    assert.equal(buildMapState('x', analysis, null, 77_000).planned, false);
+    const plan = await planCompaction(analysis, { targetTokens: 30_000 });
+    assert.equal(buildMapState('x', analysis, plan, 77_000).targetTokens, 30_000);
+  });
+
+  it('context window and auto-compact threshold', () => {
+    assert.equal(contextWindowOf('claude-sonnet-4-5-20250929'), 200_000);
+    assert.equal(contextWindowOf('claude-opus-4.6-1m'), 1_000_000);
+    assert.equal(contextWindowOf('claude-sonnet-4-6[1m]'), 1_000_000);
+    assert.equal(autoCompactAt(200_000), 167_000);
+  });
+
+  it('the prices setting: empty is the built-in table; invalid ones are reported and ignored', () => {
+    assert.equal(priceTableFromSetting(undefined).table, DEFAULT_PRICES);
+    assert.equal(priceTableFromSetting({}).table, DEFAULT_PRICES);
+    assert.match(priceTableFromSetting([]).error ?? '', /object/);
+    assert.match(priceTableFromSetting({ m: 3 }).error ?? '', /agentCompactor\.prices\.m/);
+    assert.match(priceTableFromSetting({ m: { input: 'x' } }).error ?? '', /m\.input/);
+    assert.equal(priceTableFromSetting({ 'claude-opus-4-5': { output: 20 } }).table.models['claude-opus-4-5'].output, 20);
+  });
+
+  it('messages from the webview: only well-formed ones pass', () => {
+    assert.deepEqual(parseMapToHost({ type: 'setTarget', tokens: 50_000 }), { type: 'setTarget', tokens: 50_000 });
+    assert.deepEqual(parseMapToHost({ type: 'selectRound', round: 3, extra: '<x>' }), { type: 'selectRound', round: 3 });
+    for (const bad of [null, 'ready', { type: 'setTarget', tokens: 0 }, { type: 'setTarget', tokens: 1.5 }, { type: 'setTarget', tokens: 1e12 }, { type: 'selectRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'compact' }]) {
+      assert.equal(parseMapToHost(bad), null, JSON.stringify(bad));
+    }
+  });
+
+  it('messages from the host: a stack of the wrong width or an odd count is refused', async () => {
+    const state = buildMapState('x', await inspectFile(fixture('example.jsonl')), null, undefined);
+    assert.ok(parseHostToMap({ type: 'state', state }));
+    const wrong = { ...state, rounds: [{ ...state.rounds[0], stack: [1] }] };
+    assert.equal(parseHostToMap({ type: 'state', state: wrong }), null);
+    assert.equal(parseHostToMap({ type: 'exact', round: 1, counts: [1.5] }), null);
+    assert.equal(parseHostToMap({ type: 'round', detail: { round: 1, label: 'x', model: null, costUsd: null, items: [{ kind: 'script' }] } }), null);
+  });
+});
+
+describe('Context Map chart geometry', () => {
+  it('bars never exceed the plot width at the narrowest bar; bucketing keeps every round in one bar', async () => {
+    const state = buildMapState('x', await inspectFile(fixture('with-compactions.jsonl')), null, undefined);
+    const big = { ...state, rounds: Array.from({ length: 50_000 }, (_, i) => ({ ...state.rounds[i % state.rounds.length], round: i })) };
+    const g = mapGeometry(big, { from: 0, to: big.rounds.length });
+    const plotWidth = MAP_SIZE.width - MAP_SIZE.marginLeft - MAP_SIZE.marginRight;
+    assert.ok(g.bars.length <= plotWidth / MAP_SIZE.minBar);
+    assert.equal(g.bars[0].first, 0);
+    assert.equal(g.bars.at(-1)!.last, big.rounds.length - 1);
+    for (let i = 1; i < g.bars.length; i++) assert.equal(g.bars[i].first, g.bars[i - 1].last + 1);
+    const target = g.lines.find((l) => l.kind === 'target')!;
+    assert.ok(Math.abs(tokensAtY(g, target.y) - big.targetTokens) <= 1000, 'the target line maps back to its tokens');
+  });
+
+  it('random sequences of zoom, pan and clamp keep the view inside the rounds, at least one round wide', () => {
+    let seed = 11;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let run = 0; run < 50; run++) {
+      const n = 1 + Math.floor(rnd() * 5000);
+      let v: MapView = { from: 0, to: n };
+      for (let step = 0; step < 100; step++) {
+        const op = Math.floor(rnd() * 3);
+        if (op === 0) v = zoomView(v, n, rnd() < 0.5 ? 0.5 : 2, rnd());
+        else if (op === 1) v = panView(v, n, Math.round((rnd() - 0.5) * n));
+        else v = clampView({ from: rnd() * n * 2 - n, to: rnd() * n * 2 }, n);
+        assert.ok(Number.isInteger(v.from) && Number.isInteger(v.to) && v.from >= 0 && v.to <= n && v.to - v.from >= 1, `run ${run} step ${step}: ${JSON.stringify(v)} of ${n}`);
+      }
+    }
+  });
+});
