@@ -483,27 +483,52 @@ function setTail(st: IncrementalState, entries: Entry[], chain: Chain, rounds: R
 /** The incremental path; null when the append is not an ordinary continuation (then the caller re-derives in full). */
 function extendAnalysis(prev: Analysis, st: IncrementalState): Analysis | null {
   const { index } = prev;
-  const entries = index.entries;
-  const oldN = st.entryCount;
-  const n = entries.length;
   const chain = prev.chain;
   if (chain.leaf < 0 || st.lastRoundStart < 0 || !st.tailClean) return null;
-  const side = chain.subagentFile;
-  const t = st.tables;
+  const appended = ordinaryAppend(index.entries, st, chain.subagentFile);
+  if (!appended) return null;
+  const leafPath = newLeafPath(index.entries, chain, st, appended);
+  if (!leafPath) return null;
+  // Nothing below gives up: the shared tables are updated in place from here on.
+  const { newChain, tables, onNew } = extendChain(index.entries, chain, st, appended.candidates, leafPath);
+  const rounds = extendRounds(index.entries, prev, st, newChain);
+  // Report: resume the loop at the round before the old last one.
+  const from = st.resume.at;
+  const run = reportRounds(index.entries, rounds, from, cloneState(st.resume.state), prev.report.rounds.slice(0, from));
+  const sidechains = prev.report.sidechains.filter((s) => s.source !== 'file');
+  const report = assembleReport(index, newChain, rounds, run, sidechains);
+  // State for the next append: this one's, moved over (the previous analysis can no longer be extended).
+  const analysis: Analysis = { index, chain: newChain, rounds, report, appendState: st };
+  prev.appendState = null;
+  advanceState(st, index.entries, appended.candidates, onNew, tables, run.resume);
+  setTail(st, index.entries, newChain, rounds, st.lastRoundStart, st.namesBefore);
+  return analysis;
+}
 
-  // New entries: no boundary, no last-prompt, fresh unique uuids, no new inline sidechains,
-  // message and tool ids that cannot change how older lines were chained or grouped.
-  const newCandidates: number[] = [];
-  const newUuids = new Set<string>();
+interface Appended {
+  /** Indices of the new chain entries (with a uuid), in file order. */
+  candidates: number[];
+  uuids: Set<string>;
+}
+
+/**
+ * The new entries, when they cannot change anything decided about the old ones: no boundary, no last-prompt line,
+ * fresh unique uuids, no new inline sidechains, message and tool ids that cannot change how older lines were chained
+ * or grouped. Null otherwise.
+ */
+function ordinaryAppend(entries: Entry[], st: IncrementalState, side: boolean): Appended | null {
+  const t = st.tables;
+  const candidates: number[] = [];
+  const uuids = new Set<string>();
   const newResults = new Set<string>();
-  for (let i = oldN; i < n; i++) {
+  for (let i = st.entryCount; i < entries.length; i++) {
     const e = entries[i];
     if (isCompactBoundary(e) || e.kind === 'last-prompt') return null;
     if (e.uuid === undefined) continue;
     if (e.isSidechain !== side) return null;
-    if (t.byUuid.has(e.uuid) || newUuids.has(e.uuid) || st.dangling.has(e.uuid)) return null;
-    newUuids.add(e.uuid);
-    newCandidates.push(i);
+    if (t.byUuid.has(e.uuid) || uuids.has(e.uuid) || st.dangling.has(e.uuid)) return null;
+    uuids.add(e.uuid);
+    candidates.push(i);
     if (e.kind === 'assistant' && e.messageId) {
       // An older off-chain line of this response could join the chain; an earlier round would absorb it.
       if (st.offMessageIds.has(e.messageId) && !t.chainMessageIds.has(e.messageId)) return null;
@@ -520,49 +545,54 @@ function extendAnalysis(prev: Analysis, st: IncrementalState): Analysis | null {
       }
     }
   }
+  return { candidates, uuids };
+}
 
-  // The new leaf (the last candidate) must descend from the old leaf through new entries only.
-  let leaf = chain.leaf;
+/** The new leaf (the last candidate) and the new entries on its path, when it descends from the old leaf through new entries only; null otherwise. */
+function newLeafPath(entries: Entry[], chain: Chain, st: IncrementalState, appended: Appended): { leaf: number; walked: number[] } | null {
+  const { candidates } = appended;
+  if (!candidates.length) return { leaf: chain.leaf, walked: [] };
+  const leaf = candidates[candidates.length - 1];
+  const byNew = new Map<string, number>();
+  for (const i of candidates) byNew.set(entries[i].uuid!, i);
+  const oldLeafUuid = entries[chain.leaf].uuid!;
+  if (st.lastPromptLeaf >= 0 && !promptStillPicksLastCandidate(entries, chain, st, st.entryCount, appended.uuids, oldLeafUuid)) return null;
   const walked: number[] = [];
-  if (newCandidates.length) {
-    leaf = newCandidates[newCandidates.length - 1];
-    const byNew = new Map<string, number>();
-    for (const i of newCandidates) byNew.set(entries[i].uuid!, i);
-    const oldLeafUuid = entries[chain.leaf].uuid!;
-    if (st.lastPromptLeaf >= 0 && !promptStillPicksLastCandidate(entries, chain, st, oldN, newUuids, oldLeafUuid)) return null;
-    let cur = leaf;
-    for (let steps = 0; ; steps++) {
-      if (steps > newCandidates.length) return null;
-      walked.push(cur);
-      const parent = entries[cur].parentUuid;
-      if (!parent) return null;
-      const nextNew = byNew.get(parent);
-      if (nextNew !== undefined) {
-        cur = nextNew;
-        continue;
-      }
-      if (parent !== oldLeafUuid) return null;
-      break;
+  let cur = leaf;
+  for (let steps = 0; ; steps++) {
+    if (steps > candidates.length) return null;
+    walked.push(cur);
+    const parent = entries[cur].parentUuid;
+    if (!parent) return null;
+    const nextNew = byNew.get(parent);
+    if (nextNew !== undefined) {
+      cur = nextNew;
+      continue;
     }
+    return parent === oldLeafUuid ? { leaf, walked } : null;
   }
+}
 
-  // Nothing below gives up: the shared tables are updated in place from here on.
-  // Sibling recovery over the new entries, against the tables of the chain so far.
-  const onNew = new Set<number>(walked);
-  recoverSiblings(entries, onNew, newCandidates, t);
+/** The chain grown by the new leaf's path and the sibling results recovered among the new entries. */
+function extendChain(entries: Entry[], chain: Chain, st: IncrementalState, candidates: number[], path: { leaf: number; walked: number[] }): { newChain: Chain; tables: ChainTables; onNew: Set<number> } {
+  const t = st.tables;
+  const onNew = new Set<number>(path.walked);
+  recoverSiblings(entries, onNew, candidates, t);
   const added = [...onNew].sort((a, b) => a - b);
   const newChain: Chain = {
     ...chain,
     main: added.length ? chain.main.concat(added) : chain.main,
-    leaf,
-    offChain: chain.offChain + newCandidates.length - added.length,
+    leaf: path.leaf,
+    offChain: chain.offChain + candidates.length - added.length,
   };
-  const tables: ChainTables = { ...t, primary: newCandidates.length ? t.primary.concat(newCandidates) : t.primary };
+  const tables: ChainTables = { ...t, primary: candidates.length ? t.primary.concat(candidates) : t.primary };
+  return { newChain, tables, onNew };
+}
 
-  // Rounds: rebuild from the last round's start (its lines and everything after it).
-  const startPos = st.lastRoundStart;
+/** Rounds rebuilt from the last round's start (its lines and everything after it); the earlier ones are kept. */
+function extendRounds(entries: Entry[], prev: Analysis, st: IncrementalState, newChain: Chain): Round[] {
   const lastOld = prev.rounds[prev.rounds.length - 1];
-  const tailChain: Chain = { ...newChain, main: newChain.main.slice(startPos), activeStart: 0, boundaries: [] };
+  const tailChain: Chain = { ...newChain, main: newChain.main.slice(st.lastRoundStart), activeStart: 0, boundaries: [] };
   const tail = buildRounds(entries, tailChain);
   for (const r of tail) {
     r.index += lastOld.index;
@@ -574,32 +604,26 @@ function extendAnalysis(prev: Analysis, st: IncrementalState): Analysis | null {
       }
     }
   }
-  const rounds = prev.rounds.slice(0, lastOld.index).concat(tail);
+  return prev.rounds.slice(0, lastOld.index).concat(tail);
+}
 
-  // Report: resume the loop at the round before the old last one.
-  const from = st.resume.at;
-  const run = reportRounds(entries, rounds, from, cloneState(st.resume.state), prev.report.rounds.slice(0, from));
-  const sidechains = prev.report.sidechains.filter((s) => s.source !== 'file');
-  const report = assembleReport(index, newChain, rounds, run, sidechains);
-  // State for the next append: this one's, moved over (the previous analysis can no longer be extended).
-  const analysis: Analysis = { index, chain: newChain, rounds, report, appendState: st };
-  prev.appendState = null;
-  for (const i of newCandidates) {
+/** Records the new entries in the state's tables and sets, for the next append. */
+function advanceState(st: IncrementalState, entries: Entry[], candidates: number[], onNew: Set<number>, tables: ChainTables, resume: { at: number; state: ReportState }): void {
+  const t = st.tables;
+  for (const i of candidates) {
     const e = entries[i];
     t.byUuid.set(e.uuid!, i);
     if (st.promptTail) st.promptTail.set(e.uuid!, 1);
     if (st.promptTailLast) st.promptTailLast.set(e.uuid!, i);
     if (!onNew.has(i)) noteIds(e, st.offMessageIds, st.offUseIds, st.offResultIds);
   }
-  for (const i of newCandidates) {
+  for (const i of candidates) {
     const p = entries[i].parentUuid;
     if (p && !t.byUuid.has(p)) st.dangling.add(p);
   }
   st.tables = tables;
-  st.entryCount = n;
-  st.resume = run.resume;
-  setTail(st, entries, newChain, rounds, startPos, st.namesBefore);
-  return analysis;
+  st.entryCount = entries.length;
+  st.resume = resume;
 }
 
 /**
