@@ -1,6 +1,8 @@
 // Rebuilds the conversation the way Claude Code does on resume: pick the leaf, walk
 // parentUuid back (across earlier compactions via logicalParentUuid), bring back sibling
 // tool results of parallel tool calls, and mark where the active context starts.
+// Over 400 lines: the walk, the resume-time boundary cut, sibling recovery and Claude Code's own loader bridge
+// (ChainMode) are one algorithm with shared tables; split, each part would need the others' state.
 import { isCompactBoundary, type Entry } from './entries';
 
 export interface Chain {

@@ -1,6 +1,8 @@
 // Turns one raw line into compact entry digests. The digest holds only what the
 // pipeline needs (identity, links, block sizes, usage); the raw bytes stay in the file
 // and are re-read by offset when needed, so untouched lines are written back byte-identical.
+// Over 400 lines: one digest per line kind Claude Code writes (and the JSON-array and joined-object cases); the
+// kinds share the block sizing below and split apart poorly.
 import { textTokens } from './tokens/estimate';
 
 /** Size of one content block, by the kind that matters for token estimates and budgets. */

@@ -1,6 +1,8 @@
 // The plan: which active rounds are kept verbatim (with budgeted tool results), which are
 // folded into the summary, and the token figures before and after. Deterministic for the
 // same input and settings.
+// Over 400 lines: the shared base (sizes, overhead, target room) and the automatic path's kept-tail rule belong
+// together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
 import type { Analysis } from '../inspect';
 import type { Round, RoundContent } from '../rounds';
 import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
