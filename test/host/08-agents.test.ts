@@ -50,6 +50,10 @@ describe('host: Codex CLI and Cline sessions', function () {
     const tree = api.getRoundsTree(1);
     assert.match(tree[0].description ?? '', /^Cline \/ Roo Code · \d+ rounds/);
     assert.match(tree[0].tooltip ?? '', /read-only/);
+    // Resume Health models Claude Code's loader: no health line, no diagnostics for another agent's session.
+    assert.ok(!tree.some((n) => n.label.startsWith('Resume Health')), 'no Resume Health line');
+    assert.equal(api.getResumeHealth(), undefined);
+    assert.deepEqual(vscode.languages.getDiagnostics(vscode.Uri.file(file)), []);
     const before = fs.readdirSync(dir).sort();
     await assert.rejects(Promise.resolve(vscode.commands.executeCommand('agentCompactor.compact', { file, summarizer: 'extractive' })), /read-only/);
     assert.deepEqual(fs.readdirSync(dir).sort(), before);

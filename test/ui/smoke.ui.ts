@@ -28,24 +28,6 @@ describe('UI smoke: Agent Compactor in the code-server workbench', function () {
     await wb!.screenshot('smoke-01-transcript-open');
   });
 
-  it("the Explorer's Transcript Rounds section fills at once when expanded", async function () {
-    const page = wb!.page;
-    await wb!.runCommand('View: Show Explorer');
-    const header = page.locator('.part.sidebar .pane-header', { hasText: 'Transcript Rounds' });
-    await header.waitFor({ state: 'visible', timeout: 15_000 });
-    const body = header.locator('xpath=..').locator('.monaco-list-row');
-    if ((await header.getAttribute('aria-expanded')) !== 'true') {
-      const started = Date.now();
-      await header.click();
-      await body.first().waitFor({ state: 'visible', timeout: 15_000 });
-      const ms = Date.now() - started;
-      console.log(`      rows shown ${ms} ms after expanding`);
-      assert.ok(ms < 1_000, `the section was blank for ${ms} ms`);
-    }
-    assert.match((await body.first().textContent()) ?? '', /example\.jsonl/);
-    await wb!.screenshot('smoke-explorer-section');
-  });
-
   it('lists Agent Compactor commands in the command palette', async function () {
     await wb!.openCommandPalette('Agent Compactor');
     const items = await wb!.quickPickItems();

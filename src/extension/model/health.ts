@@ -6,8 +6,9 @@ import type { TreeNodeModel } from './tree';
 
 const reports = new WeakMap<Analysis, DoctorReport>();
 
-/** The doctor's report of `analysis` (each analysis is diagnosed once). */
-export function resumeHealthOf(analysis: Analysis): DoctorReport {
+/** The doctor's report of `analysis` (each analysis is diagnosed once); none for other agents' sessions (it models Claude Code's loader). */
+export function resumeHealthOf(analysis: Analysis): DoctorReport | undefined {
+  if (analysis.index.format.id !== 'claude-code' || analysis.index.format.container !== 'jsonl') return undefined;
   let r = reports.get(analysis);
   if (!r) reports.set(analysis, (r = diagnose(analysis.index)));
   return r;

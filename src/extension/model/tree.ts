@@ -228,7 +228,8 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
       file,
     });
   }
-  nodes.push(healthNode(file, resumeHealthOf(analysis)));
+  const health = resumeHealthOf(analysis);
+  if (health) nodes.push(healthNode(file, health));
   if (report.malformed.length) {
     nodes.push({
       id: `${file}#malformed`,

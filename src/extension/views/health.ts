@@ -21,6 +21,7 @@ export class ResumeHealthDiagnostics implements vscode.Disposable {
       if (st.status !== 'ready') return;
       const report = resumeHealthOf(st.analysis);
       this.current = report;
+      if (!report) return;
       const diagnostics = healthDiagnostics(report).map((d) => {
         const diag = new vscode.Diagnostic(new vscode.Range(d.line, 0, d.line, Number.MAX_SAFE_INTEGER), d.message, SEVERITY[d.severity]);
         diag.source = 'Agent Compactor';
