@@ -224,6 +224,10 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
   const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, changes: plan.changes, skipped: plan.skipped, before, after };
   if (plan.changes.length === 0) return none;
+  // Never write a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself).
+  if (after.reachableMessages < before.reachableMessages) {
+    throw new CompactError('invalid-output', `Repairing ${basename(file)} would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages}), so nothing was written.`);
+  }
   if (index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
   }

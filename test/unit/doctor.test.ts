@@ -344,3 +344,39 @@ describe('doctor and repair: CLI', () => {
     assert.equal(run(['repair', broken, '--out', join(dir, 'x.jsonl'), '--in-place']).status, 2);
   });
 });
+
+describe('repair never makes resume load less', function () {
+  this.timeout(300_000);
+  it('live-after with two assistant lines removed at 24 places: every repair written loads at least as much; the others write nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-repair-never-worse-'));
+    const source = claudeFixtures().find((f) => f.endsWith('v2.1.97-live-after.jsonl'))!;
+    const lines = readFileSync(source, 'utf8').split('\n');
+    const assistant = lines.map((l, i) => (l.includes('"type":"assistant"') ? i : -1)).filter((i) => i >= 0);
+    let written = 0;
+    let refused = 0;
+    for (let k = 1; k <= 24; k++) {
+      const at = assistant[Math.floor((assistant.length - 3) * (k / 25))];
+      const broken = lines.filter((_, i) => i !== at && i !== at + 1 && i !== assistant[assistant.indexOf(at) + 1]).join('\n');
+      const file = join(dir, `broken-${k}.jsonl`);
+      writeFileSync(file, broken);
+      const before = diagnose(await indexTranscript(file));
+      const entriesBefore = readdirSync(dir).length;
+      const outcome = await repairFile(file).then(
+        (r) => ({ ok: true as const, r }),
+        (e: Error) => ({ ok: false as const, e }),
+      );
+      if (outcome.ok && outcome.r.output) {
+        written++;
+        const after = diagnose(await indexTranscript(outcome.r.output));
+        assert.ok(after.reachableMessages >= before.reachableMessages, `place ${k}: ${after.reachableMessages} < ${before.reachableMessages}`);
+      } else if (!outcome.ok) {
+        refused++;
+        assert.match(outcome.e.message, /would make resume load fewer messages/, `place ${k}: ${outcome.e.message}`);
+        assert.equal(readdirSync(dir).length, entriesBefore, `place ${k}: nothing written`);
+      }
+    }
+    console.log(`      ${written} repairs written, ${refused} refused (they would have loaded less)`);
+    assert.ok(written > 0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
