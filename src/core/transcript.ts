@@ -29,6 +29,8 @@ export interface TranscriptIndex {
   prefixDigest: string;
   /** The agent that wrote the file, decided by its first JSON object (Claude Code until one is read). */
   format: FormatInfo;
+  /** The format's record reader and its state, to continue reading appended lines (null: not started, or a copy). */
+  reader: ReaderSlot | null;
 }
 
 export interface IndexOptions {
@@ -47,26 +49,20 @@ export class NotATranscriptError extends Error {
 }
 
 function emptyIndex(path: string): TranscriptIndex {
-  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false, prefixDigest: '', format: { id: 'claude-code', agent: agentName('claude-code'), version: null, container: 'jsonl' } };
+  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false, prefixDigest: '', format: { id: 'claude-code', agent: agentName('claude-code'), version: null, container: 'jsonl' }, reader: null };
 }
 
 /** The record reader of an index and its state before an unterminated last line (re-read when the file grows). */
-interface ReaderSlot {
+export interface ReaderSlot {
   reader: RecordReader | null;
   /** Reader state before the unterminated tail was read; `null` reader: the tail was the first object. */
   beforeTail: { reader: RecordReader | null; state: unknown } | null;
 }
 
-const readers = new WeakMap<TranscriptIndex, ReaderSlot>();
-
 function slotOf(index: TranscriptIndex): ReaderSlot {
-  let slot = readers.get(index);
-  if (!slot) {
-    // An index copied from another one (validate.ts) continues in the format already decided.
-    slot = { reader: index.entries.length ? recordReader(index.format.id) : null, beforeTail: null };
-    readers.set(index, slot);
-  }
-  return slot;
+  // An index copied from another one (validate.ts, with `reader: null`) continues in the format already decided.
+  index.reader ??= { reader: index.entries.length ? recordReader(index.format.id) : null, beforeTail: null };
+  return index.reader;
 }
 
 /** The digest for the index's next lines: the first JSON object decides the format. */
@@ -151,7 +147,6 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   let rebuilt = false;
   if (!(await prefixUnchanged(index))) {
     Object.assign(index, emptyIndex(index.path));
-    readers.delete(index);
     rebuilt = true;
   }
   const slot = slotOf(index);

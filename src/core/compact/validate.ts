@@ -62,7 +62,7 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
  */
 async function indexAfter(prefix: TranscriptIndex, bytes: number, file: string): Promise<TranscriptIndex> {
   if (prefix.size !== bytes || prefix.consumedBytes > bytes) return indexTranscript(file);
-  const index: TranscriptIndex = { ...prefix, path: file, entries: prefix.entries.slice(), malformed: prefix.malformed.slice() };
+  const index: TranscriptIndex = { ...prefix, path: file, entries: prefix.entries.slice(), malformed: prefix.malformed.slice(), reader: null };
   const { rebuilt } = await extendIndex(index);
   return rebuilt ? indexTranscript(file) : index;
 }

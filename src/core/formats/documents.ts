@@ -244,6 +244,7 @@ export async function indexJsonDocument(path: string): Promise<TranscriptIndex |
     unterminatedTail: false,
     // A JSON document is read again whole on every change (inspect.ts `reinspect`): no fingerprint is needed.
     prefixDigest: '',
+    reader: null,
     format: { id: format, agent: agentName(format), version: format === 'claude-code' ? (values.map((x) => str(asObject(x), 'version')).find(Boolean) ?? null) : null, container: 'json' },
   };
 }
