@@ -224,8 +224,9 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
   const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, changes: plan.changes, skipped: plan.skipped, before, after };
   if (plan.changes.length === 0) return none;
-  // Never write a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself).
-  if (after.reachableMessages < before.reachableMessages) {
+  // Never write a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
+  // unless it turns a request the API would reject into a valid one.
+  if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
     throw new CompactError('invalid-output', `Repairing ${basename(file)} would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages}), so nothing was written.`);
   }
   if (index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {

@@ -90,7 +90,12 @@ describe('compat: doctor predicts what Claude Code resumes, and repair brings th
         run.cleanup();
       }
 
-      const repaired = await repairFile(broken, { out: path.join(dir, 'repaired.jsonl') });
+      // Repair refuses when it would load less than Claude Code's own loader already does (it bridges some gaps):
+      // then the broken file itself must resume with every remaining call, which the checks below verify.
+      const repaired = await repairFile(broken, { out: path.join(dir, 'repaired.jsonl') }).catch((e: Error) => {
+        if (/would make resume load fewer messages/.test(e.message)) return { output: null };
+        throw e;
+      });
       const fixedIndex = repaired.output ? await indexTranscript(repaired.output) : index;
       const after = diagnose(fixedIndex);
       assert.equal(after.apiValid, true);

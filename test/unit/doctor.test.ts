@@ -347,7 +347,7 @@ describe('doctor and repair: CLI', () => {
 
 describe('repair never makes resume load less', function () {
   this.timeout(300_000);
-  it('live-after with two assistant lines removed at 24 places: every repair written loads at least as much; the others write nothing', async () => {
+  it('live-after with two assistant lines removed at 24 places: every repair written loads at least as much (or makes an invalid request valid); the others write nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-repair-never-worse-'));
     const source = claudeFixtures().find((f) => f.endsWith('v2.1.97-live-after.jsonl'))!;
     const lines = readFileSync(source, 'utf8').split('\n');
@@ -368,7 +368,8 @@ describe('repair never makes resume load less', function () {
       if (outcome.ok && outcome.r.output) {
         written++;
         const after = diagnose(await indexTranscript(outcome.r.output));
-        assert.ok(after.reachableMessages >= before.reachableMessages, `place ${k}: ${after.reachableMessages} < ${before.reachableMessages}`);
+        const madeValid = !before.apiValid && after.apiValid;
+        assert.ok(after.reachableMessages >= before.reachableMessages || madeValid, `place ${k}: ${after.reachableMessages} < ${before.reachableMessages}, request valid before: ${before.apiValid}`);
       } else if (!outcome.ok) {
         refused++;
         assert.match(outcome.e.message, /would make resume load fewer messages/, `place ${k}: ${outcome.e.message}`);
