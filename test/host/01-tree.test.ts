@@ -124,7 +124,8 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     // (The editor's marks are checked where they are drawn: in the UI suite, CodeLens above marked rounds.)
     // The plan line: the same whole-context figure as the header, before → after.
     const figure = tree[0].label.replace(/^context (\S+) tokens.*$/, '$1');
-    assert.ok(tree[1].label.includes(`; context ${figure} → `), `${tree[1].label} carries the header's ${figure}`);
+    assert.ok(tree[1].label.startsWith(`context ${figure} → `), `${tree[1].label} carries the header's ${figure}`);
+    assert.match(tree[1].description ?? '', /^\d+ rounds? \/ [\d,]+ tokens would be summarized or dropped$/);
     console.log(`      ${tree[1].label}; ${marked.size} rounds marked`);
   });
 

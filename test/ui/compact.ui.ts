@@ -175,9 +175,10 @@ describe('UI: compact a transcript as a user would', function () {
     const marked = treeRows().filter({ hasText: /^\+~?[\d,]+ · \[summarize\] #\d+ / });
     await marked.first().waitFor({ state: 'visible', timeout: 30_000 });
     const rows = await roundRows();
-    const plan = rows.find((r) => /would be summarized or dropped/.test(r.label));
+    const plan = rows.find((r) => /would be summarized or dropped/.test(r.description));
     assert.ok(plan, `a plan summary row: ${JSON.stringify(rows.slice(0, 3))}`);
-    assert.match(plan.label, /^\d+ rounds \/ [\d,]+ tokens would be summarized or dropped; context ~?[\d,]+ → [\d,]+ tokens/);
+    assert.match(plan.label, /^context ~?[\d,]+ → [\d,]+ tokens/);
+    assert.match(plan.description, /^\d+ rounds \/ [\d,]+ tokens would be summarized or dropped$/);
     const marks = rows.filter((r) => /^\+~?[\d,]+ · \[summarize\] #\d+ /.test(r.label));
     assert.ok(marks.length >= 5, `marked rows: ${marks.length}`);
     // The open transcript is marked too: a CodeLens above each marked round's first line.

@@ -158,6 +158,7 @@ describe('extension model: one context figure on every surface', () => {
         statusBar: statusBarText(ctx, analysis.report),
         treeHeader: rootNodes({ file, analysis, plan })[0].label,
         planLine: rootNodes({ file, analysis, plan })[1].label,
+        planSummary: planSummary(plan, ctx),
         inputPrompt: targetPrompt(ctx, 10_000),
         confirmation: confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive' }).message,
       };
@@ -264,10 +265,12 @@ describe('extension model: plan marks', () => {
     const nodes = rootNodes({ file, analysis, plan });
     assert.equal(nodes[1].kind, 'plan');
     const f = planFigures(plan);
-    assert.equal(
-      nodes[1].label,
-      `${formatNumber(f.rounds)} rounds / ${formatNumber(f.tokens)} tokens would be summarized or dropped; context ${contextFigureText(contextNow(analysis.report))} → ${formatNumber(Math.round(plan.postTokens + plan.overheadTokens))} tokens${plan.postTokens + plan.overheadTokens > plan.settings.targetTokens ? `, above the ${formatNumber(plan.settings.targetTokens)} target` : ''}`,
-    );
+    const change = `context ${contextFigureText(contextNow(analysis.report))} → ${formatNumber(Math.round(plan.postTokens + plan.overheadTokens))} tokens${plan.postTokens + plan.overheadTokens > plan.settings.targetTokens ? `, above the ${formatNumber(plan.settings.targetTokens)} target` : ''}`;
+    const action = `${formatNumber(f.rounds)} rounds / ${formatNumber(f.tokens)} tokens would be summarized or dropped`;
+    // The label leads with the whole context before → after; what happens to the rounds follows in the description.
+    assert.equal(nodes[1].label, change);
+    assert.equal(nodes[1].description, action);
+    assert.equal(planSummary(plan, contextNow(analysis.report)), `${action}; ${change}`);
     assert.equal(nodes[1].command?.command, 'agentCompactor.openBudget');
   });
 

@@ -70,7 +70,7 @@ export function contextAfter(plan: CompactionPlan): number {
 }
 
 /** "context 48,314 → 18,220 tokens" (the whole context before and after), with a word when the target stays out of reach. */
-function contextChangeText(plan: CompactionPlan, context: ContextFigure): string {
+export function contextChangeText(plan: CompactionPlan, context: ContextFigure): string {
   const after = contextAfter(plan);
   const target = plan.settings.targetTokens;
   const change = `context ${contextFigureText(context)} → ${formatNumber(after)} tokens`;
@@ -80,7 +80,7 @@ function contextChangeText(plan: CompactionPlan, context: ContextFigure): string
 }
 
 /** What the plan does to the rounds, without figures of the whole context: "12 rounds / 30,100 tokens would be summarized or dropped". */
-function planActionText(plan: CompactionPlan): string {
+export function planActionText(plan: CompactionPlan): string {
   const f = planFigures(plan);
   return userDecisionsText(plan) || `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped`;
 }

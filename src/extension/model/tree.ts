@@ -8,7 +8,7 @@ import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } fr
 import { baseName, formatBytes, formatChars, formatNumber, formatTokens, oneLine, plainLabel, plural } from './format';
 import { contextNow } from '../../core/context';
 import { contextPartsText, contextText } from './contextText';
-import { planDetail, planSummary } from './planText';
+import { contextChangeText, planActionText, planDetail, planSummary } from './planText';
 import { healthNode, resumeHealthOf } from './health';
 
 export type NodeKind =
@@ -245,7 +245,10 @@ function planNode(file: string, plan: CompactionPlan, analysis: Analysis): TreeN
   return {
     id: `${file}#plan`,
     kind: 'plan',
-    label: planSummary(plan, context),
+    // At the default side-bar width the label holds the figure that matters (the context before → after); what
+    // happens to the rounds follows in the description.
+    label: plan.nothingToDo ? planSummary(plan, context) : contextChangeText(plan, context),
+    description: plan.nothingToDo ? undefined : planActionText(plan),
     tooltip: `${planSummary(plan, context)}\n\n${planDetail(plan, context)}`,
     icon: plan.nothingToDo ? 'check' : 'graph',
     color: plan.nothingToDo ? 'testing.iconPassed' : undefined,
