@@ -113,7 +113,13 @@ describe('UI: compact a transcript as a user would', function () {
     // The first transcript opened in a workspace reveals the Rounds view by itself (the Explorer was showing).
     const header = treeRows().filter({ hasText: TRANSCRIPT }).first();
     await header.waitFor({ state: 'visible', timeout: 60_000 });
-    const classes = `${(await activityItem().getAttribute('class')) ?? ''} ${(await activityItem().locator('.action-label').getAttribute('class')) ?? ''}`;
+    // The header row is found by the file name in its description; the activity bar marks the container a moment later.
+    const shownClasses = async () => `${(await activityItem().getAttribute('class')) ?? ''} ${(await activityItem().locator('.action-label').getAttribute('class')) ?? ''}`;
+    let classes = await shownClasses();
+    for (let tries = 0; tries < 40 && !/\bchecked\b/.test(classes); tries++) {
+      await wb.page.waitForTimeout(250);
+      classes = await shownClasses();
+    }
     assert.match(classes, /\bchecked\b/, `the Agent Compactor container is the one shown (${classes})`);
     // At the default side-bar width (not widened): the context figure leads the header, tokens lead each round.
     assert.match((await header.getAttribute('aria-label')) ?? '', /^context ~?[\d,]+ tokens \((usage|estimate)\), session\.jsonl · 65 rounds · Claude Code$/);
