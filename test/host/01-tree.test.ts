@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
+import { contextNow } from '../../src/core/context';
 import type { CompactionPlan } from '../../src/core/compact/types';
 import type { AgentCompactorApi } from '../../src/extension/api';
 import { EXTENSION_ID, configuredSettings, getApi, roundNodes, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
@@ -65,19 +66,25 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
 
     for (const n of nodes) {
       const r = rounds.find((x) => x.index === n.round)!;
-      assert.ok(n.label.startsWith(`#${r.index} `), `label of round ${r.index}: ${n.label}`);
-      // "+608 tok (usage) · context 15.8k (usage)"
-      const m = /^\+([\d,]+) tok \((usage|estimate)\) · context (.+) \((usage|estimate)\)$/.exec(n.description ?? '');
-      assert.ok(m, `round ${r.index} description carries token figures with their source: ${n.description}`);
-      assert.equal(parseNumber(m[1]), r.tokens.added, `round ${r.index}: tokens added`);
-      assert.equal(m[2], r.tokens.source, `round ${r.index}: source of the added tokens`);
-      assert.equal(m[4], r.cumulative.source, `round ${r.index}: source of the context size`);
+      // Tokens first, readable at the default side-bar width: "+608 · #12 Bash" ("+~608" for an estimate).
+      const m = /^\+(~?)([\d,]+) · #(\d+) /.exec(n.label);
+      assert.ok(m, `label of round ${r.index} leads with its tokens: ${n.label}`);
+      assert.equal(parseNumber(m[2]), r.tokens.added, `round ${r.index}: tokens added`);
+      assert.equal(m[1] === '~' ? 'estimate' : 'usage', r.tokens.source, `round ${r.index}: source of the added tokens`);
+      assert.equal(Number(m[3]), r.index);
+      assert.ok(!/\*\*|```/.test(n.label), `no markdown in the label: ${n.label}`);
+      // "context 15,800 (usage)"
+      const d = /^context (.+) \((usage|estimate)\)$/.exec(n.description ?? '');
+      assert.ok(d, `round ${r.index} description carries the context after it with its source: ${n.description}`);
+      assert.equal(d[2], r.cumulative.source, `round ${r.index}: source of the context size`);
       assert.equal(n.contextValue, 'round.keep', 'no plan yet: nothing is marked');
     }
     const header = tree[0];
     assert.equal(header.kind, 'header');
-    assert.equal(header.label, FIXTURE);
-    assert.match(header.description ?? '', new RegExp(`^Claude Code · ${rounds.length} rounds · context .+ \\((usage|estimate)\\)$`));
+    // The header leads with the one context figure (src/core/context.ts), the file name after it.
+    const ctx = contextNow(engine.report);
+    assert.equal(header.label, `context ${ctx.source === 'estimate' ? '~' : ''}${ctx.tokens.toLocaleString('en-US')} tokens (${ctx.source})`);
+    assert.equal(header.description, `${FIXTURE} · ${rounds.length} rounds · Claude Code`);
     console.log(`      ${nodes.length} rounds; header: ${header.description}; e.g. ${nodes[nodes.length - 1].label} — ${nodes[nodes.length - 1].description}`);
   });
 
@@ -112,9 +119,13 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
       assert.equal(n.mark, action, `round ${n.round} mark`);
       assert.equal(n.contextValue, `round.${action}`);
       if (action === 'keep') assert.ok(!/^\[(summarize|drop)\]/.test(n.label), n.label);
-      else assert.ok(n.label.startsWith(`[${action}] #${n.round} `), `marked label: ${n.label}`);
+      else assert.match(n.label, new RegExp(`^\\+~?[\\d,]+ · \\[${action}\\] #${n.round} `), `marked label: ${n.label}`);
     }
     // (The editor's marks are checked where they are drawn: in the UI suite, CodeLens above marked rounds.)
+    // The plan line: the same whole-context figure as the header, before → after.
+    const figure = tree[0].label.replace(/^context (\S+) tokens.*$/, '$1');
+    assert.ok(tree[1].label.startsWith(`context ${figure} → `), `${tree[1].label} carries the header's ${figure}`);
+    assert.match(tree[1].description ?? '', /^\d+ rounds? \/ [\d,]+ tokens would be summarized or dropped$/);
     console.log(`      ${tree[1].label}; ${marked.size} rounds marked`);
   });
 

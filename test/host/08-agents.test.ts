@@ -34,7 +34,8 @@ describe('host: Codex CLI and Cline sessions', function () {
     await showTranscript(api, file);
     const engine = await inspectFile(file);
     const tree = api.getRoundsTree(1);
-    assert.match(tree[0].description ?? '', /^Codex CLI · \d+ rounds · context/);
+    assert.match(tree[0].label, /^context ~?[\d,]+ tokens \((usage|estimate)\)$/);
+    assert.match(tree[0].description ?? '', /^rollout-.+\.jsonl · \d+ rounds · Codex CLI$/);
     assert.equal(roundNodes(tree).length, engine.report.rounds.length);
     await vscode.commands.executeCommand('agentCompactor.preview', { file, targetTokens: 40_000 });
     await waitFor(() => api.getRoundsTree(1).some((n) => n.kind === 'plan'), 60_000, 'a plan for the rollout');
@@ -48,7 +49,7 @@ describe('host: Codex CLI and Cline sessions', function () {
     await vscode.commands.executeCommand('agentCompactor.openTranscript', { file });
     await waitFor(() => api.getCurrentFile() === file && api.getState().status === 'ready', 60_000, 'the Cline task to show');
     const tree = api.getRoundsTree(1);
-    assert.match(tree[0].description ?? '', /^Cline \/ Roo Code · \d+ rounds/);
+    assert.match(tree[0].description ?? '', /^api_conversation_history\.json · \d+ rounds · Cline \/ Roo Code$/);
     assert.match(tree[0].tooltip ?? '', /read-only/);
     // Resume Health models Claude Code's loader: no health line, no diagnostics for another agent's session.
     assert.ok(!tree.some((n) => n.label.startsWith('Resume Health')), 'no Resume Health line');

@@ -53,10 +53,11 @@ describe('host: steer the compaction by hand, review the summary, apply, undo', 
     const tree = api.getRoundsTree(1);
     const byIndex = new Map(roundNodes(tree).map((n) => [n.round, n]));
     assert.equal(byIndex.get(pinA)!.contextValue, 'round.keep.user');
-    assert.match(byIndex.get(pinA)!.label, /^\[pinned\] #/);
+    assert.match(byIndex.get(pinA)!.label, new RegExp(`^\\+~?[\\d,]+ · \\[pinned\\] #${pinA} `));
     assert.equal(byIndex.get(dropped)!.contextValue, 'round.drop.user');
     const planLine = tree.find((n) => n.kind === 'plan')!;
-    assert.match(planLine.label, /^2 kept by you, 1 dropped by you, \d+ summarized by you; [\d,]+ → [\d,]+ tokens$/);
+    assert.match(planLine.label, /^context ~?[\d,]+ → [\d,]+ tokens(, above the [\d,]+ target.*)?$/);
+    assert.match(planLine.description ?? '', /^2 kept by you, 1 dropped by you, \d+ summarized by you$/);
 
     // Review: the summary opens in an editor; edit it there; apply exactly that text, in place.
     const original = fs.readFileSync(file);

@@ -73,7 +73,7 @@ describe('UI: Budget Preview webview', function () {
     await wb.openFileFromExplorer(FILE);
     // The extension activates on the .jsonl and reads it: its status bar item shows the figures.
     // (Its palette entries depend on context keys it sets, so they appear only after that.)
-    await wb.page.locator('.statusbar-item', { hasText: /tok · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
     await wb.runCommand('Agent Compactor: Open Budget Preview');
     await wb.page.locator('.tabs-container .tab', { hasText: 'Budget' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     const frame = await budgetFrame();

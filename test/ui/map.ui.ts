@@ -69,7 +69,7 @@ describe('UI: Context Map', function () {
 
   async function openMap(file: string): Promise<Frame> {
     await wb.openFileFromExplorer(file);
-    await wb.page.locator('.statusbar-item', { hasText: /tok · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
     await wb.runCommand('Agent Compactor: Open Context Map');
     return mapFrame(file);
   }

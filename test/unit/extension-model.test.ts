@@ -10,7 +10,7 @@ import { planCompaction } from '../../src/core/compact/plan';
 import { CompactError, type CompactionPlan, type CompactResult } from '../../src/core/compact/types';
 import { childNodes, parentNode, rootNodes, roundChildren, roundNodeByIndex, snapshot, markOf, MARK_TEXT, type TreeNodeModel } from '../../src/extension/model/tree';
 import { decorationRanges, markedLineCount } from '../../src/extension/model/decorations';
-import { confirmationText, planFigures, planSummary, resultResumeCommand, resultSummary, resultTarget, summarizerText, writeTarget } from '../../src/extension/model/planText';
+import { confirmationText, fileSizeText, planFigures, planSummary, resultResumeCommand, resultSummary, resultTarget, summarizerText, writeTarget } from '../../src/extension/model/planText';
 import { copyableResumeCommand, isDirectory, isInside, resumeProblem, resumeShellLine, terminalName } from '../../src/extension/model/resume';
 import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../src/core/session';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
@@ -19,10 +19,13 @@ import { normalizeWriteMode, parseTokenCount, readSettings } from '../../src/ext
 import { redact } from '../../src/extension/model/redact';
 import { adviceFor } from '../../src/extension/model/errors';
 import { listSessions, sessionsFolder, timeAgo } from '../../src/extension/model/sessions';
-import { baseName, formatChars, formatNumber, formatTokens, oneLine, shortNumber } from '../../src/extension/model/format';
+import { baseName, formatChars, formatNumber, formatTokens, oneLine, plainLabel, shortNumber } from '../../src/extension/model/format';
 import { isBudgetState, parseHostToWebview, parseWebviewToHost, type BudgetState } from '../../src/webview/protocol';
 import { chartGeometry, niceScale, shortTokens, DEFAULT_CHART_SIZE } from '../../src/webview/chart';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { contextNow } from '../../src/core/context';
+import { contextFigureText, contextText, statusBarText, targetPrompt, transcriptOfContextText } from '../../src/extension/model/contextText';
+import { bytesAfterLastBoundary } from '../../src/core/compact/activePart';
 
 /** Settings that make every sizeable fixture need compaction, with some results replaced. */
 const TIGHT = { targetTokens: 60_000, keepRecentTokens: 5_000, maxToolResultChars: 2_000, maxToolResultCharsPerMessage: 20_000 };
@@ -57,10 +60,12 @@ describe('extension model: Rounds tree', () => {
       rounds.forEach((n, i) => {
         const r = report.rounds[i];
         assert.equal(n.round, r.index);
-        assert.ok(n.label.startsWith(`#${r.index} `), n.label);
-        assert.match(n.description ?? '', /tok \((usage|estimate)\) · context [~\d,]+ \((usage|estimate)\)$/);
-        assert.ok((n.description ?? '').includes(`(${r.tokens.source})`));
-        assert.ok((n.description ?? '').includes(`(${r.cumulative.source})`));
+        // Tokens added first (with "~" for an estimate), then the round number and its text without markdown.
+        const added = `+${r.tokens.source === 'estimate' ? '~' : ''}${formatNumber(r.tokens.added)}`;
+        assert.ok(n.label.startsWith(`${added} · #${r.index} `), n.label);
+        assert.ok(!/\*\*|```/.test(n.label), n.label);
+        assert.equal(n.description, `context ${formatTokens(r.cumulative.tokens, r.cumulative.source)}`);
+        assert.ok((n.tooltip ?? '').includes(`Adds ${formatTokens(r.tokens.added, r.tokens.source)} tokens`));
         assert.deepEqual(n.command?.args, [{ file, round: r.index }]);
         assert.equal(n.contextValue, 'round.keep');
         assert.equal(n.collapsible, 'collapsed');
@@ -78,7 +83,9 @@ describe('extension model: Rounds tree', () => {
       }
       assert.equal(nodes.filter((n) => n.kind === 'history').length, new Set(report.rounds.filter((r) => !r.inContext).map((r) => r.segment)).size);
       assert.equal(nodes[0].kind, 'header');
-      assert.match(nodes[0].description ?? '', new RegExp(`^Claude Code · ${formatNumber(report.totals.rounds)} rounds? · context`));
+      const ctx = contextNow(report);
+      assert.equal(nodes[0].label, `context ${ctx.source === 'estimate' ? '~' : ''}${formatNumber(ctx.tokens)} tokens (${ctx.source})`);
+      assert.equal(nodes[0].description, `${name} · ${formatNumber(report.totals.rounds)} ${report.totals.rounds === 1 ? 'round' : 'rounds'} · Claude Code`);
       assert.equal(nodes.some((n) => n.kind === 'sidechains'), report.sidechains.length > 0);
       assert.equal(nodes.some((n) => n.kind === 'malformedGroup'), report.malformed.length > 0);
       assert.equal(nodes.some((n) => n.kind === 'plan'), false);
@@ -138,6 +145,90 @@ describe('extension model: Rounds tree', () => {
   });
 });
 
+describe('extension model: one context figure on every surface', () => {
+  for (const name of ['with-compactions.jsonl', 'plan-mode.jsonl']) {
+    it(`${name}: status bar, tree header, plan line, target prompt and plan detail show the same figure, naming its parts`, async () => {
+      const file = fixture(name);
+      const analysis = await analysisOf(name);
+      const ctx = contextNow(analysis.report);
+      const figure = contextFigureText(ctx);
+      assert.equal(figure, `${ctx.source === 'estimate' ? '~' : ''}${formatNumber(analysis.report.totals.currentContextTokens)}`);
+      const plan = await planCompaction(analysis, TIGHT);
+      const surfaces = {
+        statusBar: statusBarText(ctx, analysis.report),
+        treeHeader: rootNodes({ file, analysis, plan })[0].label,
+        planLine: rootNodes({ file, analysis, plan })[1].label,
+        planSummary: planSummary(plan, ctx),
+        inputPrompt: targetPrompt(ctx, 10_000),
+        confirmation: confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive' }).message,
+      };
+      for (const [where, text] of Object.entries(surfaces)) assert.ok(text.includes(`ontext ${figure}`), `${where}: ${text} lacks "context ${figure}"`);
+      // Where a part is shown, it is named: the input box names both parts; the detail names the transcript part.
+      assert.ok(surfaces.inputPrompt.includes(`transcript ${formatNumber(ctx.transcript)}`), surfaces.inputPrompt);
+      if (ctx.overheadKnown) assert.ok(surfaces.inputPrompt.includes(`system prompt and tools ~${formatNumber(ctx.overhead)}`), surfaces.inputPrompt);
+      assert.equal(ctx.overhead + ctx.transcript, ctx.tokens);
+      assert.equal(transcriptOfContextText(ctx.transcript, ctx), `transcript ${formatNumber(ctx.transcript)} of ${figure}`);
+    });
+  }
+
+  it('an unreachable target is said on the plan line, not only in a tooltip', async () => {
+    const analysis = await analysisOf('with-compactions.jsonl');
+    const ctx = contextNow(analysis.report);
+    const plan = await planCompaction(analysis, { ...TIGHT, targetTokens: 1_000 });
+    const line = planSummary(plan, ctx);
+    assert.match(line, /, above the 1,000 target/);
+    if (plan.overheadTokens >= 900) assert.ok(line.endsWith(`: the system prompt and tools alone take ~${formatNumber(plan.overheadTokens)}`), line);
+  });
+
+  it('labels carry no markdown', () => {
+    assert.equal(plainLabel('**2.5 minutes** of `npm test`'), '2.5 minutes of npm test');
+    assert.equal(plainLabel('```ts\nconst x = 1;\n```'), 'const x = 1;');
+    assert.equal(plainLabel('## Plan __now__'), 'Plan now');
+    assert.equal(plainLabel('a * b'), 'a * b');
+    assert.equal(plainLabel('1. **Do this first…'), '1. Do this first…');
+  });
+
+  it('the result message says what happened to the file size and what the agent reads', async () => {
+    const analysis = await analysisOf('with-compactions.jsonl');
+    const plan = await planCompaction(analysis, TIGHT);
+    const base: CompactResult = {
+      output: '/x/new.jsonl', mode: 'fork', sessionId: null, cwd: null, resumeCommand: null, summarizer: 'extractive', carriedOverBytes: 0,
+      backup: null, preTokens: 1, postTokens: 1, attempts: [], plan, summaryChars: 1, toolResultsDir: null,
+    };
+    const files = { before: 4_372_000, written: 4_404_000, agentReads: 61_440 };
+    assert.equal(
+      fileSizeText(base, files),
+      'The written file is 4.2 MiB (the original 4.2 MiB): the history before the new compact boundary stays in it for the record; the agent reads only the 60 KiB after it.',
+    );
+    assert.ok(fileSizeText({ ...base, mode: 'in-place' }, files).startsWith('The file went from 4.2 MiB to 4.2 MiB: '));
+    assert.equal(fileSizeText(base, { ...files, agentReads: null }), 'The written file is 4.2 MiB (the original 4.2 MiB).');
+    assert.ok(resultSummary(base, { files }).includes('the agent reads only the 60 KiB after it.'));
+  });
+
+  it('bytesAfterLastBoundary: from the last boundary line to the end, across chunk edges', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-active-'));
+    try {
+      const boundary = JSON.stringify({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted' });
+      const filler = (n: number) => `${JSON.stringify({ type: 'user', message: { content: 'x'.repeat(n) } })}\n`;
+      const tail = filler(100) + filler(50);
+      // A boundary line that starts in one 1 MiB chunk and carries its mark in the next.
+      const history = `${filler(3_000_000)}${boundary}\n${filler((1 << 20) - 200)}`;
+      const f = join(dir, 's.jsonl');
+      writeFileSync(f, `${history}${boundary}\n${tail}`);
+      assert.equal(await bytesAfterLastBoundary(f), Buffer.byteLength(`${boundary}\n${tail}`));
+      const long = join(dir, 'long.jsonl');
+      const longBoundary = JSON.stringify({ type: 'system', pad: 'p'.repeat((1 << 20) + 10), subtype: 'compact_boundary' });
+      writeFileSync(long, `${filler(10)}${longBoundary}\n${tail}`);
+      assert.equal(await bytesAfterLastBoundary(long), Buffer.byteLength(`${longBoundary}\n${tail}`));
+      const none = join(dir, 'none.jsonl');
+      writeFileSync(none, filler(10));
+      assert.equal(await bytesAfterLastBoundary(none), null);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('extension model: plan marks', () => {
   let file: string;
   let analysis: Analysis;
@@ -157,9 +248,9 @@ describe('extension model: plan marks', () => {
       assert.equal(n.mark, action);
       assert.equal(n.contextValue, `round.${action}`);
       if (action === 'keep') {
-        assert.ok(!n.label.startsWith('['));
+        assert.match(n.label, new RegExp(`^\\+~?[\\d,]+ · #${n.round} `), n.label);
       } else {
-        assert.ok(n.label.startsWith(`${MARK_TEXT[action]} #${n.round} `), n.label);
+        assert.match(n.label, new RegExp(`^\\+~?[\\d,]+ · ${MARK_TEXT[action].replace(/[[\]]/g, '\\$&')} #${n.round} `), n.label);
         assert.equal(n.color, `agentCompactor.${action}Foreground`);
         assert.ok(n.icon === 'archive' || n.icon === 'trash');
         assert.ok((n.tooltip ?? '').includes(`Plan: ${action}`));
@@ -174,10 +265,12 @@ describe('extension model: plan marks', () => {
     const nodes = rootNodes({ file, analysis, plan });
     assert.equal(nodes[1].kind, 'plan');
     const f = planFigures(plan);
-    assert.equal(
-      nodes[1].label,
-      `${formatNumber(f.rounds)} rounds / ${formatNumber(f.tokens)} tokens would be summarized or dropped; ${formatNumber(Math.round(plan.preTokens))} → ${formatNumber(Math.round(plan.postTokens))} tokens`,
-    );
+    const change = `context ${contextFigureText(contextNow(analysis.report))} → ${formatNumber(Math.round(plan.postTokens + plan.overheadTokens))} tokens${plan.postTokens + plan.overheadTokens > plan.settings.targetTokens ? `, above the ${formatNumber(plan.settings.targetTokens)} target` : ''}`;
+    const action = `${formatNumber(f.rounds)} rounds / ${formatNumber(f.tokens)} tokens would be summarized or dropped`;
+    // The label leads with the whole context before → after; what happens to the rounds follows in the description.
+    assert.equal(nodes[1].label, change);
+    assert.equal(nodes[1].description, action);
+    assert.equal(planSummary(plan, contextNow(analysis.report)), `${action}; ${change}`);
     assert.equal(nodes[1].command?.command, 'agentCompactor.openBudget');
   });
 
@@ -231,16 +324,25 @@ describe('extension model: plan marks', () => {
   });
 
   it('confirmation text carries the figures and the write target', () => {
-    const { message, detail } = confirmationText(plan, { mode: 'fork', summarizer: 'extractive' });
-    assert.ok(message.includes(`${formatNumber(Math.round(plan.preTokens))} → ${formatNumber(Math.round(plan.postTokens))} tokens`));
-    assert.ok(detail.includes(planSummary(plan)));
+    const ctx = contextNow(analysis.report);
+    const { message, detail } = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive' });
+    const before = contextFigureText(ctx);
+    const after = formatNumber(Math.round(plan.postTokens + plan.overheadTokens));
+    assert.ok(message.startsWith(`Compact with-compactions.jsonl? Context ${before} → ${after} tokens`), message);
+    // Each figure once: the whole context in the message, its parts (named) in the detail.
+    const text = `${message}\n${detail}`;
+    for (const figure of [before, after, formatNumber(ctx.transcript), formatNumber(Math.round(plan.postTokens)), formatNumber(plan.overheadTokens)]) {
+      assert.equal(text.split(figure).length - 1, 1, `${figure} said once in:\n${text}`);
+    }
+    assert.ok(detail.includes(`Transcript: ${formatNumber(ctx.transcript)} → ${formatNumber(Math.round(plan.postTokens))} tokens`), detail);
+    assert.ok(detail.includes(`System prompt and tools: ~${formatNumber(plan.overheadTokens)}, unchanged.`), detail);
     assert.ok(detail.includes('Writes: a new session <new-id>.jsonl beside with-compactions.jsonl, which is untouched'));
     assert.ok(detail.includes('nothing leaves this machine'));
-    const api = confirmationText(plan, { mode: 'inPlace', summarizer: 'anthropic', model: 'claude-x' });
+    const api = confirmationText(plan, ctx, { mode: 'inPlace', summarizer: 'anthropic', model: 'claude-x' });
     assert.ok(api.detail.includes('Anthropic API (claude-x)'));
     assert.ok(api.detail.includes('.bak-<timestamp>'));
     assert.ok(api.detail.includes('the session keeps its id'));
-    assert.ok(confirmationText(plan, { mode: 'fork', summarizer: 'extractive', out: '/x/y/other.jsonl' }).detail.includes('Writes: other.jsonl (with-compactions.jsonl is untouched).'));
+    assert.ok(confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', out: '/x/y/other.jsonl' }).detail.includes('Writes: other.jsonl (with-compactions.jsonl is untouched).'));
     assert.equal(writeTarget('/a/b/s.jsonl', 'fork'), 'a new session <new-id>.jsonl beside s.jsonl, which is untouched (resume the new session by its id)');
   });
 
@@ -248,7 +350,7 @@ describe('extension model: plan marks', () => {
     const a = await analysisOf('plan-mode.jsonl');
     const p = await planCompaction(a, { targetTokens: 1_000_000 });
     assert.equal(p.nothingToDo, true);
-    assert.match(planSummary(p), /^Nothing to compact: [\d,]+ tokens with system prompt and tools, target 1,000,000$/);
+    assert.equal(planSummary(p, contextNow(a.report)), `Nothing to compact: ${contextText(contextNow(a.report))}, target 1,000,000`);
     const node = rootNodes({ file: fixture('plan-mode.jsonl'), analysis: a, plan: p })[1];
     assert.equal(node.contextValue, 'plan.nothingToDo');
   });
@@ -275,7 +377,7 @@ describe('extension model: plan marks', () => {
   it('result summary (fork): the summarizer that ran, the new session and its resume command', () => {
     assert.equal(
       resultSummary(result({})),
-      `Compacted with-compactions.jsonl: 150,000 → 40,000 tokens (offline extractive summary). New session ${ID} beside with-compactions.jsonl, which is untouched. Resume: cd '/home/me/my project' && claude --resume ${ID}`,
+      `Compacted with-compactions.jsonl: context ${formatNumber(150_000 + plan.overheadTokens)} → ${formatNumber(40_000 + plan.overheadTokens)} tokens (offline extractive summary). New session ${ID} beside with-compactions.jsonl, which is untouched. Resume: cd '/home/me/my project' && claude --resume ${ID}`,
     );
     // The configured Claude Code path, quoted for the shell.
     assert.ok(resultSummary(result({}), { claudePath: '/opt/my tools/claude' }).endsWith(`Resume: cd '/home/me/my project' && '/opt/my tools/claude' --resume ${ID}`));
@@ -303,7 +405,7 @@ describe('extension model: plan marks', () => {
     });
     assert.equal(
       resultSummary(api, { requested: 'anthropic' }),
-      'Compacted with-compactions.jsonl: 150,000 → 40,000 tokens (summary by the Anthropic API with the oldest rounds cut, 2 attempts). Wrote s.compacted.jsonl; with-compactions.jsonl is untouched.',
+      `Compacted with-compactions.jsonl: context ${formatNumber(150_000 + plan.overheadTokens)} → ${formatNumber(40_000 + plan.overheadTokens)} tokens (summary by the Anthropic API with the oldest rounds cut, 2 attempts). Wrote s.compacted.jsonl; with-compactions.jsonl is untouched.`,
     );
     const fellBack = result({
       summarizer: 'extractive',
@@ -443,7 +545,7 @@ describe('extension model: Budget Preview state and protocol', () => {
       state.wireMessages.map((w) => [w.beforeChars, w.afterChars]),
       plan.wireMessages.map((w) => [w.beforeChars, w.afterChars]),
     );
-    assert.equal(state.summary, planSummary(plan));
+    assert.equal(state.summary, planSummary(plan, contextNow(analysis.report)));
   });
 
   it('chart points: usage where known, a running estimate, marks and the cut point', () => {

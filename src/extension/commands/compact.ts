@@ -6,12 +6,15 @@
 // setting is `anthropic`.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { contextNow, type ContextFigure } from '../../core/context';
+import { bytesAfterLastBoundary } from '../../core/compact/activePart';
 import { inspectFile } from '../../core/inspect';
 import { planCompaction } from '../../core/compact/plan';
 import { compactFile, type CompactOptions } from '../../core/compact/compact';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/compact/types';
 import { adviceFor, type ErrorAction } from '../model/errors';
-import { confirmationText, planSummary, resultSummary } from '../model/planText';
+import { confirmationText, planSummary, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
 import { isSessionId } from '../../core/compact/resume';
 import { normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import { getSettings } from '../settings';
@@ -42,16 +45,24 @@ export interface CompactArgs {
   summaryText?: string;
 }
 
-async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<CompactionPlan> {
+/** The plan, the context figure it starts from (the one every surface shows) and the file's size then. */
+interface Planned {
+  plan: CompactionPlan;
+  context: ContextFigure;
+  bytes: number;
+}
+
+
+async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<Planned> {
   if (s.store.file === file) {
     const analysis = await s.store.refresh();
-    if (analysis) return planCompaction(analysis, settings);
+    if (analysis) return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes };
   }
   const analysis = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${basename(file)}` },
     () => inspectFile(file, { yieldEvery: 500 }),
   );
-  return planCompaction(analysis, settings);
+  return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes };
 }
 
 /** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
@@ -91,17 +102,18 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   if (!req) return undefined;
   const { file, summarizer } = req;
 
-  let plan: CompactionPlan;
+  let planned: Planned;
   try {
-    plan = await planFor(s, file, req.settings);
+    planned = await planFor(s, file, req.settings);
   } catch (err) {
     s.log.error(`Could not plan a compaction of ${file}`, err);
     if (programmatic) throw err;
     void vscode.window.showErrorMessage(`Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
-  s.log.info(`Plan for ${file}: ${planSummary(plan)}`);
-  if (!(await confirmed(plan, req, o, programmatic))) return undefined;
+  const { plan, context } = planned;
+  s.log.info(`Plan for ${file}: ${planSummary(plan, context)}`);
+  if (!(await confirmed(plan, context, req, o, programmatic))) return undefined;
 
   let result: CompactResult;
   try {
@@ -109,7 +121,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   } catch (err) {
     return handleFailure(s, err, arg, summarizer, programmatic);
   }
-  await afterCompaction(s, result, req, o);
+  await afterCompaction(s, result, req, o, planned);
   return result;
 }
 
@@ -151,15 +163,15 @@ async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>,
 }
 
 /** The confirmation with the plan's figures (skipped with `confirm: false`); false when the user does not go on. */
-async function confirmed(plan: CompactionPlan, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
+async function confirmed(plan: CompactionPlan, context: ContextFigure, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
   const { file } = req;
   if (!programmatic && plan.nothingToDo) {
-    const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${planSummary(plan)}.`, 'Open Settings');
+    const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${planSummary(plan, context)}.`, 'Open Settings');
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
     return false;
   }
   if (o.confirm === false) return true;
-  const { message, detail } = confirmationText(plan, { mode: req.mode, summarizer: req.summarizer, model: req.config.model, out: req.out });
+  const { message, detail } = confirmationText(plan, context, { mode: req.mode, summarizer: req.summarizer, model: req.config.model, out: req.out });
   const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Compact', 'Review Summary First', 'Open Budget Preview');
   if (choice === 'Open Budget Preview') await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
   if (choice === 'Review Summary First') await vscode.commands.executeCommand('agentCompactor.reviewSummary', { ...o, file });
@@ -206,7 +218,7 @@ function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Th
 }
 
 /** Records and logs the result, shows the transcript again (in place), opens the result and notifies. */
-async function afterCompaction(s: Services, result: CompactResult, req: Request, o: Partial<CompactArgs>): Promise<void> {
+async function afterCompaction(s: Services, result: CompactResult, req: Request, o: Partial<CompactArgs>, planned: Planned): Promise<void> {
   const { file, summarizer, config } = req;
   s.store.lastResult = result;
   // The folder Claude Code must be started in, read from the result's lines as Resume in Claude
@@ -225,7 +237,16 @@ async function afterCompaction(s: Services, result: CompactResult, req: Request,
       s.log.warn(`Could not open ${result.output}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  void notifyResult(s, result, summarizer, config.claudePath, cwd, file);
+  void notifyResult(s, result, { requested: summarizer, claudePath: config.claudePath, cwd, context: planned.context, files: await resultFiles(result, planned.bytes) });
+}
+
+/** The sizes the result message names; none when a file cannot be read now (the message then leaves them out). */
+async function resultFiles(result: CompactResult, before: number): Promise<ResultFiles | undefined> {
+  try {
+    return { before, written: (await stat(result.output)).size, agentReads: await bytesAfterLastBoundary(result.output) };
+  } catch {
+    return undefined;
+  }
 }
 
 const RESUME = 'Resume in Claude Code';
@@ -234,8 +255,10 @@ const SHOW_DIFF = 'Show Diff';
 const REVEAL = 'Reveal in Explorer';
 
 /** The result notification: what was written, by which summarizer, and how to resume it. */
-async function notifyResult(s: Services, result: CompactResult, requested: Summarizer, claudePath: string, cwd: string | null, file: string): Promise<void> {
-  const text = resultSummary(result, { requested, claudePath, cwd });
+async function notifyResult(s: Services, result: CompactResult, how: ResultOptions): Promise<void> {
+  const { requested, cwd } = how;
+  const file = result.plan.file;
+  const text = resultSummary(result, how);
   const fellBack = requested === 'anthropic' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
   const resumable = isSessionId(result.sessionId);

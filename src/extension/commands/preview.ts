@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import { DEFAULT_SETTINGS, type CompactionPlan } from '../../core/compact/types';
 import { formatNumber } from '../model/format';
 import { planSummary } from '../model/planText';
+import { targetPrompt } from '../model/contextText';
+import { contextNow } from '../../core/context';
 import { parseTokenCount } from '../model/settings';
 import { smallestReachableTarget } from '../../core/compact/reach';
 import type { Services } from '../services';
@@ -37,7 +39,7 @@ export async function previewCommand(s: Services, arg?: unknown): Promise<Compac
     const smallest = await smallestReachableTarget(analysis, settings);
     const typed = await vscode.window.showInputBox({
       title: 'Preview Compaction',
-      prompt: `Target context size in tokens (context now ${formatNumber(t.currentContextTokens)}, ${t.currentContextSource}; the smallest reachable is about ${formatNumber(smallest)}). Accept to use it; the setting agentCompactor.targetTokens is the default.`,
+      prompt: targetPrompt(contextNow(analysis.report), smallest),
       value: String(current),
       valueSelection: [0, String(current).length],
       validateInput: (v) => targetValidation(v, smallest, t.overheadTokens),
@@ -47,7 +49,7 @@ export async function previewCommand(s: Services, arg?: unknown): Promise<Compac
   }
   const plan = await s.store.preview(target);
   if (!programmatic) {
-    if (plan) vscode.window.setStatusBarMessage(`$(graph) ${planSummary(plan)}`, 8000);
+    if (plan) vscode.window.setStatusBarMessage(`$(graph) ${planSummary(plan, contextNow(analysis.report))}`, 8000);
     else if (s.store.state.status === 'ready' && s.store.state.planError) {
       void vscode.window.showErrorMessage(`Could not plan a compaction: ${s.store.state.planError}`, 'Show Log').then((c) => c && s.log.show());
     }

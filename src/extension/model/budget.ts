@@ -5,6 +5,7 @@ import type { CompactionPlan } from '../../core/compact/types';
 import { PROTOCOL_VERSION, type BudgetState, type ChartPoint } from '../../webview/protocol';
 import { baseName } from './format';
 import { planFigures, planSummary } from './planText';
+import { contextNow } from '../../core/context';
 
 /**
  * One point per round: the usage truth where known, and a running calibrated estimate. The
@@ -63,7 +64,7 @@ export function buildBudgetState(file: string, analysis: Analysis, plan: Compact
     version: PROTOCOL_VERSION,
     file,
     fileName: baseName(file),
-    summary: planSummary(plan),
+    summary: planSummary(plan, contextNow(analysis.report)),
     nothingToDo: plan.nothingToDo,
     notes: [...plan.notes],
     counts: {

@@ -57,3 +57,18 @@ export function oneLine(text: string, max = 80): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
+
+/**
+ * Text for a tree label: markdown marks a label cannot render taken out (code fences, `**bold**`, `__x__`, inline
+ * code ticks, heading hashes; a `**` left open by a cut), then one line of at most `max` characters.
+ */
+export function plainLabel(text: string, max = 80): string {
+  const plain = text
+    .replace(/```[^\n]*\n?/g, ' ')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    // A bold mark left open (the text was cut before it closed) is markup as well.
+    .replace(/\*\*/g, '')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/^\s*#{1,6}\s+/gm, '');
+  return oneLine(plain, max);
+}

@@ -10,6 +10,7 @@ import { MAP_PROTOCOL_VERSION, type MapRound, type MapSeries, type MapState } fr
 import { chartPoints } from './budget';
 import { baseName } from './format';
 import { planSummary } from './planText';
+import { contextNow } from '../../core/context';
 
 /** Tools with a series of their own in the chart; the rest share "other tools". */
 const NAMED_TOOLS = 6;
@@ -129,7 +130,7 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
     autoCompactAt: autoCompactAt(window),
     targetTokens: plan ? plan.settings.targetTokens : (settingsTarget ?? DEFAULT_SETTINGS.targetTokens),
     planned: plan !== null,
-    planSummary: plan ? planSummary(plan) : 'No compaction planned: drag the target line (or run Preview Compaction) to see what a compaction would keep, summarize and drop.',
+    planSummary: plan ? planSummary(plan, contextNow(report)) : 'No compaction planned: drag the target line (or run Preview Compaction) to see what a compaction would keep, summarize and drop.',
     contextNow: report.totals.currentContextTokens,
     tools: map.tools.map((t) => ({ ...t })),
     largest: map.largest.map((x) => ({ ...x })),

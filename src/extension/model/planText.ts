@@ -2,6 +2,8 @@
 // the notification after a run. Pure: no `vscode` import.
 import type { CompactionPlan, CompactResult } from '../../core/compact/types';
 import { resumeCommand } from '../../core/compact/resume';
+import type { ContextFigure } from '../../core/context';
+import { contextFigureText, contextText } from './contextText';
 import { baseName, formatBytes, formatNumber, plural } from './format';
 import type { Summarizer, WriteMode } from './settings';
 
@@ -62,15 +64,33 @@ export function planFigures(plan: CompactionPlan): PlanFigures {
   };
 }
 
-/** "N rounds / T tokens would be summarized or dropped; X → Y tokens" (or why nothing would change). */
-export function planSummary(plan: CompactionPlan): string {
+/** The whole context after compaction: the resumed transcript plus the system prompt and tools. */
+export function contextAfter(plan: CompactionPlan): number {
+  return Math.round(plan.postTokens + plan.overheadTokens);
+}
+
+/** "context 48,314 → 18,220 tokens" (the whole context before and after), with a word when the target stays out of reach. */
+export function contextChangeText(plan: CompactionPlan, context: ContextFigure): string {
+  const after = contextAfter(plan);
+  const target = plan.settings.targetTokens;
+  const change = `context ${contextFigureText(context)} → ${formatNumber(after)} tokens`;
+  if (after <= target) return change;
+  const why = plan.overheadTokens >= target * 0.9 ? `: the system prompt and tools alone take ~${formatNumber(plan.overheadTokens)}` : '';
+  return `${change}, above the ${formatNumber(target)} target${why}`;
+}
+
+/** What the plan does to the rounds, without figures of the whole context: "12 rounds / 30,100 tokens would be summarized or dropped". */
+export function planActionText(plan: CompactionPlan): string {
   const f = planFigures(plan);
+  return userDecisionsText(plan) || `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped`;
+}
+
+/** The plan line: what would be summarized or dropped, the whole context before → after (or why nothing would change). */
+export function planSummary(plan: CompactionPlan, context: ContextFigure): string {
   if (plan.nothingToDo) {
-    return `Nothing to compact: ${formatNumber(f.preTokens + plan.overheadTokens)} tokens with system prompt and tools, target ${formatNumber(plan.settings.targetTokens)}`;
+    return `Nothing to compact: ${contextText(context)}, target ${formatNumber(plan.settings.targetTokens)}`;
   }
-  const byYou = userDecisionsText(plan);
-  if (byYou) return `${byYou}; ${formatNumber(f.preTokens)} → ${formatNumber(f.postTokens)} tokens`;
-  return `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped; ${formatNumber(f.preTokens)} → ${formatNumber(f.postTokens)} tokens`;
+  return `${planActionText(plan)}; ${contextChangeText(plan, context)}`;
 }
 
 /** "12 kept by you, 3 dropped by you" (only the kinds the user chose), or '' without decisions. */
@@ -81,12 +101,17 @@ export function userDecisionsText(plan: CompactionPlan): string {
   return parts.join(', ');
 }
 
-/** Longer explanation for tooltips and the confirmation dialog's detail. */
-export function planDetail(plan: CompactionPlan): string {
+/**
+ * Longer explanation for tooltips and the confirmation dialog's detail. It names the parts of the context (the plan
+ * line and the dialog's message say the whole), so each figure appears once beside them.
+ */
+export function planDetail(plan: CompactionPlan, context: ContextFigure): string {
   const f = planFigures(plan);
+  const overhead = context.overheadKnown ? `~${formatNumber(plan.overheadTokens)}, unchanged` : 'unknown (no usage in the file), not counted';
   const lines = [
-    `Transcript now: ${formatNumber(f.preTokens)} tokens (estimate), plus about ${formatNumber(plan.overheadTokens)} of system prompt and tools; target ${formatNumber(plan.settings.targetTokens)} for the whole context.`,
-    `After compaction: ${formatNumber(f.postTokens)} tokens of transcript (${formatNumber(plan.keptTokens)} kept verbatim + summary), about ${formatNumber(f.postTokens + plan.overheadTokens)} in all.`,
+    `Target: ${formatNumber(plan.settings.targetTokens)} tokens for the whole context.`,
+    `System prompt and tools: ${overhead}.`,
+    `Transcript: ${formatNumber(context.transcript)} → ${formatNumber(f.postTokens)} tokens (${formatNumber(plan.keptTokens)} kept verbatim + summary).`,
     `Rounds: ${formatNumber(f.summarized)} summarized, ${formatNumber(f.dropped)} dropped, ${formatNumber(f.kept)} kept${f.history ? ` (${formatNumber(f.history)} history rounds before the last compact boundary stay as they are)` : ''}.`,
     `Tool results: ${formatNumber(f.replacedResults)} replaced by previews, ${formatNumber(f.frozenResults)} frozen, ${formatNumber(f.keptResults)} kept.`,
   ];
@@ -107,15 +132,15 @@ export function writeTarget(file: string, mode: WriteMode, out?: string): string
 
 export function confirmationText(
   plan: CompactionPlan,
+  context: ContextFigure,
   options: { mode: WriteMode; summarizer: Summarizer; model?: string; out?: string },
 ): { message: string; detail: string } {
-  const f = planFigures(plan);
-  const message = `Compact ${baseName(plan.file)}? ${formatNumber(f.preTokens)} → ${formatNumber(f.postTokens)} tokens`;
+  const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const how =
     options.summarizer === 'anthropic'
       ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}; the summarized rounds are sent to it.`
       : 'Summary: offline extractive summary (nothing leaves this machine).';
-  const detail = [planSummary(plan), '', planDetail(plan), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out)}.`].join('\n');
+  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out)}.`].join('\n');
   return { message, detail };
 }
 
@@ -160,13 +185,42 @@ export function resultResumeCommand(result: CompactResult, claudePath = 'claude'
   return resumeCommand(cwd, result.sessionId, claudePath);
 }
 
+/** Sizes on disk around a run: the file before, the written file, and the part of it the agent reads (null: unknown). */
+export interface ResultFiles {
+  before: number;
+  written: number;
+  agentReads: number | null;
+}
+
+/**
+ * What happened to the size on disk. A compaction keeps the history before its boundary in the file, for the record,
+ * so the written file is about as big as the original (or bigger); the agent reads only the part after the boundary.
+ */
+export function fileSizeText(result: CompactResult, files: ResultFiles): string {
+  const written = result.mode === 'in-place' ? `The file went from ${formatBytes(files.before)} to ${formatBytes(files.written)}` : `The written file is ${formatBytes(files.written)} (the original ${formatBytes(files.before)})`;
+  if (files.agentReads === null) return `${written}.`;
+  return `${written}: the history before the new compact boundary stays in it for the record; the agent reads only the ${formatBytes(files.agentReads)} after it.`;
+}
+
 /**
  * The notification after a successful run: figures, the summarizer that actually ran (with
  * the fallback when the Anthropic one was asked for), where the result is, how to resume it.
  */
-export function resultSummary(result: CompactResult, options: { requested?: Summarizer; claudePath?: string; cwd?: string | null } = {}): string {
-  const head = `Compacted ${baseName(result.plan.file)}: ${formatNumber(result.preTokens)} → ${formatNumber(result.postTokens)} tokens (${summarizerText(result, options.requested)}).`;
+export interface ResultOptions {
+  requested?: Summarizer;
+  claudePath?: string;
+  cwd?: string | null;
+  /** The context figure the run started from (the one the dialog showed). */
+  context?: ContextFigure;
+  files?: ResultFiles;
+}
+
+export function resultSummary(result: CompactResult, options: ResultOptions = {}): string {
+  const overhead = result.plan.overheadTokens;
+  const before = options.context ? contextFigureText(options.context) : formatNumber(result.preTokens + overhead);
+  const head = `Compacted ${baseName(result.plan.file)}: context ${before} → ${formatNumber(result.postTokens + overhead)} tokens (${summarizerText(result, options.requested)}).`;
+  const files = options.files ? ` ${fileSizeText(result, options.files)}` : '';
   const carried = result.carriedOverBytes > 0 ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.` : '';
   const resume = resultResumeCommand(result, options.claudePath, options.cwd === undefined ? result.cwd : options.cwd);
-  return `${head} ${resultTarget(result)}${carried}${resume ? ` Resume: ${resume}` : ''}`;
+  return `${head} ${resultTarget(result)}${files}${carried}${resume ? ` Resume: ${resume}` : ''}`;
 }

@@ -5,8 +5,10 @@ import { unsupportedReason } from '../../core/formats/types';
 import type { Analysis, RoundReport } from '../../core/inspect';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
-import { baseName, formatBytes, formatChars, formatNumber, formatTokens, oneLine, plural } from './format';
-import { planDetail, planSummary } from './planText';
+import { baseName, formatBytes, formatChars, formatNumber, formatTokens, oneLine, plainLabel, plural } from './format';
+import { contextNow } from '../../core/context';
+import { contextPartsText, contextText } from './contextText';
+import { contextChangeText, planActionText, planDetail, planSummary } from './planText';
 import { healthNode, resumeHealthOf } from './health';
 
 export type NodeKind =
@@ -91,10 +93,22 @@ export function markOf(plan: CompactionPlan | null | undefined, round: number): 
   return plan.rounds.find((r) => r.index === round)?.action ?? 'keep';
 }
 
+/** What a round adds, first in its label: "+1,613" (usage) or "+~1,613" (estimate). */
+export function roundAddedText(r: RoundReport): string {
+  return `+${r.tokens.source === 'estimate' ? '~' : ''}${formatNumber(r.tokens.added)}`;
+}
+
+/** The rest of a round's facts, after its label: the context after it and where the figure comes from. */
 export function roundDescription(r: RoundReport): string {
-  const added = r.tokens.source === 'usage' ? `+${formatNumber(r.tokens.added)} tok (usage)` : `+${formatNumber(r.tokens.added)} tok (estimate)`;
-  const ctx = `context ${formatTokens(r.cumulative.tokens, r.cumulative.source)}`;
-  return `${added} · ${ctx}`;
+  return `context ${formatTokens(r.cumulative.tokens, r.cumulative.source)}`;
+}
+
+/**
+ * A round's label, read at the default side-bar width: tokens added first, then the plan's or the user's mark, then
+ * the round number and its text without markdown ("+1,613 · [drop] #21 Bash").
+ */
+export function roundLabel(r: RoundReport, marker: string): string {
+  return `${roundAddedText(r)} · ${marker ? `${marker} ` : ''}#${r.index} ${plainLabel(r.label, 60)}`;
 }
 
 function roundIcon(r: RoundReport, mark: RoundAction): { icon: string; color?: string } {
@@ -109,7 +123,7 @@ function roundIcon(r: RoundReport, mark: RoundAction): { icon: string; color?: s
 
 function roundTooltip(r: RoundReport, planned: PlannedRound | undefined): string {
   const lines = [
-    `Round #${r.index}: ${r.label}`,
+    `Round #${r.index}: ${plainLabel(r.label, 200)}`,
     r.firstLine === r.lastLine ? `Line ${r.firstLine}` : `Lines ${r.firstLine}–${r.lastLine} (${plural(r.lineCount, 'entry', 'entries')})`,
     `Adds ${formatTokens(r.tokens.added, r.tokens.source)} tokens; calibrated estimate ~${formatNumber(r.tokens.estimate)}`,
     `Context after the round: ${formatTokens(r.cumulative.tokens, r.cumulative.source)}`,
@@ -141,7 +155,7 @@ function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined): T
   return {
     id: `${file}#round-${r.index}`,
     kind: 'round',
-    label: `${marker ? `${marker} ` : ''}#${r.index} ${oneLine(r.label, 60)}`,
+    label: roundLabel(r, marker),
     description: roundDescription(r),
     tooltip: roundTooltip(r, p),
     icon,
@@ -184,24 +198,35 @@ function historyGroup(input: TreeInput, segment: number): TreeNodeModel {
   };
 }
 
-/** Root nodes: header, plan summary, malformed lines, sidechains, then rounds with boundary separators. */
+/** Root nodes: header, plan summary, resume health, malformed lines, notes, sidechains, then rounds with boundary separators. */
 export function rootNodes(input: TreeInput): TreeNodeModel[] {
-  const { file, analysis, plan } = input;
+  const nodes = [headerNode(input)];
+  if (input.plan) nodes.push(planNode(input.file, input.plan, input.analysis));
+  const health = resumeHealthOf(input.analysis);
+  if (health) nodes.push(healthNode(input.file, health));
+  nodes.push(...groupNodes(input));
+  nodes.push(...roundSequence(input));
+  return nodes;
+}
+
+/** The transcript itself: the context figure first (the one every surface shows), the rest in the description and tooltip. */
+function headerNode(input: TreeInput): TreeNodeModel {
+  const { file, analysis } = input;
   const report = analysis.report;
   const t = report.totals;
-  const nodes: TreeNodeModel[] = [];
-  nodes.push({
+  const context = contextNow(report);
+  return {
     id: `${file}#header`,
     kind: 'header',
-    label: baseName(file),
-    description: `${report.format.agent} · ${plural(t.rounds, 'round')} · context ${formatTokens(t.currentContextTokens, t.currentContextSource)}`,
+    label: contextText(context),
+    description: `${baseName(file)} · ${plural(t.rounds, 'round')} · ${report.format.agent}`,
     tooltip: [
       file,
       `${report.format.agent}${report.format.version ? ` ${report.format.version}` : ''} session${report.format.container === 'json' ? ' (one JSON document)' : ''}`,
       unsupportedReason(report.format) ?? '',
       `${formatBytes(report.bytes)}, ${plural(report.lines, 'line')}, ${plural(report.entries, 'entry', 'entries')}`,
       `${plural(t.rounds, 'round')} (${formatNumber(t.activeRounds)} in the active context), ${plural(t.toolUses, 'tool call')}`,
-      `Active context: ${formatTokens(t.currentContextTokens, t.currentContextSource)} tokens`,
+      `The next request would carry: ${contextText(context)} = ${contextPartsText(context)}`,
       t.contextTokens !== null ? `Newest request usage: ${formatNumber(t.contextTokens)} tokens` : 'No usage records in the file',
       `Output tokens: ${formatNumber(t.outputTokens)}; estimate calibration ×${t.calibrationFactor} from ${plural(t.calibrationSamples, 'sample')}`,
       report.subagentFile ? 'This file is a subagent transcript.' : '',
@@ -213,23 +238,33 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
     collapsible: 'none',
     command: { command: REVEAL_COMMAND, title: 'Open Transcript', args: [{ file, line: 1 }] },
     file,
-  });
-  if (plan) {
-    nodes.push({
-      id: `${file}#plan`,
-      kind: 'plan',
-      label: planSummary(plan),
-      tooltip: planDetail(plan),
-      icon: plan.nothingToDo ? 'check' : 'graph',
-      color: plan.nothingToDo ? 'testing.iconPassed' : undefined,
-      contextValue: plan.nothingToDo ? 'plan.nothingToDo' : 'plan',
-      collapsible: 'none',
-      command: { command: BUDGET_COMMAND, title: 'Open Budget Preview', args: [{ file }] },
-      file,
-    });
-  }
-  const health = resumeHealthOf(analysis);
-  if (health) nodes.push(healthNode(file, health));
+  };
+}
+
+function planNode(file: string, plan: CompactionPlan, analysis: Analysis): TreeNodeModel {
+  const context = contextNow(analysis.report);
+  return {
+    id: `${file}#plan`,
+    kind: 'plan',
+    // At the default side-bar width the label holds the figure that matters (the context before → after); what
+    // happens to the rounds follows in the description.
+    label: plan.nothingToDo ? planSummary(plan, context) : contextChangeText(plan, context),
+    description: plan.nothingToDo ? undefined : planActionText(plan),
+    tooltip: `${planSummary(plan, context)}\n\n${planDetail(plan, context)}`,
+    icon: plan.nothingToDo ? 'check' : 'graph',
+    color: plan.nothingToDo ? 'testing.iconPassed' : undefined,
+    contextValue: plan.nothingToDo ? 'plan.nothingToDo' : 'plan',
+    collapsible: 'none',
+    command: { command: BUDGET_COMMAND, title: 'Open Budget Preview', args: [{ file }] },
+    file,
+  };
+}
+
+/** The collapsed groups beside the rounds: malformed lines, chain notes, subagents and sidechains (each only when present). */
+function groupNodes(input: TreeInput): TreeNodeModel[] {
+  const { file } = input;
+  const report = input.analysis.report;
+  const nodes: TreeNodeModel[] = [];
   if (report.malformed.length) {
     nodes.push({
       id: `${file}#malformed`,
@@ -270,28 +305,39 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
       file,
     });
   }
+  return nodes;
+}
+
+function boundaryNode(file: string, r: RoundReport, n: number, b: { line: number; preTokens: number | null } | undefined): TreeNodeModel {
+  return {
+    id: `${file}#boundary-${r.index}`,
+    kind: 'boundary',
+    label: `──── compact boundary ${n} ────`,
+    description: b && b.preTokens !== null ? `context ${formatNumber(b.preTokens)} before · line ${b.line}` : `line ${r.firstLine}`,
+    tooltip: 'A compaction happened here. Rounds above it are history; the summary after it starts a new context.',
+    icon: 'fold-up',
+    color: 'descriptionForeground',
+    contextValue: 'boundary',
+    collapsible: 'none',
+    command: { command: REVEAL_COMMAND, title: 'Reveal Boundary', args: [{ file, line: r.firstLine }] },
+    file,
+    line: r.firstLine,
+  };
+}
+
+/** The rounds in file order: active ones one by one, history grouped per segment, a separator at each compact boundary. */
+function roundSequence(input: TreeInput): TreeNodeModel[] {
+  const { file, analysis, plan } = input;
+  const report = analysis.report;
   const planned = planIndex(plan);
-  const boundaryLines = report.compactBoundaries;
+  const nodes: TreeNodeModel[] = [];
   let boundaryNo = 0;
   const groups = new Set<number>();
   for (const r of report.rounds) {
     if (r.startsAtBoundary) {
-      const b = boundaryLines.find((x) => x.line === r.firstLine) ?? boundaryLines[boundaryNo];
+      const b = report.compactBoundaries.find((x) => x.line === r.firstLine) ?? report.compactBoundaries[boundaryNo];
       boundaryNo++;
-      nodes.push({
-        id: `${file}#boundary-${r.index}`,
-        kind: 'boundary',
-        label: `──── compact boundary ${boundaryNo} ────`,
-        description: b && b.preTokens !== null ? `${formatNumber(b.preTokens)} tokens before · line ${b.line}` : `line ${r.firstLine}`,
-        tooltip: 'Claude Code compacted the conversation here. Rounds above it are history; the summary after it starts a new context.',
-        icon: 'fold-up',
-        color: 'descriptionForeground',
-        contextValue: 'boundary',
-        collapsible: 'none',
-        command: { command: REVEAL_COMMAND, title: 'Reveal Boundary', args: [{ file, line: r.firstLine }] },
-        file,
-        line: r.firstLine,
-      });
+      nodes.push(boundaryNode(file, r, boundaryNo, b));
     }
     if (r.inContext) nodes.push(roundNode(file, r, planned.get(r.index)));
     else if (!groups.has(r.segment)) {

@@ -1,6 +1,8 @@
 // Status bar item: the shown transcript's active context size and round count.
 import * as vscode from 'vscode';
-import { baseName, formatNumber, plural, shortNumber } from '../model/format';
+import { baseName, formatNumber, plural } from '../model/format';
+import { contextPartsText, contextText, statusBarText } from '../model/contextText';
+import { contextNow } from '../../core/context';
 import { planSummary } from '../model/planText';
 import { priceTableFromSetting } from '../model/mapState';
 import { sessionCost } from '../../core/cost';
@@ -36,16 +38,16 @@ export class ContextStatusBar implements vscode.Disposable {
       this.item.tooltip = s.message;
     } else {
       const t = s.analysis.report.totals;
-      const approx = t.currentContextSource === 'estimate' ? '~' : '';
-      this.item.text = `$(symbol-ruler) ${approx}${shortNumber(t.currentContextTokens)} tok · ${plural(t.rounds, 'round')}`;
+      const context = contextNow(s.analysis.report);
+      this.item.text = `$(symbol-ruler) ${statusBarText(context, s.analysis.report)}`;
       const tip = new vscode.MarkdownString();
       tip.appendText(`${baseName(s.file)}\n\n`);
-      tip.appendText(`Active context: ${formatNumber(t.currentContextTokens)} tokens (${t.currentContextSource})\n\n`);
+      tip.appendText(`The next request would carry: ${contextText(context)} = ${contextPartsText(context)}\n\n`);
       tip.appendText(`${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context\n\n`);
       const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
       const cost = sessionCost(s.analysis.index.entries, prices);
       tip.appendText(`Cost: $${cost.total.usd.toFixed(2)} over ${plural(cost.responses.size, 'response')}${cost.unpriced.length ? ` (no price for ${cost.unpriced.join(', ')})` : ''}\n\n`);
-      if (s.plan) tip.appendText(`${planSummary(s.plan)}\n\n`);
+      if (s.plan) tip.appendText(`${planSummary(s.plan, context)}\n\n`);
       tip.appendText('Click to show the rounds.');
       this.item.tooltip = tip;
     }
