@@ -611,7 +611,8 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.equal(s.claudePath, '/opt/claude/bin/claude');
     assert.equal(s.previewOnOpen, false);
     const d = readSettings(() => undefined);
-    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', claudePath: 'claude', previewOnOpen: false });
+    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', reviewSummary: true, claudePath: 'claude', previewOnOpen: false });
+    assert.equal(readSettings((k) => (k === 'reviewSummary' ? false : undefined)).reviewSummary, false, 'review can be turned off');
     // The deprecated newFile mode (and anything unknown) is a fork; an empty path is the default.
     for (const v of ['newFile', 'fork', 'bogus', 3]) assert.equal(readSettings((k) => (k === 'writeMode' ? v : undefined)).writeMode, 'fork', String(v));
     assert.equal(normalizeWriteMode('newFile'), 'fork');
