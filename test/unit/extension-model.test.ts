@@ -487,7 +487,7 @@ describe('extension model: Budget Preview state and protocol', () => {
     const evil = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
     const s: BudgetState = structuredClone(state);
     s.toolResults = [
-      { toolUseId: 'toolu_1', toolName: '<b>Bash</b>', round: 0, line: 1, wireMessage: 0, originalChars: 10, decision: 'replaced', preview: evil, fullTextPath: null, reason: evil },
+      { toolUseId: 'toolu_1', toolName: '<b>Bash</b>', round: 0, line: 1, wireMessage: 0, originalChars: 10, decision: 'replaced', preview: evil, fullTextPath: null, reason: evil, byUser: false },
     ];
     const msg = parseHostToWebview({ type: 'state', state: s });
     assert.ok(msg && msg.type === 'state');
@@ -499,6 +499,9 @@ describe('extension model: Budget Preview state and protocol', () => {
     assert.equal(parseHostToWebview({ type: 'state' }), null);
     assert.equal(parseHostToWebview({ type: 'state', state: { ...state, version: 99 } }), null);
     assert.equal(parseHostToWebview({ type: 'state', state: { ...state, toolResults: [{ decision: 'eaten' }] } }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, userRounds: [{ round: 1, mark: 'eaten', label: 'x' }] } }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, userRounds: undefined } }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, toolResults: state.toolResults.map((t) => ({ ...t, byUser: 'yes' })) } }), null);
     assert.equal(parseHostToWebview({ type: 'html', html: '<script>' }), null);
     assert.equal(parseHostToWebview({ type: 'empty', message: 42 }), null);
     assert.deepEqual(parseHostToWebview({ type: 'busy', message: 'Reading…' }), { type: 'busy', message: 'Reading…' });

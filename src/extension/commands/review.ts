@@ -83,7 +83,9 @@ export async function reviewSummary(s: Services, file: string, o: Partial<Compac
   const reuse = streamed && !streamed.document.isClosed ? streamed.document : undefined;
   const document = reuse ?? (await vscode.workspace.openTextDocument({ language: 'markdown', content: draft.summary }));
   if (reuse) await replaceText(reuse, draft.summary);
-  await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  // The streamed editor stays where it is; a new one opens beside the transcript.
+  const column = reuse ? vscode.window.visibleTextEditors.find((e) => e.document === reuse)?.viewColumn : undefined;
+  await vscode.window.showTextDocument(document, { viewColumn: column ?? vscode.ViewColumn.Beside, preview: false });
   pending.set(file, { document, args: { ...o, file, confirm: false } });
   s.log.info(`Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`);
   if (!programmatic) void offerApply(s, file, planSummary(draft.plan));
