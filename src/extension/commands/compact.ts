@@ -19,7 +19,7 @@ import { getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import { reviewSummaryCommand } from './review';
+import { reviewAndOffer } from './review';
 
 export interface CompactArgs {
   file?: string;
@@ -171,7 +171,7 @@ async function confirmed(s: Services, plan: CompactionPlan, req: Request, o: Par
   const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, first, second, OPEN_BUDGET);
   if (choice === OPEN_BUDGET) await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
   // The summarizer settled above (the user may have chosen the offline one instead of setting a key).
-  if (choice === REVIEW || choice === REVIEW_FIRST) await reviewSummaryCommand(s, { ...o, file, summarizer: req.summarizer });
+  if (choice === REVIEW || choice === REVIEW_FIRST) await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer }, programmatic);
   return choice === COMPACT || choice === COMPACT_NOW;
 }
 

@@ -35,6 +35,11 @@ export async function reviewSummaryCommand(s: Services, arg?: unknown): Promise<
     if (programmatic) throw new CommandInputError('reviewSummary: no transcript given and none is shown');
     return undefined;
   }
+  return reviewAndOffer(s, file, o, programmatic);
+}
+
+/** Review Summary for a settled transcript; failures are notified (thrown back only to programmatic callers). */
+export async function reviewAndOffer(s: Services, file: string, o: Partial<CompactArgs>, programmatic: boolean): Promise<DraftResult | undefined> {
   try {
     return await reviewSummary(s, file, o, programmatic);
   } catch (err) {
@@ -50,7 +55,7 @@ export async function reviewSummaryCommand(s: Services, arg?: unknown): Promise<
 }
 
 /** Writes the summary (streamed into its editor when the Anthropic API writes it) and opens it for review. */
-export async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>, programmatic: boolean): Promise<DraftResult> {
+async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>, programmatic: boolean): Promise<DraftResult> {
   const config = getSettings(vscode.Uri.file(file));
   const settings = { ...s.store.compactSettings(file), ...(o.targetTokens ? { targetTokens: o.targetTokens } : {}), ...(o.settings ?? {}) };
   const anthropic = o.summarizer !== 'extractive' && config.summarizer === 'anthropic';
