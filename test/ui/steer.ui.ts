@@ -42,7 +42,7 @@ describe('UI: steer a compaction by hand', function () {
 
   async function decide(index: number, action: string): Promise<void> {
     await roundRow(index).click({ button: 'right' });
-    const item = wb.page.locator('.context-view .monaco-menu .action-item', { hasText: new RegExp(`^${action}$`) }).first();
+    const item = wb.page.getByRole('menuitem', { name: action, exact: true }).first();
     await item.waitFor({ state: 'visible', timeout: 10_000 });
     await item.click();
   }
