@@ -273,8 +273,17 @@ describe('UI: compact a transcript as a user would', function () {
     // Written: the summary alone (the scratchpad gone), and a notification with the figures offering Apply / Discard.
     const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \([\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; [\d,]+ → [\d,]+ tokens\)\. Edit it if you like, then apply it/ }).first();
     await offer.waitFor({ state: 'visible', timeout: 60_000 });
-    // The editor wraps long lines: compare the text with its whitespace collapsed.
-    const shown = async () => (await review.first().innerText()).replace(/[\s\u00a0]+/g, ' ');
+    // The editor wraps long lines and places its lines by position, not in DOM order: read them top to bottom.
+    const shown = async () =>
+      (
+        await review.first().locator('.view-line').evaluateAll((els) =>
+          els
+            .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
+            .sort((a, b) => a.top - b.top)
+            .map((l) => l.text)
+            .join(' '),
+        )
+      ).replace(/[\s\u00a0]+/g, ' ');
     let reviewed = await shown();
     for (let tries = 0; tries < 40 && !reviewed.includes('Continuing where the conversation left off.'); tries++) {
       await wb.page.waitForTimeout(250);
