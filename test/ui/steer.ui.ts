@@ -83,7 +83,13 @@ describe('UI: steer a compaction by hand', function () {
     await wb.page.keyboard.press('Enter');
     await review.filter({ hasText: EDITED_LINE }).waitFor({ state: 'visible', timeout: 10_000 });
     await wb.screenshot('steer-review');
-    await offer.locator('.monaco-button', { hasText: /^Apply Summary$/ }).click();
+    // The toast may have gone once the editor took the focus: then the button is in the Notifications center.
+    const apply = offer.locator('.monaco-button', { hasText: /^Apply Summary$/ });
+    if (await apply.isVisible()) await apply.click();
+    else {
+      await wb.readNotifications();
+      await wb.page.locator('.notifications-center .notification-list-item', { hasText: /Summary of session\.jsonl written/ }).locator('.monaco-button', { hasText: /^Apply Summary$/ }).first().click({ timeout: 10_000 });
+    }
     const done = wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: [\d,]+ → [\d,]+ tokens \(your summary, written as given\)/ }).first();
     await done.waitFor({ state: 'visible', timeout: 60_000 });
     const written = fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl') && n !== TRANSCRIPT);
