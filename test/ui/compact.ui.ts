@@ -300,7 +300,12 @@ describe('UI: compact a transcript as a user would', function () {
     await wb.page.keyboard.press('Control+Home');
     await wb.page.keyboard.type(EDITED_LINE);
     await wb.page.keyboard.press('Enter');
-    await review.first().filter({ hasText: EDITED_LINE }).waitFor({ state: 'visible', timeout: 10_000 });
+    let typed = await shown();
+    for (let tries = 0; tries < 40 && !typed.startsWith(`${EDITED_LINE} `); tries++) {
+      await wb.page.waitForTimeout(250);
+      typed = await shown();
+    }
+    assert.ok(typed.startsWith(`${EDITED_LINE} `), `the typed line is at the top of the summary: ${typed.slice(0, 200)}`);
     await wb.screenshot('compact-review');
     await clickNotificationButton(/Summary of session\.jsonl written/, 'Apply Summary');
 
