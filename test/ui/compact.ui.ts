@@ -359,8 +359,9 @@ describe('UI: compact a transcript as a user would', function () {
 
   it('Show Diff opens a diff editor of the original and the result', async () => {
     await clickNotificationButton(/Compacted session\.jsonl/, 'Show Diff');
-    const tab = wb.page.locator('.tabs-container .tab.active');
-    await wb.page.locator('.tabs-container .tab.active', { hasText: '↔' }).waitFor({ state: 'visible', timeout: 20_000 });
+    // The review editor leaves a second group open: the diff is the active group's tab.
+    const tab = wb.page.locator('.editor-group-container.active .tabs-container .tab.active');
+    await wb.page.locator('.editor-group-container.active .tabs-container .tab.active', { hasText: '↔' }).waitFor({ state: 'visible', timeout: 20_000 });
     assert.equal(((await tab.textContent()) ?? '').trim().startsWith(`${TRANSCRIPT} ↔ ${RESULT}`), true, `diff tab: ${await tab.textContent()}`);
     const diff = wb.page.locator('.editor-group-container.active .monaco-diff-editor');
     await diff.waitFor({ state: 'visible', timeout: 20_000 });
