@@ -3,7 +3,7 @@
 // preview text. All transcript text goes in through text nodes (never innerHTML), so a tool
 // result holding `<script>` or `<img onerror>` shows as characters.
 import { chartGeometry, shortTokens } from './chart';
-import { parseHostToWebview, type BudgetState, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
+import { USER_ROUND_MARK, parseHostToWebview, toolResultMark, type BudgetState, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -16,7 +16,8 @@ const vscode = acquireVsCodeApi();
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const PAGE = 200;
 
-type Filter = 'all' | Decision;
+/** 'user': the results the user decided (Keep in Full / Replace by Preview). */
+type Filter = 'all' | Decision | 'user';
 interface UiState {
   filter: Filter;
   shown: number;
@@ -24,7 +25,7 @@ interface UiState {
 let ui: UiState = { filter: 'all', shown: PAGE };
 {
   const saved = vscode.getState() as Partial<UiState> | undefined;
-  if (saved && (saved.filter === 'all' || saved.filter === 'kept' || saved.filter === 'replaced' || saved.filter === 'frozen')) ui.filter = saved.filter;
+  if (saved && (saved.filter === 'all' || saved.filter === 'kept' || saved.filter === 'replaced' || saved.filter === 'frozen' || saved.filter === 'user')) ui.filter = saved.filter;
 }
 let current: BudgetState | undefined;
 
@@ -94,7 +95,23 @@ function render(state: BudgetState): void {
     ),
   );
   const notes = state.notes.length ? el('ul', { class: 'notes' }, ...state.notes.map((n) => el('li', {}, n))) : null;
-  app.replaceChildren(header, ...(notes ? [notes] : []), renderChart(state), renderWire(state), renderTools(state));
+  app.replaceChildren(header, ...(notes ? [notes] : []), ...(state.userRounds.length ? [renderUserRounds(state)] : []), renderChart(state), renderWire(state), renderTools(state));
+}
+
+/** The rounds the user decided, marked as the Rounds tree marks them; each reveals its round. */
+function renderUserRounds(state: BudgetState): HTMLElement {
+  const section = el('section', { class: 'user-rounds', attrs: { 'aria-labelledby': 'user-h' } }, el('h2', { attrs: { id: 'user-h' } }, `Your decisions (${num(state.userRounds.length)} rounds)`));
+  const list = el('ol', { class: 'user-rounds-list' });
+  for (const r of state.userRounds) {
+    const link = el('a', { attrs: { href: '#' }, title: `Reveal round #${r.round}` }, `#${r.round}`);
+    link.addEventListener('click', (e) => {
+      e.preventDefault();
+      send({ type: 'revealRound', round: r.round });
+    });
+    list.append(el('li', { class: `user-round user-${r.mark}` }, el('span', { class: 'user-mark' }, USER_ROUND_MARK[r.mark]), ' ', link, ' ', r.label));
+  }
+  section.append(list);
+  return section;
 }
 
 function renderChart(state: BudgetState): HTMLElement {
@@ -185,6 +202,7 @@ function renderTools(state: BudgetState): HTMLElement {
     ['replaced', `Replaced (${state.counts.replaced})`],
     ['frozen', `Frozen (${state.counts.frozen})`],
     ['kept', `Kept (${state.counts.kept})`],
+    ['user', `By you (${state.toolResults.filter((t) => t.byUser).length})`],
   ] as const) {
     const o = el('option', {}, label);
     o.value = value;
@@ -197,7 +215,7 @@ function renderTools(state: BudgetState): HTMLElement {
     if (current) render(current);
   });
   section.append(el('label', { class: 'filter' }, 'Show: ', select));
-  const rows = state.toolResults.filter((t) => ui.filter === 'all' || t.decision === ui.filter);
+  const rows = state.toolResults.filter((t) => ui.filter === 'all' || (ui.filter === 'user' ? t.byUser : t.decision === ui.filter));
   const list = el('ol', { class: 'tools' });
   for (const t of rows.slice(0, ui.shown)) list.append(toolItem(t));
   section.append(list);
@@ -222,7 +240,7 @@ function toolItem(t: ToolResultRow): HTMLElement {
   const head = el(
     'div',
     { class: 'tool-head' },
-    el('span', { class: `decision decision-${t.decision}` }, `[${t.decision}]`),
+    el('span', { class: `decision decision-${t.decision}${t.byUser ? ' by-user' : ''}` }, toolResultMark(t.decision, t.byUser)),
     ' ',
     el('strong', {}, t.toolName),
     ' · ',

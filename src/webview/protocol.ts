@@ -8,6 +8,21 @@ export const PROTOCOL_VERSION = 1;
 export type Decision = 'kept' | 'replaced' | 'frozen';
 export type RoundMark = 'keep' | 'summarize' | 'drop';
 
+/** The marks of the user's own round decisions, the same in the Rounds tree and the Budget Preview. */
+export const USER_ROUND_MARK: Record<RoundMark, string> = { keep: '[pinned]', summarize: '[summarize · you]', drop: '[drop · you]' };
+
+/** The mark of a tool result, with "· you" when the user decided it (keep in full / preview). */
+export function toolResultMark(decision: Decision, byUser: boolean): string {
+  return byUser ? `[${decision === 'kept' ? 'kept in full' : decision} · you]` : `[${decision}]`;
+}
+
+/** A round the user decided (pinned, dropped or summarized by you). */
+export interface UserRoundRow {
+  round: number;
+  mark: RoundMark;
+  label: string;
+}
+
 /** One point of the context-size chart (one API round). */
 export interface ChartPoint {
   round: number;
@@ -42,6 +57,8 @@ export interface ToolResultRow {
   preview: string | null;
   fullTextPath: string | null;
   reason: string;
+  /** The user decided it (Keep in Full / Replace by Preview), not the budget. */
+  byUser: boolean;
 }
 
 /** One wire message's before/after tool-result totals: the plan's own record, sent as is. */
@@ -59,6 +76,8 @@ export interface BudgetState {
   chart: ChartData;
   wireMessages: WireMessageRow[];
   toolResults: ToolResultRow[];
+  /** The rounds the user decided, in order. */
+  userRounds: UserRoundRow[];
 }
 
 export type HostToWebview =
@@ -160,7 +179,8 @@ function validToolRow(r: unknown): r is ToolResultRow {
     DECISIONS.includes(r.decision) &&
     isStrOrNull(r.preview) &&
     isStrOrNull(r.fullTextPath) &&
-    isStr(r.reason)
+    isStr(r.reason) &&
+    typeof r.byUser === 'boolean'
   );
 }
 
@@ -175,6 +195,10 @@ function validWireRow(r: unknown): r is WireMessageRow {
     isCount(r.afterChars) &&
     isCount(r.limit)
   );
+}
+
+function validUserRound(r: unknown): r is UserRoundRow {
+  return isObj(r) && isInt(r.round) && typeof r.mark === 'string' && MARKS.includes(r.mark) && isStr(r.label);
 }
 
 function validCounts(c: unknown): c is BudgetState['counts'] {
@@ -196,7 +220,9 @@ export function isBudgetState(s: unknown): s is BudgetState {
     Array.isArray(s.wireMessages) &&
     s.wireMessages.every(validWireRow) &&
     Array.isArray(s.toolResults) &&
-    s.toolResults.every(validToolRow)
+    s.toolResults.every(validToolRow) &&
+    Array.isArray(s.userRounds) &&
+    s.userRounds.every(validUserRound)
   );
 }
 

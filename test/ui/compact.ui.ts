@@ -4,6 +4,7 @@
  * Explorer, watch the Rounds view fill, preview a compaction (marks in the
  * tree), set the API key in the password box, run **Compact Transcript** from
  * the command palette, confirm the modal, follow the progress notification,
+ * review the summary streamed into an editor, edit it, Apply Summary,
  * see the result (a new session `<uuid>.jsonl` beside the original, with
  * Resume in Claude Code / Copy Resume Command buttons) in the Explorer, copy
  * its resume command from the palette and open **Show Diff**.
@@ -12,7 +13,7 @@
  * (test/support/fake-anthropic.ts, in this process), slowed down so the
  * progress notification stays up long enough to be seen.
  *
- * Screenshots (test-results/screenshots/): rounds-tree.png, compact-confirm.png, compact-result.png, diff.png.
+ * Screenshots (test-results/screenshots/): rounds-tree.png, compact-confirm.png, compact-progress.png, compact-review.png, compact-result.png, diff.png.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -30,6 +31,21 @@ let RESULT = '';
 let SESSION_ID = '';
 const KEY = `sk-ant-api03-uitest-${Date.now().toString(36)}`;
 const VIEWPORT = { width: 1400, height: 900 };
+/** The line the user types at the top of the reviewed summary. */
+const EDITED_LINE = 'UI-EDITED-MARKER: keep the failing test case in mind.';
+
+/** Every string value in the JSON lines of a transcript that contains `needle`. */
+function stringsWith(jsonl: string, needle: string): string[] {
+  const found: string[] = [];
+  const visit = (v: unknown): void => {
+    if (typeof v === 'string') {
+      if (v.includes(needle)) found.push(v);
+    } else if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === 'object') Object.values(v).forEach(visit);
+  };
+  for (const line of jsonl.split('\n')) if (line.trim()) visit(JSON.parse(line));
+  return found;
+}
 
 describe('UI: compact a transcript as a user would', function () {
   this.timeout(120_000);
@@ -214,36 +230,82 @@ describe('UI: compact a transcript as a user would', function () {
     assert.ok(!settings.includes(KEY), 'the key is not in settings.json');
   });
 
-  it('Compact Transcript from the palette: confirm, progress, result in the Explorer', async () => {
+  it('Compact Transcript from the palette: confirm, the summary streams into a review editor, edit it, Apply; the result in the Explorer', async () => {
     await wb.openCommandPalette('Compact Transcript');
     const items = await wb.quickPickItems();
     assert.ok(items.includes('Agent Compactor: Compact Transcript…'), `palette: ${JSON.stringify(items)}`);
     await pickCommand('Agent Compactor: Compact Transcript…');
 
-    // The confirmation modal with the figures.
+    // The confirmation modal with the figures; reviewing the summary first is its first choice.
     const dialog = wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     const text = (await dialog.textContent()) ?? '';
     assert.match(text, /Compact session\.jsonl\? Context ~?[\d,]+ → [\d,]+ tokens/);
     assert.match(text, /written by the Anthropic API/);
     assert.match(text, /a new session <new-id>\.jsonl beside session\.jsonl, which is untouched/);
+    const buttons = (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((t) => t.trim());
+    for (const b of ['Review Summary', 'Compact Without Review', 'Open Budget Preview']) assert.ok(buttons.includes(b), `dialog buttons: ${JSON.stringify(buttons)}`);
+    assert.ok(!buttons.includes('Compact'), 'no one-step Compact while reviewing is on');
     await wb.screenshot('compact-confirm');
     const t0 = Date.now();
-    await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Compact$/ }).click();
+    await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Review Summary$/ }).click();
     await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
 
-    // The progress notification while the summary is written.
-    const progress = wb.page.locator('.notification-toast', { hasText: 'Compacting session.jsonl' });
+    // The progress notification while the summary is written: cancellable.
+    const progress = wb.page.locator('.notification-toast', { hasText: 'Writing the summary of session.jsonl' });
     await progress.first().waitFor({ state: 'visible', timeout: 15_000 });
-    // A cancellable progress notification from the extension.
     await progress.first().locator('.monaco-button', { hasText: 'Cancel' }).waitFor({ state: 'visible', timeout: 5_000 });
     assert.match((await progress.first().innerText()) ?? '', /Agent Compactor/);
-    // Best effort: catch it while the API call is running, for the picture.
-    await progress.first().filter({ hasText: /summar/i }).waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+    // The reply streams into an editor beside the transcript while the notification is up.
+    const review = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.monaco-editor .view-lines');
+    await review.first().filter({ hasText: /\S/ }).waitFor({ state: 'visible', timeout: 15_000 });
+    const streamingText = (await review.first().innerText()).replace(/\u00a0/g, ' ');
+    const stillWriting = await progress.first().isVisible();
     await wb.screenshot('compact-progress');
+    assert.ok(stillWriting, 'text appeared in the review editor while the summary was still being written');
+    assert.doesNotMatch(streamingText, /FAKE-SUMMARY-MARKER[\s\S]*Continuing where the conversation left off/, `only part of the reply had arrived: ${streamingText}`);
+
+    // Written: the summary alone (the scratchpad gone), and a notification with the figures offering Apply / Discard.
+    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \([\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; [\d,]+ → [\d,]+ tokens\)\. Edit it if you like, then apply it/ }).first();
+    await offer.waitFor({ state: 'visible', timeout: 60_000 });
+    // The editor wraps long lines and places its lines by position, not in DOM order: read them top to bottom.
+    const shown = async () =>
+      (
+        await review.first().locator('.view-line').evaluateAll((els) =>
+          els
+            .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
+            .sort((a, b) => a.top - b.top)
+            .map((l) => l.text)
+            .join(' '),
+        )
+      ).replace(/[\s\u00a0]+/g, ' ');
+    let reviewed = await shown();
+    for (let tries = 0; tries < 40 && !reviewed.includes('Continuing where the conversation left off.'); tries++) {
+      await wb.page.waitForTimeout(250);
+      reviewed = await shown();
+    }
+    assert.ok(reviewed.includes('Continuing where the conversation left off.'), `the whole summary is in the editor: ${reviewed}`);
+    assert.match(reviewed, /FAKE-SUMMARY-MARKER/);
+    assert.doesNotMatch(reviewed, /<analysis>|<summary>/, 'the review holds the summary taken from the reply');
+    assert.equal(fake.messageRequests().length, 1, 'one summary request');
+    assert.deepEqual(fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl')).sort(), ['example.jsonl', TRANSCRIPT].sort(), 'nothing is written before Apply');
+
+    // The user edits the summary: a line typed at its top.
+    await review.first().click();
+    await wb.page.keyboard.press('Control+Home');
+    await wb.page.keyboard.type(EDITED_LINE);
+    await wb.page.keyboard.press('Enter');
+    let typed = await shown();
+    for (let tries = 0; tries < 40 && !typed.startsWith(`${EDITED_LINE} `); tries++) {
+      await wb.page.waitForTimeout(250);
+      typed = await shown();
+    }
+    assert.ok(typed.startsWith(`${EDITED_LINE} `), `the typed line is at the top of the summary: ${typed.slice(0, 200)}`);
+    await wb.screenshot('compact-review');
+    await clickNotificationButton(/Summary of session\.jsonl written/, 'Apply Summary');
 
     // Done: the result notification, the file on disk and in the Explorer; the original untouched.
-    const done = /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(summary by the Anthropic API\)\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. The written file is [\d.]+ (?:B|KiB|MiB) \(the original [\d.]+ (?:B|KiB|MiB)\): the history before the new compact boundary stays in it for the record; the agent reads only the [\d.]+ (?:B|KiB|MiB) after it\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
+    const done = /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. The written file is [\d.]+ (?:B|KiB|MiB) \(the original [\d.]+ (?:B|KiB|MiB)\): the history before the new compact boundary stays in it for the record; the agent reads only the [\d.]+ (?:B|KiB|MiB) after it\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
     const toast = wb.page.locator('.notification-toast', { hasText: done }).first();
     await toast.waitFor({ state: 'visible', timeout: 60_000 });
     const m = done.exec((await toast.innerText()) ?? '');
@@ -256,7 +318,7 @@ describe('UI: compact a transcript as a user would', function () {
     }
     await wb.screenshot('compact-result');
     console.log(`      compacted in ${Date.now() - t0} ms; ${fake.messageRequests().length} Messages API request(s); new session ${SESSION_ID}`);
-    assert.ok(fake.messageRequests().length >= 1, 'the summary came from the (fake) Anthropic API');
+    assert.equal(fake.messageRequests().length, 1, 'the summary came from the (fake) Anthropic API, once: Apply writes the reviewed text');
     const out = path.join(wb.workspace.dir, RESULT);
     assert.ok(fs.existsSync(out), `${RESULT} written beside the original`);
     assert.deepEqual(
@@ -264,7 +326,13 @@ describe('UI: compact a transcript as a user would', function () {
       ['example.jsonl', RESULT, TRANSCRIPT].sort(),
       'one new transcript: the fork',
     );
-    assert.ok(fs.readFileSync(out, 'utf8').includes('FAKE-SUMMARY-MARKER'));
+    // Exactly the edited text: the typed line first, then the draft as it was.
+    const summaries = stringsWith(fs.readFileSync(out, 'utf8'), EDITED_LINE);
+    assert.equal(summaries.length, 1, 'the edited summary is written once');
+    const edited = summaries[0].slice(summaries[0].indexOf(EDITED_LINE));
+    assert.ok(edited.startsWith(`${EDITED_LINE}\n`), `the typed line on its own line: ${JSON.stringify(edited.slice(0, 120))}`);
+    assert.ok(edited.includes('FAKE-SUMMARY-MARKER') && edited.trimEnd().endsWith('Continuing where the conversation left off.'), `the draft follows, unchanged: ${JSON.stringify(edited)}`);
+    assert.doesNotMatch(edited, /<analysis>/);
     assert.ok(fs.readFileSync(path.join(wb.workspace.dir, TRANSCRIPT)).equals(original), 'the original is byte-identical');
     // The result opens in an editor ...
     await wb.page.locator(`.tabs-container .tab[data-resource-name="${RESULT}"]`).waitFor({ state: 'visible', timeout: 15_000 });
@@ -286,8 +354,9 @@ describe('UI: compact a transcript as a user would', function () {
 
   it('Show Diff opens a diff editor of the original and the result', async () => {
     await clickNotificationButton(/Compacted session\.jsonl/, 'Show Diff');
-    const tab = wb.page.locator('.tabs-container .tab.active');
-    await wb.page.locator('.tabs-container .tab.active', { hasText: '↔' }).waitFor({ state: 'visible', timeout: 20_000 });
+    // The review editor leaves a second group open: the diff is the active group's tab.
+    const tab = wb.page.locator('.editor-group-container.active .tabs-container .tab.active');
+    await wb.page.locator('.editor-group-container.active .tabs-container .tab.active', { hasText: '↔' }).waitFor({ state: 'visible', timeout: 20_000 });
     assert.equal(((await tab.textContent()) ?? '').trim().startsWith(`${TRANSCRIPT} ↔ ${RESULT}`), true, `diff tab: ${await tab.textContent()}`);
     const diff = wb.page.locator('.editor-group-container.active .monaco-diff-editor');
     await diff.waitFor({ state: 'visible', timeout: 20_000 });

@@ -589,7 +589,7 @@ describe('extension model: Budget Preview state and protocol', () => {
     const evil = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
     const s: BudgetState = structuredClone(state);
     s.toolResults = [
-      { toolUseId: 'toolu_1', toolName: '<b>Bash</b>', round: 0, line: 1, wireMessage: 0, originalChars: 10, decision: 'replaced', preview: evil, fullTextPath: null, reason: evil },
+      { toolUseId: 'toolu_1', toolName: '<b>Bash</b>', round: 0, line: 1, wireMessage: 0, originalChars: 10, decision: 'replaced', preview: evil, fullTextPath: null, reason: evil, byUser: false },
     ];
     const msg = parseHostToWebview({ type: 'state', state: s });
     assert.ok(msg && msg.type === 'state');
@@ -601,6 +601,9 @@ describe('extension model: Budget Preview state and protocol', () => {
     assert.equal(parseHostToWebview({ type: 'state' }), null);
     assert.equal(parseHostToWebview({ type: 'state', state: { ...state, version: 99 } }), null);
     assert.equal(parseHostToWebview({ type: 'state', state: { ...state, toolResults: [{ decision: 'eaten' }] } }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, userRounds: [{ round: 1, mark: 'eaten', label: 'x' }] } }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, userRounds: undefined } }), null);
+    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, toolResults: state.toolResults.map((t) => ({ ...t, byUser: 'yes' })) } }), null);
     assert.equal(parseHostToWebview({ type: 'html', html: '<script>' }), null);
     assert.equal(parseHostToWebview({ type: 'empty', message: 42 }), null);
     assert.deepEqual(parseHostToWebview({ type: 'busy', message: 'Reading…' }), { type: 'busy', message: 'Reading…' });
@@ -713,7 +716,8 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.equal(s.claudePath, '/opt/claude/bin/claude');
     assert.equal(s.previewOnOpen, false);
     const d = readSettings(() => undefined);
-    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', claudePath: 'claude', previewOnOpen: false });
+    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', reviewSummary: true, claudePath: 'claude', previewOnOpen: false });
+    assert.equal(readSettings((k) => (k === 'reviewSummary' ? false : undefined)).reviewSummary, false, 'review can be turned off');
     // The deprecated newFile mode (and anything unknown) is a fork; an empty path is the default.
     for (const v of ['newFile', 'fork', 'bogus', 3]) assert.equal(readSettings((k) => (k === 'writeMode' ? v : undefined)).writeMode, 'fork', String(v));
     assert.equal(normalizeWriteMode('newFile'), 'fork');

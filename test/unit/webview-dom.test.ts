@@ -11,6 +11,7 @@ import { planCompaction } from '../../src/core/compact/plan';
 import { buildBudgetState } from '../../src/extension/model/budget';
 import { budgetHtml } from '../../src/extension/model/budgetHtml';
 import type { BudgetState } from '../../src/webview/protocol';
+import type { UserDecisions } from '../../src/core/compact/decisions';
 import { CHROMIUM_PATH, launchBrowser, type LaunchedBrowser } from '../support/browser';
 import { fixture, repoRoot } from '../support/fixtures';
 
@@ -25,6 +26,9 @@ describe('Budget Preview webview in Chromium', function () {
   this.timeout(120_000);
   let b: LaunchedBrowser | undefined;
   let state: BudgetState;
+  let pinned = -1;
+  let dropped = -1;
+  let keptInFull = '';
   const violations: string[] = [];
 
   before(async function () {
@@ -43,7 +47,17 @@ describe('Budget Preview webview in Chromium', function () {
     const html = budgetHtml({ cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/webview.js`, styleUri: `${ORIGIN}/media/budget.css` });
 
     const analysis = await inspectFile(fixture('with-compactions.jsonl'));
-    const plan = await planCompaction(analysis, { targetTokens: 60_000, keepRecentTokens: 5_000, maxToolResultChars: 1_000 });
+    const settings = { targetTokens: 60_000, keepRecentTokens: 5_000, maxToolResultChars: 1_000 };
+    // The user's own decisions: pin one active round, drop the next, keep one replaced result in full.
+    const auto = await planCompaction(analysis, settings);
+    // (Not the round of the earlier compaction's summary: that one is always quoted in the new summary.)
+    const boundaries = new Set(analysis.report.rounds.filter((r) => r.startsAtBoundary).map((r) => r.index));
+    const active = auto.rounds.filter((r) => r.inContext && !boundaries.has(r.index));
+    pinned = active[0].index;
+    dropped = active[1].index;
+    keptInFull = auto.toolResults.find((t) => t.action === 'replaced' && t.round !== dropped)!.toolUseId;
+    const decisions: UserDecisions = { rounds: { [pinned]: 'keep', [dropped]: 'drop' }, summarizeUpTo: null, keepFrom: null, toolResults: { [keptInFull]: 'keep-full' } };
+    const plan = await planCompaction(analysis, settings, undefined, decisions);
     state = buildBudgetState(fixture('with-compactions.jsonl'), analysis, plan);
     state.toolResults.unshift({
       toolUseId: 'toolu_evil',
@@ -56,6 +70,7 @@ describe('Budget Preview webview in Chromium', function () {
       preview: EVIL,
       fullTextPath: '<script>alert(1)</script>.txt',
       reason: EVIL,
+      byUser: false,
     });
 
     b = await launchBrowser();
@@ -112,6 +127,29 @@ describe('Budget Preview webview in Chromium', function () {
     assert.equal(await page.locator('table tbody tr').count(), state.wireMessages.length);
     const replaced = state.toolResults.filter((t) => t.decision !== 'kept' && t.preview !== null);
     assert.equal(await page.locator('pre.preview').count(), Math.min(replaced.length, shown));
+  });
+
+  it('shows the user\'s decisions as the Rounds tree marks them', async () => {
+    const page = b!.page;
+    assert.deepEqual(state.userRounds.map((r) => [r.round, r.mark]), [[pinned, 'keep'], [dropped, 'drop']], 'the plan honours both choices');
+    const items = await page.locator('.user-rounds li').allTextContents();
+    assert.deepEqual(items, state.userRounds.map((r) => `${r.mark === 'keep' ? '[pinned]' : '[drop · you]'} #${r.round} ${r.label}`));
+    assert.match((await page.textContent('#user-h')) ?? '', /^Your decisions \(2 rounds\)$/);
+    // The result kept in full by the user, and only it, says so; the budget's own decisions do not.
+    const mine = page.locator('ol.tools > li', { has: page.locator('.decision.by-user') });
+    assert.equal(await mine.count(), 1);
+    assert.equal(await mine.locator('.decision').textContent(), '[kept in full · you]');
+    assert.equal(state.toolResults.find((t) => t.toolUseId === keptInFull)?.byUser, true);
+    assert.equal(state.toolResults.filter((t) => t.byUser).length, 1);
+    // The "By you" filter lists just the user's results; then back to all.
+    await page.getByRole('combobox', { name: 'Show decisions' }).selectOption('user');
+    assert.deepEqual(await page.locator('ol.tools > li .decision').allTextContents(), ['[kept in full · you]']);
+    await page.getByRole('combobox', { name: 'Show decisions' }).selectOption('all');
+    assert.equal(await page.locator('ol.tools > li').count(), Math.min(200, state.toolResults.length));
+    // A decided round reveals its round.
+    await page.locator('.user-rounds li').nth(1).locator('a').click();
+    const posted = await get<unknown[]>('window.__posted');
+    assert.deepEqual(posted.at(-1), { type: 'revealRound', round: dropped });
   });
 
   it('draws the chart with usage, estimate, target and cut', async () => {

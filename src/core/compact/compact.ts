@@ -38,6 +38,8 @@ export interface CompactOptions {
   fresh?: boolean;
   signal?: AbortSignal;
   onProgress?: ProgressReporter;
+  /** The Anthropic summarizer's reply so far, as it streams (see `AnthropicOptions.onText`). */
+  onSummaryText?: (replySoFar: string) => void;
   instructions?: string;
   /** The user's decisions (decisions.ts); by default the ones saved with the session. */
   decisions?: UserDecisions;

@@ -159,6 +159,7 @@ export async function makeSummary(
       signal: options.signal,
       instructions: options.instructions,
       onProgress: progress,
+      onText: options.onSummaryText,
       chunkTokens: 150_000,
       maxPtlRetries: 3,
       timeoutMs: options.anthropic?.timeoutMs,

@@ -1,4 +1,5 @@
-// Compact Transcript: plan, confirm with figures, run with a cancellable progress
+// Compact Transcript: plan, confirm with figures, then (by default) write the summary for review
+// (review.ts: edit, then Apply Summary or Discard), or run at once with a cancellable progress
 // notification, open the result and offer to resume it in Claude Code, copy its resume
 // command or see a diff. By default the result is a fork: a new session beside the original.
 // Errors become notifications with an action that helps (set the key, use the offline
@@ -21,6 +22,7 @@ import { getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
+import { reviewAndOffer } from './review';
 
 export interface CompactArgs {
   file?: string;
@@ -113,7 +115,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   }
   const { plan, context } = planned;
   s.log.info(`Plan for ${file}: ${planSummary(plan, context)}`);
-  if (!(await confirmed(plan, context, req, o, programmatic))) return undefined;
+  if (!(await confirmed(s, plan, context, req, o, programmatic))) return undefined;
 
   let result: CompactResult;
   try {
@@ -162,8 +164,12 @@ async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>,
   return { file, mode, out, settings, summarizer: keyed.summarizer, apiKey: keyed.apiKey, config };
 }
 
-/** The confirmation with the plan's figures (skipped with `confirm: false`); false when the user does not go on. */
-async function confirmed(plan: CompactionPlan, context: ContextFigure, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
+/**
+ * The confirmation with the plan's figures (skipped with `confirm: false`); false when the user
+ * does not go on to a one-step compaction. With `agentCompactor.reviewSummary` on (the default)
+ * its first choice writes the summary for review instead, and Apply Summary compacts later.
+ */
+async function confirmed(s: Services, plan: CompactionPlan, context: ContextFigure, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
   const { file } = req;
   if (!programmatic && plan.nothingToDo) {
     const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${planSummary(plan, context)}.`, 'Open Settings');
@@ -172,11 +178,20 @@ async function confirmed(plan: CompactionPlan, context: ContextFigure, req: Requ
   }
   if (o.confirm === false) return true;
   const { message, detail } = confirmationText(plan, context, { mode: req.mode, summarizer: req.summarizer, model: req.config.model, out: req.out });
-  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Compact', 'Review Summary First', 'Open Budget Preview');
-  if (choice === 'Open Budget Preview') await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
-  if (choice === 'Review Summary First') await vscode.commands.executeCommand('agentCompactor.reviewSummary', { ...o, file });
-  return choice === 'Compact';
+  const review = req.config.reviewSummary;
+  const [first, second] = review ? [REVIEW, COMPACT_NOW] : [COMPACT, REVIEW_FIRST];
+  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, first, second, OPEN_BUDGET);
+  if (choice === OPEN_BUDGET) await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
+  // The summarizer settled above (the user may have chosen the offline one instead of setting a key).
+  if (choice === REVIEW || choice === REVIEW_FIRST) await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer }, programmatic);
+  return choice === COMPACT || choice === COMPACT_NOW;
 }
+
+const REVIEW = 'Review Summary';
+const COMPACT_NOW = 'Compact Without Review';
+const COMPACT = 'Compact';
+const REVIEW_FIRST = 'Review Summary First';
+const OPEN_BUDGET = 'Open Budget Preview';
 
 /** Runs the compaction under a cancellable progress notification. */
 function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Thenable<CompactResult> {

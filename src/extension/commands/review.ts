@@ -1,11 +1,14 @@
-// Compact with a reviewed summary, in two steps: Review Summary writes the summary first (the
-// offline one at once, or the Anthropic one when that summarizer is chosen; cancellable) and opens
-// it in an editor beside the transcript; the user edits it, then Apply Summary compacts with exactly
+// Compact with a reviewed summary, in two steps (Compact Transcript's default): Review Summary
+// writes the summary first (the offline one at once, or the Anthropic one streamed into its editor
+// as it arrives; cancellable) and opens it in an editor beside the transcript; the user edits it, then Apply Summary compacts with exactly
 // the text in that editor, or Discard Summary drops it. Nothing is written before Apply.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { draftSummary } from '../../core/compact/compact';
-import type { CompactResult } from '../../core/compact/types';
+import { contextNow } from '../../core/context';
+import { inspectFile } from '../../core/inspect';
+import { CompactError, type CompactResult } from '../../core/compact/types';
+import { planSummary } from '../model/planText';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -34,10 +37,32 @@ export async function reviewSummaryCommand(s: Services, arg?: unknown): Promise<
     if (programmatic) throw new CommandInputError('reviewSummary: no transcript given and none is shown');
     return undefined;
   }
+  return reviewAndOffer(s, file, o, programmatic);
+}
+
+/** Review Summary for a settled transcript; failures are notified (thrown back only to programmatic callers). */
+export async function reviewAndOffer(s: Services, file: string, o: Partial<CompactArgs>, programmatic: boolean): Promise<DraftResult | undefined> {
+  try {
+    return await reviewSummary(s, file, o, programmatic);
+  } catch (err) {
+    if (programmatic) throw err;
+    const cancelled = err instanceof CompactError && err.code === 'cancelled';
+    if (cancelled) void vscode.window.showInformationMessage(`Summary of ${basename(file)} cancelled; nothing was written.`);
+    else {
+      s.log.error(`Could not write the summary of ${file}`, err);
+      void vscode.window.showErrorMessage(`Cannot write the summary of ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return undefined;
+  }
+}
+
+/** Writes the summary (streamed into its editor when the Anthropic API writes it) and opens it for review. */
+async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>, programmatic: boolean): Promise<DraftResult> {
   const config = getSettings(vscode.Uri.file(file));
   const settings = { ...s.store.compactSettings(file), ...(o.targetTokens ? { targetTokens: o.targetTokens } : {}), ...(o.settings ?? {}) };
   const anthropic = o.summarizer !== 'extractive' && config.summarizer === 'anthropic';
   const apiKey = anthropic ? await s.secrets.getApiKey() : undefined;
+  const streamed = anthropic && apiKey ? await openStreamedDraft() : undefined;
   const draft = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Writing the summary of ${basename(file)}`, cancellable: true },
     async (progress, token) => {
@@ -51,25 +76,71 @@ export async function reviewSummaryCommand(s: Services, arg?: unknown): Promise<
           instructions: o.instructions,
           signal: abort.signal,
           onProgress: (message) => progress.report({ message }),
+          onSummaryText: streamed?.show,
         });
       } finally {
         sub.dispose();
+        await streamed?.settle();
       }
     },
   );
   const previous = pending.get(file);
   if (previous) pending.delete(file);
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: draft.summary });
-  await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  // The streamed editor gets the summary taken from the finished reply (or a new one if the user closed it).
+  const reuse = streamed && !streamed.document.isClosed ? streamed.document : undefined;
+  const document = reuse ?? (await vscode.workspace.openTextDocument({ language: 'markdown', content: draft.summary }));
+  if (reuse) await replaceText(reuse, draft.summary);
+  // The streamed editor stays where it is; a new one opens beside the transcript.
+  const column = reuse ? vscode.window.visibleTextEditors.find((e) => e.document === reuse)?.viewColumn : undefined;
+  await vscode.window.showTextDocument(document, { viewColumn: column ?? vscode.ViewColumn.Beside, preview: false });
   pending.set(file, { document, args: { ...o, file, confirm: false } });
   s.log.info(`Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`);
-  if (!programmatic) void offerApply(s, file);
+  if (!programmatic) {
+    const analysis = s.store.file === file && s.store.analysis ? s.store.analysis : await inspectFile(file, { subagents: false });
+    void offerApply(s, file, planSummary(draft.plan, contextNow(analysis.report)));
+  }
   return { file, summary: draft.summary, document: document.uri.toString() };
 }
 
-async function offerApply(s: Services, file: string): Promise<void> {
-  const choice = await vscode.window.showInformationMessage(`Edit the summary of ${basename(file)} if you like, then apply it: exactly that text is written.`, 'Apply Summary', 'Discard');
-  if (choice === 'Apply Summary') await applySummaryCommand(s, { file });
+/** Replaces the whole text of a document. */
+async function replaceText(document: vscode.TextDocument, text: string): Promise<boolean> {
+  if (document.isClosed || document.getText() === text) return true;
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(document.uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
+  return vscode.workspace.applyEdit(edit);
+}
+
+/**
+ * An editor beside the transcript that shows the reply as it streams. Edits are chained one
+ * after another and coalesced (only the newest text is written), so a fast stream never queues up.
+ */
+async function openStreamedDraft(): Promise<{ document: vscode.TextDocument; show: (text: string) => void; settle: () => Promise<void> }> {
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
+  await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: true });
+  let latest: string | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async (): Promise<void> => {
+    while (latest !== undefined) {
+      const text = latest;
+      latest = undefined;
+      await replaceText(document, text);
+    }
+  };
+  return {
+    document,
+    show: (text) => {
+      const idle = latest === undefined;
+      latest = text;
+      if (idle) writing = writing.then(flush, flush);
+    },
+    settle: () => writing,
+  };
+}
+
+async function offerApply(s: Services, file: string, figures: string): Promise<void> {
+  const choice = await vscode.window.showInformationMessage(`Summary of ${basename(file)} written (${figures}). Edit it if you like, then apply it: exactly that text is written.`, 'Apply Summary', 'Discard');
+  // The compaction's own notification already told the user about a failure; keep it in the log.
+  if (choice === 'Apply Summary') await applySummaryCommand(s, { file }).catch((err: unknown) => s.log.warn(`Apply Summary failed: ${err instanceof Error ? err.message : String(err)}`));
   else if (choice === 'Discard') discardSummaryCommand(s, { file });
 }
 

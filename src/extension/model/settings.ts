@@ -25,6 +25,8 @@ export interface ExtensionSettings {
   /** Anthropic API base URL (undefined: the SDK's default). */
   baseUrl?: string;
   writeMode: WriteMode;
+  /** Compact Transcript writes the summary first and opens it for review (edit, then Apply or Discard). */
+  reviewSummary: boolean;
   /** The Claude Code executable that Resume in Claude Code runs (machine setting). */
   claudePath: string;
   /** Compute and show the compaction plan whenever a transcript loads. */
@@ -56,6 +58,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
     model: nonEmpty(get('model')),
     baseUrl: baseUrl && /^https?:\/\//i.test(baseUrl) ? baseUrl : undefined,
     writeMode: normalizeWriteMode(get('writeMode')),
+    reviewSummary: get('reviewSummary') !== false,
     claudePath: nonEmpty(get('claudePath')) ?? DEFAULT_CLAUDE_PATH,
     previewOnOpen: get('previewOnOpen') === true,
   };

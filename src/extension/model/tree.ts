@@ -5,6 +5,7 @@ import { unsupportedReason } from '../../core/formats/types';
 import type { Analysis, RoundReport } from '../../core/inspect';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
+import { USER_ROUND_MARK, toolResultMark } from '../../webview/protocol';
 import { baseName, formatBytes, formatChars, formatNumber, formatTokens, oneLine, plainLabel, plural } from './format';
 import { contextNow } from '../../core/context';
 import { contextPartsText, contextText } from './contextText';
@@ -143,7 +144,7 @@ function roundTooltip(r: RoundReport, planned: PlannedRound | undefined): string
 }
 
 /** The user's own decisions carry marks of their own beside the plan's. */
-export const USER_MARK_TEXT: Record<RoundAction, string> = { keep: '[pinned]', summarize: '[summarize · you]', drop: '[drop · you]' };
+export const USER_MARK_TEXT: Record<RoundAction, string> = USER_ROUND_MARK;
 export const USER_MARK_ICON: Record<RoundAction, string> = { keep: 'pinned', summarize: 'archive', drop: 'trash' };
 const USER_MARK_COLOR = 'charts.purple';
 
@@ -491,13 +492,13 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
       if (!e.blocks.some((b) => b.toolId === use.id)) continue;
       const res = results.get(use.id);
       const d = decisions.get(use.id);
-      const marker = d && d.action !== 'kept' ? ` [${d.action}]` : '';
+      const marker = d && (d.action !== 'kept' || d.by === 'user') ? ` ${toolResultMark(d.action, d.by === 'user')}` : '';
       const desc = [`input ${formatChars(use.chars)}`];
       if (res) desc.push(`→ result ${formatChars(res.chars)}${res.isError ? ' (error)' : ''}${res.images ? ` +${plural(res.images, 'image')}` : ''} at L${res.line}`);
       else desc.push('→ no result in this round');
       const tip = [`${use.name} (${use.id})`, `Input: ${formatChars(use.chars)}`];
       if (res) tip.push(`Result: ${formatChars(res.chars)} at line ${res.line}${res.isError ? ', is_error' : ''}`);
-      if (d) tip.push(`Plan: ${d.action} (${d.reason})`);
+      if (d) tip.push(`${d.by === 'user' ? 'Your decision' : 'Plan'}: ${d.action} (${d.reason})`);
       out.push({
         id: `${file}#round-${roundIndex}-tool-${use.id}`,
         kind: 'tool',

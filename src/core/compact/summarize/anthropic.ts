@@ -21,6 +21,11 @@ export interface AnthropicOptions {
   signal?: AbortSignal;
   instructions?: string;
   onProgress?: ProgressReporter;
+  /**
+   * The reply of the current request so far, each time text arrives (the raw reply, scratchpad
+   * included; the summary is taken from it once complete). A retry starts again from empty.
+   */
+  onText?: (replySoFar: string) => void;
   /** Largest estimated request per summary call; bigger sessions are summarized in chunks. */
   chunkTokens: number;
   /** Head-truncation retries after prompt-too-long. */
@@ -124,6 +129,11 @@ interface Reply {
 
 async function callOnce(client: Anthropic, opts: AnthropicOptions, maxTokens: number, messages: { role: 'user' | 'assistant'; content: string }[]): Promise<Reply> {
   const stream = client.messages.stream({ model: opts.model, max_tokens: maxTokens, messages }, { signal: opts.signal });
+  const onText = opts.onText;
+  if (onText) {
+    onText('');
+    stream.on('text', (_delta, snapshot) => onText(snapshot));
+  }
   const final = await stream.finalMessage();
   return { text: final.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), stopReason: final.stop_reason };
 }

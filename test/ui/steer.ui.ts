@@ -1,0 +1,103 @@
+/**
+ * Steering by hand in the real workbench (code-server + headless Chromium), only through the UI:
+ * pin a round and drop another from the Rounds tree's context menu (their marks and the plan line
+ * update), run Compact Transcript, review the summary in its editor, edit it, Apply Summary; the
+ * written session holds exactly the edited summary.
+ *
+ * Screenshots (test-results/screenshots/): steer-tree.png, steer-review.png.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Workbench, screenshotOnFailure } from '../support/workbench';
+
+const TRANSCRIPT = 'session.jsonl';
+const EDITED_LINE = 'STEER-EDITED-MARKER: the user pinned the Read of the config and dropped a detour.';
+
+describe('UI: steer a compaction by hand', function () {
+  this.timeout(120_000);
+  let wb: Workbench;
+  let pinned = '';
+  let dropped = '';
+
+  before(async function () {
+    this.timeout(180_000);
+    wb = await Workbench.start({
+      viewport: { width: 1400, height: 900 },
+      settings: { 'agentCompactor.targetTokens': 20_000, 'agentCompactor.keepRecentTokens': 5_000, 'agentCompactor.summarizer': 'extractive' },
+      workspaceFiles: { [TRANSCRIPT]: { copyFrom: path.join('claude-code', 'v2.1.97-live-before.jsonl') } },
+    });
+  });
+
+  afterEach(screenshotOnFailure(() => wb));
+
+  after(async function () {
+    this.timeout(60_000);
+    await wb?.stop();
+  });
+
+  const treeRows = () => wb.page.locator('.part.sidebar .monaco-list-row');
+  const roundRow = (index: number) => treeRows().filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`(^|\\] )#${index} `) }) }).first();
+  const labelOf = async (index: number) => ((await roundRow(index).locator('.label-name').textContent()) ?? '').trim();
+
+  async function decide(index: number, action: string): Promise<void> {
+    await roundRow(index).click({ button: 'right' });
+    const item = wb.page.getByRole('menuitem', { name: action, exact: true }).first();
+    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    await item.click();
+  }
+
+  it('pins a round and drops another from the tree\'s context menu: their own marks and the plan line say so', async () => {
+    await wb.openFileFromExplorer(TRANSCRIPT);
+    await wb.page.locator('.statusbar-item', { hasText: /tok · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await roundRow(3).waitFor({ state: 'visible', timeout: 60_000 });
+    await decide(3, 'Keep Verbatim');
+    await treeRows().filter({ hasText: /^\[pinned\] #3 / }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await decide(5, 'Drop');
+    await treeRows().filter({ hasText: /^\[drop · you\] #5 / }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    pinned = await labelOf(3);
+    dropped = await labelOf(5);
+    assert.match(pinned, /^\[pinned\] #3 /);
+    assert.match(dropped, /^\[drop · you\] #5 /);
+    const plan = treeRows().filter({ hasText: /kept by you/ }).first();
+    await plan.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match(((await plan.locator('.label-name').textContent()) ?? '').trim(), /^1 kept by you, 1 dropped by you; [\d,]+ → [\d,]+ tokens$/);
+    await wb.screenshot('steer-tree');
+  });
+
+  it('Compact Transcript: review the summary, edit it, Apply; exactly the edited text is written', async () => {
+    assert.ok(pinned && dropped, 'the decisions were made');
+    await wb.runCommand('Agent Compactor: Compact Transcript…');
+    const dialog = wb.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match((await dialog.textContent()) ?? '', /1 kept by you, 1 dropped by you/);
+    await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Review Summary$/ }).click();
+    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \(1 kept by you, 1 dropped by you; [\d,]+ → [\d,]+ tokens\)/ }).first();
+    await offer.waitFor({ state: 'visible', timeout: 60_000 });
+    const review = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.monaco-editor .view-lines').first();
+    await review.filter({ hasText: /\S/ }).waitFor({ state: 'visible', timeout: 15_000 });
+    assert.deepEqual(fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl')), [TRANSCRIPT], 'nothing written before Apply');
+    await review.click();
+    await wb.page.keyboard.press('Control+Home');
+    await wb.page.keyboard.type(EDITED_LINE);
+    await wb.page.keyboard.press('Enter');
+    await review.filter({ hasText: EDITED_LINE }).waitFor({ state: 'visible', timeout: 10_000 });
+    await wb.screenshot('steer-review');
+    // The toast may have gone once the editor took the focus: then the button is in the Notifications center.
+    const apply = offer.locator('.monaco-button', { hasText: /^Apply Summary$/ });
+    if (await apply.isVisible()) await apply.click();
+    else {
+      await wb.readNotifications();
+      await wb.page.locator('.notifications-center .notification-list-item', { hasText: /Summary of session\.jsonl written/ }).locator('.monaco-button', { hasText: /^Apply Summary$/ }).first().click({ timeout: 10_000 });
+    }
+    const done = wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: [\d,]+ → [\d,]+ tokens \(your summary, written as given\)/ }).first();
+    await done.waitFor({ state: 'visible', timeout: 60_000 });
+    const written = fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl') && n !== TRANSCRIPT);
+    assert.equal(written.length, 1, `one new session: ${JSON.stringify(written)}`);
+    const text = fs.readFileSync(path.join(wb.workspace.dir, written[0]), 'utf8');
+    const hits = text.split('\n').filter((l) => l.includes('STEER-EDITED-MARKER'));
+    assert.equal(hits.length, 1, 'the edited summary is written once');
+    const summary = JSON.stringify(JSON.parse(hits[0]));
+    assert.ok(summary.includes(JSON.stringify(`${EDITED_LINE}\n`).slice(1, -1)), 'the typed line, on its own line, as typed');
+  });
+});
