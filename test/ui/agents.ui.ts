@@ -45,7 +45,8 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
   const compactAction = () => roundsPane().locator('.pane-header .action-label[aria-label^="Compact Transcript"]');
 
   async function header(file: string): Promise<{ label: string; description: string }> {
-    const row = rows().filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
+    // The header leads with the context figure; the file name starts its description.
+    const row = rows().filter({ has: wb.page.locator('.label-description', { hasText: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · `) }) }).first();
     await row.waitFor({ state: 'visible', timeout: 60_000 });
     return {
       label: ((await row.locator('.label-name').textContent()) ?? '').trim(),
@@ -54,9 +55,9 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
   }
 
   async function roundLabels(): Promise<string[]> {
-    await rows().filter({ hasText: /^#\d+ / }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await rows().filter({ hasText: /^\+~?[\d,]+ · (\[[^\]]+\] )?#\d+ / }).first().waitFor({ state: 'visible', timeout: 30_000 });
     const labels = await rows().evaluateAll((els) => els.map((el) => (el.querySelector('.label-name')?.textContent ?? '').trim()));
-    return labels.filter((l) => /^#\d+ /.test(l));
+    return labels.filter((l) => /^\+~?[\d,]+ · (\[[^\]]+\] )?#\d+ /.test(l));
   }
 
   async function isDisabled(action: ReturnType<typeof compactAction>): Promise<boolean> {
@@ -69,10 +70,11 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
   it('a Codex rollout: rounds, Codex CLI in the header, Compact offered', async () => {
     await wb.openFileFromExplorer(ROLLOUT);
     const h = await header(ROLLOUT);
-    assert.match(h.description, /^Codex CLI · (\d+) rounds · context /, JSON.stringify(h));
+    assert.match(h.description, /^rollout-.*\.jsonl · (\d+) rounds · Codex CLI$/, JSON.stringify(h));
+    assert.match(h.label, /^context ~?[\d,]+ tokens \((usage|estimate)\)$/, JSON.stringify(h));
     const rounds = await roundLabels();
     assert.ok(rounds.length >= 3, `round rows: ${JSON.stringify(rounds)}`);
-    assert.ok(rounds[0].startsWith('#0 '), `the first round first: ${rounds[0]}`);
+    assert.match(rounds[0], /^\+~?[\d,]+ · #0 /, `the first round first: ${rounds[0]}`);
     await roundsPane().hover();
     // Context keys follow the read, so wait for the action to settle into its enabled state.
     await wb.page.waitForFunction(
@@ -96,9 +98,10 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     await file.dblclick();
     await wb.page.locator(`.tabs-container .tab.active[data-resource-name="${CLINE_FILE}"]`).waitFor({ state: 'visible', timeout: 30_000 });
     // The Rounds view is in the Agent Compactor container; the user opens it from the activity bar.
-    await wb.page.locator('.activitybar .action-item .action-label[aria-label^="Agent Compactor"]').click();
+    const item = wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
+    if (!/\bchecked\b/.test((await item.getAttribute('class')) ?? '')) await item.locator('.action-label').click();
     const h = await header(CLINE_FILE);
-    assert.match(h.description, /^Cline \/ Roo Code · (\d+) rounds/, JSON.stringify(h));
+    assert.match(h.description, /^api_conversation_history\.json · (\d+) rounds · Cline \/ Roo Code$/, JSON.stringify(h));
     const rounds = await roundLabels();
     assert.ok(rounds.length >= 3, `round rows: ${JSON.stringify(rounds)}`);
     await roundsPane().hover();

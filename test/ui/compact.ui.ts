@@ -266,7 +266,7 @@ describe('UI: compact a transcript as a user would', function () {
     assert.doesNotMatch(streamingText, /FAKE-SUMMARY-MARKER[\s\S]*Continuing where the conversation left off/, `only part of the reply had arrived: ${streamingText}`);
 
     // Written: the summary alone (the scratchpad gone), and a notification with the figures offering Apply / Discard.
-    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \([\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; [\d,]+ → [\d,]+ tokens\)\. Edit it if you like, then apply it/ }).first();
+    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \([\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; context ~?[\d,]+ → [\d,]+ tokens[^)]*\)\. Edit it if you like, then apply it/ }).first();
     await offer.waitFor({ state: 'visible', timeout: 60_000 });
     // The editor wraps long lines and places its lines by position, not in DOM order: read them top to bottom.
     const shown = async () =>

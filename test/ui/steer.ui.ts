@@ -49,7 +49,7 @@ describe('UI: steer a compaction by hand', function () {
 
   it('pins a round and drops another from the tree\'s context menu: their own marks and the plan line say so', async () => {
     await wb.openFileFromExplorer(TRANSCRIPT);
-    await wb.page.locator('.statusbar-item', { hasText: /tok · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
     await roundRow(3).waitFor({ state: 'visible', timeout: 60_000 });
     await decide(3, 'Keep Verbatim');
     await treeRows().filter({ hasText: /^\[pinned\] #3 / }).first().waitFor({ state: 'visible', timeout: 15_000 });
@@ -72,7 +72,7 @@ describe('UI: steer a compaction by hand', function () {
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match((await dialog.textContent()) ?? '', /1 kept by you, 1 dropped by you/);
     await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Review Summary$/ }).click();
-    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \(1 kept by you, 1 dropped by you; [\d,]+ → [\d,]+ tokens\)/ }).first();
+    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \(1 kept by you, 1 dropped by you; context ~?[\d,]+ → [\d,]+ tokens[^)]*\)/ }).first();
     await offer.waitFor({ state: 'visible', timeout: 60_000 });
     const review = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.monaco-editor .view-lines').first();
     await review.filter({ hasText: /\S/ }).waitFor({ state: 'visible', timeout: 15_000 });
