@@ -40,9 +40,9 @@ describe('host: Restricted Mode (workspace opened untrusted)', function () {
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const commands = pkg.contributes.commands as CommandContribution[];
     const enablement = (id: string) => commands.find((c) => c.command === id)?.enablement;
-    // Every command that writes a file (the transcript, a fork, a backup, the state file with the user's decisions)
-    // needs a trusted workspace: its enablement is `isWorkspaceTrusted`, alone or as the first of its conjuncts.
-    const writing = ['compact', 'restoreBackup', 'repairSession', 'reviewSummary', 'applySummary', 'undoLastCompaction', 'keepRound', 'dropRound', 'summarizeRound', 'autoRound', 'summarizeUpTo', 'keepFrom', 'chooseToolResult', 'clearDecisions'];
+    // Every command that writes a session (the transcript, a fork, a backup) needs a trusted workspace: its
+    // enablement is `isWorkspaceTrusted`, alone or as the first of its conjuncts.
+    const writing = ['compact', 'restoreBackup', 'repairSession', 'reviewSummary', 'applySummary', 'undoLastCompaction'];
     for (const id of writing) assert.match(enablement(`agentCompactor.${id}`) ?? '', /^isWorkspaceTrusted( && .+)?$/, `agentCompactor.${id} needs trust`);
     // Read-only commands stay available.
     for (const id of ['agentCompactor.preview', 'agentCompactor.openBudget', 'agentCompactor.refresh', 'agentCompactor.revealRound', 'agentCompactor.resumeInClaudeCode', 'agentCompactor.copyResumeCommand']) {

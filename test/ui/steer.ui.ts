@@ -37,7 +37,7 @@ describe('UI: steer a compaction by hand', function () {
   });
 
   const treeRows = () => wb.page.locator('.part.sidebar .monaco-list-row');
-  const roundRow = (index: number) => treeRows().filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`(^|\\] )#${index} `) }) }).first();
+  const roundRow = (index: number) => treeRows().filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`(^|\\] |· )#${index} `) }) }).first();
   const labelOf = async (index: number) => ((await roundRow(index).locator('.label-name').textContent()) ?? '').trim();
 
   async function decide(index: number, action: string): Promise<void> {
@@ -52,16 +52,17 @@ describe('UI: steer a compaction by hand', function () {
     await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
     await roundRow(3).waitFor({ state: 'visible', timeout: 60_000 });
     await decide(3, 'Keep Verbatim');
-    await treeRows().filter({ hasText: /^\[pinned\] #3 / }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await treeRows().filter({ hasText: /^\+~?[\d,]+ · \[pinned\] #3 / }).first().waitFor({ state: 'visible', timeout: 15_000 });
     await decide(5, 'Drop');
-    await treeRows().filter({ hasText: /^\[drop · you\] #5 / }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await treeRows().filter({ hasText: /^\+~?[\d,]+ · \[drop · you\] #5 / }).first().waitFor({ state: 'visible', timeout: 15_000 });
     pinned = await labelOf(3);
     dropped = await labelOf(5);
-    assert.match(pinned, /^\[pinned\] #3 /);
-    assert.match(dropped, /^\[drop · you\] #5 /);
+    assert.match(pinned, /^\+~?[\d,]+ · \[pinned\] #3 /);
+    assert.match(dropped, /^\+~?[\d,]+ · \[drop · you\] #5 /);
     const plan = treeRows().filter({ hasText: /kept by you/ }).first();
     await plan.waitFor({ state: 'visible', timeout: 15_000 });
-    assert.match(((await plan.locator('.label-name').textContent()) ?? '').trim(), /^1 kept by you, 1 dropped by you; [\d,]+ → [\d,]+ tokens$/);
+    assert.match(((await plan.locator('.label-name').textContent()) ?? '').trim(), /^context ~?[\d,]+ → [\d,]+ tokens/);
+    assert.match(((await plan.locator('.label-description').textContent()) ?? '').trim(), /^1 kept by you, 1 dropped by you/);
     await wb.screenshot('steer-tree');
   });
 
@@ -90,7 +91,7 @@ describe('UI: steer a compaction by hand', function () {
       await wb.readNotifications();
       await wb.page.locator('.notifications-center .notification-list-item', { hasText: /Summary of session\.jsonl written/ }).locator('.monaco-button', { hasText: /^Apply Summary$/ }).first().click({ timeout: 10_000 });
     }
-    const done = wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: [\d,]+ → [\d,]+ tokens \(your summary, written as given\)/ }).first();
+    const done = wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)/ }).first();
     await done.waitFor({ state: 'visible', timeout: 60_000 });
     const written = fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl') && n !== TRANSCRIPT);
     assert.equal(written.length, 1, `one new session: ${JSON.stringify(written)}`);
