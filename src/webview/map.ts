@@ -3,6 +3,8 @@
 // the context window, the auto-compact threshold and the target (dragged to replan), the plan's
 // marks, per-tool and largest-item tables, the cost, and a selected round rendered for reading.
 // Transcript text goes in through text nodes only (never innerHTML).
+// Over 400 lines: one bundle's whole DOM side (chart events, tables, the round reader and keyboard navigation);
+// drawing itself is in mapChart.ts, the protocol in mapProtocol.ts.
 import { shortTokens } from './chart';
 import { barOf, clampView, MAP_SIZE, mapGeometry, panView, tokensAtY, zoomView, type MapGeometry, type MapView } from './mapChart';
 import { parseHostToMap, type DetailItem, type MapState, type MapToHost, type RoundDetail } from './mapProtocol';

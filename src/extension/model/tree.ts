@@ -1,6 +1,8 @@
 // The Rounds tree as plain data: one node per API round (with compact boundaries as
 // separators, plan marks, sidechains and malformed lines), children built lazily.
 // Pure: no `vscode` import; the view maps these nodes to TreeItems one to one.
+// Over 400 lines: every node kind of one view (header, plan, health, groups, rounds, their children and marks)
+// shares the label rules here; each builder is short.
 import { unsupportedReason } from '../../core/formats/types';
 import type { Analysis, RoundReport } from '../../core/inspect';
 import type { Entry } from '../../core/entries';
