@@ -85,21 +85,21 @@ export async function indexTranscript(path: string, options: IndexOptions = {}):
   return index;
 }
 
-/** Prefixes up to this size are fingerprinted whole; larger ones by sampled windows (see `prefixFingerprint`). */
-const WHOLE_PREFIX_BYTES = 16 << 20;
-const EDGE_BYTES = 1 << 20;
-const SAMPLES = 64;
+/** Prefixes up to this size are fingerprinted whole; larger ones by sampled windows (see `prefixFingerprint`): about 0.6 MB read per check, so re-reading a live 100 MB session stays cheap. */
+const WHOLE_PREFIX_BYTES = 4 << 20;
+const EDGE_BYTES = 256 << 10;
+const SAMPLES = 32;
 const SAMPLE_BYTES = 4096;
 
 /**
- * A digest of the file's first `end` bytes. Up to 16 MiB that is every byte, so any change is
+ * A digest of the file's first `end` bytes. Up to 4 MiB that is every byte, so any change is
  * seen. Beyond, reading the whole prefix on every append would make re-reading a live 100 MB
- * session cost as much as reading it afresh: the digest covers the first and last MiB before
- * `end` (where rewrites by tools, and compactions, change bytes) and 64 evenly spaced 4 KiB
+ * session cost as much as reading it afresh: the digest covers the first and last 256 KiB before
+ * `end` (where rewrites by tools, and compactions, change bytes) and 32 evenly spaced 4 KiB
  * windows; a same-length rewrite that changes only bytes outside all of them goes unseen.
  */
 export async function prefixFingerprint(path: string, end: number): Promise<string> {
-  const hash = createHash('sha256');
+  const hash = createHash('sha1');
   hash.update(String(end));
   if (end === 0) return hash.digest('hex');
   const fh = await open(path, 'r');

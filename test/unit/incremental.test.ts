@@ -159,7 +159,7 @@ describe('reinspect', function () {
     const src = readFileSync(fixture('v2.1.97-live-before.jsonl'));
     const grown = readFileSync(fixture('v2.1.97-live-after.jsonl'));
     // A small file is fingerprinted whole: flip one byte in the middle of a line near the start.
-    // A file over 16 MiB: change a byte in its first MiB (a rewrite of old lines).
+    // A file over the whole-prefix size (17 MiB): change a byte in its first 256 KiB (a rewrite of old lines).
     const big = Buffer.concat(Array.from({ length: Math.ceil((17 << 20) / src.length) }, () => src));
     for (const [name, base] of [['small', src], ['large', big]] as const) {
       const copy = join(dir, `same-length-${name}.jsonl`);
