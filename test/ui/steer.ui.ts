@@ -68,7 +68,17 @@ describe('UI: steer a compaction by hand', function () {
 
   it('Compact Transcript: review the summary, edit it, Apply; exactly the edited text is written', async () => {
     assert.ok(pinned && dropped, 'the decisions were made');
-    await wb.runCommand('Agent Compactor: Compact Transcript…');
+    // The palette lists Compact Transcript once the shown transcript's context keys say it can be compacted; a list
+    // opened a moment before that is typed again, as a user would.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await wb.runCommand('Agent Compactor: Compact Transcript…', 10_000);
+        break;
+      } catch (err) {
+        await wb.closeQuickInput();
+        if (attempt === 4) throw err;
+      }
+    }
     const dialog = wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match((await dialog.textContent()) ?? '', /1 kept by you, 1 dropped by you/);
