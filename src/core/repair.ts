@@ -4,13 +4,13 @@
 // byte for byte, and a changed line differs only in its parentUuid value.
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, lstat, open, realpath, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { buildChainWithTables } from './chain';
 import { activeRegion, diagnose, type DoctorReport } from './doctor';
 import type { Entry } from './entries';
 import { assertTranscript, indexTranscript, type TranscriptIndex } from './transcript';
-import { acquireLock, commitTemp, makeBackup, writeTemp } from './compact/fsutil';
+import { acquireLock, commitTemp, makeBackup, sameFile, writeTemp } from './compact/fsutil';
 import { resumeCommand } from './compact/resume';
 import { CompactError } from './compact/types';
 import { readSessionInfo, sessionIdFromFile } from './session';
@@ -176,14 +176,6 @@ export interface RepairResult {
   skipped: RepairPlan['skipped'];
   before: DoctorReport;
   after: DoctorReport;
-}
-
-async function sameFile(a: string, b: string): Promise<boolean> {
-  try {
-    return (await realpath(a)) === (await realpath(b));
-  } catch {
-    return resolve(a) === resolve(b);
-  }
 }
 
 /** Chunks of the file up to `size`, with the changed lines' text substituted. */

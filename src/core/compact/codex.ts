@@ -6,7 +6,7 @@
 // and its file name (Codex finds a rollout by both).
 import { randomUUID } from 'node:crypto';
 import { chmod, lstat, open, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Analysis } from '../inspect';
 import { analyze } from '../inspect';
 import { indexTranscript } from '../transcript';
@@ -17,7 +17,7 @@ import { loadEntryObjects } from './lines';
 import { planDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { commitTemp, makeBackup, writeTemp } from './fsutil';
-import { checkCancelled, COMMITTING, isOurOutput, sameFile, type CompactOptions } from './compact';
+import { checkCancelled, checkOutputPath, COMMITTING, type CompactOptions } from './compact';
 import { commitInPlace } from './commit';
 import { makeSummary } from './summary';
 import { shellQuote } from './resume';
@@ -45,13 +45,7 @@ async function resolveCodexTarget(file: string, threadId: string, options: Compa
   if (options.inPlace) return { out: file, mode: 'in-place', sessionId: threadId, newId: null };
   const id = randomUUID();
   if (options.out === undefined) return { out: join(dirname(file), codexRolloutName(id, now)), mode: 'fork', sessionId: id, newId: id };
-  const out = resolve(options.out);
-  if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
-  const existing = await lstat(out).catch(() => null);
-  if (existing) {
-    if (!options.force) throw new CompactError('exists', `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`);
-    if (!existing.isFile() || !(await isOurOutput(out))) throw new CompactError('exists', `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`);
-  }
+  const out = await checkOutputPath(options.out, file, options.force === true);
   return { out, mode: 'out', sessionId: id, newId: id };
 }
 

@@ -14,7 +14,7 @@ import { CompactError, type AttemptRecord, type CompactResult, type CompactSetti
 import { shapeForExtractive } from './summarize/extractive';
 import { contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
 import { buildAppendedLines } from './writeback';
-import { acquireLock, commitTemp, makeBackup, writeTemp } from './fsutil';
+import { acquireLock, commitTemp, makeBackup, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
@@ -67,16 +67,25 @@ async function resolveOutput(file: string, options: CompactOptions): Promise<Out
     const id = randomUUID();
     return { out: join(dirname(file), `${id}.jsonl`), mode: 'fork', sessionId: id, newSessionId: id };
   }
-  const out = resolve(options.out);
+  const out = await checkOutputPath(options.out, file, options.force === true);
+  return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
+}
+
+/**
+ * An explicit output path, resolved, when it may be written: never the original, and an existing file only with
+ * `force` and only when it is an earlier Agent Compactor output.
+ */
+export async function checkOutputPath(path: string, file: string, force: boolean): Promise<string> {
+  const out = resolve(path);
   if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
   const existing = await lstat(out).catch(() => null);
   if (existing) {
-    if (!options.force) throw new CompactError('exists', `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`);
+    if (!force) throw new CompactError('exists', `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`);
     if (!existing.isFile() || !(await isOurOutput(out))) {
       throw new CompactError('exists', `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`);
     }
   }
-  return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
+  return out;
 }
 
 /** True when `path` holds a compact_boundary that Agent Compactor wrote (streamed; never the whole file in memory). */
@@ -93,14 +102,6 @@ export async function isOurOutput(path: string): Promise<boolean> {
 
 export function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
-}
-
-export async function sameFile(a: string, b: string): Promise<boolean> {
-  try {
-    return (await realpath(a)) === (await realpath(b));
-  } catch {
-    return resolve(a) === resolve(b);
-  }
 }
 
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {

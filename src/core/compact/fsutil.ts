@@ -1,7 +1,7 @@
 // Careful file operations: atomic replace (temp, fsync, rename), backups, and a lock so two
 // compactions of one file cannot both write.
 import { constants } from 'node:fs';
-import { open, rename, unlink, copyFile, link, lstat, mkdir, readFile, readlink, writeFile } from 'node:fs/promises';
+import { open, rename, unlink, copyFile, link, lstat, mkdir, readFile, readlink, realpath, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
@@ -281,4 +281,13 @@ export async function acquireLock(file: string): Promise<Lock> {
     if (!(await removeIfStill(path, entry.raw))) await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
   }
   throw new CompactError('locked', `Could not lock ${basename(file)} for compaction (other processes kept taking over its stale lock); try again.`);
+}
+
+/** True when `a` and `b` name the same file (through links; by path when either does not exist). */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  try {
+    return (await realpath(a)) === (await realpath(b));
+  } catch {
+    return resolve(a) === resolve(b);
+  }
 }
