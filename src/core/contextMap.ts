@@ -44,6 +44,20 @@ export interface ContextMap {
 
 const LARGEST = 20;
 
+/**
+ * Breakdowns by round. A grown transcript's analysis keeps the Round objects of its earlier
+ * rounds, so only the new ones are split again; a round whose estimate changed is split afresh.
+ */
+const breakdowns = new WeakMap<Analysis['rounds'][number], { estimate: number; breakdown: Breakdown }>();
+
+function cachedBreakdown(r: Analysis['rounds'][number], entries: Analysis['index']['entries'], estimate: number): Breakdown {
+  const hit = breakdowns.get(r);
+  if (hit && hit.estimate === estimate) return hit.breakdown;
+  const breakdown = roundBreakdown(r, entries, estimate);
+  breakdowns.set(r, { estimate, breakdown });
+  return breakdown;
+}
+
 export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): ContextMap {
   const { rounds, report, index } = analysis;
   const priced = sessionCost(index.entries, prices);
@@ -51,7 +65,7 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
   const items: LargestItem[] = [];
   for (let i = 0; i < rounds.length; i++) {
     const r = rounds[i];
-    const breakdown = roundBreakdown(r, index.entries, report.rounds[i].tokens.estimate);
+    const breakdown = cachedBreakdown(r, index.entries, report.rounds[i].tokens.estimate);
     const p = r.messageId ? priced.responses.get(r.messageId) : undefined;
     maps.push({ index: r.index, breakdown, cost: p ? { ...p.cost, model: p.model, priceKey: p.priceKey } : null });
     if (r.inContext) collectItems(r.index, r, breakdown, items);
