@@ -3,7 +3,7 @@
 // the session's cost. Shared by `inspect` (CLI) and the map panel.
 import type { Analysis } from './inspect';
 import { breakdownTotal, roundBreakdown, toolSummary, type Breakdown, type ToolSummary } from './breakdown';
-import { DEFAULT_PRICES, sessionCost, type Cost, type PriceTable } from './cost';
+import { DEFAULT_PRICES, sessionCost, type Cost, type PriceTable, type SessionCost } from './cost';
 
 export interface RoundCost extends Cost {
   model: string | null;
@@ -58,9 +58,27 @@ function cachedBreakdown(r: Analysis['rounds'][number], entries: Analysis['index
   return breakdown;
 }
 
+/** Session costs by analysis and price table: the map, the status bar and the tree's tooltips price a session once. */
+const costs = new WeakMap<Analysis, Map<PriceTable, SessionCost>>();
+
+/** The session's cost (every response priced once), computed once per analysis and price table. */
+export function analysisCost(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): SessionCost {
+  let byTable = costs.get(analysis);
+  if (!byTable) costs.set(analysis, (byTable = new Map()));
+  let c = byTable.get(prices);
+  if (!c) byTable.set(prices, (c = sessionCost(analysis.index.entries, prices)));
+  return c;
+}
+
+/** What the response of a round cost (USD), or null for a round without a priced response. */
+export function roundCostUsd(analysis: Analysis, messageId: string | null | undefined, prices: PriceTable = DEFAULT_PRICES): number | null {
+  const p = messageId ? analysisCost(analysis, prices).responses.get(messageId) : undefined;
+  return p && p.priceKey !== null ? p.cost.usd : null;
+}
+
 export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): ContextMap {
   const { rounds, report, index } = analysis;
-  const priced = sessionCost(index.entries, prices);
+  const priced = analysisCost(analysis, prices);
   const maps: RoundMap[] = [];
   const items: LargestItem[] = [];
   for (let i = 0; i < rounds.length; i++) {

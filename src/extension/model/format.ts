@@ -57,3 +57,8 @@ export function oneLine(text: string, max = 80): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
+
+/** US dollars: cents from $1, four decimals below (one response often costs a fraction of a cent). */
+export function formatUsd(n: number): string {
+  return n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+}

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { baseName, formatNumber, plural, shortNumber } from '../model/format';
 import { planSummary } from '../model/planText';
 import { priceTableFromSetting } from '../model/mapState';
-import { sessionCost } from '../../core/cost';
+import { analysisCost } from '../../core/contextMap';
 import { SECTION } from '../settings';
 import type { TranscriptStore } from '../store';
 
@@ -43,7 +43,7 @@ export class ContextStatusBar implements vscode.Disposable {
       tip.appendText(`Active context: ${formatNumber(t.currentContextTokens)} tokens (${t.currentContextSource})\n\n`);
       tip.appendText(`${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context\n\n`);
       const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
-      const cost = sessionCost(s.analysis.index.entries, prices);
+      const cost = analysisCost(s.analysis, prices);
       tip.appendText(`Cost: $${cost.total.usd.toFixed(2)} over ${plural(cost.responses.size, 'response')}${cost.unpriced.length ? ` (no price for ${cost.unpriced.join(', ')})` : ''}\n\n`);
       if (s.plan) tip.appendText(`${planSummary(s.plan)}\n\n`);
       tip.appendText('Click to show the rounds.');
