@@ -64,7 +64,7 @@ const costs = new WeakMap<Analysis, Map<PriceTable, SessionCost>>();
 /** The session's cost (every response priced once), computed once per analysis and price table. */
 export function analysisCost(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): SessionCost {
   let byTable = costs.get(analysis);
-  if (!byTable) costs.set(analysis, (byTable = new Map()));
+  if (!byTable) costs.set(analysis, (byTable = new Map<PriceTable, SessionCost>()));
   let c = byTable.get(prices);
   if (!c) byTable.set(prices, (c = sessionCost(analysis.index.entries, prices)));
   return c;
