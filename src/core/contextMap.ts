@@ -23,6 +23,8 @@ export interface LargestItem {
   round: number;
   line: number;
   tool: string | null;
+  /** The tool call's id, for tool results and calls (what steering decisions name). */
+  toolUseId: string | null;
   tokens: number;
 }
 
@@ -109,15 +111,15 @@ function collectItems(round: number, r: Analysis['rounds'][number], b: Breakdown
   const resultChars = r.toolResults.reduce((a, t) => a + t.chars, 0);
   for (const t of r.toolResults) {
     const tokens = resultChars > 0 ? Math.round((b.toolResults * t.chars) / resultChars) : 0;
-    if (tokens > 0) out.push({ kind: 'toolResult', round, line: t.line, tool: t.name ?? null, tokens });
+    if (tokens > 0) out.push({ kind: 'toolResult', round, line: t.line, tool: t.name ?? null, toolUseId: t.id, tokens });
   }
   const callChars = r.toolUses.reduce((a, t) => a + t.chars + t.name.length, 0);
   for (const t of r.toolUses) {
     const tokens = callChars > 0 ? Math.round((b.toolCalls * (t.chars + t.name.length)) / callChars) : 0;
-    if (tokens > 0) out.push({ kind: 'toolCall', round, line: t.line, tool: t.name, tokens });
+    if (tokens > 0) out.push({ kind: 'toolCall', round, line: t.line, tool: t.name, toolUseId: t.id, tokens });
   }
-  if (b.thinking > 0) out.push({ kind: 'thinking', round, line: r.firstLine, tool: null, tokens: b.thinking });
-  if (b.images > 0) out.push({ kind: 'images', round, line: r.firstLine, tool: null, tokens: b.images });
+  if (b.thinking > 0) out.push({ kind: 'thinking', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.thinking });
+  if (b.images > 0) out.push({ kind: 'images', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.images });
 }
 
 /** The sum of the breakdowns of the rounds (equals the sum of their estimates). */

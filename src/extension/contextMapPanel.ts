@@ -128,6 +128,23 @@ class ContextMapPanel implements vscode.Disposable {
       case 'revealLine':
         await vscode.commands.executeCommand('agentCompactor.revealRound', { file: this.file, line: msg.line });
         break;
+      // The steering commands save the decision and replan; the store's change redraws the map.
+      case 'dropRound':
+        await this.steer('agentCompactor.dropRound', { file: this.file, round: msg.round });
+        break;
+      case 'previewResult':
+        await this.steer('agentCompactor.chooseToolResult', { file: this.file, toolUseId: msg.toolUseId, choice: 'preview' });
+        break;
+    }
+  }
+
+  /** Runs a steering command for this panel's file; called by code, it throws, so the failure is shown here. */
+  private async steer(command: string, arg: Record<string, unknown>): Promise<void> {
+    try {
+      await this.show();
+      await vscode.commands.executeCommand(command, arg);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Agent Compactor: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

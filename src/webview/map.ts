@@ -481,13 +481,23 @@ function renderTools(s: MapState): HTMLElement {
 
 const ITEM_TEXT = { toolResult: 'result', toolCall: 'call', thinking: 'thinking', images: 'images' } as const;
 
+/** One-click steering for an item: drop its round; a tool result can instead be replaced by its preview. */
+function itemActions(x: MapState['largest'][number]): HTMLButtonElement[] {
+  const out = [button('Drop round', () => send({ type: 'dropRound', round: x.round }), `Decide to drop round #${x.round} in the next compaction`, { 'aria-label': `Drop round #${x.round}`, 'data-action': 'drop-round' })];
+  const id = x.toolUseId;
+  if (x.kind === 'toolResult' && id) {
+    out.push(button('Preview', () => send({ type: 'previewResult', toolUseId: id }), 'Decide to replace this tool result by its preview in the next compaction', { 'aria-label': `Replace the ${x.tool ?? 'tool'} result of round #${x.round} by its preview`, 'data-action': 'preview-result' }));
+  }
+  return out;
+}
+
 function renderLargest(s: MapState): HTMLElement {
   const section = el('section', { attrs: { 'aria-labelledby': 'largest-h' } }, el('h2', { attrs: { id: 'largest-h' } }, `Largest items in the active context (${s.largest.length})`));
   if (!s.largest.length) {
     section.append(el('p', { class: 'muted' }, 'None.'));
     return section;
   }
-  const head = el('tr', {}, ...['Tokens', 'What', 'Round', 'Line'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
+  const head = el('tr', {}, ...['Tokens', 'What', 'Round', 'Line', 'Actions'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
   const rows = s.largest.map((x) =>
     el(
       'tr',
@@ -496,6 +506,7 @@ function renderLargest(s: MapState): HTMLElement {
       el('td', {}, `${x.tool ? `${x.tool} ` : ''}${ITEM_TEXT[x.kind]}`),
       el('td', {}, link(`#${x.round}`, 'Read this round', () => selectRound(x.round))),
       el('td', {}, link(String(x.line), 'Reveal in the editor', () => send({ type: 'revealLine', line: x.line }))),
+      el('td', { class: 'row-actions' }, ...itemActions(x)),
     ),
   );
   section.append(el('table', { attrs: { id: 'largest-table' } }, el('thead', {}, head), el('tbody', {}, ...rows)));

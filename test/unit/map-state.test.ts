@@ -67,7 +67,9 @@ describe('Context Map state', function () {
   it('messages from the webview: only well-formed ones pass', () => {
     assert.deepEqual(parseMapToHost({ type: 'setTarget', tokens: 50_000 }), { type: 'setTarget', tokens: 50_000 });
     assert.deepEqual(parseMapToHost({ type: 'selectRound', round: 3, extra: '<x>' }), { type: 'selectRound', round: 3 });
-    for (const bad of [null, 'ready', { type: 'setTarget', tokens: 0 }, { type: 'setTarget', tokens: 1.5 }, { type: 'setTarget', tokens: 1e12 }, { type: 'selectRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'compact' }]) {
+    assert.deepEqual(parseMapToHost({ type: 'dropRound', round: 4 }), { type: 'dropRound', round: 4 });
+    assert.deepEqual(parseMapToHost({ type: 'previewResult', toolUseId: 'toolu_1', choice: 'keep-full' }), { type: 'previewResult', toolUseId: 'toolu_1' });
+    for (const bad of [{ type: 'dropRound', round: -1 }, { type: 'previewResult', toolUseId: '' }, { type: 'previewResult', toolUseId: 7 }, { type: 'previewResult', toolUseId: 'x'.repeat(301) }, null, 'ready', { type: 'setTarget', tokens: 0 }, { type: 'setTarget', tokens: 1.5 }, { type: 'setTarget', tokens: 1e12 }, { type: 'selectRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'compact' }]) {
       assert.equal(parseMapToHost(bad), null, JSON.stringify(bad));
     }
   });
