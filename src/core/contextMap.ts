@@ -3,7 +3,7 @@
 // the session's cost. Shared by `inspect` (CLI) and the map panel.
 import type { Analysis } from './inspect';
 import { breakdownTotal, roundBreakdown, toolSummary, type Breakdown, type ToolSummary } from './breakdown';
-import { DEFAULT_PRICES, sessionCost, type Cost, type PriceTable } from './cost';
+import { DEFAULT_PRICES, sessionCost, type Cost, type PriceTable, type SessionCost } from './cost';
 
 export interface RoundCost extends Cost {
   model: string | null;
@@ -23,6 +23,8 @@ export interface LargestItem {
   round: number;
   line: number;
   tool: string | null;
+  /** The tool call's id, for tool results and calls (what steering decisions name). */
+  toolUseId: string | null;
   tokens: number;
 }
 
@@ -44,14 +46,46 @@ export interface ContextMap {
 
 const LARGEST = 20;
 
+/**
+ * Breakdowns by round. A grown transcript's analysis keeps the Round objects of its earlier
+ * rounds, so only the new ones are split again; a round whose estimate changed is split afresh.
+ */
+const breakdowns = new WeakMap<Analysis['rounds'][number], { estimate: number; breakdown: Breakdown }>();
+
+function cachedBreakdown(r: Analysis['rounds'][number], entries: Analysis['index']['entries'], estimate: number): Breakdown {
+  const hit = breakdowns.get(r);
+  if (hit && hit.estimate === estimate) return hit.breakdown;
+  const breakdown = roundBreakdown(r, entries, estimate);
+  breakdowns.set(r, { estimate, breakdown });
+  return breakdown;
+}
+
+/** Session costs by analysis and price table: the map, the status bar and the tree's tooltips price a session once. */
+const costs = new WeakMap<Analysis, Map<PriceTable, SessionCost>>();
+
+/** The session's cost (every response priced once), computed once per analysis and price table. */
+export function analysisCost(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): SessionCost {
+  let byTable = costs.get(analysis);
+  if (!byTable) costs.set(analysis, (byTable = new Map<PriceTable, SessionCost>()));
+  let c = byTable.get(prices);
+  if (!c) byTable.set(prices, (c = sessionCost(analysis.index.entries, prices)));
+  return c;
+}
+
+/** What the response of a round cost (USD), or null for a round without a priced response. */
+export function roundCostUsd(analysis: Analysis, messageId: string | null | undefined, prices: PriceTable = DEFAULT_PRICES): number | null {
+  const p = messageId ? analysisCost(analysis, prices).responses.get(messageId) : undefined;
+  return p && p.priceKey !== null ? p.cost.usd : null;
+}
+
 export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): ContextMap {
   const { rounds, report, index } = analysis;
-  const priced = sessionCost(index.entries, prices);
+  const priced = analysisCost(analysis, prices);
   const maps: RoundMap[] = [];
   const items: LargestItem[] = [];
   for (let i = 0; i < rounds.length; i++) {
     const r = rounds[i];
-    const breakdown = roundBreakdown(r, index.entries, report.rounds[i].tokens.estimate);
+    const breakdown = cachedBreakdown(r, index.entries, report.rounds[i].tokens.estimate);
     const p = r.messageId ? priced.responses.get(r.messageId) : undefined;
     maps.push({ index: r.index, breakdown, cost: p ? { ...p.cost, model: p.model, priceKey: p.priceKey } : null });
     if (r.inContext) collectItems(r.index, r, breakdown, items);
@@ -77,15 +111,15 @@ function collectItems(round: number, r: Analysis['rounds'][number], b: Breakdown
   const resultChars = r.toolResults.reduce((a, t) => a + t.chars, 0);
   for (const t of r.toolResults) {
     const tokens = resultChars > 0 ? Math.round((b.toolResults * t.chars) / resultChars) : 0;
-    if (tokens > 0) out.push({ kind: 'toolResult', round, line: t.line, tool: t.name ?? null, tokens });
+    if (tokens > 0) out.push({ kind: 'toolResult', round, line: t.line, tool: t.name ?? null, toolUseId: t.id, tokens });
   }
   const callChars = r.toolUses.reduce((a, t) => a + t.chars + t.name.length, 0);
   for (const t of r.toolUses) {
     const tokens = callChars > 0 ? Math.round((b.toolCalls * (t.chars + t.name.length)) / callChars) : 0;
-    if (tokens > 0) out.push({ kind: 'toolCall', round, line: t.line, tool: t.name, tokens });
+    if (tokens > 0) out.push({ kind: 'toolCall', round, line: t.line, tool: t.name, toolUseId: t.id, tokens });
   }
-  if (b.thinking > 0) out.push({ kind: 'thinking', round, line: r.firstLine, tool: null, tokens: b.thinking });
-  if (b.images > 0) out.push({ kind: 'images', round, line: r.firstLine, tool: null, tokens: b.images });
+  if (b.thinking > 0) out.push({ kind: 'thinking', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.thinking });
+  if (b.images > 0) out.push({ kind: 'images', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.images });
 }
 
 /** The sum of the breakdowns of the rounds (equals the sum of their estimates). */

@@ -36,6 +36,9 @@ class ContextMapPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   readonly snapshot: MapSnapshot;
   private selectSeq = 0;
+  /** A target that arrived while a replan ran (a drag sends several): only the latest is planned next. */
+  private pendingTarget: number | undefined;
+  private replanning = false;
 
   constructor(
     readonly file: string,
@@ -114,8 +117,7 @@ class ContextMapPanel implements vscode.Disposable {
         await this.store.refresh();
         break;
       case 'setTarget':
-        await this.show();
-        await this.store.preview(msg.tokens);
+        await this.replanTo(msg.tokens);
         break;
       case 'selectRound':
         await this.select(msg.round);
@@ -126,6 +128,40 @@ class ContextMapPanel implements vscode.Disposable {
       case 'revealLine':
         await vscode.commands.executeCommand('agentCompactor.revealRound', { file: this.file, line: msg.line });
         break;
+      // The steering commands save the decision and replan; the store's change redraws the map.
+      case 'dropRound':
+        await this.steer('agentCompactor.dropRound', { file: this.file, round: msg.round });
+        break;
+      case 'previewResult':
+        await this.steer('agentCompactor.chooseToolResult', { file: this.file, toolUseId: msg.toolUseId, choice: 'preview' });
+        break;
+    }
+  }
+
+  /** Runs a steering command for this panel's file; called by code, it throws, so the failure is shown here. */
+  private async steer(command: string, arg: Record<string, unknown>): Promise<void> {
+    try {
+      await this.show();
+      await vscode.commands.executeCommand(command, arg);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Agent Compactor: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Replans for `tokens`; targets sent meanwhile collapse into the latest, so a drag never queues stale plans. */
+  private async replanTo(tokens: number): Promise<void> {
+    this.pendingTarget = tokens;
+    if (this.replanning) return;
+    this.replanning = true;
+    try {
+      while (this.pendingTarget !== undefined) {
+        const next = this.pendingTarget;
+        this.pendingTarget = undefined;
+        await this.show();
+        await this.store.preview(next);
+      }
+    } finally {
+      this.replanning = false;
     }
   }
 

@@ -32,6 +32,52 @@ let exact: (number | null)[] | undefined;
 let geometry: MapGeometry | undefined;
 /** Target shown while dragging (null: the state's). */
 let dragTarget: number | null = null;
+/** A drag of the target is under way (its pointer), so a state arriving meanwhile keeps the dragged line. */
+let dragPointer: number | null = null;
+/** The last target sent to the host, until a state planned for it arrives. */
+let sentTarget: number | null = null;
+/** Moves the current target handle (a redraw during a drag makes a new one). */
+let moveTarget: (tokens: number) => void = () => undefined;
+/** While dragging, the host replans at most this often (ms), so the plan, tree and decorations follow the line. */
+const DRAG_REPLAN_MS = 150;
+let lastDragSend = 0;
+let dragSendTimer: ReturnType<typeof setTimeout> | undefined;
+
+function sendTarget(tokens: number): void {
+  sentTarget = tokens;
+  lastDragSend = performance.now();
+  send({ type: 'setTarget', tokens });
+}
+
+/** Sends the dragged target now if the last send is old enough, else once it is (the latest value wins). */
+function sendTargetThrottled(): void {
+  if (dragSendTimer) return;
+  const wait = Math.max(0, DRAG_REPLAN_MS - (performance.now() - lastDragSend));
+  dragSendTimer = setTimeout(() => {
+    dragSendTimer = undefined;
+    if (dragPointer !== null && dragTarget !== null && dragTarget !== sentTarget) sendTarget(dragTarget);
+  }, wait);
+}
+
+window.addEventListener('pointermove', (e) => {
+  if (dragPointer !== e.pointerId || !geometry) return;
+  const node = document.getElementById('target');
+  if (!(node instanceof SVGGraphicsElement)) return;
+  moveTarget(tokensAtY(geometry, svgY(node, e.clientY)));
+  sendTargetThrottled();
+});
+const endDrag = (e: PointerEvent) => {
+  if (dragPointer !== e.pointerId) return;
+  dragPointer = null;
+  if (dragSendTimer) clearTimeout(dragSendTimer);
+  dragSendTimer = undefined;
+  document.getElementById('target')?.classList.remove('dragging');
+  const node = document.getElementById('target');
+  if (e.type === 'pointerup' && geometry && node instanceof SVGGraphicsElement) moveTarget(tokensAtY(geometry, svgY(node, e.clientY)));
+  if (dragTarget !== null) sendTarget(dragTarget);
+};
+window.addEventListener('pointerup', endDrag);
+window.addEventListener('pointercancel', endDrag);
 
 function send(msg: MapToHost): void {
   vscode.postMessage(msg);
@@ -81,7 +127,11 @@ function receiveState(s: MapState): void {
   const sameFile = state?.file === s.file;
   const wasAtEnd = !state || view.to >= state.rounds.length;
   state = s;
-  dragTarget = null;
+  // Keep the dragged line while the drag goes on, or until the plan for the last sent target arrives.
+  if (!sameFile || (dragPointer === null && (sentTarget === null || s.targetTokens === sentTarget))) {
+    dragTarget = null;
+    sentTarget = null;
+  }
   vscode.setState({ file: s.file }); // lets VS Code restore the panel for this transcript
   if (!sameFile) {
     view = { from: 0, to: n };
@@ -227,7 +277,7 @@ function patternDefs(): SVGDefsElement {
 function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
   const tokens = dragTarget ?? s.targetTokens;
   const line = g.lines.find((l) => l.kind === 'target');
-  const y = line ? line.y : g.plot.y;
+  const y = dragTarget !== null ? g.plot.y + g.plot.height - (Math.min(dragTarget, g.maxY) / g.maxY) * g.plot.height : line ? line.y : g.plot.y;
   const group = svg('g', {
     class: 'target-handle',
     id: 'target',
@@ -256,23 +306,13 @@ function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
     group.setAttribute('aria-valuenow', String(t));
     group.setAttribute('data-tokens', String(t));
   };
+  moveTarget = moveTo;
+  if (dragPointer !== null) group.classList.add('dragging');
   group.addEventListener('pointerdown', (e) => {
     e.preventDefault();
     e.stopPropagation();
-    group.setPointerCapture(e.pointerId);
+    dragPointer = e.pointerId;
     group.classList.add('dragging');
-  });
-  group.addEventListener('pointermove', (e) => {
-    if (!group.hasPointerCapture(e.pointerId)) return;
-    moveTo(tokensAtY(g, svgY(group, e.clientY)));
-  });
-  group.addEventListener('pointerup', (e) => {
-    if (!group.hasPointerCapture(e.pointerId)) return;
-    group.releasePointerCapture(e.pointerId);
-    group.classList.remove('dragging');
-    const t = tokensAtY(g, svgY(group, e.clientY));
-    moveTo(t);
-    send({ type: 'setTarget', tokens: t });
   });
   let commit: ReturnType<typeof setTimeout> | undefined;
   group.addEventListener('keydown', (e) => {
@@ -283,7 +323,7 @@ function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
     const now = dragTarget ?? s.targetTokens;
     moveTo(Math.max(1000, Math.min(g.maxY, now + (e.key === 'ArrowUp' ? step : -step))));
     if (commit) clearTimeout(commit);
-    commit = setTimeout(() => send({ type: 'setTarget', tokens: dragTarget ?? s.targetTokens }), 400);
+    commit = setTimeout(() => sendTarget(dragTarget ?? s.targetTokens), 400);
   });
   return group;
 }
@@ -443,13 +483,23 @@ function renderTools(s: MapState): HTMLElement {
 
 const ITEM_TEXT = { toolResult: 'result', toolCall: 'call', thinking: 'thinking', images: 'images' } as const;
 
+/** One-click steering for an item: drop its round; a tool result can instead be replaced by its preview. */
+function itemActions(x: MapState['largest'][number]): HTMLButtonElement[] {
+  const out = [button('Drop round', () => send({ type: 'dropRound', round: x.round }), `Decide to drop round #${x.round} in the next compaction`, { 'aria-label': `Drop round #${x.round}`, 'data-action': 'drop-round' })];
+  const id = x.toolUseId;
+  if (x.kind === 'toolResult' && id) {
+    out.push(button('Preview', () => send({ type: 'previewResult', toolUseId: id }), 'Decide to replace this tool result by its preview in the next compaction', { 'aria-label': `Replace the ${x.tool ?? 'tool'} result of round #${x.round} by its preview`, 'data-action': 'preview-result' }));
+  }
+  return out;
+}
+
 function renderLargest(s: MapState): HTMLElement {
   const section = el('section', { attrs: { 'aria-labelledby': 'largest-h' } }, el('h2', { attrs: { id: 'largest-h' } }, `Largest items in the active context (${s.largest.length})`));
   if (!s.largest.length) {
     section.append(el('p', { class: 'muted' }, 'None.'));
     return section;
   }
-  const head = el('tr', {}, ...['Tokens', 'What', 'Round', 'Line'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
+  const head = el('tr', {}, ...['Tokens', 'What', 'Round', 'Line', 'Actions'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
   const rows = s.largest.map((x) =>
     el(
       'tr',
@@ -458,6 +508,7 @@ function renderLargest(s: MapState): HTMLElement {
       el('td', {}, `${x.tool ? `${x.tool} ` : ''}${ITEM_TEXT[x.kind]}`),
       el('td', {}, link(`#${x.round}`, 'Read this round', () => selectRound(x.round))),
       el('td', {}, link(String(x.line), 'Reveal in the editor', () => send({ type: 'revealLine', line: x.line }))),
+      el('td', { class: 'row-actions' }, ...itemActions(x)),
     ),
   );
   section.append(el('table', { attrs: { id: 'largest-table' } }, el('thead', {}, head), el('tbody', {}, ...rows)));

@@ -42,6 +42,8 @@ export interface MapItemRow {
   round: number;
   line: number;
   tool: string | null;
+  /** The tool call's id (tool results and calls), which "replace by preview" names. */
+  toolUseId: string | null;
   tokens: number;
 }
 
@@ -114,7 +116,10 @@ export type MapToHost =
   | { type: 'selectRound'; round: number }
   | { type: 'setTarget'; tokens: number }
   | { type: 'revealRound'; round: number }
-  | { type: 'revealLine'; line: number };
+  | { type: 'revealLine'; line: number }
+  /** Steering: the user's decision to drop a round, or to replace one tool result by its preview. */
+  | { type: 'dropRound'; round: number }
+  | { type: 'previewResult'; toolUseId: string };
 
 // ---------------------------------------------------------------------------------------------
 // Validation
@@ -144,11 +149,14 @@ export function parseMapToHost(v: unknown): MapToHost | null {
       return { type: v.type };
     case 'selectRound':
     case 'revealRound':
+    case 'dropRound':
       return isInt(v.round) ? { type: v.type, round: v.round } : null;
     case 'revealLine':
       return isInt(v.line) && v.line >= 1 ? { type: 'revealLine', line: v.line } : null;
     case 'setTarget':
       return isInt(v.tokens) && v.tokens >= 1 && v.tokens <= MAX_TARGET ? { type: 'setTarget', tokens: v.tokens } : null;
+    case 'previewResult':
+      return isStr(v.toolUseId, 300) && v.toolUseId.length > 0 ? { type: 'previewResult', toolUseId: v.toolUseId } : null;
     default:
       return null;
   }
@@ -180,7 +188,7 @@ function validTool(t: unknown): t is MapToolRow {
 }
 
 function validItem(t: unknown): t is MapItemRow {
-  return isObj(t) && typeof t.kind === 'string' && ITEM_KINDS.includes(t.kind) && isInt(t.round) && isInt(t.line) && isStrOrNull(t.tool, 300) && isCount(t.tokens);
+  return isObj(t) && typeof t.kind === 'string' && ITEM_KINDS.includes(t.kind) && isInt(t.round) && isInt(t.line) && isStrOrNull(t.tool, 300) && isStrOrNull(t.toolUseId, 300) && isCount(t.tokens);
 }
 
 function validCost(c: unknown): c is MapCost {

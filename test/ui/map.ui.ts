@@ -2,7 +2,7 @@
  * The Context Map in the real workbench: opened from the palette on a hand-made transcript whose
  * tool result and prompt carry markup, it shows one bar per round with the figures the extension
  * computed; selecting a bar reads the round (markup as characters) with exact o200k counts from
- * the token worker; dragging the target replans (the map's plan summary and the Rounds tree
+ * the token worker; dragging the target replans while the line is still held (the map's plan summary and the Rounds tree
  * follow); nothing injected runs in any frame. Then the map of a real session with compactions
  * in the dark, light and high-contrast themes.
  *
@@ -107,8 +107,10 @@ describe('UI: Context Map', function () {
     await wb.page.mouse.move(x, y);
     await wb.page.mouse.down();
     await wb.page.mouse.move(x, plotBottom.y + plotBottom.height - 3, { steps: 8 });
-    await wb.page.mouse.up();
+    // Still held: the map replans while dragging, not only on release.
     await frame.locator('#plan-summary').filter({ hasNotText: summaryBefore }).waitFor({ timeout: 30_000 });
+    assert.ok(await frame.locator('#target.dragging').count(), 'the drag is still under way');
+    await wb.page.mouse.up();
     const dragged = Number(await frame.locator('#target').getAttribute('data-tokens'));
     assert.ok(dragged >= 1000, `target ${dragged}`);
     await frame.locator('g.bar[data-mark="summarize"], g.bar[data-mark="drop"]').first().waitFor({ timeout: 30_000 });

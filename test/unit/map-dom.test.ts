@@ -162,6 +162,54 @@ describe('Context Map webview in Chromium', function () {
     assert.deepEqual((await posted()).at(-1), want);
   });
 
+  it('replans while the target is held: throttled targets go out during the drag, a state arriving meanwhile keeps the line under the pointer', async () => {
+    const page = b!.page;
+    const grip = page.locator('#target rect.grip');
+    const box = (await grip.boundingBox())!;
+    const x = box.x + box.width / 2;
+    let y = box.y + box.height / 2;
+    const before = (await posted()).length;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    for (let i = 0; i < 6; i++) {
+      y -= 8;
+      await page.mouse.move(x, y);
+      await page.waitForTimeout(200);
+    }
+    const during = (await posted()).slice(before).filter((m) => m.type === 'setTarget');
+    assert.ok(during.length >= 2, `targets sent while held: ${during.length}`);
+    // The host answers with a plan for an earlier target while the pointer still holds the line.
+    await post({ type: 'state', state: { ...state, targetTokens: during[0].tokens as number } });
+    const held = Number(await page.getAttribute('#target', 'data-tokens'));
+    assert.equal(held, during.at(-1)!.tokens, 'the line stays where the pointer put it');
+    y -= 8;
+    await page.mouse.move(x, y);
+    await page.mouse.up();
+    const last = (await posted()).at(-1)!;
+    assert.equal(last.type, 'setTarget');
+    assert.ok((last.tokens as number) > held, 'the drag went on after the redraw');
+    const sentWhileHeld = (await posted()).slice(before).filter((m) => m.type === 'setTarget').length;
+    assert.ok(sentWhileHeld <= 10, `throttled: ${sentWhileHeld} targets for 7 moves over ~1.4 s`);
+    // The plan for the final target arrives: the line is the state's again.
+    await post({ type: 'state', state: { ...state, targetTokens: last.tokens as number } });
+    assert.equal(await page.getAttribute('#target', 'data-tokens'), String(last.tokens));
+    await post({ type: 'state', state });
+  });
+
+  it('the largest items offer one-click steering: drop the round, replace a tool result by its preview', async () => {
+    const page = b!.page;
+    const rows = page.locator('#largest-table tbody tr');
+    assert.equal(await rows.count(), state.largest.length);
+    const k = state.largest.findIndex((x) => x.kind === 'toolResult' && x.toolUseId);
+    assert.ok(k >= 0, 'a tool result among the largest items');
+    await rows.nth(k).locator('button[data-action="drop-round"]').click();
+    assert.deepEqual((await posted()).at(-1), { type: 'dropRound', round: state.largest[k].round });
+    await rows.nth(k).locator('button[data-action="preview-result"]').click();
+    assert.deepEqual((await posted()).at(-1), { type: 'previewResult', toolUseId: state.largest[k].toolUseId });
+    const nonResults = state.largest.map((x, i) => [x, i] as const).filter(([x]) => x.kind !== 'toolResult');
+    for (const [, i] of nonResults) assert.equal(await rows.nth(i).locator('button[data-action="preview-result"]').count(), 0);
+  });
+
   it('is keyboard navigable: arrows select bars, + and - zoom', async () => {
     const page = b!.page;
     await page.locator('#map-chart').focus();

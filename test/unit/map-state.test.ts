@@ -12,6 +12,9 @@ import { clampView, mapGeometry, MAP_SIZE, panView, stackTotal, tokensAtY, zoomV
 import { isMapState, parseHostToMap, parseMapToHost } from '../../src/webview/mapProtocol';
 import { DEFAULT_PRICES } from '../../src/core/cost';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { contextMap } from '../../src/core/contextMap';
+import { rootNodes } from '../../src/extension/model/tree';
+import { formatUsd } from '../../src/extension/model/format';
 
 describe('Context Map state', function () {
   this.timeout(120_000);
@@ -64,7 +67,9 @@ describe('Context Map state', function () {
   it('messages from the webview: only well-formed ones pass', () => {
     assert.deepEqual(parseMapToHost({ type: 'setTarget', tokens: 50_000 }), { type: 'setTarget', tokens: 50_000 });
     assert.deepEqual(parseMapToHost({ type: 'selectRound', round: 3, extra: '<x>' }), { type: 'selectRound', round: 3 });
-    for (const bad of [null, 'ready', { type: 'setTarget', tokens: 0 }, { type: 'setTarget', tokens: 1.5 }, { type: 'setTarget', tokens: 1e12 }, { type: 'selectRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'compact' }]) {
+    assert.deepEqual(parseMapToHost({ type: 'dropRound', round: 4 }), { type: 'dropRound', round: 4 });
+    assert.deepEqual(parseMapToHost({ type: 'previewResult', toolUseId: 'toolu_1', choice: 'keep-full' }), { type: 'previewResult', toolUseId: 'toolu_1' });
+    for (const bad of [{ type: 'dropRound', round: -1 }, { type: 'previewResult', toolUseId: '' }, { type: 'previewResult', toolUseId: 7 }, { type: 'previewResult', toolUseId: 'x'.repeat(301) }, null, 'ready', { type: 'setTarget', tokens: 0 }, { type: 'setTarget', tokens: 1.5 }, { type: 'setTarget', tokens: 1e12 }, { type: 'selectRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'compact' }]) {
       assert.equal(parseMapToHost(bad), null, JSON.stringify(bad));
     }
   });
@@ -76,6 +81,56 @@ describe('Context Map state', function () {
     assert.equal(parseHostToMap({ type: 'state', state: wrong }), null);
     assert.equal(parseHostToMap({ type: 'exact', round: 1, counts: [1.5] }), null);
     assert.equal(parseHostToMap({ type: 'round', detail: { round: 1, label: 'x', model: null, costUsd: null, items: [{ kind: 'script' }] } }), null);
+  });
+});
+
+describe('Context Map state kept per analysis', function () {
+  this.timeout(120_000);
+
+  it('a sequence of replans and re-pushes gives the same states as cold builds from a fresh inspection', async () => {
+    const f = fixture('with-compactions.jsonl');
+    const kept = await inspectFile(f);
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let step = 0; step < 8; step++) {
+      const target = 5_000 + Math.floor(rand() * 150_000);
+      const planned = rand() < 0.75;
+      const plan = planned ? await planCompaction(kept, { targetTokens: target }) : null;
+      const warm = buildMapState(f, kept, plan, target);
+      const fresh = await inspectFile(f);
+      const cold = buildMapState(f, fresh, planned ? await planCompaction(fresh, { targetTokens: target }) : null, target);
+      assert.deepEqual(warm, cold, `step ${step}: target ${target}, planned ${planned}`);
+      assert.ok(isMapState(warm));
+      if (plan) for (const r of plan.rounds) assert.equal(warm.rounds[r.index].mark, r.action);
+    }
+  });
+
+  it('an analysis that keeps the Round objects of another gets the same breakdowns as a cold one', async () => {
+    const f = fixture('v2.1.97-images.jsonl');
+    const a = await inspectFile(f);
+    const first = contextMap(a);
+    const again = contextMap({ ...a, report: { ...a.report } });
+    assert.deepEqual(again, first);
+    assert.deepEqual(contextMap(await inspectFile(f)), first);
+  });
+
+  it("the Rounds tree's round tooltips show the response's cost, as the map prices it", async () => {
+    let seen = 0;
+    for (const f of claudeFixtures()) {
+      const analysis = await inspectFile(f);
+      const state = buildMapState(f, analysis, null, undefined);
+      for (const node of rootNodes({ file: f, analysis })) {
+        if (node.kind !== 'round' || node.round === undefined) continue;
+        const cost = state.rounds[node.round].costUsd;
+        const line = (node.tooltip ?? '').split('\n').find((l) => l.startsWith('Cost of the response: '));
+        const report = analysis.report.rounds[node.round];
+        if (cost !== null && cost > 0) {
+          assert.equal(line, `Cost of the response: ${formatUsd(cost)} (default price table)`, `${basename(f)} round ${node.round}`);
+          seen++;
+        } else if (!report.messageId) assert.equal(line, undefined, `${basename(f)} round ${node.round}`);
+      }
+    }
+    assert.ok(seen > 20, `${seen} priced rounds seen`);
   });
 });
 

@@ -72,3 +72,8 @@ export function plainLabel(text: string, max = 80): string {
     .replace(/^\s*#{1,6}\s+/gm, '');
   return oneLine(plain, max);
 }
+
+/** US dollars: cents from $1, four decimals below (one response often costs a fraction of a cent). */
+export function formatUsd(n: number): string {
+  return n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+}

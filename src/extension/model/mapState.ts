@@ -4,7 +4,7 @@ import type { Analysis } from '../../core/inspect';
 import type { CompactionPlan } from '../../core/compact/types';
 import { DEFAULT_SETTINGS } from '../../core/compact/types';
 import type { Breakdown } from '../../core/breakdown';
-import { contextMap } from '../../core/contextMap';
+import { contextMap, type ContextMap } from '../../core/contextMap';
 import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../../core/cost';
 import { MAP_PROTOCOL_VERSION, type MapRound, type MapSeries, type MapState } from '../../webview/mapProtocol';
 import { chartPoints } from './budget';
@@ -86,7 +86,25 @@ function addedBySeries(b: Breakdown, position: Map<string, number>, width: numbe
   return out;
 }
 
-export function buildMapState(file: string, analysis: Analysis, plan: CompactionPlan | null, settingsTarget: number | undefined, prices: PriceTable = DEFAULT_PRICES): MapState {
+/** What the map shows that does not depend on the plan: computed once per analysis and price table. */
+interface MapBase {
+  series: MapSeries[];
+  /** Rounds without their plan mark. */
+  rounds: Omit<MapRound, 'mark'>[];
+  map: ContextMap;
+  contextWindow: number;
+}
+
+/**
+ * Bases by analysis. An analysis is not changed once made (a grown file gives a new one), so
+ * replanning (dragging the target) and repeated pushes to the panel reuse the breakdowns, cost and
+ * stacks instead of computing them again for every round.
+ */
+const bases = new WeakMap<Analysis, { prices: PriceTable; base: MapBase }>();
+
+function mapBase(analysis: Analysis, prices: PriceTable): MapBase {
+  const cached = bases.get(analysis);
+  if (cached && cached.prices === prices) return cached.base;
   const map = contextMap(analysis, prices);
   const report = analysis.report;
   const toolNames = [...map.tools].sort((a, b) => b.allTokens - a.allTokens || (a.name < b.name ? -1 : 1)).map((t) => t.name);
@@ -94,8 +112,8 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
   const position = new Map(series.map((s, i) => [s.key, i]));
   const width = series.length;
   // chartPoints anchors each segment's running estimate to its first usage: the difference is the overhead.
-  const points = chartPoints(analysis, plan);
-  const rounds: MapRound[] = [];
+  const points = chartPoints(analysis, null);
+  const rounds: Omit<MapRound, 'mark'>[] = [];
   let running = new Array<number>(width).fill(0);
   for (let i = 0; i < report.rounds.length; i++) {
     const r = report.rounds[i];
@@ -111,27 +129,33 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
       firstLine: r.firstLine,
       stack: [...running],
       usage: points[i].usage,
-      mark: points[i].mark,
       boundary: r.startsAtBoundary,
       inContext: r.inContext,
       costUsd: map.rounds[i].cost?.usd ?? null,
     });
   }
   const lastModel = [...report.rounds].reverse().find((r) => r.model && r.model !== '<synthetic>')?.model ?? null;
-  const window = contextWindowOf(lastModel);
+  const base: MapBase = { series, rounds, map, contextWindow: contextWindowOf(lastModel) };
+  bases.set(analysis, { prices, base });
+  return base;
+}
+
+export function buildMapState(file: string, analysis: Analysis, plan: CompactionPlan | null, settingsTarget: number | undefined, prices: PriceTable = DEFAULT_PRICES): MapState {
+  const { series, rounds, map, contextWindow: window } = mapBase(analysis, prices);
+  const marks = new Map(plan ? plan.rounds.map((r) => [r.index, r.action]) : []);
   const c = map.cost;
   return {
     version: MAP_PROTOCOL_VERSION,
     file,
     fileName: baseName(file),
     series,
-    rounds,
+    rounds: rounds.map((r) => ({ ...r, mark: marks.get(r.round) ?? 'keep' })),
     contextWindow: window,
     autoCompactAt: autoCompactAt(window),
     targetTokens: plan ? plan.settings.targetTokens : (settingsTarget ?? DEFAULT_SETTINGS.targetTokens),
     planned: plan !== null,
-    planSummary: plan ? planSummary(plan, contextNow(report)) : 'No compaction planned: drag the target line (or run Preview Compaction) to see what a compaction would keep, summarize and drop.',
-    contextNow: report.totals.currentContextTokens,
+    planSummary: plan ? planSummary(plan, contextNow(analysis.report)) : 'No compaction planned: drag the target line (or run Preview Compaction) to see what a compaction would keep, summarize and drop.',
+    contextNow: analysis.report.totals.currentContextTokens,
     tools: map.tools.map((t) => ({ ...t })),
     largest: map.largest.map((x) => ({ ...x })),
     cost: {

@@ -5,7 +5,7 @@ import { contextPartsText, contextText, statusBarText } from '../model/contextTe
 import { contextNow } from '../../core/context';
 import { planSummary } from '../model/planText';
 import { priceTableFromSetting } from '../model/mapState';
-import { sessionCost } from '../../core/cost';
+import { analysisCost } from '../../core/contextMap';
 import { SECTION } from '../settings';
 import type { TranscriptStore } from '../store';
 
@@ -45,7 +45,7 @@ export class ContextStatusBar implements vscode.Disposable {
       tip.appendText(`The next request would carry: ${contextText(context)} = ${contextPartsText(context)}\n\n`);
       tip.appendText(`${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context\n\n`);
       const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
-      const cost = sessionCost(s.analysis.index.entries, prices);
+      const cost = analysisCost(s.analysis, prices);
       tip.appendText(`Cost: $${cost.total.usd.toFixed(2)} over ${plural(cost.responses.size, 'response')}${cost.unpriced.length ? ` (no price for ${cost.unpriced.join(', ')})` : ''}\n\n`);
       if (s.plan) tip.appendText(`${planSummary(s.plan, context)}\n\n`);
       tip.appendText('Click to show the rounds.');
