@@ -78,7 +78,7 @@ export class BudgetPanel implements vscode.Disposable {
 
   private message(): HostToWebview {
     const s = this.store.state;
-    if (s.status === 'empty') return { type: 'empty', message: 'No transcript is shown. Open a Claude Code session (.jsonl) to preview its compaction.' };
+    if (s.status === 'empty') return { type: 'empty', message: 'No transcript is shown. Open an agent session (a Claude Code or Codex .jsonl, a Gemini CLI or Cline .json) to preview its compaction.' };
     if (s.status === 'loading') return { type: 'busy', message: s.message };
     if (s.status === 'error') return { type: 'empty', message: `Cannot show ${baseName(s.file)}: ${s.message}` };
     if (!s.plan) return { type: 'empty', message: s.planError ? `Could not plan a compaction: ${s.planError}` : 'No compaction plan yet: run "Preview Compaction".' };

@@ -170,8 +170,8 @@ describe('UI: compact a transcript as a user would', function () {
     fs.copyFileSync(path.join(wb.workspace.dir, TRANSCRIPT), backup);
     try {
       let items: string[] = [];
-      for (let tries = 0; tries < 40 && !items.includes(restore); tries++) {
-        await wb.page.waitForTimeout(250);
+      for (let tries = 0; tries < 60 && !items.includes(restore); tries++) {
+        await wb.page.waitForTimeout(500);
         items = await listed();
       }
       assert.ok(items.includes(restore), `offered once a backup exists: ${JSON.stringify(items)}`);

@@ -37,7 +37,7 @@ export async function pickTranscript(title: string, openLabel: string): Promise<
     canSelectMany: false,
     canSelectFiles: true,
     canSelectFolders: false,
-    filters: { 'Claude Code transcripts': ['jsonl'], 'All files': ['*'] },
+    filters: { 'Agent sessions': ['jsonl', 'json'], 'All files': ['*'] },
     defaultUri: existsSync(folder) ? vscode.Uri.file(folder) : undefined,
   });
   return picked?.[0]?.fsPath;

@@ -1,6 +1,7 @@
 // Which transcripts have backups (written by in-place compactions), as context keys, so that Restore From Backup
 // is offered only where there is something to restore: `agentCompactor.currentHasBackup` for the shown transcript,
 // `agentCompactor.filesWithBackups` (paths) for the Explorer's menu on workspace files.
+import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { listBackups, transcriptOfBackup } from '../../core/compact/backup';
 import type { TranscriptStore } from '../store';
@@ -30,6 +31,34 @@ export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
     }
     publish();
   });
+  // The workspace-wide watcher can miss or delay events (its recursive watch starts late, or not at all outside a
+  // folder); the shown transcript's own folder is also watched for its backups, the way the store watches the file.
+  let current: { file: string; watcher: vscode.FileSystemWatcher } | undefined;
+  const watchCurrent = () => {
+    const file = store.file;
+    if (current?.file === file) return;
+    current?.watcher.dispose();
+    current = undefined;
+    if (!file) return;
+    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(file)), `${basename(file)}.bak-*`));
+    w.onDidCreate(() => void check(file));
+    w.onDidDelete(() => void check(file));
+    current = { file, watcher: w };
+  };
+  watchCurrent();
   void check(store.file);
-  return [watcher, watcher.onDidCreate(onBackup), watcher.onDidDelete(onBackup), store.onDidChange(() => void check(store.file))];
+  return [
+    watcher,
+    watcher.onDidCreate(onBackup),
+    watcher.onDidDelete(onBackup),
+    store.onDidChange(() => {
+      watchCurrent();
+      void check(store.file);
+    }),
+    // Coming back to the window (after a copy in a terminal or another program) looks again.
+    vscode.window.onDidChangeWindowState((s) => {
+      if (s.focused) void check(store.file);
+    }),
+    { dispose: () => current?.watcher.dispose() },
+  ];
 }
