@@ -59,6 +59,6 @@ export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
     vscode.window.onDidChangeWindowState((s) => {
       if (s.focused) void check(store.file);
     }),
-    { dispose: () => current?.watcher.dispose() },
+    { dispose: () => void current?.watcher.dispose() },
   ];
 }
