@@ -160,7 +160,11 @@ export class Workbench {
     const page = this.page;
     // Show the Explorer (no-op when it is already visible).
     if (!(await page.locator('.explorer-folders-view').isVisible())) {
-      await this.runCommand('View: Show Explorer');
+      // As a user would: the Explorer's activity bar item (the palette command does not always switch containers).
+      const explorer = page.locator('.activitybar .action-item .action-label[aria-label^="Explorer"]').first();
+      if (await explorer.isVisible()) await explorer.click();
+      else await this.runCommand('View: Show Explorer');
+      await page.locator('.explorer-folders-view').waitFor({ state: 'visible', timeout: timeoutMs });
     }
     const row = page.locator('.explorer-folders-view').getByRole('treeitem', { name, exact: true });
     await row.waitFor({ state: 'visible', timeout: timeoutMs });

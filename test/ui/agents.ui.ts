@@ -1,6 +1,6 @@
 /**
  * Other agents' sessions in the real workbench (code-server + headless Chromium), driven only through the UI: a
- * Codex CLI rollout and a Cline task opened from the Explorer show their rounds in the Rounds tree with the agent
+ * Cline task (opened first: a .json alone activates the extension) and a Codex CLI rollout opened from the Explorer show their rounds in the Rounds tree with the agent
  * named in the header; **Compact Transcript** is offered (enabled) for the Codex rollout and disabled for the Cline
  * task, whose header says why when hovered.
  *
@@ -67,29 +67,6 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     return /\bdisabled\b/.test(cls) || aria === 'true';
   }
 
-  it('a Codex rollout: rounds, Codex CLI in the header, Compact offered', async () => {
-    await wb.openFileFromExplorer(ROLLOUT);
-    const h = await header(ROLLOUT);
-    assert.match(h.description, /^rollout-.*\.jsonl · (\d+) rounds · Codex CLI$/, JSON.stringify(h));
-    assert.match(h.label, /^context ~?[\d,]+ tokens \((usage|estimate)\)$/, JSON.stringify(h));
-    const rounds = await roundLabels();
-    assert.ok(rounds.length >= 3, `round rows: ${JSON.stringify(rounds)}`);
-    assert.match(rounds[0], /^\+~?[\d,]+ · #0 /, `the first round first: ${rounds[0]}`);
-    await roundsPane().hover();
-    // Context keys follow the read, so wait for the action to settle into its enabled state.
-    await wb.page.waitForFunction(
-      () => {
-        const a = [...document.querySelectorAll('.part.sidebar .pane-header .action-label')].find((e) => (e.getAttribute('aria-label') ?? '').startsWith('Compact Transcript'));
-        return !!a && !a.classList.contains('disabled');
-      },
-      undefined,
-      { timeout: 15_000 },
-    );
-    assert.equal(await isDisabled(compactAction()), false, 'Compact Transcript is enabled for Codex');
-    await wb.screenshot('agents-codex');
-    console.log(`      ${h.label}: ${h.description}`);
-  });
-
   it('a Cline task: rounds, Cline / Roo Code in the header, Compact disabled with the reason on the header', async () => {
     if (!(await wb.page.locator('.explorer-folders-view').isVisible())) await wb.runCommand('View: Show Explorer');
     await wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: CLINE_DIR, exact: true }).click();
@@ -97,9 +74,15 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     await file.waitFor({ state: 'visible', timeout: 15_000 });
     await file.dblclick();
     await wb.page.locator(`.tabs-container .tab.active[data-resource-name="${CLINE_FILE}"]`).waitFor({ state: 'visible', timeout: 30_000 });
-    // The Rounds view is in the Agent Compactor container; the user opens it from the activity bar.
+    // Opened first in a fresh workbench: the .json alone activates the extension, whose first transcript in the
+    // workspace reveals the Rounds view by itself (nothing here clicks the activity bar).
     const item = wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
-    if (!/\bchecked\b/.test((await item.getAttribute('class')) ?? '')) await item.locator('.action-label').click();
+    await wb.page.waitForFunction(
+      () => [...document.querySelectorAll('.activitybar .action-item')].some((e) => e.classList.contains('checked') && (e.querySelector('.action-label')?.getAttribute('aria-label') ?? '').startsWith('Agent Compactor')),
+      undefined,
+      { timeout: 60_000 },
+    );
+    assert.match((await item.getAttribute('class')) ?? '', /\bchecked\b/);
     const h = await header(CLINE_FILE);
     assert.match(h.description, /^api_conversation_history\.json · (\d+) rounds · Cline \/ Roo Code$/, JSON.stringify(h));
     const rounds = await roundLabels();
@@ -123,4 +106,30 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     await wb.screenshot('agents-cline');
     console.log(`      ${h.label}: ${h.description}`);
   });
+  it('a Codex rollout: rounds, Codex CLI in the header, Compact offered', async () => {
+    await wb.openFileFromExplorer(ROLLOUT);
+    // The Rounds view revealed itself for the first transcript of the workspace; now the user opens it.
+    const item = wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
+    if (!/\bchecked\b/.test((await item.getAttribute('class')) ?? '')) await item.locator('.action-label').click();
+    const h = await header(ROLLOUT);
+    assert.match(h.description, /^rollout-.*\.jsonl · (\d+) rounds · Codex CLI$/, JSON.stringify(h));
+    assert.match(h.label, /^context ~?[\d,]+ tokens \((usage|estimate)\)$/, JSON.stringify(h));
+    const rounds = await roundLabels();
+    assert.ok(rounds.length >= 3, `round rows: ${JSON.stringify(rounds)}`);
+    assert.match(rounds[0], /^\+~?[\d,]+ · #0 /, `the first round first: ${rounds[0]}`);
+    await roundsPane().hover();
+    // Context keys follow the read, so wait for the action to settle into its enabled state.
+    await wb.page.waitForFunction(
+      () => {
+        const a = [...document.querySelectorAll('.part.sidebar .pane-header .action-label')].find((e) => (e.getAttribute('aria-label') ?? '').startsWith('Compact Transcript'));
+        return !!a && !a.classList.contains('disabled');
+      },
+      undefined,
+      { timeout: 15_000 },
+    );
+    assert.equal(await isDisabled(compactAction()), false, 'Compact Transcript is enabled for Codex');
+    await wb.screenshot('agents-codex');
+    console.log(`      ${h.label}: ${h.description}`);
+  });
+
 });
