@@ -59,14 +59,19 @@ async function main(): Promise<void> {
   try {
     // The extension activates on a .jsonl text document; a 100 MB file gets no text editor, so a small one first.
     await wb.openFileFromExplorer('small.jsonl');
-    await wb.page.locator('.statusbar-item', { hasText: /tok · [\d,]+ rounds?/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · [\d,]+ rounds?/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
     // A 100 MB file: VS Code may not render it in a text editor; the extension follows the tab either way.
+    // The first transcript revealed the Rounds view; back to the Explorer for the large one.
+    await wb.showExplorer();
     const row = wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: 'large.jsonl', exact: true });
-    await row.waitFor({ state: 'visible', timeout: 60_000 });
+    await row.waitFor({ state: 'visible', timeout: 60_000 }).catch(async (err: Error) => {
+      console.error(`no large.jsonl in the Explorer: screenshot ${await wb.screenshot('map-bench-explorer')}`);
+      throw err;
+    });
     const loadStart = performance.now();
     await row.dblclick();
     await wb.page
-      .locator('.statusbar-item', { hasText: /tok · \d{1,3},\d{3} rounds/ })
+      .locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d{1,3},\d{3} rounds/ })
       .first()
       .waitFor({ state: 'visible', timeout: 180_000 })
       .catch(async (err: Error) => {
@@ -74,8 +79,10 @@ async function main(): Promise<void> {
         throw err;
       });
     const loaded = performance.now() - loadStart;
+    // Timed from choosing the command in the palette (typing its name is the user's time, not the map's).
+    await wb.openCommandPalette('Agent Compactor: Open Context Map');
     const openStart = performance.now();
-    await wb.runCommand('Agent Compactor: Open Context Map');
+    await wb.page.keyboard.press('Enter');
     const frame = await mapFrame(wb, 60_000);
     const opened = performance.now() - openStart;
     const first = await drawMs(frame, undefined);
@@ -107,7 +114,7 @@ async function main(): Promise<void> {
       `| host: inspect (for reference) | ${ms(t1 - t0)} |`,
       `| host: the map's state (breakdowns, cost, stacks; ${(stateBytes / 1e6).toFixed(1)} MB of JSON) | ${ms(t2 - t1)} |`,
       `| workbench: the transcript read (status bar shows it) after opening it | ${ms(loaded)} |`,
-      `| workbench: "Open Context Map" to bars on screen (panel, webview, state message, drawing) | **${ms(opened)}** |`,
+      `| workbench: "Open Context Map" chosen in the palette to bars on screen (panel, webview, state message, drawing) | **${ms(opened)}** |`,
       `| webview: drawing the first picture (${bars} bars) | ${ms(first)} |`,
       `| webview: drawing after a pan or zoom (median / max of ${pans.length + zooms.length}) | ${ms(median([...pans, ...zooms]))} / ${ms(Math.max(...pans, ...zooms))} |`,
       '',

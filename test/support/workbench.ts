@@ -155,17 +155,21 @@ export class Workbench {
     return this.page.locator('.explorer-folders-view .monaco-list-row');
   }
 
+  /** Shows the Explorer (no-op when it is already visible). */
+  async showExplorer(timeoutMs = 30_000): Promise<void> {
+    const page = this.page;
+    if (await page.locator('.explorer-folders-view').isVisible()) return;
+    // As a user would: the Explorer's activity bar item (the palette command does not always switch containers).
+    const explorer = page.locator('.activitybar .action-item .action-label[aria-label^="Explorer"]').first();
+    if (await explorer.isVisible()) await explorer.click();
+    else await this.runCommand('View: Show Explorer');
+    await page.locator('.explorer-folders-view').waitFor({ state: 'visible', timeout: timeoutMs });
+  }
+
   /** Open a file by double-clicking it in the Explorer (pinned editor); waits for its tab. */
   async openFileFromExplorer(name: string, timeoutMs = 30_000): Promise<void> {
     const page = this.page;
-    // Show the Explorer (no-op when it is already visible).
-    if (!(await page.locator('.explorer-folders-view').isVisible())) {
-      // As a user would: the Explorer's activity bar item (the palette command does not always switch containers).
-      const explorer = page.locator('.activitybar .action-item .action-label[aria-label^="Explorer"]').first();
-      if (await explorer.isVisible()) await explorer.click();
-      else await this.runCommand('View: Show Explorer');
-      await page.locator('.explorer-folders-view').waitFor({ state: 'visible', timeout: timeoutMs });
-    }
+    await this.showExplorer(timeoutMs);
     const row = page.locator('.explorer-folders-view').getByRole('treeitem', { name, exact: true });
     await row.waitFor({ state: 'visible', timeout: timeoutMs });
     await row.dblclick();

@@ -5,7 +5,7 @@
 // its line. Ordinals continue where the file has them; a fork gets a new thread id in its `session_meta` records
 // and its file name (Codex finds a rollout by both).
 import { randomUUID } from 'node:crypto';
-import { chmod, lstat, open, stat, unlink } from 'node:fs/promises';
+import { chmod, open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Analysis } from '../inspect';
 import { analyze } from '../inspect';
@@ -16,9 +16,9 @@ import { asObject, str, type JsonObject } from '../json';
 import { loadEntryObjects } from './lines';
 import { planDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
-import { commitTemp, makeBackup, writeTemp } from './fsutil';
+import { writeTemp } from './fsutil';
 import { checkCancelled, checkOutputPath, COMMITTING, type CompactOptions } from './compact';
-import { commitInPlace } from './commit';
+import { commitOutput } from './commit';
 import { makeSummary } from './summary';
 import { shellQuote } from './resume';
 import { CompactError, type CompactResult, type ProgressReporter } from './types';
@@ -321,8 +321,8 @@ export async function compactCodexLocked(file: string, analysis: Analysis, optio
   }
   progress('Writing the compacted rollout…');
   const tmp = await writeTemp(target.out, codexOutput(file, readSize, patches, appended));
-  let backup: string | null = null;
-  let carriedOverBytes = 0;
+  let backup: string | null;
+  let carriedOverBytes: number;
   try {
     await chmod(tmp, (await stat(file)).mode & 0o777);
     const appendedLine = index.lineCount + 1;
@@ -334,19 +334,7 @@ export async function compactCodexLocked(file: string, analysis: Analysis, optio
     if (estimated > plan.messageTarget) plan.notes.push(`after summarizing, the result is about ${estimated} tokens: over the target (the newest rounds alone are too large)`);
     progress(COMMITTING);
     checkCancelled(options.signal);
-    const st = await stat(file);
-    if (st.size !== readSize || st.mtimeMs !== readMtime) {
-      throw new CompactError('changed-on-disk', `${basename(file)} changed while it was being compacted (is Codex still writing to it?). Nothing was written; run the compaction again when the session is idle.`);
-    }
-    if (target.mode === 'in-place') {
-      progress('Backing up the original…');
-      backup = await makeBackup(file);
-      carriedOverBytes = (await commitInPlace(file, tmp, readSize)).carriedOverBytes;
-      if (carriedOverBytes) plan.notes.push(`${carriedOverBytes} bytes Codex appended while the result was being committed were carried over after it (compact again when the session is idle)`);
-    } else {
-      if (target.mode === 'fork' && (await lstat(target.out).catch(() => null))) throw new CompactError('exists', `${target.out} appeared while compacting; nothing was written.`);
-      await commitTemp(tmp, target.out);
-    }
+    ({ backup, carriedOverBytes } = await commitOutput({ file, tmp, mode: target.mode, out: target.out, readSize, readMtime, writer: 'Codex', progress }, plan.notes));
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;

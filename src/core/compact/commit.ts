@@ -1,11 +1,11 @@
 // Writing a compaction's files: the full originals of replaced tool results, the state file, the output streamed
 // after the original's bytes, and the in-place commit that carries over what a live agent appended meanwhile.
 import { appendFile, lstat, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { PlanDetails } from './plan';
 import { CompactError, type WrittenSidecars } from './types';
-import { assertInside, commitTemp, ensureRealDir, writeFileAtomic } from './fsutil';
+import { assertInside, commitTemp, ensureRealDir, makeBackup, writeFileAtomic } from './fsutil';
 import { statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
 
 /**
@@ -77,6 +77,48 @@ export async function commitInPlace(file: string, tmp: string, readSize: number)
   } finally {
     await old.close();
   }
+}
+
+/** Where a compaction's written temporary file goes, and what the original looked like when it was read. */
+export interface CommitTarget {
+  file: string;
+  tmp: string;
+  /**
+   * In place (the original is replaced, after a backup); a fork (a new file that must not exist yet); or `--out`
+   * (checked before the compaction began: a new file, or one `--force` may replace).
+   */
+  mode: 'in-place' | 'fork' | 'out';
+  out: string;
+  readSize: number;
+  readMtime: number;
+  /** Which agent may be writing the session, for the messages ("a live agent", "Codex"). */
+  writer: string;
+  /** Runs after the backup is made and before the original is replaced (records the sidecars with it). */
+  afterBackup?: (backup: string) => Promise<void>;
+  progress: (message: string) => void;
+}
+
+/**
+ * Commits a compaction's temporary file, the one rule for every format: refuse if the original changed since it
+ * was read; in place, back it up and replace it, carrying over bytes appended meanwhile (said in `notes`); else
+ * create the new file, refusing one that appeared meanwhile. The caller removes `tmp` when this throws.
+ */
+export async function commitOutput(t: CommitTarget, notes: string[]): Promise<{ backup: string | null; carriedOverBytes: number }> {
+  const now = await stat(t.file);
+  if (now.size !== t.readSize || now.mtimeMs !== t.readMtime) {
+    throw new CompactError('changed-on-disk', `${basename(t.file)} changed while it was being compacted (${now.size - t.readSize >= 0 ? `${now.size - t.readSize} bytes appended` : 'it shrank'}; is ${t.writer} still writing to it?). Nothing was written; run the compaction again when the session is idle.`);
+  }
+  if (t.mode !== 'in-place') {
+    if (t.mode === 'fork' && (await exists(t.out))) throw new CompactError('exists', `${t.out} appeared while compacting; nothing was written.`);
+    await commitTemp(t.tmp, t.out);
+    return { backup: null, carriedOverBytes: 0 };
+  }
+  t.progress('Backing up the original…');
+  const backup = await makeBackup(t.file);
+  await t.afterBackup?.(backup);
+  const { carriedOverBytes } = await commitInPlace(t.file, t.tmp, t.readSize);
+  if (carriedOverBytes) notes.push(`${carriedOverBytes} bytes ${t.writer} appended while the result was being committed were carried over after it (they continue the history before this compaction; compact again when the session is idle)`);
+  return { backup, carriedOverBytes };
 }
 
 export async function exists(path: string): Promise<boolean> {

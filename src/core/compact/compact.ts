@@ -14,13 +14,13 @@ import { CompactError, type AttemptRecord, type CompactResult, type CompactSetti
 import { shapeForExtractive } from './summarize/extractive';
 import { contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
 import { buildAppendedLines } from './writeback';
-import { acquireLock, commitTemp, makeBackup, sameFile, writeTemp } from './fsutil';
+import { acquireLock, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import type { UserDecisions } from './decisions';
 import { resumeCommand } from './resume';
-import { commitInPlace, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
+import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
 import { messageContent, type JsonObject } from '../json';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
@@ -273,9 +273,9 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
   const appended = prepared.rawBytes.encode(built.lines.join('\n') + '\n');
   if (prepared.rawBytes.lossy) plan.notes.push(`${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`);
   const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
-  let backup: string | null = null;
+  let backup: string | null;
   let toolDir: string | null;
-  let carriedOverBytes = 0;
+  let carriedOverBytes: number;
   const undo: (() => Promise<unknown>)[] = [];
   const sidecarsWritten: WrittenSidecars = { toolResults: [], toolResultsDirCreated: false, stateCreated: false };
   try {
@@ -294,18 +294,20 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     await saveState(out, details);
     progress(COMMITTING);
     checkCancelled(options.signal);
-    await assertUnchanged(file, prepared);
-    if (options.inPlace) {
-      progress('Backing up the original…');
-      backup = await makeBackup(file);
-      await recordSidecars(file, backup, sidecarsBefore!);
-      const committed = await commitInPlace(file, tmp, readSize);
-      carriedOverBytes = committed.carriedOverBytes;
-      if (carriedOverBytes) plan.notes.push(`${carriedOverBytes} bytes a live agent appended while the result was being committed were carried over after it (they continue the history before this compaction; compact again when the session is idle)`);
-    } else {
-      if (target.mode === 'fork' && (await exists(out))) throw new CompactError('exists', `${out} appeared while compacting; nothing was written.`);
-      await commitTemp(tmp, out);
-    }
+    ({ backup, carriedOverBytes } = await commitOutput(
+      {
+        file,
+        tmp,
+        mode: target.mode,
+        out,
+        readSize,
+        readMtime: prepared.readMtime,
+        writer: 'an agent',
+        afterBackup: (made) => recordSidecars(file, made, sidecarsBefore!),
+        progress,
+      },
+      plan.notes,
+    ));
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     // A run that fails or is cancelled after the sidecars were written puts them back as they were, newest first:
@@ -370,14 +372,6 @@ async function validateOutput(tmp: string, prepared: Prepared, leafUuid: string,
   }
   if (overTarget.length) plan.notes.push(`after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`);
   plan.postTokens = check.estimatedTokens;
-}
-
-async function assertUnchanged(file: string, prepared: Prepared): Promise<void> {
-  const { readSize, readMtime } = prepared;
-  const now = await stat(file);
-  if (now.size !== readSize || now.mtimeMs !== readMtime) {
-    throw new CompactError('changed-on-disk', `${basename(file)} changed while it was being compacted (${now.size - readSize >= 0 ? `${now.size - readSize} bytes appended` : 'it shrank'}; is an agent still writing to it?). Nothing was written; run the compaction again when the session is idle.`);
-  }
 }
 
 async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: string | null } | null> {
