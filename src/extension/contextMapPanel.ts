@@ -70,7 +70,8 @@ class ContextMapPanel implements vscode.Disposable {
       }),
       store.onDidChange(() => this.push()),
     );
-    this.push();
+    // No state is built here: the first push comes from `open` (or the store, for a restored panel) after the
+    // webview's HTML has gone out, so the webview loads while the host builds the state.
   }
 
   private message(): HostToMap | undefined {
@@ -267,6 +268,8 @@ export class ContextMapPanels implements vscode.Disposable {
       const panel = vscode.window.createWebviewPanel(MAP_VIEW_TYPE, `Context Map: ${baseName(file)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { retainContextWhenHidden: false });
       p = this.adopt(file, panel);
     }
+    // Let the panel's HTML reach the renderer before the state (up to a second on a 100 MB session) is built.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     // Opening the panel changes tabs, and the editor tracker may queue the active editor's transcript
     // meanwhile: settle, then make sure this one is shown (a few tries, never a loop).
     for (let i = 0; i < 3 && (this.store.file !== file || this.store.state.status !== 'ready'); i++) {

@@ -158,12 +158,17 @@ export class Workbench {
   /** Shows the Explorer (no-op when it is already visible). */
   async showExplorer(timeoutMs = 30_000): Promise<void> {
     const page = this.page;
-    if (await page.locator('.explorer-folders-view').isVisible()) return;
-    // As a user would: the Explorer's activity bar item (the palette command does not always switch containers).
-    const explorer = page.locator('.activitybar .action-item .action-label[aria-label^="Explorer"]').first();
-    if (await explorer.isVisible()) await explorer.click();
-    else await this.runCommand('View: Show Explorer');
-    await page.locator('.explorer-folders-view').waitFor({ state: 'visible', timeout: timeoutMs });
+    const view = page.locator('.explorer-folders-view');
+    if (await view.isVisible()) return;
+    await this.runCommand('View: Show Explorer');
+    const shown = await view.waitFor({ state: 'visible', timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (shown) return;
+    // The command does not always switch containers in code-server: the activity bar item, as a user would.
+    await page.locator('.activitybar .action-item .action-label[aria-label^="Explorer"]').first().click({ timeout: 5_000 });
+    await view.waitFor({ state: 'visible', timeout: timeoutMs });
   }
 
   /** Open a file by double-clicking it in the Explorer (pinned editor); waits for its tab. */
