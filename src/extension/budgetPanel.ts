@@ -46,7 +46,12 @@ export class BudgetPanel implements vscode.Disposable {
       this.push();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(BUDGET_VIEW_TYPE, 'Budget Preview', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {});
+    // In the active editor group, not beside it: the preview is a report (chart, per-message table, replacement
+    // texts) that needs the width, and beside the transcript it got about a third of a 1400 px window; the
+    // transcript's JSONL lines cannot be read at half width either, and revealing a round from the preview opens it
+    // in the active group anyway. Dragged beside, it still reads: the chart lays itself out for the width it has.
+    // Focused, so keyboard users land in it.
+    const panel = vscode.window.createWebviewPanel(BUDGET_VIEW_TYPE, 'Budget Preview', { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, {});
     this.adopt(panel);
     this.push();
   }

@@ -2,8 +2,8 @@
 // size per round, the per-wire-message totals and every tool-result decision with its exact
 // preview text. All transcript text goes in through text nodes (never innerHTML), so a tool
 // result holding `<script>` or `<img onerror>` shows as characters.
-import { chartGeometry, shortTokens } from './chart';
-import { USER_ROUND_MARK, parseHostToWebview, toolResultMark, type BudgetState, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
+import { CHART_FONT_SIZE, chartGeometry, chartLayout, type ChartGeometry, type XRange } from './chart';
+import { USER_ROUND_MARK, parseHostToWebview, toolResultMark, type BudgetState, type ChartData, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -21,11 +21,14 @@ type Filter = 'all' | Decision | 'user';
 interface UiState {
   filter: Filter;
   shown: number;
+  /** The chart's x range: the context now (default) or the whole history. */
+  range: XRange;
 }
-let ui: UiState = { filter: 'all', shown: PAGE };
+let ui: UiState = { filter: 'all', shown: PAGE, range: 'active' };
 {
   const saved = vscode.getState() as Partial<UiState> | undefined;
   if (saved && (saved.filter === 'all' || saved.filter === 'kept' || saved.filter === 'replaced' || saved.filter === 'frozen' || saved.filter === 'user')) ui.filter = saved.filter;
+  if (saved && (saved.range === 'active' || saved.range === 'history')) ui.range = saved.range;
 }
 let current: BudgetState | undefined;
 
@@ -70,6 +73,7 @@ function root(): HTMLElement {
 
 function showMessage(kind: 'empty' | 'busy', message: string): void {
   current = undefined;
+  chartObserver?.disconnect();
   root().replaceChildren(el('p', { class: kind === 'busy' ? 'muted busy' : 'muted' }, message));
 }
 
@@ -115,28 +119,89 @@ function renderUserRounds(state: BudgetState): HTMLElement {
 }
 
 function renderChart(state: BudgetState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'chart-h' } }, el('h2', { attrs: { id: 'chart-h' } }, 'Context size per round'));
+  const section = el('section', { class: 'chart-section', attrs: { 'aria-labelledby': 'chart-h' } }, el('h2', { attrs: { id: 'chart-h' } }, 'Context size per round'));
   const data = state.chart;
   if (!data.points.length) {
     section.append(el('p', { class: 'muted' }, 'No rounds.'));
     return section;
   }
-  const g = chartGeometry(data);
-  const chart = svg('svg', { viewBox: g.viewBox, class: 'chart', role: 'img', 'aria-label': `Context size per round; target ${num(data.targetTokens)} tokens` });
-  const title = svg('title', {}, `Context ${num(data.preTokens)} → ${num(data.postTokens)} tokens after compaction; target ${num(data.targetTokens)}`);
-  chart.append(title);
+  const wrap = el('div', { class: 'chart-wrap' });
+  const caption = el('p', { class: 'muted chart-range', attrs: { 'aria-live': 'polite' } });
+  const firstActive = data.points.findIndex((p) => p.inContext);
+  const history = firstActive > 0;
+  const controls = el('div', { class: 'chart-controls' });
+  let toggle: HTMLButtonElement | null = null;
+  if (history) {
+    // One toggle with a fixed name and aria-pressed (how screen readers expect a toggle button to read).
+    toggle = button('Show whole history', () => {
+      ui = { ...ui, range: ui.range === 'history' ? 'active' : 'history' };
+      vscode.setState(ui);
+      draw();
+    }, 'Show the rounds before the last compact boundary too (they are not in the context now)');
+    toggle.classList.add('secondary', 'range-toggle');
+    controls.append(toggle);
+  }
+  controls.append(caption);
+  const draw = () => {
+    const width = wrap.clientWidth;
+    if (!(width > 0)) return;
+    const g = chartGeometry(data, chartLayout(width, ui.range, measureText()));
+    wrap.replaceChildren(chartSvg(data, g));
+    drawnWidth = width;
+    toggle?.setAttribute('aria-pressed', String(g.range === 'history'));
+    caption.textContent =
+      g.range === 'active'
+        ? `Rounds #${g.firstRound}–#${g.lastRound}, the context now (${num(g.hiddenRounds)} older ${g.hiddenRounds === 1 ? 'round' : 'rounds'}, before the last compact boundary, not shown).`
+        : history
+          ? `All ${num(data.points.length)} rounds; the context now starts at round #${data.points[firstActive].round}.`
+          : `Rounds #${g.firstRound}–#${g.lastRound}.`;
+  };
+  let drawnWidth = -1;
+  chartObserver?.disconnect();
+  chartObserver = new ResizeObserver(() => {
+    if (Math.abs(wrap.clientWidth - drawnWidth) >= 1) draw();
+  });
+  chartObserver.observe(wrap);
+  const legend = el(
+    'ul',
+    { class: 'legend' },
+    el('li', {}, el('span', { class: 'swatch usage' }), 'usage (API truth)'),
+    el('li', {}, el('span', { class: 'swatch estimate' }), 'estimate'),
+    el('li', {}, el('span', { class: 'swatch target' }), `target ${num(data.targetTokens)}`),
+    data.floorTokens !== null ? el('li', { title: 'Every request carries the system prompt and tool definitions: no compaction reaches a target below this line' }, el('span', { class: 'swatch floor' }), `system prompt + tools ~${num(data.floorTokens)} (no target below it is reachable)`) : null,
+    data.points.some((p) => p.mark === 'summarize') ? el('li', {}, el('span', { class: 'swatch band-summarize' }), '[summarize]') : null,
+    data.points.some((p) => p.mark === 'drop') ? el('li', {}, el('span', { class: 'swatch band-drop' }), '[drop]') : null,
+    data.cutAfterRound !== null ? el('li', {}, el('span', { class: 'swatch cut' }), `cut after round #${data.cutAfterRound}`) : null,
+  );
+  section.append(controls, wrap, legend);
+  return section;
+}
+
+let chartObserver: ResizeObserver | undefined;
+let textContext: CanvasRenderingContext2D | null | undefined;
+
+/** Width of a chart label in the webview's real font (the chart places labels by it). */
+function measureText(): ((text: string) => number) | undefined {
+  textContext ??= document.createElement('canvas').getContext('2d');
+  const ctx = textContext;
+  if (!ctx) return undefined;
+  ctx.font = `${CHART_FONT_SIZE}px ${getComputedStyle(document.body).fontFamily}`;
+  return (text) => ctx.measureText(text).width;
+}
+
+function chartSvg(data: ChartData, g: ChartGeometry): SVGSVGElement {
+  const chart = svg('svg', { viewBox: g.viewBox, width: g.width, height: g.height, class: 'chart', role: 'img', 'aria-label': `Context size per round; target ${num(data.targetTokens)} tokens` });
+  chart.append(svg('title', {}, `Context ${num(data.preTokens)} → ${num(data.postTokens)} tokens after compaction; target ${num(data.targetTokens)}`));
   for (const b of g.bands) chart.append(svg('rect', { x: b.x, y: g.plot.y, width: b.width, height: g.plot.height, class: `band band-${b.mark}` }));
   for (const t of g.yTicks) {
     chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: t.pos, y2: t.pos, class: 'grid' }));
-    chart.append(svg('text', { x: g.plot.x - 6, y: t.pos + 4, class: 'tick tick-y' }, t.label));
+    chart.append(svg('text', { x: g.plot.x - 6, y: t.pos + CHART_FONT_SIZE * 0.35, class: 'tick tick-y' }, t.label));
   }
-  for (const t of g.xTicks) chart.append(svg('text', { x: t.pos, y: g.plot.y + g.plot.height + 18, class: 'tick tick-x' }, t.label));
+  for (const t of g.xTicks) chart.append(svg('text', { x: t.pos, y: t.box.y + CHART_FONT_SIZE, class: 'tick tick-x' }, t.label));
   for (const x of g.boundaryXs) chart.append(svg('line', { x1: x, x2: x, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'boundary' }));
   chart.append(svg('rect', { x: g.plot.x, y: g.plot.y, width: g.plot.width, height: g.plot.height, class: 'frame' }));
-  if (g.targetY !== null) {
-    chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.targetY, y2: g.targetY, class: 'target' }));
-    chart.append(svg('text', { x: g.plot.x + g.plot.width - 4, y: g.targetY - 4, class: 'label label-end' }, `target ${shortTokens(data.targetTokens)}`));
-  }
+  if (g.floorY !== null) chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.floorY, y2: g.floorY, class: 'floor' }));
+  if (g.targetY !== null) chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.targetY, y2: g.targetY, class: 'target' }));
   if (g.estimatePath) chart.append(svg('path', { d: g.estimatePath, class: 'line estimate' }));
   if (g.usagePath) chart.append(svg('path', { d: g.usagePath, class: 'line usage' }));
   for (const p of g.usagePoints) {
@@ -145,22 +210,10 @@ function renderChart(state: BudgetState): HTMLElement {
     dot.addEventListener('click', () => send({ type: 'revealRound', round: p.round }));
     chart.append(dot);
   }
-  if (g.cutX !== null) {
-    chart.append(svg('line', { x1: g.cutX, x2: g.cutX, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'cut' }));
-    chart.append(svg('text', { x: g.cutX + 4, y: g.plot.y + 12, class: 'label' }, 'cut'));
-  }
-  const legend = el(
-    'ul',
-    { class: 'legend' },
-    el('li', {}, el('span', { class: 'swatch usage' }), 'usage (API truth)'),
-    el('li', {}, el('span', { class: 'swatch estimate' }), 'estimate'),
-    el('li', {}, el('span', { class: 'swatch target' }), `target ${num(data.targetTokens)}`),
-    el('li', {}, el('span', { class: 'swatch band-summarize' }), '[summarize]'),
-    el('li', {}, el('span', { class: 'swatch band-drop' }), '[drop]'),
-    data.cutAfterRound !== null ? el('li', {}, el('span', { class: 'swatch cut' }), `cut after round #${data.cutAfterRound}`) : null,
-  );
-  section.append(el('div', { class: 'chart-wrap' }, chart), legend);
-  return section;
+  if (g.cutX !== null) chart.append(svg('line', { x1: g.cutX, x2: g.cutX, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'cut' }));
+  // Labels last, over the lines (each has a halo in the background colour).
+  for (const l of g.labels) chart.append(svg('text', { x: l.x, y: l.y, class: `label label-${l.kind} anchor-${l.anchor}` }, l.text));
+  return chart;
 }
 
 function renderWire(state: BudgetState): HTMLElement {
@@ -190,7 +243,7 @@ function renderWire(state: BudgetState): HTMLElement {
       el('td', { class: 'num' }, `${num(w.limit)}${over ? ' [over]' : ''}`),
     );
   });
-  section.append(el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows)));
+  section.append(el('div', { class: 'table-wrap' }, el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows))));
   return section;
 }
 
@@ -210,7 +263,7 @@ function renderTools(state: BudgetState): HTMLElement {
     select.append(o);
   }
   select.addEventListener('change', () => {
-    ui = { filter: select.value as Filter, shown: PAGE };
+    ui = { ...ui, filter: select.value as Filter, shown: PAGE };
     vscode.setState(ui);
     if (current) render(current);
   });

@@ -39,6 +39,11 @@ export interface ChartPoint {
 export interface ChartData {
   points: ChartPoint[];
   targetTokens: number;
+  /**
+   * What every request carries whatever is compacted (system prompt and tool definitions, `contextNow`'s overhead):
+   * the floor under any target. Null when the file has no usage to estimate it from.
+   */
+  floorTokens: number | null;
   /** Rounds up to and including this one are summarized or dropped (null: no cut). */
   cutAfterRound: number | null;
   preTokens: number;
@@ -160,6 +165,7 @@ function validChart(c: unknown): c is ChartData {
     Array.isArray(c.points) &&
     c.points.every(validPoint) &&
     isCount(c.targetTokens) &&
+    isNumOrNull(c.floorTokens) &&
     (c.cutAfterRound === null || isInt(c.cutAfterRound)) &&
     isCount(c.preTokens) &&
     isCount(c.postTokens)

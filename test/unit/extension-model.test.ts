@@ -21,7 +21,7 @@ import { adviceFor } from '../../src/extension/model/errors';
 import { listSessions, sessionsFolder, timeAgo } from '../../src/extension/model/sessions';
 import { baseName, formatChars, formatNumber, formatTokens, oneLine, plainLabel, shortNumber } from '../../src/extension/model/format';
 import { isBudgetState, parseHostToWebview, parseWebviewToHost, type BudgetState } from '../../src/webview/protocol';
-import { chartGeometry, niceScale, shortTokens, DEFAULT_CHART_SIZE } from '../../src/webview/chart';
+import { chartGeometry, chartLayout, niceScale, shortTokens } from '../../src/webview/chart';
 import { claudeFixtures, fixture } from '../support/fixtures';
 import { contextNow } from '../../src/core/context';
 import { contextFigureText, contextText, statusBarText, targetPrompt, transcriptOfContextText } from '../../src/extension/model/contextText';
@@ -643,7 +643,7 @@ describe('extension model: chart geometry', () => {
     { round: 3, usage: 5_000, estimate: 4_000, mark: 'keep' as const, boundary: true, inContext: true },
     { round: 4, usage: 12_000, estimate: 11_000, mark: 'keep' as const, boundary: false, inContext: true },
   ];
-  const data = { points: pts, targetTokens: 25_000, cutAfterRound: 2, preTokens: 12_000, postTokens: 8_000 };
+  const data = { points: pts, targetTokens: 25_000, floorTokens: null, cutAfterRound: 2, preTokens: 12_000, postTokens: 8_000 };
 
   it('scales to a nice maximum covering the data and the target', () => {
     assert.deepEqual(niceScale(31_000), { max: 40_000, step: 10_000 });
@@ -651,7 +651,7 @@ describe('extension model: chart geometry', () => {
     assert.deepEqual(niceScale(0), { max: 1, step: 1 });
     const g = chartGeometry(data);
     assert.equal(g.maxY, 40_000);
-    assert.equal(g.viewBox, `0 0 ${DEFAULT_CHART_SIZE.width} ${DEFAULT_CHART_SIZE.height}`);
+    assert.equal(g.viewBox, `0 0 720 ${chartLayout(720).height}`);
     assert.deepEqual(g.yTicks.map((t) => t.label), ['0', '10k', '20k', '30k', '40k']);
   });
 

@@ -160,6 +160,68 @@ describe('Budget Preview webview in Chromium', function () {
     assert.ok((await page.locator('svg.chart circle.dot').count()) > 0);
   });
 
+  /** Every text of the chart and the boxes that must hold them, as the browser lays them out. */
+  const chartBoxes = () =>
+    get<{ svgWidth: number; wrapWidth: number; frame: DOMRect; svg: DOMRect; labels: { cls: string; text: string; box: DOMRect }[]; ticks: { text: string; box: DOMRect }[]; floor: number; fontPx: number }>(`(() => {
+      const r = (e) => { const b = e.getBoundingClientRect(); return { x: b.x, y: b.y, width: b.width, height: b.height }; };
+      const svg = document.querySelector('svg.chart');
+      return {
+        svgWidth: Number(svg.getAttribute('width')),
+        wrapWidth: document.querySelector('.chart-wrap').clientWidth,
+        frame: r(svg.querySelector('rect.frame')),
+        svg: r(svg),
+        labels: Array.from(svg.querySelectorAll('text.label')).map((t) => ({ cls: t.getAttribute('class'), text: t.textContent, box: r(t) })),
+        ticks: Array.from(svg.querySelectorAll('text.tick')).map((t) => ({ text: t.textContent, box: r(t) })),
+        floor: svg.querySelectorAll('line.floor').length,
+        fontPx: parseFloat(getComputedStyle(svg.querySelector('text.tick')).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,
+      };
+    })()`);
+  const inside = (a: { x: number; y: number; width: number; height: number }, b: typeof a) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.width <= b.x + b.width + 0.5 && a.y + a.height <= b.y + b.height + 0.5;
+  const overlap = (a: { x: number; y: number; width: number; height: number }, b: typeof a) => a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
+
+  for (const width of [330, 900]) {
+    it(`at ${width} px: the chart is drawn at the panel's width, labels inside the plot, ticks apart, the floor drawn`, async () => {
+      const page = b!.page;
+      await page.setViewportSize({ width, height: 900 });
+      // (Polled with evaluate: waitForFunction would eval inside the page, which its CSP forbids.)
+      for (let waited = 0; !(await get<boolean>(`(() => { const s = document.querySelector('svg.chart'); return !!s && Math.abs(Number(s.getAttribute('width')) - document.querySelector('.chart-wrap').clientWidth) < 1; })()`)); waited += 50) {
+        assert.ok(waited < 10_000, 'the chart is redrawn at the new width');
+        await page.waitForTimeout(50);
+      }
+      const c = await chartBoxes();
+      assert.ok(c.wrapWidth <= width - 24 && c.wrapWidth > width / 2, `wrap ${c.wrapWidth} px in a ${width} px panel`);
+      assert.ok(Math.abs(c.fontPx - 11) < 0.01, `tick text is drawn at 11 px, not scaled (${c.fontPx})`);
+      assert.equal(c.floor, 1, 'the system-prompt floor line');
+      assert.deepEqual(c.labels.map((l) => l.cls.split(' ')[1]), ['label-target', 'label-floor', 'label-cut']);
+      for (const l of c.labels) assert.ok(inside(l.box, c.frame), `${l.text} inside the plot: ${JSON.stringify(l.box)} in ${JSON.stringify(c.frame)}`);
+      for (const t of c.ticks) assert.ok(inside(t.box, c.svg), `tick ${t.text} inside the chart`);
+      const texts = [...c.labels, ...c.ticks];
+      for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) assert.ok(!overlap(texts[i].box, texts[j].box), `${texts[i].text} / ${texts[j].text} overlap`);
+      assert.ok(c.ticks.length >= 4);
+      await page.locator('section.chart-section').screenshot({ path: join(repoRoot, 'test-results', 'screenshots', `webview-budget-chart-${width}.png`) });
+    });
+  }
+
+  it('shows the context now by default; a keyboard toggle shows the whole history and back', async () => {
+    const page = b!.page;
+    const firstActive = state.chart.points.findIndex((p) => p.inContext);
+    const dots = (from: number) => state.chart.points.slice(from).filter((p) => p.usage !== null).length;
+    assert.ok(firstActive > 0);
+    assert.equal(await page.locator('svg.chart circle.dot').count(), dots(firstActive));
+    assert.match((await page.textContent('.chart-range')) ?? '', new RegExp(`^Rounds #${state.chart.points[firstActive].round}–#${state.chart.points.at(-1)!.round}, the context now \\(${firstActive} older rounds`));
+    const toggle = page.getByRole('button', { name: 'Show whole history' });
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+    assert.equal(await page.locator('svg.chart circle.dot').count(), dots(0));
+    assert.match((await page.textContent('.chart-range')) ?? '', new RegExp(`^All ${state.chart.points.length} rounds`));
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Show whole history', 'focus stays on the toggle');
+    await page.keyboard.press('Space');
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+    assert.equal(await page.locator('svg.chart circle.dot').count(), dots(firstActive));
+  });
+
   it('shows hostile tool output as characters and runs none of it', async () => {
     const page = b!.page;
     const first = page.locator('ol.tools > li').first();

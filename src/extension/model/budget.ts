@@ -59,12 +59,13 @@ export function cutAfterRound(plan: CompactionPlan | null | undefined): number |
 
 export function buildBudgetState(file: string, analysis: Analysis, plan: CompactionPlan): BudgetState {
   const f = planFigures(plan);
+  const context = contextNow(analysis.report);
   const keepRounds = f.kept;
   return {
     version: PROTOCOL_VERSION,
     file,
     fileName: baseName(file),
-    summary: planSummary(plan, contextNow(analysis.report)),
+    summary: planSummary(plan, context),
     nothingToDo: plan.nothingToDo,
     notes: [...plan.notes],
     counts: {
@@ -78,6 +79,7 @@ export function buildBudgetState(file: string, analysis: Analysis, plan: Compact
     chart: {
       points: chartPoints(analysis, plan),
       targetTokens: plan.settings.targetTokens,
+      floorTokens: context.overheadKnown && context.overhead > 0 ? Math.round(context.overhead) : null,
       cutAfterRound: cutAfterRound(plan),
       preTokens: Math.round(plan.preTokens),
       postTokens: Math.round(plan.postTokens),
