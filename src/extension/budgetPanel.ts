@@ -1,10 +1,10 @@
 // Host side of the Budget Preview webview: builds its state from the store's plan, posts
 // typed messages, validates every message it receives (src/webview/protocol.ts).
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import { parseWebviewToHost, type BudgetState, type HostToWebview } from '../webview/protocol';
 import { buildBudgetState } from './model/budget';
 import { budgetHtml } from './model/budgetHtml';
+import { setUpWebviewPanel } from './webviewPanel';
 import { baseName } from './model/format';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
@@ -60,16 +60,7 @@ export class BudgetPanel implements vscode.Disposable {
     this.panel?.dispose();
     this.panel = panel;
     this.ready = false;
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [media, dist] };
-    panel.iconPath = vscode.Uri.joinPath(media, 'icon-activity.svg');
-    panel.webview.html = budgetHtml({
-      cspSource: panel.webview.cspSource,
-      nonce: randomBytes(18).toString('base64'),
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
-      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'budget.css')).toString(),
-    });
+    setUpWebviewPanel(panel, this.extensionUri, { script: 'webview.js', style: 'budget.css', html: budgetHtml });
     this.panelDisposables.push(
       panel.onDidDispose(() => {
         this.panel = undefined;

@@ -4,12 +4,12 @@
 // a round reads it from the file and counts its items exactly (o200k) on the token worker.
 // Every message from the webview is validated (src/webview/mapProtocol.ts).
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import { readRoundItems } from '../core/roundDetail';
 import { countInWorker } from '../core/tokens/pool';
 import { parseMapToHost, type HostToMap, type MapState, type RoundDetail } from '../webview/mapProtocol';
 import { buildMapState, priceTableFromSetting } from './model/mapState';
 import { mapHtml } from './model/mapHtml';
+import { setUpWebviewPanel } from './webviewPanel';
 import { baseName } from './model/format';
 import { SECTION } from './settings';
 import type { Log } from './log';
@@ -49,16 +49,7 @@ class ContextMapPanel implements vscode.Disposable {
     onDispose: () => void,
   ) {
     this.snapshot = { file, state: undefined, message: undefined, detail: undefined, exact: undefined };
-    const media = vscode.Uri.joinPath(extensionUri, 'media');
-    const dist = vscode.Uri.joinPath(extensionUri, 'dist');
-    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [media, dist] };
-    panel.iconPath = vscode.Uri.joinPath(media, 'icon-activity.svg');
-    panel.webview.html = mapHtml({
-      cspSource: panel.webview.cspSource,
-      nonce: randomBytes(18).toString('base64'),
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'map.js')).toString(),
-      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'map.css')).toString(),
-    });
+    setUpWebviewPanel(panel, extensionUri, { script: 'map.js', style: 'map.css', html: mapHtml });
     this.disposables.push(
       panel.onDidDispose(() => {
         this.dispose();

@@ -3,6 +3,7 @@
 // preview text. All transcript text goes in through text nodes (never innerHTML), so a tool
 // result holding `<script>` or `<img onerror>` shows as characters.
 import { CHART_FONT_SIZE, chartGeometry, chartLayout, type ChartGeometry, type XRange } from './chart';
+import { button, el, svg } from './dom';
 import { USER_ROUND_MARK, parseHostToWebview, toolResultMark, type BudgetState, type ChartData, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
 
 interface VsCodeApi {
@@ -13,7 +14,6 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const PAGE = 200;
 
 /** 'user': the results the user decided (Keep in Full / Replace by Preview). */
@@ -38,34 +38,6 @@ function send(msg: WebviewToHost): void {
 
 const nf = new Intl.NumberFormat('en-US');
 const num = (n: number) => nf.format(Math.round(n));
-
-/** Creates an element; children are nodes or strings (inserted as text nodes). */
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: { class?: string; title?: string; attrs?: Record<string, string> } = {},
-  ...children: (Node | string | null | undefined)[]
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (props.class) e.className = props.class;
-  if (props.title) e.title = props.title;
-  if (props.attrs) for (const [k, v] of Object.entries(props.attrs)) e.setAttribute(k, v);
-  for (const c of children) if (c !== null && c !== undefined) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
-  return e;
-}
-
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
-  const e = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function button(label: string, onClick: () => void, title?: string): HTMLButtonElement {
-  const b = el('button', { title }, label);
-  b.type = 'button';
-  b.addEventListener('click', onClick);
-  return b;
-}
 
 function root(): HTMLElement {
   return document.getElementById('app') ?? document.body;

@@ -7,6 +7,7 @@
 // drawing itself is in mapChart.ts, the protocol in mapProtocol.ts.
 import { shortTokens } from './chart';
 import { barOf, clampView, MAP_SIZE, mapGeometry, panView, tokensAtY, zoomView, type MapGeometry, type MapView } from './mapChart';
+import { button, el, svg } from './dom';
 import { parseHostToMap, type DetailItem, type MapState, type MapToHost, type RoundDetail } from './mapProtocol';
 
 interface VsCodeApi {
@@ -17,7 +18,6 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const nf = new Intl.NumberFormat('en-US');
 const num = (n: number) => nf.format(Math.round(n));
 const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
@@ -81,29 +81,6 @@ window.addEventListener('pointercancel', endDrag);
 
 function send(msg: MapToHost): void {
   vscode.postMessage(msg);
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; title?: string; attrs?: Record<string, string> } = {}, ...children: (Node | string | null | undefined)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (props.class) e.className = props.class;
-  if (props.title) e.title = props.title;
-  if (props.attrs) for (const [k, v] of Object.entries(props.attrs)) e.setAttribute(k, v);
-  for (const c of children) if (c !== null && c !== undefined) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
-  return e;
-}
-
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
-  const e = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function button(label: string, onClick: () => void, title?: string, attrs?: Record<string, string>): HTMLButtonElement {
-  const b = el('button', { title, attrs }, label);
-  b.type = 'button';
-  b.addEventListener('click', onClick);
-  return b;
 }
 
 function link(text: string, title: string, onClick: () => void): HTMLAnchorElement {
