@@ -73,7 +73,11 @@ async function main(): Promise<void> {
     // The extension activates on a .jsonl text document; a 100 MB file gets no text editor, so a small one first.
     await wb.openFileFromExplorer('small.jsonl');
     await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · [\d,]+ rounds?/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
-    // The same-run baseline: the map of a small session (what a webview panel costs in this workbench).
+    // The same-run baseline: the map of a small session (what a webview panel costs in this workbench), opened
+    // twice: the first webview of a window also starts the workbench's webview machinery.
+    const cold = await openMapTimed(wb);
+    await wb.closeAllEditors();
+    await wb.openFileFromExplorer('small.jsonl');
     const small = await openMapTimed(wb);
     await wb.closeAllEditors();
     // A 100 MB file: VS Code may not render it in a text editor; the extension follows the tab either way.
@@ -124,7 +128,8 @@ async function main(): Promise<void> {
       `| host: inspect (for reference) | ${ms(t1 - t0)} |`,
       `| host: the map's state (breakdowns, cost, stacks; ${(stateBytes / 1e6).toFixed(1)} MB of JSON) | ${ms(t2 - t1)} |`,
       `| workbench: the transcript read (status bar shows it) after opening it | ${ms(loaded)} |`,
-      `| workbench, small session (plan-mode.jsonl): "Open Context Map" chosen in the palette to the map's page shown / to bars on screen | ${small.pageShown === undefined ? 'not seen' : ms(small.pageShown)} / ${ms(small.opened)} |`,
+      `| workbench, small session (plan-mode.jsonl), the window's first webview: "Open Context Map" chosen in the palette to bars on screen | ${ms(cold.opened)} |`,
+      `| workbench, small session (plan-mode.jsonl), again: "Open Context Map" chosen in the palette to the map's page shown / to bars on screen | ${small.pageShown === undefined ? 'not seen' : ms(small.pageShown)} / ${ms(small.opened)} |`,
       `| workbench, 100 MB: "Open Context Map" chosen in the palette to the map's page shown (panel, webview, its HTML) | ${pageShown === undefined ? 'not seen' : ms(pageShown)} |`,
       `| workbench, 100 MB: "Open Context Map" chosen in the palette to bars on screen (panel, webview, state message, drawing) | **${ms(opened)}** (${(opened / small.opened).toFixed(2)}× the small session's) |`,
       `| webview: drawing the first picture (${bars} bars) | ${ms(first)} |`,
