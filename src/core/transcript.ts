@@ -156,10 +156,14 @@ export async function prefixUnchanged(index: TranscriptIndex): Promise<boolean> 
   return st.size >= index.consumedBytes && (await prefixFingerprint(index.path, index.consumedBytes)) === index.prefixDigest;
 }
 
-/** A read chunk for `bytes` to read: an append of a few KB to a large file should not allocate the 4 MiB a whole read uses. */
+/**
+ * The read chunk for `bytes` to read: at most 1 MiB, so that fewer lines (and their decoded text) wait in a batch long
+ * enough to be moved to the old generation (a 4 MiB chunk made `inspect`'s peak about 10 MB higher on a 100 MB file),
+ * and an append of a few KB to a large file reads with a buffer of its own size.
+ */
 function chunkFor(bytes: number): number {
   let size = 64 << 10;
-  while (size < bytes && size < 4 << 20) size *= 2;
+  while (size < bytes && size < 1 << 20) size *= 2;
   return size;
 }
 
