@@ -42,7 +42,7 @@ const WORK = join(ROOT, 'bench', 'work');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RESULTS = join(ROOT, 'bench', 'RESULTS.md');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
-const INC_RUNS = Math.max(1, Number(process.env.BENCH_INC_RUNS ?? 3));
+const INC_RUNS = Math.max(1, Number(process.env.BENCH_INC_RUNS ?? 5));
 const APPEND_FROM = 'v2.1.97-live-after.jsonl';
 const PLAN_ROUNDS = 10_000;
 const PLAN_RUNS = Math.max(1, Number(process.env.BENCH_PLAN_RUNS ?? 3));
@@ -376,6 +376,14 @@ async function main(): Promise<void> {
   lines.push(`| CPU time | ${fmtMs(m.floorCpu)} | ${fmtMs(m.inspectCpu)} | ${cpuRatio.toFixed(2)}× | | |`);
   lines.push(`| peak RSS | ${m.floorRss.toFixed(0)} MB | ${m.inspectRss.toFixed(0)} MB | **${rssRatio.toFixed(2)}×** | ≤ 0.5× | ${mark(rssRatio <= 0.5)} |`);
   lines.push('');
+  lines.push(
+    'What inspect holds at its peak: the index (one summary per entry), the analysis and the Context Map figures (a breakdown and a cost per ' +
+      'round), and the garbage of building them that the collector has not yet returned. The JSON is written round by round (src/cli/jsonStream.ts, ' +
+      'the same bytes as one `JSON.stringify`), the one-shot CLI builds no incremental state, and the index reads in chunks of at most 1 MiB. ' +
+      'Before, the whole report (about 10 MB of JSON) was made as one string and written at once (the string, then the buffer written ' +
+      'to stdout, on top of the analysis): 200–205 MB (0.59×) in the same setting.',
+  );
+  lines.push('');
   lines.push('Individual runs (wall / CPU / peak RSS):');
   lines.push('');
   lines.push('| run | floor | inspect | compact |');
@@ -417,8 +425,12 @@ async function main(): Promise<void> {
   lines.push(
     `reinspect took the incremental path in ${inc.filter((r) => r.incremental).length}/${inc.length} runs; its report and rounds were ` +
       `${inc[0].identical ? 'identical' : '**not identical**'} to a fresh full inspection of the appended file (checked on the first run). ` +
-      'It reads only the appended bytes, then extends the chain, rebuilds the last round and resumes the report loop at the round before it; ' +
-      'its remaining whole-file work is summing the totals over the round reports (no entry is revisited).',
+      'It reads the appended bytes and the prefix fingerprint (640 KiB of sampled windows, read at once), then extends the chain, rebuilds ' +
+      'the last round and resumes the report loop at the round before it; the totals and the tail checks are carried in the state and ' +
+      'extended by the new rounds only. What stays proportional to the file is copying the arrays of entry and round indices (pointers: ' +
+      'under 1 ms). Before that (the totals summed over every round report, the earlier rounds\' ids and last entries collected again, ' +
+      'a 4 MiB read buffer and two 1 MiB fingerprint buffers allocated per append, the 34 fingerprint windows read one after another) ' +
+      'the same measurement gave 0.029× (38 ms of 1.31 s) and, on a loaded machine, 0.036× (121 ms of 3.39 s).',
   );
   lines.push('');
   const compactRss = median(compact.map((r) => r.maxRssMB));

@@ -5,6 +5,7 @@ import { contextMap, type ContextMap } from '../core/contextMap';
 import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
 import { onePositional, readableTranscript, shown, UsageError } from './args';
 import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
+import { JsonList, writeJson } from './jsonStream';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
 const PRICES_OPTION = { flag: 'prices', type: 'string', value: 'FILE', help: 'JSON file of prices that replace the built-in ones: {"<model>": {"input": 3, "output": 15, ...}} in USD per million tokens', default: 'built-in table' } as const;
@@ -21,12 +22,14 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   const file = await readableTranscript(onePositional(positionals, 'inspect'));
   const showProgress = process.stderr.isTTY === true;
   const analysis = await inspectFile(file, {
+    appendable: false,
     onProgress: showProgress ? (read, total) => process.stderr.write(`\rreading ${Math.round((100 * read) / total)}%`) : undefined,
   });
   if (showProgress) process.stderr.write('\r\x1b[K');
   const report = analysis.report;
   const map = contextMap(analysis, await pricesFrom(str(values, 'prices')));
-  process.stdout.write(bool(values, 'json') ? JSON.stringify(jsonReport(report, map), null, 2) + '\n' : renderReport(report) + renderMap(map));
+  if (bool(values, 'json')) await writeJson(jsonReport(report, map), process.stdout);
+  else process.stdout.write(renderReport(report) + renderMap(map));
   return 0;
 }
 
@@ -49,12 +52,20 @@ async function pricesFrom(file: string | undefined): Promise<PriceTable> {
   }
 }
 
-/** The report with, per round, its `breakdown` and `cost`, and the session's tools, largest items and cost. */
-export function jsonReport(report: InspectReport, map: ContextMap): unknown {
+/**
+ * The report with, per round, its `breakdown` and `cost`, and the session's tools, largest items and cost. The
+ * rounds are a `JsonList`: each round's object is made as it is written (`writeJson`), not all of them at once.
+ */
+export function jsonReport(report: InspectReport, map: ContextMap): Record<string, unknown> {
   const priceSource = `${map.cost.priceSource} (${map.cost.priceDate})`;
+  const round = (i: number) => {
+    const r = report.rounds[i];
+    const m = map.rounds[i];
+    return { ...r, breakdown: m.breakdown, cost: m.cost && { ...m.cost, priceSource } };
+  };
   return {
     ...report,
-    rounds: report.rounds.map((r, i) => ({ ...r, breakdown: map.rounds[i].breakdown, cost: map.rounds[i].cost && { ...map.rounds[i].cost, priceSource } })),
+    rounds: new JsonList(report.rounds.length, round),
     tools: map.tools,
     largest: map.largest,
     cost: map.cost,

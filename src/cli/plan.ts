@@ -29,7 +29,7 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const settings = settingsFrom(values);
   const file = await readableTranscript(onePositional(positionals, 'plan'));
   const summaryText = await summaryTextFrom(values);
-  const analysis = await inspectFile(file, { subagents: false });
+  const analysis = await inspectFile(file, { subagents: false, appendable: false });
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new UsageError(`${file}: ${refusal}`);
   const decisions = await steeringFor(file, analysis, values);

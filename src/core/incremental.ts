@@ -34,6 +34,10 @@ export interface IncrementalState {
   lastPromptLeaf: number;
   /** Message ids of the rounds before the last one. */
   earlierRoundIds: Set<string>;
+  /** How many rounds `earlierRoundIds` and `earlierLastEntry` cover (all but the last). */
+  earlierRounds: number;
+  /** The largest entry index of those rounds (-1: none). */
+  earlierLastEntry: number;
   /** Tool names as buildRounds knows them when it reaches the last round (uses before it, in chain order). */
   namesBefore: Map<string, string>;
   /** Position in chain.main where the last round starts. */
@@ -65,6 +69,8 @@ export function buildIncrementalState(entries: Entry[], chain: Chain, tables: Ch
     tables, promptTail: null, promptTailLast: null, promptReached: null, dangling, offMessageIds, offUseIds, offResultIds,
     lastPromptLeaf,
     earlierRoundIds: new Set(),
+    earlierRounds: 0,
+    earlierLastEntry: -1,
     namesBefore: new Map(),
     lastRoundStart: -1,
     tailClean: false,
@@ -85,7 +91,9 @@ function noteIds(e: Entry, messageIds: Set<string>, useIds: Set<string>, resultI
 
 /**
  * Records where the last round starts and what buildRounds knows at that point. `namesFrom`
- * and `names` give the tool names known at chain position `namesFrom` (to avoid rescanning).
+ * and `names` give the tool names known at chain position `namesFrom` (to avoid rescanning);
+ * the earlier rounds' ids and last entries are added from round `st.earlierRounds` on (the
+ * rounds before it are the same as when the state last saw them).
  */
 function setTail(st: IncrementalState, entries: Entry[], chain: Chain, rounds: Round[], namesFrom: number, names: Map<string, string>): void {
   const last = rounds[rounds.length - 1];
@@ -98,16 +106,14 @@ function setTail(st: IncrementalState, entries: Entry[], chain: Chain, rounds: R
   let pos = chain.main.length - 1;
   while (pos >= 0 && chain.main[pos] !== firstIdx) pos--;
   st.lastRoundStart = pos;
-  // Every entry of an earlier round must come before the last round's start (chain order is file order).
-  let clean = pos >= 0 && last.inContext;
-  for (let k = 0; k < rounds.length - 1 && clean; k++) {
+  for (let k = st.earlierRounds; k < rounds.length - 1; k++) {
     const r = rounds[k];
-    if (r.entries[r.entries.length - 1] > firstIdx) clean = false;
+    if (r.messageId) st.earlierRoundIds.add(r.messageId);
+    if (r.entries.length) st.earlierLastEntry = Math.max(st.earlierLastEntry, r.entries[r.entries.length - 1]);
   }
-  st.tailClean = clean;
-  const earlier = new Set<string>();
-  for (let k = 0; k < rounds.length - 1; k++) if (rounds[k].messageId) earlier.add(rounds[k].messageId!);
-  st.earlierRoundIds = earlier;
+  st.earlierRounds = rounds.length - 1;
+  // Every entry of an earlier round must come before the last round's start (chain order is file order).
+  st.tailClean = pos >= 0 && last.inContext && st.earlierLastEntry <= firstIdx;
   for (let p = namesFrom; p < pos; p++) {
     const e = entries[chain.main[p]];
     if (e.kind !== 'assistant') continue;

@@ -24,12 +24,21 @@ export interface Analysis {
   appendState: IncrementalState | null;
 }
 
-export function analyze(index: TranscriptIndex): Analysis {
+export interface AnalyzeOptions {
+  /**
+   * False for a reader that will not `reinspect` the analysis (a one-shot command): its `appendState` (tables
+   * over every uuid, message and tool id) is not built, and a later `reinspect` re-derives in full. Default true.
+   */
+  appendable?: boolean;
+}
+
+export function analyze(index: TranscriptIndex, options: AnalyzeOptions = {}): Analysis {
   const { chain, tables } = buildChainWithTables(index.entries);
   const rounds = buildRounds(index.entries, chain);
   const run = reportRounds(index.entries, rounds, 0, freshReportState(), []);
   const report = assembleReport(index, chain, rounds, run, chain.sidechains.map((s) => sidechainReport(index, s.id, s.entries)));
-  return { index, chain, rounds, report, appendState: buildIncrementalState(index.entries, chain, tables, rounds, run.resume) };
+  const appendState = options.appendable === false ? null : buildIncrementalState(index.entries, chain, tables, rounds, run.resume);
+  return { index, chain, rounds, report, appendState };
 }
 
 /** Subagent files of a session: `<dir>/<session>/subagents/agent-*.jsonl`. */
@@ -43,7 +52,7 @@ export async function findSubagentFiles(file: string): Promise<string[]> {
   }
 }
 
-export interface InspectOptions extends IndexOptions {
+export interface InspectOptions extends IndexOptions, AnalyzeOptions {
   /** Also read `<session>/subagents/*.jsonl` (default true). */
   subagents?: boolean;
 }
@@ -61,11 +70,11 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
   if (!st.isFile()) throw new Error(`${file}: not a regular file`);
   const index = (await isJsonDocument(file)) ? await documentIndex(file) : await indexTranscript(file, options);
   assertTranscript(index);
-  const analysis = analyze(index);
+  const analysis = analyze(index, options);
   if (options.subagents !== false) {
     for (const sub of await findSubagentFiles(file)) {
       const subIndex = await indexTranscript(sub, options);
-      const subAnalysis = analyze(subIndex);
+      const subAnalysis = analyze(subIndex, { appendable: false });
       analysis.report.sidechains.push({
         id: basename(sub, '.jsonl'),
         source: 'file',

@@ -90,10 +90,26 @@ export interface ReportState {
   newestUsage: number | null;
   newestUsageRound: number;
   outputTokens: number;
+  /** The totals' sums over the rounds so far, kept here so that a resumed loop does not revisit earlier rounds. */
+  activeRounds: number;
+  activeEstimate: number;
+  toolUses: number;
+  toolResultChars: number;
+  /** The newest usage plus the estimates of its round and every round after it (the context now, see assembleReport). */
+  usagePlusLater: number;
+  /** `noteOverhead`'s scan: the smallest figure so far, and the current segment's estimates before its first usage. */
+  overhead: number | null;
+  overheadSegment: number;
+  overheadBefore: number;
+  overheadDone: boolean;
 }
 
 export function freshReportState(): ReportState {
-  return { calibration: new SessionCalibration(), running: 0, runningSource: 'estimate', newestUsage: null, newestUsageRound: -1, outputTokens: 0 };
+  return {
+    calibration: new SessionCalibration(), running: 0, runningSource: 'estimate', newestUsage: null, newestUsageRound: -1, outputTokens: 0,
+    activeRounds: 0, activeEstimate: 0, toolUses: 0, toolResultChars: 0, usagePlusLater: 0,
+    overhead: null, overheadSegment: -1, overheadBefore: 0, overheadDone: false,
+  };
 }
 
 export function cloneState(s: ReportState): ReportState {
@@ -157,6 +173,7 @@ export function reportRounds(entries: Entry[], rounds: Round[], from: number, st
       st.newestUsage = u.contextTokens;
       st.newestUsageRound = i;
       st.outputTokens += u.outputTokens;
+      st.usagePlusLater = u.contextTokens;
     }
     reports.push({
       index: r.index,
@@ -176,38 +193,59 @@ export function reportRounds(entries: Entry[], rounds: Round[], from: number, st
       usage: u,
       cumulative,
     });
+    addToTotals(st, reports[reports.length - 1]);
   }
   return { reports, final: st, resume };
+}
+
+/** Adds a round's report to the running sums the totals are made of. */
+function addToTotals(st: ReportState, r: RoundReport): void {
+  if (r.inContext) {
+    st.activeRounds++;
+    st.activeEstimate += r.tokens.estimate;
+  }
+  st.toolUses += r.toolUses.length;
+  for (const t of r.toolResults) st.toolResultChars += t.chars;
+  // The context now: the newest request's usage (set by the loop at its round) plus the estimates of that
+  // round and every later one (its own response and results are not part of its request).
+  st.usagePlusLater += r.tokens.estimate;
+  noteOverhead(st, r);
+}
+
+/**
+ * Estimated tokens of what every request carries but no transcript line holds (system prompt, tool
+ * definitions): per segment, its first usage minus the estimated content before it; the smallest over segments.
+ */
+function noteOverhead(st: ReportState, r: RoundReport): void {
+  if (r.segment !== st.overheadSegment || r.startsAtBoundary) {
+    st.overheadSegment = r.segment;
+    st.overheadBefore = 0;
+    st.overheadDone = false;
+  }
+  if (st.overheadDone) return;
+  if (r.usage && !r.synthetic) {
+    // The smallest over segments: a segment after a compaction also carries re-attached files.
+    const here = Math.max(0, Math.round(r.usage.contextTokens - st.overheadBefore));
+    st.overhead = st.overhead === null ? here : Math.min(st.overhead, here);
+    st.overheadDone = true;
+  } else st.overheadBefore += r.tokens.estimate;
 }
 
 export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Round[], run: ReportRun, sidechains: SidechainReport[]): InspectReport {
   const entries = index.entries;
   const { reports, final } = run;
-  const { calibration, newestUsage, newestUsageRound, outputTokens } = final;
-  // Current context: the newest request's usage plus estimates of what came after it
-  // (that round's own response and results are not part of its request).
-  let activeRounds = 0;
-  let toolUses = 0;
-  let toolResultChars = 0;
-  let activeEstimate = 0;
-  for (const r of reports) {
-    if (r.inContext) {
-      activeRounds++;
-      activeEstimate += r.tokens.estimate;
-    }
-    toolUses += r.toolUses.length;
-    for (const t of r.toolResults) toolResultChars += t.chars;
-  }
-  let current = 0;
+  const { calibration, newestUsage, newestUsageRound, outputTokens, activeRounds, activeEstimate, toolUses, toolResultChars } = final;
+  const overheadTokens = final.overhead;
+  const usageInContext = newestUsageRound >= 0 && rounds[newestUsageRound].inContext;
+  let current: number;
   let currentSource: TokenSource = 'estimate';
-  if (newestUsageRound >= 0 && rounds[newestUsageRound].inContext) {
-    current = newestUsage!;
-    for (let i = newestUsageRound; i < reports.length; i++) current += reports[i].tokens.estimate;
+  if (usageInContext) {
+    current = final.usagePlusLater;
     if (current === newestUsage) currentSource = 'usage';
+  } else {
+    // Without usage in the active context (e.g. just compacted), add the system prompt and tools.
+    current = activeEstimate + (overheadTokens ?? 0);
   }
-  const overheadTokens = estimateOverhead(reports);
-  // Without usage in the active context (e.g. just compacted), add the system prompt and tools.
-  if (!(newestUsageRound >= 0 && rounds[newestUsageRound].inContext)) current = activeEstimate + (overheadTokens ?? 0);
   current = Math.round(current);
 
   const malformed = index.malformed.map((m) => ({ line: m.line, error: m.error }));
@@ -228,7 +266,7 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
       activeRounds,
       toolUses,
       toolResultChars,
-      contextTokens: newestUsageRound >= 0 && rounds[newestUsageRound].inContext ? newestUsage : null,
+      contextTokens: usageInContext ? newestUsage : null,
       currentContextTokens: current,
       currentContextSource: currentSource,
       outputTokens,
@@ -237,28 +275,6 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
       overheadTokens,
     },
   };
-}
-
-function estimateOverhead(reports: RoundReport[]): number | null {
-  let found: number | null = null;
-  let before = 0;
-  let segment = -1;
-  let done = false;
-  for (const r of reports) {
-    if (r.segment !== segment || r.startsAtBoundary) {
-      segment = r.segment;
-      before = 0;
-      done = false;
-    }
-    if (done) continue;
-    if (r.usage && !r.synthetic) {
-      // The smallest over segments: a segment after a compaction also carries re-attached files.
-      const here = Math.max(0, Math.round(r.usage.contextTokens - before));
-      found = found === null ? here : Math.min(found, here);
-      done = true;
-    } else before += r.tokens.estimate;
-  }
-  return found;
 }
 
 export function sidechainReport(index: TranscriptIndex, id: string, list: number[]): SidechainReport {

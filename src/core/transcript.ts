@@ -1,7 +1,7 @@
 // A transcript index: every entry summary and every malformed line of a file, built by
 // streaming and extendable incrementally when the file grows (a live session).
 import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { decodeLine, readLineBatches, DEFAULT_MAX_LINE_BYTES } from './reader';
 import { parseLine, type DigestFn, type Entry, type Malformed } from './entries';
 import { detectRecordFormat, recordReader } from './formats/detect';
@@ -115,13 +115,22 @@ export async function prefixFingerprint(path: string, end: number): Promise<stri
       }
       windows.push([end - EDGE_BYTES, end]);
     }
-    const buf = Buffer.allocUnsafe(1 << 20);
-    for (const [from, to] of windows) {
-      for (let at = from; at < to; ) {
-        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, to - at), at);
-        if (bytesRead === 0) return 'short'; // the file is shorter than `end` now
-        hash.update(buf.subarray(0, bytesRead));
-        at += bytesRead;
+    const total = windows.reduce((n, [from, to]) => n + to - from, 0);
+    // Up to 1 MiB (the sampled windows: 640 KiB) is read at once, the reads overlapping in the thread pool,
+    // then hashed in order: one round trip instead of 34 on every append to a live session.
+    const buf = Buffer.allocUnsafe(Math.min(total, 1 << 20));
+    if (total <= buf.length) {
+      let into = 0;
+      const reads = windows.map(([from, to]) => readFully(fh, buf.subarray(into, (into += to - from)), from));
+      if ((await Promise.all(reads)).includes(false)) return 'short'; // the file is shorter than `end` now
+      hash.update(buf);
+    } else {
+      for (const [from, to] of windows) {
+        for (let at = from; at < to; at += buf.length) {
+          const part = buf.subarray(0, Math.min(buf.length, to - at));
+          if (!(await readFully(fh, part, at))) return 'short';
+          hash.update(part);
+        }
       }
     }
     return hash.digest('hex');
@@ -130,11 +139,32 @@ export async function prefixFingerprint(path: string, end: number): Promise<stri
   }
 }
 
+/** Fills `target` from the file at `position`; false when the file ends first. */
+async function readFully(fh: FileHandle, target: Buffer, position: number): Promise<boolean> {
+  for (let done = 0; done < target.length; ) {
+    const { bytesRead } = await fh.read(target, done, target.length - done, position + done);
+    if (bytesRead === 0) return false;
+    done += bytesRead;
+  }
+  return true;
+}
+
 /** True when the bytes the index was built from are still the file's first bytes (it was at most appended to). */
 export async function prefixUnchanged(index: TranscriptIndex): Promise<boolean> {
   if (index.consumedBytes === 0) return true;
   const st = await stat(index.path);
   return st.size >= index.consumedBytes && (await prefixFingerprint(index.path, index.consumedBytes)) === index.prefixDigest;
+}
+
+/**
+ * The read chunk for `bytes` to read: at most 1 MiB, so that fewer lines (and their decoded text) wait in a batch long
+ * enough to be moved to the old generation (a 4 MiB chunk made `inspect`'s peak about 10 MB higher on a 100 MB file),
+ * and an append of a few KB to a large file reads with a buffer of its own size.
+ */
+function chunkFor(bytes: number): number {
+  let size = 64 << 10;
+  while (size < bytes && size < 1 << 20) size *= 2;
+  return size;
 }
 
 /**
@@ -172,7 +202,7 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   const yieldEvery = options.yieldEvery ?? 0;
   let sinceYield = 0;
   let nextProgress = index.consumedBytes + (8 << 20);
-  for await (const batch of readLineBatches(index.path, { fromOffset: index.consumedBytes, firstLine: index.lineCount + 1, maxLineBytes })) {
+  for await (const batch of readLineBatches(index.path, { fromOffset: index.consumedBytes, firstLine: index.lineCount + 1, maxLineBytes, chunkSize: chunkFor(st.size - index.consumedBytes) })) {
     for (const raw of batch) {
       if (raw.line === 1 && raw.start === 3) index.bom = true;
       index.lineCount = raw.line;

@@ -17,6 +17,18 @@ function same(inc: Analysis, full: Analysis, what: string): void {
   assert.equal(inc.chain.offChain, full.chain.offChain, `${what}: offChain`);
   assert.deepEqual(inc.rounds, full.rounds, `${what}: rounds`);
   assert.deepEqual(inc.report, full.report, `${what}: report`);
+  // What an incremental analysis carries to the next append is what a full analysis starts from.
+  const carried = inc.appendState;
+  const fresh = full.appendState;
+  if (carried && fresh) {
+    assert.deepEqual(carried.resume, fresh.resume, `${what}: report loop state`);
+    assert.deepEqual(carried.earlierRoundIds, fresh.earlierRoundIds, `${what}: earlier round ids`);
+    assert.equal(carried.earlierRounds, fresh.earlierRounds, `${what}: earlier rounds`);
+    assert.equal(carried.earlierLastEntry, fresh.earlierLastEntry, `${what}: earlier rounds' last entry`);
+    assert.equal(carried.lastRoundStart, fresh.lastRoundStart, `${what}: last round start`);
+    assert.equal(carried.tailClean, fresh.tailClean, `${what}: tail clean`);
+    assert.deepEqual(carried.namesBefore, fresh.namesBefore, `${what}: tool names before the last round`);
+  }
 }
 
 /** Grows a copy of `file` from `cuts[0]` bytes through each later cut, re-inspecting after each step. */

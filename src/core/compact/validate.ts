@@ -29,7 +29,7 @@ export interface ResumeCheckOptions {
 
 export async function checkResumable(file: string, opts: ResumeCheckOptions = {}): Promise<ResumeCheck> {
   const index = opts.prefix ? await indexAfter(opts.prefix.index, opts.prefix.bytes, file) : await indexTranscript(file);
-  const analysis = analyze(index);
+  const analysis = analyze(index, { appendable: false });
   const { chain, rounds } = analysis;
   const problems: string[] = [];
   const activeEntries = chain.main.slice(chain.activeStart);
