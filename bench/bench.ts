@@ -24,6 +24,7 @@ import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, s
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { KEPT_SECTIONS, section } from './results';
 import { generateLarge, generateRounds, roundToAppend, type GeneratedFile } from './generate-large';
 import {
   calibrated, EXCLUDED, errorsOf, fitTextTokens, leaveOneOut, leaveOneOutBoth, leaveOneOutOf, loadSessions, modelErrors, pct, plainErrors,
@@ -489,7 +490,7 @@ async function main(): Promise<void> {
   );
   lines.push('');
   lines.push(...acc);
-  // The Context Map's drawing times come from bench/map-draw.ts (real VS Code): keep that section.
+  // Sections written by the Context Map's own benches (bench/map-state.ts; bench/map-draw.ts, in real VS Code): keep them.
   const previous = (() => {
     try {
       return readFileSync(RESULTS, 'utf8');
@@ -497,10 +498,9 @@ async function main(): Promise<void> {
       return '';
     }
   })();
-  const mapAt = previous.indexOf('## Context Map drawing');
-  if (mapAt >= 0) {
-    const end = previous.slice(mapAt + 3).search(/\n## /);
-    lines.push('', (end >= 0 ? previous.slice(mapAt, mapAt + 3 + end) : previous.slice(mapAt)).trimEnd());
+  for (const heading of KEPT_SECTIONS) {
+    const kept = section(previous, heading);
+    if (kept) lines.push('', kept);
   }
   const text = lines.join('\n') + '\n';
   writeFileSync(RESULTS, text);
