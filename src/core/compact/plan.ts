@@ -181,12 +181,76 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
 }
 
 async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, ResultChoice>>): Promise<PlanDetails> {
-  const { analysis, settings, state, calibration, active, sizes, preTokens, overheadTokens, messageTarget, notes, toolDir, clock } = base;
+  const { analysis, settings, state, calibration, active, preTokens, overheadTokens, messageTarget, notes, clock } = base;
   const { rounds } = analysis;
-  const entries = analysis.index.entries;
-  const calibrationNow = calibration;
+  const last = active.length - 1;
+  const underTarget = preTokens <= messageTarget;
+  let tailPos = await tailCandidate(base, underTarget);
+  // Tool-result texts of every round that may be kept (read once).
+  const texts = await loadResultTexts(analysis, active.slice(tailPos), clock);
+  const tables = await tailTables(base, tailPos, texts, choices);
 
-  // Candidate tail: newest rounds within keepRecentTokens (the newest always), never an old boundary round.
+  const summaryTokens = tailPos > 0 ? settings.summaryTokens : 0;
+  let choice: Evaluation;
+  if (underTarget) choice = await tables.choose(tailPos, false);
+  else {
+    // The steps of the quadratic planner, with each candidate's total read off the tables above.
+    let strip = false;
+    let total = await tables.firstTotal(false);
+    if (total + summaryTokens > messageTarget) total = await tables.firstTotal((strip = true));
+    if (total + settings.summaryTokens > messageTarget && tailPos < last) {
+      const totals = await tables.strippedTotals();
+      while (total + settings.summaryTokens > messageTarget && tailPos < last) {
+        tailPos++;
+        while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
+        total = tables.spans[tailPos] ? (await tables.evaluate(tailPos, true)).total : totals[tailPos];
+      }
+      strip = true;
+    }
+    choice = await tables.choose(tailPos, strip);
+    // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
+    // clipped to the room left (writeback.ts fitSummary) and the result meets the target.
+    if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
+      notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`);
+    }
+  }
+  const summarizing = !underTarget && tailPos > 0;
+  if (!underTarget && tailPos === 0) notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
+
+
+  const planned = await plannedRounds(base, choice, underTarget);
+  const keptTokens = choice.total;
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
+  const plan: CompactionPlan = {
+    file: analysis.index.path,
+    settings,
+    rounds: planned,
+    toolResults: choice.budget.decisions,
+    wireMessages: choice.budget.wireMessages,
+    preTokens,
+    postTokens,
+    keptTokens,
+    overheadTokens,
+    messageTarget,
+    summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
+    droppedRounds: 0,
+    // A frozen replacement whose preview is already the text in the file changes nothing.
+    nothingToDo: underTarget && [...choice.budget.replacements.values()].every((r) => r.original === r.preview),
+    notes,
+    conflicts: [],
+  };
+  return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
+}
+
+
+/**
+ * Where the kept tail starts before the exact budget is applied: the newest rounds within keepRecentTokens (the
+ * newest always), never an old boundary round; every active round when the context is under the target.
+ */
+async function tailCandidate(base: PlanBase, underTarget: boolean): Promise<number> {
+  const { analysis, settings, calibration, active, sizes, clock } = base;
+  const { rounds } = analysis;
+  const calibrationNow = calibration;
   const last = active.length - 1;
   let tailPos = Math.max(0, last);
   // Grow the tail by each round's size once over-long results become previews, so one huge
@@ -206,14 +270,32 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
   // An earlier boundary round as the newest round (no response since that compaction): it is folded into the new
   // summary, not kept, because the writer does not copy a kept summary line and the earlier summary would be lost.
   if (last >= 0 && tailPos === last && rounds[active[last]].startsAtBoundary) tailPos = last + 1;
-  const underTarget = preTokens <= messageTarget;
   // Under target nothing is summarized: every active round is kept, an earlier boundary round included (the writer
   // carries its summary over verbatim as the new summary line).
   if (underTarget) tailPos = 0;
 
-  // Tool-result texts of every round that may be kept (read once).
-  const candidateRounds = active.slice(tailPos);
-  const texts = await loadResultTexts(analysis, candidateRounds, clock);
+  return tailPos;
+}
+
+/** A kept tail's figures for every start position at or after `first`, read off one budgeting of the longest tail. */
+interface TailTables {
+  /** The tail from active position `pos` evaluated from scratch: budget its wire messages, sum its rounds. */
+  evaluate(pos: number, strip: boolean): Promise<Evaluation>;
+  /** The tail from active position `pos`, as `evaluate(pos, strip)` gives it. */
+  choose(pos: number, strip: boolean): Promise<Evaluation>;
+  /** Total tokens of the longest candidate tail. */
+  firstTotal(strip: boolean): Promise<number>;
+  /** Total tokens of the tail from each active position (thinking stripped), in one scan from the newest round back. */
+  strippedTotals(): Promise<Float64Array>;
+  /** Positions whose round continues the previous round's last wire message (evaluated from scratch). */
+  spans: Uint8Array;
+}
+
+async function tailTables(base: PlanBase, first: number, texts: Map<number, ResultText[]>, choices: Readonly<Record<string, ResultChoice>>): Promise<TailTables> {
+  const { analysis, settings, state, calibration, active, toolDir, clock } = base;
+  const { rounds } = analysis;
+  const entries = analysis.index.entries;
+  const last = active.length - 1;
 
   // The kept rounds' sizes once their budget is known (thinking stripped from all but the newest when `strip`).
   const sized = async (kept: number[], budget: BudgetOutcome, strip: boolean): Promise<Evaluation> => {
@@ -252,48 +334,21 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
   //   kept message replacing it: that is the id's newest replacing message overall when the tail holds it, else none.
   //   Normally the message is in the round itself; a round whose id was last replaced in an older round (reused ids)
   //   is re-counted when the scan below reaches that round.
-  const first = tailPos;
-  const posOf = new Int32Array(rounds.length).fill(-1);
-  active.forEach((ri, k) => (posOf[ri] = k));
-  const ordered0: number[] = [];
-  const roundOfEntry0 = new Map<number, number>();
-  for (let k = first; k <= last; k++) {
-    for (const e of rounds[active[k]].entries) {
-      ordered0.push(e);
-      roundOfEntry0.set(e, active[k]);
-    }
-    if (clock.due()) await clock.pause();
-  }
-  const groups = wireMessages(entries, ordered0);
-  const groupPos = new Int32Array(groups.length);
-  const spans = new Uint8Array(last + 2);
-  const outcomes: BudgetOutcome[] = [];
-  const newestReplacement = new Map<string, { length: number; pos: number }>();
-  for (let g = 0; g < groups.length; g++) {
-    const group = groups[g];
-    const from = posOf[roundOfEntry0.get(group[0])!];
-    const to = posOf[roundOfEntry0.get(group[group.length - 1])!];
-    groupPos[g] = from;
-    for (let k = from + 1; k <= to; k++) spans[k] = 1;
-    const outcome = applyBudget(entries, [group], texts, settings, state, toolDir, roundOfEntry0, choices);
-    outcomes.push(outcome);
-    for (const [id, rep] of outcome.replacements) newestReplacement.set(id, { length: rep.preview.length, pos: from });
-    if (clock.due()) await clock.pause();
-  }
+  const { groupPos, spans, outcomes, newestReplacement } = await budgetLongestTail(base, first, texts, choices);
 
   /** The tail from active position `pos`, as `evaluate(pos, strip)` gives it. */
   const choose = async (pos: number, strip: boolean): Promise<Evaluation> => {
     if (spans[pos]) return evaluate(pos, strip);
     const kept = active.slice(pos);
     let lo = 0;
-    let hi = groups.length;
+    let hi = outcomes.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (groupPos[mid] < pos) lo = mid + 1;
       else hi = mid;
     }
     const budget: BudgetOutcome = { decisions: [], wireMessages: [], replacements: new Map() };
-    for (let g = lo; g < groups.length; g++) {
+    for (let g = lo; g < outcomes.length; g++) {
       const wi = g - lo;
       const outcome = outcomes[g];
       for (const d of outcome.decisions) budget.decisions.push({ ...d, wireMessage: wi });
@@ -356,33 +411,62 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     return totals;
   };
 
-  const summaryTokens = tailPos > 0 ? settings.summaryTokens : 0;
-  let choice: Evaluation;
-  if (underTarget) choice = await choose(tailPos, false);
-  else {
-    // The steps of the quadratic planner, with each candidate's total read off the tables above.
-    let strip = false;
-    let total = await firstTotal(false);
-    if (total + summaryTokens > messageTarget) total = await firstTotal((strip = true));
-    if (total + settings.summaryTokens > messageTarget && tailPos < last) {
-      const totals = await strippedTotals();
-      while (total + settings.summaryTokens > messageTarget && tailPos < last) {
-        tailPos++;
-        while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
-        total = spans[tailPos] ? (await evaluate(tailPos, true)).total : totals[tailPos];
-      }
-      strip = true;
-    }
-    choice = await choose(tailPos, strip);
-    // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
-    // clipped to the room left (writeback.ts fitSummary) and the result meets the target.
-    if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
-      notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`);
-    }
-  }
-  const summarizing = !underTarget && tailPos > 0;
-  if (!underTarget && tailPos === 0) notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
+  return { evaluate, choose, firstTotal, strippedTotals, spans };
+}
 
+/** The longest candidate tail (from active position `first`) budgeted once, one wire message at a time. */
+interface LongestTailBudget {
+  /** Active position of each wire message's first round. */
+  groupPos: Int32Array;
+  /** Positions whose round continues the previous round's last wire message. */
+  spans: Uint8Array;
+  /** Each wire message's budget outcome, in order. */
+  outcomes: BudgetOutcome[];
+  /** Per tool id, its newest replacing message: the preview's length and the message's active position. */
+  newestReplacement: Map<string, { length: number; pos: number }>;
+}
+
+async function budgetLongestTail(base: PlanBase, first: number, texts: Map<number, ResultText[]>, choices: Readonly<Record<string, ResultChoice>>): Promise<LongestTailBudget> {
+  const { analysis, settings, state, active, toolDir, clock } = base;
+  const { rounds } = analysis;
+  const entries = analysis.index.entries;
+  const last = active.length - 1;
+  const posOf = new Int32Array(rounds.length).fill(-1);
+  active.forEach((ri, k) => (posOf[ri] = k));
+  const ordered0: number[] = [];
+  const roundOfEntry0 = new Map<number, number>();
+  for (let k = first; k <= last; k++) {
+    for (const e of rounds[active[k]].entries) {
+      ordered0.push(e);
+      roundOfEntry0.set(e, active[k]);
+    }
+    if (clock.due()) await clock.pause();
+  }
+  const groups = wireMessages(entries, ordered0);
+  const groupPos = new Int32Array(groups.length);
+  const spans = new Uint8Array(last + 2);
+  const outcomes: BudgetOutcome[] = [];
+  const newestReplacement = new Map<string, { length: number; pos: number }>();
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    const from = posOf[roundOfEntry0.get(group[0])!];
+    const to = posOf[roundOfEntry0.get(group[group.length - 1])!];
+    groupPos[g] = from;
+    for (let k = from + 1; k <= to; k++) spans[k] = 1;
+    const outcome = applyBudget(entries, [group], texts, settings, state, toolDir, roundOfEntry0, choices);
+    outcomes.push(outcome);
+    for (const [id, rep] of outcome.replacements) newestReplacement.set(id, { length: rep.preview.length, pos: from });
+    if (clock.due()) await clock.pause();
+  }
+
+  return { groupPos, spans, outcomes, newestReplacement };
+}
+
+/** The plan's line for every round: kept (with its size after budgeting), summarized, or untouched history. */
+async function plannedRounds(base: PlanBase, choice: Evaluation, underTarget: boolean): Promise<PlannedRound[]> {
+  const { analysis, active, sizes, clock } = base;
+  const { rounds } = analysis;
+  const last = active.length - 1;
   const keptSet = new Set(choice.kept);
   // A loop with one object literal per round (spreading a shared base cost ~7 µs a round), yielding as it goes.
   const planned: PlannedRound[] = [];
@@ -407,27 +491,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     if (clock.due()) await clock.pause();
   }
 
-  const keptTokens = choice.total;
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
-  const plan: CompactionPlan = {
-    file: analysis.index.path,
-    settings,
-    rounds: planned,
-    toolResults: choice.budget.decisions,
-    wireMessages: choice.budget.wireMessages,
-    preTokens,
-    postTokens,
-    keptTokens,
-    overheadTokens,
-    messageTarget,
-    summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
-    droppedRounds: 0,
-    // A frozen replacement whose preview is already the text in the file changes nothing.
-    nothingToDo: underTarget && [...choice.budget.replacements.values()].every((r) => r.original === r.preview),
-    notes,
-    conflicts: [],
-  };
-  return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
+  return planned;
 }
 
 const LOAD_BATCH_BYTES = 1 << 20;
