@@ -145,7 +145,7 @@ function render(): void {
 // Chart
 
 function renderChartSection(s: MapState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'chart-h' } }, el('h2', { attrs: { id: 'chart-h' } }, 'What the context holds, round by round'));
+  const section = el('section', { attrs: { 'aria-labelledby': 'chart-h', id: 'chart-section' } }, el('h2', { attrs: { id: 'chart-h' } }, 'What the context holds, round by round'));
   if (!s.rounds.length) {
     section.append(el('p', { class: 'muted' }, 'No rounds.'));
     return section;
@@ -172,8 +172,26 @@ function renderChartSection(s: MapState): HTMLElement {
 function setView(v: MapView): void {
   if (!state) return;
   view = clampView(v, state.rounds.length);
-  render();
+  redraw(['chart']);
   document.getElementById('map-chart')?.focus();
+}
+
+/**
+ * Redraws only the given sections (a pan or zoom changes the chart, a selection the chart and the round): the
+ * tables and the header stay as they are, so a pan costs the chart's drawing, not the page's.
+ */
+function redraw(parts: readonly ('chart' | 'detail')[]): void {
+  if (!state) return;
+  const s = state;
+  const started = performance.now();
+  const focused = document.activeElement?.id;
+  for (const part of parts) {
+    const old = document.getElementById(part === 'chart' ? 'chart-section' : 'detail');
+    if (!old) return render();
+    old.replaceWith(part === 'chart' ? renderChartSection(s) : renderDetail());
+  }
+  if (focused && document.activeElement?.id !== focused) document.getElementById(focused)?.focus();
+  document.body.dataset.drawMs = (performance.now() - started).toFixed(1);
 }
 
 function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
@@ -367,7 +385,7 @@ function selectRound(round: number): void {
     exact = undefined;
   }
   send({ type: 'selectRound', round });
-  render();
+  redraw(['chart', 'detail']);
   document.getElementById('map-chart')?.focus();
 }
 
@@ -519,13 +537,13 @@ window.addEventListener('message', (event: MessageEvent) => {
       if (msg.detail.round === selected) {
         detail = msg.detail;
         exact = undefined;
-        render();
+        redraw(['detail']);
       }
       break;
     case 'exact':
       if (detail && msg.round === detail.round && msg.counts.length === detail.items.length) {
         exact = msg.counts;
-        render();
+        redraw(['detail']);
       }
       break;
   }

@@ -217,11 +217,17 @@ describe('Context Map webview in Chromium', function () {
     assert.deepEqual((await posted()).at(-1), { type: 'selectRound', round: (await bars())[0].peak });
     await page.keyboard.press('ArrowRight');
     assert.deepEqual((await posted()).at(-1), { type: 'selectRound', round: (await bars())[1].peak });
+    // A pan or zoom redraws the chart alone: the tables below it are the same nodes (a pan does not rebuild the page).
+    await page.evaluate(() => {
+      (window as unknown as { __tools: Element | null }).__tools = document.getElementById('tools-table');
+    });
     const before = await page.textContent('#range');
     await page.keyboard.press('+');
     assert.notEqual(await page.textContent('#range'), before);
     await page.keyboard.press('-');
     assert.equal(await page.textContent('#range'), before);
+    assert.equal(await page.evaluate(() => (window as unknown as { __tools: Element | null }).__tools === document.getElementById('tools-table')), true, 'the tools table was not rebuilt');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'map-chart', 'the chart keeps the focus');
   });
 
   it('shows hostile transcript text as characters and runs none of it', async () => {
