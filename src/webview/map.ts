@@ -209,6 +209,8 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
     chart.append(svg('text', { x: g.plot.x - 6, y: t.pos + 4, class: 'tick tick-y' }, t.label));
   }
   const barsGroup = svg('g', { class: 'bars' });
+  const seriesPaths = new Array<string>(16).fill('');
+  const overlayPaths = { summarize: '', drop: '' };
   g.bars.forEach((b, i) => {
     const group = svg('g', {
       class: `bar mark-${b.mark}${selected !== null && selected >= b.first && selected <= b.last ? ' selected' : ''}`,
@@ -223,16 +225,21 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
     const r = s.rounds[b.peak];
     group.append(svg('title', {}, `${label}: ${num(b.total)} tokens [${MARK_TEXT[b.mark]}]${b.usage !== null ? `; usage ${num(b.usage)}` : ''}${r.costUsd !== null && b.first === b.last ? `; ${usd(r.costUsd)}` : ''} — ${r.label}`));
     group.append(svg('rect', { x: b.x, y: g.plot.y, width: b.width, height: g.plot.height, class: 'hit' }));
-    for (const seg of b.segments) group.append(svg('rect', { x: b.x, y: seg.y, width: b.width, height: seg.height, class: `seg s${seg.series % 16}` }));
+    for (const seg of b.segments) seriesPaths[seg.series % 16] += `M${b.x} ${seg.y}h${b.width}v${seg.height}h${-b.width}z`;
     if (b.mark !== 'keep' && b.segments.length) {
       const top = Math.min(...b.segments.map((x) => x.y));
-      group.append(svg('rect', { x: b.x, y: top, width: b.width, height: g.plot.y + g.plot.height - top, class: `overlay overlay-${b.mark}` }));
+      overlayPaths[b.mark] += `M${b.x} ${top}h${b.width}V${g.plot.y + g.plot.height}h${-b.width}z`;
     }
     group.append(svg('rect', { x: b.x, y: g.plot.y + g.plot.height + 3, width: b.width, height: 6, class: `strip strip-${b.mark}` }));
     group.addEventListener('click', () => selectRound(b.peak));
     barsGroup.append(group);
   });
-  chart.append(barsGroup);
+  // The fills of all bars as one path per series and one per plan mark (a few dozen elements, not thousands, so a
+  // pan redraws quickly); they let the pointer through to each bar's hit area below them.
+  const fills = svg('g', { class: 'fills' });
+  seriesPaths.forEach((d, k) => d && fills.append(svg('path', { d, class: `seg s${k}` })));
+  for (const mark of ['summarize', 'drop'] as const) if (overlayPaths[mark]) fills.append(svg('path', { d: overlayPaths[mark], class: `overlay overlay-${mark}` }));
+  chart.append(barsGroup, fills);
   for (const b of g.bars) {
     if (!b.boundary) continue;
     chart.append(svg('line', { x1: b.x, x2: b.x, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'boundary' }));

@@ -97,8 +97,11 @@ describe('Context Map webview in Chromium', function () {
     }
     assert.equal(next, state.rounds.length);
     assert.ok(drawn.some((x) => x.mark !== 'keep'), 'the plan summarizes or drops something');
-    const overlays = await b!.page.locator('g.bar rect.overlay').count();
-    assert.equal(overlays, drawn.filter((x) => x.mark !== 'keep').length, 'every summarized or dropped bar is patterned, not only coloured');
+    // The patterns are one path per mark, a closed subpath per bar: every summarized or dropped bar has its own.
+    const subpaths = async (mark: string) => (await b!.page.evaluate((m) => document.querySelector(`path.overlay-${m}`)?.getAttribute('d') ?? '', mark)).split('z').filter(Boolean).length;
+    for (const mark of ['summarize', 'drop']) {
+      assert.equal(await subpaths(mark), drawn.filter((x) => x.mark === mark).length, `every ${mark} bar is patterned, not only coloured`);
+    }
     assert.equal(await b!.page.locator('ul.legend li').count() >= state.series.length, true);
   });
 
