@@ -3,10 +3,9 @@
 // or Claude Code's folder itself in a new window / the OS file manager.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { scanSessions } from '../../core/sessionList';
-import { formatBytes, oneLine } from '../model/format';
-import { agentFolders, listAgentSessions, listSessions, sessionsFolder, timeAgo, type SessionFile } from '../model/sessions';
+import { agentFolders, listAgentSessions, listSessions, sessionPickItem, sessionsFolder, type SessionFile } from '../model/sessions';
 import type { Services } from '../services';
 import { isProgrammatic } from './args';
 
@@ -48,18 +47,7 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
         ]
       : []),
     { label: 'Sessions, newest first', kind: vscode.QuickPickItemKind.Separator },
-    ...all.map((x) => {
-      // Claude Code sessions by their title (custom title, summary or first prompt) and real project path, read from
-      // the two ends of each file (sessionList.ts); the id stays in the detail.
-      const known = titled.get(x.file);
-      const id = x.agent === 'Claude Code' || x.agent === 'Codex CLI' ? basename(x.file, '.jsonl') : basename(dirname(x.file)) + '/' + basename(x.file);
-      return {
-        label: known ? oneLine(known.title, 80) : id,
-        description: known?.cwd ? `${x.agent} · ${known.cwd}` : x.project ? `${x.agent} · ${x.project}` : x.agent,
-        detail: `${timeAgo(x.mtimeMs)} · ${formatBytes(x.size)}${known ? ` · ${id}` : ''}`,
-        file: x.file,
-      };
-    }),
+    ...all.map((x) => sessionPickItem(x, titled.get(x.file))),
   ];
   const picked = await vscode.window.showQuickPick(items, {
     title: `Agent Sessions (${[exists ? 'Claude Code' : '', ...others.map((o) => o.agent)].filter(Boolean).join(', ')})`,

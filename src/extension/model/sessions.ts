@@ -1,8 +1,9 @@
 // Claude Code's sessions folder (`~/.claude/projects`, or `$CLAUDE_CONFIG_DIR/projects`)
 // and the transcripts in it, newest first. Node fs only, no `vscode` import.
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { homedir } from 'node:os';
+import { formatBytes, oneLine } from './format';
 
 export interface SessionFile {
   file: string;
@@ -118,3 +119,27 @@ function sessionFileName(agent: string, name: string, dir: string): boolean {
   if (agent === 'Gemini CLI') return /[\\/]chats$/.test(dir) && name.endsWith('.json');
   return name === 'api_conversation_history.json';
 }
+
+/** One session as Open Sessions Folder lists it. */
+export interface SessionPick {
+  label: string;
+  description: string;
+  detail: string;
+  file: string;
+}
+
+/**
+ * A session in the picker: a Claude Code session by its title (custom title, summary or first prompt) and its
+ * project's real path, as the sessions scan read them from the file's two ends (`known`); the id stays in the detail.
+ * Other agents' sessions (and a session the scan did not title) by their id and agent.
+ */
+export function sessionPickItem(x: SessionFile & { agent: string }, known: { title: string; cwd: string | null } | undefined, now = Date.now()): SessionPick {
+  const id = x.agent === 'Claude Code' || x.agent === 'Codex CLI' ? basename(x.file, '.jsonl') : `${basename(dirname(x.file))}/${basename(x.file)}`;
+  return {
+    label: known ? oneLine(known.title, 80) : id,
+    description: known?.cwd ? `${x.agent} · ${known.cwd}` : x.project ? `${x.agent} · ${x.project}` : x.agent,
+    detail: `${timeAgo(x.mtimeMs, now)} · ${formatBytes(x.size)}${known ? ` · ${id}` : ''}`,
+    file: x.file,
+  };
+}
+
