@@ -1,7 +1,9 @@
 // Repairs broken parent links so that `claude --resume` loads the whole active context again: each entry whose
 // parentUuid names nothing is linked to the entry before it on the same line of work (a tool result to the line of
-// its call), a tool result whose call is gone is stepped over, and nothing else changes: every other line is copied
-// byte for byte, and a changed line differs only in its parentUuid value.
+// its call); a tool result whose call is gone is turned into a plain text block that says what it was
+// (orphanResults.ts), since the API rejects it as it is; nothing else changes: every other line is copied byte for
+// byte, a relinked line differs only in its parentUuid value, and a converted line only in those blocks (and its
+// parentUuid). Only a line holding several joined JSON objects, which cannot be changed alone, is routed around.
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { chmod, lstat, open, stat, unlink } from 'node:fs/promises';
@@ -13,6 +15,7 @@ import { assertTranscript, indexTranscript, type TranscriptIndex } from './trans
 import { acquireLock, commitTemp, makeBackup, sameFile, writeTemp } from './compact/fsutil';
 import { resumeCommand } from './compact/resume';
 import { CompactError } from './compact/types';
+import { convertEntry, convertLine } from './orphanResults';
 import { readSessionInfo, sessionIdFromFile } from './session';
 
 export interface RepairChange {
@@ -26,8 +29,17 @@ export interface RepairChange {
   reason: string;
 }
 
+/** A line whose tool_result blocks answering `toolIds` (calls no longer loaded) become text blocks. */
+export interface RepairConversion {
+  line: number;
+  uuid: string;
+  toolIds: string[];
+  reason: string;
+}
+
 export interface RepairPlan {
   changes: RepairChange[];
+  converted: RepairConversion[];
   /** Lines left as they are, and why. */
   skipped: { line: number; reason: string }[];
 }
@@ -38,8 +50,106 @@ function resultIds(e: Entry): string[] {
   return e.kind === 'user' ? e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!) : [];
 }
 
-/** The changes that link every broken parent of the active context; pure (entry digests only). */
+/** Lines sharing their line number with another object (several JSON objects joined on one line). */
+function sharedLines(entries: Entry[]): Set<number> {
+  const shared = new Set<number>();
+  for (let i = 1; i < entries.length; i++) if (entries[i].line === entries[i - 1].line) shared.add(entries[i].line);
+  return shared;
+}
+
+/** Tool results of the active context whose call is not before them in it: they become text (see orphanResults.ts). */
+function planConversions(entries: Entry[]): RepairConversion[] {
+  const { region } = activeRegion(entries, buildChainWithTables(entries, 'claude-code'));
+  const callAt = new Map<string, number>();
+  // The earliest call of an id: a result needs a call before it (ids can repeat across conversations in one file).
+  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
+  const shared = sharedLines(entries);
+  const out: RepairConversion[] = [];
+  for (const i of region) {
+    const e = entries[i];
+    const ids = resultIds(e).filter((id) => !((callAt.get(id) ?? Infinity) < i));
+    if (ids.length === 0 || !e.uuid || shared.has(e.line)) continue;
+    const where = ids.map((id) => (callAt.has(id) ? `${id} (its call comes later in the file)` : id)).join(', ');
+    out.push({ line: e.line, uuid: e.uuid, toolIds: ids, reason: `the tool_use of ${where} is not in what resume loads, and the API rejects a tool_result without it: turned into a text block that says so, its content kept` });
+  }
+  return out;
+}
+
+/** `entries` with the conversions of `converted` applied to their digests. */
+function withConversions(entries: Entry[], converted: RepairConversion[]): Entry[] {
+  if (converted.length === 0) return entries;
+  const byLine = new Map(converted.map((c) => [c.line, c]));
+  return entries.map((e) => {
+    const c = byLine.get(e.line);
+    return c && c.uuid === e.uuid ? convertEntry(e, new Set(c.toolIds)) : e;
+  });
+}
+
+/**
+ * What repair changes so that resume loads every message it validly can; pure (entry digests only): tool results
+ * without their call are converted to text, then every broken parent of the active context is linked.
+ */
 export function planRepair(entries: Entry[]): RepairPlan {
+  const converted = planConversions(entries);
+  const base = withConversions(entries, converted);
+  const plan = { ...planLinks(base), converted };
+  if (converted.length) spliceConverted(base, plan);
+  return plan;
+}
+
+/** `entries` with the parent links of `changes`. */
+function withLinks(entries: Entry[], changes: RepairChange[]): Entry[] {
+  const byLine = new Map(changes.map((c) => [c.line, c]));
+  return entries.map((e) => {
+    const c = byLine.get(e.line);
+    return c && c.uuid === e.uuid ? { ...e, parentUuid: c.to } : e;
+  });
+}
+
+/**
+ * A converted result that is still off the chain (the answer to one of several parallel calls hangs beside the
+ * others' results) is spliced in where its turn ends: just before the first assistant response that starts after it
+ * in the file (or after the leaf when none does), so that it follows the turn's remaining tool results.
+ */
+function spliceConverted(base: Entry[], plan: RepairPlan): void {
+  const sharedLine = sharedLines(base);
+  const set = (i: number, to: number, reason: string) => {
+    const e = base[i];
+    const prior = plan.changes.find((c) => c.line === e.line && c.uuid === e.uuid);
+    const entry: RepairChange = { line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: base[to].uuid!, toLine: base[to].line, reason };
+    if (prior) Object.assign(prior, { ...entry, from: prior.from });
+    else plan.changes.push(entry);
+  };
+  for (const c of plan.converted) {
+    const linked = withLinks(base, plan.changes);
+    const built = buildChainWithTables(linked, 'claude-code');
+    const on = new Set(built.chain.main);
+    const { region } = activeRegion(linked, built);
+    const i = linked.findIndex((e) => e.line === c.line && e.uuid === c.uuid);
+    if (i === -1 || on.has(i) || !region.includes(i)) continue;
+    const e = linked[i];
+    const started = new Set(region.filter((k) => k < i && on.has(k) && linked[k].kind === 'assistant').map((k) => linked[k].messageId));
+    const next = region.find((k) => k > i && on.has(k) && linked[k].kind === 'assistant' && !started.has(linked[k].messageId) && (!e.sessionId || !linked[k].sessionId || linked[k].sessionId === e.sessionId));
+    if (next === undefined) {
+      const leaf = built.chain.leaf;
+      const same = leaf >= 0 && (!e.sessionId || !linked[leaf].sessionId || linked[leaf].sessionId === e.sessionId);
+      if (same && leaf < i && linked[leaf].uuid) set(i, leaf, 'a converted tool result after the last loaded entry: it continues from it');
+      continue;
+    }
+    const q = linked[next].parentUuid;
+    let qAt = -1;
+    for (let k = 0; k < linked.length; k++) if (q && linked[k].uuid === q) qAt = k; // the later line of a uuid written twice, as Claude Code reads it
+    if (qAt === -1 || sharedLine.has(linked[next].line)) {
+      plan.skipped.push({ line: c.line, reason: 'a converted tool result that could not be placed on the chain: it stays beside it and is not loaded on resume' });
+      continue;
+    }
+    set(i, qAt, `a converted tool result placed where its turn ends, before line ${linked[next].line}`);
+    set(next, i, `continues from line ${c.line} (a converted tool result placed where its turn ends) instead of line ${linked[qAt].line}`);
+  }
+}
+
+/** The changes that link every broken parent of the active context. */
+function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
   const built = buildChainWithTables(entries, 'claude-code');
   const { region } = activeRegion(entries, built);
   const bridges = built.tables.bridges ?? new Map<number, number>();
@@ -47,8 +157,7 @@ export function planRepair(entries: Entry[]): RepairPlan {
   for (let i = 0; i < entries.length; i++) if (entries[i].uuid) at.set(entries[i].uuid!, i);
   const callAt = new Map<string, number>();
   for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId) callAt.set(b.toolId, i);
-  const sharedLine = new Set<number>();
-  for (let i = 1; i < entries.length; i++) if (entries[i].line === entries[i - 1].line) sharedLine.add(entries[i].line);
+  const sharedLine = sharedLines(entries);
 
   const broken = region.filter((i) => {
     const p = entries[i].parentUuid;
@@ -67,7 +176,7 @@ export function planRepair(entries: Entry[]): RepairPlan {
   // Broken entries on a line of several joined objects cannot be edited alone: what continues from them is routed around.
   const unlinkable = new Set(broken.filter((i) => sharedLine.has(entries[i].line)));
   const work = [...new Set([...broken, ...stepped])].sort((a, b) => a - b);
-  const plan: RepairPlan = { changes: [], skipped: [] };
+  const plan: Omit<RepairPlan, 'converted'> = { changes: [], skipped: [] };
 
   const descends = (cand: number, from: number): boolean => {
     const seen = new Set<number>();
@@ -134,7 +243,7 @@ export function planRepair(entries: Entry[]): RepairPlan {
 /** The index as it would be after `plan` (digests copied where they change). */
 export function applyPlan(index: TranscriptIndex, plan: RepairPlan): TranscriptIndex {
   const byLine = new Map(plan.changes.map((c) => [c.line, c]));
-  const entries = index.entries.map((e) => {
+  const entries = withConversions(index.entries, plan.converted).map((e) => {
     const c = byLine.get(e.line);
     return c && c.uuid === e.uuid ? { ...e, parentUuid: c.to } : e;
   });
@@ -173,6 +282,7 @@ export interface RepairResult {
   resumeCommand: string | null;
   backup: string | null;
   changes: RepairChange[];
+  converted: RepairConversion[];
   skipped: RepairPlan['skipped'];
   before: DoctorReport;
   after: DoctorReport;
@@ -214,8 +324,8 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
   const plan = planRepair(index.entries);
   const after = diagnose(applyPlan(index, plan));
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
-  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, changes: plan.changes, skipped: plan.skipped, before, after };
-  if (plan.changes.length === 0) return none;
+  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
+  if (plan.changes.length === 0 && plan.converted.length === 0) return none;
   // Never write a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
   // unless it turns a request the API would reject into a valid one.
   if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
@@ -225,7 +335,15 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
   }
   const lines = new Map<number, { start: number; end: number; text: string }>();
+  const relinks = new Map(plan.changes.map((c) => [c.line, c]));
+  for (const c of plan.converted) {
+    const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
+    const text = convertLine(await readRange(file, e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
+    if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its tool results could not be converted; nothing was written.`);
+    lines.set(c.line, { start: e.start, end: e.end, text });
+  }
   for (const c of plan.changes) {
+    if (lines.has(c.line)) continue;
     const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
     const text = relinkLine(await readRange(file, e.start, e.end), c.from, c.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its parentUuid could not be changed without touching anything else; nothing was written.`);
