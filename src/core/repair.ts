@@ -156,8 +156,17 @@ function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
   const at = new Map<string, number>();
   for (let i = 0; i < entries.length; i++) if (entries[i].uuid) at.set(entries[i].uuid!, i);
   const callAt = new Map<string, number>();
-  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId) callAt.set(b.toolId, i);
+  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
   const sharedLine = sharedLines(entries);
+  const firstAt = new Map<string, number>();
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
+  const regionPos = new Map(region.map((i, k) => [i, k]));
+  // A line written again further on stands where its first copy stood (its parent is that copy's parent): linking to
+  // the later copy would lead back there and leave out everything between. Only a copy written right after is linkable.
+  const outOfPlace = (c: number) => {
+    const f = firstAt.get(entries[c].uuid!)!;
+    return f !== c && (regionPos.get(c) ?? 0) - (regionPos.get(f) ?? -1) !== 1;
+  };
 
   const broken = region.filter((i) => {
     const p = entries[i].parentUuid;
@@ -195,7 +204,7 @@ function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
       const ce = entries[c];
       if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
       // A uuid written twice resolves to its later line (as Claude Code reads it): only that line can be linked to.
-      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || at.get(ce.uuid) !== c || descends(c, i)) continue;
+      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || at.get(ce.uuid) !== c || outOfPlace(c) || descends(c, i)) continue;
       return c;
     }
     return -1;
@@ -230,12 +239,15 @@ function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
     }
     const ids = resultIds(e);
     const call = ids.length ? callAt.get(ids[0]) : undefined;
-    const to = call !== undefined && call < i && !descends(call, i) ? call : previous(i);
+    const before = previous(i);
+    // Its call's line, unless entries after the call on the same line of work come first (then they would hang beside it).
+    const toCall = call !== undefined && call < i && !descends(call, i) && !(before !== -1 && before !== call && descends(before, call));
+    const to = toCall ? call : before;
     if (to === -1) {
       plan.skipped.push({ line: e.line, reason: `parentUuid ${e.parentUuid} names nothing and no earlier entry of this conversation precedes it` });
       continue;
     }
-    link(i, to, call === to ? `the line of its tool call` : `the entry before it`);
+    link(i, to, toCall ? `the line of its tool call` : `the entry before it`);
   }
   return plan;
 }
