@@ -57,7 +57,7 @@ function sharedLines(entries: Entry[]): Set<number> {
   return shared;
 }
 
-/** Tool results of the active context whose call is not before them in it: they become text (see orphanResults.ts). */
+/** Tool results of the active context whose call is not in it: they become text (see orphanResults.ts). */
 function planConversions(entries: Entry[]): RepairConversion[] {
   const { region } = activeRegion(entries, buildChainWithTables(entries, 'claude-code'));
   const callAt = new Map<string, number>();
@@ -67,10 +67,10 @@ function planConversions(entries: Entry[]): RepairConversion[] {
   const out: RepairConversion[] = [];
   for (const i of region) {
     const e = entries[i];
-    const ids = resultIds(e).filter((id) => !((callAt.get(id) ?? Infinity) < i));
+    // Claude Code pairs a result with its call by id wherever the call's line is (newer versions write the result first).
+    const ids = resultIds(e).filter((id) => !callAt.has(id));
     if (ids.length === 0 || !e.uuid || shared.has(e.line)) continue;
-    const where = ids.map((id) => (callAt.has(id) ? `${id} (its call comes later in the file)` : id)).join(', ');
-    out.push({ line: e.line, uuid: e.uuid, toolIds: ids, reason: `the tool_use of ${where} is not in what resume loads, and the API rejects a tool_result without it: turned into a text block that says so, its content kept` });
+    out.push({ line: e.line, uuid: e.uuid, toolIds: ids, reason: `the tool_use of ${ids.join(', ')} is not in what resume loads, and the API rejects a tool_result without it: turned into a text block that says so, its content kept` });
   }
   return out;
 }
@@ -161,11 +161,16 @@ function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
   const firstAt = new Map<string, number>();
   for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
   const regionPos = new Map(region.map((i, k) => [i, k]));
-  // A line written again further on stands where its first copy stood (its parent is that copy's parent): linking to
-  // the later copy would lead back there and leave out everything between. Only a copy written right after is linkable.
+  // A line written again further on stands where its first copy stood (its parent is that copy's parent): the uuid is
+  // linked to in the first copy's place, never in the later one's (that would lead back and leave out all between).
+  // A copy written right after its first is an ordinary line.
   const outOfPlace = (c: number) => {
     const f = firstAt.get(entries[c].uuid!)!;
     return f !== c && (regionPos.get(c) ?? 0) - (regionPos.get(f) ?? -1) !== 1;
+  };
+  const linkable = (c: number) => {
+    const last = at.get(entries[c].uuid!)!;
+    return last === c ? !outOfPlace(c) : firstAt.get(entries[c].uuid!) === c && outOfPlace(last);
   };
 
   const broken = region.filter((i) => {
@@ -179,7 +184,7 @@ function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
   // Tool results whose call is not in the file: they cannot be on a valid chain, so what continues from them skips them.
   const stepped = new Set(region.filter((i) => {
     const ids = resultIds(entries[i]);
-    return ids.length > 0 && ids.some((id) => !((callAt.get(id) ?? Infinity) < i));
+    return ids.length > 0 && ids.some((id) => !callAt.has(id));
   }));
   const brokenSet = new Set(broken);
   // Broken entries on a line of several joined objects cannot be edited alone: what continues from them is routed around.
@@ -204,7 +209,7 @@ function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
       const ce = entries[c];
       if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
       // A uuid written twice resolves to its later line (as Claude Code reads it): only that line can be linked to.
-      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || at.get(ce.uuid) !== c || outOfPlace(c) || descends(c, i)) continue;
+      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || !linkable(c) || descends(c, i)) continue;
       return c;
     }
     return -1;
