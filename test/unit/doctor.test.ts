@@ -327,7 +327,7 @@ describe('doctor and repair on the real fixtures', () => {
         const leftAlone = new Set(plan.skipped.map((s) => s.line));
         assert.ok(!after.problems.some((p) => p.kind === 'dangling-parent' && !leftAlone.has(p.line)), why);
         // Every message resume loaded before the break that is still in the file is loaded after repair, except
-        // tool results whose call was removed (repair steps over them).
+        // lines repair reports it left alone (several JSON objects joined on one line).
         const stepped = new Set(plan.skipped.map((s) => s.line));
         const nowLoaded = loaded(fixed);
         const remaining = broken.entries.filter((e) => e.uuid && before.has(e.uuid) && !stepped.has(e.line));
@@ -373,6 +373,16 @@ describe('doctor and repair: CLI', () => {
     assert.equal(run(['doctor', out]).status, 0);
     assert.equal(run(['repair', broken, '--out', out]).status, 2, 'an existing output is not replaced');
     assert.equal(run(['repair', broken, '--out', join(dir, 'x.jsonl'), '--in-place']).status, 2);
+  });
+
+  it('repair: a tool result whose call is gone is reported as converted, in text and in --json', () => {
+    const broken = write(without(conversation(60), 'a3'));
+    const r = run(['repair', broken, '--out', join(dir, 'cli-converted.jsonl')]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /line 14: tool_result t3 -> text block \(the tool_use of t3 is not in what resume loads/);
+    assert.match(r.stdout, /line 14: parentUuid a3 -> u3/);
+    const j = JSON.parse(run(['repair', broken, '--out', join(dir, 'cli-converted-2.jsonl'), '--json']).stdout) as { converted: { line: number; toolIds: string[] }[] };
+    assert.deepEqual(j.converted.map((c) => [c.line, c.toolIds]), [[14, ['t3']]]);
   });
 });
 
