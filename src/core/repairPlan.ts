@@ -50,8 +50,7 @@ function sharedLines(entries: Entry[]): Set<number> {
 }
 
 /** Tool results of the active context whose call is not in it: they become text (see orphanResults.ts). */
-function planConversions(entries: Entry[]): RepairConversion[] {
-  const { region } = activeRegion(entries, buildChainWithTables(entries, 'claude-code'));
+function planConversions(entries: Entry[], region: number[]): RepairConversion[] {
   const callAt = new Map<string, number>();
   // The earliest call of an id: a result needs a call before it (ids can repeat across conversations in one file).
   for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
@@ -82,9 +81,11 @@ function withConversions(entries: Entry[], converted: RepairConversion[]): Entry
  * without their call are converted to text, then every broken parent of the active context is linked.
  */
 export function planRepair(entries: Entry[]): RepairPlan {
-  const converted = planConversions(entries);
+  // Converting blocks changes no parent link, so the region and the loader's bridges are those of the file as it is.
+  const built = buildChainWithTables(entries, 'claude-code');
+  const converted = planConversions(entries, activeRegion(entries, built).region);
   const base = withConversions(entries, converted);
-  const plan = { ...planLinks(base), converted };
+  const plan = { ...planLinks(base, built), converted };
   if (converted.length) spliceConverted(base, plan);
   return plan;
 }
@@ -149,8 +150,7 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
 }
 
 /** The changes that link every broken parent of the active context. */
-function planLinks(entries: Entry[]): Omit<RepairPlan, 'converted'> {
-  const built = buildChainWithTables(entries, 'claude-code');
+function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTables>): Omit<RepairPlan, 'converted'> {
   const { region } = activeRegion(entries, built);
   const bridges = built.tables.bridges ?? new Map<number, number>();
   const at = new Map<string, number>();
