@@ -50,6 +50,8 @@ describe('compat: repaired forks of damaged fixtures resume whole and valid (rea
   this.timeout(900_000);
   let fake: FakeAnthropic;
   let root: string;
+  /** Converted tool results judged in a real request, over all fixtures. */
+  let convertedJudged = 0;
   before(async () => {
     requireClaudeBinary();
     fake = await startFakeAnthropic();
@@ -104,6 +106,7 @@ describe('compat: repaired forks of damaged fixtures resume whole and valid (rea
                 const blocks = wireBlocks(holder);
                 const at = blocks.findIndex(header);
                 assert.ok(!blocks.slice(at).some((b) => b.type === 'tool_result'), `${why}: the converted result of ${id} comes after the turn's tool results`);
+                convertedJudged++;
               }
             }
             resumed++;
@@ -117,4 +120,9 @@ describe('compat: repaired forks of damaged fixtures resume whole and valid (rea
       assert.ok(resumed > 0);
     });
   }
+
+  it('the sequences above had tool results converted, and each was judged in a real request', () => {
+    console.log(`      ${convertedJudged} converted tool results found in the requests`);
+    assert.ok(convertedJudged > 0);
+  });
 });
