@@ -1,5 +1,5 @@
-// `agent-compactor repair <file> [--out FILE | --in-place]`: links every broken parent so that resume loads the whole
-// active context; writes a fork by default.
+// `agent-compactor repair <file> [--out FILE | --in-place]`: links every broken parent and turns tool results whose call
+// is gone into text, so that resume loads the whole active context; writes a fork by default.
 import { repairFile, type RepairResult } from '../core/repair';
 import { CompactError } from '../core/compact/types';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, UsageError } from './args';
@@ -9,7 +9,7 @@ import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from 
 export const repairVerb: VerbSpec = {
   name: 'repair',
   args: '<file>',
-  summary: 'Links each dangling parentUuid to the entry before it on the same line of work, so resume loads every message again; every other line stays byte-identical.',
+  summary: 'Links each dangling parentUuid to the entry before it on the same line of work and turns each tool result whose call is gone into a text block saying so, so resume loads every message again; every other line stays byte-identical.',
   options: [
     { flag: 'out', type: 'string', value: 'FILE', help: 'write the repaired transcript to FILE (must not exist)', default: 'a fork: a new session <uuid>.jsonl beside the original' },
     { flag: 'in-place', type: 'boolean', help: 'replace the original, after a backup beside it (<file>.bak-<time>)', default: 'off: a fork' },
@@ -43,7 +43,8 @@ export async function runRepair(values: Values, positionals: string[]): Promise<
 export function renderRepair(r: RepairResult): string {
   const out: string[] = [];
   const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
-  if (r.changes.length === 0) out.push('nothing to repair: no broken parent links in the active context');
+  if (r.changes.length === 0 && r.converted.length === 0) out.push('nothing to repair: no broken parent links or orphan tool results in the active context');
+  for (const c of r.converted) out.push(`line ${c.line}: tool_result ${c.toolIds.join(', ')} -> text block (${c.reason})`);
   for (const c of r.changes) out.push(`line ${c.line}: parentUuid ${c.from ?? 'null'} -> ${c.to} (line ${c.toLine}: ${c.reason})`);
   for (const s of r.skipped) out.push(`line ${s.line}: left as it is: ${s.reason}`);
   out.push(`resume loads ${r.before.reachableMessages} of ${r.before.totalMessages} messages (${pct(r.before.reachability)}) before, ${r.after.reachableMessages} of ${r.after.totalMessages} (${pct(r.after.reachability)}) after; rebuilt request ${r.after.apiValid ? 'valid' : 'INVALID'}`);

@@ -358,7 +358,8 @@ export function buildChainWithTables(entries: Entry[], mode: ChainMode = 'produc
   const record: WalkRecord = { mode, bridges: new Map() };
   const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes, record));
   const walked = new Set(onChain);
-  const recovery = recoverSiblings(entries, onChain, primary);
+  // Claude Code keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded.
+  const recovery = recoverSiblings(entries, onChain, mode === 'claude-code' ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary);
   // Entry indices follow file order (the index is built by reading the file front to back).
   const main = Array.from(Int32Array.from(onChain).sort());
 

@@ -1,145 +1,20 @@
-// Repairs broken parent links so that `claude --resume` loads the whole active context again: each entry whose
-// parentUuid names nothing is linked to the entry before it on the same line of work (a tool result to the line of
-// its call), a tool result whose call is gone is stepped over, and nothing else changes: every other line is copied
-// byte for byte, and a changed line differs only in its parentUuid value.
+// `repair`: writes what repairPlan.ts plans (a fork by default, or `out`, or in place after a backup, with the same
+// atomic write and lock rules as compaction) and reports it; the changed lines are rewritten alone, every other byte
+// of the file is streamed through as it was.
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { chmod, lstat, open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { buildChainWithTables } from './chain';
-import { activeRegion, diagnose, type DoctorReport } from './doctor';
-import type { Entry } from './entries';
-import { assertTranscript, indexTranscript, type TranscriptIndex } from './transcript';
+import { diagnose, type DoctorReport } from './doctor';
+import { assertTranscript, indexTranscript } from './transcript';
 import { acquireLock, commitTemp, makeBackup, sameFile, writeTemp } from './compact/fsutil';
 import { resumeCommand } from './compact/resume';
 import { CompactError } from './compact/types';
+import { convertLine } from './orphanResults';
+import { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 import { readSessionInfo, sessionIdFromFile } from './session';
 
-export interface RepairChange {
-  /** Line changed (its parentUuid only). */
-  line: number;
-  uuid: string;
-  from: string | null;
-  to: string;
-  /** Line of the entry it now continues from. */
-  toLine: number;
-  reason: string;
-}
-
-export interface RepairPlan {
-  changes: RepairChange[];
-  /** Lines left as they are, and why. */
-  skipped: { line: number; reason: string }[];
-}
-
-const isSnapshot = (e: Entry) => e.kind === 'system' && e.subtype === 'file_snapshot';
-
-function resultIds(e: Entry): string[] {
-  return e.kind === 'user' ? e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!) : [];
-}
-
-/** The changes that link every broken parent of the active context; pure (entry digests only). */
-export function planRepair(entries: Entry[]): RepairPlan {
-  const built = buildChainWithTables(entries, 'claude-code');
-  const { region } = activeRegion(entries, built);
-  const bridges = built.tables.bridges ?? new Map<number, number>();
-  const at = new Map<string, number>();
-  for (let i = 0; i < entries.length; i++) if (entries[i].uuid) at.set(entries[i].uuid!, i);
-  const callAt = new Map<string, number>();
-  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId) callAt.set(b.toolId, i);
-  const sharedLine = new Set<number>();
-  for (let i = 1; i < entries.length; i++) if (entries[i].line === entries[i - 1].line) sharedLine.add(entries[i].line);
-
-  const broken = region.filter((i) => {
-    const p = entries[i].parentUuid;
-    if (!p) return false;
-    const k = at.get(p);
-    return k === undefined || (k < region[0] && bridges.get(i) === -1);
-  });
-  const parentOf = new Map<number, string | null>();
-  const parentUuidOf = (i: number) => (parentOf.has(i) ? parentOf.get(i)! : entries[i].parentUuid ?? null);
-  // Tool results whose call is not in the file: they cannot be on a valid chain, so what continues from them skips them.
-  const stepped = new Set(region.filter((i) => {
-    const ids = resultIds(entries[i]);
-    return ids.length > 0 && ids.some((id) => !((callAt.get(id) ?? Infinity) < i));
-  }));
-  const brokenSet = new Set(broken);
-  // Broken entries on a line of several joined objects cannot be edited alone: what continues from them is routed around.
-  const unlinkable = new Set(broken.filter((i) => sharedLine.has(entries[i].line)));
-  const work = [...new Set([...broken, ...stepped])].sort((a, b) => a - b);
-  const plan: RepairPlan = { changes: [], skipped: [] };
-
-  const descends = (cand: number, from: number): boolean => {
-    const seen = new Set<number>();
-    for (let c: number | undefined = cand; c !== undefined && !seen.has(c); ) {
-      if (c === from) return true;
-      seen.add(c);
-      const p = parentUuidOf(c);
-      c = p ? at.get(p) : undefined;
-    }
-    return false;
-  };
-  const previous = (i: number): number => {
-    const e = entries[i];
-    for (let k = region.indexOf(i) - 1; k >= 0; k--) {
-      const c = region[k];
-      const ce = entries[c];
-      if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
-      // A uuid written twice resolves to its later line (as Claude Code reads it): only that line can be linked to.
-      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || at.get(ce.uuid) !== c || descends(c, i)) continue;
-      return c;
-    }
-    return -1;
-  };
-  const link = (i: number, to: number, reason: string) => {
-    const e = entries[i];
-    if (sharedLine.has(e.line)) {
-      plan.skipped.push({ line: e.line, reason: 'the line holds several JSON objects joined together; it is left as it is' });
-      return;
-    }
-    parentOf.set(i, entries[to].uuid!);
-    plan.changes.push({ line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: entries[to].uuid!, toLine: entries[to].line, reason });
-  };
-
-  for (const i of work) {
-    const e = entries[i];
-    if (stepped.has(i) || unlinkable.has(i)) {
-      const ownParent = parentUuidOf(i);
-      const own = ownParent ? at.get(ownParent) : undefined;
-      const to = !brokenSet.has(i) && own !== undefined && !stepped.has(own) && !unlinkable.has(own) ? own : previous(i);
-      const children = region.filter((c) => c > i && parentUuidOf(c) === e.uuid);
-      if (to === -1 || children.length === 0) {
-        plan.skipped.push({ line: e.line, reason: children.length ? 'a tool result whose call is missing, with no earlier entry to continue from' : 'a tool result whose call is missing, and nothing continues from it' });
-        continue;
-      }
-      const why = unlinkable.has(i) ? `line ${e.line} holds several JSON objects joined together and cannot be changed alone` : `line ${e.line} is a tool result whose call is missing`;
-      for (const c of children) link(c, to, `${why}; continues from line ${entries[to].line} instead`);
-      // Hung off the same entry, it is a dead-end branch resume does not load (rather than a broken link).
-      if (brokenSet.has(i) && !unlinkable.has(i)) link(i, to, 'a tool result whose call is missing: a dead end beside the chain, not loaded on resume');
-      plan.skipped.push({ line: e.line, reason: unlinkable.has(i) ? 'several JSON objects joined on one line: left as it is, what follows is routed around it' : 'a tool result whose call is missing: left off the chain' });
-      continue;
-    }
-    const ids = resultIds(e);
-    const call = ids.length ? callAt.get(ids[0]) : undefined;
-    const to = call !== undefined && call < i && !descends(call, i) ? call : previous(i);
-    if (to === -1) {
-      plan.skipped.push({ line: e.line, reason: `parentUuid ${e.parentUuid} names nothing and no earlier entry of this conversation precedes it` });
-      continue;
-    }
-    link(i, to, call === to ? `the line of its tool call` : `the entry before it`);
-  }
-  return plan;
-}
-
-/** The index as it would be after `plan` (digests copied where they change). */
-export function applyPlan(index: TranscriptIndex, plan: RepairPlan): TranscriptIndex {
-  const byLine = new Map(plan.changes.map((c) => [c.line, c]));
-  const entries = index.entries.map((e) => {
-    const c = byLine.get(e.line);
-    return c && c.uuid === e.uuid ? { ...e, parentUuid: c.to } : e;
-  });
-  return { ...index, entries };
-}
+export { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 
 /** `text` (one JSON line) with its top-level parentUuid value replaced, every other byte as it was; null when that cannot be done exactly. */
 export function relinkLine(text: string, from: string | null, to: string): string | null {
@@ -173,6 +48,7 @@ export interface RepairResult {
   resumeCommand: string | null;
   backup: string | null;
   changes: RepairChange[];
+  converted: RepairConversion[];
   skipped: RepairPlan['skipped'];
   before: DoctorReport;
   after: DoctorReport;
@@ -214,8 +90,8 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
   const plan = planRepair(index.entries);
   const after = diagnose(applyPlan(index, plan));
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
-  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, changes: plan.changes, skipped: plan.skipped, before, after };
-  if (plan.changes.length === 0) return none;
+  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
+  if (plan.changes.length === 0 && plan.converted.length === 0) return none;
   // Never write a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
   // unless it turns a request the API would reject into a valid one.
   if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
@@ -225,7 +101,15 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
   }
   const lines = new Map<number, { start: number; end: number; text: string }>();
+  const relinks = new Map(plan.changes.map((c) => [c.line, c]));
+  for (const c of plan.converted) {
+    const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
+    const text = convertLine(await readRange(file, e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
+    if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its tool results could not be converted; nothing was written.`);
+    lines.set(c.line, { start: e.start, end: e.end, text });
+  }
   for (const c of plan.changes) {
+    if (lines.has(c.line)) continue;
     const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
     const text = relinkLine(await readRange(file, e.start, e.end), c.from, c.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its parentUuid could not be changed without touching anything else; nothing was written.`);

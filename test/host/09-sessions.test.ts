@@ -54,6 +54,14 @@ describe('host: Sessions view', function () {
     assert.equal(api.getSessionsTree().length, 13);
   });
 
+  it('the sessions of the shown project get their rounds and cost, read in the background once the view is open', async () => {
+    await vscode.commands.executeCommand('agentCompactor.sessions.focus');
+    const session = await waitFor(() => api.getSessionsTree()[0]?.children?.find((s) => /\d+ rounds? · \$\d/.test(s.description)), 60_000, 'rounds and cost in the workspace project');
+    assert.match(session.tooltip, /Rounds: \d+\nCost: \$\d/);
+    const collapsed = api.getSessionsTree().slice(1).flatMap((p) => p.children ?? []);
+    assert.ok(collapsed.some((s) => /counted when the project is expanded/.test(s.tooltip)), 'collapsed projects are not read');
+  });
+
   it('a session written now appears by file watching, marked live; opening it shows its rounds', async () => {
     const scanned = api.whenSessionsScanned();
     const file = place(root, '/home/me/code/brand-new', '22222222-0000-4000-8000-000000000002', 'example.jsonl', new Date());

@@ -180,14 +180,45 @@ describe('repair: hand-made', () => {
     assert.equal(after.apiValid, true);
   });
 
-  it('steps over a tool result whose call is gone, keeping pairing valid', async () => {
+  it('turns a tool result whose call is gone into a text block saying so, keeping it loaded and the request valid', async () => {
     const f = write(without(conversation(60), 'a3'));
-    const r = await repairFile(f, { out: join(dir, 'fixed-2.jsonl') });
-    assert.deepEqual(r.changes.map((c) => [c.uuid, c.to]).sort(), [['b3', 'u3'], ['r3', 'u3']], 'what followed it continues from the prompt; it hangs beside as a dead end');
-    assert.deepEqual(r.skipped.map((s) => s.line), [14]);
+    const out = join(dir, 'fixed-2.jsonl');
+    const r = await repairFile(f, { out });
+    assert.deepEqual(r.converted.map((c) => [c.line, c.uuid, c.toolIds]), [[14, 'r3', ['t3']]]);
+    assert.deepEqual(r.changes.map((c) => [c.uuid, c.from, c.to]), [['r3', 'a3', 'u3']], 'it continues from the prompt before it');
+    assert.deepEqual(r.skipped, []);
     assert.equal(r.after.healthy, true);
     assert.equal(r.after.apiValid, true);
-    assert.equal(r.after.reachableMessages, r.after.totalMessages - 1);
+    assert.equal(r.after.reachableMessages, r.after.totalMessages);
+    const a = readFileSync(f, 'utf8').split('\n');
+    const b = readFileSync(out, 'utf8').split('\n');
+    for (let k = 0; k < a.length; k++) if (k !== 13) assert.equal(b[k], a[k], `line ${k + 1} byte-identical`);
+    const was = JSON.parse(a[13]) as { message: { content: unknown }; parentUuid: string };
+    const now = JSON.parse(b[13]) as { message: { content: { type: string; text: string }[] }; parentUuid: string };
+    assert.deepEqual(now.message.content.map((x) => x.type), ['text']);
+    assert.match(now.message.content[0].text, /^\[Agent Compactor repair: this was the result of tool call t3, whose call is no longer in the transcript.*\]\nok$/);
+    assert.equal(now.parentUuid, 'u3');
+    assert.deepEqual({ ...now, message: was.message, parentUuid: was.parentUuid }, was, 'only its content and parentUuid changed');
+  });
+
+  it('the answer to one of two parallel calls, its call gone: converted and placed after the other result', async () => {
+    const lines: object[] = [
+      user('u0', null, 1, 'go'),
+      asst('a0', 'u0', 60, 'm0', [call('A')]),
+      asst('a1', 'a0', 61, 'm0', [call('B')]),
+      user('rA', 'a0', 62, [result('A')]),
+      user('rB', 'a1', 63, [result('B')]),
+      asst('b0', 'rB', 64, 'm1', [text('both done')]),
+      user('u1', 'b0', 200, 'next'),
+      asst('b1', 'u1', 260, 'm2', [text('fine')]),
+    ];
+    const f = write(without(lines, 'a0'));
+    const r = await repairFile(f, { out: join(dir, 'fixed-parallel.jsonl') });
+    assert.deepEqual(r.converted.map((c) => c.uuid), ['rA']);
+    assert.deepEqual(r.changes.map((c) => [c.uuid, c.to]).sort(), [['a1', 'u0'], ['b0', 'rA'], ['rA', 'rB']]);
+    assert.equal(r.after.reachableMessages, 7);
+    assert.equal(r.after.totalMessages, 7);
+    assert.equal(r.after.apiValid, true);
   });
 
   it('a tool result whose call is still there links to the call', async () => {
@@ -296,7 +327,7 @@ describe('doctor and repair on the real fixtures', () => {
         const leftAlone = new Set(plan.skipped.map((s) => s.line));
         assert.ok(!after.problems.some((p) => p.kind === 'dangling-parent' && !leftAlone.has(p.line)), why);
         // Every message resume loaded before the break that is still in the file is loaded after repair, except
-        // tool results whose call was removed (repair steps over them).
+        // lines repair reports it left alone (several JSON objects joined on one line).
         const stepped = new Set(plan.skipped.map((s) => s.line));
         const nowLoaded = loaded(fixed);
         const remaining = broken.entries.filter((e) => e.uuid && before.has(e.uuid) && !stepped.has(e.line));
@@ -342,6 +373,16 @@ describe('doctor and repair: CLI', () => {
     assert.equal(run(['doctor', out]).status, 0);
     assert.equal(run(['repair', broken, '--out', out]).status, 2, 'an existing output is not replaced');
     assert.equal(run(['repair', broken, '--out', join(dir, 'x.jsonl'), '--in-place']).status, 2);
+  });
+
+  it('repair: a tool result whose call is gone is reported as converted, in text and in --json', () => {
+    const broken = write(without(conversation(60), 'a3'));
+    const r = run(['repair', broken, '--out', join(dir, 'cli-converted.jsonl')]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /line 14: tool_result t3 -> text block \(the tool_use of t3 is not in what resume loads/);
+    assert.match(r.stdout, /line 14: parentUuid a3 -> u3/);
+    const j = JSON.parse(run(['repair', broken, '--out', join(dir, 'cli-converted-2.jsonl'), '--json']).stdout) as { converted: { line: number; toolIds: string[] }[] };
+    assert.deepEqual(j.converted.map((c) => [c.line, c.toolIds]), [[14, ['t3']]]);
   });
 });
 

@@ -45,7 +45,7 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
     assertTranscript(index);
     const plan = planRepair(index.entries);
     const before = diagnose(index);
-    if (plan.changes.length === 0) {
+    if (plan.changes.length === 0 && plan.converted.length === 0) {
       void vscode.window.showInformationMessage(`${basename(file)}: no broken parent links to repair. Resume loads ${before.reachableMessages} of ${before.totalMessages} messages (${pct(before.reachability)}).`);
       return undefined;
     }
@@ -54,7 +54,7 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
       `Repair ${basename(file)}? Resume loads ${before.reachableMessages} of ${before.totalMessages} messages now, ${after.reachableMessages} of ${after.totalMessages} after.`,
       {
         modal: true,
-        detail: `${plan.changes.length} line${plan.changes.length === 1 ? '' : 's'} get a new parentUuid; every other line stays byte-identical.${plan.skipped.length ? ` ${plan.skipped.length} line(s) are left as they are.` : ''} A fork is a new session beside the original, which stays untouched; in place keeps a backup.`,
+        detail: `${plan.changes.length} line${plan.changes.length === 1 ? '' : 's'} get a new parentUuid${plan.converted.length ? `; ${plan.converted.length} tool result${plan.converted.length === 1 ? '' : 's'} whose call is gone become text blocks saying so (lines ${plan.converted.map((c) => c.line).join(', ')})` : ''}; every other line stays byte-identical.${plan.skipped.length ? ` ${plan.skipped.length} line(s) are left as they are.` : ''} A fork is a new session beside the original, which stays untouched; in place keeps a backup.`,
       },
       FORK,
       IN_PLACE,
@@ -72,7 +72,7 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
     void vscode.window.showErrorMessage(msg);
     return undefined;
   }
-  s.log.info(`Repaired ${file}: ${result.changes.length} change(s), written to ${result.output ?? '(nothing)'}`);
+  s.log.info(`Repaired ${file}: ${result.changes.length} relinked, ${result.converted.length} converted, written to ${result.output ?? '(nothing)'}`);
   if (!result.output) return result;
   if (inPlace) s.store.invalidate(file);
   await s.store.load(result.output, { force: true });

@@ -1,9 +1,11 @@
 // The Sessions view as plain data: projects (real paths, the workspace's first) holding their sessions, newest first,
-// each with its title, last activity, size, context fill as a small bar and a mark when it is being written now.
+// each with its title, last activity, size, rounds and cost (once read in the background), context fill as a small
+// bar and a mark when it is being written now.
 // Pure: no `vscode` import.
 import { basename } from 'node:path';
 import type { ProjectGroup, SessionSummary } from '../../core/sessionList';
-import { formatBytes, shortNumber } from './format';
+import { formatBytes, formatNumber, formatUsd, plural, shortNumber } from './format';
+import type { StatsState } from './sessionStatsQueue';
 import { timeAgo } from './sessions';
 
 export interface SessionNode {
@@ -34,14 +36,39 @@ export function fillText(s: Pick<SessionSummary, 'contextTokens' | 'contextWindo
   return `${fillBar(share)} ${shortNumber(s.contextTokens)} / ${shortNumber(s.contextWindow)} · ${Math.round(share * 100)}%`;
 }
 
-export function sessionNode(s: SessionSummary, now = Date.now()): SessionNode {
+/** Rounds and cost for the description (`12 rounds · $1.23`; `≈` while figures of an earlier size are shown), or null. */
+export function statsText(state: StatsState): string | null {
+  if (state.kind !== 'ready') return null;
+  const { rounds, costUsd } = state.stats;
+  return `${state.stale ? '≈' : ''}${plural(rounds, 'round')} · ${formatUsd(costUsd)}`;
+}
+
+/** Rounds and cost for the tooltip: what they are, or why they are not shown yet. */
+export function statsTooltip(state: StatsState): string {
+  switch (state.kind) {
+    case 'ready': {
+      const { rounds, costUsd, unpriced, priceDate } = state.stats;
+      const lines = [`Rounds: ${formatNumber(rounds)}`, `Cost: ${formatUsd(costUsd)} at list prices of ${priceDate}${unpriced.length ? ` (no price for ${unpriced.join(', ')}: counted as 0)` : ''}`];
+      if (state.stale) lines.push('(as of an earlier size of the file; read again when it goes quiet)');
+      return lines.join('\n');
+    }
+    case 'pending':
+      return 'Rounds and cost: being counted…';
+    case 'failed':
+      return `Rounds and cost: not available (${state.reason})`;
+    case 'none':
+      return 'Rounds and cost: counted when the project is expanded';
+  }
+}
+
+export function sessionNode(s: SessionSummary, now = Date.now(), stats: StatsState = { kind: 'none' }): SessionNode {
   const fill = fillText(s);
   return {
     id: `session:${s.file}`,
     kind: 'session',
     label: s.title,
-    description: [s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), fill].filter(Boolean).join(' · '),
-    tooltip: [s.title, s.file, `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : 'No usage recorded yet'].filter(Boolean).join('\n'),
+    description: [s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), statsText(stats), fill].filter(Boolean).join(' · '),
+    tooltip: [s.title, s.file, `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : 'No usage recorded yet'].filter(Boolean).join('\n'),
     icon: s.live ? 'circle-filled' : 'comment-discussion',
     color: s.live ? 'charts.green' : undefined,
     contextValue: s.live ? 'session.live' : 'session',
@@ -51,7 +78,7 @@ export function sessionNode(s: SessionSummary, now = Date.now()): SessionNode {
   };
 }
 
-export function sessionTreeNodes(groups: ProjectGroup[], workspaceProject: string | null, now = Date.now()): SessionNode[] {
+export function sessionTreeNodes(groups: ProjectGroup[], workspaceProject: string | null, now = Date.now(), statsOf: (s: SessionSummary) => StatsState = () => ({ kind: 'none' })): SessionNode[] {
   return groups.map((g, i) => ({
     id: `project:${g.project}`,
     kind: 'project',
@@ -62,6 +89,6 @@ export function sessionTreeNodes(groups: ProjectGroup[], workspaceProject: strin
     contextValue: 'project',
     collapsible: i === 0 ? 'expanded' : 'collapsed',
     project: g.project,
-    children: g.sessions.map((s) => sessionNode(s, now)),
+    children: g.sessions.map((s) => sessionNode(s, now, statsOf(s))),
   }));
 }

@@ -1,10 +1,15 @@
 // The Sessions view: every Claude Code session under the sessions folder, by project, kept current by watching the
-// folder (a rescan reads only stats and the ends of files). Opening a session shows it in the Rounds tree.
+// folder (a rescan reads only stats and the ends of files). Rounds and cost, which need a whole file, are read in
+// the background for the sessions of expanded projects only. The live mark clears once a session goes quiet.
+// Opening a session shows it in the Rounds tree.
 import * as vscode from 'vscode';
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { groupSessions, scanSessions, summarizeSession, type SessionSummary } from '../../core/sessionList';
+import { sessionStats } from '../../core/sessionStats';
+import { LiveMarks, realTimers, type Timers } from '../model/liveMarks';
 import { sessionsFolder } from '../model/sessions';
+import { SessionStatsQueue } from '../model/sessionStatsQueue';
 import { sessionTreeNodes, type SessionNode } from '../model/sessionsTree';
 
 const RESCAN_DEBOUNCE_MS = 400;
@@ -23,12 +28,33 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   private readonly disposables: vscode.Disposable[] = [];
   readonly view: vscode.TreeView<SessionNode>;
   readonly root = sessionsFolder();
+  private readonly live: LiveMarks;
+  private readonly stats: SessionStatsQueue;
+  private statsTimer: unknown;
 
-  constructor() {
+  /** `timers`: the clock the live marks run on. */
+  constructor(private readonly timers: Timers = realTimers) {
     this.view = vscode.window.createTreeView('agentCompactor.sessions', { treeDataProvider: this, showCollapseAll: true });
     this.disposables.push(this.view, this.emitter, this.changed);
+    this.live = new LiveMarks(timers, () => {
+      this.sessions = this.live.apply(this.sessions);
+      this.rebuild();
+      this.changed.fire();
+    });
+    // Figures arrive one file at a time: the tree is redrawn at most every RESCAN_DEBOUNCE_MS for them.
+    this.stats = new SessionStatsQueue(
+      (file) => sessionStats(file),
+      () => {
+        if (this.statsTimer !== undefined) return;
+        this.statsTimer = timers.setTimeout(() => {
+          this.statsTimer = undefined;
+          this.rebuild();
+        }, RESCAN_DEBOUNCE_MS);
+      },
+    );
     void this.rescan();
   }
+
 
   /** Folder → its watcher: the sessions folder (new projects) and each project folder (new or growing sessions). */
   private readonly watchers = new Map<string, FSWatcher>();
@@ -92,9 +118,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       this.grown.delete(file);
       const at = this.sessions.findIndex((s) => s.file === file);
       if (at === -1) return;
-      const fresh = await summarizeSession(file, this.sessions[at].folder).catch(() => null);
+      const fresh = await summarizeSession(file, this.sessions[at].folder, this.timers.now()).catch(() => null);
       if (!fresh) return void (await this.rescanNow());
-      this.sessions = [fresh, ...this.sessions.filter((s) => s.file !== file)].sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
+      this.sessions = this.live.apply([fresh, ...this.sessions.filter((s) => s.file !== file)].sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file)));
       this.rebuild();
       this.changed.fire();
     };
@@ -104,7 +130,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
 
   private async rescanNow(): Promise<void> {
     this.watch();
-    this.sessions = await scanSessions(this.root);
+    this.sessions = this.live.apply(await scanSessions(this.root, this.timers.now()));
     this.rebuild();
     this.changed.fire();
   }
@@ -122,7 +148,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   private rebuild(): void {
-    this.nodes = sessionTreeNodes(groupSessions(this.sessions, this.workspaceProject(), this.filterText), this.workspaceProject());
+    this.nodes = sessionTreeNodes(groupSessions(this.sessions, this.workspaceProject(), this.filterText), this.workspaceProject(), this.timers.now(), (s) => this.stats.state(s));
     this.emitter.fire(undefined);
   }
 
@@ -137,7 +163,19 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   getChildren(node?: SessionNode): SessionNode[] {
-    return node ? node.children ?? [] : this.nodes;
+    if (!node) {
+      // The project shown expanded from the start counts as expanded.
+      for (const n of this.nodes) if (n.collapsible === 'expanded') this.wantStats(n);
+      return this.nodes;
+    }
+    this.wantStats(node);
+    return node.children ?? [];
+  }
+
+  /** Asks for the rounds and cost of a project's sessions (it is being shown expanded). */
+  private wantStats(project: SessionNode): void {
+    const files = new Set((project.children ?? []).map((c) => c.file));
+    this.stats.want(this.sessions.filter((s) => files.has(s.file)));
   }
 
   getTreeItem(node: SessionNode): vscode.TreeItem {
@@ -158,6 +196,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.statsTimer !== undefined) this.timers.clearTimeout(this.statsTimer);
+    this.live.dispose();
     for (const w of this.watchers.values()) w.close();
     for (const t of this.grown.values()) clearTimeout(t);
     for (const d of this.disposables) d.dispose();

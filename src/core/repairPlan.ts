@@ -1,0 +1,268 @@
+// Plans the repair of broken parent links so that `claude --resume` loads the whole active context again: each entry whose
+// parentUuid names nothing is linked to the entry before it on the same line of work (a tool result to the line of
+// its call); a tool result whose call is gone is turned into a plain text block that says what it was
+// (orphanResults.ts), since the API rejects it as it is; nothing else changes: every other line is copied byte for
+// byte, a relinked line differs only in its parentUuid value, and a converted line only in those blocks (and its
+// parentUuid). Only a line holding several joined JSON objects, which cannot be changed alone, is routed around.
+import { buildChainWithTables } from './chain';
+import { activeRegion } from './doctor';
+import type { Entry } from './entries';
+import { convertEntry } from './orphanResults';
+import type { TranscriptIndex } from './transcript';
+
+export interface RepairChange {
+  /** Line changed (its parentUuid only). */
+  line: number;
+  uuid: string;
+  from: string | null;
+  to: string;
+  /** Line of the entry it now continues from. */
+  toLine: number;
+  reason: string;
+}
+
+/** A line whose tool_result blocks answering `toolIds` (calls no longer loaded) become text blocks. */
+export interface RepairConversion {
+  line: number;
+  uuid: string;
+  toolIds: string[];
+  reason: string;
+}
+
+export interface RepairPlan {
+  changes: RepairChange[];
+  converted: RepairConversion[];
+  /** Lines left as they are, and why. */
+  skipped: { line: number; reason: string }[];
+}
+
+const isSnapshot = (e: Entry) => e.kind === 'system' && e.subtype === 'file_snapshot';
+
+function resultIds(e: Entry): string[] {
+  return e.kind === 'user' ? e.blocks.filter((b) => b.type === 'tool_result' && b.toolId).map((b) => b.toolId!) : [];
+}
+
+/** Lines sharing their line number with another object (several JSON objects joined on one line). */
+function sharedLines(entries: Entry[]): Set<number> {
+  const shared = new Set<number>();
+  for (let i = 1; i < entries.length; i++) if (entries[i].line === entries[i - 1].line) shared.add(entries[i].line);
+  return shared;
+}
+
+/** Tool results of the active context whose call is not in it: they become text (see orphanResults.ts). */
+function planConversions(entries: Entry[], region: number[]): RepairConversion[] {
+  const callAt = new Map<string, number>();
+  // The earliest call of an id: a result needs a call before it (ids can repeat across conversations in one file).
+  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
+  const shared = sharedLines(entries);
+  const out: RepairConversion[] = [];
+  for (const i of region) {
+    const e = entries[i];
+    // Claude Code pairs a result with its call by id wherever the call's line is (newer versions write the result first).
+    const ids = resultIds(e).filter((id) => !callAt.has(id));
+    if (ids.length === 0 || !e.uuid || shared.has(e.line)) continue;
+    out.push({ line: e.line, uuid: e.uuid, toolIds: ids, reason: `the tool_use of ${ids.join(', ')} is not in what resume loads, and the API rejects a tool_result without it: turned into a text block that says so, its content kept` });
+  }
+  return out;
+}
+
+/** `entries` with the conversions of `converted` applied to their digests. */
+function withConversions(entries: Entry[], converted: RepairConversion[]): Entry[] {
+  if (converted.length === 0) return entries;
+  const byLine = new Map(converted.map((c) => [c.line, c]));
+  return entries.map((e) => {
+    const c = byLine.get(e.line);
+    return c && c.uuid === e.uuid ? convertEntry(e, new Set(c.toolIds)) : e;
+  });
+}
+
+/**
+ * What repair changes so that resume loads every message it validly can; pure (entry digests only): tool results
+ * without their call are converted to text, then every broken parent of the active context is linked.
+ */
+export function planRepair(entries: Entry[]): RepairPlan {
+  // Converting blocks changes no parent link, so the region and the loader's bridges are those of the file as it is.
+  const built = buildChainWithTables(entries, 'claude-code');
+  const converted = planConversions(entries, activeRegion(entries, built).region);
+  const base = withConversions(entries, converted);
+  const plan = { ...planLinks(base, built), converted };
+  if (converted.length) spliceConverted(base, plan);
+  return plan;
+}
+
+/** `entries` with the parent links of `changes`. */
+function withLinks(entries: Entry[], changes: RepairChange[]): Entry[] {
+  const byLine = new Map(changes.map((c) => [c.line, c]));
+  return entries.map((e) => {
+    const c = byLine.get(e.line);
+    return c && c.uuid === e.uuid ? { ...e, parentUuid: c.to } : e;
+  });
+}
+
+/**
+ * A converted result that is still off the chain (the answer to one of several parallel calls hangs beside the
+ * others' results) is spliced in where its turn ends: just before the first assistant response that starts after it
+ * in the file (or after the leaf when none does), so that it follows the turn's remaining tool results.
+ */
+function spliceConverted(base: Entry[], plan: RepairPlan): void {
+  const sharedLine = sharedLines(base);
+  const set = (i: number, to: number, reason: string) => {
+    const e = base[i];
+    const prior = plan.changes.find((c) => c.line === e.line && c.uuid === e.uuid);
+    const entry: RepairChange = { line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: base[to].uuid!, toLine: base[to].line, reason };
+    if (prior) Object.assign(prior, { ...entry, from: prior.from });
+    else plan.changes.push(entry);
+  };
+  const view = () => {
+    const linked = withLinks(base, plan.changes);
+    const built = buildChainWithTables(linked, 'claude-code');
+    return { linked, built, on: new Set(built.chain.main), region: activeRegion(linked, built).region };
+  };
+  // Rebuilt only after a splice: most converted results are on the chain once their parent is linked.
+  let now = view();
+  for (const c of plan.converted) {
+    const { linked, built, on, region } = now;
+    const i = linked.findIndex((e) => e.line === c.line && e.uuid === c.uuid);
+    if (i === -1 || on.has(i) || !region.includes(i)) continue;
+    const e = linked[i];
+    const started = new Set(region.filter((k) => k < i && on.has(k) && linked[k].kind === 'assistant').map((k) => linked[k].messageId));
+    const next = region.find((k) => k > i && on.has(k) && linked[k].kind === 'assistant' && !started.has(linked[k].messageId) && (!e.sessionId || !linked[k].sessionId || linked[k].sessionId === e.sessionId));
+    if (next === undefined) {
+      const leaf = built.chain.leaf;
+      const same = leaf >= 0 && (!e.sessionId || !linked[leaf].sessionId || linked[leaf].sessionId === e.sessionId);
+      if (same && leaf < i && linked[leaf].uuid) {
+        set(i, leaf, 'a converted tool result after the last loaded entry: it continues from it');
+        now = view();
+      }
+      continue;
+    }
+    const q = linked[next].parentUuid;
+    let qAt = -1;
+    for (let k = 0; k < linked.length; k++) if (q && linked[k].uuid === q) qAt = k; // the later line of a uuid written twice, as Claude Code reads it
+    if (qAt === -1 || sharedLine.has(linked[next].line)) {
+      plan.skipped.push({ line: c.line, reason: 'a converted tool result that could not be placed on the chain: it stays beside it and is not loaded on resume' });
+      continue;
+    }
+    set(i, qAt, `a converted tool result placed where its turn ends, before line ${linked[next].line}`);
+    set(next, i, `continues from line ${c.line} (a converted tool result placed where its turn ends) instead of line ${linked[qAt].line}`);
+    now = view();
+  }
+}
+
+/** The changes that link every broken parent of the active context. */
+function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTables>): Omit<RepairPlan, 'converted'> {
+  const { region } = activeRegion(entries, built);
+  const bridges = built.tables.bridges ?? new Map<number, number>();
+  const at = new Map<string, number>();
+  for (let i = 0; i < entries.length; i++) if (entries[i].uuid) at.set(entries[i].uuid!, i);
+  const callAt = new Map<string, number>();
+  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
+  const sharedLine = sharedLines(entries);
+  const firstAt = new Map<string, number>();
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
+  const regionPos = new Map(region.map((i, k) => [i, k]));
+  // A line written again further on stands where its first copy stood (its parent is that copy's parent): the uuid is
+  // linked to in the first copy's place, never in the later one's (that would lead back and leave out all between).
+  // A copy written right after its first is an ordinary line.
+  const outOfPlace = (c: number) => {
+    const f = firstAt.get(entries[c].uuid!)!;
+    return f !== c && (regionPos.get(c) ?? 0) - (regionPos.get(f) ?? -1) !== 1;
+  };
+  const linkable = (c: number) => {
+    const last = at.get(entries[c].uuid!)!;
+    return last === c ? !outOfPlace(c) : firstAt.get(entries[c].uuid!) === c && outOfPlace(last);
+  };
+
+  const broken = region.filter((i) => {
+    const p = entries[i].parentUuid;
+    if (!p) return false;
+    const k = at.get(p);
+    return k === undefined || (k < region[0] && bridges.get(i) === -1);
+  });
+  const parentOf = new Map<number, string | null>();
+  const parentUuidOf = (i: number) => (parentOf.has(i) ? parentOf.get(i)! : entries[i].parentUuid ?? null);
+  // Tool results whose call is not in the file: they cannot be on a valid chain, so what continues from them skips them.
+  const stepped = new Set(region.filter((i) => {
+    const ids = resultIds(entries[i]);
+    return ids.length > 0 && ids.some((id) => !callAt.has(id));
+  }));
+  const brokenSet = new Set(broken);
+  // Broken entries on a line of several joined objects cannot be edited alone: what continues from them is routed around.
+  const unlinkable = new Set(broken.filter((i) => sharedLine.has(entries[i].line)));
+  const work = [...new Set([...broken, ...stepped])].sort((a, b) => a - b);
+  const plan: Omit<RepairPlan, 'converted'> = { changes: [], skipped: [] };
+
+  const descends = (cand: number, from: number): boolean => {
+    const seen = new Set<number>();
+    for (let c: number | undefined = cand; c !== undefined && !seen.has(c); ) {
+      if (c === from) return true;
+      seen.add(c);
+      const p = parentUuidOf(c);
+      c = p ? at.get(p) : undefined;
+    }
+    return false;
+  };
+  const previous = (i: number): number => {
+    const e = entries[i];
+    for (let k = region.indexOf(i) - 1; k >= 0; k--) {
+      const c = region[k];
+      const ce = entries[c];
+      if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
+      // A uuid written twice resolves to its later line (as Claude Code reads it): only that line can be linked to.
+      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || !linkable(c) || descends(c, i)) continue;
+      return c;
+    }
+    return -1;
+  };
+  const link = (i: number, to: number, reason: string) => {
+    const e = entries[i];
+    if (sharedLine.has(e.line)) {
+      plan.skipped.push({ line: e.line, reason: 'the line holds several JSON objects joined together; it is left as it is' });
+      return;
+    }
+    parentOf.set(i, entries[to].uuid!);
+    plan.changes.push({ line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: entries[to].uuid!, toLine: entries[to].line, reason });
+  };
+
+  for (const i of work) {
+    const e = entries[i];
+    if (stepped.has(i) || unlinkable.has(i)) {
+      const ownParent = parentUuidOf(i);
+      const own = ownParent ? at.get(ownParent) : undefined;
+      const to = !brokenSet.has(i) && own !== undefined && !stepped.has(own) && !unlinkable.has(own) ? own : previous(i);
+      const children = region.filter((c) => c > i && parentUuidOf(c) === e.uuid);
+      if (to === -1 || children.length === 0) {
+        plan.skipped.push({ line: e.line, reason: children.length ? 'a tool result whose call is missing, with no earlier entry to continue from' : 'a tool result whose call is missing, and nothing continues from it' });
+        continue;
+      }
+      const why = unlinkable.has(i) ? `line ${e.line} holds several JSON objects joined together and cannot be changed alone` : `line ${e.line} is a tool result whose call is missing`;
+      for (const c of children) link(c, to, `${why}; continues from line ${entries[to].line} instead`);
+      // Hung off the same entry, it is a dead-end branch resume does not load (rather than a broken link).
+      if (brokenSet.has(i) && !unlinkable.has(i)) link(i, to, 'a tool result whose call is missing: a dead end beside the chain, not loaded on resume');
+      plan.skipped.push({ line: e.line, reason: unlinkable.has(i) ? 'several JSON objects joined on one line: left as it is, what follows is routed around it' : 'a tool result whose call is missing: left off the chain' });
+      continue;
+    }
+    const ids = resultIds(e);
+    const call = ids.length ? callAt.get(ids[0]) : undefined;
+    const before = previous(i);
+    // Its call's line, unless entries after the call on the same line of work come first (then they would hang beside it).
+    const toCall = call !== undefined && call < i && !descends(call, i) && !(before !== -1 && before !== call && descends(before, call));
+    const to = toCall ? call : before;
+    if (to === -1) {
+      plan.skipped.push({ line: e.line, reason: `parentUuid ${e.parentUuid} names nothing and no earlier entry of this conversation precedes it` });
+      continue;
+    }
+    link(i, to, toCall ? `the line of its tool call` : `the entry before it`);
+  }
+  return plan;
+}
+
+/** The index as it would be after `plan` (digests copied where they change). */
+export function applyPlan(index: TranscriptIndex, plan: RepairPlan): TranscriptIndex {
+  const byLine = new Map(plan.changes.map((c) => [c.line, c]));
+  const entries = withConversions(index.entries, plan.converted).map((e) => {
+    const c = byLine.get(e.line);
+    return c && c.uuid === e.uuid ? { ...e, parentUuid: c.to } : e;
+  });
+  return { ...index, entries };
+}

@@ -1,0 +1,30 @@
+// Rounds and cost of one session, for the Sessions list: the one figure there that needs the whole file. Read with the
+// streaming indexer (yielding to the event loop as it goes, so a 100 MB file never holds up its caller's thread) and
+// priced like the Rounds tree prices it (cost.ts).
+import { buildChain } from './chain';
+import { DEFAULT_PRICES, sessionCost, type PriceTable } from './cost';
+import { buildRounds } from './rounds';
+import { assertTranscript, indexTranscript } from './transcript';
+
+export interface SessionStats {
+  /** Rounds of the main conversation (history and active context), as the Rounds tree lists them. */
+  rounds: number;
+  /** Every response of the file priced once at `priceDate`'s list prices (responses of unpriced models count 0). */
+  costUsd: number;
+  unpriced: string[];
+  priceDate: string;
+  /** The file as it was read: the figures hold while its size and mtime are these. */
+  size: number;
+  mtimeMs: number;
+}
+
+/** Lines read between yields to the event loop. */
+const YIELD_EVERY = 2000;
+
+export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PRICES): Promise<SessionStats> {
+  const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
+  assertTranscript(index);
+  const rounds = buildRounds(index.entries, buildChain(index.entries)).length;
+  const cost = sessionCost(index.entries, prices);
+  return { rounds, costUsd: cost.total.usd, unpriced: cost.unpriced, priceDate: cost.priceDate, size: index.size, mtimeMs: index.mtimeMs };
+}

@@ -1,0 +1,110 @@
+// The Sessions view's live mark on a fake clock, through the view's own seam (Timers): sessions are real files read
+// by summarizeSession, appended to at random moments (their mtime set to the fake now); the view's part (apply on
+// each read, apply again when told a mark expired) is played exactly. After every step of the clock, each mark must
+// be what the quiet period says (modified within LIVE_MS of now) without any rescan, and no timer is left when
+// nothing is live.
+import { strict as assert } from 'node:assert';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LIVE_MS, summarizeSession, type SessionSummary } from '../../src/core/sessionList';
+import { LiveMarks, type Timers } from '../../src/extension/model/liveMarks';
+import { fixture } from '../support/fixtures';
+import { Rng } from '../support/reliability';
+
+class FakeClock implements Timers {
+  private t: number;
+  private seq = 0;
+  readonly pending = new Map<number, { at: number; run: () => void }>();
+  constructor(start: number) {
+    this.t = start;
+  }
+  now(): number {
+    return this.t;
+  }
+  setTimeout(run: () => void, ms: number): unknown {
+    const id = ++this.seq;
+    this.pending.set(id, { at: this.t + ms, run });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+  /** Moves time on by `ms`, running each timer at its moment, in order. */
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      const next = [...this.pending].filter(([, p]) => p.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+      if (!next) break;
+      this.pending.delete(next[0]);
+      this.t = Math.max(this.t, next[1].at);
+      next[1].run();
+    }
+    this.t = end;
+  }
+}
+
+describe('sessions view: the live mark clears when appends stop (fake clock)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-live-marks-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a session goes quiet: its mark clears at LIVE_MS after its last append, with no rescan', async () => {
+    const start = Date.parse('2026-03-01T10:00:00Z');
+    const clock = new FakeClock(start);
+    const file = join(dir, 'one.jsonl');
+    copyFileSync(fixture('example.jsonl'), file);
+    utimesSync(file, new Date(start), new Date(start));
+    let expiries = 0;
+    let shown: SessionSummary[] = [];
+    const marks = new LiveMarks(clock, () => {
+      expiries++;
+      shown = marks.apply(shown);
+    });
+    shown = marks.apply([await summarizeSession(file, 'f', clock.now())]);
+    assert.equal(shown[0].live, true);
+    clock.advance(LIVE_MS - 1);
+    assert.equal(shown[0].live, true);
+    assert.equal(expiries, 0);
+    clock.advance(1);
+    assert.equal(expiries, 1);
+    assert.equal(shown[0].live, false, 'cleared at the end of the quiet period');
+    assert.equal(clock.pending.size, 0, 'no timer left');
+    marks.dispose();
+  });
+
+  for (const seed of [1, 2, 3]) {
+    it(`three sessions appended to at random moments (seed ${seed}): every mark right after every step`, async () => {
+      const rng = new Rng(seed);
+      const start = Date.parse('2026-03-01T10:00:00Z');
+      const clock = new FakeClock(start);
+      const files = [0, 1, 2].map((k) => {
+        const f = join(dir, `s${seed}-${k}.jsonl`);
+        copyFileSync(fixture('example.jsonl'), f);
+        const t = new Date(start - rng.int(3 * LIVE_MS));
+        utimesSync(f, t, t);
+        return f;
+      });
+      let shown: SessionSummary[] = [];
+      const marks = new LiveMarks(clock, () => (shown = marks.apply(shown)));
+      shown = marks.apply(await Promise.all(files.map((f) => summarizeSession(f, 'f', clock.now()))));
+      for (let step = 0; step < 60; step++) {
+        clock.advance(rng.int(LIVE_MS / 2));
+        if (rng.chance(0.3)) {
+          // An append: the view reads that session again (its watcher fires) and applies the marks.
+          const f = rng.pick(files);
+          appendFileSync(f, '\n');
+          const now = new Date(clock.now());
+          utimesSync(f, now, now);
+          const fresh = await summarizeSession(f, 'f', clock.now());
+          shown = marks.apply([fresh, ...shown.filter((s) => s.file !== f)]);
+        }
+        for (const s of shown) assert.equal(s.live, clock.now() - s.mtimeMs < LIVE_MS, `step ${step}: ${s.file} at ${clock.now() - s.mtimeMs} ms after its last append`);
+        assert.equal(clock.pending.size, shown.some((s) => s.live) ? 1 : 0, `step ${step}: one timer while something is live, none otherwise`);
+      }
+      marks.dispose();
+      assert.equal(clock.pending.size, 0);
+    });
+  }
+});

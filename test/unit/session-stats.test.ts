@@ -1,0 +1,110 @@
+// Rounds and cost in the Sessions view: the figures (as the Rounds tree and the cost table compute them), the
+// background queue that reads them one file at a time and keeps them while a file is unchanged, and the text the
+// view shows for each state.
+import { strict as assert } from 'node:assert';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sessionCost } from '../../src/core/cost';
+import { inspectFile } from '../../src/core/inspect';
+import { summarizeSession, type SessionSummary } from '../../src/core/sessionList';
+import { sessionStats, type SessionStats } from '../../src/core/sessionStats';
+import { SessionStatsQueue } from '../../src/extension/model/sessionStatsQueue';
+import { sessionNode, statsText, statsTooltip } from '../../src/extension/model/sessionsTree';
+import { claudeFixtures, fixture } from '../support/fixtures';
+
+describe('sessions view: rounds and cost', function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-session-stats-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('every fixture: rounds as the Rounds tree counts them, cost as the cost table prices the file', async () => {
+    for (const f of claudeFixtures()) {
+      const s = await sessionStats(f);
+      const a = await inspectFile(f, { subagents: false });
+      assert.equal(s.rounds, a.report.totals.rounds, f);
+      assert.equal(s.costUsd, sessionCost(a.index.entries).total.usd, f);
+      assert.equal(s.size, statSync(f).size, f);
+    }
+    assert.ok((await sessionStats(fixture('v2.1.97-live-after.jsonl'))).costUsd > 0, 'a session with usage costs something');
+  });
+
+  const summary = (file: string, live = false): Promise<SessionSummary> => summarizeSession(file, 'folder', live ? statSync(file).mtimeMs : statSync(file).mtimeMs + 3_600_000);
+
+  it('the queue reads wanted files one at a time, newest request first, keeps figures while the file is unchanged, and says why it has none', async () => {
+    const a = join(dir, 'a.jsonl');
+    const b = join(dir, 'b.jsonl');
+    const bad = join(dir, 'bad.jsonl');
+    copyFileSync(fixture('example.jsonl'), a);
+    copyFileSync(fixture('v2.1.97-live-after.jsonl'), b);
+    writeFileSync(bad, 'not a transcript\n');
+    const order: string[] = [];
+    let running = 0;
+    let most = 0;
+    const queue = new SessionStatsQueue(
+      async (file) => {
+        running++;
+        most = Math.max(most, running);
+        try {
+          return await sessionStats(file);
+        } finally {
+          running--;
+        }
+      },
+      (file) => order.push(file),
+    );
+    const [sa, sb, sbad] = await Promise.all([summary(a), summary(b), summary(bad)]);
+    assert.deepEqual(queue.state(sa), { kind: 'none' });
+    queue.want([sa]);
+    queue.want([sbad, sb]);
+    assert.deepEqual(queue.state(sb), { kind: 'pending' });
+    await queue.idle();
+    assert.deepEqual(order, [a, bad, b], 'the first file was under way; the later request goes ahead of the rest');
+    assert.equal(most, 1, 'one file at a time');
+    const ready = queue.state(sb);
+    assert.equal(ready.kind, 'ready');
+    assert.equal((ready as { stats: SessionStats }).stats.rounds, (await sessionStats(b)).rounds);
+    const failed = queue.state(sbad);
+    assert.equal(failed.kind, 'failed');
+    assert.match((failed as { reason: string }).reason, /not a JSONL transcript/);
+    queue.want([sa, sb, sbad]);
+    await queue.idle();
+    assert.equal(order.length, 3, 'unchanged files are not read again');
+
+    // The file grows: the old figures are shown, marked stale; while it is being written it is not read again.
+    appendFileSync(a, readLastLine(a));
+    const grownLive = await summary(a, true);
+    assert.equal(grownLive.live, true);
+    assert.equal((queue.state(grownLive) as { stale: boolean }).stale, true);
+    queue.want([grownLive]);
+    await queue.idle();
+    assert.equal(order.length, 3, 'a live session is not re-read on every append');
+    const quiet = await summary(a);
+    queue.want([quiet]);
+    await queue.idle();
+    assert.equal(order.length, 4, 'read again once quiet');
+    assert.deepEqual(queue.state(quiet), { kind: 'ready', stats: await sessionStats(a), stale: false });
+  });
+
+  it('the text: description and tooltip for each state', () => {
+    const s: SessionSummary = { file: '/p/x.jsonl', id: 'x', folder: 'f', cwd: '/p', title: 'Fix the build', size: 2_500_000, mtimeMs: Date.parse('2026-03-01T10:00:00Z'), contextTokens: 80_000, model: 'claude-sonnet-4-6', contextWindow: 200_000, live: false };
+    const stats: SessionStats = { rounds: 12, costUsd: 1.234, unpriced: [], priceDate: '2026-01-15', size: s.size, mtimeMs: s.mtimeMs };
+    const now = s.mtimeMs + 3 * 3_600_000;
+    const ready = sessionNode(s, now, { kind: 'ready', stats, stale: false });
+    assert.equal(ready.description, '3 hours ago · 2.4 MiB · 12 rounds · $1.23 · ▰▰▱▱▱ 80k / 200k · 40%');
+    assert.ok(ready.tooltip.includes('Rounds: 12\nCost: $1.23 at list prices of 2026-01-15'), ready.tooltip);
+    assert.equal(statsText({ kind: 'ready', stats: { ...stats, rounds: 1, costUsd: 0.0042 }, stale: true }), '≈1 round · $0.0042');
+    assert.match(statsTooltip({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: true }), /no price for my-model: counted as 0\)\n\(as of an earlier size/);
+    const pending = sessionNode(s, now, { kind: 'pending' });
+    assert.equal(pending.description, '3 hours ago · 2.4 MiB · ▰▰▱▱▱ 80k / 200k · 40%');
+    assert.ok(pending.tooltip.includes('Rounds and cost: being counted…'));
+    assert.ok(sessionNode(s, now, { kind: 'failed', reason: 'not a JSONL transcript' }).tooltip.includes('Rounds and cost: not available (not a JSONL transcript)'));
+    assert.ok(sessionNode(s, now).tooltip.includes('Rounds and cost: counted when the project is expanded'));
+  });
+});
+
+function readLastLine(file: string): string {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  return `\n${lines[lines.length - 1]}`;
+}
