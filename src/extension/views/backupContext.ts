@@ -1,6 +1,7 @@
 // Which transcripts have backups (written by in-place compactions), as context keys, so that Restore From Backup
 // is offered only where there is something to restore: `agentCompactor.currentHasBackup` for the shown transcript,
 // `agentCompactor.filesWithBackups` (paths) for the Explorer's menu on workspace files.
+import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { listBackups, transcriptOfBackup } from '../../core/compact/backup';
@@ -11,13 +12,19 @@ export const FILES_WITH_BACKUPS = 'agentCompactor.filesWithBackups';
 
 export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
   const withBackups = new Set<string>();
+  const looks = new Map<string, number>();
   const publish = () => {
     void vscode.commands.executeCommand('setContext', FILES_WITH_BACKUPS, [...withBackups]);
     void vscode.commands.executeCommand('setContext', CURRENT_HAS_BACKUP, store.file !== undefined && withBackups.has(store.file));
   };
   const check = async (file: string | undefined) => {
     if (!file) return publish();
+    // Only the newest look at a file counts: an older one that read the folder before a backup appeared may finish
+    // after a newer one that saw it, and must not clear the key.
+    const seq = (looks.get(file) ?? 0) + 1;
+    looks.set(file, seq);
     const has = (await listBackups(file).catch(() => [])).length > 0;
+    if (looks.get(file) !== seq) return;
     if (has) withBackups.add(file);
     else withBackups.delete(file);
     publish();
@@ -31,19 +38,26 @@ export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
     }
     publish();
   });
-  // The workspace-wide watcher can miss or delay events (its recursive watch starts late, or not at all outside a
-  // folder); the shown transcript's own folder is also watched for its backups, the way the store watches the file.
-  let current: { file: string; watcher: vscode.FileSystemWatcher } | undefined;
+  // The workspace-wide watcher can miss or delay events (in code-server its recursive watch can start late or not at
+  // all), so the shown transcript's own folder is watched with Node's watcher too, as the Sessions view does.
+  let current: { file: string; watcher: FSWatcher | undefined } | undefined;
   const watchCurrent = () => {
     const file = store.file;
     if (current?.file === file) return;
-    current?.watcher.dispose();
+    current?.watcher?.close();
     current = undefined;
     if (!file) return;
-    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(file)), `${basename(file)}.bak-*`));
-    w.onDidCreate(() => void check(file));
-    w.onDidDelete(() => void check(file));
-    current = { file, watcher: w };
+    const prefix = `${basename(file)}.bak-`;
+    let watcher: FSWatcher | undefined;
+    try {
+      watcher = watch(dirname(file), (_event, name) => {
+        if (name === null || String(name).startsWith(prefix)) void check(file);
+      });
+      watcher.on('error', () => watcher?.close());
+    } catch {
+      watcher = undefined; // a folder that cannot be watched: the workspace watcher and window focus still look
+    }
+    current = { file, watcher };
   };
   watchCurrent();
   void check(store.file);
@@ -59,6 +73,6 @@ export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
     vscode.window.onDidChangeWindowState((s) => {
       if (s.focused) void check(store.file);
     }),
-    { dispose: () => void current?.watcher.dispose() },
+    { dispose: () => current?.watcher?.close() },
   ];
 }
