@@ -4,16 +4,9 @@
 // result holding `<script>` or `<img onerror>` shows as characters.
 import { CHART_FONT_SIZE, chartGeometry, chartLayout, type ChartGeometry, type XRange } from './chart';
 import { button, el, svg } from './dom';
+import { num, vscode } from './webviewApi';
 import { USER_ROUND_MARK, parseHostToWebview, toolResultMark, type BudgetState, type ChartData, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
 
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
 const PAGE = 200;
 
 /** 'user': the results the user decided (Keep in Full / Replace by Preview). */
@@ -36,8 +29,6 @@ function send(msg: WebviewToHost): void {
   vscode.postMessage(msg);
 }
 
-const nf = new Intl.NumberFormat('en-US');
-const num = (n: number) => nf.format(Math.round(n));
 
 function root(): HTMLElement {
   return document.getElementById('app') ?? document.body;

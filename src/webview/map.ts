@@ -8,18 +8,9 @@
 import { shortTokens } from './chart';
 import { barOf, clampView, MAP_SIZE, mapGeometry, panView, tokensAtY, zoomView, type MapGeometry, type MapView } from './mapChart';
 import { button, el, svg } from './dom';
+import { num, vscode } from './webviewApi';
 import { parseHostToMap, type DetailItem, type MapState, type MapToHost, type RoundDetail } from './mapProtocol';
 
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
-const nf = new Intl.NumberFormat('en-US');
-const num = (n: number) => nf.format(Math.round(n));
 const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const MARK_TEXT = { keep: 'kept', summarize: 'summarized', drop: 'dropped' } as const;
