@@ -16,7 +16,7 @@ export interface SessionSummary {
   title: string;
   size: number;
   mtimeMs: number;
-  /** Context of the newest request in the tail (input + cache creation + cache read), or null. */
+  /** Context of the newest request (input + cache creation + cache read), read back from the end; null when none, or not within `USAGE_SCAN_BYTES`. */
   contextTokens: number | null;
   model: string | null;
   /** The model's context window (tokens). */
@@ -84,14 +84,82 @@ export async function summarizeSession(file: string, folder: string, now = Date.
   const fh = await open(file, 'r');
   try {
     const first = await summarizeSlices(fh, file, folder, st, FIRST_LOOK, FIRST_LOOK, now);
-    const missing = first.cwd === null || first.title === NO_PROMPT || first.contextTokens === null;
-    return missing && st.size > 2 * FIRST_LOOK ? await summarizeSlices(fh, file, folder, st, HEAD_BYTES, TAIL_BYTES, now) : first;
+    const missing = first.cwd === null || first.title === NO_PROMPT;
+    const summary = missing && st.size > 2 * FIRST_LOOK ? await summarizeSlices(fh, file, folder, st, HEAD_BYTES, TAIL_BYTES, now) : first;
+    const usage = await newestUsage(fh, st.size);
+    return { ...summary, contextTokens: usage?.contextTokens ?? null, model: usage?.model ?? null, contextWindow: contextWindowOf(usage?.model) };
   } finally {
     await fh.close();
   }
 }
 
 const NO_PROMPT = '(no prompt)';
+
+/**
+ * Bytes read back from the end at most when looking for the newest request's usage; past that the figure is left
+ * unknown here and the background read of the whole file (sessionStats.ts) supplies it.
+ */
+export const USAGE_SCAN_BYTES = 256 * 1024;
+/** The first chunk read back is small (the newest usage is nearly always near the end); each next one is twice as large. */
+const USAGE_FIRST_CHUNK = FIRST_LOOK;
+const USAGE_MAX_CHUNK = 1024 * 1024;
+
+/** What one line says about the context, read back from the end: the newest main-chain usage, or a compaction after it. */
+function usageOfLine(line: string): { contextTokens: number; model: string | null } | 'compacted' | null {
+  if (line.includes('"compact_boundary"')) {
+    const o = parse(line);
+    if (o?.type === 'system' && o.subtype === 'compact_boundary') return 'compacted';
+  }
+  if (!line.includes('"usage"') || !line.includes('"assistant"')) return null;
+  const o = parse(line);
+  const msg = o?.message as { usage?: Record<string, unknown>; model?: unknown } | undefined;
+  if (o?.type !== 'assistant' || o.isSidechain === true || !msg?.usage || msg.model === '<synthetic>') return null;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+  return { contextTokens: n(msg.usage.input_tokens) + n(msg.usage.cache_creation_input_tokens) + n(msg.usage.cache_read_input_tokens), model: typeof msg.model === 'string' ? msg.model : null };
+}
+
+/**
+ * Only lines that name a usage or a compaction are decoded (most lines read back are long tool results), and not a
+ * subagent's progress line (it nests the subagent's responses, usage and all; the literal can only be its own type,
+ * since a string inside JSON holds its quotes escaped).
+ */
+function mayTellUsage(line: Buffer): boolean {
+  return (line.includes('"usage"') && !line.includes('"type":"progress"')) || line.includes('"compact_boundary"');
+}
+
+/**
+ * The newest main-chain request's context size and model, read back from the end of the file a chunk at a time until
+ * one is found (a long tool result or many progress lines can sit between it and the end, and an early request in
+ * the head is not the session's context). Null when the newest one comes before a compaction (as the full analysis
+ * says: that usage is not in the active context), when there is none, or past `USAGE_SCAN_BYTES`.
+ */
+async function newestUsage(fh: import('node:fs/promises').FileHandle, size: number): Promise<{ contextTokens: number; model: string | null } | null> {
+  const floor = Math.max(0, size - USAGE_SCAN_BYTES);
+  let end = size;
+  // The start of a line cut by the previous chunk (bytes after this chunk, up to the first newline seen).
+  let rest = Buffer.alloc(0);
+  for (let chunkBytes = USAGE_FIRST_CHUNK; end > floor; chunkBytes = Math.min(USAGE_MAX_CHUNK, chunkBytes * 2)) {
+    const from = Math.max(floor, end - chunkBytes);
+    const chunk = Buffer.alloc(end - from);
+    const { bytesRead } = await fh.read(chunk, 0, chunk.length, from);
+    let buf = Buffer.concat([chunk.subarray(0, bytesRead), rest]);
+    let cut = buf.length;
+    for (let nl = buf.lastIndexOf(0x0a, cut - 1); nl >= 0; nl = nl > 0 ? buf.lastIndexOf(0x0a, nl - 1) : -1) {
+      const found = mayTellUsage(buf.subarray(nl + 1, cut)) ? usageOfLine(buf.toString('utf8', nl + 1, cut)) : null;
+      if (found === 'compacted') return null;
+      if (found) return found;
+      cut = nl;
+    }
+    buf = buf.subarray(0, cut);
+    if (from === 0) {
+      const found = usageOfLine(buf.toString('utf8'));
+      return found === 'compacted' ? null : found;
+    }
+    rest = buf;
+    end = from;
+  }
+  return null;
+}
 
 async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: string, folder: string, st: { size: number; mtimeMs: number }, headBytes: number, tailBytes: number, now: number): Promise<SessionSummary> {
   const head = await readSlice(fh, 0, Math.min(st.size, headBytes));
@@ -122,19 +190,6 @@ async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: 
       break;
     }
   }
-  let contextTokens: number | null = null;
-  let model: string | null = null;
-  for (let k = all.length - 1; k >= 0 && contextTokens === null; k--) {
-    const line = all[k];
-    if (!line.includes('"usage"') || !line.includes('"assistant"')) continue;
-    const o = parse(line);
-    const msg = o?.message as { usage?: Record<string, unknown>; model?: unknown } | undefined;
-    if (o?.type === 'assistant' && o.isSidechain !== true && msg?.usage && msg.model !== '<synthetic>') {
-      const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-      contextTokens = n(msg.usage.input_tokens) + n(msg.usage.cache_creation_input_tokens) + n(msg.usage.cache_read_input_tokens);
-      model = typeof msg.model === 'string' ? msg.model : null;
-    }
-  }
   return {
     file,
     id: basename(file, '.jsonl'),
@@ -143,9 +198,9 @@ async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: 
     title: custom ?? summary ?? prompt ?? NO_PROMPT,
     size: st.size,
     mtimeMs: st.mtimeMs,
-    contextTokens,
-    model,
-    contextWindow: contextWindowOf(model),
+    contextTokens: null,
+    model: null,
+    contextWindow: contextWindowOf(null),
     live: now - st.mtimeMs < LIVE_MS,
   };
 }

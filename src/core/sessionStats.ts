@@ -5,6 +5,7 @@ import { buildChain } from './chain';
 import { DEFAULT_PRICES, sessionCost, type PriceTable } from './cost';
 import { buildRounds } from './rounds';
 import { assertTranscript, indexTranscript } from './transcript';
+import { newestUsageInContext } from './tokens/usage';
 
 export interface SessionStats {
   /** Rounds of the main conversation (history and active context), as the Rounds tree lists them. */
@@ -13,6 +14,12 @@ export interface SessionStats {
   costUsd: number;
   unpriced: string[];
   priceDate: string;
+  /**
+   * The newest request's context (input + cache writes + cache reads) and model, as the Rounds tree finds them: the
+   * list's quick read of the file's end leaves it unknown when that request lies far back, and this corrects it.
+   */
+  contextTokens: number | null;
+  model: string | null;
   /** The file as it was read: the figures hold while its size and mtime are these. */
   size: number;
   mtimeMs: number;
@@ -24,7 +31,17 @@ const YIELD_EVERY = 2000;
 export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PRICES): Promise<SessionStats> {
   const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
   assertTranscript(index);
-  const rounds = buildRounds(index.entries, buildChain(index.entries)).length;
+  const rounds = buildRounds(index.entries, buildChain(index.entries));
   const cost = sessionCost(index.entries, prices);
-  return { rounds, costUsd: cost.total.usd, unpriced: cost.unpriced, priceDate: cost.priceDate, size: index.size, mtimeMs: index.mtimeMs };
+  const newest = newestUsageInContext(index.entries, rounds);
+  return {
+    rounds: rounds.length,
+    costUsd: cost.total.usd,
+    unpriced: cost.unpriced,
+    priceDate: cost.priceDate,
+    contextTokens: newest?.usage.contextTokens ?? null,
+    model: newest?.round.model ?? null,
+    size: index.size,
+    mtimeMs: index.mtimeMs,
+  };
 }

@@ -6,7 +6,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contextWindowOf, groupSessions, scanSessions, summarizeSession, HEAD_BYTES, TAIL_BYTES } from '../../src/core/sessionList';
+import { contextWindowOf, groupSessions, scanSessions, summarizeSession, HEAD_BYTES, TAIL_BYTES, USAGE_SCAN_BYTES } from '../../src/core/sessionList';
+import { sessionStats } from '../../src/core/sessionStats';
+import { shownContext } from '../../src/extension/model/sessionsTree';
 import { inspectFile } from '../../src/core/inspect';
 import { claudeFixtures, fixture } from '../support/fixtures';
 
@@ -41,6 +43,40 @@ describe('sessions list', function () {
     assert.equal(contextWindowOf('claude-sonnet-4-5[1m]'), 1_000_000);
   });
 
+  it('the newest context on every fixture, also when long lines follow the newest request (never an early request of the head)', async () => {
+    const dir = join(root, 'newest', 'p');
+    mkdirSync(dir, { recursive: true });
+    let checked = 0;
+    let headHadUsage = 0;
+    let leftToBackground = 0;
+    for (const src of claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl'))) {
+      const expected = (await inspectFile(src)).report.totals.contextTokens;
+      const file = join(dir, 'session.jsonl');
+      writeFileSync(file, readFileSync(src));
+      for (const tail of [0, TAIL_BYTES + 1000, USAGE_SCAN_BYTES + 1000]) {
+        // Long lines after the newest request (a big tool result, a snapshot): the newest usage is then far from the end.
+        if (tail) appendFileSync(file, JSON.stringify({ type: 'file-history-snapshot', messageId: 'm', snapshot: { note: 'x'.repeat(tail) } }) + '\n');
+        const quick = await summarizeSession(file, 'p');
+        const whole = await sessionStats(file);
+        const where = `${src} with ${tail} more bytes after the newest request`;
+        // The background read (the whole file) is the Rounds tree's figure, always; the quick read is the same, or
+        // unknown when the newest request lies further back than it reads (and the row then shows the background's).
+        assert.equal(whole.contextTokens, expected, where);
+        if (quick.contextTokens === null && expected !== null) leftToBackground++;
+        else assert.equal(quick.contextTokens, expected, where);
+        const shown = shownContext(quick, { kind: 'ready', stats: whole, stale: false });
+        assert.equal(shown.contextTokens, expected, where);
+        if (expected !== null) assert.ok(quick.contextTokens === null || (quick.model && whole.model === quick.model), `${where}: model read with the usage`);
+      }
+      if (readFileSync(src, 'utf8').slice(0, HEAD_BYTES).includes('"usage"')) headHadUsage++;
+      checked++;
+    }
+    assert.ok(checked >= 8, `${checked} fixtures checked`);
+    // The case that went wrong: an earlier request's usage in the head, which the list used to show instead.
+    assert.ok(headHadUsage >= 3, `${headHadUsage} fixtures with a request in the head`);
+    assert.ok(leftToBackground >= 1, 'some newest request lies beyond the quick read');
+  });
+
   it('1,000 sessions in 40 projects: grouped by real path, newest first, workspace project first, filtered; faster than reading them whole', async () => {
     const home = join(root, 'many');
     const sources = claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl')).map((f) => readFileSync(f, 'utf8'));
@@ -71,7 +107,7 @@ describe('sessions list', function () {
     const runs = [await scan(), await scan()];
     const ms = Math.min(...runs.map((r) => r.ms));
     const list = runs[0].l;
-    console.log(`      1,000 sessions (${Math.round(list.reduce((s, x) => s + x.size, 0) / 1e6)} MB) listed in ${Math.round(ms)} ms (reading them whole: ${Math.round(baseline)} ms, ${(ms / baseline).toFixed(2)}×), at most ${(HEAD_BYTES + TAIL_BYTES) / 1024} KiB of each`);
+    console.log(`      1,000 sessions (${Math.round(list.reduce((s, x) => s + x.size, 0) / 1e6)} MB) listed in ${Math.round(ms)} ms (reading them whole: ${Math.round(baseline)} ms, ${(ms / baseline).toFixed(2)}×), at most ${(HEAD_BYTES + TAIL_BYTES) / 1024} KiB of each and up to ${USAGE_SCAN_BYTES / 1024} KiB back from the end for the newest request`);
     assert.equal(list.length, 1000);
     assert.ok(ms < baseline, `listing took ${Math.round(ms)} ms, reading the files whole ${Math.round(baseline)} ms`);
     assert.ok(list.every((s, i) => i === 0 || list[i - 1].mtimeMs >= s.mtimeMs), 'newest first');

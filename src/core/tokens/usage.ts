@@ -22,3 +22,15 @@ export function roundUsage(entries: Entry[], round: Round): RoundUsage | null {
   if (contextTokens === 0) return null;
   return { contextTokens, outputTokens: u.output };
 }
+
+/**
+ * The newest response's usage with the round it belongs to, or null when there is none or it precedes the last
+ * compaction (its request is then not what the session carries now). The report's `contextTokens` is this figure.
+ */
+export function newestUsageInContext(entries: Entry[], rounds: Round[]): { usage: RoundUsage; round: Round } | null {
+  for (let i = rounds.length - 1; i >= 0; i--) {
+    const usage = roundUsage(entries, rounds[i]);
+    if (usage) return rounds[i].inContext ? { usage, round: rounds[i] } : null;
+  }
+  return null;
+}

@@ -3,7 +3,7 @@
 // bar and a mark when it is being written now.
 // Pure: no `vscode` import.
 import { basename } from 'node:path';
-import type { ProjectGroup, SessionSummary } from '../../core/sessionList';
+import { contextWindowOf, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
 import { formatBytes, formatNumber, formatUsd, plural, shortNumber } from './format';
 import type { StatsState } from './sessionStatsQueue';
 import { timeAgo } from './sessions';
@@ -61,14 +61,26 @@ export function statsTooltip(state: StatsState): string {
   }
 }
 
-export function sessionNode(s: SessionSummary, now = Date.now(), stats: StatsState = { kind: 'none' }): SessionNode {
+/**
+ * The context the row shows: the background read's (the whole file, as the Rounds tree reads it) once it holds for the
+ * file as it is now, else the quick read's from the file's end.
+ */
+export function shownContext(s: SessionSummary, stats: StatsState): Pick<SessionSummary, 'contextTokens' | 'contextWindow' | 'model'> {
+  if (stats.kind === 'ready' && !stats.stale) {
+    return { contextTokens: stats.stats.contextTokens, model: stats.stats.model, contextWindow: contextWindowOf(stats.stats.model) };
+  }
+  return s;
+}
+
+export function sessionNode(summary: SessionSummary, now = Date.now(), stats: StatsState = { kind: 'none' }): SessionNode {
+  const s = { ...summary, ...shownContext(summary, stats) };
   const fill = fillText(s);
   return {
     id: `session:${s.file}`,
     kind: 'session',
     label: s.title,
     description: [s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), statsText(stats), fill].filter(Boolean).join(' · '),
-    tooltip: [s.title, s.file, `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : 'No usage recorded yet'].filter(Boolean).join('\n'),
+    tooltip: [s.title, s.file, `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : stats.kind === 'pending' ? 'Context: being read…' : 'No usage recorded yet'].filter(Boolean).join('\n'),
     icon: s.live ? 'circle-filled' : 'comment-discussion',
     color: s.live ? 'charts.green' : undefined,
     contextValue: s.live ? 'session.live' : 'session',
