@@ -3,7 +3,7 @@
 // and are re-read by offset when needed, so untouched lines are written back byte-identical.
 // Over 400 lines: one digest per line kind Claude Code writes (and the JSON-array and joined-object cases); the
 // kinds share the block sizing below and split apart poorly.
-import { textTokens } from './tokens/estimate';
+import { textTokens } from './tokens/text';
 
 /** Size of one content block, by the kind that matters for token estimates and budgets. */
 export interface BlockInfo {

@@ -2,7 +2,9 @@
 // conversation, giving exactly what a full analysis of the grown file gives (test/unit/incremental.test.ts).
 import { lastPromptTarget, recoverSiblings, type Chain, type ChainTables } from './chain';
 import { isCompactBoundary, type Entry } from './entries';
-import type { Analysis } from './inspect';
+import type { Analysis, IncrementalState } from './analysis';
+
+export type { IncrementalState } from './analysis';
 import { assembleReport, cloneState, reportRounds, type ReportState } from './report';
 import { buildRounds, type Round } from './rounds';
 
@@ -12,41 +14,6 @@ import { buildRounds, type Round } from './rounds';
 // algorithm (chain.ts, rounds.ts, the report loop) decided about the old ones, and then
 // derives the new chain, rounds and report figures from the new entries and the last round.
 
-export interface IncrementalState {
-  entryCount: number;
-  /** chain.ts tables (byUuid and sibling-recovery sets), extended in place. */
-  tables: ChainTables;
-  /**
-   * When a last-prompt line names a candidate (`lastPromptLeaf`): how often each uuid occurs from
-   * that entry on (any side; chain.ts hasDescendantAfter maps those), and whether the leaf
-   * descends from it. Built on first need.
-   */
-  promptTail: Map<string, number> | null;
-  promptTailLast: Map<string, number> | null;
-  promptReached: boolean | null;
-  /** parentUuid values of candidates that resolve to no candidate. */
-  dangling: Set<string>;
-  /** Message ids, tool_use ids and tool_result ids of candidates off the main chain. */
-  offMessageIds: Set<string>;
-  offUseIds: Set<string>;
-  offResultIds: Set<string>;
-  /** Leaf choice: the index named by the last `last-prompt` line (when a candidate), -1 otherwise. */
-  lastPromptLeaf: number;
-  /** Message ids of the rounds before the last one. */
-  earlierRoundIds: Set<string>;
-  /** How many rounds `earlierRoundIds` and `earlierLastEntry` cover (all but the last). */
-  earlierRounds: number;
-  /** The largest entry index of those rounds (-1: none). */
-  earlierLastEntry: number;
-  /** Tool names as buildRounds knows them when it reaches the last round (uses before it, in chain order). */
-  namesBefore: Map<string, string>;
-  /** Position in chain.main where the last round starts. */
-  lastRoundStart: number;
-  /** False when an entry after the last round's start belongs to an earlier round (then tails cannot be rebuilt alone). */
-  tailClean: boolean;
-  /** Report loop state at the start of round `resume.at`. */
-  resume: { at: number; state: ReportState };
-}
 
 export function buildIncrementalState(entries: Entry[], chain: Chain, tables: ChainTables, rounds: Round[], resume: { at: number; state: ReportState }): IncrementalState {
   const { byUuid, primary } = tables;

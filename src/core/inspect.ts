@@ -1,28 +1,17 @@
 // Inspection: the round list with honest token figures, as the CLI and the extension show it.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { buildChainWithTables, type Chain } from './chain';
-import { buildRounds, type Round } from './rounds';
+import { buildChainWithTables } from './chain';
+import { buildRounds } from './rounds';
 import { assertTranscript, extendIndex, indexTranscript, NotATranscriptError, type IndexOptions, type TranscriptIndex } from './transcript';
 import { indexJsonDocument, isJsonDocument } from './formats/documents';
-import { buildIncrementalState, extendAnalysis, type IncrementalState } from './incremental';
-import { assembleReport, freshReportState, reportRounds, sidechainReport, type InspectReport } from './report';
+import { buildIncrementalState, extendAnalysis } from './incremental';
+import type { Analysis } from './analysis';
+import { assembleReport, freshReportState, reportRounds, sidechainReport } from './report';
 
 export type { InspectReport, RoundReport, RoundTokens, SidechainReport, TokenSource } from './report';
+export type { Analysis, IncrementalState } from './analysis';
 
-/** All derived views of a transcript, recomputed cheaply from the index. */
-export interface Analysis {
-  index: TranscriptIndex;
-  chain: Chain;
-  rounds: Round[];
-  report: InspectReport;
-  /**
-   * What `reinspect` needs to extend this analysis by appended lines without re-deriving it;
-   * handed on to the next analysis by `reinspect` (null here afterwards, and on analyses that
-   * cannot be extended).
-   */
-  appendState: IncrementalState | null;
-}
 
 export interface AnalyzeOptions {
   /**

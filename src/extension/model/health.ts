@@ -2,7 +2,7 @@
 // line under the header, and the diagnostics for the Problems panel. Pure: no `vscode` import.
 import type { Analysis } from '../../core/inspect';
 import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/doctor';
-import type { TreeNodeModel } from './tree';
+import type { TreeNodeModel } from './treeNode';
 
 const reports = new WeakMap<Analysis, DoctorReport>();
 

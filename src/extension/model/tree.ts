@@ -15,51 +15,8 @@ import { contextPartsText, contextText } from './contextText';
 import { contextChangeText, planActionText, planDetail, planSummary } from './planText';
 import { healthNode, resumeHealthOf } from './health';
 
-export type NodeKind =
-  | 'header'
-  | 'plan'
-  | 'boundary'
-  | 'round'
-  | 'history'
-  | 'message'
-  | 'tool'
-  | 'sidechains'
-  | 'sidechain'
-  | 'malformedGroup'
-  | 'malformed'
-  | 'notes'
-  | 'note'
-  | 'status';
-
-export interface NodeCommand {
-  command: string;
-  title: string;
-  args: unknown[];
-}
-
-export interface TreeNodeModel {
-  /** Stable across refreshes of the same file, so expansion state survives live updates. */
-  id: string;
-  kind: NodeKind;
-  label: string;
-  description?: string;
-  tooltip?: string;
-  /** Codicon id. */
-  icon: string;
-  /** Theme color id for the icon. */
-  color?: string;
-  contextValue: string;
-  collapsible: 'none' | 'collapsed' | 'expanded';
-  command?: NodeCommand;
-  file: string;
-  round?: number;
-  /** Compaction segment (history groups). */
-  segment?: number;
-  line?: number;
-  mark?: RoundAction;
-  /** For sidechains stored in their own file. */
-  target?: string;
-}
+export type { NodeCommand, NodeKind, TreeNodeModel } from './treeNode';
+import type { NodeCommand, TreeNodeModel } from './treeNode';
 
 export interface TreeInput {
   file: string;
