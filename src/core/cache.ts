@@ -1,0 +1,175 @@
+// The prompt cache as the session itself records it, and what the next turn costs with and without a compaction.
+//
+// Anthropic's prompt cache keeps a request's prefix for a lifetime chosen when it is written: 5 minutes (the default)
+// or 1 hour. Each request that reads it refreshes that lifetime. A response's usage says how much of its request was
+// read from the cache (`cache_read_input_tokens`), how much was written to it (`cache_creation_input_tokens`, split by
+// lifetime in `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`) and how much was plain input.
+// So the newest response tells what the cache holds now (its read + write: the request's prefix up to the last
+// breakpoint) and, with its timestamp and the lifetime of the writes that made that prefix, until when.
+//
+// Rules are per agent (`CACHE_RULES`): Claude Code records the lifetimes; Codex's rollouts record cached input but not
+// how long the provider keeps it, so its state is "unknown" (never guessed as warm or cold).
+//
+// The next turn's input cost (output is the same either way and left out):
+// - resumed as it is: warm, the covered prefix is a cache read and the rest a cache write; expired, the whole
+//   context is a cache write;
+// - compacted: the summarizer's own cost, then the smaller context written to the cache (the system prompt and tools
+//   before the conversation are still a cache read when the cache is warm: the compaction changes what follows them);
+// - every later turn reads its context from the cache, so a compaction saves (before − after) × the read rate per turn.
+// The break-even is the number of later turns whose savings repay what the compaction's first turn costs more.
+import type { Entry } from './entries';
+import type { Round } from './rounds';
+import { newestUsageInContext } from './tokens/usage';
+import type { ModelPrice } from './cost';
+
+export const FIVE_MINUTES_MS = 5 * 60_000;
+export const ONE_HOUR_MS = 60 * 60_000;
+
+export type CacheStatus = 'warm' | 'expired' | 'unknown';
+
+export interface CacheState {
+  status: CacheStatus;
+  /** Why the status is what it is, in words a user reads ("written for 1 hour at 14:02", "the record does not say"). */
+  reason: string;
+  /** When the newest request was answered (ms since the epoch), null when no response records a time. */
+  lastRequestAt: number | null;
+  /** The lifetime of the cached prefix, null when unknown. */
+  ttlMs: number | null;
+  /** When the cached prefix expires or expired, null when unknown. */
+  expiresAt: number | null;
+  /** Tokens of the newest request that the cache holds now (its cache read + cache write), 0 when none. */
+  coveredTokens: number;
+  /** The newest request's whole input side (fresh + cache write + cache read), 0 when there is no usage. */
+  requestTokens: number;
+}
+
+/** How one agent's records tell the cache's lifetime. */
+export interface CacheRules {
+  /** Whether the agent's usage records say how long the cache lives (else every state is "unknown"). */
+  recordsLifetime: boolean;
+  /** The lifetime of a write whose usage does not split it by lifetime. */
+  defaultTtlMs: number;
+}
+
+export const CACHE_RULES: Readonly<Record<string, CacheRules>> = Object.freeze({
+  'claude-code': { recordsLifetime: true, defaultTtlMs: FIVE_MINUTES_MS },
+  codex: { recordsLifetime: false, defaultTtlMs: FIVE_MINUTES_MS },
+});
+
+function rulesFor(agent: string): CacheRules | null {
+  return Object.hasOwn(CACHE_RULES, agent) ? CACHE_RULES[agent] : null;
+}
+
+function timeOf(e: Entry | undefined): number | null {
+  const t = e?.timestamp ? Date.parse(e.timestamp) : NaN;
+  return Number.isFinite(t) ? t : null;
+}
+
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 16) + ' UTC';
+}
+
+/**
+ * The lifetime of the prefix the newest request left in the cache: that of the newest write at or before it in the
+ * active context (a read alone refreshes the lifetime its prefix was written with). 1 hour when that write was of
+ * 1-hour tokens, else the agent's default. Null when no request of the active context wrote to the cache.
+ */
+function prefixTtl(entries: Entry[], rounds: Round[], upTo: number, rules: CacheRules): number | null {
+  for (let i = upTo; i >= 0 && rounds[i].inContext; i--) {
+    const r = rounds[i];
+    if (r.usageEntry < 0 || r.synthetic) continue;
+    const u = entries[r.usageEntry].usage;
+    if (!u || u.cacheCreation <= 0) continue;
+    if (u.cacheWrite && u.cacheWrite.h1 > 0) return ONE_HOUR_MS;
+    return rules.defaultTtlMs;
+  }
+  return null;
+}
+
+/** The cache's state at `now` from the session's own records (`agent`: a format id, e.g. `claude-code`, `codex`). */
+export function cacheState(entries: Entry[], rounds: Round[], agent: string, now: number): CacheState {
+  const newest = newestUsageInContext(entries, rounds);
+  const none = (reason: string, extra: Partial<CacheState> = {}): CacheState => ({ status: 'unknown', reason, lastRequestAt: null, ttlMs: null, expiresAt: null, coveredTokens: 0, requestTokens: 0, ...extra });
+  if (!newest) return none('no request of the active context records its usage');
+  const u = entries[newest.round.usageEntry].usage;
+  const lastRequestAt = timeOf(entries[newest.round.usageEntry]);
+  const coveredTokens = u ? u.cacheRead + u.cacheCreation : 0;
+  const base = { lastRequestAt, coveredTokens, requestTokens: newest.usage.contextTokens };
+  const rules = rulesFor(agent);
+  if (!rules || !rules.recordsLifetime) return none(`${agent === 'codex' ? 'Codex' : 'this agent'}'s records do not say how long the provider keeps its cache`, base);
+  if (lastRequestAt === null) return none('the newest response records no time', base);
+  if (coveredTokens === 0) return none('the newest request neither read nor wrote the cache', base);
+  const index = rounds.indexOf(newest.round);
+  const ttlMs = prefixTtl(entries, rounds, index, rules) ?? rules.defaultTtlMs;
+  const expiresAt = lastRequestAt + ttlMs;
+  const lifetime = ttlMs === ONE_HOUR_MS ? '1 hour' : '5 minutes';
+  if (now < expiresAt) return { status: 'warm', reason: `cached for ${lifetime} at ${clock(lastRequestAt)}: warm until ${clock(expiresAt)}`, ttlMs, expiresAt, ...base };
+  return { status: 'expired', reason: `cached for ${lifetime} at ${clock(lastRequestAt)}: expired at ${clock(expiresAt)}`, ttlMs, expiresAt, ...base };
+}
+
+export interface NextTurnInput {
+  cache: CacheState;
+  /** What the next request carries now (the one context figure, core/context.ts). */
+  contextTokens: number;
+  /** System prompt and tools: the part of the prefix a compaction leaves in place. */
+  overheadTokens: number;
+  /** What the next request carries after the compaction (the plan's promise). */
+  afterTokens: number;
+  /** What the summarizer itself costs (0 offline). */
+  summarizerUsd: number;
+  price: ModelPrice;
+  /** How many later turns `savedOverTurns` counts. Default 20. */
+  horizon?: number;
+}
+
+export interface NextTurnCost {
+  /** Input cost of the next turn resumed as it is. */
+  asIsUsd: number;
+  /** Input cost of the next turn after the compaction, the summarizer's cost included. */
+  compactedUsd: number;
+  /** What each later turn saves (its context is smaller by before − after, read from the cache). */
+  savedPerTurnUsd: number;
+  /**
+   * Later turns after which the compaction has paid for itself: 0 when its first turn is already no dearer; null when
+   * it never does (it makes the context no smaller).
+   */
+  breakEvenTurns: number | null;
+  horizon: number;
+  /** Net saving over `horizon` later turns (negative when the compaction costs more than it saves in that time). */
+  savedOverHorizonUsd: number;
+  /** Whether the warm-cache case was used (else the whole context is written anew either way). */
+  warm: boolean;
+}
+
+/** The rate of a cache write of the given lifetime (1 hour, else 5 minutes). */
+function writeRate(price: ModelPrice, ttlMs: number | null): number {
+  return ttlMs === ONE_HOUR_MS ? price.cacheWrite1h : price.cacheWrite5m;
+}
+
+/** The next turn's input cost as it is and after a compaction, the saving per later turn and the break-even. */
+export function nextTurnCost(input: NextTurnInput): NextTurnCost {
+  const { cache, price } = input;
+  const horizon = input.horizon ?? 20;
+  const perM = (tokens: number, rate: number) => (Math.max(0, tokens) * rate) / 1e6;
+  const write = writeRate(price, cache.ttlMs);
+  const warm = cache.status === 'warm';
+  const context = Math.max(0, input.contextTokens);
+  const covered = warm ? Math.min(cache.coveredTokens, context) : 0;
+  const asIsUsd = perM(covered, price.cacheRead) + perM(context - covered, write);
+  const after = Math.max(0, input.afterTokens);
+  const keptPrefix = warm ? Math.min(input.overheadTokens, after, covered) : 0;
+  const compactedUsd = input.summarizerUsd + perM(keptPrefix, price.cacheRead) + perM(after - keptPrefix, write);
+  const savedPerTurnUsd = perM(context - after, price.cacheRead);
+  const extra = compactedUsd - asIsUsd;
+  let breakEvenTurns: number | null;
+  if (extra <= 0) breakEvenTurns = 0;
+  else if (savedPerTurnUsd <= 0) breakEvenTurns = null;
+  else breakEvenTurns = Math.ceil(extra / savedPerTurnUsd - 1e-9);
+  return { asIsUsd, compactedUsd, savedPerTurnUsd, breakEvenTurns, horizon, savedOverHorizonUsd: savedPerTurnUsd * horizon - extra, warm };
+}
+
+/** The summarizer's own cost: the span it reads as input and the summary it writes as output, at its model's rates. */
+export function summarizerCost(inputTokens: number, outputTokens: number, price: ModelPrice | null): number {
+  if (!price) return 0;
+  return (Math.max(0, inputTokens) * price.input + Math.max(0, outputTokens) * price.output) / 1e6;
+}
