@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { inspectFile, type InspectReport } from '../core/inspect';
 import { contextMap, type ContextMap } from '../core/contextMap';
+import { cacheState } from '../core/cache';
 import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
 import { onePositional, readableTranscript, shown, UsageError } from './args';
 import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
@@ -28,8 +29,9 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   if (showProgress) process.stderr.write('\r\x1b[K');
   const report = analysis.report;
   const map = contextMap(analysis, await pricesFrom(str(values, 'prices')));
-  if (bool(values, 'json')) await writeJson(jsonReport(report, map), process.stdout);
-  else process.stdout.write(renderReport(report) + renderMap(map));
+  const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, Date.now());
+  if (bool(values, 'json')) await writeJson({ ...jsonReport(report, map), cache }, process.stdout);
+  else process.stdout.write(renderReport(report) + renderMap(map) + `prompt cache: ${cache.status === 'unknown' ? `unknown (${cache.reason})` : cache.reason}\n`);
   return 0;
 }
 

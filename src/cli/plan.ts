@@ -1,6 +1,7 @@
 // `agent-compactor plan <file>`: what a compaction would do, without writing anything.
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
+import { compactionEconomics, economicsLine } from '../core/cache';
 import { draftSummary } from '../core/compact/compact';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import { onePositional, readableTranscript, UsageError } from './args';
@@ -35,7 +36,9 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const decisions = await steeringFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);
   const plan = await planCompaction(analysis, settings, undefined, decisions);
-  process.stdout.write(bool(values, 'json') ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan));
+  // What the next turn costs both ways (offline summary: the one plan describes), from the session's cache state now.
+  const nextTurn = compactionEconomics(analysis, plan, { now: Date.now() });
+  process.stdout.write(bool(values, 'json') ? JSON.stringify({ ...plan, nextTurn }, null, 2) + '\n' : renderPlan(plan) + (nextTurn ? `${economicsLine(nextTurn)}\n` : ''));
   return 0;
 }
 

@@ -20,7 +20,10 @@
 import type { Entry } from './entries';
 import type { Round } from './rounds';
 import { newestUsageInContext } from './tokens/usage';
-import type { ModelPrice } from './cost';
+import { priceFor, type ModelPrice, type PriceTable } from './cost';
+import type { Analysis } from './analysis';
+import type { CompactionPlan } from './compact/types';
+import { contextNow } from './context';
 
 export const FIVE_MINUTES_MS = 5 * 60_000;
 export const ONE_HOUR_MS = 60 * 60_000;
@@ -69,6 +72,14 @@ function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 16) + ' UTC';
 }
 
+/** A span in the largest whole unit that fits: "40 min", "3 h", "12 days" (at least "1 min"). */
+export function span(ms: number): string {
+  const min = Math.max(1, Math.floor(ms / 60_000));
+  if (min < 120) return `${min} min`;
+  const h = Math.floor(min / 60);
+  return h < 48 ? `${h} h` : `${Math.floor(h / 24)} days`;
+}
+
 /**
  * The lifetime of the prefix the newest request left in the cache: that of the newest write at or before it in the
  * active context (a read alone refreshes the lifetime its prefix was written with). 1 hour when that write was of
@@ -103,8 +114,8 @@ export function cacheState(entries: Entry[], rounds: Round[], agent: string, now
   const ttlMs = prefixTtl(entries, rounds, index, rules) ?? rules.defaultTtlMs;
   const expiresAt = lastRequestAt + ttlMs;
   const lifetime = ttlMs === ONE_HOUR_MS ? '1 hour' : '5 minutes';
-  if (now < expiresAt) return { status: 'warm', reason: `cached for ${lifetime} at ${clock(lastRequestAt)}: warm until ${clock(expiresAt)}`, ttlMs, expiresAt, ...base };
-  return { status: 'expired', reason: `cached for ${lifetime} at ${clock(lastRequestAt)}: expired at ${clock(expiresAt)}`, ttlMs, expiresAt, ...base };
+  if (now < expiresAt) return { status: 'warm', reason: `cache warm for ${span(expiresAt - now)} more (written for ${lifetime}, last used at ${clock(lastRequestAt)}; until ${clock(expiresAt)})`, ttlMs, expiresAt, ...base };
+  return { status: 'expired', reason: `cache expired ${span(now - expiresAt)} ago (written for ${lifetime}, last used at ${clock(lastRequestAt)})`, ttlMs, expiresAt, ...base };
 }
 
 export interface NextTurnInput {
@@ -172,4 +183,65 @@ export function nextTurnCost(input: NextTurnInput): NextTurnCost {
 export function summarizerCost(inputTokens: number, outputTokens: number, price: ModelPrice | null): number {
   if (!price) return 0;
   return (Math.max(0, inputTokens) * price.input + Math.max(0, outputTokens) * price.output) / 1e6;
+}
+
+/** The figures a user weighs before compacting: the cache now, the next turn's cost both ways, and what was assumed. */
+export interface CompactionEconomics extends NextTurnCost {
+  cache: CacheState;
+  /** The model the next turn is priced at (the newest response's), and its price-table key. */
+  model: string;
+  priceKey: string;
+  contextTokens: number;
+  afterTokens: number;
+  summarizerUsd: number;
+  /** `offline` (free) or the LLM summarizer's model. */
+  summarizer: string;
+}
+
+export interface EconomicsOptions {
+  now: number;
+  prices?: PriceTable;
+  /** The model of an LLM summarizer (priced at its rates, reading the span and writing the summary); omitted: offline. */
+  summarizerModel?: string;
+}
+
+/**
+ * The economics of the given plan for the analysed session: null when there is nothing to compact or the newest
+ * response's model has no price (the caller says "unpriced" instead of a figure).
+ */
+export function compactionEconomics(analysis: Analysis, plan: CompactionPlan, options: EconomicsOptions): CompactionEconomics | null {
+  if (plan.nothingToDo) return null;
+  const newest = newestUsageInContext(analysis.index.entries, analysis.rounds);
+  const model = newest?.round.model;
+  const priced = model ? priceFor(model, options.prices) : null;
+  if (!model || !priced) return null;
+  const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, options.now);
+  const contextTokens = contextNow(analysis.report).tokens;
+  const afterTokens = plan.postTokens + plan.overheadTokens;
+  let summarizerUsd = 0;
+  if (options.summarizerModel) {
+    const span = plan.rounds.filter((r) => r.inContext && r.action === 'summarize').reduce((s, r) => s + r.tokens, 0);
+    const rates = priceFor(options.summarizerModel, options.prices)?.price ?? null;
+    summarizerUsd = summarizerCost(span, plan.settings.summaryTokens, rates);
+  }
+  const cost = nextTurnCost({ cache, contextTokens, overheadTokens: plan.overheadTokens, afterTokens, summarizerUsd, price: priced.price });
+  return { ...cost, cache, model, priceKey: priced.key, contextTokens, afterTokens, summarizerUsd, summarizer: options.summarizerModel ?? 'offline' };
+}
+
+function dollars(usd: number): string {
+  return usd >= 0.00995 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
+}
+
+/** One line for the CLI and the dialogs: "next turn as it is $0.05 (cache warm until 14:06 UTC), compacted $0.08 …". */
+export function economicsLine(e: CompactionEconomics): string {
+  const cache = e.cache.status === 'unknown' ? `cache state unknown: ${e.cache.reason}` : e.cache.reason.replace(/ \(.*\)$/, '');
+  const pays =
+    e.breakEvenTurns === null
+      ? 'it never pays for itself (the context gets no smaller)'
+      : e.breakEvenTurns === 0
+        ? 'it pays for itself at once'
+        : `it pays for itself after ${e.breakEvenTurns} turn${e.breakEvenTurns === 1 ? '' : 's'}`;
+  const horizon = e.savedOverHorizonUsd >= 0 ? `saves ≈ ${dollars(e.savedOverHorizonUsd)} over the next ${e.horizon}` : `costs ≈ ${dollars(-e.savedOverHorizonUsd)} more over the next ${e.horizon}`;
+  const summarizer = e.summarizerUsd > 0 ? `, ${dollars(e.summarizerUsd)} of it the ${e.summarizer} summary` : '';
+  return `next turn as it is ${dollars(e.asIsUsd)} (${cache}), compacted ${dollars(e.compactedUsd)}${summarizer}; ${pays}; ${horizon} (input tokens at ${e.priceKey} rates)`;
 }

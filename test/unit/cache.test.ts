@@ -6,10 +6,13 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheState, nextTurnCost, summarizerCost, FIVE_MINUTES_MS, ONE_HOUR_MS, type CacheState } from '../../src/core/cache';
+import { cacheState, compactionEconomics, economicsLine, nextTurnCost, summarizerCost, FIVE_MINUTES_MS, ONE_HOUR_MS, type CacheState } from '../../src/core/cache';
 import { DEFAULT_PRICES, priceFor } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
-import { agentFixtures, claudeFixtures } from '../support/fixtures';
+import { agentFixtures, claudeFixtures, fixture, repoRoot } from '../support/fixtures';
+import { spawnSync } from 'node:child_process';
+import { planCompaction } from '../../src/core/compact/plan';
+import { DEFAULT_SETTINGS } from '../../src/core/compact/types';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -66,10 +69,12 @@ describe('prompt cache state and the next turn cost', function () {
     assert.equal(warm.expiresAt, last + FIVE_MINUTES_MS);
     assert.equal(warm.coveredTokens, 21_000);
     assert.equal(warm.requestTokens, 21_003);
-    assert.match(warm.reason, /5 minutes .*warm until 14:06 UTC/);
+    assert.match(warm.reason, /^cache warm for 1 min more \(written for 5 minutes, last used at 14:01 UTC; until 14:06 UTC\)$/);
     const cold = await stateOf(turns, last + FIVE_MINUTES_MS);
     assert.equal(cold.status, 'expired', cold.reason);
-    assert.match(cold.reason, /expired at 14:06 UTC/);
+    assert.match(cold.reason, /^cache expired 1 min ago \(written for 5 minutes/);
+    assert.match((await stateOf(turns, last + FIVE_MINUTES_MS + 40 * 60_000)).reason, /^cache expired 40 min ago/);
+    assert.match((await stateOf(turns, last + FIVE_MINUTES_MS + 3 * 86_400_000)).reason, /^cache expired 3 days ago/);
     // A newest request that only read the cache keeps the lifetime its prefix was written with, from its own time.
     const readOnly = await stateOf([{ at: T0, read: 0, m5: 20_000 }, { at: T0 + 240_000, read: 20_000 }], T0 + 400_000);
     assert.equal(readOnly.status, 'warm', 'read at 4 min, so warm until 9 min although the write was at 0');
@@ -167,10 +172,53 @@ describe('prompt cache state and the next turn cost', function () {
       assert.equal(summarizerCost(1e6, 1e6, null), 0, 'an unpriced model is said to cost nothing only by the caller');
     });
 
+    it('a plan on a real session: the line names both costs, the cache and the break-even; an LLM summarizer costs more than offline', async () => {
+      const file = fixture('v2.1.97-live-after.jsonl');
+      const a = await inspectFile(file);
+      const plan = await planCompaction(a, { ...DEFAULT_SETTINGS, targetTokens: 40_000 });
+      const newest = a.rounds.filter((r) => r.usageEntry >= 0).at(-1)!;
+      const at = Date.parse(a.index.entries[newest.usageEntry].timestamp!);
+      const warm = compactionEconomics(a, plan, { now: at + 60_000 })!;
+      const cold = compactionEconomics(a, plan, { now: at + 2 * ONE_HOUR_MS })!;
+      assert.equal(warm.cache.status, 'warm');
+      assert.equal(cold.cache.status, 'expired');
+      assert.equal(warm.afterTokens, plan.postTokens + plan.overheadTokens);
+      assert.ok(warm.asIsUsd < cold.asIsUsd, 'a warm cache makes resuming cheaper');
+      assert.equal(warm.summarizerUsd, 0);
+      const llm = compactionEconomics(a, plan, { now: at + 60_000, summarizerModel: 'claude-sonnet-4-6' })!;
+      assert.ok(llm.summarizerUsd > 0 && llm.compactedUsd > warm.compactedUsd);
+      const line = economicsLine(cold);
+      assert.match(line, /^next turn as it is \$\d+\.\d+ \(cache expired 60 min ago\), compacted \$\d+\.\d+; it pays for itself (at once|after \d+ turns?); saves ≈ \$\d+\.\d+ over the next 20 \(input tokens at claude-sonnet-4-6 rates\)$/, line);
+      assert.match(economicsLine(llm), /, \$\d+\.\d+ of it the claude-sonnet-4-6 summary;/);
+      assert.equal(compactionEconomics(a, { ...plan, nothingToDo: true }, { now: at }), null, 'nothing to compact: no figures');
+    });
+
     it('unknown cache state is costed as not warm (no read is promised)', () => {
       const c = nextTurnCost({ cache: state('unknown', FIVE_MINUTES_MS, 150_000), contextTokens: 152_000, overheadTokens: 20_000, afterTokens: 40_000, summarizerUsd: 0, price });
       near(c.asIsUsd, usd(152_000, 3.75), 'as is');
       assert.equal(c.warm, false);
     });
+  });
+  it('the CLI: inspect says the cache state (text and --json), plan adds the next turn both ways (text and --json)', function () {
+    const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(build.status, 0, build.stderr);
+    const cli = (args: string[]) => spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
+    const file = fixture('v2.1.97-live-after.jsonl');
+    const text = cli(['inspect', file]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\n$/);
+    const json = cli(['inspect', file, '--json']);
+    const cache = (JSON.parse(json.stdout) as { cache: CacheState }).cache;
+    assert.equal(cache.status, 'expired');
+    assert.equal(cache.ttlMs, ONE_HOUR_MS);
+    const plan = cli(['plan', file, '--target-tokens', '40000']);
+    assert.equal(plan.status, 0, plan.stderr);
+    assert.match(plan.stdout, /\nnext turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted \$[\d.]+; it pays for itself/);
+    const planJson = JSON.parse(cli(['plan', file, '--target-tokens', '40000', '--json']).stdout) as { nextTurn: { asIsUsd: number; compactedUsd: number; cache: CacheState }; postTokens: number };
+    assert.ok(planJson.nextTurn.asIsUsd > planJson.nextTurn.compactedUsd, 'an expired cache: the smaller context is the cheaper next turn');
+    assert.equal(planJson.nextTurn.cache.status, 'expired');
+    const nothing = JSON.parse(cli(['plan', file, '--target-tokens', '900000', '--json']).stdout) as { nextTurn: unknown; nothingToDo: boolean };
+    assert.equal(nothing.nothingToDo, true);
+    assert.equal(nothing.nextTurn, null);
   });
 });
