@@ -205,11 +205,14 @@ async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: 
   };
 }
 
-/** Every session directly inside a project folder of `root` (subagent files excluded), newest first. */
-export async function scanSessions(root: string, now = Date.now()): Promise<SessionSummary[]> {
+/**
+ * Every session directly inside a project folder of `root` (subagent files excluded), newest first; only those of the
+ * named project folders when `only` is given (the live status needs the workspace's project alone).
+ */
+export async function scanSessions(root: string, now = Date.now(), only?: readonly string[]): Promise<SessionSummary[]> {
   let folders: string[];
   try {
-    folders = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    folders = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory() && (!only || only.includes(d.name))).map((d) => d.name);
   } catch {
     return [];
   }

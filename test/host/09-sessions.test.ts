@@ -33,9 +33,22 @@ describe('host: Sessions view', function () {
     root = path.join(process.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'projects');
     const sources = ['example.jsonl', 'v1.0.98-small.jsonl', 'thinking.jsonl', 'with-compactions.jsonl'];
     const t0 = Date.now() - 30 * 86_400_000;
-    for (let k = 0; k < 60; k++) place(root, `/home/me/code/service-${k % 12}`, `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`, sources[k % sources.length], new Date(t0 + k * 3_600_000));
-    // One session of the workspace's own project, the oldest of all.
+    // One session of the workspace's own project, the oldest of all; written first, so that every scan the watchers
+    // make while the others are written lists the workspace project first (the one shown expanded).
     place(root, workspaceDir(), '11111111-0000-4000-8000-000000000001', 'v2.1.97-live-before.jsonl', new Date(t0 - 86_400_000));
+    for (let k = 0; k < 60; k++) place(root, `/home/me/code/service-${k % 12}`, `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`, sources[k % sources.length], new Date(t0 + k * 3_600_000));
+  });
+
+  it('lazy: while the view is hidden only the workspace project is scanned and watched; shown, every project', async () => {
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    const narrow = api.whenSessionsScanned();
+    // A new session of the workspace's project: its folder is watched even with the view hidden (the status bar needs it).
+    place(root, workspaceDir(), '44444444-0000-4000-8000-000000000004', 'v1.0.98-small.jsonl', new Date(Date.now() - 7_200_000));
+    await withTimeout(narrow, 30_000, 'a narrow rescan after the new workspace session');
+    assert.deepEqual(api.getSessionsTree().map((p) => p.project), [workspaceDir()], 'hidden: the workspace project only');
+    await vscode.commands.executeCommand('agentCompactor.sessions.focus');
+    await waitFor(() => api.getSessionsTree().length === 13 || undefined, 30_000, 'every project once the view is shown');
+    await vscode.commands.executeCommand('workbench.view.explorer');
   });
 
   it('groups by real project path, workspace first, then newest; filters by text', async () => {

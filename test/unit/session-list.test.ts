@@ -116,6 +116,10 @@ describe('sessions list', function () {
     assert.equal(groups[0].project, '/home/me/work/project-3', 'the workspace project first');
     assert.equal(groups[1].project, '/home/me/work/project-39', 'then the most recently active');
     assert.ok(groups.every((g) => g.sessions.length === 25));
+    // The narrow scan the live status makes while the view is hidden: the named project folders only.
+    const narrow = await scanSessions(home, Date.now(), [folderOf('/home/me/work/project-3'), 'no-such-folder']);
+    assert.equal(narrow.length, 25);
+    assert.ok(narrow.every((s) => s.cwd === '/home/me/work/project-3'));
     const filtered = groupSessions(list, null, 'PROJECT-17');
     assert.deepEqual(filtered.map((g) => g.project), ['/home/me/work/project-17']);
   });

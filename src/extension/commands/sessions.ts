@@ -12,6 +12,6 @@ export async function filterSessionsCommand(s: Services, arg?: unknown): Promise
 }
 
 export async function refreshSessionsCommand(s: Services): Promise<number> {
-  await s.sessions.rescan();
+  await s.sessions.rescan(true);
   return s.sessions.all.length;
 }

@@ -2,13 +2,16 @@
 // folder (a rescan reads only stats and the ends of files). Rounds and cost, which need a whole file, are read in
 // the background for the sessions of expanded projects only. The live mark clears once a session goes quiet.
 // Opening a session shows it in the Rounds tree.
+// Lazy: every project is scanned and watched only while the view is shown (or when asked to refresh); otherwise
+// only the workspace's own project folder is, which is all the live status bar item needs.
 import * as vscode from 'vscode';
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { groupSessions, scanSessions, summarizeSession, type SessionSummary } from '../../core/sessionList';
 import { sessionStats } from '../../core/sessionStats';
 import { LiveMarks, realTimers, type Timers } from '../model/liveMarks';
 import { sessionsFolder } from '../model/sessions';
+import { projectFolderName } from '../../core/session';
 import { SessionStatsQueue } from '../model/sessionStatsQueue';
 import { sessionTreeNodes, type SessionNode } from '../model/sessionsTree';
 
@@ -52,7 +55,29 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
         }, RESCAN_DEBOUNCE_MS);
       },
     );
+    this.wide = this.view.visible;
+    this.disposables.push(this.view.onDidChangeVisibility((e) => this.setWide(e.visible)));
     void this.rescan();
+  }
+
+  /** True while every project is scanned and watched (the view is shown); false: the workspace's project only. */
+  private wide: boolean;
+
+  private setWide(wide: boolean): void {
+    if (wide === this.wide) return;
+    this.wide = wide;
+    void this.rescan();
+  }
+
+  /** The project folders the narrow scan covers: the workspace's own (Claude Code's name for it). */
+  private narrowFolders(): string[] {
+    const project = this.workspaceProject();
+    return project ? [projectFolderName(project)] : [];
+  }
+
+  /** Whether `dir` is watched in the current scope: the sessions folder itself (new projects) and the scanned projects. */
+  private watched(dir: string): boolean {
+    return this.wide || dir === this.root || this.narrowFolders().some((f) => join(this.root, f) === dir);
   }
 
 
@@ -60,13 +85,31 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   private readonly watchers = new Map<string, FSWatcher>();
 
   /**
-   * Watches the sessions folder once it exists (Claude Code creates it with the first session) and every project
-   * folder in it. Node's watcher, not VS Code's: the folder is outside the workspace, where VS Code's is not reliable.
+   * Watches the sessions folder and the project folders in scope (`watched`); before Claude Code has created the
+   * sessions folder, its nearest existing ancestor, so that the first session is noticed. Node's watcher, not VS
+   * Code's: the folder is outside the workspace, where VS Code's is not reliable. Watchers out of scope are closed.
    */
   private watch(): void {
-    if (!existsSync(this.root)) return;
-    const add = (dir: string) => {
-      if (this.watchers.has(dir)) return;
+    const wanted = new Set<string>();
+    if (existsSync(this.root)) {
+      wanted.add(this.root);
+      try {
+        for (const d of readdirSync(this.root, { withFileTypes: true })) if (d.isDirectory() && this.watched(join(this.root, d.name))) wanted.add(join(this.root, d.name));
+      } catch {
+        /* the next rescan tries again */
+      }
+    } else {
+      let dir = dirname(this.root);
+      while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+      wanted.add(dir);
+    }
+    for (const [dir, w] of this.watchers) {
+      if (wanted.has(dir)) continue;
+      w.close();
+      this.watchers.delete(dir);
+    }
+    for (const dir of wanted) {
+      if (this.watchers.has(dir)) continue;
       try {
         const w = watch(dir, { persistent: false }, (_event, name) => this.touched(dir, name));
         w.on('error', () => {
@@ -77,12 +120,6 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       } catch {
         /* vanished or unreadable: the next rescan tries again */
       }
-    };
-    add(this.root);
-    try {
-      for (const d of readdirSync(this.root, { withFileTypes: true })) if (d.isDirectory()) add(join(this.root, d.name));
-    } catch {
-      /* the next rescan tries again */
     }
   }
 
@@ -128,9 +165,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     return this.scanning;
   }
 
-  private async rescanNow(): Promise<void> {
+  private async rescanNow(all = false): Promise<void> {
     this.watch();
-    this.sessions = this.live.apply(await scanSessions(this.root, this.timers.now()));
+    this.sessions = this.live.apply(await scanSessions(this.root, this.timers.now(), all || this.wide ? undefined : this.narrowFolders()));
     this.rebuild();
     this.changed.fire();
   }
@@ -140,9 +177,12 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     this.timer = setTimeout(() => void this.rescan(), RESCAN_DEBOUNCE_MS);
   }
 
-  /** Reads the sessions folder again (one scan at a time; a request during a scan runs after it). */
-  rescan(): Promise<void> {
-    const run = () => this.rescanNow();
+  /**
+   * Reads the sessions folder again (one scan at a time; a request during a scan runs after it): every project while
+   * the view is shown or when `all` (the user asked to refresh), else the workspace's project.
+   */
+  rescan(all = false): Promise<void> {
+    const run = () => this.rescanNow(all);
     this.scanning = (this.scanning ?? Promise.resolve()).then(run, run);
     return this.scanning;
   }
