@@ -1,5 +1,6 @@
 // Shared argument and input handling for the CLI verbs: exit codes, numbers, the transcript path.
 import { open, stat } from 'node:fs/promises';
+import { errnoReason } from '../core/compact/fsutil';
 import { sanitizeForTerminal } from './format';
 
 export const EXIT_OK = 0;
@@ -28,7 +29,7 @@ export function onePositional(positionals: string[], verb: string): string {
   return positionals[0];
 }
 
-/** One line for a file-system error on a path the user named, or null when it is not one of those. */
+/** One line for a file-system error reading a path the user named, or null when it is not one of those (writes fail as CompactError 'write-failed'). */
 export function describeFsError(err: unknown): string | null {
   const e = err as NodeJS.ErrnoException;
   if (!e || typeof e !== 'object' || typeof e.code !== 'string') return null;
@@ -42,11 +43,9 @@ export function describeFsError(err: unknown): string | null {
       return `${p} is a folder, not a transcript`;
     case 'EACCES':
     case 'EPERM':
-      return `cannot read ${p}: permission denied`;
     case 'ELOOP':
-      return `cannot read ${p}: too many symbolic links`;
     case 'ENAMETOOLONG':
-      return `cannot read ${p}: the name is too long`;
+      return `cannot read ${p}: ${errnoReason(e)}`;
     default:
       return null;
   }

@@ -148,7 +148,10 @@ export function compactErrorOutcome(err: CompactError, json: boolean): { code: n
     case 'exists':
       return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}${/--force/.test(message) ? '' : ' (add --force to replace it, or choose another --out path)'}\n` };
     case 'unsupported-format':
+    case 'unsafe-path': // a refusal: the output named is the original, or a write would leave its folder
       return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}\n` };
+    case 'write-failed':
+      return { code: EXIT_FAILURE, stderr: `agent-compactor: ${message}; the original is unchanged\n` };
     case 'cancelled':
       return { code: EXIT_CANCELLED, stderr: `agent-compactor: ${message}\n` };
     default:

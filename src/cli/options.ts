@@ -35,8 +35,8 @@ export const JSON_OPTION: OptionSpec = { flag: 'json', type: 'boolean', help: 'p
 
 export const EXIT_CODES: readonly [string, string][] = [
   ['0', 'success (also when there is nothing to compact)'],
-  ['1', 'failure (e.g. the API rejected the key, or the file changed while it was being compacted)'],
-  ['2', 'unusable input or arguments (a missing, unreadable or non-transcript file, a folder, a bad option, an existing output)'],
+  ['1', 'failure (e.g. the API rejected the key, the file changed while it was being compacted, or a file could not be written)'],
+  ['2', 'unusable input or arguments (a missing, unreadable or non-transcript file, a folder, a bad option, an existing output, the original named as the output)'],
   ['130', 'cancelled (Ctrl-C, SIGINT); nothing was written'],
 ];
 

@@ -5,6 +5,7 @@
 // tool calls and results by their characters per tool. Whole tokens, summing to the estimate.
 import type { Entry } from './entries';
 import type { Round } from './rounds';
+import { setOwn } from './json';
 import { continuesToolLoop, rawEstimateParts, TOKEN_MODEL, type TokenModel } from './tokens/estimate';
 
 export interface ToolTokens {
@@ -123,7 +124,7 @@ export function roundBreakdown(round: Round, entries: readonly Entry[], estimate
     tool(name).resultTokens += whole[k];
     b.toolResults += whole[k++];
   }
-  for (const [name, t] of [...tools].sort((x, y) => y[1].callTokens + y[1].resultTokens - (x[1].callTokens + x[1].resultTokens) || (x[0] < y[0] ? -1 : 1))) b.byTool[name] = t;
+  for (const [name, t] of [...tools].sort((x, y) => y[1].callTokens + y[1].resultTokens - (x[1].callTokens + x[1].resultTokens) || (x[0] < y[0] ? -1 : 1))) setOwn(b.byTool, name, t);
   return b;
 }
 

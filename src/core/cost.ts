@@ -3,6 +3,7 @@
 // Claude Code writes one line per content block of a response, each carrying the response's
 // usage (earlier lines may hold placeholders), so summing lines would count a response many times.
 import type { Entry, Usage } from './entries';
+import { ownValue, setOwn } from './json';
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -79,7 +80,7 @@ export function modelKey(model: string): string {
 /** The rates for a model: its own key, else the longest key it starts with (`claude-opus-4-1` before `claude-opus-4`). */
 export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): { key: string; price: ModelPrice } | null {
   const key = modelKey(model);
-  const own = table.models[key];
+  const own = ownValue(table.models, key);
   if (own) return { key, price: own };
   let best: string | null = null;
   for (const k of Object.keys(table.models)) {
@@ -194,18 +195,19 @@ export function withPriceOverrides(overrides: Record<string, Partial<ModelPrice>
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`price of ${key}.${field}: expected a number of USD per million tokens, got ${JSON.stringify(value)}`);
     }
     const k = modelKey(key);
-    const start = models[k] ?? priceFor(k, base)?.price;
+    const start = ownValue(models, k) ?? priceFor(k, base)?.price;
     const input = given.input ?? start?.input;
     const output = given.output ?? start?.output;
     if (input === undefined || output === undefined) throw new Error(`price of ${key}: a new model needs at least input and output`);
-    models[k] = {
+    const price: ModelPrice = {
       input,
       output,
       cacheWrite5m: given.cacheWrite5m ?? (given.input !== undefined || !start ? input * 1.25 : start.cacheWrite5m),
       cacheWrite1h: given.cacheWrite1h ?? (given.input !== undefined || !start ? input * 2 : start.cacheWrite1h),
       cacheRead: given.cacheRead ?? (given.input !== undefined || !start ? input / 10 : start.cacheRead),
     };
-    if (start?.longContext && given.input === undefined && given.output === undefined) models[k].longContext = start.longContext;
+    if (start?.longContext && given.input === undefined && given.output === undefined) price.longContext = start.longContext;
+    setOwn(models, k, price);
   }
   return keys.length ? { date: base.date, source: `${base.source}; overridden by settings for ${keys.join(', ')}`, models } : base;
 }

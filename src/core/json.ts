@@ -14,6 +14,23 @@ export function asObject(v: unknown): JsonObject | undefined {
   return isObject(v) ? v : undefined;
 }
 
+/**
+ * `d[key]` when `key` is one of d's own keys, else undefined. Dictionaries keyed by strings a transcript controls
+ * (tool ids, model names) are read through it: a key named like an Object.prototype member (`constructor`,
+ * `toString`, `__proto__`) must find nothing, not the inherited member.
+ */
+export function ownValue<T>(d: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return d !== undefined && Object.hasOwn(d, key) ? d[key] : undefined;
+}
+
+/**
+ * Sets `d[key]` as an own property. Plain assignment of `__proto__` would replace d's prototype instead of storing
+ * an entry (and the entry would vanish from JSON), so dictionaries keyed by untrusted strings are written through it.
+ */
+export function setOwn<T>(d: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(d, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /** `o[key]` when it is an object, else undefined. */
 export function obj(o: JsonObject | undefined, key: string): JsonObject | undefined {
   return asObject(o?.[key]);

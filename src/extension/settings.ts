@@ -1,12 +1,13 @@
 // Reads `agentCompactor.*` configuration into engine settings (see model/settings.ts).
 import * as vscode from 'vscode';
-import { readSettings, type ExtensionSettings } from './model/settings';
+import { readSettings, userScopedValue, USER_ONLY_SETTINGS, type ExtensionSettings } from './model/settings';
 
 export const SECTION = 'agentCompactor';
 
 export function getSettings(scope?: vscode.Uri): ExtensionSettings {
   const config = vscode.workspace.getConfiguration(SECTION, scope);
-  return readSettings((key) => config.get(key));
+  // Where content, the API key and commands go is the user's choice only: a workspace value of those keys is ignored.
+  return readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(config.inspect(key)) : config.get(key)));
 }
 
 export function onSettingsChanged(listener: (e: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {

@@ -250,6 +250,74 @@ describe('CLI', function () {
     });
   });
 
+  describe('what failed: read, write or refuse, each with its documented exit code', () => {
+    /** Runs the CLI as an unprivileged user (root writes anywhere), from a copy of the bundle it can read. */
+    function runUnprivileged(args: string[]) {
+      const cliCopy = join(dir, 'cli.js');
+      copyFileSync(cli, cliCopy);
+      chmodSync(cliCopy, 0o644);
+      const asRoot = process.getuid?.() === 0;
+      const r = spawnSync(process.execPath, [cliCopy, ...args], { encoding: 'utf8', env: env(), ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+      assert.ok(!r.error && !/Cannot find module/.test(r.stderr), `the unprivileged user could not run the CLI: ${r.error?.message ?? r.stderr}`);
+      return r;
+    }
+    /** A folder the unprivileged user reads but cannot write, holding a readable copy of the transcript. */
+    function readOnlyFolder(): { folder: string; file: string } {
+      chmodSync(dir, 0o755);
+      const folder = join(dir, 'ro');
+      mkdirSync(folder);
+      const file = join(folder, 's.jsonl');
+      copyFileSync(transcript, file);
+      chmodSync(file, 0o644);
+      chmodSync(folder, 0o755);
+      if (process.getuid?.() !== 0) chmodSync(folder, 0o555);
+      return { folder, file };
+    }
+
+    it('--out into a folder it cannot write: "cannot write", exit 1, nothing written, the original unchanged', () => {
+      const { folder } = readOnlyFolder();
+      // The input in a folder the user can write (its lock goes beside it); only the --out folder is closed.
+      const open = join(dir, 'rw');
+      mkdirSync(open);
+      chmodSync(open, 0o777);
+      const readable = join(open, 'in.jsonl');
+      copyFileSync(transcript, readable);
+      chmodSync(readable, 0o644);
+      const before = readFileSync(readable);
+      const out = join(folder, 'out.jsonl');
+      const r = runUnprivileged(['compact', readable, ...SMALL, '--out', out]);
+      assert.equal(r.status, 1, r.stderr);
+      const last = r.stderr.trim().split('\n').pop()!;
+      assert.match(last, /^agent-compactor: cannot write .*ro\/out\.jsonl: permission denied; the original is unchanged$/);
+      assert.doesNotMatch(r.stderr, /cannot read|EACCES|at .*\.js:\d+/);
+      assert.deepEqual(readdirSync(folder), ['s.jsonl']);
+      assert.ok(readFileSync(readable).equals(before));
+    });
+
+    it('a fork beside a transcript in a folder it cannot write: "cannot write" (the lock), exit 1, nothing written', () => {
+      const { folder, file } = readOnlyFolder();
+      const before = readFileSync(file);
+      const r = runUnprivileged(['compact', file, ...SMALL]);
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr.trim().split('\n').pop()!, /^agent-compactor: cannot write .*ro\/s\.jsonl\.compactor\.lock: permission denied; the original is unchanged$/);
+      assert.doesNotMatch(r.stderr, /cannot read/);
+      assert.deepEqual(readdirSync(folder), ['s.jsonl']);
+      assert.ok(readFileSync(file).equals(before));
+    });
+
+    it('--out naming the original is refused: exit 2 as --help documents, one line, the original unchanged', () => {
+      const before = readFileSync(transcript);
+      for (const out of [transcript, join(dir, '.', 's.jsonl')]) {
+        const r = run(['compact', transcript, ...SMALL, '--out', out]);
+        assert.equal(r.status, 2, r.stderr);
+        assert.match(r.stderr.trim().split('\n').pop()!, /^agent-compactor: The output would overwrite the original/);
+      }
+      assert.ok(readFileSync(transcript).equals(before));
+      assert.match(run(['compact', '--help']).stdout, /\n {2}2 {4}unusable input or arguments \(.*the original named as the output\)/);
+      assert.match(run(['compact', '--help']).stdout, /\n {2}1 {4}failure \(.*a file could not be written\)/);
+    });
+  });
+
   describe('consent before anything is sent', () => {
     it('a key in the environment alone sends nothing: the default is extractive', async () => {
       const server = await silentServer();
@@ -402,7 +470,8 @@ describe('CLI', function () {
       assert.equal(nothing.code, 0);
       assert.equal(JSON.parse(nothing.stdout!).nothingToDo, true);
       assert.equal(compactErrorOutcome(new CompactError('cancelled', 'Compaction cancelled'), false).code, 130);
-      for (const code of ['auth', 'api', 'network', 'changed-on-disk', 'locked', 'invalid-output'] as const) assert.equal(compactErrorOutcome(new CompactError(code, 'x'), false).code, 1, code);
+      for (const code of ['auth', 'api', 'network', 'changed-on-disk', 'locked', 'invalid-output', 'write-failed'] as const) assert.equal(compactErrorOutcome(new CompactError(code, 'x'), false).code, 1, code);
+      assert.equal(compactErrorOutcome(new CompactError('unsafe-path', 'x'), false).code, 2);
     });
   });
 });

@@ -15,7 +15,7 @@ import { copyableResumeCommand, isDirectory, isInside, resumeProblem, resumeShel
 import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../src/core/session';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
 import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
-import { normalizeWriteMode, parseTokenCount, readSettings } from '../../src/extension/model/settings';
+import { anthropicBaseUrl, DEFAULT_ANTHROPIC_BASE_URL, normalizeWriteMode, parseTokenCount, readSettings } from '../../src/extension/model/settings';
 import { redact } from '../../src/extension/model/redact';
 import { adviceFor } from '../../src/extension/model/errors';
 import { listSessions, sessionsFolder, timeAgo } from '../../src/extension/model/sessions';
@@ -160,7 +160,7 @@ describe('extension model: one context figure on every surface', () => {
         planLine: rootNodes({ file, analysis, plan })[1].label,
         planSummary: planSummary(plan, ctx),
         inputPrompt: targetPrompt(ctx, 10_000),
-        confirmation: confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive' }).message,
+        confirmation: confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: DEFAULT_ANTHROPIC_BASE_URL }).message,
       };
       for (const [where, text] of Object.entries(surfaces)) assert.ok(text.includes(`ontext ${figure}`), `${where}: ${text} lacks "context ${figure}"`);
       // Where a part is shown, it is named: the input box names both parts; the detail names the transcript part.
@@ -323,9 +323,24 @@ describe('extension model: plan marks', () => {
     assert.deepEqual(decorationRanges(analysis, null), { summarize: [], drop: [] });
   });
 
+  it('the confirmation names the host the Anthropic summarizer sends the rounds and the key to', () => {
+    const ctx = contextNow(analysis.report);
+    const official = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'anthropic', baseUrl: anthropicBaseUrl(undefined, undefined) });
+    assert.match(official.detail, /Sends the summarized rounds and your API key to api\.anthropic\.com\./);
+    const proxy = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'anthropic', baseUrl: anthropicBaseUrl('https://gateway.example.net:8443/v1', undefined) });
+    assert.match(proxy.detail, /Sends the summarized rounds and your API key to gateway\.example\.net:8443\./);
+    assert.ok(!proxy.detail.includes('api.anthropic.com'), proxy.detail);
+    // With no setting the SDK takes ANTHROPIC_BASE_URL: the dialog names that host, as the request will use it.
+    const fromEnv = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'anthropic', baseUrl: anthropicBaseUrl(undefined, ' http://127.0.0.1:9999 ') });
+    assert.match(fromEnv.detail, /your API key to 127\.0\.0\.1:9999\./);
+    // The setting wins over the environment; the offline summary names no host.
+    assert.equal(anthropicBaseUrl('https://a.example', 'https://b.example'), 'https://a.example');
+    assert.ok(!confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: 'https://gateway.example.net' }).detail.includes('gateway'));
+  });
+
   it('confirmation text carries the figures and the write target', () => {
     const ctx = contextNow(analysis.report);
-    const { message, detail } = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive' });
+    const { message, detail } = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: DEFAULT_ANTHROPIC_BASE_URL });
     const before = contextFigureText(ctx);
     const after = formatNumber(Math.round(plan.postTokens + plan.overheadTokens));
     assert.ok(message.startsWith(`Compact with-compactions.jsonl? Context ${before} → ${after} tokens`), message);
@@ -338,11 +353,11 @@ describe('extension model: plan marks', () => {
     assert.ok(detail.includes(`System prompt and tools: ~${formatNumber(plan.overheadTokens)}, unchanged.`), detail);
     assert.ok(detail.includes('Writes: a new session <new-id>.jsonl beside with-compactions.jsonl, which is untouched'));
     assert.ok(detail.includes('nothing leaves this machine'));
-    const api = confirmationText(plan, ctx, { mode: 'inPlace', summarizer: 'anthropic', model: 'claude-x' });
+    const api = confirmationText(plan, ctx, { mode: 'inPlace', summarizer: 'anthropic', model: 'claude-x', baseUrl: DEFAULT_ANTHROPIC_BASE_URL });
     assert.ok(api.detail.includes('Anthropic API (claude-x)'));
     assert.ok(api.detail.includes('.bak-<timestamp>'));
     assert.ok(api.detail.includes('the session keeps its id'));
-    assert.ok(confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', out: '/x/y/other.jsonl' }).detail.includes('Writes: other.jsonl (with-compactions.jsonl is untouched).'));
+    assert.ok(confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: DEFAULT_ANTHROPIC_BASE_URL, out: '/x/y/other.jsonl' }).detail.includes('Writes: other.jsonl (with-compactions.jsonl is untouched).'));
     assert.equal(writeTarget('/a/b/s.jsonl', 'fork'), 'a new session <new-id>.jsonl beside s.jsonl, which is untouched (resume the new session by its id)');
   });
 

@@ -6,6 +6,7 @@ import type { CompactSettings, ToolResultDecision, WireMessageBudget } from './t
 import type { BudgetState } from './state';
 import { safeToolResultName } from './state';
 import type { ResultChoice } from './decisions';
+import { ownValue } from '../json';
 
 export interface ResultText {
   toolUseId: string;
@@ -93,8 +94,8 @@ export function applyBudget(
       return true;
     };
     for (const r of inMsg) {
-      const frozen = state.decisions[r.toolUseId];
-      const choice = choices[r.toolUseId];
+      const frozen = ownValue(state.decisions, r.toolUseId);
+      const choice = ownValue(choices, r.toolUseId);
       // A frozen decision is what an earlier compaction wrote: changing it would change text the agent has already
       // seen in this form (and whose saved original the preview names), so it stays, and a contrary choice is said.
       const overruled = choice && (choice === 'preview') !== (frozen?.action === 'replaced') ? `; your choice to ${choice === 'preview' ? 'replace it by a preview' : 'keep it in full'} cannot apply: an earlier compaction already wrote it this way and the agent's context holds it so` : '';

@@ -22,6 +22,7 @@ import { commitOutput } from './commit';
 import { makeSummary } from './summary';
 import { shellQuote } from './resume';
 import { CompactError, type CompactResult, type ProgressReporter } from './types';
+import { forkedMetaLine } from './codexThreadId';
 
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
 const OUR_MARK = '"compactor":"agent-compactor"';
@@ -316,7 +317,7 @@ export async function compactCodexLocked(file: string, analysis: Analysis, optio
   if (target.newId) {
     for (const range of facts.metaRanges) {
       const text = await readRange(file, range[0], range[1]);
-      patches.push({ range, text: text.split(JSON.stringify(facts.threadId)).join(JSON.stringify(target.newId)) });
+      patches.push({ range, text: forkedMetaLine(text, facts.threadId, target.newId, `${basename(file)} at byte ${range[0]}`) });
     }
   }
   progress('Writing the compacted rollout…');

@@ -7,6 +7,7 @@ import type { PlanDetails } from './plan';
 import { CompactError, type WrittenSidecars } from './types';
 import { assertInside, commitTemp, ensureRealDir, makeBackup, writeFileAtomic } from './fsutil';
 import { statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
+import { ownValue, setOwn } from '../json';
 
 /**
  * Writes the full original of every result this run replaces by a preview, at the absolute path its preview names.
@@ -161,8 +162,8 @@ export async function* streamOutput(file: string, size: number, appended: Buffer
 export async function saveState(out: string, details: PlanDetails): Promise<void> {
   const state: BudgetState = { version: 1, decisions: { ...details.state.decisions } };
   for (const d of details.budget.decisions) {
-    if (state.decisions[d.toolUseId]) continue;
-    state.decisions[d.toolUseId] = d.action === 'replaced' ? { action: 'replaced', originalChars: d.originalChars, preview: d.preview!, fullTextPath: d.fullTextPath! } : { action: 'kept', originalChars: d.originalChars };
+    if (ownValue(state.decisions, d.toolUseId)) continue;
+    setOwn(state.decisions, d.toolUseId, d.action === 'replaced' ? { action: 'replaced', originalChars: d.originalChars, preview: d.preview!, fullTextPath: d.fullTextPath! } : { action: 'kept', originalChars: d.originalChars });
   }
   await writeFileAtomic(statePath(out), JSON.stringify(state, null, 1) + '\n');
 }

@@ -3,6 +3,7 @@
 // keep-in-full / replace-by-preview. Operations return a new value (last decision wins), so the
 // editor, the CLI and tests build decisions the same way; the planner (steer.ts) honours them.
 import type { Analysis } from '../inspect';
+import { ownValue, setOwn } from '../json';
 
 export type RoundChoice = 'keep' | 'drop' | 'summarize';
 export type ResultChoice = 'keep-full' | 'preview';
@@ -83,7 +84,7 @@ export function keepFrom(d: UserDecisions, round: number | null): UserDecisions 
 export function chooseToolResult(d: UserDecisions, toolUseId: string, choice: ResultChoice | 'auto'): UserDecisions {
   const next = copy(d);
   if (choice === 'auto') delete next.toolResults[toolUseId];
-  else next.toolResults[toolUseId] = choice;
+  else setOwn(next.toolResults, toolUseId, choice);
   return next;
 }
 
@@ -137,7 +138,7 @@ export function resolveRounds(d: UserDecisions, analysis: Analysis): Resolution 
   }
   const usable = (n: number, what: string): boolean => {
     if (!Number.isInteger(n) || n < 0 || n >= total) throw new DecisionError(`${what}: there is no round ${n} (this session has rounds 0-${total - 1})`);
-    const anchor = d.anchors?.[n];
+    const anchor = ownValue(d.anchors, String(n));
     if (anchor !== undefined && firstUuid(analysis, n) !== anchor) {
       ignored.push(`${what} no longer applies: round ${n} is not the round it was made for (the session was rewritten); ignored`);
       return false;
@@ -180,7 +181,7 @@ export function parseDecisions(value: unknown, where: string): UserDecisions {
   if (typeof v.toolResults !== 'object' || v.toolResults === null) fail('decisions.toolResults must be an object');
   for (const [k, c] of Object.entries(v.toolResults as Record<string, unknown>)) {
     if (c !== 'keep-full' && c !== 'preview') fail(`decisions.toolResults[${k}] must be keep-full or preview`);
-    toolResults[k] = c as ResultChoice;
+    setOwn(toolResults, k, c as ResultChoice);
   }
   const range = (x: unknown, name: string): number | null => {
     if (x === null || x === undefined) return null;
@@ -191,7 +192,7 @@ export function parseDecisions(value: unknown, where: string): UserDecisions {
   if (v.anchors !== undefined) {
     if (typeof v.anchors !== 'object' || v.anchors === null) fail('decisions.anchors must be an object');
     const anchors: Record<string, string> = {};
-    for (const [k, u] of Object.entries(v.anchors as Record<string, unknown>)) if (typeof u === 'string') anchors[k] = u;
+    for (const [k, u] of Object.entries(v.anchors as Record<string, unknown>)) if (typeof u === 'string') setOwn(anchors, k, u);
     out.anchors = anchors;
   }
   return out;

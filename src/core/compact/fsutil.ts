@@ -7,6 +7,43 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { CompactError } from './types';
 
+/** Why a file-system call failed, in words, for the errors a user can act on; null for the others. */
+export function errnoReason(err: unknown): string | null {
+  switch ((err as NodeJS.ErrnoException | null)?.code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'EDQUOT':
+      return 'the disk quota is exceeded';
+    case 'ENOENT':
+      return 'no such folder';
+    case 'ENOTDIR':
+      return 'a part of the path is not a folder';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'ELOOP':
+      return 'too many symbolic links';
+    case 'ENAMETOOLONG':
+      return 'the name is too long';
+    default:
+      return null;
+  }
+}
+
+/**
+ * A failed write as CompactError('write-failed') naming `path` and the reason, so callers (the CLI's exit code and
+ * message, the extension's advice) tell it from a failed read. Errors that are not the file system's pass through.
+ */
+export function writeFailure(err: unknown, path: string): unknown {
+  const e = err as NodeJS.ErrnoException | null;
+  if (err instanceof CompactError || typeof e?.code !== 'string') return err;
+  return new CompactError('write-failed', `cannot write ${path}: ${errnoReason(err) ?? e.message}`, err);
+}
+
 export async function fsyncPath(path: string): Promise<void> {
   const fh = await open(path, 'r');
   try {
@@ -31,9 +68,15 @@ export function tempPathFor(target: string): string {
 /** Writes chunks to a temp file beside `target`, fsyncs it, and returns its path (not yet renamed). */
 export async function writeTemp(target: string, chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): Promise<string> {
   const tmp = tempPathFor(target);
-  const fh = await open(tmp, 'wx', 0o600);
+  const fh = await open(tmp, 'wx', 0o600).catch((err: unknown) => {
+    throw writeFailure(err, target);
+  });
   try {
-    for await (const c of chunks as AsyncIterable<Buffer | string>) await fh.write(typeof c === "string" ? Buffer.from(c, "utf8") : c);
+    for await (const c of chunks as AsyncIterable<Buffer | string>) {
+      await fh.write(typeof c === 'string' ? Buffer.from(c, 'utf8') : c).catch((err: unknown) => {
+        throw writeFailure(err, target);
+      });
+    }
     await fh.sync();
   } catch (err) {
     await fh.close().catch(() => undefined);
@@ -45,7 +88,9 @@ export async function writeTemp(target: string, chunks: AsyncIterable<Buffer | s
 }
 
 export async function commitTemp(tmp: string, target: string): Promise<void> {
-  await rename(tmp, target);
+  await rename(tmp, target).catch((err: unknown) => {
+    throw writeFailure(err, target);
+  });
   await fsyncDir(dirname(target));
 }
 
@@ -67,7 +112,7 @@ export async function makeBackup(file: string): Promise<string> {
       await copyFile(file, target, 1 /* COPYFILE_EXCL */);
       break;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || i > 50) throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || i > 50) throw writeFailure(err, target);
       target = `${backupName(file)}-${i}`;
     }
   }
@@ -91,7 +136,9 @@ export async function ensureRealDir(dir: string): Promise<void> {
     if (!st.isDirectory()) throw new CompactError('unsafe-path', `refusing to write into ${dir}: it is not a folder`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await mkdir(dir, { recursive: false, mode: 0o700 });
+    await mkdir(dir, { recursive: false, mode: 0o700 }).catch((e: unknown) => {
+      throw writeFailure(e, dir);
+    });
   }
 }
 
@@ -211,7 +258,9 @@ async function judge(entry: LockEntry, now = Date.now()): Promise<Verdict> {
 /** Creates `path` with `content` only if nothing is there; never leaves it half-written. */
 async function createExclusive(path: string, content: string): Promise<boolean> {
   const tmp = tempPathFor(path);
-  await writeFile(tmp, content, { flag: 'wx', mode: 0o600 });
+  await writeFile(tmp, content, { flag: 'wx', mode: 0o600 }).catch((err: unknown) => {
+    throw writeFailure(err, path);
+  });
   try {
     await link(tmp, path);
     return true;

@@ -172,6 +172,7 @@ export type CompactErrorCode =
   | 'invalid-output' // the result failed validation; nothing written
   | 'unsafe-path' // a write would escape its folder
   | 'exists' // the output file exists and is not this session's own output (use --force)
+  | 'write-failed' // a file could not be written (permission, read-only or full file system); the original is unchanged
   | 'unsupported-format'; // the file's format is read-only (inspect only)
 
 /** A failure the user can act on; `message` says the cause and what to do. */

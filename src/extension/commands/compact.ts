@@ -17,7 +17,7 @@ import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/
 import { adviceFor, type ErrorAction } from '../model/errors';
 import { confirmationText, planSummary, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
 import { isSessionId } from '../../core/compact/resume';
-import { normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
+import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import { getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
@@ -177,7 +177,13 @@ async function confirmed(s: Services, plan: CompactionPlan, context: ContextFigu
     return false;
   }
   if (o.confirm === false) return true;
-  const { message, detail } = confirmationText(plan, context, { mode: req.mode, summarizer: req.summarizer, model: req.config.model, out: req.out });
+  const { message, detail } = confirmationText(plan, context, {
+    mode: req.mode,
+    summarizer: req.summarizer,
+    model: req.config.model,
+    baseUrl: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL),
+    out: req.out,
+  });
   const review = req.config.reviewSummary;
   const [first, second] = review ? [REVIEW, COMPACT_NOW] : [COMPACT, REVIEW_FIRST];
   const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, first, second, OPEN_BUDGET);
@@ -208,7 +214,8 @@ function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Th
     if (o.force === true) compactOptions.force = true;
   }
   if (summarizer === 'anthropic') {
-    compactOptions.anthropic = { apiKey: req.apiKey, model: req.config.model, baseURL: req.config.baseUrl };
+    // The address the confirmation named, resolved the same way.
+    compactOptions.anthropic = { apiKey: req.apiKey, model: req.config.model, baseURL: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL) };
   }
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Compacting ${basename(file)}`, cancellable: true },

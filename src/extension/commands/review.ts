@@ -9,6 +9,7 @@ import { contextNow } from '../../core/context';
 import { inspectFile } from '../../core/inspect';
 import { CompactError, type CompactResult } from '../../core/compact/types';
 import { planSummary } from '../model/planText';
+import { anthropicBaseUrl } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -72,7 +73,7 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
         return await draftSummary(file, {
           settings,
           summarizer: anthropic && apiKey ? 'anthropic' : 'extractive',
-          anthropic: anthropic && apiKey ? { apiKey, model: config.model, baseURL: config.baseUrl } : undefined,
+          anthropic: anthropic && apiKey ? { apiKey, model: config.model, baseURL: anthropicBaseUrl(config.baseUrl, process.env.ANTHROPIC_BASE_URL) } : undefined,
           instructions: o.instructions,
           signal: abort.signal,
           onProgress: (message) => progress.report({ message }),

@@ -43,6 +43,8 @@ export function adviceFor(error: unknown, summarizer: 'extractive' | 'anthropic'
       return { severity: 'error', message, actions: ['Show Log'] };
     case 'unsupported-format':
       return { severity: 'warning', message, actions: [] };
+    case 'write-failed':
+      return { severity: 'error', message: `Nothing was written: ${message}`, actions: ['Show Log'] };
     case 'exists':
       // Only an explicit output file can exist already (a fork gets a new name): nothing was written.
       return { severity: 'warning', message: `Nothing was written: ${message}`, actions: [] };

@@ -5,7 +5,7 @@ import { resumeCommand } from '../../core/compact/resume';
 import type { ContextFigure } from '../../core/context';
 import { contextFigureText, contextText } from './contextText';
 import { baseName, formatBytes, formatNumber, plural } from './format';
-import type { Summarizer, WriteMode } from './settings';
+import { baseUrlHost, type Summarizer, type WriteMode } from './settings';
 
 export interface PlanFigures {
   /** Rounds summarized or dropped. */
@@ -133,12 +133,14 @@ export function writeTarget(file: string, mode: WriteMode, out?: string): string
 export function confirmationText(
   plan: CompactionPlan,
   context: ContextFigure,
-  options: { mode: WriteMode; summarizer: Summarizer; model?: string; out?: string },
+  /** baseUrl: the address the Anthropic summarizer sends to (anthropicBaseUrl), named so the user sees the host. */
+  options: { mode: WriteMode; summarizer: Summarizer; model?: string; baseUrl: string; out?: string },
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
+  const host = baseUrlHost(options.baseUrl);
   const how =
     options.summarizer === 'anthropic'
-      ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}; the summarized rounds are sent to it.`
+      ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}. Sends the summarized rounds and your API key to ${host}.`
       : 'Summary: offline extractive summary (nothing leaves this machine).';
   const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out)}.`].join('\n');
   return { message, detail };

@@ -16,6 +16,45 @@ export function normalizeWriteMode(v: unknown): WriteMode {
 
 export const DEFAULT_CLAUDE_PATH = 'claude';
 
+/**
+ * Settings that decide where transcript content and the API key go, or which program runs: a workspace's
+ * `.vscode/settings.json` must not set them (package.json gives them the "application" or "machine" scope, and
+ * getSettings reads them through userScopedValue so a workspace value is ignored even if one is present).
+ */
+export const USER_ONLY_SETTINGS: readonly string[] = ['summarizer', 'model', 'baseUrl', 'claudePath'];
+
+/** The parts of `WorkspaceConfiguration.inspect()` a value can come from (vscode's shape, without importing it). */
+export interface InspectedSetting {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+  [other: string]: unknown;
+}
+
+/** The user's (or the machine's) value, else the default: whatever a workspace or folder sets is ignored. */
+export function userScopedValue(inspected: InspectedSetting | undefined): unknown {
+  if (!inspected) return undefined;
+  return inspected.globalValue !== undefined ? inspected.globalValue : inspected.defaultValue;
+}
+
+/** The Anthropic SDK's own default address, used when neither the setting nor ANTHROPIC_BASE_URL names one. */
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/** The address the summary request goes to, as the Anthropic SDK picks it: the setting, else the environment, else its default. */
+export function anthropicBaseUrl(configured: string | undefined, envValue: string | undefined): string {
+  return configured ?? nonEmpty(envValue) ?? DEFAULT_ANTHROPIC_BASE_URL;
+}
+
+/** The host (with a port when one is given) that a base URL sends to, for the confirmation dialog. */
+export function baseUrlHost(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host || baseUrl;
+  } catch {
+    return baseUrl;
+  }
+}
+
 export interface ExtensionSettings {
   /** Only the values the user set validly; the engine fills in DEFAULT_SETTINGS for the rest. */
   compact: Partial<CompactSettings>;

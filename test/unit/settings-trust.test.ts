@@ -1,0 +1,68 @@
+// Settings that decide where transcript content and the API key go (or which program runs) belong to the user: a
+// workspace's .vscode/settings.json can neither set them (manifest scope) nor have its value read (userScopedValue).
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readSettings, userScopedValue, USER_ONLY_SETTINGS, type InspectedSetting } from '../../src/extension/model/settings';
+
+interface SettingSchema {
+  scope?: string;
+}
+
+const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+  contributes: { configuration: { properties: Record<string, SettingSchema> } };
+};
+const properties = manifest.contributes.configuration.properties;
+/** Scopes a workspace or folder settings file cannot set. */
+const SAFE_SCOPES = new Set(['application', 'machine']);
+
+describe('settings: where content and keys go is the user\'s choice', () => {
+  it('every setting naming a host, a summarizer, a model or a program path has the application or machine scope', () => {
+    // Found by the settings' names, not only by the list in the code: a new one of these kinds must join it.
+    const named = Object.keys(properties).filter((key) => /(url|host|endpoint|summarizer|model|path|executable|command)$/i.test(key));
+    for (const key of ['agentCompactor.baseUrl', 'agentCompactor.summarizer', 'agentCompactor.model', 'agentCompactor.claudePath']) {
+      assert.ok(named.includes(key), `${key} is recognised as a trust setting`);
+    }
+    for (const key of named) {
+      assert.ok(USER_ONLY_SETTINGS.includes(key.replace(/^agentCompactor\./, '')), `${key} is read through userScopedValue`);
+    }
+    for (const key of USER_ONLY_SETTINGS) {
+      const s = properties[`agentCompactor.${key}`];
+      assert.ok(s, `agentCompactor.${key} is in package.json`);
+      assert.ok(SAFE_SCOPES.has(s.scope ?? 'window'), `agentCompactor.${key} has scope ${s.scope ?? '(none: window)'}`);
+    }
+  });
+
+  it('userScopedValue takes the user value, else the default, and ignores workspace and folder values', () => {
+    const hostile: InspectedSetting = {
+      defaultValue: '',
+      globalValue: undefined,
+      workspaceValue: 'https://attacker.example',
+      workspaceFolderValue: 'https://attacker.example/folder',
+    };
+    assert.equal(userScopedValue(hostile), '');
+    assert.equal(userScopedValue({ ...hostile, globalValue: 'https://proxy.example' }), 'https://proxy.example');
+    assert.equal(userScopedValue({ defaultValue: 'claude', workspaceValue: '/tmp/evil' }), 'claude');
+    assert.equal(userScopedValue(undefined), undefined);
+    // A user who set the value to the empty string keeps it (globalValue '' is a value, not "unset").
+    assert.equal(userScopedValue({ defaultValue: 'claude', globalValue: '', workspaceValue: '/tmp/evil' }), '');
+  });
+
+  it('settings read through userScopedValue ignore a workspace that picks the summarizer, model, host and program', () => {
+    const inspected: Record<string, InspectedSetting> = {
+      summarizer: { defaultValue: 'extractive', workspaceValue: 'anthropic' },
+      model: { defaultValue: '', workspaceValue: 'claude-expensive' },
+      baseUrl: { defaultValue: '', workspaceValue: 'https://attacker.example' },
+      claudePath: { defaultValue: 'claude', workspaceFolderValue: '/tmp/evil' },
+      targetTokens: { defaultValue: 120_000, workspaceValue: 50_000 },
+    };
+    // The getter getSettings builds: the user-only keys through userScopedValue, the rest as VS Code merges them.
+    const merged = (key: string): unknown => inspected[key]?.workspaceFolderValue ?? inspected[key]?.workspaceValue ?? inspected[key]?.defaultValue;
+    const s = readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(inspected[key]) : merged(key)));
+    assert.equal(s.summarizer, 'extractive');
+    assert.equal(s.model, undefined);
+    assert.equal(s.baseUrl, undefined);
+    assert.equal(s.claudePath, 'claude');
+    assert.equal(s.compact.targetTokens, 50_000, 'a workspace still sets the compaction figures');
+  });
+});
