@@ -100,7 +100,7 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
         const r = runInShell(box, command);
         assert.equal(r.status, 0, `${command}: ${r.stderr}`);
         assert.deepEqual(r.argv?.slice(1), expectedArgs(agent), command);
-        assert.equal(basename(r.argv![0]), agent === 'codex' ? 'codex' : 'claude');
+        assert.equal(basename(r.argv?.[0] ?? ''), agent === 'codex' ? 'codex' : 'claude');
         assert.equal(r.cwd, dir, command);
         assert.ok(!existsSync(box.marker), `nothing else ran: ${command}`);
       }
