@@ -93,8 +93,8 @@ export function resumeCommand(cwd: string | null | undefined, sessionId: string 
   return parts.ok ? posixResumeCommand(parts) : null;
 }
 
-/** A result's resume fields: the POSIX command, or why none is offered. */
-export function resumeFields(agent: ResumeAgent, cwd: string | null | undefined, sessionId: string | null | undefined): { resumeCommand: string | null; resumeProblem?: string } {
+/** A result's resume fields: the agent that resumes it, and the POSIX command or why none is offered. */
+export function resumeFields(agent: ResumeAgent, cwd: string | null | undefined, sessionId: string | null | undefined): { resumeAgent: ResumeAgent; resumeCommand: string | null; resumeProblem?: string } {
   const parts = resumeParts(agent, cwd, sessionId);
-  return parts.ok ? { resumeCommand: posixResumeCommand(parts) } : { resumeCommand: null, resumeProblem: parts.reason };
+  return parts.ok ? { resumeAgent: agent, resumeCommand: posixResumeCommand(parts) } : { resumeAgent: agent, resumeCommand: null, resumeProblem: parts.reason };
 }

@@ -135,6 +135,8 @@ export interface CompactResult {
   cwd: string | null;
   /** `cd <cwd> && claude --resume <id>` (Codex: `codex resume <id>`) for a POSIX shell; null when it cannot be offered. */
   resumeCommand: string | null;
+  /** The agent that resumes the result (absent: Claude Code); the extension resumes only Claude Code sessions. */
+  resumeAgent?: 'claude-code' | 'codex';
   /** Why `resumeCommand` is null: no id or folder known, or one that is not safe to put in a command (core/compact/resume.ts). */
   resumeProblem?: string;
   /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one); 'given': the text passed in, verbatim. */
