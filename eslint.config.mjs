@@ -34,6 +34,20 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI writes to the terminal only through src/cli/format.ts, which makes transcript text terminal-safe.
+    files: ['src/cli/**/*.ts'],
+    ignores: ['src/cli/format.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='write'][callee.object.object.name='process'][callee.object.property.name=/^(stdout|stderr)$/]",
+          message: 'Write through printOut / printErr / printJson (src/cli/format.ts): they keep escape sequences from transcripts off the terminal.',
+        },
+      ],
+    },
+  },
+  {
     // Tests, and the benchmarks that share their helpers (recorded API requests typed `any`), may poke at loosely
     // typed JSON with `any`. Promises are still checked here as everywhere.
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { compactFile, DEFAULT_MODEL } from '../core/compact/compact';
 import { CompactError, type CompactResult } from '../core/compact/types';
 import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, shown, UsageError } from './args';
-import { formatTokens, sanitizeForTerminal } from './format';
+import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
 import { inspectFile } from '../core/inspect';
@@ -112,17 +112,18 @@ export async function runCompact(values: Values, positionals: string[]): Promise
       decisions: req.decisions,
       summaryText: req.summaryText,
       signal: controller.signal,
-      onProgress: json ? undefined : (m) => process.stderr.write(`${sanitizeForTerminal(m)}\n`),
+      onProgress: json ? undefined : (m) => printErr(`${sanitizeForTerminal(m)}\n`),
     });
-    process.stdout.write(json ? JSON.stringify(resultJson(result), null, 2) + '\n' : renderCompactResult(result, req.summarizer, req.model ?? DEFAULT_MODEL));
+    if (json) printJson(JSON.stringify(resultJson(result), null, 2) + '\n');
+    else printOut(renderCompactResult(result, req.summarizer, req.model ?? DEFAULT_MODEL));
     return EXIT_OK;
   } catch (err) {
     // Saved decisions that contradict each other (the options were checked before).
     if (err instanceof DecisionError) throw new UsageError(err.message);
     if (!(err instanceof CompactError)) throw err;
     const { code, stdout, stderr } = compactErrorOutcome(err, json);
-    if (stdout) process.stdout.write(stdout);
-    if (stderr) process.stderr.write(stderr);
+    if (stdout) (json ? printJson : printOut)(stdout);
+    if (stderr) printErr(stderr);
     return code;
   } finally {
     process.off('SIGINT', onSignal);
@@ -188,7 +189,7 @@ export function renderCompactResult(result: CompactResult, requested: 'extractiv
     `wrote ${result.output}`,
     `mode: ${MODE_TEXT[result.mode] ?? result.mode}`,
     `session: ${result.sessionId ?? 'unknown'}`,
-    ...(result.resumeCommand ? ['resume it with:', result.resumeCommand] : []),
+    ...(result.resumeCommand ? ['resume it with:', result.resumeCommand] : result.resumeProblem ? [`no resume command: ${result.resumeProblem}`] : []),
     `summarizer: ${summarizerText(result, requested, model)}`,
     result.backup ? `backup ${result.backup}` : null,
     `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of transcript (estimated; about ${formatTokens(p.overheadTokens)} of system prompt and tools come on top); ` +

@@ -1,7 +1,7 @@
 // `agent-compactor doctor <file> [--json]`: what `claude --resume` would load, and why it would load less.
 import { doctorFile, type DoctorReport } from '../core/doctor';
 import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript } from './args';
-import { sanitizeForTerminal } from './format';
+import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
 
 export const doctorVerb: VerbSpec = {
@@ -16,7 +16,8 @@ export const doctorVerb: VerbSpec = {
 export async function runDoctor(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'doctor'));
   const report = await doctorFile(file);
-  process.stdout.write(bool(values, 'json') ? JSON.stringify(report, null, 2) + '\n' : renderDoctor(report));
+  if (bool(values, 'json')) printJson(JSON.stringify(report, null, 2) + '\n');
+  else printOut(renderDoctor(report));
   return report.healthy ? EXIT_OK : EXIT_FAILURE;
 }
 

@@ -5,8 +5,8 @@ import { contextMap, type ContextMap } from '../core/contextMap';
 import { cacheState } from '../core/cache';
 import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
 import { onePositional, readableTranscript, shown, UsageError } from './args';
-import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
-import { JsonList, writeJson } from './jsonStream';
+import { clearProgress, formatTokens, printJsonValue, printOut, printProgress, sanitizeForTerminal, table, truncate } from './format';
+import { JsonList } from './jsonStream';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
 const PRICES_OPTION = { flag: 'prices', type: 'string', value: 'FILE', help: 'JSON file of prices that replace the built-in ones: {"<model>": {"input": 3, "output": 15, ...}} in USD per million tokens', default: 'built-in table' } as const;
@@ -24,14 +24,14 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   const showProgress = process.stderr.isTTY === true;
   const analysis = await inspectFile(file, {
     appendable: false,
-    onProgress: showProgress ? (read, total) => process.stderr.write(`\rreading ${Math.round((100 * read) / total)}%`) : undefined,
+    onProgress: showProgress ? (read, total) => printProgress(`reading ${Math.round((100 * read) / total)}%`) : undefined,
   });
-  if (showProgress) process.stderr.write('\r\x1b[K');
+  if (showProgress) clearProgress();
   const report = analysis.report;
   const map = contextMap(analysis, await pricesFrom(str(values, 'prices')));
   const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, Date.now());
-  if (bool(values, 'json')) await writeJson({ ...jsonReport(report, map), cache }, process.stdout);
-  else process.stdout.write(renderReport(report) + renderMap(map) + `prompt cache: ${cache.status === 'unknown' ? `unknown (${cache.reason})` : cache.reason}\n`);
+  if (bool(values, 'json')) await printJsonValue({ ...jsonReport(report, map), cache });
+  else printOut(renderReport(report) + renderMap(map) + `prompt cache: ${cache.status === 'unknown' ? `unknown (${cache.reason})` : cache.reason}\n`);
   return 0;
 }
 
@@ -98,7 +98,7 @@ export function renderReport(report: InspectReport): string {
   const rows = report.rounds.map((r) => [
     String(r.index) + (r.inContext ? '' : ' (hist)'),
     r.firstLine === r.lastLine ? String(r.firstLine) : `${r.firstLine}-${r.lastLine}`,
-    truncate(r.model ?? '-', 18),
+    truncate(sanitizeForTerminal(r.model ?? '-'), 18),
     truncate(sanitizeForTerminal(r.startsAtBoundary ? '── compact boundary ──' : r.label), 44),
     `${formatTokens(r.tokens.added)} ${r.tokens.source === 'usage' ? 'usage' : 'est'}`,
     `${formatTokens(r.cumulative.tokens)} ${r.cumulative.source === 'usage' ? 'usage' : 'est'}`,
@@ -106,7 +106,7 @@ export function renderReport(report: InspectReport): string {
   const t = report.totals;
   const out: string[] = [];
   const agent = `${report.format.agent}${report.format.version ? ` ${report.format.version}` : ''}${report.format.container === 'json' ? ', one JSON document' : ''}`;
-  out.push(`${report.file} (${sanitizeForTerminal(agent)}): ${report.lines} lines, ${(report.bytes / 1e6).toFixed(2)} MB${report.subagentFile ? ' (subagent transcript)' : ''}`);
+  out.push(`${sanitizeForTerminal(report.file)} (${sanitizeForTerminal(agent)}): ${report.lines} lines, ${(report.bytes / 1e6).toFixed(2)} MB${report.subagentFile ? ' (subagent transcript)' : ''}`);
   out.push('');
   out.push(table(['round', 'lines', 'model', 'what', 'adds', 'context'], rows, new Set([4, 5])));
   out.push('');
@@ -121,9 +121,9 @@ export function renderReport(report: InspectReport): string {
   );
   if (report.compactBoundaries.length) out.push(`compact boundaries at lines ${report.compactBoundaries.map((b) => b.line).join(', ')}`);
   for (const s of report.sidechains) {
-    out.push(`sidechain ${s.id} (${s.source}${s.file ? `: ${s.file}` : ''}): ${s.lines} lines, ${s.rounds} rounds, context ${formatTokens(s.contextTokens)}`);
+    out.push(`sidechain ${sanitizeForTerminal(s.id)} (${s.source}${s.file ? `: ${sanitizeForTerminal(s.file)}` : ''}): ${s.lines} lines, ${s.rounds} rounds, context ${formatTokens(s.contextTokens)}`);
   }
-  for (const m of report.malformed) out.push(`malformed line ${m.line}: ${m.error}`);
-  for (const n of report.chainNotes) out.push(`note: ${n}`);
+  for (const m of report.malformed) out.push(`malformed line ${m.line}: ${sanitizeForTerminal(m.error)}`);
+  for (const n of report.chainNotes) out.push(`note: ${sanitizeForTerminal(n)}`);
   return out.join('\n') + '\n';
 }

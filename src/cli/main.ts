@@ -5,7 +5,7 @@ import { describeFsError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '
 import { renderExitCodes, renderVerbSection, parseVerbArgs, bool, type VerbSpec } from './options';
 import { findVerb, VERBS } from './verbs';
 import { NotATranscriptError } from '../core/transcript';
-import { sanitizeForTerminal } from './format';
+import { printErr, printOut, sanitizeForTerminal } from './format';
 
 const TOP_OPTIONS: readonly [string, string][] = [
   ['-h, --help', 'this help; `agent-compactor help <command>` or `agent-compactor <command> --help` for one command'],
@@ -28,32 +28,32 @@ export function renderVerbHelp(spec: VerbSpec): string {
 }
 
 function unknownCommand(name: string): number {
-  process.stderr.write(`agent-compactor: unknown command '${sanitizeForTerminal(name)}' (commands: ${VERBS.map((v) => v.name).join(', ')}; try --help)\n`);
+  printErr(`agent-compactor: unknown command '${sanitizeForTerminal(name)}' (commands: ${VERBS.map((v) => v.name).join(', ')}; try --help)\n`);
   return EXIT_USAGE;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
   if (!verb) {
-    process.stderr.write(renderHelp());
+    printErr(renderHelp());
     return EXIT_USAGE;
   }
   if (verb === '--help' || verb === '-h') {
-    process.stdout.write(renderHelp());
+    printOut(renderHelp());
     return EXIT_OK;
   }
   if (verb === 'help') {
     if (rest.length === 0) {
-      process.stdout.write(renderHelp());
+      printOut(renderHelp());
       return EXIT_OK;
     }
     const spec = findVerb(rest[0]);
     if (!spec || rest.length > 1) return unknownCommand(rest.join(' '));
-    process.stdout.write(renderVerbHelp(spec));
+    printOut(renderVerbHelp(spec));
     return EXIT_OK;
   }
   if (verb === '--version') {
-    process.stdout.write(`${VERSION}\n`);
+    printOut(`${VERSION}\n`);
     return EXIT_OK;
   }
   const spec = findVerb(verb);
@@ -61,21 +61,21 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { values, positionals } = parseVerbArgs(spec, rest);
     if (bool(values, 'help')) {
-      process.stdout.write(renderVerbHelp(spec));
+      printOut(renderVerbHelp(spec));
       return EXIT_OK;
     }
     return await spec.run(values, positionals);
   } catch (err) {
     if (err instanceof UsageError || err instanceof NotATranscriptError) {
-      process.stderr.write(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
+      printErr(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
       return EXIT_USAGE;
     }
     const fs = describeFsError(err);
     if (fs) {
-      process.stderr.write(`agent-compactor: ${fs}\n`);
+      printErr(`agent-compactor: ${fs}\n`);
       return EXIT_USAGE;
     }
-    process.stderr.write(`agent-compactor: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}\n`);
+    printErr(`agent-compactor: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}\n`);
     return EXIT_FAILURE;
   }
 }
@@ -88,7 +88,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`agent-compactor: ${err instanceof Error ? err.stack : String(err)}\n`);
+      printErr(`agent-compactor: ${err instanceof Error ? err.stack : String(err)}\n`);
       process.exitCode = EXIT_FAILURE;
     },
   );

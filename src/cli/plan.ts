@@ -7,7 +7,7 @@ import { CompactError, type CompactionPlan } from '../core/compact/types';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { STEER_NOTE, STEER_OPTIONS, steeringFor, summaryTextFrom } from './steer';
 import { unsupportedReason } from '../core/formats/types';
-import { formatTokens, sanitizeForTerminal, table, truncate } from './format';
+import { formatTokens, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
 
@@ -38,7 +38,8 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const plan = await planCompaction(analysis, settings, undefined, decisions);
   // What the next turn costs both ways (offline summary: the one plan describes), from the session's cache state now.
   const nextTurn = compactionEconomics(analysis, plan, { now: Date.now() });
-  process.stdout.write(bool(values, 'json') ? JSON.stringify({ ...plan, nextTurn }, null, 2) + '\n' : renderPlan(plan) + (nextTurn ? `${economicsLine(nextTurn)}\n` : ''));
+  if (bool(values, 'json')) printJson(JSON.stringify({ ...plan, nextTurn }, null, 2) + '\n');
+  else printOut(renderPlan(plan) + (nextTurn ? `${economicsLine(nextTurn)}\n` : ''));
   return 0;
 }
 
@@ -46,11 +47,13 @@ async function printSummary(file: string, values: Values, settings: ReturnType<t
   const json = bool(values, 'json');
   try {
     const draft = await draftSummary(file, { summarizer: 'extractive', settings, decisions, summaryText });
-    process.stdout.write(json ? JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan }, null, 2) + '\n' : draft.summary.endsWith('\n') ? draft.summary : draft.summary + '\n');
+    if (json) printJson(JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan }, null, 2) + '\n');
+    else printOut(draft.summary.endsWith('\n') ? draft.summary : draft.summary + '\n');
     return 0;
   } catch (err) {
     if (!(err instanceof CompactError) || err.code !== 'nothing-to-compact') throw err;
-    process.stdout.write(json ? JSON.stringify({ summary: null, nothingToDo: true, message: err.message }) + '\n' : `${sanitizeForTerminal(err.message)}\n`);
+    if (json) printJson(JSON.stringify({ summary: null, nothingToDo: true, message: err.message }) + '\n');
+    else printOut(`${sanitizeForTerminal(err.message)}\n`);
     return 0;
   }
 }
@@ -62,7 +65,7 @@ const MARK_USER = { keep: '◆ keep (you)', summarize: '◆ summarize (you)', dr
 export function renderPlan(plan: CompactionPlan): string {
   const out: string[] = [];
   const active = plan.rounds.filter((r) => r.inContext);
-  out.push(`${plan.file}: target ${formatTokens(plan.settings.targetTokens)} tokens, keep recent ${formatTokens(plan.settings.keepRecentTokens)}`);
+  out.push(`${sanitizeForTerminal(plan.file)}: target ${formatTokens(plan.settings.targetTokens)} tokens, keep recent ${formatTokens(plan.settings.keepRecentTokens)}`);
   out.push('');
   out.push(
     table(
@@ -82,7 +85,7 @@ export function renderPlan(plan: CompactionPlan): string {
   if (replaced.length) {
     out.push('');
     out.push('tool results replaced by previews:');
-    for (const t of replaced) out.push(`  line ${t.line} ${t.toolName ?? '?'} ${t.toolUseId}: ${t.originalChars.toLocaleString('en-US')} chars → ${t.preview!.length.toLocaleString('en-US')} (${t.action}; ${t.reason})`);
+    for (const t of replaced) out.push(`  line ${t.line} ${sanitizeForTerminal(t.toolName ?? '?')} ${sanitizeForTerminal(t.toolUseId)}: ${t.originalChars.toLocaleString('en-US')} chars → ${t.preview!.length.toLocaleString('en-US')} (${t.action}; ${t.reason})`);
   }
   out.push('');
   if (plan.nothingToDo) out.push(`nothing to do: about ${formatTokens(plan.preTokens)} tokens, within the target`);
@@ -95,6 +98,6 @@ export function renderPlan(plan: CompactionPlan): string {
   const byYou = (a: string) => active.filter((r) => r.by === 'user' && r.action === a).length;
   if (active.some((r) => r.by === 'user')) out.push(`${byYou('keep')} kept by you, ${byYou('drop')} dropped by you, ${byYou('summarize')} summarized by you`);
   for (const c of plan.conflicts) out.push(`conflict: ${sanitizeForTerminal(c.decision)}: ${sanitizeForTerminal(c.resolution)}`);
-  for (const n of plan.notes) out.push(`note: ${n}`);
+  for (const n of plan.notes) out.push(`note: ${sanitizeForTerminal(n)}`);
   return out.join('\n') + '\n';
 }

@@ -3,7 +3,7 @@
 import { repairFile, type RepairResult } from '../core/repair';
 import { CompactError } from '../core/compact/types';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, UsageError } from './args';
-import { sanitizeForTerminal } from './format';
+import { printErr, printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
 export const repairVerb: VerbSpec = {
@@ -30,13 +30,13 @@ export async function runRepair(values: Values, positionals: string[]): Promise<
     result = await repairFile(file, { out, inPlace });
   } catch (err) {
     if (err instanceof CompactError) {
-      process.stderr.write(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
+      printErr(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
       return err.code === 'exists' || err.code === 'unsafe-path' ? EXIT_USAGE : EXIT_FAILURE;
     }
     throw err;
   }
-  if (bool(values, 'json')) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-  else process.stdout.write(renderRepair(result));
+  if (bool(values, 'json')) printJson(JSON.stringify(result, null, 2) + '\n');
+  else printOut(renderRepair(result));
   return result.after.problems.some((p) => p.kind === 'dangling-parent' && p.severity === 'error') ? EXIT_FAILURE : EXIT_OK;
 }
 

@@ -406,6 +406,12 @@ describe('extension model: plan marks', () => {
     assert.equal(resultResumeCommand(result({ cwd: null, resumeCommand: null })), null);
   });
 
+  it('a Codex result is resumed by `codex resume`, never by the configured Claude Code', () => {
+    const codex = result({ resumeAgent: 'codex', resumeCommand: `cd '/home/me/my project' && codex resume ${ID}` });
+    assert.equal(resultResumeCommand(codex, '/opt/my tools/claude'), `cd '/home/me/my project' && codex resume ${ID}`);
+    assert.ok(resultSummary(codex, { claudePath: '/opt/my tools/claude' }).endsWith(`Resume: cd '/home/me/my project' && codex resume ${ID}`));
+  });
+
   it('result summary names the Anthropic summary, its retries, and a fallback to the offline one', () => {
     const api = result({
       summarizer: 'anthropic',

@@ -1,14 +1,15 @@
 // Paths: hostile tool_use_ids, session ids and file names never let a write escape the
 // transcript's folder; symlinked transcripts are resolved; a symlinked sidecar folder is refused.
 import { strict as assert } from 'node:assert';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { CompactError } from '../../src/core/compact/types';
 import { safeToolResultName } from '../../src/core/compact/state';
 import { checkResumable } from '../../src/core/compact/validate';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../support/reliability';
+import { agentFixtures } from '../support/fixtures';
 
 const HOSTILE_IDS = [
   '../../../../escape-up',
@@ -153,13 +154,56 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       const now = readFileSync(target);
       assert.ok(now.length > original.length && now.subarray(0, original.length).equals(original));
       assert.ok(readdirSync(join(jail, 'real')).includes('target.tool-results'));
-      // Not in place: the default output goes beside the real file.
+      // Not in place: the fork goes beside the link (where the agent looks for sessions), nothing else does.
       // (A small target summarizes the older rounds, so there is something to write.)
+      const realBefore = snapshotDir(join(jail, 'real'));
       const res2 = await compactFile(link, { summarizer: 'extractive', settings: { ...settings, targetTokens: 1_000, keepRecentTokens: 1 } });
-      assert.equal(res2.output, join(jail, 'real', `${res2.sessionId}.jsonl`));
+      assert.equal(res2.output, join(jail, 'links', `${res2.sessionId}.jsonl`));
       assert.ok(readFileSync(target).equals(now), 'not in place: the target is untouched');
       assert.ok(readFileSync(res2.output).subarray(0, now.length).equals(now), 'the new file starts with the target\'s bytes');
-      assert.deepEqual(diffSnapshots(linksBefore, snapshotDir(join(jail, 'links'))), { added: [], removed: [], changed: [] }, 'still nothing written beside the link');
+      assert.deepEqual(diffSnapshots(linksBefore, snapshotDir(join(jail, 'links'))), { added: [`${res2.sessionId}.compactor-state.json`, `${res2.sessionId}.jsonl`], removed: [], changed: [] }, 'only the fork (and its state) is written beside the link');
+      assert.ok(!diffSnapshots(realBefore, snapshotDir(join(jail, 'real'))).added.some((f) => f.endsWith('.jsonl')), 'no session file lands beside the target');
+      rmSync(jail, { recursive: true, force: true });
+    });
+
+    it('a session symlinked into the sessions folder: a fork lands beside the link, in place keeps the link\'s id, and the resume command names a session the agent finds (Claude Code and Codex)', async () => {
+      const jail = mkdtempSync(join(tmpdir(), 'ac-link-'));
+      jails.push(jail);
+      const project = join(jail, 'projects', '-home-u-project');
+      const outside = join(jail, 'outside');
+      mkdirSync(project, { recursive: true });
+      mkdirSync(outside);
+      const linkId = '0b7f6a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
+      const targetId = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+      const lines = buildTranscript({ rounds: 4, resultChars: () => 5_000, sessionId: targetId }).map((l) => {
+        const o = JSON.parse(l) as Record<string, unknown>;
+        return JSON.stringify({ ...o, cwd: jail });
+      });
+      writeFileSync(join(outside, `${targetId}.jsonl`), lines.join('\n') + '\n');
+      const link = join(project, `${linkId}.jsonl`);
+      symlinkSync(join(outside, `${targetId}.jsonl`), link);
+      const small = { ...settings, targetTokens: 1_000, keepRecentTokens: 1 };
+
+      const fork = await compactFile(link, { summarizer: 'extractive', settings: small });
+      assert.equal(fork.output, join(project, `${fork.sessionId}.jsonl`), 'the fork is in the folder of the link');
+      assert.equal(fork.resumeCommand, `cd ${jail} && claude --resume ${fork.sessionId}`);
+      assert.deepEqual(readdirSync(outside).filter((f) => f.endsWith('.jsonl')), [`${targetId}.jsonl`], 'no session file beside the target');
+
+      const inPlace = await compactFile(link, { summarizer: 'extractive', settings: small, inPlace: true });
+      assert.equal(inPlace.output, join(outside, `${targetId}.jsonl`), 'in place writes the target');
+      assert.equal(inPlace.sessionId, linkId, 'Claude Code finds the session by the name of the link');
+      assert.equal(inPlace.resumeCommand, `cd ${jail} && claude --resume ${linkId}`);
+
+      const codexSource = agentFixtures('codex').find((f) => basename(f) === 'rollout-0.140.jsonl')!;
+      const day = join(jail, 'codex', 'sessions', '2026', '01', '02');
+      mkdirSync(day, { recursive: true });
+      copyFileSync(codexSource, join(outside, basename(codexSource)));
+      const codexLink = join(day, basename(codexSource));
+      symlinkSync(join(outside, basename(codexSource)), codexLink);
+      const codexFork = await compactFile(codexLink, { summarizer: 'extractive', settings: { ...settings, targetTokens: 30_000, keepRecentTokens: 5_000 } });
+      assert.equal(dirname(codexFork.output), day, 'the Codex fork is in the folder of the link');
+      assert.ok(basename(codexFork.output).endsWith(`-${codexFork.sessionId}.jsonl`));
+      assert.deepEqual(readdirSync(outside).filter((f) => f.startsWith('rollout-')), [basename(codexSource)], 'no rollout beside the target');
       rmSync(jail, { recursive: true, force: true });
     });
 

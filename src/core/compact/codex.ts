@@ -20,7 +20,7 @@ import { writeTemp } from './fsutil';
 import { checkCancelled, checkOutputPath, COMMITTING, type CompactOptions } from './compact';
 import { commitOutput } from './commit';
 import { makeSummary } from './summary';
-import { shellQuote } from './resume';
+import { resumeFields } from './resume';
 import { CompactError, type CompactResult, type ProgressReporter } from './types';
 import { forkedMetaLine } from './codexThreadId';
 
@@ -42,10 +42,11 @@ export function codexRolloutName(id: string, now: Date): string {
   return `rollout-${t}-${id}.jsonl`;
 }
 
-async function resolveCodexTarget(file: string, threadId: string, options: CompactOptions, now: Date): Promise<CodexTarget> {
+/** Where the result goes; a fork beside `given`, the path the user named (a symbolic link's folder, not its target's). */
+async function resolveCodexTarget(file: string, given: string, threadId: string, options: CompactOptions, now: Date): Promise<CodexTarget> {
   if (options.inPlace) return { out: file, mode: 'in-place', sessionId: threadId, newId: null };
   const id = randomUUID();
-  if (options.out === undefined) return { out: join(dirname(file), codexRolloutName(id, now)), mode: 'fork', sessionId: id, newId: id };
+  if (options.out === undefined) return { out: join(dirname(given), codexRolloutName(id, now)), mode: 'fork', sessionId: id, newId: id };
   const out = await checkOutputPath(options.out, file, options.force === true);
   return { out, mode: 'out', sessionId: id, newId: id };
 }
@@ -253,13 +254,13 @@ async function checkCodexOutput(tmp: string, appendedLine: number, items: JsonOb
   return report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
 }
 
-export async function compactCodexLocked(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
+export async function compactCodexLocked(file: string, given: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
   const now = new Date();
   const index = analysis.index;
   const readSize = index.size;
   const readMtime = index.mtimeMs;
   const facts = await codexFacts(file, analysis);
-  const target = await resolveCodexTarget(file, facts.threadId, options, now);
+  const target = await resolveCodexTarget(file, given, facts.threadId, options, now);
   if (target.mode === 'in-place' && index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is Codex still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
   }
@@ -345,7 +346,7 @@ export async function compactCodexLocked(file: string, analysis: Analysis, optio
     mode: target.mode,
     sessionId: target.sessionId,
     cwd: facts.cwd,
-    resumeCommand: facts.cwd ? `cd ${shellQuote(facts.cwd)} && codex resume ${target.sessionId}` : null,
+    ...resumeFields('codex', facts.cwd, target.sessionId),
     summarizer: made.summarizer,
     carriedOverBytes,
     backup,

@@ -19,7 +19,7 @@ import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import type { UserDecisions } from './decisions';
-import { resumeCommand } from './resume';
+import { resumeFields } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
 import { messageContent, type JsonObject } from '../json';
 import { readSessionInfo, sessionIdFromFile } from '../session';
@@ -61,11 +61,16 @@ interface OutputTarget {
   newSessionId?: string;
 }
 
-async function resolveOutput(file: string, options: CompactOptions): Promise<OutputTarget> {
-  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: sessionIdFromFile(file) };
+/**
+ * Where the result goes. `given` is the path the user named, which differs from `file` when it is a symbolic link:
+ * the agent finds sessions where the link is (its folder, its name), so a fork goes beside the link, not beside the
+ * link's target (which may be outside the agent's sessions folder), and in place the session keeps the link's id.
+ */
+async function resolveOutput(file: string, given: string, options: CompactOptions): Promise<OutputTarget> {
+  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: sessionIdFromFile(given) };
   if (options.out === undefined) {
     const id = randomUUID();
-    return { out: join(dirname(file), `${id}.jsonl`), mode: 'fork', sessionId: id, newSessionId: id };
+    return { out: join(dirname(given), `${id}.jsonl`), mode: 'fork', sessionId: id, newSessionId: id };
   }
   const out = await checkOutputPath(options.out, file, options.force === true);
   return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
@@ -106,17 +111,18 @@ export function checkCancelled(signal?: AbortSignal): void {
 
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
   file = resolve(file);
+  const given = file;
   const progress = options.onProgress ?? (() => undefined);
   const st = await lstat(file);
   if (st.isSymbolicLink()) {
-    // Resolve deliberately: compact the real file, and say so.
+    // Resolve deliberately: compact the real file (a fork is still written beside the link), and say so.
     const real = await realpath(file);
     progress(`${file} is a symbolic link; compacting its target ${real}`);
     file = real;
   }
   const lock = await acquireLock(file);
   try {
-    return await compactLocked(file, options, progress);
+    return await compactLocked(file, given, options, progress);
   } finally {
     await lock.release();
   }
@@ -136,14 +142,14 @@ interface Prepared {
   summary: string;
 }
 
-async function compactLocked(file: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
+async function compactLocked(file: string, given: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
-  if (analysis.index.format.id === 'codex') return compactCodexLocked(file, analysis, options, progress);
-  const target = await resolveOutput(file, options);
+  if (analysis.index.format.id === 'codex') return compactCodexLocked(file, given, analysis, options, progress);
+  const target = await resolveOutput(file, given, options);
   const index = analysis.index;
   const halfWrittenTail = index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount);
   if (target.mode === 'in-place' && halfWrittenTail) {
@@ -321,7 +327,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     mode: target.mode,
     sessionId: target.sessionId,
     cwd,
-    resumeCommand: resumeCommand(cwd, target.sessionId),
+    ...resumeFields('claude-code', cwd, target.sessionId),
     summarizer: made.summarizer,
     carriedOverBytes,
     backup,

@@ -1,21 +1,100 @@
-// How a user resumes a session in Claude Code: from the session's working directory (Claude Code
-// picks the project folder from the process cwd), by the session id (the file name).
+// How a user resumes a session: the agent's program with the session id, started in the session's working folder
+// (Claude Code picks the project folder from the process cwd; Codex starts the resumed thread there). The id and the
+// folder come from the transcript, which is untrusted, so every command we print, copy or type is made here from
+// parts checked first (`resumeParts`), then quoted for the shell it is meant for.
+//
+// Shells. A printed or copied command (`cd <folder> && <program> <args>`) is for a POSIX shell: sh, bash, zsh, dash,
+// and on Windows Git Bash or WSL. It is not meant for cmd.exe, which has no quoting that stops `%VAR%` expansion, nor
+// for PowerShell, whose `&&` needs version 7. What the extension types into a terminal it opened is only
+// `<program> <args>` (the folder is the terminal's cwd, never part of the line), quoted for PowerShell on Windows,
+// VS Code's default shell there (`commandLine`).
+import { posix, win32 } from 'node:path';
 
-/** POSIX shell quoting: plain words stay as they are, anything else goes in single quotes. */
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for the ids Claude Code accepts with `--resume` and Codex with `resume` (a UUID: Claude Code's file name, Codex's thread id). */
+export function isSessionId(id: unknown): id is string {
+  return typeof id === 'string' && UUID_RE.test(id);
+}
+
+/** The agents a session is resumed in. */
+export type ResumeAgent = 'claude-code' | 'codex';
+
+const AGENTS: Record<ResumeAgent, { name: string; program: string; args: (id: string) => string[] }> = {
+  'claude-code': { name: 'Claude Code', program: 'claude', args: (id) => ['--resume', id] },
+  codex: { name: 'Codex', program: 'codex', args: (id) => ['resume', id] },
+};
+
+/** `<program> --resume <id>` (Claude Code) or `<program> resume <id>` (Codex); null unless the id is a UUID. */
+export function resumeArgv(agent: ResumeAgent, sessionId: string, program = AGENTS[agent].program): string[] | null {
+  return isSessionId(sessionId) ? [program, ...AGENTS[agent].args(sessionId)] : null;
+}
+
+/** The program, its arguments and the folder to start it in; or why no command can be offered. */
+export type ResumeParts = { ok: true; cwd: string; argv: string[] } | { ok: false; reason: string };
+
+// C0 controls, DEL and C1 controls: a newline or an escape in a folder name would be invisible or rewritten on a
+// terminal, so a command holding one could not be read or copied as it is meant.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A string for a reason: JSON-quoted and cut short, so that a hostile value reads as data. */
+const quoted = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);
+
+/**
+ * The checked parts of the command that resumes `sessionId` in `agent`: the id must be a UUID, the folder an absolute
+ * path (so it can never read as an option such as `-P`) without control characters, the program a non-empty name
+ * without control characters.
+ */
+export function resumeParts(agent: ResumeAgent, cwd: string | null | undefined, sessionId: string | null | undefined, program = AGENTS[agent].program): ResumeParts {
+  const { name } = AGENTS[agent];
+  if (!sessionId) return { ok: false, reason: `no session id is known, so ${name} cannot be told which session to resume` };
+  if (!isSessionId(sessionId)) return { ok: false, reason: `the session id ${quoted(sessionId)} is not a UUID, so no command to resume it is offered` };
+  if (!cwd) return { ok: false, reason: `the transcript records no working folder, so it is not known where ${name} must be started to resume session ${sessionId}` };
+  if (!posix.isAbsolute(cwd) && !win32.isAbsolute(cwd)) return { ok: false, reason: `the recorded working folder ${quoted(cwd)} is not an absolute path, so no command to resume session ${sessionId} is offered` };
+  if (CONTROL_RE.test(cwd)) return { ok: false, reason: `the recorded working folder ${quoted(cwd)} holds control characters, so no command to resume session ${sessionId} is offered` };
+  if (!program || CONTROL_RE.test(program)) return { ok: false, reason: `the ${name} program ${quoted(program)} is empty or holds control characters` };
+  return { ok: true, cwd, argv: resumeArgv(agent, sessionId, program)! };
+}
+
+/** POSIX shell quoting: plain words stay as they are, anything else goes in single quotes (which stop every expansion). */
 export function shellQuote(word: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for the ids Claude Code accepts with `--resume` (a UUID, which is also the file name). */
-export function isSessionId(id: unknown): id is string {
-  return typeof id === 'string' && UUID_RE.test(id);
+/**
+ * PowerShell quoting: a single-quoted string, in which PowerShell expands nothing; it reads the typographic single
+ * quotes (U+2018–U+201B) as quotes too, so each of them is doubled like `'`.
+ */
+export function powerShellQuote(word: string): string {
+  return `'${word.replace(/['\u2018\u2019\u201a\u201b]/g, (q) => q + q)}'`;
 }
 
-/** `cd <cwd> && <claude> --resume <id>`, or null when either is unknown or the id is not a session id. */
-export function resumeCommand(cwd: string | null, sessionId: string | null, claudePath = 'claude'): string | null {
-  if (!cwd || !isSessionId(sessionId)) return null;
-  return `cd ${shellQuote(cwd)} && ${shellQuote(claudePath)} --resume ${sessionId}`;
+/** The line that runs `argv` in a shell already in the right folder: POSIX sh quoting, or PowerShell's (`& '<program>' …`). */
+export function commandLine(argv: readonly string[], shell: 'posix' | 'powershell'): string {
+  if (shell === 'posix') return argv.map(shellQuote).join(' ');
+  const plain = (w: string) => /^[A-Za-z0-9_.\\/:-]+$/.test(w);
+  const [program, ...args] = argv;
+  // PowerShell runs a quoted program only through the call operator (and would read a bare `-x` as an expression);
+  // arguments made of plain characters stay bare.
+  const head = plain(program) && !program.startsWith('-') ? program : `& ${powerShellQuote(program)}`;
+  return [head, ...args.map((a) => (plain(a) ? a : powerShellQuote(a)))].join(' ');
+}
+
+/** `cd <folder> && <program> <args>` for a POSIX shell, from checked parts. */
+export function posixResumeCommand(parts: { cwd: string; argv: readonly string[] }): string {
+  return `cd ${shellQuote(parts.cwd)} && ${commandLine(parts.argv, 'posix')}`;
+}
+
+/** The POSIX command that resumes the session in `agent`, or null when `resumeParts` refuses (it says why). */
+export function resumeCommand(cwd: string | null | undefined, sessionId: string | null | undefined, program?: string, agent: ResumeAgent = 'claude-code'): string | null {
+  const parts = resumeParts(agent, cwd, sessionId, program);
+  return parts.ok ? posixResumeCommand(parts) : null;
+}
+
+/** A result's resume fields: the agent that resumes it, and the POSIX command or why none is offered. */
+export function resumeFields(agent: ResumeAgent, cwd: string | null | undefined, sessionId: string | null | undefined): { resumeAgent: ResumeAgent; resumeCommand: string | null; resumeProblem?: string } {
+  const parts = resumeParts(agent, cwd, sessionId);
+  return parts.ok ? { resumeAgent: agent, resumeCommand: posixResumeCommand(parts) } : { resumeAgent: agent, resumeCommand: null, resumeProblem: parts.reason };
 }

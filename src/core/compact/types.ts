@@ -133,8 +133,12 @@ export interface CompactResult {
   sessionId: string | null;
   /** The session's working directory (from its lines), where the agent must be started to resume it. */
   cwd: string | null;
-  /** `cd <cwd> && claude --resume <id>`, shell-quoted; null when the session id or cwd is unknown. */
+  /** `cd <cwd> && claude --resume <id>` (Codex: `codex resume <id>`) for a POSIX shell; null when it cannot be offered. */
   resumeCommand: string | null;
+  /** The agent that resumes the result (absent: Claude Code); the extension resumes only Claude Code sessions. */
+  resumeAgent?: 'claude-code' | 'codex';
+  /** Why `resumeCommand` is null: no id or folder known, or one that is not safe to put in a command (core/compact/resume.ts). */
+  resumeProblem?: string;
   /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one); 'given': the text passed in, verbatim. */
   summarizer: 'extractive' | 'anthropic' | 'none' | 'given';
   /** Bytes a live agent appended while the result was being committed, carried over after it (0 normally). */

@@ -283,7 +283,8 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   const text = resultSummary(result, how);
   const fellBack = requested === 'anthropic' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
-  const resumable = isSessionId(result.sessionId);
+  // Resume in Claude Code and Copy Resume Command are for Claude Code sessions; a Codex rollout's command is in the text.
+  const resumable = isSessionId(result.sessionId) && result.resumeAgent !== 'codex';
   // Three buttons fit a notification; the result is already open in an editor (and the Explorer).
   const buttons = resumable ? [RESUME, COPY_RESUME, SHOW_DIFF] : [SHOW_DIFF, REVEAL];
   const choice = fellBack

@@ -74,11 +74,11 @@ function refuse(s: Services, arg: unknown, message: string): undefined {
 export async function resumeInClaudeCodeCommand(s: Services, arg?: unknown): Promise<ResumeLaunch | undefined> {
   const t = await resumeTarget(s, arg, 'Resume in Claude Code');
   if (!t) return undefined;
-  const problem = resumeProblem(t, 'launch');
+  const { claudePath } = getSettings(vscode.Uri.file(t.file));
+  const problem = resumeProblem(t, 'launch', claudePath);
   if (problem) return refuse(s, arg, problem.message);
   const sessionId = t.sessionId!;
   const cwd = t.cwd!;
-  const { claudePath } = getSettings(vscode.Uri.file(t.file));
   const name = terminalName(sessionId);
   const commandLine = resumeShellLine(claudePath, sessionId);
   const terminal = vscode.window.createTerminal({ name, cwd, iconPath: new vscode.ThemeIcon('terminal') });
@@ -96,8 +96,8 @@ export async function resumeInClaudeCodeCommand(s: Services, arg?: unknown): Pro
 export async function copyResumeCommandCommand(s: Services, arg?: unknown): Promise<string | undefined> {
   const t = await resumeTarget(s, arg, 'Copy Resume Command');
   if (!t) return undefined;
-  const problem = resumeProblem(t, 'copy');
   const { claudePath } = getSettings(vscode.Uri.file(t.file));
+  const problem = resumeProblem(t, 'copy', claudePath);
   const command = problem ? null : copyableResumeCommand(t, claudePath);
   if (!command) return refuse(s, arg, problem?.message ?? `Cannot build a resume command for ${t.file}.`);
   await vscode.env.clipboard.writeText(command);

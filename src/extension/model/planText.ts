@@ -180,10 +180,12 @@ export function resultTarget(result: CompactResult): string {
 }
 
 /**
- * The shell command that resumes the result (null: not resumable by id), with the configured
- * Claude Code path, in `cwd` when the caller found the session's folder itself.
+ * The POSIX shell command that resumes the result (null: not resumable by id), with the configured
+ * Claude Code path (Codex: `codex`), in `cwd` when the caller found the session's folder itself.
  */
 export function resultResumeCommand(result: CompactResult, claudePath = 'claude', cwd: string | null = result.cwd): string | null {
+  // A Codex rollout is resumed by `codex resume`, never by the configured Claude Code.
+  if (result.resumeAgent === 'codex') return resumeCommand(cwd, result.sessionId, undefined, 'codex');
   return resumeCommand(cwd, result.sessionId, claudePath);
 }
 

@@ -3,7 +3,7 @@
 // there), and what stands in the way. Node fs only, no `vscode` import.
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
-import { isSessionId, resumeCommand, shellQuote } from '../../core/compact/resume';
+import { commandLine, isSessionId, resumeArgv, resumeCommand, resumeParts } from '../../core/compact/resume';
 import { baseName } from './format';
 
 export async function isDirectory(path: string): Promise<boolean> {
@@ -14,7 +14,7 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-export type ResumeProblemCode = 'not-session-id' | 'no-cwd' | 'cwd-missing';
+export type ResumeProblemCode = 'not-session-id' | 'no-cwd' | 'unsafe' | 'cwd-missing';
 
 export interface ResumeProblem {
   code: ResumeProblemCode;
@@ -33,7 +33,7 @@ export interface ResumeTarget {
  * Why the transcript cannot be resumed (null: it can). A copied command only needs the id
  * and the folder's name; launching also needs the folder to exist here.
  */
-export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy'): ResumeProblem | null {
+export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy', claudePath = 'claude'): ResumeProblem | null {
   const name = baseName(t.file);
   if (!isSessionId(t.sessionId)) {
     return {
@@ -49,6 +49,9 @@ export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy'): Resu
       message: `${name} records no working folder (none of its lines has a "cwd"), so it is not known where Claude Code must be started to resume session ${t.sessionId}.`,
     };
   }
+  // A folder that is not absolute or holds control characters, or a program that holds them: no command is made.
+  const parts = resumeParts('claude-code', t.cwd, t.sessionId, claudePath);
+  if (!parts.ok) return { code: 'unsafe', message: `Cannot resume ${name}: ${parts.reason}.` };
   if (purpose === 'launch' && !t.cwdExists) {
     return {
       code: 'cwd-missing',
@@ -63,12 +66,15 @@ export function terminalName(sessionId: string): string {
   return `Claude Code: ${sessionId.slice(0, 8)}`;
 }
 
-/** The line typed into the terminal: `<claude> --resume <id>`, the program quoted for the shell. */
+/**
+ * The line typed into the terminal: `<claude> --resume <id>`, quoted for the terminal's shell: POSIX sh, or on Windows
+ * PowerShell (VS Code's default there; a user who made cmd.exe the default gets a line cmd may misread, which is why
+ * the folder is never part of it). Throws for an id that is not a UUID (resumeProblem says so first).
+ */
 export function resumeShellLine(claudePath: string, sessionId: string, platform: NodeJS.Platform = process.platform): string {
-  let program = shellQuote(claudePath);
-  // PowerShell (the Windows default) runs a quoted path only through the call operator.
-  if (platform === 'win32' && program !== claudePath) program = `& '${claudePath.replace(/'/g, "''")}'`;
-  return `${program} --resume ${sessionId}`;
+  const argv = resumeArgv('claude-code', sessionId, claudePath);
+  if (!argv) throw new Error(`not a session id: ${JSON.stringify(sessionId)}`);
+  return commandLine(argv, platform === 'win32' ? 'powershell' : 'posix');
 }
 
 /** `cd <cwd> && <claude> --resume <id>` (the core's resumeCommand), or null. */

@@ -1,0 +1,242 @@
+// Every resume command we print, copy or type, built from hostile session ids and working folders, run in a real
+// shell (/bin/sh -c): nothing but the agent runs (a marker file a hostile part would create is never made), and the
+// agent gets exactly the intended argv in exactly the intended folder (a fake `claude` / `codex` first on PATH records
+// both). Parts that cannot be made safe (ids that are not UUIDs, folders with control characters or not absolute) get
+// no command at all, with a reason, also through the real CLI (`compact --in-place` on a Codex rollout).
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { commandLine, powerShellQuote, resumeCommand, resumeParts, type ResumeAgent } from '../../src/core/compact/resume';
+import { resumeProblem, resumeShellLine } from '../../src/extension/model/resume';
+import { agentFixtures, repoRoot } from '../support/fixtures';
+import { buildTranscript } from '../support/reliability';
+
+const ID = '0b7f6a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
+const cli = join(repoRoot, 'dist', 'cli.js');
+
+/** A scratch folder with a bin/ of fake agents that record their argv (NUL-separated) and working folder. */
+function sandbox() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ac-resume-sh-')));
+  const bin = join(root, 'bin');
+  const record = join(root, 'record');
+  mkdirSync(bin);
+  mkdirSync(record);
+  const fake = `#!/bin/sh\nprintf '%s\\0' "$0" "$@" > "$AC_RECORD/argv"\npwd -P > "$AC_RECORD/cwd"\n`;
+  for (const name of ['claude', 'codex']) {
+    writeFileSync(join(bin, name), fake);
+    chmodSync(join(bin, name), 0o755);
+  }
+  // The marker every hostile part below tries to create (relative and absolute forms).
+  const marker = join(root, 'PWNED');
+  return { root, bin, record, marker };
+}
+type Sandbox = ReturnType<typeof sandbox>;
+
+/** Runs `command` in /bin/sh -c from `root` with the fake agents first on PATH; returns the recorded argv and folder. */
+function runInShell(box: Sandbox, command: string): { status: number | null; argv: string[] | null; cwd: string | null; stderr: string } {
+  rmSync(join(box.record, 'argv'), { force: true });
+  rmSync(join(box.record, 'cwd'), { force: true });
+  const r = spawnSync('/bin/sh', ['-c', command], { cwd: box.root, encoding: 'utf8', env: { ...process.env, PATH: `${box.bin}:${process.env.PATH}`, AC_RECORD: box.record, HOME: box.root } });
+  const argvFile = join(box.record, 'argv');
+  const argv = existsSync(argvFile) ? readFileSync(argvFile, 'utf8').split('\0').slice(0, -1) : null;
+  const cwd = existsSync(join(box.record, 'cwd')) ? readFileSync(join(box.record, 'cwd'), 'utf8').replace(/\n$/, '') : null;
+  return { status: r.status, argv, cwd, stderr: r.stderr };
+}
+
+/** Folder names (under the sandbox) a shell would misread unless quoted; each one is created for real. */
+const hostileFolderNames = (marker: string) => [
+  'my project',
+  "it's",
+  'say "hi"',
+  `$(touch ${marker})`,
+  `\`touch ${marker}\``,
+  `x; touch ${marker}; echo `,
+  `a && touch ${marker}`,
+  `x | touch ${marker}`,
+  '$HOME ${PATH} ~ * ? [a]',
+  '-P',
+  '--help',
+  `'; touch ${marker}; '`,
+  'back\\slash',
+  'ünïcödé ☃',
+  '!event #comment',
+];
+
+/** Folders refused outright: control characters (a newline included) or not absolute. */
+const REFUSED_FOLDERS = ['relative/dir', '-P', '--', '~/x', '/tmp/a\nb', '/tmp/\x1b]0;title\x07', '/tmp/\x1b[2J', '/tmp/c1\u009b31m', '/tmp/del\x7f', '/tmp/tab\there', '/tmp/nul\u0000'];
+
+/** Ids refused outright: not UUIDs. */
+const hostileIds = (marker: string) => [
+  `x; touch ${marker}; echo `,
+  `$(touch ${marker})`,
+  `\`touch ${marker}\``,
+  `${ID}; touch ${marker}`,
+  `${ID}\ntouch ${marker}`,
+  `${ID} `,
+  `-${ID.slice(1)}`,
+  '--help',
+  '../../etc/passwd',
+  '',
+  `${ID}\x1b]0;x\x07`,
+];
+
+describe('resume commands in a real shell: hostile ids and folders run nothing', function () {
+  this.timeout(120_000);
+  let box: Sandbox;
+  before(() => (box = sandbox()));
+  after(() => rmSync(box.root, { recursive: true, force: true }));
+
+  const expectedArgs = (agent: ResumeAgent) => (agent === 'codex' ? ['resume', ID] : ['--resume', ID]);
+
+  for (const agent of ['claude-code', 'codex'] as const) {
+    it(`${agent}: a folder named with quotes, $(), backticks, ;, &&, |, globs, a leading - : cd there and run exactly the agent`, () => {
+      for (const name of hostileFolderNames(box.marker)) {
+        const dir = join(box.root, 'work', name);
+        mkdirSync(dir, { recursive: true });
+        const command = resumeCommand(dir, ID, undefined, agent);
+        assert.ok(command, `a command for ${JSON.stringify(name)}`);
+        const r = runInShell(box, command);
+        assert.equal(r.status, 0, `${command}: ${r.stderr}`);
+        assert.deepEqual(r.argv?.slice(1), expectedArgs(agent), command);
+        assert.equal(basename(r.argv?.[0] ?? ''), agent === 'codex' ? 'codex' : 'claude');
+        assert.equal(r.cwd, dir, command);
+        assert.ok(!existsSync(box.marker), `nothing else ran: ${command}`);
+      }
+    });
+
+    it(`${agent}: an id that is not a UUID gets no command, with a reason`, () => {
+      for (const id of hostileIds(box.marker)) {
+        assert.equal(resumeCommand(box.root, id, undefined, agent), null, JSON.stringify(id));
+        const parts = resumeParts(agent, box.root, id);
+        assert.ok(!parts.ok && /session id/.test(parts.reason), JSON.stringify(parts));
+      }
+    });
+
+    it(`${agent}: a folder with control characters, or not absolute, gets no command, with a reason`, () => {
+      for (const cwd of REFUSED_FOLDERS) {
+        assert.equal(resumeCommand(cwd, ID, undefined, agent), null, JSON.stringify(cwd));
+        const parts = resumeParts(agent, cwd, ID);
+        assert.ok(!parts.ok && /working folder/.test(parts.reason), JSON.stringify(parts));
+      }
+    });
+  }
+
+  it('the line the extension types (the program quoted for sh): a Claude Code path with spaces, quotes and $() runs that program with exactly --resume <id>', () => {
+    const dir = join(box.root, 'opt', `my "claude" it's $(touch ${box.marker})`);
+    mkdirSync(dir, { recursive: true });
+    const program = join(dir, 'claude');
+    copyFileSync(join(box.bin, 'claude'), program);
+    chmodSync(program, 0o755);
+    const line = resumeShellLine(program, ID, 'linux');
+    const r = runInShell(box, line);
+    assert.equal(r.status, 0, `${line}: ${r.stderr}`);
+    assert.deepEqual(r.argv, [program, '--resume', ID]);
+    assert.ok(!existsSync(box.marker));
+    assert.throws(() => resumeShellLine(program, `x; touch ${box.marker}`, 'linux'), /not a session id/);
+  });
+
+  it('PowerShell (the extension on Windows): single quotes, typographic quotes included, are doubled; the program goes through the call operator', () => {
+    // No PowerShell on this machine: the rules are asserted as text (a quote PowerShell reads as the end of the string
+    // must be doubled, and nothing else in a single-quoted string is special).
+    assert.equal(powerShellQuote("it's"), "'it''s'");
+    assert.equal(powerShellQuote('a\u2019b\u2018c\u201ad\u201be'), "'a\u2019\u2019b\u2018\u2018c\u201a\u201ad\u201b\u201be'");
+    assert.equal(powerShellQuote('$(Remove-Item x) `n $env:PATH'), "'$(Remove-Item x) `n $env:PATH'");
+    assert.equal(resumeShellLine('claude', ID, 'win32'), `claude --resume ${ID}`);
+    assert.equal(resumeShellLine('C:\\Program Files\\Claude\\claude.exe', ID, 'win32'), `& 'C:\\Program Files\\Claude\\claude.exe' --resume ${ID}`);
+    assert.equal(commandLine(['-x', 'resume', ID], 'powershell'), `& '-x' resume ${ID}`);
+  });
+
+  it('the extension refuses a folder with control characters, for Copy Resume Command and Resume in Claude Code alike', () => {
+    for (const purpose of ['copy', 'launch'] as const) {
+      const p = resumeProblem({ file: `/x/${ID}.jsonl`, sessionId: ID, cwd: '/tmp/a\nb', cwdExists: true }, purpose);
+      assert.equal(p?.code, 'unsafe');
+      assert.match(p.message, /control characters/);
+    }
+  });
+});
+
+/** The environment without any Anthropic variable. */
+function cliEnv(): NodeJS.ProcessEnv {
+  const e = { ...process.env };
+  for (const k of Object.keys(e)) if (k.startsWith('ANTHROPIC_')) delete e[k];
+  return e;
+}
+const runCli = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: cliEnv() });
+
+/** A copy of a real Codex rollout whose session_meta says `id` and `cwd`. */
+function codexRolloutWith(dir: string, id: string, cwd: string): string {
+  const source = agentFixtures('codex').find((f) => basename(f) === 'rollout-0.140.jsonl')!;
+  const [first, ...rest] = readFileSync(source, 'utf8').split('\n');
+  const meta = JSON.parse(first) as { payload: Record<string, unknown> };
+  meta.payload.id = id;
+  meta.payload.cwd = cwd;
+  const file = join(dir, `rollout-2026-01-02T00-00-00-${ID}.jsonl`);
+  writeFileSync(file, [JSON.stringify(meta), ...rest].join('\n'));
+  return file;
+}
+
+describe('resume commands the CLI prints, run in a real shell', function () {
+  this.timeout(300_000);
+  let box: Sandbox;
+  before(() => (box = sandbox()));
+  after(() => rmSync(box.root, { recursive: true, force: true }));
+  const SMALL = ['--target-tokens', '30000', '--keep-recent-tokens', '5000'];
+
+  /** Every command the CLI offered (text and --json), each run in /bin/sh -c. */
+  function runOffered(text: string, json: { resumeCommand: string | null }): ReturnType<typeof runInShell>[] {
+    const lines = text.split('\n');
+    const at = lines.indexOf('resume it with:');
+    const offered = [at >= 0 ? lines[at + 1] : null, json.resumeCommand].filter((c): c is string => c !== null);
+    return offered.map((c) => runInShell(box, c));
+  }
+
+  it('compact --in-place on a Codex rollout whose thread id is `x; touch <marker>; echo `: no command offered, the reason said, nothing runs', () => {
+    for (const id of hostileIds(box.marker).filter((i) => i)) {
+      const dir = mkdtempSync(join(box.root, 'codex-id-'));
+      const file = codexRolloutWith(dir, id, box.root);
+      const text = runCli(['compact', file, '--in-place', ...SMALL]);
+      assert.equal(text.status, 0, text.stderr);
+      const jsonRun = runCli(['compact', codexRolloutWith(mkdtempSync(join(box.root, 'codex-id-')), id, box.root), '--in-place', '--json', ...SMALL]);
+      assert.equal(jsonRun.status, 0, jsonRun.stderr);
+      const json = JSON.parse(jsonRun.stdout) as { resumeCommand: string | null; resumeProblem?: string };
+      const runs = runOffered(text.stdout, json);
+      assert.ok(!existsSync(box.marker), `nothing ran for id ${JSON.stringify(id)}: ${text.stdout}`);
+      assert.deepEqual(runs, [], 'no command offered');
+      assert.match(text.stdout, /^no resume command: the session id .* is not a UUID/m, text.stdout);
+      assert.match(json.resumeProblem ?? '', /not a UUID/);
+    }
+  });
+
+  it('compact of a Codex rollout and of a Claude Code transcript recorded in hostile folders: the printed command runs exactly the agent, there', () => {
+    for (const name of hostileFolderNames(box.marker)) {
+      const cwd = join(box.root, 'work', name);
+      mkdirSync(cwd, { recursive: true });
+      // Codex, in place (the thread id stays; it is a UUID).
+      const codexDir = mkdtempSync(join(box.root, 'codex-cwd-'));
+      const rollout = codexRolloutWith(codexDir, ID, cwd);
+      const codexText = runCli(['compact', rollout, '--in-place', ...SMALL]);
+      assert.equal(codexText.status, 0, codexText.stderr);
+      const codexJson = JSON.parse(runCli(['compact', codexRolloutWith(mkdtempSync(join(box.root, 'codex-cwd-')), ID, cwd), '--in-place', '--json', ...SMALL]).stdout) as { resumeCommand: string | null };
+      const codexRuns = runOffered(codexText.stdout, codexJson);
+      assert.equal(codexRuns.length, 2, codexText.stdout);
+      for (const r of codexRuns) {
+        assert.deepEqual(r.argv?.slice(1), ['resume', ID], r.stderr);
+        assert.equal(r.cwd, cwd);
+      }
+      // Claude Code, a fork (a new session id) of a transcript whose lines record the folder.
+      const claudeDir = mkdtempSync(join(box.root, 'claude-cwd-'));
+      const transcript = join(claudeDir, `${ID}.jsonl`);
+      writeFileSync(transcript, buildTranscript({ rounds: 6, resultChars: () => 5_000 }).map((l) => JSON.stringify({ ...(JSON.parse(l) as object), cwd })).join('\n') + '\n');
+      const claudeText = runCli(['compact', transcript, '--target-tokens', '3000', '--keep-recent-tokens', '1000']);
+      assert.equal(claudeText.status, 0, claudeText.stderr);
+      const forkId = /^session: (\S+)$/m.exec(claudeText.stdout)![1];
+      const claudeRuns = runOffered(claudeText.stdout, { resumeCommand: null });
+      assert.equal(claudeRuns.length, 1, claudeText.stdout);
+      assert.deepEqual(claudeRuns[0].argv?.slice(1), ['--resume', forkId], claudeRuns[0].stderr);
+      assert.equal(claudeRuns[0].cwd, cwd);
+      assert.ok(!existsSync(box.marker), `nothing else ran for folder ${JSON.stringify(name)}`);
+    }
+  });
+});
