@@ -101,16 +101,18 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
   }
   const lines = new Map<number, { start: number; end: number; text: string }>();
+  const entryAt = new Map<string, (typeof index.entries)[number]>();
+  for (const e of index.entries) if (!entryAt.has(`${e.line} ${e.uuid}`)) entryAt.set(`${e.line} ${e.uuid}`, e); // the first, as find() would
   const relinks = new Map(plan.changes.map((c) => [c.line, c]));
   for (const c of plan.converted) {
-    const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
+    const e = entryAt.get(`${c.line} ${c.uuid}`)!;
     const text = convertLine(await readRange(file, e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its tool results could not be converted; nothing was written.`);
     lines.set(c.line, { start: e.start, end: e.end, text });
   }
   for (const c of plan.changes) {
     if (lines.has(c.line)) continue;
-    const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
+    const e = entryAt.get(`${c.line} ${c.uuid}`)!;
     const text = relinkLine(await readRange(file, e.start, e.end), c.from, c.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its parentUuid could not be changed without touching anything else; nothing was written.`);
     lines.set(c.line, { start: e.start, end: e.end, text });
