@@ -49,6 +49,7 @@ export function renderRepair(r: RepairResult): string {
   for (const s of r.skipped) out.push(`line ${s.line}: left as it is: ${s.reason}`);
   out.push(`resume loads ${r.before.reachableMessages} of ${r.before.totalMessages} messages (${pct(r.before.reachability)}) before, ${r.after.reachableMessages} of ${r.after.totalMessages} (${pct(r.after.reachability)}) after; rebuilt request ${r.after.apiValid ? 'valid' : 'INVALID'}`);
   if (r.output) out.push(`wrote ${sanitizeForTerminal(r.output)} (${r.mode}${r.backup ? `; backup ${sanitizeForTerminal(r.backup)}` : ''})`);
+  for (const n of r.notes) out.push(`note: ${sanitizeForTerminal(n)}`);
   if (r.resumeCommand) out.push(`resume: ${sanitizeForTerminal(r.resumeCommand)}`);
   return out.join('\n') + '\n';
 }
