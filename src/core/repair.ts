@@ -16,21 +16,42 @@ import { readSessionInfo, sessionIdFromFile } from './session';
 
 export { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 
-/** `text` (one JSON line) with its top-level parentUuid value replaced, every other byte as it was; null when that cannot be done exactly. */
+/** A "parentUuid" key with its value (a JSON string or null), however it is spaced; the value is group 1. */
+const PARENT_KEY = /"parentUuid"\s*:\s*("(?:[^"\\]|\\.)*"|null)/g;
+
+/**
+ * `text` (one JSON line) with its top-level parentUuid value replaced, every other byte as it was (whatever spacing
+ * the writer used); null when that cannot be done exactly. Each occurrence of the key whose value is `from` is tried in
+ * turn (one inside a nested object or written twice may come first): the first whose change leaves every other value
+ * of the parsed line as it was is the one.
+ */
 export function relinkLine(text: string, from: string | null, to: string): string | null {
-  const needle = `"parentUuid":${JSON.stringify(from)}`;
-  const k = text.indexOf(needle);
-  if (k === -1) return null;
-  const out = text.slice(0, k) + `"parentUuid":${JSON.stringify(to)}` + text.slice(k + needle.length);
+  let before: Record<string, unknown>;
   try {
-    const a = JSON.parse(text) as Record<string, unknown>;
-    const b = JSON.parse(out) as Record<string, unknown>;
-    if (b.parentUuid !== to) return null;
-    b.parentUuid = a.parentUuid;
-    return JSON.stringify(a) === JSON.stringify(b) ? out : null;
+    before = JSON.parse(text) as Record<string, unknown>;
   } catch {
     return null;
   }
+  for (const m of text.matchAll(PARENT_KEY)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(m[1]);
+    } catch {
+      continue;
+    }
+    if (value !== from) continue;
+    const at = m.index + m[0].length - m[1].length;
+    const out = text.slice(0, at) + JSON.stringify(to) + text.slice(at + m[1].length);
+    try {
+      const after = JSON.parse(out) as Record<string, unknown>;
+      if (after.parentUuid !== to) continue;
+      after.parentUuid = before.parentUuid;
+      if (JSON.stringify(before) === JSON.stringify(after)) return out;
+    } catch {
+      /* not this occurrence */
+    }
+  }
+  return null;
 }
 
 export interface RepairOptions {

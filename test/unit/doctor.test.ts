@@ -265,7 +265,28 @@ describe('repair: hand-made', () => {
   it('relinkLine changes only the parentUuid value, and refuses when it cannot find it exactly', () => {
     const line = '{"parentUuid":"a","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}';
     assert.equal(relinkLine(line, 'a', 'z'), '{"parentUuid":"z","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}');
-    assert.equal(relinkLine('{"parentUuid": "a"}', 'a', 'z'), null);
+    assert.equal(relinkLine('{"parentUuid":"b"}', 'a', 'z'), null);
+    assert.equal(relinkLine('{"parentUuid":"a"', 'a', 'z'), null);
+  });
+
+  it('relinkLine: a line written with spaces around the colon, a nested key first, a null parent', () => {
+    assert.equal(relinkLine('{"parentUuid": "a", "uuid": "b"}', 'a', 'z'), '{"parentUuid": "z", "uuid": "b"}');
+    assert.equal(relinkLine('{ "parentUuid" :\t"a" }', 'a', 'z'), '{ "parentUuid" :\t"z" }');
+    assert.equal(relinkLine('{"data": {"parentUuid": "a"}, "parentUuid": "a"}', 'a', 'z'), '{"data": {"parentUuid": "a"}, "parentUuid": "z"}');
+    assert.equal(relinkLine('{"parentUuid": null, "uuid": "b"}', null, 'z'), '{"parentUuid": "z", "uuid": "b"}');
+  });
+
+  it('repairs a file written with a space after each colon, changing only the parentUuid value', async () => {
+    const spaced = (o: object) => JSON.stringify(o).replace(/":/g, '": ').replace(/,"/g, ', "');
+    const f = write(without(conversation(60), 'b4').map(spaced));
+    const out = join(dir, 'fixed-spaced.jsonl');
+    const r = await repairFile(f, { out });
+    assert.deepEqual(r.changes.map((c) => [c.line, c.from, c.to]), [[20, 'b4', 'r4']]);
+    const a = readFileSync(f, 'utf8').split('\n');
+    const b = readFileSync(out, 'utf8').split('\n');
+    for (let k = 0; k < a.length; k++) if (k !== 19) assert.equal(b[k], a[k], `line ${k + 1} byte-identical`);
+    assert.equal(b[19], a[19].replace('"parentUuid": "b4"', '"parentUuid": "r4"'));
+    assert.equal((await doctorFile(out)).reachability, 1);
   });
 });
 
