@@ -72,6 +72,8 @@ export interface RepairResult {
   carriedOverBytes: number;
   /** What the user should know about the write (carried-over appends). */
   notes: string[];
+  /** Why nothing was written, when repair had nothing it can fix (RepairOutlook.reason). */
+  notRepaired: string | null;
   changes: RepairChange[];
   converted: RepairConversion[];
   skipped: RepairPlan['skipped'];
@@ -114,22 +116,49 @@ async function readRange(fh: FileHandle, file: string, start: number, end: numbe
   return buf.toString('utf8');
 }
 
+/** What repair would change in a transcript, what resume would load before and after, and whether repair can help. */
+export interface RepairOutlook {
+  plan: RepairPlan;
+  before: DoctorReport;
+  after: DoctorReport;
+  /** Repair would write a change that leaves resume no worse off. */
+  canRepair: boolean;
+  /** Why it cannot, when it cannot (one sentence, no file name). */
+  reason: string | null;
+}
+
+/**
+ * What repair can fix in `index`: the one capability check behind doctor's advice, repair's refusal and exit status,
+ * and the extension's offer. Repair mends broken parent links and orphan tool results; a problem it cannot change
+ * (a uuid written twice, a dead-end leaf) is not offered for repair.
+ */
+export function repairOutlook(index: TranscriptIndex, before: DoctorReport = diagnose(index)): RepairOutlook {
+  const plan = planRepair(index.entries);
+  if (plan.changes.length === 0 && plan.converted.length === 0) return { plan, before, after: before, canRepair: false, reason: 'no broken parent links or orphan tool results in the active context' };
+  const after = diagnose(applyPlan(index, plan));
+  // Never a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
+  // unless it turns a request the API would reject into a valid one.
+  if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
+    return { plan, before, after, canRepair: false, reason: `repairing would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages})` };
+  }
+  return { plan, before, after, canRepair: true, reason: null };
+}
+
+/** Whether resume of a transcript so diagnosed still loses or breaks something (an error, or a request the API rejects). */
+export function resumeStillBroken(r: DoctorReport): boolean {
+  return !r.apiValid || r.problems.some((p) => p.severity === 'error');
+}
+
 /** Diagnoses `file`, repairs its broken links into a fork (or `out`, or in place after a backup), and reports what changed. */
 export async function repairFile(file: string, options: RepairOptions = {}): Promise<RepairResult> {
   file = resolve(file);
   const index = await indexTranscript(file);
   assertTranscript(index);
-  const before = diagnose(index);
-  const plan = planRepair(index.entries);
-  const after = diagnose(applyPlan(index, plan));
+  const { plan, before, after, canRepair, reason } = repairOutlook(index);
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
-  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, carriedOverBytes: 0, notes: [], changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
+  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, carriedOverBytes: 0, notes: [], notRepaired: reason, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
   if (plan.changes.length === 0 && plan.converted.length === 0) return none;
-  // Never write a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
-  // unless it turns a request the API would reject into a valid one.
-  if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
-    throw new CompactError('invalid-output', `Repairing ${basename(file)} would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages}), so nothing was written.`);
-  }
+  if (!canRepair) throw new CompactError('invalid-output', `${basename(file)}: ${reason}, so nothing was written.`);
   if (index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
   }
