@@ -383,7 +383,7 @@ describe('what repair can fix: one check for doctor, the CLI and the extension',
     const menu = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { contributes: { menus: Record<string, { command: string; when?: string }[]> } }).contributes.menus['view/item/context'].find((m) => m.command === 'agentCompactor.repairSession')!;
     const offered = (file: string, a: Awaited<ReturnType<typeof inspectFile>>) => {
       const r = resumeHealthOf(a)!;
-      const value = healthNode(file, r, repairableOf(a, r)).contextValue!;
+      const value = healthNode(file, r, repairableOf(a, r)).contextValue;
       return menu.when!.includes(`viewItem == ${value}`);
     };
     const dup = write(leafWrittenTwice());
