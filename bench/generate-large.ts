@@ -223,3 +223,19 @@ if (/generate-large\.[tj]s$/.test(process.argv[1] ?? '')) {
     },
   );
 }
+
+/**
+ * `lines` lines of one conversation (alternating user prompt and assistant reply, a minute apart so Claude Code's
+ * loader bridges none of its gaps) in which every `every`-th line's parentUuid names a line that is not in the file:
+ * the input of the repair benchmark and of repair's linear-work test (one broken link per `every` lines).
+ */
+export function brokenLinksTranscript(lines: number, every = 10): string {
+  const t0 = Date.parse('2026-03-01T10:00:00.000Z');
+  const out: string[] = [];
+  for (let k = 0; k < lines; k++) {
+    const parentUuid = k === 0 ? null : k % every === 0 ? `gone-${k}` : `line-${k - 1}`;
+    const base = { parentUuid, isSidechain: false, uuid: `line-${k}`, timestamp: new Date(t0 + k * 60_000).toISOString(), sessionId: 'S' };
+    out.push(JSON.stringify(k % 2 === 0 ? { ...base, type: 'user', message: { role: 'user', content: `prompt ${k}` } } : { ...base, type: 'assistant', message: { role: 'assistant', id: `msg_${k}`, model: 'claude-sonnet-4-6', content: [{ type: 'text', text: `reply ${k}` }] } }));
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,5 +1,7 @@
 // `agent-compactor doctor <file> [--json]`: what `claude --resume` would load, and why it would load less.
-import { doctorFile, type DoctorReport } from '../core/doctor';
+import type { DoctorReport } from '../core/doctor';
+import { repairOutlook } from '../core/repair';
+import { assertTranscript, indexTranscript } from '../core/transcript';
 import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
@@ -9,21 +11,25 @@ export const doctorVerb: VerbSpec = {
   args: '<file>',
   summary: 'What Claude Code would load on resume, and every broken link, orphan or dead end that makes it load less; reads only.',
   options: [JSON_OPTION, HELP_OPTION],
-  notes: ['Exit 0 when healthy, 1 when problems were found (repair them with `agent-compactor repair`), 2 on unusable input.'],
+  notes: ['Exit 0 when healthy, 1 when problems were found (the last line says whether `agent-compactor repair` can fix them; --json: repairable), 2 on unusable input.'],
   run: runDoctor,
 };
 
 export async function runDoctor(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'doctor'));
-  const report = await doctorFile(file);
-  if (bool(values, 'json')) printJson(JSON.stringify(report, null, 2) + '\n');
-  else printOut(renderDoctor(report));
+  const index = await indexTranscript(file);
+  assertTranscript(index);
+  const { before: report, canRepair, reason } = repairOutlook(index);
+  const repair = { repairable: canRepair, notRepairable: reason };
+  if (bool(values, 'json')) printJson(JSON.stringify({ ...report, ...repair }, null, 2) + '\n');
+  else printOut(renderDoctor(report, repair));
   return report.healthy ? EXIT_OK : EXIT_FAILURE;
 }
 
 const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
 
-export function renderDoctor(r: DoctorReport): string {
+/** `repair`: whether `agent-compactor repair` can fix any of it (repairOutlook), and why not. */
+export function renderDoctor(r: DoctorReport, repair: { repairable: boolean; notRepairable: string | null }): string {
   const out: string[] = [];
   out.push(`${sanitizeForTerminal(r.file)}`);
   out.push(
@@ -40,6 +46,7 @@ export function renderDoctor(r: DoctorReport): string {
     for (const p of r.problems) if (p.severity === 'info') kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
     out.push(`notes: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')} (see --json)`);
   }
-  out.push(r.healthy ? 'healthy' : `${shown.length} problem${shown.length === 1 ? '' : 's'}; \`agent-compactor repair\` bridges broken links into a fork`);
+  const problems = `${shown.length} problem${shown.length === 1 ? '' : 's'}`;
+  out.push(r.healthy ? 'healthy' : repair.repairable ? `${problems}; \`agent-compactor repair\` bridges broken links into a fork` : `${problems}; none of them is one \`agent-compactor repair\` can fix (${repair.notRepairable})`);
   return out.join('\n') + '\n';
 }

@@ -1,6 +1,6 @@
 // `agent-compactor repair <file> [--out FILE | --in-place]`: links every broken parent and turns tool results whose call
 // is gone into text, so that resume loads the whole active context; writes a fork by default.
-import { repairFile, type RepairResult } from '../core/repair';
+import { repairFile, resumeStillBroken, type RepairResult } from '../core/repair';
 import { CompactError } from '../core/compact/types';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, UsageError } from './args';
 import { printErr, printJson, printOut, sanitizeForTerminal } from './format';
@@ -16,7 +16,7 @@ export const repairVerb: VerbSpec = {
     JSON_OPTION,
     HELP_OPTION,
   ],
-  notes: ['Exit 0 when repaired or nothing needed repair, 1 when broken links remain or the file changed while it was read, 2 on unusable input.'],
+  notes: ['Exit 0 when resume loads the transcript whole and valid afterwards (repaired, or nothing needed repair), 1 when problems remain (including ones repair cannot fix, such as a uuid written twice) or the file changed while it was read, 2 on unusable input.'],
   run: runRepair,
 };
 
@@ -37,18 +37,20 @@ export async function runRepair(values: Values, positionals: string[]): Promise<
   }
   if (bool(values, 'json')) printJson(JSON.stringify(result, null, 2) + '\n');
   else printOut(renderRepair(result));
-  return result.after.problems.some((p) => p.kind === 'dangling-parent' && p.severity === 'error') ? EXIT_FAILURE : EXIT_OK;
+  return resumeStillBroken(result.after) ? EXIT_FAILURE : EXIT_OK;
 }
 
 export function renderRepair(r: RepairResult): string {
   const out: string[] = [];
   const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
-  if (r.changes.length === 0 && r.converted.length === 0) out.push('nothing to repair: no broken parent links or orphan tool results in the active context');
+  if (r.notRepaired) out.push(`nothing to repair: ${r.notRepaired}`);
   for (const c of r.converted) out.push(`line ${c.line}: tool_result ${c.toolIds.join(', ')} -> text block (${c.reason})`);
   for (const c of r.changes) out.push(`line ${c.line}: parentUuid ${c.from ?? 'null'} -> ${c.to} (line ${c.toLine}: ${c.reason})`);
   for (const s of r.skipped) out.push(`line ${s.line}: left as it is: ${s.reason}`);
   out.push(`resume loads ${r.before.reachableMessages} of ${r.before.totalMessages} messages (${pct(r.before.reachability)}) before, ${r.after.reachableMessages} of ${r.after.totalMessages} (${pct(r.after.reachability)}) after; rebuilt request ${r.after.apiValid ? 'valid' : 'INVALID'}`);
+  if (!r.output && resumeStillBroken(r.after)) out.push(`what resume still loses or breaks is not something repair can fix: ${[...new Set(r.after.problems.filter((p) => p.severity === 'error').map((p) => p.kind))].join(', ') || 'the rebuilt request'} (see \`agent-compactor doctor\`)`);
   if (r.output) out.push(`wrote ${sanitizeForTerminal(r.output)} (${r.mode}${r.backup ? `; backup ${sanitizeForTerminal(r.backup)}` : ''})`);
+  for (const n of r.notes) out.push(`note: ${sanitizeForTerminal(n)}`);
   if (r.resumeCommand) out.push(`resume: ${sanitizeForTerminal(r.resumeCommand)}`);
   return out.join('\n') + '\n';
 }

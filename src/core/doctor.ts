@@ -132,23 +132,19 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
   };
 }
 
-/** Entries of `region` before `idx` in file order that resume leaves out (with how many are messages). */
-function lostBefore(entries: Entry[], region: number[], onMain: Set<number>, idx: number): { entries: number; messages: number } {
-  let n = 0;
-  let m = 0;
-  for (const i of region) {
-    if (i >= idx) break;
-    if (onMain.has(i)) continue;
-    n++;
-    if (isMessage(entries[i])) m++;
-  }
-  return { entries: n, messages: m };
-}
-
 function danglingProblems(entries: Entry[], tables: ChainTables, region: number[], onMain: Set<number>, known: Map<string, number>, problems: DoctorProblem[]): void {
   const bridges = tables.bridges ?? new Map<number, number>();
+  // Entries of the region before the current one that resume leaves out (and how many are messages), counted as the
+  // loop goes: counting them again for each broken link made doctor quadratic in broken links.
+  let lostEntries = 0;
+  let lostMessages = 0;
   for (const i of region) {
     const e = entries[i];
+    const lost = { entries: lostEntries, messages: lostMessages };
+    if (!onMain.has(i)) {
+      lostEntries++;
+      if (isMessage(e)) lostMessages++;
+    }
     const p = e.parentUuid;
     if (!p) continue;
     const to = bridges.get(i);
@@ -160,7 +156,6 @@ function danglingProblems(entries: Entry[], tables: ChainTables, region: number[
     } else if (to >= 0) {
       problems.push({ kind: 'dangling-parent', severity: 'warning', line: e.line, uuid: p, unreachable: 0, detail: `${base}; Claude Code bridges it to line ${entries[to].line} (an entry at most ${CLAUDE_CODE_BRIDGE_GAP_MS / 1000} s older), so nothing is lost this time` });
     } else {
-      const lost = lostBefore(entries, region, onMain, i);
       problems.push({ kind: 'dangling-parent', severity: 'error', line: e.line, uuid: p, unreachable: lost.entries, detail: `${base}; Claude Code's walk from the leaf stops here: ${lost.messages} messages (${lost.entries} entries) before it are not loaded on resume` });
     }
   }

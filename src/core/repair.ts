@@ -2,12 +2,12 @@
 // atomic write and lock rules as compaction) and reports it; the changed lines are rewritten alone, every other byte
 // of the file is streamed through as it was.
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { chmod, lstat, open, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { diagnose, type DoctorReport } from './doctor';
-import { assertTranscript, indexTranscript } from './transcript';
-import { acquireLock, commitTemp, makeBackup, sameFile, writeTemp } from './compact/fsutil';
+import { assertTranscript, indexTranscript, type TranscriptIndex } from './transcript';
+import { acquireLock, sameFile, writeTemp } from './compact/fsutil';
+import { commitOutput } from './compact/commit';
 import { resumeCommand } from './compact/resume';
 import { CompactError } from './compact/types';
 import { convertLine } from './orphanResults';
@@ -16,21 +16,42 @@ import { readSessionInfo, sessionIdFromFile } from './session';
 
 export { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 
-/** `text` (one JSON line) with its top-level parentUuid value replaced, every other byte as it was; null when that cannot be done exactly. */
+/** A "parentUuid" key with its value (a JSON string or null), however it is spaced; the value is group 1. */
+const PARENT_KEY = /"parentUuid"\s*:\s*("(?:[^"\\]|\\.)*"|null)/g;
+
+/**
+ * `text` (one JSON line) with its top-level parentUuid value replaced, every other byte as it was (whatever spacing
+ * the writer used); null when that cannot be done exactly. Each occurrence of the key whose value is `from` is tried in
+ * turn (one inside a nested object or written twice may come first): the first whose change leaves every other value
+ * of the parsed line as it was is the one.
+ */
 export function relinkLine(text: string, from: string | null, to: string): string | null {
-  const needle = `"parentUuid":${JSON.stringify(from)}`;
-  const k = text.indexOf(needle);
-  if (k === -1) return null;
-  const out = text.slice(0, k) + `"parentUuid":${JSON.stringify(to)}` + text.slice(k + needle.length);
+  let before: Record<string, unknown>;
   try {
-    const a = JSON.parse(text) as Record<string, unknown>;
-    const b = JSON.parse(out) as Record<string, unknown>;
-    if (b.parentUuid !== to) return null;
-    b.parentUuid = a.parentUuid;
-    return JSON.stringify(a) === JSON.stringify(b) ? out : null;
+    before = JSON.parse(text) as Record<string, unknown>;
   } catch {
     return null;
   }
+  for (const m of text.matchAll(PARENT_KEY)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(m[1]);
+    } catch {
+      continue;
+    }
+    if (value !== from) continue;
+    const at = m.index + m[0].length - m[1].length;
+    const out = text.slice(0, at) + JSON.stringify(to) + text.slice(at + m[1].length);
+    try {
+      const after = JSON.parse(out) as Record<string, unknown>;
+      if (after.parentUuid !== to) continue;
+      after.parentUuid = before.parentUuid;
+      if (JSON.stringify(before) === JSON.stringify(after)) return out;
+    } catch {
+      /* not this occurrence */
+    }
+  }
+  return null;
 }
 
 export interface RepairOptions {
@@ -47,6 +68,12 @@ export interface RepairResult {
   sessionId: string | null;
   resumeCommand: string | null;
   backup: string | null;
+  /** In place: bytes a live agent appended while the file was being replaced, carried over after the repair in the order written. */
+  carriedOverBytes: number;
+  /** What the user should know about the write (carried-over appends). */
+  notes: string[];
+  /** Why nothing was written, when repair had nothing it can fix (RepairOutlook.reason). */
+  notRepaired: string | null;
   changes: RepairChange[];
   converted: RepairConversion[];
   skipped: RepairPlan['skipped'];
@@ -54,31 +81,72 @@ export interface RepairResult {
   after: DoctorReport;
 }
 
-/** Chunks of the file up to `size`, with the changed lines' text substituted. */
-async function* patched(file: string, lines: Map<number, { start: number; end: number; text: string }>, size: number): AsyncGenerator<Buffer | string> {
+/**
+ * Chunks of the file up to `size`, with the changed lines' text substituted; one handle and one reused buffer (each
+ * chunk is valid until the next is asked for: writeTemp writes it first), since opening a stream per gap between
+ * changed lines made repair of a file with thousands of changes wait on the file system most of the time.
+ */
+async function* patched(fh: FileHandle, lines: Map<number, { start: number; end: number; text: string }>, size: number): AsyncGenerator<Buffer | string> {
+  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
+  async function* copy(from: number, to: number): AsyncGenerator<Buffer> {
+    for (let pos = from; pos < to; ) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, to - pos), pos);
+      if (bytesRead === 0) throw new CompactError('changed-on-disk', 'the transcript shrank while it was being repaired; nothing was written.');
+      pos += bytesRead;
+      yield buf.subarray(0, bytesRead);
+    }
+  }
   let pos = 0;
   for (const r of [...lines.values()].sort((a, b) => a.start - b.start)) {
-    if (r.start > pos) yield* createReadStream(file, { start: pos, end: r.start - 1 }) as AsyncIterable<Buffer>;
+    yield* copy(pos, r.start);
     yield r.text;
     pos = r.end;
   }
-  if (size > pos) yield* createReadStream(file, { start: pos, end: size - 1 }) as AsyncIterable<Buffer>;
+  yield* copy(pos, size);
 }
 
-async function readRange(file: string, start: number, end: number): Promise<string> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(end - start);
-    let got = 0;
-    while (got < buf.length) {
-      const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
-      if (bytesRead === 0) throw new CompactError('changed-on-disk', `${basename(file)} shrank while it was being read; nothing was written.`);
-      got += bytesRead;
-    }
-    return buf.toString('utf8');
-  } finally {
-    await fh.close();
+async function readRange(fh: FileHandle, file: string, start: number, end: number): Promise<string> {
+  const buf = Buffer.alloc(end - start);
+  let got = 0;
+  while (got < buf.length) {
+    const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
+    if (bytesRead === 0) throw new CompactError('changed-on-disk', `${basename(file)} shrank while it was being read; nothing was written.`);
+    got += bytesRead;
   }
+  return buf.toString('utf8');
+}
+
+/** What repair would change in a transcript, what resume would load before and after, and whether repair can help. */
+export interface RepairOutlook {
+  plan: RepairPlan;
+  before: DoctorReport;
+  after: DoctorReport;
+  /** Repair would write a change that leaves resume no worse off. */
+  canRepair: boolean;
+  /** Why it cannot, when it cannot (one sentence, no file name). */
+  reason: string | null;
+}
+
+/**
+ * What repair can fix in `index`: the one capability check behind doctor's advice, repair's refusal and exit status,
+ * and the extension's offer. Repair mends broken parent links and orphan tool results; a problem it cannot change
+ * (a uuid written twice, a dead-end leaf) is not offered for repair.
+ */
+export function repairOutlook(index: TranscriptIndex, before: DoctorReport = diagnose(index)): RepairOutlook {
+  const plan = planRepair(index.entries);
+  if (plan.changes.length === 0 && plan.converted.length === 0) return { plan, before, after: before, canRepair: false, reason: 'no broken parent links or orphan tool results in the active context' };
+  const after = diagnose(applyPlan(index, plan));
+  // Never a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
+  // unless it turns a request the API would reject into a valid one.
+  if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
+    return { plan, before, after, canRepair: false, reason: `repairing would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages})` };
+  }
+  return { plan, before, after, canRepair: true, reason: null };
+}
+
+/** Whether resume of a transcript so diagnosed still loses or breaks something (an error, or a request the API rejects). */
+export function resumeStillBroken(r: DoctorReport): boolean {
+  return !r.apiValid || r.problems.some((p) => p.severity === 'error');
 }
 
 /** Diagnoses `file`, repairs its broken links into a fork (or `out`, or in place after a backup), and reports what changed. */
@@ -86,69 +154,73 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
   file = resolve(file);
   const index = await indexTranscript(file);
   assertTranscript(index);
-  const before = diagnose(index);
-  const plan = planRepair(index.entries);
-  const after = diagnose(applyPlan(index, plan));
+  const { plan, before, after, canRepair, reason } = repairOutlook(index);
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
-  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
+  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, carriedOverBytes: 0, notes: [], notRepaired: reason, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
   if (plan.changes.length === 0 && plan.converted.length === 0) return none;
-  // Never write a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
-  // unless it turns a request the API would reject into a valid one.
-  if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
-    throw new CompactError('invalid-output', `Repairing ${basename(file)} would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages}), so nothing was written.`);
-  }
+  if (!canRepair) throw new CompactError('invalid-output', `${basename(file)}: ${reason}, so nothing was written.`);
   if (index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
   }
+  const reader = await open(file, 'r');
+  try {
+    const lines = await changedLines(reader, file, index, plan);
+    let out: string;
+    let sessionId: string | null;
+    if (options.inPlace) {
+      out = file;
+      sessionId = sessionIdFromFile(file);
+    } else if (options.out === undefined) {
+      sessionId = randomUUID();
+      out = join(dirname(file), `${sessionId}.jsonl`);
+    } else {
+      out = resolve(options.out);
+      if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
+      if (await lstat(out).catch(() => null)) throw new CompactError('exists', `${out} already exists; nothing was written.`);
+      sessionId = sessionIdFromFile(out);
+    }
+    const lock = options.inPlace ? await acquireLock(file) : null;
+    const notes: string[] = [];
+    let committed: { backup: string | null; carriedOverBytes: number };
+    try {
+      const tmp = await writeTemp(out, patched(reader, lines, index.size));
+      try {
+        await chmod(tmp, (await stat(file)).mode & 0o777);
+        // The one commit of every in-place write: refuses a file changed since it was read, backs it up, and carries
+        // over in order what a live agent appends while it is replaced; a fork or --out must not appear meanwhile.
+        committed = await commitOutput({ file, tmp, mode: options.inPlace ? 'in-place' : 'fork', out, readSize: index.size, readMtime: index.mtimeMs, writer: 'an agent', task: 'repair', progress: () => undefined }, notes);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+    } finally {
+      await lock?.release();
+    }
+    const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(file)) });
+    return { ...none, output: out, sessionId, resumeCommand: resumeCommand(cwd, sessionId), backup: committed.backup, carriedOverBytes: committed.carriedOverBytes, notes };
+  } finally {
+    await reader.close();
+  }
+}
+
+/** The new text of each line the plan changes, with where it is in the file. */
+async function changedLines(reader: FileHandle, file: string, index: TranscriptIndex, plan: RepairPlan): Promise<Map<number, { start: number; end: number; text: string }>> {
   const lines = new Map<number, { start: number; end: number; text: string }>();
+  const entryAt = new Map<string, (typeof index.entries)[number]>();
+  for (const e of index.entries) if (!entryAt.has(`${e.line} ${e.uuid}`)) entryAt.set(`${e.line} ${e.uuid}`, e); // the first object of a line
   const relinks = new Map(plan.changes.map((c) => [c.line, c]));
   for (const c of plan.converted) {
-    const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
-    const text = convertLine(await readRange(file, e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
+    const e = entryAt.get(`${c.line} ${c.uuid}`)!;
+    const text = convertLine(await readRange(reader, file, e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its tool results could not be converted; nothing was written.`);
     lines.set(c.line, { start: e.start, end: e.end, text });
   }
   for (const c of plan.changes) {
     if (lines.has(c.line)) continue;
-    const e = index.entries.find((x) => x.line === c.line && x.uuid === c.uuid)!;
-    const text = relinkLine(await readRange(file, e.start, e.end), c.from, c.to);
+    const e = entryAt.get(`${c.line} ${c.uuid}`)!;
+    const text = relinkLine(await readRange(reader, file, e.start, e.end), c.from, c.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its parentUuid could not be changed without touching anything else; nothing was written.`);
     lines.set(c.line, { start: e.start, end: e.end, text });
   }
-  let out: string;
-  let sessionId: string | null;
-  if (options.inPlace) {
-    out = file;
-    sessionId = sessionIdFromFile(file);
-  } else if (options.out === undefined) {
-    sessionId = randomUUID();
-    out = join(dirname(file), `${sessionId}.jsonl`);
-  } else {
-    out = resolve(options.out);
-    if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
-    if (await lstat(out).catch(() => null)) throw new CompactError('exists', `${out} already exists; nothing was written.`);
-    sessionId = sessionIdFromFile(out);
-  }
-  const lock = options.inPlace ? await acquireLock(file) : null;
-  let backup: string | null = null;
-  try {
-    const tmp = await writeTemp(out, patched(file, lines, index.size));
-    try {
-      await chmod(tmp, (await stat(file)).mode & 0o777);
-      const now = await stat(file);
-      if (now.size !== index.size || now.mtimeMs !== index.mtimeMs) {
-        throw new CompactError('changed-on-disk', `${basename(file)} changed while it was being repaired (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
-      }
-      if (options.inPlace) backup = await makeBackup(file);
-      else if (await lstat(out).catch(() => null)) throw new CompactError('exists', `${out} appeared while repairing; nothing was written.`);
-      await commitTemp(tmp, out);
-    } catch (err) {
-      await unlink(tmp).catch(() => undefined);
-      throw err;
-    }
-  } finally {
-    await lock?.release();
-  }
-  const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(file)) });
-  return { ...none, output: out, sessionId, resumeCommand: resumeCommand(cwd, sessionId), backup };
+  return lines;
 }

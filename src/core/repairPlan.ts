@@ -191,20 +191,62 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   const unlinkable = new Set(broken.filter((i) => sharedLine.has(entries[i].line)));
   const work = [...new Set([...broken, ...stepped])].sort((a, b) => a - b);
   const plan: Omit<RepairPlan, 'converted'> = { changes: [], skipped: [] };
+  // The entries of the active context continuing from each uuid, kept current as links change.
+  const childrenOf = new Map<string, Set<number>>();
+  const addChild = (parent: string, c: number) => {
+    const kids = childrenOf.get(parent);
+    if (kids) kids.add(c);
+    else childrenOf.set(parent, new Set([c]));
+  };
+  for (const c of region) {
+    const p = entries[c].parentUuid;
+    if (p) addChild(p, c);
+  }
 
+  const parentAt = (c: number): number | undefined => {
+    const p = parentUuidOf(c);
+    return p ? at.get(p) : undefined;
+  };
+  // Whether every ancestor of an entry is earlier in the file than the one it continues from (true for an entry
+  // whose parent names nothing). Remembered, so that the walks below stop at the first such ancestor earlier than
+  // the entry they look for instead of climbing to the root each time (that made repair quadratic in broken links).
+  // A remembered `true` stays true while links only point back to such entries; any other link clears the memory.
+  const backwardMemo = new Map<number, boolean>();
+  const backward = (c: number): boolean => {
+    const path: number[] = [];
+    let known: boolean | undefined;
+    for (let x: number | undefined = c; ; ) {
+      if (x === undefined) {
+        known = true;
+        break;
+      }
+      known = backwardMemo.get(x);
+      if (known !== undefined) break;
+      path.push(x);
+      const p = parentAt(x);
+      if (p !== undefined && p >= x) {
+        known = false;
+        break;
+      }
+      x = p;
+    }
+    for (const x of path) backwardMemo.set(x, known);
+    return known;
+  };
+  /** Whether `from` is `cand` or one of its ancestors. */
   const descends = (cand: number, from: number): boolean => {
     const seen = new Set<number>();
     for (let c: number | undefined = cand; c !== undefined && !seen.has(c); ) {
       if (c === from) return true;
+      if (c < from && backward(c)) return false; // every ancestor of c is earlier than c, so earlier than `from`
       seen.add(c);
-      const p = parentUuidOf(c);
-      c = p ? at.get(p) : undefined;
+      c = parentAt(c);
     }
     return false;
   };
   const previous = (i: number): number => {
     const e = entries[i];
-    for (let k = region.indexOf(i) - 1; k >= 0; k--) {
+    for (let k = regionPos.get(i)! - 1; k >= 0; k--) {
       const c = region[k];
       const ce = entries[c];
       if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
@@ -220,7 +262,11 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
       plan.skipped.push({ line: e.line, reason: 'the line holds several JSON objects joined together; it is left as it is' });
       return;
     }
+    if (!(to < i && backward(to))) backwardMemo.clear();
+    const was = parentUuidOf(i);
+    if (was) childrenOf.get(was)?.delete(i);
     parentOf.set(i, entries[to].uuid!);
+    addChild(entries[to].uuid!, i);
     plan.changes.push({ line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: entries[to].uuid!, toLine: entries[to].line, reason });
   };
 
@@ -230,7 +276,7 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
       const ownParent = parentUuidOf(i);
       const own = ownParent ? at.get(ownParent) : undefined;
       const to = !brokenSet.has(i) && own !== undefined && !stepped.has(own) && !unlinkable.has(own) ? own : previous(i);
-      const children = region.filter((c) => c > i && parentUuidOf(c) === e.uuid);
+      const children = [...(childrenOf.get(e.uuid!) ?? [])].filter((c) => c > i).sort((a, b) => a - b);
       if (to === -1 || children.length === 0) {
         plan.skipped.push({ line: e.line, reason: children.length ? 'a tool result whose call is missing, with no earlier entry to continue from' : 'a tool result whose call is missing, and nothing continues from it' });
         continue;

@@ -1,6 +1,6 @@
-// A live agent appends to its session while the user compacts it in place, again and again. No appended line may be
-// lost at any moment: a compaction either refuses (changed on disk, nothing written) or commits and carries over
-// whatever landed between its last check and the rename. A real child process appends by path, in bursts with idle
+// A live agent appends to its session while the user compacts (or repairs) it in place, again and again. No appended
+// line may be lost or reordered at any moment: a compaction or repair either refuses (changed on disk, nothing written)
+// or commits and carries over, in the order written, whatever landed between its last check and the rename. A real child process appends by path, in bursts with idle
 // gaps (as an agent writes a turn, then waits), while this process compacts in place as often as it can.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
@@ -12,12 +12,14 @@ import { CompactError } from '../../src/core/compact/types';
 import { checkResumable } from '../../src/core/compact/validate';
 import { fixture } from '../support/fixtures';
 import { inspectFile } from '../../src/core/inspect';
+import { doctorFile } from '../../src/core/doctor';
+import { repairFile } from '../../src/core/repair';
 
 // Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
 // when it started: it never sees our compaction), then a last-prompt line naming its newest entry.
 const APPENDER = `
 const { appendFileSync } = require('node:fs');
-const [file, ms, seed, leaf] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3]), process.argv[4]];
+const [file, ms, seed, leaf, broken] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3]), process.argv[4], process.argv[5] === 'broken'];
 let s = seed >>> 0;
 const rnd = () => ((s = (Math.imul(s ^ (s >>> 15), 1 | s) + 0x6d2b79f5) >>> 0) / 4294967296);
 const end = Date.now() + ms;
@@ -30,7 +32,8 @@ const write = (o) => appendFileSync(file, JSON.stringify({ ...o, seq: n++, liveA
     const turns = 1 + Math.floor(rnd() * 3);
     for (let t = 0; t < turns; t++) {
       const u = 'live-u-' + n;
-      write({ type: 'user', uuid: u, parentUuid: parent, isSidechain: false, message: { role: 'user', content: 'live turn ' + n + ' ' + 'x'.repeat(Math.floor(rnd() * 4000)) } });
+      // 'broken': each prompt names a parent that is not in the file (so that repair always has a link to mend).
+      write({ type: 'user', uuid: u, parentUuid: broken ? 'gone-' + n : parent, isSidechain: false, message: { role: 'user', content: 'live turn ' + n + ' ' + 'x'.repeat(Math.floor(rnd() * 4000)) } });
       await sleep(rnd() * 8);
       const a = 'live-a-' + n;
       write({ type: 'assistant', uuid: a, parentUuid: u, isSidechain: false, message: { id: 'msg_live_' + n, role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'reply ' + 'y'.repeat(Math.floor(rnd() * 4000)) }] } });
@@ -44,6 +47,7 @@ const write = (o) => appendFileSync(file, JSON.stringify({ ...o, seq: n++, liveA
 })();
 `;
 
+/** The agent's lines found in `text`, by their sequence number, in file order. */
 function seqs(text: string): number[] {
   const out: number[] = [];
   for (const line of text.split('\n')) {
@@ -53,6 +57,21 @@ function seqs(text: string): number[] {
     if (o.uuid === undefined || o.uuid.startsWith('live-')) out.push(o.seq);
   }
   return out;
+}
+
+/** Every line the agent appended is in the file exactly once, in the order it wrote them. */
+function assertAllInOrder(file: string, total: number): void {
+  const found = seqs(readFileSync(file, 'utf8'));
+  assert.deepEqual([...found].sort((a, b) => a - b), Array.from({ length: total }, (_, k) => k), 'every appended line is in the file exactly once');
+  assert.deepEqual(found, [...found].sort((a, b) => a - b), 'the appended lines are in the order written');
+}
+
+function spawnAppender(file: string, seed: number, leaf: string, broken: boolean) {
+  const child = spawn(process.execPath, ['-e', APPENDER, file, '12000', String(seed), leaf, broken ? 'broken' : ''], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let appended = '';
+  child.stdout.on('data', (d: Buffer) => (appended += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { child, exited, total: () => Number(appended) };
 }
 
 describe('live agent appends while compacting in place, many times', function () {
@@ -65,10 +84,7 @@ describe('live agent appends while compacting in place, many times', function ()
       copyFileSync(fixture(name), file);
       const a = await inspectFile(file, { subagents: false });
       const leaf = a.index.entries[a.chain.leaf].uuid!;
-      const child = spawn(process.execPath, ['-e', APPENDER, file, '12000', String(seed), leaf], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let appended = '';
-      child.stdout.on('data', (d: Buffer) => (appended += d.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const { child, exited, total: appendedLines } = spawnAppender(file, seed, leaf, false);
       let running = true;
       void exited.then(() => (running = false));
       const outcomes = { committed: 0, carried: 0, changed: 0, other: new Map<string, number>() };
@@ -86,10 +102,9 @@ describe('live agent appends while compacting in place, many times', function ()
           }
         }
         assert.equal(await exited, 0);
-        const total = Number(appended);
+        const total = appendedLines();
         assert.ok(total > 20, `the appender wrote ${total} lines`);
-        const found = seqs(readFileSync(file, 'utf8')).sort((a, b) => a - b);
-        assert.deepEqual(found, Array.from({ length: total }, (_, k) => k), 'every appended line is in the file exactly once');
+        assertAllInOrder(file, total);
         assert.ok(outcomes.committed >= 2, `compactions committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`);
         const fatal = (await checkResumable(file)).problems.filter((p) => !/over the .*target/.test(p));
         assert.deepEqual(fatal, [], 'the session still resumes');
@@ -102,4 +117,44 @@ describe('live agent appends while compacting in place, many times', function ()
       }
     });
   }
+
+  it('repair --in-place of a session whose agent keeps writing broken links: every appended line survives, once, in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-live-repair-'));
+    const file = join(dir, '7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71.jsonl');
+    copyFileSync(fixture('v1.0.108-medium.jsonl'), file);
+    const a = await inspectFile(file, { subagents: false });
+    const { child, exited, total: appendedLines } = spawnAppender(file, 23, a.index.entries[a.chain.leaf].uuid!, true);
+    let running = true;
+    void exited.then(() => (running = false));
+    const outcomes = { committed: 0, carried: 0, nothing: 0, changed: 0, other: new Map<string, number>() };
+    try {
+      while (running) {
+        try {
+          const r = await repairFile(file, { inPlace: true });
+          if (r.output === null) outcomes.nothing++;
+          else outcomes.committed++;
+          if (r.carriedOverBytes > 0) outcomes.carried++;
+        } catch (err) {
+          assert.ok(err instanceof CompactError, String(err));
+          if (err.code === 'changed-on-disk') outcomes.changed++;
+          else outcomes.other.set(err.code, (outcomes.other.get(err.code) ?? 0) + 1);
+        }
+      }
+      assert.equal(await exited, 0);
+      const total = appendedLines();
+      assert.ok(total > 20, `the appender wrote ${total} lines`);
+      assertAllInOrder(file, total);
+      assert.ok(outcomes.committed >= 2, `repairs committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`);
+      // Idle now: one more repair mends what the agent broke last, and then nothing is left dangling.
+      await repairFile(file, { inPlace: true });
+      const d = await doctorFile(file);
+      assert.deepEqual(d.problems.filter((p) => p.kind === 'dangling-parent' && p.severity === 'error'), []);
+      assert.equal(d.leafLine, readFileSync(file, 'utf8').trimEnd().split('\n').length - 1, 'resume starts from the newest message (the last line names it)');
+      for (const n of readdirSync(dir)) assert.match(n, /^7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71\.jsonl(\.bak-[0-9-]+)?$/, n);
+      console.log(`      ${total} lines appended; ${outcomes.committed} repairs committed (${outcomes.carried} carried over late appends), ${outcomes.nothing} found nothing to do, ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`);
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

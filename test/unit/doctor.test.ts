@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildChainWithTables } from '../../src/core/chain';
 import { activeRegion, diagnose, doctorFile, type DoctorReport, type ProblemKind } from '../../src/core/doctor';
-import { applyPlan, planRepair, relinkLine, repairFile } from '../../src/core/repair';
+import { applyPlan, planRepair, relinkLine, repairFile, repairOutlook } from '../../src/core/repair';
+import { healthNode, repairableOf, resumeHealthOf } from '../../src/extension/model/health';
+import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { claudeFixtures, repoRoot } from '../support/fixtures';
 
@@ -47,6 +49,11 @@ function conversation(gap: number): object[] {
   return out;
 }
 
+/** A uuid written twice: the conversation's second line written again at its end, so resume starts there and loads 3 of 40 messages. */
+const leafWrittenTwice = () => {
+  const c = conversation(60);
+  return [...c, c[1]];
+};
 const without = (lines: object[], ...uuids: string[]) => lines.filter((l) => !uuids.includes((l as { uuid: string }).uuid));
 const kinds = (r: DoctorReport) => r.problems.filter((p) => p.severity !== 'info').map((p) => p.kind);
 const of = (r: DoctorReport, k: ProblemKind) => r.problems.filter((p) => p.kind === k);
@@ -265,7 +272,28 @@ describe('repair: hand-made', () => {
   it('relinkLine changes only the parentUuid value, and refuses when it cannot find it exactly', () => {
     const line = '{"parentUuid":"a","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}';
     assert.equal(relinkLine(line, 'a', 'z'), '{"parentUuid":"z","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}');
-    assert.equal(relinkLine('{"parentUuid": "a"}', 'a', 'z'), null);
+    assert.equal(relinkLine('{"parentUuid":"b"}', 'a', 'z'), null);
+    assert.equal(relinkLine('{"parentUuid":"a"', 'a', 'z'), null);
+  });
+
+  it('relinkLine: a line written with spaces around the colon, a nested key first, a null parent', () => {
+    assert.equal(relinkLine('{"parentUuid": "a", "uuid": "b"}', 'a', 'z'), '{"parentUuid": "z", "uuid": "b"}');
+    assert.equal(relinkLine('{ "parentUuid" :\t"a" }', 'a', 'z'), '{ "parentUuid" :\t"z" }');
+    assert.equal(relinkLine('{"data": {"parentUuid": "a"}, "parentUuid": "a"}', 'a', 'z'), '{"data": {"parentUuid": "a"}, "parentUuid": "z"}');
+    assert.equal(relinkLine('{"parentUuid": null, "uuid": "b"}', null, 'z'), '{"parentUuid": "z", "uuid": "b"}');
+  });
+
+  it('repairs a file written with a space after each colon, changing only the parentUuid value', async () => {
+    const spaced = (o: object) => JSON.stringify(o).replace(/":/g, '": ').replace(/,"/g, ', "');
+    const f = write(without(conversation(60), 'b4').map(spaced));
+    const out = join(dir, 'fixed-spaced.jsonl');
+    const r = await repairFile(f, { out });
+    assert.deepEqual(r.changes.map((c) => [c.line, c.from, c.to]), [[20, 'b4', 'r4']]);
+    const a = readFileSync(f, 'utf8').split('\n');
+    const b = readFileSync(out, 'utf8').split('\n');
+    for (let k = 0; k < a.length; k++) if (k !== 19) assert.equal(b[k], a[k], `line ${k + 1} byte-identical`);
+    assert.equal(b[19], a[19].replace('"parentUuid": "b4"', '"parentUuid": "r4"'));
+    assert.equal((await doctorFile(out)).reachability, 1);
   });
 });
 
@@ -340,6 +368,31 @@ describe('doctor and repair on the real fixtures', () => {
   }
 });
 
+describe('what repair can fix: one check for doctor, the CLI and the extension', () => {
+  it('a uuid written twice is not offered for repair; a broken link is', async () => {
+    const dup = await indexTranscript(write(leafWrittenTwice()));
+    const o = repairOutlook(dup);
+    assert.ok(o.before.problems.some((p) => p.kind === 'duplicate-uuid'));
+    assert.equal(o.before.reachableMessages, 3);
+    assert.equal(o.canRepair, false);
+    assert.match(o.reason!, /no broken parent links/);
+    assert.equal(repairOutlook(await indexTranscript(write(without(conversation(60), 'b4')))).canRepair, true);
+  });
+
+  it('the extension offers Repair Session (the menu item\'s context value) only when repair can fix something', async () => {
+    const menu = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { contributes: { menus: Record<string, { command: string; when?: string }[]> } }).contributes.menus['view/item/context'].find((m) => m.command === 'agentCompactor.repairSession')!;
+    const offered = (file: string, a: Awaited<ReturnType<typeof inspectFile>>) => {
+      const r = resumeHealthOf(a)!;
+      const value = healthNode(file, r, repairableOf(a, r)).contextValue;
+      return menu.when!.includes(`viewItem == ${value}`);
+    };
+    const dup = write(leafWrittenTwice());
+    const broken = write(without(conversation(60), 'b4'));
+    assert.equal(offered(dup, await inspectFile(dup, { subagents: false })), false);
+    assert.equal(offered(broken, await inspectFile(broken, { subagents: false })), true);
+  });
+});
+
 describe('doctor and repair: CLI', () => {
   before(function () {
     if (!existsSync(cli)) throw new Error(`build first: ${cli}`);
@@ -361,6 +414,30 @@ describe('doctor and repair: CLI', () => {
     assert.ok(typeof j.problems[0].detail === 'string');
     assert.equal(run(['doctor', join(dir, 'missing.jsonl')]).status, 2);
     assert.equal(run(['doctor', write(['not json at all'])]).status, 2);
+  });
+
+  it('a uuid written twice: doctor does not send you to repair; repair writes nothing and says it cannot fix it', () => {
+    const dup = write(leafWrittenTwice());
+    const d = run(['doctor', dup]);
+    assert.equal(d.status, 1, d.stderr);
+    assert.match(d.stdout, /none of them is one `agent-compactor repair` can fix \(no broken parent links/);
+    assert.equal((JSON.parse(run(['doctor', dup, '--json']).stdout) as { repairable: boolean }).repairable, false);
+    assert.equal((JSON.parse(run(['doctor', write(without(conversation(60), 'b4')), '--json']).stdout) as { repairable: boolean }).repairable, true);
+    const out = join(dir, 'cli-dup.jsonl');
+    const r = run(['repair', dup, '--out', out]);
+    assert.match(r.stdout, /nothing to repair: no broken parent links/);
+    assert.ok(!existsSync(out));
+  });
+
+  it('repair exits 1 when the result it reports is still invalid, even with nothing it can change (a uuid written twice, a first message from the assistant)', () => {
+    const c = conversation(60).slice(1).map((l) => ((l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: null } : l));
+    const f = write([...c.slice(0, 10), c[9], ...c.slice(10)]);
+    const out = join(dir, 'cli-invalid.jsonl');
+    const r = run(['repair', f, '--out', out]);
+    assert.match(r.stdout, /rebuilt request INVALID/);
+    assert.match(r.stdout, /not something repair can fix: invalid-request/);
+    assert.equal(r.status, 1, r.stdout);
+    assert.ok(!existsSync(out));
   });
 
   it('repair: writes what --out names, reports the change; --out and --in-place together is a usage error', () => {

@@ -1,11 +1,11 @@
 // Writing a compaction's files: the full originals of replaced tool results, the state file, the output streamed
 // after the original's bytes, and the in-place commit that carries over what a live agent appended meanwhile.
-import { appendFile, lstat, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, readFile, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { PlanDetails } from './plan';
 import { CompactError, type WrittenSidecars } from './types';
-import { assertInside, commitTemp, ensureRealDir, makeBackup, writeFileAtomic } from './fsutil';
+import { assertInside, backupName, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
 import { statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
 import { ownValue, setOwn } from '../json';
 
@@ -54,30 +54,132 @@ export function missingSavedOriginals(file: string, details: PlanDetails): strin
   return notes;
 }
 
-/**
- * Replaces `file` by `tmp` (the original's first `readSize` bytes plus the compaction) and carries over whatever a
- * live agent appended to the old file between the last check (before the backup) and the rename: those bytes are
- * whole lines after the original's end, and an agent that appends by path writes to the new file from the rename on.
- */
-export async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number }> {
-  const old = await open(file, 'r');
-  try {
-    await commitTemp(tmp, file);
-    const after = await old.stat();
-    const extra = after.size - readSize;
-    if (extra <= 0) return { carriedOverBytes: 0 };
-    const buf = Buffer.alloc(extra);
-    let got = 0;
-    while (got < extra) {
-      const { bytesRead } = await old.read(buf, got, extra - got, readSize + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    await appendFile(file, buf.subarray(0, got));
-    return { carriedOverBytes: got };
-  } finally {
-    await old.close();
+/** At most this many replacements of the file in one commit: each later one only places bytes an agent appended during the one before. */
+const MAX_COMMIT_ROUNDS = 8;
+
+/** The bytes of `fh` from `from` to its end now. */
+async function readTail(fh: FileHandle, from: number): Promise<Buffer> {
+  const size = (await fh.stat()).size;
+  const buf = Buffer.alloc(Math.max(0, size - from));
+  let got = 0;
+  while (got < buf.length) {
+    const { bytesRead } = await fh.read(buf, got, buf.length - got, from + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
   }
+  return buf.subarray(0, got);
+}
+
+async function appendDurably(path: string, data: Buffer): Promise<void> {
+  if (data.length === 0) return;
+  const fh = await open(path, 'a');
+  try {
+    await fh.write(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Replaces `file` by `tmp` (the original's first `readSize` bytes, transformed) and carries over, in the order the
+ * agent wrote them, whatever a live agent appended meanwhile. An agent appends by path: an append that opens the path
+ * before a rename lands in the file replaced, a later one in the new file, so everything the replaced file gained
+ * comes before everything the new file gained. Hence: the bytes the original gained after `readSize` are copied into
+ * `tmp` just before the rename; those that land in it between that copy and the rename are found after it, and then
+ * the new file is replaced once more, by our bytes + those late bytes + what the agent appended to the new file since
+ * (appending the late bytes to the new file would put them after lines that continue from them). Each round checks
+ * every replaced file again. Never throws once the file is replaced (the caller would undo sidecars of a committed
+ * file); when the agent keeps racing every round, the bytes not yet placed are saved beside it and `unplaced` names
+ * that file, rather than written out of order.
+ */
+export async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number; unplaced: string | null }> {
+  let current = await open(file, 'r');
+  /** Replaced files still open, and how many of their bytes are in the file now. */
+  const replaced: { fh: FileHandle; taken: number }[] = [];
+  let known = readSize;
+  let carried = 0;
+  let committed = false;
+  try {
+    for (let round = 0; ; round++) {
+      if (round > 0) {
+        try {
+          tmp = await copyPrefix(file, current, known);
+        } catch {
+          // The file is already replaced: what is not placed yet is kept beside it rather than lost or thrown about.
+          return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
+        }
+      }
+      const late: Buffer[] = [];
+      for (const r of replaced) {
+        const more = await readTail(r.fh, r.taken);
+        r.taken += more.length;
+        late.push(more);
+      }
+      const tail = await readTail(current, known);
+      const moved = Buffer.concat([...late, tail]);
+      try {
+        await appendDurably(tmp, moved);
+      } catch (err) {
+        if (!committed) throw err;
+        await unlink(tmp).catch(() => undefined);
+        for (const [k, r] of replaced.entries()) r.taken -= late[k].length; // not placed after all
+        return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
+      }
+      const [atPath, mine] = await Promise.all([stat(file), current.stat()]);
+      if (atPath.ino !== mine.ino || atPath.dev !== mine.dev) {
+        // Another program put a file at the path: it is never replaced.
+        await unlink(tmp).catch(() => undefined);
+        if (!committed) throw new CompactError('changed-on-disk', `${basename(file)} was replaced by another program while it was being written; nothing was written.`);
+        return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced) };
+      }
+      const written = (await stat(tmp)).size;
+      await commitTemp(tmp, file);
+      committed = true;
+      carried += moved.length;
+      replaced.push({ fh: current, taken: known + tail.length });
+      current = await open(file, 'r');
+      known = written;
+      let grew = false;
+      for (const r of replaced) if ((await r.fh.stat()).size > r.taken) grew = true;
+      if (!grew) return { carriedOverBytes: carried, unplaced: null };
+      if (round + 1 >= MAX_COMMIT_ROUNDS) return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced) };
+    }
+  } finally {
+    await current.close().catch(() => undefined);
+    for (const r of replaced) await r.fh.close().catch(() => undefined);
+  }
+}
+
+/** A new temporary file beside `file` holding the first `size` bytes of `fh`, with its mode. */
+async function copyPrefix(file: string, fh: FileHandle, size: number): Promise<string> {
+  const tmp = await writeTemp(file, (async function* () {
+    const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
+    for (let pos = 0; pos < size; ) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+      if (bytesRead === 0) throw new CompactError('changed-on-disk', `${basename(file)} shrank while late appends were being carried over`);
+      pos += bytesRead;
+      yield buf.subarray(0, bytesRead);
+    }
+  })());
+  try {
+    await chmod(tmp, (await fh.stat()).mode & 0o777);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  return tmp;
+}
+
+/** Saves the bytes replaced files gained that are not in `file` yet beside it; returns its path. */
+async function saveUnplaced(file: string, replaced: { fh: FileHandle; taken: number }[]): Promise<string | null> {
+  const parts: Buffer[] = [];
+  for (const r of replaced) parts.push(await readTail(r.fh, r.taken));
+  const bytes = Buffer.concat(parts);
+  if (bytes.length === 0) return null;
+  const path = backupName(file).replace(/\.bak-/, '.unplaced-appends-');
+  await writeFileAtomic(path, bytes);
+  return path;
 }
 
 /** Where a compaction's written temporary file goes, and what the original looked like when it was read. */
@@ -94,6 +196,8 @@ export interface CommitTarget {
   readMtime: number;
   /** Which agent may be writing the session, for the messages ("a live agent", "Codex"). */
   writer: string;
+  /** What is being committed, for the messages: 'compaction' (the default) or 'repair'. */
+  task?: 'compaction' | 'repair';
   /** Runs after the backup is made and before the original is replaced (records the sidecars with it). */
   afterBackup?: (backup: string) => Promise<void>;
   progress: (message: string) => void;
@@ -107,18 +211,20 @@ export interface CommitTarget {
 export async function commitOutput(t: CommitTarget, notes: string[]): Promise<{ backup: string | null; carriedOverBytes: number }> {
   const now = await stat(t.file);
   if (now.size !== t.readSize || now.mtimeMs !== t.readMtime) {
-    throw new CompactError('changed-on-disk', `${basename(t.file)} changed while it was being compacted (${now.size - t.readSize >= 0 ? `${now.size - t.readSize} bytes appended` : 'it shrank'}; is ${t.writer} still writing to it?). Nothing was written; run the compaction again when the session is idle.`);
+    const task = t.task ?? 'compaction';
+    throw new CompactError('changed-on-disk', `${basename(t.file)} changed while it was being ${task === 'repair' ? 'repaired' : 'compacted'} (${now.size - t.readSize >= 0 ? `${now.size - t.readSize} bytes appended` : 'it shrank'}; is ${t.writer} still writing to it?). Nothing was written; run the ${task} again when the session is idle.`);
   }
   if (t.mode !== 'in-place') {
-    if (t.mode === 'fork' && (await exists(t.out))) throw new CompactError('exists', `${t.out} appeared while compacting; nothing was written.`);
+    if (t.mode === 'fork' && (await exists(t.out))) throw new CompactError('exists', `${t.out} appeared while ${t.task === 'repair' ? 'repairing' : 'compacting'}; nothing was written.`);
     await commitTemp(t.tmp, t.out);
     return { backup: null, carriedOverBytes: 0 };
   }
   t.progress('Backing up the original…');
   const backup = await makeBackup(t.file);
   await t.afterBackup?.(backup);
-  const { carriedOverBytes } = await commitInPlace(t.file, t.tmp, t.readSize);
-  if (carriedOverBytes) notes.push(`${carriedOverBytes} bytes ${t.writer} appended while the result was being committed were carried over after it (they continue the history before this compaction; compact again when the session is idle)`);
+  const { carriedOverBytes, unplaced } = await commitInPlace(t.file, t.tmp, t.readSize);
+  if (carriedOverBytes) notes.push(`${carriedOverBytes} bytes ${t.writer} appended while the result was being committed were carried over after it, in the order written (they continue the history before this ${t.task ?? 'compaction'}; run it again when the session is idle)`);
+  if (unplaced) notes.push(`${t.writer} kept appending while the file was being replaced; the last bytes it appended to the old file could not be placed in order and were saved to ${unplaced} instead (they come just before the last lines it appended to the file; nothing was lost)`);
   return { backup, carriedOverBytes };
 }
 

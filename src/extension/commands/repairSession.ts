@@ -4,8 +4,7 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { indexTranscript, assertTranscript } from '../../core/transcript';
-import { applyPlan, planRepair, repairFile, type RepairResult } from '../../core/repair';
-import { diagnose } from '../../core/doctor';
+import { repairFile, repairOutlook, type RepairResult } from '../../core/repair';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 
@@ -43,13 +42,11 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   if (o.confirm !== false) {
     const index = await indexTranscript(file);
     assertTranscript(index);
-    const plan = planRepair(index.entries);
-    const before = diagnose(index);
-    if (plan.changes.length === 0 && plan.converted.length === 0) {
-      void vscode.window.showInformationMessage(`${basename(file)}: no broken parent links to repair. Resume loads ${before.reachableMessages} of ${before.totalMessages} messages (${pct(before.reachability)}).`);
+    const { plan, before, after, canRepair, reason } = repairOutlook(index);
+    if (!canRepair) {
+      void vscode.window.showInformationMessage(`${basename(file)}: nothing Repair can fix (${reason}). Resume loads ${before.reachableMessages} of ${before.totalMessages} messages (${pct(before.reachability)}).`);
       return undefined;
     }
-    const after = diagnose(applyPlan(index, plan));
     const choice = await vscode.window.showWarningMessage(
       `Repair ${basename(file)}? Resume loads ${before.reachableMessages} of ${before.totalMessages} messages now, ${after.reachableMessages} of ${after.totalMessages} after.`,
       {
@@ -73,10 +70,11 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
     return undefined;
   }
   s.log.info(`Repaired ${file}: ${result.changes.length} relinked, ${result.converted.length} converted, written to ${result.output ?? '(nothing)'}`);
+  for (const n of result.notes) s.log.info(`Repair: ${n}`);
   if (!result.output) return result;
   if (inPlace) s.store.invalidate(file);
   await s.store.load(result.output, { force: true });
-  const text = `Repaired ${basename(file)}: resume now loads ${result.after.reachableMessages} of ${result.after.totalMessages} messages (${pct(result.after.reachability)}), written to ${basename(result.output)}.`;
+  const text = `Repaired ${basename(file)}: resume now loads ${result.after.reachableMessages} of ${result.after.totalMessages} messages (${pct(result.after.reachability)}), written to ${basename(result.output)}.${result.notes.map((n) => ` Note: ${n}.`).join('')}`;
   const offer = result.sessionId ? [RESUME] : [];
   const shown = vscode.window.showInformationMessage(text, ...offer);
   const follow = shown.then(async (choice) => {

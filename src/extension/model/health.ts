@@ -2,6 +2,7 @@
 // line under the header, and the diagnostics for the Problems panel. Pure: no `vscode` import.
 import type { Analysis } from '../../core/inspect';
 import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/doctor';
+import { repairOutlook } from '../../core/repair';
 import type { TreeNodeModel } from './treeNode';
 
 const reports = new WeakMap<Analysis, DoctorReport>();
@@ -14,6 +15,16 @@ export function resumeHealthOf(analysis: Analysis): DoctorReport | undefined {
   return r;
 }
 
+const repairable = new WeakMap<Analysis, boolean>();
+
+/** Whether Repair Session can fix anything in `analysis` (repairOutlook: the check doctor and the CLI use); asked only when it is not healthy. */
+export function repairableOf(analysis: Analysis, r: DoctorReport): boolean {
+  if (r.healthy) return false;
+  let can = repairable.get(analysis);
+  if (can === undefined) repairable.set(analysis, (can = repairOutlook(analysis.index, r).canRepair));
+  return can;
+}
+
 const pct = (x: number) => `${Math.floor(x * 1000) / 10}%`;
 
 export function healthLabel(r: DoctorReport): string {
@@ -23,7 +34,8 @@ export function healthLabel(r: DoctorReport): string {
   return `${head} · ${serious.length} problem${serious.length === 1 ? '' : 's'}${r.apiValid ? '' : ' · request invalid'}`;
 }
 
-export function healthNode(file: string, r: DoctorReport): TreeNodeModel {
+/** `canRepair`: whether Repair Session is offered (repairableOf). */
+export function healthNode(file: string, r: DoctorReport, canRepair: boolean): TreeNodeModel {
   const serious = r.problems.filter((p) => p.severity !== 'info');
   return {
     id: `${file}#resumeHealth`,
@@ -34,13 +46,14 @@ export function healthNode(file: string, r: DoctorReport): TreeNodeModel {
       `Rebuilt request: ${r.apiValid ? 'valid' : 'invalid (the API would reject it)'}.`,
       ...serious.slice(0, 8).map((p) => `Line ${p.line}: ${p.detail}`),
       serious.length > 8 ? `…and ${serious.length - 8} more in the Problems panel.` : '',
-      r.healthy ? '' : 'Repair Session links broken parents into a fork.',
+      r.healthy ? '' : canRepair ? 'Repair Session links broken parents into a fork.' : 'None of these is one Repair Session can fix.',
     ]
       .filter(Boolean)
       .join('\n'),
     icon: r.healthy ? 'pass' : r.problems.some((p) => p.severity === 'error') ? 'error' : 'warning',
     color: r.healthy ? 'testing.iconPassed' : r.problems.some((p) => p.severity === 'error') ? 'problemsErrorIcon.foreground' : 'problemsWarningIcon.foreground',
-    contextValue: r.healthy ? 'resumeHealth' : 'resumeHealth.problems',
+    // The Repair action is shown on 'resumeHealth.repairable' only.
+    contextValue: r.healthy ? 'resumeHealth' : canRepair ? 'resumeHealth.repairable' : 'resumeHealth.problems',
     collapsible: 'none',
     command: serious.length ? { command: 'workbench.actions.view.problems', title: 'Show Problems', args: [] } : undefined,
     file,

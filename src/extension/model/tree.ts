@@ -13,7 +13,7 @@ import { baseName, formatBytes, formatChars, formatNumber, formatTokens, formatU
 import { contextNow } from '../../core/context';
 import { contextPartsText, contextText } from './contextText';
 import { contextChangeText, planActionText, planDetail, planSummary } from './planText';
-import { healthNode, resumeHealthOf } from './health';
+import { healthNode, repairableOf, resumeHealthOf } from './health';
 
 export type { NodeCommand, NodeKind, TreeNodeModel } from './treeNode';
 import type { NodeCommand, TreeNodeModel } from './treeNode';
@@ -165,7 +165,7 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
   const nodes = [headerNode(input)];
   if (input.plan) nodes.push(planNode(input.file, input.plan, input.analysis));
   const health = resumeHealthOf(input.analysis);
-  if (health) nodes.push(healthNode(input.file, health));
+  if (health) nodes.push(healthNode(input.file, health, repairableOf(input.analysis, health)));
   nodes.push(...groupNodes(input));
   nodes.push(...roundSequence(input));
   return nodes;
