@@ -1,5 +1,6 @@
 // Pure data describing a compaction: what happens to each round and each tool result, and
 // the token figures before and after. The CLI prints it, the extension draws it, apply runs it.
+import type { FormatId } from '../formats/types';
 
 export type RoundAction = 'keep' | 'summarize' | 'drop';
 
@@ -133,8 +134,10 @@ export interface CompactResult {
   sessionId: string | null;
   /** The session's working directory (from its lines), where the agent must be started to resume it. */
   cwd: string | null;
-  /** `cd <cwd> && claude --resume <id>`, shell-quoted; null when the session id or cwd is unknown. */
+  /** `cd <cwd> && claude --resume <id>` (Codex: `codex resume <id>`), shell-quoted; null when the session id or cwd is unknown. */
   resumeCommand: string | null;
+  /** The agent the written session is for, which resumes it (absent in results from before it was recorded: Claude Code). */
+  agent?: FormatId;
   /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one); 'given': the text passed in, verbatim. */
   summarizer: 'extractive' | 'anthropic' | 'none' | 'given';
   /** Bytes a live agent appended while the result was being committed, carried over after it (0 normally). */

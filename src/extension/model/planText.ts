@@ -1,7 +1,9 @@
 // Human text about a compaction plan: the tree's summary node, the confirmation dialog,
 // the notification after a run. Pure: no `vscode` import.
 import type { CompactionPlan, CompactResult } from '../../core/compact/types';
-import { resumeCommand } from '../../core/compact/resume';
+import { isSessionId, resumeCommand } from '../../core/compact/resume';
+import { codexResumeCommand } from '../../core/compact/codex';
+import type { FormatId } from '../../core/formats/types';
 import type { ContextFigure } from '../../core/context';
 import { contextFigureText, contextText } from './contextText';
 import { baseName, formatBytes, formatNumber, plural } from './format';
@@ -122,25 +124,26 @@ export function planDetail(plan: CompactionPlan, context: ContextFigure): string
 
 export type { WriteMode } from './settings';
 
-/** Where a run would write, for the confirmation dialog. */
-export function writeTarget(file: string, mode: WriteMode, out?: string): string {
+/** Where a run would write, for the confirmation dialog: a fork is named as its agent names a session file. */
+export function writeTarget(file: string, mode: WriteMode, out?: string, agent: FormatId = 'claude-code'): string {
   const name = baseName(file);
   if (mode === 'inPlace') return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
   if (out) return `${baseName(out)} (${name} is untouched)`;
-  return `a new session <new-id>.jsonl beside ${name}, which is untouched (resume the new session by its id)`;
+  const fork = agent === 'codex' ? 'rollout-<time>-<new-id>.jsonl' : '<new-id>.jsonl';
+  return `a new session ${fork} beside ${name}, which is untouched (resume the new session by its id)`;
 }
 
 export function confirmationText(
   plan: CompactionPlan,
   context: ContextFigure,
-  options: { mode: WriteMode; summarizer: Summarizer; model?: string; out?: string },
+  options: { mode: WriteMode; summarizer: Summarizer; model?: string; out?: string; agent?: FormatId },
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const how =
     options.summarizer === 'anthropic'
       ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}; the summarized rounds are sent to it.`
       : 'Summary: offline extractive summary (nothing leaves this machine).';
-  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out)}.`].join('\n');
+  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
   return { message, detail };
 }
 
@@ -178,11 +181,25 @@ export function resultTarget(result: CompactResult): string {
 }
 
 /**
- * The shell command that resumes the result (null: not resumable by id), with the configured
- * Claude Code path, in `cwd` when the caller found the session's folder itself.
+ * The shell command that resumes the result in the agent it was written for (null: not resumable by id): Claude
+ * Code with the configured path, or Codex; in `cwd` when the caller found the session's folder itself.
  */
 export function resultResumeCommand(result: CompactResult, claudePath = 'claude', cwd: string | null = result.cwd): string | null {
+  if (result.agent === 'codex') return codexResumeCommand(cwd, result.sessionId);
   return resumeCommand(cwd, result.sessionId, claudePath);
+}
+
+/** The result notification's buttons, by what they do. */
+export const RESULT_ACTIONS = { resume: 'Resume in Claude Code', copyResume: 'Copy Resume Command', diff: 'Show Diff', reveal: 'Reveal in Explorer' } as const;
+export type ResultAction = (typeof RESULT_ACTIONS)[keyof typeof RESULT_ACTIONS];
+
+/**
+ * The buttons for a result (three fit a notification; the result is already open in an editor): a Claude Code
+ * session can be resumed in a terminal here; a Codex one is resumed by its command, copied.
+ */
+export function resultActions(result: CompactResult, resumeCommandLine: string | null): ResultAction[] {
+  if (result.agent === 'codex') return resumeCommandLine ? [RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal] : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
+  return isSessionId(result.sessionId) ? [RESULT_ACTIONS.resume, RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff] : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
 }
 
 /** Sizes on disk around a run: the file before, the written file, and the part of it the agent reads (null: unknown). */
