@@ -4,7 +4,8 @@
  *     compacted to a fork, and `codex exec resume <new id>` sends a request whose history starts from our summary
  *     (only Codex's own instructions before it), holds the kept items in order and as written, answers every call,
  *     and is within the target;
- *  2. a rollout Codex 0.169 writes itself (with `ordinal` on every record) is compacted in place, our record continues
+ *  2. a steered fork (a pinned old round, a dropped one, the summary given) resumes with that summary and those items;
+ *  3. a rollout Codex 0.169 writes itself (with `ordinal` on every record) is compacted in place, our record continues
  *     the ordinals, and Codex resumes it the same way.
  *
  * Run: bash scripts/provision-codex.sh && npx mocha --no-config --node-option import=tsx --timeout 600000 test/compat/codex-resume.test.ts
@@ -13,6 +14,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
+import { chooseRounds, noDecisions } from '../../src/core/compact/decisions';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { estimateStringTokens } from '../../src/core/tokens/estimate';
 import type { CompactResult } from '../../src/core/compact/types';
@@ -114,6 +116,22 @@ describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Respo
     const again = await compactFile(fork.output, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000, keepRecentTokens: 8_000 } });
     assert.equal(again.sessionId, fork.sessionId);
     await resumeAndCheck(home, fake, fork.sessionId!, fork.output, again);
+  });
+
+  it('a steered fork (oldest round pinned, one dropped, the summary given) resumes with exactly that', async () => {
+    const home = makeCodexHome(fake);
+    homes.push(home);
+    const source = agentFixtures('codex').find((f) => f.endsWith('rollout-0.142.jsonl'))!;
+    const copy = path.join(home.sessionsDay, path.basename(source));
+    fs.copyFileSync(source, copy);
+    fs.chmodSync(copy, 0o644);
+    const decisions = chooseRounds(chooseRounds(noDecisions(), [0], 'keep'), [3], 'drop');
+    const summaryText = 'Steered summary, given verbatim: ünïcödé ✓ "quoted"\nsecond line';
+    const result = await compactFile(copy, { summarizer: 'extractive', settings: { targetTokens: TARGET }, decisions, summaryText });
+    assert.deepEqual(result.plan.rounds.filter((r) => r.by === 'user').map((r) => `${r.index}:${r.action}`), ['0:keep', '3:drop']);
+    assert.equal(ourRecord(result.output).payload.message, summaryText);
+    assert.equal(textOf(ourRecord(result.output).payload.replacement_history[0]), SUMMARY_PREFIX + summaryText);
+    await resumeAndCheck(home, fake, result.sessionId!, result.output, result);
   });
 
   it('a rollout Codex wrote itself (ordinals) compacts in place and resumes', async () => {

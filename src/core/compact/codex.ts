@@ -1,12 +1,12 @@
-// Compacting a Codex CLI rollout: the same plan and summarizers as for Claude Code, written back in Codex's own
-// way. Codex rebuilds a resumed thread from the newest `compacted` record that has a `replacement_history` (that
-// history replaces everything before it; later response items are replayed on top), so compaction appends one
-// such record: our summary as a user message, then the kept rounds' response items, each copied byte for byte from
-// its line. Ordinals continue where the file has them; a fork gets a new thread id in its `session_meta` records
-// and its file name (Codex finds a rollout by both).
+// Writing a compacted Codex CLI rollout. The pipeline (plan, decisions, summary, checks, sidecars, commit) is the one
+// compact.ts runs for every agent; this module writes it back in Codex's own way. Codex rebuilds a resumed thread
+// from the newest `compacted` record that has a `replacement_history` (that history replaces everything before it;
+// later response items are replayed on top), so compaction appends one such record: our summary as a user message,
+// then the kept rounds' response items, each copied byte for byte from its line. Ordinals continue where the file
+// has them; a fork gets a new thread id in its `session_meta` records and its file name (Codex finds a rollout by both).
 import { randomUUID } from 'node:crypto';
-import { chmod, open, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Analysis } from '../inspect';
 import { analyze } from '../inspect';
 import { indexTranscript } from '../transcript';
@@ -14,27 +14,12 @@ import { codexItemMessage, historyItemOf } from '../formats/codex';
 import type { Entry } from '../entries';
 import { asObject, str, type JsonObject } from '../json';
 import { loadEntryObjects } from './lines';
-import { planDetails } from './plan';
 import { SUMMARY_PREFIX } from './summarize/prompt';
-import { writeTemp } from './fsutil';
-import { checkCancelled, checkOutputPath, COMMITTING, type CompactOptions } from './compact';
-import { commitOutput } from './commit';
-import { makeSummary } from './summary';
-import { resumeFields } from './resume';
-import { CompactError, type CompactResult, type ProgressReporter } from './types';
 import { forkedMetaLine } from './codexThreadId';
+import { CompactError } from './types';
 
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
 const OUR_MARK = '"compactor":"agent-compactor"';
-
-interface CodexTarget {
-  out: string;
-  mode: CompactResult['mode'];
-  /** The thread id the written file is resumed by. */
-  sessionId: string;
-  /** Set when the result gets a new thread id (fork, out): session_meta records are rewritten to it. */
-  newId: string | null;
-}
 
 /** `rollout-YYYY-MM-DDTHH-MM-SS-<id>.jsonl`, the name Codex gives a rollout. */
 export function codexRolloutName(id: string, now: Date): string {
@@ -42,17 +27,8 @@ export function codexRolloutName(id: string, now: Date): string {
   return `rollout-${t}-${id}.jsonl`;
 }
 
-/** Where the result goes; a fork beside `given`, the path the user named (a symbolic link's folder, not its target's). */
-async function resolveCodexTarget(file: string, given: string, threadId: string, options: CompactOptions, now: Date): Promise<CodexTarget> {
-  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: threadId, newId: null };
-  const id = randomUUID();
-  if (options.out === undefined) return { out: join(dirname(given), codexRolloutName(id, now)), mode: 'fork', sessionId: id, newId: id };
-  const out = await checkOutputPath(options.out, file, options.force === true);
-  return { out, mode: 'out', sessionId: id, newId: id };
-}
-
 /** An entry as the summarizers read it (a Claude-shaped user/assistant line): its item, or its compacted record's item. */
-function summaryShape(record: JsonObject, entry: Entry): JsonObject | null {
+export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject | null {
   const payload = asObject(record.payload) ?? {};
   let item: JsonObject | undefined = payload;
   if (record.type === 'compacted') {
@@ -178,7 +154,7 @@ export function pairCalls(items: JsonObject[], raws: string[]): { items: JsonObj
   return out;
 }
 
-interface CodexFacts {
+export interface CodexFacts {
   threadId: string;
   cwd: string | null;
   /** Ordinal of the last record, when the file numbers its records. */
@@ -189,7 +165,7 @@ interface CodexFacts {
   metaRanges: [number, number][];
 }
 
-async function codexFacts(file: string, analysis: Analysis): Promise<CodexFacts> {
+export async function codexFacts(file: string, analysis: Analysis): Promise<CodexFacts> {
   const entries = analysis.index.entries;
   const metas: number[] = [];
   let lastCompacted = -1;
@@ -241,7 +217,7 @@ async function* codexOutput(file: string, size: number, patches: { range: [numbe
 }
 
 /** Checks the written rollout as Codex will read it; returns the estimated tokens of its active context. */
-async function checkCodexOutput(tmp: string, appendedLine: number, items: JsonObject[]): Promise<number> {
+export async function checkCodexOutput(tmp: string, appendedLine: number, items: JsonObject[]): Promise<number> {
   const problems: string[] = [];
   const index = await indexTranscript(tmp);
   if (index.format.id !== 'codex') problems.push('the result is not read as a Codex rollout');
@@ -254,41 +230,24 @@ async function checkCodexOutput(tmp: string, appendedLine: number, items: JsonOb
   return report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
 }
 
-export async function compactCodexLocked(file: string, given: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
-  const now = new Date();
+/** The compacted record, and the file it ends (the original's bytes, thread id renamed for a new id, then it). */
+export interface CodexRecord {
+  chunks: AsyncGenerator<Buffer | string>;
+  /** The record's replacement_history: our summary item, then the kept items with every call answered. */
+  history: JsonObject[];
+  /** The record's line number in the written file. */
+  line: number;
+}
+
+/**
+ * The `compacted` record that replaces the active context by `summary` and the items of the `kept` rounds (each
+ * copied byte for byte from its line), and the output stream it ends. Notes on calls paired go to `notes`.
+ */
+export async function codexCompactedRecord(file: string, analysis: Analysis, kept: number[], summary: string, facts: CodexFacts, newId: string | null, notes: string[]): Promise<CodexRecord> {
   const index = analysis.index;
-  const readSize = index.size;
-  const readMtime = index.mtimeMs;
-  const facts = await codexFacts(file, analysis);
-  const target = await resolveCodexTarget(file, given, facts.threadId, options, now);
-  if (target.mode === 'in-place' && index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
-    throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is Codex still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
-  }
-  const details = await planDetails(analysis, options.settings);
-  const plan = details.plan;
-  if (plan.nothingToDo) {
-    throw new CompactError('nothing-to-compact', `Nothing to compact: the rollout's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of instructions and tools), already within the ${plan.settings.targetTokens}-token target.`);
-  }
-  checkCancelled(options.signal);
-  const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
-  const summarized = active.filter((ri) => plan.rounds[ri].action === 'summarize');
-  const keptEntries = details.kept.flatMap((ri) => analysis.rounds[ri].entries);
-  const summaryEntries = summarized.flatMap((ri) => analysis.rounds[ri].entries);
-
-  // The summarizers read Claude-shaped lines; the kept items are copied from their lines' own bytes.
-  const records = await loadEntryObjects(file, index.entries, summaryEntries);
-  const objects = new Map<number, JsonObject>();
-  for (const [i, o] of records) {
-    const shaped = summaryShape(o, index.entries[i]);
-    if (shaped) objects.set(i, shaped);
-  }
-  const made = await makeSummary(analysis, details, summarized, null, objects, options, progress);
-  checkCancelled(options.signal);
-  const summary = made.summary;
-
   const keptItems: JsonObject[] = [];
   const keptRaw: string[] = [];
-  for (const i of keptEntries) {
+  for (const i of kept.flatMap((ri) => analysis.rounds[ri].entries)) {
     const e = index.entries[i];
     if (e.kind !== 'user' && e.kind !== 'assistant') continue;
     if (e.blocks.length === 0) continue; // a token count: usage, not history
@@ -301,60 +260,23 @@ export async function compactCodexLocked(file: string, given: string, analysis: 
     keptItems.push(JSON.parse(raw) as JsonObject);
   }
   const paired = pairCalls(keptItems, keptRaw);
-  plan.notes.push(...paired.notes);
-  keptRaw.splice(0, keptRaw.length, ...paired.raws);
-  keptItems.splice(0, keptItems.length, ...paired.items);
+  notes.push(...paired.notes);
   const summaryItem = { type: 'message', role: 'user', content: [{ type: 'input_text', text: SUMMARY_PREFIX + summary }] };
-  const head: JsonObject = { timestamp: now.toISOString() };
+  const head: JsonObject = { timestamp: new Date().toISOString() };
   if (facts.lastOrdinal !== null) head.ordinal = facts.lastOrdinal + 1;
   head.type = 'compacted';
   const extra: string[] = [];
   // Rollouts that number their compaction windows get the next window.
   if (facts.lastWindow !== null) extra.push(`"window_id":${JSON.stringify(randomUUID())}`, `"window_number":${facts.lastWindow + 1}`);
-  const payload = `{"message":${JSON.stringify(summary)},"replacement_history":[${[JSON.stringify(summaryItem), ...keptRaw].join(',')}]${extra.map((x) => ',' + x).join('')},${OUR_MARK}}`;
+  const payload = `{"message":${JSON.stringify(summary)},"replacement_history":[${[JSON.stringify(summaryItem), ...paired.raws].join(',')}]${extra.map((x) => ',' + x).join('')},${OUR_MARK}}`;
   const appended = `${JSON.stringify(head).slice(0, -1)},"payload":${payload}}\n`;
 
   const patches: { range: [number, number]; text: string }[] = [];
-  if (target.newId) {
+  if (newId) {
     for (const range of facts.metaRanges) {
       const text = await readRange(file, range[0], range[1]);
-      patches.push({ range, text: forkedMetaLine(text, facts.threadId, target.newId, `${basename(file)} at byte ${range[0]}`) });
+      patches.push({ range, text: forkedMetaLine(text, facts.threadId, newId, `${basename(file)} at byte ${range[0]}`) });
     }
   }
-  progress('Writing the compacted rollout…');
-  const tmp = await writeTemp(target.out, codexOutput(file, readSize, patches, appended));
-  let backup: string | null;
-  let carriedOverBytes: number;
-  try {
-    await chmod(tmp, (await stat(file)).mode & 0o777);
-    const appendedLine = index.lineCount + 1;
-    const estimated = await checkCodexOutput(tmp, appendedLine, [summaryItem, ...keptItems]);
-    if (estimated >= plan.preTokens) {
-      throw new CompactError('nothing-to-compact', `Nothing to gain: the compacted context would be about ${estimated} tokens, not smaller than the ${plan.preTokens} it holds now. Nothing was written.`);
-    }
-    plan.postTokens = estimated;
-    if (estimated > plan.messageTarget) plan.notes.push(`after summarizing, the result is about ${estimated} tokens: over the target (the newest rounds alone are too large)`);
-    progress(COMMITTING);
-    checkCancelled(options.signal);
-    ({ backup, carriedOverBytes } = await commitOutput({ file, tmp, mode: target.mode, out: target.out, readSize, readMtime, writer: 'Codex', progress }, plan.notes));
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  return {
-    output: target.out,
-    mode: target.mode,
-    sessionId: target.sessionId,
-    cwd: facts.cwd,
-    ...resumeFields('codex', facts.cwd, target.sessionId),
-    summarizer: made.summarizer,
-    carriedOverBytes,
-    backup,
-    preTokens: plan.preTokens,
-    postTokens: plan.postTokens,
-    attempts: made.attempts,
-    plan,
-    summaryChars: summary.length,
-    toolResultsDir: null,
-  };
+  return { chunks: codexOutput(file, index.size, patches, appended), history: [summaryItem, ...paired.items], line: index.lineCount + 1 };
 }

@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { loadEntryObjects, RawBytes } from './lines';
 import { unsupportedReason } from '../formats/types';
-import { compactCodexLocked } from './codex';
+import { checkCodexOutput, codexCompactedRecord, codexFacts, codexRolloutName, codexSummaryShape, type CodexFacts } from './codex';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
-import { CompactError, type AttemptRecord, type CompactResult, type CompactSettings, type ProgressReporter, type WrittenSidecars } from './types';
+import { CompactError, type AttemptRecord, type CompactionPlan, type CompactResult, type CompactSettings, type ProgressReporter, type WrittenSidecars } from './types';
 import { shapeForExtractive } from './summarize/extractive';
 import { contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
 import { buildAppendedLines } from './writeback';
@@ -19,7 +19,7 @@ import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import type { UserDecisions } from './decisions';
-import { resumeFields } from './resume';
+import { resumeFields, type ResumeAgent } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
 import { messageContent, type JsonObject } from '../json';
 import { readSessionInfo, sessionIdFromFile } from '../session';
@@ -57,8 +57,22 @@ interface OutputTarget {
   mode: CompactResult['mode'];
   /** Session id the result is resumed by: the fork's new id, else the file name when it is a UUID. */
   sessionId: string | null;
-  /** A new id to write on the appended lines (forks only). */
+  /** A new id to write into the result (forks, and Codex `--out` files). */
   newSessionId?: string;
+}
+
+/** How an agent names a compaction's output. */
+interface OutputNaming {
+  /** The id the original is resumed by (kept in place). */
+  inPlaceId: string | null;
+  /** A fork's file name for its new id. */
+  forkName: (id: string) => string;
+  /** An `--out` file gets a new id too (Codex finds a rollout by the id in it; Claude Code by the file name). */
+  outGetsNewId: boolean;
+}
+
+function claudeNaming(file: string): OutputNaming {
+  return { inPlaceId: sessionIdFromFile(file), forkName: (id) => `${id}.jsonl`, outGetsNewId: false };
 }
 
 /**
@@ -66,14 +80,16 @@ interface OutputTarget {
  * the agent finds sessions where the link is (its folder, its name), so a fork goes beside the link, not beside the
  * link's target (which may be outside the agent's sessions folder), and in place the session keeps the link's id.
  */
-async function resolveOutput(file: string, given: string, options: CompactOptions): Promise<OutputTarget> {
-  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: sessionIdFromFile(given) };
+async function resolveOutput(file: string, given: string, options: CompactOptions, naming: OutputNaming): Promise<OutputTarget> {
+  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: naming.inPlaceId };
   if (options.out === undefined) {
     const id = randomUUID();
-    return { out: join(dirname(given), `${id}.jsonl`), mode: 'fork', sessionId: id, newSessionId: id };
+    return { out: join(dirname(given), naming.forkName(id)), mode: 'fork', sessionId: id, newSessionId: id };
   }
   const out = await checkOutputPath(options.out, file, options.force === true);
-  return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
+  if (!naming.outGetsNewId) return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
+  const id = randomUUID();
+  return { out, mode: 'out', sessionId: id, newSessionId: id };
 }
 
 /**
@@ -148,15 +164,29 @@ async function compactLocked(file: string, given: string, options: CompactOption
   const analysis = await inspectFile(file, { subagents: false });
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
-  if (analysis.index.format.id === 'codex') return compactCodexLocked(file, given, analysis, options, progress);
-  const target = await resolveOutput(file, given, options);
+  if (analysis.index.format.id === 'codex') {
+    // A rollout without its session_meta records cannot be resumed by Codex, and they come first.
+    if (options.fresh) throw new CompactError('unsupported-format', `${basename(file)}: a fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Nothing was written; compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).`);
+    const facts = await codexFacts(file, analysis);
+    const now = new Date();
+    const target = await resolveOutput(file, given, options, { inPlaceId: facts.threadId, forkName: (id) => codexRolloutName(id, now), outGetsNewId: true });
+    refuseHalfWrittenTail(file, analysis, target, 'Codex');
+    const prepared = await prepare(file, analysis, options, progress);
+    return writeOut(file, prepared, target, options, progress, await codexOutput(file, prepared, target, facts));
+  }
+  const target = await resolveOutput(file, given, options, claudeNaming(given));
+  refuseHalfWrittenTail(file, analysis, target, 'an agent');
+  const prepared = await prepare(file, analysis, options, progress);
+  return writeOut(file, prepared, target, options, progress, await claudeOutput(file, prepared, target, options));
+}
+
+/** In place, a file that ends in the middle of a line is being written: refuse rather than cut its last line. */
+function refuseHalfWrittenTail(file: string, analysis: Analysis, target: OutputTarget, writer: string): void {
   const index = analysis.index;
   const halfWrittenTail = index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount);
   if (target.mode === 'in-place' && halfWrittenTail) {
-    throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
+    throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is ${writer} still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
   }
-  const prepared = await prepare(file, analysis, options, progress);
-  return writeOut(file, prepared, target, options, progress);
 }
 
 /**
@@ -169,7 +199,8 @@ export async function draftSummary(file: string, options: CompactOptions): Promi
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
-  if (analysis.index.format.id !== 'claude-code') throw new CompactError('unsupported-format', `${basename(file)}: a summary can be drafted for review only for Claude Code sessions so far (this is a ${analysis.index.format.agent} session).`);
+  const refusal = unsupportedReason(analysis.index.format);
+  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal}`);
   const { made, summary, details } = await prepare(file, analysis, options, progress);
   return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan };
 }
@@ -214,6 +245,9 @@ function summarizedRounds(analysis: Analysis, d: PlanDetails): number[] {
   return analysis.rounds.filter((r) => r.inContext && d.plan.rounds[r.index].action === 'summarize').map((r) => r.index);
 }
 
+/** Stands for a Codex record that holds no message (metadata, a token count): left out of what is summarized. */
+const NOT_A_MESSAGE: JsonObject = Object.freeze({});
+
 interface Loaded {
   objects: Map<number, JsonObject>;
   earlier: EarlierSummary | null;
@@ -236,7 +270,12 @@ async function loadForSummary(file: string, analysis: Analysis, firstPlan: PlanD
   const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
   if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
   if (earlierAt) written.add(earlierAt.entry);
-  const forSummary = (o: JsonObject, i: number) => {
+  // A Codex record is read as the Claude Code line the summarizers know (codex.ts); its kept items are copied from
+  // the file's bytes when written, not from these objects.
+  const codex = analysis.index.format.id === 'codex';
+  const forSummary = (line: JsonObject, i: number) => {
+    const o = codex ? codexSummaryShape(line, analysis.index.entries[i]) : line;
+    if (o === null) return NOT_A_MESSAGE;
     if (written.has(i)) return o;
     if (offline) return shapeForExtractive(o);
     delete o.toolUseResult;
@@ -244,6 +283,7 @@ async function loadForSummary(file: string, analysis: Analysis, firstPlan: PlanD
   };
   const rawBytes = new RawBytes(written);
   const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary, rawBytes);
+  for (const [i, o] of objects) if (o === NOT_A_MESSAGE) objects.delete(i);
   const earlier: EarlierSummary | null = earlierAt
     ? { ...earlierAt, content: messageContent(objects.get(earlierAt.entry)), text: contentText(messageContent(objects.get(earlierAt.entry))) }
     : null;
@@ -270,15 +310,53 @@ function offlineDraft(analysis: Analysis, first: PlanDetails, loaded: Loaded): s
   return offlineSummary(analysis, summarized, loaded.earlier, loaded.objects, summaryCharBudget(first.plan.settings.summaryTokens, first.calibration)).summary;
 }
 
-async function writeOut(file: string, prepared: Prepared, target: OutputTarget, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
-  const { readSize, details, made, summary } = prepared;
-  const plan = details.plan;
+/** One agent's compacted file, to be written to a temp file, checked, then committed (the same way for every agent). */
+interface BuiltOutput {
+  chunks: AsyncIterable<Buffer | string>;
+  /** Checks the written temp file as the agent will read it (throws 'invalid-output'); its estimated context. */
+  check: (tmp: string) => Promise<{ estimatedTokens: number; overTarget: boolean }>;
+  /** Who may be writing the session, for messages ("a live agent", "Codex"). */
+  writer: string;
+  cwd: string | null;
+  /** The agent that resumes the written session. */
+  resumeAgent: ResumeAgent;
+}
+
+async function claudeOutput(file: string, prepared: Prepared, target: OutputTarget, options: CompactOptions): Promise<BuiltOutput> {
   const built = await buildOutput(file, prepared, target);
-  progress('Writing the compacted transcript…');
-  const out = target.out;
+  const plan = prepared.details.plan;
   const appended = prepared.rawBytes.encode(built.lines.join('\n') + '\n');
   if (prepared.rawBytes.lossy) plan.notes.push(`${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`);
-  const tmp = await writeTemp(out, streamOutput(file, readSize, appended, options.fresh === true));
+  return {
+    chunks: streamOutput(file, prepared.readSize, appended, options.fresh === true),
+    check: (tmp) => checkClaudeOutput(tmp, prepared, built.leafUuid, options),
+    writer: 'an agent',
+    cwd: built.cwd,
+    resumeAgent: 'claude-code',
+  };
+}
+
+async function codexOutput(file: string, prepared: Prepared, target: OutputTarget, facts: CodexFacts): Promise<BuiltOutput> {
+  const plan = prepared.details.plan;
+  const record = await codexCompactedRecord(file, prepared.analysis, prepared.details.kept, prepared.summary, facts, target.newSessionId ?? null, plan.notes);
+  return {
+    chunks: record.chunks,
+    check: async (tmp) => {
+      const estimatedTokens = await checkCodexOutput(tmp, record.line, record.history);
+      return { estimatedTokens, overTarget: estimatedTokens > plan.messageTarget };
+    },
+    writer: 'Codex',
+    cwd: facts.cwd,
+    resumeAgent: 'codex',
+  };
+}
+
+async function writeOut(file: string, prepared: Prepared, target: OutputTarget, options: CompactOptions, progress: ProgressReporter, built: BuiltOutput): Promise<CompactResult> {
+  const { readSize, details, made, summary } = prepared;
+  const plan = details.plan;
+  progress('Writing the compacted transcript…');
+  const out = target.out;
+  const tmp = await writeTemp(out, built.chunks);
   let backup: string | null;
   let toolDir: string | null;
   let carriedOverBytes: number;
@@ -287,7 +365,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
-    await validateOutput(tmp, prepared, built.leafUuid, options);
+    acceptEstimate(plan, await built.check(tmp));
     checkCancelled(options.signal);
 
     // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
@@ -308,7 +386,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
         out,
         readSize,
         readMtime: prepared.readMtime,
-        writer: 'an agent',
+        writer: built.writer,
         afterBackup: (made) => recordSidecars(file, made, sidecarsBefore!),
         progress,
       },
@@ -321,13 +399,13 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }
-  const { cwd } = built;
   return {
     output: out,
     mode: target.mode,
     sessionId: target.sessionId,
-    cwd,
-    ...resumeFields('claude-code', cwd, target.sessionId),
+    cwd: built.cwd,
+    ...resumeFields(built.resumeAgent, built.cwd, target.sessionId),
+    agent: prepared.analysis.index.format.id,
     summarizer: made.summarizer,
     carriedOverBytes,
     backup,
@@ -365,18 +443,22 @@ async function buildOutput(file: string, prepared: Prepared, target: OutputTarge
   return { ...built, cwd };
 }
 
-/** Checks the written temp file resumes; refuses a result that is invalid or no smaller. */
-async function validateOutput(tmp: string, prepared: Prepared, leafUuid: string, options: CompactOptions): Promise<void> {
+/** Checks the written Claude Code temp file resumes; problems other than being over the target refuse it. */
+async function checkClaudeOutput(tmp: string, prepared: Prepared, leafUuid: string, options: CompactOptions): Promise<{ estimatedTokens: number; overTarget: boolean }> {
   const { analysis, readSize, details } = prepared;
   const plan = details.plan;
   const check = await checkResumable(tmp, { targetTokens: plan.messageTarget, calibration: details.calibration, expectLeaf: leafUuid, expectSummaryFirst: true, prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize } });
-  const overTarget = check.problems.filter((p) => /over the .*target/.test(p));
   const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
   if (fatal.length) throw new CompactError('invalid-output', `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`);
+  return { estimatedTokens: check.estimatedTokens, overTarget: fatal.length < check.problems.length };
+}
+
+/** Refuses a result that is no smaller than the original; notes one over the target. Sets the plan's final size. */
+function acceptEstimate(plan: CompactionPlan, check: { estimatedTokens: number; overTarget: boolean }): void {
   if (check.estimatedTokens >= plan.preTokens) {
     throw new CompactError('nothing-to-compact', `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens} it holds now (the summary and its framing cost more than they save). Nothing was written.`);
   }
-  if (overTarget.length) plan.notes.push(`after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`);
+  if (check.overTarget) plan.notes.push(`after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`);
   plan.postTokens = check.estimatedTokens;
 }
 

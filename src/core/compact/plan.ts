@@ -15,7 +15,7 @@ import { asObject, messageContent } from '../json';
 import { loadState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
 import { planSteered } from './steer';
-import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type PlannedRound } from './types';
+import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type DecisionConflict, type PlannedRound } from './types';
 import { unsupportedReason } from '../formats/types';
 
 export interface PlanDetails {
@@ -176,8 +176,30 @@ async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | 
 export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState, decisions?: UserDecisions): Promise<PlanDetails> {
   const base = await planBase(analysis, partial, givenState);
   const chosen = decisions ?? base.state.steering ?? noDecisions();
-  if (hasRoundDecisions(chosen)) return planSteered(base, chosen);
-  return planAutomatic(base, chosen.toolResults);
+  const { choices, unfollowed } = resultChoicesForFormat(analysis, chosen.toolResults);
+  const details = hasRoundDecisions(chosen) ? await planSteered(base, { ...chosen, toolResults: choices }) : await planAutomatic(base, choices);
+  details.plan.conflicts.push(...unfollowed);
+  return details;
+}
+
+/**
+ * The tool-result choices a format's compaction can follow: previews rewrite Claude Code lines only (another format
+ * keeps every kept tool output whole, settingsForFormat), so a choice of a preview there is said not to apply.
+ */
+function resultChoicesForFormat(analysis: Analysis, choices: Readonly<Record<string, ResultChoice>>): { choices: Record<string, ResultChoice>; unfollowed: DecisionConflict[] } {
+  const format = analysis.index.format;
+  if (format.id === 'claude-code') return { choices: { ...choices }, unfollowed: [] };
+  const followed: Record<string, ResultChoice> = {};
+  const unfollowed: DecisionConflict[] = [];
+  for (const [id, choice] of Object.entries(choices)) {
+    if (choice !== 'preview') {
+      followed[id] = choice;
+      continue;
+    }
+    const round = analysis.rounds.find((r) => r.toolResults.some((t) => t.id === id));
+    unfollowed.push({ decision: `replace tool result ${id} by a preview`, round: round?.index ?? null, resolution: `kept in full instead: previews rewrite Claude Code lines only, and a ${format.agent} session keeps every tool output whole` });
+  }
+  return { choices: followed, unfollowed };
 }
 
 async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, ResultChoice>>): Promise<PlanDetails> {

@@ -1,5 +1,6 @@
 // Pure data describing a compaction: what happens to each round and each tool result, and
 // the token figures before and after. The CLI prints it, the extension draws it, apply runs it.
+import type { FormatId } from '../formats/types';
 
 export type RoundAction = 'keep' | 'summarize' | 'drop';
 
@@ -135,10 +136,12 @@ export interface CompactResult {
   cwd: string | null;
   /** `cd <cwd> && claude --resume <id>` (Codex: `codex resume <id>`) for a POSIX shell; null when it cannot be offered. */
   resumeCommand: string | null;
-  /** The agent that resumes the result (absent: Claude Code); the extension resumes only Claude Code sessions. */
+  /** The agent that resumes the result (absent in results from before it was recorded: Claude Code). */
   resumeAgent?: 'claude-code' | 'codex';
   /** Why `resumeCommand` is null: no id or folder known, or one that is not safe to put in a command (core/compact/resume.ts). */
   resumeProblem?: string;
+  /** The agent the written session is for (absent in results from before it was recorded: Claude Code). */
+  agent?: FormatId;
   /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one); 'given': the text passed in, verbatim. */
   summarizer: 'extractive' | 'anthropic' | 'none' | 'given';
   /** Bytes a live agent appended while the result was being committed, carried over after it (0 normally). */

@@ -15,9 +15,9 @@ import { planCompaction } from '../../core/compact/plan';
 import { compactFile, type CompactOptions } from '../../core/compact/compact';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/compact/types';
 import { adviceFor, type ErrorAction } from '../model/errors';
-import { confirmationText, planSummary, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
-import { isSessionId } from '../../core/compact/resume';
+import { confirmationText, planSummary, RESULT_ACTIONS, resultActions, resultResumeCommand, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
+import type { FormatId } from '../../core/formats/types';
 import { getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
@@ -52,19 +52,21 @@ interface Planned {
   plan: CompactionPlan;
   context: ContextFigure;
   bytes: number;
+  /** The session's agent: how a fork is named and resumed. */
+  agent: FormatId;
 }
 
 
 async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<Planned> {
   if (s.store.file === file) {
     const analysis = await s.store.refresh();
-    if (analysis) return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes };
+    if (analysis) return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id };
   }
   const analysis = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${basename(file)}` },
     () => inspectFile(file, { yieldEvery: 500 }),
   );
-  return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes };
+  return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id };
 }
 
 /** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
@@ -115,7 +117,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   }
   const { plan, context } = planned;
   s.log.info(`Plan for ${file}: ${planSummary(plan, context)}`);
-  if (!(await confirmed(s, plan, context, req, o, programmatic))) return undefined;
+  if (!(await confirmed(s, planned, req, o, programmatic))) return undefined;
 
   let result: CompactResult;
   try {
@@ -169,8 +171,9 @@ async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>,
  * does not go on to a one-step compaction. With `agentCompactor.reviewSummary` on (the default)
  * its first choice writes the summary for review instead, and Apply Summary compacts later.
  */
-async function confirmed(s: Services, plan: CompactionPlan, context: ContextFigure, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
+async function confirmed(s: Services, planned: Planned, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
   const { file } = req;
+  const { plan, context } = planned;
   if (!programmatic && plan.nothingToDo) {
     const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${planSummary(plan, context)}.`, 'Open Settings');
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
@@ -183,6 +186,7 @@ async function confirmed(s: Services, plan: CompactionPlan, context: ContextFigu
     model: req.config.model,
     baseUrl: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL),
     out: req.out,
+    agent: planned.agent,
   });
   const review = req.config.reviewSummary;
   const [first, second] = review ? [REVIEW, COMPACT_NOW] : [COMPACT, REVIEW_FIRST];
@@ -271,10 +275,6 @@ async function resultFiles(result: CompactResult, before: number): Promise<Resul
   }
 }
 
-const RESUME = 'Resume in Claude Code';
-const COPY_RESUME = 'Copy Resume Command';
-const SHOW_DIFF = 'Show Diff';
-const REVEAL = 'Reveal in Explorer';
 
 /** The result notification: what was written, by which summarizer, and how to resume it. */
 async function notifyResult(s: Services, result: CompactResult, how: ResultOptions): Promise<void> {
@@ -283,22 +283,24 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   const text = resultSummary(result, how);
   const fellBack = requested === 'anthropic' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
-  // Resume in Claude Code and Copy Resume Command are for Claude Code sessions; a Codex rollout's command is in the text.
-  const resumable = isSessionId(result.sessionId) && result.resumeAgent !== 'codex';
-  // Three buttons fit a notification; the result is already open in an editor (and the Explorer).
-  const buttons = resumable ? [RESUME, COPY_RESUME, SHOW_DIFF] : [SHOW_DIFF, REVEAL];
+  const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd);
+  const buttons = resultActions(result, command);
   const choice = fellBack
     ? await vscode.window.showWarningMessage(`${text} The Anthropic summary was not used${why ? `: ${why}` : '.'}`, ...buttons)
     : await vscode.window.showInformationMessage(text, ...buttons);
   // The session just written, by the id and folder the compaction reported.
   const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
   try {
-    if (choice === RESUME) await vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', session);
-    else if (choice === COPY_RESUME) await vscode.commands.executeCommand('agentCompactor.copyResumeCommand', session);
-    else if (choice === SHOW_DIFF) {
+    if (choice === RESULT_ACTIONS.resume) await vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', session);
+    else if (choice === RESULT_ACTIONS.copyResume && result.agent === 'codex' && command) {
+      // Copy Resume Command builds a Claude Code command; a Codex session's is the result's own.
+      await vscode.env.clipboard.writeText(command);
+      void vscode.window.showInformationMessage(`Copied to the clipboard: ${command}`);
+    } else if (choice === RESULT_ACTIONS.copyResume) await vscode.commands.executeCommand('agentCompactor.copyResumeCommand', session);
+    else if (choice === RESULT_ACTIONS.diff) {
       const left = result.backup ?? file;
       await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(left), vscode.Uri.file(result.output), `${basename(left)} ↔ ${basename(result.output)}`);
-    } else if (choice === REVEAL) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
+    } else if (choice === RESULT_ACTIONS.reveal) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
   } catch (err) {
     // The commands already told the user; keep the detail in the log.
     s.log.warn(`${choice} failed: ${err instanceof Error ? err.message : String(err)}`);

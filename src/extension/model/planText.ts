@@ -1,7 +1,8 @@
 // Human text about a compaction plan: the tree's summary node, the confirmation dialog,
 // the notification after a run. Pure: no `vscode` import.
 import type { CompactionPlan, CompactResult } from '../../core/compact/types';
-import { resumeCommand } from '../../core/compact/resume';
+import { isSessionId, resumeCommand } from '../../core/compact/resume';
+import type { FormatId } from '../../core/formats/types';
 import type { ContextFigure } from '../../core/context';
 import { contextFigureText, contextText } from './contextText';
 import { baseName, formatBytes, formatNumber, plural } from './format';
@@ -122,19 +123,20 @@ export function planDetail(plan: CompactionPlan, context: ContextFigure): string
 
 export type { WriteMode } from './settings';
 
-/** Where a run would write, for the confirmation dialog. */
-export function writeTarget(file: string, mode: WriteMode, out?: string): string {
+/** Where a run would write, for the confirmation dialog: a fork is named as its agent names a session file. */
+export function writeTarget(file: string, mode: WriteMode, out?: string, agent: FormatId = 'claude-code'): string {
   const name = baseName(file);
   if (mode === 'inPlace') return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
   if (out) return `${baseName(out)} (${name} is untouched)`;
-  return `a new session <new-id>.jsonl beside ${name}, which is untouched (resume the new session by its id)`;
+  const fork = agent === 'codex' ? 'rollout-<time>-<new-id>.jsonl' : '<new-id>.jsonl';
+  return `a new session ${fork} beside ${name}, which is untouched (resume the new session by its id)`;
 }
 
 export function confirmationText(
   plan: CompactionPlan,
   context: ContextFigure,
   /** baseUrl: the address the Anthropic summarizer sends to (anthropicBaseUrl), named so the user sees the host. */
-  options: { mode: WriteMode; summarizer: Summarizer; model?: string; baseUrl: string; out?: string },
+  options: { mode: WriteMode; summarizer: Summarizer; model?: string; baseUrl: string; out?: string; agent?: FormatId },
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const host = baseUrlHost(options.baseUrl);
@@ -142,7 +144,7 @@ export function confirmationText(
     options.summarizer === 'anthropic'
       ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}. Sends the summarized rounds and your API key to ${host}.`
       : 'Summary: offline extractive summary (nothing leaves this machine).';
-  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out)}.`].join('\n');
+  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
   return { message, detail };
 }
 
@@ -180,13 +182,26 @@ export function resultTarget(result: CompactResult): string {
 }
 
 /**
- * The POSIX shell command that resumes the result (null: not resumable by id), with the configured
- * Claude Code path (Codex: `codex`), in `cwd` when the caller found the session's folder itself.
+ * The POSIX shell command that resumes the result in the agent it was written for (null: not resumable by id): Claude
+ * Code with the configured path, or Codex; in `cwd` when the caller found the session's folder itself.
  */
 export function resultResumeCommand(result: CompactResult, claudePath = 'claude', cwd: string | null = result.cwd): string | null {
   // A Codex rollout is resumed by `codex resume`, never by the configured Claude Code.
-  if (result.resumeAgent === 'codex') return resumeCommand(cwd, result.sessionId, undefined, 'codex');
+  if (result.resumeAgent === 'codex' || result.agent === 'codex') return resumeCommand(cwd, result.sessionId, undefined, 'codex');
   return resumeCommand(cwd, result.sessionId, claudePath);
+}
+
+/** The result notification's buttons, by what they do. */
+export const RESULT_ACTIONS = { resume: 'Resume in Claude Code', copyResume: 'Copy Resume Command', diff: 'Show Diff', reveal: 'Reveal in Explorer' } as const;
+export type ResultAction = (typeof RESULT_ACTIONS)[keyof typeof RESULT_ACTIONS];
+
+/**
+ * The buttons for a result (three fit a notification; the result is already open in an editor): a Claude Code
+ * session can be resumed in a terminal here; a Codex one is resumed by its command, copied.
+ */
+export function resultActions(result: CompactResult, resumeCommandLine: string | null): ResultAction[] {
+  if (result.agent === 'codex') return resumeCommandLine ? [RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal] : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
+  return isSessionId(result.sessionId) ? [RESULT_ACTIONS.resume, RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff] : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
 }
 
 /** Sizes on disk around a run: the file before, the written file, and the part of it the agent reads (null: unknown). */
