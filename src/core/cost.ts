@@ -259,11 +259,19 @@ export function agentCost(entries: readonly Entry[], from = copiedFrom(entries))
   return { ...last, usd: Math.max(0, last.usd - inherited.usd), byModel, inherited: inherited.usd };
 }
 
+/** What the notes beside a session's cost are made from (a `SessionCost`, or the figures kept of one). */
+export interface CostFacts {
+  total: { usd: number };
+  unpriced: readonly string[];
+  assumed: readonly { model: string; priceKey: string }[];
+  agent: { usd: number } | null;
+}
+
 /** Our total and the agent's differ by more than this share of the larger. */
 export const AGENT_COST_TOLERANCE = 0.02;
 
 /** How far our total is from the agent's own (a share of the larger of the two), or null without the agent's. */
-export function agentCostGap(c: Pick<SessionCost, 'total' | 'agent'>): number | null {
+export function agentCostGap(c: Pick<CostFacts, 'total' | 'agent'>): number | null {
   if (!c.agent) return null;
   const larger = Math.max(c.total.usd, c.agent.usd);
   return larger > 0 ? Math.abs(c.total.usd - c.agent.usd) / larger : 0;
@@ -275,7 +283,7 @@ export function agentCostGap(c: Pick<SessionCost, 'total' | 'agent'>): number | 
  * agent's own figure when it differs from ours by more than AGENT_COST_TOLERANCE. Every surface that shows a session's
  * cost shows these.
  */
-export function costNotes(c: Pick<SessionCost, 'total' | 'unpriced' | 'assumed' | 'agent'>, override: string): string[] {
+export function costNotes(c: CostFacts, override: string): string[] {
   const notes: string[] = [];
   for (const a of c.assumed) notes.push(`${a.model} is not in the price table: assumed at the rates of ${a.priceKey}.`);
   if (c.unpriced.length) notes.push(`No price for ${c.unpriced.join(', ')} (counted as $0): give one with ${override}.`);
@@ -287,7 +295,7 @@ export function costNotes(c: Pick<SessionCost, 'total' | 'unpriced' | 'assumed' 
 }
 
 /** A session cost figure followed by what qualifies it: `$1.23`, `$1.23 (assumed prices)`, `$0.00 (unpriced)`. */
-export function costFigure(c: Pick<SessionCost, 'total' | 'unpriced' | 'assumed'>, usd: (n: number) => string = formatCostUsd): string {
+export function costFigure(c: Omit<CostFacts, 'agent'>, usd: (n: number) => string = formatCostUsd): string {
   const marks = [c.assumed.length ? 'assumed prices' : '', c.unpriced.length ? 'unpriced models' : ''].filter(Boolean);
   return `${usd(c.total.usd)}${marks.length ? ` (${marks.join(', ')})` : ''}`;
 }

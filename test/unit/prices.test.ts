@@ -1,12 +1,14 @@
 // The price lookup for today's model ids (exact, dated, unknown versions of a known family, unknown families), the
 // agent's own figure from Claude Code's `cost-state` lines beside ours, and a fork's copied responses left out.
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentCostGap, costFigure, costNotes, DEFAULT_PRICES, priceFor, sessionCost, withPriceOverrides } from '../../src/core/cost';
 import { parseLine } from '../../src/core/entries';
 import { indexTranscript } from '../../src/core/transcript';
+import { repoRoot } from '../support/fixtures';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
@@ -160,5 +162,42 @@ describe('the agent\'s own cost (cost-state) beside ours', () => {
   it('the price table says where and when its rates come from', () => {
     assert.match(DEFAULT_PRICES.source, /Claude Code 2\.1\.330/);
     assert.match(DEFAULT_PRICES.date, /^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+describe('inspect (the built CLI) shows assumed rates, unpriced models and the agent\'s own figure', () => {
+  it('text and --json', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-prices-cli-'));
+    try {
+      const f = join(dir, 's.jsonl');
+      writeFileSync(
+        f,
+        [
+          user('u0', null),
+          assistant('a1', 'u0', 'msg_1', 'claude-opus-4-9', { input_tokens: 100_000 }),
+          user('u1', 'a1'),
+          assistant('a2', 'u1', 'msg_2', 'claude-mythos-1', { input_tokens: 100_000 }),
+          costState(1.26, { 'claude-opus-4-9': 1.26 }),
+        ].join('\n') + '\n',
+      );
+      const run = (args: string[]) => spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'inspect', ...args, f], { encoding: 'utf8' });
+      const text = run([]);
+      assert.equal(text.status, 0, text.stderr);
+      assert.match(text.stdout, /^cost: \$0\.4000 \(assumed prices\) over 2 responses/m);
+      assert.match(text.stdout, /the agent's own figure: \$1\.26 \(cost-state, line 5\)/);
+      assert.match(text.stdout, /claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5\./);
+      assert.match(text.stdout, /No price for claude-mythos-1 \(counted as \$0\): give one with --prices FILE\./);
+      assert.match(text.stdout, /The agent recorded \$1\.26 for this session, ours is \$0\.4000 \(68% apart\)\./);
+      const json = run(['--json']);
+      assert.equal(json.status, 0, json.stderr);
+      const cost = (JSON.parse(json.stdout) as { cost: { assumed: unknown; unpriced: unknown; agent: { usd: number }; agentGap: number; notes: string[] } }).cost;
+      assert.deepEqual(cost.assumed, [{ model: 'claude-opus-4-9', priceKey: 'claude-opus-5-5' }]);
+      assert.deepEqual(cost.unpriced, ['claude-mythos-1']);
+      assert.equal(cost.agent.usd, 1.26);
+      assert.ok(Math.abs(cost.agentGap - (1.26 - 0.4) / 1.26) < 1e-9);
+      assert.equal(cost.notes.length, 3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
