@@ -14,10 +14,12 @@ export interface ModelPrice {
   cacheWrite1h: number;
   cacheRead: number;
   /**
-   * Rates for a request whose input (fresh + cache writes + cache reads) exceeds 200,000 tokens,
-   * on models that offer a 1M-token context; they apply to the whole request.
+   * Rates for a request whose input (fresh + cache writes + cache reads) exceeds `longContextAbove`
+   * tokens, on models that offer a 1M-token context; they apply to the whole request.
    */
-  longContext?: Omit<ModelPrice, 'longContext'>;
+  longContext?: Omit<ModelPrice, 'longContext' | 'longContextAbove'>;
+  /** Input tokens above which `longContext` applies (default 200,000). */
+  longContextAbove?: number;
 }
 
 export interface PriceTable {
@@ -30,9 +32,10 @@ export interface PriceTable {
 
 const LONG_CONTEXT_INPUT = 200_000;
 
-function rates(input: number, output: number, long?: [number, number], cacheReadShare = 0.1): ModelPrice {
+function rates(input: number, output: number, long?: [number, number], cacheReadShare = 0.1, longAbove?: number): ModelPrice {
   const p: ModelPrice = { input, output, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2, cacheRead: input * cacheReadShare };
   if (long) p.longContext = { input: long[0], output: long[1], cacheWrite5m: long[0] * 1.25, cacheWrite1h: long[0] * 2, cacheRead: long[0] * cacheReadShare };
+  if (longAbove !== undefined) p.longContextAbove = longAbove;
   return p;
 }
 
@@ -42,8 +45,9 @@ function rates(input: number, output: number, long?: [number, number], cacheRead
  * session totals agree with ccusage 20.0.24 (its built-in models.dev table) on the shared fixtures
  * (test/compat/ccusage.test.ts). The rows from `claude-opus-4-8` on are the rates Claude Code 2.1.330
  * itself applies (its `cost-state` records' per-model `costUSD`, measured offline against the fake API
- * with one kind of token at a time; it applies no long-context premium to them; its 1-hour cache-write
- * rate was not measured and is taken as 2× input like every other model's).
+ * with one kind of token at a time and then all together; none has a long-context premium at 300,000 input
+ * tokens but claude-haiku-5-5, five times its rates above 100,000; the 1-hour cache-write rate was not
+ * measured and is taken as 2× input like every other model's).
  * `claude-opus-5-5` is the model Claude Code 2.1.330 uses when none is chosen.
  */
 export const DEFAULT_PRICES: PriceTable = {
@@ -68,7 +72,8 @@ export const DEFAULT_PRICES: PriceTable = {
     'claude-sonnet-4-5': rates(3, 15, [6, 22.5]),
     'claude-sonnet-4': rates(3, 15, [6, 22.5]),
     'claude-sonnet-4-0': rates(3, 15, [6, 22.5]),
-    'claude-haiku-5-5': rates(0.1, 0.5),
+    // Five times the rates for a request over 100,000 input tokens (measured: 100,000 at $0.10/M, 100,001 at $0.50/M).
+    'claude-haiku-5-5': rates(0.1, 0.5, [0.5, 2.5], 0.1, 100_000),
     'claude-haiku-4-5': rates(1, 5),
     'claude-3-7-sonnet': rates(3, 15),
     'claude-3-5-sonnet': rates(3, 15),
@@ -165,9 +170,11 @@ export const ZERO_COST: Readonly<Cost> = { usd: 0, input: 0, output: 0, cacheWri
 /** The cost of one response's usage at the given rates (USD; parts by kind of token). */
 export function costOfUsage(u: Usage, price: ModelPrice): Cost {
   const inputSide = u.input + u.cacheCreation + u.cacheRead;
-  const p = price.longContext && inputSide > LONG_CONTEXT_INPUT ? price.longContext : price;
-  const m5 = u.cacheWrite ? u.cacheWrite.m5 : u.cacheCreation;
-  const h1 = u.cacheWrite ? u.cacheWrite.h1 : 0;
+  const p = price.longContext && inputSide > (price.longContextAbove ?? LONG_CONTEXT_INPUT) ? price.longContext : price;
+  // Cache writes not broken down by lifetime are 5-minute ones: Claude Code writes a zero breakdown beside the total
+  // when the API sent none, and prices the total at the 5-minute rate.
+  const h1 = u.cacheWrite ? Math.min(u.cacheWrite.h1, u.cacheCreation) : 0;
+  const m5 = u.cacheCreation - h1;
   const input = (u.input * p.input) / 1e6;
   const output = (u.output * p.output) / 1e6;
   const cacheWrite = (m5 * p.cacheWrite5m + h1 * p.cacheWrite1h) / 1e6;
@@ -375,7 +382,7 @@ export function withPriceOverrides(overrides: Record<string, Partial<ModelPrice>
   for (const key of keys) {
     const given = overrides[key];
     for (const [field, value] of Object.entries(given)) {
-      if (field === 'longContext') continue;
+      if (field === 'longContext' || field === 'longContextAbove') continue;
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`price of ${key}.${field}: expected a number of USD per million tokens, got ${JSON.stringify(value)}`);
     }
     const k = modelKey(key);
@@ -390,7 +397,10 @@ export function withPriceOverrides(overrides: Record<string, Partial<ModelPrice>
       cacheWrite1h: given.cacheWrite1h ?? (given.input !== undefined || !start ? input * 2 : start.cacheWrite1h),
       cacheRead: given.cacheRead ?? (given.input !== undefined || !start ? input / 10 : start.cacheRead),
     };
-    if (start?.longContext && given.input === undefined && given.output === undefined) models[k].longContext = start.longContext;
+    if (start?.longContext && given.input === undefined && given.output === undefined) {
+      models[k].longContext = start.longContext;
+      if (start.longContextAbove !== undefined) models[k].longContextAbove = start.longContextAbove;
+    }
   }
   return keys.length ? { date: base.date, source: `${base.source}; overridden by settings for ${keys.join(', ')}`, models } : base;
 }

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentCostGap, costFigure, costNotes, DEFAULT_PRICES, priceFor, sessionCost, withPriceOverrides } from '../../src/core/cost';
+import { agentCostGap, costFigure, costNotes, costOfUsage, DEFAULT_PRICES, priceFor, sessionCost, withPriceOverrides } from '../../src/core/cost';
 import { parseLine } from '../../src/core/entries';
 import { indexTranscript } from '../../src/core/transcript';
 import { repoRoot } from '../support/fixtures';
@@ -64,6 +64,20 @@ describe('price lookup for today\'s model ids', () => {
     const table = withPriceOverrides({ 'claude-opus-7': { input: 7, output: 70 } });
     assert.equal(priceFor('claude-opus-6', table)!.key, 'claude-opus-7');
     assert.deepEqual([priceFor('claude-opus-7', table)!.assumed, priceFor('claude-opus-7', table)!.price.input], [false, 7]);
+  });
+
+  it('claude-haiku-5-5 costs five times its rates for a request over 100,000 input tokens, as Claude Code charges it', () => {
+    const haiku = priceFor('claude-haiku-5-5')!.price;
+    near(costOfUsage({ input: 100_000, output: 0, cacheCreation: 0, cacheRead: 0 }, haiku).usd, 0.01, 'at 100,000');
+    near(costOfUsage({ input: 100_001, output: 0, cacheCreation: 0, cacheRead: 0 }, haiku).usd, 0.0500005, 'above');
+    // Cache tokens count towards the threshold (Claude Code's figure for this usage: $0.04274325).
+    near(costOfUsage({ input: 12_345, output: 6_789, cacheCreation: 23_456, cacheRead: 98_765, cacheWrite: { m5: 0, h1: 0 } }, haiku).usd, 0.04274325, 'mixed');
+  });
+
+  it('cache writes without a lifetime breakdown are priced at the 5-minute rate (Claude Code writes a zero breakdown when the API sent none)', () => {
+    const opus = priceFor('claude-opus-5-5')!.price;
+    near(costOfUsage({ input: 0, output: 0, cacheCreation: 1_000_000, cacheRead: 0, cacheWrite: { m5: 0, h1: 0 } }, opus).usd, 5, 'zero breakdown');
+    near(costOfUsage({ input: 0, output: 0, cacheCreation: 1_000_000, cacheRead: 0, cacheWrite: { m5: 400_000, h1: 600_000 } }, opus).usd, 0.4 * 5 + 0.6 * 8, 'broken down');
   });
 
   it('an unknown family is unpriced, and the note names the override', async () => {
