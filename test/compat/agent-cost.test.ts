@@ -7,7 +7,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { costNotes, priceFor, sessionCost } from '../../src/core/cost';
+import { compactFile } from '../../src/core/compact/compact';
+import { costNotes, costOfUsage, priceFor, sessionCost } from '../../src/core/cost';
 import { indexTranscript } from '../../src/core/transcript';
 import { requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
@@ -80,6 +81,51 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
       assert.equal(await agrees(['--model', model], { assumed: false }), model);
     });
   }
+
+  it('a fork we write, then resumed by Claude Code: only its own response is its cost, and Claude Code\'s own total in the fork agrees', async () => {
+    const bin = requireClaudeBinary();
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-agent-cost-fork-')));
+    try {
+      const home = path.join(root, 'home');
+      const tmp = path.join(root, 'tmp');
+      const cwd = path.join(root, 'project');
+      for (const d of [home, tmp, cwd]) fs.mkdirSync(d, { recursive: true });
+      const answer = 'A long answer about the project. '.repeat(300);
+      fake.setScenario({ kind: 'text', text: answer, usage: USAGE });
+      const turn = async (args: string[]) => {
+        const r = await spawnClaude({ bin, args: ['-p', ...args], cwd, home, tmp, fake });
+        assert.equal(r.exitCode, 0, r.stderr + r.stdout);
+      };
+      await turn(['tell me about the project']);
+      const projects = path.join(home, '.claude', 'projects');
+      const dir = path.join(projects, fs.readdirSync(projects)[0]);
+      const original = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+      const id = path.basename(original, '.jsonl');
+      for (let i = 0; i < 3; i++) await turn(['--resume', id, `and more, part ${i}`]);
+      const before = sessionCost((await indexTranscript(original)).entries);
+      assert.equal(before.responses.size, 4);
+      assert.ok(before.agent && Math.abs(before.total.usd - before.agent.usd) < 1e-6, `original: ours ${before.total.usd} vs ${before.agent?.usd}`);
+
+      const fork = await compactFile(original, { summarizer: 'extractive', settings: { targetTokens: 3_000, keepRecentTokens: 1_000 } });
+      assert.equal(fork.mode, 'fork');
+      const forked = sessionCost((await indexTranscript(fork.output)).entries);
+      assert.equal(forked.copiedResponses, 4, 'the original\'s responses are copies');
+      assert.equal(forked.total.usd, 0, 'nothing paid by the fork yet');
+      assert.equal(forked.agent, null, 'no cost-state line of its own yet');
+
+      await turn(['--resume', path.basename(fork.output, '.jsonl'), 'continue in the fork']);
+      const resumed = sessionCost((await indexTranscript(fork.output)).entries);
+      const one = costOfUsage({ input: USAGE.input_tokens, output: USAGE.output_tokens, cacheCreation: USAGE.cache_creation_input_tokens, cacheRead: USAGE.cache_read_input_tokens }, priceFor('claude-opus-5-5')!.price).usd;
+      assert.equal(resumed.responses.size, 1);
+      assert.ok(Math.abs(resumed.total.usd - one) < 1e-9, `fork: ours ${resumed.total.usd}, one response ${one}`);
+      assert.ok(resumed.agent, 'Claude Code wrote a cost-state line in the fork');
+      assert.ok(Math.abs(resumed.agent.usd - one) < 1e-6, `fork: Claude Code's own ${resumed.agent.usd}, one response ${one}`);
+      assert.ok(!costNotes(resumed, '--prices').some((n) => n.includes('apart')));
+    } finally {
+      fake.setScenario({ kind: 'text', text: 'Hello.', usage: USAGE });
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
 
   it('an unknown opus version: assumed at the newest opus rates, which is what Claude Code charges it too', async () => {
     assert.equal(await agrees(['--model', 'claude-opus-4-9'], { assumed: true }), 'claude-opus-4-9');

@@ -122,7 +122,7 @@ describe('the agent\'s own cost (cost-state) beside ours', () => {
   it('warns when the two differ by more than 2%', async () => {
     const c = await costOfLines([user('u0', null), assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage), costState(1.26, { 'claude-opus-5-5': 1.26 })]);
     assert.ok(agentCostGap(c)! > 0.02);
-    assert.deepEqual(costNotes(c, '--prices'), ['The agent recorded $1.26 for this session, ours is $0.4000 (68% apart).']);
+    assert.deepEqual(costNotes(c, '--prices'), ['The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests that left no response in the file, such as its own compactions.']);
     const close = await costOfLines([user('u0', null), assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage), costState(0.405, {})]);
     assert.deepEqual(costNotes(close, '--prices'), [], 'a 1.2% difference is within tolerance');
   });
@@ -137,9 +137,9 @@ describe('the agent\'s own cost (cost-state) beside ours', () => {
     assert.deepEqual([c.agent!.usd, c.agent!.byModel], [2, []]);
   });
 
-  it('a fork counts only the responses after its fork point, and the agent\'s total less the copied one', async () => {
+  it('a fork counts only the responses after its fork point, and only its own cost-state records', async () => {
     // The original's lines (session S1), then a compaction's boundary and kept round under the fork's id S2, then a
-    // turn Claude Code added when resuming the fork (its running total carried on from the copied 0.8).
+    // turn Claude Code added when resuming the fork (its running total started afresh, as 2.1.330 does in a fork).
     const c = await costOfLines([
       user('u0', null),
       assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage),
@@ -151,14 +151,22 @@ describe('the agent\'s own cost (cost-state) beside ours', () => {
       user('s', 'b', { sessionId: 'S2', isCompactSummary: true }),
       user('u2', 's', { sessionId: 'S2' }),
       assistant('a3', 'u2', 'msg_3', 'claude-opus-5-5', usage, { sessionId: 'S2' }),
-      costState(1.2, { 'claude-opus-5-5': 1.2 }, 'S2'),
+      costState(0.4, { 'claude-opus-5-5': 0.4 }, 'S2'),
     ]);
     assert.equal(c.copiedResponses, 2);
     assert.deepEqual([...c.responses.keys()], ['msg_3']);
     near(c.total.usd, 0.4, 'ours');
-    near(c.agent!.usd, 0.4, 'agent');
-    near(c.agent!.inherited, 0.8, 'inherited');
+    assert.deepEqual([c.agent!.usd, c.agent!.line], [0.4, 11]);
     assert.deepEqual(costNotes(c, '--prices'), []);
+    // Before Claude Code resumed it, the fork has no cost of its own and no cost-state record of its own.
+    const fresh = await costOfLines([
+      user('u0', null),
+      assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage),
+      costState(0.4, { 'claude-opus-5-5': 0.4 }),
+      JSON.stringify({ type: 'system', subtype: 'compact_boundary', uuid: 'b', parentUuid: null, sessionId: 'S2' }),
+      user('s', 'b', { sessionId: 'S2', isCompactSummary: true }),
+    ]);
+    assert.deepEqual([fresh.total.usd, fresh.agent, fresh.copiedResponses], [0, null, 1]);
   });
 
   it('a file compacted in place (one session id) counts every response', async () => {
@@ -201,7 +209,7 @@ describe('inspect (the built CLI) shows assumed rates, unpriced models and the a
       assert.match(text.stdout, /the agent's own figure: \$1\.26 \(cost-state, line 5\)/);
       assert.match(text.stdout, /claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5\./);
       assert.match(text.stdout, /No price for claude-mythos-1 \(counted as \$0\): give one with --prices FILE\./);
-      assert.match(text.stdout, /The agent recorded \$1\.26 for this session, ours is \$0\.4000 \(68% apart\)\./);
+      assert.match(text.stdout, /The agent recorded \$1\.26 for this session, ours is \$0\.4000 \(68% apart\)\. Its figure also counts/);
       const json = run(['--json']);
       assert.equal(json.status, 0, json.stderr);
       const cost = (JSON.parse(json.stdout) as { cost: { assumed: unknown; unpriced: unknown; agent: { usd: number }; agentGap: number; notes: string[] } }).cost;

@@ -102,9 +102,9 @@ describe('sessions view: rounds and cost', function () {
     assert.equal(statsText({ kind: 'ready', stats: assumed, stale: false }), '12 rounds · $1.23 (assumed prices)');
     assert.match(statsTooltip({ kind: 'ready', stats: assumed, stale: false }), /claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5\./);
     // The agent's own figure beside ours, with the warning when they are more than 2% apart.
-    const agentApart = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 2.5, byModel: [], hasUnknownModelCost: false, line: 9, inherited: 0 } }, stale: false });
+    const agentApart = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 2.5, byModel: [], hasUnknownModelCost: false, line: 9 } }, stale: false });
     assert.match(agentApart, /The agent's own figure: \$2\.50\nThe agent recorded \$2\.50 for this session, ours is \$1\.23 \(51% apart\)\./);
-    const agentClose = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 1.24, byModel: [], hasUnknownModelCost: false, line: 9, inherited: 0 } }, stale: false });
+    const agentClose = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 1.24, byModel: [], hasUnknownModelCost: false, line: 9 } }, stale: false });
     assert.ok(!agentClose.includes('apart'), agentClose);
     const pending = sessionNode(s, now, { kind: 'pending' });
     assert.equal(pending.description, '3 hours ago · 2.4 MiB · ▰▰▱▱▱ 80k / 200k · 40%');
