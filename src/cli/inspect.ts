@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { inspectFile, type InspectReport } from '../core/inspect';
 import { contextMap, type ContextMap } from '../core/contextMap';
 import { cacheState } from '../core/cache';
-import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
+import { agentCostGap, costNotes, DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
 import { onePositional, readableTranscript, shown, UsageError } from './args';
 import { clearProgress, formatTokens, printJsonValue, printOut, printProgress, sanitizeForTerminal, table, truncate } from './format';
 import { JsonList } from './jsonStream';
@@ -70,9 +70,13 @@ export function jsonReport(report: InspectReport, map: ContextMap): Record<strin
     rounds: new JsonList(report.rounds.length, round),
     tools: map.tools,
     largest: map.largest,
-    cost: map.cost,
+    // `notes`: what the figure needs said beside it (assumed rates, unpriced models, the agent's own figure apart).
+    cost: { ...map.cost, agentGap: agentCostGap(map.cost), notes: costNotes(map.cost, PRICES_HINT) },
   };
 }
+
+/** Where a price is given, for the notes beside a cost. */
+const PRICES_HINT = '--prices FILE';
 
 const usd = (n: number) => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -87,9 +91,11 @@ export function renderMap(map: ContextMap): string {
   }
   const c = map.cost;
   const parts = `input ${usd(c.total.input)}, output ${usd(c.total.output)}, cache writes ${usd(c.total.cacheWrite)}, cache reads ${usd(c.total.cacheRead)}`;
-  out.push(`cost: ${usd(c.total.usd)} over ${c.responses} responses (${parts})`);
+  out.push(`cost: ${usd(c.total.usd)}${c.assumed.length ? ' (assumed prices)' : ''} over ${c.responses} responses (${parts})`);
   if (c.byModel.length > 1) out.push(`  by model: ${c.byModel.map((m) => `${sanitizeForTerminal(m.model)} ${usd(m.usd)}`).join(', ')}`);
-  if (c.unpriced.length) out.push(`  no price for ${c.unpriced.map(sanitizeForTerminal).join(', ')} (counted as $0; give one with --prices)`);
+  if (c.agent) out.push(`  the agent's own figure: ${usd(c.agent.usd)} (cost-state, line ${c.agent.line})`);
+  if (c.copiedResponses) out.push(`  ${c.copiedResponses} responses copied from the original session are not counted here`);
+  for (const note of costNotes(c, PRICES_HINT)) out.push(`  ${sanitizeForTerminal(note)}`);
   out.push(`  prices: ${c.priceSource} (${c.priceDate})`);
   return out.join('\n') + '\n';
 }

@@ -3,12 +3,14 @@
 // the session's cost. Shared by `inspect` (CLI) and the map panel.
 import type { Analysis } from './inspect';
 import { breakdownTotal, roundBreakdown, toolSummary, type Breakdown, type ToolSummary } from './breakdown';
-import { DEFAULT_PRICES, sessionCost, type Cost, type PriceTable, type SessionCost } from './cost';
+import { DEFAULT_PRICES, sessionCost, type AgentCost, type Cost, type PriceTable, type SessionCost } from './cost';
 
 export interface RoundCost extends Cost {
   model: string | null;
   /** Price-table key the rates came from; null when the model has no price. */
   priceKey: string | null;
+  /** The rates are another model's (the model is not in the table). */
+  assumed: boolean;
 }
 
 export interface RoundMap {
@@ -37,8 +39,14 @@ export interface ContextMap {
     total: Cost;
     byModel: { model: string; usd: number }[];
     unpriced: string[];
+    /** Models priced at another model's rates (not in the table), with the key whose rates were used. */
+    assumed: { model: string; priceKey: string }[];
+    /** The agent's own figure for the session (its `cost-state` records), or null when it records none. */
+    agent: AgentCost | null;
     /** Responses priced (each once, sidechains included). */
     responses: number;
+    /** Responses left out as copies of another session's file (a fork's original lines). */
+    copiedResponses: number;
     priceDate: string;
     priceSource: string;
   };
@@ -72,10 +80,10 @@ export function analysisCost(analysis: Analysis, prices: PriceTable = DEFAULT_PR
   return c;
 }
 
-/** What the response of a round cost (USD), or null for a round without a priced response. */
-export function roundCostUsd(analysis: Analysis, messageId: string | null | undefined, prices: PriceTable = DEFAULT_PRICES): number | null {
+/** What the response of a round cost (USD; `assumed` when at another model's rates), or null for a round without a priced response. */
+export function roundCost(analysis: Analysis, messageId: string | null | undefined, prices: PriceTable = DEFAULT_PRICES): { usd: number; assumed: boolean; priceKey: string } | null {
   const p = messageId ? analysisCost(analysis, prices).responses.get(messageId) : undefined;
-  return p && p.priceKey !== null ? p.cost.usd : null;
+  return p && p.priceKey !== null ? { usd: p.cost.usd, assumed: p.assumed, priceKey: p.priceKey } : null;
 }
 
 export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRICES): ContextMap {
@@ -87,7 +95,7 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
     const r = rounds[i];
     const breakdown = cachedBreakdown(r, index.entries, report.rounds[i].tokens.estimate);
     const p = r.messageId ? priced.responses.get(r.messageId) : undefined;
-    maps.push({ index: r.index, breakdown, cost: p ? { ...p.cost, model: p.model, priceKey: p.priceKey } : null });
+    maps.push({ index: r.index, breakdown, cost: p ? { ...p.cost, model: p.model, priceKey: p.priceKey, assumed: p.assumed } : null });
     if (r.inContext) collectItems(r.index, r, breakdown, items);
   }
   items.sort((a, b) => b.tokens - a.tokens || a.round - b.round || a.line - b.line);
@@ -99,7 +107,10 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
       total: priced.total,
       byModel: [...priced.byModel].map(([model, c]) => ({ model, usd: c.usd })).sort((a, b) => b.usd - a.usd),
       unpriced: priced.unpriced,
+      assumed: priced.assumed,
+      agent: priced.agent,
       responses: priced.responses.size,
+      copiedResponses: priced.copiedResponses,
       priceDate: priced.priceDate,
       priceSource: priced.priceSource,
     },

@@ -2,7 +2,7 @@
 // once (by message id and request id, keeping its final figures), at the rates of its model.
 // Claude Code writes one line per content block of a response, each carrying the response's
 // usage (earlier lines may hold placeholders), so summing lines would count a response many times.
-import type { Entry, Usage } from './entries';
+import { isCompactBoundary, type AgentCostRecord, type Entry, type Usage } from './entries';
 import { ownValue, setOwn } from './json';
 
 /** USD per million tokens. */
@@ -15,10 +15,12 @@ export interface ModelPrice {
   cacheWrite1h: number;
   cacheRead: number;
   /**
-   * Rates for a request whose input (fresh + cache writes + cache reads) exceeds 200,000 tokens,
-   * on models that offer a 1M-token context; they apply to the whole request.
+   * Rates for a request whose input (fresh + cache writes + cache reads) exceeds `longContextAbove`
+   * tokens, on models that offer a 1M-token context; they apply to the whole request.
    */
-  longContext?: Omit<ModelPrice, 'longContext'>;
+  longContext?: Omit<ModelPrice, 'longContext' | 'longContextAbove'>;
+  /** Input tokens above which `longContext` applies (default 200,000). */
+  longContextAbove?: number;
 }
 
 export interface PriceTable {
@@ -31,29 +33,48 @@ export interface PriceTable {
 
 const LONG_CONTEXT_INPUT = 200_000;
 
-function rates(input: number, output: number, long?: [number, number]): ModelPrice {
-  const p: ModelPrice = { input, output, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2, cacheRead: input / 10 };
-  if (long) p.longContext = { input: long[0], output: long[1], cacheWrite5m: long[0] * 1.25, cacheWrite1h: long[0] * 2, cacheRead: long[0] / 10 };
+function rates(input: number, output: number, long?: [number, number], cacheReadShare = 0.1, longAbove?: number): ModelPrice {
+  const p: ModelPrice = { input, output, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2, cacheRead: input * cacheReadShare };
+  if (long) p.longContext = { input: long[0], output: long[1], cacheWrite5m: long[0] * 1.25, cacheWrite1h: long[0] * 2, cacheRead: long[0] * cacheReadShare };
+  if (longAbove !== undefined) p.longContextAbove = longAbove;
   return p;
 }
 
 /**
- * Anthropic's list prices for the Claude models Claude Code uses. Cache writes cost 1.25× input
- * (5-minute) or 2× input (1-hour), cache reads 0.1× input. The session totals agree with ccusage
- * 20.0.24 (its built-in models.dev table) on the shared fixtures (test/compat/ccusage.test.ts).
+ * The Claude models Claude Code uses, at Anthropic's list prices. Cache writes cost 1.25× input
+ * (5-minute) or 2× input (1-hour), cache reads 0.1× input (0.05× on the 5.5 models). The older rows'
+ * session totals agree with ccusage 20.0.24 (its built-in models.dev table) on the shared fixtures
+ * (test/compat/ccusage.test.ts). The rows from `claude-opus-4-8` on are the rates Claude Code 2.1.330
+ * itself applies (its `cost-state` records' per-model `costUSD`, measured offline against the fake API
+ * with one kind of token at a time and then all together; none has a long-context premium at 300,000 input
+ * tokens but claude-haiku-5-5, five times its rates above 100,000; the 1-hour cache-write rate was not
+ * measured and is taken as 2× input like every other model's).
+ * `claude-opus-5-5` is the model Claude Code 2.1.330 uses when none is chosen.
  */
 export const DEFAULT_PRICES: PriceTable = {
-  date: '2026-11-23',
-  source: 'Anthropic list prices (https://docs.claude.com/en/docs/about-claude/pricing), checked against ccusage 20.0.24',
+  date: '2026-11-25',
+  source:
+    'Anthropic list prices (https://docs.claude.com/en/docs/about-claude/pricing), checked against ccusage 20.0.24; ' +
+    'claude-opus-4-8 and the 5.x models at the rates Claude Code 2.1.330 records in its cost-state lines',
   models: {
+    'claude-opus-5-5': rates(4, 20, undefined, 0.05),
+    'claude-opus-5': rates(5, 25),
+    'claude-opus-4-8': rates(5, 25),
     'claude-opus-4-7': rates(5, 25, [10, 37.5]),
     'claude-opus-4-6': rates(5, 25, [10, 37.5]),
     'claude-opus-4-5': rates(5, 25),
     'claude-opus-4-1': rates(15, 75),
     'claude-opus-4': rates(15, 75),
+    // Claude Code's alias of claude-opus-4 / claude-sonnet-4.
+    'claude-opus-4-0': rates(15, 75),
+    'claude-sonnet-5-5': rates(2, 10, undefined, 0.05),
+    'claude-sonnet-5': rates(2, 10),
     'claude-sonnet-4-6': rates(3, 15, [6, 22.5]),
     'claude-sonnet-4-5': rates(3, 15, [6, 22.5]),
     'claude-sonnet-4': rates(3, 15, [6, 22.5]),
+    'claude-sonnet-4-0': rates(3, 15, [6, 22.5]),
+    // Five times the rates for a request over 100,000 input tokens (measured: 100,000 at $0.10/M, 100,001 at $0.50/M).
+    'claude-haiku-5-5': rates(0.1, 0.5, [0.5, 2.5], 0.1, 100_000),
     'claude-haiku-4-5': rates(1, 5),
     'claude-3-7-sonnet': rates(3, 15),
     'claude-3-5-sonnet': rates(3, 15),
@@ -77,16 +98,64 @@ export function modelKey(model: string): string {
   return m;
 }
 
-/** The rates for a model: its own key, else the longest key it starts with (`claude-opus-4-1` before `claude-opus-4`). */
-export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): { key: string; price: ModelPrice } | null {
+/** How a model was priced. */
+export interface PriceMatch {
+  /** The price-table key whose rates apply. */
+  key: string;
+  price: ModelPrice;
+  /**
+   * True when the model is not in the table and the rates are another model's: a tagged variant of a known model
+   * (`claude-opus-4-6-fast` -> `claude-opus-4-6`), or an unknown version of a known family (`claude-opus-4-9` -> the
+   * family's newest model). Every figure built on them says so.
+   */
+  assumed: boolean;
+}
+
+const FAMILIES = ['opus', 'sonnet', 'haiku'] as const;
+
+/** The family of a Claude model key (`claude-opus-4-8` -> `opus`, `claude-3-5-haiku` -> `haiku`), or null. */
+export function modelFamily(key: string): string | null {
+  if (!key.startsWith('claude-')) return null;
+  const words = key.split('-');
+  return FAMILIES.find((f) => words.includes(f)) ?? null;
+}
+
+/** The version numbers in a model key, in order (`claude-opus-4-8` -> [4, 8], `claude-3-5-haiku` -> [3, 5]). */
+function versionOf(key: string): number[] {
+  return key.split('-').filter((w) => /^\d{1,3}$/.test(w)).map(Number);
+}
+
+function newerVersion(a: number[], b: number[]): boolean {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? -1;
+    const y = b[i] ?? -1;
+    if (x !== y) return x > y;
+  }
+  return false;
+}
+
+/**
+ * The rates for a model: its own key's; else, assumed, those of the longest key it extends with a tag (not a version
+ * number: `claude-opus-4-8` is not a `claude-opus-4`); else, assumed, those of the newest model of its family in the
+ * table (an unknown version is priced like the family's current model, never at a legacy model's rates). Null for a
+ * model of no known family.
+ */
+export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): PriceMatch | null {
   const key = modelKey(model);
   const own = ownValue(table.models, key);
-  if (own) return { key, price: own };
-  let best: string | null = null;
+  if (own) return { key, price: own, assumed: false };
+  let tagged: string | null = null;
   for (const k of Object.keys(table.models)) {
-    if (key.startsWith(k + '-') && (best === null || k.length > best.length)) best = k;
+    if (key.startsWith(k + '-') && !/^\d/.test(key.slice(k.length + 1)) && (tagged === null || k.length > tagged.length)) tagged = k;
   }
-  return best ? { key: best, price: table.models[best] } : null;
+  if (tagged) return { key: tagged, price: table.models[tagged], assumed: true };
+  const family = modelFamily(key);
+  if (!family) return null;
+  let newest: string | null = null;
+  for (const k of Object.keys(table.models)) {
+    if (modelFamily(k) === family && (newest === null || newerVersion(versionOf(k), versionOf(newest)))) newest = k;
+  }
+  return newest ? { key: newest, price: table.models[newest], assumed: true } : null;
 }
 
 export interface Cost {
@@ -102,9 +171,11 @@ export const ZERO_COST: Readonly<Cost> = { usd: 0, input: 0, output: 0, cacheWri
 /** The cost of one response's usage at the given rates (USD; parts by kind of token). */
 export function costOfUsage(u: Usage, price: ModelPrice): Cost {
   const inputSide = u.input + u.cacheCreation + u.cacheRead;
-  const p = price.longContext && inputSide > LONG_CONTEXT_INPUT ? price.longContext : price;
-  const m5 = u.cacheWrite ? u.cacheWrite.m5 : u.cacheCreation;
-  const h1 = u.cacheWrite ? u.cacheWrite.h1 : 0;
+  const p = price.longContext && inputSide > (price.longContextAbove ?? LONG_CONTEXT_INPUT) ? price.longContext : price;
+  // Cache writes not broken down by lifetime are 5-minute ones: Claude Code writes a zero breakdown beside the total
+  // when the API sent none, and prices the total at the 5-minute rate.
+  const h1 = u.cacheWrite ? Math.min(u.cacheWrite.h1, u.cacheCreation) : 0;
+  const m5 = u.cacheCreation - h1;
   const input = (u.input * p.input) / 1e6;
   const output = (u.output * p.output) / 1e6;
   const cacheWrite = (m5 * p.cacheWrite5m + h1 * p.cacheWrite1h) / 1e6;
@@ -122,6 +193,8 @@ export interface PricedResponse {
   model: string | null;
   /** The price-table key used, or null when the model has no price (its cost then counts as 0). */
   priceKey: string | null;
+  /** Priced at another model's rates (`PriceMatch.assumed`). */
+  assumed: boolean;
   usage: Usage;
   cost: Cost;
   sidechain: boolean;
@@ -135,8 +208,103 @@ export interface SessionCost {
   byModel: Map<string, Cost>;
   /** Models without a price in the table (their responses count as 0). */
   unpriced: string[];
+  /** Models priced at another model's rates (`PriceMatch.assumed`), with the key whose rates were used. */
+  assumed: { model: string; priceKey: string }[];
+  /** The agent's own figure for the responses this file received (`agentCost`), or null when it records none. */
+  agent: AgentCost | null;
+  /** Responses left out as copies of another session's file (`copiedFrom`). */
+  copiedResponses: number;
   priceDate: string;
   priceSource: string;
+}
+
+/** The session's cost as the agent itself recorded it (Claude Code's `cost-state` lines). */
+export interface AgentCost extends AgentCostRecord {
+  /** Line of the `cost-state` record the figure comes from. */
+  line: number;
+}
+
+/**
+ * The index of the first entry this file's own session wrote, when the file begins with lines copied from another
+ * session (a fork or output file written by a compaction: the original's lines, then a compact boundary under the new
+ * session id); 0 otherwise. Every copied line precedes the last compact boundary and carries a session id other than
+ * that boundary's. The copied responses were paid for in the original's file, so they are not this file's cost.
+ */
+export function copiedFrom(entries: readonly Entry[]): number {
+  let boundary = -1;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    if (isCompactBoundary(entries[i])) {
+      boundary = i;
+      break;
+    }
+  }
+  const own = boundary >= 0 ? entries[boundary].sessionId : undefined;
+  if (!own) return 0;
+  let end = 0;
+  for (let i = 0; i < boundary; i++) if (entries[i].sessionId !== undefined && entries[i].sessionId !== own) end = i + 1;
+  return end;
+}
+
+/**
+ * The agent's own cost of the responses this file received: the last `cost-state` record's running total, from the
+ * fork point on (`copiedFrom`). Claude Code 2.1.330 carries the total on across resumes of a file, but starts afresh
+ * in a fork we wrote (its lines after the fork point carry the new session id; observed in
+ * test/compat/agent-cost.test.ts), so a copied record's total is the original's, never this file's. Null when the
+ * file has no `cost-state` record of its own.
+ */
+export function agentCost(entries: readonly Entry[], from = copiedFrom(entries)): AgentCost | null {
+  for (let i = entries.length - 1; i >= from; i--) {
+    const e = entries[i];
+    if (e.agentCost) return { ...e.agentCost, line: e.line };
+  }
+  return null;
+}
+
+/** What the notes beside a session's cost are made from (a `SessionCost`, or the figures kept of one). */
+export interface CostFacts {
+  total: { usd: number };
+  unpriced: readonly string[];
+  assumed: readonly { model: string; priceKey: string }[];
+  agent: { usd: number } | null;
+}
+
+/** Our total and the agent's differ by more than this share of the larger. */
+export const AGENT_COST_TOLERANCE = 0.02;
+
+/** How far our total is from the agent's own (a share of the larger of the two), or null without the agent's. */
+export function agentCostGap(c: Pick<CostFacts, 'total' | 'agent'>): number | null {
+  if (!c.agent) return null;
+  const larger = Math.max(c.total.usd, c.agent.usd);
+  return larger > 0 ? Math.abs(c.total.usd - c.agent.usd) / larger : 0;
+}
+
+/**
+ * What a cost figure needs said beside it, one sentence each: models priced at assumed rates, models without a price
+ * (with where to give one: `override`, e.g. the `--prices` option or the `agentCompactor.prices` setting), and the
+ * agent's own figure when it differs from ours by more than AGENT_COST_TOLERANCE. Every surface that shows a session's
+ * cost shows these.
+ */
+export function costNotes(c: CostFacts, override: string): string[] {
+  const notes: string[] = [];
+  for (const a of c.assumed) notes.push(`${a.model} is not in the price table: assumed at the rates of ${a.priceKey}.`);
+  if (c.unpriced.length) notes.push(`No price for ${c.unpriced.join(', ')} (counted as $0): give one with ${override}.`);
+  const gap = agentCostGap(c);
+  if (gap !== null && gap > AGENT_COST_TOLERANCE) {
+    // Claude Code's total also counts requests that leave no response line in the file (its own compactions' summaries).
+    const why = c.agent!.usd > c.total.usd ? ' Its figure also counts requests that left no response in the file, such as its own compactions.' : '';
+    notes.push(`The agent recorded ${formatCostUsd(c.agent!.usd)} for this session, ours is ${formatCostUsd(c.total.usd)} (${(gap * 100).toFixed(0)}% apart).${why}`);
+  }
+  return notes;
+}
+
+/** A session cost figure followed by what qualifies it: `$1.23`, `$1.23 (assumed prices)`, `$0.00 (unpriced)`. */
+export function costFigure(c: Omit<CostFacts, 'agent'>, usd: (n: number) => string = formatCostUsd): string {
+  const marks = [c.assumed.length ? 'assumed prices' : '', c.unpriced.length ? 'unpriced models' : ''].filter(Boolean);
+  return `${usd(c.total.usd)}${marks.length ? ` (${marks.join(', ')})` : ''}`;
+}
+
+function formatCostUsd(n: number): string {
+  return n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
 }
 
 function usageTotal(u: Usage): number {
@@ -149,9 +317,16 @@ function usageTotal(u: Usage): number {
  * line before a sidechain replay of it. Synthetic responses (API errors) carry no cost.
  */
 export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAULT_PRICES): SessionCost {
+  const from = copiedFrom(entries);
   const chosen = new Map<string, Entry>();
-  for (const e of entries) {
+  let copiedResponses = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
     if (e.kind !== 'assistant' || !e.usage || !e.messageId) continue;
+    if (i < from) {
+      copiedResponses++;
+      continue;
+    }
     const key = `${e.messageId}\u0000${e.requestId ?? ''}`;
     const had = chosen.get(key);
     if (!had || replaces(e, had)) chosen.set(key, e);
@@ -159,21 +334,33 @@ export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAU
   const responses = new Map<string, PricedResponse>();
   const byModel = new Map<string, Cost>();
   const unpriced = new Set<string>();
+  const assumed = new Map<string, string>();
   let total: Cost = { ...ZERO_COST };
   for (const e of chosen.values()) {
     const usage = e.usage!;
     const model = e.model ?? null;
     const found = model && model !== '<synthetic>' ? priceFor(model, table) : null;
     if (model && model !== '<synthetic>' && !found && usageTotal(usage) > 0) unpriced.add(model);
+    if (model && found?.assumed && usageTotal(usage) > 0) assumed.set(model, found.key);
     const cost = found ? costOfUsage(usage, found.price) : { ...ZERO_COST };
-    const priced: PricedResponse = { messageId: e.messageId!, model, priceKey: found ? found.key : null, usage, cost, sidechain: e.isSidechain };
+    const priced: PricedResponse = { messageId: e.messageId!, model, priceKey: found ? found.key : null, assumed: found?.assumed ?? false, usage, cost, sidechain: e.isSidechain };
     const had = responses.get(priced.messageId);
     // One response retried under several request ids: the round shows the sum.
     responses.set(priced.messageId, had ? { ...priced, cost: addCost(had.cost, cost) } : priced);
     total = addCost(total, cost);
     if (model) byModel.set(model, addCost(byModel.get(model) ?? { ...ZERO_COST }, cost));
   }
-  return { responses, total, byModel, unpriced: [...unpriced].sort(), priceDate: table.date, priceSource: table.source };
+  return {
+    responses,
+    total,
+    byModel,
+    unpriced: [...unpriced].sort(),
+    assumed: [...assumed].map(([model, priceKey]) => ({ model, priceKey })).sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0)),
+    agent: agentCost(entries, from),
+    copiedResponses,
+    priceDate: table.date,
+    priceSource: table.source,
+  };
 }
 
 function replaces(candidate: Entry, existing: Entry): boolean {
@@ -191,7 +378,7 @@ export function withPriceOverrides(overrides: Record<string, Partial<ModelPrice>
   for (const key of keys) {
     const given = overrides[key];
     for (const [field, value] of Object.entries(given)) {
-      if (field === 'longContext') continue;
+      if (field === 'longContext' || field === 'longContextAbove') continue;
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`price of ${key}.${field}: expected a number of USD per million tokens, got ${JSON.stringify(value)}`);
     }
     const k = modelKey(key);
@@ -206,7 +393,10 @@ export function withPriceOverrides(overrides: Record<string, Partial<ModelPrice>
       cacheWrite1h: given.cacheWrite1h ?? (given.input !== undefined || !start ? input * 2 : start.cacheWrite1h),
       cacheRead: given.cacheRead ?? (given.input !== undefined || !start ? input / 10 : start.cacheRead),
     };
-    if (start?.longContext && given.input === undefined && given.output === undefined) price.longContext = start.longContext;
+    if (start?.longContext && given.input === undefined && given.output === undefined) {
+      price.longContext = start.longContext;
+      if (start.longContextAbove !== undefined) price.longContextAbove = start.longContextAbove;
+    }
     setOwn(models, k, price);
   }
   return keys.length ? { date: base.date, source: `${base.source}; overridden by settings for ${keys.join(', ')}`, models } : base;

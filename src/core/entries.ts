@@ -73,6 +73,34 @@ export interface Entry {
   attachmentType?: string;
   /** Compact boundary metadata. */
   preTokens?: number;
+  /** `cost-state` lines: the agent's own running total of the session's cost (`costStateOf`). */
+  agentCost?: AgentCostRecord;
+}
+
+/**
+ * What a Claude Code `cost-state` line records: its own running total for the session (carried on across resumes,
+ * from the last such line of the file) and the part of it by model.
+ */
+export interface AgentCostRecord {
+  usd: number;
+  byModel: { model: string; usd: number }[];
+  /** Claude Code priced a model it has no rates for (at its default model's). */
+  hasUnknownModelCost: boolean;
+}
+
+/** The figures of a `cost-state` line; undefined when it holds no usable total (an odd line is never an error). */
+function costStateOf(o: Record<string, unknown>): AgentCostRecord | undefined {
+  const usd = o.totalCostUSD;
+  if (typeof usd !== 'number' || !Number.isFinite(usd) || usd < 0) return undefined;
+  const byModel: AgentCostRecord['byModel'] = [];
+  const mu = o.modelUsage;
+  if (mu && typeof mu === 'object' && !Array.isArray(mu)) {
+    for (const [model, u] of Object.entries(mu as Record<string, unknown>)) {
+      const c = u && typeof u === 'object' ? (u as Record<string, unknown>).costUSD : undefined;
+      if (typeof c === 'number' && Number.isFinite(c) && c >= 0) byModel.push({ model, usd: c });
+    }
+  }
+  return { usd, byModel, hasUnknownModelCost: o.hasUnknownModelCost === true };
 }
 
 /** True for a compact boundary: the line after which Claude Code reads the conversation on resume. */
@@ -303,7 +331,9 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     attachmentTokens: undefined,
     attachmentType: undefined,
     preTokens: undefined,
+    agentCost: undefined,
   };
+  if (e.kind === 'cost-state') e.agentCost = costStateOf(o);
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;

@@ -2,7 +2,7 @@
 // streaming indexer (yielding to the event loop as it goes, so a 100 MB file never holds up its caller's thread) and
 // priced like the Rounds tree prices it (cost.ts).
 import { buildChain } from './chain';
-import { DEFAULT_PRICES, sessionCost, type PriceTable } from './cost';
+import { DEFAULT_PRICES, sessionCost, type PriceTable, type SessionCost } from './cost';
 import { buildRounds } from './rounds';
 import { assertTranscript, indexTranscript } from './transcript';
 import { newestUsageInContext } from './tokens/usage';
@@ -13,6 +13,10 @@ export interface SessionStats {
   /** Every response of the file priced once at `priceDate`'s list prices (responses of unpriced models count 0). */
   costUsd: number;
   unpriced: string[];
+  /** Models priced at another model's rates (not in the table). */
+  assumed: SessionCost['assumed'];
+  /** The agent's own figure (its `cost-state` records), or null when it records none. */
+  agent: SessionCost['agent'];
   priceDate: string;
   /**
    * The newest request's context (input + cache writes + cache reads) and model, as the Rounds tree finds them: the
@@ -38,6 +42,8 @@ export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PR
     rounds: rounds.length,
     costUsd: cost.total.usd,
     unpriced: cost.unpriced,
+    assumed: cost.assumed,
+    agent: cost.agent,
     priceDate: cost.priceDate,
     contextTokens: newest?.usage.contextTokens ?? null,
     model: newest?.round.model ?? null,

@@ -512,10 +512,11 @@ function renderCost(s: MapState): HTMLElement {
   const c = s.cost;
   const section = el('section', { attrs: { 'aria-labelledby': 'cost-h' } }, el('h2', { attrs: { id: 'cost-h' } }, 'Cost'));
   section.append(
-    el('p', { attrs: { id: 'cost-total' } }, `${usd(c.totalUsd)} over ${num(c.responses)} responses: input ${usd(c.inputUsd)}, output ${usd(c.outputUsd)}, cache writes ${usd(c.cacheWriteUsd)}, cache reads ${usd(c.cacheReadUsd)}.`),
+    el('p', { attrs: { id: 'cost-total' } }, `${usd(c.totalUsd)}${c.assumed ? ' (assumed prices)' : ''} over ${num(c.responses)} responses: input ${usd(c.inputUsd)}, output ${usd(c.outputUsd)}, cache writes ${usd(c.cacheWriteUsd)}, cache reads ${usd(c.cacheReadUsd)}.`),
   );
   if (c.byModel.length) section.append(el('ul', {}, ...c.byModel.map((m) => el('li', {}, `${m.model}: ${usd(m.usd)}`))));
-  if (c.unpriced.length) section.append(el('p', { class: 'warning' }, `No price for ${c.unpriced.join(', ')} (counted as $0): add one in the setting agentCompactor.prices.`));
+  if (c.agentUsd !== null) section.append(el('p', { attrs: { id: 'cost-agent' } }, `The agent's own figure (its cost-state records): ${usd(c.agentUsd)}.`));
+  for (const note of c.notes) section.append(el('p', { class: 'warning' }, note));
   section.append(el('p', { class: 'muted' }, `Prices: ${c.priceSource} (${c.priceDate}).`));
   return section;
 }

@@ -56,6 +56,12 @@ export interface MapCost {
   responses: number;
   byModel: { model: string; usd: number }[];
   unpriced: string[];
+  /** The total rests on assumed rates (models not in the price table). */
+  assumed: boolean;
+  /** The agent's own figure for the session (Claude Code's cost-state), or null when it records none. */
+  agentUsd: number | null;
+  /** What the figure needs said beside it (core/cost.ts `costNotes`): assumed rates, unpriced models, the agent's figure apart. */
+  notes: string[];
   priceSource: string;
   priceDate: string;
 }
@@ -198,6 +204,9 @@ function validCost(c: unknown): c is MapCost {
     isInt(c.responses) &&
     arrayOf(c.byModel, (m): m is { model: string; usd: number } => isObj(m) && isStr(m.model, 300) && isCount(m.usd), 1000) &&
     arrayOf(c.unpriced, (m): m is string => isStr(m, 300), 1000) &&
+    typeof c.assumed === 'boolean' &&
+    isCountOrNull(c.agentUsd) &&
+    arrayOf(c.notes, (m): m is string => isStr(m, 2000), 1000) &&
     isStr(c.priceSource, 2000) &&
     isStr(c.priceDate, 100)
   );

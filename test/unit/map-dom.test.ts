@@ -233,6 +233,17 @@ describe('Context Map webview in Chromium', function () {
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'map-chart', 'the chart keeps the focus');
   });
 
+  it('the Cost section marks assumed rates, shows the agent\'s own figure and every note beside the cost', async () => {
+    await post({ type: 'state', state: { ...state, cost: { ...state.cost, assumed: true, agentUsd: 1.26, notes: ['first note about the rates.', 'second note about the agent.'] } } });
+    await b!.page.waitForFunction(`document.getElementById('cost-agent') !== null`, undefined, { timeout: 15_000 });
+    assert.match(await get<string>(`document.getElementById('cost-total').textContent`), /^\$[\d.]+ \(assumed prices\) over /);
+    assert.equal(await get<string>(`document.getElementById('cost-agent').textContent`), "The agent's own figure (its cost-state records): $1.26.");
+    const warnings = await get<string[]>(`[...document.querySelectorAll('[aria-labelledby="cost-h"] p.warning')].map((p) => p.textContent)`);
+    assert.deepEqual(warnings, ['first note about the rates.', 'second note about the agent.']);
+    await post({ type: 'state', state });
+    await b!.page.waitForFunction(`document.getElementById('cost-agent') === null`, undefined, { timeout: 15_000 });
+  });
+
   it('shows hostile transcript text as characters and runs none of it', async () => {
     const page = b!.page;
     assert.equal(await page.locator('#tools-table tbody tr').first().locator('td').first().textContent(), EVIL);

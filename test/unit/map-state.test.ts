@@ -3,7 +3,9 @@
 // refused both ways, price settings are checked, and zooming and panning keep the view valid
 // through random sequences of operations.
 import { strict as assert } from 'node:assert';
-import { basename } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { chartPoints } from '../../src/extension/model/budget';
@@ -131,6 +133,34 @@ describe('Context Map state kept per analysis', function () {
       }
     }
     assert.ok(seen > 20, `${seen} priced rounds seen`);
+  });
+
+  it('an unknown opus version: the map and the round tooltip say the rates are assumed; the agent\'s own figure and its warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-map-assumed-'));
+    try {
+      const f = join(dir, 's.jsonl');
+      writeFileSync(
+        f,
+        [
+          { type: 'user', uuid: 'u0', parentUuid: null, sessionId: 'S', message: { role: 'user', content: 'hi' } },
+          { type: 'assistant', uuid: 'a1', parentUuid: 'u0', sessionId: 'S', requestId: 'r1', message: { id: 'm1', role: 'assistant', model: 'claude-opus-4-9', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 100_000, output_tokens: 0 } } },
+          { type: 'cost-state', sessionId: 'S', totalCostUSD: 1.26, modelUsage: { 'claude-opus-4-9': { costUSD: 1.26 } } },
+        ].map((o) => JSON.stringify(o)).join('\n') + '\n',
+      );
+      const analysis = await inspectFile(f);
+      const state = buildMapState(f, analysis, null, undefined);
+      assert.ok(isMapState(state), 'the state with notes validates');
+      assert.equal(state.cost.assumed, true);
+      assert.equal(state.cost.agentUsd, 1.26);
+      assert.deepEqual(state.cost.notes, [
+        'claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5.',
+        'The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests that left no response in the file, such as its own compactions.',
+      ]);
+      const round = rootNodes({ file: f, analysis }).find((n) => n.kind === 'round' && n.tooltip?.includes('Cost of the response'));
+      assert.match(round!.tooltip!, /Cost of the response: \$0\.4000 \(default price table; claude-opus-4-9 is not in it: assumed at the rates of claude-opus-5-5\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

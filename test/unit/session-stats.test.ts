@@ -89,13 +89,23 @@ describe('sessions view: rounds and cost', function () {
 
   it('the text: description and tooltip for each state', () => {
     const s: SessionSummary = { file: '/p/x.jsonl', id: 'x', folder: 'f', cwd: '/p', title: 'Fix the build', size: 2_500_000, mtimeMs: Date.parse('2026-03-01T10:00:00Z'), contextTokens: 80_000, model: 'claude-sonnet-4-6', contextWindow: 200_000, live: false };
-    const stats: SessionStats = { rounds: 12, costUsd: 1.234, unpriced: [], priceDate: '2026-01-15', contextTokens: 80_000, model: 'claude-sonnet-4-6', size: s.size, mtimeMs: s.mtimeMs };
+    const stats: SessionStats = { rounds: 12, costUsd: 1.234, unpriced: [], assumed: [], agent: null, priceDate: '2026-01-15', contextTokens: 80_000, model: 'claude-sonnet-4-6', size: s.size, mtimeMs: s.mtimeMs };
     const now = s.mtimeMs + 3 * 3_600_000;
     const ready = sessionNode(s, now, { kind: 'ready', stats, stale: false });
     assert.equal(ready.description, '3 hours ago · 2.4 MiB · 12 rounds · $1.23 · ▰▰▱▱▱ 80k / 200k · 40%');
     assert.ok(ready.tooltip.includes('Rounds: 12\nCost: $1.23 at list prices of 2026-01-15'), ready.tooltip);
     assert.equal(statsText({ kind: 'ready', stats: { ...stats, rounds: 1, costUsd: 0.0042 }, stale: true }), '≈1 round · $0.0042');
-    assert.match(statsTooltip({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: true }), /no price for my-model: counted as 0\)\n\(as of an earlier size/);
+    assert.match(statsTooltip({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: true }), /No price for my-model \(counted as \$0\): give one with the setting agentCompactor\.prices\.\n\(as of an earlier size/);
+    assert.equal(statsText({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: false }), '12 rounds · $1.23 (unpriced models)');
+    // An unknown version of a known family: its figure is marked assumed, and the tooltip says at whose rates.
+    const assumed = { ...stats, assumed: [{ model: 'claude-opus-4-9', priceKey: 'claude-opus-5-5' }] };
+    assert.equal(statsText({ kind: 'ready', stats: assumed, stale: false }), '12 rounds · $1.23 (assumed prices)');
+    assert.match(statsTooltip({ kind: 'ready', stats: assumed, stale: false }), /claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5\./);
+    // The agent's own figure beside ours, with the warning when they are more than 2% apart.
+    const agentApart = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 2.5, byModel: [], hasUnknownModelCost: false, line: 9 } }, stale: false });
+    assert.match(agentApart, /The agent's own figure: \$2\.50\nThe agent recorded \$2\.50 for this session, ours is \$1\.23 \(51% apart\)\./);
+    const agentClose = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 1.24, byModel: [], hasUnknownModelCost: false, line: 9 } }, stale: false });
+    assert.ok(!agentClose.includes('apart'), agentClose);
     const pending = sessionNode(s, now, { kind: 'pending' });
     assert.equal(pending.description, '3 hours ago · 2.4 MiB · ▰▰▱▱▱ 80k / 200k · 40%');
     assert.ok(pending.tooltip.includes('Rounds and cost: being counted…'));

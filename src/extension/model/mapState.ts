@@ -5,7 +5,7 @@ import type { CompactionPlan } from '../../core/compact/types';
 import { DEFAULT_SETTINGS } from '../../core/compact/types';
 import type { Breakdown } from '../../core/breakdown';
 import { contextMap, type ContextMap } from '../../core/contextMap';
-import { DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../../core/cost';
+import { costNotes, DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../../core/cost';
 import { MAP_PROTOCOL_VERSION, type MapRound, type MapSeries, type MapState } from '../../webview/mapProtocol';
 import { chartPoints } from './budget';
 import { baseName } from './format';
@@ -45,6 +45,9 @@ export function contextWindowOf(model: string | null | undefined): number {
 export function autoCompactAt(window: number): number {
   return window - 33_000;
 }
+
+/** Where a price is given in the extension, for the notes beside a cost. */
+export const PRICES_SETTING_HINT = 'the setting agentCompactor.prices';
 
 /** The price table from the `agentCompactor.prices` setting (model -> rates); a bad one is reported and ignored. */
 export function priceTableFromSetting(raw: unknown): { table: PriceTable; error?: string } {
@@ -167,6 +170,9 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
       responses: c.responses,
       byModel: c.byModel,
       unpriced: c.unpriced,
+      assumed: c.assumed.length > 0,
+      agentUsd: c.agent ? c.agent.usd : null,
+      notes: costNotes(c, PRICES_SETTING_HINT),
       priceSource: c.priceSource,
       priceDate: c.priceDate,
     },

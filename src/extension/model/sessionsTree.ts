@@ -3,7 +3,10 @@
 // bar and a mark when it is being written now.
 // Pure: no `vscode` import.
 import { basename } from 'node:path';
+import { costFigure, costNotes, type CostFacts } from '../../core/cost';
 import { contextWindowOf, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
+import type { SessionStats } from '../../core/sessionStats';
+import { PRICES_SETTING_HINT } from './mapState';
 import { formatBytes, formatNumber, formatUsd, plural, shortNumber } from './format';
 import type { StatsState } from './sessionStatsQueue';
 import { timeAgo } from './sessions';
@@ -36,19 +39,25 @@ export function fillText(s: Pick<SessionSummary, 'contextTokens' | 'contextWindo
   return `${fillBar(share)} ${shortNumber(s.contextTokens)} / ${shortNumber(s.contextWindow)} · ${Math.round(share * 100)}%`;
 }
 
+function costOf(s: SessionStats): CostFacts {
+  return { total: { usd: s.costUsd }, unpriced: s.unpriced, assumed: s.assumed, agent: s.agent };
+}
+
 /** Rounds and cost for the description (`12 rounds · $1.23`; `≈` while figures of an earlier size are shown), or null. */
 export function statsText(state: StatsState): string | null {
   if (state.kind !== 'ready') return null;
-  const { rounds, costUsd } = state.stats;
-  return `${state.stale ? '≈' : ''}${plural(rounds, 'round')} · ${formatUsd(costUsd)}`;
+  const { rounds } = state.stats;
+  return `${state.stale ? '≈' : ''}${plural(rounds, 'round')} · ${costFigure(costOf(state.stats), formatUsd)}`;
 }
 
 /** Rounds and cost for the tooltip: what they are, or why they are not shown yet. */
 export function statsTooltip(state: StatsState): string {
   switch (state.kind) {
     case 'ready': {
-      const { rounds, costUsd, unpriced, priceDate } = state.stats;
-      const lines = [`Rounds: ${formatNumber(rounds)}`, `Cost: ${formatUsd(costUsd)} at list prices of ${priceDate}${unpriced.length ? ` (no price for ${unpriced.join(', ')}: counted as 0)` : ''}`];
+      const { rounds, costUsd, agent, priceDate } = state.stats;
+      const lines = [`Rounds: ${formatNumber(rounds)}`, `Cost: ${formatUsd(costUsd)} at list prices of ${priceDate}`];
+      if (agent) lines.push(`The agent's own figure: ${formatUsd(agent.usd)}`);
+      lines.push(...costNotes(costOf(state.stats), PRICES_SETTING_HINT));
       if (state.stale) lines.push('(as of an earlier size of the file; read again when it goes quiet)');
       return lines.join('\n');
     }

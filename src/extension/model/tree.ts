@@ -5,7 +5,7 @@
 // shares the label rules here; each builder is short.
 import { unsupportedReason } from '../../core/formats/types';
 import type { Analysis, RoundReport } from '../../core/inspect';
-import { roundCostUsd } from '../../core/contextMap';
+import { roundCost } from '../../core/contextMap';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
 import { USER_ROUND_MARK, toolResultMark } from '../../webview/protocol';
@@ -82,7 +82,9 @@ function roundIcon(r: RoundReport, mark: RoundAction): { icon: string; color?: s
   return { icon: MARK_ICON.keep };
 }
 
-function roundTooltip(r: RoundReport, planned: PlannedRound | undefined, costUsd: number | null): string {
+type RoundCostFigure = NonNullable<ReturnType<typeof roundCost>>;
+
+function roundTooltip(r: RoundReport, planned: PlannedRound | undefined, cost: RoundCostFigure | null): string {
   const lines = [
     `Round #${r.index}: ${plainLabel(r.label, 200)}`,
     r.firstLine === r.lastLine ? `Line ${r.firstLine}` : `Lines ${r.firstLine}–${r.lastLine} (${plural(r.lineCount, 'entry', 'entries')})`,
@@ -91,7 +93,7 @@ function roundTooltip(r: RoundReport, planned: PlannedRound | undefined, costUsd
   ];
   if (r.usage) lines.push(`Request usage: ${formatNumber(r.usage.contextTokens)} context, ${formatNumber(r.usage.outputTokens)} output`);
   if (r.model) lines.push(`Model: ${r.model}`);
-  if (costUsd !== null) lines.push(`Cost of the response: ${formatUsd(costUsd)} (default price table)`);
+  if (cost !== null) lines.push(`Cost of the response: ${formatUsd(cost.usd)} (default price table${cost.assumed ? `; ${r.model ?? 'its model'} is not in it: assumed at the rates of ${cost.priceKey}` : ''})`);
   if (r.messageId) lines.push(`Message id: ${r.messageId}`);
   if (r.toolUses.length) lines.push(`Tool calls: ${r.toolUses.map((t) => t.name).join(', ')}`);
   if (!r.inContext) lines.push('History: before the last compact boundary, not in the active context');
@@ -109,7 +111,7 @@ export const USER_MARK_TEXT: Record<RoundAction, string> = USER_ROUND_MARK;
 export const USER_MARK_ICON: Record<RoundAction, string> = { keep: 'pinned', summarize: 'archive', drop: 'trash' };
 const USER_MARK_COLOR = 'charts.purple';
 
-function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined, costUsd: number | null): TreeNodeModel {
+function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined, cost: RoundCostFigure | null): TreeNodeModel {
   const mark: RoundAction = p?.action ?? 'keep';
   const byUser = p?.by === 'user';
   const { icon, color } = byUser ? { icon: USER_MARK_ICON[mark], color: USER_MARK_COLOR } : roundIcon(r, mark);
@@ -119,7 +121,7 @@ function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined, co
     kind: 'round',
     label: roundLabel(r, marker),
     description: roundDescription(r),
-    tooltip: roundTooltip(r, p, costUsd),
+    tooltip: roundTooltip(r, p, cost),
     icon,
     color,
     contextValue: `round.${mark}${byUser ? '.user' : ''}`,
@@ -301,7 +303,7 @@ function roundSequence(input: TreeInput): TreeNodeModel[] {
       boundaryNo++;
       nodes.push(boundaryNode(file, r, boundaryNo, b));
     }
-    if (r.inContext) nodes.push(roundNode(file, r, planned.get(r.index), roundCostUsd(analysis, r.messageId)));
+    if (r.inContext) nodes.push(roundNode(file, r, planned.get(r.index), roundCost(analysis, r.messageId)));
     else if (!groups.has(r.segment)) {
       groups.add(r.segment);
       nodes.push(historyGroup(input, r.segment));
@@ -355,7 +357,7 @@ export function childNodes(input: TreeInput, node: TreeNodeModel): TreeNodeModel
       return roundChildren(input, node.round ?? -1);
     case 'history': {
       const planned = planIndex(plan);
-      return report.rounds.filter((r) => r.segment === node.segment && !r.inContext).map((r) => roundNode(file, r, planned.get(r.index), roundCostUsd(analysis, r.messageId)));
+      return report.rounds.filter((r) => r.segment === node.segment && !r.inContext).map((r) => roundNode(file, r, planned.get(r.index), roundCost(analysis, r.messageId)));
     }
     case 'malformedGroup':
       return report.malformed.map((m, i) => ({
@@ -483,7 +485,7 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
 /** The tree node of a round (inside its history group when it is not in the active context). */
 export function roundNodeByIndex(input: TreeInput, index: number): TreeNodeModel | undefined {
   const r = input.analysis.report.rounds.find((x) => x.index === index);
-  return r ? roundNode(input.file, r, planIndex(input.plan).get(r.index), roundCostUsd(input.analysis, r.messageId)) : undefined;
+  return r ? roundNode(input.file, r, planIndex(input.plan).get(r.index), roundCost(input.analysis, r.messageId)) : undefined;
 }
 
 /** Parent of a node (for TreeView.reveal): round → history group; message/tool → round. */

@@ -4,8 +4,9 @@ import { baseName, formatNumber, plural } from '../model/format';
 import { contextPartsText, contextText, statusBarText } from '../model/contextText';
 import { contextNow } from '../../core/context';
 import { planSummary } from '../model/planText';
-import { priceTableFromSetting } from '../model/mapState';
+import { priceTableFromSetting, PRICES_SETTING_HINT } from '../model/mapState';
 import { analysisCost } from '../../core/contextMap';
+import { costFigure, costNotes } from '../../core/cost';
 import { SECTION } from '../settings';
 import type { TranscriptStore } from '../store';
 
@@ -46,7 +47,8 @@ export class ContextStatusBar implements vscode.Disposable {
       tip.appendText(`${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context\n\n`);
       const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
       const cost = analysisCost(s.analysis, prices);
-      tip.appendText(`Cost: $${cost.total.usd.toFixed(2)} over ${plural(cost.responses.size, 'response')}${cost.unpriced.length ? ` (no price for ${cost.unpriced.join(', ')})` : ''}\n\n`);
+      tip.appendText(`Cost: ${costFigure(cost, (n) => `$${n.toFixed(2)}`)} over ${plural(cost.responses.size, 'response')}${cost.agent ? `; the agent's own figure: $${cost.agent.usd.toFixed(2)}` : ''}\n\n`);
+      for (const note of costNotes(cost, PRICES_SETTING_HINT)) tip.appendText(`${note}\n\n`);
       if (s.plan) tip.appendText(`${planSummary(s.plan, context)}\n\n`);
       tip.appendText('Click to show the rounds.');
       this.item.tooltip = tip;
