@@ -1,0 +1,77 @@
+/**
+ * Sessions as today's Claude Code (the pinned 2.1.330) writes them, generated in before() with the REAL CLI offline
+ * against the scripted fake (test/support/today-sessions.ts): Read, Bash and Edit turns on a sample project, a
+ * plain talk turn, its own `/compact` (headless), a turn after it and a plain `--resume`. Nothing generated is
+ * committed; the session lives in a temp dir removed in after().
+ *
+ * Run: bash scripts/provision-claude-code.sh && npx mocha --no-config --node-option import=tsx --timeout 600000 test/compat/today-sessions.test.ts
+ * Nothing is skipped: without the binary before() fails with the provisioning command to run.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { indexTranscript } from '../../src/core/transcript';
+import { countRequestTokens } from '../support/fake-anthropic';
+import { parseJsonl } from '../support/claude-code';
+import { TODAY_MARKERS, generateTodaySession, type TodaySession } from '../support/today-sessions';
+
+/** The record kinds of a session: `type`, and `attachment:<attachment.type>` for attachments. */
+function recordKinds(text: string): Set<string> {
+  const kinds = new Set<string>();
+  for (const o of parseJsonl(text)) {
+    kinds.add(String(o.type));
+    if (o.type === 'attachment') kinds.add(`attachment:${String(o.attachment?.type)}`);
+  }
+  return kinds;
+}
+
+describe('sessions as today\'s Claude Code writes them (real CLI, generated)', function () {
+  let session: TodaySession;
+  let text: string;
+
+  before(async function () {
+    session = await generateTodaySession();
+    text = fs.readFileSync(session.sessionFile, 'utf8');
+  });
+  after(() => session?.cleanup());
+
+  it('ran every step headless, /compact included, and each step answered as scripted', () => {
+    assert.deepEqual(session.slashCommands.map((c) => [c.command, c.ran]), [['/compact', true]], JSON.stringify(session.slashCommands));
+    const byName = new Map(session.steps.map((s) => [s.name, s]));
+    assert.match(byName.get('turn:read')!.run.stdout, new RegExp(TODAY_MARKERS.read));
+    assert.match(byName.get('turn:bash')!.run.stdout, new RegExp(TODAY_MARKERS.bash));
+    assert.match(byName.get('turn:edit')!.run.stdout, new RegExp(TODAY_MARKERS.edit));
+    assert.match(byName.get('turn:after-compact')!.run.stdout, new RegExp(TODAY_MARKERS.after));
+    assert.match(byName.get('resume')!.run.stdout, new RegExp(TODAY_MARKERS.resume));
+    // The Edit really ran: the sample project's bug is fixed on disk.
+    assert.match(fs.readFileSync(path.join(session.projectDir, 'calc.js'), 'utf8'), /return a - b;/);
+    const kinds = recordKinds(text);
+    for (const k of ['attachment:prompt_snapshot', 'api-request-shape', 'api-request', 'cost-state', 'system', 'last-prompt']) {
+      assert.ok(kinds.has(k), `the generated session has ${k} records: ${[...kinds].join(', ')}`);
+    }
+    const boundary = parseJsonl(text).find((o) => o.type === 'system' && o.subtype === 'compact_boundary');
+    assert.ok(boundary?.compactMetadata?.preservedSegment?.headUuid, 'the boundary names a preserved segment');
+  });
+
+  it('records the true size of each request: every response\'s usage is the fake\'s tokenizer count of the request that asked for it', () => {
+    const requests = session.steps.flatMap((s) => s.requests);
+    const byMessageId = new Map(requests.filter((r) => r.response?.messageId).map((r) => [r.response!.messageId!, r]));
+    let checked = 0;
+    for (const o of parseJsonl(text)) {
+      if (o.type !== 'assistant' || !o.message?.usage) continue;
+      const req = byMessageId.get(o.message.id);
+      assert.ok(req, `response ${o.message.id} came from a recorded request`);
+      assert.equal(o.message.usage.input_tokens, countRequestTokens(req.body).total, `usage of ${o.message.id}`);
+      checked++;
+    }
+    assert.ok(checked >= 8, `checked ${checked} responses`);
+  });
+
+  it('the reader indexes every line, unknown record kinds included, without a malformed line', async () => {
+    const index = await indexTranscript(session.sessionFile);
+    assert.deepEqual(index.malformed, []);
+    assert.equal(index.entries.length, parseJsonl(text).length);
+    const kinds = new Set(index.entries.map((e) => e.kind));
+    for (const k of ['api-request-blob', 'atis-latch', 'tools-used', 'queue-operation', 'mode']) assert.ok(kinds.has(k), `${k} indexed`);
+  });
+});
