@@ -14,6 +14,8 @@ import { indexTranscript } from '../../src/core/transcript';
 import { countRequestTokens } from '../support/fake-anthropic';
 import { parseJsonl } from '../support/claude-code';
 import { TODAY_MARKERS, generateTodaySession, type TodaySession } from '../support/today-sessions';
+import { REPO_ROOT } from '../support/claude-code';
+import { claudeFixtures } from '../support/fixtures';
 
 /** The record kinds of a session: `type`, and `attachment:<attachment.type>` for attachments. */
 function recordKinds(text: string): Set<string> {
@@ -73,5 +75,12 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     assert.equal(index.entries.length, parseJsonl(text).length);
     const kinds = new Set(index.entries.map((e) => e.kind));
     for (const k of ['api-request-blob', 'atis-latch', 'tools-used', 'queue-operation', 'mode']) assert.ok(kinds.has(k), `${k} indexed`);
+  });
+
+  it('docs/FORMATS.md describes every record kind the generated session and the shared fixtures hold', () => {
+    const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'FORMATS.md'), 'utf8');
+    const kinds = new Set([...recordKinds(text), ...claudeFixtures().flatMap((f) => [...recordKinds(fs.readFileSync(f, 'utf8'))])]);
+    const missing = [...kinds].filter((k) => !doc.includes(`\`${k.replace(/^attachment:/, '')}\``));
+    assert.deepEqual(missing, [], 'record kinds missing from docs/FORMATS.md');
   });
 });
