@@ -73,6 +73,17 @@ export interface Entry {
   attachmentType?: string;
   /** Compact boundary metadata. */
   preTokens?: number;
+  /**
+   * Compact boundary of Claude Code's own /compact (2.1.330): the messages from before the boundary it keeps
+   * verbatim, `tailUuid` back to `headUuid` along parentUuid, sent right after the `anchorUuid` entry (the summary).
+   */
+  preservedSegment?: PreservedSegment;
+}
+
+export interface PreservedSegment {
+  headUuid: string;
+  tailUuid: string;
+  anchorUuid?: string;
 }
 
 /** True for a compact boundary: the line after which Claude Code reads the conversation on resume. */
@@ -303,10 +314,15 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     attachmentTokens: undefined,
     attachmentType: undefined,
     preTokens: undefined,
+    preservedSegment: undefined,
   };
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
+    const seg = meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment ? (meta.preservedSegment as Record<string, unknown>) : undefined;
+    const headUuid = seg ? str(seg.headUuid) : undefined;
+    const tailUuid = seg ? str(seg.tailUuid) : undefined;
+    if (headUuid && tailUuid) e.preservedSegment = { headUuid, tailUuid, anchorUuid: str(seg!.anchorUuid) || undefined };
   }
   if (e.kind === 'attachment' && o.attachment && typeof o.attachment === 'object') {
     const a = o.attachment as Record<string, unknown>;

@@ -11,6 +11,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { indexTranscript } from '../../src/core/transcript';
+import { inspectFile } from '../../src/core/inspect';
+import { readableConversation } from '../../src/core/compact/readable';
 import { countRequestTokens } from '../support/fake-anthropic';
 import { parseJsonl } from '../support/claude-code';
 import { TODAY_MARKERS, generateTodaySession, type TodaySession } from '../support/today-sessions';
@@ -25,6 +27,43 @@ function recordKinds(text: string): Set<string> {
     if (o.type === 'attachment') kinds.add(`attachment:${String(o.attachment?.type)}`);
   }
   return kinds;
+}
+
+/** Assistant blocks (text, tool calls) flattened in order, and the tool_result ids, of API-style messages. */
+function conversationOf(messages: { role: string; content: unknown }[]): { assistant: string[]; results: string[] } {
+  const assistant: string[] = [];
+  const results: string[] = [];
+  for (const m of messages) {
+    const blocks: any[] = Array.isArray(m.content) ? m.content : [];
+    for (const b of blocks) {
+      if (m.role === 'assistant' && b?.type === 'text') assistant.push(`text:${b.text}`);
+      else if (m.role === 'assistant' && b?.type === 'tool_use') assistant.push(`tool_use:${b.name}:${JSON.stringify(b.input)}`);
+      else if (m.role === 'user' && b?.type === 'tool_result') results.push(String(b.tool_use_id));
+    }
+  }
+  return { assistant, results };
+}
+
+/** The session file as it stood before `step` ran (its first lines), written beside it. */
+function fileBefore(session: TodaySession, step: string): string {
+  const s = session.steps.find((x) => x.name === step)!;
+  const lines = fs.readFileSync(session.sessionFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const file = path.join(session.tempRoot, `before-${step.replace(/[^a-z]/gi, '-')}.jsonl`);
+  fs.writeFileSync(file, lines.slice(0, s.fileLinesBefore).join('\n') + '\n');
+  return file;
+}
+
+/** What our rounds mark active, as the messages their lines hold (in the chain's order). */
+async function activeConversation(file: string): Promise<{ assistant: string[]; results: string[] }> {
+  const analysis = await inspectFile(file);
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const messages = analysis.rounds
+    .filter((r) => r.inContext)
+    .flatMap((r) => r.entries)
+    .map((i) => JSON.parse(lines[analysis.index.entries[i].line - 1]))
+    .filter((o) => o.type === 'user' || o.type === 'assistant')
+    .map((o) => ({ role: String(o.message.role), content: o.message.content as unknown }));
+  return conversationOf(messages);
 }
 
 describe('sessions as today\'s Claude Code writes them (real CLI, generated)', function () {
@@ -82,5 +121,25 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     const kinds = new Set([...recordKinds(text), ...claudeFixtures().flatMap((f) => [...recordKinds(fs.readFileSync(f, 'utf8'))])]);
     const missing = [...kinds].filter((k) => !doc.includes(`\`${k.replace(/^attachment:/, '')}\``));
     assert.deepEqual(missing, [], 'record kinds missing from docs/FORMATS.md');
+  });
+
+  for (const step of ['turn:after-compact', 'resume']) {
+    it(`the rounds we mark active are the messages the real CLI sends next (${step === 'resume' ? 'on --resume' : 'right after its /compact'}), its preserved segment included`, async () => {
+      const file = fileBefore(session, step);
+      const sent = session.steps.find((s) => s.name === step)!.requests[0].body;
+      const first = sent.messages.find((m: any) => m.role !== 'system');
+      assert.match(typeof first.content === 'string' ? first.content : first.content[0].text, /^This session is being continued/);
+      const theirs = conversationOf(sent.messages);
+      assert.ok(theirs.assistant.some((t) => t.includes(TODAY_MARKERS.talk)), 'the CLI sends the preserved message');
+      assert.deepEqual(await activeConversation(file), theirs);
+    });
+  }
+
+  it('the readable active context puts the preserved message right after the summary, as the CLI sends it', async () => {
+    const text = await readableConversation(fileBefore(session, 'turn:after-compact'));
+    const summaryAt = text.indexOf('This session is being continued');
+    const preservedAt = text.indexOf(TODAY_MARKERS.talk);
+    assert.ok(summaryAt >= 0 && preservedAt > summaryAt, text.slice(0, 600));
+    assert.ok(preservedAt < text.indexOf('<command-name>/compact'), 'before the /compact command lines that follow the summary in the file');
   });
 });
