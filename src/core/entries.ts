@@ -4,6 +4,7 @@
 // Over 400 lines: one digest per line kind Claude Code writes (and the JSON-array and joined-object cases); the
 // kinds share the block sizing below and split apart poorly.
 import { textTokens } from './tokens/estimate';
+import { countTokensInPieces } from './tokens/exact';
 
 /** Size of one content block, by the kind that matters for token estimates and budgets. */
 export interface BlockInfo {
@@ -78,6 +79,11 @@ export interface Entry {
    * verbatim, `tailUuid` back to `headUuid` along parentUuid, sent right after the `anchorUuid` entry (the summary).
    */
   preservedSegment?: PreservedSegment;
+  /**
+   * `api-request-shape` lines (2.1.330): tokens (o200k_base) of the system prompt blocks and tool definitions the
+   * agent recorded for the requests that follow: what every request carries beside the messages.
+   */
+  recordedOverheadTokens?: number;
 }
 
 export interface PreservedSegment {
@@ -315,6 +321,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     attachmentType: undefined,
     preTokens: undefined,
     preservedSegment: undefined,
+    recordedOverheadTokens: undefined,
   };
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
@@ -324,6 +331,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     const tailUuid = seg ? str(seg.tailUuid) : undefined;
     if (headUuid && tailUuid) e.preservedSegment = { headUuid, tailUuid, anchorUuid: str(seg!.anchorUuid) || undefined };
   }
+  if (e.kind === 'api-request-shape') e.recordedOverheadTokens = shapeTokens(o.shape);
   if (e.kind === 'attachment' && o.attachment && typeof o.attachment === 'object') {
     const a = o.attachment as Record<string, unknown>;
     e.attachmentType = str(a.type);
@@ -361,6 +369,26 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     }
   }
   return e;
+}
+
+/** Largest recorded request shape counted (characters): a real one is tens of KB; a bigger one is left to the estimate. */
+const MAX_SHAPE_CHARS = 1 << 20;
+
+/** Tokens of a recorded request shape `{system, tools}`: each system text block, and the tools as their JSON. */
+function shapeTokens(shape: unknown): number | undefined {
+  if (!shape || typeof shape !== 'object') return undefined;
+  const { system, tools } = shape as Record<string, unknown>;
+  const texts: string[] = [];
+  if (typeof system === 'string') texts.push(system);
+  else if (Array.isArray(system)) {
+    for (const b of system) {
+      const text = typeof b === 'string' ? b : b && typeof b === 'object' ? (b as Record<string, unknown>).text : undefined;
+      if (typeof text === 'string') texts.push(text);
+    }
+  }
+  if (Array.isArray(tools)) texts.push(JSON.stringify(tools));
+  if (texts.reduce((n, t) => n + t.length, 0) > MAX_SHAPE_CHARS) return undefined;
+  return texts.reduce((n, t) => n + countTokensInPieces(t), 0);
 }
 
 /**

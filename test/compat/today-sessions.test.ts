@@ -142,4 +142,23 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     assert.ok(summaryAt >= 0 && preservedAt > summaryAt, text.slice(0, 600));
     assert.ok(preservedAt < text.indexOf('<command-name>/compact'), 'before the /compact command lines that follow the summary in the file');
   });
+
+  it('takes the system prompt and tools from the agent\'s own record (labelled recorded), within 5% of the fake\'s count of the next request\'s', async () => {
+    for (const step of ['turn:after-compact', 'resume']) {
+      const next = session.steps.find((s) => s.name === step)!.requests[0].body;
+      const truth = countRequestTokens(next);
+      const expected = truth.system + truth.tools;
+      const file = fileBefore(session, step);
+      const { totals } = (await inspectFile(file)).report;
+      assert.equal(totals.overheadSource, 'recorded', step);
+      const error = Math.abs(totals.overheadTokens! - expected) / expected;
+      assert.ok(error <= 0.05, `${step}: recorded ${totals.overheadTokens} vs the request's ${expected} (${(error * 100).toFixed(1)}%)`);
+      // Without the record the same file falls back to the estimate from usage, labelled so.
+      const stripped = path.join(session.tempRoot, 'no-shape.jsonl');
+      fs.writeFileSync(stripped, fs.readFileSync(file, 'utf8').split('\n').filter((l) => !l.includes('"type":"api-request-shape"')).join('\n'));
+      const estimated = (await inspectFile(stripped)).report.totals;
+      assert.equal(estimated.overheadSource, 'estimated', step);
+      process.stdout.write(`      ${step}: system prompt + tools of the next request ${expected}; recorded ${totals.overheadTokens}; estimated from usage ${estimated.overheadTokens}\n`);
+    }
+  });
 });

@@ -23,7 +23,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { countTokensExact } from '../../src/core/tokens/exact';
+import { countTokensInPieces } from '../../src/core/tokens/exact';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Types
@@ -241,27 +241,6 @@ export interface RequestTokens {
   total: number;
 }
 
-/** Longest piece handed to the tokenizer at once: byte-pair merging is quadratic in the length of one word. */
-const TOKENIZER_PIECE = 256;
-
-/**
- * The tokenizer's count of `text`, fed in pieces of at most TOKENIZER_PIECE characters cut just before whitespace
- * (where the tokenizer starts a new word anyway), or hard-cut inside a longer run without whitespace (a test's
- * `'x'.repeat(50_000)` would otherwise take minutes). Ordinary text counts as it would whole.
- */
-export function countTextTokens(text: string): number {
-  let total = 0;
-  let from = 0;
-  while (text.length - from > TOKENIZER_PIECE) {
-    let cut = from + TOKENIZER_PIECE;
-    while (cut > from && !/\s/.test(text[cut])) cut--;
-    if (cut === from) cut = from + TOKENIZER_PIECE;
-    total += countTokensExact(text.slice(from, cut));
-    from = cut;
-  }
-  return total + countTokensExact(text.slice(from));
-}
-
 /** Tokens of an image or document block: the API's flat ~1,600 for a typical image. */
 const IMAGE_TOKENS = 1600;
 
@@ -274,31 +253,31 @@ const IMAGE_TOKENS = 1600;
 export function countRequestTokens(body: any): RequestTokens {
   const count = (content: any): number => {
     if (content == null) return 0;
-    if (typeof content === 'string') return countTextTokens(content);
+    if (typeof content === 'string') return countTokensInPieces(content);
     if (Array.isArray(content)) return content.reduce((n: number, c: any) => n + count(c), 0);
     if (typeof content !== 'object') return 0;
     switch (content.type) {
       case 'text':
-        return countTextTokens(String(content.text ?? ''));
+        return countTokensInPieces(String(content.text ?? ''));
       case 'thinking':
-        return countTextTokens(String(content.thinking ?? ''));
+        return countTokensInPieces(String(content.thinking ?? ''));
       case 'redacted_thinking':
         return Math.ceil(String(content.data ?? '').length / 16);
       case 'tool_use':
       case 'server_tool_use':
-        return countTextTokens(String(content.name ?? '')) + countTextTokens(JSON.stringify(content.input ?? {}));
+        return countTokensInPieces(String(content.name ?? '')) + countTokensInPieces(JSON.stringify(content.input ?? {}));
       case 'tool_result':
         return count(content.content);
       case 'image':
       case 'document':
         return IMAGE_TOKENS;
       default:
-        return countTextTokens(JSON.stringify(content));
+        return countTokensInPieces(JSON.stringify(content));
     }
   };
   if (!body || typeof body !== 'object') return { system: 0, tools: 0, messages: 0, total: 0 };
   const system = count(body.system);
-  const tools = Array.isArray(body.tools) ? countTextTokens(JSON.stringify(body.tools)) : 0;
+  const tools = Array.isArray(body.tools) ? countTokensInPieces(JSON.stringify(body.tools)) : 0;
   const messages = (Array.isArray(body.messages) ? body.messages : []).reduce((n: number, m: any) => n + count(m?.content), 0);
   return { system, tools, messages, total: system + tools + messages };
 }
