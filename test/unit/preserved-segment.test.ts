@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildChain } from '../../src/core/chain';
+import { diagnose } from '../../src/core/doctor';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
 
@@ -86,5 +87,15 @@ describe('preserved segment of Claude Code\'s own /compact (hand-built, real rec
     assert.deepEqual(chain.preserved, []);
     assert.ok(chain.notes.some((n) => /preserved segment .* is not a parentUuid path/.test(n)), chain.notes.join('\n'));
     assert.deepEqual(chain.main.slice(chain.activeStart).map((i) => index.entries[i].uuid), ['b1', 's1', 'c1', 'n1', 'n2']);
+  });
+
+  it('the doctor counts the preserved segment among what resume loads, and pairs its tool call with its result', async () => {
+    const index = await indexTranscript(write('doctor.jsonl', session({ headUuid: 'p1', anchorUuid: 's1', tailUuid: 'p4' })));
+    const report = diagnose(index);
+    // s1, p1..p4, c1, n1, n2: the summary, the four preserved lines, the command line and the turn after it.
+    assert.equal(report.reachableMessages, 8);
+    assert.equal(report.totalMessages, 8);
+    assert.equal(report.apiValid, true);
+    assert.deepEqual(report.problems.filter((p) => p.severity !== 'info'), []);
   });
 });
