@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { indexTranscript } from '../../src/core/transcript';
 import { inspectFile } from '../../src/core/inspect';
 import { readableConversation } from '../../src/core/compact/readable';
+import { planDetails } from '../../src/core/compact/plan';
 import { countRequestTokens } from '../support/fake-anthropic';
 import { parseJsonl } from '../support/claude-code';
 import { TODAY_MARKERS, generateTodaySession, type TodaySession } from '../support/today-sessions';
@@ -160,5 +161,14 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
       assert.equal(estimated.overheadSource, 'estimated', step);
       process.stdout.write(`      ${step}: system prompt + tools of the next request ${expected}; recorded ${totals.overheadTokens}; estimated from usage ${estimated.overheadTokens}\n`);
     }
+  });
+
+  it('a compaction plan of the session right after its /compact treats the preserved round as active context, not history', async () => {
+    const analysis = await inspectFile(fileBefore(session, 'turn:after-compact'));
+    const { plan } = await planDetails(analysis, { targetTokens: 1000, keepRecentTokens: 100 });
+    const preserved = plan.rounds.filter((r) => analysis.rounds[r.index].replyPreview?.includes(TODAY_MARKERS.talk));
+    assert.equal(preserved.length, 1, 'one round holds the preserved reply');
+    assert.equal(preserved[0].inContext, true);
+    assert.doesNotMatch(preserved[0].reason, /history before an earlier compact boundary/);
   });
 });
