@@ -6,8 +6,17 @@
 import { isCompactBoundary, type Entry } from './entries';
 
 export interface Chain {
-  /** Indices into `entries` of the main conversation, in file order (history and active context). */
+  /**
+   * Indices into `entries` of the main conversation (history and active context), in file order, except that the
+   * preserved segment of the last compact boundary follows the entry it is anchored to (see `preserved`).
+   */
   main: number[];
+  /**
+   * Entries from before the last compact boundary that the agent keeps in its active context: the preserved segment
+   * Claude Code's own /compact names (head to tail, in conversation order). Claude Code sends them right after the
+   * summary, so `main` places them there and they count as active. Empty when the boundary names none.
+   */
+  preserved: number[];
   /** Index (into `main`) of the first entry of the active context (0 when no compact boundary). */
   activeStart: number;
   /** Indices of compact boundaries on the main chain, in order. */
@@ -361,16 +370,52 @@ export function buildChainWithTables(entries: Entry[], mode: ChainMode = 'produc
   // Claude Code keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded.
   const recovery = recoverSiblings(entries, onChain, mode === 'claude-code' ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary);
   // Entry indices follow file order (the index is built by reading the file front to back).
-  const main = Array.from(Int32Array.from(onChain).sort());
+  const inFileOrder = Array.from(Int32Array.from(onChain).sort());
 
+  let lastBoundary = -1;
+  for (const idx of inFileOrder) if (isCompactBoundary(entries[idx])) lastBoundary = idx;
+  const preserved = lastBoundary === -1 ? [] : preservedSegment(entries, byUuid, lastBoundary, onChain, notes);
+  const main = preserved.length ? placePreserved(entries, byUuid, inFileOrder, lastBoundary, preserved) : inFileOrder;
   const boundaries: number[] = [];
   for (const idx of main) if (isCompactBoundary(entries[idx])) boundaries.push(idx);
-  const lastBoundary = boundaries.length ? boundaries[boundaries.length - 1] : -1;
   const activeStart = lastBoundary === -1 ? 0 : main.indexOf(lastBoundary);
 
   const sidechains = subagentFile ? [] : groupSidechains(entries, sideCandidates);
-  const chain: Chain = { main, activeStart, boundaries, leaf, sidechains, offChain: primary.length - main.length, notes, subagentFile };
+  const chain: Chain = { main, preserved, activeStart, boundaries, leaf, sidechains, offChain: primary.length - main.length, notes, subagentFile };
   return { chain, tables: { byUuid, primary, ...recovery, bridges: record.bridges, walked } };
+}
+
+/**
+ * The preserved segment a compact boundary names, head to tail: walked from `tailUuid` back along parentUuid to
+ * `headUuid`, over entries before the boundary that are on the chain. Empty (with a note) when the walk does not reach
+ * the head that way: then nothing is counted as preserved rather than a guess.
+ */
+function preservedSegment(entries: Entry[], byUuid: Map<string, number>, boundary: number, onChain: Set<number>, notes: string[]): number[] {
+  const seg = entries[boundary].preservedSegment;
+  if (!seg) return [];
+  const out: number[] = [];
+  const seen = new Set<number>();
+  for (let cur = byUuid.get(seg.tailUuid); cur !== undefined; ) {
+    if (seen.has(cur) || cur > boundary || !onChain.has(cur)) break;
+    seen.add(cur);
+    out.push(cur);
+    if (entries[cur].uuid === seg.headUuid) return out.reverse();
+    const parent = entries[cur].parentUuid;
+    cur = parent ? byUuid.get(parent) : undefined;
+  }
+  notes.push(`line ${entries[boundary].line}: the preserved segment it names (${seg.headUuid}..${seg.tailUuid}) is not a parentUuid path on the chain; not counted as active`);
+  return [];
+}
+
+/** `main` with the preserved segment moved to just after its anchor (the summary), else just after the boundary. */
+function placePreserved(entries: Entry[], byUuid: Map<string, number>, inFileOrder: number[], boundary: number, preserved: number[]): number[] {
+  const moved = new Set(preserved);
+  const rest = inFileOrder.filter((i) => !moved.has(i));
+  const anchorUuid = entries[boundary].preservedSegment?.anchorUuid;
+  const anchor = anchorUuid === undefined ? undefined : byUuid.get(anchorUuid);
+  let at = anchor !== undefined && anchor > boundary ? rest.indexOf(anchor) : -1;
+  if (at === -1) at = rest.indexOf(boundary);
+  return [...rest.slice(0, at + 1), ...preserved, ...rest.slice(at + 1)];
 }
 
 /**

@@ -11,12 +11,14 @@ export interface ContextFigure {
   overhead: number;
   /** The active transcript: `tokens - overhead`. */
   transcript: number;
-  /** True when `overhead` is a real estimate (the file has usage), false when unknown (then 0). */
+  /** True when `overhead` is known (recorded or estimated from usage), false when unknown (then 0). */
   overheadKnown: boolean;
+  /** `recorded`: counted from the agent's own record of its requests; `estimated`: from usage; null: unknown. */
+  overheadSource: 'recorded' | 'estimated' | null;
 }
 
 export function contextNow(report: InspectReport): ContextFigure {
   const t = report.totals;
   const overhead = Math.min(t.overheadTokens ?? 0, t.currentContextTokens);
-  return { tokens: t.currentContextTokens, source: t.currentContextSource, overhead, transcript: t.currentContextTokens - overhead, overheadKnown: t.overheadTokens !== null };
+  return { tokens: t.currentContextTokens, source: t.currentContextSource, overhead, transcript: t.currentContextTokens - overhead, overheadKnown: t.overheadTokens !== null, overheadSource: t.overheadSource };
 }

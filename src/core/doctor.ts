@@ -97,7 +97,8 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
   danglingProblems(entries, tables, region, onMain, known, problems);
   leafProblems(entries, chain, region, onMain, known, problems);
   branchProblems(entries, region, onMain, known, problems);
-  const apiValid = pairingProblems(entries, chain, region, onMain, problems);
+  const loaded = loadedEntries(chain, region, cut);
+  const apiValid = pairingProblems(entries, chain, loaded, problems);
   for (const n of chain.notes) {
     const m = /^parentUuid cycle at line (\d+)/.exec(n);
     if (m) problems.push({ kind: 'parent-cycle', severity: 'error', line: Number(m[1]), detail: `${n}: entries behind it are not loaded` });
@@ -112,15 +113,16 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
     problems.push({ kind: 'malformed-line', severity: 'info', line: m.line, detail: `${m.error}; Claude Code skips it${tail ? ' (the last line is unfinished: is the session still being written?)' : ''}` });
   }
 
-  const inRegion = region.map((i) => entries[i]);
-  const reachableEntries = region.filter((i) => onMain.has(i)).length;
-  const totalMessages = inRegion.filter(isMessage).length;
-  const reachableMessages = region.filter((i) => onMain.has(i) && isMessage(entries[i])).length;
+  // The preserved segment of Claude Code's own /compact sits before the boundary in the file but is loaded too.
+  const preservedCount = loaded.length - region.filter((i) => onMain.has(i)).length;
+  const reachableEntries = loaded.length;
+  const totalMessages = region.filter((i) => isMessage(entries[i])).length + loaded.filter((i) => !inRegionSet(region, i) && isMessage(entries[i])).length;
+  const reachableMessages = loaded.filter((i) => isMessage(entries[i])).length;
   problems.sort((a, b) => a.line - b.line);
   return {
     file: index.path,
     reachableEntries,
-    totalEntries: region.length,
+    totalEntries: region.length + preservedCount,
     reachableMessages,
     totalMessages,
     reachability: totalMessages === 0 ? 1 : reachableMessages / totalMessages,
@@ -130,6 +132,28 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
     healthy: !problems.some((p) => p.severity !== 'info'),
     problems,
   };
+}
+
+/**
+ * What resume loads, in the order Claude Code sends it: the chain's entries in the region after the last boundary,
+ * with that boundary's preserved segment (entries before it in the file) right after its summary.
+ */
+function loadedEntries(chain: Chain, region: number[], cut: number): number[] {
+  const keep = new Set(region);
+  if (cut !== -1 && chain.boundaries[chain.boundaries.length - 1] === cut) for (const i of chain.preserved) keep.add(i);
+  return chain.main.filter((i) => keep.has(i));
+}
+
+/** True when `i` is in `region` (sorted ascending, file order). */
+function inRegionSet(region: number[], i: number): boolean {
+  let lo = 0;
+  let hi = region.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (region[mid] < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return region[lo] === i;
 }
 
 function danglingProblems(entries: Entry[], tables: ChainTables, region: number[], onMain: Set<number>, known: Map<string, number>, problems: DoctorProblem[]): void {
@@ -216,8 +240,7 @@ function branchProblems(entries: Entry[], region: number[], onMain: Set<number>,
  * counts): a result without its call makes the request invalid; a call without a result, except in the last
  * response, is dropped by Claude Code. Returns whether the request would be valid.
  */
-function pairingProblems(entries: Entry[], chain: Chain, region: number[], onMain: Set<number>, problems: DoctorProblem[]): boolean {
-  const loaded = region.filter((i) => onMain.has(i));
+function pairingProblems(entries: Entry[], chain: Chain, loaded: number[], problems: DoctorProblem[]): boolean {
   const calls = new Map<string, number>();
   const results = new Set<string>();
   let lastResponse: string | undefined;

@@ -4,6 +4,7 @@
 // Over 400 lines: one digest per line kind Claude Code writes (and the JSON-array and joined-object cases); the
 // kinds share the block sizing below and split apart poorly.
 import { textTokens } from './tokens/text';
+import { countTokensInPieces } from './tokens/exact';
 
 /** Size of one content block, by the kind that matters for token estimates and budgets. */
 export interface BlockInfo {
@@ -75,6 +76,22 @@ export interface Entry {
   preTokens?: number;
   /** `cost-state` lines: the agent's own running total of the session's cost (`costStateOf`). */
   agentCost?: AgentCostRecord;
+  /**
+   * Compact boundary of Claude Code's own /compact (2.1.330): the messages from before the boundary it keeps
+   * verbatim, `tailUuid` back to `headUuid` along parentUuid, sent right after the `anchorUuid` entry (the summary).
+   */
+  preservedSegment?: PreservedSegment;
+  /**
+   * `api-request-shape` lines (2.1.330): tokens (o200k_base) of the system prompt blocks and tool definitions the
+   * agent recorded for the requests that follow: what every request carries beside the messages.
+   */
+  recordedOverheadTokens?: number;
+}
+
+export interface PreservedSegment {
+  headUuid: string;
+  tailUuid: string;
+  anchorUuid?: string;
 }
 
 /**
@@ -332,12 +349,19 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     attachmentType: undefined,
     preTokens: undefined,
     agentCost: undefined,
+    preservedSegment: undefined,
+    recordedOverheadTokens: undefined,
   };
   if (e.kind === 'cost-state') e.agentCost = costStateOf(o);
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
+    const seg = meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment ? (meta.preservedSegment as Record<string, unknown>) : undefined;
+    const headUuid = seg ? str(seg.headUuid) : undefined;
+    const tailUuid = seg ? str(seg.tailUuid) : undefined;
+    if (headUuid && tailUuid) e.preservedSegment = { headUuid, tailUuid, anchorUuid: str(seg!.anchorUuid) || undefined };
   }
+  if (e.kind === 'api-request-shape') e.recordedOverheadTokens = shapeTokens(o.shape);
   if (e.kind === 'attachment' && o.attachment && typeof o.attachment === 'object') {
     const a = o.attachment as Record<string, unknown>;
     e.attachmentType = str(a.type);
@@ -375,6 +399,26 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     }
   }
   return e;
+}
+
+/** Largest recorded request shape counted (characters): a real one is tens of KB; a bigger one is left to the estimate. */
+const MAX_SHAPE_CHARS = 1 << 20;
+
+/** Tokens of a recorded request shape `{system, tools}`: each system text block, and the tools as their JSON. */
+function shapeTokens(shape: unknown): number | undefined {
+  if (!shape || typeof shape !== 'object') return undefined;
+  const { system, tools } = shape as Record<string, unknown>;
+  const texts: string[] = [];
+  if (typeof system === 'string') texts.push(system);
+  else if (Array.isArray(system)) {
+    for (const b of system) {
+      const text = typeof b === 'string' ? b : b && typeof b === 'object' ? (b as Record<string, unknown>).text : undefined;
+      if (typeof text === 'string') texts.push(text);
+    }
+  }
+  if (Array.isArray(tools)) texts.push(JSON.stringify(tools));
+  if (texts.reduce((n, t) => n + t.length, 0) > MAX_SHAPE_CHARS) return undefined;
+  return texts.reduce((n, t) => n + countTokensInPieces(t), 0);
 }
 
 /**

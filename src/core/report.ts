@@ -79,6 +79,12 @@ export interface InspectReport {
      * smallest over segments. Null without usage.
      */
     overheadTokens: number | null;
+    /**
+     * Where `overheadTokens` comes from: `recorded` when the file holds the agent's own record of its requests'
+     * system prompt and tools (the newest `api-request-shape` line, Claude Code 2.1.330), counted with the tokenizer;
+     * `estimated` from usage as above; null without either.
+     */
+    overheadSource: 'recorded' | 'estimated' | null;
   };
 }
 
@@ -235,7 +241,9 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
   const entries = index.entries;
   const { reports, final } = run;
   const { calibration, newestUsage, newestUsageRound, outputTokens, activeRounds, activeEstimate, toolUses, toolResultChars } = final;
-  const overheadTokens = final.overhead;
+  const recorded = recordedOverhead(entries);
+  const overheadTokens = recorded ?? final.overhead;
+  const overheadSource = recorded !== null ? 'recorded' : final.overhead !== null ? 'estimated' : null;
   const usageInContext = newestUsageRound >= 0 && rounds[newestUsageRound].inContext;
   let current: number;
   let currentSource: TokenSource = 'estimate';
@@ -273,8 +281,18 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
       calibrationFactor: Math.round(calibration.factor * 1000) / 1000,
       calibrationSamples: calibration.samples,
       overheadTokens,
+      overheadSource,
     },
   };
+}
+
+/** The system prompt and tools of the newest request shape the agent recorded (the requests after it carry them), or null. */
+function recordedOverhead(entries: Entry[]): number | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const n = entries[i].recordedOverheadTokens;
+    if (n !== undefined) return n;
+  }
+  return null;
 }
 
 export function sidechainReport(index: TranscriptIndex, id: string, list: number[]): SidechainReport {

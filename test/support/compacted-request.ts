@@ -328,7 +328,7 @@ export function estimateRequestMessages(body: any, calibration: number, prompt?:
       entries.push(e);
     });
     if (entries.length === 0) return { tokens: 0, chars: 0, count: 0 };
-    const chain: Chain = { main: entries.map((_, i) => i), activeStart: 0, boundaries: [], leaf: entries.length - 1, sidechains: [], offChain: 0, notes: [], subagentFile: false };
+    const chain: Chain = { main: entries.map((_, i) => i), preserved: [], activeStart: 0, boundaries: [], leaf: entries.length - 1, sidechains: [], offChain: 0, notes: [], subagentFile: false };
     const total = buildRounds(entries, chain).reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)), 0);
     return { tokens: Math.round(total * calibration), chars, count: entries.length };
   };

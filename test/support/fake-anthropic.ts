@@ -8,7 +8,8 @@
  *
  * It listens on 127.0.0.1 on a random free port, records every request (API keys redacted), and answers
  *  - POST /v1/messages (with or without `?beta=true`), streaming (SSE) or not, according to a scenario;
- *  - POST /v1/messages/count_tokens with an approximate count (see `estimateRequestSize`);
+ *  - POST /v1/messages/count_tokens with the request's true size (see `countRequestTokens`), the same count
+ *    every answer reports as `usage.input_tokens`;
  *  - anything else with something harmless (`{}` / an empty model list), recorded like the rest.
  *
  * Scenarios (see `Scenario`) are table driven: a default (`options.scenario` / `setScenario`), a FIFO queue
@@ -22,6 +23,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { countTokensInPieces } from '../../src/core/tokens/exact';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Types
@@ -44,8 +46,11 @@ export interface RecordedRequest {
   /** Raw body length in bytes. */
   bodyBytes: number;
   receivedAt: number;
-  /** What the fake did: the scenario kind and the HTTP status it sent (0 when it never sent a status line). */
-  response?: { scenario: string; status: number };
+  /**
+   * What the fake did: the scenario kind, the HTTP status it sent (0 when it never sent a status line) and, for a
+   * complete answer, the id of the message it answered with (Claude Code records it as `message.id`).
+   */
+  response?: { scenario: string; status: number; messageId?: string };
 }
 
 export type PtlWording = 'prompt-too-long' | 'context-limit';
@@ -81,6 +86,11 @@ export type Scenario =
       wording?: PtlWording;
       then?: Scenario;
     }
+  /**
+   * A successful answer calling one tool: an optional text block, then a `tool_use` block (`stop_reason: tool_use`),
+   * as the real API streams it (`input_json_delta`). Drives an agent through its tool loop.
+   */
+  | { kind: 'toolUse'; name: string; input: Record<string, unknown>; text?: string; model?: string }
   | { kind: 'invalidRequest'; message?: string }
   | { kind: 'authentication'; message?: string }
   | { kind: 'permission'; message?: string }
@@ -220,6 +230,56 @@ export function estimateRequestSize(body: any): RequestSize {
     return { chars, estimatedTokens: Math.ceil(chars / 4), messages: messages.length };
   }
   return { chars: 0, estimatedTokens: 0, messages: 0 };
+}
+
+/** Exact token counts (the project's o200k_base tokenizer, src/core/tokens/exact.ts) of what a request gives the model. */
+export interface RequestTokens {
+  system: number;
+  tools: number;
+  messages: number;
+  /** system + tools + messages: what the fake reports as the request's `input_tokens`. */
+  total: number;
+}
+
+/** Tokens of an image or document block: the API's flat ~1,600 for a typical image. */
+const IMAGE_TOKENS = 1600;
+
+/**
+ * The true size of a request by one rule for every request: each text piece (system blocks, message texts, thinking,
+ * tool results) is counted with the tokenizer; a tool call counts its name plus its JSON input; the tool
+ * definitions count as their JSON; an image or document as IMAGE_TOKENS. Used for `usage.input_tokens` and
+ * count_tokens, so a transcript written against the fake records the real size of each request it sent.
+ */
+export function countRequestTokens(body: any): RequestTokens {
+  const count = (content: any): number => {
+    if (content == null) return 0;
+    if (typeof content === 'string') return countTokensInPieces(content);
+    if (Array.isArray(content)) return content.reduce((n: number, c: any) => n + count(c), 0);
+    if (typeof content !== 'object') return 0;
+    switch (content.type) {
+      case 'text':
+        return countTokensInPieces(String(content.text ?? ''));
+      case 'thinking':
+        return countTokensInPieces(String(content.thinking ?? ''));
+      case 'redacted_thinking':
+        return Math.ceil(String(content.data ?? '').length / 16);
+      case 'tool_use':
+      case 'server_tool_use':
+        return countTokensInPieces(String(content.name ?? '')) + countTokensInPieces(JSON.stringify(content.input ?? {}));
+      case 'tool_result':
+        return count(content.content);
+      case 'image':
+      case 'document':
+        return IMAGE_TOKENS;
+      default:
+        return countTokensInPieces(JSON.stringify(content));
+    }
+  };
+  if (!body || typeof body !== 'object') return { system: 0, tools: 0, messages: 0, total: 0 };
+  const system = count(body.system);
+  const tools = Array.isArray(body.tools) ? countTokensInPieces(JSON.stringify(body.tools)) : 0;
+  const messages = (Array.isArray(body.messages) ? body.messages : []).reduce((n: number, m: any) => n + count(m?.content), 0);
+  return { system, tools, messages, total: system + tools + messages };
 }
 
 /** The message of a prompt-too-long error, in either of Anthropic's wordings. */
@@ -422,11 +482,21 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     sendJson(res, status, { type: 'error', error: { type, message }, request_id: requestId }, requestId, extraHeaders);
   };
 
-  const buildMessage = (rec: RecordedRequest, text: string, scenario: Extract<Scenario, { kind: 'text' }> | undefined) => {
-    const size = estimateRequestSize(rec.body);
+  type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+  const buildMessage = (
+    rec: RecordedRequest,
+    text: string,
+    scenario: Extract<Scenario, { kind: 'text' }> | undefined,
+    toolCall?: Extract<Scenario, { kind: 'toolUse' }>,
+  ) => {
+    const content: Block[] = [];
+    if (!toolCall || toolCall.text) content.push({ type: 'text', text: toolCall ? toolCall.text! : text });
+    if (toolCall) content.push({ type: 'tool_use', id: randomId('toolu_fake_'), name: toolCall.name, input: toolCall.input });
+    const outputChars = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : b.name.length + JSON.stringify(b.input).length), 0);
     const usage: Usage = {
-      input_tokens: size.estimatedTokens,
-      output_tokens: Math.max(1, Math.ceil(text.length / CHARS_PER_TOKEN)),
+      input_tokens: countRequestTokens(rec.body).total,
+      output_tokens: Math.max(1, Math.ceil(outputChars / CHARS_PER_TOKEN)),
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
       ...(scenario?.usage ?? {}),
@@ -435,9 +505,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       id: randomId('msg_fake_'),
       type: 'message' as const,
       role: 'assistant' as const,
-      model: scenario?.model ?? rec.body?.model ?? options.model ?? DEFAULT_MODEL,
-      content: [{ type: 'text' as const, text }],
-      stop_reason: scenario?.stopReason ?? 'end_turn',
+      model: scenario?.model ?? toolCall?.model ?? rec.body?.model ?? options.model ?? DEFAULT_MODEL,
+      content,
+      stop_reason: toolCall ? ('tool_use' as const) : (scenario?.stopReason ?? 'end_turn'),
       stop_sequence: null,
       usage,
     };
@@ -445,7 +515,6 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
 
   /** The full list of SSE event strings for a successful streamed message. */
   const streamEvents = (msg: ReturnType<typeof buildMessage>): string[] => {
-    const text = msg.content[0].text;
     const events: string[] = [];
     events.push(
       sse('message_start', {
@@ -453,14 +522,23 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         message: { ...msg, content: [], stop_reason: null, stop_sequence: null, usage: { ...msg.usage, output_tokens: 1 } },
       }),
     );
-    events.push(sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
-    events.push(sse('ping', { type: 'ping' }));
-    for (const piece of chunkText(text)) {
-      events.push(
-        sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }),
-      );
-    }
-    events.push(sse('content_block_stop', { type: 'content_block_stop', index: 0 }));
+    msg.content.forEach((block, index) => {
+      if (block.type === 'text') {
+        events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+        if (index === 0) events.push(sse('ping', { type: 'ping' }));
+        for (const piece of chunkText(block.text)) {
+          events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
+        }
+      } else {
+        events.push(
+          sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }),
+        );
+        for (const piece of chunkText(JSON.stringify(block.input), 2)) {
+          events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
+        }
+      }
+      events.push(sse('content_block_stop', { type: 'content_block_stop', index }));
+    });
     events.push(
       sse('message_delta', {
         type: 'message_delta',
@@ -500,7 +578,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const requestId = randomId('req_');
     if (rec.kind === 'count_tokens') {
       rec.response = { scenario: 'count_tokens', status: 200 };
-      sendJson(res, 200, { input_tokens: estimateRequestSize(rec.body).estimatedTokens }, requestId);
+      sendJson(res, 200, { input_tokens: countRequestTokens(rec.body).total }, requestId);
       return;
     }
     if (rec.method === 'GET' && rec.pathname === '/v1/models') {
@@ -564,7 +642,16 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         }
         const msg = buildMessage(rec, text, effective);
         const requestId = randomId('req_');
-        rec.response = { scenario: name, status: 200 };
+        rec.response = { scenario: name, status: 200, messageId: msg.id };
+        if (!stream) return sendJson(res, 200, msg, requestId);
+        startSse(res, requestId);
+        if (await writeEvents(res, streamEvents(msg))) res.end();
+        return;
+      }
+      case 'toolUse': {
+        const msg = buildMessage(rec, '', undefined, scenario);
+        const requestId = randomId('req_');
+        rec.response = { scenario: name, status: 200, messageId: msg.id };
         if (!stream) return sendJson(res, 200, msg, requestId);
         startSse(res, requestId);
         if (await writeEvents(res, streamEvents(msg))) res.end();

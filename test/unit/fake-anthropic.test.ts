@@ -22,11 +22,13 @@ import Anthropic, {
 } from '@anthropic-ai/sdk';
 import {
   DEFAULT_SUMMARY_TEXT,
+  countRequestTokens,
   estimateRequestSize,
   startFakeAnthropic,
   type FakeAnthropic,
   type Scenario,
 } from '../support/fake-anthropic';
+import { countTokensExact } from '../../src/core/tokens/exact';
 
 const PTL_RE = /prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/;
 const CONTEXT_LIMIT_RE = /input length and max_tokens exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/;
@@ -72,8 +74,8 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
     assert.ok(deltas.length > 1, 'text arrives in several deltas');
     assert.equal(deltas.join(''), DEFAULT_SUMMARY_TEXT);
     assert.match(DEFAULT_SUMMARY_TEXT, /<analysis>[\s\S]*<\/analysis>[\s\S]*<summary>[\s\S]*<\/summary>/);
-    const expectedInput = estimateRequestSize(params('Summarize please')).estimatedTokens;
-    assert.equal(msg.usage.input_tokens, expectedInput);
+    // The true size of the request: the tokenizer's count of its only text (no system prompt, no tools here).
+    assert.equal(msg.usage.input_tokens, countTokensExact('Summarize please'));
     assert.equal(msg.usage.output_tokens, Math.ceil(DEFAULT_SUMMARY_TEXT.length / 4));
     assert.equal(msg.usage.cache_read_input_tokens, 0);
     assert.equal(msg.model, 'claude-test-model');
@@ -124,15 +126,17 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
     assert.ok(!JSON.stringify(fake.requests).includes('secret-key-xyz'));
     assert.equal(plain.body.messages[0].content, 'plain call');
     assert.equal(plain.messagesIndex, 1);
-    assert.deepEqual(plain.response, { scenario: 'text', status: 200 });
+    assert.deepEqual({ ...plain.response, messageId: undefined }, { scenario: 'text', status: 200, messageId: undefined });
+    assert.match(String(plain.response?.messageId), /^msg_fake_/);
     assert.equal(fake.messageRequests().length, 3);
   });
 
-  it('answers count_tokens with an approximate count, and other paths harmlessly', async () => {
-    const body = params('x'.repeat(4000));
+  it('answers count_tokens with the tokenizer count, and other paths harmlessly', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(100);
+    const body = params(text);
     const count = await client.messages.countTokens({ model: body.model, messages: body.messages });
-    assert.equal(count.input_tokens, estimateRequestSize(body).estimatedTokens);
-    assert.ok(count.input_tokens >= 1000 && count.input_tokens < 1100);
+    assert.equal(count.input_tokens, countTokensExact(text));
+    assert.ok(count.input_tokens >= 900 && count.input_tokens < 1100, String(count.input_tokens));
     const res = await fetch(`${fake.url}/api/hello?x=1`);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), {});
@@ -157,6 +161,36 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
     const told = await client.messages.create(params('x', { max_tokens: 5 }));
     assert.equal((told.content[0] as { text: string }).text, long, 'without honourMaxTokens the text is sent as given');
     assert.equal(told.stop_reason, 'max_tokens');
+  });
+
+  it('toolUse answers with a text block and a tool_use block streamed as input_json_delta, stop_reason tool_use', async () => {
+    fake.setScenario({ kind: 'toolUse', text: 'Reading it.', name: 'Read', input: { file_path: '/tmp/x.js', limit: 3 } });
+    const msg = await client.messages.stream(params('read x')).finalMessage();
+    assert.equal(msg.stop_reason, 'tool_use');
+    assert.equal(msg.content.length, 2);
+    assert.equal(msg.content[0].type, 'text');
+    assert.equal((msg.content[0] as { text: string }).text, 'Reading it.');
+    const call = msg.content[1] as { type: string; id: string; name: string; input: unknown };
+    assert.equal(call.type, 'tool_use');
+    assert.equal(call.name, 'Read');
+    assert.deepEqual(call.input, { file_path: '/tmp/x.js', limit: 3 });
+    assert.match(call.id, /^toolu_fake_/);
+    assert.equal(fake.requests[0].response?.messageId, msg.id);
+  });
+
+  it('reports usage.input_tokens as the tokenizer count of system, messages and tools, the same rule for every request', async () => {
+    const tools = [{ name: 'Read', description: 'Reads a file from the local filesystem.', input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } } } }];
+    const system = 'You are a careful assistant working in a sample project.';
+    const body = params('What does calc.js do?', { system, tools });
+    const msg = await client.messages.create(body);
+    const expected = countTokensExact(system) + countTokensExact('What does calc.js do?') + countTokensExact(JSON.stringify(tools));
+    assert.equal(msg.usage.input_tokens, expected);
+    assert.deepEqual(countRequestTokens(fake.requests[0].body), {
+      system: countTokensExact(system),
+      tools: countTokensExact(JSON.stringify(tools)),
+      messages: countTokensExact('What does calc.js do?'),
+      total: expected,
+    });
   });
 
   it('uses byIndex, then the queue, then the default scenario', async () => {

@@ -45,7 +45,7 @@ export function resolveSettings(partial?: Partial<CompactSettings>): CompactSett
  */
 export function summaryRoundTokens(summary: string, calibration: number): number {
   const entry = digestEntry({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
-  const chain = { main: [0], activeStart: 0, boundaries: [], leaf: 0, sidechains: [], offChain: 0, notes: [], subagentFile: false };
+  const chain = { main: [0], preserved: [], activeStart: 0, boundaries: [], leaf: 0, sidechains: [], offChain: 0, notes: [], subagentFile: false };
   const [round] = buildRounds([entry], chain);
   return rawEstimate(round.content, continuesToolLoop(round)) * calibration;
 }

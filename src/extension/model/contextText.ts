@@ -15,10 +15,14 @@ export function contextText(c: ContextFigure): string {
   return `context ${contextFigureText(c)} tokens (${c.source})`;
 }
 
-/** "system prompt and tools ~6,102 + transcript 42,212" (or only the transcript when the overhead is unknown). */
+/**
+ * "system prompt and tools ~6,102 (estimated) + transcript 42,212", "… 8,613 (recorded) + …" when the session
+ * records them (or only the transcript when the overhead is unknown).
+ */
 export function contextPartsText(c: ContextFigure): string {
   if (!c.overheadKnown) return `transcript ${formatNumber(c.transcript)}; system prompt and tools unknown (no usage in the file)`;
-  return `system prompt and tools ~${formatNumber(c.overhead)} + transcript ${formatNumber(c.transcript)}`;
+  const overhead = c.overheadSource === 'recorded' ? `${formatNumber(c.overhead)} (recorded)` : `~${formatNumber(c.overhead)} (estimated)`;
+  return `system prompt and tools ${overhead} + transcript ${formatNumber(c.transcript)}`;
 }
 
 /** "transcript 5,947 of 48,314": where only the transcript part of the context is meant. */
