@@ -148,6 +148,7 @@ export function compactErrorOutcome(err: CompactError, json: boolean): { code: n
     case 'exists':
       return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}${/--force/.test(message) ? '' : ' (add --force to replace it, or choose another --out path)'}\n` };
     case 'unsupported-format':
+    case 'unsafe-path':
       return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}\n` };
     case 'cancelled':
       return { code: EXIT_CANCELLED, stderr: `agent-compactor: ${message}\n` };

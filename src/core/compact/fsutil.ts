@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { CompactError } from './types';
+import { fitName } from '../sidecarFiles';
 
 export async function fsyncPath(path: string): Promise<void> {
   const fh = await open(path, 'r');
@@ -25,7 +26,7 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 export function tempPathFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(target), fitName(`.${basename(target)}`, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`));
 }
 
 /** Writes chunks to a temp file beside `target`, fsyncs it, and returns its path (not yet renamed). */
@@ -54,9 +55,17 @@ export async function writeFileAtomic(target: string, data: string | Buffer): Pr
   await commitTemp(tmp, target);
 }
 
+/** Room for a backup's time stamp and collision counter: `20260101-120000-000-50`. */
+const BACKUP_STAMP_BYTES = 22;
+
+/** Every backup of `file` is named this (a folder-less name) followed by its time stamp. */
+export function backupPrefix(file: string): string {
+  return fitName(basename(file), '.bak-', BACKUP_STAMP_BYTES);
+}
+
 export function backupName(file: string, now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\..*$/, '') + `-${String(now.getMilliseconds()).padStart(3, '0')}`;
-  return `${file}.bak-${stamp}`;
+  return join(dirname(file), `${backupPrefix(file)}${stamp}`);
 }
 
 /** Copies `file` to a new backup and fsyncs it. */
@@ -239,7 +248,7 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
  * newer one. A claim left by a dead process is removed the same way, one level up.
  */
 async function removeIfStill(path: string, raw: string, depth = 0): Promise<boolean> {
-  const claim = join(dirname(path), `.${basename(path)}.takeover-${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`);
+  const claim = join(dirname(path), fitName(`.${basename(path)}`, `.takeover-${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`));
   if (!(await createExclusive(claim, JSON.stringify(await newOwner())))) {
     const held = depth < 2 ? await readEntry(claim) : null;
     if (held && (await judge(held)).stale) await removeIfStill(claim, held.raw, depth + 1);
@@ -255,13 +264,17 @@ async function removeIfStill(path: string, raw: string, depth = 0): Promise<bool
   }
 }
 
+export function lockPath(file: string): string {
+  return join(dirname(file), fitName(basename(file), '.compactor.lock'));
+}
+
 /**
  * One compaction per file at a time: `<file>.compactor.lock`, created atomically (temp file +
  * link) and taken over only when its owner is surely gone (see `judge`), through `removeIfStill`,
  * so of several processes taking over one stale lock exactly one ends up holding it.
  */
 export async function acquireLock(file: string): Promise<Lock> {
-  const path = `${file}.compactor.lock`;
+  const path = lockPath(file);
   const mine = JSON.stringify(await newOwner());
   for (let attempt = 0; attempt < 20; attempt++) {
     if (await createExclusive(path, mine)) return { path, release: () => removeIfStill(path, mine).then(() => undefined, () => undefined) };
