@@ -44,6 +44,8 @@ export function analyze(index: TranscriptIndex, options: AnalyzeOptions = {}): A
 
 /** Subagent files of a session: `<dir>/<session>/subagents/agent-*.jsonl`. */
 export async function findSubagentFiles(file: string): Promise<string[]> {
+  // Only a JSONL session has that folder (for any other name, `session` would be the file itself).
+  if (!file.endsWith('.jsonl')) return [];
   // Both folders real ones (sidecarFiles.ts): a link is refused, never followed.
   const session = join(dirname(file), basename(file, '.jsonl'));
   const dir = join(session, 'subagents');

@@ -41,7 +41,8 @@ function kindOf(st: Stats): string {
   if (st.isFIFO()) return 'a named pipe (FIFO)';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
+  if (st.isFile()) return 'a file';
+  return 'something else';
 }
 
 function refuse(path: string, what: string, expected = 'a regular file'): never {

@@ -162,6 +162,8 @@ interface LockEntry {
   mtimeMs: number;
 }
 
+const MAX_LOCK_BYTES = 64 << 10;
+
 async function readEntry(path: string): Promise<LockEntry | null> {
   try {
     const st = await lstat(path);
@@ -171,6 +173,8 @@ async function readEntry(path: string): Promise<LockEntry | null> {
     const fh = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     try {
       const fst = await fh.stat();
+      // A lock holds a line of JSON: anything far larger was not written by us, and is not read whole.
+      if (fst.size > MAX_LOCK_BYTES) return { kind: 'other', raw: `other:${fst.ino}`, mtimeMs: fst.mtimeMs };
       return { kind: 'file', raw: await fh.readFile('utf8'), mtimeMs: fst.mtimeMs };
     } finally {
       await fh.close();
@@ -280,7 +284,8 @@ export async function acquireLock(file: string): Promise<Lock> {
     if (await createExclusive(path, mine)) return { path, release: () => removeIfStill(path, mine).then(() => undefined, () => undefined) };
     const entry = await readEntry(path);
     if (!entry) continue; // released meanwhile
-    if (entry.kind === 'other') throw new CompactError('locked', `Cannot lock ${basename(file)}: ${path} exists and is not a lock file; remove it if no compaction is running.`);
+    // Not a file we ever write there (a folder, a FIFO, a device): bad input, not a compaction in progress.
+    if (entry.kind === 'other') throw new CompactError('unsafe-path', `Cannot lock ${basename(file)}: ${path} exists and is not a lock file; remove it if no compaction is running.`);
     const verdict = await judge(entry);
     if (!verdict.stale) {
       const o = verdict.owner;
