@@ -54,7 +54,7 @@ function refuse(path: string, what: string, expected = 'a regular file'): never 
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** Opens the regular file at `path` for reading; null when nothing is there; refuses anything else (see above). */
-export async function openSidecar(path: string): Promise<{ fh: FileHandle; size: number } | null> {
+export async function openSidecar(path: string): Promise<{ fh: FileHandle; size: number; mode: number } | null> {
   let fh: FileHandle;
   try {
     fh = await open(path, OPEN_FLAGS);
@@ -70,7 +70,7 @@ export async function openSidecar(path: string): Promise<{ fh: FileHandle; size:
     await fh.close();
     refuse(path, kindOf(st));
   }
-  return { fh, size: st.size };
+  return { fh, size: st.size, mode: st.mode };
 }
 
 /** The bytes of the regular file at `path`, at most `maxBytes` (more is refused); null when nothing is there. */

@@ -2,6 +2,7 @@
 // file is backed up first). The sidecars recorded with a backup (sidecars.ts) come back with it.
 // A backup is read like every file beside a transcript (sidecarFiles.ts): only a regular file, never
 // through a link (a planted `<file>.bak-…` link must not copy, say, a private key over the transcript).
+import { chmod, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileChunks, listSidecarDir, openSidecar } from '../sidecarFiles';
 import { acquireLock, backupPrefix, commitTemp, makeBackup, writeTemp } from './fsutil';
@@ -48,7 +49,14 @@ export async function restoreBackup(file: string, backup: string): Promise<strin
       // So that undoing the restore (restoring `safety`) brings back today's state file too.
       await recordSidecars(file, safety, before);
       const tmp = await writeTemp(file, fileChunks(source.fh));
-      await commitTemp(tmp, file);
+      try {
+        // As a copy would: the restored file has the backup's permissions.
+        await chmod(tmp, source.mode & 0o777);
+        await commitTemp(tmp, file);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
     } finally {
       await source.fh.close();
     }
