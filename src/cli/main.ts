@@ -5,6 +5,7 @@ import { describeFsError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '
 import { renderExitCodes, renderVerbSection, parseVerbArgs, bool, type VerbSpec } from './options';
 import { findVerb, VERBS } from './verbs';
 import { NotATranscriptError } from '../core/transcript';
+import { CompactError } from '../core/compact/types';
 import { printErr, printOut, sanitizeForTerminal } from './format';
 
 const TOP_OPTIONS: readonly [string, string][] = [
@@ -66,7 +67,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await spec.run(values, positionals);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof NotATranscriptError) {
+    // An unsafe path beside the transcript (a planted link, FIFO, device) is bad input, like an unreadable transcript.
+    if (err instanceof UsageError || err instanceof NotATranscriptError || (err instanceof CompactError && err.code === 'unsafe-path')) {
       printErr(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
       return EXIT_USAGE;
     }

@@ -1,10 +1,11 @@
 // Inspection: the round list with honest token figures, as the CLI and the extension show it.
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { buildChainWithTables } from './chain';
 import { buildRounds } from './rounds';
 import { assertTranscript, extendIndex, indexTranscript, NotATranscriptError, type IndexOptions, type TranscriptIndex } from './transcript';
 import { indexJsonDocument, isJsonDocument } from './formats/documents';
+import { isRealDir, listSidecarDir, openSidecar } from './sidecarFiles';
 import { buildIncrementalState, extendAnalysis } from './incremental';
 import type { Analysis } from './analysis';
 import { assembleReport, freshReportState, reportRounds, sidechainReport } from './report';
@@ -32,13 +33,19 @@ export function analyze(index: TranscriptIndex, options: AnalyzeOptions = {}): A
 
 /** Subagent files of a session: `<dir>/<session>/subagents/agent-*.jsonl`. */
 export async function findSubagentFiles(file: string): Promise<string[]> {
-  const dir = join(dirname(file), basename(file, '.jsonl'), 'subagents');
-  try {
-    const names = await readdir(dir);
-    return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => join(dir, n));
-  } catch {
-    return [];
-  }
+  // Only a JSONL session has that folder (for any other name, `session` would be the file itself).
+  if (!file.endsWith('.jsonl')) return [];
+  // Both folders real ones (sidecarFiles.ts): a link is refused, never followed.
+  const session = join(dirname(file), basename(file, '.jsonl'));
+  const dir = join(session, 'subagents');
+  const entries = (await isRealDir(session)) ? await listSidecarDir(dir) : null;
+  return (entries ?? []).map((e) => e.name).filter((n) => n.endsWith('.jsonl')).sort().map((n) => join(dir, n));
+}
+
+/** Refuses a subagent file that is not a regular file (a link, a FIFO, a device: reading one may never end). */
+async function assertSubagentFile(path: string): Promise<void> {
+  const opened = await openSidecar(path);
+  await opened?.fh.close();
 }
 
 export interface InspectOptions extends IndexOptions, AnalyzeOptions {
@@ -62,6 +69,7 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
   const analysis = analyze(index, options);
   if (options.subagents !== false) {
     for (const sub of await findSubagentFiles(file)) {
+      await assertSubagentFile(sub);
       const subIndex = await indexTranscript(sub, options);
       const subAnalysis = analyze(subIndex, { appendable: false });
       analysis.report.sidechains.push({

@@ -230,22 +230,32 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       rmSync(jail, { recursive: true, force: true });
     });
 
-    it('symlinks planted at the state file, a full-text file and the lock never redirect a write outside', async () => {
+    it('symlinks planted at a full-text file and the lock never redirect a write outside', async () => {
       const { jail, project, file } = setup('session.jsonl', { ids: ['toolu_1', 'toolu_2'] });
       const outside = join(jail, 'outside');
       mkdirSync(outside);
       for (const n of ['result.txt', 'lock']) writeFileSync(join(outside, n), `precious ${n}\n`);
-      writeFileSync(join(outside, 'state.json'), JSON.stringify({ version: 1, decisions: {} }));
-      symlinkSync(join(outside, 'state.json'), join(project, 'session.compactor-state.json'));
       mkdirSync(join(project, 'session.tool-results'));
       symlinkSync(join(outside, 'result.txt'), join(project, 'session.tool-results', 'toolu_1.txt'));
       symlinkSync(join(outside, 'lock'), join(project, 'session.jsonl.compactor.lock'));
       const outsideBefore = snapshotDir(outside);
       await compactFile(file, { summarizer: 'extractive', settings, inPlace: true });
       assert.deepEqual(diffSnapshots(outsideBefore, snapshotDir(outside)), { added: [], removed: [], changed: [] }, 'files outside unchanged');
-      for (const p of ['session.compactor-state.json', 'session.tool-results/toolu_1.txt']) assert.ok(lstatSync(join(project, p)).isFile(), `the planted link ${p} was replaced by a file, not followed`);
+      for (const p of ['session.compactor-state.json', 'session.tool-results/toolu_1.txt']) assert.ok(lstatSync(join(project, p)).isFile(), `${p} is a regular file, the planted link replaced, not followed`);
       assert.ok(readFileSync(join(project, 'session.tool-results', 'toolu_1.txt'), 'utf8').startsWith('contents of file0.ts'));
       assert.ok(!existsSync(join(project, 'session.jsonl.compactor.lock')), 'the stale lock link was removed and the lock released');
+      rmSync(jail, { recursive: true, force: true });
+    });
+
+    it('a state file that is a symbolic link is refused, never read: nothing written, nothing outside read into the folder', async () => {
+      const { jail, project, file } = setup('session.jsonl', { ids: ['toolu_1', 'toolu_2'] });
+      const outside = join(jail, 'outside');
+      mkdirSync(outside);
+      writeFileSync(join(outside, 'state.json'), JSON.stringify({ version: 1, decisions: {} }));
+      symlinkSync(join(outside, 'state.json'), join(project, 'session.compactor-state.json'));
+      const before = snapshotDir(jail);
+      await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, inPlace: true }), (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && /session\.compactor-state\.json: it is a symbolic link/.test(e.message));
+      assert.deepEqual(diffSnapshots(before, snapshotDir(jail)), { added: [], removed: [], changed: [] });
       rmSync(jail, { recursive: true, force: true });
     });
 

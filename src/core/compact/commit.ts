@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import type { PlanDetails } from './plan';
 import { CompactError, type WrittenSidecars } from './types';
 import { assertInside, backupName, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
-import { statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
+import { MAX_STATE_BYTES, statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
 import { ownValue, setOwn } from '../json';
+import { readSidecar } from '../sidecarFiles';
 
 /**
  * Writes the full original of every result this run replaces by a preview, at the absolute path its preview names.
@@ -237,7 +238,8 @@ export async function exists(path: string): Promise<boolean> {
 
 /** Undoes a write to `path`: restores its previous bytes, or removes it if it did not exist. */
 export async function restorer(path: string): Promise<() => Promise<unknown>> {
-  const prior = await readFile(path).catch(() => null);
+  // Read like every file beside a transcript: a planted link is refused, never read (nor written back as a copy).
+  const prior = await readSidecar(path, MAX_STATE_BYTES);
   return prior === null ? () => unlink(path) : () => writeFileAtomic(path, prior);
 }
 

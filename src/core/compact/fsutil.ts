@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { CompactError } from './types';
+import { fitName } from '../sidecarFiles';
 
 /** Why a file-system call failed, in words, for the errors a user can act on; null for the others. */
 export function errnoReason(err: unknown): string | null {
@@ -62,7 +63,7 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 export function tempPathFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(target), fitName(`.${basename(target)}`, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`));
 }
 
 /** Writes chunks to a temp file beside `target`, fsyncs it, and returns its path (not yet renamed). */
@@ -99,9 +100,17 @@ export async function writeFileAtomic(target: string, data: string | Buffer): Pr
   await commitTemp(tmp, target);
 }
 
+/** Room for a backup's time stamp and collision counter: `20260101-120000-000-50`. */
+const BACKUP_STAMP_BYTES = 22;
+
+/** Every backup of `file` is named this (a folder-less name) followed by its time stamp. */
+export function backupPrefix(file: string): string {
+  return fitName(basename(file), '.bak-', BACKUP_STAMP_BYTES);
+}
+
 export function backupName(file: string, now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\..*$/, '') + `-${String(now.getMilliseconds()).padStart(3, '0')}`;
-  return `${file}.bak-${stamp}`;
+  return join(dirname(file), `${backupPrefix(file)}${stamp}`);
 }
 
 /** Copies `file` to a new backup and fsyncs it. */
@@ -200,6 +209,8 @@ interface LockEntry {
   mtimeMs: number;
 }
 
+const MAX_LOCK_BYTES = 64 << 10;
+
 async function readEntry(path: string): Promise<LockEntry | null> {
   try {
     const st = await lstat(path);
@@ -209,6 +220,8 @@ async function readEntry(path: string): Promise<LockEntry | null> {
     const fh = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     try {
       const fst = await fh.stat();
+      // A lock holds a line of JSON: anything far larger was not written by us, and is not read whole.
+      if (fst.size > MAX_LOCK_BYTES) return { kind: 'other', raw: `other:${fst.ino}`, mtimeMs: fst.mtimeMs };
       return { kind: 'file', raw: await fh.readFile('utf8'), mtimeMs: fst.mtimeMs };
     } finally {
       await fh.close();
@@ -288,7 +301,7 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
  * newer one. A claim left by a dead process is removed the same way, one level up.
  */
 async function removeIfStill(path: string, raw: string, depth = 0): Promise<boolean> {
-  const claim = join(dirname(path), `.${basename(path)}.takeover-${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`);
+  const claim = join(dirname(path), fitName(`.${basename(path)}`, `.takeover-${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`));
   if (!(await createExclusive(claim, JSON.stringify(await newOwner())))) {
     const held = depth < 2 ? await readEntry(claim) : null;
     if (held && (await judge(held)).stale) await removeIfStill(claim, held.raw, depth + 1);
@@ -304,19 +317,24 @@ async function removeIfStill(path: string, raw: string, depth = 0): Promise<bool
   }
 }
 
+export function lockPath(file: string): string {
+  return join(dirname(file), fitName(basename(file), '.compactor.lock'));
+}
+
 /**
  * One compaction per file at a time: `<file>.compactor.lock`, created atomically (temp file +
  * link) and taken over only when its owner is surely gone (see `judge`), through `removeIfStill`,
  * so of several processes taking over one stale lock exactly one ends up holding it.
  */
 export async function acquireLock(file: string): Promise<Lock> {
-  const path = `${file}.compactor.lock`;
+  const path = lockPath(file);
   const mine = JSON.stringify(await newOwner());
   for (let attempt = 0; attempt < 20; attempt++) {
     if (await createExclusive(path, mine)) return { path, release: () => removeIfStill(path, mine).then(() => undefined, () => undefined) };
     const entry = await readEntry(path);
     if (!entry) continue; // released meanwhile
-    if (entry.kind === 'other') throw new CompactError('locked', `Cannot lock ${basename(file)}: ${path} exists and is not a lock file; remove it if no compaction is running.`);
+    // Not a file we ever write there (a folder, a FIFO, a device): bad input, not a compaction in progress.
+    if (entry.kind === 'other') throw new CompactError('unsafe-path', `Cannot lock ${basename(file)}: ${path} exists and is not a lock file; remove it if no compaction is running.`);
     const verdict = await judge(entry);
     if (!verdict.stale) {
       const o = verdict.owner;

@@ -1,9 +1,9 @@
 // Durable budget decisions, kept in a sidecar file beside the transcript so a later pass,
 // a resumed session or a fork reproduces the same bytes.
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { parseDecisions, type UserDecisions } from './decisions';
+import { fitName, readSidecar } from '../sidecarFiles';
 
 export interface FrozenDecision {
   action: 'kept' | 'replaced';
@@ -35,11 +35,11 @@ function sessionBase(file: string): string {
 }
 
 export function statePath(file: string): string {
-  return join(dirname(file), `${sessionBase(file)}.compactor-state.json`);
+  return join(dirname(file), fitName(sessionBase(file), '.compactor-state.json'));
 }
 
 function toolResultsDirName(file: string): string {
-  return `${sessionBase(file)}.tool-results`;
+  return fitName(sessionBase(file), '.tool-results');
 }
 
 /** Absolute folder of a session's saved tool results: previews name files in it, and the agent reads them from its cwd. */
@@ -55,14 +55,18 @@ export function safeToolResultName(toolUseId: string): string {
   return `${clean}-${hash}.txt`;
 }
 
+/** True for a name `safeToolResultName` can give: a plain file name in the tool-results folder, nothing else. */
+export function isSavedResultName(name: string): boolean {
+  return /^[A-Za-z0-9_-]{1,100}(-[0-9a-f]{10})?\.txt$/.test(name);
+}
+
+/** A state file holds a decision (with a preview of at most a few KB) per tool result: far less than this. */
+export const MAX_STATE_BYTES = 64 << 20;
+
 export async function loadState(file: string): Promise<BudgetState> {
-  let text: string;
-  try {
-    text = await readFile(statePath(file), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyState();
-    throw err;
-  }
+  const bytes = await readSidecar(statePath(file), MAX_STATE_BYTES);
+  if (bytes === null) return emptyState();
+  const text = bytes.toString('utf8');
   // A corrupt state file is reported with its path and what to do, not as a bare parser error.
   let parsed: BudgetState;
   try {

@@ -3,11 +3,12 @@
 // saved tool results recorded beside it (backup.ts, sidecars.ts); the compacted version is kept as
 // a backup in turn. A fork (or an output file): the file it wrote goes, with its state file and the
 // saved tool results it created; the original was never touched.
-import { readdir, rmdir, unlink } from 'node:fs/promises';
+import { rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { restoreBackup } from './backup';
 import { acquireLock } from './fsutil';
 import { statePath } from './state';
+import { isPlainFile, isRealDir, listSidecarDir } from '../sidecarFiles';
 import type { CompactResult } from './types';
 
 export interface UndoPlan {
@@ -49,11 +50,12 @@ export async function undoCompaction(original: string, result: CompactResult): P
     };
     await unlink(result.output).catch(gone);
     if (result.sidecarsWritten?.stateCreated) await unlink(statePath(result.output)).catch(gone);
-    for (const f of result.sidecarsWritten?.toolResults ?? []) await unlink(f).catch(gone);
+    // Only the saved results this run wrote, in its tool-results folder, while that is still a real folder and
+    // each still a regular file (sidecarFiles.ts): a folder swapped for a link since is left alone.
     const dir = result.toolResultsDir;
-    if (dir && result.sidecarsWritten?.toolResultsDirCreated && dirname(dir) === dirname(original)) {
-      const left = await readdir(dir).catch(() => null);
-      if (left && left.length === 0) await rmdir(dir);
+    if (dir && dirname(dir) === dirname(original) && (await isRealDir(dir).catch(() => false))) {
+      for (const f of result.sidecarsWritten?.toolResults ?? []) if (dirname(f) === dir && (await isPlainFile(f))) await unlink(f).catch(gone);
+      if (result.sidecarsWritten?.toolResultsDirCreated && (await listSidecarDir(dir))?.length === 0) await rmdir(dir);
     }
     return null;
   } finally {

@@ -9,6 +9,7 @@ import { digestEntry, type Entry } from '../entries';
 import { arr, asObject, obj, str, type JsonObject } from '../json';
 import type { TranscriptIndex } from '../transcript';
 import { agentName, type FormatId } from './types';
+import { readSidecar } from '../sidecarFiles';
 
 /** Documents larger than this are refused (they are parsed whole). */
 const MAX_DOCUMENT_BYTES = 512 << 20;
@@ -138,7 +139,9 @@ function geminiShapes(m: JsonObject): JsonObject[] {
 /** Usage of each API request of a Cline / Roo task, in order, from `ui_messages.json` beside the history. */
 async function clineUsage(historyPath: string): Promise<JsonObject[]> {
   try {
-    const ui: unknown = JSON.parse(await readFile(join(dirname(historyPath), 'ui_messages.json'), 'utf8'));
+    // Read like every file beside a transcript (sidecarFiles.ts): a link, FIFO, device or oversized file gives no figures.
+    const bytes = await readSidecar(join(dirname(historyPath), 'ui_messages.json'), MAX_DOCUMENT_BYTES);
+    const ui: unknown = bytes ? JSON.parse(bytes.toString('utf8')) : [];
     const out: JsonObject[] = [];
     for (const m of Array.isArray(ui) ? (ui as unknown[]) : []) {
       const o = asObject(m);

@@ -2,9 +2,10 @@
 // is offered only where there is something to restore: `agentCompactor.currentHasBackup` for the shown transcript,
 // `agentCompactor.filesWithBackups` (paths) for the Explorer's menu on workspace files.
 import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { listBackups, transcriptOfBackup } from '../../core/compact/backup';
+import { backupPrefix } from '../../core/compact/fsutil';
 import type { TranscriptStore } from '../store';
 
 export const CURRENT_HAS_BACKUP = 'agentCompactor.currentHasBackup';
@@ -47,7 +48,7 @@ export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
     current?.watcher?.close();
     current = undefined;
     if (!file) return;
-    const prefix = `${basename(file)}.bak-`;
+    const prefix = backupPrefix(file);
     let watcher: FSWatcher | undefined;
     try {
       watcher = watch(dirname(file), (_event, name) => {

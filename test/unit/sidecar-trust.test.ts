@@ -1,0 +1,158 @@
+// Files beside a transcript come from other people with it (shared repos, checkpoints, bug reports; git stores
+// symlinks and any name). Restore From Backup and Undo never follow a planted link out of the transcript's folder,
+// never trust a manifest further than its own saved results, and never block on a FIFO; names derived from a legal
+// 250-byte transcript name stay legal.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { compactFile } from '../../src/core/compact/compact';
+import { planCompaction } from '../../src/core/compact/plan';
+import { inspectFile } from '../../src/core/inspect';
+import { listBackups, restoreBackup } from '../../src/core/compact/backup';
+import { lockPath, tempPathFor } from '../../src/core/compact/fsutil';
+import { manifestPath } from '../../src/core/compact/sidecars';
+import { statePath, toolResultsDir } from '../../src/core/compact/state';
+import { CompactError } from '../../src/core/compact/types';
+import { undoCompaction } from '../../src/core/compact/undo';
+import { fitName, NAME_MAX, readSidecar } from '../../src/core/sidecarFiles';
+import { fixture } from '../support/fixtures';
+import { diffSnapshots, snapshotDir, withTimeout } from '../support/reliability';
+
+const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
+const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nnot really a key\n-----END OPENSSH PRIVATE KEY-----\n';
+const unsafe = (re: RegExp) => (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && re.test(e.message);
+
+describe('Restore From Backup and Undo never follow what is planted beside a transcript', function () {
+  this.timeout(300_000);
+  let root: string;
+  let project: string;
+  let outside: string;
+  let file: string;
+  let backup: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'ac-trust-'));
+    project = join(root, 'project');
+    outside = join(root, 'outside');
+    mkdirSync(project);
+    mkdirSync(outside);
+    file = join(project, 'session.jsonl');
+    copyFileSync(fixture('with-compactions.jsonl'), file);
+    // A backup as a shared folder may carry one: a plain copy, with whatever is planted beside it.
+    backup = `${file}.bak-20260101-000000-000`;
+    copyFileSync(file, backup);
+    writeFileSync(join(outside, 'id_ed25519'), KEY);
+    writeFileSync(join(outside, 'toolu_precious.txt'), 'an outside file\n');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const plantManifest = (m: object) => writeFileSync(manifestPath(backup), JSON.stringify(m));
+
+  it('a tool-results folder that links outside: restoring a backup whose manifest names a file there deletes nothing, changes nothing', async () => {
+    symlinkSync(outside, toolResultsDir(file));
+    plantManifest({ version: 1, state: 'none', toolResultsDirCreated: false, toolResults: ['toolu_precious.txt'] });
+    const before = snapshotDir(root);
+    await assert.rejects(restoreBackup(file, backup), unsafe(/session\.tool-results: it is a symbolic link/));
+    assert.deepEqual(diffSnapshots(before, snapshotDir(root)), { added: [], removed: [], changed: [] });
+  });
+
+  it("the backup's recorded state file linked to a private key: refused, the key is not copied in, nothing changes", async () => {
+    symlinkSync(join(outside, 'id_ed25519'), statePath(backup));
+    plantManifest({ version: 1, state: 'saved', toolResultsDirCreated: false, toolResults: [] });
+    const before = snapshotDir(root);
+    await assert.rejects(restoreBackup(file, backup), unsafe(/compactor-state\.json: it is a symbolic link/));
+    assert.deepEqual(diffSnapshots(before, snapshotDir(root)), { added: [], removed: [], changed: [] });
+  });
+
+  it('a backup that is a link to a private key is neither listed nor restored', async () => {
+    rmSync(backup);
+    symlinkSync(join(outside, 'id_ed25519'), backup);
+    assert.deepEqual(await listBackups(file), []);
+    const before = snapshotDir(root);
+    await assert.rejects(restoreBackup(file, backup), unsafe(/bak-20260101-000000-000: it is a symbolic link/));
+    assert.deepEqual(diffSnapshots(before, snapshotDir(root)), { added: [], removed: [], changed: [] });
+    assert.ok(!readFileSync(file, 'utf8').includes('PRIVATE KEY'));
+  });
+
+  it('a planted manifest cannot remove a saved result it did not write (no recorded hash, or another one), nor name a path', async () => {
+    mkdirSync(toolResultsDir(file));
+    const mine = join(toolResultsDir(file), 'toolu_mine.txt');
+    const other = join(toolResultsDir(file), 'toolu_other.txt');
+    writeFileSync(mine, 'a saved result of mine\n');
+    writeFileSync(other, 'another saved result\n');
+    plantManifest({ version: 1, state: 'none', toolResultsDirCreated: false, toolResults: ['toolu_mine.txt', 'toolu_other.txt'], sha256: { 'toolu_other.txt': '0'.repeat(64) } });
+    await restoreBackup(file, backup);
+    assert.equal(readFileSync(mine, 'utf8'), 'a saved result of mine\n');
+    assert.equal(readFileSync(other, 'utf8'), 'another saved result\n');
+
+    const second = `${file}.bak-20260101-000000-001`;
+    copyFileSync(backup, second);
+    writeFileSync(manifestPath(second), JSON.stringify({ version: 1, state: 'none', toolResultsDirCreated: false, toolResults: ['../../outside/toolu_precious.txt'] }));
+    await assert.rejects(restoreBackup(file, second), unsafe(/not a backup manifest Agent Compactor wrote/));
+    assert.ok(existsSync(join(outside, 'toolu_precious.txt')));
+  });
+
+  it('the state file or a manifest as a FIFO: refused at once, never waited on', async () => {
+    execFileSync('mkfifo', [manifestPath(backup)]);
+    await withTimeout(assert.rejects(restoreBackup(file, backup), unsafe(/manifest\.json: it is a named pipe/)), 30_000, 'restore with a FIFO manifest');
+    rmSync(manifestPath(backup));
+    execFileSync('mkfifo', [statePath(file)]);
+    await withTimeout(assert.rejects(restoreBackup(file, backup), unsafe(/compactor-state\.json: it is a named pipe/)), 30_000, 'restore with a FIFO state file');
+    symlinkSync('/dev/zero', join(project, 'zero'));
+    await withTimeout(assert.rejects(readSidecar(join(project, 'zero'), 1 << 20), unsafe(/a symbolic link/)), 30_000, 'a link to /dev/zero');
+    writeFileSync(join(project, 'big'), Buffer.alloc(2 << 20));
+    await assert.rejects(readSidecar(join(project, 'big'), 1 << 20), unsafe(/more than 1048576 bytes/));
+  });
+
+  it('Undo of a fork whose tool-results folder was swapped for a link outside deletes nothing there', async () => {
+    const res = await compactFile(file, { summarizer: 'extractive', settings });
+    const saved = res.sidecarsWritten!.toolResults;
+    assert.ok(saved.length > 0, 'the fork saved tool results');
+    // The folder moved outside and a link left in its place, holding the same names.
+    const moved = join(outside, 'moved');
+    renameSync(toolResultsDir(file), moved);
+    symlinkSync(moved, toolResultsDir(file));
+    const before = snapshotDir(outside);
+    await undoCompaction(file, res);
+    assert.deepEqual(diffSnapshots(before, snapshotDir(outside)), { added: [], removed: [], changed: [] });
+    assert.ok(!existsSync(res.output), 'the fork itself is gone');
+    assert.ok(lstatSync(toolResultsDir(file)).isSymbolicLink());
+  });
+});
+
+describe('names derived from a long transcript name stay within NAME_MAX (B5)', function () {
+  this.timeout(300_000);
+  let dir: string | undefined;
+  afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  it('fitName keeps short names as they are and shortens long ones the same way every time', () => {
+    assert.equal(fitName('session', '.compactor-state.json'), 'session.compactor-state.json');
+    const long = 'é'.repeat(120) + 'x'.repeat(20);
+    const a = fitName(long, '.compactor-state.json');
+    assert.ok(Buffer.byteLength(a) <= NAME_MAX, `${Buffer.byteLength(a)} bytes`);
+    assert.equal(a, fitName(long, '.compactor-state.json'));
+    assert.notEqual(a, fitName(long.slice(0, -1) + 'y', '.compactor-state.json'), 'another name, another hash');
+    assert.ok(a.endsWith('.compactor-state.json') && a.startsWith('éé'));
+  });
+
+  it('a 250-character transcript name: plan reads, compact (in place and fork) writes, Restore lists and restores', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ac-long-'));
+    const file = join(dir, 'a'.repeat(244) + '.jsonl');
+    assert.equal(basename(file).length, 250);
+    copyFileSync(fixture('with-compactions.jsonl'), file);
+    const original = readFileSync(file);
+    for (const p of [statePath(file), toolResultsDir(file), lockPath(file), tempPathFor(file), tempPathFor(statePath(file))]) assert.ok(Buffer.byteLength(basename(p)) <= NAME_MAX, p);
+    await planCompaction(await inspectFile(file), settings);
+    const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
+    assert.ok(existsSync(statePath(file)) && existsSync(manifestPath(res.backup!)));
+    assert.deepEqual(await listBackups(file), [res.backup]);
+    await planCompaction(await inspectFile(file), settings); // now with a state file
+    await restoreBackup(file, res.backup!);
+    assert.ok(readFileSync(file).equals(original));
+    for (const name of readdirSync(dir)) assert.ok(Buffer.byteLength(name) <= NAME_MAX, name);
+    const fork = await compactFile(file, { summarizer: 'extractive', settings });
+    assert.ok(existsSync(fork.output));
+  });
+});
