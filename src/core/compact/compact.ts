@@ -10,7 +10,8 @@ import { loadEntryObjects, RawBytes } from './lines';
 import { unsupportedReason } from '../formats/types';
 import { checkCodexOutput, codexCompactedRecord, codexFacts, codexRolloutName, codexSummaryShape, type CodexFacts } from './codex';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
-import { CompactError, type AttemptRecord, type CompactionPlan, type CompactResult, type CompactSettings, type ProgressReporter, type WrittenSidecars } from './types';
+import type { CompactOptions } from './options';
+import { CompactError, type AttemptRecord, type CompactionPlan, type CompactResult, type ProgressReporter, type WrittenSidecars } from './types';
 import { shapeForExtractive } from './summarize/extractive';
 import { contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
 import { buildAppendedLines } from './writeback';
@@ -18,34 +19,12 @@ import { acquireLock, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
-import type { UserDecisions } from './decisions';
 import { resumeFields, type ResumeAgent } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
 import { messageContent, type JsonObject } from '../json';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
-export interface CompactOptions {
-  settings?: Partial<CompactSettings>;
-  summarizer: 'extractive' | 'anthropic';
-  anthropic?: { apiKey?: string; model?: string; baseURL?: string; maxTokens?: number; timeoutMs?: number; maxRetries?: number };
-  /** Output path; by default a fork: a new session `<new-uuid>.jsonl` beside the original. */
-  out?: string;
-  /** Replace the original after a backup. */
-  inPlace?: boolean;
-  /** Allow `out` to replace an existing file (never the original, never a file of another session). */
-  force?: boolean;
-  /** Write only the compacted conversation, without the original lines before it. */
-  fresh?: boolean;
-  signal?: AbortSignal;
-  onProgress?: ProgressReporter;
-  /** The Anthropic summarizer's reply so far, as it streams (see `AnthropicOptions.onText`). */
-  onSummaryText?: (replySoFar: string) => void;
-  instructions?: string;
-  /** The user's decisions (decisions.ts); by default the ones saved with the session. */
-  decisions?: UserDecisions;
-  /** The summary to write, used exactly as given instead of one the summarizer writes (the plan makes room for it). */
-  summaryText?: string;
-}
+export type { CompactOptions } from './options';
 
 export { DEFAULT_MODEL } from './summary';
 

@@ -6,7 +6,7 @@
 import { applyBudget, wireMessages } from './budget';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { resolveRounds, type RoundChoice, type UserDecisions } from './decisions';
-import { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, type PlanBase, type PlanDetails } from './plan';
+import { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, type PlanBase, type PlanDetails } from './planBase';
 import type { CompactionPlan, DecidedBy, DecisionConflict, PlannedRound, RoundAction } from './types';
 
 interface Fate {

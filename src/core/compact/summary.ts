@@ -12,7 +12,7 @@ import type { Group } from './ptl';
 import { attachmentText, clipNotingRest } from './messages';
 import { toolResultText } from './lines';
 import { asObject, jsonText, messageContent, type JsonObject } from '../json';
-import type { CompactOptions } from './compact';
+import type { CompactOptions } from './options';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 

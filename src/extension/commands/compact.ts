@@ -22,30 +22,10 @@ import { getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import { reviewAndOffer } from './review';
+import { endReview, reviewAndOffer, reviewOf } from './review';
+import type { CompactArgs } from './compactArgs';
 
-export interface CompactArgs {
-  file?: string;
-  /** false: no confirmation dialog (programmatic use). */
-  confirm?: boolean;
-  /**
-   * 'extractive' forces the offline summary. 'anthropic' is honoured only when the
-   * `agentCompactor.summarizer` setting is `anthropic` (content leaves the machine only then).
-   */
-  summarizer?: Summarizer;
-  /** fork (default setting) | inPlace; the deprecated 'newFile' means fork. */
-  writeMode?: WriteMode | 'newFile';
-  /** Output path instead of a fork (not with inPlace); an existing file is refused unless `force`. */
-  out?: string;
-  force?: boolean;
-  targetTokens?: number;
-  settings?: Partial<CompactSettings>;
-  instructions?: string;
-  /** Open the result in an editor (default true). */
-  open?: boolean;
-  /** The summary to write, exactly as given (Apply Summary passes the reviewed text). */
-  summaryText?: string;
-}
+export type { CompactArgs } from './compactArgs';
 
 /** The plan, the context figure it starts from (the one every surface shows) and the file's size then. */
 interface Planned {
@@ -351,4 +331,19 @@ async function act(s: Services, choice: ErrorAction | undefined, arg: unknown, p
     default:
       return undefined;
   }
+}
+
+/** Compacts with the reviewed summary, exactly as it now reads in its editor (Apply Summary). */
+export async function applySummaryCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
+  const file = options<{ file: string }>(arg).file ?? s.store.file;
+  const review = file ? reviewOf(file) : undefined;
+  if (!file || !review) {
+    if (isProgrammatic(arg)) throw new CommandInputError('applySummary: no summary is being reviewed for this transcript (run Review Summary first)');
+    void vscode.window.showWarningMessage('No summary is being reviewed; run Compact Transcript: Review Summary first.');
+    return undefined;
+  }
+  const summaryText = review.document.getText();
+  const result = await compactCommand(s, { ...review.args, ...options<CompactArgs>(arg), file, confirm: false, summaryText });
+  if (result) endReview(file);
+  return result;
 }

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { clearApiKeyCommand } from './clearApiKey';
 import { clearPreviewCommand } from './clearPreview';
-import { compactCommand } from './compact';
+import { applySummaryCommand, compactCommand } from './compact';
 import { openBudgetCommand } from './openBudget';
 import { openContextMapCommand } from './openContextMap';
 import { openSessionsFolderCommand } from './openSessionsFolder';
@@ -19,7 +19,7 @@ import { revealRound } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
 import { autoRoundCommand, chooseResultCommand, clearDecisionsCommand, dropRoundCommand, keepFromCommand, keepRoundCommand, summarizeRoundCommand, summarizeUpToCommand } from './steer';
-import { applySummaryCommand, discardSummaryCommand, reviewSummaryCommand } from './review';
+import { discardSummaryCommand, reviewSummaryCommand } from './review';
 import { undoLastCompactionCommand } from './undo';
 import { showConversationDiffCommand } from './conversationDiff';
 

@@ -7,15 +7,15 @@ import { basename } from 'node:path';
 import { draftSummary } from '../../core/compact/compact';
 import { contextNow } from '../../core/context';
 import { inspectFile } from '../../core/inspect';
-import { CompactError, type CompactResult } from '../../core/compact/types';
+import { CompactError } from '../../core/compact/types';
 import { planSummary } from '../model/planText';
 import { anthropicBaseUrl } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import { compactCommand, type CompactArgs } from './compact';
+import type { CompactArgs } from './compactArgs';
 
-interface Pending {
+export interface Pending {
   document: vscode.TextDocument;
   args: CompactArgs;
 }
@@ -141,23 +141,19 @@ async function openStreamedDraft(): Promise<{ document: vscode.TextDocument; sho
 async function offerApply(s: Services, file: string, figures: string): Promise<void> {
   const choice = await vscode.window.showInformationMessage(`Summary of ${basename(file)} written (${figures}). Edit it if you like, then apply it: exactly that text is written.`, 'Apply Summary', 'Discard');
   // The compaction's own notification already told the user about a failure; keep it in the log.
-  if (choice === 'Apply Summary') await applySummaryCommand(s, { file }).catch((err: unknown) => s.log.warn(`Apply Summary failed: ${err instanceof Error ? err.message : String(err)}`));
+  // Through the command, as the palette runs it (Apply Summary lives with Compact Transcript, which it runs).
+  if (choice === 'Apply Summary') await Promise.resolve(vscode.commands.executeCommand('agentCompactor.applySummary', { file })).catch((err: unknown) => s.log.warn(`Apply Summary failed: ${err instanceof Error ? err.message : String(err)}`));
   else if (choice === 'Discard') discardSummaryCommand(s, { file });
 }
 
-/** Compacts with the reviewed summary, exactly as it now reads in its editor. */
-export async function applySummaryCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
-  const file = options<{ file: string }>(arg).file ?? s.store.file;
-  const review = file ? pending.get(file) : undefined;
-  if (!file || !review) {
-    if (isProgrammatic(arg)) throw new CommandInputError('applySummary: no summary is being reviewed for this transcript (run Review Summary first)');
-    void vscode.window.showWarningMessage('No summary is being reviewed; run Compact Transcript: Review Summary first.');
-    return undefined;
-  }
-  const summaryText = review.document.getText();
-  const result = await compactCommand(s, { ...review.args, ...options<CompactArgs>(arg), file, confirm: false, summaryText });
-  if (result) pending.delete(file);
-  return result;
+/** The review in progress for a transcript (Apply Summary compacts with its text). */
+export function reviewOf(file: string): Pending | undefined {
+  return pending.get(file);
+}
+
+/** The review of `file` is over (applied). */
+export function endReview(file: string): void {
+  pending.delete(file);
 }
 
 export function discardSummaryCommand(s: Services, arg?: unknown): boolean {

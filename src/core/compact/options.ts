@@ -1,0 +1,27 @@
+// What a caller asks of a compaction (compact.ts runs it; summary.ts reads the summarizer's part). A module of its own
+// so that the steps of a compaction depend on it and not on the pipeline that calls them.
+import type { UserDecisions } from './decisions';
+import type { CompactSettings, ProgressReporter } from './types';
+
+export interface CompactOptions {
+  settings?: Partial<CompactSettings>;
+  summarizer: 'extractive' | 'anthropic';
+  anthropic?: { apiKey?: string; model?: string; baseURL?: string; maxTokens?: number; timeoutMs?: number; maxRetries?: number };
+  /** Output path; by default a fork: a new session `<new-uuid>.jsonl` beside the original. */
+  out?: string;
+  /** Replace the original after a backup. */
+  inPlace?: boolean;
+  /** Allow `out` to replace an existing file (never the original, never a file of another session). */
+  force?: boolean;
+  /** Write only the compacted conversation, without the original lines before it. */
+  fresh?: boolean;
+  signal?: AbortSignal;
+  onProgress?: ProgressReporter;
+  /** The Anthropic summarizer's reply so far, as it streams (see `AnthropicOptions.onText`). */
+  onSummaryText?: (replySoFar: string) => void;
+  instructions?: string;
+  /** The user's decisions (decisions.ts); by default the ones saved with the session. */
+  decisions?: UserDecisions;
+  /** The summary to write, used exactly as given instead of one the summarizer writes (the plan makes room for it). */
+  summaryText?: string;
+}

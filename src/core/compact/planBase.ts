@@ -1,0 +1,155 @@
+// What the automatic planner (plan.ts) and the steered one (steer.ts) share: the plan's details, the sizes of rounds
+// and of the summary, a round's budgeted content, the base every plan starts from and the tool-result texts it budgets.
+// A module of its own so that the two planners depend on it and not on each other.
+import type { Analysis } from '../inspect';
+import type { Round, RoundContent } from '../rounds';
+import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
+import { digestEntry } from '../entries';
+import { buildRounds } from '../rounds';
+import { SUMMARY_PREFIX } from './summarize/prompt';
+import type { BudgetOutcome, ResultText } from './budget';
+import { loadEntryObjects, toolResultText } from './lines';
+import { asObject, messageContent } from '../json';
+import type { BudgetState } from './state';
+import type { CompactSettings, CompactionPlan } from './types';
+
+export interface PlanDetails {
+  plan: CompactionPlan;
+  /** Index (into analysis.rounds) of the first kept round; rounds before it in the active context are summarized. */
+  tailStart: number;
+  /** Rounds (indices into analysis.rounds) kept verbatim, in order. */
+  kept: number[];
+  /** Rounds whose thinking blocks are stripped (all kept but the newest). */
+  stripThinking: Set<number>;
+  budget: BudgetOutcome;
+  state: BudgetState;
+  calibration: number;
+}
+
+/**
+ * Tokens of the summary round (boundary + isCompactSummary line with `summary`) in the resumed context, estimated the
+ * way checkResumable estimates the written file (same entry summary, round content and estimator).
+ */
+export function summaryRoundTokens(summary: string, calibration: number): number {
+  const entry = digestEntry({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
+  const chain = { main: [0], preserved: [], activeStart: 0, boundaries: [], leaf: 0, sidechains: [], offChain: 0, notes: [], subagentFile: false };
+  const [round] = buildRounds([entry], chain);
+  return rawEstimate(round.content, continuesToolLoop(round)) * calibration;
+}
+
+/** Tokens of the summary round with an empty summary (the continuation prefix and its framing), as validated. */
+export function summaryFloorTokens(calibration: number): number {
+  return Math.ceil(summaryRoundTokens('', calibration));
+}
+
+/** Tokens a round occupies in the resumed context, given its budgeted content. */
+export function roundTokens(round: Round, content: RoundContent, calibration: number): number {
+  return Math.round(rawEstimate(content, continuesToolLoop(round)) * calibration);
+}
+
+/** A round's content with replaced tool results (by `previewLength` of their id) and, when `strip`, no thinking. */
+export function adjustedContent(round: Round, previewLength: (toolUseId: string) => number | undefined, strip: boolean): RoundContent {
+  const c = { ...round.content };
+  for (const t of round.toolResults) {
+    const len = previewLength(t.id);
+    if (len !== undefined) c.toolResult += len - t.chars;
+  }
+  if (strip) {
+    c.thinking = 0;
+    c.signature = 0;
+  }
+  return c;
+}
+
+export function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): RoundContent {
+  return adjustedContent(round, (id) => budget?.replacements.get(id)?.preview.length, strip);
+}
+
+/**
+ * Gives the event loop a turn about every `sliceMs` of synchronous work: planning runs on the
+ * extension host's thread. `due()` is cheap; `await pause()` when it says so.
+ */
+export function yieldClock(sliceMs = 10): { due: () => boolean; pause: () => Promise<void> } {
+  let last = performance.now();
+  return {
+    due: () => performance.now() - last >= sliceMs,
+    pause: () =>
+      new Promise<void>((resolve) =>
+        setImmediate(() => {
+          last = performance.now();
+          resolve();
+        }),
+      ),
+  };
+}
+export type YieldClock = ReturnType<typeof yieldClock>;
+
+/** What every plan starts from: settings, state, sizes and the room the target leaves for transcript content. */
+export interface PlanBase {
+  analysis: Analysis;
+  settings: CompactSettings;
+  state: BudgetState;
+  calibration: number;
+  /** Indices of the rounds in the active context, in order. */
+  active: number[];
+  /** Planning size of every round. */
+  sizes: Map<number, number>;
+  preTokens: number;
+  overheadTokens: number;
+  messageTarget: number;
+  notes: string[];
+  toolDir: string;
+  clock: YieldClock;
+}
+
+const LOAD_BATCH_BYTES = 1 << 20;
+
+/** Tool-result texts by entry, for the given rounds. */
+export async function loadResultTexts(analysis: Analysis, roundIdx: number[], clock: YieldClock): Promise<Map<number, ResultText[]>> {
+  const { rounds, index } = analysis;
+  const entries = index.entries;
+  const wanted: number[] = [];
+  const roundOf = new Map<number, number>();
+  for (const ri of roundIdx) {
+    for (const e of rounds[ri].entries) {
+      if (entries[e].kind === 'user' && entries[e].blocks.some((b) => b.type === 'tool_result')) {
+        wanted.push(e);
+        roundOf.set(e, ri);
+      }
+    }
+    if (clock.due()) await clock.pause();
+  }
+  const names = new Map<string, string>();
+  for (const ri of roundIdx) {
+    for (const u of rounds[ri].toolUses) names.set(u.id, u.name);
+    if (clock.due()) await clock.pause();
+  }
+  const out = new Map<number, ResultText[]>();
+  // Read in batches of about 1 MB of lines: the event loop gets a turn between batches, and only one batch of parsed
+  // lines (with their toolUseResult copies, often larger than the results) is alive at a time.
+  for (let i = 0; i < wanted.length; ) {
+    let j = i;
+    let bytes = 0;
+    while (j < wanted.length && (j === i || bytes + entries[wanted[j]].end - entries[wanted[j]].start <= LOAD_BATCH_BYTES)) {
+      bytes += entries[wanted[j]].end - entries[wanted[j]].start;
+      j++;
+    }
+    const batch = wanted.slice(i, j);
+    i = j;
+    const objects = await loadEntryObjects(index.path, entries, batch);
+    for (const e of batch) {
+      const content = messageContent(objects.get(e));
+      if (!Array.isArray(content)) continue;
+      const list: ResultText[] = [];
+      for (const item of content as unknown[]) {
+        const b = asObject(item);
+        if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+        const { text, hasNonText } = toolResultText(b.content);
+        list.push({ toolUseId: b.tool_use_id, entry: e, round: roundOf.get(e)!, line: entries[e].line, toolName: names.get(b.tool_use_id) ?? null, text, binary: hasNonText });
+      }
+      out.set(e, list);
+    }
+    if (clock.due()) await clock.pause();
+  }
+  return out;
+}

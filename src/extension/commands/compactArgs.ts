@@ -1,0 +1,27 @@
+// What Compact Transcript is asked (from the palette, the tree, a notification or another extension), in one type that
+// Review Summary and Apply Summary share with it.
+import type { CompactSettings } from '../../core/compact/types';
+import type { Summarizer, WriteMode } from '../model/settings';
+
+export interface CompactArgs {
+  file?: string;
+  /** false: no confirmation dialog (programmatic use). */
+  confirm?: boolean;
+  /**
+   * 'extractive' forces the offline summary. 'anthropic' is honoured only when the
+   * `agentCompactor.summarizer` setting is `anthropic` (content leaves the machine only then).
+   */
+  summarizer?: Summarizer;
+  /** fork (default setting) | inPlace; the deprecated 'newFile' means fork. */
+  writeMode?: WriteMode | 'newFile';
+  /** Output path instead of a fork (not with inPlace); an existing file is refused unless `force`. */
+  out?: string;
+  force?: boolean;
+  targetTokens?: number;
+  settings?: Partial<CompactSettings>;
+  instructions?: string;
+  /** Open the result in an editor (default true). */
+  open?: boolean;
+  /** The summary to write, exactly as given (Apply Summary passes the reviewed text). */
+  summaryText?: string;
+}
