@@ -1,12 +1,14 @@
 // Crash safety and concurrency of in-place compaction.
 //
-// The CLI (`node dist/cli.js compact <copy> --in-place`) is killed with SIGKILL at points spread
-// from its start to the end of a normal run, many times. Afterwards the transcript is either
-// untouched (same bytes) or fully replaced by a valid compacted file (original bytes as its
-// prefix, re-parses, resumes), with a byte-identical backup whenever it was replaced; never a
-// partial file under the final name; sidecars under their final names are complete. Stale temp
-// files and a stale lock may remain, and a second compaction must still succeed (the lock of a
-// dead process is taken over).
+// A child process (test/support/crash-child.ts) compacts a copy in place through the library and stops at every
+// progress step it reports; the parent SIGKILLs it at a chosen point: exactly at a step (the child is stopped there),
+// or some time into the stretch between two steps. A kill meant for a stretch that lands past its end (the next step
+// came first, or the run finished) is tried again with half the delay, down to a kill right after the step, so every
+// stretch of the run gets kills inside it however fast or loaded the machine is. Afterwards the transcript is either
+// untouched (same bytes) or fully replaced by a valid compacted file (original bytes as its prefix, re-parses,
+// resumes), with a byte-identical backup whenever it was replaced; never a partial file under the final name;
+// sidecars under their final names are complete. Stale temp files and a stale lock may remain, and a second
+// compaction must still succeed (the lock of a dead process is taken over).
 //
 // Concurrency: a session appended to while it is compacted is refused ('changed-on-disk',
 // nothing lost, nothing written); two compactions of one file at once: one wins, the other is
@@ -16,6 +18,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { COMMITTING, compactFile } from '../../src/core/compact/compact';
 import { CompactError } from '../../src/core/compact/types';
 import { checkResumable } from '../../src/core/compact/validate';
@@ -27,42 +30,98 @@ const RUNS = Number(process.env.CRASH_RUNS ?? 40);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
 const SOURCE = fixture('with-compactions.jsonl');
 // Summarizes a few rounds and replaces two large tool results, so the run also writes sidecars.
-const ARGS = ['--in-place', '--summarizer', 'extractive', '--target-tokens', '60000', '--keep-recent-tokens', '20000', '--max-result-chars', '2000'];
 const SETTINGS = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
+const CHILD_SOURCE = join(__dirname, '..', 'support', 'crash-child.ts');
+// Bundled like the CLI (a plain `node` start, no compile on load): a slow start would only make the runs longer.
+const CHILD = join(repoRoot, 'dist-test', 'crash-child.js');
 const cli = join(repoRoot, 'dist', 'cli.js');
 const env = { ...process.env };
 delete env.ANTHROPIC_API_KEY;
 
-/** Kill after `afterMs` from the start, or `afterMs` after the progress line `phase` appears. */
+/**
+ * Where to kill: `step` is the index of a progress step (-1: the start of the process). `delayMs` null: at the step
+ * itself, while the child waits there; a number: that long after the child was let go on from the step.
+ */
 interface Kill {
-  afterMs: number;
-  phase?: string;
+  step: number;
+  delayMs: number | null;
 }
 
-function runCli(file: string, kill: Kill | null): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; ms: number }> {
+/** A kill inside the stretch after `step`, at `fraction` of it (the stretch's length is only known from earlier runs). */
+interface StretchTarget {
+  step: number;
+  fraction: number;
+}
+
+interface ChildRun {
+  /** The progress messages the child reported, in order. */
+  steps: string[];
+  /** Milliseconds from each step (index -1: the spawn) to the next one or the child's exit. */
+  stretchMs: number[];
+  killed: boolean;
+  /** The kill came inside the stretch after `kill.step`: before the next step was reported and before the run ended. */
+  inside: boolean;
+  code: number | null;
+  output: string;
+}
+
+/** Runs the child on `file`, letting it go on at every step, and SIGKILLs it as `kill` says (null: never). */
+function runChild(file: string, kill: Kill | null): Promise<ChildRun> {
   return new Promise((resolve) => {
-    const t0 = Date.now();
-    const child = spawn(process.execPath, [cli, 'compact', file, ...ARGS], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let timer: NodeJS.Timeout | null = null;
-    const arm = () => (timer = setTimeout(() => child.kill('SIGKILL'), kill!.afterMs));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (kill?.phase && !timer && stderr.includes(kill.phase)) arm();
+    const child = spawn(process.execPath, [CHILD, file, JSON.stringify(SETTINGS)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const steps: string[] = [];
+    const times: number[] = [Date.now()];
+    let output = '';
+    let pending = '';
+    let killSent = false;
+    let stepsAtKill = -1;
+    const sigkill = () => {
+      if (killSent) return;
+      killSent = true;
+      stepsAtKill = steps.length;
+      child.kill('SIGKILL');
+    };
+    const goOn = () => child.stdin.write('x');
+    const afterStep = (delayMs: number) => {
+      if (delayMs === 0) sigkill();
+      else setTimeout(sigkill, delayMs);
+    };
+    child.stdin.on('error', () => undefined); // the child may be gone when it is told to go on
+    if (kill?.step === -1) afterStep(kill.delayMs ?? 0);
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      pending += d.toString();
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        const m = /^step (\d+) (.*)$/.exec(line);
+        if (!m) continue;
+        const n = Number(m[1]);
+        steps.push(m[2]);
+        times.push(Date.now());
+        if (killSent) continue;
+        if (!kill || n < kill.step) goOn();
+        else if (n > kill.step) sigkill(); // the next step came first: the kill lands where the child waits now
+        else if (kill.delayMs === null) sigkill();
+        else {
+          goOn();
+          afterStep(kill.delayMs);
+        }
+      }
     });
-    if (kill && !kill.phase) arm();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      resolve({ code, signal, stderr, ms: Date.now() - t0 });
+      times.push(Date.now());
+      const killed = signal === 'SIGKILL';
+      const stretchMs = times.slice(1).map((t, i) => t - times[i]);
+      // Inside: killed before any later step was reported (the child stops at each, so none can slip past unseen).
+      const inside = killed && kill !== null && kill.delayMs !== null && stepsAtKill === kill.step + 1 && steps.length === kill.step + 1;
+      resolve({ steps, stretchMs, killed, inside, code, output: output + stderr });
     });
   });
 }
-
-/** Progress lines printed just before the risky steps, and how long after them to kill. */
-const PHASES = [
-  { phase: 'Writing the compacted transcript…', spreadMs: 150 }, // temp write, fsync, validation, sidecars
-  { phase: 'Backing up the original…', spreadMs: 15 }, // backup copy, fsync, rename
-];
 
 function fresh(root: string, name: string): { dir: string; file: string } {
   const dir = join(root, name);
@@ -88,128 +147,158 @@ async function classify(file: string, original: Buffer): Promise<'untouched' | '
   return 'replaced';
 }
 
+type Counts = Record<'runs' | 'killed' | 'finished' | 'atStep' | 'inside' | 'retried' | 'untouched' | 'replaced' | 'staleTemp' | 'staleLock' | 'staleState' | 'secondCompacted' | 'secondNothingToDo', number>;
+
+/** Everything a killed (or finished) run may leave, checked; then a second compaction, which must succeed. */
+async function checkAfterRun(dir: string, file: string, original: Buffer, refToolFiles: Map<string, Buffer>, label: string, counts: Counts): Promise<void> {
+  const state = await classify(file, original).catch((e: Error) => assert.fail(`${label}: ${e.message}`));
+  counts[state]++;
+  const names = readdirSync(dir);
+  const backups = names.filter((n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n));
+  if (state === 'replaced') {
+    assert.ok(backups.length >= 1, `${label}: replaced without a backup`);
+    assert.ok(readFileSync(join(dir, backups[0])).equals(original), `${label}: the backup differs from the original`);
+  }
+  // Whatever exists under a final name is complete: the state parses, the full texts match.
+  if (names.includes('s.compactor-state.json')) {
+    const st = JSON.parse(readFileSync(join(dir, 's.compactor-state.json'), 'utf8'));
+    assert.equal(st.version, 1, label);
+    if (state === 'untouched') counts.staleState++;
+  }
+  if (names.includes('s.tool-results')) {
+    for (const n of readdirSync(join(dir, 's.tool-results'))) {
+      if (n.startsWith('.')) continue; // a stale temp file of the killed run
+      assert.ok(refToolFiles.get(n)?.equals(readFileSync(join(dir, 's.tool-results', n))), `${label}: partial full-text file ${n}`);
+    }
+  }
+  if (names.some((n) => /^\.s\..*\.tmp-/.test(n))) counts.staleTemp++;
+  if (names.includes('s.jsonl.compactor.lock')) counts.staleLock++;
+
+  // A second compaction succeeds (taking over a dead process's lock).
+  const beforeSecond = readFileSync(file);
+  const calibration = (await inspectFile(file, { subagents: false })).report.totals.calibrationFactor;
+  const backupsBefore = new Set(backups);
+  const second = await compactFile(file, { summarizer: 'extractive', settings: SETTINGS, inPlace: true }).catch((e: unknown) => e);
+  const afterSecond = readFileSync(file);
+  const newBackups = readdirSync(dir).filter((n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n) && !backupsBefore.has(n));
+  if (second instanceof CompactError && second.code === 'nothing-to-compact') {
+    // Only a file the first run already compacted can be within the target (the original is not: the reference run compacted it).
+    assert.equal(state, 'replaced', `${label}: the second compaction found nothing to do in the untouched original`);
+    assert.ok(afterSecond.equals(beforeSecond), `${label}: 'nothing to compact' changed the transcript`);
+    assert.deepEqual(newBackups, [], `${label}: 'nothing to compact' made a backup`);
+    counts.secondNothingToDo++;
+  } else {
+    assert.ok(!(second instanceof Error), `${label}: the second compaction failed: ${second instanceof Error ? second.stack : ''}`);
+    const res = second as Awaited<ReturnType<typeof compactFile>>;
+    assert.equal(res.mode, 'in-place', label);
+    assert.equal(res.output, file, label);
+    // Appended to what it found (the original, or the first run's result), which is backed up byte for byte.
+    assert.ok(afterSecond.length > beforeSecond.length && afterSecond.subarray(0, beforeSecond.length).equals(beforeSecond), `${label}: the second result does not start with the bytes it compacted`);
+    assert.deepEqual(newBackups.map((n) => join(dir, n)), [res.backup], `${label}: one new backup, the one reported`);
+    assert.ok(readFileSync(res.backup!).equals(beforeSecond), `${label}: the second backup differs from the file it replaced`);
+    // Resumable the way Claude Code rebuilds it: starts with our summary, API-valid, on the written leaf, within the target.
+    const check = await checkResumable(file, { calibration, expectSummaryFirst: true, targetTokens: res.plan.messageTarget });
+    assert.deepEqual(check.problems, [], `${label}: the second result does not resume cleanly`);
+    assert.equal(res.postTokens, check.estimatedTokens, `${label}: the reported size is the written file's`);
+    counts.secondCompacted++;
+  }
+  assert.ok(!existsSync(join(dir, 's.jsonl.compactor.lock')), `${label}: lock left by the second compaction`);
+  assert.ok(!readdirSync(dir).some((n) => /^\.s\..*\.tmp-/.test(n) && !names.includes(n)), `${label}: temp file left by the second compaction`);
+  await classify(file, original).catch((e: Error) => assert.fail(`${label}, after the second compaction: ${e.message}`));
+}
+
 describe('crash safety: SIGKILL during in-place compaction', function () {
-  this.timeout(10 * 60_000);
+  this.timeout(20 * 60_000);
   let root: string;
   let original: Buffer;
-  before(function () {
+  before(async function () {
     this.timeout(120_000);
+    // dist/tokens-worker.js, which the bundled child finds beside dist-test/.
     const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
+    await build({ entryPoints: [CHILD_SOURCE], outfile: CHILD, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
     root = mkdtempSync(join(tmpdir(), 'ac-crash-'));
     original = readFileSync(SOURCE);
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  it(`${RUNS} kills at spread-out points leave the original or a complete result; a second compaction always succeeds`, async () => {
+  it(`${RUNS} kills at each progress step and inside every stretch between them leave the original or a complete result; a second compaction always succeeds`, async () => {
     const started = Date.now();
-    // A reference run without a kill: its duration sets the kill window, its sidecars the expected contents.
+    // A reference run without a kill: its steps name the stretches, their lengths seed the delays, its sidecars are
+    // the expected contents.
     const ref = fresh(root, 'reference');
-    const durations: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      const refRun = await runCli(ref.file, null);
-      assert.equal(refRun.code, 0, refRun.stderr);
-      durations.push(refRun.ms);
-      if (i === 0) {
-        await classify(ref.file, original);
-        copyFileSync(SOURCE, ref.file);
-        chmodSync(ref.file, 0o644);
-      }
-    }
-    const duration = Math.max(...durations);
+    const refRun = await runChild(ref.file, null);
+    assert.equal(refRun.code, 0, refRun.output);
+    await classify(ref.file, original);
+    const steps = refRun.steps;
+    assert.ok(steps.includes('Writing the compacted transcript…') && steps.includes(COMMITTING) && steps.includes('Backing up the original…'), `the run reports the steps around its writes: ${steps.join(' | ')}`);
     const refTools = join(ref.dir, 's.tool-results');
     const refToolFiles = new Map(existsSync(refTools) ? readdirSync(refTools).map((n) => [n, readFileSync(join(refTools, n))]) : []);
     assert.ok(refToolFiles.size > 0, 'the reference run replaced tool results, so the kills also hit the full-text sidecars');
 
+    // Targets: a kill at each step (the child waiting there), then kills inside the stretches, the ones holding the
+    // writes (after "Writing…" and after "Backing up…") twice as often, at stratified fractions of each stretch.
     const rng = new Rng(SEED);
-    const timed = Math.ceil(RUNS * 0.7);
-    const counts = { runs: 0, timed: 0, phased: 0, killed: 0, finished: 0, untouched: 0, replaced: 0, staleTemp: 0, staleLock: 0, staleState: 0, secondCompacted: 0, secondNothingToDo: 0 };
-    for (let i = 0; i < RUNS; i++) {
-      const { dir, file } = fresh(root, `run-${i}`);
-      // 70% of the runs: kill times stratified over [0, 1.1 × duration], so every phase (start-up,
-      // read, summary, temp write, fsync, sidecars, backup, rename) gets hit. The rest: shortly
-      // after the progress line announcing the write or the backup, where a kill hurts most.
-      let kill: Kill;
-      if (i < timed) kill = { afterMs: Math.round(((i + rng.next()) / timed) * duration * 1.1) };
-      else {
-        const p = PHASES[i % PHASES.length];
-        kill = { phase: p.phase, afterMs: Math.round(rng.next() * p.spreadMs) };
-      }
-      const delay = kill.afterMs;
-      const r = await runCli(file, kill);
+    const atSteps: Kill[] = steps.map((_, step) => ({ step, delayMs: null }));
+    const writes = new Set([steps.indexOf('Writing the compacted transcript…'), steps.indexOf('Backing up the original…')]);
+    const weighted = [-1, ...steps.keys()].flatMap((step) => (writes.has(step) ? [step, step] : [step]));
+    const stretches = Array.from({ length: Math.max(0, RUNS - atSteps.length) }, (_, i) => weighted[i % weighted.length]);
+    const seen = new Map<number, number>();
+    const inStretches: StretchTarget[] = stretches.map((step) => {
+      const nth = seen.get(step) ?? 0;
+      seen.set(step, nth + 1);
+      return { step, fraction: (nth + rng.next()) / stretches.filter((s) => s === step).length };
+    });
+    // The shortest each stretch has taken in any run so far: delays follow the machine as its speed changes.
+    const shortest = [...refRun.stretchMs];
+
+    const counts: Counts = { runs: 0, killed: 0, finished: 0, atStep: 0, inside: 0, retried: 0, untouched: 0, replaced: 0, staleTemp: 0, staleLock: 0, staleState: 0, secondCompacted: 0, secondNothingToDo: 0 };
+    const where = (k: Kill) => (k.delayMs === null ? `at step ${k.step} (${steps[k.step]})` : `${k.delayMs} ms after ${k.step < 0 ? 'the start' : `step ${k.step} (${steps[k.step]})`}`);
+    /** One run killed as `kill` says, and everything it left checked. */
+    const attempt = async (name: string, kill: Kill): Promise<ChildRun> => {
+      const { dir, file } = fresh(root, name);
+      const r = await runChild(file, kill);
       counts.runs++;
-      if (kill.phase) counts.phased++;
-      else counts.timed++;
-      if (r.signal === 'SIGKILL') counts.killed++;
+      if (r.killed) counts.killed++;
       else {
-        assert.equal(r.code, 0, `run ${i} finished with ${r.code}: ${r.stderr}`);
+        assert.equal(r.code, 0, `run ${name} finished with ${r.code}: ${r.output}`);
         counts.finished++;
       }
-      const label = `run ${i} (kill ${delay} ms after ${kill.phase ?? 'start'}, ${r.signal ?? `exit ${r.code}`})`;
-      const state = await classify(file, original).catch((e: Error) => assert.fail(`${label}: ${e.message}`));
-      counts[state]++;
-      const names = readdirSync(dir);
-      const backups = names.filter((n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n));
-      if (state === 'replaced') {
-        assert.ok(backups.length >= 1, `${label}: replaced without a backup`);
-        assert.ok(readFileSync(join(dir, backups[0])).equals(original), `${label}: the backup differs from the original`);
-      }
-      // Whatever exists under a final name is complete: the state parses, the full texts match.
-      if (names.includes('s.compactor-state.json')) {
-        const st = JSON.parse(readFileSync(join(dir, 's.compactor-state.json'), 'utf8'));
-        assert.equal(st.version, 1, label);
-        if (state === 'untouched') counts.staleState++;
-      }
-      if (names.includes('s.tool-results')) {
-        for (const n of readdirSync(join(dir, 's.tool-results'))) {
-          if (n.startsWith('.')) continue; // a stale temp file of the killed run
-          assert.ok(refToolFiles.get(n)?.equals(readFileSync(join(dir, 's.tool-results', n))), `${label}: partial full-text file ${n}`);
-        }
-      }
-      if (names.some((n) => /^\.s\..*\.tmp-/.test(n))) counts.staleTemp++;
-      if (names.includes('s.jsonl.compactor.lock')) counts.staleLock++;
-
-      // A second compaction succeeds (taking over a dead process's lock).
-      const beforeSecond = readFileSync(file);
-      const calibration = (await inspectFile(file, { subagents: false })).report.totals.calibrationFactor;
-      const backupsBefore = new Set(backups);
-      const second = await compactFile(file, { summarizer: 'extractive', settings: SETTINGS, inPlace: true }).catch((e: unknown) => e);
-      const afterSecond = readFileSync(file);
-      const newBackups = readdirSync(dir).filter((n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n) && !backupsBefore.has(n));
-      if (second instanceof CompactError && second.code === 'nothing-to-compact') {
-        // Only a file the first run already compacted can be within the target (the original is not: the reference run compacted it).
-        assert.equal(state, 'replaced', `${label}: the second compaction found nothing to do in the untouched original`);
-        assert.ok(afterSecond.equals(beforeSecond), `${label}: 'nothing to compact' changed the transcript`);
-        assert.deepEqual(newBackups, [], `${label}: 'nothing to compact' made a backup`);
-        counts.secondNothingToDo++;
-      } else {
-        assert.ok(!(second instanceof Error), `${label}: the second compaction failed: ${second instanceof Error ? second.stack : ''}`);
-        const res = second as Awaited<ReturnType<typeof compactFile>>;
-        assert.equal(res.mode, 'in-place', label);
-        assert.equal(res.output, file, label);
-        // Appended to what it found (the original, or the first run's result), which is backed up byte for byte.
-        assert.ok(afterSecond.length > beforeSecond.length && afterSecond.subarray(0, beforeSecond.length).equals(beforeSecond), `${label}: the second result does not start with the bytes it compacted`);
-        assert.deepEqual(newBackups.map((n) => join(dir, n)), [res.backup], `${label}: one new backup, the one reported`);
-        assert.ok(readFileSync(res.backup!).equals(beforeSecond), `${label}: the second backup differs from the file it replaced`);
-        // Resumable the way Claude Code rebuilds it: starts with our summary, API-valid, on the written leaf, within the target.
-        const check = await checkResumable(file, { calibration, expectSummaryFirst: true, targetTokens: res.plan.messageTarget });
-        assert.deepEqual(check.problems, [], `${label}: the second result does not resume cleanly`);
-        assert.equal(res.postTokens, check.estimatedTokens, `${label}: the reported size is the written file's`);
-        counts.secondCompacted++;
-      }
-      assert.ok(!existsSync(join(dir, 's.jsonl.compactor.lock')), `${label}: lock left by the second compaction`);
-      assert.ok(!readdirSync(dir).some((n) => /^\.s\..*\.tmp-/.test(n) && !names.includes(n)), `${label}: temp file left by the second compaction`);
-      await classify(file, original).catch((e: Error) => assert.fail(`${label}, after the second compaction: ${e.message}`));
+      // Stretches the run went all the way through (each ends at the next step it reported).
+      for (let k = 0; k < r.steps.length; k++) shortest[k] = Math.min(shortest[k], r.stretchMs[k]);
+      const label = `run ${name} (kill ${where(kill)}: ${r.killed ? `killed after ${r.steps.length} step(s)` : 'finished first'})`;
+      await checkAfterRun(dir, file, original, refToolFiles, label, counts);
       rmSync(dir, { recursive: true, force: true });
+      return r;
+    };
+    for (const [t, kill] of atSteps.entries()) {
+      const r = await attempt(`step-${t}`, kill);
+      assert.ok(r.killed && r.steps.length === kill.step + 1, `run step-${t}: the child was not stopped at step ${kill.step}`);
+      counts.atStep++;
+    }
+    for (const [t, target] of inStretches.entries()) {
+      let delayMs = Math.max(1, Math.round(target.fraction * shortest[target.step + 1]));
+      for (let n = 0; ; n++) {
+        const r = await attempt(`stretch-${t}-${n}`, { step: target.step, delayMs });
+        if (r.inside) {
+          counts.inside++;
+          break;
+        }
+        // Past the stretch (the machine got faster than the runs before): sooner, down to right after the step.
+        assert.ok(n < 20, `run stretch-${t}: no kill landed inside the stretch after step ${target.step} in ${n + 1} attempts`);
+        counts.retried++;
+        delayMs = Math.min(Math.floor(delayMs / 2), Math.round(target.fraction * shortest[target.step + 1]));
+      }
     }
     console.log(
-      `\n      crash runs: ${counts.runs} (reference run ${duration} ms; ${counts.timed} kills spread over 0–${Math.round(duration * 1.1)} ms, ${counts.phased} just after the write/backup started), ${counts.killed} killed, ${counts.finished} finished first; ` +
+      `\n      crash runs: ${counts.runs} (steps: ${steps.join(' | ')}; reference stretches ${refRun.stretchMs.join('/')} ms); ` +
+        `${counts.atStep} killed at a step, ${counts.inside} inside a stretch, ${counts.retried} retried sooner (landed past their stretch: ${counts.finished} of them finished first); ` +
         `afterwards ${counts.untouched} untouched, ${counts.replaced} replaced (all with a byte-identical backup); ` +
         `stale temp files in ${counts.staleTemp}, stale lock in ${counts.staleLock}, sidecars without a replaced transcript in ${counts.staleState}; ` +
         `second compaction: ${counts.secondCompacted} compacted, ${counts.secondNothingToDo} nothing to do; ${refToolFiles.size} full-text sidecar(s) per run; ${secs(Date.now() - started)} s\n`,
     );
-    assert.equal(counts.untouched + counts.replaced, RUNS);
-    assert.ok(counts.killed >= RUNS / 2, 'most runs were actually killed');
+    assert.equal(counts.untouched + counts.replaced, counts.runs);
+    assert.equal(counts.atStep + counts.inside, atSteps.length + inStretches.length, 'every target got its kill');
   });
 });
 

@@ -1,0 +1,47 @@
+// A child process for test/fuzz/crash.test.ts: compacts one transcript in place through the library and stops at
+// every progress step the library reports, so the parent can SIGKILL it at a known point of the run whatever the
+// machine's speed.
+//   argv: <file> <settings as JSON>
+//   stdout: `step <n> <message>` at each progress step; the child then waits for one byte on stdin before going on
+//           (stdin closed: it no longer waits); `done` when the compaction finished, `error <code> <message>` if not.
+import { readSync, writeSync } from 'node:fs';
+import { compactFile } from '../../src/core/compact/compact';
+import { CompactError } from '../../src/core/compact/types';
+
+const [file, settingsJson] = process.argv.slice(2);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+let waiting = true;
+let step = 0;
+
+/** Blocks (the whole process, as the library is mid-step) until the parent sends a byte or closes stdin. */
+function waitForParent(): void {
+  const byte = Buffer.alloc(1);
+  while (waiting) {
+    try {
+      if (readSync(0, byte, 0, 1, null) === 0) waiting = false;
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
+compactFile(file, {
+  summarizer: 'extractive',
+  inPlace: true,
+  settings: JSON.parse(settingsJson) as object,
+  onProgress: (message) => {
+    writeSync(1, `step ${step++} ${message}\n`);
+    waitForParent();
+  },
+}).then(
+  () => {
+    writeSync(1, 'done\n');
+    process.exit(0);
+  },
+  (err: unknown) => {
+    writeSync(1, `error ${err instanceof CompactError ? err.code : 'other'} ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
