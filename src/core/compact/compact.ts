@@ -1,6 +1,8 @@
 // Compact Transcript: plan, summarize (Anthropic or offline; summary.ts), write back atomically with a
 // backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines,
-// write the summary), then writeOut (build the lines, validate a temp file, save sidecars, commit).
+// write the summary), then writeOut (the agent's output — Claude Code lines, or Codex's compacted record built in
+// codex.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit). Every agent
+// we write goes through the same phases, so the user's decisions, a given summary and the sidecars apply alike.
 import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createReadStream } from 'node:fs';
