@@ -27,7 +27,8 @@
 import { basename } from 'node:path';
 import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
 import { toolResultText } from './lines';
-import { errorKeyLine, isToolRejection, latestIdentifiers, latestPartStart, openTodos, userRequests } from './summarize/extractive';
+import { errorKeyLine, extractiveSummary, isToolRejection, latestIdentifiers, latestPartStart, openTodos, shapeForExtractive, userRequests } from './summarize/extractive';
+import { SUMMARY_PREFIX } from './summarize/prompt';
 
 export const FACT_CATEGORIES = ['requests', 'files', 'workingSet', 'errors', 'failedCommands', 'latest', 'identifiers', 'todos'] as const;
 export type FactCategory = (typeof FACT_CATEGORIES)[number];
@@ -251,4 +252,21 @@ export function agentCompactions(lines: (JsonObject | null)[]): AgentCompaction[
     from = i + 1;
   });
   return out;
+}
+
+/** The agent's own summary of a compaction and our offline one of the same span, no longer (ours with its prefix), measured alike. */
+export interface SummaryComparison {
+  agent: FidelityReport;
+  ours: FidelityReport;
+  /** Characters of the agent's summary line, and of ours as it would be written (SUMMARY_PREFIX included). */
+  agentChars: number;
+  oursChars: number;
+  oursText: string;
+}
+
+export function offlineAgainstAgent(c: AgentCompaction): SummaryComparison {
+  const facts = spanFacts(c.span);
+  // Shaped as compact.ts loads summarized lines for the offline summary.
+  const oursText = extractiveSummary({ objects: c.span.map((o) => shapeForExtractive(o)), maxChars: c.summary.length - SUMMARY_PREFIX.length });
+  return { agent: measureFidelity(facts, c.summary), ours: measureFidelity(facts, oursText), agentChars: c.summary.length, oursChars: SUMMARY_PREFIX.length + oursText.length, oursText };
 }
