@@ -264,9 +264,10 @@ export interface SummaryComparison {
   oursText: string;
 }
 
-export function offlineAgainstAgent(c: AgentCompaction): SummaryComparison {
+/** `share`: ours limited to that share of the agent's size (1: the same size). */
+export function offlineAgainstAgent(c: AgentCompaction, share = 1): SummaryComparison {
   const facts = spanFacts(c.span);
   // Shaped as compact.ts loads summarized lines for the offline summary.
-  const oursText = extractiveSummary({ objects: c.span.map((o) => shapeForExtractive(o)), maxChars: c.summary.length - SUMMARY_PREFIX.length });
+  const oursText = extractiveSummary({ objects: c.span.map((o) => shapeForExtractive(o)), maxChars: Math.floor(c.summary.length * share) - SUMMARY_PREFIX.length });
   return { agent: measureFidelity(facts, c.summary), ours: measureFidelity(facts, oursText), agentChars: c.summary.length, oursChars: SUMMARY_PREFIX.length + oursText.length, oursText };
 }
