@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { agentCompactions, FACT_CATEGORIES, measureFidelity, offlineAgainstAgent, spanFacts, type FactCategory } from '../../src/core/compact/fidelity';
 import { claudeFixtures } from '../support/fixtures';
+import { extractiveSummary } from '../../src/core/compact/summarize/extractive';
 import type { JsonObject } from '../../src/core/json';
 
 const CWD = '/home/me/proj';
@@ -124,6 +125,29 @@ describe('fidelity: the facts of a span and which a summary keeps', () => {
     const report = measureFidelity(spanFacts([user('Please refactor the pagination helper')]), 'refactor pagination helper');
     assert.deepEqual(Object.keys(report.categories), [...FACT_CATEGORIES]);
     assert.deepEqual([report.kept, report.total, report.missing], [1, 1, []]);
+  });
+});
+
+describe('the offline summary keeps where the work stood, within its size', () => {
+  it('a long session under a small budget: the last error, the open TODOs, the last edit and the latest messages are kept; the summary fits', () => {
+    const requests = Array.from({ length: 40 }, (_, i) => user(`Request ${i}: ${'please adjust the dashboard widgets and their spacing '.repeat(8)}`));
+    const span = [
+      ...requests,
+      ...call('TodoWrite', { todos: [{ content: 'Migrate invoice exporter to streaming writes', status: 'in_progress', activeForm: 'x' }, { content: 'Benchmark exporter memory ceiling', status: 'pending', activeForm: 'y' }] }, 'ok'),
+      ...call('Edit', { file_path: `${CWD}/src/export/invoiceExporter.ts`, old_string: 'writeAll(rows)', new_string: 'for await (const row of rows) streamWriter.write(row)' }, 'ok'),
+      ...call('Bash', { command: 'npm test -- invoiceExporter' }, 'Exit code 1\nFAIL src/export/invoiceExporter.test.ts\nTypeError: streamWriter.write is not a function', true),
+      assistant(text('The exporter test fails because streamWriter is created after the first row; next I will construct streamWriter before iterating rows.')),
+    ];
+    const summary = extractiveSummary({ objects: span, maxChars: 4_000 });
+    assert.ok(summary.length <= 4_000, `${summary.length}`);
+    const report = measureFidelity(spanFacts(span), summary);
+    for (const c of ['errors', 'failedCommands', 'todos', 'latest', 'files', 'workingSet'] as const) {
+      assert.deepEqual(report.categories[c].kept, report.categories[c].total, `${c}: ${report.missing.map((m) => m.label).join('; ')}`);
+      assert.ok(report.categories[c].total > 0, c);
+    }
+    assert.match(summary, /TypeError: streamWriter\.write is not a function/);
+    assert.match(summary, /Request 0:/, 'the first request stays');
+    assert.match(summary, /Request 39:/, 'the latest request stays');
   });
 });
 

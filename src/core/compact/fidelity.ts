@@ -10,8 +10,8 @@
 // - errors: each distinct error a tool returned (is_error results, not the user's rejections), by its key line: the first
 //   line that says what went wrong (errorKeyLine in summarize/extractive.ts), else its first line.
 // - failedCommands: each distinct shell command whose result was an error.
-// - latest: the latest LATEST_TEXTS assistant texts with at least 3 distinctive words: where the assistant said the work
-//   stood, what it decided and what it would do next.
+// - latest: the latest LATEST_TEXTS assistant texts that say something (latestAssistantTexts in summarize/extractive.ts),
+//   with at least 3 distinctive words: where the assistant said the work stood, what it decided and would do next.
 // - identifiers: the MAX_IDENTIFIERS code names (camelCase, PascalCase with two humps, snake_case) used most often in the
 //   last part's assistant texts and tool inputs (latestIdentifiers).
 // - todos: each item of the latest TodoWrite list that is not completed.
@@ -27,7 +27,7 @@
 import { basename } from 'node:path';
 import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
 import { toolResultText } from './lines';
-import { errorKeyLine, extractiveSummary, isToolRejection, latestIdentifiers, latestPartStart, openTodos, shapeForExtractive, userRequests } from './summarize/extractive';
+import { errorKeyLine, extractiveSummary, latestAssistantTexts, isToolRejection, latestIdentifiers, latestPartStart, openTodos, shapeForExtractive, userRequests } from './summarize/extractive';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 
 export const FACT_CATEGORIES = ['requests', 'files', 'workingSet', 'errors', 'failedCommands', 'latest', 'identifiers', 'todos'] as const;
@@ -181,17 +181,7 @@ export function spanFacts(objects: JsonObject[]): Fact[] {
   for (const [p, how] of edited) facts.push({ category: 'files', label: `${how} \`${shown(p)}\``, match: { kind: 'file', names: fileNames(p) } });
   for (const p of workingSet) facts.push({ category: 'workingSet', label: `\`${shown(p)}\` (worked on last)`, match: { kind: 'file', names: fileNames(p) } });
 
-  const texts: string[] = [];
-  for (let i = lines.length - 1; i >= 0 && texts.length < LATEST_TEXTS; i--) {
-    if (lines[i].type !== 'assistant') continue;
-    const t = blocks(lines[i])
-      .filter((b) => b.type === 'text')
-      .map((b) => jsonText(b.text ?? ''))
-      .join('\n')
-      .trim();
-    if (wordsOf(t).length >= 3) texts.push(t);
-  }
-  for (const t of texts.reverse()) textFact('latest', `the assistant's "${short(t, 80)}"`, t, 3);
+  for (const t of latestAssistantTexts(lines, LATEST_TEXTS)) textFact('latest', `the assistant's "${short(t, 80)}"`, t, 3);
 
   for (const name of latestIdentifiers(lines.slice(start), MAX_IDENTIFIERS)) facts.push({ category: 'identifiers', label: `\`${name}\``, match: { kind: 'identifier', name } });
   for (const t of openTodos(lines)) textFact('todos', `the open TODO "${short(t, 80)}"`, t);

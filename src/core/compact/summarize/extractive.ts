@@ -122,6 +122,23 @@ export function latestIdentifiers(lines: JsonObject[], max: number): string[] {
     .map((x) => x.n);
 }
 
+/** The latest `count` assistant texts that say something (at least 3 words of 4+ letters, not "You good?"), oldest first. */
+export function latestAssistantTexts(lines: JsonObject[], count: number): string[] {
+  const out: string[] = [];
+  for (let i = lines.length - 1; i >= 0 && out.length < count; i--) {
+    const c = lines[i].type === 'assistant' ? messageContent(lines[i]) : undefined;
+    if (!Array.isArray(c)) continue;
+    const t = (c as unknown[])
+      .map(asObject)
+      .filter((b) => b?.type === 'text' && typeof b.text === 'string')
+      .map((b) => jsonText(b!.text))
+      .join('\n')
+      .trim();
+    if ((t.match(/[A-Za-z]{4,}/g) ?? []).length >= 3) out.push(t);
+  }
+  return out.reverse();
+}
+
 /** The items of the latest TodoWrite list that are not completed. */
 export function openTodos(lines: JsonObject[]): string[] {
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -226,10 +243,7 @@ function allot(sections: Section[], budget: number): number[] {
 function renderSection(s: Section, room: number): string {
   const head = s.heading;
   if (rendered(s) <= room) return `${head}\n${s.items.join('\n')}`;
-  if (s.clipItems) {
-    const each = Math.max(160, Math.floor((room - head.length) / Math.max(1, s.items.length)) - 40);
-    return `${head}\n${s.items.map((i) => clipNotingRest(i, each)).join('\n')}`;
-  }
+  if (s.clipItems) return `${head}\n${clipToRoom(s.items, room - head.length - 1).join('\n')}`;
   const order = s.keep === 'last' ? [...s.items].reverse() : s.items;
   const kept: string[] = [];
   let used = head.length + 40;
@@ -243,6 +257,41 @@ function renderSection(s: Section, room: number): string {
   const shown = s.keep === 'last' ? kept.reverse() : kept;
   const note = left ? `(${left} ${s.keep === 'last' ? 'earlier' : 'more'} not shown)` : '';
   return `${head}\n${s.keep === 'last' && note ? `${note}\n` : ''}${shown.join('\n')}${s.keep === 'first' && note ? `\n${note}` : ''}`;
+}
+
+/** Shortest share of an item clipped to make room (smaller shares say too little to keep). */
+const MIN_ITEM_CHARS = 100;
+/** Room for the note clipNotingRest adds and the line break. */
+const CLIP_NOTE_CHARS = 32;
+
+/**
+ * Items made to fit `room` by clipping the longest: short items stay whole and the long ones share the rest evenly.
+ * When even that does not fit with MIN_ITEM_CHARS for each long item, the items after the first are left out from the oldest on (the first
+ * says what the work was; the latest say where it stood), with a note of how many.
+ */
+function clipToRoom(items: string[], room: number): string[] {
+  let kept = items.map((text, i) => ({ text, i }));
+  const noteChars = 48;
+  const least = (k: { text: string }) => Math.min(k.text.length, MIN_ITEM_CHARS) + 1;
+  let needed = kept.reduce((n, k) => n + least(k), noteChars);
+  while (kept.length > 2 && needed > room) {
+    needed -= least(kept[1]);
+    kept = [kept[0], ...kept.slice(2)];
+  }
+  const left = items.length - kept.length;
+  let free = Math.max(0, room - (left ? noteChars : 0));
+  let open = kept.length;
+  const share = new Map<number, number>();
+  for (const k of [...kept].sort((a, b) => a.text.length - b.text.length)) {
+    const even = Math.floor(free / open);
+    const len = k.text.length + 1 <= even ? k.text.length : Math.max(MIN_ITEM_CHARS, even - CLIP_NOTE_CHARS - 1);
+    share.set(k.i, len);
+    free -= Math.min(even, len + CLIP_NOTE_CHARS + 1);
+    open--;
+  }
+  const out = kept.map((k) => clipNotingRest(k.text, share.get(k.i)!));
+  if (left) out.splice(1, 0, `(${left} more in between not shown)`);
+  return out;
 }
 
 /** Where the latest work starts among `count` user and assistant lines: their last fifth, at least the last 10. */
@@ -263,7 +312,6 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const files = new Map<string, Set<string>>();
   const commands: { command: string; failed: boolean }[] = [];
   const errors: { where: string; key: string; text: string }[] = [];
-  const assistantTexts: string[] = [];
   const uses = new Map<string, { name: string; input: JsonObject; command?: (typeof commands)[number] }>();
   let lastEdit: { path: string; text: string } | null = null;
   const cwd = objects.map((o) => str(o, 'cwd')).find((c) => c !== undefined);
@@ -294,7 +342,6 @@ export function extractiveSummary(input: ExtractiveInput): string {
       if (!Array.isArray(content)) continue;
       for (const item of content as unknown[]) {
         const b = asObject(item);
-        if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim()) assistantTexts.push(b.text.trim());
         if (b?.type !== 'tool_use') continue;
         const name = jsonText(b.name ?? 'tool');
         const input = obj(b, 'input') ?? {};
@@ -349,27 +396,38 @@ export function extractiveSummary(input: ExtractiveInput): string {
   if (latestFiles.size) state.push(`- Files worked on last: ${[...latestFiles].map((p) => `\`${p}\``).join(', ')}`);
   const names = latestIdentifiers(latest, 30);
   if (names.length) state.push(`- Names in the latest work: ${names.map((n) => `\`${n}\``).join(', ')}`);
-  const said = assistantTexts.slice(-3);
-  if (said.length) state.push(`- The assistant's latest messages (oldest first), saying where the work stood and what comes next:\n${said.map((t) => `  > ${clipNotingRest(oneLine(t), 1200)}`).join('\n')}`);
+  const said = latestAssistantTexts(objects, 3);
+  if (said.length) state.push(`- The assistant's latest messages (oldest first), saying where the work stood and what comes next:`, ...said.map((t) => `  > ${clipNotingRest(oneLine(t), 1500)}`));
   else state.push('- (no assistant text in the summarized part)');
 
   const edited = [...files].filter(([, v]) => v.has('edited') || v.has('written') || v.has('changed outside the agent'));
   const others = [...files].filter(([, v]) => !(v.has('edited') || v.has('written') || v.has('changed outside the agent')));
-  const fileItem = ([p, v]: [string, Set<string>]) => `- ${shown(p)} (${[...v].sort().join(', ')})`;
+  // One line per folder: a session's files mostly share a few folders, and the base names are what is looked for.
+  const fileItems = (list: [string, Set<string>][]) => {
+    const byDir = new Map<string, string[]>();
+    for (const [p, v] of list) {
+      const path = shown(p);
+      const cut = path.lastIndexOf('/') + 1;
+      const named = byDir.get(path.slice(0, cut)) ?? [];
+      named.push(`${path.slice(cut)} (${[...v].sort().join(', ')})`);
+      byDir.set(path.slice(0, cut), named);
+    }
+    return [...byDir].map(([dir, named]) => `- ${dir || './'}: ${named.join('; ')}`);
+  };
   const sections = ([
     { heading: '## Where the work stood (the latest part)', items: state, weight: 4, keep: 'first', clipItems: true },
     {
       heading: '## All user requests (verbatim, oldest first)',
       items: requests.length ? requests.map((r, i) => `${i + 1}. ${clipNotingRest(r, 2000)}`) : ['(no typed user requests in the summarized part)'],
-      weight: 3,
+      weight: 4,
       keep: 'first',
       clipItems: true,
     },
-    { heading: '## Files edited or written', items: edited.map(fileItem), weight: 1, keep: 'last' },
+    { heading: '## Files edited or written', items: fileItems(edited), weight: 1, keep: 'last' },
     { heading: '## Errors met (tool, then the line saying what went wrong)', items: errors.map((e) => `- ${e.where}: ${clipNotingRest(e.key, 240)}`), weight: 1.5, keep: 'last' },
-    { heading: '## Commands that failed', items: commands.filter((c) => c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 200)}`), weight: 1, keep: 'last' },
-    { heading: '## Other commands run', items: commands.filter((c) => !c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 160)}`), weight: 0.5, keep: 'last' },
-    { heading: '## Files read or searched', items: others.map(fileItem), weight: 0.5, keep: 'last' },
+    { heading: '## Commands that failed', items: commands.filter((c) => c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 200)}`), weight: 0.7, keep: 'last' },
+    { heading: '## Other commands run', items: commands.filter((c) => !c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 160)}`), weight: 0.3, keep: 'last' },
+    { heading: '## Files read or searched', items: fileItems(others), weight: 0.3, keep: 'last' },
     { heading: '## Tools used', items: [[...toolCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([n, k]) => `${n} ×${k}`).join(', ')], weight: 0.2, keep: 'first' },
   ] satisfies Section[] as Section[]).filter((s) => s.items.length && s.items.some((i) => i));
 
