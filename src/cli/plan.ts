@@ -2,6 +2,7 @@
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
 import { draftSummary } from '../core/compact/compact';
+import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { STEER_NOTE, STEER_OPTIONS, steeringFor, summaryTextFrom } from './steer';
@@ -43,7 +44,15 @@ async function printSummary(file: string, values: Values, settings: ReturnType<t
   const json = bool(values, 'json');
   try {
     const draft = await draftSummary(file, { summarizer: 'extractive', settings, decisions, summaryText });
-    process.stdout.write(json ? JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan }, null, 2) + '\n' : draft.summary.endsWith('\n') ? draft.summary : draft.summary + '\n');
+    process.stdout.write(
+      json
+        ? JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan, fidelity: draft.fidelity ?? null }, null, 2) + '\n'
+        : draft.summary.endsWith('\n')
+          ? draft.summary
+          : draft.summary + '\n',
+    );
+    // On stderr: stdout stays the summary alone, to be edited and given back with --summary-file.
+    if (!json && draft.fidelity) process.stderr.write(`${sanitizeForTerminal(fidelityText(draft.fidelity))}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof CompactError) || err.code !== 'nothing-to-compact') throw err;

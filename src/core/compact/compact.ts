@@ -22,6 +22,7 @@ import type { UserDecisions } from './decisions';
 import { resumeCommand } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
 import { messageContent, type JsonObject } from '../json';
+import { summaryFidelity, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
 export interface CompactOptions {
@@ -134,6 +135,8 @@ interface Prepared {
   made: SummaryOutcome;
   /** The summary text to write (clipped to its reserve unless given verbatim or quoting an earlier one whole). */
   summary: string;
+  /** What the summary keeps of the summarized rounds' facts; undefined when none were summarized. */
+  fidelity?: FidelityReport;
 }
 
 async function compactLocked(file: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
@@ -157,15 +160,18 @@ async function compactLocked(file: string, options: CompactOptions, progress: Pr
  * The summary `compactFile` would write with these options, and the plan it goes with, without writing anything
  * (the first step of a compaction the user reviews: the text can be edited and given back as `summaryText`).
  */
-export async function draftSummary(file: string, options: CompactOptions): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan'] }> {
+export async function draftSummary(
+  file: string,
+  options: CompactOptions,
+): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan']; fidelity?: FidelityReport }> {
   file = resolve(file);
   const progress = options.onProgress ?? (() => undefined);
   checkCancelled(options.signal);
   progress('Reading transcript…');
   const analysis = await inspectFile(file, { subagents: false });
   if (analysis.index.format.id !== 'claude-code') throw new CompactError('unsupported-format', `${basename(file)}: a summary can be drafted for review only for Claude Code sessions so far (this is a ${analysis.index.format.agent} session).`);
-  const { made, summary, details } = await prepare(file, analysis, options, progress);
-  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan };
+  const { made, summary, details, fidelity } = await prepare(file, analysis, options, progress);
+  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity };
 }
 
 async function prepare(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
@@ -189,7 +195,13 @@ async function prepare(file: string, analysis: Analysis, options: CompactOptions
   plan.droppedRounds += made.dropped.length;
   plan.summarizedRounds -= made.dropped.length;
   plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
-  return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary };
+  const measured = summarized.filter((ri) => !made.dropped.includes(ri));
+  const span = measured
+    .flatMap((ri) => analysis.rounds[ri].entries)
+    .map((e) => loaded.objects.get(e))
+    .filter((o): o is JsonObject => o !== undefined);
+  const fidelity = made.summarizer === 'none' || !span.length ? undefined : summaryFidelity(span, summary);
+  return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary, fidelity };
 }
 
 async function planOrRefuse(analysis: Analysis, options: CompactOptions): Promise<PlanDetails> {
@@ -332,6 +344,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     summaryChars: summary.length,
     toolResultsDir: toolDir,
     sidecarsWritten,
+    ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
   };
 }
 

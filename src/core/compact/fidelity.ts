@@ -220,6 +220,19 @@ export function measureFidelity(facts: Fact[], summary: string): FidelityReport 
   return { categories, kept, total: facts.length, missing };
 }
 
+/** What `summary` keeps of the facts of `span` (the summarized lines, whole or shaped for the offline summary). */
+export function summaryFidelity(span: JsonObject[], summary: string): FidelityReport {
+  return measureFidelity(spanFacts(span), summary);
+}
+
+/** One line for people: how many facts the summary keeps, per category that has any, and the first few it misses. */
+export function fidelityText(r: FidelityReport, shownMissing = 5): string {
+  const per = FACT_CATEGORIES.filter((c) => r.categories[c].total).map((c) => `${CATEGORY_NAMES[c]} ${r.categories[c].kept}/${r.categories[c].total}`);
+  const missing = r.missing.slice(0, shownMissing).map((m) => m.label);
+  const more = r.missing.length > shownMissing ? `; and ${r.missing.length - shownMissing} more` : '';
+  return `the summary keeps ${r.kept} of ${r.total} facts of the summarized part${per.length ? ` (${per.join(', ')})` : ''}${missing.length ? `; missing: ${missing.join('; ')}${more}` : ''}`;
+}
+
 /** A compaction the agent made itself: the span it summarized (lines after the previous boundary), and its summary. */
 export interface AgentCompaction {
   /** 1-based line number of the compact_boundary line. */
