@@ -38,12 +38,14 @@ export function fidelitySection(): string {
       });
     for (const c of agentCompactions(lines)) {
       const r = offlineAgainstAgent(c);
-      const half = offlineAgainstAgent(c, 0.5);
+      const half = offlineAgainstAgent(c, 1 / 2);
+      const third = offlineAgainstAgent(c, 1 / 3);
       const label = `${name}:${c.boundaryLine}`;
       const summaries = [
         ['Claude Code', r.agent, r.agentChars],
         ['offline (ours)', r.ours, r.oursChars],
         ['offline, half the size', half.ours, half.oursChars],
+        ['offline, a third of the size', third.ours, third.oursChars],
       ] as const;
       for (const [who, rep, chars] of summaries) {
         rows.push(`| ${label} | ${who} | ${chars} | ${FACT_CATEGORIES.map((cat) => cell(rep, cat)).join(' | ')} | **${rep.kept}/${rep.total} (${pct(rep)})** |`);
@@ -57,7 +59,7 @@ export function fidelitySection(): string {
     `Written by \`npm run bench\` or \`node --import tsx bench/fidelity.ts\` (${new Date().toISOString()}). For each compaction Claude Code made in the shared fixtures (${dir}: a \`compact_boundary\` line; ` +
       'the span is the lines before it back to the previous boundary, its summary the `isCompactSummary` line after it), the facts of the span and how many each summary keeps ' +
       '(src/core/compact/fidelity.ts defines both). Ours is the offline extractive summary of the same span, shaped as `compact` loads it, limited to the size of Claude Code\'s summary ' +
-      '(characters, our summary prefix included), and to half that size.',
+      '(characters, our summary prefix included), and to half and a third of that size.',
     '',
     `| compaction | summary | chars | ${FACT_CATEGORIES.map((c) => CATEGORY_NAMES[c]).join(' | ')} | all |`,
     `|---|---|---|${FACT_CATEGORIES.map(() => '---').join('|')}|---|`,
