@@ -24,6 +24,10 @@
 //   its distinctive words: its words of 4+ letters (3+ with a digit), lower-cased, not common English or shell words,
 //   the rarest in the span first (fewest lines holding them), at most MAX_WORDS. Paraphrases that keep the specific
 //   words count; a summary that reduces an error to its tool's name does not.
+//
+// The offline summary picks what to show with the same rules (the functions of summarize/extractive.ts named above), so
+// this measure is not independent of it: the summary Claude Code wrote itself of the same span (agentCompactions) is the
+// comparison that is (bench/fidelity.ts). Claude Code lines only: Codex sessions are not measured yet.
 import { basename } from 'node:path';
 import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
 import { toolResultText } from './lines';
@@ -116,7 +120,7 @@ function conversation(objects: JsonObject[]): JsonObject[] {
   return objects.filter((o) => (o.type === 'user' || o.type === 'assistant') && !o.isSidechain && !o.isCompactSummary);
 }
 
-/** The facts of a summarized span (see the header); `cwd` makes paths relative for matching. */
+/** The facts of a summarized span (see the header); paths are also matched relative to the session's `cwd`. */
 export function spanFacts(objects: JsonObject[]): Fact[] {
   const lines = conversation(objects);
   const cwd = objects.map((o) => str(o, 'cwd')).find((c) => c !== undefined);
