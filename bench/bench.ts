@@ -25,6 +25,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { KEPT_SECTIONS, section } from './results';
+import { fidelitySection } from './fidelity';
 import { generateLarge, generateRounds, roundToAppend, type GeneratedFile } from './generate-large';
 import {
   calibrated, EXCLUDED, errorsOf, fitTextTokens, leaveOneOut, leaveOneOutBoth, leaveOneOutOf, loadSessions, modelErrors, pct, plainErrors,
@@ -490,6 +491,7 @@ async function main(): Promise<void> {
   );
   lines.push('');
   lines.push(...acc);
+  lines.push('', fidelitySection());
   // Sections written by the Context Map's own benches (bench/map-state.ts; bench/map-draw.ts, in real VS Code): keep them.
   const previous = (() => {
     try {

@@ -3,11 +3,12 @@ import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
 import { compactionEconomics, economicsLine } from '../core/cache';
 import { draftSummary } from '../core/compact/compact';
+import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { STEER_NOTE, STEER_OPTIONS, steeringFor, summaryTextFrom } from './steer';
 import { unsupportedReason } from '../core/formats/types';
-import { formatTokens, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
+import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
 
@@ -47,8 +48,10 @@ async function printSummary(file: string, values: Values, settings: ReturnType<t
   const json = bool(values, 'json');
   try {
     const draft = await draftSummary(file, { summarizer: 'extractive', settings, decisions, summaryText });
-    if (json) printJson(JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan }, null, 2) + '\n');
+    if (json) printJson(JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan, fidelity: draft.fidelity ?? null }, null, 2) + '\n');
     else printOut(draft.summary.endsWith('\n') ? draft.summary : draft.summary + '\n');
+    // On stderr: stdout stays the summary alone, to be edited and given back with --summary-file.
+    if (!json && draft.fidelity) printErr(`${fidelityText(draft.fidelity)}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof CompactError) || err.code !== 'nothing-to-compact') throw err;

@@ -24,6 +24,7 @@ import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields, type ResumeAgent } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
 import { messageContent, type JsonObject } from '../json';
+import { summaryFidelity, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
 export type { CompactOptions } from './options';
@@ -137,6 +138,8 @@ interface Prepared {
   made: SummaryOutcome;
   /** The summary text to write (clipped to its reserve unless given verbatim or quoting an earlier one whole). */
   summary: string;
+  /** What the summary keeps of the summarized rounds' facts; undefined when none were summarized. */
+  fidelity?: FidelityReport;
 }
 
 async function compactLocked(file: string, given: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
@@ -174,7 +177,10 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, target: OutputT
  * The summary `compactFile` would write with these options, and the plan it goes with, without writing anything
  * (the first step of a compaction the user reviews: the text can be edited and given back as `summaryText`).
  */
-export async function draftSummary(file: string, options: CompactOptions): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan'] }> {
+export async function draftSummary(
+  file: string,
+  options: CompactOptions,
+): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan']; fidelity?: FidelityReport }> {
   file = resolve(file);
   const progress = options.onProgress ?? (() => undefined);
   checkCancelled(options.signal);
@@ -182,8 +188,8 @@ export async function draftSummary(file: string, options: CompactOptions): Promi
   const analysis = await inspectFile(file, { subagents: false });
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal}`);
-  const { made, summary, details } = await prepare(file, analysis, options, progress);
-  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan };
+  const { made, summary, details, fidelity } = await prepare(file, analysis, options, progress);
+  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity };
 }
 
 async function prepare(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
@@ -207,7 +213,13 @@ async function prepare(file: string, analysis: Analysis, options: CompactOptions
   plan.droppedRounds += made.dropped.length;
   plan.summarizedRounds -= made.dropped.length;
   plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
-  return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary };
+  const measured = summarized.filter((ri) => !made.dropped.includes(ri));
+  const span = measured
+    .flatMap((ri) => analysis.rounds[ri].entries)
+    .map((e) => loaded.objects.get(e))
+    .filter((o): o is JsonObject => o !== undefined);
+  const fidelity = made.summarizer === 'none' || !span.length ? undefined : summaryFidelity(span, summary);
+  return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary, fidelity };
 }
 
 async function planOrRefuse(analysis: Analysis, options: CompactOptions): Promise<PlanDetails> {
@@ -397,6 +409,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     summaryChars: summary.length,
     toolResultsDir: toolDir,
     sidecarsWritten,
+    ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
   };
 }
 

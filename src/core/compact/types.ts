@@ -1,6 +1,7 @@
 // Pure data describing a compaction: what happens to each round and each tool result, and
 // the token figures before and after. The CLI prints it, the extension draws it, apply runs it.
 import type { FormatId } from '../formats/types';
+import type { FidelityReport } from './fidelity';
 
 export type RoundAction = 'keep' | 'summarize' | 'drop';
 
@@ -155,6 +156,8 @@ export interface CompactResult {
   toolResultsDir: string | null;
   /** The sidecar files this compaction created (for Undo Last Compaction: undo.ts). */
   sidecarsWritten?: WrittenSidecars;
+  /** Which facts of the summarized rounds the written summary keeps (fidelity.ts); absent when nothing was summarized. */
+  fidelity?: FidelityReport;
 }
 
 export interface WrittenSidecars {

@@ -1,0 +1,280 @@
+// What a summary keeps: the facts of the summarized span, and which of them a given summary text still holds.
+// Pure, deterministic and offline (no model judges anything): the same span and summary always give the same counts.
+//
+// Facts, per category, taken from the span's lines (Claude Code transcript objects, in chain order):
+// - requests: each typed user request (userRequests in summarize/extractive.ts: prompts, a slash command's arguments,
+//   and what the user said when rejecting a tool use), when it has at least 2 distinctive words.
+// - files: each file edited or created (Edit, MultiEdit, Write, NotebookEdit).
+// - workingSet: each file read, edited or written in the last part of the span (the last fifth of its user and
+//   assistant lines, at least the last 10: latestPartStart in summarize/extractive.ts).
+// - errors: each distinct error a tool returned (is_error results, not the user's rejections), by its key line: the first
+//   line that says what went wrong (errorKeyLine in summarize/extractive.ts), else its first line.
+// - failedCommands: each distinct shell command whose result was an error.
+// - latest: the latest LATEST_TEXTS assistant texts that say something (latestAssistantTexts in summarize/extractive.ts),
+//   with at least 3 distinctive words: where the assistant said the work stood, what it decided and would do next.
+// - identifiers: the MAX_IDENTIFIERS code names (camelCase, PascalCase with two humps, snake_case) used most often in the
+//   last part's assistant texts and tool inputs (latestIdentifiers).
+// - todos: each item of the latest TodoWrite list that is not completed.
+//
+// How a fact counts as kept by a summary:
+// - a file (files, workingSet) when the summary names its path, its path relative to the session's directory, or its
+//   base name, as a whole word (not inside a longer name);
+// - an identifier when the summary contains it exactly (case-sensitive) as a whole word;
+// - a text fact (requests, errors, failedCommands, latest, todos) when the summary holds at least half (rounded up) of
+//   its distinctive words: its words of 4+ letters (3+ with a digit), lower-cased, not common English or shell words,
+//   the rarest in the span first (fewest lines holding them), at most MAX_WORDS. Paraphrases that keep the specific
+//   words count; a summary that reduces an error to its tool's name does not.
+//
+// The offline summary picks what to show with the same rules (the functions of summarize/extractive.ts named above), so
+// this measure is not independent of it: the summary Claude Code wrote itself of the same span (agentCompactions) is the
+// comparison that is (bench/fidelity.ts). Claude Code lines only: Codex sessions are not measured yet.
+import { basename } from 'node:path';
+import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
+import { toolResultText } from './lines';
+import { errorKeyLine, extractiveSummary, latestAssistantTexts, isToolRejection, latestIdentifiers, latestPartStart, openTodos, shapeForExtractive, userRequests } from './summarize/extractive';
+import { SUMMARY_PREFIX } from './summarize/prompt';
+
+export const FACT_CATEGORIES = ['requests', 'files', 'workingSet', 'errors', 'failedCommands', 'latest', 'identifiers', 'todos'] as const;
+export type FactCategory = (typeof FACT_CATEGORIES)[number];
+
+/** What the category means, for reports. */
+export const CATEGORY_NAMES: Record<FactCategory, string> = {
+  requests: 'user requests',
+  files: 'files edited or created',
+  workingSet: 'working set (last part)',
+  errors: 'errors met',
+  failedCommands: 'commands that failed',
+  latest: 'latest assistant statements (task, decisions, next step)',
+  identifiers: 'identifiers of the latest work',
+  todos: 'open TODO items',
+};
+
+export type FactMatch = { kind: 'file'; names: string[] } | { kind: 'identifier'; name: string } | { kind: 'words'; words: string[] };
+
+export interface Fact {
+  category: FactCategory;
+  /** A short label naming the fact, e.g. "the error in `Bash jq …`: jq: error: Top-level program not given". */
+  label: string;
+  match: FactMatch;
+}
+
+export interface FidelityReport {
+  categories: Record<FactCategory, { kept: number; total: number }>;
+  kept: number;
+  total: number;
+  missing: { category: FactCategory; label: string }[];
+}
+
+export const LATEST_TEXTS = 3;
+export const MAX_WORDS = 10;
+export const MAX_IDENTIFIERS = 20;
+const EDIT_TOOLS = /^(Edit|MultiEdit|Write|NotebookEdit)$/;
+const FILE_TOOLS = /^(Read|Edit|MultiEdit|Write|NotebookEdit)$/;
+
+const STOPWORDS = new Set(
+  (
+    'about above after again also because been before being below between both could does doing down during each from further have having here hers ' +
+    'herself himself into itself just more most much must other ours over same shall should some such than that their theirs them then there these ' +
+    'they this those through under until very what when where which while whom will with would your yours yourself yourselves the and for are but not ' +
+    'you all any can had her was one our out has him his how its may new now old see two way who did get let put say she too use lets want need like ' +
+    'make sure okay yeah thanks please think know going well only still already into onto upon within without really maybe something anything ' +
+    'everything nothing thing things sudo echo grep head tail then else done true false null undefined'
+  ).split(' '),
+);
+
+/** The distinctive-word candidates of a text, in order of first appearance (see the header). */
+export function wordsOf(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const w of text.toLowerCase().match(/[a-z0-9_]+/g) ?? []) {
+    if (seen.has(w) || STOPWORDS.has(w)) continue;
+    if (w.length < 4 && !(w.length === 3 && /\d/.test(w))) continue;
+    if (/^\d+$/.test(w) && w.length < 3) continue;
+    seen.add(w);
+    out.push(w);
+  }
+  return out;
+}
+
+function blocks(o: JsonObject): JsonObject[] {
+  const c = messageContent(o);
+  return Array.isArray(c) ? (c as unknown[]).map(asObject).filter((b): b is JsonObject => b !== undefined) : [];
+}
+
+/** All strings of a line's message, for the span's word frequencies. */
+function lineText(o: JsonObject): string {
+  const c = messageContent(o);
+  if (typeof c === 'string') return c;
+  return blocks(o)
+    .map((b) => (b.type === 'text' ? jsonText(b.text ?? '') : b.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : b.type === 'tool_result' ? toolResultText(b.content).text : ''))
+    .join('\n');
+}
+
+const short = (s: string, n = 90) => {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= n ? one : `${one.slice(0, n - 1)}…`;
+};
+
+/** The conversation lines of a span (user and assistant, not sidechains, not an earlier summary). */
+function conversation(objects: JsonObject[]): JsonObject[] {
+  return objects.filter((o) => (o.type === 'user' || o.type === 'assistant') && !o.isSidechain && !o.isCompactSummary);
+}
+
+/** The facts of a summarized span (see the header); paths are also matched relative to the session's `cwd`. */
+export function spanFacts(objects: JsonObject[]): Fact[] {
+  const lines = conversation(objects);
+  const cwd = objects.map((o) => str(o, 'cwd')).find((c) => c !== undefined);
+  // Span frequency of each word: how many lines hold it (rarer words are more distinctive).
+  const lineCount = new Map<string, number>();
+  for (const o of lines) for (const w of wordsOf(lineText(o))) lineCount.set(w, (lineCount.get(w) ?? 0) + 1);
+  const distinctive = (text: string) =>
+    wordsOf(text)
+      .map((w, i) => ({ w, i, n: lineCount.get(w) ?? 0 }))
+      .sort((a, b) => a.n - b.n || a.i - b.i)
+      .slice(0, MAX_WORDS)
+      .map((x) => x.w);
+  const fileNames = (p: string) => {
+    const names = new Set([p, basename(p)]);
+    if (cwd && p.startsWith(`${cwd}/`)) names.add(p.slice(cwd.length + 1));
+    return [...names];
+  };
+  const shown = (p: string) => (cwd && p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
+
+  const facts: Fact[] = [];
+  const textFact = (category: FactCategory, label: string, text: string, min = 2) => {
+    const words = distinctive(text);
+    if (words.length >= min) facts.push({ category, label, match: { kind: 'words', words } });
+  };
+
+  for (const o of lines) if (o.type === 'user') for (const r of userRequests(o)) textFact('requests', `the request "${short(r, 80)}"`, r);
+
+  const start = latestPartStart(lines.length);
+  const edited = new Map<string, string>();
+  const workingSet = new Set<string>();
+  const uses = new Map<string, { name: string; input: JsonObject }>();
+  const errors = new Set<string>();
+  const commands = new Set<string>();
+  lines.forEach((o, i) => {
+    for (const b of blocks(o)) {
+      if (b.type === 'tool_use') {
+        const name = jsonText(b.name ?? '');
+        const input = obj(b, 'input') ?? {};
+        if (typeof b.id === 'string') uses.set(b.id, { name, input });
+        const path = str(input, 'file_path') ?? str(input, 'notebook_path');
+        if (!path) continue;
+        if (EDIT_TOOLS.test(name) && !edited.has(path)) edited.set(path, name === 'Write' ? 'created or rewritten' : 'edited');
+        if (i >= start && FILE_TOOLS.test(name)) workingSet.add(path);
+      } else if (b.type === 'tool_result' && b.is_error === true) {
+        const text = toolResultText(b.content).text;
+        if (isToolRejection(text)) continue;
+        const use = typeof b.tool_use_id === 'string' ? uses.get(b.tool_use_id) : undefined;
+        const key = errorKeyLine(text);
+        const where = use ? `${use.name}${str(use.input, 'file_path') ? ` \`${basename(str(use.input, 'file_path')!)}\`` : str(use.input, 'command') ? ` \`${short(str(use.input, 'command')!, 40)}\`` : ''}` : 'a tool';
+        if (key && !errors.has(key)) {
+          errors.add(key);
+          textFact('errors', `the error in ${where}: ${short(key)}`, key);
+        }
+        const command = use?.name === 'Bash' ? str(use.input, 'command') : undefined;
+        if (command && !commands.has(command)) {
+          commands.add(command);
+          textFact('failedCommands', `the failed command \`${short(command, 80)}\``, command);
+        }
+      }
+    }
+  });
+  for (const [p, how] of edited) facts.push({ category: 'files', label: `${how} \`${shown(p)}\``, match: { kind: 'file', names: fileNames(p) } });
+  for (const p of workingSet) facts.push({ category: 'workingSet', label: `\`${shown(p)}\` (worked on last)`, match: { kind: 'file', names: fileNames(p) } });
+
+  for (const t of latestAssistantTexts(lines, LATEST_TEXTS)) textFact('latest', `the assistant's "${short(t, 80)}"`, t, 3);
+
+  for (const name of latestIdentifiers(lines.slice(start), MAX_IDENTIFIERS)) facts.push({ category: 'identifiers', label: `\`${name}\``, match: { kind: 'identifier', name } });
+  for (const t of openTodos(lines)) textFact('todos', `the open TODO "${short(t, 80)}"`, t);
+  return facts;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** True when `text` holds `name` not inside a longer name (letters, digits, `_`, and for paths `.`, `/`, `-` around it). */
+function holdsWhole(text: string, name: string, pathLike: boolean): boolean {
+  const edge = pathLike ? '[A-Za-z0-9_/.-]' : '[A-Za-z0-9_]';
+  return new RegExp(`(?<!${edge})${escape(name)}(?!${pathLike ? '[A-Za-z0-9_-]|\\.[A-Za-z0-9_]' : edge})`).test(text);
+}
+
+/** Whether `summary` keeps `fact` (see the header); `words` is wordsOf(summary) as a set, made once per summary. */
+export function factKept(fact: Fact, summary: string, words: Set<string> = new Set(wordsOf(summary))): boolean {
+  const m = fact.match;
+  if (m.kind === 'file') return m.names.some((n) => holdsWhole(summary, n, true));
+  if (m.kind === 'identifier') return holdsWhole(summary, m.name, false);
+  const held = m.words.filter((w) => words.has(w)).length;
+  return held >= Math.ceil(m.words.length / 2);
+}
+
+/** Per category, how many of `facts` the summary keeps, and the labels of those it misses. */
+export function measureFidelity(facts: Fact[], summary: string): FidelityReport {
+  const words = new Set(wordsOf(summary));
+  const categories = Object.fromEntries(FACT_CATEGORIES.map((c) => [c, { kept: 0, total: 0 }])) as FidelityReport['categories'];
+  const missing: FidelityReport['missing'] = [];
+  for (const f of facts) {
+    const c = categories[f.category];
+    c.total++;
+    if (factKept(f, summary, words)) c.kept++;
+    else missing.push({ category: f.category, label: f.label });
+  }
+  const kept = facts.length - missing.length;
+  return { categories, kept, total: facts.length, missing };
+}
+
+/** What `summary` keeps of the facts of `span` (the summarized lines, whole or shaped for the offline summary). */
+export function summaryFidelity(span: JsonObject[], summary: string): FidelityReport {
+  return measureFidelity(spanFacts(span), summary);
+}
+
+/** One line for people: how many facts the summary keeps, per category that has any, and the first few it misses. */
+export function fidelityText(r: FidelityReport, shownMissing = 5): string {
+  const per = FACT_CATEGORIES.filter((c) => r.categories[c].total).map((c) => `${CATEGORY_NAMES[c]} ${r.categories[c].kept}/${r.categories[c].total}`);
+  const missing = r.missing.slice(0, shownMissing).map((m) => m.label);
+  const more = r.missing.length > shownMissing ? `; and ${r.missing.length - shownMissing} more` : '';
+  return `the summary keeps ${r.kept} of ${r.total} facts of the summarized part${per.length ? ` (${per.join(', ')})` : ''}${missing.length ? `; missing: ${missing.join('; ')}${more}` : ''}`;
+}
+
+/** A compaction the agent made itself: the span it summarized (lines after the previous boundary), and its summary. */
+export interface AgentCompaction {
+  /** 1-based line number of the compact_boundary line. */
+  boundaryLine: number;
+  span: JsonObject[];
+  summary: string;
+}
+
+/** Claude Code's own compactions in a transcript's parsed lines (null for a line that did not parse). */
+export function agentCompactions(lines: (JsonObject | null)[]): AgentCompaction[] {
+  const out: AgentCompaction[] = [];
+  let from = 0;
+  lines.forEach((o, i) => {
+    if (o?.type !== 'system' || o.subtype !== 'compact_boundary') return;
+    const after = lines.slice(i + 1).find((l): l is JsonObject => l?.type === 'user' && l.isCompactSummary === true);
+    const c = messageContent(after);
+    const summary = typeof c === 'string' ? c : after ? blocks(after).filter((b) => b.type === 'text').map((b) => jsonText(b.text ?? '')).join('\n') : '';
+    const span = lines.slice(from, i).filter((l): l is JsonObject => l !== null);
+    if (summary) out.push({ boundaryLine: i + 1, span, summary });
+    from = i + 1;
+  });
+  return out;
+}
+
+/** The agent's own summary of a compaction and our offline one of the same span, no longer (ours with its prefix), measured alike. */
+export interface SummaryComparison {
+  agent: FidelityReport;
+  ours: FidelityReport;
+  /** Characters of the agent's summary line, and of ours as it would be written (SUMMARY_PREFIX included). */
+  agentChars: number;
+  oursChars: number;
+  oursText: string;
+}
+
+/** `share`: ours limited to that share of the agent's size (1: the same size). */
+export function offlineAgainstAgent(c: AgentCompaction, share = 1): SummaryComparison {
+  const facts = spanFacts(c.span);
+  // Shaped as compact.ts loads summarized lines for the offline summary.
+  const oursText = extractiveSummary({ objects: c.span.map((o) => shapeForExtractive(o)), maxChars: Math.floor(c.summary.length * share) - SUMMARY_PREFIX.length });
+  return { agent: measureFidelity(facts, c.summary), ours: measureFidelity(facts, oursText), agentChars: c.summary.length, oursChars: SUMMARY_PREFIX.length + oursText.length, oursText };
+}

@@ -1,0 +1,78 @@
+// `plan --summary` and `compact --json` report what the summary keeps of the summarized part's facts (fidelity.ts),
+// through the real built CLI on a copy of a real session.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FACT_CATEGORIES, type FidelityReport } from '../../src/core/compact/fidelity';
+import { fixture, repoRoot } from '../support/fixtures';
+
+const cli = join(repoRoot, 'dist', 'cli.js');
+const SETTINGS = ['--target-tokens', '20000'];
+
+function env(): NodeJS.ProcessEnv {
+  const e = { ...process.env };
+  for (const k of Object.keys(e)) if (k.startsWith('ANTHROPIC_')) delete e[k];
+  return e;
+}
+const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env() });
+
+/** The report is whole and adds up: per category kept ≤ total, totals the sums, one missing label per fact not kept. */
+function checkReport(r: FidelityReport): void {
+  assert.deepEqual(Object.keys(r.categories), [...FACT_CATEGORIES]);
+  const kept = FACT_CATEGORIES.reduce((n, c) => n + r.categories[c].kept, 0);
+  const total = FACT_CATEGORIES.reduce((n, c) => n + r.categories[c].total, 0);
+  for (const c of FACT_CATEGORIES) assert.ok(r.categories[c].kept <= r.categories[c].total, c);
+  assert.deepEqual([r.kept, r.total, r.missing.length], [kept, total, total - kept]);
+}
+
+describe('the CLI reports the fidelity of the summary it writes or would write', () => {
+  let dir: string;
+  let transcript: string;
+  before(() => {
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    dir = mkdtempSync(join(tmpdir(), 'ac-fidelity-'));
+    transcript = join(dir, 's.jsonl');
+    copyFileSync(fixture('v2.1.97-live-before.jsonl'), transcript);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('plan --summary --json: the offline summary keeps the facts; a bare given summary keeps almost none; stdout stays the summary alone', () => {
+    const offline = run(['plan', transcript, ...SETTINGS, '--summary', '--json']);
+    assert.equal(offline.status, 0, offline.stderr);
+    const drafted = JSON.parse(offline.stdout) as { summary: string; fidelity: FidelityReport };
+    checkReport(drafted.fidelity);
+    assert.ok(drafted.fidelity.total >= 20, `${drafted.fidelity.total} facts`);
+    assert.ok(drafted.fidelity.kept >= 0.9 * drafted.fidelity.total, JSON.stringify(drafted.fidelity.missing));
+
+    const bare = join(dir, 'bare.md');
+    writeFileSync(bare, 'We worked on the project and made progress.\n');
+    const given = JSON.parse(run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare, '--json']).stdout) as { summary: string; fidelity: FidelityReport };
+    checkReport(given.fidelity);
+    // A short given summary frees its reserve for kept rounds: the summarized part (and its facts) may be a little smaller.
+    assert.ok(given.fidelity.total >= 20, `${given.fidelity.total} facts`);
+    assert.ok(given.fidelity.kept <= 0.1 * given.fidelity.total, `${given.fidelity.kept} kept by a bare sentence`);
+    assert.ok(given.fidelity.missing.some((m) => m.category === 'requests' && m.label.startsWith('the request "')));
+
+    const text = run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare]);
+    assert.equal(text.stdout, 'We worked on the project and made progress.\n');
+    assert.match(text.stderr, new RegExp(`^the summary keeps ${given.fidelity.kept} of ${given.fidelity.total} facts of the summarized part \\(user requests \\d+/\\d+, .*; missing: the request "`, 'm'));
+  });
+
+  it('compact --json: the result carries the fidelity of the summary written, the same as planned', () => {
+    const planned = JSON.parse(run(['plan', transcript, ...SETTINGS, '--summary', '--json']).stdout) as { summary: string; fidelity: FidelityReport };
+    const c = run(['compact', transcript, ...SETTINGS, '--json']);
+    assert.equal(c.status, 0, c.stderr);
+    const result = JSON.parse(c.stdout) as { output: string; fidelity: FidelityReport };
+    checkReport(result.fidelity);
+    assert.deepEqual(result.fidelity, planned.fidelity);
+    const written = readFileSync(result.output, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { isCompactSummary?: boolean; message?: { content: unknown } })
+      .find((o) => o.isCompactSummary);
+    assert.ok(typeof written?.message?.content === 'string' && written.message.content.endsWith(planned.summary), 'the summary measured is the one written');
+  });
+});
