@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { chmod, lstat, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { diagnose, type DoctorReport } from './doctor';
-import { assertTranscript, indexTranscript, type TranscriptIndex } from './transcript';
+import { readSessionIndex } from './inspect';
+import type { TranscriptIndex } from './transcript';
 import { acquireLock, sameFile, writeTemp } from './compact/fsutil';
 import { commitOutput } from './compact/commit';
 import { resumeCommand } from './compact/resume';
@@ -152,8 +153,7 @@ export function resumeStillBroken(r: DoctorReport): boolean {
 /** Diagnoses `file`, repairs its broken links into a fork (or `out`, or in place after a backup), and reports what changed. */
 export async function repairFile(file: string, options: RepairOptions = {}): Promise<RepairResult> {
   file = resolve(file);
-  const index = await indexTranscript(file);
-  assertTranscript(index);
+  const index = await readSessionIndex(file);
   const { plan, before, after, canRepair, reason } = repairOutlook(index);
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
   const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, carriedOverBytes: 0, notes: [], notRepaired: reason, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
