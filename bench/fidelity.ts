@@ -56,7 +56,7 @@ export function fidelitySection(): string {
   const body = [
     HEADING,
     '',
-    `Written by \`npm run bench\` or \`node --import tsx bench/fidelity.ts\` (${new Date().toISOString()}). For each compaction Claude Code made in the shared fixtures (${dir}: a \`compact_boundary\` line; ` +
+    `Written by \`npm run bench\` or \`node --import tsx bench/fidelity.ts\` (${new Date().toISOString()}). For each compaction Claude Code made in the shared fixtures (../shared/fixtures/claude-code: a \`compact_boundary\` line; ` +
       'the span is the lines before it back to the previous boundary, its summary the `isCompactSummary` line after it), the facts of the span and how many each summary keeps ' +
       '(src/core/compact/fidelity.ts defines both). Ours is the offline extractive summary of the same span, shaped as `compact` loads it, limited to the size of Claude Code\'s summary ' +
       '(characters, our summary prefix included), and to half and a third of that size.',

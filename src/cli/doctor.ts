@@ -1,7 +1,7 @@
 // `agent-compactor doctor <file> [--json]`: what `claude --resume` would load, and why it would load less.
 import type { DoctorReport } from '../core/doctor';
 import { repairOutlook } from '../core/repair';
-import { assertTranscript, indexTranscript } from '../core/transcript';
+import { readSessionIndex } from '../core/inspect';
 import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
@@ -17,9 +17,7 @@ export const doctorVerb: VerbSpec = {
 
 export async function runDoctor(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'doctor'));
-  const index = await indexTranscript(file);
-  assertTranscript(index);
-  const { before: report, canRepair, reason } = repairOutlook(index);
+  const { before: report, canRepair, reason } = repairOutlook(await readSessionIndex(file));
   const repair = { repairable: canRepair, notRepairable: reason };
   if (bool(values, 'json')) printJson(JSON.stringify({ ...report, ...repair }, null, 2) + '\n');
   else printOut(renderDoctor(report, repair));

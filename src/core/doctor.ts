@@ -3,7 +3,8 @@
 // conversation entry after the last compact boundary. Works on entry digests only (no line is re-read).
 import { buildChainWithTables, CLAUDE_CODE_BRIDGE_GAP_MS, type Chain, type ChainTables } from './chain';
 import { isCompactBoundary, type Entry } from './entries';
-import { assertTranscript, indexTranscript, type TranscriptIndex } from './transcript';
+import { readSessionIndex } from './inspect';
+import type { TranscriptIndex } from './transcript';
 
 export type ProblemKind =
   | 'dangling-parent'
@@ -72,9 +73,7 @@ export function activeRegion(entries: Entry[], built: { chain: Chain; tables: Ch
 }
 
 export async function doctorFile(file: string): Promise<DoctorReport> {
-  const index = await indexTranscript(file);
-  assertTranscript(index);
-  return diagnose(index);
+  return diagnose(await readSessionIndex(file));
 }
 
 export function diagnose(index: TranscriptIndex): DoctorReport {

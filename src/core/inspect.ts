@@ -1,5 +1,5 @@
 // Inspection: the round list with honest token figures, as the CLI and the extension show it.
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { buildChainWithTables } from './chain';
 import { buildRounds } from './rounds';
@@ -56,7 +56,31 @@ export interface InspectOptions extends IndexOptions, AnalyzeOptions {
 /** A JSON-document session's index; refused, naming what was found, when it is no session format we read. */
 async function documentIndex(file: string): Promise<TranscriptIndex> {
   const index = await indexJsonDocument(file);
-  if (!index) throw new NotATranscriptError(`${file}: one JSON document, but no session format Agent Compactor reads (expected a Gemini CLI chat with a messages array, a Cline / Roo Code message array, or a Claude Code transcript array)`);
+  if (!index) throw new NotATranscriptError(`${file}: one JSON document, but no session format Agent Compactor reads (expected a Gemini CLI chat with a messages array, a Cline / Roo Code message array, or a Claude Code transcript array)${(await crOnly(file)) ? '; its lines end in a carriage return alone, and JSON lines end in a line feed' : ''}`);
+  return index;
+}
+
+/** Whether the file's first 64 KiB hold a carriage return and no line feed (lines ended the old Mac way). */
+async function crOnly(file: string): Promise<boolean> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(64 << 10);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const head = buf.subarray(0, bytesRead);
+    return head.includes(13) && !head.includes(10);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The index of a session file in whichever container it is (one JSON document, or JSON lines), refused with a
+ * located one-line error when it is no session we read: the one format decision of every verb (inspect, plan,
+ * compact, doctor, repair), so that a file one of them refuses is refused by all, with the same message.
+ */
+export async function readSessionIndex(file: string, options: IndexOptions = {}): Promise<TranscriptIndex> {
+  const index = (await isJsonDocument(file)) ? await documentIndex(file) : await indexTranscript(file, options);
+  assertTranscript(index);
   return index;
 }
 
@@ -64,8 +88,7 @@ async function documentIndex(file: string): Promise<TranscriptIndex> {
 export async function inspectFile(file: string, options: InspectOptions = {}): Promise<Analysis> {
   const st = await stat(file);
   if (!st.isFile()) throw new Error(`${file}: not a regular file`);
-  const index = (await isJsonDocument(file)) ? await documentIndex(file) : await indexTranscript(file, options);
-  assertTranscript(index);
+  const index = await readSessionIndex(file, options);
   const analysis = analyze(index, options);
   if (options.subagents !== false) {
     for (const sub of await findSubagentFiles(file)) {

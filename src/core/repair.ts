@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { chmod, lstat, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { diagnose, type DoctorReport } from './doctor';
-import { assertTranscript, indexTranscript, type TranscriptIndex } from './transcript';
+import { readSessionIndex } from './inspect';
+import type { TranscriptIndex } from './transcript';
 import { acquireLock, sameFile, writeTemp } from './compact/fsutil';
 import { commitOutput } from './compact/commit';
 import { resumeCommand } from './compact/resume';
@@ -81,39 +82,66 @@ export interface RepairResult {
   after: DoctorReport;
 }
 
+const CHUNK = 1 << 20;
+
 /**
- * Chunks of the file up to `size`, with the changed lines' text substituted; one handle and one reused buffer (each
- * chunk is valid until the next is asked for: writeTemp writes it first), since opening a stream per gap between
- * changed lines made repair of a file with thousands of changes wait on the file system most of the time.
+ * The file up to `size` in chunks of about 1 MiB, with the changed lines' text substituted: one handle, and the
+ * copied bytes and new lines gathered before each write, since a read and a write per gap between changed lines made
+ * the repair of a file with thousands of changes wait on the file system most of the time. Each chunk is valid until
+ * the next is asked for (writeTemp writes it first).
  */
-async function* patched(fh: FileHandle, lines: Map<number, { start: number; end: number; text: string }>, size: number): AsyncGenerator<Buffer | string> {
-  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
+async function* patched(fh: FileHandle, lines: Map<number, { start: number; end: number; text: string }>, size: number): AsyncGenerator<Buffer> {
+  const out = Buffer.allocUnsafe(CHUNK);
+  let used = 0;
   async function* copy(from: number, to: number): AsyncGenerator<Buffer> {
     for (let pos = from; pos < to; ) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, to - pos), pos);
+      if (used === out.length) {
+        yield out;
+        used = 0;
+      }
+      const { bytesRead } = await fh.read(out, used, Math.min(out.length - used, to - pos), pos);
       if (bytesRead === 0) throw new CompactError('changed-on-disk', 'the transcript shrank while it was being repaired; nothing was written.');
       pos += bytesRead;
-      yield buf.subarray(0, bytesRead);
+      used += bytesRead;
     }
+  }
+  function* put(text: string): Generator<Buffer> {
+    const bytes = Buffer.from(text, 'utf8');
+    if (used + bytes.length > out.length) {
+      yield out.subarray(0, used);
+      used = 0;
+    }
+    if (bytes.length > out.length) yield bytes;
+    else used += bytes.copy(out, used);
   }
   let pos = 0;
   for (const r of [...lines.values()].sort((a, b) => a.start - b.start)) {
     yield* copy(pos, r.start);
-    yield r.text;
+    yield* put(r.text);
     pos = r.end;
   }
   yield* copy(pos, size);
+  if (used > 0) yield out.subarray(0, used);
 }
 
-async function readRange(fh: FileHandle, file: string, start: number, end: number): Promise<string> {
-  const buf = Buffer.alloc(end - start);
-  let got = 0;
-  while (got < buf.length) {
-    const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
-    if (bytesRead === 0) throw new CompactError('changed-on-disk', `${basename(file)} shrank while it was being read; nothing was written.`);
-    got += bytesRead;
-  }
-  return buf.toString('utf8');
+/** Reads byte ranges of a file through a window of about 1 MiB (changed lines come mostly in file order). */
+function rangeReader(fh: FileHandle, file: string): (start: number, end: number) => Promise<string> {
+  let window = Buffer.alloc(0);
+  let at = 0;
+  return async (start, end) => {
+    if (start < at || end > at + window.length) {
+      const buf = Buffer.allocUnsafe(Math.max(CHUNK, end - start));
+      let got = 0;
+      while (got < end - start) {
+        const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
+        if (bytesRead === 0) throw new CompactError('changed-on-disk', `${basename(file)} shrank while it was being read; nothing was written.`);
+        got += bytesRead;
+      }
+      window = buf.subarray(0, got);
+      at = start;
+    }
+    return window.toString('utf8', start - at, end - at);
+  };
 }
 
 /** What repair would change in a transcript, what resume would load before and after, and whether repair can help. */
@@ -152,8 +180,7 @@ export function resumeStillBroken(r: DoctorReport): boolean {
 /** Diagnoses `file`, repairs its broken links into a fork (or `out`, or in place after a backup), and reports what changed. */
 export async function repairFile(file: string, options: RepairOptions = {}): Promise<RepairResult> {
   file = resolve(file);
-  const index = await indexTranscript(file);
-  assertTranscript(index);
+  const index = await readSessionIndex(file);
   const { plan, before, after, canRepair, reason } = repairOutlook(index);
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
   const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, carriedOverBytes: 0, notes: [], notRepaired: reason, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
@@ -209,16 +236,17 @@ async function changedLines(reader: FileHandle, file: string, index: TranscriptI
   const entryAt = new Map<string, (typeof index.entries)[number]>();
   for (const e of index.entries) if (!entryAt.has(`${e.line} ${e.uuid}`)) entryAt.set(`${e.line} ${e.uuid}`, e); // the first object of a line
   const relinks = new Map(plan.changes.map((c) => [c.line, c]));
+  const readRange = rangeReader(reader, file);
   for (const c of plan.converted) {
     const e = entryAt.get(`${c.line} ${c.uuid}`)!;
-    const text = convertLine(await readRange(reader, file, e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
+    const text = convertLine(await readRange(e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its tool results could not be converted; nothing was written.`);
     lines.set(c.line, { start: e.start, end: e.end, text });
   }
   for (const c of plan.changes) {
     if (lines.has(c.line)) continue;
     const e = entryAt.get(`${c.line} ${c.uuid}`)!;
-    const text = relinkLine(await readRange(reader, file, e.start, e.end), c.from, c.to);
+    const text = relinkLine(await readRange(e.start, e.end), c.from, c.to);
     if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its parentUuid could not be changed without touching anything else; nothing was written.`);
     lines.set(c.line, { start: e.start, end: e.end, text });
   }

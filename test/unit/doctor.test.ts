@@ -440,6 +440,23 @@ describe('doctor and repair: CLI', () => {
     assert.ok(!existsSync(out));
   });
 
+  it('a first line that is an array, or lines ended by a carriage return alone: every verb refuses it the same way, exit 2', () => {
+    const lines = conversation(1).slice(0, 4).map((l) => JSON.stringify(l));
+    const files = { array: write(['[1,2]', ...lines]), 'CR only': join(dir, 'cr-only.jsonl') };
+    writeFileSync(files['CR only'], lines.join('\r') + '\r');
+    for (const [what, f] of Object.entries(files)) {
+      const seen = new Map<string, string>();
+      for (const verb of ['inspect', 'plan', 'compact', 'doctor', 'repair']) {
+        const r = run([verb, f, ...(verb === 'compact' || verb === 'repair' ? ['--out', join(dir, `never-${verb}.jsonl`)] : [])]);
+        assert.equal(r.status, 2, `${what}, ${verb}: ${r.stdout}${r.stderr}`);
+        seen.set(verb, r.stderr.trim().split('\n').at(-1)!);
+      }
+      assert.equal(new Set(seen.values()).size, 1, `${what}: ${JSON.stringify([...seen])}`);
+      assert.match(seen.get('doctor')!, /one JSON document, but no session format/);
+    }
+    assert.match(run(['doctor', files['CR only']]).stderr, /end in a carriage return alone/);
+  });
+
   it('repair: writes what --out names, reports the change; --out and --in-place together is a usage error', () => {
     const broken = write(without(conversation(60), 'b4'));
     const out = join(dir, 'cli-fixed.jsonl');

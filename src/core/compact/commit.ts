@@ -132,19 +132,30 @@ export async function commitInPlace(file: string, tmp: string, readSize: number)
         // Another program put a file at the path: it is never replaced.
         await unlink(tmp).catch(() => undefined);
         if (!committed) throw new CompactError('changed-on-disk', `${basename(file)} was replaced by another program while it was being written; nothing was written.`);
-        return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced) };
+        return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
       }
-      const written = (await stat(tmp)).size;
-      await commitTemp(tmp, file);
+      // Opened before the rename: what the next round copies from and checks the path against is our file, never one
+      // another program may put at the path meanwhile.
+      const next = await open(tmp, 'r');
+      const written = (await next.stat()).size;
+      try {
+        await commitTemp(tmp, file);
+      } catch (err) {
+        await next.close();
+        if (!committed) throw err;
+        await unlink(tmp).catch(() => undefined);
+        for (const [k, r] of replaced.entries()) r.taken -= late[k].length;
+        return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
+      }
       committed = true;
       carried += moved.length;
       replaced.push({ fh: current, taken: known + tail.length });
-      current = await open(file, 'r');
+      current = next;
       known = written;
       let grew = false;
       for (const r of replaced) if ((await r.fh.stat()).size > r.taken) grew = true;
       if (!grew) return { carriedOverBytes: carried, unplaced: null };
-      if (round + 1 >= MAX_COMMIT_ROUNDS) return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced) };
+      if (round + 1 >= MAX_COMMIT_ROUNDS) return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
     }
   } finally {
     await current.close().catch(() => undefined);

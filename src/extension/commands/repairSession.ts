@@ -3,7 +3,7 @@
 // the result in the Rounds tree and offers to resume it in Claude Code. Refuses while the file is still being written.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import { indexTranscript, assertTranscript } from '../../core/transcript';
+import { readSessionIndex } from '../../core/inspect';
 import { repairFile, repairOutlook, type RepairResult } from '../../core/repair';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -40,9 +40,7 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   }
   let inPlace = o.inPlace === true;
   if (o.confirm !== false) {
-    const index = await indexTranscript(file);
-    assertTranscript(index);
-    const { plan, before, after, canRepair, reason } = repairOutlook(index);
+    const { plan, before, after, canRepair, reason } = repairOutlook(await readSessionIndex(file));
     if (!canRepair) {
       void vscode.window.showInformationMessage(`${basename(file)}: nothing Repair can fix (${reason}). Resume loads ${before.reachableMessages} of ${before.totalMessages} messages (${pct(before.reachability)}).`);
       return undefined;
