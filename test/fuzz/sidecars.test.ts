@@ -9,7 +9,7 @@ import { closeSync, copyFileSync, cpSync, utimesSync, ftruncateSync, lstatSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { repoRoot, sharedFixtures } from '../support/fixtures';
-import { buildTranscript, diffSnapshots, Rng, secs, snapshotDir } from '../support/reliability';
+import { buildTranscript, diffSnapshots, Rng, snapshotDir } from '../support/reliability';
 
 const CLI = join(repoRoot, 'dist', 'cli.js');
 const RESTORE = join(repoRoot, 'test', 'support', 'restore-driver.ts');
@@ -213,7 +213,7 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
     const before = snapshotDir(outside);
     const r = await runBounded(argsFor(verb, project));
     const what = `${verb} with ${plants.map(([t, k]) => `${t.id} as ${k}`).join(', ')}`;
-    assert.equal(r.signal, null, `HANG: ${what} did not finish within ${secs(HANG_MS)} (killed)\n${r.stderr.slice(-2000)}`);
+    assert.equal(r.signal, null, `HANG: ${what} did not finish within ${HANG_MS / 1000} s (killed)\n${r.stderr.slice(-2000)}`);
     assert.deepEqual(diffSnapshots(before, snapshotDir(outside)), { added: [], removed: [], changed: [] }, `${what}: nothing outside the transcript's folder changes`);
     // A huge planted file may rightly be copied (a huge backup restored): the size check is for /dev/zero's bytes.
     assert.deepEqual(leaks(project, planted, !plants.some(([, k]) => k === 'huge')), [], `${what}: nothing from outside is copied in`);

@@ -122,6 +122,28 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
   });
 });
 
+describe("the transcript's own folder may be reached through a link (the user's choice, not a sidecar)", function () {
+  this.timeout(300_000);
+  it('compact in place, list backups and restore through a linked project folder', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ac-linked-'));
+    try {
+      mkdirSync(join(root, 'real'));
+      symlinkSync(join(root, 'real'), join(root, 'project'));
+      const file = join(root, 'project', 'session.jsonl');
+      copyFileSync(fixture('with-compactions.jsonl'), file);
+      const original = readFileSync(file);
+      const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
+      const backups = await listBackups(file);
+      assert.equal(backups.length, 1);
+      assert.equal(basename(backups[0]), basename(res.backup!));
+      await restoreBackup(file, backups[0]);
+      assert.ok(readFileSync(file).equals(original));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('names derived from a long transcript name stay within NAME_MAX (B5)', function () {
   this.timeout(300_000);
   let dir: string | undefined;

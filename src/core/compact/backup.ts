@@ -2,9 +2,9 @@
 // file is backed up first). The sidecars recorded with a backup (sidecars.ts) come back with it.
 // A backup is read like every file beside a transcript (sidecarFiles.ts): only a regular file, never
 // through a link (a planted `<file>.bak-…` link must not copy, say, a private key over the transcript).
-import { chmod, unlink } from 'node:fs/promises';
+import { chmod, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fileChunks, listSidecarDir, openSidecar } from '../sidecarFiles';
+import { fileChunks, openSidecar } from '../sidecarFiles';
 import { acquireLock, backupPrefix, commitTemp, makeBackup, writeTemp } from './fsutil';
 import { applySidecarRestore, isBackupSideFile, planSidecarRestore, recordSidecars, snapshotSidecars } from './sidecars';
 import { CompactError } from './types';
@@ -26,8 +26,9 @@ export function transcriptOfBackup(path: string): string | undefined {
 
 /** Backups of `file`, newest first (only transcript backups that are regular files, not the files recorded beside them). */
 export async function listBackups(file: string): Promise<string[]> {
-  const entries = (await listSidecarDir(dirname(file))) ?? [];
-  return entries.filter((e) => e.isFile && isBackupName(file, e.name)).map((e) => e.name).sort().reverse().map((n) => join(dirname(file), n));
+  // The transcript's own folder is the user's (it may well be reached through a link); what is in it is checked.
+  const entries = await readdir(dirname(file), { withFileTypes: true });
+  return entries.filter((e) => e.isFile() && isBackupName(file, e.name)).map((e) => e.name).sort().reverse().map((n) => join(dirname(file), n));
 }
 
 /** Restores `backup` over `file` atomically; returns the backup made of the replaced file. */
