@@ -8,6 +8,7 @@ import { setUpWebviewPanel } from './webviewPanel';
 import { baseName } from './model/format';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
+import { CommandId } from './commandIds';
 
 export const BUDGET_VIEW_TYPE = 'agentCompactor.budget';
 
@@ -105,13 +106,13 @@ export class BudgetPanel implements vscode.Disposable {
         void this.store.refresh();
         break;
       case 'compact':
-        if (file) void vscode.commands.executeCommand('agentCompactor.compact', vscode.Uri.file(file));
+        if (file) void vscode.commands.executeCommand(CommandId.compact, vscode.Uri.file(file));
         break;
       case 'revealRound':
-        if (file) void vscode.commands.executeCommand('agentCompactor.revealRound', { file, round: msg.round });
+        if (file) void vscode.commands.executeCommand(CommandId.revealRound, { file, round: msg.round });
         break;
       case 'revealLine':
-        if (file) void vscode.commands.executeCommand('agentCompactor.revealRound', { file, line: msg.line });
+        if (file) void vscode.commands.executeCommand(CommandId.revealRound, { file, line: msg.line });
         break;
     }
   }

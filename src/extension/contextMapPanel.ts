@@ -14,6 +14,7 @@ import { baseName } from './model/format';
 import { SECTION } from './settings';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
+import { CommandId } from './commandIds';
 
 export const MAP_VIEW_TYPE = 'agentCompactor.contextMap';
 
@@ -115,17 +116,17 @@ class ContextMapPanel implements vscode.Disposable {
         await this.select(msg.round);
         break;
       case 'revealRound':
-        await vscode.commands.executeCommand('agentCompactor.revealRound', { file: this.file, round: msg.round });
+        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, round: msg.round });
         break;
       case 'revealLine':
-        await vscode.commands.executeCommand('agentCompactor.revealRound', { file: this.file, line: msg.line });
+        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, line: msg.line });
         break;
       // The steering commands save the decision and replan; the store's change redraws the map.
       case 'dropRound':
-        await this.steer('agentCompactor.dropRound', { file: this.file, round: msg.round });
+        await this.steer(CommandId.dropRound, { file: this.file, round: msg.round });
         break;
       case 'previewResult':
-        await this.steer('agentCompactor.chooseToolResult', { file: this.file, toolUseId: msg.toolUseId, choice: 'preview' });
+        await this.steer(CommandId.chooseToolResult, { file: this.file, toolUseId: msg.toolUseId, choice: 'preview' });
         break;
     }
   }

@@ -24,6 +24,7 @@ import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 import { endReview, reviewAndOffer, reviewOf } from './review';
 import type { CompactArgs } from './compactArgs';
+import { CommandId } from '../commandIds';
 
 export type { CompactArgs } from './compactArgs';
 
@@ -61,7 +62,7 @@ async function ensureKey(s: Services, summarizer: Summarizer): Promise<{ summari
   );
   if (choice === 'Use Offline Summary') return { summarizer: 'extractive' };
   if (choice === 'Set API Key') {
-    const ok = await vscode.commands.executeCommand<boolean>('agentCompactor.setApiKey');
+    const ok = await vscode.commands.executeCommand<boolean>(CommandId.setApiKey);
     const next = ok ? await s.secrets.getApiKey() : undefined;
     return next ? { summarizer, apiKey: next } : undefined;
   }
@@ -171,7 +172,7 @@ async function confirmed(s: Services, planned: Planned, req: Request, o: Partial
   const review = req.config.reviewSummary;
   const [first, second] = review ? [REVIEW, COMPACT_NOW] : [COMPACT, REVIEW_FIRST];
   const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, first, second, OPEN_BUDGET);
-  if (choice === OPEN_BUDGET) await vscode.commands.executeCommand('agentCompactor.openBudget', { file });
+  if (choice === OPEN_BUDGET) await vscode.commands.executeCommand(CommandId.openBudget, { file });
   // The summarizer settled above (the user may have chosen the offline one instead of setting a key).
   if (choice === REVIEW || choice === REVIEW_FIRST) await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer }, programmatic);
   return choice === COMPACT || choice === COMPACT_NOW;
@@ -271,12 +272,12 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   // The session just written, by the id and folder the compaction reported.
   const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
   try {
-    if (choice === RESULT_ACTIONS.resume) await vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', session);
+    if (choice === RESULT_ACTIONS.resume) await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, session);
     else if (choice === RESULT_ACTIONS.copyResume && result.agent === 'codex' && command) {
       // Copy Resume Command builds a Claude Code command; a Codex session's is the result's own.
       await vscode.env.clipboard.writeText(command);
       void vscode.window.showInformationMessage(`Copied to the clipboard: ${command}`);
-    } else if (choice === RESULT_ACTIONS.copyResume) await vscode.commands.executeCommand('agentCompactor.copyResumeCommand', session);
+    } else if (choice === RESULT_ACTIONS.copyResume) await vscode.commands.executeCommand(CommandId.copyResumeCommand, session);
     else if (choice === RESULT_ACTIONS.diff) {
       const left = result.backup ?? file;
       await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(left), vscode.Uri.file(result.output), `${basename(left)} ↔ ${basename(result.output)}`);
@@ -315,7 +316,7 @@ async function act(s: Services, choice: ErrorAction | undefined, arg: unknown, p
   };
   switch (choice) {
     case 'Set API Key': {
-      const ok = await vscode.commands.executeCommand<boolean>('agentCompactor.setApiKey');
+      const ok = await vscode.commands.executeCommand<boolean>(CommandId.setApiKey);
       return ok ? rerun() : undefined;
     }
     case 'Use Offline Summary':

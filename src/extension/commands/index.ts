@@ -2,6 +2,7 @@
 // `vscode.commands.executeCommand(id, { ...options })`.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import { CommandId } from '../commandIds';
 import { clearApiKeyCommand } from './clearApiKey';
 import { clearPreviewCommand } from './clearPreview';
 import { applySummaryCommand, compactCommand } from './compact';
@@ -23,39 +24,39 @@ import { discardSummaryCommand, reviewSummaryCommand } from './review';
 import { undoLastCompactionCommand } from './undo';
 import { showConversationDiffCommand } from './conversationDiff';
 
-export const COMMANDS: Record<string, (s: Services, arg?: unknown, selected?: unknown) => unknown> = {
-  'agentCompactor.compact': compactCommand,
-  'agentCompactor.preview': previewCommand,
-  'agentCompactor.clearPreview': clearPreviewCommand,
-  'agentCompactor.openBudget': openBudgetCommand,
-  'agentCompactor.openContextMap': openContextMapCommand,
-  'agentCompactor.refresh': refreshCommand,
-  'agentCompactor.setApiKey': setApiKeyCommand,
-  'agentCompactor.clearApiKey': clearApiKeyCommand,
-  'agentCompactor.restoreBackup': restoreBackupCommand,
-  'agentCompactor.revealRound': revealRound,
-  'agentCompactor.openTranscript': openTranscriptCommand,
-  'agentCompactor.showRounds': openTranscriptCommand,
-  'agentCompactor.openSessionsFolder': openSessionsFolderCommand,
-  'agentCompactor.showLog': showLogCommand,
-  'agentCompactor.resumeInClaudeCode': resumeInClaudeCodeCommand,
-  'agentCompactor.copyResumeCommand': copyResumeCommandCommand,
-  'agentCompactor.keepRound': keepRoundCommand,
-  'agentCompactor.dropRound': dropRoundCommand,
-  'agentCompactor.summarizeRound': summarizeRoundCommand,
-  'agentCompactor.autoRound': autoRoundCommand,
-  'agentCompactor.summarizeUpTo': summarizeUpToCommand,
-  'agentCompactor.keepFrom': keepFromCommand,
-  'agentCompactor.chooseToolResult': chooseResultCommand,
-  'agentCompactor.clearDecisions': clearDecisionsCommand,
-  'agentCompactor.reviewSummary': reviewSummaryCommand,
-  'agentCompactor.applySummary': applySummaryCommand,
-  'agentCompactor.discardSummary': discardSummaryCommand,
-  'agentCompactor.undoLastCompaction': undoLastCompactionCommand,
-  'agentCompactor.showConversationDiff': showConversationDiffCommand,
-  'agentCompactor.repairSession': repairSessionCommand,
-  'agentCompactor.filterSessions': filterSessionsCommand,
-  'agentCompactor.refreshSessions': refreshSessionsCommand,
+export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?: unknown) => unknown> = {
+  [CommandId.compact]: compactCommand,
+  [CommandId.preview]: previewCommand,
+  [CommandId.clearPreview]: clearPreviewCommand,
+  [CommandId.openBudget]: openBudgetCommand,
+  [CommandId.openContextMap]: openContextMapCommand,
+  [CommandId.refresh]: refreshCommand,
+  [CommandId.setApiKey]: setApiKeyCommand,
+  [CommandId.clearApiKey]: clearApiKeyCommand,
+  [CommandId.restoreBackup]: restoreBackupCommand,
+  [CommandId.revealRound]: revealRound,
+  [CommandId.openTranscript]: openTranscriptCommand,
+  [CommandId.showRounds]: openTranscriptCommand,
+  [CommandId.openSessionsFolder]: openSessionsFolderCommand,
+  [CommandId.showLog]: showLogCommand,
+  [CommandId.resumeInClaudeCode]: resumeInClaudeCodeCommand,
+  [CommandId.copyResumeCommand]: copyResumeCommandCommand,
+  [CommandId.keepRound]: keepRoundCommand,
+  [CommandId.dropRound]: dropRoundCommand,
+  [CommandId.summarizeRound]: summarizeRoundCommand,
+  [CommandId.autoRound]: autoRoundCommand,
+  [CommandId.summarizeUpTo]: summarizeUpToCommand,
+  [CommandId.keepFrom]: keepFromCommand,
+  [CommandId.chooseToolResult]: chooseResultCommand,
+  [CommandId.clearDecisions]: clearDecisionsCommand,
+  [CommandId.reviewSummary]: reviewSummaryCommand,
+  [CommandId.applySummary]: applySummaryCommand,
+  [CommandId.discardSummary]: discardSummaryCommand,
+  [CommandId.undoLastCompaction]: undoLastCompactionCommand,
+  [CommandId.showConversationDiff]: showConversationDiffCommand,
+  [CommandId.repairSession]: repairSessionCommand,
+  [CommandId.filterSessions]: filterSessionsCommand,
+  [CommandId.refreshSessions]: refreshSessionsCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {

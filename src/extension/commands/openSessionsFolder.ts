@@ -8,6 +8,7 @@ import { scanSessions } from '../../core/sessionList';
 import { agentFolders, listAgentSessions, listSessions, sessionPickItem, sessionsFolder, type SessionFile } from '../model/sessions';
 import type { Services } from '../services';
 import { isProgrammatic } from './args';
+import { CommandId } from '../commandIds';
 
 export interface SessionsResult {
   /** Claude Code's sessions folder, whether it exists, and its sessions. */
@@ -33,7 +34,7 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
   if (isProgrammatic(arg)) return result;
   if (!exists && others.length === 0) {
     const choice = await vscode.window.showInformationMessage(`No sessions folder of Claude Code (${folder}), Codex, Gemini CLI, Cline or Roo Code was found.`, 'Open Transcript…');
-    if (choice) await vscode.commands.executeCommand('agentCompactor.openTranscript');
+    if (choice) await vscode.commands.executeCommand(CommandId.openTranscript);
     return result;
   }
   const all = [...sessions.map((x) => ({ ...x, agent: 'Claude Code' })), ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, project: '' })))];
@@ -58,6 +59,6 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
   if (!picked) return result;
   if (picked.action === 'window') await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
   else if (picked.action === 'os') await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(folder));
-  else if (picked.file) await vscode.commands.executeCommand('agentCompactor.openTranscript', vscode.Uri.file(picked.file));
+  else if (picked.file) await vscode.commands.executeCommand(CommandId.openTranscript, vscode.Uri.file(picked.file));
   return { ...result, picked: picked.file };
 }

@@ -7,6 +7,7 @@ import { readSessionIndex } from '../../core/inspect';
 import { repairFile, repairOutlook, type RepairResult } from '../../core/repair';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
+import { CommandId } from '../commandIds';
 
 export interface RepairSessionArgs {
   file?: string;
@@ -76,7 +77,7 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   const offer = result.sessionId ? [RESUME] : [];
   const shown = vscode.window.showInformationMessage(text, ...offer);
   const follow = shown.then(async (choice) => {
-    if (choice === RESUME) await vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file: result.output, sessionId: result.sessionId });
+    if (choice === RESUME) await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, { file: result.output, sessionId: result.sessionId });
   });
   if (!programmatic) await follow;
   return result;

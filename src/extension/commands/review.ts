@@ -14,6 +14,7 @@ import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 import type { CompactArgs } from './compactArgs';
+import { CommandId } from '../commandIds';
 
 export interface Pending {
   document: vscode.TextDocument;
@@ -142,7 +143,7 @@ async function offerApply(s: Services, file: string, figures: string): Promise<v
   const choice = await vscode.window.showInformationMessage(`Summary of ${basename(file)} written (${figures}). Edit it if you like, then apply it: exactly that text is written.`, 'Apply Summary', 'Discard');
   // The compaction's own notification already told the user about a failure; keep it in the log.
   // Through the command, as the palette runs it (Apply Summary lives with Compact Transcript, which it runs).
-  if (choice === 'Apply Summary') await Promise.resolve(vscode.commands.executeCommand('agentCompactor.applySummary', { file })).catch((err: unknown) => s.log.warn(`Apply Summary failed: ${err instanceof Error ? err.message : String(err)}`));
+  if (choice === 'Apply Summary') await Promise.resolve(vscode.commands.executeCommand(CommandId.applySummary, { file })).catch((err: unknown) => s.log.warn(`Apply Summary failed: ${err instanceof Error ? err.message : String(err)}`));
   else if (choice === 'Discard') discardSummaryCommand(s, { file });
 }
 

@@ -17,6 +17,7 @@ import { healthNode, repairableOf, resumeHealthOf } from './health';
 
 export type { NodeCommand, NodeKind, TreeNodeModel } from './treeNode';
 import type { NodeCommand, TreeNodeModel } from './treeNode';
+import { CommandId } from '../commandIds';
 
 export interface TreeInput {
   file: string;
@@ -24,9 +25,9 @@ export interface TreeInput {
   plan?: CompactionPlan | null;
 }
 
-export const REVEAL_COMMAND = 'agentCompactor.revealRound';
-export const BUDGET_COMMAND = 'agentCompactor.openBudget';
-export const OPEN_FILE_COMMAND = 'agentCompactor.openTranscript';
+export const REVEAL_COMMAND = CommandId.revealRound;
+export const BUDGET_COMMAND = CommandId.openBudget;
+export const OPEN_FILE_COMMAND = CommandId.openTranscript;
 
 export const MARK_TEXT: Record<RoundAction, string> = { keep: '', summarize: '[summarize]', drop: '[drop]' };
 export const MARK_ICON: Record<RoundAction, string> = { keep: 'comment-discussion', summarize: 'archive', drop: 'trash' };

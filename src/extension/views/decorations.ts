@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { decorationRanges, type DecorationRanges, type LineRun } from '../model/decorations';
 import { MARK_TEXT } from '../model/tree';
 import type { TranscriptStore } from '../store';
+import { CommandId } from '../commandIds';
 
 type Marked = 'summarize' | 'drop';
 
@@ -78,7 +79,7 @@ export class PlanDecorations implements vscode.Disposable {
           new vscode.CodeLens(new vscode.Range(run.startLine, 0, run.startLine, 0), {
             title: `${MARK_TEXT[mark]} round #${run.round}: ${run.reason}`,
             tooltip: 'Agent Compactor: open the Budget Preview',
-            command: 'agentCompactor.openBudget',
+            command: CommandId.openBudget,
             arguments: [{ file: a.file }],
           }),
         );

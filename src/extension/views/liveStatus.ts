@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import type { SessionSummary } from '../../core/sessionList';
 import { liveStatus, WARN_SHARE } from '../model/liveStatus';
 import type { SessionsView } from './sessionsView';
+import { CommandId } from '../commandIds';
 
 /** A file unchanged this long is taken as settled (the agent finished its turn). */
 export const SETTLED_MS = 5_000;
@@ -40,7 +41,7 @@ export class LiveSessionStatus implements vscode.Disposable {
     this.item.text = status.text;
     this.item.tooltip = status.tooltip;
     this.item.backgroundColor = status.level === 'alert' ? new vscode.ThemeColor('statusBarItem.errorBackground') : status.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-    this.item.command = { command: 'agentCompactor.showRounds', title: 'Show Rounds', arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }] };
+    this.item.command = { command: CommandId.showRounds, title: 'Show Rounds', arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }] };
     this.item.show();
     if (status.share >= WARN_SHARE && !this.offered.has(live.file)) {
       this.offered.add(live.file);
@@ -52,7 +53,7 @@ export class LiveSessionStatus implements vscode.Disposable {
     const choice = await vscode.window.showWarningMessage(`${s.title}: ${text} of the context window. Claude Code will soon compact it on its own, unseen. Compact it now with a preview (as a fork), then resume?`, 'Compact Now');
     if (choice !== 'Compact Now') return;
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Waiting for Claude Code to finish its turn in ${basename(s.file)} (nothing is written while it grows)…`, cancellable: true }, (_, token) => settled(s.file, token));
-    await vscode.commands.executeCommand('agentCompactor.compact', vscode.Uri.file(s.file));
+    await vscode.commands.executeCommand(CommandId.compact, vscode.Uri.file(s.file));
   }
 
   dispose(): void {

@@ -14,6 +14,7 @@ import { sessionsFolder } from '../model/sessions';
 import { projectFolderName } from '../../core/session';
 import { SessionStatsQueue } from '../model/sessionStatsQueue';
 import { sessionTreeNodes, type SessionNode } from '../model/sessionsTree';
+import { CommandId } from '../commandIds';
 
 const RESCAN_DEBOUNCE_MS = 400;
 
@@ -229,7 +230,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     item.iconPath = new vscode.ThemeIcon(node.icon, node.color ? new vscode.ThemeColor(node.color) : undefined);
     item.contextValue = node.contextValue;
     if (node.file) {
-      item.command = { command: 'agentCompactor.showRounds', title: 'Show Rounds', arguments: [{ file: node.file, kind: node.kind, contextValue: node.contextValue }] };
+      item.command = { command: CommandId.showRounds, title: 'Show Rounds', arguments: [{ file: node.file, kind: node.kind, contextValue: node.contextValue }] };
     }
     return item;
   }
