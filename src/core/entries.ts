@@ -120,6 +120,26 @@ function costStateOf(o: Record<string, unknown>): AgentCostRecord | undefined {
   return { usd, byModel, hasUnknownModelCost: o.hasUnknownModelCost === true };
 }
 
+/**
+ * Attachments whose payload does not hold the text Claude Code sends for them: it renders a fixed reminder (in a
+ * `<system-reminder>` block appended to the next user message or tool result) from the kind alone. Their size as
+ * Claude Code 2.1.330 sends them, measured from its requests on resume (test/compat/compacted.test.ts resumes a
+ * session holding each): characters and the text-token proxy (tokens/text.ts) of the rendered block. Without this a
+ * kept round holding one was counted as a couple of characters, and the resumed request came out ~5% over the plan.
+ */
+const RENDERED_ATTACHMENTS: Readonly<Record<string, { chars: number; tokens: number }>> = Object.freeze({
+  'auto_mode:full': { chars: 985, tokens: 226.9 },
+  auto_mode_exit: { chars: 232, tokens: 49.7 },
+  task_reminder: { chars: 458, tokens: 100 },
+});
+
+function renderedElsewhere(a: Record<string, unknown>): { chars: number; tokens: number } | undefined {
+  const type = str(a.type);
+  if (!type) return undefined;
+  const key = type === 'auto_mode' ? `auto_mode:${str(a.reminderType) ?? ''}` : type;
+  return Object.hasOwn(RENDERED_ATTACHMENTS, key) ? RENDERED_ATTACHMENTS[key] : undefined;
+}
+
 /** True for a compact boundary: the line after which Claude Code reads the conversation on resume. */
 export function isCompactBoundary(e: Pick<Entry, 'kind' | 'subtype'>): boolean {
   return e.kind === 'system' && e.subtype === 'compact_boundary';
@@ -366,8 +386,9 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     const a = o.attachment as Record<string, unknown>;
     e.attachmentType = str(a.type);
     const t = textString(a.rendered ?? a.content ?? a.snippet ?? '');
-    e.attachmentChars = t.length;
-    e.attachmentTokens = textTokens(t);
+    const fixed = renderedElsewhere(a);
+    e.attachmentChars = fixed ? fixed.chars + (t === '[]' ? 0 : t.length) : t.length;
+    e.attachmentTokens = fixed ? fixed.tokens + (t === '[]' ? 0 : textTokens(t)) : textTokens(t);
   }
   const msg = o.message;
   if (msg && typeof msg === 'object' && !Array.isArray(msg)) {
