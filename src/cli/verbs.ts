@@ -5,8 +5,10 @@ import { inspectVerb } from './inspect';
 import type { VerbSpec } from './options';
 import { planVerb } from './plan';
 import { repairVerb } from './repair';
+import { restoreVerb } from './restore';
+import { sessionsVerb } from './sessions';
 
-export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb];
+export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb, restoreVerb, sessionsVerb];
 
 export function findVerb(name: string): VerbSpec | undefined {
   return VERBS.find((v) => v.name === name);
