@@ -7,8 +7,9 @@ import { planVerb } from './plan';
 import { repairVerb } from './repair';
 import { restoreVerb } from './restore';
 import { sessionsVerb } from './sessions';
+import { undoVerb } from './undo';
 
-export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb, restoreVerb, sessionsVerb];
+export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb, undoVerb, restoreVerb, sessionsVerb];
 
 export function findVerb(name: string): VerbSpec | undefined {
   return VERBS.find((v) => v.name === name);

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { claudeFixtureDir, repoRoot, sharedFixtures } from '../support/fixtures';
@@ -105,6 +105,64 @@ describe('CLI sessions and restore', function () {
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--agent must be one of/);
     assert.equal(run(['sessions', '--limit', '0'], { HOME: home }).status, 2);
+  });
+
+  describe('undo', () => {
+    const SMALL = ['--target-tokens', '6000', '--keep-recent-tokens', '2000', '--max-result-chars', '1000'];
+    let transcript: string;
+    beforeEach(() => {
+      transcript = join(dir, 's.jsonl');
+      writeFileSync(transcript, buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : 300) }).join('\n') + '\n');
+    });
+
+    it('after compact --in-place, puts back the exact bytes and the sidecars as they were; then there is nothing left to undo', () => {
+      const before = sha(transcript);
+      const c = run(['compact', transcript, '--in-place', ...SMALL]);
+      assert.equal(c.status, 0, c.stderr);
+      assert.notEqual(sha(transcript), before);
+      const r = run(['undo', transcript, '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(sha(transcript), before);
+      assert.ok(!existsSync(join(dir, 's.compactor-state.json')), 'the state file the compaction created is gone');
+      assert.ok(!existsSync(join(dir, 's.tool-results')) || readdirSync(join(dir, 's.tool-results')).length === 0, 'no saved tool results are left');
+      const again = run(['undo', transcript]);
+      assert.equal(again.status, 2);
+      assert.match(again.stderr, /no record of a compaction to undo/);
+    });
+
+    it('after a fork, removes the fork and every file it wrote, and leaves the original byte for byte', () => {
+      const before = sha(transcript);
+      const files = readdirSync(dir).sort();
+      const c = run(['compact', transcript, ...SMALL, '--json']);
+      assert.equal(c.status, 0, c.stderr);
+      const fork = (JSON.parse(c.stdout) as { output: string }).output;
+      assert.ok(existsSync(fork));
+      const r = run(['undo', transcript]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(readdirSync(dir).sort(), files, 'the folder holds exactly what it held before the compaction');
+      assert.equal(sha(transcript), before);
+    });
+
+    it('refuses (exit 2, nothing changed) a fork that was written to since, and a record naming a file outside the folder', () => {
+      const c = run(['compact', transcript, ...SMALL, '--json']);
+      assert.equal(c.status, 0, c.stderr);
+      const fork = (JSON.parse(c.stdout) as { output: string }).output;
+      appendFileSync(fork, '{"type":"user","message":{"role":"user","content":"resumed"}}\n');
+      const resumed = sha(fork);
+      const r = run(['undo', transcript]);
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /changed since the compaction wrote it/);
+      assert.equal(sha(fork), resumed);
+      const victim = join(home, 'victim.txt');
+      writeFileSync(victim, 'keep me\n');
+      const record = join(dir, 's.compactor-undo.json');
+      const planted = { ...(JSON.parse(readFileSync(record, 'utf8')) as object), output: '../home/victim.txt' };
+      writeFileSync(record, JSON.stringify(planted));
+      const p = run(['undo', transcript]);
+      assert.equal(p.status, 2);
+      assert.match(p.stderr, /not a plain name/);
+      assert.equal(readFileSync(victim, 'utf8'), 'keep me\n');
+    });
   });
 
   describe('restore', () => {
