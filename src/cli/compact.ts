@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { compactFile, DEFAULT_MODEL } from '../core/compact/compact';
+import { writeUndoRecord } from '../core/compact/undoRecord';
 import { CompactError, type CompactResult } from '../core/compact/types';
 import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, shown, UsageError } from './args';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal } from './format';
@@ -114,6 +115,8 @@ export async function runCompact(values: Values, positionals: string[]): Promise
       signal: controller.signal,
       onProgress: json ? undefined : (m) => printErr(`${sanitizeForTerminal(m)}\n`),
     });
+    // For `agent-compactor undo`; the compaction itself succeeded whatever happens to the record.
+    await writeUndoRecord(req.file, result).catch((err: unknown) => printErr(`agent-compactor: note: could not record this compaction for undo: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}\n`));
     if (json) printJson(JSON.stringify(resultJson(result), null, 2) + '\n');
     else printOut(renderCompactResult(result, req.summarizer, req.model ?? DEFAULT_MODEL));
     return EXIT_OK;

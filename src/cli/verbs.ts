@@ -5,8 +5,11 @@ import { inspectVerb } from './inspect';
 import type { VerbSpec } from './options';
 import { planVerb } from './plan';
 import { repairVerb } from './repair';
+import { restoreVerb } from './restore';
+import { sessionsVerb } from './sessions';
+import { undoVerb } from './undo';
 
-export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb];
+export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb, undoVerb, restoreVerb, sessionsVerb];
 
 export function findVerb(name: string): VerbSpec | undefined {
   return VERBS.find((v) => v.name === name);

@@ -9,7 +9,7 @@ import { restoreBackup } from './backup';
 import { acquireLock } from './fsutil';
 import { statePath } from './state';
 import { isPlainFile, isRealDir, listSidecarDir } from '../sidecarFiles';
-import type { CompactResult } from './types';
+import type { UndoableResult } from './undoRecord';
 
 export interface UndoPlan {
   /** One line per change, for a confirmation: what is restored, what is removed. */
@@ -17,7 +17,7 @@ export interface UndoPlan {
 }
 
 /** What undoing `result` would change, in words (nothing is touched). */
-export function describeUndo(original: string, result: CompactResult): UndoPlan {
+export function describeUndo(original: string, result: UndoableResult): UndoPlan {
   const written = result.sidecarsWritten;
   const results = written?.toolResults.length ?? 0;
   if (result.mode === 'in-place') {
@@ -38,7 +38,7 @@ export function describeUndo(original: string, result: CompactResult): UndoPlan 
 }
 
 /** Undoes `result`, a compaction of `original`. Returns the safety backup made (in place) or null. */
-export async function undoCompaction(original: string, result: CompactResult): Promise<string | null> {
+export async function undoCompaction(original: string, result: UndoableResult): Promise<string | null> {
   if (result.mode === 'in-place') {
     if (!result.backup) throw new Error(`the compaction of ${basename(original)} left no backup to restore`);
     return restoreBackup(original, result.backup);
