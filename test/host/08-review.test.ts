@@ -68,4 +68,20 @@ describe('host: review checklist beside the summary, add a missing fact, apply f
     await waitFor(() => !vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === draft.document) || undefined, 30_000, 'the summary editor closes');
     assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.toString() === draft.document && d.isDirty), 'nothing is left dirty');
   });
+
+  it('Discard from the editor title writes nothing, closes the summary, and Apply then has nothing to apply', async () => {
+    const file = copyFixture('v2.1.97-live-after.jsonl', 'review-discard.jsonl');
+    await showTranscript(api, file);
+    const run = <T>(id: string, arg: unknown) => withTimeout(Promise.resolve(vscode.commands.executeCommand<T>(id, arg)), 60_000, id);
+    const original = fs.readFileSync(file);
+    const draft = await run<{ document: string }>('agentCompactor.reviewSummary', { file, summarizer: 'extractive', writeMode: 'inPlace', targetTokens: 30_000 });
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === draft.document)!;
+    const lenses = await withTimeout(Promise.resolve(vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)), 30_000, 'lenses');
+    assert.ok(lenses.some((l) => l.command?.command === 'agentCompactor.discardSummary'), 'Discard is offered above the summary');
+    // As the editor's title action runs it: with the summary document's URI.
+    assert.equal(await run<boolean>('agentCompactor.discardSummary', doc.uri), true);
+    await waitFor(() => !vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === draft.document) || undefined, 30_000, 'the summary editor closes');
+    assert.ok(fs.readFileSync(file).equals(original), 'nothing was written');
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('agentCompactor.applySummary', { file })), /no summary is being reviewed/);
+  });
 });

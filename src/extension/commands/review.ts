@@ -112,6 +112,7 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   pending.set(file, { document, args: { ...o, file, confirm: false }, facts: draft.facts ?? [], figures });
   reviewsChanged.fire();
   s.log.info(`Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`);
+  if (!programmatic) vscode.window.setStatusBarMessage(`Summary of ${basename(file)} written: edit it, then Apply Summary or Discard (above it, or in its editor's title)`, 15_000);
   return { file, summary: draft.summary, document: document.uri.toString() };
 }
 
