@@ -204,6 +204,7 @@ const reviewsChanged = new vscode.EventEmitter<void>();
 const lensesChanged = new vscode.EventEmitter<void>();
 const LENS_DEBOUNCE_MS = 250;
 const MAX_LENS_LABEL = 100;
+const MAX_ADD_LENSES = 6;
 
 /** The checklist and the Apply / Discard lenses of a review document, as its text now reads. */
 export function reviewLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -218,10 +219,14 @@ export function reviewLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     new vscode.CodeLens(top, { title: checklistTitle(report), command: '' }),
   ];
   if (figures) lenses.push(new vscode.CodeLens(top, { title: figures, command: '' }));
-  for (const f of missing) {
+  // The missing facts on the line below, the first few (a row of fifty would hide the text), in the order spanFacts finds
+  // them: requests, then errors and failed commands, then files.
+  const second = new vscode.Range(Math.min(1, document.lineCount - 1), 0, Math.min(1, document.lineCount - 1), 0);
+  for (const f of missing.slice(0, MAX_ADD_LENSES)) {
     const label = f.label.length > MAX_LENS_LABEL ? `${f.label.slice(0, MAX_LENS_LABEL - 1)}…` : f.label;
-    lenses.push(new vscode.CodeLens(new vscode.Range(1, 0, 1, 0), { title: `Add: ${label}`, command: CommandId.addSummaryFact, arguments: [{ file, fact: facts.indexOf(f) }] }));
+    lenses.push(new vscode.CodeLens(second, { title: `Add: ${label}`, command: CommandId.addSummaryFact, arguments: [{ file, fact: facts.indexOf(f) }] }));
   }
+  if (missing.length > MAX_ADD_LENSES) lenses.push(new vscode.CodeLens(second, { title: `and ${missing.length - MAX_ADD_LENSES} more missing`, command: '' }));
   return lenses;
 }
 
