@@ -10,6 +10,7 @@ import type { Services } from './services';
 import { TranscriptStore } from './store';
 import { PlanDecorations } from './views/decorations';
 import { trackActiveEditor } from './views/editorTracker';
+import { registerReviewUi } from './commands/review';
 import { trackBackups } from './views/backupContext';
 import { registerRoundDocuments } from './views/roundDocuments';
 import { RoundsTreeProvider, createRoundsViews } from './views/roundsTree';
@@ -36,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     live: new LiveSessionStatus(sessions),
   };
   context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.maps, s.status, s.health, s.sessions, s.live);
-  context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store), registerConversationDocuments());
+  context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store), registerConversationDocuments(), ...registerReviewUi());
   log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
   return createApi(s);
 }

@@ -29,6 +29,7 @@ export const CommandId = {
   reviewSummary: 'agentCompactor.reviewSummary',
   applySummary: 'agentCompactor.applySummary',
   discardSummary: 'agentCompactor.discardSummary',
+  addSummaryFact: 'agentCompactor.addSummaryFact',
   undoLastCompaction: 'agentCompactor.undoLastCompaction',
   showConversationDiff: 'agentCompactor.showConversationDiff',
   repairSession: 'agentCompactor.repairSession',

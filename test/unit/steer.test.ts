@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planDetails } from '../../src/core/compact/plan';
 import { compactFile, draftSummary } from '../../src/core/compact/compact';
+import { measureFidelity } from '../../src/core/compact/fidelity';
 import { restoreBackup } from '../../src/core/compact/backup';
 import { cloneState, emptyState, loadState, statePath } from '../../src/core/compact/state';
 import { clearDecisions, loadDecisions, saveDecisions } from '../../src/core/compact/savedDecisions';
@@ -291,6 +292,9 @@ describe('user decisions (steer)', function () {
       const summaryLine = appended(r.output, before.length).find((o) => o.isCompactSummary === true)!;
       assert.equal((summaryLine.message as { content: string }).content, SUMMARY_PREFIX + draft.summary);
       assert.ok(draft.plan.rounds[3].by === 'user');
+      // The summarized part's facts come with the draft, so that an edited summary is measured without reading the span again.
+      assert.ok(draft.facts && draft.facts.length > 0, 'the draft carries the facts it was measured against');
+      assert.deepEqual(measureFidelity(draft.facts, draft.summary), draft.fidelity);
     });
   });
 

@@ -24,7 +24,7 @@ import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields, type ResumeAgent } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
 import { messageContent, type JsonObject } from '../json';
-import { summaryFidelity, type FidelityReport } from './fidelity';
+import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
 export type { CompactOptions } from './options';
@@ -140,6 +140,8 @@ interface Prepared {
   summary: string;
   /** What the summary keeps of the summarized rounds' facts; undefined when none were summarized. */
   fidelity?: FidelityReport;
+  /** The summarized rounds' facts (spanFacts), to measure an edited summary against; undefined with fidelity. */
+  facts?: Fact[];
 }
 
 async function compactLocked(file: string, given: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
@@ -180,7 +182,7 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, target: OutputT
 export async function draftSummary(
   file: string,
   options: CompactOptions,
-): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan']; fidelity?: FidelityReport }> {
+): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan']; fidelity?: FidelityReport; facts?: Fact[] }> {
   file = resolve(file);
   const progress = options.onProgress ?? (() => undefined);
   checkCancelled(options.signal);
@@ -188,8 +190,8 @@ export async function draftSummary(
   const analysis = await inspectFile(file, { subagents: false });
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal}`);
-  const { made, summary, details, fidelity } = await prepare(file, analysis, options, progress);
-  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity };
+  const { made, summary, details, fidelity, facts } = await prepare(file, analysis, options, progress);
+  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity, facts };
 }
 
 async function prepare(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
@@ -218,8 +220,9 @@ async function prepare(file: string, analysis: Analysis, options: CompactOptions
     .flatMap((ri) => analysis.rounds[ri].entries)
     .map((e) => loaded.objects.get(e))
     .filter((o): o is JsonObject => o !== undefined);
-  const fidelity = made.summarizer === 'none' || !span.length ? undefined : summaryFidelity(span, summary);
-  return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary, fidelity };
+  const facts = made.summarizer === 'none' || !span.length ? undefined : spanFacts(span);
+  const fidelity = facts ? measureFidelity(facts, summary) : undefined;
+  return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary, fidelity, facts };
 }
 
 async function planOrRefuse(analysis: Analysis, options: CompactOptions): Promise<PlanDetails> {

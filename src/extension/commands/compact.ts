@@ -22,7 +22,7 @@ import { getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import { endReview, reviewAndOffer, reviewOf } from './review';
+import { endReview, reviewAndOffer, reviewFileOf, reviewOf } from './review';
 import type { CompactArgs } from './compactArgs';
 import { CommandId } from '../commandIds';
 
@@ -336,7 +336,7 @@ async function act(s: Services, choice: ErrorAction | undefined, arg: unknown, p
 
 /** Compacts with the reviewed summary, exactly as it now reads in its editor (Apply Summary). */
 export async function applySummaryCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
-  const file = options<{ file: string }>(arg).file ?? s.store.file;
+  const file = reviewFileOf(s, arg);
   const review = file ? reviewOf(file) : undefined;
   if (!file || !review) {
     if (isProgrammatic(arg)) throw new CommandInputError('applySummary: no summary is being reviewed for this transcript (run Review Summary first)');
@@ -345,6 +345,6 @@ export async function applySummaryCommand(s: Services, arg?: unknown): Promise<C
   }
   const summaryText = review.document.getText();
   const result = await compactCommand(s, { ...review.args, ...options<CompactArgs>(arg), file, confirm: false, summaryText });
-  if (result) endReview(file);
+  if (result) await endReview(file);
   return result;
 }

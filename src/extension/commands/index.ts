@@ -20,7 +20,7 @@ import { revealRound } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
 import { autoRoundCommand, chooseResultCommand, clearDecisionsCommand, dropRoundCommand, keepFromCommand, keepRoundCommand, summarizeRoundCommand, summarizeUpToCommand } from './steer';
-import { discardSummaryCommand, reviewSummaryCommand } from './review';
+import { addSummaryFactCommand, discardSummaryCommand, reviewSummaryCommand } from './review';
 import { undoLastCompactionCommand } from './undo';
 import { showConversationDiffCommand } from './conversationDiff';
 
@@ -52,6 +52,7 @@ export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?:
   [CommandId.reviewSummary]: reviewSummaryCommand,
   [CommandId.applySummary]: applySummaryCommand,
   [CommandId.discardSummary]: discardSummaryCommand,
+  [CommandId.addSummaryFact]: addSummaryFactCommand,
   [CommandId.undoLastCompaction]: undoLastCompactionCommand,
   [CommandId.showConversationDiff]: showConversationDiffCommand,
   [CommandId.repairSession]: repairSessionCommand,

@@ -2,6 +2,9 @@
 // writes the summary first (the offline one at once, or the Anthropic one streamed into its editor
 // as it arrives; cancellable) and opens it in an editor beside the transcript; the user edits it, then Apply Summary compacts with exactly
 // the text in that editor, or Discard Summary drops it. Nothing is written before Apply.
+// Beside the summary, CodeLenses: what it keeps of the summarized part's facts (re-measured as the user edits; the facts
+// are found once, when the review starts), one "Add" per missing fact, and Apply / Discard (also the editor's title
+// actions, shown while a review document is the active editor).
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { draftSummary } from '../../core/compact/compact';
@@ -15,11 +18,20 @@ import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 import type { CompactArgs } from './compactArgs';
 import { CommandId } from '../commandIds';
+import type { Fact } from '../../core/compact/fidelity';
+import { factInsertion, reviewChecklist, checklistTitle } from '../model/reviewChecklist';
 
 export interface Pending {
   document: vscode.TextDocument;
   args: CompactArgs;
+  /** The summarized part's facts, found when the review started (the checklist measures the text against them). */
+  facts: Fact[];
+  /** The plan's figures (tokens before and after), when known. */
+  figures?: string;
 }
+
+/** Context key: the active editor is a summary under review (its title shows Apply and Discard). */
+export const REVIEWING_SUMMARY_CONTEXT = 'agentCompactor.reviewingSummary';
 
 /** Reviews in progress, by transcript. */
 const pending = new Map<string, Pending>();
@@ -95,12 +107,12 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   // The streamed editor stays where it is; a new one opens beside the transcript.
   const column = reuse ? vscode.window.visibleTextEditors.find((e) => e.document === reuse)?.viewColumn : undefined;
   await vscode.window.showTextDocument(document, { viewColumn: column ?? vscode.ViewColumn.Beside, preview: false });
-  pending.set(file, { document, args: { ...o, file, confirm: false } });
+  const analysis = s.store.file === file && s.store.analysis ? s.store.analysis : programmatic ? undefined : await inspectFile(file, { subagents: false });
+  const figures = analysis ? planSummary(draft.plan, contextNow(analysis.report)) : undefined;
+  pending.set(file, { document, args: { ...o, file, confirm: false }, facts: draft.facts ?? [], figures });
+  reviewsChanged.fire();
   s.log.info(`Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`);
-  if (!programmatic) {
-    const analysis = s.store.file === file && s.store.analysis ? s.store.analysis : await inspectFile(file, { subagents: false });
-    void offerApply(s, file, planSummary(draft.plan, contextNow(analysis.report)));
-  }
+  if (!programmatic) vscode.window.setStatusBarMessage(`Summary of ${basename(file)} written: edit it, then Apply Summary or Discard (above it, or in its editor's title)`, 15_000);
   return { file, summary: draft.summary, document: document.uri.toString() };
 }
 
@@ -139,27 +151,110 @@ async function openStreamedDraft(): Promise<{ document: vscode.TextDocument; sho
   };
 }
 
-async function offerApply(s: Services, file: string, figures: string): Promise<void> {
-  const choice = await vscode.window.showInformationMessage(`Summary of ${basename(file)} written (${figures}). Edit it if you like, then apply it: exactly that text is written.`, 'Apply Summary', 'Discard');
-  // The compaction's own notification already told the user about a failure; keep it in the log.
-  // Through the command, as the palette runs it (Apply Summary lives with Compact Transcript, which it runs).
-  if (choice === 'Apply Summary') await Promise.resolve(vscode.commands.executeCommand(CommandId.applySummary, { file })).catch((err: unknown) => s.log.warn(`Apply Summary failed: ${err instanceof Error ? err.message : String(err)}`));
-  else if (choice === 'Discard') discardSummaryCommand(s, { file });
-}
-
 /** The review in progress for a transcript (Apply Summary compacts with its text). */
 export function reviewOf(file: string): Pending | undefined {
   return pending.get(file);
 }
 
-/** The review of `file` is over (applied). */
-export function endReview(file: string): void {
-  pending.delete(file);
+/** The transcript whose review a command is for: `{ file }`, else the review document given (an editor title action passes its URI) or active, else the transcript shown. */
+export function reviewFileOf(s: Services, arg: unknown): string | undefined {
+  const given = options<{ file: string }>(arg).file;
+  if (given) return given;
+  const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+  const review = uri ? [...pending.entries()].find(([, p]) => p.document.uri.toString() === uri.toString()) : undefined;
+  return review?.[0] ?? s.store.file;
 }
 
-export function discardSummaryCommand(s: Services, arg?: unknown): boolean {
-  const file = options<{ file: string }>(arg).file ?? s.store.file;
-  const had = file ? pending.delete(file) : false;
-  if (had) s.log.info(`Summary of ${file} discarded; nothing was written`);
+/** The review of `file` is over (applied or discarded): its document closes without asking to save (it is untitled). */
+export async function endReview(file: string): Promise<void> {
+  const review = pending.get(file);
+  pending.delete(file);
+  reviewsChanged.fire();
+  if (review && !review.document.isClosed) {
+    await vscode.window.showTextDocument(review.document, { preview: false });
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  }
+}
+
+export async function discardSummaryCommand(s: Services, arg?: unknown): Promise<boolean> {
+  const file = reviewFileOf(s, arg);
+  const had = file !== undefined && pending.has(file);
+  if (file && had) {
+    await endReview(file);
+    s.log.info(`Summary of ${file} discarded; nothing was written`);
+  }
   return had;
+}
+
+/** Adds a missing fact (`{ file, fact }`: its index in the review's facts) to the end of the summary, under "Also:". */
+export async function addSummaryFactCommand(_s: Services, arg?: unknown): Promise<boolean> {
+  const { file, fact } = options<{ file: string; fact: number }>(arg);
+  const review = file ? pending.get(file) : undefined;
+  const added = review && typeof fact === 'number' ? review.facts[fact] : undefined;
+  if (!review || !added || review.document.isClosed) return false;
+  const at = factInsertion(review.document.getText(), added);
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(review.document.uri, review.document.positionAt(at.offset), at.text);
+  const done = await vscode.workspace.applyEdit(edit);
+  lensesChanged.fire();
+  return done;
+}
+
+const reviewsChanged = new vscode.EventEmitter<void>();
+const lensesChanged = new vscode.EventEmitter<void>();
+const LENS_DEBOUNCE_MS = 250;
+const MAX_LENS_LABEL = 100;
+const MAX_ADD_LENSES = 6;
+
+/** The checklist and the Apply / Discard lenses of a review document, as its text now reads. */
+export function reviewLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+  const review = [...pending.entries()].find(([, p]) => p.document === document);
+  if (!review) return [];
+  const [file, { facts, figures }] = review;
+  const top = new vscode.Range(0, 0, 0, 0);
+  const { report, missing } = reviewChecklist(facts, document.getText());
+  const lenses = [
+    new vscode.CodeLens(top, { title: '$(check) Apply Summary', command: CommandId.applySummary, arguments: [{ file }] }),
+    new vscode.CodeLens(top, { title: '$(close) Discard', command: CommandId.discardSummary, arguments: [{ file }] }),
+    new vscode.CodeLens(top, { title: checklistTitle(report), command: '' }),
+  ];
+  if (figures) lenses.push(new vscode.CodeLens(top, { title: figures, command: '' }));
+  // The missing facts on the line below, the first few (a row of fifty would hide the text), in the order spanFacts finds
+  // them: requests, then errors and failed commands, then files.
+  const second = new vscode.Range(Math.min(1, document.lineCount - 1), 0, Math.min(1, document.lineCount - 1), 0);
+  for (const f of missing.slice(0, MAX_ADD_LENSES)) {
+    const label = f.label.length > MAX_LENS_LABEL ? `${f.label.slice(0, MAX_LENS_LABEL - 1)}…` : f.label;
+    lenses.push(new vscode.CodeLens(second, { title: `Add: ${label}`, command: CommandId.addSummaryFact, arguments: [{ file, fact: facts.indexOf(f) }] }));
+  }
+  if (missing.length > MAX_ADD_LENSES) lenses.push(new vscode.CodeLens(second, { title: `and ${missing.length - MAX_ADD_LENSES} more missing`, command: '' }));
+  return lenses;
+}
+
+/** The review documents' CodeLenses (re-measured, debounced, as the user edits) and the context key of their editors. */
+export function registerReviewUi(): vscode.Disposable[] {
+  let timer: NodeJS.Timeout | undefined;
+  const setContext = () => {
+    const doc = vscode.window.activeTextEditor?.document;
+    const reviewing = doc !== undefined && [...pending.values()].some((p) => p.document === doc);
+    void vscode.commands.executeCommand('setContext', REVIEWING_SUMMARY_CONTEXT, reviewing);
+  };
+  return [
+    vscode.languages.registerCodeLensProvider({ scheme: 'untitled' }, { onDidChangeCodeLenses: lensesChanged.event, provideCodeLenses: reviewLenses }),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (![...pending.values()].some((p) => p.document === e.document)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => lensesChanged.fire(), LENS_DEBOUNCE_MS);
+    }),
+    vscode.workspace.onDidCloseTextDocument((doc) => {
+      // A review whose document was closed cannot be applied (its text is gone): it is over.
+      for (const [file, p] of pending) if (p.document === doc) pending.delete(file);
+      setContext();
+    }),
+    vscode.window.onDidChangeActiveTextEditor(setContext),
+    reviewsChanged.event(() => {
+      setContext();
+      lensesChanged.fire();
+    }),
+    { dispose: () => clearTimeout(timer) },
+  ];
 }
