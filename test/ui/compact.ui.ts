@@ -4,7 +4,7 @@
  * Explorer, watch the Rounds view fill, preview a compaction (marks in the
  * tree), set the API key in the password box, run **Compact Transcript** from
  * the command palette, confirm the modal, follow the progress notification,
- * review the summary streamed into an editor, edit it, Apply Summary,
+ * review the summary streamed into an editor, edit it, Apply Summary (on the summary editor),
  * see the result (a new session `<uuid>.jsonl` beside the original, with
  * Resume in Claude Code / Copy Resume Command buttons) in the Explorer, copy
  * its resume command from the palette and open **Show Diff**.
@@ -265,9 +265,14 @@ describe('UI: compact a transcript as a user would', function () {
     assert.ok(stillWriting, 'text appeared in the review editor while the summary was still being written');
     assert.doesNotMatch(streamingText, /FAKE-SUMMARY-MARKER[\s\S]*Continuing where the conversation left off/, `only part of the reply had arrived: ${streamingText}`);
 
-    // Written: the summary alone (the scratchpad gone), and a notification with the figures offering Apply / Discard.
-    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \([\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; context ~?[\d,]+ → [\d,]+ tokens[^)]*\)\. Edit it if you like, then apply it/ }).first();
-    await offer.waitFor({ state: 'visible', timeout: 60_000 });
+    // Written: the summary alone (the scratchpad gone); above it, on the summary editor itself, Apply Summary and
+    // Discard, the checklist of what the summary keeps, and the plan's figures.
+    const lenses = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.codelens-decoration');
+    const applyLens = lenses.locator('a', { hasText: 'Apply Summary' }).first();
+    await applyLens.waitFor({ state: 'visible', timeout: 60_000 });
+    await lenses.locator('a', { hasText: 'Discard' }).first().waitFor({ state: 'visible', timeout: 5_000 });
+    await lenses.filter({ hasText: /Keeps \d+\/\d+ /u }).first().waitFor({ state: 'visible', timeout: 5_000 });
+    await lenses.filter({ hasText: /[\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; context ~?[\d,]+ → [\d,]+ tokens/ }).first().waitFor({ state: 'visible', timeout: 5_000 });
     // The editor wraps long lines and places its lines by position, not in DOM order: read them top to bottom.
     const shown = async () =>
       (
@@ -302,7 +307,7 @@ describe('UI: compact a transcript as a user would', function () {
     }
     assert.ok(typed.startsWith(`${EDITED_LINE} `), `the typed line is at the top of the summary: ${typed.slice(0, 200)}`);
     await wb.screenshot('compact-review');
-    await clickNotificationButton(/Summary of session\.jsonl written/, 'Apply Summary');
+    await applyLens.click();
 
     // Done: the result notification, the file on disk and in the Explorer; the original untouched.
     const done = /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. The written file is [\d.]+ (?:B|KiB|MiB) \(the original [\d.]+ (?:B|KiB|MiB)\): the history before the new compact boundary stays in it for the record; the agent reads only the [\d.]+ (?:B|KiB|MiB) after it\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
