@@ -85,6 +85,8 @@ export interface InspectReport {
      * `estimated` from usage as above; null without either.
      */
     overheadSource: 'recorded' | 'estimated' | null;
+    /** Calibrated estimate of the active transcript's lines alone (the sum of the in-context rounds' estimates). */
+    transcriptEstimateTokens: number;
   };
 }
 
@@ -282,6 +284,7 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
       calibrationSamples: calibration.samples,
       overheadTokens,
       overheadSource,
+      transcriptEstimateTokens: Math.round(activeEstimate),
     },
   };
 }
