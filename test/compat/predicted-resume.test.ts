@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { projectDirName, requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { countRequestTokens, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { fixture } from '../support/fixtures';
+import { generateTodaySession, TODAY_STEPS } from '../support/today-sessions';
 import { compactFile } from '../../src/core/compact/compact';
 import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
@@ -89,6 +90,24 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
   //   carried by every request, in no transcript line (example.jsonl: transcript 2.4k promised, 4.1k sent).
   // - kept thinking blocks with their signatures: our estimate is fitted to the real API's usage, the fake counts
   //   the (redacted, empty) thinking text only (v2.1.97-live-after.jsonl: 16.5k promised, 11.7k sent).
+  it("right after Claude Code's own /compact, the context figure is the next request it sends, within 2%", async () => {
+    // Before: the preserved round's usage (a request from before the compaction) was read as the context now.
+    const session = await generateTodaySession({ steps: TODAY_STEPS.slice(0, TODAY_STEPS.findIndex((s) => s.name === 'turn:after-compact') + 1) });
+    try {
+      const step = session.steps.find((s) => s.name === 'turn:after-compact')!;
+      const lines = fs.readFileSync(session.sessionFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+      const before = path.join(session.tempRoot, 'after-compact.jsonl');
+      fs.writeFileSync(before, lines.slice(0, step.fileLinesBefore).join('\n') + '\n');
+      const figure = contextNow((await inspectFile(before, { subagents: false })).report);
+      const sent = countRequestTokens(step.requests[0].body).total;
+      process.stdout.write(`      right after /compact: context now ${figure.tokens}, next request ${sent} (${pct(err(figure.tokens, sent))})\n`);
+      assert.ok(err(figure.tokens, sent) <= 0.02, `context now ${figure.tokens}, sent ${sent}`);
+      assert.equal(figure.attached, 0, 'nothing named as attached without usage to show it');
+    } finally {
+      session.cleanup();
+    }
+  });
+
   for (const [name, held] of [['with-compactions.jsonl', true], ['v2.1.97-live-after.jsonl', false], ['example.jsonl', false]] as const) {
     it(`${name}: the transcript part of the promise against the messages the resumed request carries${held ? ', within 5%' : ' (measured)'}`, async () => {
       const base = path.join(root, path.basename(name, '.jsonl'));
