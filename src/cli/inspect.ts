@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { inspectFile, type InspectReport } from '../core/inspect';
 import { contextMap, type ContextMap } from '../core/contextMap';
+import { contextNow, contextParts } from '../core/context';
 import { cacheState } from '../core/cache';
 import { agentCostGap, costNotes, DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
 import { onePositional, readableTranscript, shown, UsageError } from './args';
@@ -67,6 +68,8 @@ export function jsonReport(report: InspectReport, map: ContextMap): Record<strin
   };
   return {
     ...report,
+    // The one context figure every surface shows, its parts named (`contextNow`).
+    context: contextNow(report),
     rounds: new JsonList(report.rounds.length, round),
     tools: map.tools,
     largest: map.largest,
@@ -110,6 +113,7 @@ export function renderReport(report: InspectReport): string {
     `${formatTokens(r.cumulative.tokens)} ${r.cumulative.source === 'usage' ? 'usage' : 'est'}`,
   ]);
   const t = report.totals;
+  const context = contextNow(report);
   const out: string[] = [];
   const agent = `${report.format.agent}${report.format.version ? ` ${report.format.version}` : ''}${report.format.container === 'json' ? ', one JSON document' : ''}`;
   out.push(`${sanitizeForTerminal(report.file)} (${sanitizeForTerminal(agent)}): ${report.lines} lines, ${(report.bytes / 1e6).toFixed(2)} MB${report.subagentFile ? ' (subagent transcript)' : ''}`);
@@ -121,7 +125,7 @@ export function renderReport(report: InspectReport): string {
       `${formatTokens(t.toolResultChars)} chars of tool results`,
   );
   out.push(
-    `context now: ${formatTokens(t.currentContextTokens)} tokens (${t.currentContextSource})` +
+    `context now: ${formatTokens(context.tokens)} tokens (${context.source}: ${contextParts(context, formatTokens)})` +
       (t.contextTokens !== null ? `; newest request by usage: ${formatTokens(t.contextTokens)}` : '; no usage in the active context') +
       `; estimate calibration ×${t.calibrationFactor} from ${t.calibrationSamples} rounds`,
   );

@@ -7,6 +7,7 @@ import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { STEER_NOTE, STEER_OPTIONS, steeringFor, summaryTextFrom } from './steer';
+import { contextParts } from '../core/context';
 import { unsupportedReason } from '../core/formats/types';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
@@ -91,6 +92,7 @@ export function renderPlan(plan: CompactionPlan): string {
     for (const t of replaced) out.push(`  line ${t.line} ${sanitizeForTerminal(t.toolName ?? '?')} ${sanitizeForTerminal(t.toolUseId)}: ${t.originalChars.toLocaleString('en-US')} chars → ${t.preview!.length.toLocaleString('en-US')} (${t.action}; ${t.reason})`);
   }
   out.push('');
+  out.push(`context now: ${formatTokens(plan.context.tokens)} tokens (${contextParts(plan.context, formatTokens)})`);
   if (plan.nothingToDo) out.push(`nothing to do: about ${formatTokens(plan.preTokens)} tokens, within the target`);
   else
     out.push(

@@ -9,8 +9,14 @@ export interface ContextFigure {
   source: TokenSource;
   /** System prompt and tool definitions, estimated from usage (0 when the file has no usage to tell). */
   overhead: number;
-  /** The active transcript: `tokens - overhead`. */
+  /** The active transcript: `tokens - overhead - attached`. */
   transcript: number;
+  /**
+   * What the newest request carried beyond its system prompt, tools and transcript lines: after its own compaction
+   * Claude Code re-attaches recently read files to the requests, and no transcript line holds them, so a resume of
+   * the file starts without them. 0 unless usage says so (see `attachedByAgent`).
+   */
+  attached: number;
   /** True when `overhead` is known (recorded or estimated from usage), false when unknown (then 0). */
   overheadKnown: boolean;
   /** `recorded`: counted from the agent's own record of its requests; `estimated`: from usage; null: unknown. */
@@ -20,5 +26,35 @@ export interface ContextFigure {
 export function contextNow(report: InspectReport): ContextFigure {
   const t = report.totals;
   const overhead = Math.min(t.overheadTokens ?? 0, t.currentContextTokens);
-  return { tokens: t.currentContextTokens, source: t.currentContextSource, overhead, transcript: t.currentContextTokens - overhead, overheadKnown: t.overheadTokens !== null, overheadSource: t.overheadSource };
+  const attached = attachedByAgent(report, overhead);
+  return { tokens: t.currentContextTokens, source: t.currentContextSource, overhead, transcript: t.currentContextTokens - overhead - attached, attached, overheadKnown: t.overheadTokens !== null, overheadSource: t.overheadSource };
 }
+
+/**
+ * Tokens the newest request carried that neither the system prompt and tools nor the transcript's lines explain:
+ * the usage-based figure minus both. Counted only where the active context starts at a compaction (where the agent
+ * attaches files outside the transcript) and the excess is beyond the estimates' own error (a few percent, see
+ * the calibration), so noise is never named as an attachment.
+ */
+function attachedByAgent(report: InspectReport, overhead: number): number {
+  const t = report.totals;
+  if (t.contextTokens === null) return 0;
+  if (!report.rounds.some((r) => r.inContext && r.startsAtBoundary)) return 0;
+  const excess = t.currentContextTokens - overhead - t.transcriptEstimateTokens;
+  return excess >= Math.max(ATTACHED_FLOOR, ATTACHED_SHARE * t.currentContextTokens) ? excess : 0;
+}
+
+/** Below these an excess is the estimate's error, not an attachment. */
+const ATTACHED_FLOOR = 1000;
+const ATTACHED_SHARE = 0.05;
+
+/** The figure's parts in words, e.g. "transcript 5.9k + system prompt and tools 42.4k + ≈14.6k attached by ...". */
+export function contextParts(figure: ContextFigure, format: (n: number) => string): string {
+  const parts = [`transcript ${format(figure.transcript)}`];
+  if (figure.overheadKnown) parts.push(`system prompt and tools ${format(figure.overhead)} (${figure.overheadSource})`);
+  if (figure.attached) parts.push(`≈${format(figure.attached)} ${ATTACHED_NOTE}`);
+  return parts.join(' + ');
+}
+
+/** Why `attached` matters to the user. */
+export const ATTACHED_NOTE = 'attached by the agent after its compaction, not in the transcript: a resume starts without it';

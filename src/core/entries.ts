@@ -74,6 +74,12 @@ export interface Entry {
   attachmentType?: string;
   /** Compact boundary metadata. */
   preTokens?: number;
+  /**
+   * Claude Code's own compact boundary: the tokens of the messages the session carries right after it (its
+   * `compactMetadata.postTokens`: summary and preserved segment, without system prompt and tools). Not read from our
+   * own boundaries, whose `postTokens` is the whole context.
+   */
+  messagesAfterCompaction?: number;
   /** `cost-state` lines: the agent's own running total of the session's cost (`costStateOf`). */
   agentCost?: AgentCostRecord;
   /**
@@ -368,6 +374,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     attachmentTokens: undefined,
     attachmentType: undefined,
     preTokens: undefined,
+    messagesAfterCompaction: undefined,
     agentCost: undefined,
     preservedSegment: undefined,
     recordedOverheadTokens: undefined,
@@ -376,6 +383,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
+    if (meta && typeof meta.postTokens === 'number' && meta.compactor === undefined) e.messagesAfterCompaction = meta.postTokens;
     const seg = meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment ? (meta.preservedSegment as Record<string, unknown>) : undefined;
     const headUuid = seg ? str(seg.headUuid) : undefined;
     const tailUuid = seg ? str(seg.tailUuid) : undefined;

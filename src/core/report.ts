@@ -85,6 +85,8 @@ export interface InspectReport {
      * `estimated` from usage as above; null without either.
      */
     overheadSource: 'recorded' | 'estimated' | null;
+    /** Calibrated estimate of the active transcript's lines alone (the sum of the in-context rounds' estimates). */
+    transcriptEstimateTokens: number;
   };
 }
 
@@ -108,6 +110,11 @@ export interface ReportState {
   overheadSegment: number;
   overheadBefore: number;
   overheadDone: boolean;
+  /** The current segment's compact boundary: its line (-1 before the first) and the agent's count of the messages after it. */
+  boundaryLine: number;
+  boundaryMessages: number | null;
+  /** Estimates of the current segment's rounds that the boundary's count does not cover (neither it nor preserved). */
+  afterBoundaryEstimate: number;
 }
 
 export function freshReportState(): ReportState {
@@ -115,6 +122,7 @@ export function freshReportState(): ReportState {
     calibration: new SessionCalibration(), running: 0, runningSource: 'estimate', newestUsage: null, newestUsageRound: -1, outputTokens: 0,
     activeRounds: 0, activeEstimate: 0, toolUses: 0, toolResultChars: 0, usagePlusLater: 0,
     overhead: null, overheadSegment: -1, overheadBefore: 0, overheadDone: false,
+    boundaryLine: -1, boundaryMessages: null, afterBoundaryEstimate: 0,
   };
 }
 
@@ -132,18 +140,25 @@ export interface ReportRun {
 /** The per-round report loop from round `from` on (`head` holds the reports of rounds before it). */
 export function reportRounds(entries: Entry[], rounds: Round[], from: number, state: ReportState, head: RoundReport[]): ReportRun {
   const usageCache = new Map<number, RoundUsage | null>();
+  const st = state;
+  // A round of the preserved segment sits after the boundary but its response's usage is from a request sent before
+  // the compaction (Claude Code's own /compact keeps it): that usage is not the active context's.
   const usageOf = (i: number): RoundUsage | null => {
     let u = usageCache.get(i);
-    if (u === undefined) usageCache.set(i, (u = roundUsage(entries, rounds[i])));
+    if (u === undefined) {
+      u = roundUsage(entries, rounds[i]);
+      if (u && entries[rounds[i].usageEntry].line < st.boundaryLine) u = null;
+      usageCache.set(i, u);
+    }
     return u;
   };
   const reports = head;
   const resumeAt = Math.max(0, rounds.length - 2);
   let resume: { at: number; state: ReportState } = { at: from, state: cloneState(state) };
-  const st = state;
   for (let i = from; i < rounds.length; i++) {
     if (i === resumeAt && i !== from) resume = { at: i, state: cloneState(st) };
     const r = rounds[i];
+    if (r.startsAtBoundary) noteBoundary(st, entries, r);
     const calibration = st.calibration;
     const raw = rawEstimate(r.content, continuesToolLoop(r));
     const estimate = Math.round(raw * calibration.factor);
@@ -200,8 +215,20 @@ export function reportRounds(entries: Entry[], rounds: Round[], from: number, st
       cumulative,
     });
     addToTotals(st, reports[reports.length - 1]);
+    if (!r.startsAtBoundary && r.firstLine > st.boundaryLine) st.afterBoundaryEstimate += estimate;
   }
   return { reports, final: st, resume };
+}
+
+/** A round that starts at a compact boundary: the segment's line and the agent's own count of what follows it. */
+function noteBoundary(st: ReportState, entries: Entry[], r: Round): void {
+  st.boundaryLine = r.firstLine;
+  st.boundaryMessages = null;
+  for (const i of r.entries) {
+    const n = entries[i].messagesAfterCompaction;
+    if (n !== undefined) st.boundaryMessages = n;
+  }
+  st.afterBoundaryEstimate = 0;
 }
 
 /** Adds a round's report to the running sums the totals are made of. */
@@ -251,8 +278,10 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
     current = final.usagePlusLater;
     if (current === newestUsage) currentSource = 'usage';
   } else {
-    // Without usage in the active context (e.g. just compacted), add the system prompt and tools.
-    current = activeEstimate + (overheadTokens ?? 0);
+    // Without usage in the active context (e.g. just compacted), add the system prompt and tools; right after the
+    // agent's own compaction its count of the messages it kept is better than our estimate of them.
+    const messages = final.boundaryMessages !== null && rounds.length > 0 && rounds[rounds.length - 1].inContext ? final.boundaryMessages + final.afterBoundaryEstimate : activeEstimate;
+    current = messages + (overheadTokens ?? 0);
   }
   current = Math.round(current);
 
@@ -282,6 +311,7 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
       calibrationSamples: calibration.samples,
       overheadTokens,
       overheadSource,
+      transcriptEstimateTokens: Math.round(activeEstimate),
     },
   };
 }

@@ -28,7 +28,7 @@ describe('the context figure', function () {
         writeFileSync(before, buf.subarray(0, at));
         const figure = contextNow((await inspectFile(before, { subagents: false })).report);
         assert.ok(Math.abs(figure.tokens / recorded - 1) < 0.02, `${basename(file)}: ours ${figure.tokens}, Claude Code's ${recorded}`);
-        assert.equal(figure.overhead + figure.transcript, figure.tokens);
+        assert.equal(figure.overhead + figure.transcript + figure.attached, figure.tokens);
         checked++;
       }
     }

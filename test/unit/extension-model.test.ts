@@ -166,7 +166,8 @@ describe('extension model: one context figure on every surface', () => {
       // Where a part is shown, it is named: the input box names both parts; the detail names the transcript part.
       assert.ok(surfaces.inputPrompt.includes(`transcript ${formatNumber(ctx.transcript)}`), surfaces.inputPrompt);
       if (ctx.overheadKnown) assert.ok(surfaces.inputPrompt.includes(`system prompt and tools ~${formatNumber(ctx.overhead)}`), surfaces.inputPrompt);
-      assert.equal(ctx.overhead + ctx.transcript, ctx.tokens);
+      assert.equal(ctx.overhead + ctx.transcript + ctx.attached, ctx.tokens);
+      if (ctx.attached) assert.ok(surfaces.inputPrompt.includes(`~${formatNumber(ctx.attached)} attached by the agent`), surfaces.inputPrompt);
       assert.equal(transcriptOfContextText(ctx.transcript, ctx), `transcript ${formatNumber(ctx.transcript)} of ${figure}`);
     });
   }

@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 import type { Analysis } from '../../src/core/inspect';
 import { inspectFile } from '../../src/core/inspect';
 import type { Round, RoundContent } from '../../src/core/rounds';
+import { contextNow } from '../../src/core/context';
 import { TOKEN_MODEL } from '../../src/core/tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '../../src/core/compact/budget';
 import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
@@ -154,6 +155,7 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
     toolResults: choice.budget.decisions,
     wireMessages: choice.budget.wireMessages,
     preTokens,
+    context: contextNow(report),
     postTokens,
     keptTokens,
     overheadTokens,

@@ -3,6 +3,7 @@
 // same input and settings.
 // Over 400 lines: the shared base (sizes, overhead, target room) and the automatic path's kept-tail rule belong
 // together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
+import { contextNow } from '../context';
 import type { Analysis } from '../inspect';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
@@ -158,6 +159,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     toolResults: choice.budget.decisions,
     wireMessages: choice.budget.wireMessages,
     preTokens,
+    context: contextNow(analysis.report),
     postTokens,
     keptTokens,
     overheadTokens,

@@ -3,6 +3,7 @@
 // keeps a recent tail), and where a decision would make the request invalid (a tool call and its
 // result split between a kept and an unkept round) whole rounds keep their pairs together and the
 // plan says which decision gave way and what it did instead.
+import { contextNow } from '../context';
 import { applyBudget, wireMessages } from './budget';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { resolveRounds, type RoundChoice, type UserDecisions } from './decisions';
@@ -150,6 +151,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     toolResults: budget.decisions,
     wireMessages: budget.wireMessages,
     preTokens,
+    context: contextNow(analysis.report),
     postTokens: keptTokens + (summarizing ? settings.summaryTokens : 0),
     keptTokens,
     overheadTokens,

@@ -1,5 +1,6 @@
 // Pure data describing a compaction: what happens to each round and each tool result, and
 // the token figures before and after. The CLI prints it, the extension draws it, apply runs it.
+import type { ContextFigure } from '../context';
 import type { FormatId } from '../formats/types';
 import type { FidelityReport } from './fidelity';
 
@@ -95,8 +96,10 @@ export interface CompactionPlan {
   rounds: PlannedRound[];
   toolResults: ToolResultDecision[];
   wireMessages: WireMessageBudget[];
-  /** Estimated tokens of the active context now. */
+  /** Estimated tokens of the active context's transcript now (the rounds the plan sizes). */
   preTokens: number;
+  /** The context now as every surface shows it (`contextNow`): the plan's starting figure, its parts named. */
+  context: ContextFigure;
   /** Estimated tokens of the resumed context after compaction (summary included). */
   postTokens: number;
   /** Tokens of the rounds kept verbatim (after budgeting). */

@@ -1,7 +1,7 @@
 // The one context figure (src/core/context.ts `contextNow`) as every surface words it: status bar, tree header,
 // target input box, plan line, dialog. One function per wording, so the figure reads the same everywhere.
 // Pure: no `vscode` import.
-import type { ContextFigure } from '../../core/context';
+import { ATTACHED_NOTE, type ContextFigure } from '../../core/context';
 import type { InspectReport } from '../../core/inspect';
 import { formatNumber, plural } from './format';
 
@@ -22,7 +22,8 @@ export function contextText(c: ContextFigure): string {
 export function contextPartsText(c: ContextFigure): string {
   if (!c.overheadKnown) return `transcript ${formatNumber(c.transcript)}; system prompt and tools unknown (no usage in the file)`;
   const overhead = c.overheadSource === 'recorded' ? `${formatNumber(c.overhead)} (recorded)` : `~${formatNumber(c.overhead)} (estimated)`;
-  return `system prompt and tools ${overhead} + transcript ${formatNumber(c.transcript)}`;
+  const attached = c.attached ? ` + ~${formatNumber(c.attached)} ${ATTACHED_NOTE}` : '';
+  return `system prompt and tools ${overhead} + transcript ${formatNumber(c.transcript)}${attached}`;
 }
 
 /** "transcript 5,947 of 48,314": where only the transcript part of the context is meant. */
