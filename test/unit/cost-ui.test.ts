@@ -17,7 +17,10 @@ import { confirmationText, economicsText, planDetail } from '../../src/extension
 import { rootNodes } from '../../src/extension/model/tree';
 import { cacheExpiryNote, EXPIRED_MARK_TOKENS, sessionNode } from '../../src/extension/model/sessionsTree';
 import type { SessionSummary } from '../../src/core/sessionList';
-import { fixture } from '../support/fixtures';
+import { buildMapState } from '../../src/extension/model/mapState';
+import { nextTurnText } from '../../src/extension/model/cacheText';
+import { isMapState } from '../../src/webview/mapProtocol';
+import { agentFixtures, fixture } from '../support/fixtures';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -79,6 +82,35 @@ describe('cost of a compaction in the extension', function () {
       assert.match(dialog(null), /\nCost: not estimated \(the newest response's model has no price; give one with the setting agentCompactor\.prices\)\.\n/);
       assert.doesNotMatch(dialog(undefined), /Cost:/);
       assert.doesNotMatch(planDetail({ ...plan, nothingToDo: true }, contextNow(analysis.report), null), /Cost:/);
+    });
+  });
+
+  describe("the Context Map's cost section", () => {
+    it('without a plan: the cache state and the next turn as it is, warm (read) and expired (written anew) at 5 minutes', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ac-cost-map-'));
+      try {
+        const file = join(dir, 's.jsonl');
+        writeFileSync(file, oneTurn(152_000, T0, '5m'));
+        const analysis = await inspectFile(file);
+        const context = contextNow(analysis.report).tokens;
+        const warm = buildMapState(file, analysis, null, undefined, DEFAULT_PRICES, T0 + 60_000);
+        assert.ok(isMapState(warm));
+        assert.equal(warm.cost.nextTurn, `Prompt cache: cache warm for 4 min more (written for 5 minutes, last used at 14:00 UTC; until 14:05 UTC); the next turn's input as it is ≈ ${cents(usd(152_000, price.cacheRead) + usd(context - 152_000, price.cacheWrite5m))} (at claude-sonnet-4-6 rates).`);
+        const cold = buildMapState(file, analysis, null, undefined, DEFAULT_PRICES, T0 + 40 * 60_000);
+        assert.match(cold.cost.nextTurn, /^Prompt cache: cache expired 35 min ago \(written for 5 minutes, last used at 14:00 UTC\); the next turn's input as it is ≈ \$0\.57 \(at claude-sonnet-4-6 rates\)\.$/);
+        // With a plan the section carries the plan's economics, the line the dialog shows.
+        const plan = await planCompaction(analysis, { targetTokens: 40_000 });
+        const planned = buildMapState(file, analysis, plan, undefined, DEFAULT_PRICES, T0 + 40 * 60_000);
+        assert.equal(planned.cost.nextTurn, economicsText(compactionEconomics(analysis, plan, { now: T0 + 40 * 60_000 })));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a Codex rollout: state unknown, said so, never guessed', async () => {
+      const file = agentFixtures('codex')[0];
+      const text = nextTurnText(await inspectFile(file), null, Date.now());
+      assert.match(text, /^Prompt cache: state unknown \(Codex's records do not say how long the provider keeps its cache\)/);
     });
   });
 
