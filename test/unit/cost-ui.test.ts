@@ -20,6 +20,8 @@ import type { SessionSummary } from '../../src/core/sessionList';
 import { buildMapState } from '../../src/extension/model/mapState';
 import { nextTurnText } from '../../src/extension/model/cacheText';
 import { isMapState } from '../../src/webview/mapProtocol';
+import { CacheExpiryNotices, expiryNoticeText, noticeLeadMs, type ExpiryWatch } from '../../src/extension/model/cacheExpiryNotice';
+import { FakeClock } from '../support/fakeClock';
 import { agentFixtures, fixture } from '../support/fixtures';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
@@ -160,6 +162,63 @@ describe('cost of a compaction in the extension', function () {
       const unknown = { ...big, cache: { ...big.cache, status: 'unknown' as const } };
       assert.equal(cacheExpiryNote({ kind: 'ready', stats: unknown, stale: false }, T0 + ONE_HOUR_MS), null);
       assert.equal(cacheExpiryNote({ kind: 'pending' }, T0 + ONE_HOUR_MS), null);
+    });
+  });
+
+  describe('the cache-expiry notice (fake clock)', () => {
+    let dir: string;
+    before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-notice-'))));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    async function watchOf(context: number, lifetime: '5m' | '1h', at: number, name = 'live'): Promise<ExpiryWatch> {
+      const file = join(dir, `${name}.jsonl`);
+      writeFileSync(file, oneTurn(context, at, lifetime));
+      const stats = await sessionStats(file, DEFAULT_PRICES, at + 1000);
+      return { file, title: 'Fix the build', cache: stats.cache, contextTokens: stats.contextTokens, expiredResume: stats.expiredResume };
+    }
+
+    it('5-minute cache: one notice a minute before it expires, with the cost of writing it anew; none twice for the same lifetime', async () => {
+      const w = await watchOf(152_000, '5m', T0);
+      const clock = new FakeClock(T0 + 1000);
+      const shown: string[] = [];
+      const notices = new CacheExpiryNotices(clock, (_, text) => shown.push(text));
+      notices.watch(w);
+      clock.advance(FIVE_MINUTES_MS - noticeLeadMs(FIVE_MINUTES_MS) - 1000 - 1);
+      assert.deepEqual(shown, [], 'not before the lead');
+      clock.advance(1);
+      assert.deepEqual(shown, [`Fix the build: the prompt cache expires at 14:05 UTC. A prompt sent after that re-writes 152k tokens, ≈ ${cents(usd(152_000, price.cacheWrite5m))}; one sent before reads them from the cache.`]);
+      notices.watch(w);
+      clock.advance(10 * 60_000);
+      assert.equal(shown.length, 1, 'the same lifetime is not announced again');
+    });
+
+    it('a newer response moves the notice; a 1-hour cache is announced five minutes ahead; an expired one never', async () => {
+      const clock = new FakeClock(T0 + 1000);
+      const shown: number[] = [];
+      const notices = new CacheExpiryNotices(clock, () => shown.push(clock.now()));
+      notices.watch(await watchOf(152_000, '5m', T0));
+      clock.advance(2 * 60_000);
+      const again = await watchOf(152_000, '5m', T0 + 2 * 60_000); // the agent answered again: the cache lives on
+      notices.watch(again);
+      clock.advance(10 * 60_000);
+      assert.deepEqual(shown, [T0 + 2 * 60_000 + FIVE_MINUTES_MS - 60_000]);
+      const hour = await watchOf(152_000, '1h', T0 + 20 * 60_000, 'hour');
+      notices.watch(hour);
+      clock.advance(2 * ONE_HOUR_MS);
+      assert.deepEqual(shown.slice(1), [T0 + 20 * 60_000 + ONE_HOUR_MS - 5 * 60_000]);
+      notices.watch(hour); // watched again after expiry: nothing
+      clock.advance(ONE_HOUR_MS);
+      assert.equal(shown.length, 2);
+      notices.dispose();
+      assert.equal(clock.pending.size, 0);
+    });
+
+    it('a small context, an unknown or expired cache: no notice text', async () => {
+      assert.equal(expiryNoticeText(await watchOf(EXPIRED_MARK_TOKENS - 1, '5m', T0, 'small')), null);
+      const big = await watchOf(152_000, '5m', T0, 'big');
+      assert.equal(expiryNoticeText({ ...big, cache: { ...big.cache, status: 'unknown' } }), null);
+      assert.equal(expiryNoticeText({ ...big, cache: { ...big.cache, status: 'expired' } }), null);
+      assert.ok(expiryNoticeText(big));
     });
   });
 });
