@@ -228,7 +228,8 @@ export function compactionEconomics(analysis: Analysis, plan: CompactionPlan, op
   return { ...cost, cache, model, priceKey: priced.key, contextTokens, afterTokens, summarizerUsd, summarizer: options.summarizerModel ?? 'offline' };
 }
 
-function dollars(usd: number): string {
+/** A cost in dollars: cents from a cent up, else four decimals. */
+export function dollars(usd: number): string {
   return usd >= 0.00995 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
 
@@ -244,4 +245,24 @@ export function economicsLine(e: CompactionEconomics): string {
   const horizon = e.savedOverHorizonUsd >= 0 ? `saves ≈ ${dollars(e.savedOverHorizonUsd)} over the next ${e.horizon}` : `costs ≈ ${dollars(-e.savedOverHorizonUsd)} more over the next ${e.horizon}`;
   const summarizer = e.summarizerUsd > 0 ? `, ${dollars(e.summarizerUsd)} of it the ${e.summarizer} summary` : '';
   return `next turn as it is ${dollars(e.asIsUsd)} (${cache}), compacted ${dollars(e.compactedUsd)}${summarizer}; ${pays}; ${horizon} (input tokens at ${e.priceKey} rates)`;
+}
+
+/** What resuming a session whose cache has expired costs as it is and compacted first, for a list that does not plan. */
+export interface ExpiredResume {
+  /** The whole context written to the cache anew. */
+  asIsUsd: number;
+  /** The context compacted to `afterTokens` first, then written anew (offline summarizer: no cost of its own). */
+  compactedUsd: number;
+  /** The estimated context after the compaction: the target, or the context itself when it is smaller. */
+  afterTokens: number;
+}
+
+/**
+ * The next turn after the cache expired, without a plan: the compacted context is estimated as `targetTokens` (what a
+ * plan with default settings aims at), so callers say "≈". Written at the lifetime the session's writes used.
+ */
+export function expiredResumeCost(cache: CacheState, contextTokens: number, price: ModelPrice, targetTokens: number): ExpiredResume {
+  const afterTokens = Math.min(Math.max(0, contextTokens), targetTokens);
+  const cost = nextTurnCost({ cache: { ...cache, status: 'expired' }, contextTokens, overheadTokens: 0, afterTokens, summarizerUsd: 0, price });
+  return { asIsUsd: cost.asIsUsd, compactedUsd: cost.compactedUsd, afterTokens };
 }

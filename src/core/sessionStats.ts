@@ -2,7 +2,9 @@
 // streaming indexer (yielding to the event loop as it goes, so a 100 MB file never holds up its caller's thread) and
 // priced like the Rounds tree prices it (cost.ts).
 import { buildChain } from './chain';
-import { DEFAULT_PRICES, sessionCost, type PriceTable, type SessionCost } from './cost';
+import { cacheState, expiredResumeCost, type CacheState, type ExpiredResume } from './cache';
+import { DEFAULT_SETTINGS } from './compact/types';
+import { DEFAULT_PRICES, priceFor, sessionCost, type PriceTable, type SessionCost } from './cost';
 import { buildRounds } from './rounds';
 import { assertTranscript, indexTranscript } from './transcript';
 import { newestUsageInContext } from './tokens/usage';
@@ -24,6 +26,12 @@ export interface SessionStats {
    */
   contextTokens: number | null;
   model: string | null;
+  /**
+   * The prompt cache as the file left it (read at `now`; whether it has expired since is the caller's to say from
+   * `cache.expiresAt`), and what resuming after it expires costs, null when the model has no price.
+   */
+  cache: CacheState;
+  expiredResume: ExpiredResume | null;
   /** The file as it was read: the figures hold while its size and mtime are these. */
   size: number;
   mtimeMs: number;
@@ -32,12 +40,17 @@ export interface SessionStats {
 /** Lines read between yields to the event loop. */
 const YIELD_EVERY = 2000;
 
-export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PRICES): Promise<SessionStats> {
+export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PRICES, now = Date.now()): Promise<SessionStats> {
   const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
   assertTranscript(index);
   const rounds = buildRounds(index.entries, buildChain(index.entries));
   const cost = sessionCost(index.entries, prices);
   const newest = newestUsageInContext(index.entries, rounds);
+  const cache = cacheState(index.entries, rounds, index.format.id, now);
+  const contextTokens = newest?.usage.contextTokens ?? null;
+  const priced = newest?.round.model ? priceFor(newest.round.model, prices) : null;
+  // Planning every listed session in the background is too costly; the default target stands for the plan's result.
+  const expiredResume = priced && contextTokens !== null ? expiredResumeCost(cache, contextTokens, priced.price, DEFAULT_SETTINGS.targetTokens) : null;
   return {
     rounds: rounds.length,
     costUsd: cost.total.usd,
@@ -45,8 +58,10 @@ export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PR
     assumed: cost.assumed,
     agent: cost.agent,
     priceDate: cost.priceDate,
-    contextTokens: newest?.usage.contextTokens ?? null,
+    contextTokens,
     model: newest?.round.model ?? null,
+    cache,
+    expiredResume,
     size: index.size,
     mtimeMs: index.mtimeMs,
   };

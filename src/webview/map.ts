@@ -516,6 +516,7 @@ function renderCost(s: MapState): HTMLElement {
   );
   if (c.byModel.length) section.append(el('ul', {}, ...c.byModel.map((m) => el('li', {}, `${m.model}: ${usd(m.usd)}`))));
   if (c.agentUsd !== null) section.append(el('p', { attrs: { id: 'cost-agent' } }, `The agent's own figure (its cost-state records): ${usd(c.agentUsd)}.`));
+  section.append(el('p', { attrs: { id: 'cost-next-turn' } }, c.nextTurn));
   for (const note of c.notes) section.append(el('p', { class: 'warning' }, note));
   section.append(el('p', { class: 'muted' }, `Prices: ${c.priceSource} (${c.priceDate}).`));
   return section;

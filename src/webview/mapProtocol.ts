@@ -64,6 +64,8 @@ export interface MapCost {
   notes: string[];
   priceSource: string;
   priceDate: string;
+  /** The prompt cache's state and the next turn's cost (with a plan: as it is and compacted), as of the push. */
+  nextTurn: string;
 }
 
 export interface MapState {
@@ -208,7 +210,8 @@ function validCost(c: unknown): c is MapCost {
     isCountOrNull(c.agentUsd) &&
     arrayOf(c.notes, (m): m is string => isStr(m, 2000), 1000) &&
     isStr(c.priceSource, 2000) &&
-    isStr(c.priceDate, 100)
+    isStr(c.priceDate, 100) &&
+    isStr(c.nextTurn, 2000)
   );
 }
 

@@ -240,6 +240,8 @@ describe('Context Map webview in Chromium', function () {
     assert.equal(await get<string>(`document.getElementById('cost-agent').textContent`), "The agent's own figure (its cost-state records): $1.26.");
     const warnings = await get<string[]>(`[...document.querySelectorAll('[aria-labelledby="cost-h"] p.warning')].map((p) => p.textContent)`);
     assert.deepEqual(warnings, ['first note about the rates.', 'second note about the agent.']);
+    assert.equal(await get<string>(`document.getElementById('cost-next-turn').textContent`), state.cost.nextTurn, 'the cache state and the next turn as the host computed them');
+    assert.match(state.cost.nextTurn, /^Cost: next turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted/);
     await post({ type: 'state', state });
     await b!.page.waitForFunction(`document.getElementById('cost-agent') === null`, undefined, { timeout: 15_000 });
   });

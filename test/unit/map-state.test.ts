@@ -98,9 +98,10 @@ describe('Context Map state kept per analysis', function () {
       const target = 5_000 + Math.floor(rand() * 150_000);
       const planned = rand() < 0.75;
       const plan = planned ? await planCompaction(kept, { targetTokens: target }) : null;
-      const warm = buildMapState(f, kept, plan, target);
+      const now = Date.parse('2026-11-25T14:00:00Z'); // one clock for both: the cost line reads the cache state at it
+      const warm = buildMapState(f, kept, plan, target, undefined, now);
       const fresh = await inspectFile(f);
-      const cold = buildMapState(f, fresh, planned ? await planCompaction(fresh, { targetTokens: target }) : null, target);
+      const cold = buildMapState(f, fresh, planned ? await planCompaction(fresh, { targetTokens: target }) : null, target, undefined, now);
       assert.deepEqual(warm, cold, `step ${step}: target ${target}, planned ${planned}`);
       assert.ok(isMapState(warm));
       if (plan) for (const r of plan.rounds) assert.equal(warm.rounds[r.index].mark, r.action);

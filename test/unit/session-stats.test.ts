@@ -89,7 +89,7 @@ describe('sessions view: rounds and cost', function () {
 
   it('the text: description and tooltip for each state', () => {
     const s: SessionSummary = { file: '/p/x.jsonl', id: 'x', folder: 'f', cwd: '/p', title: 'Fix the build', size: 2_500_000, mtimeMs: Date.parse('2026-03-01T10:00:00Z'), contextTokens: 80_000, model: 'claude-sonnet-4-6', contextWindow: 200_000, live: false };
-    const stats: SessionStats = { rounds: 12, costUsd: 1.234, unpriced: [], assumed: [], agent: null, priceDate: '2026-01-15', contextTokens: 80_000, model: 'claude-sonnet-4-6', size: s.size, mtimeMs: s.mtimeMs };
+    const stats: SessionStats = { rounds: 12, costUsd: 1.234, unpriced: [], assumed: [], agent: null, priceDate: '2026-01-15', contextTokens: 80_000, model: 'claude-sonnet-4-6', cache: { status: 'unknown', reason: 'the record does not say', lastRequestAt: null, ttlMs: null, expiresAt: null, coveredTokens: 0, requestTokens: 0 }, expiredResume: null, size: s.size, mtimeMs: s.mtimeMs };
     const now = s.mtimeMs + 3 * 3_600_000;
     const ready = sessionNode(s, now, { kind: 'ready', stats, stale: false });
     assert.equal(ready.description, '3 hours ago · 2.4 MiB · 12 rounds · $1.23 · ▰▰▱▱▱ 80k / 200k · 40%');

@@ -12,13 +12,16 @@ import { contextNow, type ContextFigure } from '../../core/context';
 import { bytesAfterLastBoundary } from '../../core/compact/activePart';
 import { inspectFile } from '../../core/inspect';
 import { planCompaction } from '../../core/compact/plan';
-import { compactFile, type CompactOptions } from '../../core/compact/compact';
+import { compactFile, DEFAULT_MODEL, type CompactOptions } from '../../core/compact/compact';
+import { compactionEconomics } from '../../core/cache';
+import type { Analysis } from '../../core/inspect';
+import { priceTableFromSetting } from '../model/mapState';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/compact/types';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import { confirmationText, planSummary, RESULT_ACTIONS, resultActions, resultResumeCommand, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import type { FormatId } from '../../core/formats/types';
-import { getSettings } from '../settings';
+import { getSettings, SECTION } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -35,19 +38,21 @@ interface Planned {
   bytes: number;
   /** The session's agent: how a fork is named and resumed. */
   agent: FormatId;
+  /** The session as planned: the confirmation prices the next turn from it. */
+  analysis: Analysis;
 }
 
 
 async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<Planned> {
   if (s.store.file === file) {
     const analysis = await s.store.refresh();
-    if (analysis) return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id };
+    if (analysis) return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
   }
   const analysis = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${basename(file)}` },
     () => inspectFile(file, { yieldEvery: 500 }),
   );
-  return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id };
+  return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
 }
 
 /** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
@@ -161,7 +166,11 @@ async function confirmed(s: Services, planned: Planned, req: Request, o: Partial
     return false;
   }
   if (o.confirm === false) return true;
+  const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(file)).get('prices')).table;
+  const summarizerModel = req.summarizer === 'anthropic' ? (req.config.model ?? DEFAULT_MODEL) : undefined;
+  const economics = compactionEconomics(planned.analysis, plan, { now: Date.now(), prices, summarizerModel });
   const { message, detail } = confirmationText(plan, context, {
+    economics,
     mode: req.mode,
     summarizer: req.summarizer,
     model: req.config.model,

@@ -10,6 +10,7 @@ import { MAP_PROTOCOL_VERSION, type MapRound, type MapSeries, type MapState } fr
 import { chartPoints } from './budget';
 import { baseName } from './format';
 import { planSummary } from './planText';
+import { nextTurnText } from './cacheText';
 import { contextNow } from '../../core/context';
 
 /** Tools with a series of their own in the chart; the rest share "other tools". */
@@ -143,7 +144,7 @@ function mapBase(analysis: Analysis, prices: PriceTable): MapBase {
   return base;
 }
 
-export function buildMapState(file: string, analysis: Analysis, plan: CompactionPlan | null, settingsTarget: number | undefined, prices: PriceTable = DEFAULT_PRICES): MapState {
+export function buildMapState(file: string, analysis: Analysis, plan: CompactionPlan | null, settingsTarget: number | undefined, prices: PriceTable = DEFAULT_PRICES, now = Date.now()): MapState {
   const { series, rounds, map, contextWindow: window } = mapBase(analysis, prices);
   const marks = new Map(plan ? plan.rounds.map((r) => [r.index, r.action]) : []);
   const c = map.cost;
@@ -175,6 +176,7 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
       notes: costNotes(c, PRICES_SETTING_HINT),
       priceSource: c.priceSource,
       priceDate: c.priceDate,
+      nextTurn: nextTurnText(analysis, plan, now, prices),
     },
   };
 }

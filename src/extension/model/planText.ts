@@ -1,6 +1,7 @@
 // Human text about a compaction plan: the tree's summary node, the confirmation dialog,
 // the notification after a run. Pure: no `vscode` import.
 import type { CompactionPlan, CompactResult } from '../../core/compact/types';
+import { economicsLine, type CompactionEconomics } from '../../core/cache';
 import { isSessionId, resumeCommand } from '../../core/compact/resume';
 import type { FormatId } from '../../core/formats/types';
 import type { ContextFigure } from '../../core/context';
@@ -103,10 +104,18 @@ export function userDecisionsText(plan: CompactionPlan): string {
 }
 
 /**
+ * The plan's cost line (core/cache.ts `compactionEconomics`): the next turn as it is and compacted, the summarizer's
+ * share, and when it pays for itself; null economics: the newest response's model has no price.
+ */
+export function economicsText(e: CompactionEconomics | null): string {
+  return e ? `Cost: ${economicsLine(e)}.` : 'Cost: not estimated (the newest response\'s model has no price; give one with the setting agentCompactor.prices).';
+}
+
+/**
  * Longer explanation for tooltips and the confirmation dialog's detail. It names the parts of the context (the plan
  * line and the dialog's message say the whole), so each figure appears once beside them.
  */
-export function planDetail(plan: CompactionPlan, context: ContextFigure): string {
+export function planDetail(plan: CompactionPlan, context: ContextFigure, economics?: CompactionEconomics | null): string {
   const f = planFigures(plan);
   const overhead = context.overheadKnown ? `~${formatNumber(plan.overheadTokens)}, unchanged` : 'unknown (no usage in the file), not counted';
   const lines = [
@@ -118,6 +127,7 @@ export function planDetail(plan: CompactionPlan, context: ContextFigure): string
   ];
   for (const c of plan.conflicts) lines.push(`Your choice to ${c.decision}: ${c.resolution}.`);
   for (const n of plan.notes) lines.push(n);
+  if (economics !== undefined && !plan.nothingToDo) lines.push(economicsText(economics));
   return lines.join('\n');
 }
 
@@ -136,7 +146,7 @@ export function confirmationText(
   plan: CompactionPlan,
   context: ContextFigure,
   /** baseUrl: the address the Anthropic summarizer sends to (anthropicBaseUrl), named so the user sees the host. */
-  options: { mode: WriteMode; summarizer: Summarizer; model?: string; baseUrl: string; out?: string; agent?: FormatId },
+  options: { mode: WriteMode; summarizer: Summarizer; model?: string; baseUrl: string; out?: string; agent?: FormatId; economics?: CompactionEconomics | null },
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const host = baseUrlHost(options.baseUrl);
@@ -144,7 +154,7 @@ export function confirmationText(
     options.summarizer === 'anthropic'
       ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}. Sends the summarized rounds and your API key to ${host}.`
       : 'Summary: offline extractive summary (nothing leaves this machine).';
-  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
+  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context, options.economics), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
   return { message, detail };
 }
 

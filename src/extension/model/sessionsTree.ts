@@ -3,6 +3,7 @@
 // bar and a mark when it is being written now.
 // Pure: no `vscode` import.
 import { basename } from 'node:path';
+import { dollars, span } from '../../core/cache';
 import { costFigure, costNotes, type CostFacts } from '../../core/cost';
 import { contextWindowOf, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
 import type { SessionStats } from '../../core/sessionStats';
@@ -70,6 +71,26 @@ export function statsTooltip(state: StatsState): string {
   }
 }
 
+/** From this context up, an expired cache is worth a mark: resuming it re-writes enough to matter. */
+export const EXPIRED_MARK_TOKENS = 50_000;
+
+/**
+ * A quiet mark and a tooltip line for a session whose prompt cache has expired and whose context is large: what resuming
+ * it re-writes, and (≈, the default target standing for a plan) what it would cost compacted first. Null otherwise,
+ * also while the figures are of an earlier size of the file. It only informs: nothing is compacted by itself.
+ */
+export function cacheExpiryNote(stats: StatsState, now: number): { mark: string; tooltip: string } | null {
+  if (stats.kind !== 'ready' || stats.stale) return null;
+  const { cache, contextTokens, expiredResume } = stats.stats;
+  if (cache.status === 'unknown' || cache.expiresAt === null || now < cache.expiresAt) return null;
+  if (contextTokens === null || contextTokens < EXPIRED_MARK_TOKENS || !expiredResume) return null;
+  const compacted = expiredResume.afterTokens < contextTokens ? `; compacted first ≈ ${dollars(expiredResume.compactedUsd)} (to ~${shortNumber(expiredResume.afterTokens)})` : '';
+  return {
+    mark: 'cache expired',
+    tooltip: `cache expired ${span(now - cache.expiresAt)} ago: resuming re-writes ${shortNumber(contextTokens)} tokens, ≈ ${dollars(expiredResume.asIsUsd)}${compacted}`,
+  };
+}
+
 /**
  * The context the row shows: the background read's (the whole file, as the Rounds tree reads it) once it holds for the
  * file as it is now, else the quick read's from the file's end.
@@ -84,12 +105,13 @@ export function shownContext(s: SessionSummary, stats: StatsState): Pick<Session
 export function sessionNode(summary: SessionSummary, now = Date.now(), stats: StatsState = { kind: 'none' }): SessionNode {
   const s = { ...summary, ...shownContext(summary, stats) };
   const fill = fillText(s);
+  const expiry = cacheExpiryNote(stats, now);
   return {
     id: `session:${s.file}`,
     kind: 'session',
     label: s.title,
-    description: [s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), statsText(stats), fill].filter(Boolean).join(' · '),
-    tooltip: [s.title, s.file, `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : stats.kind === 'pending' ? 'Context: being read…' : 'No usage recorded yet'].filter(Boolean).join('\n'),
+    description: [s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), statsText(stats), fill, expiry?.mark].filter(Boolean).join(' · '),
+    tooltip: [s.title, s.file, `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : stats.kind === 'pending' ? 'Context: being read…' : 'No usage recorded yet', expiry?.tooltip].filter(Boolean).join('\n'),
     icon: s.live ? 'circle-filled' : 'comment-discussion',
     color: s.live ? 'charts.green' : undefined,
     contextValue: s.live ? 'session.live' : 'session',

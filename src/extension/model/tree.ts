@@ -11,6 +11,8 @@ import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } fr
 import { USER_ROUND_MARK, toolResultMark } from '../../webview/protocol';
 import { baseName, formatBytes, formatChars, formatNumber, formatTokens, formatUsd, oneLine, plainLabel, plural } from './format';
 import { contextNow } from '../../core/context';
+import { compactionEconomics, type CompactionEconomics } from '../../core/cache';
+import type { PriceTable } from '../../core/cost';
 import { contextPartsText, contextText } from './contextText';
 import { contextChangeText, planActionText, planDetail, planSummary } from './planText';
 import { healthNode, repairableOf, resumeHealthOf } from './health';
@@ -23,6 +25,10 @@ export interface TreeInput {
   file: string;
   analysis: Analysis;
   plan?: CompactionPlan | null;
+  /** The clock the plan's cost line reads the cache state at (default: now). */
+  now?: number;
+  /** The price table of the `agentCompactor.prices` setting (default: the built-in one). */
+  prices?: PriceTable;
 }
 
 export const REVEAL_COMMAND = CommandId.revealRound;
@@ -166,7 +172,7 @@ function historyGroup(input: TreeInput, segment: number): TreeNodeModel {
 /** Root nodes: header, plan summary, resume health, malformed lines, notes, sidechains, then rounds with boundary separators. */
 export function rootNodes(input: TreeInput): TreeNodeModel[] {
   const nodes = [headerNode(input)];
-  if (input.plan) nodes.push(planNode(input.file, input.plan, input.analysis));
+  if (input.plan) nodes.push(planNode(input.file, input.plan, input.analysis, compactionEconomics(input.analysis, input.plan, { now: input.now ?? Date.now(), prices: input.prices })));
   const health = resumeHealthOf(input.analysis);
   if (health) nodes.push(healthNode(input.file, health, repairableOf(input.analysis, health)));
   nodes.push(...groupNodes(input));
@@ -206,7 +212,8 @@ function headerNode(input: TreeInput): TreeNodeModel {
   };
 }
 
-function planNode(file: string, plan: CompactionPlan, analysis: Analysis): TreeNodeModel {
+/** The plan node; its tooltip's cost line prices the offline summarizer (the dialog prices the one chosen). */
+function planNode(file: string, plan: CompactionPlan, analysis: Analysis, economics: CompactionEconomics | null): TreeNodeModel {
   const context = contextNow(analysis.report);
   return {
     id: `${file}#plan`,
@@ -215,7 +222,7 @@ function planNode(file: string, plan: CompactionPlan, analysis: Analysis): TreeN
     // happens to the rounds follows in the description.
     label: plan.nothingToDo ? planSummary(plan, context) : contextChangeText(plan, context),
     description: plan.nothingToDo ? undefined : planActionText(plan),
-    tooltip: `${planSummary(plan, context)}\n\n${planDetail(plan, context)}`,
+    tooltip: `${planSummary(plan, context)}\n\n${planDetail(plan, context, economics)}`,
     icon: plan.nothingToDo ? 'check' : 'graph',
     color: plan.nothingToDo ? 'testing.iconPassed' : undefined,
     contextValue: plan.nothingToDo ? 'plan.nothingToDo' : 'plan',

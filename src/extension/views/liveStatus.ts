@@ -8,6 +8,11 @@ import type { SessionSummary } from '../../core/sessionList';
 import { liveStatus, WARN_SHARE } from '../model/liveStatus';
 import type { SessionsView } from './sessionsView';
 import { CommandId } from '../commandIds';
+import { sessionStats } from '../../core/sessionStats';
+import { CacheExpiryNotices } from '../model/cacheExpiryNotice';
+import { realTimers } from '../model/liveMarks';
+import { priceTableFromSetting } from '../model/mapState';
+import { SECTION } from '../settings';
 
 /** A file unchanged this long is taken as settled (the agent finished its turn). */
 export const SETTLED_MS = 5_000;
@@ -16,6 +21,11 @@ export class LiveSessionStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('agentCompactor.liveSession', vscode.StatusBarAlignment.Right, 99);
   private readonly subscription: vscode.Disposable;
   private readonly offered = new Set<string>();
+  /** The cache-expiry notices (setting `cacheExpiryNotice`); a pending one outlives the session's live mark. */
+  private readonly notices = new CacheExpiryNotices(realTimers, (_, text) => void vscode.window.showInformationMessage(text));
+  /** The file state (size:mtime) whose cache was last read for the notice, so a quiet file is read once. */
+  private readFor = '';
+  private readTimer: ReturnType<typeof setTimeout> | undefined;
   /** The session shown (undefined: none is being written in the workspace's project). */
   session: SessionSummary | undefined;
 
@@ -43,6 +53,9 @@ export class LiveSessionStatus implements vscode.Disposable {
     this.item.backgroundColor = status.level === 'alert' ? new vscode.ThemeColor('statusBarItem.errorBackground') : status.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.command = { command: CommandId.showRounds, title: 'Show Rounds', arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }] };
     this.item.show();
+    // Read once the agent's turn has settled, not on every append of a growing file.
+    clearTimeout(this.readTimer);
+    this.readTimer = setTimeout(() => void this.watchCache(live), SETTLED_MS);
     if (status.share >= WARN_SHARE && !this.offered.has(live.file)) {
       this.offered.add(live.file);
       void this.offer(live, status.text);
@@ -56,7 +69,25 @@ export class LiveSessionStatus implements vscode.Disposable {
     await vscode.commands.executeCommand(CommandId.compact, vscode.Uri.file(s.file));
   }
 
+  /** With the notice on, reads the live session's cache state (the whole file, once per size and mtime) and watches it. */
+  private async watchCache(live: SessionSummary): Promise<void> {
+    const config = vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(live.file));
+    if (!config.get<boolean>('cacheExpiryNotice', false)) return;
+    const key = `${live.file}:${live.size}:${live.mtimeMs}`;
+    if (key === this.readFor) return;
+    this.readFor = key;
+    try {
+      const stats = await sessionStats(live.file, priceTableFromSetting(config.get('prices')).table);
+      this.notices.watch({ file: live.file, title: live.title, cache: stats.cache, contextTokens: stats.contextTokens, expiredResume: stats.expiredResume });
+    } catch {
+      // A file being written may end mid-line or vanish; the next scan reads it again.
+      this.readFor = '';
+    }
+  }
+
   dispose(): void {
+    clearTimeout(this.readTimer);
+    this.notices.dispose();
     this.subscription.dispose();
     this.item.dispose();
   }
