@@ -1,7 +1,7 @@
 // "The context": what the next request of the session would carry, system prompt and tools included. Defined here
 // once; every surface (status bar, tree, input box, plan line, dialog, chart, CLI, the boundary we write) shows this
 // figure, and names its parts where it shows one.
-import type { InspectReport, TokenSource } from './inspect';
+import type { InspectReport, TokenSource } from './report';
 
 export interface ContextFigure {
   /** Tokens of the next request: the newest request's usage plus estimates of what followed it (else all estimated). */
