@@ -67,6 +67,9 @@ describe('host: Context Map', function () {
   });
 
   it('the prices setting changes the cost the map shows', async () => {
+    // The store shows this map's transcript (with two maps open, the other panel's activation can load its own file
+    // late on a busy machine; a map of a transcript the store does not show keeps its last picture until shown).
+    await showTranscript(api, file);
     const before = api.getContextMap(file)!.state!.cost.totalUsd;
     await vscode.workspace.getConfiguration('agentCompactor').update('prices', { 'claude-opus-4-5': { input: 10, output: 50 } }, vscode.ConfigurationTarget.Global);
     const after = await waitFor(() => {

@@ -147,14 +147,15 @@ describe('UI: find a broken session, see its health, repair it', function () {
     // The newest session's project comes first and is expanded: the broken session is the newest.
     assert.equal(shown[0].label, 'checkout-service');
     assert.equal(shown[1].label, '--history', 'its session is titled by its first prompt');
-    assert.match(shown[1].description, /^2 hours ago · [\d.]+ (KiB|MiB) · (\d+ rounds? · \$[\d.]+ · )?[▰▱]{5} [\d.]+k \/ 200k · \d+%$/);
+    // Once its rounds and cost are read, the session (2 hours idle, 85k tokens) is marked: its prompt cache expired.
+    assert.match(shown[1].description, /^2 hours ago · [\d.]+ (KiB|MiB) · (\d+ rounds? · \$[\d.]+ · [▰▱]{5} [\d.]+k \/ 200k · \d+% · cache expired|[▰▱]{5} [\d.]+k \/ 200k · \d+%)$/);
     // Its rounds and cost follow, read in the background (the project is expanded).
     let described = shown[1].description;
     for (const until = Date.now() + 30_000; !/rounds? · \$/.test(described) && Date.now() < until; ) {
       await wb.page.waitForTimeout(250);
       described = (await rowTexts('Sessions'))[1]?.description ?? '';
     }
-    assert.match(described, /^2 hours ago · [\d.]+ (KiB|MiB) · \d+ rounds? · \$[\d.]+ · [▰▱]{5} [\d.]+k \/ 200k · \d+%$/);
+    assert.match(described, /^2 hours ago · [\d.]+ (KiB|MiB) · \d+ rounds? · \$[\d.]+ · [▰▱]{5} [\d.]+k \/ 200k · \d+% · cache expired$/);
   });
 
   it('filters to a project and opens the broken session: Resume Health in the Rounds tree, the problem in the Problems panel', async () => {

@@ -83,8 +83,11 @@ describe('UI: steer a compaction by hand', function () {
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match((await dialog.textContent()) ?? '', /1 kept by you, 1 dropped by you/);
     await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Review Summary$/ }).click();
-    const offer = wb.page.locator('.notification-toast', { hasText: /Summary of session\.jsonl written \(1 kept by you, 1 dropped by you; context ~?[\d,]+ → [\d,]+ tokens[^)]*\)/ }).first();
-    await offer.waitFor({ state: 'visible', timeout: 60_000 });
+    // Written: Apply Summary and Discard on the summary editor, with the plan's figures (your decisions named).
+    const lenses = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.codelens-decoration');
+    const applyLens = lenses.locator('a', { hasText: 'Apply Summary' }).first();
+    await applyLens.waitFor({ state: 'visible', timeout: 60_000 });
+    await lenses.filter({ hasText: /1 kept by you, 1 dropped by you; context ~?[\d,]+ → [\d,]+ tokens/ }).first().waitFor({ state: 'visible', timeout: 10_000 });
     const review = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.monaco-editor .view-lines').first();
     await review.filter({ hasText: /\S/ }).waitFor({ state: 'visible', timeout: 15_000 });
     assert.deepEqual(fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl')), [TRANSCRIPT], 'nothing written before Apply');
@@ -94,13 +97,7 @@ describe('UI: steer a compaction by hand', function () {
     await wb.page.keyboard.press('Enter');
     await review.filter({ hasText: EDITED_LINE }).waitFor({ state: 'visible', timeout: 10_000 });
     await wb.screenshot('steer-review');
-    // The toast may have gone once the editor took the focus: then the button is in the Notifications center.
-    const apply = offer.locator('.monaco-button', { hasText: /^Apply Summary$/ });
-    if (await apply.isVisible()) await apply.click();
-    else {
-      await wb.readNotifications();
-      await wb.page.locator('.notifications-center .notification-list-item', { hasText: /Summary of session\.jsonl written/ }).locator('.monaco-button', { hasText: /^Apply Summary$/ }).first().click({ timeout: 10_000 });
-    }
+    await applyLens.click();
     const done = wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)/ }).first();
     await done.waitFor({ state: 'visible', timeout: 60_000 });
     const written = fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl') && n !== TRANSCRIPT);
