@@ -130,6 +130,17 @@ describe('CLI sessions and restore', function () {
       assert.match(again.stderr, /no record of a compaction to undo/);
     });
 
+    it('the same with the transcript named by a relative path (the record is kept however the file was named)', () => {
+      const before = sha(transcript);
+      const inDir = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env({}), cwd: dir });
+      const c = inDir(['compact', 's.jsonl', '--in-place', ...SMALL]);
+      assert.equal(c.status, 0, c.stderr);
+      assert.ok(existsSync(join(dir, 's.compactor-undo.json')), 'the compaction is recorded for undo');
+      const r = inDir(['undo', 's.jsonl']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(sha(transcript), before);
+    });
+
     it('after a fork, removes the fork and every file it wrote, and leaves the original byte for byte', () => {
       const before = sha(transcript);
       const files = readdirSync(dir).sort();

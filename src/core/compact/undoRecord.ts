@@ -5,7 +5,7 @@
 // that was resumed and written to since is the user's work, and stays).
 import { createHash } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileChunks, fitName, openSidecar, readSidecar } from '../sidecarFiles';
 import { listBackups } from './backup';
 import { writeFileAtomic } from './fsutil';
@@ -47,7 +47,9 @@ async function sha256Of(file: string): Promise<string | null> {
 }
 
 /** Records `result`, a compaction of `original`, for `undo` (only a result whose files all sit beside `original`). */
-export async function writeUndoRecord(original: string, result: CompactResult): Promise<void> {
+export async function writeUndoRecord(given: string, result: CompactResult): Promise<void> {
+  // The result names absolute paths; the transcript may have been named relative to the working folder.
+  const original = resolve(given);
   const dir = dirname(original);
   const inFolder = (p: string | null) => p === null || dirname(p) === dir;
   const written = result.sidecarsWritten;
