@@ -22,7 +22,7 @@ import { listSessions, sessionsFolder, timeAgo } from '../../src/extension/model
 import { baseName, formatChars, formatNumber, formatTokens, oneLine, plainLabel, shortNumber } from '../../src/extension/model/format';
 import { isBudgetState, parseHostToWebview, parseWebviewToHost, type BudgetState } from '../../src/webview/protocol';
 import { chartGeometry, chartLayout, niceScale, shortTokens } from '../../src/webview/chart';
-import { claudeFixtures, fixture } from '../support/fixtures';
+import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { contextNow } from '../../src/core/context';
 import { contextFigureText, contextText, statusBarText, targetPrompt, transcriptOfContextText } from '../../src/extension/model/contextText';
 import { bytesAfterLastBoundary } from '../../src/core/compact/activePart';
@@ -843,4 +843,24 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
       assert.equal(n.file, file);
     }
   });
+});
+
+describe("a round's tool calls in the tree, every agent", () => {
+  // A Gemini CLI message holds a call and its result on one line: the call was listed twice.
+  for (const agent of ['gemini-cli', 'cline', 'codex', 'copilot-cli']) {
+    for (const file of agentFixtures(agent)) {
+      it(`${agent}/${basename(file)}: each call once, ids unique`, async () => {
+        const analysis = await inspectFile(file, { subagents: false });
+        let calls = 0;
+        for (const round of analysis.rounds) {
+          const children = roundChildren({ file, analysis }, round.index);
+          const tools = children.filter((c) => c.kind === 'tool');
+          calls += tools.length;
+          assert.equal(tools.length, new Set(round.toolUses.map((t) => t.id)).size, `round ${round.index}`);
+          assert.equal(new Set(children.map((c) => c.id)).size, children.length, `round ${round.index}: unique ids`);
+        }
+        assert.ok(analysis.rounds.every((r) => r.toolUses.length === 0) || calls > 0, 'tool calls are listed');
+      });
+    }
+  }
 });

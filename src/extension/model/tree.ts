@@ -439,10 +439,13 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
   const results = new Map(round.toolResults.map((t) => [t.id, t]));
   const out: TreeNodeModel[] = [];
   const entries = round.entries.map((i) => analysis.index.entries[i]);
+  // A call and its result can share a line (a Gemini CLI message holds both): each call is listed once.
+  const listed = new Set<string>();
   for (let k = 0; k < entries.length; k++) {
     const e = entries[k];
     out.push({
-      id: `${file}#round-${roundIndex}-msg-${e.line}-${e.part}`,
+      // By entry index: a Codex compaction's replacement history is many entries on one line and part.
+      id: `${file}#round-${roundIndex}-msg-${round.entries[k]}`,
       kind: 'message',
       label: messageLabel(e),
       description: blockSummary(e),
@@ -460,7 +463,8 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
     for (const use of round.toolUses) {
       if (use.line !== e.line) continue;
       // Emit each tool call once: after the first entry of its line that carries it.
-      if (!e.blocks.some((b) => b.toolId === use.id)) continue;
+      if (listed.has(use.id) || !e.blocks.some((b) => b.toolId === use.id)) continue;
+      listed.add(use.id);
       const res = results.get(use.id);
       const d = decisions.get(use.id);
       const marker = d && (d.action !== 'kept' || d.by === 'user') ? ` ${toolResultMark(d.action, d.by === 'user')}` : '';
