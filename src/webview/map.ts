@@ -216,7 +216,7 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
     const r = s.rounds[b.peak];
     group.append(svg('title', {}, `${label}: ${num(b.total)} tokens [${MARK_TEXT[b.mark]}]${b.usage !== null ? `; usage ${num(b.usage)}` : ''}${r.costUsd !== null && b.first === b.last ? `; ${usd(r.costUsd)}` : ''} — ${r.label}`));
     group.append(svg('rect', { x: b.x, y: g.plot.y, width: b.width, height: g.plot.height, class: 'hit' }));
-    for (const seg of b.segments) seriesPaths[seg.series % 16] += `M${b.x} ${seg.y}h${b.width}v${seg.height}h${-b.width}z`;
+    for (const seg of b.segments) seriesPaths[s.series[seg.series].colour % 16] += `M${b.x} ${seg.y}h${b.width}v${seg.height}h${-b.width}z`;
     if (b.mark !== 'keep' && b.segments.length) {
       const top = Math.min(...b.segments.map((x) => x.y));
       overlayPaths[b.mark] += `M${b.x} ${top}h${b.width}V${g.plot.y + g.plot.height}h${-b.width}z`;
@@ -388,7 +388,7 @@ function selectRound(round: number): void {
 }
 
 function renderLegend(s: MapState, g: MapGeometry): HTMLElement {
-  const items = s.series.map((x, i) => el('li', {}, el('span', { class: `swatch s${i % 16}` }), x.label));
+  const items = s.series.map((x) => el('li', {}, el('span', { class: `swatch s${x.colour % 16}` }), x.label));
   items.push(el('li', {}, el('span', { class: 'swatch usage' }), 'usage (what the API reported)'));
   items.push(el('li', {}, el('span', { class: 'swatch strip-summarize' }), '[summarize] (hatched)'));
   items.push(el('li', {}, el('span', { class: 'swatch strip-drop' }), '[drop] (cross-hatched)'));

@@ -10,6 +10,8 @@ export type MapMark = 'keep' | 'summarize' | 'drop';
 export interface MapSeries {
   key: string;
   label: string;
+  /** Its colour: a slot of the map's palette (media/map.css `.s0`–`.s15`), the same for a category in every session. */
+  colour: number;
 }
 
 export interface MapRound {
@@ -171,7 +173,7 @@ export function parseMapToHost(v: unknown): MapToHost | null {
 }
 
 function validSeries(s: unknown): s is MapSeries {
-  return isObj(s) && isStr(s.key, 200) && isStr(s.label, 300);
+  return isObj(s) && isStr(s.key, 200) && isStr(s.label, 300) && Number.isInteger(s.colour) && (s.colour as number) >= 0 && (s.colour as number) < 16;
 }
 
 function validRound(width: number): (r: unknown) => r is MapRound {

@@ -3,7 +3,7 @@
 // refused both ways, price settings are checked, and zooming and panning keep the view valid
 // through random sequences of operations.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
@@ -13,7 +13,7 @@ import { autoCompactAt, buildMapState, contextWindowOf, priceTableFromSetting } 
 import { clampView, mapGeometry, MAP_SIZE, panView, stackTotal, tokensAtY, zoomView, type MapView } from '../../src/webview/mapChart';
 import { isMapState, parseHostToMap, parseMapToHost } from '../../src/webview/mapProtocol';
 import { DEFAULT_PRICES } from '../../src/core/cost';
-import { claudeFixtures, fixture } from '../support/fixtures';
+import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { contextMap } from '../../src/core/contextMap';
 import { rootNodes } from '../../src/extension/model/tree';
 import { formatUsd } from '../../src/extension/model/format';
@@ -193,5 +193,40 @@ describe('Context Map chart geometry', () => {
         assert.ok(Number.isInteger(v.from) && Number.isInteger(v.to) && v.from >= 0 && v.to <= n && v.to - v.from >= 1, `run ${run} step ${step}: ${JSON.stringify(v)} of ${n}`);
       }
     }
+  });
+});
+
+describe('Context Map colours', function () {
+  this.timeout(120_000);
+  // Colours were assigned by rank: "Read results" was orange in one session and dark red in another, and the
+  // summarize and drop marks reused category colours.
+  it('a category has one colour in every session (every agent), no two series of a chart share one, none is a mark colour', async () => {
+    const files = [...claudeFixtures(), ...['codex', 'gemini-cli', 'copilot-cli'].flatMap((a) => agentFixtures(a))];
+    const colourOf = new Map<string, number>();
+    const kindOf = (key: string) => (/^tool:(read|read_file|view)$/i.test(key) ? 'tool:read-kind' : /^tool:(bash|run_shell_command|shell|exec_command)$/i.test(key) ? 'tool:shell-kind' : key);
+    let seen = 0;
+    for (const f of files) {
+      const analysis = await inspectFile(f, { subagents: false });
+      const state = buildMapState(f, analysis, null, undefined);
+      const colours = state.series.map((x) => x.colour);
+      assert.equal(new Set(colours).size, colours.length, `${basename(f)}: two series share a colour: ${JSON.stringify(state.series)}`);
+      for (const x of state.series) {
+        const kind = kindOf(x.key);
+        if (kind.endsWith('-kind') || !x.key.startsWith('tool:')) {
+          const before = colourOf.get(kind);
+          if (before !== undefined) assert.equal(x.colour, before, `${basename(f)}: ${x.label} changed colour`);
+          else colourOf.set(kind, x.colour);
+          seen++;
+        }
+      }
+    }
+    assert.ok(colourOf.has('tool:read-kind') && colourOf.has('tool:shell-kind') && seen > files.length, 'reading and shell tools are in the fixtures');
+    // No series slot is drawn in the marks' colours (yellow: summarize, red: drop).
+    const css = readFileSync(join(__dirname, '../../media/map.css'), 'utf8');
+    const slots = [...css.matchAll(/^\.s(\d+) \{([^}]*)\}/gm)];
+    assert.equal(slots.length, 16, 'sixteen palette slots');
+    for (const [, n, body] of slots) assert.doesNotMatch(body, /yellow|red\b|Red\b|Yellow/i, `slot ${n}: ${body}`);
+    assert.match(css, /--ac-summarize: var\(--vscode-charts-yellow/);
+    assert.match(css, /--ac-drop: var\(--vscode-charts-red/);
   });
 });

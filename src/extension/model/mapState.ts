@@ -16,19 +16,65 @@ import { contextNow } from '../../core/context';
 /** Tools with a series of their own in the chart; the rest share "other tools". */
 const NAMED_TOOLS = 6;
 
+// Palette slots (media/map.css): one per category, the same in every session; none is the yellow or red of the
+// summarize and drop marks, so a pattern never reads as a category.
 const BASE_SERIES: MapSeries[] = [
-  { key: 'overhead', label: 'system prompt and tools' },
-  { key: 'summaries', label: 'earlier summaries' },
-  { key: 'userText', label: 'user text' },
-  { key: 'attachments', label: 'attachments and reminders' },
-  { key: 'assistantText', label: 'assistant text' },
-  { key: 'thinking', label: 'thinking' },
-  { key: 'toolCalls', label: 'tool calls' },
+  { key: 'overhead', label: 'system prompt and tools', colour: 0 },
+  { key: 'summaries', label: 'earlier summaries', colour: 1 },
+  { key: 'userText', label: 'user text', colour: 2 },
+  { key: 'attachments', label: 'attachments and reminders', colour: 3 },
+  { key: 'assistantText', label: 'assistant text', colour: 4 },
+  { key: 'thinking', label: 'thinking', colour: 5 },
+  { key: 'toolCalls', label: 'tool calls', colour: 6 },
 ];
 const TAIL_SERIES: MapSeries[] = [
-  { key: 'images', label: 'images' },
-  { key: 'framing', label: 'message framing' },
+  { key: 'images', label: 'images', colour: 15 },
+  { key: 'framing', label: 'message framing', colour: 14 },
 ];
+/** The slots of tools' results (one per named tool) and of the rest. */
+const TOOL_SLOTS = [7, 8, 9, 10, 11, 12];
+const OTHER_TOOLS_SLOT = 13;
+/** Every agent's name for the same kind of tool gets that kind's slot: reading files is one colour everywhere. */
+const TOOL_KIND_SLOT: Record<string, number> = {
+  read: 7, read_file: 7, view: 7, read_many_files: 7,
+  bash: 8, run_shell_command: 8, shell: 8, exec_command: 8, execute_command: 8, local_shell: 8,
+  edit: 9, multiedit: 9, replace: 9, apply_patch: 9, str_replace_based_edit_tool: 9, replace_in_file: 9,
+  write: 10, write_file: 10, write_to_file: 10, create: 10,
+  grep: 11, glob: 11, grep_search: 11, search_files: 11, list_files: 11, ls: 11,
+  task: 12, agent: 12,
+};
+
+/**
+ * The colour slot of each tool's results: its kind's (taken first, so a known kind keeps its colour), else one from its
+ * name; a slot already taken in this chart moves on to the next free one.
+ */
+function toolSlots(names: string[]): number[] {
+  const taken = new Set<number>();
+  const out = new Array<number>(names.length);
+  const place = (k: number, preferred: number) => {
+    const start = TOOL_SLOTS.indexOf(preferred);
+    for (let j = 0; j < TOOL_SLOTS.length; j++) {
+      const slot = TOOL_SLOTS[(start + j) % TOOL_SLOTS.length];
+      if (!taken.has(slot)) {
+        taken.add(slot);
+        out[k] = slot;
+        return;
+      }
+    }
+    out[k] = OTHER_TOOLS_SLOT;
+  };
+  names.forEach((name, k) => {
+    const kind = TOOL_KIND_SLOT[name.toLowerCase()];
+    if (kind !== undefined) place(k, kind);
+  });
+  names.forEach((name, k) => {
+    if (TOOL_KIND_SLOT[name.toLowerCase()] !== undefined) return;
+    let hash = 0;
+    for (const ch of name) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+    place(k, TOOL_SLOTS[hash % TOOL_SLOTS.length]);
+  });
+  return out;
+}
 
 /**
  * The context window of a model (tokens): 1M for ids tagged so (`[1m]`, `-1m`), else 200k, the
@@ -66,8 +112,10 @@ export function priceTableFromSetting(raw: unknown): { table: PriceTable; error?
 
 /** The series of the chart: the fixed categories with the largest tools' results between them. */
 function seriesFor(toolNames: string[]): MapSeries[] {
-  const tools = toolNames.slice(0, NAMED_TOOLS).map((n) => ({ key: `tool:${n}`, label: `${n} results` }));
-  const other = toolNames.length > NAMED_TOOLS ? [{ key: 'tool:', label: 'other tool results' }] : [];
+  const named = toolNames.slice(0, NAMED_TOOLS);
+  const slots = toolSlots(named);
+  const tools = named.map((n, k) => ({ key: `tool:${n}`, label: `${n} results`, colour: slots[k] }));
+  const other = toolNames.length > NAMED_TOOLS ? [{ key: 'tool:', label: 'other tool results', colour: OTHER_TOOLS_SLOT }] : [];
   return [...BASE_SERIES, ...tools, ...other, ...TAIL_SERIES];
 }
 
