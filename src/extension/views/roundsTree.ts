@@ -2,8 +2,8 @@
 // model/tree.ts to TreeItems; children are built when a node is expanded.
 import * as vscode from 'vscode';
 import { childNodes, parentNode, rootNodes, roundNodeByIndex, snapshot, statusNode, type TreeInput, type TreeNodeModel, type TreeSnapshot } from '../model/tree';
-import { baseName, plural } from '../model/format';
-import { planFigures } from '../model/planText';
+import { baseName } from '../model/format';
+import { roundsViewHeader } from '../model/roundsViewHeader';
 import { VIEW_IDS, isTranscriptEditor, type TranscriptStore } from '../store';
 
 export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel>, vscode.Disposable {
@@ -112,15 +112,12 @@ export function createRoundsViews(store: TranscriptStore, provider: RoundsTreePr
   const update = () => {
     showOnce();
     const s = store.state;
-    for (const v of views) {
-      v.description = s.status === 'empty' ? undefined : baseName(s.file);
+    views.forEach((v, k) => {
+      const header = roundsViewHeader(s.status === 'empty' ? undefined : s.file, s.status === 'ready' ? s.plan : null, VIEW_IDS[k] === 'agentCompactor.roundsExplorer' ? 'explorer' : 'container');
+      v.description = header.description;
       v.message = undefined;
-      v.badge = undefined;
-      if (s.status === 'ready' && s.plan && !s.plan.nothingToDo) {
-        const f = planFigures(s.plan);
-        v.badge = { value: f.rounds, tooltip: `${plural(f.rounds, 'round')} would be summarized or dropped` };
-      }
-    }
+      v.badge = header.badge;
+    });
   };
   update();
   const disposables: vscode.Disposable[] = [...views, store.onDidChange(update)];
