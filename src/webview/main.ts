@@ -52,7 +52,9 @@ function render(state: BudgetState): void {
       'p',
       { class: 'muted' },
       `Rounds: ${num(state.counts.keepRounds)} kept, ${num(state.counts.summarizeRounds)} summarized, ${num(state.counts.dropRounds)} dropped. ` +
-        `Tool results: ${num(state.counts.kept)} kept, ${num(state.counts.replaced)} replaced, ${num(state.counts.frozen)} frozen.`,
+        `Tool results: ${num(state.counts.kept)} kept, ${num(state.counts.replaced)} replaced by a preview` +
+        (state.counts.frozen ? `, ${num(state.counts.frozen)} replaced in an earlier compaction (left as they are, so the prompt stays the same)` : '') +
+        '.',
     ),
     el(
       'div',
@@ -180,7 +182,8 @@ function chartSvg(data: ChartData, g: ChartGeometry): SVGSVGElement {
 }
 
 function renderWire(state: BudgetState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'wire-h' } }, el('h2', { attrs: { id: 'wire-h' } }, `Wire messages (${num(state.wireMessages.length)})`));
+  const section = el('section', { attrs: { 'aria-labelledby': 'wire-h' } }, el('h2', { attrs: { id: 'wire-h' } }, `Messages with tool results, as sent (${num(state.wireMessages.length)})`));
+  section.append(el('p', { class: 'muted' }, 'Each row is one message as the agent sends it to the API: the tool results it carries must fit the per-message limit, so the largest new ones are replaced by previews.'));
   if (!state.wireMessages.length) {
     section.append(el('p', { class: 'muted' }, 'No outbound messages carry tool results.'));
     return section;
@@ -216,7 +219,7 @@ function renderTools(state: BudgetState): HTMLElement {
   for (const [value, label] of [
     ['all', 'All'],
     ['replaced', `Replaced (${state.counts.replaced})`],
-    ['frozen', `Frozen (${state.counts.frozen})`],
+    ['frozen', `Replaced earlier (${state.counts.frozen})`],
     ['kept', `Kept (${state.counts.kept})`],
     ['user', `By you (${state.toolResults.filter((t) => t.byUser).length})`],
   ] as const) {
@@ -261,7 +264,7 @@ function toolItem(t: ToolResultRow): HTMLElement {
     el('strong', {}, t.toolName),
     ' · ',
     round,
-    ` · wire message ${t.wireMessage} · ${num(t.originalChars)} chars`,
+    ` · message ${t.wireMessage} · ${num(t.originalChars)} chars`,
   );
   const item = el('li', { class: `tool tool-${t.decision}` }, head, el('div', { class: 'muted reason' }, t.reason));
   if (t.preview !== null) {

@@ -481,7 +481,7 @@ function itemActions(x: MapState['largest'][number]): HTMLButtonElement[] {
   const out = [button('Drop round', () => send({ type: 'dropRound', round: x.round }), `Decide to drop round #${x.round} in the next compaction`, { 'aria-label': `Drop round #${x.round}`, 'data-action': 'drop-round' })];
   const id = x.toolUseId;
   if (x.kind === 'toolResult' && id) {
-    out.push(button('Preview', () => send({ type: 'previewResult', toolUseId: id }), 'Decide to replace this tool result by its preview in the next compaction', { 'aria-label': `Replace the ${x.tool ?? 'tool'} result of round #${x.round} by its preview`, 'data-action': 'preview-result' }));
+    out.push(button('Use preview', () => send({ type: 'previewResult', toolUseId: id }), 'Decide to replace this tool result by its preview in the next compaction', { 'aria-label': `Replace the ${x.tool ?? 'tool'} result of round #${x.round} by its preview`, 'data-action': 'preview-result' }));
   }
   return out;
 }

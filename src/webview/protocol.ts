@@ -13,7 +13,9 @@ export const USER_ROUND_MARK: Record<RoundMark, string> = { keep: '[pinned]', su
 
 /** The mark of a tool result, with "· you" when the user decided it (keep in full / preview). */
 export function toolResultMark(decision: Decision, byUser: boolean): string {
-  return byUser ? `[${decision === 'kept' ? 'kept in full' : decision} · you]` : `[${decision}]`;
+  // "frozen" is our word for a decision an earlier compaction made and this one repeats: say what it means.
+  const word = decision === 'frozen' ? 'replaced earlier' : decision;
+  return byUser ? `[${decision === 'kept' ? 'kept in full' : word} · you]` : `[${word}]`;
 }
 
 /** A round the user decided (pinned, dropped or summarized by you). */

@@ -200,14 +200,14 @@ describe('UI: Budget Preview webview', function () {
 
     // Every decision is listed: 6 tool results, the huge one replaced by a preview.
     assert.match(await frame.locator('h1').innerText(), /Budget Preview: markup\.jsonl/);
-    assert.match(await frame.locator('header').innerText(), /Tool results: 5 kept, 1 replaced, 0 frozen\./);
+    assert.match(await frame.locator('header').innerText(), /Tool results: 5 kept, 1 replaced by a preview\./);
     assert.match(await frame.locator('#tools-h').innerText(), /Tool results \(6\)/);
     const items = frame.locator('ol.tools > li');
     assert.equal(await items.count(), 6);
     assert.equal(await frame.locator('ol.tools > li.tool-kept').count(), 5);
     const replaced = frame.locator('ol.tools > li.tool-replaced');
     assert.equal(await replaced.count(), 1);
-    assert.match(await replaced.locator('.tool-head').innerText(), /\[replaced\] Read · round #\d+, line \d+ · wire message \d+ · 90,\d{3} chars/);
+    assert.match(await replaced.locator('.tool-head').innerText(), /\[replaced\] Read · round #\d+, line \d+ · message \d+ · 90,\d{3} chars/);
 
     // Open the replacement text: the markup is there as characters.
     await replaced.locator('details > summary').click();

@@ -127,6 +127,10 @@ describe('Budget Preview webview in Chromium', function () {
     assert.equal(await page.locator('table tbody tr').count(), state.wireMessages.length);
     const replaced = state.toolResults.filter((t) => t.decision !== 'kept' && t.preview !== null);
     assert.equal(await page.locator('pre.preview').count(), Math.min(replaced.length, shown));
+    // In words a user knows (a walk found "0 frozen" and "Wire messages" unexplained).
+    const text = await page.locator('body').innerText();
+    assert.doesNotMatch(text, /\bfrozen\b|\bwire message/i);
+    assert.match(await page.locator('#wire-h').innerText(), /^Messages with tool results, as sent \(\d+\)$/);
   });
 
   it('shows the user\'s decisions as the Rounds tree marks them', async () => {

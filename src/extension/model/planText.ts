@@ -123,7 +123,7 @@ export function planDetail(plan: CompactionPlan, context: ContextFigure, economi
     `System prompt and tools: ${overhead}.`,
     `Transcript: ${formatNumber(context.transcript)} → ${formatNumber(f.postTokens)} tokens (${formatNumber(plan.keptTokens)} kept verbatim + summary).`,
     `Rounds: ${formatNumber(f.summarized)} summarized, ${formatNumber(f.dropped)} dropped, ${formatNumber(f.kept)} kept${f.history ? ` (${formatNumber(f.history)} history rounds before the last compact boundary stay as they are)` : ''}.`,
-    `Tool results: ${formatNumber(f.replacedResults)} replaced by previews, ${formatNumber(f.frozenResults)} frozen, ${formatNumber(f.keptResults)} kept.`,
+    `Tool results: ${formatNumber(f.replacedResults)} replaced by previews${f.frozenResults ? `, ${formatNumber(f.frozenResults)} replaced in an earlier compaction (left as they are)` : ''}, ${formatNumber(f.keptResults)} kept.`,
   ];
   for (const c of plan.conflicts) lines.push(`Your choice to ${c.decision}: ${c.resolution}.`);
   for (const n of plan.notes) lines.push(n);
