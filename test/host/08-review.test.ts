@@ -88,4 +88,21 @@ describe('host: review checklist beside the summary, add a missing fact, apply f
     assert.ok(fs.readFileSync(file).equals(original), 'nothing was written');
     await assert.rejects(Promise.resolve(vscode.commands.executeCommand('agentCompactor.applySummary', { file })), /no summary is being reviewed/);
   });
+
+  it('with the Context Map beside the transcript, the summary opens in a group that has room, not a third one', async () => {
+    // A walk found the summary in a new third group, the map squeezed to about 200 px.
+    const file = copyFixture('v2.1.97-live-after.jsonl', 'review-placement.jsonl');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await showTranscript(api, file);
+    await vscode.window.showTextDocument(vscode.Uri.file(file), { viewColumn: vscode.ViewColumn.One, preview: false });
+    await withTimeout(Promise.resolve(vscode.commands.executeCommand('agentCompactor.openContextMap', { file })), 60_000, 'the map');
+    const mapGroup = () => vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview));
+    await waitFor(() => (vscode.window.tabGroups.all.length === 2 && mapGroup()) || undefined, 30_000, 'the transcript and the map side by side');
+    const draft = await withTimeout(Promise.resolve(vscode.commands.executeCommand<{ document: string }>('agentCompactor.reviewSummary', { file, summarizer: 'extractive', writeMode: 'inPlace', targetTokens: 30_000 })), 60_000, 'review');
+    const summaryGroup = await waitFor(() => vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === draft.document)), 30_000, 'the summary tab');
+    assert.equal(vscode.window.tabGroups.all.length, 2, 'no third group');
+    assert.notEqual(summaryGroup, mapGroup(), 'not over the map');
+    assert.equal(await vscode.commands.executeCommand<boolean>('agentCompactor.discardSummary', vscode.Uri.parse(draft.document)), true);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });

@@ -76,7 +76,7 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   const settings = { ...s.store.compactSettings(file), ...(o.targetTokens ? { targetTokens: o.targetTokens } : {}), ...(o.settings ?? {}) };
   const anthropic = o.summarizer !== 'extractive' && config.summarizer === 'anthropic';
   const apiKey = anthropic ? await s.secrets.getApiKey() : undefined;
-  const streamed = anthropic && apiKey ? await openStreamedDraft() : undefined;
+  const streamed = anthropic && apiKey ? await openStreamedDraft(file) : undefined;
   const draft = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Writing the summary of ${basename(file)}`, cancellable: true },
     async (progress, token) => {
@@ -104,9 +104,9 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   const reuse = streamed && !streamed.document.isClosed ? streamed.document : undefined;
   const document = reuse ?? (await vscode.workspace.openTextDocument({ language: 'markdown', content: draft.summary }));
   if (reuse) await replaceText(reuse, draft.summary);
-  // The streamed editor stays where it is; a new one opens beside the transcript.
+  // The streamed editor stays where it is; a new one opens where there is room.
   const column = reuse ? vscode.window.visibleTextEditors.find((e) => e.document === reuse)?.viewColumn : undefined;
-  await vscode.window.showTextDocument(document, { viewColumn: column ?? vscode.ViewColumn.Beside, preview: false });
+  await vscode.window.showTextDocument(document, { viewColumn: column ?? summaryColumn(file), preview: false });
   const analysis = s.store.file === file && s.store.analysis ? s.store.analysis : programmatic ? undefined : await inspectFile(file, { subagents: false });
   const figures = analysis ? planSummary(draft.plan, contextNow(analysis.report)) : undefined;
   pending.set(file, { document, args: { ...o, file, confirm: false }, facts: draft.facts ?? [], figures });
@@ -114,6 +114,20 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   s.log.info(`Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`);
   if (!programmatic) vscode.window.setStatusBarMessage(`Summary of ${basename(file)} written: edit it, then Apply Summary or Discard (above it, or in its editor's title)`, 15_000);
   return { file, summary: draft.summary, document: document.uri.toString() };
+}
+
+/**
+ * Where the summary opens: beside the transcript when it is alone; with two or more groups, never a new one (a third
+ * group squeezed the Context Map to a sliver): a group that shows no webview and not the transcript, else the
+ * transcript's own group.
+ */
+function summaryColumn(transcript: string): vscode.ViewColumn {
+  const groups = vscode.window.tabGroups.all;
+  if (groups.length < 2) return vscode.ViewColumn.Beside;
+  const showsWebview = (g: vscode.TabGroup) => g.activeTab?.input instanceof vscode.TabInputWebview;
+  const holdsTranscript = (g: vscode.TabGroup) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === transcript);
+  const room = groups.find((g) => !showsWebview(g) && !holdsTranscript(g)) ?? groups.find(holdsTranscript) ?? groups.find((g) => !showsWebview(g));
+  return room?.viewColumn ?? vscode.ViewColumn.Beside;
 }
 
 /** Replaces the whole text of a document. */
@@ -128,9 +142,9 @@ async function replaceText(document: vscode.TextDocument, text: string): Promise
  * An editor beside the transcript that shows the reply as it streams. Edits are chained one
  * after another and coalesced (only the newest text is written), so a fast stream never queues up.
  */
-async function openStreamedDraft(): Promise<{ document: vscode.TextDocument; show: (text: string) => void; settle: () => Promise<void> }> {
+async function openStreamedDraft(file: string): Promise<{ document: vscode.TextDocument; show: (text: string) => void; settle: () => Promise<void> }> {
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
-  await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: true });
+  await vscode.window.showTextDocument(document, { viewColumn: summaryColumn(file), preview: false, preserveFocus: true });
   let latest: string | undefined;
   let writing: Promise<void> = Promise.resolve();
   const flush = async (): Promise<void> => {
