@@ -19,7 +19,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
-import { contextNow } from '../../src/core/context';
+import { contextNow, recordedContextWindow } from '../../src/core/context';
 import { historyItemOf } from '../../src/core/formats/codex';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
@@ -151,7 +151,7 @@ describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, s
     }
   });
 
-  it('the context figure before a turn is the size of the request that turn sends (without its prompt), within 2%', async () => {
+  it('the context figure before a turn is the size of the request that turn sends (without its prompt), within 2%; the window is the recorded one', async () => {
     for (const step of ['turn:after-compact', 'resume']) {
       const s = session.steps.find((x) => x.name === step)!;
       const body = s.requests[0].body as any;
@@ -160,6 +160,11 @@ describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, s
       process.stdout.write(`      before ${step}: context now ${figure.tokens} (${figure.source}), sent ${sent} (${pct(err(figure.tokens, sent))})\n`);
       assert.ok(err(figure.tokens, sent) <= 0.02, `context now ${figure.tokens}, sent ${sent}`);
     }
+    // The window is the one Codex records with its token counts, not a Claude model's.
+    const recorded = records(session.rolloutFile).filter((r) => r.type === 'event_msg' && r.payload?.type === 'token_count' && typeof r.payload.info?.model_context_window === 'number');
+    assert.ok(recorded.length > 0, 'Codex recorded its context window');
+    const analysis = await inspectFile(session.rolloutFile, { subagents: false });
+    assert.equal(recordedContextWindow(analysis.index.entries), recorded[recorded.length - 1].payload.info.model_context_window);
   });
 
   for (const inPlace of [false, true]) {
