@@ -1,6 +1,7 @@
 // "The context": what the next request of the session would carry, system prompt and tools included. Defined here
 // once; every surface (status bar, tree, input box, plan line, dialog, chart, CLI, the boundary we write) shows this
 // figure, and names its parts where it shows one.
+import type { Entry } from './entries';
 import type { InspectReport, TokenSource } from './report';
 
 export interface ContextFigure {
@@ -42,6 +43,15 @@ function attachedByAgent(report: InspectReport, overhead: number): number {
   if (!report.rounds.some((r) => r.inContext && r.startsAtBoundary)) return 0;
   const excess = t.currentContextTokens - overhead - t.transcriptEstimateTokens;
   return excess >= Math.max(ATTACHED_FLOOR, ATTACHED_SHARE * t.currentContextTokens) ? excess : 0;
+}
+
+/** The model's context window the agent recorded (Codex's `model_context_window`), newest first; null when none. */
+export function recordedContextWindow(entries: readonly Entry[]): number | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const w = entries[i].contextWindow;
+    if (w !== undefined) return w;
+  }
+  return null;
 }
 
 /** Below these an excess is the estimate's error, not an attachment. */

@@ -92,6 +92,8 @@ export interface Entry {
    * agent recorded for the requests that follow: what every request carries beside the messages.
    */
   recordedOverheadTokens?: number;
+  /** Codex `token_count` events: the model's context window the agent records (`info.model_context_window`). */
+  contextWindow?: number;
 }
 
 export interface PreservedSegment {
@@ -378,6 +380,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     agentCost: undefined,
     preservedSegment: undefined,
     recordedOverheadTokens: undefined,
+    contextWindow: undefined,
   };
   if (e.kind === 'cost-state') e.agentCost = costStateOf(o);
   if (isCompactBoundary(e)) {

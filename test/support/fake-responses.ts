@@ -5,9 +5,14 @@
  * `/responses`) is answered with SSE: `response.created`, `response.output_item.added`,
  * `response.output_text.delta`, `response.output_item.done`, `response.completed` (with `usage`). A WebSocket
  * upgrade is answered 404 (Codex then falls back to HTTP). Anything else gets `{}` / an empty model list.
+ *
+ * By default every request gets the same text reply and a rough size (`fakeInputTokens`). Given `options.script`,
+ * the fake answers each request by looking at it (text, tool calls, Codex's remote compaction item), and its usage is
+ * the request's true size, counted with the tokenizer the same way for every request (`countResponsesRequestTokens`).
  */
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { countTokensInPieces } from '../../src/core/tokens/exact';
 
 export interface RecordedResponsesRequest {
   index: number;
@@ -38,21 +43,84 @@ export function fakeInputTokens(body: unknown): number {
   return Math.max(1, Math.ceil(JSON.stringify(input ?? '').length / 4));
 }
 
-function answer(res: http.ServerResponse, n: number, text: string, inputTokens: number): void {
+/** The request's size by part: `instructions`, `tools` (their JSON) and `input` items, each counted with the tokenizer. */
+export interface ResponsesRequestTokens {
+  instructions: number;
+  tools: number;
+  input: number;
+  total: number;
+}
+
+/**
+ * Tokens of one input item: what it says (message text, a call's name and arguments, an output's text, a reasoning
+ * summary); an opaque blob (`encrypted_content` of reasoning or of a `compaction` item) by its characters over 4, as
+ * the real size of what the server decrypts is unknowable offline; anything else by its JSON.
+ */
+export function countResponsesItemTokens(item: any): number {
+  const text = (content: any): string => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('') : '');
+  const blob = (s: unknown) => (typeof s === 'string' ? Math.ceil(s.length / 4) : 0);
+  switch (item?.type) {
+    case 'message':
+      return countTokensInPieces(text(item.content));
+    case 'function_call':
+      return countTokensInPieces(String(item.name ?? '')) + countTokensInPieces(String(item.arguments ?? ''));
+    case 'custom_tool_call':
+      return countTokensInPieces(String(item.name ?? '')) + countTokensInPieces(String(item.input ?? ''));
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
+      const o = item.output;
+      return countTokensInPieces(typeof o === 'string' ? o : Array.isArray(o) ? text(o) : typeof o?.content === 'string' ? o.content : JSON.stringify(o ?? ''));
+    }
+    case 'reasoning':
+      return countTokensInPieces(text(item.summary)) + blob(item.encrypted_content);
+    case 'compaction':
+    case 'compaction_summary':
+      return blob(item.encrypted_content);
+    default:
+      return countTokensInPieces(JSON.stringify(item ?? null));
+  }
+}
+
+/** The true size of a Responses request, counted the same way for every request. */
+export function countResponsesRequestTokens(body: any): ResponsesRequestTokens {
+  const instructions = typeof body?.instructions === 'string' ? countTokensInPieces(body.instructions) : 0;
+  const tools = Array.isArray(body?.tools) ? countTokensInPieces(JSON.stringify(body.tools)) : 0;
+  const input = (Array.isArray(body?.input) ? (body.input as unknown[]) : []).reduce((n: number, i) => n + countResponsesItemTokens(i), 0);
+  return { instructions, tools, input, total: instructions + tools + input };
+}
+
+/** What a scripted fake answers a request with: output items (messages, function calls, a compaction item). */
+export type ResponsesReply = { text: string } | { call: { name: string; arguments: string } } | { compaction: string };
+
+export interface FakeResponsesOptions {
+  /** Answers each `POST …/responses` by looking at it; usage is then `countResponsesRequestTokens`. */
+  script: (body: any, index: number) => ResponsesReply;
+}
+
+function outputItem(n: number, reply: ResponsesReply): { item: Record<string, unknown>; text: string } {
+  if ('call' in reply) return { item: { type: 'function_call', id: `fc_fake_${n}`, status: 'completed', call_id: `call_fake_${n}`, name: reply.call.name, arguments: reply.call.arguments }, text: reply.call.arguments };
+  if ('compaction' in reply) return { item: { type: 'compaction', id: `cmp_fake_${n}`, encrypted_content: reply.compaction }, text: '' };
+  return { item: { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }, text: reply.text };
+}
+
+function answer(res: http.ServerResponse, n: number, reply: ResponsesReply, inputTokens: number, countOutput: (text: string) => number): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = `resp_fake_${n}`;
-  const item = { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+  const { item, text } = outputItem(n, reply);
   sse(res, 'response.created', { response: { id, object: 'response', status: 'in_progress', output: [] } });
-  sse(res, 'response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
-  sse(res, 'response.output_text.delta', { output_index: 0, content_index: 0, item_id: item.id, delta: text });
+  if (item.type === 'message') {
+    sse(res, 'response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+    sse(res, 'response.output_text.delta', { output_index: 0, content_index: 0, item_id: item.id, delta: text });
+  } else sse(res, 'response.output_item.added', { output_index: 0, item });
   sse(res, 'response.output_item.done', { output_index: 0, item });
-  const output = Math.ceil(text.length / 4);
+  const output = countOutput(text);
   const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + output };
   sse(res, 'response.completed', { response: { id, object: 'response', status: 'completed', output: [item], usage } });
   res.end();
 }
 
-export async function startFakeResponses(replyText = FAKE_REPLY_TEXT): Promise<FakeResponses> {
+export async function startFakeResponses(reply: string | FakeResponsesOptions = FAKE_REPLY_TEXT): Promise<FakeResponses> {
+  const scripted = typeof reply === 'string' ? null : reply;
   const requests: RecordedResponsesRequest[] = [];
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
@@ -70,7 +138,8 @@ export async function startFakeResponses(replyText = FAKE_REPLY_TEXT): Promise<F
       const rec: RecordedResponsesRequest = { index: requests.length, method: req.method ?? 'GET', pathname, body };
       requests.push(rec);
       if (req.method === 'POST' && /\/responses$/.test(pathname)) {
-        answer(res, rec.index, replyText, fakeInputTokens(body));
+        if (scripted) answer(res, rec.index, scripted.script(body, rec.index), countResponsesRequestTokens(body).total, (t) => countTokensInPieces(t));
+        else answer(res, rec.index, { text: reply as string }, fakeInputTokens(body), (t) => Math.ceil(t.length / 4));
         return;
       }
       if (/\/responses$/.test(pathname)) {

@@ -15,6 +15,7 @@ import { adjusted, adjustedContent, loadResultTexts, roundTokens, summaryFloorTo
 export { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, summaryRoundTokens, type PlanBase, type PlanDetails, type YieldClock } from './planBase';
 import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type DecisionConflict, type PlannedRound } from './types';
 import { unsupportedReason } from '../formats/types';
+import { codexResumeContextTokens } from './codex';
 
 export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
   const s = { ...DEFAULT_SETTINGS, ...(partial ?? {}) };
@@ -69,8 +70,11 @@ async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | 
   }
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
-  // The target is for the whole resumed context: leave room for the system prompt and tools.
-  const overheadTokens = report.totals.overheadTokens ?? 0;
+  // The target is for the whole resumed context: leave room for the system prompt and tools, and for the context
+  // Codex gives the resumed thread again (in no kept round: see codexResumeContextTokens).
+  const resumeContext = index.format.id === 'codex' ? codexResumeContextTokens(analysis, calibration) : 0;
+  if (resumeContext > 0) notes.push(`Codex gives the resumed thread its context again (permissions, instructions, environment: about ${resumeContext} tokens), counted with its instructions and tools`);
+  const overheadTokens = (report.totals.overheadTokens ?? 0) + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
   if (overheadTokens > settings.targetTokens * 0.9) {
     notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);

@@ -215,10 +215,19 @@ export class CodexReader implements RecordReader {
   }
 
   private event(payload: JsonObject, plain: (kind: string, subtype?: string) => Entry, chained: (shape: JsonObject) => Entry): Entry {
-    const st = this.s;
     const kind = str(payload, 'type') ?? 'unknown';
     if (kind !== 'token_count') return plain('event_msg', kind);
     const info = obj(payload, 'info');
+    const e = this.tokenCount(info, plain, chained);
+    const window = info?.model_context_window;
+    if (typeof window === 'number' && Number.isFinite(window) && window > 0) e.contextWindow = window;
+    return e;
+  }
+
+  /** A token count: the usage of the response it belongs to, or a plain event when it repeats one or opens none. */
+  private tokenCount(info: JsonObject | undefined, plain: (kind: string, subtype?: string) => Entry, chained: (shape: JsonObject) => Entry): Entry {
+    const st = this.s;
+    const kind = 'token_count';
     const last = obj(info, 'last_token_usage');
     const total = obj(info, 'total_token_usage')?.total_tokens;
     // A token count repeats after other events without a new request: same total, same figures, counted once.

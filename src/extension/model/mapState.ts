@@ -11,7 +11,7 @@ import { chartPoints } from './budget';
 import { baseName } from './format';
 import { planSummary } from './planText';
 import { nextTurnText } from './cacheText';
-import { contextNow } from '../../core/context';
+import { contextNow, recordedContextWindow } from '../../core/context';
 
 /** Tools with a series of their own in the chart; the rest share "other tools". */
 const NAMED_TOOLS = 6;
@@ -187,7 +187,8 @@ function mapBase(analysis: Analysis, prices: PriceTable): MapBase {
     });
   }
   const lastModel = [...report.rounds].reverse().find((r) => r.model && r.model !== '<synthetic>')?.model ?? null;
-  const base: MapBase = { series, rounds, map, contextWindow: contextWindowOf(lastModel) };
+  // The window the agent recorded (Codex) is the model's own; else the Claude model's by its id.
+  const base: MapBase = { series, rounds, map, contextWindow: recordedContextWindow(analysis.index.entries) ?? contextWindowOf(lastModel) };
   bases.set(analysis, { prices, base });
   return base;
 }
