@@ -3,7 +3,9 @@
 // every session), the plan's figure for the summary at each level against the summary then written, the request a
 // model gets at each level (real @anthropic-ai/sdk against the fake Messages API), and the settings that choose it.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { agentCompactions, measureFidelity, spanFacts, type FidelityReport } from '../../src/core/compact/fidelity';
 import { extractiveSummary, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
@@ -151,6 +153,8 @@ describe('summary detail: brief, standard, full', function () {
     assert.equal(resolveSettings({ summaryDetail: 'brief' }).summaryTokens, SUMMARY_TOKENS_BY_DETAIL.brief);
     assert.equal(resolveSettings({ summaryDetail: 'full' }).summaryTokens, SUMMARY_TOKENS_BY_DETAIL.full);
     assert.equal(resolveSettings({}).summaryTokens, SUMMARY_TOKENS_BY_DETAIL.standard);
+    assert.equal(resolveSettings({}).summaryTokens, 4_000, "standard reserves today's 4,000 tokens");
+    assert.ok(SUMMARY_TOKENS_BY_DETAIL.brief < SUMMARY_TOKENS_BY_DETAIL.standard && SUMMARY_TOKENS_BY_DETAIL.standard < SUMMARY_TOKENS_BY_DETAIL.full);
     assert.equal(resolveSettings({ summaryDetail: 'full', summaryTokens: 2_500 }).summaryTokens, 2_500);
     assert.throws(() => resolveSettings({ summaryDetail: 'verbose' as SummaryDetail }), /summaryDetail must be brief, standard or full, got verbose/);
   });
@@ -190,6 +194,8 @@ describe('summary detail: brief, standard, full', function () {
         const messages = req.body.messages as { role: string; content: string }[];
         sent.push({ detail, maxTokens: req.body.max_tokens as number, request: messages[messages.length - 1].content });
       }
+      assert.equal(new Set(sent.map((s) => s.maxTokens)).size, 3, `a max_tokens per level: ${sent.map((s) => s.maxTokens).join(', ')}`);
+      assert.equal(new Set(sent.map((s) => s.request)).size, 3, 'a request per level');
       for (const s of sent) {
         assert.equal(s.maxTokens, SUMMARY_TOKENS_BY_DETAIL[s.detail], `${s.detail}: max_tokens`);
         assert.ok(s.request.endsWith(summaryInstructions(s.detail)), `${s.detail}: the request ends with the level's instructions`);
@@ -212,5 +218,61 @@ describe('summary detail: brief, standard, full', function () {
     assert.equal(readSettings((k) => (k === 'summaryDetail' ? 'verbose' : undefined)).compact.summaryDetail, undefined);
     const inspected = { defaultValue: 'standard', workspaceValue: 'full' };
     assert.equal(readSettings((k) => (k === 'summaryDetail' ? userScopedValue(inspected) : undefined)).compact.summaryDetail, 'standard');
+  });
+});
+
+describe('summary detail on the command line (the built CLI)', function () {
+  this.timeout(600_000);
+  const cli = join(repoRoot, 'dist', 'cli.js');
+  const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  const TIGHT = ['--target-tokens', '60000', '--keep-recent-tokens', '10000'];
+  let dir = '';
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ac-detail-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an unknown --detail is refused with a clear reason, exit 2, by plan and compact; nothing is written', () => {
+    const copy = join(dir, 'refused.jsonl');
+    copyFileSync(fixture('v2.1.97-live-after.jsonl'), copy);
+    for (const verb of ['plan', 'compact']) {
+      const r = run([verb, copy, '--detail', 'verbose']);
+      assert.equal(r.status, 2, `${verb}: ${r.stderr}`);
+      assert.equal(r.stderr, "agent-compactor: --detail must be brief, standard or full, got 'verbose'\n");
+      assert.equal(r.stdout, '');
+    }
+    assert.deepEqual(readdirSync(dir), ['refused.jsonl']);
+  });
+
+  it('plan --summary shows the draft at the level; plan shows the level and its figure', () => {
+    const file = fixture('v2.1.97-live-after.jsonl');
+    const draft = (detail?: string) => {
+      const r = run(['plan', file, ...TIGHT, '--summary', ...(detail ? ['--detail', detail] : [])]);
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    };
+    const [brief, standard, full] = [draft('brief'), draft('standard'), draft('full')];
+    assert.equal(draft(), standard, 'standard is the default');
+    assert.ok(brief.length < standard.length && standard.length < full.length, `sizes ${brief.length}, ${standard.length}, ${full.length}`);
+    assert.doesNotMatch(brief, /## Other commands run/);
+    assert.match(full, /## The assistant's earlier messages/);
+    const plan = run(['plan', file, ...TIGHT, '--detail', 'brief']);
+    assert.equal(plan.status, 0, plan.stderr);
+    assert.match(plan.stdout, /a brief summary of about 1500 included/);
+  });
+
+  it('compact --json reports the detail used, and a brief summary is smaller than a full one', () => {
+    const sizes: Record<string, number> = {};
+    for (const detail of ['brief', 'full']) {
+      const copy = join(dir, `${detail}.jsonl`);
+      copyFileSync(fixture('v2.1.97-live-after.jsonl'), copy);
+      const r = run(['compact', copy, ...TIGHT, '--detail', detail, '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      const json = JSON.parse(r.stdout) as { summaryDetail: string; summaryChars: number; plan: { settings: { summaryDetail: string } } };
+      assert.equal(json.summaryDetail, detail);
+      assert.equal(json.plan.settings.summaryDetail, detail);
+      sizes[detail] = json.summaryChars;
+    }
+    assert.ok(sizes.brief < sizes.full, `brief ${sizes.brief} < full ${sizes.full} characters`);
   });
 });
