@@ -15,6 +15,8 @@ import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '.
 import { planCompaction, resolveSettings, summaryRoundTokens } from '../../src/core/compact/plan';
 import { draftSummary } from '../../src/core/compact/compact';
 import { inspectFile } from '../../src/core/inspect';
+import { contextNow } from '../../src/core/context';
+import { confirmationText } from '../../src/extension/model/planText';
 import { readSettings, userScopedValue, USER_ONLY_SETTINGS } from '../../src/extension/model/settings';
 import type { JsonObject } from '../../src/core/json';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
@@ -203,17 +205,26 @@ describe('summary detail: brief, standard, full', function () {
     });
   });
 
+  it('the confirmation dialog names the level of the summary it will write', async () => {
+    const analysis = await inspectFile(fixture('v2.1.97-live-after.jsonl'), { subagents: false });
+    for (const detail of SUMMARY_DETAILS) {
+      const plan = await planCompaction(analysis, { targetTokens: 60_000, keepRecentTokens: 10_000, summaryDetail: detail });
+      const offline = confirmationText(plan, contextNow(analysis.report), { mode: 'fork', summarizer: 'extractive', baseUrl: 'https://api.anthropic.com' });
+      assert.ok(offline.detail.includes(`Summary: offline extractive summary, ${detail} detail (nothing leaves this machine).`), offline.detail);
+      const api = confirmationText(plan, contextNow(analysis.report), { mode: 'fork', summarizer: 'anthropic', model: 'claude-x', baseUrl: 'https://api.anthropic.com' });
+      assert.ok(api.detail.includes(`Summary: written by the Anthropic API (claude-x), ${detail} detail.`), api.detail);
+    }
+  });
+
   it('the setting agentCompactor.summaryDetail: read when valid, user-scoped (a workspace value is ignored)', () => {
     assert.ok(USER_ONLY_SETTINGS.includes('summaryDetail'));
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
       contributes: { configuration: { properties: Record<string, { scope?: string; enum?: string[]; default?: string }> } };
-      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
     };
     const schema = manifest.contributes.configuration.properties['agentCompactor.summaryDetail'];
     assert.deepEqual(schema.enum, [...SUMMARY_DETAILS]);
     assert.equal(schema.default, 'standard');
     assert.equal(schema.scope, 'application');
-    assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('agentCompactor.summaryDetail'));
     assert.equal(readSettings((k) => (k === 'summaryDetail' ? 'brief' : undefined)).compact.summaryDetail, 'brief');
     assert.equal(readSettings((k) => (k === 'summaryDetail' ? 'verbose' : undefined)).compact.summaryDetail, undefined);
     const inspected = { defaultValue: 'standard', workspaceValue: 'full' };
