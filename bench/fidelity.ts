@@ -6,7 +6,11 @@
 //   node --import tsx bench/fidelity.ts
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { agentCompactions, CATEGORY_NAMES, FACT_CATEGORIES, offlineAgainstAgent, type FidelityReport } from '../src/core/compact/fidelity';
+import { agentCompactions, CATEGORY_NAMES, FACT_CATEGORIES, measureFidelity, offlineAgainstAgent, spanFacts, type AgentCompaction, type FidelityReport } from '../src/core/compact/fidelity';
+import { extractiveSummary, shapeForExtractive } from '../src/core/compact/summarize/extractive';
+import { SUMMARY_PREFIX } from '../src/core/compact/summarize/prompt';
+import { summaryCharBudget } from '../src/core/compact/summary';
+import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../src/core/compact/summaryDetail';
 import type { JsonObject } from '../src/core/json';
 import { writeSection } from './results';
 import { FIXTURE_DIR } from './accuracy';
@@ -19,6 +23,12 @@ const cell = (r: FidelityReport, c: (typeof FACT_CATEGORIES)[number]) => {
   return total ? `${kept}/${total}` : '–';
 };
 const pct = (r: FidelityReport) => (r.total ? `${Math.round((100 * r.kept) / r.total)}%` : '–');
+
+/** Our offline summary of the compaction's span at a detail level, in the room the level reserves (as compact sizes it, calibration 1). */
+function offlineAtLevel(c: AgentCompaction, detail: SummaryDetail): { report: FidelityReport; chars: number } {
+  const text = extractiveSummary({ objects: c.span.map((o) => shapeForExtractive(o)), maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1), detail });
+  return { report: measureFidelity(spanFacts(c.span), text), chars: SUMMARY_PREFIX.length + text.length };
+}
 
 /** The section: a row per summary per compaction, then the facts each missed. */
 export function fidelitySection(): string {
@@ -46,6 +56,10 @@ export function fidelitySection(): string {
         ['offline (ours)', r.ours, r.oursChars],
         ['offline, half the size', half.ours, half.oursChars],
         ['offline, a third of the size', third.ours, third.oursChars],
+        ...SUMMARY_DETAILS.map((d) => {
+          const at = offlineAtLevel(c, d);
+          return [`offline, ${d} detail (${SUMMARY_TOKENS_BY_DETAIL[d]}-token reserve)`, at.report, at.chars] as const;
+        }),
       ] as const;
       for (const [who, rep, chars] of summaries) {
         rows.push(`| ${label} | ${who} | ${chars} | ${FACT_CATEGORIES.map((cat) => cell(rep, cat)).join(' | ')} | **${rep.kept}/${rep.total} (${pct(rep)})** |`);
@@ -59,7 +73,7 @@ export function fidelitySection(): string {
     `Written by \`npm run bench\` or \`node --import tsx bench/fidelity.ts\` (${new Date().toISOString()}). For each compaction Claude Code made in the shared fixtures (../shared/fixtures/claude-code: a \`compact_boundary\` line; ` +
       'the span is the lines before it back to the previous boundary, its summary the `isCompactSummary` line after it), the facts of the span and how many each summary keeps ' +
       '(src/core/compact/fidelity.ts defines both). Ours is the offline extractive summary of the same span, shaped as `compact` loads it, limited to the size of Claude Code\'s summary ' +
-      '(characters, our summary prefix included), and to half and a third of that size.',
+      '(characters, our summary prefix included), and to half and a third of that size; then at each summary detail level (`--detail`), in the room the level reserves.',
     '',
     `| compaction | summary | chars | ${FACT_CATEGORIES.map((c) => CATEGORY_NAMES[c]).join(' | ')} | all |`,
     `|---|---|---|${FACT_CATEGORIES.map(() => '---').join('|')}|---|`,

@@ -194,6 +194,7 @@ export function renderCompactResult(result: CompactResult, requested: 'extractiv
     `session: ${result.sessionId ?? 'unknown'}`,
     ...(result.resumeCommand ? ['resume it with:', result.resumeCommand] : result.resumeProblem ? [`no resume command: ${result.resumeProblem}`] : []),
     `summarizer: ${summarizerText(result, requested, model)}`,
+    result.summarizer === 'extractive' || result.summarizer === 'anthropic' ? `summary detail: ${result.summaryDetail} (${result.summaryChars} characters)` : null,
     result.backup ? `backup ${result.backup}` : null,
     `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of transcript (estimated; about ${formatTokens(p.overheadTokens)} of system prompt and tools come on top); ` +
       `${p.rounds.filter((r) => r.inContext && r.action === 'keep').length} rounds kept verbatim, ${p.summarizedRounds} summarized, ${p.droppedRounds} dropped; ` +

@@ -97,7 +97,7 @@ export function renderPlan(plan: CompactionPlan): string {
   else
     out.push(
       `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
-        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated, summary included)` +
+        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens)} included` : ''})` +
         (plan.overheadTokens ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}` : ''),
     );
   const byYou = (a: string) => active.filter((r) => r.by === 'user' && r.action === a).length;

@@ -13,6 +13,7 @@ import { generateTodaySession, TODAY_STEPS } from '../support/today-sessions';
 import { compactFile } from '../../src/core/compact/compact';
 import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
+import type { SummaryDetail } from '../../src/core/compact/summaryDetail';
 
 interface Measured { promised: number; sent: number; promisedTranscript: number; sentMessages: number; promisedOverhead: number; sentOverhead: number }
 
@@ -39,9 +40,10 @@ function placeSession(source: string, home: string, cwd: string, id: string): st
 }
 
 /** Compacts `file` to a fork at half its transcript (beside the system prompt and tools), resumes the fork by id and measures the first request. */
-async function measure(file: string, where: { cwd: string; home: string; tmp: string }, fake: FakeAnthropic): Promise<Measured> {
+async function measure(file: string, where: { cwd: string; home: string; tmp: string }, fake: FakeAnthropic, summaryDetail: SummaryDetail = 'standard'): Promise<Measured> {
   const context = contextNow((await inspectFile(file, { subagents: false })).report);
-  const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: Math.round(context.overhead + context.transcript / 2), keepRecentTokens: Math.round(context.transcript / 4) } });
+  const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: Math.round(context.overhead + context.transcript / 2), keepRecentTokens: Math.round(context.transcript / 4), summaryDetail } });
+  assert.equal(result.summaryDetail, summaryDetail);
   assert.ok(result.sessionId, 'the fork has a session id');
   const prompt = `resume and go on ${path.basename(file)}`;
   fake.clearRequests();
@@ -118,6 +120,20 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
       report(name, m);
       assert.ok(m.sent > m.sentOverhead && m.promised > m.promisedOverhead, 'both carry a transcript');
       if (held) assert.ok(err(m.promisedTranscript, m.sentMessages) <= 0.05, `transcript promised ${m.promisedTranscript}, messages sent ${m.sentMessages}`);
+    });
+  }
+
+  // The summary detail changes the summary's size; the plan's promise follows it (the offline summary is measured
+  // before writing and the plan sized with it), so a brief and a full summary are held to the same 5%.
+  for (const detail of ['brief', 'full'] as const) {
+    it(`with-compactions.jsonl with a ${detail} summary: the transcript promise against the messages the resumed request carries, within 5%`, async () => {
+      const base = path.join(root, `with-compactions-${detail}`);
+      const where = { home: path.join(base, 'home'), cwd: path.join(base, 'project'), tmp: path.join(base, 'tmp') };
+      for (const d of Object.values(where)) fs.mkdirSync(d, { recursive: true });
+      const file = placeSession(fixture('with-compactions.jsonl'), where.home, where.cwd, '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b');
+      const m = await measure(file, where, fake, detail);
+      report(`with-compactions.jsonl, ${detail}`, m);
+      assert.ok(err(m.promisedTranscript, m.sentMessages) <= 0.05, `transcript promised ${m.promisedTranscript}, messages sent ${m.sentMessages}`);
     });
   }
 });

@@ -119,6 +119,32 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
     await waitFor(() => api.getAnalysis()?.report.rounds.length === roundsBefore && api.getCurrentFile() === file, 30_000, 'the tree to show the restored rounds');
   });
 
+  it('the user setting agentCompactor.summaryDetail chooses how much the summary keeps; the result names the level', async () => {
+    const cfg = () => vscode.workspace.getConfiguration('agentCompactor');
+    const compactAt = async (name: string): Promise<CompactResult> => {
+      const out = path.join(workspaceDir(), name);
+      fs.rmSync(out, { force: true });
+      const res = await withTimeout(
+        vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file: copyFixture('v2.1.97-live-after.jsonl', `detail-${name}`), confirm: false, summarizer: 'extractive', targetTokens: 60_000, out, open: false }),
+        120_000,
+        `compact ${name}`,
+      );
+      assert.ok(res, 'compact returns its result');
+      return res;
+    };
+    try {
+      await cfg().update('summaryDetail', 'brief', vscode.ConfigurationTarget.Global);
+      const brief = await compactAt('detail-brief.jsonl');
+      await cfg().update('summaryDetail', 'full', vscode.ConfigurationTarget.Global);
+      const full = await compactAt('detail-full.jsonl');
+      assert.equal(brief.summaryDetail, 'brief');
+      assert.equal(full.summaryDetail, 'full');
+      assert.ok(brief.summaryChars < full.summaryChars, `brief ${brief.summaryChars} < full ${full.summaryChars} characters`);
+    } finally {
+      await cfg().update('summaryDetail', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('programmatic calls throw instead of only showing an error', async () => {
     await assert.rejects(
       withTimeout(

@@ -420,7 +420,7 @@ describe('CLI', function () {
       output: '/p/1b2c.jsonl', mode: 'fork', sessionId: '0b7f6a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b', cwd: '/home/u/my project',
       resumeCommand: "cd '/home/u/my project' && claude --resume 0b7f6a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b",
       summarizer: 'anthropic', carriedOverBytes: 0, backup: null, preTokens: 50_000, postTokens: 9_000,
-      attempts: [{ attempt: 1, strategy: 'anthropic', outcome: 'ok', detail: 'summary written' }], plan, summaryChars: 100, toolResultsDir: null,
+      attempts: [{ attempt: 1, strategy: 'anthropic', outcome: 'ok', detail: 'summary written' }], plan, summaryChars: 100, summaryDetail: 'standard', toolResultsDir: null,
     };
 
     it('prints the resume command on a line of its own, the mode, the session and the summarizer', () => {

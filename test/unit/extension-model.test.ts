@@ -194,7 +194,7 @@ describe('extension model: one context figure on every surface', () => {
     const plan = await planCompaction(analysis, TIGHT);
     const base: CompactResult = {
       output: '/x/new.jsonl', mode: 'fork', sessionId: null, cwd: null, resumeCommand: null, summarizer: 'extractive', carriedOverBytes: 0,
-      backup: null, preTokens: 1, postTokens: 1, attempts: [], plan, summaryChars: 1, toolResultsDir: null,
+      backup: null, preTokens: 1, postTokens: 1, attempts: [], plan, summaryChars: 1, summaryDetail: 'standard', toolResultsDir: null,
     };
     const files = { before: 4_372_000, written: 4_404_000, agentReads: 61_440 };
     assert.equal(
@@ -386,6 +386,7 @@ describe('extension model: plan marks', () => {
     attempts: [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'offline extractive summary (no network)' }],
     plan,
     summaryChars: 100,
+    summaryDetail: 'standard',
     toolResultsDir: null,
     ...over,
   });

@@ -303,7 +303,8 @@ async function settlePlan(file: string, analysis: Analysis, firstPlan: PlanDetai
 function offlineDraft(analysis: Analysis, first: PlanDetails, loaded: Loaded): string | null {
   const summarized = summarizedRounds(analysis, first);
   if (summarized.length === 0) return null;
-  return offlineSummary(analysis, summarized, loaded.earlier, loaded.objects, summaryCharBudget(first.plan.settings.summaryTokens, first.calibration)).summary;
+  const settings = first.plan.settings;
+  return offlineSummary(analysis, summarized, loaded.earlier, loaded.objects, summaryCharBudget(settings.summaryTokens, first.calibration), settings.summaryDetail).summary;
 }
 
 /** One agent's compacted file, to be written to a temp file, checked, then committed (the same way for every agent). */
@@ -410,6 +411,7 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
     attempts: made.attempts,
     plan,
     summaryChars: summary.length,
+    summaryDetail: plan.settings.summaryDetail,
     toolResultsDir: toolDir,
     sidecarsWritten,
     ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),

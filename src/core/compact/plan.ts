@@ -16,9 +16,13 @@ export { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, summaryRoun
 import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type DecisionConflict, type PlannedRound } from './types';
 import { unsupportedReason } from '../formats/types';
 import { codexResumeContextTokens } from './codex';
+import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from './summaryDetail';
 
 export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
   const s = { ...DEFAULT_SETTINGS, ...(partial ?? {}) };
+  if (!isSummaryDetail(s.summaryDetail)) throw new Error(`setting summaryDetail must be ${SUMMARY_DETAIL_CHOICES}, got ${String(s.summaryDetail)}`);
+  // The reserve predicts the summary: without a size given, the size the level's summary aims at.
+  if (partial?.summaryTokens === undefined) s.summaryTokens = SUMMARY_TOKENS_BY_DETAIL[s.summaryDetail];
   for (const k of ['targetTokens', 'keepRecentTokens', 'maxToolResultCharsPerMessage', 'maxToolResultChars', 'previewBytes', 'summaryTokens'] as const) {
     if (!Number.isFinite(s[k]) || s[k] <= 0) throw new Error(`setting ${k} must be a positive number, got ${s[k]}`);
   }

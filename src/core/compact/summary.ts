@@ -13,6 +13,7 @@ import { attachmentText, clipNotingRest } from './messages';
 import { toolResultText } from './lines';
 import { asObject, jsonText, messageContent, type JsonObject } from '../json';
 import type { CompactOptions } from './options';
+import type { SummaryDetail } from './summaryDetail';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -144,7 +145,7 @@ export async function makeSummary(
   const offline = (why: string): SummaryOutcome => {
     progress('Writing an offline extractive summary…');
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
-    return { ...offlineSummary(analysis, summarized, earlier, objects, summaryChars), attempts, dropped: [], summarizer: 'extractive' };
+    return { ...offlineSummary(analysis, summarized, earlier, objects, summaryChars, details.plan.settings.summaryDetail), attempts, dropped: [], summarizer: 'extractive' };
   };
   const apiKey = options.anthropic?.apiKey;
   if (options.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
@@ -156,6 +157,7 @@ export async function makeSummary(
       model: options.anthropic?.model ?? DEFAULT_MODEL,
       baseURL: options.anthropic?.baseURL,
       maxTokens: options.anthropic?.maxTokens ?? details.plan.settings.summaryTokens,
+      detail: details.plan.settings.summaryDetail,
       signal: options.signal,
       instructions: options.instructions,
       onProgress: progress,
@@ -197,9 +199,16 @@ export function summaryCharBudget(summaryTokens: number, calibration: number): n
   return charsForTokens(summaryTokens, 'prose', calibration > 0 ? calibration : 1) - SUMMARY_PREFIX.length;
 }
 
-/** The offline extractive summary of the given rounds, an earlier summary among them quoted whole ahead of it. */
-export function offlineSummary(analysis: Analysis, roundIdx: number[], earlier: EarlierSummary | null, objects: Map<number, JsonObject>, maxChars: number): { summary: string; protectedChars: number } {
+/** The offline extractive summary of the given rounds at a detail level, an earlier summary among them quoted whole ahead of it. */
+export function offlineSummary(
+  analysis: Analysis,
+  roundIdx: number[],
+  earlier: EarlierSummary | null,
+  objects: Map<number, JsonObject>,
+  maxChars: number,
+  detail: SummaryDetail,
+): { summary: string; protectedChars: number } {
   const objs = roundIdx.flatMap((ri) => analysis.rounds[ri].entries.filter((e) => e !== earlier?.entry).map((e) => objects.get(e)!).filter(Boolean));
   const quoted = earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0;
-  return withEarlier(earlier, extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted) }));
+  return withEarlier(earlier, extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted), detail }));
 }

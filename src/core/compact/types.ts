@@ -3,6 +3,7 @@
 import type { ContextFigure } from '../context';
 import type { FormatId } from '../formats/types';
 import type { FidelityReport } from './fidelity';
+import { DEFAULT_SUMMARY_DETAIL, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from './summaryDetail';
 
 export type RoundAction = 'keep' | 'summarize' | 'drop';
 
@@ -19,8 +20,10 @@ export interface CompactSettings {
   exemptTools: string[];
   /** Bytes of a replaced result's preview. */
   previewBytes: number;
-  /** Tokens reserved for the summary in the target. */
+  /** Tokens reserved for the summary in the target; when not given, the size of the summary detail level (summaryDetail.ts). */
   summaryTokens: number;
+  /** How much the summary keeps: brief, standard (the default) or full. */
+  summaryDetail: SummaryDetail;
 }
 
 export const DEFAULT_SETTINGS: CompactSettings = {
@@ -30,7 +33,8 @@ export const DEFAULT_SETTINGS: CompactSettings = {
   maxToolResultChars: 50_000,
   exemptTools: [],
   previewBytes: 2_000,
-  summaryTokens: 4_000,
+  summaryTokens: SUMMARY_TOKENS_BY_DETAIL[DEFAULT_SUMMARY_DETAIL],
+  summaryDetail: DEFAULT_SUMMARY_DETAIL,
 };
 
 /** Who decided an action: the user (a decision in decisions.ts) or the plan (the automatic rules). */
@@ -156,6 +160,8 @@ export interface CompactResult {
   attempts: AttemptRecord[];
   plan: CompactionPlan;
   summaryChars: number;
+  /** The summary detail level the compaction used (its plan's settings). */
+  summaryDetail: SummaryDetail;
   toolResultsDir: string | null;
   /** The sidecar files this compaction created (for Undo Last Compaction: undo.ts). */
   sidecarsWritten?: WrittenSidecars;

@@ -150,10 +150,11 @@ export function confirmationText(
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const host = baseUrlHost(options.baseUrl);
+  const level = `${plan.settings.summaryDetail} detail`;
   const how =
     options.summarizer === 'anthropic'
-      ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}. Sends the summarized rounds and your API key to ${host}.`
-      : 'Summary: offline extractive summary (nothing leaves this machine).';
+      ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}, ${level}. Sends the summarized rounds and your API key to ${host}.`
+      : `Summary: offline extractive summary, ${level} (nothing leaves this machine).`;
   const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context, options.economics), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
   return { message, detail };
 }

@@ -1,6 +1,7 @@
 // Configuration values → engine settings, with validation. Pure: the vscode side passes a
 // getter over `workspace.getConfiguration('agentCompactor')`.
 import type { CompactSettings } from '../../core/compact/types';
+import { isSummaryDetail } from '../../core/compact/summaryDetail';
 
 export type Summarizer = 'extractive' | 'anthropic';
 /**
@@ -21,7 +22,7 @@ export const DEFAULT_CLAUDE_PATH = 'claude';
  * `.vscode/settings.json` must not set them (package.json gives them the "application" or "machine" scope, and
  * getSettings reads them through userScopedValue so a workspace value is ignored even if one is present).
  */
-export const USER_ONLY_SETTINGS: readonly string[] = ['summarizer', 'model', 'baseUrl', 'claudePath'];
+export const USER_ONLY_SETTINGS: readonly string[] = ['summarizer', 'summaryDetail', 'model', 'baseUrl', 'claudePath'];
 
 /** The parts of `WorkspaceConfiguration.inspect()` a value can come from (vscode's shape, without importing it). */
 export interface InspectedSetting {
@@ -88,6 +89,9 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
     const v = positiveInt(get(k));
     if (v !== undefined) (compact as Record<string, number>)[k] = v;
   }
+  // How much of the transcript the summary carries is the user's choice, like the summarizer (read user-scoped).
+  const detail = get('summaryDetail');
+  if (isSummaryDetail(detail)) compact.summaryDetail = detail;
   const exempt = get('exemptTools');
   if (Array.isArray(exempt)) compact.exemptTools = exempt.filter((x): x is string => typeof x === 'string' && x !== '');
   const baseUrl = nonEmpty(get('baseUrl'));

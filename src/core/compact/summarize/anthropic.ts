@@ -7,6 +7,7 @@ import { isPromptTooLong, parseTokenGap, parseTokenTotal, truncateHead, TRUNCATI
 import { extractSummary, summaryRequestText } from './prompt';
 import { estimateStringTokens } from '../../tokens/estimate';
 import { asObject, obj, str } from '../../json';
+import type { SummaryDetail } from '../summaryDetail';
 
 export interface SummaryMessage {
   role: 'user' | 'assistant';
@@ -17,7 +18,10 @@ export interface AnthropicOptions {
   apiKey: string;
   model: string;
   baseURL?: string;
+  /** Output room of a request (scratchpad and summary): the caller gives the reserve of the summary's detail level. */
   maxTokens: number;
+  /** How much the summary keeps: the request's instructions (summaryInstructions); standard when not given. */
+  detail?: SummaryDetail;
   signal?: AbortSignal;
   instructions?: string;
   onProgress?: ProgressReporter;
@@ -205,7 +209,7 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
       const strategy: AttemptRecord['strategy'] = ptlRetries === 0 ? 'anthropic' : 'anthropic-truncated';
       const maxTokens = roomy ? cutOffRetryMaxTokens(opts.maxTokens) : opts.maxTokens;
       const prefix = running ? `Summary of the conversation before this part:\n${running}` : null;
-      const request = summaryRequestText(opts.instructions, { morePartsFollow: chunks.length > 1 && c < chunks.length - 1, tagsReminder: roomy });
+      const request = summaryRequestText(opts.instructions, { morePartsFollow: chunks.length > 1 && c < chunks.length - 1, tagsReminder: roomy, detail: opts.detail });
       opts.onProgress?.(progress);
       let reply: Reply;
       try {

@@ -1,16 +1,79 @@
 // Offline, deterministic summary: where the work stood first (the latest request, open TODOs, the last error, the edit in
 // progress, the files and names of the latest work, the assistant's latest words), then the user's requests verbatim,
 // files edited, errors by their key line, failed commands, commands run, files read and tools used. Needs no network,
-// so the main job always works. What it keeps is measured by ../fidelity.ts.
+// so the main job always works. What it keeps is measured by ../fidelity.ts. How much it keeps follows the summary
+// detail level (EXTRACTIVE_LEVELS).
 import { attachmentText, clipNotingRest } from '../messages';
 import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../../json';
+import { DEFAULT_SUMMARY_DETAIL, type SummaryDetail } from '../summaryDetail';
 
 export interface ExtractiveInput {
   /** Entry objects of the summarized rounds, in chain order. */
   objects: JsonObject[];
   /** Approximate size limit of the summary, in characters. */
   maxChars: number;
+  /** How much the summary keeps (EXTRACTIVE_LEVELS); standard when not given. */
+  detail?: SummaryDetail;
 }
+
+/** The sections listed after "Where the work stood", in their order. */
+type ListedSection = 'requests' | 'edited' | 'errors' | 'failedCommands' | 'otherCommands' | 'read' | 'tools' | 'earlierMessages';
+
+/** What the offline summary keeps at one detail level. */
+export interface ExtractiveLevel {
+  /** "Where the work stood": open TODO items, the last edits (how many), the files worked on last. */
+  todos: boolean;
+  lastEdits: number;
+  latestFiles: boolean;
+  /** Code names of the latest work listed (0: none). */
+  identifiers: number;
+  /** The assistant's latest messages quoted (its next step), and the longest quote. */
+  latestTexts: number;
+  latestTextChars: number;
+  /** Longest quote of the last edit's text. */
+  editChars: number;
+  /** The assistant's messages before the latest ones, quoted in a section of their own as far as room allows (newest kept). */
+  earlierTexts: number;
+  sections: readonly ListedSection[];
+}
+
+/**
+ * What each summary detail level keeps, in one place; the size each aims at is SUMMARY_TOKENS_BY_DETAIL
+ * (summaryDetail.ts), which the caller turns into `maxChars`. Every level keeps the user's latest request and every
+ * request verbatim (clipped to share the room), the last error and the assistant's latest words.
+ * - brief: the current task (the latest request, open TODOs), the user's requests, files edited, the last error and
+ *   the next step (the assistant's latest message);
+ * - standard: today's summary: also the last edit, the files and names of the latest work, the latest three messages,
+ *   every error, the commands (failed first), the files read and the tools used;
+ * - full: every fact the fidelity measure knows (../fidelity.ts) and more of the latest work: the latest six messages
+ *   quoted longer, the last three edits, twice the names, and the assistant's messages before those as far as room
+ *   allows, so that a long session's full summary takes about the size reserved for it (the plan's figure).
+ */
+export const EXTRACTIVE_LEVELS: Readonly<Record<SummaryDetail, ExtractiveLevel>> = {
+  brief: { todos: true, lastEdits: 0, latestFiles: false, identifiers: 0, latestTexts: 1, latestTextChars: 1_500, editChars: 400, earlierTexts: 0, sections: ['requests', 'edited'] },
+  standard: {
+    todos: true,
+    lastEdits: 1,
+    latestFiles: true,
+    identifiers: 30,
+    latestTexts: 3,
+    latestTextChars: 1_500,
+    editChars: 400,
+    earlierTexts: 0,
+    sections: ['requests', 'edited', 'errors', 'failedCommands', 'otherCommands', 'read', 'tools'],
+  },
+  full: {
+    todos: true,
+    lastEdits: 3,
+    latestFiles: true,
+    identifiers: 60,
+    latestTexts: 6,
+    latestTextChars: 3_000,
+    editChars: 1_000,
+    earlierTexts: 200,
+    sections: ['requests', 'edited', 'errors', 'failedCommands', 'otherCommands', 'read', 'tools', 'earlierMessages'],
+  },
+};
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -305,6 +368,7 @@ function latestPart(lines: JsonObject[]): JsonObject[] {
 }
 
 export function extractiveSummary(input: ExtractiveInput): string {
+  const level = EXTRACTIVE_LEVELS[input.detail ?? DEFAULT_SUMMARY_DETAIL];
   const objects = input.objects.map(shapeForExtractive);
   const requests: string[] = [];
   const earlierSummaries: string[] = [];
@@ -313,7 +377,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const commands: { command: string; failed: boolean }[] = [];
   const errors: { where: string; key: string; text: string }[] = [];
   const uses = new Map<string, { name: string; input: JsonObject; command?: (typeof commands)[number] }>();
-  let lastEdit: { path: string; text: string } | null = null;
+  const edits: { path: string; text: string }[] = [];
   const cwd = objects.map((o) => str(o, 'cwd')).find((c) => c !== undefined);
   const shown = (p: string) => (cwd && p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
 
@@ -359,7 +423,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
         const edited = /^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name) ? (str(input, 'file_path') ?? str(input, 'notebook_path')) : undefined;
         if (edited) {
           const change = str(input, 'new_string') ?? str(input, 'content') ?? str(input, 'new_source') ?? stringsIn(input.edits).join('\n');
-          lastEdit = { path: edited, text: change };
+          edits.push({ path: edited, text: change });
         }
       }
     } else if (o.type === 'attachment') {
@@ -388,16 +452,18 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const state: string[] = [];
   const lastRequest = requests[requests.length - 1];
   if (lastRequest) state.push(`- The user's latest request (verbatim): ${clipNotingRest(lastRequest, 1200)}`);
-  const todos = openTodos(objects);
+  const todos = level.todos ? openTodos(objects) : [];
   if (todos.length) state.push(`- Open TODO items:\n${todos.map((t) => `  - ${clipNotingRest(oneLine(t), 300)}`).join('\n')}`);
   const lastError = errors[errors.length - 1];
   if (lastError) state.push(`- The last error (${lastError.where}): ${lastError.key}${lastError.text.length > lastError.key.length ? ` — ${clipNotingRest(lastError.text, 400)}` : ''}`);
-  if (lastEdit) state.push(`- The last edit, to \`${shown(lastEdit.path)}\`: ${clipNotingRest(oneLine(lastEdit.text), 400)}`);
-  if (latestFiles.size) state.push(`- Files worked on last: ${[...latestFiles].map((p) => `\`${p}\``).join(', ')}`);
-  const names = latestIdentifiers(latest, 30);
+  const lastEdits = level.lastEdits ? edits.slice(-level.lastEdits) : [];
+  if (lastEdits.length === 1) state.push(`- The last edit, to \`${shown(lastEdits[0].path)}\`: ${clipNotingRest(oneLine(lastEdits[0].text), level.editChars)}`);
+  else if (lastEdits.length) state.push(`- The last ${lastEdits.length} edits (oldest first):`, ...lastEdits.map((e) => `  - to \`${shown(e.path)}\`: ${clipNotingRest(oneLine(e.text), level.editChars)}`));
+  if (level.latestFiles && latestFiles.size) state.push(`- Files worked on last: ${[...latestFiles].map((p) => `\`${p}\``).join(', ')}`);
+  const names = level.identifiers ? latestIdentifiers(latest, level.identifiers) : [];
   if (names.length) state.push(`- Names in the latest work: ${names.map((n) => `\`${n}\``).join(', ')}`);
-  const said = latestAssistantTexts(objects, 3);
-  if (said.length) state.push(`- The assistant's latest messages (oldest first), saying where the work stood and what comes next:`, ...said.map((t) => `  > ${clipNotingRest(oneLine(t), 1500)}`));
+  const said = latestAssistantTexts(objects, level.latestTexts);
+  if (said.length) state.push(`- The assistant's latest messages (oldest first), saying where the work stood and what comes next:`, ...said.map((t) => `  > ${clipNotingRest(oneLine(t), level.latestTextChars)}`));
   else state.push('- (no assistant text in the summarized part)');
 
   const edited = [...files].filter(([, v]) => v.has('edited') || v.has('written') || v.has('changed outside the agent'));
@@ -414,22 +480,33 @@ export function extractiveSummary(input: ExtractiveInput): string {
     }
     return [...byDir].map(([dir, named]) => `- ${dir || './'}: ${named.join('; ')}`);
   };
-  const sections = ([
-    { heading: '## Where the work stood (the latest part)', items: state, weight: 4, keep: 'first', clipItems: true },
-    {
+  const listed: Record<ListedSection, Section> = {
+    requests: {
       heading: '## All user requests (verbatim, oldest first)',
       items: requests.length ? requests.map((r, i) => `${i + 1}. ${clipNotingRest(r, 2000)}`) : ['(no typed user requests in the summarized part)'],
       weight: 4,
       keep: 'first',
       clipItems: true,
     },
-    { heading: '## Files edited or written', items: fileItems(edited), weight: 1, keep: 'last' },
-    { heading: '## Errors met (tool, then the line saying what went wrong)', items: errors.map((e) => `- ${e.where}: ${clipNotingRest(e.key, 240)}`), weight: 1.5, keep: 'last' },
-    { heading: '## Commands that failed', items: commands.filter((c) => c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 200)}`), weight: 0.7, keep: 'last' },
-    { heading: '## Other commands run', items: commands.filter((c) => !c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 160)}`), weight: 0.3, keep: 'last' },
-    { heading: '## Files read or searched', items: fileItems(others), weight: 0.3, keep: 'last' },
-    { heading: '## Tools used', items: [[...toolCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([n, k]) => `${n} ×${k}`).join(', ')], weight: 0.2, keep: 'first' },
-  ] satisfies Section[] as Section[]).filter((s) => s.items.length && s.items.some((i) => i));
+    edited: { heading: '## Files edited or written', items: fileItems(edited), weight: 1, keep: 'last' },
+    errors: { heading: '## Errors met (tool, then the line saying what went wrong)', items: errors.map((e) => `- ${e.where}: ${clipNotingRest(e.key, 240)}`), weight: 1.5, keep: 'last' },
+    failedCommands: { heading: '## Commands that failed', items: commands.filter((c) => c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 200)}`), weight: 0.7, keep: 'last' },
+    otherCommands: { heading: '## Other commands run', items: commands.filter((c) => !c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 160)}`), weight: 0.3, keep: 'last' },
+    read: { heading: '## Files read or searched', items: fileItems(others), weight: 0.3, keep: 'last' },
+    earlierMessages: {
+      heading: "## The assistant's earlier messages (oldest first)",
+      items: latestAssistantTexts(objects, level.latestTexts + level.earlierTexts)
+        .slice(0, -level.latestTexts)
+        .map((t) => `> ${clipNotingRest(oneLine(t), level.latestTextChars)}`),
+      weight: 1,
+      keep: 'last',
+    },
+    tools: { heading: '## Tools used', items: [[...toolCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([n, k]) => `${n} ×${k}`).join(', ')], weight: 0.2, keep: 'first' },
+  };
+  const sections = [
+    { heading: '## Where the work stood (the latest part)', items: state, weight: 4, keep: 'first', clipItems: true } satisfies Section as Section,
+    ...level.sections.map((id) => listed[id]),
+  ].filter((s) => s.items.length && s.items.some((i) => i));
 
   const head = [
     "This is an extractive summary made offline by Agent Compactor: the user's requests and the assistant's latest messages are quoted verbatim; files, errors and commands are listed from the transcript; nothing was paraphrased by a model.",
