@@ -150,13 +150,27 @@ export function confirmationText(
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const host = baseUrlHost(options.baseUrl);
-  const how =
-    options.summarizer === 'anthropic'
-      ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}. Sends the summarized rounds and your API key to ${host}.`
-      : 'Summary: offline extractive summary (nothing leaves this machine).';
+  const how = summarizerDestination(options.summarizer, options.model, host);
   const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context, options.economics), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
   return { message, detail };
 }
+
+/** Where the chosen summarizer sends the summarized rounds, as the confirmation says it. */
+export function summarizerDestination(summarizer: Summarizer, model: string | undefined, host: string): string {
+  switch (summarizer) {
+    case 'anthropic':
+      return `Summary: written by the Anthropic API${model ? ` (${model})` : ''}. Sends the summarized rounds and your API key to ${host}.`;
+    case 'claude-cli':
+      return 'Summary: written by your Claude Code. The summarized rounds are sent to your Claude Code (claude -p), which sends them to its API with your login.';
+    case 'codex-cli':
+      return 'Summary: written by your Codex. The summarized rounds are sent to your Codex (codex exec), which sends them to its API with your login.';
+    default:
+      return 'Summary: offline extractive summary (nothing leaves this machine).';
+  }
+}
+
+/** The LLM summarizer a fallback replaced, as the result notification names it. */
+const FALLEN_BACK_FROM: Record<Exclude<Summarizer, 'extractive'>, string> = { anthropic: 'the Anthropic API', 'claude-cli': 'your Claude Code', 'codex-cli': 'your Codex' };
 
 /** Which summarizer wrote the summary, as the result notification names it. */
 export function summarizerText(result: CompactResult, requested?: Summarizer): string {
@@ -167,8 +181,12 @@ export function summarizerText(result: CompactResult, requested?: Summarizer): s
       const truncated = result.attempts[n - 1]?.strategy === 'anthropic-truncated';
       return `summary by the Anthropic API${truncated ? ' with the oldest rounds cut' : ''}${tries}`;
     }
+    case 'claude-cli':
+      return 'summary by your Claude Code';
+    case 'codex-cli':
+      return 'summary by your Codex';
     case 'extractive':
-      return requested === 'anthropic' ? `offline extractive summary: the Anthropic API was not used${tries}` : 'offline extractive summary';
+      return requested && requested !== 'extractive' ? `offline extractive summary: ${FALLEN_BACK_FROM[requested]} was not used${tries}` : 'offline extractive summary';
     case 'given':
       return 'your summary, written as given';
     default:
