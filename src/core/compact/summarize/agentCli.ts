@@ -82,6 +82,8 @@ function runIn(cwd: string, o: AgentCliRunOptions): Promise<AgentCliRun> {
     };
     const onAbort = () => stop(new CompactError('cancelled', 'Compaction cancelled; nothing was written.'));
     o.signal?.addEventListener('abort', onAbort, { once: true });
+    // An abort while the folder was being made came before the listener.
+    if (o.signal?.aborted) onAbort();
     const timer = setTimeout(() => stop(new CompactError('network', `${o.label} did not finish the summary within ${Math.round(timeoutMs / 1000)} s and was stopped.`)), timeoutMs);
     child.stdout.on('data', (d: Buffer) => {
       bytes += d.length;
