@@ -20,7 +20,8 @@ import { compactFile } from '../../src/core/compact/compact';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { SUMMARY_INSTRUCTIONS } from '../../src/core/compact/summarize/prompt';
 import { CLAUDE_CLI_SYSTEM_PROMPT } from '../../src/core/compact/summarize/claudeCli';
-import { agentFixtures, fixture } from '../support/fixtures';
+import { spawn } from 'node:child_process';
+import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
 import { contentTexts, requireClaudeBinary } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic, type ScenarioInput } from '../support/fake-anthropic';
 import { startFakeResponses, type FakeResponses, type ResponsesScenario } from '../support/fake-responses';
@@ -33,7 +34,8 @@ const CODEX_REPLY = '<analysis>Read it all.</analysis>\n<summary>\nCODEX-CLI-SUM
 /** Files (recursively) under `dir`, relative; [] when it does not exist. */
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
     .map((d) => path.relative(dir, path.join(d.parentPath, d.name)));
 }
@@ -208,6 +210,27 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     const { result } = await compactWith({ kind: 'hang' }, { timeoutMs: 3_000 });
     assertFellBack(result, 'claude-cli', 'Claude Code', /did not finish the summary within 3 s/);
     assert.deepEqual(processesWithEnv('HOME', home), []);
+  });
+
+  it('the CLI: compact --summarizer claude-cli --claude-path runs it with the environment passed through, and says so', async () => {
+    const own = await startFakeAnthropic({ scenario: { kind: 'text', text: CLAUDE_REPLY } });
+    fake = own;
+    const copy = path.join(root, 'session.jsonl');
+    fs.copyFileSync(fixture('example.jsonl'), copy);
+    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'cli', 'main.ts'), 'compact', copy, '--summarizer', 'claude-cli', '--claude-path', bin, '--target-tokens', '20000', '--keep-recent-tokens', '4000'];
+    const child = spawn(process.execPath, args, { cwd: repoRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^summarizer: claude-cli; the summarized rounds were given to your Claude Code \(claude -p\), which sent them to its API$/m);
+    assert.match(stderr, /Asking Claude Code for the summary/);
+    assert.equal(own.messageRequests().length, 1);
+    const written = /^wrote (.+)$/m.exec(stdout)?.[1];
+    assert.ok(written && fs.readFileSync(written, 'utf8').includes('CLI-SUMMARY-MARKER'));
+    assert.deepEqual(filesUnder(path.join(home, '.claude', 'projects')), []);
   });
 
   it('refuses a Codex rollout before anything is sent', async () => {
