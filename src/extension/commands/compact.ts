@@ -16,7 +16,8 @@ import { compactFile, DEFAULT_MODEL, type CompactOptions } from '../../core/comp
 import { compactionEconomics } from '../../core/cache';
 import type { Analysis } from '../../core/inspect';
 import { priceTableFromSetting } from '../model/mapState';
-import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/compact/types';
+import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
+import { agentCliRefusal } from '../../core/compact/summary';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import { confirmationText, planSummary, RESULT_ACTIONS, resultActions, resultResumeCommand, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
@@ -103,6 +104,9 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   }
   const { plan, context } = planned;
   s.log.info(`Plan for ${file}: ${planSummary(plan, context)}`);
+  // Before the confirmation, which would otherwise offer to send the session to the other agent.
+  const wrongAgent = o.summaryText === undefined ? agentCliRefusal(summarizer, planned.agent) : null;
+  if (wrongAgent) return handleFailure(s, new CompactError('wrong-summarizer', wrongAgent), arg, summarizer, programmatic);
   if (!(await confirmed(s, planned, req, o, programmatic))) return undefined;
 
   let result: CompactResult;
