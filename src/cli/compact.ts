@@ -10,6 +10,7 @@ import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type Ve
 import { SETTING_OPTIONS, settingsFrom } from './settings';
 import { inspectFile } from '../core/inspect';
 import { DecisionError, type UserDecisions } from '../core/compact/decisions';
+import type { SummarizerChoice } from '../core/compact/options';
 import { STEER_NOTE, STEER_OPTIONS, steered, steeringFor, summaryTextFrom } from './steer';
 
 export const compactVerb: VerbSpec = {
@@ -21,13 +22,17 @@ export const compactVerb: VerbSpec = {
     {
       flag: 'summarizer',
       type: 'string',
-      value: 'extractive|anthropic',
-      help: 'who writes the summary: extractive works offline and sends nothing; anthropic sends the rounds being summarized to the Anthropic API, with the key in ANTHROPIC_API_KEY',
+      value: 'extractive|anthropic|claude-cli|codex-cli',
+      help:
+        'who writes the summary: extractive works offline and sends nothing; anthropic sends the rounds being summarized to the Anthropic API, with the key in ANTHROPIC_API_KEY; ' +
+        'claude-cli gives them to your Claude Code (claude -p, your login), which sends them to its API; codex-cli gives a Codex session\'s to your Codex (codex exec)',
       default: 'extractive',
     },
+    { flag: 'claude-path', type: 'string', value: 'PATH', help: 'the Claude Code program; only with --summarizer claude-cli', default: 'claude on PATH' },
+    { flag: 'codex-path', type: 'string', value: 'PATH', help: 'the Codex program; only with --summarizer codex-cli', default: 'codex on PATH' },
     { flag: 'model', type: 'string', value: 'M', help: 'Anthropic model for the summary; only with --summarizer anthropic', default: DEFAULT_MODEL },
     { flag: 'base-url', type: 'string', value: 'URL', help: 'Anthropic API address; only with --summarizer anthropic', default: 'ANTHROPIC_BASE_URL, else https://api.anthropic.com' },
-    { flag: 'instructions', type: 'string', value: 'TEXT', help: 'extra instructions for the summary; only with --summarizer anthropic', default: 'none' },
+    { flag: 'instructions', type: 'string', value: 'TEXT', help: 'extra instructions for the summary; only with an LLM summarizer (anthropic, claude-cli, codex-cli)', default: 'none' },
     { flag: 'out', type: 'string', value: 'FILE', help: 'write the result to FILE instead of a fork; refuses an existing file without --force', default: 'a fork: <new-session-id>.jsonl beside the original' },
     { flag: 'in-place', type: 'boolean', help: 'replace the original after a backup, keeping its session id; excludes --out', default: 'off' },
     { flag: 'force', type: 'boolean', help: 'let --out replace an existing file, never the original', default: 'off' },
@@ -39,15 +44,18 @@ export const compactVerb: VerbSpec = {
   notes: [
     NUMBERS_NOTE,
     STEER_NOTE,
-    'Transcript content leaves this machine only with --summarizer anthropic; a key in the environment alone sends nothing.',
+    'Transcript content leaves this machine only with --summarizer anthropic, claude-cli or codex-cli; a key in the environment alone sends nothing.',
+    'claude-cli summarizes Claude Code sessions and codex-cli Codex sessions: each agent gets only its own sessions (exit 2 otherwise). The program runs in an empty temporary folder, with no tools, and keeps no session of its own; if it fails, is cut off or times out, the offline summary is used and the output says why.',
     'With --summarizer anthropic and no ANTHROPIC_API_KEY, nothing is sent or written (exit 2). If the API fails, the offline summary is used and the output says why.',
   ],
   run: runCompact,
 };
 
+const SUMMARIZERS: readonly SummarizerChoice[] = ['extractive', 'anthropic', 'claude-cli', 'codex-cli'];
+
 interface CompactRequest {
   file: string;
-  summarizer: 'extractive' | 'anthropic';
+  summarizer: SummarizerChoice;
   apiKey?: string;
   model?: string;
   /** Decisions given by options (with the saved ones); undefined: the saved ones alone, read by the planner. */
@@ -55,18 +63,23 @@ interface CompactRequest {
   summaryText?: string;
 }
 
-const ANTHROPIC_ONLY = ['model', 'base-url', 'instructions'] as const;
+/** Options that apply to one summarizer only, and which. */
+const SUMMARIZER_FLAGS: readonly { flag: string; only: readonly SummarizerChoice[] }[] = [
+  { flag: 'model', only: ['anthropic'] },
+  { flag: 'base-url', only: ['anthropic'] },
+  { flag: 'instructions', only: ['anthropic', 'claude-cli', 'codex-cli'] },
+  { flag: 'claude-path', only: ['claude-cli'] },
+  { flag: 'codex-path', only: ['codex-cli'] },
+];
 
 /** Checks the arguments before anything is read, sent or written; throws UsageError (exit 2). */
 async function request(values: Values, positionals: string[]): Promise<CompactRequest> {
-  const summarizer = str(values, 'summarizer') ?? 'extractive';
-  if (summarizer !== 'extractive' && summarizer !== 'anthropic') {
-    throw new UsageError(`--summarizer must be extractive or anthropic, got '${sanitizeForTerminal(summarizer)}'`);
-  }
-  if (summarizer === 'extractive') {
-    for (const flag of ANTHROPIC_ONLY) {
-      if (str(values, flag) !== undefined) throw new UsageError(`--${flag} only applies with --summarizer anthropic (the default summarizer, extractive, works offline)`);
-    }
+  const given = str(values, 'summarizer') ?? 'extractive';
+  const summarizer = SUMMARIZERS.find((s) => s === given);
+  if (!summarizer) throw new UsageError(`--summarizer must be ${SUMMARIZERS.join(', ')}; got '${sanitizeForTerminal(given)}'`);
+  for (const { flag, only } of SUMMARIZER_FLAGS) {
+    if (str(values, flag) === undefined || only.includes(summarizer)) continue;
+    throw new UsageError(`--${flag} only applies with --summarizer ${only.join(' or ')}${summarizer === 'extractive' ? ' (the default summarizer, extractive, works offline)' : ''}`);
   }
   const out = str(values, 'out');
   if (out !== undefined && bool(values, 'in-place')) throw new UsageError('--out and --in-place exclude each other');
@@ -105,6 +118,7 @@ export async function runCompact(values: Values, positionals: string[]): Promise
       settings: settingsFrom(values),
       summarizer: req.summarizer,
       anthropic: req.summarizer === 'anthropic' ? { apiKey: req.apiKey, model: req.model, baseURL: str(values, 'base-url') } : undefined,
+      agentCli: { claudePath: str(values, 'claude-path'), codexPath: str(values, 'codex-path') },
       out: str(values, 'out'),
       inPlace: bool(values, 'in-place'),
       force: bool(values, 'force'),
@@ -152,6 +166,7 @@ export function compactErrorOutcome(err: CompactError, json: boolean): { code: n
     case 'exists':
       return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}${/--force/.test(message) ? '' : ' (add --force to replace it, or choose another --out path)'}\n` };
     case 'unsupported-format':
+    case 'wrong-summarizer': // the agent CLI chosen is not this session's agent; nothing was sent
     case 'unsafe-path': // a refusal: the output named is the original, or a write would leave its folder
       return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}\n` };
     case 'write-failed':
@@ -169,24 +184,30 @@ const MODE_TEXT: Record<CompactResult['mode'], string> = {
   'in-place': 'in place (the original replaced, same session id; a backup was kept)',
 };
 
-function summarizerText(result: CompactResult, requested: 'extractive' | 'anthropic', model: string): string {
+const FALLEN_BACK_FROM: Record<SummarizerChoice, string> = { extractive: '', anthropic: 'the Anthropic summarizer', 'claude-cli': 'your Claude Code (claude-cli)', 'codex-cli': 'your Codex (codex-cli)' };
+
+function summarizerText(result: CompactResult, requested: SummarizerChoice, model: string): string {
   switch (result.summarizer) {
     case 'anthropic':
       return `anthropic (${model}); the summarized rounds were sent to the Anthropic API`;
+    case 'claude-cli':
+      return 'claude-cli; the summarized rounds were given to your Claude Code (claude -p), which sent them to its API';
+    case 'codex-cli':
+      return 'codex-cli; the summarized rounds were given to your Codex (codex exec), which sent them to its API';
     case 'none':
       return 'none (no rounds needed summarizing; only tool results were replaced by previews)';
     case 'given':
       return 'none: the summary text given (--summary-file) was written verbatim';
     default: {
-      if (requested !== 'anthropic') return 'extractive (offline; nothing was sent)';
+      if (requested === 'extractive') return 'extractive (offline; nothing was sent)';
       const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail ?? [...result.attempts].reverse().find((a) => a.outcome !== 'ok')?.detail;
-      return `extractive (offline): the Anthropic summarizer fell back${why ? `: ${why}` : ''}`;
+      return `extractive (offline): ${FALLEN_BACK_FROM[requested]} fell back${why ? `: ${why}` : ''}`;
     }
   }
 }
 
 /** Text report: the file, the mode, the session id, the resume command on its own line, the summarizer, the figures. */
-export function renderCompactResult(result: CompactResult, requested: 'extractive' | 'anthropic', model: string): string {
+export function renderCompactResult(result: CompactResult, requested: SummarizerChoice, model: string): string {
   const p = result.plan;
   const lines = [
     `wrote ${result.output}`,

@@ -9,6 +9,8 @@
  * By default every request gets the same text reply and a rough size (`fakeInputTokens`). Given `options.script`,
  * the fake answers each request by looking at it (text, tool calls, Codex's remote compaction item), and its usage is
  * the request's true size, counted with the tokenizer the same way for every request (`countResponsesRequestTokens`).
+ * A scenario other than the default `text` makes the answer cut off (`response.incomplete`, reason
+ * max_output_tokens), refused (a 400 error), or never sent (`hang`, until close()).
  */
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -31,6 +33,8 @@ export interface FakeResponses {
   close(): Promise<void>;
 }
 
+export type ResponsesScenario = 'text' | 'incomplete' | 'badRequest' | 'hang';
+
 export const FAKE_REPLY_TEXT = 'Resumed; continuing from the summary.';
 
 function sse(res: http.ServerResponse, event: string, data: Record<string, unknown>): void {
@@ -41,6 +45,19 @@ function sse(res: http.ServerResponse, event: string, data: Record<string, unkno
 export function fakeInputTokens(body: unknown): number {
   const input = (body as { input?: unknown } | undefined)?.input;
   return Math.max(1, Math.ceil(JSON.stringify(input ?? '').length / 4));
+}
+
+/** A reply cut off by the output limit: the text so far, then `response.incomplete` (max_output_tokens). */
+function answerIncomplete(res: http.ServerResponse, n: number, text: string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const id = `resp_fake_${n}`;
+  const item = { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'incomplete', content: [{ type: 'output_text', text, annotations: [] }] };
+  sse(res, 'response.created', { response: { id, object: 'response', status: 'in_progress', output: [] } });
+  sse(res, 'response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+  sse(res, 'response.output_text.delta', { output_index: 0, content_index: 0, item_id: item.id, delta: text });
+  sse(res, 'response.output_item.done', { output_index: 0, item });
+  sse(res, 'response.incomplete', { response: { id, object: 'response', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [item] } });
+  res.end();
 }
 
 /** The request's size by part: `instructions`, `tools` (their JSON) and `input` items, each counted with the tokenizer. */
@@ -119,8 +136,9 @@ function answer(res: http.ServerResponse, n: number, reply: ResponsesReply, inpu
   res.end();
 }
 
-export async function startFakeResponses(reply: string | FakeResponsesOptions = FAKE_REPLY_TEXT): Promise<FakeResponses> {
+export async function startFakeResponses(reply: string | FakeResponsesOptions = FAKE_REPLY_TEXT, scenario: ResponsesScenario = 'text'): Promise<FakeResponses> {
   const scripted = typeof reply === 'string' ? null : reply;
+  const replyText = typeof reply === 'string' ? reply : FAKE_REPLY_TEXT;
   const requests: RecordedResponsesRequest[] = [];
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
@@ -138,8 +156,18 @@ export async function startFakeResponses(reply: string | FakeResponsesOptions = 
       const rec: RecordedResponsesRequest = { index: requests.length, method: req.method ?? 'GET', pathname, body };
       requests.push(rec);
       if (req.method === 'POST' && /\/responses$/.test(pathname)) {
-        if (scripted) answer(res, rec.index, scripted.script(body, rec.index), countResponsesRequestTokens(body).total, (t) => countTokensInPieces(t));
-        else answer(res, rec.index, { text: reply as string }, fakeInputTokens(body), (t) => Math.ceil(t.length / 4));
+        if (scripted) {
+          answer(res, rec.index, scripted.script(body, rec.index), countResponsesRequestTokens(body).total, (t) => countTokensInPieces(t));
+          return;
+        }
+        if (scenario === 'hang') return;
+        if (scenario === 'incomplete') return answerIncomplete(res, rec.index, replyText);
+        if (scenario === 'badRequest') {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'fake: this request is refused', type: 'invalid_request_error', code: 'invalid_request' } }));
+          return;
+        }
+        answer(res, rec.index, { text: replyText }, fakeInputTokens(body), (t) => Math.ceil(t.length / 4));
         return;
       }
       if (/\/responses$/.test(pathname)) {

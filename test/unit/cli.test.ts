@@ -242,8 +242,11 @@ describe('CLI', function () {
     it('conflicting or pointless compact options', () => {
       oneLineError(run(['compact', transcript, '--out', join(dir, 'o.jsonl'), '--in-place']), /exclude each other/);
       oneLineError(run(['compact', transcript, '--force']), /--force only applies with --out/);
-      oneLineError(run(['compact', transcript, '--summarizer', 'gpt']), /--summarizer must be extractive or anthropic/);
+      oneLineError(run(['compact', transcript, '--summarizer', 'gpt']), /--summarizer must be extractive, anthropic, claude-cli, codex-cli; got 'gpt'/);
       for (const f of ['--model', '--base-url', '--instructions']) oneLineError(run(['compact', transcript, f, 'x']), new RegExp(`${f} only applies with --summarizer anthropic`));
+      oneLineError(run(['compact', transcript, '--claude-path', 'x']), /--claude-path only applies with --summarizer claude-cli/);
+      oneLineError(run(['compact', transcript, '--summarizer', 'claude-cli', '--codex-path', 'x']), /--codex-path only applies with --summarizer codex-cli/);
+      oneLineError(run(['compact', transcript, '--summarizer', 'claude-cli', '--model', 'x']), /--model only applies with --summarizer anthropic$/m);
       oneLineError(run(['compact', transcript, '--out', dir]), /is a folder; give a file path/);
       oneLineError(run(['compact', transcript, '--out', join(dir, 'nope', 'o.jsonl')]), /no such folder/);
       oneLineError(run(['compact', transcript, '--bogus']), /unknown option '--bogus'/);

@@ -339,6 +339,15 @@ describe('extension model: plan marks', () => {
     assert.ok(!confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: 'https://gateway.example.net' }).detail.includes('gateway'));
   });
 
+  it("the confirmation says the agent-CLI summarizers send the rounds to the user's Claude Code or Codex, and on to its API", () => {
+    const ctx = contextNow(analysis.report);
+    const claude = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'claude-cli', baseUrl: 'https://gateway.example.net' }).detail;
+    assert.match(claude, /sent to your Claude Code \(claude -p\), which sends them to its API/);
+    assert.ok(!claude.includes('gateway') && !claude.includes('API key'), claude);
+    const codex = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'codex-cli', baseUrl: DEFAULT_ANTHROPIC_BASE_URL }).detail;
+    assert.match(codex, /sent to your Codex \(codex exec\), which sends them to its API/);
+  });
+
   it('confirmation text carries the figures and the write target', () => {
     const ctx = contextNow(analysis.report);
     const { message, detail } = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: DEFAULT_ANTHROPIC_BASE_URL });
@@ -439,6 +448,8 @@ describe('extension model: plan marks', () => {
     });
     assert.match(resultSummary(fellBack, { requested: 'anthropic' }), /\(offline extractive summary: the Anthropic API was not used, 2 attempts\)/);
     assert.equal(summarizerText(fellBack), 'offline extractive summary');
+    assert.equal(summarizerText(fellBack, 'claude-cli'), 'offline extractive summary: your Claude Code was not used, 2 attempts');
+    assert.equal(summarizerText(result({ summarizer: 'codex-cli' }), 'codex-cli'), 'summary by your Codex');
     assert.equal(summarizerText(result({ summarizer: 'none' })), 'no rounds summarized');
   });
 
@@ -739,7 +750,10 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.equal(s.claudePath, '/opt/claude/bin/claude');
     assert.equal(s.previewOnOpen, false);
     const d = readSettings(() => undefined);
-    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', reviewSummary: true, claudePath: 'claude', previewOnOpen: false });
+    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', reviewSummary: true, claudePath: 'claude', codexPath: 'codex', previewOnOpen: false });
+    for (const v of ['claude-cli', 'codex-cli']) assert.equal(readSettings((k) => (k === 'summarizer' ? v : undefined)).summarizer, v);
+    assert.equal(readSettings((k) => (k === 'summarizer' ? 'gpt' : undefined)).summarizer, 'extractive');
+    assert.equal(readSettings((k) => (k === 'codexPath' ? ' /opt/codex ' : undefined)).codexPath, '/opt/codex');
     assert.equal(readSettings((k) => (k === 'reviewSummary' ? false : undefined)).reviewSummary, false, 'review can be turned off');
     // The deprecated newFile mode (and anything unknown) is a fork; an empty path is the default.
     for (const v of ['newFile', 'fork', 'bogus', 3]) assert.equal(readSettings((k) => (k === 'writeMode' ? v : undefined)).writeMode, 'fork', String(v));

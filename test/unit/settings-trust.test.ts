@@ -20,7 +20,7 @@ describe('settings: where content and keys go is the user\'s choice', () => {
   it('every setting naming a host, a summarizer, a model or a program path has the application or machine scope', () => {
     // Found by the settings' names, not only by the list in the code: a new one of these kinds must join it.
     const named = Object.keys(properties).filter((key) => /(url|host|endpoint|summarizer|model|path|executable|command)$/i.test(key));
-    for (const key of ['agentCompactor.baseUrl', 'agentCompactor.summarizer', 'agentCompactor.model', 'agentCompactor.claudePath']) {
+    for (const key of ['agentCompactor.baseUrl', 'agentCompactor.summarizer', 'agentCompactor.model', 'agentCompactor.claudePath', 'agentCompactor.codexPath']) {
       assert.ok(named.includes(key), `${key} is recognised as a trust setting`);
     }
     for (const key of named) {
@@ -54,6 +54,7 @@ describe('settings: where content and keys go is the user\'s choice', () => {
       model: { defaultValue: '', workspaceValue: 'claude-expensive' },
       baseUrl: { defaultValue: '', workspaceValue: 'https://attacker.example' },
       claudePath: { defaultValue: 'claude', workspaceFolderValue: '/tmp/evil' },
+      codexPath: { defaultValue: 'codex', workspaceValue: '/tmp/evil-codex' },
       targetTokens: { defaultValue: 120_000, workspaceValue: 50_000 },
     };
     // The getter getSettings builds: the user-only keys through userScopedValue, the rest as VS Code merges them.
@@ -63,6 +64,19 @@ describe('settings: where content and keys go is the user\'s choice', () => {
     assert.equal(s.model, undefined);
     assert.equal(s.baseUrl, undefined);
     assert.equal(s.claudePath, 'claude');
+    assert.equal(s.codexPath, 'codex');
     assert.equal(s.compact.targetTokens, 50_000, 'a workspace still sets the compaction figures');
+  });
+
+  it('a workspace cannot choose an agent-CLI summarizer either; the user can', () => {
+    for (const chosen of ['claude-cli', 'codex-cli']) {
+      const inspected: Record<string, InspectedSetting> = { summarizer: { defaultValue: 'extractive', workspaceValue: chosen } };
+      assert.equal(readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(inspected[key]) : undefined)).summarizer, 'extractive');
+      const user: Record<string, InspectedSetting> = { summarizer: { defaultValue: 'extractive', globalValue: chosen } };
+      assert.equal(readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(user[key]) : undefined)).summarizer, chosen);
+    }
+    // Restricted Mode ignores workspace values of both program paths.
+    const restricted = (manifest as unknown as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } }).capabilities.untrustedWorkspaces.restrictedConfigurations;
+    for (const key of ['agentCompactor.summarizer', 'agentCompactor.claudePath', 'agentCompactor.codexPath']) assert.ok(restricted.includes(key), key);
   });
 });

@@ -15,7 +15,7 @@ import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import type { CompactOptions } from './options';
 import { CompactError, type AttemptRecord, type CompactionPlan, type CompactResult, type ProgressReporter, type WrittenSidecars } from './types';
 import { shapeForExtractive } from './summarize/extractive';
-import { contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
+import { agentCliRefusal, contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
 import { buildAppendedLines } from './writeback';
 import { acquireLock, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
@@ -195,6 +195,8 @@ export async function draftSummary(
 }
 
 async function prepare(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
+  const wrongAgent = options.summaryText === undefined ? agentCliRefusal(options.summarizer, analysis.index.format.id) : null;
+  if (wrongAgent) throw new CompactError('wrong-summarizer', wrongAgent);
   const readSize = analysis.index.size;
   const readMtime = analysis.index.mtimeMs;
   const firstPlan = await planOrRefuse(analysis, options);
@@ -287,7 +289,8 @@ async function loadForSummary(file: string, analysis: Analysis, firstPlan: PlanD
 }
 
 function isOffline(options: CompactOptions): boolean {
-  return options.summaryText !== undefined || options.summarizer === 'extractive' || !options.anthropic?.apiKey;
+  if (options.summaryText !== undefined || options.summarizer === 'extractive') return true;
+  return options.summarizer === 'anthropic' && !options.anthropic?.apiKey;
 }
 
 /** The plan with the summary's real size when it can be known first (offline or given); re-reads newly kept lines whole. */

@@ -3,10 +3,26 @@
 import type { UserDecisions } from './decisions';
 import type { CompactSettings, ProgressReporter } from './types';
 
+/** Who writes the summary: offline, the Anthropic API, or the user's own Claude Code / Codex CLI. */
+export type SummarizerChoice = 'extractive' | 'anthropic' | 'claude-cli' | 'codex-cli';
+
+export interface AgentCliOptions {
+  /** The `claude` program (default: `claude` on PATH). */
+  claudePath?: string;
+  /** The `codex` program (default: `codex` on PATH). */
+  codexPath?: string;
+  /** Longest run of the program before it is killed and the offline summary used (default 10 minutes). */
+  timeoutMs?: number;
+  /** Environment of the program (default: this process's, passed through so that its login and settings work). */
+  env?: NodeJS.ProcessEnv;
+}
+
 export interface CompactOptions {
   settings?: Partial<CompactSettings>;
-  summarizer: 'extractive' | 'anthropic';
+  summarizer: SummarizerChoice;
   anthropic?: { apiKey?: string; model?: string; baseURL?: string; maxTokens?: number; timeoutMs?: number; maxRetries?: number };
+  /** The user's own agent CLIs (summarizers `claude-cli` / `codex-cli`): which program, and how long it may take. */
+  agentCli?: AgentCliOptions;
   /** Output path; by default a fork: a new session `<new-uuid>.jsonl` beside the original. */
   out?: string;
   /** Replace the original after a backup. */

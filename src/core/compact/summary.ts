@@ -12,8 +12,12 @@ import type { Group } from './ptl';
 import { attachmentText, clipNotingRest } from './messages';
 import { toolResultText } from './lines';
 import { asObject, jsonText, messageContent, type JsonObject } from '../json';
-import type { CompactOptions } from './options';
+import type { CompactOptions, SummarizerChoice } from './options';
 import type { SummaryDetail } from './summaryDetail';
+import { summarizeWithAgentCli, type AgentCliKind } from './summarize/agentCli';
+import { CLAUDE_CLI } from './summarize/claudeCli';
+import { CODEX_CLI } from './summarize/codexCli';
+import type { FormatId } from '../formats/types';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -147,6 +151,10 @@ export async function makeSummary(
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
     return { ...offlineSummary(analysis, summarized, earlier, objects, summaryChars, details.plan.settings.summaryDetail), attempts, dropped: [], summarizer: 'extractive' };
   };
+  if (options.summarizer === 'claude-cli' || options.summarizer === 'codex-cli') {
+    const kind = options.summarizer === 'claude-cli' ? CLAUDE_CLI : CODEX_CLI;
+    return agentCliSummary(kind, analysis, details, summarized, earlier, objects, options, progress, attempts, offline);
+  }
   const apiKey = options.anthropic?.apiKey;
   if (options.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
   if (!apiKey) return offline('no Anthropic API key was given; used the offline summary');
@@ -187,6 +195,64 @@ export async function makeSummary(
   }
 }
 
+
+/** Largest estimated request to an agent CLI: what the API path sends in one chunk. */
+const AGENT_CLI_MAX_INPUT_TOKENS = 150_000;
+
+/** The summary by the user's Claude Code or Codex, falling back to the offline one (and saying why) when it fails. */
+async function agentCliSummary(
+  kind: AgentCliKind,
+  analysis: Analysis,
+  details: PlanDetails,
+  summarized: number[],
+  earlier: EarlierSummary | null,
+  objects: Map<number, JsonObject>,
+  options: CompactOptions,
+  progress: ProgressReporter,
+  attempts: AttemptRecord[],
+  offline: (why: string) => SummaryOutcome,
+): Promise<SummaryOutcome> {
+  const cli = options.agentCli ?? {};
+  const program = (kind.strategy === 'claude-cli' ? cli.claudePath : cli.codexPath)?.trim() || (kind.strategy === 'claude-cli' ? 'claude' : 'codex');
+  const groups = summaryGroups(analysis, summarized, objects, details.calibration);
+  try {
+    const res = await summarizeWithAgentCli(kind, groups, summarized, {
+      program,
+      env: cli.env,
+      signal: options.signal,
+      timeoutMs: cli.timeoutMs,
+      instructions: options.instructions,
+      onProgress: progress,
+      maxInputTokens: AGENT_CLI_MAX_INPUT_TOKENS,
+    });
+    attempts.push(...res.attempts);
+    // The model saw the earlier summary as input, unless it was left out as too long: then quote it whole.
+    const lost = earlier !== null && (!summarized.includes(earlier.round) || res.droppedRounds.includes(earlier.round));
+    return { ...withEarlier(lost ? earlier : null, res.summary), attempts, dropped: res.droppedRounds, summarizer: kind.strategy };
+  } catch (err) {
+    if (err instanceof CompactError && (err.code === 'api' || err.code === 'network')) {
+      const prior = (err as CompactError & { attempts?: AttemptRecord[] }).attempts;
+      if (prior) attempts.push(...prior);
+      return offline(`the ${kind.label} summary failed (${err.message}); fell back to the offline summary`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Why the chosen agent CLI may not summarize a session of this agent, or null. Each agent summarizes only its own
+ * sessions: their content has already gone to that agent's provider, and sending it to the other agent would send it
+ * somewhere the user has not sent it before; so a mismatch is refused, never switched silently.
+ */
+export function agentCliRefusal(summarizer: SummarizerChoice, agent: FormatId): string | null {
+  if (summarizer === 'claude-cli' && agent !== 'claude-code') {
+    return `The claude-cli summarizer (your Claude Code) summarizes Claude Code sessions only, and this is a ${agent} session. Choose codex-cli for a Codex session, or the offline (extractive) summary; nothing was sent or written.`;
+  }
+  if (summarizer === 'codex-cli' && agent !== 'codex') {
+    return `The codex-cli summarizer (your Codex) summarizes Codex sessions only, and this is a ${agent} session. Choose claude-cli for a Claude Code session, or the offline (extractive) summary; nothing was sent or written.`;
+  }
+  return null;
+}
 
 /** The text the user gave, used exactly as given (never clipped: the plan makes room for it). */
 export function givenSummary(text: string): SummaryOutcome {

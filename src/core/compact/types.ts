@@ -126,7 +126,7 @@ export interface CompactionPlan {
 
 export interface AttemptRecord {
   attempt: number;
-  strategy: 'anthropic' | 'anthropic-truncated' | 'extractive' | 'given';
+  strategy: 'anthropic' | 'anthropic-truncated' | 'claude-cli' | 'codex-cli' | 'extractive' | 'given';
   outcome: 'ok' | 'prompt-too-long' | 'error' | 'cancelled';
   detail: string;
   droppedRounds?: number;
@@ -150,8 +150,11 @@ export interface CompactResult {
   resumeProblem?: string;
   /** The agent the written session is for (absent in results from before it was recorded: Claude Code). */
   agent?: FormatId;
-  /** The summarizer that actually produced the summary (the Anthropic one may fall back to the offline one); 'given': the text passed in, verbatim. */
-  summarizer: 'extractive' | 'anthropic' | 'none' | 'given';
+  /**
+   * The summarizer that actually produced the summary (the Anthropic one and the agent CLIs may fall back to the
+   * offline one); 'given': the text passed in, verbatim.
+   */
+  summarizer: 'extractive' | 'anthropic' | 'claude-cli' | 'codex-cli' | 'none' | 'given';
   /** Bytes a live agent appended while the result was being committed, carried over after it (0 normally). */
   carriedOverBytes: number;
   backup: string | null;
@@ -192,7 +195,8 @@ export type CompactErrorCode =
   | 'unsafe-path' // a write would escape its folder
   | 'exists' // the output file exists and is not this session's own output (use --force)
   | 'write-failed' // a file could not be written (permission, read-only or full file system); the original is unchanged
-  | 'unsupported-format'; // the file's format is read-only (inspect only)
+  | 'unsupported-format' // the file's format is read-only (inspect only)
+  | 'wrong-summarizer'; // the agent CLI chosen to summarize is not the session's own agent
 
 /** A failure the user can act on; `message` says the cause and what to do. */
 export class CompactError extends Error {

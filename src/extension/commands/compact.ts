@@ -4,7 +4,7 @@
 // command or see a diff. By default the result is a fork: a new session beside the original.
 // Errors become notifications with an action that helps (set the key, use the offline
 // summary, retry...). Transcript content leaves the machine only when the summarizer
-// setting is `anthropic`.
+// setting is `anthropic`, `claude-cli` or `codex-cli` (the user's own agent CLI, which sends it to its API).
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
@@ -16,7 +16,8 @@ import { compactFile, DEFAULT_MODEL, type CompactOptions } from '../../core/comp
 import { compactionEconomics } from '../../core/cache';
 import type { Analysis } from '../../core/inspect';
 import { priceTableFromSetting } from '../model/mapState';
-import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/compact/types';
+import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
+import { agentCliRefusal } from '../../core/compact/summary';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import { confirmationText, planSummary, RESULT_ACTIONS, resultActions, resultResumeCommand, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
@@ -103,6 +104,9 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   }
   const { plan, context } = planned;
   s.log.info(`Plan for ${file}: ${planSummary(plan, context)}`);
+  // Before the confirmation, which would otherwise offer to send the session to the other agent.
+  const wrongAgent = o.summaryText === undefined ? agentCliRefusal(summarizer, planned.agent) : null;
+  if (wrongAgent) return handleFailure(s, new CompactError('wrong-summarizer', wrongAgent), arg, summarizer, programmatic);
   if (!(await confirmed(s, planned, req, o, programmatic))) return undefined;
 
   let result: CompactResult;
@@ -118,7 +122,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
 /** The file, write mode, settings and summarizer (with its key), or undefined when the user stops or the workspace is restricted. */
 async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>, programmatic: boolean): Promise<Request | undefined> {
   if (!vscode.workspace.isTrusted) {
-    const msg = 'Compaction writes files and may send transcript content to the Anthropic API, so it is disabled in Restricted Mode.';
+    const msg = 'Compaction writes files and may send transcript content to the Anthropic API or your agent CLI, so it is disabled in Restricted Mode.';
     if (programmatic) throw new CommandInputError(msg);
     const choice = await vscode.window.showWarningMessage(msg, 'Manage Workspace Trust');
     if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
@@ -139,8 +143,8 @@ async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>,
 
   // Only the setting opts in to sending content to the API; a caller can only opt out.
   const requested: Summarizer = o.summarizer === 'extractive' ? 'extractive' : config.summarizer;
-  if (o.summarizer === 'anthropic' && config.summarizer !== 'anthropic') {
-    const msg = 'The Anthropic summarizer sends transcript content to the API, so it runs only when the agentCompactor.summarizer setting is "anthropic".';
+  if (o.summarizer !== undefined && o.summarizer !== 'extractive' && config.summarizer !== o.summarizer) {
+    const msg = `The ${o.summarizer} summarizer sends transcript content out of VS Code, so it runs only when the agentCompactor.summarizer setting is "${o.summarizer}".`;
     if (programmatic) throw new CommandInputError(msg);
     void vscode.window.showWarningMessage(msg);
     return undefined;
@@ -193,6 +197,13 @@ const COMPACT = 'Compact';
 const REVIEW_FIRST = 'Review Summary First';
 const OPEN_BUDGET = 'Open Budget Preview';
 
+const PROGRESS_START: Record<Summarizer, string> = {
+  extractive: 'writing an offline summary…',
+  anthropic: 'summarizing with the Anthropic API…',
+  'claude-cli': 'summarizing with your Claude Code…',
+  'codex-cli': 'summarizing with your Codex…',
+};
+
 /** Runs the compaction under a cancellable progress notification. */
 function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Thenable<CompactResult> {
   const { file, summarizer } = req;
@@ -211,13 +222,14 @@ function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Th
     // The address the confirmation named, resolved the same way.
     compactOptions.anthropic = { apiKey: req.apiKey, model: req.config.model, baseURL: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL) };
   }
+  if (summarizer === 'claude-cli' || summarizer === 'codex-cli') compactOptions.agentCli = { claudePath: req.config.claudePath, codexPath: req.config.codexPath };
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Compacting ${basename(file)}`, cancellable: true },
     async (progress, token) => {
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
       try {
-        progress.report({ message: summarizer === 'anthropic' ? 'summarizing with the Anthropic API…' : 'writing an offline summary…' });
+        progress.report({ message: PROGRESS_START[summarizer] });
         return await compactFile(file, {
           ...compactOptions,
           signal: abort.signal,
@@ -271,12 +283,12 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   const { requested, cwd } = how;
   const file = result.plan.file;
   const text = resultSummary(result, how);
-  const fellBack = requested === 'anthropic' && result.summarizer === 'extractive';
+  const fellBack = requested !== undefined && requested !== 'extractive' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
   const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd);
   const buttons = resultActions(result, command);
   const choice = fellBack
-    ? await vscode.window.showWarningMessage(`${text} The Anthropic summary was not used${why ? `: ${why}` : '.'}`, ...buttons)
+    ? await vscode.window.showWarningMessage(`${text} The ${requested === 'anthropic' ? 'Anthropic' : requested} summary was not used${why ? `: ${why}` : '.'}`, ...buttons)
     : await vscode.window.showInformationMessage(text, ...buttons);
   // The session just written, by the id and folder the compaction reported.
   const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };

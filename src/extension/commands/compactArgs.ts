@@ -8,8 +8,8 @@ export interface CompactArgs {
   /** false: no confirmation dialog (programmatic use). */
   confirm?: boolean;
   /**
-   * 'extractive' forces the offline summary. 'anthropic' is honoured only when the
-   * `agentCompactor.summarizer` setting is `anthropic` (content leaves the machine only then).
+   * 'extractive' forces the offline summary. Any other value is honoured only when the
+   * `agentCompactor.summarizer` setting is that value (content leaves the machine only then).
    */
   summarizer?: Summarizer;
   /** fork (default setting) | inPlace; the deprecated 'newFile' means fork. */

@@ -75,6 +75,8 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   const config = getSettings(vscode.Uri.file(file));
   const settings = { ...s.store.compactSettings(file), ...(o.targetTokens ? { targetTokens: o.targetTokens } : {}), ...(o.settings ?? {}) };
   const anthropic = o.summarizer !== 'extractive' && config.summarizer === 'anthropic';
+  // The user's agent CLI, when the setting chooses it (a caller can only opt out, as for the API).
+  const agentCli = o.summarizer !== 'extractive' && (config.summarizer === 'claude-cli' || config.summarizer === 'codex-cli') ? config.summarizer : undefined;
   const apiKey = anthropic ? await s.secrets.getApiKey() : undefined;
   const streamed = anthropic && apiKey ? await openStreamedDraft(file) : undefined;
   const draft = await vscode.window.withProgress(
@@ -85,7 +87,8 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
       try {
         return await draftSummary(file, {
           settings,
-          summarizer: anthropic && apiKey ? 'anthropic' : 'extractive',
+          summarizer: anthropic && apiKey ? 'anthropic' : (agentCli ?? 'extractive'),
+          agentCli: agentCli ? { claudePath: config.claudePath, codexPath: config.codexPath } : undefined,
           anthropic: anthropic && apiKey ? { apiKey, model: config.model, baseURL: anthropicBaseUrl(config.baseUrl, process.env.ANTHROPIC_BASE_URL) } : undefined,
           instructions: o.instructions,
           signal: abort.signal,

@@ -1,6 +1,7 @@
 // What to tell the user after a failed compaction, and which actions to offer.
 // Pure: no `vscode` import (the command turns actions into buttons).
 import type { CompactErrorCode } from '../../core/compact/types';
+import type { Summarizer } from './settings';
 
 export type ErrorAction = 'Set API Key' | 'Use Offline Summary' | 'Retry' | 'Open Settings' | 'Show Log';
 
@@ -14,12 +15,12 @@ export function isCompactErrorLike(e: unknown): e is { code: CompactErrorCode; m
   return e instanceof Error && e.name === 'CompactError' && typeof (e as { code?: unknown }).code === 'string';
 }
 
-export function adviceFor(error: unknown, summarizer: 'extractive' | 'anthropic'): ErrorAdvice {
+export function adviceFor(error: unknown, summarizer: Summarizer): ErrorAdvice {
   const message = error instanceof Error ? error.message : String(error);
   if (!isCompactErrorLike(error)) {
     return { severity: 'error', message: `Compaction failed: ${message}`, actions: ['Show Log'] };
   }
-  const offline: ErrorAction[] = summarizer === 'anthropic' ? ['Use Offline Summary'] : [];
+  const offline: ErrorAction[] = summarizer !== 'extractive' ? ['Use Offline Summary'] : [];
   switch (error.code) {
     case 'cancelled':
       return { severity: 'info', message: 'Compaction cancelled; nothing was written.', actions: [] };
@@ -43,6 +44,8 @@ export function adviceFor(error: unknown, summarizer: 'extractive' | 'anthropic'
       return { severity: 'error', message, actions: ['Show Log'] };
     case 'unsupported-format':
       return { severity: 'warning', message, actions: [] };
+    case 'wrong-summarizer':
+      return { severity: 'warning', message, actions: ['Use Offline Summary', 'Open Settings'] };
     case 'write-failed':
       return { severity: 'error', message: `Nothing was written: ${message}`, actions: ['Show Log'] };
     case 'exists':

@@ -150,14 +150,28 @@ export function confirmationText(
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const host = baseUrlHost(options.baseUrl);
-  const level = `${plan.settings.summaryDetail} detail`;
-  const how =
-    options.summarizer === 'anthropic'
-      ? `Summary: written by the Anthropic API${options.model ? ` (${options.model})` : ''}, ${level}. Sends the summarized rounds and your API key to ${host}.`
-      : `Summary: offline extractive summary, ${level} (nothing leaves this machine).`;
+  const how = summarizerDestination(options.summarizer, options.model, host, `${plan.settings.summaryDetail} detail`);
   const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context, options.economics), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
   return { message, detail };
 }
+
+/** Where the chosen summarizer sends the summarized rounds, as the confirmation says it. */
+export function summarizerDestination(summarizer: Summarizer, model: string | undefined, host: string, level?: string): string {
+  const at = level ? `, ${level}` : '';
+  switch (summarizer) {
+    case 'anthropic':
+      return `Summary: written by the Anthropic API${model ? ` (${model})` : ''}${at}. Sends the summarized rounds and your API key to ${host}.`;
+    case 'claude-cli':
+      return `Summary: written by your Claude Code${at}. The summarized rounds are sent to your Claude Code (claude -p), which sends them to its API with your login.`;
+    case 'codex-cli':
+      return `Summary: written by your Codex${at}. The summarized rounds are sent to your Codex (codex exec), which sends them to its API with your login.`;
+    default:
+      return `Summary: offline extractive summary${at} (nothing leaves this machine).`;
+  }
+}
+
+/** The LLM summarizer a fallback replaced, as the result notification names it. */
+const FALLEN_BACK_FROM: Record<Exclude<Summarizer, 'extractive'>, string> = { anthropic: 'the Anthropic API', 'claude-cli': 'your Claude Code', 'codex-cli': 'your Codex' };
 
 /** Which summarizer wrote the summary, as the result notification names it. */
 export function summarizerText(result: CompactResult, requested?: Summarizer): string {
@@ -168,8 +182,12 @@ export function summarizerText(result: CompactResult, requested?: Summarizer): s
       const truncated = result.attempts[n - 1]?.strategy === 'anthropic-truncated';
       return `summary by the Anthropic API${truncated ? ' with the oldest rounds cut' : ''}${tries}`;
     }
+    case 'claude-cli':
+      return 'summary by your Claude Code';
+    case 'codex-cli':
+      return 'summary by your Codex';
     case 'extractive':
-      return requested === 'anthropic' ? `offline extractive summary: the Anthropic API was not used${tries}` : 'offline extractive summary';
+      return requested && requested !== 'extractive' ? `offline extractive summary: ${FALLEN_BACK_FROM[requested]} was not used${tries}` : 'offline extractive summary';
     case 'given':
       return 'your summary, written as given';
     default:

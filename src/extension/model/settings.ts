@@ -3,7 +3,14 @@
 import type { CompactSettings } from '../../core/compact/types';
 import { isSummaryDetail } from '../../core/compact/summaryDetail';
 
-export type Summarizer = 'extractive' | 'anthropic';
+export type Summarizer = 'extractive' | 'anthropic' | 'claude-cli' | 'codex-cli';
+
+const SUMMARIZERS: readonly Summarizer[] = ['extractive', 'anthropic', 'claude-cli', 'codex-cli'];
+
+/** Summarizers that send the summarized rounds somewhere (the Anthropic API, or the user's agent CLI and its API). */
+export function sendsContent(summarizer: Summarizer): boolean {
+  return summarizer !== 'extractive';
+}
 /**
  * fork: a new session `<new-uuid>.jsonl` beside the original (untouched), resumable by its id;
  * inPlace: the original is replaced after a backup. The former `newFile` value reads as fork.
@@ -16,13 +23,14 @@ export function normalizeWriteMode(v: unknown): WriteMode {
 }
 
 export const DEFAULT_CLAUDE_PATH = 'claude';
+export const DEFAULT_CODEX_PATH = 'codex';
 
 /**
  * Settings that decide where transcript content and the API key go, or which program runs: a workspace's
  * `.vscode/settings.json` must not set them (package.json gives them the "application" or "machine" scope, and
  * getSettings reads them through userScopedValue so a workspace value is ignored even if one is present).
  */
-export const USER_ONLY_SETTINGS: readonly string[] = ['summarizer', 'summaryDetail', 'model', 'baseUrl', 'claudePath'];
+export const USER_ONLY_SETTINGS: readonly string[] = ['summarizer', 'summaryDetail', 'model', 'baseUrl', 'claudePath', 'codexPath'];
 
 /** The parts of `WorkspaceConfiguration.inspect()` a value can come from (vscode's shape, without importing it). */
 export interface InspectedSetting {
@@ -67,8 +75,10 @@ export interface ExtensionSettings {
   writeMode: WriteMode;
   /** Compact Transcript writes the summary first and opens it for review (edit, then Apply or Discard). */
   reviewSummary: boolean;
-  /** The Claude Code executable that Resume in Claude Code runs (machine setting). */
+  /** The Claude Code executable that Resume in Claude Code runs and the claude-cli summarizer uses (machine setting). */
   claudePath: string;
+  /** The Codex executable the codex-cli summarizer uses (machine setting). */
+  codexPath: string;
   /** Compute and show the compaction plan whenever a transcript loads. */
   previewOnOpen: boolean;
 }
@@ -97,12 +107,13 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
   const baseUrl = nonEmpty(get('baseUrl'));
   return {
     compact,
-    summarizer: get('summarizer') === 'anthropic' ? 'anthropic' : 'extractive',
+    summarizer: SUMMARIZERS.find((x) => x === get('summarizer')) ?? 'extractive',
     model: nonEmpty(get('model')),
     baseUrl: baseUrl && /^https?:\/\//i.test(baseUrl) ? baseUrl : undefined,
     writeMode: normalizeWriteMode(get('writeMode')),
     reviewSummary: get('reviewSummary') !== false,
     claudePath: nonEmpty(get('claudePath')) ?? DEFAULT_CLAUDE_PATH,
+    codexPath: nonEmpty(get('codexPath')) ?? DEFAULT_CODEX_PATH,
     previewOnOpen: get('previewOnOpen') === true,
   };
 }

@@ -1,0 +1,321 @@
+/**
+ * The claude-cli and codex-cli summarizers run the REAL agent CLIs (Claude Code 2.1.330 against the fake Anthropic
+ * server, Codex 0.169.0 against the fake Responses API), each with a private HOME, as a user's own Claude Code / Codex:
+ *  - the one model request carries the summarized rounds' text and our summarizing request, and nothing else of ours:
+ *    Claude Code offers no tools at all; Codex offers only `request_user_input` (measured: it has no flag to remove
+ *    it, and it cannot act in `exec` mode);
+ *  - the fake's reply becomes the written summary, with the fidelity checklist measured on it;
+ *  - the run leaves no session of its own in the fake HOME (Claude Code's projects folder, Codex's sessions folder);
+ *  - a reply cut off by the output limit, or an error, falls back to the offline summary and says so;
+ *  - an abort (and a timeout) kills the program: no process with the run's HOME is left.
+ *
+ * Run: bash scripts/provision-claude-code.sh && bash scripts/provision-codex.sh &&
+ *      npx mocha --no-config --node-option import=tsx --timeout 600000 test/compat/agent-cli-summary.test.ts
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { compactFile } from '../../src/core/compact/compact';
+import { CompactError, type CompactResult } from '../../src/core/compact/types';
+import { SUMMARY_INSTRUCTIONS } from '../../src/core/compact/summarize/prompt';
+import { CLAUDE_CLI_SYSTEM_PROMPT } from '../../src/core/compact/summarize/claudeCli';
+import { spawn } from 'node:child_process';
+import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
+import { contentTexts, requireClaudeBinary } from '../support/claude-code';
+import { startFakeAnthropic, type FakeAnthropic, type ScenarioInput } from '../support/fake-anthropic';
+import { startFakeResponses, type FakeResponses, type ResponsesScenario } from '../support/fake-responses';
+import { codexBin, makeCodexHome, requireCodexBinary, type CodexHome } from '../support/codex';
+
+const SETTINGS = { targetTokens: 20_000, keepRecentTokens: 4_000 };
+const CLAUDE_REPLY = '<analysis>Read it all.</analysis>\n<summary>\nCLI-SUMMARY-MARKER: the user asked for the work; it goes on.\n</summary>';
+const CODEX_REPLY = '<analysis>Read it all.</analysis>\n<summary>\nCODEX-CLI-SUMMARY-MARKER: the user asked for the work; it goes on.\n</summary>';
+
+/** Files (recursively) under `dir`, relative; [] when it does not exist. */
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(dir, path.join(d.parentPath, d.name)));
+}
+
+/** Processes of this user whose environment holds `NAME=value` (the run's private HOME: only its own child has it). */
+function processesWithEnv(name: string, value: string): number[] {
+  const wanted = `${name}=${value}`;
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(wanted)) pids.push(Number(entry));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return pids;
+}
+
+/** Resolves once `check` holds, polling on the event loop (no fixed sleep decides the outcome). */
+async function until(check: () => boolean, what: string, limitMs = 120_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > limitMs) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The first prompt the user typed in a Claude Code transcript (a string content line). */
+function firstUserPrompt(file: string): string {
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    try {
+      const o = JSON.parse(line);
+      if (o.type === 'user' && !o.isMeta && typeof o.message?.content === 'string' && !o.message.content.startsWith('<')) return o.message.content;
+    } catch {
+      // not a line
+    }
+  }
+  throw new Error(`no user prompt in ${file}`);
+}
+
+/** The first message the user typed in a Codex rollout (not the injected AGENTS.md or environment context). */
+function firstCodexPrompt(file: string): string {
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    try {
+      const o = JSON.parse(line);
+      const p = o.payload;
+      if (o.type !== 'response_item' || p?.type !== 'message' || p.role !== 'user') continue;
+      const text = (p.content as any[]).map((c) => c.text ?? '').join('');
+      if (!text.startsWith('#') && !text.startsWith('<')) return text;
+    } catch {
+      // not a line
+    }
+  }
+  throw new Error(`no user prompt in ${file}`);
+}
+
+function userText(body: any): string {
+  return (body.messages as any[])
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => contentTexts(m.content))
+    .join('\n');
+}
+
+function assertFellBack(result: CompactResult, strategy: 'claude-cli' | 'codex-cli', label: string, problem: RegExp): void {
+  assert.equal(result.summarizer, 'extractive');
+  const failed = result.attempts.find((a) => a.strategy === strategy);
+  assert.ok(failed, `no ${strategy} attempt: ${JSON.stringify(result.attempts)}`);
+  assert.equal(failed.outcome, 'error');
+  assert.match(failed.detail, problem);
+  const fallback = result.attempts[result.attempts.length - 1];
+  assert.equal(fallback.strategy, 'extractive');
+  assert.match(fallback.detail, new RegExp(`the ${label} summary failed .*fell back to the offline summary`));
+  assert.ok(result.fidelity && result.fidelity.total > 0, 'no fidelity report');
+}
+
+describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary (fake Anthropic API)', function () {
+  this.timeout(600_000);
+  let bin: string;
+  let root: string;
+  let home: string;
+  // Cleared after each test, so that a test waiting for its own fake's request never sees the previous one's.
+  let fake: FakeAnthropic | undefined;
+
+  before(() => {
+    bin = requireClaudeBinary();
+  });
+  beforeEach(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-claude-cli-')));
+    home = path.join(root, 'home');
+    fs.mkdirSync(path.join(home, '.claude', 'projects'), { recursive: true });
+  });
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  function env(): NodeJS.ProcessEnv {
+    if (!fake) throw new Error('no fake server');
+    return {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      HOME: home,
+      TMPDIR: root,
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: 'fake-key',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+    };
+  }
+
+  async function compactWith(scenario: ScenarioInput, extra: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ copy: string; result: CompactResult; fake: FakeAnthropic }> {
+    const own = await startFakeAnthropic({ scenario });
+    fake = own;
+    const copy = path.join(root, 'session.jsonl');
+    fs.copyFileSync(fixture('example.jsonl'), copy);
+    fs.chmodSync(copy, 0o644);
+    const result = await compactFile(copy, { summarizer: 'claude-cli', settings: SETTINGS, agentCli: { claudePath: bin, env: env(), timeoutMs: extra.timeoutMs }, signal: extra.signal });
+    return { copy, result, fake: own };
+  }
+
+  it('sends the span and our request in one request with no tools, writes the reply as the summary, and keeps no session', async () => {
+    const { copy, result, fake } = await compactWith({ kind: 'text', text: CLAUDE_REPLY });
+    assert.equal(result.summarizer, 'claude-cli', JSON.stringify(result.attempts));
+    assert.equal(result.plan.rounds[0].action, 'summarize');
+    // Exactly one request reached the API, and it is the summary request.
+    assert.deepEqual(fake.requests.map((r) => `${r.method} ${r.pathname}`), ['POST /v1/messages']);
+    const body = fake.requests[0].body;
+    assert.deepEqual(body.tools, []);
+    const sent = userText(body);
+    assert.ok(sent.includes(firstUserPrompt(copy).slice(0, 200)), 'the first summarized prompt is not in the request');
+    assert.ok(sent.includes(SUMMARY_INSTRUCTIONS), 'the summarizing request is not in the request');
+    // The system prompt is ours (after Claude Code's own fixed lines).
+    const system = (body.system as any[]).map((b) => b.text).join('\n');
+    assert.ok(system.includes(CLAUDE_CLI_SYSTEM_PROMPT));
+    // The reply is the written summary, measured by the fidelity checklist.
+    assert.ok(fs.readFileSync(result.output, 'utf8').includes('CLI-SUMMARY-MARKER'));
+    assert.ok(result.fidelity && result.fidelity.total > 0);
+    // No session of its own among the user's sessions.
+    assert.deepEqual(filesUnder(path.join(home, '.claude', 'projects')), []);
+  });
+
+  it('a reply cut off by max_tokens falls back to the offline summary and says so', async () => {
+    const { result } = await compactWith({ kind: 'text', stopReason: 'max_tokens', text: '<analysis>cut here' });
+    assertFellBack(result, 'claude-cli', 'Claude Code', /output token maximum/);
+    assert.ok(!fs.readFileSync(result.output, 'utf8').includes('cut here'));
+  });
+
+  it('an API error falls back to the offline summary and says so', async () => {
+    const { result } = await compactWith({ kind: 'invalidRequest', message: 'FAKE-REFUSAL' });
+    assertFellBack(result, 'claude-cli', 'Claude Code', /FAKE-REFUSAL/);
+    assert.deepEqual(filesUnder(path.join(home, '.claude', 'projects')), []);
+  });
+
+  it('an abort kills Claude Code while it waits for the API; nothing is written', async () => {
+    const controller = new AbortController();
+    const copyDir = root;
+    const waiting = compactWith({ kind: 'hang' }, { signal: controller.signal });
+    await until(() => fake?.messageRequests().length === 1, 'the summary request');
+    assert.ok(processesWithEnv('HOME', home).length > 0, 'Claude Code is not running');
+    controller.abort();
+    await assert.rejects(waiting, (err: unknown) => err instanceof CompactError && err.code === 'cancelled');
+    assert.deepEqual(processesWithEnv('HOME', home), []);
+    assert.deepEqual(fs.readdirSync(copyDir).filter((n) => n.endsWith('.jsonl')), ['session.jsonl']);
+  });
+
+  it('a run past the timeout is killed and the offline summary used', async () => {
+    // The fake never answers, so the timeout always ends the run (its length decides nothing else).
+    const { result } = await compactWith({ kind: 'hang' }, { timeoutMs: 3_000 });
+    assertFellBack(result, 'claude-cli', 'Claude Code', /did not finish the summary within 3 s/);
+    assert.deepEqual(processesWithEnv('HOME', home), []);
+  });
+
+  it('the CLI: compact --summarizer claude-cli --claude-path runs it with the environment passed through, and says so', async () => {
+    const own = await startFakeAnthropic({ scenario: { kind: 'text', text: CLAUDE_REPLY } });
+    fake = own;
+    const copy = path.join(root, 'session.jsonl');
+    fs.copyFileSync(fixture('example.jsonl'), copy);
+    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'cli', 'main.ts'), 'compact', copy, '--summarizer', 'claude-cli', '--claude-path', bin, '--target-tokens', '20000', '--keep-recent-tokens', '4000'];
+    const child = spawn(process.execPath, args, { cwd: repoRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^summarizer: claude-cli; the summarized rounds were given to your Claude Code \(claude -p\), which sent them to its API$/m);
+    assert.match(stderr, /Asking Claude Code for the summary/);
+    assert.equal(own.messageRequests().length, 1);
+    const written = /^wrote (.+)$/m.exec(stdout)?.[1];
+    assert.ok(written && fs.readFileSync(written, 'utf8').includes('CLI-SUMMARY-MARKER'));
+    assert.deepEqual(filesUnder(path.join(home, '.claude', 'projects')), []);
+  });
+
+  it('refuses a Codex rollout before anything is sent', async () => {
+    const own = await startFakeAnthropic();
+    fake = own;
+    const copy = path.join(root, path.basename(agentFixtures('codex')[0]));
+    fs.copyFileSync(agentFixtures('codex')[0], copy);
+    await assert.rejects(
+      compactFile(copy, { summarizer: 'claude-cli', settings: SETTINGS, agentCli: { claudePath: bin, env: env() } }),
+      (err: unknown) => err instanceof CompactError && err.code === 'wrong-summarizer' && /Claude Code sessions only/.test(err.message),
+    );
+    assert.equal(own.requests.length, 0);
+  });
+});
+
+describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Responses API)', function () {
+  this.timeout(600_000);
+  // Cleared after each test, so that a test waiting for its own fake's request never sees the previous one's.
+  let fake: FakeResponses | undefined;
+  let home: CodexHome;
+  let work: string;
+
+  before(() => requireCodexBinary());
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+    fs.rmSync(home.root, { recursive: true, force: true });
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  async function compactWith(reply: string, scenario: ResponsesScenario, extra: { signal?: AbortSignal } = {}): Promise<{ copy: string; result: CompactResult }> {
+    const own = await startFakeResponses(reply, scenario);
+    home = makeCodexHome(own);
+    fake = own;
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-codex-cli-'));
+    const source = agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!;
+    const copy = path.join(work, path.basename(source));
+    fs.copyFileSync(source, copy);
+    fs.chmodSync(copy, 0o644);
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home.root, CODEX_HOME: home.codexHome, OPENAI_API_KEY: 'sk-fake-test', LANG: 'C.UTF-8', TMPDIR: home.root };
+    const result = await compactFile(copy, { summarizer: 'codex-cli', settings: { targetTokens: 60_000 }, agentCli: { codexPath: codexBin, env }, signal: extra.signal });
+    return { copy, result };
+  }
+
+  it('sends the span and our request with no tools but request_user_input, writes the reply, and keeps no rollout', async () => {
+    const { copy, result } = await compactWith(CODEX_REPLY, 'text');
+    assert.equal(result.summarizer, 'codex-cli', JSON.stringify(result.attempts));
+    const requests = fake!.responsesRequests();
+    assert.equal(requests.length, 1);
+    const body = requests[0].body as any;
+    assert.deepEqual(
+      (body.tools as any[]).map((t) => t.name ?? t.type),
+      ['request_user_input'],
+    );
+    const userItems = (body.input as any[]).filter((i) => i.type === 'message' && i.role === 'user').map((i) => (i.content as any[]).map((c) => c.text ?? '').join(''));
+    const ours = userItems.find((t) => t.includes('<conversation>'));
+    assert.ok(ours, 'our request is not among the user messages');
+    assert.ok(ours.includes(SUMMARY_INSTRUCTIONS));
+    // The first thing the user typed (in the first round, summarized) is in the request.
+    assert.equal(result.plan.rounds[0].action, 'summarize');
+    assert.ok(ours.includes(firstCodexPrompt(copy).slice(0, 200)), 'the first summarized prompt is not in the request');
+    assert.ok(result.fidelity && result.fidelity.total > 0);
+    assert.ok(fs.readFileSync(result.output, 'utf8').includes('CODEX-CLI-SUMMARY-MARKER'));
+    assert.deepEqual(filesUnder(path.join(home.codexHome, 'sessions')), []);
+  });
+
+  it('a reply cut off by the output limit falls back to the offline summary and says so', async () => {
+    const { result } = await compactWith('<analysis>cut here', 'incomplete');
+    assertFellBack(result, 'codex-cli', 'Codex', /cut off by the output limit/);
+    assert.deepEqual(filesUnder(path.join(home.codexHome, 'sessions')), []);
+  });
+
+  it('an API error falls back to the offline summary and says so', async () => {
+    const { result } = await compactWith(CODEX_REPLY, 'badRequest');
+    assertFellBack(result, 'codex-cli', 'Codex', /this request is refused/);
+  });
+
+  it('an abort kills Codex while it waits for the API; nothing is written', async () => {
+    const controller = new AbortController();
+    const waiting = compactWith(CODEX_REPLY, 'hang', { signal: controller.signal });
+    await until(() => fake?.responsesRequests().length === 1, 'the summary request');
+    assert.ok(processesWithEnv('CODEX_HOME', home.codexHome).length > 0, 'Codex is not running');
+    controller.abort();
+    await assert.rejects(waiting, (err: unknown) => err instanceof CompactError && err.code === 'cancelled');
+    assert.deepEqual(processesWithEnv('CODEX_HOME', home.codexHome), []);
+    assert.deepEqual(fs.readdirSync(work), [path.basename(agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!)]);
+  });
+});
