@@ -26,7 +26,7 @@ describe('host: compactions the agent made, and the status bar cost', function (
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  it("the Rounds tree marks Claude Code's automatic compaction: trigger, before → after, next request, cost", async () => {
+  it("the Rounds tree marks Claude Code's automatic compaction: trigger, before → after, next request, cost", () => {
     const boundary = api.getRoundsTree(1).find((n) => n.kind === 'boundary');
     assert.ok(boundary, 'a boundary node');
     assert.equal(boundary.label, '──── auto compaction by Claude Code ────');
@@ -50,14 +50,18 @@ describe('host: compactions the agent made, and the status bar cost', function (
 
   it("the status bar's tooltip: the next turn's cost as it is; with a preview, the plan's cost line", async () => {
     await showTranscript(api, file);
-    const asIs = await waitFor(() => api.getStatusBarTooltip()?.includes('agent-compacted.jsonl') && api.getStatusBarTooltip(), 30_000, 'the status bar tooltip');
+    const tooltipWith = (text: string) => {
+      const t = api.getStatusBarTooltip();
+      return t?.includes(text) ? t : undefined;
+    };
+    const asIs = await waitFor(() => tooltipWith('agent-compacted.jsonl'), 30_000, 'the status bar tooltip');
     assert.match(asIs, /\n\nPrompt cache: cache expired \d+ days ago[^\n]*; the next turn's input as it is ≈ \$[\d.]+ \(at [\w.-]+ rates\)\.\n\n/);
     const plan = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file, targetTokens: 20_000 }), 60_000, 'preview');
     assert.ok(plan && !plan.nothingToDo, 'a plan that compacts');
     const planNode = api.getRoundsTree(1).find((n) => n.kind === 'plan');
     const costLine = String(planNode?.tooltip).split('\n').find((l) => l.startsWith('Cost: next turn as it is '));
     assert.ok(costLine, `the plan's tooltip has its cost line: ${planNode?.tooltip}`);
-    const planned = await waitFor(() => api.getStatusBarTooltip()?.includes(costLine) && api.getStatusBarTooltip(), 30_000, 'the plan cost line in the status bar tooltip');
+    const planned = await waitFor(() => tooltipWith(costLine), 30_000, 'the plan cost line in the status bar tooltip');
     assert.match(planned, /compacted \$[\d.]+; it pays for itself/);
   });
 });

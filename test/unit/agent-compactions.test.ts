@@ -56,7 +56,7 @@ describe('compactions the file records', function () {
       assert.equal(c.cost, null, 'the file has no cost-state records');
       assert.equal(
         compactionLine(c),
-        `line ${boundaryLine}: auto compaction by Claude Code: ${c.preTokens!.toLocaleString('en-US')} → not recorded; next request ${c.nextRequest!.tokens.toLocaleString('en-US')}; cost not recorded`,
+        `line ${boundaryLine}: auto compaction by Claude Code: ${c.preTokens!.toLocaleString('en-US')} → not recorded; next request ${c.nextRequest.tokens.toLocaleString('en-US')}; cost not recorded`,
       );
     });
 
