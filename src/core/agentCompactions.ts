@@ -184,13 +184,17 @@ export function compactionTitle(c: AgentCompaction): string {
   return c.trigger === 'unknown' ? `compaction by ${who} (trigger not recorded)` : `${triggerText(c)} compaction by ${who}`;
 }
 
-/** What it left against the next request: "11,440 → 2,793; next request 11,447 (+8,654 more than it left)". */
-export function compactionFigures(c: AgentCompaction): string {
+/**
+ * What it left against the next request: "11,440 → 2,793; next request 11,447 (+8,654 more than it left)"; without
+ * `gap`, the part in brackets is left out (a short description beside the full text elsewhere).
+ */
+export function compactionFigures(c: AgentCompaction, gap = true): string {
   const before = c.preTokens ?? c.lastRequestBefore?.tokens ?? null;
   const beforeText = before === null ? 'context before not recorded' : `${count(before)}${c.preTokens === null ? ' (last request before)' : ''}`;
   const after = c.postTokens === null ? 'not recorded' : count(c.postTokens);
-  const next = c.nextRequest === null ? 'no request after it yet' : `next request ${count(c.nextRequest.tokens)}${c.postTokens !== null ? ` (${c.nextRequest.tokens >= c.postTokens ? '+' : '−'}${count(Math.abs(c.nextRequest.tokens - c.postTokens))} more than it left)` : ''}`;
-  return `${beforeText} → ${after}; ${next}`;
+  if (c.nextRequest === null) return `${beforeText} → ${after}; no request after it yet`;
+  const more = gap && c.postTokens !== null ? ` (${c.nextRequest.tokens >= c.postTokens ? '+' : '−'}${count(Math.abs(c.nextRequest.tokens - c.postTokens))} more than it left)` : '';
+  return `${beforeText} → ${after}; next request ${count(c.nextRequest.tokens)}${more}`;
 }
 
 /** What the compaction's own request cost: "$0.0537 (12,851 input, 114 output tokens)", or "not recorded". */

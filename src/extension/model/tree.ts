@@ -293,7 +293,7 @@ function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefin
     id: `${file}#boundary-${r.index}`,
     kind: 'boundary',
     label: c ? `──── ${plainLabel(compactionTitle(c), 80)} ────` : `──── compact boundary ────`,
-    description: c ? `${compactionFigures(c).replace(/ \([^)]*more than it left\)/, '')} · line ${c.line}` : `line ${r.firstLine}`,
+    description: c ? `${compactionFigures(c, false)} · line ${c.line}` : `line ${r.firstLine}`,
     tooltip: [
       `Compaction ${n}${c ? `: ${compactionTitle(c)}` : ''}, line ${c?.line ?? r.firstLine}. Rounds above it are history; the summary after it starts a new context.`,
       c ? `Context: ${compactionFigures(c)}.` : '',
