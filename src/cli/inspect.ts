@@ -4,6 +4,7 @@ import { inspectFile, type InspectReport } from '../core/inspect';
 import { contextMap, type ContextMap } from '../core/contextMap';
 import { contextNow, contextParts } from '../core/context';
 import { cacheState } from '../core/cache';
+import { compactionLine } from '../core/agentCompactions';
 import { agentCostGap, costNotes, DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
 import { onePositional, readableTranscript, shown, UsageError } from './args';
 import { clearProgress, formatTokens, printJsonValue, printOut, printProgress, sanitizeForTerminal, table, truncate } from './format';
@@ -73,6 +74,8 @@ export function jsonReport(report: InspectReport, map: ContextMap): Record<strin
     rounds: new JsonList(report.rounds.length, round),
     tools: map.tools,
     largest: map.largest,
+    // Each compaction the file records: who, trigger, before/after against the next request, its own cost.
+    compactions: map.compactions,
     // `notes`: what the figure needs said beside it (assumed rates, unpriced models, the agent's own figure apart).
     cost: { ...map.cost, agentGap: agentCostGap(map.cost), notes: costNotes(map.cost, PRICES_HINT) },
   };
@@ -90,6 +93,11 @@ export function renderMap(map: ContextMap): string {
   if (map.tools.length) {
     const rows = map.tools.map((t) => [truncate(sanitizeForTerminal(t.name), 40), String(t.calls), formatTokens(t.activeTokens), pct(t.activeShare), formatTokens(t.allTokens), pct(t.allShare)]);
     out.push(table(['tool', 'calls', 'in context', 'share', 'all rounds', 'share'], rows, new Set([1, 2, 3, 4, 5])));
+    out.push('');
+  }
+  if (map.compactions.length) {
+    out.push('compactions:');
+    for (const x of map.compactions) out.push(`  ${sanitizeForTerminal(compactionLine(x))}`);
     out.push('');
   }
   const c = map.cost;

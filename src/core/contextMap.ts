@@ -3,6 +3,7 @@
 // the session's cost. Shared by `inspect` (CLI) and the map panel.
 import type { Analysis } from './inspect';
 import { breakdownTotal, roundBreakdown, toolSummary, type Breakdown, type ToolSummary } from './breakdown';
+import { agentCompactions, type AgentCompaction } from './agentCompactions';
 import { DEFAULT_PRICES, sessionCost, type AgentCost, type Cost, type PriceTable, type SessionCost } from './cost';
 
 export interface RoundCost extends Cost {
@@ -35,6 +36,8 @@ export interface ContextMap {
   tools: ToolSummary[];
   /** The largest items in the active context, largest first. */
   largest: LargestItem[];
+  /** The compactions the file records (the agent's own and Agent Compactor's), in file order. */
+  compactions: AgentCompaction[];
   cost: {
     total: Cost;
     byModel: { model: string; usd: number }[];
@@ -103,6 +106,7 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
     rounds: maps,
     tools: toolSummary(rounds.map((r, i) => ({ inContext: r.inContext, breakdown: maps[i].breakdown }))),
     largest: items.slice(0, LARGEST),
+    compactions: agentCompactions(analysis),
     cost: {
       total: priced.total,
       byModel: [...priced.byModel].map(([model, c]) => ({ model, usd: c.usd })).sort((a, b) => b.usd - a.usd),

@@ -94,6 +94,24 @@ export interface Entry {
   recordedOverheadTokens?: number;
   /** Codex `token_count` events: the model's context window the agent records (`info.model_context_window`). */
   contextWindow?: number;
+  /** Compact boundaries: what the record says of the compaction (`compactRecordOf`). */
+  compactRecord?: CompactRecord;
+  /**
+   * Codex token counts right after a `compacted` record: the context Codex counts after the compaction (a
+   * `last_token_usage` with no input or output, its `total_tokens` the size it left). Not a request.
+   */
+  compactedContextTokens?: number;
+}
+
+/** What a compact boundary records of its compaction, beside `preTokens`. */
+export interface CompactRecord {
+  /** `compactMetadata.trigger` as written (e.g. manual, auto), or null when the record names none. */
+  trigger: string | null;
+  /** `compactMetadata.postTokens`: what the compaction left (Claude Code 2.1.330: the messages, without system prompt and tools). */
+  postTokens: number | null;
+  durationMs: number | null;
+  /** Who compacted: the agent itself, or Agent Compactor (`compactor: "agent-compactor"`). */
+  by: 'agent' | 'agent-compactor';
 }
 
 export interface PreservedSegment {
@@ -111,6 +129,15 @@ export interface AgentCostRecord {
   byModel: { model: string; usd: number }[];
   /** Claude Code priced a model it has no rates for (at its default model's). */
   hasUnknownModelCost: boolean;
+  /** Its running token totals over every model (`modelUsage`); absent or null when it records none. */
+  tokens?: AgentTokenTotals | null;
+}
+
+export interface AgentTokenTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheCreation: number;
 }
 
 /** The figures of a `cost-state` line; undefined when it holds no usable total (an odd line is never an error). */
@@ -118,14 +145,23 @@ function costStateOf(o: Record<string, unknown>): AgentCostRecord | undefined {
   const usd = o.totalCostUSD;
   if (typeof usd !== 'number' || !Number.isFinite(usd) || usd < 0) return undefined;
   const byModel: AgentCostRecord['byModel'] = [];
+  let tokens: AgentTokenTotals | null = null;
   const mu = o.modelUsage;
   if (mu && typeof mu === 'object' && !Array.isArray(mu)) {
     for (const [model, u] of Object.entries(mu as Record<string, unknown>)) {
-      const c = u && typeof u === 'object' ? (u as Record<string, unknown>).costUSD : undefined;
+      const m = u && typeof u === 'object' ? (u as Record<string, unknown>) : undefined;
+      const c = m?.costUSD;
       if (typeof c === 'number' && Number.isFinite(c) && c >= 0) byModel.push({ model, usd: c });
+      if (m && typeof m.inputTokens === 'number') {
+        tokens ??= { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
+        tokens.input += num(m.inputTokens);
+        tokens.output += num(m.outputTokens);
+        tokens.cacheRead += num(m.cacheReadInputTokens);
+        tokens.cacheCreation += num(m.cacheCreationInputTokens);
+      }
     }
   }
-  return { usd, byModel, hasUnknownModelCost: o.hasUnknownModelCost === true };
+  return { usd, byModel, hasUnknownModelCost: o.hasUnknownModelCost === true, tokens };
 }
 
 /**
@@ -146,6 +182,18 @@ function renderedElsewhere(a: Record<string, unknown>): { chars: number; tokens:
   if (!type) return undefined;
   const key = type === 'auto_mode' ? `auto_mode:${str(a.reminderType) ?? ''}` : type;
   return Object.hasOwn(RENDERED_ATTACHMENTS, key) ? RENDERED_ATTACHMENTS[key] : undefined;
+}
+
+/** What a boundary's `compactMetadata` says of its compaction; an odd or missing field is null, never an error. */
+function compactRecordOf(meta: Record<string, unknown> | undefined): CompactRecord {
+  const figure = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+  const trigger = meta ? str(meta.trigger) : undefined;
+  return {
+    trigger: trigger ? trigger : null,
+    postTokens: figure(meta?.postTokens),
+    durationMs: figure(meta?.durationMs),
+    by: meta?.compactor === 'agent-compactor' ? 'agent-compactor' : 'agent',
+  };
 }
 
 /** True for a compact boundary: the line after which Claude Code reads the conversation on resume. */
@@ -381,12 +429,15 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     preservedSegment: undefined,
     recordedOverheadTokens: undefined,
     contextWindow: undefined,
+    compactRecord: undefined,
+    compactedContextTokens: undefined,
   };
   if (e.kind === 'cost-state') e.agentCost = costStateOf(o);
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
     if (meta && typeof meta.postTokens === 'number' && meta.compactor === undefined) e.messagesAfterCompaction = meta.postTokens;
+    e.compactRecord = compactRecordOf(meta);
     const seg = meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment ? (meta.preservedSegment as Record<string, unknown>) : undefined;
     const headUuid = seg ? str(seg.headUuid) : undefined;
     const tailUuid = seg ? str(seg.tailUuid) : undefined;

@@ -33,6 +33,8 @@ export interface AgentCompactorApi {
   getSessionsTree(): SessionNode[];
   /** The session being written now in the workspace's project, as the live status item shows it (undefined: none). */
   getLiveStatusText(): string | undefined;
+  /** The context status bar item's tooltip as text (undefined while no transcript is shown). */
+  getStatusBarTooltip(): string | undefined;
   /** Resolves after the Sessions view's next scan of the sessions folders. */
   whenSessionsScanned(): Promise<void>;
   /** What the Context Map of `file` (default: the shown transcript) shows now; undefined when it is closed. */
@@ -64,6 +66,7 @@ export function createApi(s: Services): AgentCompactorApi {
     getResumeHealth: () => s.health.current,
     getSessionsTree: () => s.sessions.snapshot(),
     getLiveStatusText: () => s.live.text,
+    getStatusBarTooltip: () => s.status.tooltipText,
     whenSessionsScanned: () =>
       new Promise<void>((resolve) => {
         const d = s.sessions.onDidScan(() => {

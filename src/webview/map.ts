@@ -127,7 +127,7 @@ function render(): void {
     el('p', { class: 'muted', attrs: { id: 'plan-summary' } }, s.planSummary),
     el('div', { class: 'actions' }, button('Refresh', () => send({ type: 'refresh' }), 'Re-read the transcript')),
   );
-  root().replaceChildren(header, renderChartSection(s), renderDetail(), renderTools(s), renderLargest(s), renderCost(s));
+  root().replaceChildren(header, renderChartSection(s), renderDetail(), renderTools(s), renderLargest(s), renderCompactions(s), renderCost(s));
   if (focused) document.getElementById(focused)?.focus();
   document.body.dataset.drawMs = (performance.now() - started).toFixed(1);
 }
@@ -505,6 +505,27 @@ function renderLargest(s: MapState): HTMLElement {
     ),
   );
   section.append(el('table', { attrs: { id: 'largest-table' } }, el('thead', {}, head), el('tbody', {}, ...rows)));
+  return section;
+}
+
+/** The compactions the file records: who compacted and how, what it left against the next request, what it cost. */
+function renderCompactions(s: MapState): HTMLElement {
+  const section = el('section', { attrs: { 'aria-labelledby': 'compactions-h' } }, el('h2', { attrs: { id: 'compactions-h' } }, `Compactions (${s.compactions.length})`));
+  if (!s.compactions.length) {
+    section.append(el('p', { class: 'muted' }, 'None: the file records no compact boundary.'));
+    return section;
+  }
+  const items = s.compactions.map((c) =>
+    el(
+      'li',
+      { class: 'compaction' },
+      link(`Line ${c.line}`, 'Reveal the compact boundary in the editor', () => send({ type: 'revealLine', line: c.line })),
+      `: ${c.title}: ${c.figures}; its own request cost ${c.cost}. Rounds before it are history; `,
+      link(`read #${c.round}`, 'Read the summary round', () => selectRound(c.round)),
+      '.',
+    ),
+  );
+  section.append(el('ul', { attrs: { id: 'compactions-list' } }, ...items));
   return section;
 }
 

@@ -30,6 +30,18 @@ export interface MapRound {
   costUsd: number | null;
 }
 
+/** A compaction the file records, in words (core/agentCompactions.ts): the boundary's round and line, and its facts. */
+export interface MapCompaction {
+  round: number;
+  line: number;
+  /** Who compacted and how ("auto compaction by Claude Code"). */
+  title: string;
+  /** Before → after, against the next request. */
+  figures: string;
+  /** What the compaction's own request cost, or "not recorded". */
+  cost: string;
+}
+
 export interface MapToolRow {
   name: string;
   calls: number;
@@ -86,6 +98,7 @@ export interface MapState {
   contextNow: number;
   tools: MapToolRow[];
   largest: MapItemRow[];
+  compactions: MapCompaction[];
   cost: MapCost;
 }
 
@@ -201,6 +214,10 @@ function validItem(t: unknown): t is MapItemRow {
   return isObj(t) && typeof t.kind === 'string' && ITEM_KINDS.includes(t.kind) && isInt(t.round) && isInt(t.line) && isStrOrNull(t.tool, 300) && isStrOrNull(t.toolUseId, 300) && isCount(t.tokens);
 }
 
+function validCompaction(c: unknown): c is MapCompaction {
+  return isObj(c) && isInt(c.round) && isInt(c.line) && isStr(c.title, 300) && isStr(c.figures, 1000) && isStr(c.cost, 1000);
+}
+
 function validCost(c: unknown): c is MapCost {
   return (
     isObj(c) &&
@@ -231,6 +248,7 @@ export function isMapState(s: unknown): s is MapState {
     isCount(s.contextNow) &&
     arrayOf(s.tools, validTool, 10_000) &&
     arrayOf(s.largest, validItem, 1000) &&
+    arrayOf(s.compactions, validCompaction, 100_000) &&
     validCost(s.cost)
   );
 }

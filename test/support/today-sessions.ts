@@ -157,7 +157,7 @@ function lineCount(file: string): number {
  * Run the script with the real CLI and return the session it wrote. Fails (throws) with the CLI's output when a
  * conversational step does not exit 0: a generator that silently produced less would make the tests lie.
  */
-export async function generateTodaySession(opts: { steps?: readonly TodayStep[]; timeoutMs?: number } = {}): Promise<TodaySession> {
+export async function generateTodaySession(opts: { steps?: readonly TodayStep[]; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<TodaySession> {
   const bin = requireClaudeBinary();
   const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-today-')));
   const home = path.join(tempRoot, 'home');
@@ -182,6 +182,7 @@ export async function generateTodaySession(opts: { steps?: readonly TodayStep[];
         home,
         tmp,
         fake,
+        env: opts.env,
         timeoutMs: opts.timeoutMs ?? 180_000,
       });
       const requests = fake.requests.slice(before).filter((r) => r.kind === 'messages');

@@ -134,6 +134,11 @@ describe('UI: Context Map', function () {
     wb = w;
     const frame = await openMap(REAL);
     assert.ok((await frame.locator('svg.chart line.boundary').count()) >= 1, 'the compaction boundaries are marked');
+    // The compaction Claude Code made by itself, listed with its trigger, figures and cost as the webview draws them.
+    assert.match(
+      (await frame.locator('#compactions-list li').first().textContent()) ?? '',
+      /^Line 576: auto compaction by Claude Code: 167,174 → not recorded; next request 51,732; its own request cost not recorded\. Rounds before it are history; read #\d+\.$/,
+    );
     await w.runCommand('View: Close Primary Side Bar');
     await w.page.locator('.tabs-container .tab', { hasText: 'Context Map' }).first().click();
     // The map alone in the window: the transcript's editor group closes (empty groups close by default).

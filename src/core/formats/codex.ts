@@ -46,6 +46,8 @@ interface CodexState {
   model: string | null;
   version: string | null;
   sessionId: string | null;
+  /** A `compacted` record was read and no token count since: the next one may be Codex's count of what it left. */
+  afterCompaction: boolean;
 }
 
 /** User-side text Codex adds itself (instructions, environment): meta, not a prompt. */
@@ -129,10 +131,20 @@ export function codexItemMessage(p: JsonObject): { side: Side; meta: boolean; bl
   }
 }
 
+/**
+ * Codex's count of the context right after a compaction: a `last_token_usage` with no input and no output (no request
+ * was made) whose `total_tokens` is the size the compaction left; null for any other count.
+ */
+function compactedContext(last: JsonObject | undefined): number | null {
+  if (!last || last.input_tokens !== 0 || (last.output_tokens ?? 0) !== 0) return null;
+  const total = last.total_tokens;
+  return typeof total === 'number' && Number.isFinite(total) && total > 0 ? total : null;
+}
+
 /** The Codex reader: one instance per file, fed its records in order. */
 export class CodexReader implements RecordReader {
   readonly format = 'codex' as const;
-  private s: CodexState = { lastUuid: null, responses: 0, open: false, lastTotal: null, counted: false, leading: null, model: null, version: null, sessionId: null };
+  private s: CodexState = { lastUuid: null, responses: 0, open: false, lastTotal: null, counted: false, leading: null, model: null, version: null, sessionId: null, afterCompaction: false };
 
   version(): string | null {
     return this.s.version;
@@ -179,8 +191,11 @@ export class CodexReader implements RecordReader {
         return [this.event(payload, plain, chained)];
       case 'compacted': {
         const prev = st.lastUuid;
-        const out = [chained({ type: 'system', subtype: 'compact_boundary', parentUuid: null, logicalParentUuid: prev ?? undefined })];
+        // What the record says of the compaction, read as a Claude Code boundary's metadata is (entries.ts).
+        const compactMetadata = { trigger: str(payload, 'trigger'), compactor: str(payload, 'compactor') };
+        const out = [chained({ type: 'system', subtype: 'compact_boundary', parentUuid: null, logicalParentUuid: prev ?? undefined, compactMetadata })];
         st.open = false;
+        st.afterCompaction = true;
         const history = arr(payload, 'replacement_history');
         if (!history) {
           out.push(chained({ type: 'user', isCompactSummary: true, message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] } }, 0));
@@ -230,6 +245,13 @@ export class CodexReader implements RecordReader {
     const kind = 'token_count';
     const last = obj(info, 'last_token_usage');
     const total = obj(info, 'total_token_usage')?.total_tokens;
+    const left = st.afterCompaction ? compactedContext(last) : null;
+    st.afterCompaction = false;
+    if (left !== null) {
+      const e = plain('event_msg', kind);
+      e.compactedContextTokens = left;
+      return e;
+    }
     // A token count repeats after other events without a new request: same total, same figures, counted once.
     if (!last || (typeof total === 'number' && total === st.lastTotal)) return plain('event_msg', kind);
     if (st.leading === null) st.leading = st.responses === 0;

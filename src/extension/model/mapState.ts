@@ -12,6 +12,7 @@ import { baseName } from './format';
 import { planSummary } from './planText';
 import { nextTurnText } from './cacheText';
 import { contextNow, recordedContextWindow } from '../../core/context';
+import { compactionCostText, compactionFigures, compactionTitle } from '../../core/agentCompactions';
 
 /** Tools with a series of their own in the chart; the rest share "other tools". */
 const NAMED_TOOLS = 6;
@@ -211,6 +212,7 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
     contextNow: analysis.report.totals.currentContextTokens,
     tools: map.tools.map((t) => ({ ...t })),
     largest: map.largest.map((x) => ({ ...x })),
+    compactions: map.compactions.map((x) => ({ round: x.round, line: x.line, title: compactionTitle(x), figures: compactionFigures(x), cost: compactionCostText(x) })),
     cost: {
       totalUsd: c.total.usd,
       inputUsd: c.total.input,

@@ -11,6 +11,7 @@ import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } fr
 import { USER_ROUND_MARK, toolResultMark } from '../../webview/protocol';
 import { baseName, formatBytes, formatChars, formatNumber, formatTokens, formatUsd, oneLine, plainLabel, plural } from './format';
 import { contextNow } from '../../core/context';
+import { agentCompactions, compactionCostText, compactionFigures, compactionTitle, NEXT_REQUEST_NOTE, type AgentCompaction } from '../../core/agentCompactions';
 import { compactionEconomics, type CompactionEconomics } from '../../core/cache';
 import type { PriceTable } from '../../core/cost';
 import { contextPartsText, contextText } from './contextText';
@@ -280,16 +281,32 @@ function groupNodes(input: TreeInput): TreeNodeModel[] {
   return nodes;
 }
 
-function boundaryNode(file: string, r: RoundReport, n: number, b: { line: number; preTokens: number | null } | undefined): TreeNodeModel {
+/** What can be done about a compaction: our own can be undone; before the agent's own, nothing is lost but there is no fork yet. */
+function compactionWayBack(c: AgentCompaction): string {
+  if (c.by === 'agent-compactor') return 'Agent Compactor made it: Undo Last Compaction puts the file back as it was before it (while it is the last one recorded).';
+  return 'The rounds above it stay in the file as history, unchanged. Agent Compactor does not fork a session from before a compaction; to go back to an earlier message, use the agent\'s own rewind.';
+}
+
+function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefined): TreeNodeModel {
+  const n = c ? c.number : 0;
   return {
     id: `${file}#boundary-${r.index}`,
     kind: 'boundary',
-    label: `──── compact boundary ${n} ────`,
-    description: b && b.preTokens !== null ? `context ${formatNumber(b.preTokens)} before · line ${b.line}` : `line ${r.firstLine}`,
-    tooltip: 'A compaction happened here. Rounds above it are history; the summary after it starts a new context.',
+    label: c ? `──── ${plainLabel(compactionTitle(c), 80)} ────` : `──── compact boundary ────`,
+    description: c ? `${compactionFigures(c, false)} · line ${c.line}` : `line ${r.firstLine}`,
+    tooltip: [
+      `Compaction ${n}${c ? `: ${compactionTitle(c)}` : ''}, line ${c?.line ?? r.firstLine}. Rounds above it are history; the summary after it starts a new context.`,
+      c ? `Context: ${compactionFigures(c)}.` : '',
+      c && c.nextRequest !== null && c.postTokens !== null ? NEXT_REQUEST_NOTE : '',
+      c ? `Its own request (the summary): ${compactionCostText(c)}.` : '',
+      c && c.durationMs !== null ? `It took ${formatNumber(c.durationMs)} ms.` : '',
+      c ? compactionWayBack(c) : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
     icon: 'fold-up',
     color: 'descriptionForeground',
-    contextValue: 'boundary',
+    contextValue: c?.by === 'agent-compactor' ? 'boundary.ours' : 'boundary',
     collapsible: 'none',
     command: { command: REVEAL_COMMAND, title: 'Reveal Boundary', args: [{ file, line: r.firstLine }] },
     file,
@@ -303,14 +320,10 @@ function roundSequence(input: TreeInput): TreeNodeModel[] {
   const report = analysis.report;
   const planned = planIndex(plan);
   const nodes: TreeNodeModel[] = [];
-  let boundaryNo = 0;
+  const compactions = new Map(agentCompactions(analysis).map((c) => [c.round, c]));
   const groups = new Set<number>();
   for (const r of report.rounds) {
-    if (r.startsAtBoundary) {
-      const b = report.compactBoundaries.find((x) => x.line === r.firstLine) ?? report.compactBoundaries[boundaryNo];
-      boundaryNo++;
-      nodes.push(boundaryNode(file, r, boundaryNo, b));
-    }
+    if (r.startsAtBoundary) nodes.push(boundaryNode(file, r, compactions.get(r.index)));
     if (r.inContext) nodes.push(roundNode(file, r, planned.get(r.index), roundCost(analysis, r.messageId)));
     else if (!groups.has(r.segment)) {
       groups.add(r.segment);

@@ -4,6 +4,7 @@ import { baseName, formatNumber, plural } from '../model/format';
 import { contextPartsText, contextText, statusBarText } from '../model/contextText';
 import { contextNow } from '../../core/context';
 import { planSummary } from '../model/planText';
+import { nextTurnText } from '../model/cacheText';
 import { priceTableFromSetting, PRICES_SETTING_HINT } from '../model/mapState';
 import { analysisCost } from '../../core/contextMap';
 import { costFigure, costNotes } from '../../core/cost';
@@ -13,6 +14,8 @@ import type { TranscriptStore } from '../store';
 export class ContextStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The tooltip as plain text (what the test API reads; the item shows it as markdown-escaped text). */
+  tooltipText: string | undefined;
 
   constructor(private readonly store: TranscriptStore) {
     this.item = vscode.window.createStatusBarItem('agentCompactor.context', vscode.StatusBarAlignment.Right, 100);
@@ -25,32 +28,35 @@ export class ContextStatusBar implements vscode.Disposable {
   update(): void {
     const s = this.store.state;
     if (s.status === 'empty') {
+      this.tooltipText = undefined;
       this.item.hide();
       return;
     }
     if (s.status === 'loading') {
       this.item.text = `$(loading~spin) ${baseName(s.file)}`;
-      this.item.tooltip = s.message;
+      this.item.tooltip = this.tooltipText = s.message;
     } else if (s.status === 'error' && s.empty) {
       this.item.text = `$(circle-outline) ${baseName(s.file)} · empty`;
-      this.item.tooltip = `${baseName(s.file)} has no lines yet.`;
+      this.item.tooltip = this.tooltipText = `${baseName(s.file)} has no lines yet.`;
     } else if (s.status === 'error') {
       this.item.text = `$(warning) ${baseName(s.file)}`;
-      this.item.tooltip = s.message;
+      this.item.tooltip = this.tooltipText = s.message;
     } else {
       const t = s.analysis.report.totals;
       const context = contextNow(s.analysis.report);
       this.item.text = `$(symbol-ruler) ${statusBarText(context, s.analysis.report)}`;
-      const tip = new vscode.MarkdownString();
-      tip.appendText(`${baseName(s.file)}\n\n`);
-      tip.appendText(`The next request would carry: ${contextText(context)} = ${contextPartsText(context)}\n\n`);
-      tip.appendText(`${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context\n\n`);
+      const parts = [baseName(s.file), `The next request would carry: ${contextText(context)} = ${contextPartsText(context)}`, `${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context`];
       const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
       const cost = analysisCost(s.analysis, prices);
-      tip.appendText(`Cost: ${costFigure(cost, (n) => `$${n.toFixed(2)}`)} over ${plural(cost.responses.size, 'response')}${cost.agent ? `; the agent's own figure: $${cost.agent.usd.toFixed(2)}` : ''}\n\n`);
-      for (const note of costNotes(cost, PRICES_SETTING_HINT)) tip.appendText(`${note}\n\n`);
-      if (s.plan) tip.appendText(`${planSummary(s.plan, context)}\n\n`);
-      tip.appendText('Click to show the rounds.');
+      parts.push(`Cost: ${costFigure(cost, (n) => `$${n.toFixed(2)}`)} over ${plural(cost.responses.size, 'response')}${cost.agent ? `; the agent's own figure: $${cost.agent.usd.toFixed(2)}` : ''}`);
+      parts.push(...costNotes(cost, PRICES_SETTING_HINT));
+      if (s.plan) parts.push(planSummary(s.plan, context));
+      // The next turn as it is and (with a plan) compacted: the line the plan's tooltip and the dialog show.
+      parts.push(nextTurnText(s.analysis, s.plan, Date.now(), prices));
+      parts.push('Click to show the rounds.');
+      this.tooltipText = parts.join('\n\n');
+      const tip = new vscode.MarkdownString();
+      tip.appendText(this.tooltipText);
       this.item.tooltip = tip;
     }
     this.item.show();
