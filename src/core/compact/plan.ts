@@ -3,7 +3,7 @@
 // same input and settings.
 // Over 400 lines: the shared base (sizes, overhead, target room) and the automatic path's kept-tail rule belong
 // together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
-import { contextNow } from '../context';
+import { contextNow, reannouncedOnResume } from '../context';
 import type { Analysis } from '../inspect';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
@@ -151,7 +151,9 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
 
   const planned = await plannedRounds(base, choice, underTarget);
   const keptTokens = choice.total;
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
+  const kept = new Set(planned.filter((p) => p.action === 'keep' && p.inContext).map((p) => p.index));
+  // The resumed request also carries the agent's session-start context when the kept rounds no longer hold it.
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedOnResume(analysis.index.entries, rounds, kept, calibration);
   const plan: CompactionPlan = {
     file: analysis.index.path,
     settings,
