@@ -321,7 +321,7 @@ export async function generateTodaySession(opts: { steps?: readonly TodayStep[];
   const fake = await startFakeAnthropic({ scenario: (req) => scriptedAnswer(req, projectDir) });
   const steps: TodayStepResult[] = [];
   const slashCommands: TodaySession['slashCommands'] = [];
-  let forkFile: string | null = null;
+  let forkFile: string | null;
   try {
     for (const step of opts.steps ?? TODAY_STEPS) {
       const before = fake.requests.length;
