@@ -3,14 +3,14 @@
 // same input and settings.
 // Over 400 lines: the shared base (sizes, overhead, target room) and the automatic path's kept-tail rule belong
 // together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
-import { contextNow, reannouncedOnResume } from '../context';
+import { contextNow } from '../context';
 import type { Analysis } from '../inspect';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { loadState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
 import { planSteered } from './steer';
-import { adjusted, adjustedContent, loadResultTexts, roundTokens, summaryFloorTokens, yieldClock, type PlanBase, type PlanDetails } from './planBase';
+import { adjusted, adjustedContent, loadResultTexts, reannouncedAfter, roundTokens, summaryFloorTokens, yieldClock, type PlanBase, type PlanDetails } from './planBase';
 
 export { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, summaryRoundTokens, type PlanBase, type PlanDetails, type YieldClock } from './planBase';
 import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type DecisionConflict, type PlannedRound } from './types';
@@ -151,9 +151,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
 
   const planned = await plannedRounds(base, choice, underTarget);
   const keptTokens = choice.total;
-  const kept = new Set(planned.filter((p) => p.action === 'keep' && p.inContext).map((p) => p.index));
-  // The resumed request also carries the agent's session-start context when the kept rounds no longer hold it.
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedOnResume(analysis.index.entries, rounds, kept, calibration);
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration);
   const plan: CompactionPlan = {
     file: analysis.index.path,
     settings,
