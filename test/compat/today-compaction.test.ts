@@ -15,7 +15,9 @@
 // about 2.3k tokens here. It sends them whenever the chain it resumes holds none, and the file shows it: they are
 // rendered attachments before the first response, written again after its own /compact. Modelled in
 // src/core/context.ts `reannouncedOnResume` (before it: promised 9.9k, sent 11.9k, 17% short).
-// Remaining gaps, measured 2026-11-25 (the whole figure holds within 5%; the transcript part alone may not):
+// Measured 2026-11-25 (whole promise vs sent): before its own /compact 12.1k vs 11.6k (4.8%), after it 2.1%, its
+// --fork-session 2.8%, repeated steps 0.3-2.1%. The transcript part alone is over by 300-600 tokens (10-20% of ~3k);
+// remaining gaps:
 // - the kept thinking blocks: the fake counts their (empty) text, our estimate their signatures (a few tokens each);
 // - the estimate of the re-announced context counts the `<system-reminder>` wrappers the CLI strips when it merges
 //   them into one message (about 1%).
