@@ -1,8 +1,8 @@
 // Generates a session as today's Claude Code (the pinned 2.1.330) writes it, with the real CLI run offline against
-// the scripted loopback fake: Read, Bash and Edit turns on a small sample project, its own /compact, more turns and
-// a plain --resume (see test/support/today-sessions.ts). Writes, into the output directory (a temp dir by default;
-// never commit generated sessions):
-//   <session-id>.jsonl   the session file Claude Code wrote
+// the scripted loopback fake: Read (large files, an image), Bash, Edit and Agent turns with thinking on a sample
+// project, its own /compact, more turns, a plain --resume and a --fork-session (see test/support/today-sessions.ts).
+// Writes, into the output directory (a temp dir by default; never commit generated sessions):
+//   <session-id>.jsonl   the session file Claude Code wrote (and the --fork-session's file, named by its id)
 //   requests.json        every /v1/messages request body it sent, by step, with the fake's true size of each
 //   steps.json           each step's prompt, exit code, duration, and the slash commands that ran headless
 //
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   try {
     const file = path.join(out, `${session.sessionId}.jsonl`);
     fs.copyFileSync(session.sessionFile, file);
+    if (session.forkFile) fs.copyFileSync(session.forkFile, path.join(out, path.basename(session.forkFile)));
     const requests = session.steps.map((s) => ({ step: s.name, requests: s.requests.map((r) => ({ tokens: countRequestTokens(r.body), body: r.body as unknown })) }));
     fs.writeFileSync(path.join(out, 'requests.json'), JSON.stringify(requests, null, 1) + '\n');
     const steps = session.steps.map((s) => ({ step: s.name, prompt: s.prompt, exitCode: s.run.exitCode, durationMs: s.run.durationMs, requests: s.requests.length }));

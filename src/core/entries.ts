@@ -229,6 +229,12 @@ function textOf(v: unknown): number {
 }
 
 /** The text `textOf` measures: the string itself, or the JSON of anything else. */
+/** The text of a record-level `rendered` list (`[{content: string}]`), or undefined when there is none. */
+function recordRendered(v: unknown): string | undefined {
+  if (!Array.isArray(v)) return undefined;
+  return v.map((p) => (p && typeof p === 'object' && typeof (p as Record<string, unknown>).content === 'string' ? ((p as Record<string, unknown>).content as string) : textString(p))).join('\n');
+}
+
 function textString(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === undefined || v === null) return '';
@@ -447,7 +453,8 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
   if (e.kind === 'attachment' && o.attachment && typeof o.attachment === 'object') {
     const a = o.attachment as Record<string, unknown>;
     e.attachmentType = str(a.type);
-    const t = textString(a.rendered ?? a.content ?? a.snippet ?? '');
+    // 2.1.330 keeps what it sends on the record (`rendered: [{content}]`), beside `attachment`; older versions inside it.
+    const t = recordRendered(o.rendered) ?? textString(a.rendered ?? a.content ?? a.snippet ?? '');
     const fixed = renderedElsewhere(a);
     e.attachmentChars = fixed ? fixed.chars + (t === '[]' ? 0 : t.length) : t.length;
     e.attachmentTokens = fixed ? fixed.tokens + (t === '[]' ? 0 : textTokens(t)) : textTokens(t);

@@ -1,7 +1,8 @@
 // Predicted = sent: the resumed context a plan promises (`postTokens + overheadTokens`, the figure `plan` prints)
 // against the first request the real Claude Code 2.1.330 sends when it resumes the fork by id, counted by the
 // loopback fake (its usage is the tokenizer count of each request). Per file the error is printed, whole and by part.
-// A generated 2.1.330 session is not here: its active transcript is about 475 tokens, nothing to compact.
+// Generated 2.1.330 sessions (worth compacting since they hold large Read results) are measured and held to 5% in
+// test/compat/today-compaction.test.ts; the fixtures' measured report stays here.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,7 +1,8 @@
 /**
  * Sessions as today's Claude Code (the pinned 2.1.330) writes them, generated in before() with the REAL CLI offline
- * against the scripted fake (test/support/today-sessions.ts): Read, Bash and Edit turns on a sample project, a
- * plain talk turn, its own `/compact` (headless), a turn after it and a plain `--resume`. Nothing generated is
+ * against the scripted fake (test/support/today-sessions.ts): Read (small and large files, an image), Bash, Edit
+ * and Agent (subagent) turns on a sample project, thinking blocks, plain talk turns, its own `/compact` (headless),
+ * turns after it, a plain `--resume` and a `--fork-session`; `/branch` and `/rewind` are tried and declined headless. Nothing generated is
  * committed; the session lives in a temp dir removed in after().
  *
  * Run: bash scripts/provision-claude-code.sh && npx mocha --no-config --node-option import=tsx --timeout 600000 test/compat/today-sessions.test.ts
@@ -78,7 +79,12 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
   after(() => session?.cleanup());
 
   it('ran every step headless, /compact included, and each step answered as scripted', () => {
-    assert.deepEqual(session.slashCommands.map((c) => [c.command, c.ran]), [['/compact', true]], JSON.stringify(session.slashCommands));
+    // /branch and /rewind have no headless form in 2.1.330 ("isn't available in this environment"); --fork-session does.
+    assert.deepEqual(
+      session.slashCommands.map((c) => [c.command, c.ran]),
+      [['/compact', true], ['--fork-session', true], ['/branch', false], ['/rewind', false]],
+      JSON.stringify(session.slashCommands),
+    );
     const byName = new Map(session.steps.map((s) => [s.name, s]));
     assert.match(byName.get('turn:read')!.run.stdout, new RegExp(TODAY_MARKERS.read));
     assert.match(byName.get('turn:bash')!.run.stdout, new RegExp(TODAY_MARKERS.bash));
@@ -87,6 +93,17 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     assert.match(byName.get('resume')!.run.stdout, new RegExp(TODAY_MARKERS.resume));
     // The Edit really ran: the sample project's bug is fixed on disk.
     assert.match(fs.readFileSync(path.join(session.projectDir, 'calc.js'), 'utf8'), /return a - b;/);
+    for (const [step, marker] of [['turn:read-big', TODAY_MARKERS.readBig], ['turn:read-docs', TODAY_MARKERS.readDocs], ['turn:subagent', TODAY_MARKERS.subagent], ['turn:image', TODAY_MARKERS.image], ['turn:recap', TODAY_MARKERS.recap]]) {
+      assert.match(byName.get(step)!.run.stdout, new RegExp(marker), step);
+    }
+    // What makes the session worth compacting and like real ones: large Read results, thinking, an image, a subagent.
+    const blocks = parseJsonl(text).flatMap((o) => (Array.isArray(o.message?.content) ? o.message.content : []));
+    assert.ok(blocks.some((b: any) => b.type === 'thinking' && typeof b.signature === 'string' && b.signature.length > 0), 'thinking blocks with signatures');
+    assert.ok(blocks.some((b: any) => b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c: any) => c.type === 'image')), 'an image tool result');
+    assert.ok(blocks.some((b: any) => b.type === 'tool_result' && JSON.stringify(b.content).length > 15_000), 'a Read result of several thousand tokens');
+    const subagents = path.join(path.dirname(session.sessionFile), session.sessionId, 'subagents');
+    assert.ok(fs.readdirSync(subagents).some((f) => f.endsWith('.jsonl')), 'the Agent subagent wrote its transcript');
+    assert.ok(session.forkFile && fs.readFileSync(session.forkFile, 'utf8').includes(TODAY_MARKERS.fork), 'the --fork-session run wrote its own file');
     const kinds = recordKinds(text);
     for (const k of ['attachment:prompt_snapshot', 'api-request-shape', 'api-request', 'cost-state', 'system', 'last-prompt']) {
       assert.ok(kinds.has(k), `the generated session has ${k} records: ${[...kinds].join(', ')}`);

@@ -69,6 +69,8 @@ export type Scenario =
       model?: string;
       /** Override the reported usage (defaults are computed from the request/answer sizes). */
       usage?: Partial<Usage>;
+      /** Open the answer with a thinking block, as the API streams it (see `ThinkingBlock`). */
+      thinking?: ThinkingBlock;
     }
   /**
    * A prompt-too-long 400. `tokens` given: used verbatim; otherwise the request's estimate, raised just enough to
@@ -90,7 +92,7 @@ export type Scenario =
    * A successful answer calling one tool: an optional text block, then a `tool_use` block (`stop_reason: tool_use`),
    * as the real API streams it (`input_json_delta`). Drives an agent through its tool loop.
    */
-  | { kind: 'toolUse'; name: string; input: Record<string, unknown>; text?: string; model?: string }
+  | { kind: 'toolUse'; name: string; input: Record<string, unknown>; text?: string; model?: string; thinking?: ThinkingBlock }
   | { kind: 'invalidRequest'; message?: string }
   | { kind: 'authentication'; message?: string }
   | { kind: 'permission'; message?: string }
@@ -112,6 +114,15 @@ export type Scenario =
   | { kind: 'hang' }
   /** Destroy the socket as soon as the request has been read. */
   | { kind: 'reset' };
+
+/**
+ * A thinking block opening an answer. With `display: "omitted"` (what Claude Code 2.1.330 asks for) the API sends
+ * an empty `thinking` text and only the signature; `thinking` gives text to send instead.
+ */
+export interface ThinkingBlock {
+  signature: string;
+  thinking?: string;
+}
 
 export type ScenarioInput = Scenario | ((req: RecordedRequest) => Scenario);
 
@@ -482,7 +493,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     sendJson(res, status, { type: 'error', error: { type, message }, request_id: requestId }, requestId, extraHeaders);
   };
 
-  type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+  type Block =
+    | { type: 'text'; text: string }
+    | { type: 'thinking'; thinking: string; signature: string }
+    | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
   const buildMessage = (
     rec: RecordedRequest,
@@ -491,9 +505,11 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     toolCall?: Extract<Scenario, { kind: 'toolUse' }>,
   ) => {
     const content: Block[] = [];
+    const thinking = toolCall?.thinking ?? scenario?.thinking;
+    if (thinking) content.push({ type: 'thinking', thinking: thinking.thinking ?? '', signature: thinking.signature });
     if (!toolCall || toolCall.text) content.push({ type: 'text', text: toolCall ? toolCall.text! : text });
     if (toolCall) content.push({ type: 'tool_use', id: randomId('toolu_fake_'), name: toolCall.name, input: toolCall.input });
-    const outputChars = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : b.name.length + JSON.stringify(b.input).length), 0);
+    const outputChars = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : b.type === 'thinking' ? b.thinking.length : b.name.length + JSON.stringify(b.input).length), 0);
     const usage: Usage = {
       input_tokens: countRequestTokens(rec.body).total,
       output_tokens: Math.max(1, Math.ceil(outputChars / CHARS_PER_TOKEN)),
@@ -529,6 +545,12 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         for (const piece of chunkText(block.text)) {
           events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
         }
+      } else if (block.type === 'thinking') {
+        events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+        for (const piece of block.thinking ? chunkText(block.thinking) : []) {
+          events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } }));
+        }
+        events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } }));
       } else {
         events.push(
           sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }),

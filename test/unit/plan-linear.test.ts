@@ -12,7 +12,7 @@ import { basename, join } from 'node:path';
 import type { Analysis } from '../../src/core/inspect';
 import { inspectFile } from '../../src/core/inspect';
 import type { Round, RoundContent } from '../../src/core/rounds';
-import { contextNow } from '../../src/core/context';
+import { contextNow, reannouncedOnResume } from '../../src/core/context';
 import { TOKEN_MODEL } from '../../src/core/tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '../../src/core/compact/budget';
 import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
@@ -147,7 +147,9 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
   });
 
   const keptTokens = choice.total;
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
+  // What a resume sends again beyond the kept rounds (its own definition: src/core/context.ts).
+  const keptForResume = new Set(planned.filter((p) => p.action === 'keep' && p.inContext).map((p) => p.index));
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedOnResume(index.entries, rounds, keptForResume, calibration);
   const plan: CompactionPlan = {
     file: index.path,
     settings,

@@ -12,6 +12,7 @@ import { loadEntryObjects, RawBytes } from './lines';
 import { unsupportedReason } from '../formats/types';
 import { checkCodexOutput, codexCompactedRecord, codexFacts, codexRolloutName, codexSummaryShape, type CodexFacts } from './codex';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
+import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
 import { CompactError, type AttemptRecord, type CompactionPlan, type CompactResult, type ProgressReporter, type WrittenSidecars } from './types';
 import { shapeForExtractive } from './summarize/extractive';
@@ -216,7 +217,7 @@ async function prepare(file: string, analysis: Analysis, options: CompactOptions
   }
   plan.droppedRounds += made.dropped.length;
   plan.summarizedRounds -= made.dropped.length;
-  plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
+  plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + reannouncedAfter(analysis, plan.rounds, details.calibration || 1);
   const measured = summarized.filter((ri) => !made.dropped.includes(ri));
   const span = measured
     .flatMap((ri) => analysis.rounds[ri].entries)

@@ -10,7 +10,7 @@ import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '
 import { loadState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
 import { planSteered } from './steer';
-import { adjusted, adjustedContent, loadResultTexts, roundTokens, summaryFloorTokens, yieldClock, type PlanBase, type PlanDetails } from './planBase';
+import { adjusted, adjustedContent, loadResultTexts, reannouncedAfter, roundTokens, summaryFloorTokens, yieldClock, type PlanBase, type PlanDetails } from './planBase';
 
 export { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, summaryRoundTokens, type PlanBase, type PlanDetails, type YieldClock } from './planBase';
 import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type DecisionConflict, type PlannedRound } from './types';
@@ -159,7 +159,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
 
   const planned = await plannedRounds(base, choice, underTarget);
   const keptTokens = choice.total;
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0);
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration);
   const plan: CompactionPlan = {
     file: analysis.index.path,
     settings,

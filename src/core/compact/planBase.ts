@@ -11,7 +11,8 @@ import type { BudgetOutcome, ResultText } from './budget';
 import { loadEntryObjects, toolResultText } from './lines';
 import { asObject, messageContent } from '../json';
 import type { BudgetState } from './state';
-import type { CompactSettings, CompactionPlan } from './types';
+import type { CompactSettings, CompactionPlan, PlannedRound } from './types';
+import { reannouncedOnResume } from '../context';
 
 export interface PlanDetails {
   plan: CompactionPlan;
@@ -38,6 +39,15 @@ export function summaryRoundTokens(summary: string, calibration: number): number
 }
 
 /** Tokens of the summary round with an empty summary (the continuation prefix and its framing), as validated. */
+/**
+ * What a resume of the planned result sends beyond its kept rounds and summary: the agent's session-start context
+ * its kept rounds no longer hold (src/core/context.ts `reannouncedOnResume`). Part of every promised size.
+ */
+export function reannouncedAfter(analysis: Analysis, planned: readonly PlannedRound[], calibration: number): number {
+  const kept = new Set(planned.filter((p) => p.action === 'keep' && p.inContext).map((p) => p.index));
+  return reannouncedOnResume(analysis.index.entries, analysis.rounds, kept, calibration);
+}
+
 export function summaryFloorTokens(calibration: number): number {
   return Math.ceil(summaryRoundTokens('', calibration));
 }

@@ -7,7 +7,7 @@ import { contextNow } from '../context';
 import { applyBudget, wireMessages } from './budget';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { resolveRounds, type RoundChoice, type UserDecisions } from './decisions';
-import { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, type PlanBase, type PlanDetails } from './planBase';
+import { adjusted, loadResultTexts, reannouncedAfter, roundTokens, summaryFloorTokens, type PlanBase, type PlanDetails } from './planBase';
 import type { CompactionPlan, DecidedBy, DecisionConflict, PlannedRound, RoundAction } from './types';
 
 interface Fate {
@@ -152,7 +152,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     wireMessages: budget.wireMessages,
     preTokens,
     context: contextNow(analysis.report),
-    postTokens: keptTokens + (summarizing ? settings.summaryTokens : 0),
+    postTokens: keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration),
     keptTokens,
     overheadTokens,
     messageTarget,

@@ -1,5 +1,6 @@
 // Checks a written transcript the way Claude Code will rebuild it on resume: the active
 // context after the last boundary must start with the summary, be API-valid, and fit the target.
+import { reannouncedOnResume } from '../context';
 import { analyze } from '../inspect';
 import { extendIndex, indexTranscript, type TranscriptIndex } from '../transcript';
 import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
@@ -43,7 +44,10 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
     if (!first?.isCompactSummary) problems.push('the first message of the resumed context is not the compaction summary');
   }
   const calibration = opts.calibration ?? 1;
-  const estimatedTokens = Math.round(rounds.filter((r) => r.inContext).reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)) * calibration, 0));
+  const active = rounds.filter((r) => r.inContext);
+  // What resuming it sends: the active rounds, and the session-start context the agent sends again when they lack it.
+  const reannounced = reannouncedOnResume(index.entries, rounds, new Set(active.map((r) => r.index)), calibration);
+  const estimatedTokens = Math.round(active.reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)) * calibration, 0)) + reannounced;
   if (opts.targetTokens !== undefined && estimatedTokens > opts.targetTokens) problems.push(`estimated ${estimatedTokens} tokens, over the ${opts.targetTokens}-token target`);
   // Responses must not merge: every assistant message id in the context is used by one response only.
   const seen = new Set<string>();

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { contextNow } from '../context';
 import type { Analysis } from '../inspect';
 import { summaryRoundTokens, type PlanDetails } from './plan';
+import { reannouncedAfter } from './planBase';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { asObject, messageContent, obj, type JsonObject } from '../json';
 
@@ -89,7 +90,7 @@ const COMMON_FIELDS = ['sessionId', 'cwd', 'version', 'gitBranch', 'userType', '
 export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const { analysis, details, objects, seed } = input;
   const summary = input.verbatimContent !== undefined ? input.summary : fitSummary(input.summary, details, input.protectedChars);
-  const postTokens = summary === input.summary ? input.postTokens : details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1));
+  const postTokens = summary === input.summary ? input.postTokens : details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + reannouncedAfter(analysis, details.plan.rounds, details.calibration || 1);
   let counter = 0;
   const uuid = () => deterministicUuid(seed, counter++);
   const ts = input.now.toISOString();
