@@ -102,7 +102,7 @@ describe('host: the Sessions list as a place to work', function () {
     const command = await nodeOf(path.join(root, folderOf(PROJECT), `${COMMAND_ID}.jsonl`));
     assert.equal(command.tooltip.split('\n')[0], 'Fix the flaky login test in checkout');
     // The row shows the title shortened; the whole title is the tooltip's first line.
-    assert.equal(command.label, 'Fix the flaky login test …');
+    assert.equal(command.label, 'Fix the flaky l…');
   });
 
   it('a row starts with its fill and cost (the end of a row is cut at the default side bar width)', async () => {
@@ -116,7 +116,7 @@ describe('host: the Sessions list as a place to work', function () {
       `the rounds and cost of ${path.basename(original)} (${node.description})`,
     );
     assert.match(described.description, /^\d+% · \$[\d.]+ · \d+ hours ago · [\d.]+ (KiB|MiB) · \d+ rounds?/);
-    assert.ok(described.label.length <= 26, described.label);
+    assert.ok(described.label.length <= 16, described.label);
   });
 
   it("forks: Claude Code's own fork is marked and linked to its original; Open Original Session shows it", async () => {

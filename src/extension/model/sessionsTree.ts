@@ -59,7 +59,7 @@ export function costText(state: StatsState): string | null {
 }
 
 /** Characters of a session's title shown in its row (the whole title is in the tooltip). */
-export const ROW_TITLE_CHARS = 26;
+export const ROW_TITLE_CHARS = 16;
 
 /** Rounds and cost for the description (`12 rounds · $1.23`; `≈` while figures of an earlier size are shown), or null. */
 export function statsText(state: StatsState): string | null {
