@@ -64,4 +64,11 @@ describe('command ids: one table, the manifest and the code agree', () => {
     }
     assert.deepEqual(shown('project', false), [], 'no session action on a project row');
   });
+
+  it("Repair Session is offered only where core's repair outlook says it can fix something", () => {
+    const entries = Object.values(manifest.contributes.menus ?? {}).flat().filter((m) => m.command === CommandId.repairSession);
+    assert.ok(entries.length > 0);
+    for (const m of entries) assert.ok(/agentCompactor\.canRepair|viewItem == resumeHealth\.repairable/.test(m.when ?? ''), `${m.when}`);
+  });
 });
+
