@@ -1,7 +1,8 @@
 // Every Claude Code session on the machine, cheaply: for each `<projects>/<folder>/<id>.jsonl`, its file stats and
 // only the head and the tail of the file (never the whole of it): the project's real path (the `cwd` its lines
-// record), a title (a custom title or summary line, else the first prompt), the newest request's context size and
-// model, and whether it is being written right now.
+// record), a title (a custom title, Claude Code's own generated title or a summary line, else the first prompt), the
+// newest request's context size and model, whether it is a fork of another session, and whether it is being written
+// right now.
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
@@ -23,6 +24,34 @@ export interface SessionSummary {
   contextWindow: number;
   /** Modified within `liveMs` of now: an agent is probably writing it. */
   live: boolean;
+  /** The session this one was forked from (`forkOf`), or null. */
+  forkOf: ForkOrigin | null;
+}
+
+/**
+ * Where a fork came from. `claude-code`: Claude Code's own branch (`--fork-session`, /branch), whose copied lines carry
+ * `forkedFrom: { sessionId, messageUuid }`. `compaction`: a fork a compaction or repair wrote, whose first lines are the
+ * original's, copied with its session id, before the lines under the fork's own id (the file's name).
+ */
+export interface ForkOrigin {
+  sessionId: string;
+  by: 'claude-code' | 'compaction';
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The fork's origin from the head's lines (parsed, in order), for the session whose file is named `id`; `ownLines`:
+ * whether a line of the file (head or tail) is under that id (a compaction's fork writes its own after the copies).
+ */
+export function forkOrigin(lines: readonly Record<string, unknown>[], id: string, ownLines: boolean): ForkOrigin | null {
+  for (const o of lines) {
+    const from = o.forkedFrom as { sessionId?: unknown } | undefined;
+    if (from && typeof from === 'object' && typeof from.sessionId === 'string' && from.sessionId !== id && UUID.test(from.sessionId)) return { sessionId: from.sessionId, by: 'claude-code' };
+  }
+  if (!UUID.test(id)) return null;
+  const first = lines.find((o) => typeof o.sessionId === 'string');
+  return first && first.sessionId !== id && ownLines && UUID.test(first.sessionId as string) ? { sessionId: first.sessionId as string, by: 'compaction' } : null;
 }
 
 /** Bytes read from each end at most; a first look reads a quarter of that, and reads more only when it found nothing. */
@@ -50,8 +79,11 @@ function parse(line: string): Record<string, unknown> | null {
   }
 }
 
-/** First words of a user prompt, or null for tool results, meta lines and command wrappers. */
-function promptText(o: Record<string, unknown>): string | null {
+/**
+ * First words of a user prompt (`command`: a slash command, titled by its name and arguments), or null for tool
+ * results, meta lines and command wrappers.
+ */
+function promptText(o: Record<string, unknown>): { text: string; command: boolean } | null {
   if (o.type !== 'user' || o.isMeta === true || o.isCompactSummary === true || o.isSidechain === true) return null;
   const m = o.message as { content?: unknown } | undefined;
   let text: string | null = null;
@@ -65,11 +97,43 @@ function promptText(o: Record<string, unknown>): string | null {
   const cmd = /<command-name>([^<]*)<\/command-name>/.exec(text);
   if (cmd) {
     const args = /<command-args>([^<]*)<\/command-args>/.exec(text)?.[1].trim();
-    return `${cmd[1].trim()}${args ? ` ${args}` : ''}`.slice(0, 100) || null;
+    const title = `${cmd[1].trim()}${args ? ` ${args}` : ''}`.slice(0, 100);
+    return title ? { text: title, command: true } : null;
   }
   if (/^\s*<(local-command|command-|system-reminder)/.test(text) || text.startsWith('[Request interrupted')) return null;
   const one = text.replace(/\s+/g, ' ').trim();
-  return one ? one.slice(0, 100) : null;
+  return one ? { text: one.slice(0, 100), command: false } : null;
+}
+
+/**
+ * The session's title from its head's lines (first prompt) and the title lines of its head and tail (newest wins): a custom title, then
+ * Claude Code's generated title (`ai-title`), then a summary line, then the first prompt a person typed, and only
+ * when there is none, the first slash command. The user line right after a slash command's is that command's output
+ * (e.g. "Unknown skill: ralph-loop"), not a prompt.
+ */
+export function sessionTitle(head: readonly Record<string, unknown>[], titles: readonly Record<string, unknown>[]): string | null {
+  const newest = (type: string, key: string): string | null => {
+    for (let k = titles.length - 1; k >= 0; k--) {
+      const v = titles[k][key];
+      if (titles[k].type === type && typeof v === 'string' && v.trim()) return v;
+    }
+    return null;
+  };
+  const titled = newest('custom-title', 'customTitle') ?? newest('ai-title', 'aiTitle');
+  if (titled) return titled;
+  const summary = head.find((o) => o.type === 'summary' && typeof o.summary === 'string');
+  if (summary) return summary.summary as string;
+  let command: string | null = null;
+  let afterCommand = false;
+  for (const o of head) {
+    if (o.type !== 'user' && o.type !== 'assistant') continue;
+    const p = promptText(o);
+    const output = afterCommand;
+    afterCommand = p?.command === true;
+    if (p?.command) command ??= p.text;
+    else if (p && !output) return p.text;
+  }
+  return command;
 }
 
 async function readSlice(fh: import('node:fs/promises').FileHandle, from: number, length: number): Promise<string> {
@@ -167,41 +231,27 @@ async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: 
   const headLines = head.split('\n');
   if (st.size > headBytes) headLines.pop(); // cut by the slice
   const tailLines = tail ? tail.split('\n').slice(1) : []; // the first is cut by the slice
-  let cwd: string | null = null;
-  let prompt: string | null = null;
-  let summary: string | null = null;
-  for (const line of headLines) {
-    if (cwd && prompt) break;
-    // Only lines that can hold what is looked for are parsed.
-    if (!line.includes('"cwd"') && !line.includes('"summary"') && !line.includes('"user"')) continue;
-    const o = parse(line);
-    if (!o) continue;
-    if (!cwd && typeof o.cwd === 'string' && o.isSidechain !== true) cwd = o.cwd;
-    if (!summary && o.type === 'summary' && typeof o.summary === 'string') summary = o.summary;
-    prompt ??= promptText(o);
-  }
-  const all = tailLines.length ? [...headLines, ...tailLines] : headLines;
-  let custom: string | null = null;
-  for (let k = all.length - 1; k >= 0; k--) {
-    if (!all[k].includes('"custom-title"')) continue;
-    const o = parse(all[k]);
-    if (o?.type === 'custom-title' && typeof o.customTitle === 'string') {
-      custom = o.customTitle;
-      break;
-    }
-  }
+  // Only lines that can hold what is looked for are parsed.
+  const wanted = (line: string) => line.includes('"cwd"') || line.includes('"summary"') || line.includes('"user"') || line.includes('"assistant"') || line.includes('"sessionId"');
+  const headParsed = headLines.flatMap((l) => (wanted(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : []));
+  const titleLine = (l: string) => l.includes('"custom-title"') || l.includes('"ai-title"');
+  const titles = [...headLines, ...tailLines].flatMap((l) => (titleLine(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : []));
+  const cwdLine = headParsed.find((o) => typeof o.cwd === 'string' && o.isSidechain !== true);
+  const cwd = cwdLine ? (cwdLine.cwd as string) : null;
+  const id = basename(file, '.jsonl');
   return {
     file,
-    id: basename(file, '.jsonl'),
+    id,
     folder,
     cwd,
-    title: custom ?? summary ?? prompt ?? NO_PROMPT,
+    title: sessionTitle(headParsed, titles) ?? NO_PROMPT,
     size: st.size,
     mtimeMs: st.mtimeMs,
     contextTokens: null,
     model: null,
     contextWindow: contextWindowOf(null),
     live: now - st.mtimeMs < LIVE_MS,
+    forkOf: forkOrigin(headParsed, id, [...headLines, ...tailLines].some((l) => l.includes(`"sessionId":"${id}"`))),
   };
 }
 

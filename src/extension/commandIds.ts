@@ -35,6 +35,8 @@ export const CommandId = {
   repairSession: 'agentCompactor.repairSession',
   filterSessions: 'agentCompactor.filterSessions',
   refreshSessions: 'agentCompactor.refreshSessions',
+  revealSessionFile: 'agentCompactor.revealSessionFile',
+  openOriginalSession: 'agentCompactor.openOriginalSession',
 } as const;
 
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];

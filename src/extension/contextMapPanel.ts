@@ -115,11 +115,12 @@ class ContextMapPanel implements vscode.Disposable {
       case 'selectRound':
         await this.select(msg.round);
         break;
+      // Shown readable, in the transcript's own group: the map keeps its place and its selection.
       case 'revealRound':
-        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, round: msg.round });
+        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, round: msg.round, readable: true, keepGroup: true });
         break;
       case 'revealLine':
-        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, line: msg.line });
+        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, line: msg.line, readable: true, keepGroup: true });
         break;
       // The steering commands save the decision and replan; the store's change redraws the map.
       case 'dropRound':

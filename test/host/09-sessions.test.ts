@@ -70,7 +70,7 @@ describe('host: Sessions view', function () {
   it('the sessions of the shown project get their rounds and cost, read in the background once the view is open', async () => {
     await vscode.commands.executeCommand('agentCompactor.sessions.focus');
     // Shown, the view scans every project; a narrow scan made while it was hidden may be the tree until then.
-    const session = await waitFor(() => (api.getSessionsTree().length === 13 ? api.getSessionsTree()[0]?.children?.find((s) => /\d+ rounds? · \$\d/.test(s.description)) : undefined), 60_000, 'every project listed and rounds and cost in the workspace project');
+    const session = await waitFor(() => (api.getSessionsTree().length === 13 ? api.getSessionsTree()[0]?.children?.find((s) => /^(\d+% · )?\$\d.* · \d+ rounds?/.test(s.description)) : undefined), 60_000, 'every project listed and rounds and cost in the workspace project');
     assert.match(session.tooltip, /Rounds: \d+\nCost: \$\d/);
     const collapsed = api.getSessionsTree().slice(1).flatMap((p) => p.children ?? []);
     assert.ok(collapsed.length > 0, 'the other projects are listed');

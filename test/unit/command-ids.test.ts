@@ -9,7 +9,7 @@ import { CommandId } from '../../src/extension/commandIds';
 import { repoRoot } from '../support/fixtures';
 
 interface Manifest {
-  contributes: { commands: { command: string }[]; menus?: Record<string, { command?: string; submenu?: string }[]>; keybindings?: { command: string }[] };
+  contributes: { commands: { command: string }[]; menus?: Record<string, { command?: string; submenu?: string; when?: string; group?: string }[]>; keybindings?: { command: string }[] };
 }
 
 function sources(dir: string): string[] {
@@ -44,4 +44,31 @@ describe('command ids: one table, the manifest and the code agree', () => {
     }
     assert.deepEqual(offenders, []);
   });
+
+  it("a session row of the Sessions view has its actions: a context menu and inline buttons, a fork's original on forks only", () => {
+    const entries = manifest.contributes.menus?.['view/item/context'] ?? [];
+    /** The commands shown for a Sessions view row of `contextValue`, in the context menu or inline. */
+    const shown = (contextValue: string, inline: boolean) =>
+      entries
+        .filter((m) => m.command && m.when?.includes('view == agentCompactor.sessions') && inline === (m.group ?? '').startsWith('inline'))
+        .filter((m) => {
+          const item = /viewItem =~ \/(.*)\/$/.exec(m.when ?? '')?.[1] ?? /viewItem == ([\w.]+)/.exec(m.when ?? '')?.[1];
+          return item !== undefined && (m.when!.includes('=~') ? new RegExp(item).test(contextValue) : item === contextValue);
+        })
+        .map((m) => m.command);
+    const menu = [CommandId.showRounds, CommandId.openContextMap, CommandId.compact, CommandId.resumeInClaudeCode, CommandId.copyResumeCommand, CommandId.revealSessionFile];
+    for (const row of ['session', 'session.live', 'session.fork', 'session.live.fork']) {
+      for (const c of menu) assert.ok(shown(row, false).includes(c), `${c} in the context menu of a ${row} row`);
+      for (const c of [CommandId.openContextMap, CommandId.compact]) assert.ok(shown(row, true).includes(c), `${c} inline on a ${row} row`);
+      assert.equal(shown(row, false).includes(CommandId.openOriginalSession), row.endsWith('.fork'), `Open Original Session on forks only (${row})`);
+    }
+    assert.deepEqual(shown('project', false), [], 'no session action on a project row');
+  });
+
+  it("Repair Session is offered only where core's repair outlook says it can fix something", () => {
+    const entries = Object.values(manifest.contributes.menus ?? {}).flat().filter((m) => m.command === CommandId.repairSession);
+    assert.ok(entries.length > 0);
+    for (const m of entries) assert.ok(/agentCompactor\.canRepair|viewItem == resumeHealth\.repairable/.test(m.when ?? ''), `${m.when}`);
+  });
 });
+

@@ -126,7 +126,7 @@ describe('cost of a compaction in the extension', function () {
       writeFileSync(file, oneTurn(context, T0, lifetime));
       return sessionStats(file, DEFAULT_PRICES, T0 + 1000);
     }
-    const summary = (file: string, size: number, mtimeMs: number): SessionSummary => ({ file, id: 'x', folder: 'f', cwd: '/p', title: 'Fix the build', size, mtimeMs, contextTokens: 152_000, model: 'claude-sonnet-4-6', contextWindow: 200_000, live: false });
+    const summary = (file: string, size: number, mtimeMs: number): SessionSummary => ({ file, id: 'x', folder: 'f', cwd: '/p', title: 'Fix the build', size, mtimeMs, contextTokens: 152_000, model: 'claude-sonnet-4-6', contextWindow: 200_000, live: false, forkOf: null });
 
     it('5-minute writes, 152k context: warm → no mark; 40 min after expiry → mark and the resume costs as it is and compacted first', async () => {
       const stats = await statsOf(152_000, '5m', 'five');

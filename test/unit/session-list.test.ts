@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contextWindowOf, groupSessions, scanSessions, summarizeSession, HEAD_BYTES, TAIL_BYTES, USAGE_SCAN_BYTES } from '../../src/core/sessionList';
+import { contextWindowOf, forkOrigin, groupSessions, scanSessions, sessionTitle, summarizeSession, HEAD_BYTES, TAIL_BYTES, USAGE_SCAN_BYTES } from '../../src/core/sessionList';
 import { sessionStats } from '../../src/core/sessionStats';
 import { shownContext } from '../../src/extension/model/sessionsTree';
 import { inspectFile } from '../../src/core/inspect';
@@ -41,6 +41,30 @@ describe('sessions list', function () {
     appendFileSync(file, JSON.stringify({ type: 'custom-title', customTitle: 'My renamed session', sessionId: s.id }) + '\n');
     assert.equal((await summarizeSession(file, folderOf(cwd))).title, 'My renamed session');
     assert.equal(contextWindowOf('claude-sonnet-4-5[1m]'), 1_000_000);
+  });
+
+  it("titles: a custom title over Claude Code's own (ai-title) over a summary over the first typed prompt; a slash command's output is no prompt", () => {
+    const user = (content: string) => ({ type: 'user', message: { role: 'user', content } });
+    const command = user('<command-message>ralph-loop</command-message>\n<command-name>/ralph-loop</command-name>');
+    const reply = { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } };
+    assert.equal(sessionTitle([command, user('Unknown skill: ralph-loop'), user('Fix the login test')], []), 'Fix the login test');
+    assert.equal(sessionTitle([command, user('Unknown skill: ralph-loop')], []), '/ralph-loop', 'only a command: its name');
+    assert.equal(sessionTitle([command, reply, user('Now the docs')], []), 'Now the docs');
+    assert.equal(sessionTitle([user('First'), command, user('Output of it')], []), 'First');
+    const head = [{ type: 'summary', summary: 'A summary' }, user('Typed')];
+    assert.equal(sessionTitle(head, []), 'A summary');
+    assert.equal(sessionTitle(head, [{ type: 'ai-title', aiTitle: 'Old' }, { type: 'ai-title', aiTitle: 'Generated' }]), 'Generated', 'the newest generated title');
+    assert.equal(sessionTitle(head, [{ type: 'custom-title', customTitle: 'Mine' }, { type: 'ai-title', aiTitle: 'Generated' }]), 'Mine', "the user's own title first");
+  });
+
+  it("forks: Claude Code's forkedFrom lines, and a compaction's copied lines before the fork's own", () => {
+    const orig = '11111111-1111-4111-8111-111111111111';
+    const fork = '22222222-2222-4222-8222-222222222222';
+    assert.deepEqual(forkOrigin([{ type: 'user', sessionId: fork, forkedFrom: { sessionId: orig, messageUuid: 'u1' } }], fork, true), { sessionId: orig, by: 'claude-code' });
+    assert.deepEqual(forkOrigin([{ type: 'user', sessionId: orig }, { type: 'system', sessionId: fork }], fork, true), { sessionId: orig, by: 'compaction' });
+    assert.equal(forkOrigin([{ type: 'user', sessionId: orig }], fork, false), null, "none of the file's lines is the fork's own: a copy, not a fork");
+    assert.equal(forkOrigin([{ type: 'user', sessionId: fork }], fork, true), null, 'a session of its own');
+    assert.equal(forkOrigin([{ type: 'user', sessionId: orig }], 'not-a-session-id', true), null, 'an output file named otherwise');
   });
 
   it('the newest context on every fixture, also when long lines follow the newest request (never an early request of the head)', async () => {

@@ -3,7 +3,7 @@
 // after a compaction). Before and after a compaction, side by side in a diff, this shows what the
 // agent will see; the raw JSON lines tell a person little. Text only: transcripts are untrusted.
 import { indexTranscript } from '../transcript';
-import { analyze } from '../inspect';
+import { analyze, type Analysis } from '../inspect';
 import { loadEntryObjects, toolResultText } from './lines';
 import { toApiMessages, type ApiBlock } from './messages';
 
@@ -51,5 +51,33 @@ export async function readableConversation(file: string): Promise<string> {
     for (const b of m.content) out.push(renderBlock(b));
     out.push('');
   });
+  return out.join('\n');
+}
+
+/** The heading of a line's part in a readable round: what `readableRound` writes and a reveal looks for. */
+export function readableLineHeading(line: number): string {
+  return `── line ${line} `;
+}
+
+/**
+ * One round of `analysis` as readable text, line by line of the file (a line's JSON can be a single line of tens of
+ * thousands of characters, which an editor shows unwrapped): each line's role, then its text, thinking, tool calls and
+ * tool results, long texts clipped. Lines that hold no message (system records, metadata) are named by their type.
+ */
+export async function readableRound(analysis: Analysis, index: number): Promise<string> {
+  const round = analysis.rounds.find((r) => r.index === index);
+  if (!round) throw new Error(`no round #${index}`);
+  const entries = analysis.index.entries;
+  const objects = await loadEntryObjects(analysis.index.path, entries, round.entries);
+  const out: string[] = [`Round #${index}: lines ${round.firstLine}–${round.lastLine} (readable form; the raw lines are in the transcript)`, ''];
+  for (const i of round.entries) {
+    const o = objects.get(i);
+    if (!o) continue;
+    const [m] = toApiMessages([o]);
+    const who = m ? (m.role === 'user' ? 'User' : 'Assistant') : `(${typeof o.type === 'string' ? o.type : 'record'})`;
+    out.push(`${readableLineHeading(entries[i].line)}· ${who} ${'─'.repeat(30)}`);
+    if (m) for (const b of m.content) out.push(renderBlock(b));
+    out.push('');
+  }
   return out.join('\n');
 }

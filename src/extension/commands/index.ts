@@ -14,6 +14,7 @@ import { previewCommand } from './preview';
 import { refreshCommand } from './refresh';
 import { repairSessionCommand } from './repairSession';
 import { filterSessionsCommand, refreshSessionsCommand } from './sessions';
+import { openOriginalSessionCommand, revealSessionFileCommand } from './sessionActions';
 import { restoreBackupCommand } from './restoreBackup';
 import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
 import { revealRound } from './reveal';
@@ -58,6 +59,8 @@ export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?:
   [CommandId.repairSession]: repairSessionCommand,
   [CommandId.filterSessions]: filterSessionsCommand,
   [CommandId.refreshSessions]: refreshSessionsCommand,
+  [CommandId.revealSessionFile]: revealSessionFileCommand,
+  [CommandId.openOriginalSession]: openOriginalSessionCommand,
 };
 
 export function registerCommands(s: Services): vscode.Disposable[] {

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { sessionsFolder } from '../model/sessions';
 import {
   copyableResumeCommand,
+  findProgram,
   isDirectory,
   isInside,
   resumeProblem,
@@ -71,12 +72,26 @@ function refuse(s: Services, arg: unknown, message: string): undefined {
   return undefined;
 }
 
+const OPEN_SETTING = 'Open Setting';
+
+/** Claude Code is not where the setting says: no terminal is started; the message offers the setting. */
+function missingClaude(s: Services, arg: unknown, claudePath: string): undefined {
+  const message = `Claude Code was not found: "${claudePath}" is not ${/[\\/]/.test(claudePath) ? 'an executable file' : 'a program on PATH'}. Install Claude Code, or set agentCompactor.claudePath to where it is (Copy Resume Command still copies the command).`;
+  s.log.warn(message);
+  if (isProgrammatic(arg)) throw new CommandInputError(message);
+  void vscode.window.showWarningMessage(message, OPEN_SETTING).then((choice) => {
+    if (choice === OPEN_SETTING) void vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.claudePath');
+  });
+  return undefined;
+}
+
 export async function resumeInClaudeCodeCommand(s: Services, arg?: unknown): Promise<ResumeLaunch | undefined> {
   const t = await resumeTarget(s, arg, 'Resume in Claude Code');
   if (!t) return undefined;
   const { claudePath } = getSettings(vscode.Uri.file(t.file));
   const problem = resumeProblem(t, 'launch', claudePath);
   if (problem) return refuse(s, arg, problem.message);
+  if (!(await findProgram(claudePath))) return missingClaude(s, arg, claudePath);
   const sessionId = t.sessionId!;
   const cwd = t.cwd!;
   const name = terminalName(sessionId);

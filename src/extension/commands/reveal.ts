@@ -1,7 +1,10 @@
-// Reveal Round: opens the transcript and selects a round's lines (or one line).
+// Reveal Round: opens the transcript and selects a round's lines (or one line); or, asked for `readable` (the Context
+// Map's links), the round's readable form, since a line's JSON is often one line of tens of thousands of characters.
+// Asked to `keepGroup` (the map), it opens in the transcript's own editor group, never over the map.
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
-import { EDITOR_LIMIT, roundDocumentUri } from '../views/roundDocuments';
+import { EDITOR_LIMIT, readableRoundUri, roundDocumentUri } from '../views/roundDocuments';
+import { readableLineHeading } from '../../core/compact/readable';
 import { basename } from 'node:path';
 import { formatNumber } from '../model/format';
 import type { Services } from '../services';
@@ -13,6 +16,10 @@ export interface RevealArgs {
   line?: number;
   /** Move focus to the editor (default false: the tree keeps focus). */
   focus?: boolean;
+  /** Show the round's readable form (for `line`: the round holding it, at the line's part) instead of the raw lines. */
+  readable?: boolean;
+  /** Leave the active editor group (a webview such as the Context Map) as it is: open in the transcript's group. */
+  keepGroup?: boolean;
 }
 
 export interface RevealResult {
@@ -20,7 +27,18 @@ export interface RevealResult {
   firstLine: number;
   lastLine: number;
   /** Where it was shown: the transcript's editor, or a read-only document of the round's lines (large files). */
-  shownIn: 'editor' | 'round-document' | 'nowhere';
+  shownIn: 'editor' | 'round-document' | 'readable-round' | 'nowhere';
+}
+
+/**
+ * Where to open when the active group must stay as it is: the group that shows the transcript already, else another
+ * group, else a new one beside.
+ */
+function columnBesideActive(file: string): vscode.ViewColumn {
+  const active = vscode.window.tabGroups.activeTabGroup;
+  const others = vscode.window.tabGroups.all.filter((g) => g !== active);
+  const holding = others.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === 'file' && t.input.uri.fsPath === file));
+  return (holding ?? others[0])?.viewColumn ?? vscode.ViewColumn.Beside;
 }
 
 export async function revealRound(s: Services, arg?: unknown): Promise<RevealResult | undefined> {
@@ -34,6 +52,22 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
   let first: number;
   let last: number;
   let roundIndex: number | undefined;
+  const viewColumn = o.keepGroup ? columnBesideActive(file) : undefined;
+  if (o.readable) {
+    if (s.store.file !== file) await s.store.load(file);
+    const analysis = s.store.file === file ? s.store.analysis : undefined;
+    if (!analysis) return undefined;
+    const entries = analysis.index.entries;
+    const round = typeof o.line === 'number' ? analysis.rounds.find((r) => r.entries.some((i) => entries[i].line === o.line)) : analysis.rounds.find((r) => r.index === o.round);
+    if (round) {
+      const doc = await vscode.workspace.openTextDocument(readableRoundUri(file, round.index));
+      const at = typeof o.line === 'number' ? Math.max(0, doc.getText().split('\n').findIndex((l) => l.startsWith(readableLineHeading(o.line!)))) : 0;
+      const pos = new vscode.Position(at, 0);
+      const editor = await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, viewColumn, selection: new vscode.Range(pos, pos) });
+      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.AtTop);
+      return { file, firstLine: round.firstLine, lastLine: round.lastLine, shownIn: 'readable-round' };
+    }
+  }
   if (typeof o.line === 'number') {
     first = last = o.line;
   } else {
@@ -68,7 +102,7 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
       return { file, firstLine: first, lastLine: last, shownIn: 'nowhere' };
     }
     const doc = await vscode.workspace.openTextDocument(roundDocumentUri(file, roundIndex));
-    await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true });
+    await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, viewColumn });
     return { file, firstLine: first, lastLine: last, shownIn: 'round-document' };
   }
   let doc: vscode.TextDocument;
@@ -84,7 +118,7 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
   const firstIdx = Math.min(first, doc.lineCount) - 1;
   const start = new vscode.Position(Math.max(0, firstIdx), 0);
   const end = doc.lineAt(Math.max(0, lastIdx)).range.end;
-  const editor = await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, selection: new vscode.Range(start, end) });
+  const editor = await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, selection: new vscode.Range(start, end), viewColumn });
   editor.revealRange(new vscode.Range(start, start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   return { file, firstLine: first, lastLine: last, shownIn: 'editor' };
 }

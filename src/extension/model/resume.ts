@@ -1,8 +1,8 @@
 // Resuming a transcript in Claude Code: its session id (the file name, which is how Claude
 // Code finds a session), its working folder (from its lines: Claude Code must be started
 // there), and what stands in the way. Node fs only, no `vscode` import.
-import { stat } from 'node:fs/promises';
-import { isAbsolute, relative } from 'node:path';
+import { access, constants, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { commandLine, isSessionId, resumeArgv, resumeCommand, resumeParts } from '../../core/compact/resume';
 import { baseName } from './format';
 
@@ -86,4 +86,28 @@ export function copyableResumeCommand(t: ResumeTarget, claudePath: string): stri
 export function isInside(file: string, folder: string): boolean {
   const rel = relative(folder, file);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/**
+ * Where `program` (the `agentCompactor.claudePath` setting: a name looked up on PATH, or a path) is, or null when it is
+ * not an executable file there: the terminal would only say "command not found". On Windows, PATHEXT's extensions are
+ * tried too. The extension host's PATH stands for the terminal's.
+ */
+export async function findProgram(program: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<string | null> {
+  const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)] : [''];
+  const named = /[\\/]/.test(program);
+  const dirs = named ? [''] : (env.PATH ?? env.Path ?? '').split(platform === 'win32' ? ';' : delimiter).filter(Boolean);
+  for (const dir of dirs) {
+    for (const ext of exts) {
+      const candidate = named ? program + ext : join(dir, program + ext);
+      try {
+        if (!(await stat(candidate)).isFile()) continue;
+        if (platform !== 'win32') await access(candidate, constants.X_OK);
+        return candidate;
+      } catch {
+        /* not here */
+      }
+    }
+  }
+  return null;
 }

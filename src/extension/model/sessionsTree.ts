@@ -1,14 +1,16 @@
 // The Sessions view as plain data: projects (real paths, the workspace's first) holding their sessions, newest first,
-// each with its title, last activity, size, rounds and cost (once read in the background), context fill as a small
-// bar and a mark when it is being written now.
+// each with its title, last activity, size, rounds and cost (once read in the background), context fill, a mark when
+// it is being written now and one when it is a fork. At the side bar's default width a row shows ~35 characters and
+// cuts the rest: the title is shortened and the row's figures start with what matters most (fill, cost), the rest of
+// them and the whole title are in the tooltip.
 // Pure: no `vscode` import.
 import { basename } from 'node:path';
 import { dollars, span } from '../../core/cache';
 import { costFigure, costNotes, type CostFacts } from '../../core/cost';
-import { contextWindowOf, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
+import { contextWindowOf, type ForkOrigin, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
 import type { SessionStats } from '../../core/sessionStats';
 import { PRICES_SETTING_HINT } from './mapState';
-import { formatBytes, formatNumber, formatUsd, plural, shortNumber } from './format';
+import { formatBytes, formatNumber, formatUsd, oneLine, plural, shortNumber } from './format';
 import type { StatsState } from './sessionStatsQueue';
 import { timeAgo } from './sessions';
 
@@ -24,6 +26,8 @@ export interface SessionNode {
   collapsible: 'none' | 'collapsed' | 'expanded';
   /** The session's transcript (session nodes). */
   file?: string;
+  /** A fork's original transcript (null: a fork whose original is not listed; absent: not a fork). */
+  forkOf?: string | null;
   project: string;
   children?: SessionNode[];
 }
@@ -43,6 +47,19 @@ export function fillText(s: Pick<SessionSummary, 'contextTokens' | 'contextWindo
 function costOf(s: SessionStats): CostFacts {
   return { total: { usd: s.costUsd }, unpriced: s.unpriced, assumed: s.assumed, agent: s.agent };
 }
+
+/** The fill as a share, for the start of a row (`40%`), or null when not known. */
+export function fillShare(s: Pick<SessionSummary, 'contextTokens' | 'contextWindow'>): string | null {
+  return s.contextTokens === null ? null : `${Math.round((s.contextTokens / s.contextWindow) * 100)}%`;
+}
+
+/** The cost for the start of a row (`$1.23`; `≈` while figures of an earlier size are shown), or null. */
+export function costText(state: StatsState): string | null {
+  return state.kind === 'ready' ? `${state.stale ? '≈' : ''}${costFigure(costOf(state.stats), formatUsd)}` : null;
+}
+
+/** Characters of a session's title shown in its row (the whole title is in the tooltip). */
+export const ROW_TITLE_CHARS = 16;
 
 /** Rounds and cost for the description (`12 rounds · $1.23`; `≈` while figures of an earlier size are shown), or null. */
 export function statsText(state: StatsState): string | null {
@@ -102,26 +119,40 @@ export function shownContext(s: SessionSummary, stats: StatsState): Pick<Session
   return s;
 }
 
-export function sessionNode(summary: SessionSummary, now = Date.now(), stats: StatsState = { kind: 'none' }): SessionNode {
+/** The tooltip's line for a fork: which session it was forked from and by whom. */
+export function forkText(forkOf: ForkOrigin, original: SessionSummary | undefined): string {
+  const by = forkOf.by === 'claude-code' ? 'Claude Code' : 'a compaction or repair';
+  return `Fork of ${original ? `"${oneLine(original.title, 60)}" (${forkOf.sessionId})` : `session ${forkOf.sessionId} (not found beside it)`}, written by ${by}. Open Original Session shows it.`;
+}
+
+/** `original`: the session a fork was forked from, when it is listed. */
+export function sessionNode(summary: SessionSummary, now = Date.now(), stats: StatsState = { kind: 'none' }, original?: SessionSummary): SessionNode {
   const s = { ...summary, ...shownContext(summary, stats) };
   const fill = fillText(s);
   const expiry = cacheExpiryNote(stats, now);
+  const rounds = stats.kind === 'ready' ? plural(stats.stats.rounds, 'round') : null;
   return {
     id: `session:${s.file}`,
     kind: 'session',
-    label: s.title,
-    description: [s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), statsText(stats), fill, expiry?.mark].filter(Boolean).join(' · '),
-    tooltip: [s.title, s.file, `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : stats.kind === 'pending' ? 'Context: being read…' : 'No usage recorded yet', expiry?.tooltip].filter(Boolean).join('\n'),
-    icon: s.live ? 'circle-filled' : 'comment-discussion',
+    label: oneLine(s.title, ROW_TITLE_CHARS),
+    description: [fillShare(s), costText(stats), s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), rounds, expiry?.mark].filter(Boolean).join(' · '),
+    tooltip: [s.title, s.file, s.forkOf ? forkText(s.forkOf, original) : '', `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : stats.kind === 'pending' ? 'Context: being read…' : 'No usage recorded yet', expiry?.tooltip].filter(Boolean).join('\n'),
+    icon: s.live ? 'circle-filled' : s.forkOf ? 'repo-forked' : 'comment-discussion',
     color: s.live ? 'charts.green' : undefined,
-    contextValue: s.live ? 'session.live' : 'session',
+    contextValue: `${s.live ? 'session.live' : 'session'}${s.forkOf ? '.fork' : ''}`,
     collapsible: 'none',
     file: s.file,
+    forkOf: s.forkOf ? (original?.file ?? null) : undefined,
     project: s.cwd ?? s.folder,
   };
 }
 
-export function sessionTreeNodes(groups: ProjectGroup[], workspaceProject: string | null, now = Date.now(), statsOf: (s: SessionSummary) => StatsState = () => ({ kind: 'none' })): SessionNode[] {
+/** The session a fork was forked from: the one of that id in the same project folder (where Claude Code finds it). */
+export function originalOf(s: SessionSummary, all: readonly SessionSummary[]): SessionSummary | undefined {
+  return s.forkOf ? all.find((o) => o.id === s.forkOf!.sessionId && o.folder === s.folder) : undefined;
+}
+
+export function sessionTreeNodes(groups: ProjectGroup[], workspaceProject: string | null, now = Date.now(), statsOf: (s: SessionSummary) => StatsState = () => ({ kind: 'none' }), all: readonly SessionSummary[] = groups.flatMap((g) => g.sessions)): SessionNode[] {
   return groups.map((g, i) => ({
     id: `project:${g.project}`,
     kind: 'project',
@@ -132,6 +163,6 @@ export function sessionTreeNodes(groups: ProjectGroup[], workspaceProject: strin
     contextValue: 'project',
     collapsible: i === 0 ? 'expanded' : 'collapsed',
     project: g.project,
-    children: g.sessions.map((s) => sessionNode(s, now, statsOf(s))),
+    children: g.sessions.map((s) => sessionNode(s, now, statsOf(s), originalOf(s, all))),
   }));
 }

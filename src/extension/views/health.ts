@@ -1,9 +1,13 @@
 // Resume Health diagnostics: the doctor's problems of the shown transcript in the Problems panel, at their lines,
-// kept up to date as the store re-reads the file (a live session included).
+// kept up to date as the store re-reads the file (a live session included); and the context key that offers Repair
+// Session (palette) only for a transcript whose problems core's repair outlook says it can fix.
 import * as vscode from 'vscode';
-import { healthDiagnostics, resumeHealthOf } from '../model/health';
+import { healthDiagnostics, repairableOf, resumeHealthOf } from '../model/health';
 import type { DoctorReport } from '../../core/doctor';
 import type { TranscriptStore } from '../store';
+
+/** True while the shown transcript has a problem Repair Session can fix (package.json offers the command then). */
+export const CAN_REPAIR_CONTEXT = 'agentCompactor.canRepair';
 
 const SEVERITY = { error: vscode.DiagnosticSeverity.Error, warning: vscode.DiagnosticSeverity.Warning, hint: vscode.DiagnosticSeverity.Hint } as const;
 
@@ -18,8 +22,9 @@ export class ResumeHealthDiagnostics implements vscode.Disposable {
       if (st.status === 'loading') return;
       this.collection.clear();
       this.current = undefined;
+      const report = st.status === 'ready' ? resumeHealthOf(st.analysis) : undefined;
+      void vscode.commands.executeCommand('setContext', CAN_REPAIR_CONTEXT, st.status === 'ready' && report !== undefined && repairableOf(st.analysis, report));
       if (st.status !== 'ready') return;
-      const report = resumeHealthOf(st.analysis);
       this.current = report;
       if (!report) return;
       const diagnostics = healthDiagnostics(report).map((d) => {

@@ -189,7 +189,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   private rebuild(): void {
-    this.nodes = sessionTreeNodes(groupSessions(this.sessions, this.workspaceProject(), this.filterText), this.workspaceProject(), this.timers.now(), (s) => this.stats.state(s));
+    this.nodes = sessionTreeNodes(groupSessions(this.sessions, this.workspaceProject(), this.filterText), this.workspaceProject(), this.timers.now(), (s) => this.stats.state(s), this.sessions);
     this.emitter.fire(undefined);
   }
 
