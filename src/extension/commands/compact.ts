@@ -10,13 +10,11 @@ import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { contextNow, type ContextFigure } from '../../core/context';
 import { bytesAfterLastBoundary } from '../../core/compact/activePart';
-import { inspectFile } from '../../core/inspect';
-import { planCompaction } from '../../core/compact/plan';
-import { compactFile, DEFAULT_MODEL, type CompactOptions } from '../../core/compact/compact';
+import { applyCompaction, DEFAULT_MODEL, planCompactionOf, type CompactOptions, type PlannedCompaction } from '../../core/compact/compact';
 import { compactionEconomics } from '../../core/cache';
 import type { Analysis } from '../../core/inspect';
 import { priceTableFromSetting } from '../model/mapState';
-import type { CompactionPlan, CompactResult, CompactSettings } from '../../core/compact/types';
+import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import { confirmationText, planSummary, RESULT_ACTIONS, resultActions, resultResumeCommand, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
@@ -33,6 +31,8 @@ export type { CompactArgs } from './compactArgs';
 
 /** The plan, the context figure it starts from (the one every surface shows) and the file's size then. */
 interface Planned {
+  /** What the confirmation shows and the run applies (planned again, and said so, only if the file changes meanwhile). */
+  planned: PlannedCompaction;
   plan: CompactionPlan;
   context: ContextFigure;
   bytes: number;
@@ -43,16 +43,15 @@ interface Planned {
 }
 
 
-async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<Planned> {
-  if (s.store.file === file) {
-    const analysis = await s.store.refresh();
-    if (analysis) return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
-  }
-  const analysis = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${basename(file)}` },
-    () => inspectFile(file, { yieldEvery: 500 }),
+/** Plans the compaction the run will apply, with the store's decisions of the file (a value read at the edge). */
+async function planFor(s: Services, req: Request, compactOptions: CompactOptions): Promise<Planned> {
+  const decisions = await s.store.decisions(req.file);
+  const planned = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `Agent Compactor: planning ${basename(req.file)}` },
+    () => planCompactionOf(req.file, { ...compactOptions, decisions }),
   );
-  return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
+  const analysis = planned.analysis;
+  return { planned, plan: planned.plan, context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
 }
 
 /** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
@@ -94,8 +93,15 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
 
   let planned: Planned;
   try {
-    planned = await planFor(s, file, req.settings);
+    planned = await planFor(s, req, compactOptionsOf(req, o));
   } catch (err) {
+    if (err instanceof CompactError && err.code === 'nothing-to-compact' && !programmatic) {
+      // The plan leaves nothing to do: said as before, with the way to a smaller target.
+      const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${err.message}`, 'Open Settings');
+      if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
+      return undefined;
+    }
+    if (err instanceof CompactError && err.code === 'nothing-to-compact') return handleFailure(s, err, arg, summarizer, programmatic);
     s.log.error(`Could not plan a compaction of ${file}`, err);
     if (programmatic) throw err;
     void vscode.window.showErrorMessage(`Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
@@ -107,7 +113,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
 
   let result: CompactResult;
   try {
-    result = await runWithProgress(s, req, o);
+    result = await runWithProgress(s, req, planned.planned);
   } catch (err) {
     return handleFailure(s, err, arg, summarizer, programmatic);
   }
@@ -193,9 +199,9 @@ const COMPACT = 'Compact';
 const REVIEW_FIRST = 'Review Summary First';
 const OPEN_BUDGET = 'Open Budget Preview';
 
-/** Runs the compaction under a cancellable progress notification. */
-function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Thenable<CompactResult> {
-  const { file, summarizer } = req;
+/** What the run is asked: the request's settings, mode and summarizer, and the arguments' text. */
+function compactOptionsOf(req: Request, o: Partial<CompactArgs>): CompactOptions {
+  const { summarizer } = req;
   const compactOptions: CompactOptions = {
     settings: req.settings,
     summarizer,
@@ -211,6 +217,12 @@ function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Th
     // The address the confirmation named, resolved the same way.
     compactOptions.anthropic = { apiKey: req.apiKey, model: req.config.model, baseURL: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL) };
   }
+  return compactOptions;
+}
+
+/** Applies the plan the confirmation showed under a cancellable progress notification. */
+function runWithProgress(s: Services, req: Request, planned: PlannedCompaction): Thenable<CompactResult> {
+  const { file, summarizer } = req;
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Compacting ${basename(file)}`, cancellable: true },
     async (progress, token) => {
@@ -218,8 +230,7 @@ function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Th
       const sub = token.onCancellationRequested(() => abort.abort());
       try {
         progress.report({ message: summarizer === 'anthropic' ? 'summarizing with the Anthropic API…' : 'writing an offline summary…' });
-        return await compactFile(file, {
-          ...compactOptions,
+        return await applyCompaction(planned, {
           signal: abort.signal,
           onProgress: (message) => {
             progress.report({ message });
