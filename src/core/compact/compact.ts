@@ -115,7 +115,14 @@ export function checkCancelled(signal?: AbortSignal): void {
  * changed in between is planned again, and the result says so).
  */
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
-  return applyCompaction(await planCompactionOf(file, options));
+  const target = await compactedFile(file, options);
+  // One lock from the plan to the commit: nothing can change the session's files in between.
+  const lock = await acquireLock(target.file);
+  try {
+    return await applyLocked(await planWithSaved(target, options), options);
+  } finally {
+    await lock.release();
+  }
 }
 
 /** What a compaction was planned over; apply checks the file still is that before it writes the plan. */
@@ -157,19 +164,35 @@ export interface PlannedCompaction {
  * caller already read it (inspectFile with `subagents: false`); by default it is read here.
  */
 export async function planCompactionOf(file: string, options: CompactOptions, analysis?: Analysis): Promise<PlannedCompaction> {
+  const target = await compactedFile(file, options);
+  // Planned under the session's lock (released after): never over the files of a compaction half done.
+  const lock = await acquireLock(target.file);
+  try {
+    return await planWithSaved(target, options, analysis);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The file a compaction of `file` reads and writes (a symbolic link resolved, and said), and the path given. */
+async function compactedFile(file: string, options: CompactOptions): Promise<{ file: string; given: string }> {
   file = resolve(file);
   const given = file;
-  const progress = options.onProgress ?? (() => undefined);
   const st = await lstat(file);
   if (st.isSymbolicLink()) {
     // Resolve deliberately: compact the real file (a fork is still written beside the link), and say so.
     const real = await realpath(file);
-    progress(`${file} is a symbolic link; compacting its target ${real}`);
+    options.onProgress?.(`${file} is a symbolic link; compacting its target ${real}`);
     file = real;
   }
+  return { file, given };
+}
+
+/** The plan over `target` with what is saved with the session (read here, the edge) and the options' decisions on top. */
+async function planWithSaved(target: { file: string; given: string }, options: CompactOptions, analysis?: Analysis): Promise<PlannedCompaction> {
   checkCancelled(options.signal);
-  const saved = await loadSavedPlanInputs(file);
-  return planOver(file, given, options, saved.state, options.decisions ?? saved.decisions, analysis);
+  const saved = await loadSavedPlanInputs(target.file);
+  return planOver(target.file, target.given, options, saved.state, options.decisions ?? saved.decisions, analysis);
 }
 
 async function planOver(file: string, given: string, options: CompactOptions, state: BudgetState, decisions: UserDecisions, read?: Analysis): Promise<PlannedCompaction> {
@@ -202,20 +225,10 @@ async function planOver(file: string, given: string, options: CompactOptions, st
  */
 export async function applyCompaction(planned: PlannedCompaction, runtime: Pick<CompactOptions, 'signal' | 'onProgress' | 'onSummaryText'> = {}): Promise<CompactResult> {
   const options: CompactOptions = { ...planned.options, ...definedOnly(runtime) };
-  const progress = options.onProgress ?? (() => undefined);
   checkCancelled(options.signal);
   const lock = await acquireLock(planned.file);
   try {
-    let current = planned;
-    let replanned: string | undefined;
-    const now = await stat(planned.file);
-    if (now.size !== planned.basis.size || now.mtimeMs !== planned.basis.mtimeMs) {
-      progress('The transcript changed since it was planned; planning again…');
-      current = await planOver(planned.file, planned.given, options, planned.state, planned.decisions);
-      replanned = planChanges(planned, current, now.size);
-    }
-    const result = await applyLocked(current, options, progress, replanned);
-    return replanned === undefined ? result : { ...result, replanned };
+    return await applyLocked(planned, options);
   } finally {
     await lock.release();
   }
@@ -244,7 +257,22 @@ export function planChanges(before: PlannedCompaction, after: PlannedCompaction,
   return `the transcript changed after the plan was made (${what}; is the agent still writing to it?), so it was planned again over the file as it is now and that plan was written: ${changes.length ? changes.join('; ') : 'the rounds planned are the same'}`;
 }
 
-async function applyLocked(planned: PlannedCompaction, options: CompactOptions, progress: ProgressReporter, replanned: string | undefined): Promise<CompactResult> {
+/** Applies `planned` (under the session's lock), or the plan made again when the file is no longer what it planned over. */
+async function applyLocked(shown: PlannedCompaction, options: CompactOptions): Promise<CompactResult> {
+  const progress = options.onProgress ?? (() => undefined);
+  let planned = shown;
+  let replanned: string | undefined;
+  const now = await stat(shown.file);
+  if (now.size !== shown.basis.size || now.mtimeMs !== shown.basis.mtimeMs) {
+    progress('The transcript changed since it was planned; planning again…');
+    planned = await planOver(shown.file, shown.given, options, shown.state, shown.decisions);
+    replanned = planChanges(shown, planned, now.size);
+  }
+  const result = await writePlan(planned, options, progress, replanned);
+  return replanned === undefined ? result : { ...result, replanned };
+}
+
+async function writePlan(planned: PlannedCompaction, options: CompactOptions, progress: ProgressReporter, replanned: string | undefined): Promise<CompactResult> {
   const { file, given, analysis } = planned;
   // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
   const details: PlanDetails = { ...planned.details, plan: copyPlan(planned.details.plan) };
@@ -297,7 +325,8 @@ export async function draftSummary(
   file: string,
   options: CompactOptions,
 ): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan']; fidelity?: FidelityReport; facts?: Fact[] }> {
-  const planned = await planCompactionOf(file, options);
+  // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
+  const planned = await planWithSaved(await compactedFile(file, options), options);
   const progress = options.onProgress ?? (() => undefined);
   const { made, summary, details, fidelity, facts } = await summarize(planned.analysis, planned.details, planned.loaded, options, progress);
   return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity, facts };
