@@ -315,9 +315,9 @@ describe('plan shown = plan applied: every decision kind over Claude Code and Co
           // The plan object applied is the plan written: round by round (action, who, tokens after budgeting), the
           // predicted kept tokens, the tool results and the conflicts; and applying it left it as it was.
           assert.equal(result.replanned, undefined, `${where}: nothing changed between plan and apply`);
-          assert.deepEqual(planned!.plan, applied, `${where}: applying leaves the plan object as it was shown`);
+          assert.deepEqual(planned.plan, applied, `${where}: applying leaves the plan object as it was shown`);
           const exact = (p: CompactionPlan) => ({ rounds: p.rounds.map((r) => `${r.index}:${r.action}:${r.by}:${r.tokens}:${r.tokensAfter}`), preTokens: p.preTokens, keptTokens: p.keptTokens, messageTarget: p.messageTarget, toolResults: p.toolResults, conflicts: p.conflicts, settings: p.settings });
-          assert.deepEqual(exact(result.plan), exact(applied!), `${where}: the applied result is the plan object applied`);
+          assert.deepEqual(exact(result.plan), exact(applied), `${where}: the applied result is the plan object applied`);
           const view = (p: CompactionPlan) => p.rounds.map((r) => `${r.index}:${r.action}:${r.by}`);
           assert.deepEqual(view(result.plan), view(drafted.plan), `${where}: the applied plan is the drafted one`);
           assert.deepEqual(result.plan.conflicts, drafted.plan.conflicts, `${where}: the same conflicts`);
