@@ -110,10 +110,7 @@ export function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
-/**
- * Plans and applies in one step (the plan is made under no lock and applied under the session's lock: a file that
- * changed in between is planned again, and the result says so).
- */
+/** Plans and applies in one step: `planCompactionOf` then `applyCompaction`, under one lock. */
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
   const target = await compactedFile(file, options);
   // One lock from the plan to the commit: nothing can change the session's files in between.
@@ -129,10 +126,6 @@ export async function compactFile(file: string, options: CompactOptions): Promis
 export interface PlanBasis {
   size: number;
   mtimeMs: number;
-  /** The uuid of the line the session's chain ended on (null: none). */
-  leafUuid: string | null;
-  /** Rounds of the analysis planned over. */
-  rounds: number;
 }
 
 /**
@@ -212,8 +205,7 @@ async function planOver(file: string, given: string, options: CompactOptions, st
   }
   refuseHalfWrittenTail(file, analysis, options.inPlace === true, codex ? 'Codex' : 'an agent');
   const { details, loaded } = await planLoaded(file, analysis, options, state, decisions);
-  const leaf = analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid ?? null : null;
-  const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs, leafUuid: leaf, rounds: analysis.rounds.length };
+  const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs };
   return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, codex };
 }
 
@@ -265,7 +257,10 @@ async function applyLocked(shown: PlannedCompaction, options: CompactOptions): P
   const now = await stat(shown.file);
   if (now.size !== shown.basis.size || now.mtimeMs !== shown.basis.mtimeMs) {
     progress('The transcript changed since it was planned; planning again…');
-    planned = await planOver(shown.file, shown.given, options, shown.state, shown.decisions);
+    // The decisions the user confirmed; the frozen budget decisions as they are now (another compaction may have
+    // written them meanwhile).
+    const saved = await loadSavedPlanInputs(shown.file);
+    planned = await planOver(shown.file, shown.given, options, saved.state, shown.decisions);
     replanned = planChanges(shown, planned, now.size);
   }
   const result = await writePlan(planned, options, progress, replanned);
