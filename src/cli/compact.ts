@@ -1,7 +1,7 @@
 // `agent-compactor compact <file>`: summarize the older rounds and write the result (by default a fork).
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { compactFile, DEFAULT_MODEL } from '../core/compact/compact';
+import { applyCompaction, DEFAULT_MODEL, planCompactionOf } from '../core/compact/compact';
 import { writeUndoRecord } from '../core/compact/undoRecord';
 import { CompactError, type CompactResult } from '../core/compact/types';
 import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, shown, UsageError } from './args';
@@ -11,7 +11,8 @@ import { SETTING_OPTIONS, settingsFrom } from './settings';
 import { inspectFile } from '../core/inspect';
 import { DecisionError, type UserDecisions } from '../core/compact/decisions';
 import type { SummarizerChoice } from '../core/compact/options';
-import { STEER_NOTE, STEER_OPTIONS, steered, steeringFor, summaryTextFrom } from './steer';
+import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
+import type { Analysis } from '../core/inspect';
 
 export const compactVerb: VerbSpec = {
   name: 'compact',
@@ -58,8 +59,10 @@ interface CompactRequest {
   summarizer: SummarizerChoice;
   apiKey?: string;
   model?: string;
-  /** Decisions given by options (with the saved ones); undefined: the saved ones alone, read by the planner. */
-  decisions?: UserDecisions;
+  /** The saved decisions with the options on top, read and checked here (the edge), and planned with. */
+  decisions: UserDecisions;
+  /** The transcript as read once: planned over, and applied unless it changes before the lock is taken. */
+  analysis: Analysis;
   summaryText?: string;
 }
 
@@ -103,8 +106,9 @@ async function request(values: Values, positionals: string[]): Promise<CompactRe
     if (!folder?.isDirectory()) throw new UsageError(`--out ${shown(out)}: no such folder: ${shown(dirname(resolve(out)))}`);
   }
   const summaryText = await summaryTextFrom(values);
-  const decisions = steered(values) ? await steeringFor(file, await inspectFile(file, { subagents: false }), values) : undefined;
-  return { file, summarizer, apiKey, model: str(values, 'model'), decisions, summaryText };
+  const analysis = await inspectFile(file, { subagents: false });
+  const { decisions } = await planInputsFor(file, analysis, values);
+  return { file, summarizer, apiKey, model: str(values, 'model'), decisions, analysis, summaryText };
 }
 
 export async function runCompact(values: Values, positionals: string[]): Promise<number> {
@@ -114,7 +118,8 @@ export async function runCompact(values: Values, positionals: string[]): Promise
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   try {
-    const result = await compactFile(req.file, {
+    // Planned once, and that plan applied (planned again, and said so, only if the file changes in between).
+    const planned = await planCompactionOf(req.file, {
       settings: settingsFrom(values),
       summarizer: req.summarizer,
       anthropic: req.summarizer === 'anthropic' ? { apiKey: req.apiKey, model: req.model, baseURL: str(values, 'base-url') } : undefined,
@@ -128,7 +133,8 @@ export async function runCompact(values: Values, positionals: string[]): Promise
       summaryText: req.summaryText,
       signal: controller.signal,
       onProgress: json ? undefined : (m) => printErr(`${sanitizeForTerminal(m)}\n`),
-    });
+    }, req.analysis);
+    const result = await applyCompaction(planned);
     // For `agent-compactor undo`; the compaction itself succeeded whatever happens to the record.
     await writeUndoRecord(req.file, result).catch((err: unknown) => printErr(`agent-compactor: note: could not record this compaction for undo: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}\n`));
     if (json) printJson(JSON.stringify(resultJson(result), null, 2) + '\n');

@@ -5,8 +5,9 @@ import { compactionEconomics, economicsLine } from '../core/cache';
 import { draftSummary } from '../core/compact/compact';
 import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
+import type { UserDecisions } from '../core/compact/decisions';
 import { onePositional, readableTranscript, UsageError } from './args';
-import { STEER_NOTE, STEER_OPTIONS, steeringFor, summaryTextFrom } from './steer';
+import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
 import { contextParts } from '../core/context';
 import { unsupportedReason } from '../core/formats/types';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
@@ -35,9 +36,9 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const analysis = await inspectFile(file, { subagents: false, appendable: false });
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new UsageError(`${file}: ${refusal}`);
-  const decisions = await steeringFor(file, analysis, values);
+  const { state, decisions } = await planInputsFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);
-  const plan = await planCompaction(analysis, settings, undefined, decisions);
+  const plan = await planCompaction(analysis, settings, state, decisions);
   // What the next turn costs both ways (offline summary: the one plan describes), from the session's cache state now.
   const nextTurn = compactionEconomics(analysis, plan, { now: Date.now() });
   if (bool(values, 'json')) printJson(JSON.stringify({ ...plan, nextTurn }, null, 2) + '\n');
@@ -45,7 +46,7 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   return 0;
 }
 
-async function printSummary(file: string, values: Values, settings: ReturnType<typeof settingsFrom>, decisions: Awaited<ReturnType<typeof steeringFor>>, summaryText: string | undefined): Promise<number> {
+async function printSummary(file: string, values: Values, settings: ReturnType<typeof settingsFrom>, decisions: UserDecisions, summaryText: string | undefined): Promise<number> {
   const json = bool(values, 'json');
   try {
     const draft = await draftSummary(file, { summarizer: 'extractive', settings, decisions, summaryText });

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Analysis } from '../core/inspect';
 import { chooseRounds, chooseToolResult, DecisionError, parseRoundList, resolveRounds, type RoundChoice, type UserDecisions } from '../core/compact/decisions';
-import { loadDecisions } from '../core/compact/savedDecisions';
+import { loadSavedPlanInputs, type SavedPlanInputs } from '../core/compact/savedDecisions';
 import { shown, UsageError } from './args';
 import { list, str, type OptionSpec, type Values } from './options';
 
@@ -53,14 +53,16 @@ export function decisionsFromOptions(values: Values, base: UserDecisions): UserD
   return d;
 }
 
-/** True when any steering option was given. */
-export function steered(values: Values): boolean {
-  return STEER_OPTIONS.some((o) => values[o.flag] !== undefined);
+/**
+ * What the plan follows, read here at the edge: the session's saved state, and its saved decisions plus the
+ * options, checked against the session (an unknown round is exit 2).
+ */
+export async function planInputsFor(file: string, analysis: Analysis, values: Values): Promise<SavedPlanInputs> {
+  const saved = await loadSavedPlanInputs(file);
+  return { state: saved.state, decisions: checkedDecisions(decisionsFromOptions(values, saved.decisions), analysis, values) };
 }
 
-/** Saved decisions plus the options, checked against the session (an unknown round is exit 2). */
-export async function steeringFor(file: string, analysis: Analysis, values: Values): Promise<UserDecisions> {
-  const d = decisionsFromOptions(values, await loadDecisions(file));
+function checkedDecisions(d: UserDecisions, analysis: Analysis, values: Values): UserDecisions {
   try {
     resolveRounds(d, analysis);
   } catch (err) {

@@ -5,6 +5,7 @@
 // Every message from the webview is validated (src/webview/mapProtocol.ts).
 import * as vscode from 'vscode';
 import { readRoundItems } from '../core/roundDetail';
+import { chooseRounds, chooseToolResult, type UserDecisions } from '../core/compact/decisions';
 import { countInWorker } from '../core/tokens/pool';
 import { parseMapToHost, type HostToMap, type MapState, type RoundDetail } from '../webview/mapProtocol';
 import { buildMapState, priceTableFromSetting } from './model/mapState';
@@ -122,22 +123,28 @@ class ContextMapPanel implements vscode.Disposable {
       case 'revealLine':
         await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, line: msg.line, readable: true, keepGroup: true });
         break;
-      // The steering commands save the decision and replan; the store's change redraws the map.
-      case 'dropRound':
-        await this.steer(CommandId.dropRound, { file: this.file, round: msg.round });
+      // A decision changes the store's decisions value of this panel's file (saved, and replanned); the store's
+      // change redraws the map.
+      case 'dropRound': {
+        const round = msg.round;
+        await this.decide((d) => chooseRounds(d, [round], 'drop'));
         break;
-      case 'previewResult':
-        await this.steer(CommandId.chooseToolResult, { file: this.file, toolUseId: msg.toolUseId, choice: 'preview' });
+      }
+      case 'previewResult': {
+        const id = msg.toolUseId;
+        await this.decide((d) => chooseToolResult(d, id, 'preview'));
         break;
+      }
     }
   }
 
-  /** Runs a steering command for this panel's file; called by code, it throws, so the failure is shown here. */
-  private async steer(command: string, arg: Record<string, unknown>): Promise<void> {
+  /** Updates this panel's file's decisions by `change`; a failure is shown here (the webview has no error view). */
+  private async decide(change: (d: UserDecisions) => UserDecisions): Promise<void> {
     try {
       await this.show();
-      await vscode.commands.executeCommand(command, arg);
+      await this.store.decide(this.file, change);
     } catch (err) {
+      this.log.error(`Could not save the decision for ${this.file}`, err);
       void vscode.window.showErrorMessage(`Agent Compactor: ${err instanceof Error ? err.message : String(err)}`);
     }
   }

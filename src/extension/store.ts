@@ -8,6 +8,8 @@ import { basename, dirname } from 'node:path';
 import { inspectFile, reinspect, type Analysis } from '../core/inspect';
 import { NotATranscriptError, prefixUnchanged } from '../core/transcript';
 import { planCompaction } from '../core/compact/plan';
+import { anchored, type UserDecisions } from '../core/compact/decisions';
+import { loadSavedPlanInputs, saveDecisions, type SavedPlanInputs } from '../core/compact/savedDecisions';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../core/compact/types';
 import type { Log } from './log';
 import { getSettings } from './settings';
@@ -57,6 +59,11 @@ export class TranscriptStore implements vscode.Disposable {
   private readonly previews = new Map<string, number | undefined>();
   /** Files whose preview was cleared while previewOnOpen is on: no plan until opened again. */
   private readonly dismissed = new Set<string>();
+  /**
+   * What is saved with each session that its plan follows (the frozen budget decisions and the user's decisions),
+   * read from its state file once and then held as a value: a decision updates it here and is persisted from here.
+   */
+  private readonly saved = new Map<string, SavedPlanInputs>();
   lastResult: CompactResult | undefined;
 
   constructor(private readonly log: Log) {}
@@ -129,6 +136,7 @@ export class TranscriptStore implements vscode.Disposable {
     return this.run(async () => {
       if (this.wanted !== file) return undefined; // superseded while queued
       if (!options.force && this._state.status === 'ready' && this._state.file === file) return this._state.analysis;
+      if (options.force) this.saved.delete(file);
       if (this._state.status === 'empty' || this._state.file !== file) this.dismissed.delete(file); // opened again
       const cached = options.force ? undefined : this.cache.get(file);
       let analysis: Analysis;
@@ -264,9 +272,47 @@ export class TranscriptStore implements vscode.Disposable {
     return next;
   }
 
-  /** Drops a cached analysis (after the file was rewritten: restore, in-place compaction). */
+  /** Drops a cached analysis and saved state (after the file was rewritten: restore, in-place compaction, undo). */
   invalidate(file: string): void {
     this.cache.delete(file);
+    this.saved.delete(file);
+  }
+
+  /** The saved state and decisions of `file`, read from its state file the first time (the edge) and then held. */
+  private async savedInputs(file: string): Promise<SavedPlanInputs> {
+    let saved = this.saved.get(file);
+    if (!saved) {
+      saved = await loadSavedPlanInputs(file);
+      this.saved.set(file, saved);
+    }
+    return saved;
+  }
+
+  /** The user's decisions for `file`, as the store holds them (what its plans and its Compact follow). */
+  decisions(file: string): Promise<UserDecisions> {
+    return this.run(async () => (await this.savedInputs(file)).decisions);
+  }
+
+  /**
+   * Changes the decisions of `file` by `change` (anchored to the rounds they name), saves them with the session and,
+   * when it is the shown file, plans again (a decision asks for its plan: shown even when no preview was open).
+   * Returns that plan, or null for a file not shown.
+   */
+  decide(file: string, change: (d: UserDecisions) => UserDecisions): Promise<CompactionPlan | null> {
+    return this.run(async () => {
+      const s = this._state;
+      const shown = s.status === 'ready' && s.file === file ? s : undefined;
+      const analysis = shown?.analysis ?? (await inspectFile(file, { subagents: false }));
+      const saved = await this.savedInputs(file);
+      const next = anchored(change(saved.decisions), analysis);
+      await saveDecisions(file, next);
+      this.saved.set(file, { ...saved, decisions: next });
+      if (!shown) return null;
+      this.previews.set(file, this.previews.get(file));
+      this.dismissed.delete(file);
+      await this.publish(file, shown.analysis);
+      return this.plan;
+    });
   }
 
   private remember(file: string, analysis: Analysis): void {
@@ -280,7 +326,8 @@ export class TranscriptStore implements vscode.Disposable {
     let planError: string | undefined;
     if (this.isPreviewing(file) && capabilitiesOf(analysis.index.format).plan) {
       try {
-        plan = await planCompaction(analysis, this.compactSettings(file));
+        const { state, decisions } = await this.savedInputs(file);
+        plan = await planCompaction(analysis, this.compactSettings(file), state, decisions);
       } catch (err) {
         planError = err instanceof Error ? err.message : String(err);
         this.log.error(`Could not plan a compaction of ${file}`, err);

@@ -17,10 +17,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { planCompaction, planDetails } from '../../src/core/compact/plan';
-import { compactFile, draftSummary } from '../../src/core/compact/compact';
+import { applyCompaction, compactFile, draftSummary, planCompactionOf } from '../../src/core/compact/compact';
 import { loadEntryObjects } from '../../src/core/compact/lines';
 import { checkResumable } from '../../src/core/compact/validate';
-import { loadDecisions, saveDecisions } from '../../src/core/compact/savedDecisions';
+import { loadDecisions, loadSavedPlanInputs, saveDecisions } from '../../src/core/compact/savedDecisions';
 import { chooseRounds, chooseToolResult, keepFrom, noDecisions, resolveRounds, summarizeUpTo, type RoundChoice, type UserDecisions } from '../../src/core/compact/decisions';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { CompactError, type CompactResult, type CompactSettings, type CompactionPlan } from '../../src/core/compact/types';
@@ -142,8 +142,9 @@ describe('steering by hand: random decisions over every fixture, lose nothing, w
           summaryTokens: 1_000,
           maxToolResultChars: rng.pick([1_000, 50_000]),
         };
-        const details = await planDetails(analysis, settings);
-        assert.deepEqual(details.plan, (await planDetails(analysis, settings, undefined, d)).plan, `${where}: the saved decisions are the ones planned`);
+        const saved = await loadSavedPlanInputs(file);
+        const details = await planDetails(analysis, settings, saved.state, saved.decisions);
+        assert.deepEqual(details.plan, (await planDetails(analysis, settings, saved.state, d)).plan, `${where}: the saved decisions, read at the edge, are the ones planned`);
         checkPlanFollows(details.plan, d, analysis, details.kept, where);
         if (step % COMPACT_EVERY !== 0) continue;
 
@@ -290,10 +291,14 @@ describe('plan shown = plan applied: every decision kind over Claude Code and Co
           const before = snapshotDir(dir);
           const original = readFileSync(file);
           let drafted: Awaited<ReturnType<typeof draftSummary>> | null = null;
+          let planned: Awaited<ReturnType<typeof planCompactionOf>> | null = null;
+          let applied: CompactionPlan | null = null;
           let result: CompactResult;
           try {
             drafted = await draftSummary(file, options);
-            result = await compactFile(file, options);
+            planned = await planCompactionOf(file, options);
+            applied = structuredClone(planned.plan);
+            result = await applyCompaction(planned);
           } catch (err) {
             // Known limitation of the Claude Code planner (not of steering): a kept round whose call the input never
             // answered fails validation; the refusal must still write nothing.
@@ -307,6 +312,12 @@ describe('plan shown = plan applied: every decision kind over Claude Code and Co
           written.set(`${agent} ${kind}`, (written.get(`${agent} ${kind}`) ?? 0) + 1);
           assert.deepEqual(readFileSync(file), original, `${where}: the original is untouched`);
 
+          // The plan object applied is the plan written: round by round (action, who, tokens after budgeting), the
+          // predicted kept tokens, the tool results and the conflicts; and applying it left it as it was.
+          assert.equal(result.replanned, undefined, `${where}: nothing changed between plan and apply`);
+          assert.deepEqual(planned.plan, applied, `${where}: applying leaves the plan object as it was shown`);
+          const exact = (p: CompactionPlan) => ({ rounds: p.rounds.map((r) => `${r.index}:${r.action}:${r.by}:${r.tokens}:${r.tokensAfter}`), preTokens: p.preTokens, keptTokens: p.keptTokens, messageTarget: p.messageTarget, toolResults: p.toolResults, conflicts: p.conflicts, settings: p.settings });
+          assert.deepEqual(exact(result.plan), exact(applied), `${where}: the applied result is the plan object applied`);
           const view = (p: CompactionPlan) => p.rounds.map((r) => `${r.index}:${r.action}:${r.by}`);
           assert.deepEqual(view(result.plan), view(drafted.plan), `${where}: the applied plan is the drafted one`);
           assert.deepEqual(result.plan.conflicts, drafted.plan.conflicts, `${where}: the same conflicts`);

@@ -98,4 +98,29 @@ describe('host: steer the compaction by hand, review the summary, apply, undo', 
     const again = api.getLastPlan();
     assert.ok(again && again.rounds[pinA].by === 'user', 'the restored decisions steer the plan again');
   });
+
+  it('Compact applies the plan it showed: the decisions the extension holds, not ones written to disk behind it', async () => {
+    const file = copyFixture('v2.1.97-live-after.jsonl', 'steer-plan-shown.jsonl');
+    await showTranscript(api, file);
+    const analysis = api.getAnalysis()!;
+    const older = analysis.rounds.filter((r) => r.inContext && !r.startsAtBoundary && r.toolUses.length > 0).map((r) => r.index);
+    const pinned = older[2];
+    const run = <T>(id: string, arg: unknown) => withTimeout(Promise.resolve(vscode.commands.executeCommand<T>(id, arg)), 60_000, id);
+    await run<CompactionPlan>('agentCompactor.summarizeUpTo', { file, round: older[0] });
+    const shown = await run<CompactionPlan>('agentCompactor.keepRound', { file, rounds: [pinned] });
+    assert.deepEqual([shown.rounds[pinned].action, shown.rounds[pinned].by], ['keep', 'user']);
+    // Another writer changes the saved decisions on disk after the plan was shown (the CLI, another window).
+    const onDisk = JSON.parse(fs.readFileSync(statePath(file), 'utf8')) as { steering: { rounds: Record<string, string> } };
+    onDisk.steering.rounds[String(pinned)] = 'drop';
+    fs.writeFileSync(statePath(file), JSON.stringify(onDisk));
+
+    const result = await run<CompactResult>('agentCompactor.compact', { file, confirm: false, summarizer: 'extractive', open: false });
+    assert.ok(result, 'the compaction ran');
+    assert.equal(result.replanned, undefined, 'the transcript did not change');
+    const userRounds = (p: CompactionPlan) => p.rounds.filter((r) => r.by === 'user').map((r) => `${r.index}:${r.action}`);
+    assert.deepEqual(userRounds(result.plan), userRounds(shown), 'the decisions applied are the ones the plan showed');
+    assert.deepEqual(result.plan.conflicts, shown.conflicts);
+    const written = toolCalls(fs.readFileSync(result.output).subarray(fs.statSync(file).size).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json));
+    for (const u of analysis.rounds[pinned].toolUses) assert.ok(written.has(u.id), `the pinned round's call ${u.id} is written`);
+  });
 });

@@ -9,6 +9,8 @@
  * Screenshots (test-results/screenshots/): context-map-dark.png, context-map-light.png, context-map-hc.png.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { buildTranscript } from '../support/reliability';
 import { Workbench, screenshotOnFailure } from '../support/workbench';
@@ -127,6 +129,20 @@ describe('UI: Context Map', function () {
     const scripts = await frame.evaluate(() => Array.from(document.querySelectorAll('body script')).map((s) => s.getAttribute('src') ?? '(inline)'));
     assert.equal(scripts.length, 1);
     assert.match(scripts[0], /\/dist\/map\.js$/);
+  });
+
+  it('Drop round in the table of largest items: the decision reaches the plan, the tree and the session\'s state file', async () => {
+    const frame = await mapFrame(FILE);
+    const row = frame.locator('#largest-table tbody tr').first();
+    const drop = row.locator('button[data-action="drop-round"]');
+    const round = Number(((await drop.getAttribute('aria-label')) ?? '').replace(/^Drop round #/, ''));
+    assert.ok(Number.isInteger(round), `round of the largest item: ${round}`);
+    await drop.click();
+    await frame.locator('g.bar[data-mark="drop"]').first().waitFor({ timeout: 30_000 });
+    await wb.page.locator('.monaco-list-row', { hasText: new RegExp(`\\[drop · you\\] #${round} `) }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    const state = path.join(wb.workspace.dir, FILE.replace(/\.jsonl$/, '.compactor-state.json'));
+    const saved = JSON.parse(fs.readFileSync(state, 'utf8')) as { steering?: { rounds: Record<string, string> } };
+    assert.equal(saved.steering?.rounds[String(round)], 'drop', 'saved with the session');
   });
 
   /** The map of the real session alone in the window, a round selected, as a screenshot. */

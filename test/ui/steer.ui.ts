@@ -2,9 +2,10 @@
  * Steering by hand in the real workbench (code-server + headless Chromium), only through the UI:
  * pin a round and drop another from the Rounds tree's context menu (their marks and the plan line
  * update), run Compact Transcript, review the summary in its editor, edit it, Apply Summary; the
- * written session holds exactly the edited summary.
+ * written session holds exactly the edited summary; then Compact Without Review from the dialog while the agent
+ * appends a line: the result says the plan was made again over the grown file.
  *
- * Screenshots (test-results/screenshots/): steer-tree.png, steer-review.png.
+ * Screenshots (test-results/screenshots/): steer-tree.png, steer-review.png, steer-replanned.png.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -107,5 +108,39 @@ describe('UI: steer a compaction by hand', function () {
     assert.equal(hits.length, 1, 'the edited summary is written once');
     const summary = JSON.stringify(JSON.parse(hits[0]));
     assert.ok(summary.includes(JSON.stringify(`${EDITED_LINE}\n`).slice(1, -1)), 'the typed line, on its own line, as typed');
+  });
+
+  it('Compact Transcript applies the plan its dialog showed: a line the agent appends while it is open is planned again, and the result says so', async () => {
+    assert.ok(pinned && dropped, 'the decisions were made');
+    const before = new Set(fs.readdirSync(wb.workspace.dir));
+    // Back to the original (the review opened the result): its decisions show in the tree again.
+    await wb.page.locator(`.tabs-container .tab[data-resource-name="${TRANSCRIPT}"]`).first().click();
+    await treeRows().filter({ hasText: /^\+~?[\d,]+ · \[pinned\] #3 / }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await wb.runCommand('Agent Compactor: Compact Transcript…', 10_000);
+        break;
+      } catch (err) {
+        await wb.closeQuickInput();
+        if (attempt === 4) throw err;
+      }
+    }
+    const dialog = wb.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match((await dialog.textContent()) ?? '', /1 kept by you, 1 dropped by you/);
+    // While the user reads the dialog, the agent appends its next prompt.
+    const file = path.join(wb.workspace.dir, TRANSCRIPT);
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const last = JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
+    const next: Record<string, unknown> = { ...last, type: 'user', parentUuid: last.uuid, uuid: '00000000-0000-4000-8000-00000000abcd', message: { role: 'user', content: 'APPENDED-WHILE-CONFIRMING: also update the changelog.' } };
+    delete next.requestId;
+    fs.appendFileSync(file, JSON.stringify(next) + '\n');
+    await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Compact Without Review$/ }).click();
+    const done = wb.page.locator('.notification-toast', { hasText: /Compacted session\.jsonl: .*Not the plan you confirmed: the transcript changed after the plan was made \(\d+ bytes were appended/ }).first();
+    await done.waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.screenshot('steer-replanned');
+    const written = fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl') && !before.has(n));
+    assert.equal(written.length, 1, `one new session: ${JSON.stringify(written)}`);
+    assert.ok(fs.readFileSync(path.join(wb.workspace.dir, written[0]), 'utf8').includes('APPENDED-WHILE-CONFIRMING'), 'the appended prompt is in the result');
   });
 });

@@ -13,7 +13,7 @@ import { inspectFile } from '../../src/core/inspect';
 import { listBackups, restoreBackup } from '../../src/core/compact/backup';
 import { lockPath, tempPathFor } from '../../src/core/compact/fsutil';
 import { manifestPath } from '../../src/core/compact/sidecars';
-import { statePath, toolResultsDir } from '../../src/core/compact/state';
+import { loadState, statePath, toolResultsDir } from '../../src/core/compact/state';
 import { CompactError } from '../../src/core/compact/types';
 import { undoCompaction } from '../../src/core/compact/undo';
 import { fitName, NAME_MAX, readSidecar } from '../../src/core/sidecarFiles';
@@ -170,7 +170,7 @@ describe('names derived from a long transcript name stay within NAME_MAX (B5)', 
     const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
     assert.ok(existsSync(statePath(file)) && existsSync(manifestPath(res.backup!)));
     assert.deepEqual(await listBackups(file), [res.backup]);
-    await planCompaction(await inspectFile(file), settings); // now with a state file
+    await planCompaction(await inspectFile(file), settings, await loadState(file)); // now with a state file, read at the edge
     await restoreBackup(file, res.backup!);
     assert.ok(readFileSync(file).equals(original));
     for (const name of readdirSync(dir)) assert.ok(Buffer.byteLength(name) <= NAME_MAX, name);

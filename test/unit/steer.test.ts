@@ -11,7 +11,7 @@ import { compactFile, draftSummary } from '../../src/core/compact/compact';
 import { measureFidelity } from '../../src/core/compact/fidelity';
 import { restoreBackup } from '../../src/core/compact/backup';
 import { cloneState, emptyState, loadState, statePath } from '../../src/core/compact/state';
-import { clearDecisions, loadDecisions, saveDecisions } from '../../src/core/compact/savedDecisions';
+import { clearDecisions, loadDecisions, loadSavedPlanInputs, saveDecisions } from '../../src/core/compact/savedDecisions';
 import {
   anchored,
   chooseRounds,
@@ -62,8 +62,9 @@ function splitPairSession(): string {
   return session(lines);
 }
 
+/** The plan for `decisions` (none: no decisions), with the session's frozen budget decisions read here, at the edge. */
 async function plan(file: string, decisions?: UserDecisions, settings = TIGHT) {
-  return planDetails(await inspectFile(file, { subagents: false }), settings, undefined, decisions);
+  return planDetails(await inspectFile(file, { subagents: false }), settings, await loadState(file), decisions);
 }
 
 /** The lines a compaction appended (after the original's bytes). */
@@ -220,8 +221,9 @@ describe('user decisions (steer)', function () {
       const d = anchored(chooseToolResult(summarizeUpTo(chooseRounds(noDecisions(), [20], 'drop'), 6), 'toolu_0001', 'preview'), a);
       await saveDecisions(file, d);
       assert.deepEqual(await loadDecisions(file), d);
-      // The planner reads them when none are given, from a fresh analysis.
-      const fromSaved = await planDetails(await inspectFile(file, { subagents: false }), TIGHT);
+      // Read at the edge and passed in, they give the plan for them, from a fresh analysis.
+      const saved = await loadSavedPlanInputs(file);
+      const fromSaved = await planDetails(await inspectFile(file, { subagents: false }), TIGHT, saved.state, saved.decisions);
       assert.deepEqual(fromSaved.plan, (await plan(file, d)).plan);
       assert.equal(fromSaved.plan.rounds[20].by, 'user');
       const state = await loadState(file);
@@ -229,6 +231,23 @@ describe('user decisions (steer)', function () {
       await clearDecisions(file);
       assert.deepEqual(await loadDecisions(file), noDecisions());
       assert.equal(existsSync(statePath(file)), false, 'a state file with nothing left in it is removed');
+    });
+
+    it('the planner reads nothing saved with the session: decisions saved but not passed are not applied, passed ones are', async () => {
+      const file = plain();
+      const a = await inspectFile(file, { subagents: false });
+      const d = anchored(chooseRounds(noDecisions(), [20], 'drop'), a);
+      await saveDecisions(file, d);
+      const auto = await planDetails(a, TIGHT, undefined, noDecisions());
+      const notPassed = await planDetails(a, TIGHT);
+      assert.deepEqual(notPassed.plan, auto.plan, 'saved decisions are not read by the planner');
+      assert.ok(notPassed.plan.rounds.every((r) => r.by === 'plan'), 'no round is marked the user\'s');
+      const passed = await planDetails(a, TIGHT, undefined, d);
+      assert.deepEqual([passed.plan.rounds[20].action, passed.plan.rounds[20].by], ['drop', 'user'], 'passed decisions are applied');
+      // The same for the state file itself: unreadable, it is not read (the edge reads it and reports it).
+      writeFileSync(statePath(file), '{ not json');
+      assert.deepEqual((await planDetails(a, TIGHT, undefined, d)).plan, passed.plan);
+      await assert.rejects(loadSavedPlanInputs(file), /not valid JSON/);
     });
 
     it('clearing keeps the frozen budget decisions of an earlier compaction', async () => {

@@ -15,6 +15,9 @@ import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
 import { CompactError, type AttemptRecord, type CompactionPlan, type CompactResult, type ProgressReporter, type WrittenSidecars } from './types';
+import { loadSavedPlanInputs } from './savedDecisions';
+import type { BudgetState } from './state';
+import type { UserDecisions } from './decisions';
 import { shapeForExtractive } from './summarize/extractive';
 import { agentCliRefusal, contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
 import { buildAppendedLines } from './writeback';
@@ -108,23 +111,179 @@ export function checkCancelled(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
+/** Plans and applies in one step: `planCompactionOf` then `applyCompaction`, under one lock. */
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
+  const target = await compactedFile(file, options);
+  // One lock from the plan to the commit: nothing can change the session's files in between.
+  const lock = await acquireLock(target.file);
+  try {
+    return await applyLocked(await planWithSaved(target, options), options);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** What a compaction was planned over; apply checks the file still is that before it writes the plan. */
+export interface PlanBasis {
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * A compaction planned and not yet applied: `plan` is what the user is shown (`agent-compactor plan`, the
+ * extension's confirmation), and `applyCompaction` writes exactly it, or, when the file changed since, plans again
+ * and says what changed. It carries the values it was planned with, so apply re-plans with the same ones.
+ */
+export interface PlannedCompaction {
+  /** The file compacted (a symbolic link resolved) and the path the caller named. */
+  file: string;
+  given: string;
+  plan: CompactionPlan;
+  basis: PlanBasis;
+  /** The options it was planned with, decisions and frozen budget state included: apply follows them. */
+  options: CompactOptions;
+  state: BudgetState;
+  decisions: UserDecisions;
+  analysis: Analysis;
+  details: PlanDetails;
+  loaded: Loaded;
+  /** Codex only: what the compacted record needs from the rollout. */
+  codex?: CodexFacts;
+}
+
+/**
+ * The plan a compaction of `file` with `options` writes, with the lines it needs loaded; nothing is written. The
+ * edge of planning: what is saved with the session (the frozen budget decisions, and the user's decisions unless
+ * `options.decisions` gives them) is read here and passed to the planner as values. `analysis` is the file as the
+ * caller already read it (inspectFile with `subagents: false`); by default it is read here.
+ */
+export async function planCompactionOf(file: string, options: CompactOptions, analysis?: Analysis): Promise<PlannedCompaction> {
+  const target = await compactedFile(file, options);
+  // Planned under the session's lock (released after): never over the files of a compaction half done.
+  const lock = await acquireLock(target.file);
+  try {
+    return await planWithSaved(target, options, analysis);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The file a compaction of `file` reads and writes (a symbolic link resolved, and said), and the path given. */
+async function compactedFile(file: string, options: CompactOptions): Promise<{ file: string; given: string }> {
   file = resolve(file);
   const given = file;
-  const progress = options.onProgress ?? (() => undefined);
   const st = await lstat(file);
   if (st.isSymbolicLink()) {
     // Resolve deliberately: compact the real file (a fork is still written beside the link), and say so.
     const real = await realpath(file);
-    progress(`${file} is a symbolic link; compacting its target ${real}`);
+    options.onProgress?.(`${file} is a symbolic link; compacting its target ${real}`);
     file = real;
   }
-  const lock = await acquireLock(file);
+  return { file, given };
+}
+
+/** The plan over `target` with what is saved with the session (read here, the edge) and the options' decisions on top. */
+async function planWithSaved(target: { file: string; given: string }, options: CompactOptions, analysis?: Analysis): Promise<PlannedCompaction> {
+  checkCancelled(options.signal);
+  const saved = await loadSavedPlanInputs(target.file);
+  return planOver(target.file, target.given, options, saved.state, options.decisions ?? saved.decisions, analysis);
+}
+
+async function planOver(file: string, given: string, options: CompactOptions, state: BudgetState, decisions: UserDecisions, read?: Analysis): Promise<PlannedCompaction> {
+  const progress = options.onProgress ?? (() => undefined);
+  let analysis = read;
+  if (!analysis || analysis.index.path !== file) {
+    progress('Reading transcript…');
+    analysis = await inspectFile(file, { subagents: false });
+  }
+  const refusal = unsupportedReason(analysis.index.format);
+  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
+  let codex: CodexFacts | undefined;
+  if (analysis.index.format.id === 'codex') {
+    // A rollout without its session_meta records cannot be resumed by Codex, and they come first.
+    if (options.fresh) throw new CompactError('unsupported-format', `${basename(file)}: a fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Nothing was written; compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).`);
+    codex = await codexFacts(file, analysis);
+  }
+  refuseHalfWrittenTail(file, analysis, options.inPlace === true, codex ? 'Codex' : 'an agent');
+  const { details, loaded } = await planLoaded(file, analysis, options, state, decisions);
+  const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs };
+  return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, codex };
+}
+
+/**
+ * Writes `planned` through the agent's writer, verifies the result and commits it, under the session's lock. When
+ * the file is no longer what was planned over (a live agent appended), it is planned again with the same values and
+ * the result's `replanned` (and a note of its plan) says what changed: a different plan is never applied silently.
+ * `runtime` replaces how the run is watched and stopped (progress, cancellation); everything else is as planned.
+ */
+export async function applyCompaction(planned: PlannedCompaction, runtime: Pick<CompactOptions, 'signal' | 'onProgress' | 'onSummaryText'> = {}): Promise<CompactResult> {
+  const options: CompactOptions = { ...planned.options, ...definedOnly(runtime) };
+  checkCancelled(options.signal);
+  const lock = await acquireLock(planned.file);
   try {
-    return await compactLocked(file, given, options, progress);
+    return await applyLocked(planned, options);
   } finally {
     await lock.release();
   }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** What changed between the plan shown and the plan made again over the file as it is now, in words. */
+export function planChanges(before: PlannedCompaction, after: PlannedCompaction, size: number): string {
+  const grown = size - before.basis.size;
+  const what = grown > 0 ? `${grown} bytes were appended` : grown < 0 ? `it shrank by ${-grown} bytes` : 'it was rewritten';
+  const changes: string[] = [];
+  const was = new Map(before.plan.rounds.map((r) => [r.index, r]));
+  for (const r of after.plan.rounds) {
+    if (!r.inContext) continue;
+    const old = was.get(r.index);
+    if (!old) changes.push(`new round ${r.index}: ${r.action}`);
+    else if (old.action !== r.action) changes.push(`round ${r.index}: ${old.action} → ${r.action}`);
+  }
+  for (const r of before.plan.rounds) if (r.index >= after.plan.rounds.length) changes.push(`round ${r.index} is gone`);
+  if (before.plan.preTokens !== after.plan.preTokens || before.plan.postTokens !== after.plan.postTokens) {
+    changes.push(`about ${before.plan.preTokens} → ${before.plan.postTokens} tokens planned, now ${after.plan.preTokens} → ${after.plan.postTokens}`);
+  }
+  return `the transcript changed after the plan was made (${what}; is the agent still writing to it?), so it was planned again over the file as it is now and that plan was written: ${changes.length ? changes.join('; ') : 'the rounds planned are the same'}`;
+}
+
+/** Applies `planned` (under the session's lock), or the plan made again when the file is no longer what it planned over. */
+async function applyLocked(shown: PlannedCompaction, options: CompactOptions): Promise<CompactResult> {
+  const progress = options.onProgress ?? (() => undefined);
+  let planned = shown;
+  let replanned: string | undefined;
+  const now = await stat(shown.file);
+  if (now.size !== shown.basis.size || now.mtimeMs !== shown.basis.mtimeMs) {
+    progress('The transcript changed since it was planned; planning again…');
+    // The decisions the user confirmed; the frozen budget decisions as they are now (another compaction may have
+    // written them meanwhile).
+    const saved = await loadSavedPlanInputs(shown.file);
+    planned = await planOver(shown.file, shown.given, options, saved.state, shown.decisions);
+    replanned = planChanges(shown, planned, now.size);
+  }
+  const result = await writePlan(planned, options, progress, replanned);
+  return replanned === undefined ? result : { ...result, replanned };
+}
+
+async function writePlan(planned: PlannedCompaction, options: CompactOptions, progress: ProgressReporter, replanned: string | undefined): Promise<CompactResult> {
+  const { file, given, analysis } = planned;
+  // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
+  const details: PlanDetails = { ...planned.details, plan: copyPlan(planned.details.plan) };
+  if (replanned !== undefined) details.plan.notes.unshift(replanned);
+  const codex = planned.codex;
+  const target = codex
+    ? await resolveOutput(file, given, options, { inPlaceId: codex.threadId, forkName: (id) => codexRolloutName(id, new Date()), outGetsNewId: true })
+    : await resolveOutput(file, given, options, claudeNaming(given));
+  const prepared = await summarize(analysis, details, planned.loaded, options, progress);
+  const built = codex ? await codexOutput(file, prepared, target, codex) : await claudeOutput(file, prepared, target, options);
+  return writeOut(file, prepared, target, options, progress, built);
+}
+
+function copyPlan(plan: CompactionPlan): CompactionPlan {
+  return { ...plan, rounds: [...plan.rounds], notes: [...plan.notes], conflicts: [...plan.conflicts] };
 }
 
 /** Everything read and decided before anything is written: the plan, the loaded lines and the summary. */
@@ -145,33 +304,11 @@ interface Prepared {
   facts?: Fact[];
 }
 
-async function compactLocked(file: string, given: string, options: CompactOptions, progress: ProgressReporter): Promise<CompactResult> {
-  checkCancelled(options.signal);
-  progress('Reading transcript…');
-  const analysis = await inspectFile(file, { subagents: false });
-  const refusal = unsupportedReason(analysis.index.format);
-  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
-  if (analysis.index.format.id === 'codex') {
-    // A rollout without its session_meta records cannot be resumed by Codex, and they come first.
-    if (options.fresh) throw new CompactError('unsupported-format', `${basename(file)}: a fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Nothing was written; compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).`);
-    const facts = await codexFacts(file, analysis);
-    const now = new Date();
-    const target = await resolveOutput(file, given, options, { inPlaceId: facts.threadId, forkName: (id) => codexRolloutName(id, now), outGetsNewId: true });
-    refuseHalfWrittenTail(file, analysis, target, 'Codex');
-    const prepared = await prepare(file, analysis, options, progress);
-    return writeOut(file, prepared, target, options, progress, await codexOutput(file, prepared, target, facts));
-  }
-  const target = await resolveOutput(file, given, options, claudeNaming(given));
-  refuseHalfWrittenTail(file, analysis, target, 'an agent');
-  const prepared = await prepare(file, analysis, options, progress);
-  return writeOut(file, prepared, target, options, progress, await claudeOutput(file, prepared, target, options));
-}
-
 /** In place, a file that ends in the middle of a line is being written: refuse rather than cut its last line. */
-function refuseHalfWrittenTail(file: string, analysis: Analysis, target: OutputTarget, writer: string): void {
+function refuseHalfWrittenTail(file: string, analysis: Analysis, inPlace: boolean, writer: string): void {
   const index = analysis.index;
   const halfWrittenTail = index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount);
-  if (target.mode === 'in-place' && halfWrittenTail) {
+  if (inPlace && halfWrittenTail) {
     throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is ${writer} still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
   }
 }
@@ -184,27 +321,29 @@ export async function draftSummary(
   file: string,
   options: CompactOptions,
 ): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan']; fidelity?: FidelityReport; facts?: Fact[] }> {
-  file = resolve(file);
+  // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
+  const planned = await planWithSaved(await compactedFile(file, options), options);
   const progress = options.onProgress ?? (() => undefined);
-  checkCancelled(options.signal);
-  progress('Reading transcript…');
-  const analysis = await inspectFile(file, { subagents: false });
-  const refusal = unsupportedReason(analysis.index.format);
-  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal}`);
-  const { made, summary, details, fidelity, facts } = await prepare(file, analysis, options, progress);
+  const { made, summary, details, fidelity, facts } = await summarize(planned.analysis, planned.details, planned.loaded, options, progress);
   return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity, facts };
 }
 
-async function prepare(file: string, analysis: Analysis, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
+/** The plan with the lines it needs loaded: planned, refused when there is nothing to do, settled by the summary's real size. */
+async function planLoaded(file: string, analysis: Analysis, options: CompactOptions, state: BudgetState, decisions: UserDecisions): Promise<{ details: PlanDetails; loaded: Loaded }> {
+  const firstPlan = await planOrRefuse(analysis, options, state, decisions);
   const wrongAgent = options.summaryText === undefined ? agentCliRefusal(options.summarizer, analysis.index.format.id) : null;
   if (wrongAgent) throw new CompactError('wrong-summarizer', wrongAgent);
-  const readSize = analysis.index.size;
-  const readMtime = analysis.index.mtimeMs;
-  const firstPlan = await planOrRefuse(analysis, options);
   checkCancelled(options.signal);
   const loaded = await loadForSummary(file, analysis, firstPlan, options);
   checkCancelled(options.signal);
-  const details = await settlePlan(file, analysis, firstPlan, loaded, options);
+  const details = await settlePlan(file, analysis, firstPlan, loaded, options, decisions);
+  return { details, loaded };
+}
+
+/** The summary for a plan (made, given, or clipped to its reserve) and the plan's figures with it; writes nothing. */
+async function summarize(analysis: Analysis, details: PlanDetails, loaded: Loaded, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
+  const readSize = analysis.index.size;
+  const readMtime = analysis.index.mtimeMs;
   const summarized = summarizedRounds(analysis, details);
   const made = options.summaryText !== undefined ? givenSummary(options.summaryText) : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.objects, options, progress);
   checkCancelled(options.signal);
@@ -228,8 +367,8 @@ async function prepare(file: string, analysis: Analysis, options: CompactOptions
   return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary, fidelity, facts };
 }
 
-async function planOrRefuse(analysis: Analysis, options: CompactOptions): Promise<PlanDetails> {
-  const first = await planDetails(analysis, options.settings, undefined, options.decisions);
+async function planOrRefuse(analysis: Analysis, options: CompactOptions, state: BudgetState, decisions: UserDecisions): Promise<PlanDetails> {
+  const first = await planDetails(analysis, options.settings, state, decisions);
   const plan = first.plan;
   if (plan.nothingToDo && options.summaryText === undefined) {
     if (plan.rounds.some((r) => r.by === 'user')) {
@@ -247,7 +386,7 @@ function summarizedRounds(analysis: Analysis, d: PlanDetails): number[] {
 /** Stands for a Codex record that holds no message (metadata, a token count): left out of what is summarized. */
 const NOT_A_MESSAGE: JsonObject = Object.freeze({});
 
-interface Loaded {
+export interface Loaded {
   objects: Map<number, JsonObject>;
   earlier: EarlierSummary | null;
   /** Entries loaded whole (written as they are). */
@@ -295,9 +434,9 @@ function isOffline(options: CompactOptions): boolean {
 }
 
 /** The plan with the summary's real size when it can be known first (offline or given); re-reads newly kept lines whole. */
-async function settlePlan(file: string, analysis: Analysis, firstPlan: PlanDetails, loaded: Loaded, options: CompactOptions): Promise<PlanDetails> {
+async function settlePlan(file: string, analysis: Analysis, firstPlan: PlanDetails, loaded: Loaded, options: CompactOptions, decisions: UserDecisions): Promise<PlanDetails> {
   const draft = options.summaryText ?? (isOffline(options) ? offlineDraft(analysis, firstPlan, loaded) : null);
-  const details = draft === null ? firstPlan : await reclaimSummaryReserve(analysis, firstPlan, options, draft);
+  const details = draft === null ? firstPlan : await reclaimSummaryReserve(analysis, firstPlan, options, draft, decisions);
   const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
   for (const e of nowKept) loaded.written.add(e);
   if (nowKept.length) for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes)) loaded.objects.set(i, o);
@@ -480,14 +619,14 @@ async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: s
  * verbatim (every round the new plan keeps was loaded for the first one; newly kept lines are read again), and a
  * given text larger than the reserve gets the room it needs.
  */
-async function reclaimSummaryReserve(analysis: Analysis, first: PlanDetails, options: CompactOptions, draft: string): Promise<PlanDetails> {
+async function reclaimSummaryReserve(analysis: Analysis, first: PlanDetails, options: CompactOptions, draft: string, decisions: UserDecisions): Promise<PlanDetails> {
   const settings = first.plan.settings;
   const given = options.summaryText !== undefined;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims).
   const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
   if (need === settings.summaryTokens || (!given && need > settings.summaryTokens)) return first;
-  const second = await planDetails(analysis, { ...(options.settings ?? {}), summaryTokens: need }, first.state, options.decisions);
+  const second = await planDetails(analysis, { ...(options.settings ?? {}), summaryTokens: need }, first.state, decisions);
   if (!given && (second.kept.length <= first.kept.length || second.plan.nothingToDo)) return first;
   if (given) return second;
   second.plan.notes.push(`the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`);

@@ -7,7 +7,7 @@ import { contextNow } from '../context';
 import type { Analysis } from '../inspect';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
-import { loadState, toolResultsDir, type BudgetState } from './state';
+import { emptyState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
 import { planSteered } from './steer';
 import { adjusted, adjustedContent, loadResultTexts, reannouncedAfter, roundTokens, summaryFloorTokens, yieldClock, type PlanBase, type PlanDetails } from './planBase';
@@ -56,7 +56,8 @@ async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | 
   if (refusal) throw new CompactError('unsupported-format', refusal);
   const settings = settingsForFormat(analysis.index.format, partial);
   const { rounds, report, index } = analysis;
-  const state = givenState ?? (await loadState(index.path));
+  // No file is read for the state: what is saved with the session is read by the caller (savedDecisions.ts).
+  const state = givenState ?? emptyState();
   const calibration = report.totals.calibrationFactor || 1;
   const active = rounds.filter((r) => r.inContext).map((r) => r.index);
   // Planning size of a round: the usage delta when the file records it (truth), else the raw
@@ -87,12 +88,15 @@ async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | 
 }
 
 /**
- * The plan. `decisions` (default: the ones saved with the session) are honoured: with round decisions the steered
- * planner (steer.ts) decides; otherwise the automatic rules below, with any tool-result choices applied.
+ * The plan, from values alone: the analysis, the settings, the frozen budget decisions of earlier compactions
+ * (`givenState`, default none) and the user's `decisions` (default none). Nothing saved with the session is read
+ * here: the caller reads it (loadSavedPlanInputs) and passes it, so the plan shown is the plan for what was shown.
+ * With round decisions the steered planner (steer.ts) decides; otherwise the automatic rules below, with any
+ * tool-result choices applied.
  */
 export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState, decisions?: UserDecisions): Promise<PlanDetails> {
   const base = await planBase(analysis, partial, givenState);
-  const chosen = decisions ?? base.state.steering ?? noDecisions();
+  const chosen = decisions ?? noDecisions();
   const { choices, unfollowed } = resultChoicesForFormat(analysis, chosen.toolResults);
   const details = hasRoundDecisions(chosen) ? await planSteered(base, { ...chosen, toolResults: choices }) : await planAutomatic(base, choices);
   details.plan.conflicts.push(...unfollowed);

@@ -4,7 +4,22 @@
 import { unlink } from 'node:fs/promises';
 import { acquireLock, writeFileAtomic } from './fsutil';
 import { isEmptyDecisions, noDecisions, type UserDecisions } from './decisions';
-import { loadState, statePath } from './state';
+import { loadState, statePath, type BudgetState } from './state';
+
+/**
+ * What is saved with a session that a plan follows: the frozen budget decisions of earlier compactions and the
+ * user's decisions. Read here, at the edge (the CLI, the extension's store, compactFile's planning step), and passed
+ * to the planner as values: the planner itself reads nothing of it.
+ */
+export interface SavedPlanInputs {
+  state: BudgetState;
+  decisions: UserDecisions;
+}
+
+export async function loadSavedPlanInputs(file: string): Promise<SavedPlanInputs> {
+  const state = await loadState(file);
+  return { state, decisions: state.steering ?? noDecisions() };
+}
 
 export async function loadDecisions(file: string): Promise<UserDecisions> {
   return (await loadState(file)).steering ?? noDecisions();

@@ -170,6 +170,11 @@ export interface CompactResult {
   sidecarsWritten?: WrittenSidecars;
   /** Which facts of the summarized rounds the written summary keeps (fidelity.ts); absent when nothing was summarized. */
   fidelity?: FidelityReport;
+  /**
+   * Present when the transcript changed between the plan shown and its application (a live agent appended): it was
+   * planned again over the file as it then was, and this says what changed (the plan's first note says it too).
+   */
+  replanned?: string;
 }
 
 export interface WrittenSidecars {

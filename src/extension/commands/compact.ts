@@ -10,9 +10,7 @@ import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { contextNow, type ContextFigure } from '../../core/context';
 import { bytesAfterLastBoundary } from '../../core/compact/activePart';
-import { inspectFile } from '../../core/inspect';
-import { planCompaction } from '../../core/compact/plan';
-import { compactFile, DEFAULT_MODEL, type CompactOptions } from '../../core/compact/compact';
+import { applyCompaction, DEFAULT_MODEL, planCompactionOf, type CompactOptions, type PlannedCompaction } from '../../core/compact/compact';
 import { compactionEconomics } from '../../core/cache';
 import type { Analysis } from '../../core/inspect';
 import { priceTableFromSetting } from '../model/mapState';
@@ -34,6 +32,8 @@ export type { CompactArgs } from './compactArgs';
 
 /** The plan, the context figure it starts from (the one every surface shows) and the file's size then. */
 interface Planned {
+  /** What the confirmation shows and the run applies (planned again, and said so, only if the file changes meanwhile). */
+  planned: PlannedCompaction;
   plan: CompactionPlan;
   context: ContextFigure;
   bytes: number;
@@ -44,16 +44,15 @@ interface Planned {
 }
 
 
-async function planFor(s: Services, file: string, settings: Partial<CompactSettings>): Promise<Planned> {
-  if (s.store.file === file) {
-    const analysis = await s.store.refresh();
-    if (analysis) return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
-  }
-  const analysis = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${basename(file)}` },
-    () => inspectFile(file, { yieldEvery: 500 }),
+/** Plans the compaction the run will apply, with the store's decisions of the file (a value read at the edge). */
+async function planFor(s: Services, req: Request, compactOptions: CompactOptions): Promise<Planned> {
+  const decisions = await s.store.decisions(req.file);
+  const planned = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `Agent Compactor: planning ${basename(req.file)}` },
+    () => planCompactionOf(req.file, { ...compactOptions, decisions }),
   );
-  return { plan: await planCompaction(analysis, settings), context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
+  const analysis = planned.analysis;
+  return { planned, plan: planned.plan, context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
 }
 
 /** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
@@ -95,8 +94,15 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
 
   let planned: Planned;
   try {
-    planned = await planFor(s, file, req.settings);
+    planned = await planFor(s, req, compactOptionsOf(req, o));
   } catch (err) {
+    if (err instanceof CompactError && err.code === 'nothing-to-compact' && !programmatic) {
+      // The plan leaves nothing to do: said as before, with the way to a smaller target.
+      const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${err.message}`, 'Open Settings');
+      if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
+      return undefined;
+    }
+    if (err instanceof CompactError && err.code === 'nothing-to-compact') return handleFailure(s, err, arg, summarizer, programmatic);
     s.log.error(`Could not plan a compaction of ${file}`, err);
     if (programmatic) throw err;
     void vscode.window.showErrorMessage(`Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
@@ -111,7 +117,7 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
 
   let result: CompactResult;
   try {
-    result = await runWithProgress(s, req, o);
+    result = await runWithProgress(s, req, planned.planned);
   } catch (err) {
     return handleFailure(s, err, arg, summarizer, programmatic);
   }
@@ -204,9 +210,9 @@ const PROGRESS_START: Record<Summarizer, string> = {
   'codex-cli': 'summarizing with your Codex…',
 };
 
-/** Runs the compaction under a cancellable progress notification. */
-function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Thenable<CompactResult> {
-  const { file, summarizer } = req;
+/** What the run is asked: the request's settings, mode and summarizer, and the arguments' text. */
+function compactOptionsOf(req: Request, o: Partial<CompactArgs>): CompactOptions {
+  const { summarizer } = req;
   const compactOptions: CompactOptions = {
     settings: req.settings,
     summarizer,
@@ -223,6 +229,12 @@ function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Th
     compactOptions.anthropic = { apiKey: req.apiKey, model: req.config.model, baseURL: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL) };
   }
   if (summarizer === 'claude-cli' || summarizer === 'codex-cli') compactOptions.agentCli = { claudePath: req.config.claudePath, codexPath: req.config.codexPath };
+  return compactOptions;
+}
+
+/** Applies the plan the confirmation showed under a cancellable progress notification. */
+function runWithProgress(s: Services, req: Request, planned: PlannedCompaction): Thenable<CompactResult> {
+  const { file, summarizer } = req;
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Compacting ${basename(file)}`, cancellable: true },
     async (progress, token) => {
@@ -230,8 +242,7 @@ function runWithProgress(s: Services, req: Request, o: Partial<CompactArgs>): Th
       const sub = token.onCancellationRequested(() => abort.abort());
       try {
         progress.report({ message: PROGRESS_START[summarizer] });
-        return await compactFile(file, {
-          ...compactOptions,
+        return await applyCompaction(planned, {
           signal: abort.signal,
           onProgress: (message) => {
             progress.report({ message });

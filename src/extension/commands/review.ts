@@ -79,6 +79,8 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   const agentCli = o.summarizer !== 'extractive' && (config.summarizer === 'claude-cli' || config.summarizer === 'codex-cli') ? config.summarizer : undefined;
   const apiKey = anthropic ? await s.secrets.getApiKey() : undefined;
   const streamed = anthropic && apiKey ? await openStreamedDraft(file) : undefined;
+  // The decisions the store holds for the file (what its plan shows), the same ones Apply Summary plans with.
+  const decisions = await s.store.decisions(file);
   const draft = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Writing the summary of ${basename(file)}`, cancellable: true },
     async (progress, token) => {
@@ -87,6 +89,7 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
       try {
         return await draftSummary(file, {
           settings,
+          decisions,
           summarizer: anthropic && apiKey ? 'anthropic' : (agentCli ?? 'extractive'),
           agentCli: agentCli ? { claudePath: config.claudePath, codexPath: config.codexPath } : undefined,
           anthropic: anthropic && apiKey ? { apiKey, model: config.model, baseURL: anthropicBaseUrl(config.baseUrl, process.env.ANTHROPIC_BASE_URL) } : undefined,

@@ -1,12 +1,10 @@
 // Steer the compaction by hand from the Rounds tree: Keep Verbatim, Drop, Summarize, Auto on the
 // selected rounds (the tree allows many), Summarize Up To Here and Keep From Here on one, Clear
-// Decisions. The decisions are saved with the session (core/compact/savedDecisions.ts) and the plan
-// is recomputed at once. Each returns the new plan, so host tests drive them like a user.
+// Decisions. Each changes the store's decisions value (store.ts `decide`: saved with the session, and the plan
+// recomputed at once) and returns the new plan, so host tests drive them like a user.
 // Called from a tree item: (node, selectedNodes); programmatically: { file, rounds } or { file, round }.
 import * as vscode from 'vscode';
-import { inspectFile } from '../../core/inspect';
-import { anchored, chooseRounds, chooseToolResult, keepFrom, summarizeUpTo, type ResultChoice, type RoundChoice, type UserDecisions } from '../../core/compact/decisions';
-import { clearDecisions, loadDecisions, saveDecisions } from '../../core/compact/savedDecisions';
+import { chooseRounds, chooseToolResult, keepFrom, noDecisions, summarizeUpTo, type ResultChoice, type RoundChoice, type UserDecisions } from '../../core/compact/decisions';
 import type { CompactionPlan } from '../../core/compact/types';
 import type { Services } from '../services';
 import { CommandInputError, fileFromArg, isProgrammatic } from './args';
@@ -33,15 +31,10 @@ function roundsFrom(s: Services, arg: unknown, selected: unknown): RoundTarget {
   return { file, rounds: [...new Set(rounds)].sort((a, b) => a - b) };
 }
 
-/** Applies `change` to the saved decisions of `file`, saves them and replans; shows a failure unless called by code. */
+/** Applies `change` to the store's decisions of `file` (saved, and replanned); shows a failure unless called by code. */
 async function decide(s: Services, arg: unknown, file: string, change: (d: UserDecisions) => UserDecisions): Promise<CompactionPlan | null> {
   try {
-    const analysis = s.store.file === file && s.store.analysis ? s.store.analysis : await inspectFile(file, { subagents: false });
-    const next = anchored(change(await loadDecisions(file)), analysis);
-    await saveDecisions(file, next);
-    if (s.store.file !== file) return null;
-    // A decision asks for its plan: show it even when no preview was open.
-    return await s.store.preview();
+    return await s.store.decide(file, change);
   } catch (err) {
     s.log.error(`Could not save the decision for ${file}`, err);
     if (isProgrammatic(arg)) throw err;
@@ -87,6 +80,5 @@ export function chooseResultCommand(s: Services, arg?: unknown): Promise<Compact
 export async function clearDecisionsCommand(s: Services, arg?: unknown): Promise<CompactionPlan | null> {
   const file = fileFromArg(arg) ?? s.store.file;
   if (!file) throw new CommandInputError('no transcript is shown');
-  await clearDecisions(file);
-  return s.store.file === file ? s.store.preview() : null;
+  return decide(s, arg, file, () => noDecisions());
 }

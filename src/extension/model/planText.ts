@@ -270,5 +270,7 @@ export function resultSummary(result: CompactResult, options: ResultOptions = {}
   const files = options.files ? ` ${fileSizeText(result, options.files)}` : '';
   const carried = result.carriedOverBytes > 0 ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.` : '';
   const resume = resultResumeCommand(result, options.claudePath, options.cwd === undefined ? result.cwd : options.cwd);
-  return `${head} ${resultTarget(result)}${files}${carried}${resume ? ` Resume: ${resume}` : ''}`;
+  // The plan written is not the one confirmed when the file changed meanwhile: said, never applied silently.
+  const replanned = result.replanned ? ` Not the plan you confirmed: ${result.replanned}.` : '';
+  return `${head}${replanned} ${resultTarget(result)}${files}${carried}${resume ? ` Resume: ${resume}` : ''}`;
 }
