@@ -74,6 +74,10 @@ export interface Entry {
   attachmentType?: string;
   /** Compact boundary metadata. */
   preTokens?: number;
+  /** Compact boundary metadata: what started the compaction (`auto`: the agent, near its threshold; `manual`: /compact). */
+  compactTrigger?: string;
+  /** The context window the agent recorded for the model of its requests (Codex's `model_context_window`), in tokens. */
+  contextWindow?: number;
   /**
    * Claude Code's own compact boundary: the tokens of the messages the session carries right after it (its
    * `compactMetadata.postTokens`: summary and preserved segment, without system prompt and tools). Not read from our
@@ -109,6 +113,8 @@ export interface AgentCostRecord {
   byModel: { model: string; usd: number }[];
   /** Claude Code priced a model it has no rates for (at its default model's). */
   hasUnknownModelCost: boolean;
+  /** Where an agent other than Claude Code keeps the figure (absent: Claude Code's `cost-state` lines). */
+  source?: string;
 }
 
 /** The figures of a `cost-state` line; undefined when it holds no usable total (an odd line is never an error). */
@@ -374,6 +380,8 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     attachmentTokens: undefined,
     attachmentType: undefined,
     preTokens: undefined,
+    compactTrigger: undefined,
+    contextWindow: undefined,
     messagesAfterCompaction: undefined,
     agentCost: undefined,
     preservedSegment: undefined,
@@ -383,6 +391,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
+    if (meta && typeof meta.trigger === 'string') e.compactTrigger = meta.trigger;
     if (meta && typeof meta.postTokens === 'number' && meta.compactor === undefined) e.messagesAfterCompaction = meta.postTokens;
     const seg = meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment ? (meta.preservedSegment as Record<string, unknown>) : undefined;
     const headUuid = seg ? str(seg.headUuid) : undefined;

@@ -1,7 +1,8 @@
 // Status bar item: the shown transcript's active context size and round count.
 import * as vscode from 'vscode';
 import { baseName, formatNumber, plural } from '../model/format';
-import { contextPartsText, contextText, statusBarText } from '../model/contextText';
+import { contextPartsText, contextText, statusBarItem } from '../model/contextText';
+import { autoCompactText, contextLimits, limitFacts } from '../../core/limits';
 import { contextNow } from '../../core/context';
 import { planSummary } from '../model/planText';
 import { priceTableFromSetting, PRICES_SETTING_HINT } from '../model/mapState';
@@ -28,6 +29,8 @@ export class ContextStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
+    // Only the ready state's tooltip is markdown; the others' plain text names them as it is.
+    this.item.accessibilityInformation = undefined;
     if (s.status === 'loading') {
       this.item.text = `$(loading~spin) ${baseName(s.file)}`;
       this.item.tooltip = s.message;
@@ -40,10 +43,15 @@ export class ContextStatusBar implements vscode.Disposable {
     } else {
       const t = s.analysis.report.totals;
       const context = contextNow(s.analysis.report);
-      this.item.text = `$(symbol-ruler) ${statusBarText(context, s.analysis.report)}`;
+      const shown = statusBarItem(baseName(s.file), context, s.analysis.report);
+      this.item.text = `$(symbol-ruler) ${shown.text}`;
+      this.item.accessibilityInformation = { label: shown.accessibilityLabel };
       const tip = new vscode.MarkdownString();
       tip.appendText(`${baseName(s.file)}\n\n`);
       tip.appendText(`The next request would carry: ${contextText(context)} = ${contextPartsText(context)}\n\n`);
+      // The same threshold the Context Map draws (core/limits.ts).
+      const limits = contextLimits(limitFacts(s.analysis.index.format.id, s.analysis.index.entries));
+      tip.appendText(`${s.analysis.index.format.agent} ${autoCompactText(limits)}\n\n`);
       tip.appendText(`${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context\n\n`);
       const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
       const cost = analysisCost(s.analysis, prices);
