@@ -76,6 +76,11 @@ export interface Entry {
   preTokens?: number;
   /** Compact boundary metadata: what started the compaction (`auto`: the agent, near its threshold; `manual`: /compact). */
   compactTrigger?: string;
+  /**
+   * The session that sent the request of this response, when Claude Code records one other than the line's own
+   * (2.1.330 `requestSessionId`, on the responses a `--fork-session` fork copied from its original).
+   */
+  requestSessionId?: string;
   /** The context window the agent recorded for the model of its requests (Codex's `model_context_window`), in tokens. */
   contextWindow?: number;
   /**
@@ -367,6 +372,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     role: undefined,
     messageId: undefined,
     requestId: str(o.requestId) || undefined,
+    requestSessionId: str(o.requestSessionId) || undefined,
     model: undefined,
     stopReason: undefined,
     usage: undefined,
