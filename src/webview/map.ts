@@ -447,7 +447,7 @@ function renderItem(item: DetailItem, exactCount: number | null | undefined): HT
     'span',
     { class: 'figures' },
     `${num(item.chars)} chars · ≈${num(item.estimate)} tokens (estimate)`,
-    exactCount === undefined ? null : el('span', { class: 'exact' }, exactCount === null ? ' · exact (o200k): –' : ` · exact (o200k): ${num(exactCount)}`),
+    exactCount === undefined ? null : el('span', { class: 'exact', title: state?.exactNote ?? '' }, ` · ${state?.exactLabel ?? 'o200k count'}: ${exactCount === null ? '–' : num(exactCount)}`),
   );
   const head = el(
     'div',

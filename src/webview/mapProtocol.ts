@@ -81,6 +81,10 @@ export interface MapState {
   autoCompactAt: number | null;
   /** Where both come from, in words (the agent's record, the model, an observed auto-compaction). */
   limitsText: string;
+  /** What the exact count of a round's items is for this session's model ("exact (o200k)" only where it is the model's tokenizer). */
+  exactLabel: string;
+  /** The same, said in full (the count's tooltip). */
+  exactNote: string;
   /** Why this session cannot be compacted (a read-only format): no target is offered; null when it can be. */
   readOnly: string | null;
   /** The targets the target line can be dragged to: the context's floor up to the context now; null when read-only. */
@@ -233,6 +237,8 @@ export function isMapState(s: unknown): s is MapState {
     isCountOrNull(s.contextWindow) &&
     isCountOrNull(s.autoCompactAt) &&
     isStr(s.limitsText, 2000) &&
+    isStr(s.exactLabel, 200) &&
+    isStr(s.exactNote, 1000) &&
     isStrOrNull(s.readOnly, 2000) &&
     (s.reachable === null || (isObj(s.reachable) && isCount(s.reachable.floor) && isCount(s.reachable.max))) &&
     isCount(s.targetTokens) &&

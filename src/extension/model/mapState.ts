@@ -149,6 +149,7 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
     contextWindow: limits.window,
     autoCompactAt: limits.autoCompactAt,
     limitsText: `${limits.window !== null ? `window ${limits.window.toLocaleString('en-US')} (${limits.windowFrom})` : `window unknown: ${limits.windowFrom}`}; ${autoCompactText(limits)}`,
+    ...exactCountLabel(analysis.index.format.id),
     readOnly,
     reachable: readOnly ? null : reachableTargets(analysis, plan),
     targetTokens: plan ? plan.settings.targetTokens : (settingsTarget ?? DEFAULT_SETTINGS.targetTokens),
@@ -191,4 +192,14 @@ function reachableTargets(analysis: Analysis, plan: CompactionPlan | null): { fl
   const active = analysis.report.rounds.filter((r) => r.inContext);
   const floor = plan ? planBound(plan).floorTokens : Math.min(context.tokens, context.overhead + (active[active.length - 1]?.tokens.estimate ?? 0));
   return { floor: Math.max(0, Math.round(floor)), max: Math.max(Math.round(floor), context.tokens) };
+}
+
+/**
+ * What the round reader's exact counts are: o200k_base is OpenAI's tokenizer, the one Codex's models use; for another
+ * vendor's model it is a close count of the same text, not that model's own.
+ */
+export function exactCountLabel(format: Analysis['index']['format']['id']): { exactLabel: string; exactNote: string } {
+  if (format === 'codex') return { exactLabel: 'exact (o200k)', exactNote: "Counted with o200k_base, the tokenizer of Codex's OpenAI models." };
+  const vendor = format === 'gemini-cli' ? 'Gemini' : format === 'copilot-cli' ? "the session's model" : 'Claude';
+  return { exactLabel: 'o200k count', exactNote: `Counted with o200k_base, OpenAI's tokenizer: a close count of this text, not ${vendor}'s own (its tokenizer is not public; the API's usage is the real figure).` };
 }
