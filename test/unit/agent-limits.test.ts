@@ -49,7 +49,7 @@ describe("Each agent's window, thresholds and cost", function () {
       assert.match(state.limitsText, /recorded by Codex \(model_context_window/);
       assert.ok(isMapState(JSON.parse(JSON.stringify(state))));
       // The bars stay under the window drawn.
-      assert.ok(analysis.report.totals.currentContextTokens < state.contextWindow!);
+      assert.ok(analysis.report.totals.currentContextTokens < state.contextWindow);
     }
   });
 
