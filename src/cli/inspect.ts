@@ -104,7 +104,7 @@ export function renderMap(map: ContextMap): string {
   const parts = `input ${usd(c.total.input)}, output ${usd(c.total.output)}, cache writes ${usd(c.total.cacheWrite)}, cache reads ${usd(c.total.cacheRead)}`;
   out.push(`cost: ${usd(c.total.usd)}${c.assumed.length ? ' (assumed prices)' : ''} over ${c.responses} responses (${parts})`);
   if (c.byModel.length > 1) out.push(`  by model: ${c.byModel.map((m) => `${sanitizeForTerminal(m.model)} ${usd(m.usd)}`).join(', ')}`);
-  if (c.agent) out.push(`  the agent's own figure: ${usd(c.agent.usd)} (cost-state, line ${c.agent.line})`);
+  if (c.agent) out.push(`  the agent's own figure: ${usd(c.agent.usd)} (${c.agent.source ? sanitizeForTerminal(c.agent.source) : `cost-state, line ${c.agent.line}`})`);
   if (c.copiedResponses) out.push(`  ${c.copiedResponses} responses copied from the original session are not counted here`);
   for (const note of costNotes(c, PRICES_HINT)) out.push(`  ${sanitizeForTerminal(note)}`);
   out.push(`  prices: ${c.priceSource} (${c.priceDate})`);

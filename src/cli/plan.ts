@@ -6,6 +6,7 @@ import { draftSummary } from '../core/compact/compact';
 import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import type { UserDecisions } from '../core/compact/decisions';
+import { planBound } from '../core/compact/bound';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
 import { contextParts } from '../core/context';
@@ -41,7 +42,7 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const plan = await planCompaction(analysis, settings, state, decisions);
   // What the next turn costs both ways (offline summary: the one plan describes), from the session's cache state now.
   const nextTurn = compactionEconomics(analysis, plan, { now: Date.now() });
-  if (bool(values, 'json')) printJson(JSON.stringify({ ...plan, nextTurn }, null, 2) + '\n');
+  if (bool(values, 'json')) printJson(JSON.stringify({ ...plan, bound: planBound(plan), nextTurn }, null, 2) + '\n');
   else printOut(renderPlan(plan) + (nextTurn ? `${economicsLine(nextTurn)}\n` : ''));
   return 0;
 }
@@ -101,6 +102,7 @@ export function renderPlan(plan: CompactionPlan): string {
         `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens)} included` : ''})` +
         (plan.overheadTokens ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}` : ''),
     );
+  out.push(`bound: ${sanitizeForTerminal(planBound(plan).text)}`);
   const byYou = (a: string) => active.filter((r) => r.by === 'user' && r.action === a).length;
   if (active.some((r) => r.by === 'user')) out.push(`${byYou('keep')} kept by you, ${byYou('drop')} dropped by you, ${byYou('summarize')} summarized by you`);
   for (const c of plan.conflicts) out.push(`conflict: ${sanitizeForTerminal(c.decision)}: ${sanitizeForTerminal(c.resolution)}`);

@@ -50,6 +50,8 @@ export interface ContextMap {
     responses: number;
     /** Responses left out as copies of another session's file (a fork's original lines). */
     copiedResponses: number;
+    /** The agent's figure counts copied responses too (a Claude Code `--fork-session` fork). */
+    agentIncludesCopies: boolean;
     priceDate: string;
     priceSource: string;
   };
@@ -115,6 +117,7 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
       agent: priced.agent,
       responses: priced.responses.size,
       copiedResponses: priced.copiedResponses,
+      agentIncludesCopies: priced.agentIncludesCopies,
       priceDate: priced.priceDate,
       priceSource: priced.priceSource,
     },

@@ -212,8 +212,13 @@ export interface SessionCost {
   assumed: { model: string; priceKey: string }[];
   /** The agent's own figure for the responses this file received (`agentCost`), or null when it records none. */
   agent: AgentCost | null;
-  /** Responses left out as copies of another session's file (`copiedFrom`). */
+  /** Responses left out as copies of another session's file (`copiedFrom`, `copiedResponse`). */
   copiedResponses: number;
+  /**
+   * The agent's own figure counts responses this file copied (a Claude Code `--fork-session` fork carries its
+   * original's running total on): it is not this file's cost alone.
+   */
+  agentIncludesCopies: boolean;
   priceDate: string;
   priceSource: string;
 }
@@ -266,6 +271,9 @@ export interface CostFacts {
   unpriced: readonly string[];
   assumed: readonly { model: string; priceKey: string }[];
   agent: { usd: number } | null;
+  /** The agent's figure counts responses copied from another session (`SessionCost.agentIncludesCopies`). */
+  agentIncludesCopies?: boolean;
+  copiedResponses?: number;
 }
 
 /** Our total and the agent's differ by more than this share of the larger. */
@@ -289,7 +297,9 @@ export function costNotes(c: CostFacts, override: string): string[] {
   for (const a of c.assumed) notes.push(`${a.model} is not in the price table: assumed at the rates of ${a.priceKey}.`);
   if (c.unpriced.length) notes.push(`No price for ${c.unpriced.join(', ')} (counted as $0): give one with ${override}.`);
   const gap = agentCostGap(c);
-  if (gap !== null && gap > AGENT_COST_TOLERANCE) {
+  if (c.agent && c.agentIncludesCopies) {
+    notes.push(`The agent recorded ${formatCostUsd(c.agent.usd)}, which carries on the total of the session this one was forked from; ours, ${formatCostUsd(c.total.usd)}, counts only the responses this file received (${c.copiedResponses ?? 0} copied from the original are left out).`);
+  } else if (gap !== null && gap > AGENT_COST_TOLERANCE) {
     // Claude Code's total also counts requests that leave no response line in the file (its own compactions' summaries).
     const why = c.agent!.usd > c.total.usd ? ' Its figure also counts requests that left no response in the file, such as its own compactions.' : '';
     notes.push(`The agent recorded ${formatCostUsd(c.agent!.usd)} for this session, ours is ${formatCostUsd(c.total.usd)} (${(gap * 100).toFixed(0)}% apart).${why}`);
@@ -323,7 +333,7 @@ export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAU
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     if (e.kind !== 'assistant' || !e.usage || !e.messageId) continue;
-    if (i < from) {
+    if (i < from || copiedResponse(e)) {
       copiedResponses++;
       continue;
     }
@@ -358,9 +368,20 @@ export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAU
     assumed: [...assumed].map(([model, priceKey]) => ({ model, priceKey })).sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0)),
     agent: agentCost(entries, from),
     copiedResponses,
+    // Our fork's copies precede `from` and the agent's total restarts after them; a --fork-session fork's do not.
+    agentIncludesCopies: entries.some((e, i) => i >= from && e.kind === 'assistant' && copiedResponse(e)),
     priceDate: table.date,
     priceSource: table.source,
   };
+}
+
+/**
+ * A response another session requested, copied into this file: Claude Code 2.1.330's `--fork-session` copies the
+ * original's lines under the fork's session id and marks each response with the session that sent its request
+ * (`requestSessionId`, observed in test/compat/agent-cost.test.ts). It was paid for in the original's file.
+ */
+export function copiedResponse(e: Entry): boolean {
+  return e.requestSessionId !== undefined && e.sessionId !== undefined && e.requestSessionId !== e.sessionId;
 }
 
 function replaces(candidate: Entry, existing: Entry): boolean {

@@ -74,6 +74,15 @@ export interface Entry {
   attachmentType?: string;
   /** Compact boundary metadata. */
   preTokens?: number;
+  /** Compact boundary metadata: what started the compaction (`auto`: the agent, near its threshold; `manual`: /compact). */
+  compactTrigger?: string;
+  /**
+   * The session that sent the request of this response, when Claude Code records one other than the line's own
+   * (2.1.330 `requestSessionId`, on the responses a `--fork-session` fork copied from its original).
+   */
+  requestSessionId?: string;
+  /** The context window the agent recorded for the model of its requests (Codex's `model_context_window`), in tokens. */
+  contextWindow?: number;
   /**
    * Claude Code's own compact boundary: the tokens of the messages the session carries right after it (its
    * `compactMetadata.postTokens`: summary and preserved segment, without system prompt and tools). Not read from our
@@ -92,8 +101,6 @@ export interface Entry {
    * agent recorded for the requests that follow: what every request carries beside the messages.
    */
   recordedOverheadTokens?: number;
-  /** Codex `token_count` events: the model's context window the agent records (`info.model_context_window`). */
-  contextWindow?: number;
   /** Compact boundaries: what the record says of the compaction (`compactRecordOf`). */
   compactRecord?: CompactRecord;
   /**
@@ -129,6 +136,8 @@ export interface AgentCostRecord {
   byModel: { model: string; usd: number }[];
   /** Claude Code priced a model it has no rates for (at its default model's). */
   hasUnknownModelCost: boolean;
+  /** Where an agent other than Claude Code keeps the figure (absent: Claude Code's `cost-state` lines). */
+  source?: string;
   /** Its running token totals over every model (`modelUsage`); absent or null when it records none. */
   tokens?: AgentTokenTotals | null;
 }
@@ -417,6 +426,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     role: undefined,
     messageId: undefined,
     requestId: str(o.requestId) || undefined,
+    requestSessionId: str(o.requestSessionId) || undefined,
     model: undefined,
     stopReason: undefined,
     usage: undefined,
@@ -430,11 +440,12 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     attachmentTokens: undefined,
     attachmentType: undefined,
     preTokens: undefined,
+    compactTrigger: undefined,
+    contextWindow: undefined,
     messagesAfterCompaction: undefined,
     agentCost: undefined,
     preservedSegment: undefined,
     recordedOverheadTokens: undefined,
-    contextWindow: undefined,
     compactRecord: undefined,
     compactedContextTokens: undefined,
   };
@@ -442,6 +453,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
   if (isCompactBoundary(e)) {
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
+    if (meta && typeof meta.trigger === 'string') e.compactTrigger = meta.trigger;
     if (meta && typeof meta.postTokens === 'number' && meta.compactor === undefined) e.messagesAfterCompaction = meta.postTokens;
     e.compactRecord = compactRecordOf(meta);
     const seg = meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment ? (meta.preservedSegment as Record<string, unknown>) : undefined;

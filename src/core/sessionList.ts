@@ -5,6 +5,7 @@
 // right now.
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { claudeWindowOf } from './limits';
 
 export interface SessionSummary {
   file: string;
@@ -61,13 +62,8 @@ const FIRST_LOOK = 16 * 1024;
 /** A session modified this recently is shown as being written now. */
 export const LIVE_MS = 60_000;
 
-/** Context window of a Claude model, in tokens: 1M for the long-context variants (`[1m]`), else 200k. */
-export function contextWindowOf(model: string | null | undefined): number {
-  return model && /\[1m\]|-1m\b|context-1m/i.test(model) ? 1_000_000 : 200_000;
-}
-
-/** Claude Code auto-compacts near this share of the window; warnings start before it. */
-export const AUTO_COMPACT_SHARE = 0.92;
+/** Context window of a Claude model, in tokens (core/limits.ts, the one rule). */
+export const contextWindowOf = claudeWindowOf;
 
 function parse(line: string): Record<string, unknown> | null {
   if (!line.startsWith('{')) return null;

@@ -6,7 +6,7 @@
 // Over 400 lines: one bundle's whole DOM side (chart events, tables, the round reader and keyboard navigation);
 // drawing itself is in mapChart.ts, the protocol in mapProtocol.ts.
 import { shortTokens } from './chart';
-import { barOf, clampView, MAP_SIZE, mapGeometry, panView, tokensAtY, zoomView, type MapGeometry, type MapView } from './mapChart';
+import { barOf, clampTarget, clampView, MAP_SIZE, mapGeometry, panView, tokensAtY, zoomView, type MapGeometry, type MapView } from './mapChart';
 import { button, el, svg } from './dom';
 import { num, vscode } from './webviewApi';
 import { parseHostToMap, type DetailItem, type MapState, type MapToHost, type RoundDetail } from './mapProtocol';
@@ -122,8 +122,9 @@ function render(): void {
     el(
       'p',
       { class: 'summary' },
-      `${num(s.rounds.length)} rounds · context now ${num(s.contextNow)} tokens of ${shortTokens(s.contextWindow)} · cost ${usd(s.cost.totalUsd)}`,
+      `${num(s.rounds.length)} rounds · context now ${num(s.contextNow)} tokens of ${s.contextWindow !== null ? shortTokens(s.contextWindow) : 'an unknown window'} · cost ${usd(s.cost.totalUsd)}`,
     ),
+    el('p', { class: 'muted', attrs: { id: 'map-limits' } }, s.limitsText),
     el('p', { class: 'muted', attrs: { id: 'plan-summary' } }, s.planSummary),
     el('div', { class: 'actions' }, button('Refresh', () => send({ type: 'refresh' }), 'Re-read the transcript')),
   );
@@ -244,7 +245,7 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
     chart.append(svg('text', { x: g.plot.x + 4, y: l.y - 4, class: 'label' }, l.label));
   }
   chart.append(svg('rect', { x: g.plot.x, y: g.plot.y, width: g.plot.width, height: g.plot.height, class: 'frame' }));
-  chart.append(targetHandle(s, g));
+  if (s.reachable) chart.append(targetHandle(s, g, s.reachable));
   chart.addEventListener('keydown', (e) => chartKey(e));
   chart.addEventListener('wheel', (e) => {
     if (!state || !(e.ctrlKey || e.metaKey || Math.abs(e.deltaY) > Math.abs(e.deltaX))) return;
@@ -267,7 +268,10 @@ function patternDefs(): SVGDefsElement {
   return defs;
 }
 
-function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
+function targetHandle(s: MapState, g: MapGeometry, reachable: { floor: number; max: number }): SVGGElement {
+  // The line moves only within the targets that mean something: the floor up to the context now (mapChart.clampTarget).
+  const lo = clampTarget(reachable, 0);
+  const hi = clampTarget(reachable, Number.MAX_SAFE_INTEGER);
   const tokens = dragTarget ?? s.targetTokens;
   const line = g.lines.find((l) => l.kind === 'target');
   const y = dragTarget !== null ? g.plot.y + g.plot.height - (Math.min(dragTarget, g.maxY) / g.maxY) * g.plot.height : line ? line.y : g.plot.y;
@@ -277,8 +281,8 @@ function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
     tabindex: 0,
     role: 'slider',
     'aria-label': 'Compaction target (tokens): drag, or Up and Down arrows, to replan',
-    'aria-valuemin': 1000,
-    'aria-valuemax': g.maxY,
+    'aria-valuemin': lo,
+    'aria-valuemax': hi,
     'aria-valuenow': tokens,
     'data-tokens': tokens,
   });
@@ -286,7 +290,8 @@ function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
   const grip = svg('rect', { x: g.plot.x, y: y - 6, width: g.plot.width, height: 12, class: 'grip' });
   const text = svg('text', { x: g.plot.x + g.plot.width - 4, y: y - 5, class: 'label label-end target-label' }, `target ${shortTokens(tokens)}${s.planned ? '' : ' (drag to plan)'}`);
   group.append(grip, drawn, text);
-  const moveTo = (t: number) => {
+  const moveTo = (wanted: number) => {
+    const t = clampTarget(reachable, wanted);
     dragTarget = t;
     const ny = g.plot.y + g.plot.height - (Math.min(t, g.maxY) / g.maxY) * g.plot.height;
     for (const e of [drawn]) {
@@ -295,7 +300,8 @@ function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
     }
     grip.setAttribute('y', String(ny - 6));
     text.setAttribute('y', String(ny - 5));
-    text.textContent = `target ${shortTokens(t)}`;
+    // Said where the line stops, so a drag that will not go further is not a mystery.
+    text.textContent = `target ${shortTokens(t)}${t === lo ? ' (the floor)' : t === hi ? ' (the context now: nothing to compact)' : ''}`;
     group.setAttribute('aria-valuenow', String(t));
     group.setAttribute('data-tokens', String(t));
   };
@@ -314,7 +320,7 @@ function targetHandle(s: MapState, g: MapGeometry): SVGGElement {
     e.stopPropagation();
     const step = e.shiftKey ? 10_000 : 1_000;
     const now = dragTarget ?? s.targetTokens;
-    moveTo(Math.max(1000, Math.min(g.maxY, now + (e.key === 'ArrowUp' ? step : -step))));
+    moveTo(now + (e.key === 'ArrowUp' ? step : -step));
     if (commit) clearTimeout(commit);
     commit = setTimeout(() => sendTarget(dragTarget ?? s.targetTokens), 400);
   });
@@ -393,7 +399,9 @@ function renderLegend(s: MapState, g: MapGeometry): HTMLElement {
   items.push(el('li', {}, el('span', { class: 'swatch strip-summarize' }), '[summarize] (hatched)'));
   items.push(el('li', {}, el('span', { class: 'swatch strip-drop' }), '[drop] (cross-hatched)'));
   items.push(el('li', {}, el('span', { class: 'swatch ref-boundary' }), 'compaction boundary'));
-  for (const k of g.offChart) items.push(el('li', { class: 'muted' }, k === 'window' ? `context window ${shortTokens(s.contextWindow)} (above the chart)` : k === 'autoCompact' ? `auto-compact ≈${shortTokens(s.autoCompactAt)} (above the chart)` : `target ${shortTokens(s.targetTokens)} (above the chart)`));
+  if (s.reachable) items.push(el('li', {}, el('span', { class: 'swatch ref-floor' }), `floor ≈${shortTokens(s.reachable.floor)}: no target can take the context below it`));
+  const offChart = { window: `context window ${shortTokens(s.contextWindow ?? 0)}`, autoCompact: `auto-compact ≈${shortTokens(s.autoCompactAt ?? 0)}`, floor: `floor ≈${shortTokens(s.reachable?.floor ?? 0)}`, target: `target ${shortTokens(s.targetTokens)}` };
+  for (const k of g.offChart) items.push(el('li', { class: 'muted' }, `${offChart[k]} (above the chart)`));
   return el('ul', { class: 'legend' }, ...items);
 }
 
@@ -439,7 +447,7 @@ function renderItem(item: DetailItem, exactCount: number | null | undefined): HT
     'span',
     { class: 'figures' },
     `${num(item.chars)} chars · ≈${num(item.estimate)} tokens (estimate)`,
-    exactCount === undefined ? null : el('span', { class: 'exact' }, exactCount === null ? ' · exact (o200k): –' : ` · exact (o200k): ${num(exactCount)}`),
+    exactCount === undefined ? null : el('span', { class: 'exact', title: state?.exactNote ?? '' }, ` · ${state?.exactLabel ?? 'o200k count'}: ${exactCount === null ? '–' : num(exactCount)}`),
   );
   const head = el(
     'div',
@@ -536,7 +544,7 @@ function renderCost(s: MapState): HTMLElement {
     el('p', { attrs: { id: 'cost-total' } }, `${usd(c.totalUsd)}${c.assumed ? ' (assumed prices)' : ''} over ${num(c.responses)} responses: input ${usd(c.inputUsd)}, output ${usd(c.outputUsd)}, cache writes ${usd(c.cacheWriteUsd)}, cache reads ${usd(c.cacheReadUsd)}.`),
   );
   if (c.byModel.length) section.append(el('ul', {}, ...c.byModel.map((m) => el('li', {}, `${m.model}: ${usd(m.usd)}`))));
-  if (c.agentUsd !== null) section.append(el('p', { attrs: { id: 'cost-agent' } }, `The agent's own figure (its cost-state records): ${usd(c.agentUsd)}.`));
+  if (c.agentUsd !== null) section.append(el('p', { attrs: { id: 'cost-agent' } }, `The agent's own figure (${c.agentSource ?? 'its cost-state records'}): ${usd(c.agentUsd)}.`));
   section.append(el('p', { attrs: { id: 'cost-next-turn' } }, c.nextTurn));
   for (const note of c.notes) section.append(el('p', { class: 'warning' }, note));
   section.append(el('p', { class: 'muted' }, `Prices: ${c.priceSource} (${c.priceDate}).`));

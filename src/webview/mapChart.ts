@@ -45,7 +45,7 @@ export interface Bar {
 }
 
 export interface RefLine {
-  kind: 'window' | 'autoCompact' | 'target';
+  kind: 'window' | 'autoCompact' | 'floor' | 'target';
   y: number;
   tokens: number;
   label: string;
@@ -124,9 +124,13 @@ export function mapGeometry(state: MapState, view: MapView, size: MapSize = MAP_
     dataMax = Math.max(dataMax, peakTotal, usage ?? 0);
     bars.push({ first, last, peak, x: plot.x + b * slot, width: Math.max(1, slot - (slot >= 4 ? 1 : 0)), segments: [], total: peakTotal, mark, boundary, usage });
   }
-  const wanted = Math.max(dataMax, state.targetTokens);
-  const showLimits = wanted >= 0.25 * state.contextWindow;
-  const scale = niceScale(showLimits ? Math.max(wanted, state.contextWindow) : wanted);
+  // The target counts for the scale only within the targets that mean something (a read-only map offers none), so a
+  // target far above the context does not squash the bars.
+  const target = state.reachable ? state.targetTokens : null;
+  const wanted = Math.max(dataMax, state.reachable ? Math.min(state.targetTokens, state.reachable.max) : 0);
+  const window = state.contextWindow;
+  const showLimits = window !== null && wanted >= 0.25 * window;
+  const scale = niceScale(showLimits ? Math.max(wanted, window) : wanted);
   const maxY = scale.max;
   const yOf = (tokens: number) => plot.y + plot.height - (Math.min(tokens, maxY) / maxY) * plot.height;
   for (const bar of bars) {
@@ -155,12 +159,23 @@ export function mapGeometry(state: MapState, view: MapView, size: MapSize = MAP_
     if (tokens > maxY) offChart.push(kind);
     else lines.push({ kind, y: yOf(tokens), tokens, label });
   };
-  ref('window', state.contextWindow, `context window ${shortTokens(state.contextWindow)}`);
-  ref('autoCompact', state.autoCompactAt, `auto-compact ≈${shortTokens(state.autoCompactAt)}`);
-  ref('target', state.targetTokens, `target ${shortTokens(state.targetTokens)}`);
+  if (window !== null) ref('window', window, `context window ${shortTokens(window)}`);
+  if (state.autoCompactAt !== null) ref('autoCompact', state.autoCompactAt, `auto-compact ≈${shortTokens(state.autoCompactAt)}`);
+  if (state.reachable) ref('floor', state.reachable.floor, `floor ≈${shortTokens(state.reachable.floor)}`);
+  if (target !== null) ref('target', target, `target ${shortTokens(target)}`);
   const yTicks: { pos: number; label: string }[] = [];
   for (let t = 0; t <= maxY + 1e-9; t += scale.step) yTicks.push({ pos: yOf(t), label: shortTokens(t) });
   return { plot, viewBox: `0 0 ${size.width} ${size.height}`, bars, roundsPerBar: per, maxY, yTicks, usagePath, lines, offChart };
+}
+
+/**
+ * A target within the reachable range, in whole thousands: from the floor (rounded up) to the context now (rounded
+ * up: at or above it nothing is planned), at least 1,000.
+ */
+export function clampTarget(reachable: { floor: number; max: number }, tokens: number): number {
+  const lo = Math.max(1000, Math.ceil(reachable.floor / 1000) * 1000);
+  const hi = Math.max(lo, Math.ceil(reachable.max / 1000) * 1000);
+  return Math.max(lo, Math.min(hi, Math.round(tokens / 1000) * 1000));
 }
 
 /** Tokens at a y position of the plot (for dragging the target), whole thousands, at least 1,000. */

@@ -74,6 +74,8 @@ export interface MapCost {
   assumed: boolean;
   /** The agent's own figure for the session (Claude Code's cost-state), or null when it records none. */
   agentUsd: number | null;
+  /** Where the agent keeps that figure, in words. */
+  agentSource: string | null;
   /** What the figure needs said beside it (core/cost.ts `costNotes`): assumed rates, unpriced models, the agent's figure apart. */
   notes: string[];
   priceSource: string;
@@ -88,9 +90,19 @@ export interface MapState {
   fileName: string;
   series: MapSeries[];
   rounds: MapRound[];
-  /** The model's context window and the size at which Claude Code compacts by itself. */
-  contextWindow: number;
-  autoCompactAt: number;
+  /** The model's context window and the size at which its agent compacts by itself (core/limits.ts); null: unknown. */
+  contextWindow: number | null;
+  autoCompactAt: number | null;
+  /** Where both come from, in words (the agent's record, the model, an observed auto-compaction). */
+  limitsText: string;
+  /** What the exact count of a round's items is for this session's model ("exact (o200k)" only where it is the model's tokenizer). */
+  exactLabel: string;
+  /** The same, said in full (the count's tooltip). */
+  exactNote: string;
+  /** Why this session cannot be compacted (a read-only format): no target is offered; null when it can be. */
+  readOnly: string | null;
+  /** The targets the target line can be dragged to: the context's floor up to the context now; null when read-only. */
+  reachable: { floor: number; max: number } | null;
   /** Target of the compaction plan (or of the settings when nothing is planned). */
   targetTokens: number;
   planned: boolean;
@@ -227,6 +239,7 @@ function validCost(c: unknown): c is MapCost {
     arrayOf(c.unpriced, (m): m is string => isStr(m, 300), 1000) &&
     typeof c.assumed === 'boolean' &&
     isCountOrNull(c.agentUsd) &&
+    isStrOrNull(c.agentSource, 500) &&
     arrayOf(c.notes, (m): m is string => isStr(m, 2000), 1000) &&
     isStr(c.priceSource, 2000) &&
     isStr(c.priceDate, 100) &&
@@ -240,8 +253,13 @@ export function isMapState(s: unknown): s is MapState {
     isStr(s.file, 10_000) &&
     isStr(s.fileName, 1000) &&
     arrayOf(s.rounds, validRound(s.series.length)) &&
-    isCount(s.contextWindow) &&
-    isCount(s.autoCompactAt) &&
+    isCountOrNull(s.contextWindow) &&
+    isCountOrNull(s.autoCompactAt) &&
+    isStr(s.limitsText, 2000) &&
+    isStr(s.exactLabel, 200) &&
+    isStr(s.exactNote, 1000) &&
+    isStrOrNull(s.readOnly, 2000) &&
+    (s.reachable === null || (isObj(s.reachable) && isCount(s.reachable.floor) && isCount(s.reachable.max))) &&
     isCount(s.targetTokens) &&
     typeof s.planned === 'boolean' &&
     isStr(s.planSummary, 10_000) &&

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { costNotes, costOfUsage, priceFor, sessionCost } from '../../src/core/cost';
 import { indexTranscript } from '../../src/core/transcript';
+import { sessionStats } from '../../src/core/sessionStats';
 import { requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 
@@ -123,6 +124,47 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
       assert.ok(!costNotes(resumed, '--prices').some((n) => n.includes('apart')));
     } finally {
       fake.setScenario({ kind: 'text', text: 'Hello.', usage: USAGE });
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a fork Claude Code makes itself (--resume --fork-session): only the fork\'s own response is its cost, not its original\'s', async () => {
+    const bin = requireClaudeBinary();
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-agent-cost-fork-session-')));
+    try {
+      const home = path.join(root, 'home');
+      const tmp = path.join(root, 'tmp');
+      const cwd = path.join(root, 'project');
+      for (const d of [home, tmp, cwd]) fs.mkdirSync(d, { recursive: true });
+      const turn = async (args: string[]) => {
+        const r = await spawnClaude({ bin, args: ['-p', ...args], cwd, home, tmp, fake });
+        assert.equal(r.exitCode, 0, r.stderr + r.stdout);
+      };
+      await turn(['tell me about the project']);
+      const projects = path.join(home, '.claude', 'projects');
+      const dir = path.join(projects, fs.readdirSync(projects)[0]);
+      const original = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+      const id = path.basename(original, '.jsonl');
+      for (let i = 0; i < 2; i++) await turn(['--resume', id, `and more, part ${i}`]);
+      await turn(['--resume', id, '--fork-session', 'continue in a fork']);
+      const forks = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl') && f !== path.basename(original));
+      assert.equal(forks.length, 1, `one fork beside the original: ${forks.join(', ')}`);
+      const fork = sessionCost((await indexTranscript(path.join(dir, forks[0]))).entries);
+      const one = costOfUsage({ input: USAGE.input_tokens, output: USAGE.output_tokens, cacheCreation: USAGE.cache_creation_input_tokens, cacheRead: USAGE.cache_read_input_tokens }, priceFor('claude-opus-5-5')!.price).usd;
+      assert.equal(fork.copiedResponses, 3, "the original's three responses are copies");
+      assert.equal(fork.responses.size, 1, 'the fork received one response itself');
+      assert.ok(Math.abs(fork.total.usd - one) < 1e-9, `fork: ours ${fork.total.usd}, one response ${one}`);
+      // Claude Code's own total in such a fork carries on its original's (four responses): said beside ours, not taken as the fork's.
+      assert.ok(fork.agent && Math.abs(fork.agent.usd - 4 * one) < 1e-6, `fork: Claude Code's own ${fork.agent?.usd}, four responses ${4 * one}`);
+      assert.equal(fork.agentIncludesCopies, true);
+      assert.ok(costNotes(fork, '--prices').some((n) => /forked from; ours, \$0\.32\d*, counts only the responses this file received \(3 copied/.test(n)), costNotes(fork, '--prices').join(' | '));
+      // The Sessions view's background figures and the map price the file the same way.
+      const stats = await sessionStats(path.join(dir, forks[0]));
+      assert.ok(Math.abs(stats.costUsd - one) < 1e-9, `sessionStats: ${stats.costUsd}`);
+      const original0 = sessionCost((await indexTranscript(original)).entries);
+      assert.equal(original0.agentIncludesCopies, false);
+      assert.equal(original0.copiedResponses, 0);
+    } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });

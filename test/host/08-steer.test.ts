@@ -56,7 +56,7 @@ describe('host: steer the compaction by hand, review the summary, apply, undo', 
     assert.match(byIndex.get(pinA)!.label, new RegExp(`^\\+~?[\\d,]+ · \\[pinned\\] #${pinA} `));
     assert.equal(byIndex.get(dropped)!.contextValue, 'round.drop.user');
     const planLine = tree.find((n) => n.kind === 'plan')!;
-    assert.match(planLine.label, /^context ~?[\d,]+ → [\d,]+ tokens(, above the [\d,]+ target.*)?$/);
+    assert.match(planLine.label, /^context ~?[\d,]+ → [\d,]+ tokens(, (above|below) the [\d,]+ target.*)?$/);
     assert.match(planLine.description ?? '', /^2 kept by you, 1 dropped by you, \d+ summarized by you$/);
 
     // Review: the summary opens in an editor; edit it there; apply exactly that text, in place.

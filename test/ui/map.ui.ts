@@ -97,7 +97,7 @@ describe('UI: Context Map', function () {
     assert.equal(await result.locator('pre').evaluate((p) => p.children.length), 0, 'a single text node');
     await frame.locator('.exact').first().waitFor({ state: 'visible', timeout: 30_000 });
     const exact = await frame.locator('.exact').allTextContents();
-    assert.ok(exact.length > 0 && exact.every((t) => /exact \(o200k\): [\d,]+$/.test(t)), exact.join(' | '));
+    assert.ok(exact.length > 0 && exact.every((t) => /o200k count: [\d,]+$/.test(t)), exact.join(' | '));
 
     // Drag the target down: the store plans a compaction, the map's summary and the tree follow.
     const summaryBefore = await frame.locator('#plan-summary').innerText();

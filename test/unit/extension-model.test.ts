@@ -10,6 +10,7 @@ import { planCompaction } from '../../src/core/compact/plan';
 import { CompactError, type CompactionPlan, type CompactResult } from '../../src/core/compact/types';
 import { childNodes, parentNode, rootNodes, roundChildren, roundNodeByIndex, snapshot, markOf, MARK_TEXT, type TreeNodeModel } from '../../src/extension/model/tree';
 import { decorationRanges, markedLineCount } from '../../src/extension/model/decorations';
+import { planBound } from '../../src/core/compact/bound';
 import { confirmationText, fileSizeText, planFigures, planSummary, resultResumeCommand, resultSummary, resultTarget, summarizerText, writeTarget } from '../../src/extension/model/planText';
 import { copyableResumeCommand, isDirectory, isInside, resumeProblem, resumeShellLine, terminalName } from '../../src/extension/model/resume';
 import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../src/core/session';
@@ -178,7 +179,7 @@ describe('extension model: one context figure on every surface', () => {
     const plan = await planCompaction(analysis, { ...TIGHT, targetTokens: 1_000 });
     const line = planSummary(plan, ctx);
     assert.match(line, /, above the 1,000 target/);
-    if (plan.overheadTokens >= 900) assert.ok(line.endsWith(`: the system prompt and tools alone take ~${formatNumber(plan.overheadTokens)}`), line);
+    if (plan.overheadTokens >= 900) assert.ok(line.endsWith(`: the system prompt and tools alone take ~${Math.round(plan.overheadTokens / 1000)}k`), line);
   });
 
   it('labels carry no markdown', () => {
@@ -266,7 +267,9 @@ describe('extension model: plan marks', () => {
     const nodes = rootNodes({ file, analysis, plan });
     assert.equal(nodes[1].kind, 'plan');
     const f = planFigures(plan);
-    const change = `context ${contextFigureText(contextNow(analysis.report))} → ${formatNumber(Math.round(plan.postTokens + plan.overheadTokens))} tokens${plan.postTokens + plan.overheadTokens > plan.settings.targetTokens ? `, above the ${formatNumber(plan.settings.targetTokens)} target` : ''}`;
+    const bound = planBound(plan);
+    const why = bound.kind === 'keep-recent' ? `, below the ${formatNumber(plan.settings.targetTokens)} target: ${bound.reason}` : plan.postTokens + plan.overheadTokens > plan.settings.targetTokens ? `, above the ${formatNumber(plan.settings.targetTokens)} target: ${bound.reason}` : '';
+    const change = `context ${contextFigureText(contextNow(analysis.report))} → ${formatNumber(Math.round(plan.postTokens + plan.overheadTokens))} tokens${why}`;
     const action = `${formatNumber(f.rounds)} rounds / ${formatNumber(f.tokens)} tokens would be summarized or dropped`;
     // The label leads with the whole context before → after; what happens to the rounds follows in the description.
     assert.equal(nodes[1].label, change);
@@ -375,7 +378,7 @@ describe('extension model: plan marks', () => {
     const a = await analysisOf('plan-mode.jsonl');
     const p = await planCompaction(a, { targetTokens: 1_000_000 });
     assert.equal(p.nothingToDo, true);
-    assert.equal(planSummary(p, contextNow(a.report)), `Nothing to compact: ${contextText(contextNow(a.report))}, target 1,000,000`);
+    assert.equal(planSummary(p, contextNow(a.report)), `Nothing to compact: ${contextText(contextNow(a.report))}, target 1,000,000 (at or above the context now)`);
     const node = rootNodes({ file: fixture('plan-mode.jsonl'), analysis: a, plan: p })[1];
     assert.equal(node.contextValue, 'plan.nothingToDo');
   });

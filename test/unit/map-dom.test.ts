@@ -14,7 +14,7 @@ import { mapHtml } from '../../src/extension/model/mapHtml';
 import { stackTotal } from '../../src/webview/mapChart';
 import type { MapState, RoundDetail } from '../../src/webview/mapProtocol';
 import { CHROMIUM_PATH, launchBrowser, type LaunchedBrowser } from '../support/browser';
-import { fixture, repoRoot } from '../support/fixtures';
+import { fixture, repoRoot, sharedFixtures } from '../support/fixtures';
 
 const ORIGIN = 'https://webview.test';
 const NONCE = 'dGVzdG5vbmNlMTIzNDU2Nzg5MA==';
@@ -140,7 +140,9 @@ describe('Context Map webview in Chromium', function () {
     await post({ type: 'exact', round: pick.peak, counts: [41, 10, null] });
     await page.waitForSelector('.exact');
     const exact = await page.locator('.exact').allTextContents();
-    assert.deepEqual(exact, [' · exact (o200k): 41', ' · exact (o200k): 10', ' · exact (o200k): –']);
+    // A Claude session: o200k is another vendor's tokenizer, said as a count, not as "exact", with why in its tooltip.
+    assert.deepEqual(exact, [' · o200k count: 41', ' · o200k count: 10', ' · o200k count: –']);
+    assert.match((await page.locator('.exact').first().getAttribute('title'))!, /OpenAI's tokenizer: a close count of this text, not Claude's own/);
     assert.equal(await get<unknown>('window.__pwned'), undefined);
   });
 
@@ -167,6 +169,12 @@ describe('Context Map webview in Chromium', function () {
 
   it('replans while the target is held: throttled targets go out during the drag, a state arriving meanwhile keeps the line under the pointer', async () => {
     const page = b!.page;
+    // Start from the state's own target: the test before left its last target on the line, and the line stops at the
+    // context now (the reachable range), which the upward drag below must not reach.
+    const previous = (await posted()).filter((m) => m.type === 'setTarget').at(-1);
+    if (previous) await post({ type: 'state', state: { ...state, targetTokens: previous.tokens } });
+    await post({ type: 'state', state });
+    await page.waitForFunction(`document.getElementById('target')?.dataset.tokens === '${state.targetTokens}'`);
     const grip = page.locator('#target rect.grip');
     const box = (await grip.boundingBox())!;
     const x = box.x + box.width / 2;
@@ -252,6 +260,58 @@ describe('Context Map webview in Chromium', function () {
     assert.equal(await get<unknown>('window.__pwned'), undefined);
     for (const sel of ['#app img', '#app script', '#app b', '#app a[href^="javascript:"]', '#app style']) assert.equal(await page.locator(sel).count(), 0, sel);
     assert.equal(await get<string>('getComputedStyle(document.body).display'), 'block');
+  });
+
+  it("a Codex map: its own window and threshold, the floor drawn, the target held within the reachable range, its label haloed; a read-only map offers no target", async () => {
+    const page = b!.page;
+    const codexFile = join(sharedFixtures, 'codex', 'rollout-0.142.jsonl');
+    const analysis = await inspectFile(codexFile, { subagents: false, appendable: false });
+    const codex = buildMapState(codexFile, analysis, await planCompaction(analysis, { targetTokens: 100_000 }), undefined);
+    await post({ type: 'state', state: codex });
+    await page.waitForFunction(`document.querySelector('.file')?.textContent === 'rollout-0.142.jsonl'`);
+    assert.match((await page.textContent('.summary'))!, /tokens of 258k ·/);
+    assert.match((await page.textContent('#map-limits'))!, /window 258,400 \(recorded by Codex \(model_context_window 258,400\)\); auto-compacts near 233k/);
+    assert.match((await page.textContent('#plan-summary'))!, /below the 100,000 target: kept verbatim capped at 40k by Keep Recent Tokens/);
+    assert.equal(await page.locator('svg.chart line.ref-floor').count(), 1, 'the floor is drawn');
+    // The label reads over the bars: a halo (a stroke of the background painted under the fill).
+    const halo = await page.locator('#target text.target-label').evaluate((t) => {
+      const s = getComputedStyle(t);
+      return { paintOrder: s.paintOrder, stroke: s.stroke, width: s.strokeWidth };
+    });
+    assert.match(halo.paintOrder, /^stroke/);
+    assert.notEqual(halo.stroke, 'none');
+    assert.equal(halo.width, '4px');
+    // Dragged far above the context, the line stops at the context now (any more plans nothing); far below, at the floor.
+    const plot = (await page.locator('svg.chart rect.frame').boundingBox())!;
+    const drag = async (toY: number) => {
+      const grip = (await page.locator('#target rect.grip').boundingBox())!;
+      await page.mouse.move(grip.x + grip.width / 2, grip.y + grip.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(grip.x + grip.width / 2, toY, { steps: 4 });
+      await page.mouse.up();
+      return { tokens: Number(await page.getAttribute('#target', 'data-tokens')), label: (await page.textContent('#target text.target-label'))! };
+    };
+    const top = await drag(plot.y + 2);
+    assert.equal(top.tokens, Math.ceil(codex.reachable!.max / 1000) * 1000);
+    assert.match(top.label, /\(the context now: nothing to compact\)$/);
+    assert.equal((await posted()).filter((m) => m.type === 'setTarget').at(-1)!.tokens, top.tokens);
+    const bottom = await drag(plot.y + plot.height - 2);
+    assert.equal(bottom.tokens, Math.ceil(codex.reachable!.floor / 1000) * 1000);
+    assert.match(bottom.label, /\(the floor\)$/);
+    assert.equal(await page.getAttribute('#target', 'aria-valuemin'), String(bottom.tokens));
+    await page.locator('#target').focus();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(Number(await page.getAttribute('#target', 'data-tokens')), bottom.tokens, 'the keyboard stops at the floor too');
+
+    const geminiFile = join(sharedFixtures, 'gemini-cli', 'session-tools.json');
+    const gemini = buildMapState(geminiFile, await inspectFile(geminiFile, { subagents: false, appendable: false }), null, 900_000);
+    await post({ type: 'state', state: gemini });
+    await page.waitForFunction(`document.querySelector('.file')?.textContent === 'session-tools.json'`);
+    assert.equal(await page.locator('#target').count(), 0, 'no target to drag on a read-only map');
+    assert.match((await page.textContent('#plan-summary'))!, /^Read-only: /);
+    assert.match((await page.textContent('#map-limits'))!, /auto-compaction threshold unknown/);
+    await post({ type: 'state', state });
+    await page.waitForFunction(`document.querySelector('.file')?.textContent === 'with-compactions.jsonl'`);
   });
 
   it('buckets 30,000 rounds into a few hundred bars and draws them quickly', async () => {

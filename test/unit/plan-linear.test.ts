@@ -91,7 +91,8 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
   if (overheadTokens > settings.targetTokens * 0.9) {
     notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
   }
-  const underTarget = preTokens <= messageTarget;
+  // A target at or above the context now asks for nothing.
+  const underTarget = preTokens <= messageTarget || settings.targetTokens >= report.totals.currentContextTokens;
   if (underTarget) tailPos = 0;
 
   // Tool-result texts of every round that may be kept (read once).

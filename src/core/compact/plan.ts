@@ -127,7 +127,8 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
   const { analysis, settings, state, calibration, active, preTokens, overheadTokens, messageTarget, notes, clock } = base;
   const { rounds } = analysis;
   const last = active.length - 1;
-  const underTarget = preTokens <= messageTarget;
+  // A target at or above the context now asks for nothing, whatever the rounds' estimates sum to.
+  const underTarget = preTokens <= messageTarget || settings.targetTokens >= analysis.report.totals.currentContextTokens;
   let tailPos = await tailCandidate(base, underTarget);
   // Tool-result texts of every round that may be kept (read once).
   const texts = await loadResultTexts(analysis, active.slice(tailPos), clock);

@@ -7,5 +7,7 @@ import type { CompactSettings } from './types';
 
 export async function smallestReachableTarget(analysis: Analysis, settings?: Partial<CompactSettings>): Promise<number> {
   const { plan, calibration } = await planDetails(analysis, { ...settings, targetTokens: 1 });
-  return Math.min(plan.preTokens, plan.keptTokens + summaryFloorTokens(calibration || 1)) + plan.overheadTokens;
+  const byRounds = Math.min(plan.preTokens, plan.keptTokens + summaryFloorTokens(calibration || 1)) + plan.overheadTokens;
+  // A target at or above the context now plans nothing (plan.ts): reached as it is, whatever the rounds' estimates.
+  return Math.min(byRounds, analysis.report.totals.currentContextTokens);
 }

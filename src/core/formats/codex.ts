@@ -187,8 +187,13 @@ export class CodexReader implements RecordReader {
         if (!m) return [plain('response_item', str(payload, 'type'))];
         return [this.itemEntry(m, (shape) => chained(shape), false)];
       }
-      case 'event_msg':
-        return [this.event(payload, plain, chained)];
+      case 'event_msg': {
+        const e = this.event(payload, plain, chained);
+        // The window Codex works with for its model (token_count's info.model_context_window): the map's and status's window.
+        const recorded = obj(payload, 'info')?.model_context_window;
+        if (typeof recorded === 'number' && Number.isFinite(recorded) && recorded > 0) e.contextWindow = recorded;
+        return [e];
+      }
       case 'compacted': {
         const prev = st.lastUuid;
         // What the record says of the compaction, read as a Claude Code boundary's metadata is (entries.ts).

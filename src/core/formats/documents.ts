@@ -136,26 +136,31 @@ function geminiShapes(m: JsonObject): JsonObject[] {
   return shapes;
 }
 
-/** Usage of each API request of a Cline / Roo task, in order, from `ui_messages.json` beside the history. */
-async function clineUsage(historyPath: string): Promise<JsonObject[]> {
+/**
+ * Usage of each API request of a Cline / Roo task, in order, from `ui_messages.json` beside the history, and the cost
+ * Cline itself recorded for them (the sum of their `cost` fields, as its task header shows it; null when none has one).
+ */
+async function clineUsage(historyPath: string): Promise<{ usage: JsonObject[]; costUsd: number | null }> {
   try {
     // Read like every file beside a transcript (sidecarFiles.ts): a link, FIFO, device or oversized file gives no figures.
     const bytes = await readSidecar(join(dirname(historyPath), 'ui_messages.json'), MAX_DOCUMENT_BYTES);
     const ui: unknown = bytes ? JSON.parse(bytes.toString('utf8')) : [];
     const out: JsonObject[] = [];
+    let costUsd: number | null = null;
     for (const m of Array.isArray(ui) ? (ui as unknown[]) : []) {
       const o = asObject(m);
       if (o?.say !== 'api_req_started' || typeof o.text !== 'string') continue;
       try {
         const t = asObject(JSON.parse(o.text)) ?? {};
         out.push({ input_tokens: t.tokensIn ?? 0, cache_creation_input_tokens: t.cacheWrites ?? 0, cache_read_input_tokens: t.cacheReads ?? 0, output_tokens: t.tokensOut ?? 0 });
+        if (typeof t.cost === 'number' && Number.isFinite(t.cost) && t.cost >= 0) costUsd = (costUsd ?? 0) + t.cost;
       } catch {
         out.push({});
       }
     }
-    return out;
+    return { usage: out, costUsd };
   } catch {
-    return [];
+    return { usage: [], costUsd: null };
   }
 }
 
@@ -207,7 +212,8 @@ export async function indexJsonDocument(path: string): Promise<TranscriptIndex |
   if (!format) return null;
   const elements = messageElements(text, bom ? 3 : 0);
   const values: unknown[] = format === 'gemini-cli' ? (arr(asObject(doc), 'messages') ?? []) : (doc as unknown[]);
-  const usage = format === 'cline' ? await clineUsage(path) : [];
+  const cline = format === 'cline' ? await clineUsage(path) : { usage: [], costUsd: null };
+  const usage = cline.usage;
   const entries: Entry[] = [];
   let parent: string | null = null;
   let assistants = 0;
@@ -224,7 +230,9 @@ export async function indexJsonDocument(path: string): Promise<TranscriptIndex |
       const u = role === 'assistant' ? usage[assistants++] : undefined;
       const content = role === 'assistant' ? v.content : clineResults(v.content, pendingCalls);
       pendingCalls = role === 'assistant' ? clineCalls(v.content) : [];
-      shapes = [{ type: role, uuid: `cline:${k}`, message: { id, role, content, usage: u } }];
+      // Cline records the model of each response beside it (modelInfo.modelId): what prices the response.
+      const model = role === 'assistant' ? str(asObject(v.modelInfo), 'modelId') : undefined;
+      shapes = [{ type: role, uuid: `cline:${k}`, message: { id, role, model, content, usage: u } }];
     }
     shapes.forEach((shape, part) => {
       // Gemini and Cline messages follow one another: each links to the one before it.
@@ -233,6 +241,8 @@ export async function indexJsonDocument(path: string): Promise<TranscriptIndex |
       entries.push(digestEntry(linked, el.line, part, el.start, el.end));
     });
   });
+  // Cline's own figure for the task: carried like Claude Code's cost-state total (cost.ts agentCost reads the newest).
+  if (cline.costUsd !== null && entries.length) entries[entries.length - 1].agentCost = { usd: cline.costUsd, byModel: [], hasUnknownModelCost: false, source: "the cost of each API request in Cline's ui_messages.json" };
   const lines = text.split('\n').length;
   return {
     path,

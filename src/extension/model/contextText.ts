@@ -4,6 +4,7 @@
 import { ATTACHED_NOTE, type ContextFigure } from '../../core/context';
 import type { InspectReport } from '../../core/inspect';
 import { formatNumber, plural } from './format';
+import { statusName } from './liveStatus';
 
 /** The figure with its provenance mark: "48,314" (usage) or "~48,314" (estimate). */
 export function contextFigureText(c: ContextFigure): string {
@@ -39,4 +40,16 @@ export function statusBarText(c: ContextFigure, report: InspectReport): string {
 /** The target input box's prompt. */
 export function targetPrompt(c: ContextFigure, smallest: number): string {
   return `Target for the whole context in tokens: ${contextText(c)} = ${contextPartsText(c)}; the smallest reachable target is about ${formatNumber(smallest)}. Accept to use it; the setting agentCompactor.targetTokens is the default.`;
+}
+
+/**
+ * The shown transcript's status bar item, named (a live session's item may sit beside it: each says which session it
+ * is), and its accessible name in plain words (the tooltip's markdown is no name: it read out `&nbsp;`).
+ */
+export function statusBarItem(name: string, c: ContextFigure, report: InspectReport): { text: string; accessibilityLabel: string } {
+  const short = statusName(name);
+  return {
+    text: `${short}: ${statusBarText(c, report)}`,
+    accessibilityLabel: `${short}: context ${c.source === 'estimate' ? 'about ' : ''}${formatNumber(c.tokens)} tokens, ${plural(report.totals.rounds, 'round')}`,
+  };
 }

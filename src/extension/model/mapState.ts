@@ -11,8 +11,11 @@ import { chartPoints } from './budget';
 import { baseName } from './format';
 import { planSummary } from './planText';
 import { nextTurnText } from './cacheText';
-import { contextNow, recordedContextWindow } from '../../core/context';
+import { contextNow } from '../../core/context';
 import { compactionCostText, compactionFigures, compactionTitle } from '../../core/agentCompactions';
+import { autoCompactText, claudeAutoCompactAt, claudeWindowOf, contextLimits, limitFacts, type ContextLimits } from '../../core/limits';
+import { planBound } from '../../core/compact/bound';
+import { unsupportedReason } from '../../core/formats/types';
 
 /** Tools with a series of their own in the chart; the rest share "other tools". */
 const NAMED_TOOLS = 6;
@@ -77,22 +80,11 @@ function toolSlots(names: string[]): number[] {
   return out;
 }
 
-/**
- * The context window of a model (tokens): 1M for ids tagged so (`[1m]`, `-1m`), else 200k, the
- * window of every Claude model Claude Code runs by default.
- */
-export function contextWindowOf(model: string | null | undefined): number {
-  return model && /(\[1m\]|-1m)$/i.test(model) ? 1_000_000 : 200_000;
-}
+/** The context window of a Claude model (core/limits.ts; kept here for the callers of the map's model). */
+export const contextWindowOf = claudeWindowOf;
 
-/**
- * Where Claude Code compacts by itself: its window less room for the reply and a buffer. With a
- * 200k window the shared fixture with an automatic compaction records `preTokens` 167,174 at the
- * trigger, i.e. 33k below the window.
- */
-export function autoCompactAt(window: number): number {
-  return window - 33_000;
-}
+/** Where Claude Code compacts by itself with a given window (core/limits.ts). */
+export const autoCompactAt = claudeAutoCompactAt;
 
 /** Where a price is given in the extension, for the notes beside a cost. */
 export const PRICES_SETTING_HINT = 'the setting agentCompactor.prices';
@@ -145,7 +137,7 @@ interface MapBase {
   /** Rounds without their plan mark. */
   rounds: Omit<MapRound, 'mark'>[];
   map: ContextMap;
-  contextWindow: number;
+  limits: ContextLimits;
 }
 
 /**
@@ -187,15 +179,14 @@ function mapBase(analysis: Analysis, prices: PriceTable): MapBase {
       costUsd: map.rounds[i].cost?.usd ?? null,
     });
   }
-  const lastModel = [...report.rounds].reverse().find((r) => r.model && r.model !== '<synthetic>')?.model ?? null;
-  // The window the agent recorded (Codex) is the model's own; else the Claude model's by its id.
-  const base: MapBase = { series, rounds, map, contextWindow: recordedContextWindow(analysis.index.entries) ?? contextWindowOf(lastModel) };
+  const base: MapBase = { series, rounds, map, limits: contextLimits(limitFacts(analysis.index.format.id, analysis.index.entries)) };
   bases.set(analysis, { prices, base });
   return base;
 }
 
 export function buildMapState(file: string, analysis: Analysis, plan: CompactionPlan | null, settingsTarget: number | undefined, prices: PriceTable = DEFAULT_PRICES, now = Date.now()): MapState {
-  const { series, rounds, map, contextWindow: window } = mapBase(analysis, prices);
+  const { series, rounds, map, limits } = mapBase(analysis, prices);
+  const readOnly = unsupportedReason(analysis.index.format);
   const marks = new Map(plan ? plan.rounds.map((r) => [r.index, r.action]) : []);
   const c = map.cost;
   return {
@@ -204,11 +195,19 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
     fileName: baseName(file),
     series,
     rounds: rounds.map((r) => ({ ...r, mark: marks.get(r.round) ?? 'keep' })),
-    contextWindow: window,
-    autoCompactAt: autoCompactAt(window),
+    contextWindow: limits.window,
+    autoCompactAt: limits.autoCompactAt,
+    limitsText: `${limits.window !== null ? `window ${limits.window.toLocaleString('en-US')} (${limits.windowFrom})` : `window unknown: ${limits.windowFrom}`}; ${autoCompactText(limits)}`,
+    ...exactCountLabel(analysis.index.format.id),
+    readOnly,
+    reachable: readOnly ? null : reachableTargets(analysis, plan),
     targetTokens: plan ? plan.settings.targetTokens : (settingsTarget ?? DEFAULT_SETTINGS.targetTokens),
     planned: plan !== null,
-    planSummary: plan ? planSummary(plan, contextNow(analysis.report)) : 'No compaction planned: drag the target line (or run Preview Compaction) to see what a compaction would keep, summarize and drop.',
+    planSummary: readOnly
+      ? `Read-only: ${readOnly}`
+      : plan
+        ? planSummary(plan, contextNow(analysis.report))
+        : 'No compaction planned: drag the target line (or run Preview Compaction) to see what a compaction would keep, summarize and drop.',
     contextNow: analysis.report.totals.currentContextTokens,
     tools: map.tools.map((t) => ({ ...t })),
     largest: map.largest.map((x) => ({ ...x })),
@@ -224,10 +223,33 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
       unpriced: c.unpriced,
       assumed: c.assumed.length > 0,
       agentUsd: c.agent ? c.agent.usd : null,
+      agentSource: c.agent ? (c.agent.source ?? 'its cost-state records') : null,
       notes: costNotes(c, PRICES_SETTING_HINT),
       priceSource: c.priceSource,
       priceDate: c.priceDate,
       nextTurn: nextTurnText(analysis, plan, now, prices),
     },
   };
+}
+
+/**
+ * The targets that mean something for this context: from its floor (what stays whatever the target: system prompt and
+ * tools, the newest round, the summary; core/compact/bound.ts) up to the context now (any target above it plans
+ * nothing). Without a plan the floor is the system prompt and tools with the newest round.
+ */
+function reachableTargets(analysis: Analysis, plan: CompactionPlan | null): { floor: number; max: number } {
+  const context = contextNow(analysis.report);
+  const active = analysis.report.rounds.filter((r) => r.inContext);
+  const floor = plan ? planBound(plan).floorTokens : Math.min(context.tokens, context.overhead + (active[active.length - 1]?.tokens.estimate ?? 0));
+  return { floor: Math.max(0, Math.round(floor)), max: Math.max(Math.round(floor), context.tokens) };
+}
+
+/**
+ * What the round reader's exact counts are: o200k_base is OpenAI's tokenizer, the one Codex's models use; for another
+ * vendor's model it is a close count of the same text, not that model's own.
+ */
+export function exactCountLabel(format: Analysis['index']['format']['id']): { exactLabel: string; exactNote: string } {
+  if (format === 'codex') return { exactLabel: 'exact (o200k)', exactNote: "Counted with o200k_base, the tokenizer of Codex's OpenAI models." };
+  const vendor = format === 'gemini-cli' ? 'Gemini' : format === 'copilot-cli' ? "the session's model" : 'Claude';
+  return { exactLabel: 'o200k count', exactNote: `Counted with o200k_base, OpenAI's tokenizer: a close count of this text, not ${vendor}'s own (its tokenizer is not public; the API's usage is the real figure).` };
 }

@@ -3,6 +3,7 @@
 import type { CompactionPlan, CompactResult } from '../../core/compact/types';
 import { economicsLine, type CompactionEconomics } from '../../core/cache';
 import { isSessionId, resumeCommand } from '../../core/compact/resume';
+import { planBound } from '../../core/compact/bound';
 import type { FormatId } from '../../core/formats/types';
 import type { ContextFigure } from '../../core/context';
 import { contextFigureText, contextText } from './contextText';
@@ -71,14 +72,18 @@ export function contextAfter(plan: CompactionPlan): number {
   return Math.round(plan.postTokens + plan.overheadTokens);
 }
 
-/** "context 48,314 → 18,220 tokens" (the whole context before and after), with a word when the target stays out of reach. */
+/**
+ * "context 48,314 → 18,220 tokens" (the whole context before and after), with what bounds it when that is not the
+ * target itself (core/compact/bound.ts): the keep-recent limit below the target, a floor above it.
+ */
 export function contextChangeText(plan: CompactionPlan, context: ContextFigure): string {
   const after = contextAfter(plan);
   const target = plan.settings.targetTokens;
   const change = `context ${contextFigureText(context)} → ${formatNumber(after)} tokens`;
+  const bound = planBound(plan);
+  if (bound.kind === 'keep-recent') return `${change}, below the ${formatNumber(target)} target: ${bound.reason}`;
   if (after <= target) return change;
-  const why = plan.overheadTokens >= target * 0.9 ? `: the system prompt and tools alone take ~${formatNumber(plan.overheadTokens)}` : '';
-  return `${change}, above the ${formatNumber(target)} target${why}`;
+  return `${change}, above the ${formatNumber(target)} target${bound.reason ? `: ${bound.reason}` : ''}`;
 }
 
 /** What the plan does to the rounds, without figures of the whole context: "12 rounds / 30,100 tokens would be summarized or dropped". */
@@ -90,7 +95,9 @@ export function planActionText(plan: CompactionPlan): string {
 /** The plan line: what would be summarized or dropped, the whole context before → after (or why nothing would change). */
 export function planSummary(plan: CompactionPlan, context: ContextFigure): string {
   if (plan.nothingToDo) {
-    return `Nothing to compact: ${contextText(context)}, target ${formatNumber(plan.settings.targetTokens)}`;
+    const target = plan.settings.targetTokens;
+    // Said only where it is the reason: a target under the context that still asks for nothing is explained by the notes.
+    return `Nothing to compact: ${contextText(context)}, target ${formatNumber(target)}${target >= plan.context.tokens ? ' (at or above the context now)' : ''}`;
   }
   return `${planActionText(plan)}; ${contextChangeText(plan, context)}`;
 }
@@ -125,6 +132,7 @@ export function planDetail(plan: CompactionPlan, context: ContextFigure, economi
     `Rounds: ${formatNumber(f.summarized)} summarized, ${formatNumber(f.dropped)} dropped, ${formatNumber(f.kept)} kept${f.history ? ` (${formatNumber(f.history)} history rounds before the last compact boundary stay as they are)` : ''}.`,
     `Tool results: ${formatNumber(f.replacedResults)} replaced by previews${f.frozenResults ? `, ${formatNumber(f.frozenResults)} replaced in an earlier compaction (left as they are)` : ''}, ${formatNumber(f.keptResults)} kept.`,
   ];
+  lines.push(`What bounds the result: ${planBound(plan).text}.`);
   for (const c of plan.conflicts) lines.push(`Your choice to ${c.decision}: ${c.resolution}.`);
   for (const n of plan.notes) lines.push(n);
   if (economics !== undefined && !plan.nothingToDo) lines.push(economicsText(economics));

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { SessionSummary } from '../../core/sessionList';
-import { liveStatus, WARN_SHARE } from '../model/liveStatus';
+import { liveStatus } from '../model/liveStatus';
 import type { SessionsView } from './sessionsView';
 import { CommandId } from '../commandIds';
 import { sessionStats } from '../../core/sessionStats';
@@ -50,13 +50,14 @@ export class LiveSessionStatus implements vscode.Disposable {
     }
     this.item.text = status.text;
     this.item.tooltip = status.tooltip;
+    this.item.accessibilityInformation = { label: status.accessibilityLabel };
     this.item.backgroundColor = status.level === 'alert' ? new vscode.ThemeColor('statusBarItem.errorBackground') : status.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.command = { command: CommandId.showRounds, title: 'Show Rounds', arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }] };
     this.item.show();
     // Read once the agent's turn has settled, not on every append of a growing file.
     clearTimeout(this.readTimer);
     this.readTimer = setTimeout(() => void this.watchCache(live), SETTLED_MS);
-    if (status.share >= WARN_SHARE && !this.offered.has(live.file)) {
+    if (status.level !== 'normal' && !this.offered.has(live.file)) {
       this.offered.add(live.file);
       void this.offer(live, status.text);
     }

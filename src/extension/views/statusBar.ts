@@ -1,7 +1,8 @@
 // Status bar item: the shown transcript's active context size and round count.
 import * as vscode from 'vscode';
 import { baseName, formatNumber, plural } from '../model/format';
-import { contextPartsText, contextText, statusBarText } from '../model/contextText';
+import { contextPartsText, contextText, statusBarItem } from '../model/contextText';
+import { autoCompactText, contextLimits, limitFacts } from '../../core/limits';
 import { contextNow } from '../../core/context';
 import { planSummary } from '../model/planText';
 import { nextTurnText } from '../model/cacheText';
@@ -32,6 +33,8 @@ export class ContextStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
+    // Only the ready state's tooltip is markdown; the others' plain text names them as it is.
+    this.item.accessibilityInformation = undefined;
     if (s.status === 'loading') {
       this.item.text = `$(loading~spin) ${baseName(s.file)}`;
       this.item.tooltip = this.tooltipText = s.message;
@@ -44,8 +47,17 @@ export class ContextStatusBar implements vscode.Disposable {
     } else {
       const t = s.analysis.report.totals;
       const context = contextNow(s.analysis.report);
-      this.item.text = `$(symbol-ruler) ${statusBarText(context, s.analysis.report)}`;
-      const parts = [baseName(s.file), `The next request would carry: ${contextText(context)} = ${contextPartsText(context)}`, `${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context`];
+      const shown = statusBarItem(baseName(s.file), context, s.analysis.report);
+      this.item.text = `$(symbol-ruler) ${shown.text}`;
+      this.item.accessibilityInformation = { label: shown.accessibilityLabel };
+      // The same threshold the Context Map draws (core/limits.ts).
+      const limits = contextLimits(limitFacts(s.analysis.index.format.id, s.analysis.index.entries));
+      const parts = [
+        baseName(s.file),
+        `The next request would carry: ${contextText(context)} = ${contextPartsText(context)}`,
+        `${s.analysis.index.format.agent} ${autoCompactText(limits)}`,
+        `${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context`,
+      ];
       const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
       const cost = analysisCost(s.analysis, prices);
       parts.push(`Cost: ${costFigure(cost, (n) => `$${n.toFixed(2)}`)} over ${plural(cost.responses.size, 'response')}${cost.agent ? `; the agent's own figure: $${cost.agent.usd.toFixed(2)}` : ''}`);

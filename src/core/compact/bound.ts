@@ -1,0 +1,93 @@
+// What bounds a plan's result: the target itself, the keep-recent limit, or a floor (the system prompt and tools, the
+// newest round, the rounds the user pinned). One explanation for every surface that shows a plan (the CLI's plan,
+// the Rounds view's plan node, the confirmation dialog, the Context Map), so a result far from the target is never
+// left unexplained.
+import type { CompactionPlan, PlannedRound } from './types';
+
+export type PlanBoundKind =
+  /** Nothing to compact: the target is at or above the context (or the transcript fits the target's room). */
+  | 'nothing-to-do'
+  /** The result reaches the target as closely as whole rounds allow. */
+  | 'target'
+  /** Well below the target: the kept-verbatim part stops at keepRecentTokens although older rounds would fit. */
+  | 'keep-recent'
+  /** Above the target: the system prompt and tools alone are at or above it. */
+  | 'overhead'
+  /** Above the target: the rounds the user chose to keep are more than the target leaves room for. */
+  | 'pinned'
+  /** Above the target: the newest round (always kept) with the system prompt, tools and summary is more than it. */
+  | 'newest-round';
+
+export interface PlanBound {
+  kind: PlanBoundKind;
+  /** The whole context after the plan (transcript, summary, system prompt and tools); the context now when nothing is to do. */
+  resultTokens: number;
+  targetTokens: number;
+  /** The context now (the plan's starting figure). */
+  contextTokens: number;
+  /**
+   * About the least any target can make of this context: the system prompt and tools, the newest round and the
+   * rounds the user pinned (as budgeted), and the summary's room when older rounds would be summarized.
+   */
+  floorTokens: number;
+  /** One sentence for the user. */
+  text: string;
+  /** The bound alone, a clause to follow "above/below the target:" ('' when the target itself bounds the result). */
+  reason: string;
+}
+
+function k(n: number): string {
+  const r = Math.round(n);
+  return r >= 1000 ? `${(r / 1000).toFixed(r >= 10_000 ? 0 : 1)}k` : String(r);
+}
+
+function keptSize(r: PlannedRound): number {
+  return r.action === 'keep' ? Math.min(r.tokens, r.tokensAfter) || r.tokensAfter : 0;
+}
+
+/** The plan's floor: what stays whatever the target (see PlanBound.floorTokens). */
+export function planFloor(plan: CompactionPlan): number {
+  const active = plan.rounds.filter((r) => r.inContext);
+  const newest = active[active.length - 1];
+  const pinned = active.filter((r) => r !== newest && r.by === 'user' && r.action === 'keep');
+  const summary = active.length > 1 + pinned.length ? plan.settings.summaryTokens : 0;
+  const newestTokens = newest ? (newest.action === 'keep' ? keptSize(newest) : newest.tokens) : 0;
+  return Math.round(plan.overheadTokens + newestTokens + pinned.reduce((s, r) => s + keptSize(r), 0) + summary);
+}
+
+/** What bounds the plan's result, in one sentence (see PlanBoundKind). */
+export function planBound(plan: CompactionPlan): PlanBound {
+  const target = plan.settings.targetTokens;
+  const context = plan.context.tokens;
+  const floorTokens = Math.min(planFloor(plan), Math.max(context, plan.overheadTokens));
+  const base = { targetTokens: target, contextTokens: context, floorTokens };
+  if (plan.nothingToDo) {
+    const reason =
+      target >= context
+        ? `the target is at or above the context now (${k(context)})`
+        : `the transcript (~${k(plan.preTokens)}) already fits the target beside ~${k(plan.overheadTokens)} of system prompt and tools`;
+    return { ...base, kind: 'nothing-to-do', resultTokens: context, reason, text: `nothing to compact with your ${k(target)} target: ${reason}` };
+  }
+  const result = Math.round(plan.postTokens + plan.overheadTokens);
+  const active = plan.rounds.filter((r) => r.inContext);
+  const above = (kind: PlanBoundKind, reason: string): PlanBound => ({ ...base, kind, resultTokens: result, reason, text: `result ${k(result)}, above your ${k(target)} target: ${reason}` });
+  if (result > target) {
+    if (plan.overheadTokens >= target) {
+      return above('overhead', `the system prompt and tools alone take ~${k(plan.overheadTokens)}`);
+    }
+    const pinned = active.filter((r) => r.by === 'user' && r.action === 'keep');
+    const pinnedTokens = pinned.reduce((s, r) => s + keptSize(r), 0);
+    if (pinned.length && plan.overheadTokens + pinnedTokens > target - plan.settings.summaryTokens) {
+      return above('pinned', `the ${pinned.length} round${pinned.length === 1 ? '' : 's'} you chose to keep take ~${k(pinnedTokens)}`);
+    }
+    return above('newest-round', `the least this context can become is ~${k(floorTokens)} (system prompt and tools, the newest round, always kept, and the summary)`);
+  }
+  // Under the target: would the next older round the plan summarized have fitted? Then the keep-recent limit, not the
+  // target, stopped the kept part (plan.ts tailCandidate grows the tail only within keepRecentTokens).
+  const nextOlder = [...active].reverse().find((r) => r.action === 'summarize' && r.by === 'plan');
+  if (nextOlder && result + nextOlder.tokens <= target) {
+    const reason = `kept verbatim capped at ${k(plan.settings.keepRecentTokens)} by Keep Recent Tokens`;
+    return { ...base, kind: 'keep-recent', resultTokens: result, reason, text: `${reason}: result ${k(result)}, below your ${k(target)} target (raise Keep Recent Tokens to keep more)` };
+  }
+  return { ...base, kind: 'target', resultTokens: result, reason: '', text: `result ${k(result)}, within your ${k(target)} target` };
+}

@@ -1,0 +1,69 @@
+// What bounds a plan (core/compact/bound.ts), on real sessions: a Codex rollout whose result stays ~47k for any target
+// from 100k up (the keep-recent limit, said on the plan line, in the CLI and in --json), a target at or above the
+// context plans nothing, and a target under the system prompt and tools is explained by them.
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { inspectFile } from '../../src/core/inspect';
+import { planCompaction } from '../../src/core/compact/plan';
+import { planBound } from '../../src/core/compact/bound';
+import { renderPlan } from '../../src/cli/plan';
+import { contextChangeText, planDetail, planSummary } from '../../src/extension/model/planText';
+import { contextNow } from '../../src/core/context';
+import { fixture, sharedFixtures } from '../support/fixtures';
+
+const codex142 = join(sharedFixtures, 'codex', 'rollout-0.142.jsonl');
+const codex140 = join(sharedFixtures, 'codex', 'rollout-0.140.jsonl');
+
+describe('What bounds a plan', function () {
+  this.timeout(120_000);
+
+  it('a Codex rollout compacted for 100k and 150k keeps ~the same: the keep-recent limit bounds it, and every plan surface says so', async () => {
+    const analysis = await inspectFile(codex142, { subagents: false, appendable: false });
+    const context = contextNow(analysis.report);
+    const results: number[] = [];
+    for (const target of [100_000, 150_000]) {
+      const plan = await planCompaction(analysis, { targetTokens: target });
+      assert.equal(plan.nothingToDo, false);
+      const bound = planBound(plan);
+      assert.equal(bound.kind, 'keep-recent', `${target}: ${bound.text}`);
+      assert.ok(bound.resultTokens < target, `${bound.resultTokens} < ${target}`);
+      assert.equal(bound.resultTokens, Math.round(plan.postTokens + plan.overheadTokens));
+      assert.match(bound.text, /^kept verbatim capped at 40k by Keep Recent Tokens: result \d+k, below your \d+k target/);
+      results.push(bound.resultTokens);
+      // The Rounds view's plan node, its tooltip and the confirmation dialog all use these texts.
+      assert.match(contextChangeText(plan, context), new RegExp(`below the ${target.toLocaleString('en-US')} target: kept verbatim capped at 40k by Keep Recent Tokens$`));
+      assert.match(planSummary(plan, context), /kept verbatim capped at 40k by Keep Recent Tokens/);
+      assert.match(planDetail(plan, context), /What bounds the result: kept verbatim capped at 40k/);
+      assert.match(renderPlan(plan), /^bound: kept verbatim capped at 40k by Keep Recent Tokens/m);
+    }
+    assert.equal(results[0], results[1], 'the same result for both targets: the target is not what bounds it');
+    // With a larger keep-recent limit the same target keeps more: the limit really is the bound.
+    const wider = await planCompaction(analysis, { targetTokens: 150_000, keepRecentTokens: 120_000 });
+    assert.ok(Math.round(wider.postTokens + wider.overheadTokens) > results[1]);
+  });
+
+  it('a target at or above the context now plans nothing, and says so (the rounds estimate more than the context here)', async () => {
+    const analysis = await inspectFile(codex140, { subagents: false, appendable: false });
+    const context = contextNow(analysis.report);
+    const target = Math.ceil(context.tokens / 1000) * 1000 + 1000;
+    const plan = await planCompaction(analysis, { targetTokens: target });
+    // The transcript's estimate is over the target's room for it: the rule is the context, not the estimate.
+    assert.ok(plan.preTokens > plan.messageTarget, `pre ${plan.preTokens} vs room ${plan.messageTarget}`);
+    assert.equal(plan.nothingToDo, true);
+    assert.equal(plan.summarizedRounds, 0);
+    const bound = planBound(plan);
+    assert.equal(bound.kind, 'nothing-to-do');
+    assert.match(bound.text, /target is at or above the context now/);
+    assert.match(planSummary(plan, context), /^Nothing to compact: .*\(at or above the context now\)$/);
+    assert.match(renderPlan(plan), /^bound: nothing to compact with your \d+k target: the target is at or above the context now/m);
+  });
+
+  it('a target below the system prompt and tools is bounded by them; the floor is never above the context', async () => {
+    const analysis = await inspectFile(fixture('with-compactions.jsonl'), { subagents: false });
+    const plan = await planCompaction(analysis, { targetTokens: 10_000 });
+    const bound = planBound(plan);
+    assert.equal(bound.kind, 'overhead');
+    assert.ok(bound.floorTokens >= plan.overheadTokens && bound.floorTokens <= bound.contextTokens);
+    assert.match(planSummary(plan, contextNow(analysis.report)), /above the 10,000 target: the system prompt and tools alone take ~\d+k/);
+  });
+});
