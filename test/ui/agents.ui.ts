@@ -74,8 +74,8 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     await file.waitFor({ state: 'visible', timeout: 15_000 });
     await file.dblclick();
     await wb.page.locator(`.tabs-container .tab.active[data-resource-name="${CLINE_FILE}"]`).waitFor({ state: 'visible', timeout: 30_000 });
-    // Opened first in a fresh workbench: the .json alone activates the extension, whose first transcript in the
-    // workspace reveals the Rounds view by itself (nothing here clicks the activity bar).
+    // Opened first in a fresh workbench: a workspace holding a Cline task activates the extension (ordinary JSON files
+    // do not), and its first transcript reveals the Rounds view by itself (nothing here clicks the activity bar).
     const item = wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
     await wb.page.waitForFunction(
       () => [...document.querySelectorAll('.activitybar .action-item')].some((e) => e.classList.contains('checked') && (e.querySelector('.action-label')?.getAttribute('aria-label') ?? '').startsWith('Agent Compactor')),

@@ -101,6 +101,8 @@ describe('UI: Context Map', function () {
 
     // Drag the target down: the store plans a compaction, the map's summary and the tree follow.
     const summaryBefore = await frame.locator('#plan-summary').innerText();
+    // The round's detail scrolled the panel: bring the chart back into view, as a user would, before dragging.
+    await frame.locator('svg.chart').scrollIntoViewIfNeeded();
     const grip = frame.locator('#target rect.grip');
     const box = (await grip.boundingBox())!;
     const x = box.x + box.width / 2;
