@@ -99,7 +99,7 @@ export function renderPlan(plan: CompactionPlan): string {
   else
     out.push(
       `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
-        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens)} included` : ''})` +
+        `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens - (plan.resentTokens ?? 0))} included` : ''}${plan.resentTokens ? `, and ${formatTokens(plan.resentTokens)} the agent sends again on resume` : ''})` +
         (plan.overheadTokens ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}` : ''),
     );
   out.push(`bound: ${sanitizeForTerminal(planBound(plan).text)}`);

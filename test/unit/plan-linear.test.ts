@@ -150,7 +150,8 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
   const keptTokens = choice.total;
   // What a resume sends again beyond the kept rounds (its own definition: src/core/context.ts).
   const keptForResume = new Set(planned.filter((p) => p.action === 'keep' && p.inContext).map((p) => p.index));
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedOnResume(index.entries, rounds, keptForResume, calibration);
+  const resentTokens = reannouncedOnResume(index.entries, rounds, keptForResume, calibration);
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + resentTokens;
   const plan: CompactionPlan = {
     file: index.path,
     settings,
@@ -161,6 +162,7 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
     context: contextNow(report),
     postTokens,
     keptTokens,
+    resentTokens,
     overheadTokens,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,

@@ -356,7 +356,8 @@ async function summarize(analysis: Analysis, details: PlanDetails, loaded: Loade
   }
   plan.droppedRounds += made.dropped.length;
   plan.summarizedRounds -= made.dropped.length;
-  plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + reannouncedAfter(analysis, plan.rounds, details.calibration || 1);
+  plan.resentTokens = reannouncedAfter(analysis, plan.rounds, details.calibration || 1);
+  plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + plan.resentTokens;
   const measured = summarized.filter((ri) => !made.dropped.includes(ri));
   const span = measured
     .flatMap((ri) => analysis.rounds[ri].entries)

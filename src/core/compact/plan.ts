@@ -164,7 +164,8 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
 
   const planned = await plannedRounds(base, choice, underTarget);
   const keptTokens = choice.total;
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration);
+  const resentTokens = reannouncedAfter(analysis, planned, calibration);
+  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + resentTokens;
   const plan: CompactionPlan = {
     file: analysis.index.path,
     settings,
@@ -175,6 +176,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     context: contextNow(analysis.report),
     postTokens,
     keptTokens,
+    resentTokens,
     overheadTokens,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,

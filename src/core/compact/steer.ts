@@ -154,6 +154,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     context: contextNow(analysis.report),
     postTokens: keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration),
     keptTokens,
+    resentTokens: reannouncedAfter(analysis, planned, calibration),
     overheadTokens,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.inContext && p.action === 'summarize').length,

@@ -109,6 +109,11 @@ export interface CompactionPlan {
   /** Tokens of the rounds kept verbatim (after budgeting). */
   keptTokens: number;
   /**
+   * Part of `postTokens`: what the agent sends again when it resumes the result and no kept line holds (Claude Code
+   * 2.1.330's session-start context, `reannouncedAfter`); absent or 0 when none.
+   */
+  resentTokens?: number;
+  /**
    * Estimated tokens every request carries beyond the transcript (system prompt, tool
    * definitions), from the session's usage; 0 when unknown. The target covers it too.
    */
