@@ -4,13 +4,55 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'An import circle: split the shared part into its own module.', from: {}, to: { circular: true } },
-    { name: 'core-stays-pure', severity: 'error', comment: 'src/core is the engine: no vscode, extension, CLI or webview imports.', from: { path: '^src/core/' }, to: { path: '^src/(extension|cli|webview)/|^vscode$', dependencyTypesNot: ['type-only'] } },
-    { name: 'core-no-vscode-types', severity: 'error', comment: 'src/core does not even name vscode types.', from: { path: '^src/core/' }, to: { path: '^vscode$' } },
-    { name: 'cli-no-extension', severity: 'error', comment: 'The CLI runs without VS Code.', from: { path: '^src/cli/' }, to: { path: '^src/(extension|webview)/|^vscode$' } },
-    { name: 'webview-only-protocol', severity: 'error', comment: 'Webview code runs in the page: it imports other webview modules and plain types only.', from: { path: '^src/webview/' }, to: { path: '^src/(extension|cli)/|^vscode$|^node:' } },
-    { name: 'webview-core-types-only', severity: 'error', comment: 'The page gets engine types, never engine code.', from: { path: '^src/webview/' }, to: { path: '^src/core/', dependencyTypesNot: ['type-only'] } },
-    { name: 'extension-not-from-webview', severity: 'error', comment: 'The extension host talks to pages through the protocol modules only.', from: { path: '^src/extension/' }, to: { path: '^src/webview/(?!(protocol|mapProtocol)\\.ts$)' } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle: split the shared part into its own module.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-stays-pure',
+      severity: 'error',
+      comment: 'src/core is the engine: no vscode, extension, CLI or webview imports.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/(extension|cli|webview)/|^vscode$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'core-no-vscode-types',
+      severity: 'error',
+      comment: 'src/core does not even name vscode types.',
+      from: { path: '^src/core/' },
+      to: { path: '^vscode$' },
+    },
+    {
+      name: 'cli-no-extension',
+      severity: 'error',
+      comment: 'The CLI runs without VS Code.',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(extension|webview)/|^vscode$' },
+    },
+    {
+      name: 'webview-only-protocol',
+      severity: 'error',
+      comment: 'Webview code runs in the page: it imports other webview modules and plain types only.',
+      from: { path: '^src/webview/' },
+      to: { path: '^src/(extension|cli)/|^vscode$|^node:' },
+    },
+    {
+      name: 'webview-core-types-only',
+      severity: 'error',
+      comment: 'The page gets engine types, never engine code.',
+      from: { path: '^src/webview/' },
+      to: { path: '^src/core/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'extension-not-from-webview',
+      severity: 'error',
+      comment: 'The extension host talks to pages through the protocol modules only.',
+      from: { path: '^src/extension/' },
+      to: { path: '^src/webview/(?!(protocol|mapProtocol)\\.ts$)' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -2,6 +2,7 @@
 // `npm run lint` (and the lint step of scripts/test.sh) fails on any warning.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   {
@@ -30,7 +31,10 @@ export default tseslint.config(
       // An async function passed where a void callback is expected (VS Code event handlers).
       '@typescript-eslint/no-misused-promises': 'error',
       // `_`-prefixed names and rest-sibling omissions are deliberate (tsc's noUnused* checks agree).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -41,8 +45,10 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: "CallExpression[callee.property.name='write'][callee.object.object.name='process'][callee.object.property.name=/^(stdout|stderr)$/]",
-          message: 'Write through printOut / printErr / printJson (src/cli/format.ts): they keep escape sequences from transcripts off the terminal.',
+          selector:
+            "CallExpression[callee.property.name='write'][callee.object.object.name='process'][callee.object.property.name=/^(stdout|stderr)$/]",
+          message:
+            'Write through printOut / printErr / printJson (src/cli/format.ts): they keep escape sequences from transcripts off the terminal.',
         },
       ],
     },
@@ -70,4 +76,6 @@ export default tseslint.config(
       globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
     },
   },
+  // Layout is Prettier's (`npm run format`; `prettier --check` in `npm run lint`): no stylistic rule may disagree.
+  prettier,
 );

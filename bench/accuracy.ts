@@ -12,7 +12,16 @@ import { basename, join } from 'node:path';
 import { inspectFile } from '../src/core/inspect';
 import { splitJoinedObjects, type Entry } from '../src/core/entries';
 import type { Round, RoundContent } from '../src/core/rounds';
-import { continuesToolLoop, rawEstimate, SessionCalibration, TEXT_TOKENS, textFeatures, TOKEN_MODEL, type TextTokenWeights, type TokenModel } from '../src/core/tokens/estimate';
+import {
+  continuesToolLoop,
+  rawEstimate,
+  SessionCalibration,
+  TEXT_TOKENS,
+  textFeatures,
+  TOKEN_MODEL,
+  type TextTokenWeights,
+  type TokenModel,
+} from '../src/core/tokens/estimate';
 
 export const FIXTURE_DIR = process.env.AC_FIXTURES ?? join(__dirname, '..', '..', 'shared', 'fixtures', 'claude-code');
 /** v2.1.97-live-before.jsonl is a byte prefix of live-after: its pairs would be counted twice. */
@@ -120,7 +129,12 @@ export function quantile(sorted: number[], q: number): number {
 
 export function errorStats(errors: number[]): ErrorStats {
   const s = [...errors].sort((a, b) => a - b);
-  return { pairs: s.length, median: quantile(s, 0.5), p90: quantile(s, 0.9), mean: s.reduce((a, b) => a + b, 0) / (s.length || 1) };
+  return {
+    pairs: s.length,
+    median: quantile(s, 0.5),
+    p90: quantile(s, 0.9),
+    mean: s.reduce((a, b) => a + b, 0) / (s.length || 1),
+  };
 }
 
 /** Relative errors of per-round estimates over the scored pairs of one session. */
@@ -130,11 +144,21 @@ export function errorsOf(s: SessionData, estimates: number[]): number[] {
 
 /** The shipped metric: inspect's own `tokens.estimate` against the usage deltas. */
 export function reportedErrors(sessions: SessionData[]): number[] {
-  return sessions.flatMap((s) => errorsOf(s, s.rounds.map((r) => r.reported)));
+  return sessions.flatMap((s) =>
+    errorsOf(
+      s,
+      s.rounds.map((r) => r.reported),
+    ),
+  );
 }
 
 export function modelErrors(sessions: SessionData[], model: TokenModel, calibrate = true): number[] {
-  return sessions.flatMap((s) => errorsOf(s, calibrated(s, (r) => rawEstimate(r.content, r.loop, model), calibrate)));
+  return sessions.flatMap((s) =>
+    errorsOf(
+      s,
+      calibrated(s, (r) => rawEstimate(r.content, r.loop, model), calibrate),
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -220,7 +244,10 @@ export function fitModel(sessions: SessionData[], prior: TokenModel = TOKEN_MODE
 }
 
 /** Leave-one-session-out: refit on the other files, score the held-out file with that model. */
-export function leaveOneOut(sessions: SessionData[]): { errors: number[]; perFile: { name: string; summary: ErrorStats; model: TokenModel }[] } {
+export function leaveOneOut(sessions: SessionData[]): {
+  errors: number[];
+  perFile: { name: string; summary: ErrorStats; model: TokenModel }[];
+} {
   const errors: number[] = [];
   const perFile: { name: string; summary: ErrorStats; model: TokenModel }[] = [];
   for (const held of sessions) {
@@ -256,7 +283,8 @@ function objectAt(buf: Buffer, e: Entry): Record<string, unknown> | null {
   return JSON.parse(parts[e.part]);
 }
 
-const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+const asText = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 
 /** The texts a round adds, split by kind the same way RoundContent counts them. */
 export function roundTexts(s: SessionData, buf: Buffer, r: RoundData): RoundTexts {
@@ -286,7 +314,8 @@ export function roundTexts(s: SessionData, buf: Buffer, r: RoundData): RoundText
       if (!b || typeof b !== 'object') continue;
       if (e.kind === 'assistant') {
         if (b.type === 'thinking') out.thinking.push(asText(b.thinking));
-        else if (b.type === 'tool_use' || b.type === 'server_tool_use') out.toolUseInput.push(`${asText(b.name)}${asText(b.input)}`);
+        else if (b.type === 'tool_use' || b.type === 'server_tool_use')
+          out.toolUseInput.push(`${asText(b.name)}${asText(b.input)}`);
         else if (b.type === 'text') out.prose.push(asText(b.text));
         else if (b.type !== 'redacted_thinking') out.prose.push(asText(b));
       } else if (b.type === 'tool_result') {
@@ -406,16 +435,24 @@ export function fitTextTokens(samples: TextSample[]): TextTokenWeights {
       b[r] -= f * b[c];
     }
   }
-  return Object.fromEntries(TEXT_KEYS.map((k, i) => [k, Math.abs(A[i][i]) < 1e-12 ? TEXT_TOKENS[k] : b[i] / A[i][i]])) as unknown as TextTokenWeights;
+  return Object.fromEntries(
+    TEXT_KEYS.map((k, i) => [k, Math.abs(A[i][i]) < 1e-12 ? TEXT_TOKENS[k] : b[i] / A[i][i]]),
+  ) as unknown as TextTokenWeights;
 }
 
 export function textProxyErrors(samples: TextSample[], w: TextTokenWeights, minTokens = 100): ErrorStats {
   const dot = (x: number[]) => TEXT_KEYS.reduce((s, k, j) => s + w[k] * x[j], 0);
-  return errorStats(samples.filter((s) => s.tokens >= minTokens).map((s) => Math.abs(dot(s.features) - s.tokens) / s.tokens));
+  return errorStats(
+    samples.filter((s) => s.tokens >= minTokens).map((s) => Math.abs(dot(s.features) - s.tokens) / s.tokens),
+  );
 }
 
 /** A session whose rounds' proxy counts are re-derived from their texts with stage-1 weights `w`. */
-export function withTextWeights(s: SessionData, perRound: Map<RoundData, RoundTextFeatures>, w: TextTokenWeights): SessionData {
+export function withTextWeights(
+  s: SessionData,
+  perRound: Map<RoundData, RoundTextFeatures>,
+  w: TextTokenWeights,
+): SessionData {
   const dot = (x: number[]) => TEXT_KEYS.reduce((acc, k, j) => acc + w[k] * x[j], 0);
   return {
     ...s,
@@ -423,13 +460,23 @@ export function withTextWeights(s: SessionData, perRound: Map<RoundData, RoundTe
       const f = perRound.get(r);
       const p = r.content.proxy;
       if (!f || !p) return r;
-      return { ...r, content: { ...r.content, proxy: { ...p, prose: dot(f.prose), toolUseInput: dot(f.toolUseInput), toolResult: dot(f.toolResult) } } };
+      return {
+        ...r,
+        content: {
+          ...r.content,
+          proxy: { ...p, prose: dot(f.prose), toolUseInput: dot(f.toolUseInput), toolResult: dot(f.toolResult) },
+        },
+      };
     }),
   };
 }
 
 /** Leave-one-session-out refitting both stages: stage 1 on the other files' texts, stage 2 on their usage deltas. */
-export function leaveOneOutBoth(sessions: SessionData[], samples: TextSample[], perRound: Map<RoundData, RoundTextFeatures>): { errors: number[]; perFile: { name: string; summary: ErrorStats }[] } {
+export function leaveOneOutBoth(
+  sessions: SessionData[],
+  samples: TextSample[],
+  perRound: Map<RoundData, RoundTextFeatures>,
+): { errors: number[]; perFile: { name: string; summary: ErrorStats }[] } {
   const errors: number[] = [];
   const perFile: { name: string; summary: ErrorStats }[] = [];
   for (const held of sessions) {
@@ -452,7 +499,13 @@ export function withExactCounts(s: SessionData, exact: Map<RoundData, RoundExact
       const x = exact.get(r);
       const p = r.content.proxy;
       if (!x || !p) return r;
-      return { ...r, content: { ...r.content, proxy: { ...p, prose: x.prose, toolUseInput: x.toolUseInput, toolResult: x.toolResult } } };
+      return {
+        ...r,
+        content: {
+          ...r.content,
+          proxy: { ...p, prose: x.prose, toolUseInput: x.toolUseInput, toolResult: x.toolResult },
+        },
+      };
     }),
   };
 }

@@ -20,7 +20,17 @@
 //   and `compact` are also run on it in fresh children.
 // - Accuracy: the metric of bench/accuracy.ts over the fixtures, with comparisons.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -28,8 +38,25 @@ import { KEPT_SECTIONS, section } from './results';
 import { fidelitySection } from './fidelity';
 import { generateLarge, generateRounds, roundToAppend, type GeneratedFile } from './generate-large';
 import {
-  calibrated, EXCLUDED, errorsOf, fitTextTokens, leaveOneOut, leaveOneOutBoth, leaveOneOutOf, loadSessions, modelErrors, pct, plainErrors,
-  reportedErrors, scoredPairs, errorStats, textProxyErrors, textSamples, withExactCounts, type RoundData, type ErrorStats,
+  calibrated,
+  EXCLUDED,
+  errorsOf,
+  fitTextTokens,
+  leaveOneOut,
+  leaveOneOutBoth,
+  leaveOneOutOf,
+  loadSessions,
+  modelErrors,
+  pct,
+  plainErrors,
+  reportedErrors,
+  scoredPairs,
+  errorStats,
+  textProxyErrors,
+  textSamples,
+  withExactCounts,
+  type RoundData,
+  type ErrorStats,
 } from './accuracy';
 import { analyze, inspectFile, reinspect } from '../src/core/inspect';
 import { indexTranscript } from '../src/core/transcript';
@@ -53,11 +80,20 @@ const COMPACT_TARGET = 30_000;
 /** Planning settings: the defaults, the issue's (every round within keep-recent, a small target), and tight budgets. */
 const PLAN_CASES: { name: string; cli: string[]; settings: Partial<CompactSettings> }[] = [
   { name: 'default settings', cli: [], settings: {} },
-  { name: '--target-tokens 20000 --keep-recent-tokens 9000000', cli: ['--target-tokens', '20000', '--keep-recent-tokens', '9000000'], settings: { targetTokens: 20_000, keepRecentTokens: 9_000_000 } },
+  {
+    name: '--target-tokens 20000 --keep-recent-tokens 9000000',
+    cli: ['--target-tokens', '20000', '--keep-recent-tokens', '9000000'],
+    settings: { targetTokens: 20_000, keepRecentTokens: 9_000_000 },
+  },
   {
     name: 'target 1000, keep-recent 9000000, 1000-character result and message budgets',
     cli: [],
-    settings: { targetTokens: 1_000, keepRecentTokens: 9_000_000, maxToolResultChars: 1_000, maxToolResultCharsPerMessage: 1_000 },
+    settings: {
+      targetTokens: 1_000,
+      keepRecentTokens: 9_000_000,
+      maxToolResultChars: 1_000,
+      maxToolResultCharsPerMessage: 1_000,
+    },
   },
 ];
 
@@ -178,7 +214,14 @@ async function incrementalChild(file: string, leafUuid: string, runs: number): P
         readMs = Number(process.hrtime.bigint() - t) / 1e6;
         identical = isDeepStrictEqual(fresh.report, next.report) && isDeepStrictEqual(fresh.rounds, next.rounds);
       }
-      out.push({ fullMs, incrementalMs, appendedBytes: extra.length, incremental: next.incremental, identical, readMs });
+      out.push({
+        fullMs,
+        incrementalMs,
+        appendedBytes: extra.length,
+        incremental: next.incremental,
+        identical,
+        readMs,
+      });
       truncateSync(file, size);
     }
   } finally {
@@ -230,7 +273,9 @@ async function planChild(file: string): Promise<void> {
     }
     out.push(run);
   }
-  process.stdout.write(JSON.stringify({ inspectMs, rounds: analysis.rounds.filter((r) => r.inContext).length, runs: out }));
+  process.stdout.write(
+    JSON.stringify({ inspectMs, rounds: analysis.rounds.filter((r) => r.inContext).length, runs: out }),
+  );
 }
 
 /** Argument list of a measured compaction into a fresh folder (removed first, with the original's sidecars). */
@@ -239,7 +284,17 @@ function compactArgs(file: string, target: number): string[] {
   rmSync(dir, { recursive: true, force: true });
   rmSync(file.replace(/\.jsonl$/, '.tool-results'), { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  return [CLI, 'compact', file, '--summarizer', 'extractive', '--target-tokens', String(target), '--out', join(dir, 'out.jsonl')];
+  return [
+    CLI,
+    'compact',
+    file,
+    '--summarizer',
+    'extractive',
+    '--target-tokens',
+    String(target),
+    '--out',
+    join(dir, 'out.jsonl'),
+  ];
 }
 
 function fixtureDir(): string {
@@ -291,35 +346,56 @@ async function main(): Promise<void> {
       if (which === 'floor') floor.push((last = runChild([join(WORK, 'floor.js'), file], 'floor')));
       else if (which === 'inspect') inspect.push((last = runChild([CLI, 'inspect', file, '--json'], 'inspect')));
       else compact.push((last = runChild(compactArgs(file, COMPACT_TARGET), 'compact')));
-      log(`run ${k + 1}/${RUNS} ${which}: ${fmtMs(last.wallMs)} wall, ${fmtMs(last.cpuMs)} cpu, ${last.maxRssMB.toFixed(0)} MB`);
+      log(
+        `run ${k + 1}/${RUNS} ${which}: ${fmtMs(last.wallMs)} wall, ${fmtMs(last.cpuMs)} cpu, ${last.maxRssMB.toFixed(0)} MB`,
+      );
     }
   }
 
   log(`generating a session of ${PLAN_ROUNDS} rounds (reused when unchanged)...`);
   const long = await generateRounds(join(WORK, 'rounds-10k.jsonl'), PLAN_ROUNDS);
   log('planning it...');
-  const planChildRun = spawnSync(process.execPath, [__filename, '--plan-child', long.path], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const planChildRun = spawnSync(process.execPath, [__filename, '--plan-child', long.path], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   if (planChildRun.status !== 0) throw new Error(`plan child failed: ${planChildRun.stderr}`);
   const planned: { inspectMs: number; rounds: number; runs: PlanRun[] } = JSON.parse(planChildRun.stdout);
-  const longRuns = { inspect: [] as RunStats[], planDefault: [] as RunStats[], planIssue: [] as RunStats[], compact: [] as RunStats[] };
+  const longRuns = {
+    inspect: [] as RunStats[],
+    planDefault: [] as RunStats[],
+    planIssue: [] as RunStats[],
+    compact: [] as RunStats[],
+  };
   for (let k = 0; k < 2; k++) {
     longRuns.inspect.push(runChild([CLI, 'inspect', long.path, '--json'], 'inspect (long session)'));
     longRuns.planDefault.push(runChild([CLI, 'plan', long.path, ...PLAN_CASES[0].cli], 'plan (long session)'));
-    longRuns.planIssue.push(runChild([CLI, 'plan', long.path, ...PLAN_CASES[1].cli], 'plan (long session, issue settings)'));
+    longRuns.planIssue.push(
+      runChild([CLI, 'plan', long.path, ...PLAN_CASES[1].cli], 'plan (long session, issue settings)'),
+    );
     longRuns.compact.push(runChild(compactArgs(long.path, 20_000), 'compact (long session)'));
-    log(`long session run ${k + 1}/2: inspect ${fmtMs(longRuns.inspect[k].wallMs)} ${longRuns.inspect[k].maxRssMB.toFixed(0)} MB, plan ${fmtMs(longRuns.planDefault[k].wallMs)} / ${fmtMs(longRuns.planIssue[k].wallMs)}, compact ${fmtMs(longRuns.compact[k].wallMs)} ${longRuns.compact[k].maxRssMB.toFixed(0)} MB`);
+    log(
+      `long session run ${k + 1}/2: inspect ${fmtMs(longRuns.inspect[k].wallMs)} ${longRuns.inspect[k].maxRssMB.toFixed(0)} MB, plan ${fmtMs(longRuns.planDefault[k].wallMs)} / ${fmtMs(longRuns.planIssue[k].wallMs)}, compact ${fmtMs(longRuns.compact[k].wallMs)} ${longRuns.compact[k].maxRssMB.toFixed(0)} MB`,
+    );
   }
   rmSync(join(WORK, 'compact-out'), { recursive: true, force: true });
 
   log('incremental re-inspection...');
-  const incChild = spawnSync(process.execPath, [__filename, '--incremental-child', file, gen.leafUuid, String(INC_RUNS)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const incChild = spawnSync(
+    process.execPath,
+    [__filename, '--incremental-child', file, gen.leafUuid, String(INC_RUNS)],
+    { encoding: 'utf8', maxBuffer: 1 << 24 },
+  );
   if (incChild.status !== 0) throw new Error(`incremental child failed: ${incChild.stderr}`);
   const inc: IncrementalRun[] = JSON.parse(incChild.stdout);
 
   log('phases...');
   const phases: Phases[] = [];
   for (let k = 0; k < 3; k++) {
-    const r = spawnSync(process.execPath, [__filename, '--phases-child', file], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const r = spawnSync(process.execPath, [__filename, '--phases-child', file], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    });
     if (r.status !== 0) throw new Error(`phases child failed: ${r.stderr}`);
     phases.push(JSON.parse(r.stdout));
   }
@@ -355,7 +431,9 @@ async function main(): Promise<void> {
   lines.push(`- cpu: ${cpu[0]?.model ?? 'unknown'}, ${cpu.length} cores`);
   lines.push(`- memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`);
   lines.push(`- node: ${process.version} (${process.platform} ${process.arch})`);
-  lines.push(`- load average (1 min) at start / end: ${load0[0].toFixed(2)} / ${load1[0].toFixed(2)} — the machine is shared, so runs alternate and medians are reported`);
+  lines.push(
+    `- load average (1 min) at start / end: ${load0[0].toFixed(2)} / ${load1[0].toFixed(2)} — the machine is shared, so runs alternate and medians are reported`,
+  );
   lines.push(`- bench duration: ${((Date.now() - started) / 1000).toFixed(0)} s`);
   lines.push('');
   lines.push('## Input');
@@ -363,20 +441,26 @@ async function main(): Promise<void> {
   lines.push(
     `bench/work/large.jsonl: ${(gen.bytes / 1e6).toFixed(1)} MB, ${gen.lines} lines — ${gen.copies} chained copies of ${gen.fixtures.length} fixture sessions ` +
       `(${gen.fixtures.join(', ')}; live-before left out, it is a prefix of live-after), every uuid, message id, request id, tool id and agent id ` +
-      'rewritten per copy, timestamps shifted per copy, each copy\'s root re-parented onto the previous copy\'s leaf (one main chain).',
+      "rewritten per copy, timestamps shifted per copy, each copy's root re-parented onto the previous copy's leaf (one main chain).",
   );
   lines.push('');
   lines.push('## inspect against the floor');
   lines.push('');
-  lines.push(`${RUNS} runs of each, alternating, each in a fresh \`node\` process. Floor: \`readFileSync\` + \`toString\` + \`split('\\n')\` + \`JSON.parse\` of every line. ` +
-    'Inspect: `node dist/cli.js inspect large.jsonl --json > /dev/null` (the real CLI; the JSON report includes every round\'s estimate). ' +
-    'Wall time is measured by the parent around the child (process start to exit); CPU time (user + system, all threads) and peak RSS come from the child\'s getrusage at exit.');
+  lines.push(
+    `${RUNS} runs of each, alternating, each in a fresh \`node\` process. Floor: \`readFileSync\` + \`toString\` + \`split('\\n')\` + \`JSON.parse\` of every line. ` +
+      "Inspect: `node dist/cli.js inspect large.jsonl --json > /dev/null` (the real CLI; the JSON report includes every round's estimate). " +
+      "Wall time is measured by the parent around the child (process start to exit); CPU time (user + system, all threads) and peak RSS come from the child's getrusage at exit.",
+  );
   lines.push('');
   lines.push('| | floor (median) | inspect --json (median) | ratio | target | |');
   lines.push('|---|---|---|---|---|---|');
-  lines.push(`| wall time | ${fmtMs(m.floorWall)} | ${fmtMs(m.inspectWall)} | **${timeRatio.toFixed(2)}×** | ≤ 1.0× | ${mark(timeRatio <= 1)} |`);
+  lines.push(
+    `| wall time | ${fmtMs(m.floorWall)} | ${fmtMs(m.inspectWall)} | **${timeRatio.toFixed(2)}×** | ≤ 1.0× | ${mark(timeRatio <= 1)} |`,
+  );
   lines.push(`| CPU time | ${fmtMs(m.floorCpu)} | ${fmtMs(m.inspectCpu)} | ${cpuRatio.toFixed(2)}× | | |`);
-  lines.push(`| peak RSS | ${m.floorRss.toFixed(0)} MB | ${m.inspectRss.toFixed(0)} MB | **${rssRatio.toFixed(2)}×** | ≤ 0.5× | ${mark(rssRatio <= 0.5)} |`);
+  lines.push(
+    `| peak RSS | ${m.floorRss.toFixed(0)} MB | ${m.inspectRss.toFixed(0)} MB | **${rssRatio.toFixed(2)}×** | ≤ 0.5× | ${mark(rssRatio <= 0.5)} |`,
+  );
   lines.push('');
   lines.push(
     'What inspect holds at its peak: the index (one summary per entry), the analysis and the Context Map figures (a breakdown and a cost per ' +
@@ -394,7 +478,9 @@ async function main(): Promise<void> {
     const f = floor[k];
     const i = inspect[k];
     const c = compact[k];
-    lines.push(`| ${k + 1} | ${fmtMs(f.wallMs)} / ${fmtMs(f.cpuMs)} / ${f.maxRssMB.toFixed(0)} MB | ${fmtMs(i.wallMs)} / ${fmtMs(i.cpuMs)} / ${i.maxRssMB.toFixed(0)} MB | ${fmtMs(c.wallMs)} / ${fmtMs(c.cpuMs)} / ${c.maxRssMB.toFixed(0)} MB |`);
+    lines.push(
+      `| ${k + 1} | ${fmtMs(f.wallMs)} / ${fmtMs(f.cpuMs)} / ${f.maxRssMB.toFixed(0)} MB | ${fmtMs(i.wallMs)} / ${fmtMs(i.cpuMs)} / ${i.maxRssMB.toFixed(0)} MB | ${fmtMs(c.wallMs)} / ${fmtMs(c.cpuMs)} / ${c.maxRssMB.toFixed(0)} MB |`,
+    );
   }
   lines.push('');
   const ph = {
@@ -409,7 +495,7 @@ async function main(): Promise<void> {
       `chain, rounds, report and incremental state ${fmtMs(ph.analyze)} (${(ph.analyze / ph.floor).toFixed(2)}×); the report's JSON ${fmtMs(ph.json)} (${(ph.json / ph.floor).toFixed(2)}×). ` +
       'The indexing pass parses every line in full, as the floor does: the summaries must stay exact and a line is reported malformed exactly when ' +
       'JSON.parse rejects it. A JavaScript skim that validates and skips the fields the summary never reads (toolUseResult, progress data, image ' +
-      'sources: about 60 % of the bytes) was measured at 3–4 ns per byte, slower than V8\'s native JSON.parse of the same bytes, so it does not pay.',
+      "sources: about 60 % of the bytes) was measured at 3–4 ns per byte, slower than V8's native JSON.parse of the same bytes, so it does not pay.",
   );
   lines.push('');
   lines.push('## Incremental re-inspection');
@@ -422,7 +508,9 @@ async function main(): Promise<void> {
   lines.push('');
   lines.push('| full inspection (in-process) | reinspect after the append | ratio | target | |');
   lines.push('|---|---|---|---|---|');
-  lines.push(`| ${fmtMs(m.full)} | ${fmtMs(m.incremental)} | **${incRatio.toFixed(4)}×** | ≤ 0.02× | ${mark(incRatio <= 0.02)} |`);
+  lines.push(
+    `| ${fmtMs(m.full)} | ${fmtMs(m.incremental)} | **${incRatio.toFixed(4)}×** | ≤ 0.02× | ${mark(incRatio <= 0.02)} |`,
+  );
   lines.push('');
   lines.push(
     `reinspect took the incremental path in ${inc.filter((r) => r.incremental).length}/${inc.length} runs; its report and rounds were ` +
@@ -430,7 +518,7 @@ async function main(): Promise<void> {
       'It reads the appended bytes and the prefix fingerprint (640 KiB of sampled windows, read at once), then extends the chain, rebuilds ' +
       'the last round and resumes the report loop at the round before it; the totals and the tail checks are carried in the state and ' +
       'extended by the new rounds only. What stays proportional to the file is copying the arrays of entry and round indices (pointers: ' +
-      'under 1 ms). Before that (the totals summed over every round report, the earlier rounds\' ids and last entries collected again, ' +
+      "under 1 ms). Before that (the totals summed over every round report, the earlier rounds' ids and last entries collected again, " +
       'a 4 MiB read buffer and two 1 MiB fingerprint buffers allocated per append, the 34 fingerprint windows read one after another) ' +
       'the same measurement gave 0.029× (38 ms of 1.31 s) and, on a loaded machine, 0.036× (121 ms of 3.39 s).',
   );
@@ -442,17 +530,21 @@ async function main(): Promise<void> {
   lines.push(
     `${RUNS} runs of \`node dist/cli.js compact large.jsonl --summarizer extractive --target-tokens ${COMPACT_TARGET} --out <fresh folder>\` (the 100 MB file's active ` +
       'context is about 59k tokens, so the default 100k target has nothing to do), each in a fresh process, alternating with the floor and inspect runs above ' +
-      '(individual runs in the table above); peak RSS from the child\'s getrusage at exit, medians.',
+      "(individual runs in the table above); peak RSS from the child's getrusage at exit, medians.",
   );
   lines.push('');
   lines.push('| | inspect --json (median) | compact (median) | ratio | target | |');
   lines.push('|---|---|---|---|---|---|');
-  lines.push(`| peak RSS | ${m.inspectRss.toFixed(0)} MB | ${compactRss.toFixed(0)} MB | **${compactRatio.toFixed(2)}×** | ≤ 1.2× | ${mark(compactRatio <= 1.2)} |`);
-  lines.push(`| wall time | ${fmtMs(m.inspectWall)} | ${fmtMs(median(compact.map((r) => r.wallMs)))} | ${(median(compact.map((r) => r.wallMs)) / m.inspectWall).toFixed(2)}× | | |`);
+  lines.push(
+    `| peak RSS | ${m.inspectRss.toFixed(0)} MB | ${compactRss.toFixed(0)} MB | **${compactRatio.toFixed(2)}×** | ≤ 1.2× | ${mark(compactRatio <= 1.2)} |`,
+  );
+  lines.push(
+    `| wall time | ${fmtMs(m.inspectWall)} | ${fmtMs(median(compact.map((r) => r.wallMs)))} | ${(median(compact.map((r) => r.wallMs)) / m.inspectWall).toFixed(2)}× | | |`,
+  );
   lines.push('');
   lines.push(
-    'What compaction holds beyond inspect\'s index and analysis: the plan, the parsed lines of the summarized and kept rounds, the appended lines, and the ' +
-      'validation of the written file. The validation extends a copy of the original\'s index over the appended bytes only (the written file begins with the ' +
+    "What compaction holds beyond inspect's index and analysis: the plan, the parsed lines of the summarized and kept rounds, the appended lines, and the " +
+      "validation of the written file. The validation extends a copy of the original's index over the appended bytes only (the written file begins with the " +
       'original byte for byte), where it used to index and analyze the whole 100 MB file a second time while the first analysis was alive; the copy of ' +
       'the original into the temporary file goes through one reused 1 MB buffer, where 64 KB stream chunks used to pile up as external memory until the GC ran. ' +
       'Before these changes the same command peaked at about 230 MB (1.5× inspect).',
@@ -474,11 +566,15 @@ async function main(): Promise<void> {
       `${PLAN_RUNS} times per setting (no frozen state); a setImmediate ticker measures the longest gap between event-loop turns while planning.`,
   );
   lines.push('');
-  lines.push(`| settings | planning (median) | CPU (median) | × inspect (${fmtMs(planned.inspectMs)}, same process) | longest event-loop gap | kept rounds | target | |`);
+  lines.push(
+    `| settings | planning (median) | CPU (median) | × inspect (${fmtMs(planned.inspectMs)}, same process) | longest event-loop gap | kept rounds | target | |`,
+  );
   lines.push('|---|---|---|---|---|---|---|---|');
   for (const r of planned.runs) {
     const ms = median(r.ms);
-    lines.push(`| ${r.name} | ${fmtMs(ms)} | ${fmtMs(median(r.cpuMs))} | ${(ms / planned.inspectMs).toFixed(2)}× | ${fmtMs(r.maxGapMs)} | ${r.kept} (${r.summarized} summarized) | < 2 s | ${mark(ms < 2000)} |`);
+    lines.push(
+      `| ${r.name} | ${fmtMs(ms)} | ${fmtMs(median(r.cpuMs))} | ${(ms / planned.inspectMs).toFixed(2)}× | ${fmtMs(r.maxGapMs)} | ${r.kept} (${r.summarized} summarized) | < 2 s | ${mark(ms < 2000)} |`,
+    );
   }
   lines.push('');
   lines.push(
@@ -486,7 +582,7 @@ async function main(): Promise<void> {
       `\`plan\` ${fmtMs(median(longRuns.planDefault.map((r) => r.wallMs)))}, \`plan ${PLAN_CASES[1].cli.join(' ')}\` ${fmtMs(median(longRuns.planIssue.map((r) => r.wallMs)))}. ` +
       'Before the linear planner the last one took 113 s on a 7,441-round session (the issue) and 284 s (143 s of CPU, on a loaded machine) on a 6,337-round session here: the planner ' +
       're-budgeted and re-summed every kept round for each candidate start of the kept tail. Now the longest candidate tail is budgeted once, one wire ' +
-      'message at a time, and every shorter tail\'s total is read off one scan from the newest round back; the result is identical ' +
+      "message at a time, and every shorter tail's total is read off one scan from the newest round back; the result is identical " +
       '(test/unit/plan-linear.test.ts compares it with the old planner over every fixture and a matrix of settings).',
   );
   lines.push('');
@@ -512,7 +608,8 @@ async function main(): Promise<void> {
 async function accuracy(): Promise<string[]> {
   const sessions = await loadSessions();
   const out: string[] = [];
-  const row = (name: string, s: ErrorStats, note = '') => `| ${name} | ${pct(s.median)} | ${pct(s.p90)} | ${pct(s.mean)} | ${note} |`;
+  const row = (name: string, s: ErrorStats, note = '') =>
+    `| ${name} | ${pct(s.median)} | ${pct(s.p90)} | ${pct(s.mean)} | ${note} |`;
   const shipped = errorStats(reportedErrors(sessions));
   const nPairs = shipped.pairs;
   const { samples, perRound, exact } = textSamples(sessions, countTokensExact);
@@ -548,14 +645,48 @@ async function accuracy(): Promise<string[]> {
   out.push('');
   out.push('| estimator | median | p90 | mean | |');
   out.push('|---|---|---|---|---|');
-  out.push(row('**shipped: inspect `tokens.estimate`** (proxy + TOKEN_MODEL + session calibration)', shipped, `targets ≤ 10% / ≤ 30%: ${mark(shipped.median <= 0.1 && shipped.p90 <= 0.3)}`));
-  out.push(row('leave-one-session-out, stage 2 refitted (TOKEN_MODEL weights fitted on the other files)', errorStats(loso2.errors), 'honest figure for the fitted weights'));
-  out.push(row('leave-one-session-out, both stages refitted (TEXT_TOKENS and TOKEN_MODEL)', errorStats(losoBoth.errors), 'proxies re-derived from the texts'));
+  out.push(
+    row(
+      '**shipped: inspect `tokens.estimate`** (proxy + TOKEN_MODEL + session calibration)',
+      shipped,
+      `targets ≤ 10% / ≤ 30%: ${mark(shipped.median <= 0.1 && shipped.p90 <= 0.3)}`,
+    ),
+  );
+  out.push(
+    row(
+      'leave-one-session-out, stage 2 refitted (TOKEN_MODEL weights fitted on the other files)',
+      errorStats(loso2.errors),
+      'honest figure for the fitted weights',
+    ),
+  );
+  out.push(
+    row(
+      'leave-one-session-out, both stages refitted (TEXT_TOKENS and TOKEN_MODEL)',
+      errorStats(losoBoth.errors),
+      'proxies re-derived from the texts',
+    ),
+  );
   out.push(row('shipped model without calibration', uncalibrated));
-  out.push(row('chars / 4 (all text, tool input, tool result and thinking characters)', errorStats(plainErrors(sessions, charsOver4))));
-  out.push(row('raw o200k_base (js-tiktoken) over the same content, thinking included', errorStats(plainErrors(sessions, o200kRaw))));
+  out.push(
+    row(
+      'chars / 4 (all text, tool input, tool result and thinking characters)',
+      errorStats(plainErrors(sessions, charsOver4)),
+    ),
+  );
+  out.push(
+    row(
+      'raw o200k_base (js-tiktoken) over the same content, thinking included',
+      errorStats(plainErrors(sessions, o200kRaw)),
+    ),
+  );
   out.push(row('raw o200k_base × session calibration', errorStats(o200kCalibrated)));
-  out.push(row('o200k_base counts in place of the proxy (stage 2 refitted, leave-one-session-out)', losoExact, 'what an exact tokenizer pass would buy'));
+  out.push(
+    row(
+      'o200k_base counts in place of the proxy (stage 2 refitted, leave-one-session-out)',
+      losoExact,
+      'what an exact tokenizer pass would buy',
+    ),
+  );
   out.push('');
   out.push('Per file (shipped estimates):');
   out.push('');
@@ -567,7 +698,12 @@ async function accuracy(): Promise<string[]> {
       out.push(`| ${s.name} | 0 | | | | |`);
       continue;
     }
-    const e = errorStats(errorsOf(s, s.rounds.map((r) => r.reported)));
+    const e = errorStats(
+      errorsOf(
+        s,
+        s.rounds.map((r) => r.reported),
+      ),
+    );
     const l = loso2.perFile.find((p) => p.name === s.name)!.summary;
     out.push(`| ${s.name} | ${n} | ${pct(e.median)} | ${pct(e.p90)} | ${pct(l.median)} | ${pct(l.p90)} |`);
   }
@@ -579,12 +715,14 @@ async function accuracy(): Promise<string[]> {
       `${pct(shippedStage1.p90)} p90 of o200k_base, a refit ${pct(stage1.median)} / ${pct(stage1.p90)}). ` +
       'Stage 2 (`TOKEN_MODEL`) turns the per-kind proxy counts, thinking and signature characters, images, blocks and rounds into the tokens the ' +
       'next request grows by (least absolute relative error, bench/fit-model.ts). Thinking of a response that continues a tool loop stays in ' +
-      'the next request and its signature length predicts it better than the (summarized) thinking text; a turn-ending response\'s thinking ' +
+      "the next request and its signature length predicts it better than the (summarized) thinking text; a turn-ending response's thinking " +
       'mostly does not. `SessionCalibration` (median ratio of earlier pairs, shrunk towards 1 with weight 30) then adjusts per session.',
   );
   out.push('');
-  out.push('What stays off: pairs whose Δ contains content the transcript does not record (system reminders, re-read files, a changed ' +
-    'system prompt after a model switch) make the tail of the error distribution; no per-round model can see them.');
+  out.push(
+    'What stays off: pairs whose Δ contains content the transcript does not record (system reminders, re-read files, a changed ' +
+      'system prompt after a model switch) make the tail of the error distribution; no per-round model can see them.',
+  );
   return out;
 }
 

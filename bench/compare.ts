@@ -50,7 +50,7 @@ const SUMMARY_BODY = [
   '3. Files and Code Sections:',
   '   - The files read and edited in this session, with the reasons they mattered and the important snippets.',
   '4. Errors and Fixes:',
-  '   - Errors met while running commands, and how each was resolved, including the user\'s corrections.',
+  "   - Errors met while running commands, and how each was resolved, including the user's corrections.",
   '5. Problem Solving:',
   '   - The approach taken, what was tried and ruled out, and what remains uncertain.',
   '6. All User Messages:',
@@ -96,15 +96,29 @@ const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** Prompts the user typed on the active chain (not tool results, meta lines, command wrappers or summaries). */
 async function humanPrompts(file: string, a: Analysis): Promise<string[]> {
   const entries = a.index.entries;
-  const idx = a.chain.main.slice(a.chain.activeStart).filter((i) => entries[i].kind === 'user' && !entries[i].isMeta && !entries[i].isCompactSummary);
+  const idx = a.chain.main
+    .slice(a.chain.activeStart)
+    .filter((i) => entries[i].kind === 'user' && !entries[i].isMeta && !entries[i].isCompactSummary);
   const objects = await loadEntryObjects(file, entries, idx);
   const out: string[] = [];
   for (const i of idx) {
     const c = messageContent(objects.get(i));
-    const texts = typeof c === 'string' ? [c] : Array.isArray(c) ? c.filter((b: any) => b?.type === 'text' && typeof b.text === 'string').map((b: any) => b.text as string) : [];
+    const texts =
+      typeof c === 'string'
+        ? [c]
+        : Array.isArray(c)
+          ? c.filter((b: any) => b?.type === 'text' && typeof b.text === 'string').map((b: any) => b.text as string)
+          : [];
     for (const t of texts) {
       const s = t.trim();
-      if (!s || /^<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args)>/.test(s) || s.startsWith('Caveat: The messages below')) continue;
+      if (
+        !s ||
+        /^<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args)>/.test(
+          s,
+        ) ||
+        s.startsWith('Caveat: The messages below')
+      )
+        continue;
       if (/^\[Request interrupted by user/.test(s)) continue;
       out.push(s);
     }
@@ -117,12 +131,32 @@ function measure(
   label: string,
   run: ClaudeRunResult,
   prompt: string,
-  ctx: { calibration: number; rounds: number[]; roundEstimate: Map<number, number>; items: Awaited<ReturnType<typeof roundsItems>>; prompts: string[] },
+  ctx: {
+    calibration: number;
+    rounds: number[];
+    roundEstimate: Map<number, number>;
+    items: Awaited<ReturnType<typeof roundsItems>>;
+    prompts: string[];
+  },
   extra: Partial<Measure>,
 ): Measure {
   const body = run.mainRequest?.body;
   const ok = run.exitCode === 0 && !!body && checkRequestInvariants(body).length === 0 && run.stdout.trim() === REPLY;
-  const base: Measure = { label, target: null, resumes: ok ? 'yes' : `NO (exit ${run.exitCode})`, engineTokens: null, tokens: null, chars: null, rounds: 0, roundTokens: 0, trKept: 0, trReplaced: 0, trDropped: 0, users: 0, ...extra };
+  const base: Measure = {
+    label,
+    target: null,
+    resumes: ok ? 'yes' : `NO (exit ${run.exitCode})`,
+    engineTokens: null,
+    tokens: null,
+    chars: null,
+    rounds: 0,
+    roundTokens: 0,
+    trKept: 0,
+    trReplaced: 0,
+    trDropped: 0,
+    users: 0,
+    ...extra,
+  };
   if (!body) return base;
   const est = estimateRequestMessages(body, ctx.calibration, prompt);
   const presence = itemPresence(body, ctx.items);
@@ -154,7 +188,11 @@ function measure(
   return { ...base, tokens: est.tokens, chars: est.chars, rounds, roundTokens, trKept, trReplaced, trDropped, users };
 }
 
-async function compareFixture(name: string, replyFake: FakeAnthropic, summaryFake: FakeAnthropic): Promise<FixtureReport> {
+async function compareFixture(
+  name: string,
+  replyFake: FakeAnthropic,
+  summaryFake: FakeAnthropic,
+): Promise<FixtureReport> {
   const t0 = Date.now();
   const original = path.join(claudeFixtureDir, name);
   const analysis = await inspectFile(original, { subagents: false });
@@ -169,11 +207,32 @@ async function compareFixture(name: string, replyFake: FakeAnthropic, summaryFak
   const roundEstimate = new Map(active.map((ri) => [ri, analysis.report.rounds[ri].tokens.estimate]));
   const prompts = await humanPrompts(original, analysis);
   const ctx = { calibration, rounds: active, roundEstimate, items, prompts };
-  const report: FixtureReport = { name, activeRounds: active.length, roundsWithContent: withContent.size, preTokens: pre, userMessages: prompts.length, rows: [], ms: 0 };
+  const report: FixtureReport = {
+    name,
+    activeRounds: active.length,
+    roundsWithContent: withContent.size,
+    preTokens: pre,
+    userMessages: prompts.length,
+    rows: [],
+    ms: 0,
+  };
 
   if (analysis.chain.subagentFile) {
     const r = await resumeWithClaude({ sessionFile: original, prompt: 'compare: before', fake: replyFake });
-    report.rows.push({ label: 'before (original)', target: null, resumes: `NO: ${/No conversation found/.test(r.stderr) ? '"No conversation found"' : `exit ${r.exitCode}`} (subagent transcript)`, engineTokens: pre, tokens: null, chars: null, rounds: 0, roundTokens: 0, trKept: 0, trReplaced: 0, trDropped: 0, users: 0 });
+    report.rows.push({
+      label: 'before (original)',
+      target: null,
+      resumes: `NO: ${/No conversation found/.test(r.stderr) ? '"No conversation found"' : `exit ${r.exitCode}`} (subagent transcript)`,
+      engineTokens: pre,
+      tokens: null,
+      chars: null,
+      rounds: 0,
+      roundTokens: 0,
+      trKept: 0,
+      trReplaced: 0,
+      trDropped: 0,
+      users: 0,
+    });
     r.cleanup();
     report.ms = Date.now() - t0;
     return report;
@@ -192,7 +251,20 @@ async function compareFixture(name: string, replyFake: FakeAnthropic, summaryFak
     summaryFake.setScenario({ kind: 'text', text: SUMMARY_REPLY });
     const c = await compactWithClaude({ sessionFile: original, fake: summaryFake });
     if (c.exitCode !== 0 || c.compactBoundaries.length !== 1) {
-      report.rows.push({ label: 'Claude Code /compact', target: null, resumes: `/compact failed (exit ${c.exitCode})`, engineTokens: null, tokens: null, chars: null, rounds: 0, roundTokens: 0, trKept: 0, trReplaced: 0, trDropped: 0, users: 0 });
+      report.rows.push({
+        label: 'Claude Code /compact',
+        target: null,
+        resumes: `/compact failed (exit ${c.exitCode})`,
+        engineTokens: null,
+        tokens: null,
+        chars: null,
+        rounds: 0,
+        roundTokens: 0,
+        trKept: 0,
+        trReplaced: 0,
+        trDropped: 0,
+        users: 0,
+      });
     } else {
       const dir = fs.mkdtempSync(path.join(c.tempRoot, 'out-'));
       const file = path.join(dir, `${c.sessionId}.jsonl`);
@@ -200,10 +272,17 @@ async function compareFixture(name: string, replyFake: FakeAnthropic, summaryFak
       // How our engine reads Claude Code's output (active context estimate), next to what Claude Code sends.
       const ours = await inspectFile(file, { subagents: false });
       const engineTokens = (await planDetails(ours, { targetTokens: Number.MAX_SAFE_INTEGER })).plan.preTokens;
-      const summaryOk = contentTexts(c.compactSummaries[0]?.message?.content).join('\n').includes('COMPARE-SUMMARY-MARKER');
+      const summaryOk = contentTexts(c.compactSummaries[0]?.message?.content)
+        .join('\n')
+        .includes('COMPARE-SUMMARY-MARKER');
       const prompt = 'compare: after Claude Code /compact';
       const r = await resumeWithClaude({ sessionFile: file, sessionId: c.sessionId, prompt, fake: replyFake });
-      report.rows.push(measure('Claude Code /compact', r, prompt, ctx, { engineTokens, note: summaryOk ? undefined : 'summary S not found in its summary line' }));
+      report.rows.push(
+        measure('Claude Code /compact', r, prompt, ctx, {
+          engineTokens,
+          note: summaryOk ? undefined : 'summary S not found in its summary line',
+        }),
+      );
       r.cleanup();
     }
     c.cleanup();
@@ -223,21 +302,51 @@ async function compareFixture(name: string, replyFake: FakeAnthropic, summaryFak
       compacted = await compactCopy(original, {
         summarizer: spec.summarizer,
         settings: { targetTokens: target },
-        anthropic: spec.summarizer === 'anthropic' ? { apiKey: 'sk-fake-compare', baseURL: summaryFake.url, model: 'claude-compare', maxRetries: 0 } : undefined,
+        anthropic:
+          spec.summarizer === 'anthropic'
+            ? { apiKey: 'sk-fake-compare', baseURL: summaryFake.url, model: 'claude-compare', maxRetries: 0 }
+            : undefined,
       });
     } catch (err) {
       const why = err instanceof CompactError ? `${err.code}: ${err.message}` : String(err);
-      report.rows.push({ label: spec.label, target: target - overhead, resumes: `not compacted (${why.slice(0, 80)})`, engineTokens: null, tokens: null, chars: null, rounds: 0, roundTokens: 0, trKept: 0, trReplaced: 0, trDropped: 0, users: 0 });
+      report.rows.push({
+        label: spec.label,
+        target: target - overhead,
+        resumes: `not compacted (${why.slice(0, 80)})`,
+        engineTokens: null,
+        tokens: null,
+        chars: null,
+        rounds: 0,
+        roundTokens: 0,
+        trKept: 0,
+        trReplaced: 0,
+        trDropped: 0,
+        users: 0,
+      });
       continue;
     }
     const result: CompactResult = compacted.result;
     // Results our plan replaced by a preview count as verbatim when the exact preview is sent.
-    const previews = new Map(result.plan.toolResults.filter((d) => d.preview !== null).map((d) => [d.toolUseId, d.preview!]));
+    const previews = new Map(
+      result.plan.toolResults.filter((d) => d.preview !== null).map((d) => [d.toolUseId, d.preview!]),
+    );
     const itemsHere = await roundsItems(original, analysis, active, previews);
     const prompt = `compare: after ${spec.label}`;
     const r = await resumeWithClaude({ sessionFile: result.output, prompt, fake: replyFake });
     const notes = result.plan.notes.filter((n) => /cannot reach|over the target/.test(n));
-    report.rows.push(measure(spec.label, r, prompt, { ...ctx, items: itemsHere }, { target: result.plan.messageTarget, engineTokens: result.postTokens, note: notes.length ? 'target out of reach (newest response + empty summary exceed it)' : undefined }));
+    report.rows.push(
+      measure(
+        spec.label,
+        r,
+        prompt,
+        { ...ctx, items: itemsHere },
+        {
+          target: result.plan.messageTarget,
+          engineTokens: result.postTokens,
+          note: notes.length ? 'target out of reach (newest response + empty summary exceed it)' : undefined,
+        },
+      ),
+    );
     r.cleanup();
     compacted.cleanup();
   }
@@ -253,18 +362,32 @@ function markdown(reports: FixtureReport[], totalMs: number): string {
   const lines: string[] = [];
   lines.push('# Claude Code `/compact` vs agent-compactor, measured on the resumed request');
   lines.push('');
-  lines.push(`Generated by \`npm run compare\` (bench/compare.ts) with Claude Code ${CLAUDE_CODE_VERSION} (real binary, offline, fake Anthropic API) on the shared fixtures; ${(totalMs / 1000).toFixed(0)} s.`);
+  lines.push(
+    `Generated by \`npm run compare\` (bench/compare.ts) with Claude Code ${CLAUDE_CODE_VERSION} (real binary, offline, fake Anthropic API) on the shared fixtures; ${(totalMs / 1000).toFixed(0)} s.`,
+  );
   lines.push('');
-  lines.push('Both compactions get the same summary text S (the fake API returns it to Claude Code\'s `/compact` and to our Anthropic summarizer; ' +
-    `${SUMMARY_BODY.length.toLocaleString('en-US')} characters of <summary> body). "ours @N%" compacts with a target of the estimated system prompt and tools plus N% of the transcript's active context (the Target column shows the part left for the transcript, which the request's messages are compared with); ` +
-    '"offline summary" uses the extractive summary instead of S. Every row is measured on the request the real Claude Code sends when it resumes the result with a new prompt:');
+  lines.push(
+    "Both compactions get the same summary text S (the fake API returns it to Claude Code's `/compact` and to our Anthropic summarizer; " +
+      `${SUMMARY_BODY.length.toLocaleString('en-US')} characters of <summary> body). "ours @N%" compacts with a target of the estimated system prompt and tools plus N% of the transcript's active context (the Target column shows the part left for the transcript, which the request's messages are compared with); ` +
+      '"offline summary" uses the extractive summary instead of S. Every row is measured on the request the real Claude Code sends when it resumes the result with a new prompt:',
+  );
   lines.push('');
-  lines.push('- **Request (tok / chars)**: the project\'s estimator (calibrated per session) on the request\'s messages without system prompt, tools, Claude Code\'s role "system" entries and its new turn; the characters of the same messages. **Engine** is the engine\'s own figure for the file (active-context estimate; for our output the validated post-compaction estimate).');
-  lines.push('- **Rounds verbatim**: rounds of the original active context (those with assistant text, tool calls or results) whose content is all in the request verbatim (tool results verbatim, or as our exact preview when our plan replaced them); **tokens verbatim** sums their estimates.');
-  lines.push('- **Tool results k/r/d**: results of the original active context sent verbatim (kept), shortened or as a preview (replaced), absent (dropped).');
-  lines.push('- **User msgs**: prompts the user typed (active context) whose first 200 characters appear in the request, verbatim or inside the summary.');
+  lines.push(
+    "- **Request (tok / chars)**: the project's estimator (calibrated per session) on the request's messages without system prompt, tools, Claude Code's role \"system\" entries and its new turn; the characters of the same messages. **Engine** is the engine's own figure for the file (active-context estimate; for our output the validated post-compaction estimate).",
+  );
+  lines.push(
+    '- **Rounds verbatim**: rounds of the original active context (those with assistant text, tool calls or results) whose content is all in the request verbatim (tool results verbatim, or as our exact preview when our plan replaced them); **tokens verbatim** sums their estimates.',
+  );
+  lines.push(
+    '- **Tool results k/r/d**: results of the original active context sent verbatim (kept), shortened or as a preview (replaced), absent (dropped).',
+  );
+  lines.push(
+    '- **User msgs**: prompts the user typed (active context) whose first 200 characters appear in the request, verbatim or inside the summary.',
+  );
   lines.push('');
-  lines.push('| Fixture | Compaction | Target | Resumes | Engine (tok) | Request (tok / chars) | Rounds verbatim | Tokens verbatim | Tool results k/r/d | User msgs |');
+  lines.push(
+    '| Fixture | Compaction | Target | Resumes | Engine (tok) | Request (tok / chars) | Rounds verbatim | Tokens verbatim | Tool results k/r/d | User msgs |',
+  );
   lines.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|');
   for (const r of reports) {
     r.rows.forEach((m, i) => {
@@ -280,11 +403,19 @@ function markdown(reports: FixtureReport[], totalMs: number): string {
   // Totals over the fixtures Claude Code resumes, computed from the rows above.
   const row = (r: FixtureReport, label: string) => r.rows.find((m) => m.label === label && m.tokens !== null);
   const resumable = reports.filter((r) => row(r, 'before (original)'));
-  const total = (label: string, f: (m: Measure) => number) => resumable.reduce((s, r) => s + (row(r, label) ? f(row(r, label)!) : 0), 0);
-  const labels = ['Claude Code /compact', 'agent-compactor @35%', 'agent-compactor @15%', 'agent-compactor @35%, offline summary'];
+  const total = (label: string, f: (m: Measure) => number) =>
+    resumable.reduce((s, r) => s + (row(r, label) ? f(row(r, label)!) : 0), 0);
+  const labels = [
+    'Claude Code /compact',
+    'agent-compactor @35%',
+    'agent-compactor @15%',
+    'agent-compactor @35%, offline summary',
+  ];
   lines.push(`## Totals over the ${resumable.length} fixtures Claude Code resumes`);
   lines.push('');
-  lines.push('| Compaction | Resumed | Request after (tok) | Rounds verbatim | Tokens verbatim | Tool results kept | User msgs surviving | Over target |');
+  lines.push(
+    '| Compaction | Resumed | Request after (tok) | Rounds verbatim | Tokens verbatim | Tool results kept | User msgs surviving | Over target |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
   const allRounds = resumable.reduce((s, r) => s + r.roundsWithContent, 0);
   const allUsers = resumable.reduce((s, r) => s + r.userMessages, 0);
@@ -300,7 +431,13 @@ function markdown(reports: FixtureReport[], totalMs: number): string {
   lines.push('');
   const misread = resumable.filter((r) => {
     const m = row(r, 'Claude Code /compact');
-    return m && m.engineTokens !== null && m.tokens !== null && m.engineTokens > 5 * Math.max(m.tokens, 1) && m.engineTokens > 5_000;
+    return (
+      m &&
+      m.engineTokens !== null &&
+      m.tokens !== null &&
+      m.engineTokens > 5 * Math.max(m.tokens, 1) &&
+      m.engineTokens > 5_000
+    );
   });
   if (misread.length) {
     lines.push(

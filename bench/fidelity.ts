@@ -6,7 +6,16 @@
 //   node --import tsx bench/fidelity.ts
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { agentCompactions, CATEGORY_NAMES, FACT_CATEGORIES, measureFidelity, offlineAgainstAgent, spanFacts, type AgentCompaction, type FidelityReport } from '../src/core/compact/fidelity';
+import {
+  agentCompactions,
+  CATEGORY_NAMES,
+  FACT_CATEGORIES,
+  measureFidelity,
+  offlineAgainstAgent,
+  spanFacts,
+  type AgentCompaction,
+  type FidelityReport,
+} from '../src/core/compact/fidelity';
 import { extractiveSummary, shapeForExtractive } from '../src/core/compact/summarize/extractive';
 import { SUMMARY_PREFIX } from '../src/core/compact/summarize/prompt';
 import { summaryCharBudget } from '../src/core/compact/summary';
@@ -26,7 +35,11 @@ const pct = (r: FidelityReport) => (r.total ? `${Math.round((100 * r.kept) / r.t
 
 /** Our offline summary of the compaction's span at a detail level, in the room the level reserves (as compact sizes it, calibration 1). */
 function offlineAtLevel(c: AgentCompaction, detail: SummaryDetail): { report: FidelityReport; chars: number } {
-  const text = extractiveSummary({ objects: c.span.map((o) => shapeForExtractive(o)), maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1), detail });
+  const text = extractiveSummary({
+    objects: c.span.map((o) => shapeForExtractive(o)),
+    maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1),
+    detail,
+  });
   return { report: measureFidelity(spanFacts(c.span), text), chars: SUMMARY_PREFIX.length + text.length };
 }
 
@@ -35,7 +48,9 @@ export function fidelitySection(): string {
   const dir = FIXTURE_DIR;
   const rows: string[] = [];
   const missing: string[] = [];
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
     const lines = readFileSync(join(dir, name), 'utf8')
       .split('\n')
       .filter((l) => l.trim())
@@ -62,8 +77,11 @@ export function fidelitySection(): string {
         }),
       ] as const;
       for (const [who, rep, chars] of summaries) {
-        rows.push(`| ${label} | ${who} | ${chars} | ${FACT_CATEGORIES.map((cat) => cell(rep, cat)).join(' | ')} | **${rep.kept}/${rep.total} (${pct(rep)})** |`);
-        for (const m of rep.missing) missing.push(`- ${label}, ${who} misses ${CATEGORY_NAMES[m.category]}: ${m.label}`);
+        rows.push(
+          `| ${label} | ${who} | ${chars} | ${FACT_CATEGORIES.map((cat) => cell(rep, cat)).join(' | ')} | **${rep.kept}/${rep.total} (${pct(rep)})** |`,
+        );
+        for (const m of rep.missing)
+          missing.push(`- ${label}, ${who} misses ${CATEGORY_NAMES[m.category]}: ${m.label}`);
       }
     }
   }
@@ -72,7 +90,7 @@ export function fidelitySection(): string {
     '',
     `Written by \`npm run bench\` or \`node --import tsx bench/fidelity.ts\` (${new Date().toISOString()}). For each compaction Claude Code made in the shared fixtures (../shared/fixtures/claude-code: a \`compact_boundary\` line; ` +
       'the span is the lines before it back to the previous boundary, its summary the `isCompactSummary` line after it), the facts of the span and how many each summary keeps ' +
-      '(src/core/compact/fidelity.ts defines both). Ours is the offline extractive summary of the same span, shaped as `compact` loads it, limited to the size of Claude Code\'s summary ' +
+      "(src/core/compact/fidelity.ts defines both). Ours is the offline extractive summary of the same span, shaped as `compact` loads it, limited to the size of Claude Code's summary " +
       '(characters, our summary prefix included), and to half and a third of that size; then at each summary detail level (`--detail`), in the room the level reserves.',
     '',
     `| compaction | summary | chars | ${FACT_CATEGORIES.map((c) => CATEGORY_NAMES[c]).join(' | ')} | all |`,

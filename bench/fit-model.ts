@@ -2,7 +2,17 @@
 // src/core/tokens/estimate.ts): stage 1 (TEXT_TOKENS) against o200k_base counts of the
 // fixtures' texts, stage 2 (TOKEN_MODEL) against the usage deltas of consecutive rounds.
 // Run: npx tsx bench/fit-model.ts
-import { fitModel, fitTextTokens, loadSessions, modelErrors, pct, errorStats, textProxyErrors, textSamples, withTextWeights } from './accuracy';
+import {
+  fitModel,
+  fitTextTokens,
+  loadSessions,
+  modelErrors,
+  pct,
+  errorStats,
+  textProxyErrors,
+  textSamples,
+  withTextWeights,
+} from './accuracy';
 import { countTokensExact } from '../src/core/tokens/exact';
 import { TOKEN_MODEL } from '../src/core/tokens/estimate';
 
@@ -18,10 +28,12 @@ async function main(): Promise<void> {
   const dens = (kind: 'prose' | 'toolUseInput' | 'toolResult') => {
     let tok = 0;
     let chars = 0;
-    for (const s of train) for (const r of s.rounds) if (r.content.proxy) {
-      tok += r.content.proxy[kind];
-      chars += r.content.proxy[`${kind}Chars`];
-    }
+    for (const s of train)
+      for (const r of s.rounds)
+        if (r.content.proxy) {
+          tok += r.content.proxy[kind];
+          chars += r.content.proxy[`${kind}Chars`];
+        }
     return tok / chars;
   };
   model.prose = model.proseScale * dens('prose');
@@ -29,7 +41,13 @@ async function main(): Promise<void> {
   model.toolResult = model.toolResultScale * dens('toolResult');
   const s = errorStats(modelErrors(train, model));
   console.log(`stage 2 on the usage deltas (in-sample median ${pct(s.median)}, p90 ${pct(s.p90)}):`, model);
-  console.log('current TOKEN_MODEL in-sample:', (() => { const c = errorStats(modelErrors(sessions, TOKEN_MODEL)); return `${pct(c.median)} / ${pct(c.p90)}`; })());
+  console.log(
+    'current TOKEN_MODEL in-sample:',
+    (() => {
+      const c = errorStats(modelErrors(sessions, TOKEN_MODEL));
+      return `${pct(c.median)} / ${pct(c.p90)}`;
+    })(),
+  );
 }
 
 main().catch((err) => {

@@ -3,7 +3,17 @@
 // agent id is rewritten per copy (length-preserving) so ids stay unique across the file,
 // timestamps are shifted per copy, and each copy's root is re-parented onto the previous copy's leaf so the whole file is
 // one main chain (as a very long live session would be).
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inspectFile } from '../src/core/inspect';
 
@@ -97,7 +107,11 @@ function reparent(lineText: string, parent: string): string {
  * Writes `out` (≈ targetBytes) from whole copies of the fixtures. Reuses an existing file
  * when its stamp (fixture sizes, target, generator version) matches.
  */
-export async function generateLarge(out: string, targetBytes = 100e6, fixtures = benchFixtures()): Promise<GeneratedFile> {
+export async function generateLarge(
+  out: string,
+  targetBytes = 100e6,
+  fixtures = benchFixtures(),
+): Promise<GeneratedFile> {
   const stampPath = out + '.stamp.json';
   const key = JSON.stringify({ v: 4, targetBytes, fixtures: fixtures.map((f) => [f, statSync(f).size]) });
   if (existsSync(out) && existsSync(stampPath)) {
@@ -138,7 +152,14 @@ export async function generateLarge(out: string, targetBytes = 100e6, fixtures =
   } finally {
     closeSync(fd);
   }
-  const file: GeneratedFile = { path: out, bytes, lines, copies, fixtures: fixtures.map((f) => f.split('/').pop()!), leafUuid: prevLeaf ?? '' };
+  const file: GeneratedFile = {
+    path: out,
+    bytes,
+    lines,
+    copies,
+    fixtures: fixtures.map((f) => f.split('/').pop()!),
+    leafUuid: prevLeaf ?? '',
+  };
   writeFileSync(stampPath, JSON.stringify({ key, file }, null, 2));
   return file;
 }
@@ -152,18 +173,28 @@ export interface GeneratedRounds extends GeneratedFile {
  * A long session of at least `minRounds` API rounds, all in the active context: whole copies of the fixtures without
  * compact boundaries (with-compactions.jsonl left out), chained as `generateLarge` does. Reused while unchanged.
  */
-export async function generateRounds(out: string, minRounds: number, fixtures = benchFixtures().filter((f) => !f.endsWith('with-compactions.jsonl'))): Promise<GeneratedRounds> {
+export async function generateRounds(
+  out: string,
+  minRounds: number,
+  fixtures = benchFixtures().filter((f) => !f.endsWith('with-compactions.jsonl')),
+): Promise<GeneratedRounds> {
   const stampPath = out + '.rounds.json';
   const perCopy = fixtures.reduce((s, f) => s + statSync(f).size, 0);
   if (existsSync(stampPath)) {
-    const stamp = JSON.parse(readFileSync(stampPath, 'utf8')) as { minRounds: number; perCopy: number; copies: number; rounds: number };
+    const stamp = JSON.parse(readFileSync(stampPath, 'utf8')) as {
+      minRounds: number;
+      perCopy: number;
+      copies: number;
+      rounds: number;
+    };
     if (stamp.minRounds === minRounds && stamp.perCopy === perCopy) {
       const file = await generateLarge(out, stamp.copies * perCopy, fixtures);
       if (file.copies === stamp.copies) return { ...file, rounds: stamp.rounds };
     }
   }
   let perCopyRounds = 0;
-  for (const f of fixtures) perCopyRounds += (await inspectFile(f, { subagents: false })).rounds.filter((r) => r.inContext).length;
+  for (const f of fixtures)
+    perCopyRounds += (await inspectFile(f, { subagents: false })).rounds.filter((r) => r.inContext).length;
   // Chaining merges a few rounds at the seams; grow one copy at a time until the count is reached.
   for (let copies = Math.max(1, Math.ceil(minRounds / perCopyRounds)); ; copies++) {
     const file = await generateLarge(out, copies * perCopy, fixtures);
@@ -184,7 +215,9 @@ export async function roundToAppend(fixtureFile: string, k: number, leafUuid: st
   const { index, rounds } = await inspectFile(fixtureFile, { subagents: false });
   const raw = readFileSync(fixtureFile);
   // The last round with tool calls and their results, preferring one of a few hundred KB at most.
-  const candidates = rounds.filter((r) => r.messageId && r.toolUses.length > 0 && r.toolResults.length > 0 && !r.synthetic);
+  const candidates = rounds.filter(
+    (r) => r.messageId && r.toolUses.length > 0 && r.toolResults.length > 0 && !r.synthetic,
+  );
   const pick = candidates[candidates.length - 1];
   if (!pick) throw new Error(`${fixtureFile}: no tool round to append`);
   const lineSeen = new Set<number>();
@@ -234,8 +267,29 @@ export function brokenLinksTranscript(lines: number, every = 10): string {
   const out: string[] = [];
   for (let k = 0; k < lines; k++) {
     const parentUuid = k === 0 ? null : k % every === 0 ? `gone-${k}` : `line-${k - 1}`;
-    const base = { parentUuid, isSidechain: false, uuid: `line-${k}`, timestamp: new Date(t0 + k * 60_000).toISOString(), sessionId: 'S' };
-    out.push(JSON.stringify(k % 2 === 0 ? { ...base, type: 'user', message: { role: 'user', content: `prompt ${k}` } } : { ...base, type: 'assistant', message: { role: 'assistant', id: `msg_${k}`, model: 'claude-sonnet-4-6', content: [{ type: 'text', text: `reply ${k}` }] } }));
+    const base = {
+      parentUuid,
+      isSidechain: false,
+      uuid: `line-${k}`,
+      timestamp: new Date(t0 + k * 60_000).toISOString(),
+      sessionId: 'S',
+    };
+    out.push(
+      JSON.stringify(
+        k % 2 === 0
+          ? { ...base, type: 'user', message: { role: 'user', content: `prompt ${k}` } }
+          : {
+              ...base,
+              type: 'assistant',
+              message: {
+                role: 'assistant',
+                id: `msg_${k}`,
+                model: 'claude-sonnet-4-6',
+                content: [{ type: 'text', text: `reply ${k}` }],
+              },
+            },
+      ),
+    );
   }
   return out.join('\n') + '\n';
 }

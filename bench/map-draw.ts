@@ -31,7 +31,9 @@ async function mapFrame(wb: Workbench, timeoutMs: number, seen: { scriptAt?: num
   for (;;) {
     for (const f of wb.page.frames()) {
       if (f === wb.page.mainFrame()) continue;
-      const [chart, bars] = await f.evaluate(() => [!!document.getElementById('app'), document.querySelectorAll('g.bar').length > 0]).catch(() => [false, false]);
+      const [chart, bars] = await f
+        .evaluate(() => [!!document.getElementById('app'), document.querySelectorAll('g.bar').length > 0])
+        .catch(() => [false, false]);
       if (chart && seen.scriptAt === undefined) seen.scriptAt = performance.now();
       if (bars) return f;
     }
@@ -47,7 +49,11 @@ async function openMapTimed(wb: Workbench): Promise<{ frame: Frame; opened: numb
   await wb.page.keyboard.press('Enter');
   const seen: { scriptAt?: number } = {};
   const frame = await mapFrame(wb, 60_000, seen);
-  return { frame, opened: performance.now() - openStart, pageShown: seen.scriptAt === undefined ? undefined : seen.scriptAt - openStart };
+  return {
+    frame,
+    opened: performance.now() - openStart,
+    pageShown: seen.scriptAt === undefined ? undefined : seen.scriptAt - openStart,
+  };
 }
 
 async function drawMs(frame: Frame, before: string | undefined): Promise<number> {
@@ -69,11 +75,17 @@ async function main(): Promise<void> {
   const t2 = performance.now();
   const stateBytes = JSON.stringify(state).length;
 
-  const wb = await Workbench.start({ viewport: { width: 1400, height: 950 }, workspaceFiles: { 'large.jsonl': readFileSync(file), 'small.jsonl': { copyFrom: 'claude-code/plan-mode.jsonl' } } });
+  const wb = await Workbench.start({
+    viewport: { width: 1400, height: 950 },
+    workspaceFiles: { 'large.jsonl': readFileSync(file), 'small.jsonl': { copyFrom: 'claude-code/plan-mode.jsonl' } },
+  });
   try {
     // The extension activates on a .jsonl text document; a 100 MB file gets no text editor, so a small one first.
     await wb.openFileFromExplorer('small.jsonl');
-    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · [\d,]+ rounds?/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page
+      .locator('.statusbar-item', { hasText: /context ~?[\d,]+ · [\d,]+ rounds?/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 60_000 });
     // The same-run baseline: the map of a small session (what a webview panel costs in this workbench), opened
     // twice: the first webview of a window also starts the workbench's webview machinery.
     const cold = await openMapTimed(wb);
@@ -87,7 +99,10 @@ async function main(): Promise<void> {
     const quick = wb.page.locator('.quick-input-widget input.input');
     await quick.waitFor({ state: 'visible', timeout: 15_000 });
     await quick.fill('large.jsonl');
-    await wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'large.jsonl' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await wb.page
+      .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'large.jsonl' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
     const loadStart = performance.now();
     await wb.page.keyboard.press('Enter');
     await wb.page

@@ -3,7 +3,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Sections of bench/RESULTS.md that other benches write, kept when this one rewrites the file. */
-export const KEPT_SECTIONS = ['## Context Map state and replanning', '## Context Map drawing', '## Repair against doctor'];
+export const KEPT_SECTIONS = [
+  '## Context Map state and replanning',
+  '## Context Map drawing',
+  '## Repair against doctor',
+];
 
 /** The section of `text` under `heading` (up to the next `## `), trimmed; undefined when it has none. */
 export function section(text: string, heading: string): string | undefined {

@@ -39,7 +39,9 @@ export default async function buildHostTests() {
     // mocha's parallel mode (never used here) resolves worker files at run time.
     logOverride: { 'require-resolve-not-external': 'silent' },
   });
-  console.log(`built ${entries.length} host test bundle(s) into ${path.relative(root, outDir)}/ in ${Date.now() - t0} ms`);
+  console.log(
+    `built ${entries.length} host test bundle(s) into ${path.relative(root, outDir)}/ in ${Date.now() - t0} ms`,
+  );
 }
 
 // Run when executed directly (`node scripts/build-host-tests.mjs`), not when imported.

@@ -21,13 +21,38 @@ const jobs = [
   build({ ...common, entryPoints: ['src/core/tokens/worker.ts'], outfile: 'dist/tokens-worker.js' }),
 ];
 if (existsSync('src/extension/activate.ts')) {
-  jobs.push(build({ ...common, entryPoints: ['src/extension/activate.ts'], outfile: 'dist/extension.js', external: ['vscode'] }));
+  jobs.push(
+    build({
+      ...common,
+      entryPoints: ['src/extension/activate.ts'],
+      outfile: 'dist/extension.js',
+      external: ['vscode'],
+    }),
+  );
 }
 if (existsSync('src/webview/main.ts')) {
-  jobs.push(build({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js' }));
+  jobs.push(
+    build({
+      ...common,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      entryPoints: ['src/webview/main.ts'],
+      outfile: 'dist/webview.js',
+    }),
+  );
 }
 if (existsSync('src/webview/map.ts')) {
-  jobs.push(build({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/map.ts'], outfile: 'dist/map.js' }));
+  jobs.push(
+    build({
+      ...common,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      entryPoints: ['src/webview/map.ts'],
+      outfile: 'dist/map.js',
+    }),
+  );
 }
 if (existsSync('bench/bench.ts')) {
   jobs.push(build({ ...common, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench.js' }));

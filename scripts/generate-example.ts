@@ -165,7 +165,9 @@ function parseArgs(argv: string[]): { options: GenerateOptions; out: string } {
     else if (a === '--no-subagents') options.subagentFiles = false;
     else if (a === '--no-compaction') options.compactAtRound = null;
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('Usage: node --import tsx scripts/generate-example.ts [--seed N] [--rounds N] [--out FILE] [--session-id UUID] [--no-subagents] [--no-compaction]\n');
+      process.stdout.write(
+        'Usage: node --import tsx scripts/generate-example.ts [--seed N] [--rounds N] [--out FILE] [--session-id UUID] [--no-subagents] [--no-compaction]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }

@@ -16,15 +16,27 @@ import { generateCodexSession } from '../test/support/codex-sessions';
 
 async function main(): Promise<void> {
   const outAt = process.argv.indexOf('--out');
-  const out = outAt !== -1 && process.argv[outAt + 1] ? path.resolve(process.argv[outAt + 1]) : fs.mkdtempSync(path.join(os.tmpdir(), 'today-codex-'));
+  const out =
+    outAt !== -1 && process.argv[outAt + 1]
+      ? path.resolve(process.argv[outAt + 1])
+      : fs.mkdtempSync(path.join(os.tmpdir(), 'today-codex-'));
   fs.mkdirSync(out, { recursive: true });
   const session = await generateCodexSession();
   try {
     const file = path.join(out, path.basename(session.rolloutFile));
     fs.copyFileSync(session.rolloutFile, file);
-    const requests = session.steps.map((s) => ({ step: s.name, requests: s.requests.map((r) => ({ tokens: countResponsesRequestTokens(r.body), body: r.body })) }));
+    const requests = session.steps.map((s) => ({
+      step: s.name,
+      requests: s.requests.map((r) => ({ tokens: countResponsesRequestTokens(r.body), body: r.body })),
+    }));
     fs.writeFileSync(path.join(out, 'requests.json'), JSON.stringify(requests, null, 1) + '\n');
-    const steps = session.steps.map((s) => ({ step: s.name, prompt: s.prompt, config: s.config ?? [], exitCode: s.run.code, requests: s.requests.length }));
+    const steps = session.steps.map((s) => ({
+      step: s.name,
+      prompt: s.prompt,
+      config: s.config ?? [],
+      exitCode: s.run.code,
+      requests: s.requests.length,
+    }));
     fs.writeFileSync(path.join(out, 'steps.json'), JSON.stringify({ steps }, null, 1) + '\n');
     process.stdout.write(`${file}\n`);
   } finally {

@@ -16,19 +16,35 @@ import { generateTodaySession } from '../test/support/today-sessions';
 
 async function main(): Promise<void> {
   const outAt = process.argv.indexOf('--out');
-  const out = outAt !== -1 && process.argv[outAt + 1] ? path.resolve(process.argv[outAt + 1]) : fs.mkdtempSync(path.join(os.tmpdir(), 'today-sessions-'));
+  const out =
+    outAt !== -1 && process.argv[outAt + 1]
+      ? path.resolve(process.argv[outAt + 1])
+      : fs.mkdtempSync(path.join(os.tmpdir(), 'today-sessions-'));
   fs.mkdirSync(out, { recursive: true });
   const session = await generateTodaySession();
   try {
     const file = path.join(out, `${session.sessionId}.jsonl`);
     fs.copyFileSync(session.sessionFile, file);
     if (session.forkFile) fs.copyFileSync(session.forkFile, path.join(out, path.basename(session.forkFile)));
-    const requests = session.steps.map((s) => ({ step: s.name, requests: s.requests.map((r) => ({ tokens: countRequestTokens(r.body), body: r.body as unknown })) }));
+    const requests = session.steps.map((s) => ({
+      step: s.name,
+      requests: s.requests.map((r) => ({ tokens: countRequestTokens(r.body), body: r.body as unknown })),
+    }));
     fs.writeFileSync(path.join(out, 'requests.json'), JSON.stringify(requests, null, 1) + '\n');
-    const steps = session.steps.map((s) => ({ step: s.name, prompt: s.prompt, exitCode: s.run.exitCode, durationMs: s.run.durationMs, requests: s.requests.length }));
-    fs.writeFileSync(path.join(out, 'steps.json'), JSON.stringify({ steps, slashCommands: session.slashCommands }, null, 1) + '\n');
+    const steps = session.steps.map((s) => ({
+      step: s.name,
+      prompt: s.prompt,
+      exitCode: s.run.exitCode,
+      durationMs: s.run.durationMs,
+      requests: s.requests.length,
+    }));
+    fs.writeFileSync(
+      path.join(out, 'steps.json'),
+      JSON.stringify({ steps, slashCommands: session.slashCommands }, null, 1) + '\n',
+    );
     process.stdout.write(`${file}\n`);
-    for (const c of session.slashCommands) process.stdout.write(`${c.command}: ${c.ran ? 'ran headless' : 'did not run headless'} (${c.detail})\n`);
+    for (const c of session.slashCommands)
+      process.stdout.write(`${c.command}: ${c.ran ? 'ran headless' : 'did not run headless'} (${c.detail})\n`);
   } finally {
     session.cleanup();
   }

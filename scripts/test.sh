@@ -39,6 +39,8 @@ step() { # step NAME COMMAND...
 step setup bash scripts/ensure-deps.sh
 step typecheck npx tsc --noEmit -p .
 step lint npx eslint --max-warnings 0 src test bench scripts
+# One layout everywhere (Prettier); `npm run format` applies it.
+step format npx prettier --check .
 # Import circles and the layers (core imports neither vscode, the extension nor the CLI; webviews only types).
 step imports npx depcruise src --validate .dependency-cruiser.cjs --output-type err
 step build node scripts/build.mjs

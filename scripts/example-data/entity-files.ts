@@ -15,7 +15,10 @@ export function schemaFile(e: EntityDef): string {
     '',
     `export const create${e.name}Body = z`,
     '  .object({',
-    ...inputs.map((f) => `    ${f.name}: ${f.zod.replace('.nullable()', '.nullable().optional()')}${f.optional && !f.zod.includes('nullable') ? '.optional()' : ''},`),
+    ...inputs.map(
+      (f) =>
+        `    ${f.name}: ${f.zod.replace('.nullable()', '.nullable().optional()')}${f.optional && !f.zod.includes('nullable') ? '.optional()' : ''},`,
+    ),
     '  })',
     '  .strict();',
     `export type Create${e.name}Input = z.infer<typeof create${e.name}Body>;`,
@@ -99,7 +102,7 @@ export function serviceFile(e: EntityDef, unusedImport: boolean): string {
   lines.push(
     '    if (sets.length === 0) return this.get(userId, id);',
     `    const { rows } = await this.db.query<${e.name}Row>(`,
-    `      'UPDATE ${e.table} SET ' + sets.join(', ') + '${hasUpdated ? ", updated_at = now()" : ''} WHERE id = $1 AND user_id = $2 RETURNING ' + COLUMNS,`,
+    `      'UPDATE ${e.table} SET ' + sets.join(', ') + '${hasUpdated ? ', updated_at = now()' : ''} WHERE id = $1 AND user_id = $2 RETURNING ' + COLUMNS,`,
     '      params,',
     '    );',
     `    if (rows.length === 0) throw new NotFoundError('${words(e.name)}', id);`,
@@ -180,7 +183,11 @@ export function testFile(e: EntityDef): string {
     '',
     '  beforeAll(async () => {',
     '    t = await buildTestApp();',
-    ...(needsBookmark ? ["    bookmark = (await t.as('alice').post('/bookmarks', { url: 'https://example.org/a', title: 'A' })).json();"] : []),
+    ...(needsBookmark
+      ? [
+          "    bookmark = (await t.as('alice').post('/bookmarks', { url: 'https://example.org/a', title: 'A' })).json();",
+        ]
+      : []),
     '  });',
     '',
     '  afterAll(async () => {',
@@ -197,7 +204,7 @@ export function testFile(e: EntityDef): string {
     `    await t.as('bob').post('${url}', ${body});`,
     `    const res = await t.as('alice').get('${url}');`,
     '    expect(res.statusCode).toBe(200);',
-    "    expect(res.json().items.every((item: { userId: string }) => item.userId === t.users.alice.id)).toBe(true);",
+    '    expect(res.json().items.every((item: { userId: string }) => item.userId === t.users.alice.id)).toBe(true);',
     '  });',
     '',
     `  it('returns 404 for a ${one} owned by another user', async () => {`,

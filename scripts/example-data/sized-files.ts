@@ -27,11 +27,52 @@ export function apiTypesFile(targetChars: number): string {
       const url = prefix + '/' + snake(e.plural).replace(/_/g, '-');
       const P = e.name + (e.plural.endsWith('s') ? 's' : '');
       const chunk: string[] = [];
-      chunk.push(`    "${url}": {`, '        parameters: {', '            query?: never;', '            header?: never;', '            path?: never;', '            cookie?: never;', '        };');
-      chunk.push(`        /** List ${words(e.plural)}, newest first */`, `        get: operations["list${P}${suffix}"];`, '        put?: never;');
-      chunk.push(`        /** Create a ${words(e.name)} */`, `        post: operations["create${e.name}${suffix}"];`, '        delete?: never;', '        options?: never;', '        head?: never;', '        patch?: never;', '        trace?: never;', '    };');
-      chunk.push(`    "${url}/{id}": {`, '        parameters: {', '            query?: never;', '            header?: never;', '            path: {', '                id: string;', '            };', '            cookie?: never;', '        };');
-      chunk.push(`        get: operations["get${e.name}${suffix}"];`, '        put?: never;', '        post?: never;', `        delete: operations["delete${e.name}${suffix}"];`, '        options?: never;', '        head?: never;', `        patch: operations["update${e.name}${suffix}"];`, '        trace?: never;', '    };');
+      chunk.push(
+        `    "${url}": {`,
+        '        parameters: {',
+        '            query?: never;',
+        '            header?: never;',
+        '            path?: never;',
+        '            cookie?: never;',
+        '        };',
+      );
+      chunk.push(
+        `        /** List ${words(e.plural)}, newest first */`,
+        `        get: operations["list${P}${suffix}"];`,
+        '        put?: never;',
+      );
+      chunk.push(
+        `        /** Create a ${words(e.name)} */`,
+        `        post: operations["create${e.name}${suffix}"];`,
+        '        delete?: never;',
+        '        options?: never;',
+        '        head?: never;',
+        '        patch?: never;',
+        '        trace?: never;',
+        '    };',
+      );
+      chunk.push(
+        `    "${url}/{id}": {`,
+        '        parameters: {',
+        '            query?: never;',
+        '            header?: never;',
+        '            path: {',
+        '                id: string;',
+        '            };',
+        '            cookie?: never;',
+        '        };',
+      );
+      chunk.push(
+        `        get: operations["get${e.name}${suffix}"];`,
+        '        put?: never;',
+        '        post?: never;',
+        `        delete: operations["delete${e.name}${suffix}"];`,
+        '        options?: never;',
+        '        head?: never;',
+        `        patch: operations["update${e.name}${suffix}"];`,
+        '        trace?: never;',
+        '    };',
+      );
       paths.push(...chunk);
       const sch: string[] = [];
       if (round === 0) {
@@ -43,39 +84,109 @@ export function apiTypesFile(targetChars: number): string {
         }
         sch.push('        };');
         sch.push(`        Create${e.name}Body: {`);
-        for (const f of e.fields.filter((x) => x.input)) sch.push(`            ${f.name}${f.optional ? '?' : ''}: ${tsOf(f)};`);
+        for (const f of e.fields.filter((x) => x.input))
+          sch.push(`            ${f.name}${f.optional ? '?' : ''}: ${tsOf(f)};`);
         sch.push('        };');
         schemas.push(...sch);
       }
       const op: string[] = [];
       const responses = (ok: string, body: string[] | null, codes: string[]) => {
-        const r = ['        responses: {', `            /** @description ${ok} */`, `            ${body ? (ok.startsWith('Created') ? 201 : 200) : 204}: {`, '                headers: {', '                    [name: string]: unknown;', '                };'];
-        if (body) r.push('                content: {', '                    "application/json": ' + body[0], ...body.slice(1), '                };');
+        const r = [
+          '        responses: {',
+          `            /** @description ${ok} */`,
+          `            ${body ? (ok.startsWith('Created') ? 201 : 200) : 204}: {`,
+          '                headers: {',
+          '                    [name: string]: unknown;',
+          '                };',
+        ];
+        if (body)
+          r.push(
+            '                content: {',
+            '                    "application/json": ' + body[0],
+            ...body.slice(1),
+            '                };',
+          );
         else r.push('                content?: never;');
         r.push('            };');
-        for (const c of codes) r.push(`            ${c}: components["responses"]["${{ 400: 'BadRequest', 401: 'Unauthorized', 404: 'NotFound', 409: 'Conflict', 429: 'RateLimited' }[c]}"];`);
+        for (const c of codes)
+          r.push(
+            `            ${c}: components["responses"]["${{ 400: 'BadRequest', 401: 'Unauthorized', 404: 'NotFound', 409: 'Conflict', 429: 'RateLimited' }[c]}"];`,
+          );
         r.push('        };');
         return r;
       };
       const params = (query: boolean, pathId: boolean) => [
         '        parameters: {',
         ...(query
-          ? ['            query?: {', '                /** @description Page size, 1 to 100 (default 20). */', '                limit?: number;', '                /** @description Opaque cursor from a previous page. */', '                cursor?: string;', '            };']
+          ? [
+              '            query?: {',
+              '                /** @description Page size, 1 to 100 (default 20). */',
+              '                limit?: number;',
+              '                /** @description Opaque cursor from a previous page. */',
+              '                cursor?: string;',
+              '            };',
+            ]
           : ['            query?: never;']),
         '            header?: never;',
-        ...(pathId ? ['            path: {', '                id: string;', '            };'] : ['            path?: never;']),
+        ...(pathId
+          ? ['            path: {', '                id: string;', '            };']
+          : ['            path?: never;']),
         '            cookie?: never;',
         '        };',
       ];
       const schemaRef = `components["schemas"]["${e.name}"]`;
-      op.push(`    list${P}${suffix}: {`, ...params(true, false), '        requestBody?: never;',
-        ...responses(`A page of ${words(e.plural)}.`, ['{', `                        items: ${schemaRef}[];`, '                        nextCursor: string | null;', '                    };'], ['401', '429']), '    };');
-      op.push(`    create${e.name}${suffix}: {`, ...params(false, false), '        requestBody: {', '            content: {', `                "application/json": components["schemas"]["Create${e.name}Body"];`, '            };', '        };',
-        ...responses(`Created ${words(e.name)}.`, [schemaRef + ';'], ['400', '401', '409', '429']), '    };');
-      op.push(`    get${e.name}${suffix}: {`, ...params(false, true), '        requestBody?: never;', ...responses(`The ${words(e.name)}.`, [schemaRef + ';'], ['401', '404', '429']), '    };');
-      op.push(`    update${e.name}${suffix}: {`, ...params(false, true), '        requestBody: {', '            content: {', `                "application/json": Partial<components["schemas"]["Create${e.name}Body"]>;`, '            };', '        };',
-        ...responses(`Updated ${words(e.name)}.`, [schemaRef + ';'], ['400', '401', '404', '429']), '    };');
-      op.push(`    delete${e.name}${suffix}: {`, ...params(false, true), '        requestBody?: never;', ...responses('Deleted.', null, ['401', '404', '429']), '    };');
+      op.push(
+        `    list${P}${suffix}: {`,
+        ...params(true, false),
+        '        requestBody?: never;',
+        ...responses(
+          `A page of ${words(e.plural)}.`,
+          [
+            '{',
+            `                        items: ${schemaRef}[];`,
+            '                        nextCursor: string | null;',
+            '                    };',
+          ],
+          ['401', '429'],
+        ),
+        '    };',
+      );
+      op.push(
+        `    create${e.name}${suffix}: {`,
+        ...params(false, false),
+        '        requestBody: {',
+        '            content: {',
+        `                "application/json": components["schemas"]["Create${e.name}Body"];`,
+        '            };',
+        '        };',
+        ...responses(`Created ${words(e.name)}.`, [schemaRef + ';'], ['400', '401', '409', '429']),
+        '    };',
+      );
+      op.push(
+        `    get${e.name}${suffix}: {`,
+        ...params(false, true),
+        '        requestBody?: never;',
+        ...responses(`The ${words(e.name)}.`, [schemaRef + ';'], ['401', '404', '429']),
+        '    };',
+      );
+      op.push(
+        `    update${e.name}${suffix}: {`,
+        ...params(false, true),
+        '        requestBody: {',
+        '            content: {',
+        `                "application/json": Partial<components["schemas"]["Create${e.name}Body"]>;`,
+        '            };',
+        '        };',
+        ...responses(`Updated ${words(e.name)}.`, [schemaRef + ';'], ['400', '401', '404', '429']),
+        '    };',
+      );
+      op.push(
+        `    delete${e.name}${suffix}: {`,
+        ...params(false, true),
+        '        requestBody?: never;',
+        ...responses('Deleted.', null, ['401', '404', '429']),
+        '    };',
+      );
       ops.push(...op);
       size += chunk.join('\n').length + sch.join('\n').length + op.join('\n').length + 40;
     }
@@ -134,8 +245,20 @@ export function devLog(rng: Rng, targetChars: number): string {
   let req = 1;
   let size = 0;
   const pid = 48213;
-  const users = ['2f1c9a64-0b7e-4d35-9a51-6c0f3e2b7d18', '8a4e2b10-5c3d-4f7a-b1e9-0d6c2a9f4e31', 'c7d90e25-3a18-4b6f-8e42-9f1a5b7c3d06'];
-  const routes = ['/bookmarks?limit=20', '/bookmarks?limit=20&cursor=', '/tags', '/collections', '/highlights?limit=50', '/bookmarks/import-jobs', '/health'];
+  const users = [
+    '2f1c9a64-0b7e-4d35-9a51-6c0f3e2b7d18',
+    '8a4e2b10-5c3d-4f7a-b1e9-0d6c2a9f4e31',
+    'c7d90e25-3a18-4b6f-8e42-9f1a5b7c3d06',
+  ];
+  const routes = [
+    '/bookmarks?limit=20',
+    '/bookmarks?limit=20&cursor=',
+    '/tags',
+    '/collections',
+    '/highlights?limit=50',
+    '/bookmarks/import-jobs',
+    '/health',
+  ];
   const line = (o: Record<string, unknown>) => {
     const s = JSON.stringify(o);
     out.push(s);
@@ -151,22 +274,107 @@ export function devLog(rng: Rng, targetChars: number): string {
       let url = rng.pick(routes);
       if (url.endsWith('cursor=')) url += 'eyJjcmVhdGVkQXQiOiIyMDI2LTA1LTEwVDA5OjE0OjAyLjAwMFoifQ';
       const method = burst ? 'GET' : rng.pick(['GET', 'GET', 'GET', 'POST', 'PATCH', 'DELETE']);
-      line({ level: 30, time: t, pid, hostname: LOG_HOST, reqId: id, req: { method, url, hostname: 'localhost:3000', remoteAddress: '127.0.0.1', remotePort: rng.int(40000, 65000) }, msg: 'incoming request' });
-      if (rng.chance(0.25)) line({ level: 20, time: t + 1, pid, hostname: LOG_HOST, reqId: id, userId: user, via: rng.pick(['session', 'api_key']), remaining: burst ? Math.max(0, 19 - (i % 20)) : rng.int(10, 19), msg: 'rate limit check' });
-      if (rng.chance(0.12)) line({ level: 20, time: t + 2, pid, hostname: LOG_HOST, reqId: id, durationMs: Math.round(rng.next() * 4000) / 100, rows: rng.int(0, 21), msg: 'query done' });
+      line({
+        level: 30,
+        time: t,
+        pid,
+        hostname: LOG_HOST,
+        reqId: id,
+        req: { method, url, hostname: 'localhost:3000', remoteAddress: '127.0.0.1', remotePort: rng.int(40000, 65000) },
+        msg: 'incoming request',
+      });
+      if (rng.chance(0.25))
+        line({
+          level: 20,
+          time: t + 1,
+          pid,
+          hostname: LOG_HOST,
+          reqId: id,
+          userId: user,
+          via: rng.pick(['session', 'api_key']),
+          remaining: burst ? Math.max(0, 19 - (i % 20)) : rng.int(10, 19),
+          msg: 'rate limit check',
+        });
+      if (rng.chance(0.12))
+        line({
+          level: 20,
+          time: t + 2,
+          pid,
+          hostname: LOG_HOST,
+          reqId: id,
+          durationMs: Math.round(rng.next() * 4000) / 100,
+          rows: rng.int(0, 21),
+          msg: 'query done',
+        });
       const status = method === 'POST' ? 201 : method === 'DELETE' ? 204 : rng.chance(0.03) ? 404 : 200;
-      line({ level: 30, time: t + rng.int(2, 40), pid, hostname: LOG_HOST, reqId: id, res: { statusCode: status }, responseTime: Math.round(rng.next() * 6000 + 40) / 100, msg: 'request completed' });
+      line({
+        level: 30,
+        time: t + rng.int(2, 40),
+        pid,
+        hostname: LOG_HOST,
+        reqId: id,
+        res: { statusCode: status },
+        responseTime: Math.round(rng.next() * 6000 + 40) / 100,
+        msg: 'request completed',
+      });
     }
-    if (rng.chance(0.02)) line({ level: 40, time: t + 3, pid, hostname: LOG_HOST, webhookId: '5e0b7c21-9d4a-4c8f-a3e6-1b2d0f9c8a47', status: 410, attempt: rng.int(3, 40), msg: 'webhook delivery failed, retrying' });
+    if (rng.chance(0.02))
+      line({
+        level: 40,
+        time: t + 3,
+        pid,
+        hostname: LOG_HOST,
+        webhookId: '5e0b7c21-9d4a-4c8f-a3e6-1b2d0f9c8a47',
+        status: 410,
+        attempt: rng.int(3, 40),
+        msg: 'webhook delivery failed, retrying',
+      });
   }
   return out.join('\n') + '\n';
 }
 
 export function netscapeExport(rng: Rng, targetChars: number): string {
-  const out = ['<!DOCTYPE NETSCAPE-Bookmark-file-1>', '<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">', '<TITLE>Bookmarks</TITLE>', '<H1>Bookmarks</H1>', '<DL><p>'];
-  const hosts = ['blog.example.dev', 'docs.example.org', 'news.example.com', 'engineering.example.io', 'notes.example.net', 'papers.example.edu'];
-  const topics = ['postgres', 'indexes', 'typescript', 'testing', 'caching', 'queues', 'http', 'observability', 'rust', 'design', 'security', 'career'];
-  const titles = ['A gentle guide to', 'Notes on', 'Debugging', 'Why we moved off', 'The case for', 'Measuring', 'Lessons from', 'Patterns for', 'How we scaled', 'Understanding'];
+  const out = [
+    '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
+    '<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">',
+    '<TITLE>Bookmarks</TITLE>',
+    '<H1>Bookmarks</H1>',
+    '<DL><p>',
+  ];
+  const hosts = [
+    'blog.example.dev',
+    'docs.example.org',
+    'news.example.com',
+    'engineering.example.io',
+    'notes.example.net',
+    'papers.example.edu',
+  ];
+  const topics = [
+    'postgres',
+    'indexes',
+    'typescript',
+    'testing',
+    'caching',
+    'queues',
+    'http',
+    'observability',
+    'rust',
+    'design',
+    'security',
+    'career',
+  ];
+  const titles = [
+    'A gentle guide to',
+    'Notes on',
+    'Debugging',
+    'Why we moved off',
+    'The case for',
+    'Measuring',
+    'Lessons from',
+    'Patterns for',
+    'How we scaled',
+    'Understanding',
+  ];
   let size = 200;
   let date = 1672531200;
   let folder = 0;

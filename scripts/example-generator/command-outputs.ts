@@ -44,14 +44,27 @@ const RULE = '⎯'.repeat(50);
 export function vitestOutput(
   project: Project,
   rng: Rng,
-  o: { files?: string[]; failures?: TestFailure[]; verbose?: boolean; npmHeader?: string; noiseChars?: number; startMs: number },
+  o: {
+    files?: string[];
+    failures?: TestFailure[];
+    verbose?: boolean;
+    npmHeader?: string;
+    noiseChars?: number;
+    startMs: number;
+  },
 ): { text: string; failed: boolean; durationMs: number } {
   const cases = collectTests(project, o.files);
   const failures = o.failures ?? [];
   const byFile = new Map<string, TestCase[]>();
   for (const c of cases) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c]);
   const out: string[] = [];
-  if (o.npmHeader) out.push('', '> shelfmark@0.9.0 ' + o.npmHeader.split(' ')[0], '> ' + o.npmHeader.split(' ').slice(1).join(' '), '');
+  if (o.npmHeader)
+    out.push(
+      '',
+      '> shelfmark@0.9.0 ' + o.npmHeader.split(' ')[0],
+      '> ' + o.npmHeader.split(' ').slice(1).join(' '),
+      '',
+    );
   out.push(' RUN  v3.0.4 ' + project.cwd, '');
   const failedName = (c: TestCase) => failures.find((f) => f.file === c.file && f.test === c.path[c.path.length - 1]);
   let noise = o.noiseChars ?? 0;
@@ -70,9 +83,56 @@ export function vitestOutput(
         for (let i = 0; i < n; i++) {
           logT += rng.int(1, 30);
           const id = 'req-' + (reqNo++).toString(36);
-          block.push(JSON.stringify({ level: 30, time: logT, pid: 51022, hostname: LOG_HOST, reqId: id, req: { method: rng.pick(['GET', 'POST', 'PATCH', 'DELETE']), url: '/' + file.slice(5, -8).replace(/([A-Z])/g, '-$1').toLowerCase(), hostname: 'localhost:80', remoteAddress: '127.0.0.1' }, msg: 'incoming request' }));
-          if (rng.chance(0.5)) block.push(JSON.stringify({ level: 20, time: logT + 1, pid: 51022, hostname: LOG_HOST, reqId: id, sql: rng.pick(['SELECT', 'INSERT', 'UPDATE', 'DELETE']) + ' ... ' + rng.pick(['bookmarks', 'tags', 'collections', 'webhooks', 'users']), rows: rng.int(0, 20), durationMs: Math.round(rng.next() * 900) / 100, msg: 'query' }));
-          block.push(JSON.stringify({ level: 30, time: logT + 2, pid: 51022, hostname: LOG_HOST, reqId: id, res: { statusCode: rng.pick([200, 200, 201, 204, 400, 404]) }, responseTime: Math.round(rng.next() * 2500 + 30) / 100, msg: 'request completed' }));
+          block.push(
+            JSON.stringify({
+              level: 30,
+              time: logT,
+              pid: 51022,
+              hostname: LOG_HOST,
+              reqId: id,
+              req: {
+                method: rng.pick(['GET', 'POST', 'PATCH', 'DELETE']),
+                url:
+                  '/' +
+                  file
+                    .slice(5, -8)
+                    .replace(/([A-Z])/g, '-$1')
+                    .toLowerCase(),
+                hostname: 'localhost:80',
+                remoteAddress: '127.0.0.1',
+              },
+              msg: 'incoming request',
+            }),
+          );
+          if (rng.chance(0.5))
+            block.push(
+              JSON.stringify({
+                level: 20,
+                time: logT + 1,
+                pid: 51022,
+                hostname: LOG_HOST,
+                reqId: id,
+                sql:
+                  rng.pick(['SELECT', 'INSERT', 'UPDATE', 'DELETE']) +
+                  ' ... ' +
+                  rng.pick(['bookmarks', 'tags', 'collections', 'webhooks', 'users']),
+                rows: rng.int(0, 20),
+                durationMs: Math.round(rng.next() * 900) / 100,
+                msg: 'query',
+              }),
+            );
+          block.push(
+            JSON.stringify({
+              level: 30,
+              time: logT + 2,
+              pid: 51022,
+              hostname: LOG_HOST,
+              reqId: id,
+              res: { statusCode: rng.pick([200, 200, 201, 204, 400, 404]) },
+              responseTime: Math.round(rng.next() * 2500 + 30) / 100,
+              msg: 'request completed',
+            }),
+          );
         }
         block.push('');
         const s = block.join('\n');
@@ -146,7 +206,9 @@ export function grepProject(
         for (let k = Math.max(0, h - ctx); k <= Math.min(lines.length - 1, h + ctx); k++) {
           if (k <= last) continue;
           if (ctx && last >= 0 && k > last + 1) out.push('--');
-          out.push(`${rel}${k === h || hits.includes(k) ? ':' : '-'}${k + 1}${k === h || hits.includes(k) ? ':' : '-'}${lines[k]}`);
+          out.push(
+            `${rel}${k === h || hits.includes(k) ? ':' : '-'}${k + 1}${k === h || hits.includes(k) ? ':' : '-'}${lines[k]}`,
+          );
           last = k;
         }
       }
@@ -155,7 +217,13 @@ export function grepProject(
   let shown = out;
   if (o.headLimit && out.length > o.headLimit) shown = out.slice(0, o.headLimit);
   if (o.mode === 'files_with_matches') {
-    return { text: files.length ? `Found ${files.length} file${files.length === 1 ? '' : 's'}\n${files.join('\n')}` : 'No files found', files, lines: files.length };
+    return {
+      text: files.length
+        ? `Found ${files.length} file${files.length === 1 ? '' : 's'}\n${files.join('\n')}`
+        : 'No files found',
+      files,
+      lines: files.length,
+    };
   }
   return { text: shown.length ? shown.join('\n') : 'No matches found', files, lines: shown.length };
 }
@@ -170,7 +238,8 @@ export function shortHash(s: string): string {
 
 function hunkHeader(lines: string[], at: number): string {
   for (let i = at - 2; i >= 0; i--) {
-    if (/^(export |function |class |interface |describe\(|const |CREATE )/.test(lines[i])) return ' ' + lines[i].slice(0, 80);
+    if (/^(export |function |class |interface |describe\(|const |CREATE )/.test(lines[i]))
+      return ' ' + lines[i].slice(0, 80);
   }
   return '';
 }
@@ -185,7 +254,10 @@ export function gitDiff(project: Project, only?: string[]): string {
     out.push(`diff --git a/${p} b/${p}`, `index ${shortHash(a)}..${shortHash(b)} 100644`, `--- a/${p}`, `+++ b/${p}`);
     const oldLines = a.split('\n');
     for (const h of hunks(a, b)) {
-      out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@${hunkHeader(oldLines, h.oldStart)}`, ...h.lines);
+      out.push(
+        `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@${hunkHeader(oldLines, h.oldStart)}`,
+        ...h.lines,
+      );
     }
   }
   for (const p of added) {
@@ -193,7 +265,15 @@ export function gitDiff(project: Project, only?: string[]): string {
     const b = project.read(p);
     const lines = b.split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
-    out.push(`diff --git a/${p} b/${p}`, 'new file mode 100644', `index 0000000..${shortHash(b)}`, '--- /dev/null', `+++ b/${p}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => '+' + l));
+    out.push(
+      `diff --git a/${p} b/${p}`,
+      'new file mode 100644',
+      `index 0000000..${shortHash(b)}`,
+      '--- /dev/null',
+      `+++ b/${p}`,
+      `@@ -0,0 +1,${lines.length} @@`,
+      ...lines.map((l) => '+' + l),
+    );
   }
   return out.join('\n');
 }
@@ -207,7 +287,10 @@ export function gitDiffStat(project: Project): string {
   }
   for (const p of added) rows.push([p, project.read(p).split('\n').length - 1, 0]);
   const w = Math.max(...rows.map((r) => r[0].length), 10);
-  const lines = rows.map(([p, a, r]) => ` ${p.padEnd(w)} | ${String(a + r).padStart(3)} ${'+'.repeat(Math.min(a, 40))}${'-'.repeat(Math.min(r, 20))}`);
+  const lines = rows.map(
+    ([p, a, r]) =>
+      ` ${p.padEnd(w)} | ${String(a + r).padStart(3)} ${'+'.repeat(Math.min(a, 40))}${'-'.repeat(Math.min(r, 20))}`,
+  );
   const ins = rows.reduce((s, r) => s + r[1], 0);
   const del = rows.reduce((s, r) => s + r[2], 0);
   lines.push(` ${rows.length} files changed, ${ins} insertions(+), ${del} deletions(-)`);
@@ -218,17 +301,32 @@ export function gitStatus(project: Project, branch: string): string {
   const { modified, added } = project.changed();
   const out = [`On branch ${branch}`];
   if (modified.length) {
-    out.push('Changes not staged for commit:', '  (use "git add <file>..." to update what will be committed)', '  (use "git restore <file>..." to discard changes in working directory)', ...modified.map((p) => `\tmodified:   ${p}`), '');
+    out.push(
+      'Changes not staged for commit:',
+      '  (use "git add <file>..." to update what will be committed)',
+      '  (use "git restore <file>..." to discard changes in working directory)',
+      ...modified.map((p) => `\tmodified:   ${p}`),
+      '',
+    );
   }
   if (added.length) {
-    out.push('Untracked files:', '  (use "git add <file>..." to include in what will be committed)', ...added.map((p) => `\t${p}`), '');
+    out.push(
+      'Untracked files:',
+      '  (use "git add <file>..." to include in what will be committed)',
+      ...added.map((p) => `\t${p}`),
+      '',
+    );
   }
   if (!modified.length && !added.length) out.push('nothing to commit, working tree clean');
   else out.push('no changes added to commit (use "git add" and/or "git commit -a")');
   return out.join('\n');
 }
 
-export function numbered(content: string, offset = 1, limit = 2000): { text: string; numLines: number; totalLines: number; slice: string } {
+export function numbered(
+  content: string,
+  offset = 1,
+  limit = 2000,
+): { text: string; numLines: number; totalLines: number; slice: string } {
   const all = content.split('\n');
   const part = all.slice(offset - 1, offset - 1 + limit);
   return {

@@ -9,7 +9,12 @@ import { apiTypesFile, devLog, netscapeExport } from '../example-data/sized-file
 import { Rng } from './random';
 
 // Key order matters: the project keeps files in insertion order, which shows in listings and grep output.
-const HAND_FILES: Record<string, string> = { ...ROOT_AND_CORE_FILES, ...LIB_AND_AUTH_FILES, ...SERVICE_FILES, ...TEST_FILES };
+const HAND_FILES: Record<string, string> = {
+  ...ROOT_AND_CORE_FILES,
+  ...LIB_AND_AUTH_FILES,
+  ...SERVICE_FILES,
+  ...TEST_FILES,
+};
 
 function sqlType(f: FieldDef): string {
   const nullable = f.ts.includes('null') || f.optional;
@@ -26,7 +31,8 @@ function sqlType(f: FieldDef): string {
   if (f.name === 'userId') s += ' NOT NULL REFERENCES users (id) ON DELETE CASCADE';
   else if (f.name === 'bookmarkId') s += ' NOT NULL REFERENCES bookmarks (id) ON DELETE CASCADE';
   else if (f.name === 'createdAt') s += ' NOT NULL DEFAULT now()';
-  else if (!nullable) s += t === 'boolean' ? ' NOT NULL DEFAULT false' : t === 'integer' ? ' NOT NULL DEFAULT 0' : ' NOT NULL';
+  else if (!nullable)
+    s += t === 'boolean' ? ' NOT NULL DEFAULT false' : t === 'integer' ? ' NOT NULL DEFAULT 0' : ' NOT NULL';
   return s;
 }
 
@@ -53,7 +59,9 @@ export class Project {
     readonly cwd: string,
   ) {
     for (const [p, c] of Object.entries(HAND_FILES)) this.files.set(p, c);
-    const lintVictims = new Set(rng.shuffle(ENTITIES.filter((e) => e.service || e.routes).map((e) => e.name)).slice(0, 4));
+    const lintVictims = new Set(
+      rng.shuffle(ENTITIES.filter((e) => e.service || e.routes).map((e) => e.name)).slice(0, 4),
+    );
     let n = 3;
     for (const e of ENTITIES) {
       const v = lowerFirst(e.name);
@@ -80,17 +88,20 @@ export class Project {
       `src/db/migrations/000${n}_audit_and_imports.sql`,
       migrationFor(ENTITIES.filter((e) => e.name === 'AuditEvent' || e.name === 'ImportJob')),
     );
-    this.files.set('test/global-setup.ts', [
-      "import { execSync } from 'node:child_process';",
-      '',
-      'export default function setup(): void {',
-      "  process.env.NODE_ENV = 'test';",
-      "  process.env.DATABASE_URL ??= 'postgres://shelfmark:shelfmark@127.0.0.1:5433/shelfmark_test';",
-      "  process.env.SESSION_SECRET ??= 'test-secret-test-secret-test-secret-42';",
-      "  execSync('node scripts/migrate.mjs --reset', { stdio: 'inherit', env: process.env });",
-      '}',
-      '',
-    ].join('\n'));
+    this.files.set(
+      'test/global-setup.ts',
+      [
+        "import { execSync } from 'node:child_process';",
+        '',
+        'export default function setup(): void {',
+        "  process.env.NODE_ENV = 'test';",
+        "  process.env.DATABASE_URL ??= 'postgres://shelfmark:shelfmark@127.0.0.1:5433/shelfmark_test';",
+        "  process.env.SESSION_SECRET ??= 'test-secret-test-secret-test-secret-42';",
+        "  execSync('node scripts/migrate.mjs --reset', { stdio: 'inherit', env: process.env });",
+        '}',
+        '',
+      ].join('\n'),
+    );
     for (const [p, c] of this.files) this.head.set(p, c);
     this.lazy.set('src/types/api.generated.ts', (chars) => apiTypesFile(chars));
     this.lazy.set('logs/dev.log', (chars) => devLog(this.rng, chars));

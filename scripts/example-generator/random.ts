@@ -78,6 +78,11 @@ export class Ids {
   }
   signature(thinkingChars: number): string {
     const body = Math.max(280, Math.round((180 + thinkingChars * 1.3) / 4) * 4);
-    return 'E' + this.rng.pick(['o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w']) + this.rng.chars(body, B64) + (this.rng.chance(0.5) ? '=' : '');
+    return (
+      'E' +
+      this.rng.pick(['o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w']) +
+      this.rng.chars(body, B64) +
+      (this.rng.chance(0.5) ? '=' : '')
+    );
   }
 }

@@ -107,7 +107,11 @@ export class Gen {
   readonly userMessages: string[] = [];
   queued: string | null = null;
   queuedPrompt: string | null = null;
-  readonly commitLog: string[] = ['4e8d21a auth: per-plan rate limits', '3c71e0a normalize: lowercase urls before parsing (dedupe HTTP://Example.com)', '8f02b6d url: drop mc_eid and ref tracking params'];
+  readonly commitLog: string[] = [
+    '4e8d21a auth: per-plan rate limits',
+    '3c71e0a normalize: lowercase urls before parsing (dedupe HTTP://Example.com)',
+    '8f02b6d url: drop mc_eid and ref tracking params',
+  ];
 
   constructor(readonly opts: GenerateOptions) {
     this.rng = new Rng(opts.seed);
@@ -129,14 +133,45 @@ export class Gen {
     this.totalRounds = Math.max(1, Math.floor(opts.rounds));
     const c = opts.compactAtRound === undefined ? Math.round(this.totalRounds * 0.5) : opts.compactAtRound;
     this.compactAt = c !== null && c >= 2 && c < this.totalRounds ? c : null;
-    this.main = this.newConv(false, undefined, this.model, '1h', this.rng.int(15_600, 17_400), this.rng.int(11_000, 11_600));
+    this.main = this.newConv(
+      false,
+      undefined,
+      this.model,
+      '1h',
+      this.rng.int(15_600, 17_400),
+      this.rng.int(11_000, 11_600),
+    );
   }
 
-  newConv(sub: boolean, agentId: string | undefined, model: string, ttl: '1h' | '5m', base: number, systemCached: number): Conv {
+  newConv(
+    sub: boolean,
+    agentId: string | undefined,
+    model: string,
+    ttl: '1h' | '5m',
+    base: number,
+    systemCached: number,
+  ): Conv {
     return {
-      sub, agentId, lines: [], leaf: null, tokens: 0, base, systemCached, cached: 0, lastRequestAt: 0, afterPrompt: true,
-      model, ttl, promptId: '', lastUsage: null, lastContext: 0, lastOutput: 0, toolUses: 0,
-      stats: { read: 0, search: 0, bash: 0, edit: 0, other: 0 }, linesAdded: 0, linesRemoved: 0,
+      sub,
+      agentId,
+      lines: [],
+      leaf: null,
+      tokens: 0,
+      base,
+      systemCached,
+      cached: 0,
+      lastRequestAt: 0,
+      afterPrompt: true,
+      model,
+      ttl,
+      promptId: '',
+      lastUsage: null,
+      lastContext: 0,
+      lastOutput: 0,
+      toolUses: 0,
+      stats: { read: 0, search: 0, bash: 0, edit: 0, other: 0 },
+      linesAdded: 0,
+      linesRemoved: 0,
     };
   }
 
@@ -212,7 +247,8 @@ export class Gen {
 
   trackedSnapshot(): Obj {
     const o: Obj = {};
-    for (const [rel, t] of this.tracked) o[rel] = { backupFileName: t.backupFileName, version: t.version, backupTime: t.backupTime };
+    for (const [rel, t] of this.tracked)
+      o[rel] = { backupFileName: t.backupFileName, version: t.version, backupTime: t.backupTime };
     return o;
   }
 
@@ -248,9 +284,16 @@ export class Gen {
     });
     conv.promptId = this.ids.uuid();
     const o: Obj = {
-      parentUuid: conv.leaf, isSidechain: false, promptId: conv.promptId, type: 'user',
-      message: { role: 'user', content: text }, uuid, timestamp: this.iso(), ...extra,
-      permissionMode: this.permissionMode, ...this.tail(conv),
+      parentUuid: conv.leaf,
+      isSidechain: false,
+      promptId: conv.promptId,
+      type: 'user',
+      message: { role: 'user', content: text },
+      uuid,
+      timestamp: this.iso(),
+      ...extra,
+      permissionMode: this.permissionMode,
+      ...this.tail(conv),
     };
     this.push(conv, o);
     conv.leaf = uuid;
@@ -275,11 +318,46 @@ export class Gen {
     const conv = this.main;
     const promptId = this.ids.uuid();
     this.tick(30_000, 90_000);
-    this.chain(conv, { promptId, type: 'user', message: { role: 'user', content: '<local-command-caveat>Caveat: the messages below were produced by a command the user ran locally. Do not act on them unless the user asks.</local-command-caveat>' }, isMeta: true, uuid: UUID, timestamp: TS }, {});
+    this.chain(
+      conv,
+      {
+        promptId,
+        type: 'user',
+        message: {
+          role: 'user',
+          content:
+            '<local-command-caveat>Caveat: the messages below were produced by a command the user ran locally. Do not act on them unless the user asks.</local-command-caveat>',
+        },
+        isMeta: true,
+        uuid: UUID,
+        timestamp: TS,
+      },
+      {},
+    );
     this.tick(5, 40);
-    this.chain(conv, { promptId, type: 'user', message: { role: 'user', content: `<bash-input>${command}</bash-input>` }, uuid: UUID, timestamp: TS }, {});
+    this.chain(
+      conv,
+      {
+        promptId,
+        type: 'user',
+        message: { role: 'user', content: `<bash-input>${command}</bash-input>` },
+        uuid: UUID,
+        timestamp: TS,
+      },
+      {},
+    );
     this.tick(2_000, 9_000);
-    this.chain(conv, { promptId, type: 'user', message: { role: 'user', content: `<bash-stdout>${stdout}</bash-stdout><bash-stderr>${stderr}</bash-stderr>` }, uuid: UUID, timestamp: TS }, {});
+    this.chain(
+      conv,
+      {
+        promptId,
+        type: 'user',
+        message: { role: 'user', content: `<bash-stdout>${stdout}</bash-stdout><bash-stderr>${stderr}</bash-stderr>` },
+        uuid: UUID,
+        timestamp: TS,
+      },
+      {},
+    );
     conv.tokens += codeTokens(command + stdout + stderr) + 60;
     this.messageCount += 3;
   }
@@ -291,12 +369,25 @@ export class Gen {
     this.push(this.main, o);
   }
 
-  hookProgress(conv: Conv, parent: string | null, event: string, hookName: string, command: string, toolUseID: string): string {
+  hookProgress(
+    conv: Conv,
+    parent: string | null,
+    event: string,
+    hookName: string,
+    command: string,
+    toolUseID: string,
+  ): string {
     const uuid = this.ids.uuid();
     this.push(conv, {
-      parentUuid: parent, isSidechain: conv.sub, type: 'progress',
+      parentUuid: parent,
+      isSidechain: conv.sub,
+      type: 'progress',
       data: { type: 'hook_progress', hookEvent: event, hookName, command },
-      parentToolUseID: toolUseID, toolUseID, timestamp: this.iso(), uuid, ...this.tail(conv),
+      parentToolUseID: toolUseID,
+      toolUseID,
+      timestamp: this.iso(),
+      uuid,
+      ...this.tail(conv),
     });
     return uuid;
   }
@@ -307,15 +398,38 @@ export class Gen {
     this.tick(20, 120);
     conv.leaf = this.hookProgress(conv, conv.leaf, 'Stop', 'Stop', STOP_HOOK, hookId);
     this.tick(300, 1400);
-    this.chain(conv, {
-      type: 'system', subtype: 'stop_hook_summary', hookCount: 1, hookInfos: [{ command: STOP_HOOK }], hookErrors: [],
-      preventedContinuation: false, stopReason: '', hasOutput: false, level: 'suggestion', timestamp: TS, uuid: UUID, toolUseID: hookId,
-    }, {});
+    this.chain(
+      conv,
+      {
+        type: 'system',
+        subtype: 'stop_hook_summary',
+        hookCount: 1,
+        hookInfos: [{ command: STOP_HOOK }],
+        hookErrors: [],
+        preventedContinuation: false,
+        stopReason: '',
+        hasOutput: false,
+        level: 'suggestion',
+        timestamp: TS,
+        uuid: UUID,
+        toolUseID: hookId,
+      },
+      {},
+    );
     this.tick(2, 20);
-    this.chain(conv, {
-      type: 'system', subtype: 'turn_duration', durationMs: this.now - this.turnStart, messageCount: this.messageCount,
-      timestamp: TS, uuid: UUID, isMeta: false,
-    }, {});
+    this.chain(
+      conv,
+      {
+        type: 'system',
+        subtype: 'turn_duration',
+        durationMs: this.now - this.turnStart,
+        messageCount: this.messageCount,
+        timestamp: TS,
+        uuid: UUID,
+        isMeta: false,
+      },
+      {},
+    );
   }
 
   compact(summary: string): void {
@@ -327,15 +441,42 @@ export class Gen {
     const postTokens = conv.base + proseTokens(summary) + 8;
     const boundary = this.ids.uuid();
     this.push(conv, {
-      parentUuid: null, logicalParentUuid: logicalParent, isSidechain: false, type: 'system', subtype: 'compact_boundary',
-      content: 'Conversation compacted', isMeta: false, timestamp: this.iso(), uuid: boundary, level: 'info',
-      compactMetadata: { trigger: 'auto', preTokens, postTokens, durationMs }, ...this.tail(conv),
+      parentUuid: null,
+      logicalParentUuid: logicalParent,
+      isSidechain: false,
+      type: 'system',
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      isMeta: false,
+      timestamp: this.iso(),
+      uuid: boundary,
+      level: 'info',
+      compactMetadata: { trigger: 'auto', preTokens, postTokens, durationMs },
+      ...this.tail(conv),
     });
     conv.leaf = boundary;
     this.tick(1, 3);
-    this.chain(conv, { type: 'user', message: { role: 'user', content: summary }, isVisibleInTranscriptOnly: true, isCompactSummary: true, uuid: UUID, timestamp: TS }, {});
+    this.chain(
+      conv,
+      {
+        type: 'user',
+        message: { role: 'user', content: summary },
+        isVisibleInTranscriptOnly: true,
+        isCompactSummary: true,
+        uuid: UUID,
+        timestamp: TS,
+      },
+      {},
+    );
     this.tick(40, 400);
-    conv.leaf = this.hookProgress(conv, conv.leaf, 'SessionStart', 'SessionStart:compact', SESSION_HOOK, this.ids.uuid());
+    conv.leaf = this.hookProgress(
+      conv,
+      conv.leaf,
+      'SessionStart',
+      'SessionStart:compact',
+      SESSION_HOOK,
+      this.ids.uuid(),
+    );
     conv.tokens = proseTokens(summary) + 8;
     conv.cached = 0;
     conv.afterPrompt = true;
@@ -390,10 +531,16 @@ export class Gen {
     const msgId = this.ids.message();
     const requestId = this.ids.request();
     const blocks: Obj[] = [];
-    if (thinking) blocks.push({ type: 'thinking', thinking: this.thinkingText ? thinking : '', signature: this.ids.signature(thinking.length) });
+    if (thinking)
+      blocks.push({
+        type: 'thinking',
+        thinking: this.thinkingText ? thinking : '',
+        signature: this.ids.signature(thinking.length),
+      });
     if (text) blocks.push({ type: 'text', text });
     const uses = step.tools.map((t) => ({ call: t, id: this.ids.toolUse(), uuid: '' }));
-    for (const u of uses) blocks.push({ type: 'tool_use', id: u.id, name: u.call.name, input: u.call.input, caller: { type: 'direct' } });
+    for (const u of uses)
+      blocks.push({ type: 'tool_use', id: u.id, name: u.call.name, input: u.call.input, caller: { type: 'direct' } });
     if (!blocks.length) throw new Error('generator: empty round');
 
     if (!conv.sub) this.slugOn = true;
@@ -412,8 +559,14 @@ export class Gen {
       const o: Obj = { parentUuid: parent, isSidechain: conv.sub };
       if (conv.sub) o.agentId = conv.agentId;
       o.message = {
-        model: conv.model, id: msgId, type: 'message', role: 'assistant', content: [block],
-        stop_reason: early ? null : stop, stop_sequence: null, stop_details: null,
+        model: conv.model,
+        id: msgId,
+        type: 'message',
+        role: 'assistant',
+        content: [block],
+        stop_reason: early ? null : stop,
+        stop_sequence: null,
+        stop_details: null,
         usage: early ? usageEarly : usageFinal,
       };
       o.requestId = requestId;
@@ -443,9 +596,21 @@ export class Gen {
           const shown = contentLines.slice(Math.max(0, upTo - 5), upTo);
           const uuid = this.ids.uuid();
           this.push(conv, {
-            parentUuid: prev, isSidechain: conv.sub, type: 'progress',
-            data: { type: 'bash_progress', output: shown.slice(-1).join('\n'), fullOutput: shown.join('\n'), elapsedTimeSeconds: s, totalLines: upTo },
-            toolUseID: 'bash-progress-' + k++, parentToolUseID: u.id, uuid, timestamp: this.iso(), ...this.tail(conv),
+            parentUuid: prev,
+            isSidechain: conv.sub,
+            type: 'progress',
+            data: {
+              type: 'bash_progress',
+              output: shown.slice(-1).join('\n'),
+              fullOutput: shown.join('\n'),
+              elapsedTimeSeconds: s,
+              totalLines: upTo,
+            },
+            toolUseID: 'bash-progress-' + k++,
+            parentToolUseID: u.id,
+            uuid,
+            timestamp: this.iso(),
+            ...this.tail(conv),
           });
           prev = uuid;
         }
@@ -457,17 +622,30 @@ export class Gen {
       }
       const block: Obj = out.isError
         ? { type: 'tool_result', content: out.content, is_error: true, tool_use_id: u.id }
-        : { tool_use_id: u.id, type: 'tool_result', content: out.content, ...(out.bashLike ? { is_error: false } : {}) };
+        : {
+            tool_use_id: u.id,
+            type: 'tool_result',
+            content: out.content,
+            ...(out.bashLike ? { is_error: false } : {}),
+          };
       const uuid = this.ids.uuid();
       const o: Obj = { parentUuid: u.uuid, isSidechain: conv.sub, promptId: conv.promptId };
       if (conv.sub) o.agentId = conv.agentId;
       Object.assign(o, {
-        type: 'user', message: { role: 'user', content: [block] }, uuid, timestamp: this.iso(),
-        toolUseResult: out.result, sourceToolAssistantUUID: u.uuid, ...this.tail(conv),
+        type: 'user',
+        message: { role: 'user', content: [block] },
+        uuid,
+        timestamp: this.iso(),
+        toolUseResult: out.result,
+        sourceToolAssistantUUID: u.uuid,
+        ...this.tail(conv),
       });
       this.push(conv, o);
       lastResult = uuid;
-      conv.tokens += (typeof out.content === 'string' ? codeTokens(out.content) : out.content.reduce((s, b) => s + proseTokens(b.text), 0)) + 10;
+      conv.tokens +=
+        (typeof out.content === 'string'
+          ? codeTokens(out.content)
+          : out.content.reduce((s, b) => s + proseTokens(b.text), 0)) + 10;
       if (!conv.sub) this.messageCount++;
     };
     const interleave = uses.length > 1 && rng.chance(0.5);
@@ -476,7 +654,8 @@ export class Gen {
     if (text) writeAssistant(blocks[bi], bi++);
     uses.forEach((u, i) => {
       u.uuid = writeAssistant(blocks[bi], bi++);
-      if (!conv.sub && (u.call.name === 'Edit' || u.call.name === 'Write')) this.snapshotUpdate(u.uuid, this.project.rel(String(u.call.input.file_path)));
+      if (!conv.sub && (u.call.name === 'Edit' || u.call.name === 'Write'))
+        this.snapshotUpdate(u.uuid, this.project.rel(String(u.call.input.file_path)));
       if (interleave && i >= 1) writeResult(uses[i - 1]);
     });
     for (let i = interleave ? uses.length - 1 : 0; i < uses.length; i++) writeResult(uses[i]);
@@ -502,7 +681,11 @@ export class Gen {
     this.push(this.main, {
       type: 'file-history-snapshot',
       messageId: toolLineUuid,
-      snapshot: { messageId: this.promptUuid, trackedFileBackups: this.trackedSnapshot(), timestamp: this.snapshotTime },
+      snapshot: {
+        messageId: this.promptUuid,
+        trackedFileBackups: this.trackedSnapshot(),
+        timestamp: this.snapshotTime,
+      },
       isSnapshotUpdate: true,
     });
   }
@@ -513,7 +696,9 @@ export class Gen {
     if (o.offset) input.offset = o.offset;
     if (o.limit) input.limit = o.limit;
     return {
-      name: 'Read', input, stat: 'read',
+      name: 'Read',
+      input,
+      stat: 'read',
       run: () => {
         const size = o.size ? this.budgetChars(o.size[0], o.size[1]) : 60_000;
         const content = this.project.read(rel, size);
@@ -521,23 +706,40 @@ export class Gen {
         this.currentFiles.add(rel);
         return {
           content: n.text,
-          result: { type: 'text', file: { filePath: this.project.abs(rel), content: n.slice, numLines: n.numLines, startLine: o.offset ?? 1, totalLines: n.totalLines } },
+          result: {
+            type: 'text',
+            file: {
+              filePath: this.project.abs(rel),
+              content: n.slice,
+              numLines: n.numLines,
+              startLine: o.offset ?? 1,
+              totalLines: n.totalLines,
+            },
+          },
           durationMs: this.rng.int(4, 60),
         };
       },
     };
   }
 
-  edit(rel: string, oldString: string, newString: string, o: { expectError?: boolean; replaceAll?: boolean } = {}): ToolCall {
+  edit(
+    rel: string,
+    oldString: string,
+    newString: string,
+    o: { expectError?: boolean; replaceAll?: boolean } = {},
+  ): ToolCall {
     const abs = this.project.abs(rel);
     const input: Obj = { file_path: abs, old_string: oldString, new_string: newString };
     if (o.replaceAll) input.replace_all = true;
     return {
-      name: 'Edit', input, stat: 'edit',
+      name: 'Edit',
+      input,
+      stat: 'edit',
       run: () => {
         const before = this.project.read(rel);
         if (!before.includes(oldString)) {
-          if (!o.expectError) throw new Error('generator: edit target not found in ' + rel + ': ' + oldString.slice(0, 80));
+          if (!o.expectError)
+            throw new Error('generator: edit target not found in ' + rel + ': ' + oldString.slice(0, 80));
           return {
             content: `<tool_use_error>String to replace not found in file.\nString: ${oldString}</tool_use_error>`,
             isError: true,
@@ -546,8 +748,11 @@ export class Gen {
           };
         }
         if (o.expectError) throw new Error('generator: edit meant to fail matched in ' + rel);
-        const after = o.replaceAll ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
-        if (!o.replaceAll && before.indexOf(oldString) !== before.lastIndexOf(oldString)) throw new Error('generator: ambiguous edit in ' + rel);
+        const after = o.replaceAll
+          ? before.split(oldString).join(newString)
+          : before.replace(oldString, () => newString);
+        if (!o.replaceAll && before.indexOf(oldString) !== before.lastIndexOf(oldString))
+          throw new Error('generator: ambiguous edit in ' + rel);
         this.project.write(rel, after);
         this.currentFiles.add(rel);
         const c = diffCounts(before, after);
@@ -555,7 +760,15 @@ export class Gen {
         this.main.linesRemoved += c.removed;
         return {
           content: `The file ${abs} has been updated${o.replaceAll ? '. All occurrences of the string were replaced' : ' successfully'}.`,
-          result: { filePath: abs, oldString, newString, originalFile: before, structuredPatch: hunks(before, after), userModified: false, replaceAll: !!o.replaceAll },
+          result: {
+            filePath: abs,
+            oldString,
+            newString,
+            originalFile: before,
+            structuredPatch: hunks(before, after),
+            userModified: false,
+            replaceAll: !!o.replaceAll,
+          },
           durationMs: this.rng.int(15, 90),
           hook: true,
         };
@@ -566,7 +779,9 @@ export class Gen {
   write(rel: string, content: string): ToolCall {
     const abs = this.project.abs(rel);
     return {
-      name: 'Write', input: { file_path: abs, content }, stat: 'edit',
+      name: 'Write',
+      input: { file_path: abs, content },
+      stat: 'edit',
       run: () => {
         this.project.write(rel, content);
         this.currentFiles.add(rel);
@@ -580,15 +795,28 @@ export class Gen {
     };
   }
 
-  bash(command: string, description: string, exec: () => { out: string; code?: number; ms?: number }, extra: Obj = {}): ToolCall {
+  bash(
+    command: string,
+    description: string,
+    exec: () => { out: string; code?: number; ms?: number },
+    extra: Obj = {},
+  ): ToolCall {
     return {
-      name: 'Bash', input: { command, description, ...extra }, stat: 'bash',
+      name: 'Bash',
+      input: { command, description, ...extra },
+      stat: 'bash',
       run: () => {
         const r = exec();
         const ms = r.ms ?? this.rng.int(40, 600);
         const out = r.out.replace(/\n+$/, '');
         if (r.code) {
-          return { content: `Exit code ${r.code}\n${out}`, isError: true, result: `Error: Exit code ${r.code}\n${out}`, durationMs: ms, bashProgress: true };
+          return {
+            content: `Exit code ${r.code}\n${out}`,
+            isError: true,
+            result: `Error: Exit code ${r.code}\n${out}`,
+            durationMs: ms,
+            bashProgress: true,
+          };
         }
         return {
           content: out,
@@ -601,7 +829,16 @@ export class Gen {
     };
   }
 
-  grep(pattern: string, o: { under?: string; glob?: string; mode?: 'content' | 'files_with_matches'; context?: number; headLimit?: number } = {}): ToolCall {
+  grep(
+    pattern: string,
+    o: {
+      under?: string;
+      glob?: string;
+      mode?: 'content' | 'files_with_matches';
+      context?: number;
+      headLimit?: number;
+    } = {},
+  ): ToolCall {
     const mode = o.mode ?? 'content';
     const input: Obj = { pattern };
     if (o.under) input.path = this.project.abs(o.under.replace(/\/$/, ''));
@@ -611,14 +848,30 @@ export class Gen {
     if (o.context) input['-C'] = o.context;
     if (o.headLimit) input.head_limit = o.headLimit;
     return {
-      name: 'Grep', input, stat: 'search',
+      name: 'Grep',
+      input,
+      stat: 'search',
       run: () => {
         this.project.materializeAll();
-        const globRe = o.glob ? new RegExp(o.glob.replace(/\./g, '\\.').replace(/\*\*\//g, '(.*/)?').replace(/\*/g, '[^/]*') + '$') : undefined;
-        const r = grepProject(this.project, pattern, { under: o.under, glob: globRe, mode, context: o.context, headLimit: o.headLimit });
-        const result = mode === 'content'
-          ? { mode, numFiles: 0, filenames: [], content: r.text, numLines: r.lines }
-          : { mode, filenames: r.files, numFiles: r.files.length };
+        const globRe = o.glob
+          ? new RegExp(
+              o.glob
+                .replace(/\./g, '\\.')
+                .replace(/\*\*\//g, '(.*/)?')
+                .replace(/\*/g, '[^/]*') + '$',
+            )
+          : undefined;
+        const r = grepProject(this.project, pattern, {
+          under: o.under,
+          glob: globRe,
+          mode,
+          context: o.context,
+          headLimit: o.headLimit,
+        });
+        const result =
+          mode === 'content'
+            ? { mode, numFiles: 0, filenames: [], content: r.text, numLines: r.lines }
+            : { mode, filenames: r.files, numFiles: r.files.length };
         return { content: r.text, result, durationMs: this.rng.int(30, 400) };
       },
     };
@@ -626,26 +879,54 @@ export class Gen {
 
   glob(pattern: string): ToolCall {
     return {
-      name: 'Glob', input: { pattern, path: this.cwd }, stat: 'search',
+      name: 'Glob',
+      input: { pattern, path: this.cwd },
+      stat: 'search',
       run: () => {
-        const re = new RegExp('^' + pattern.replace(/\./g, '\\.').replace(/\*\*\//g, '(.*/)?').replace(/\*/g, '[^/]*') + '$');
-        const files = this.project.all().filter((p) => re.test(p)).map((p) => this.project.abs(p));
+        const re = new RegExp(
+          '^' +
+            pattern
+              .replace(/\./g, '\\.')
+              .replace(/\*\*\//g, '(.*/)?')
+              .replace(/\*/g, '[^/]*') +
+            '$',
+        );
+        const files = this.project
+          .all()
+          .filter((p) => re.test(p))
+          .map((p) => this.project.abs(p));
         const ms = this.rng.int(20, 300);
-        return { content: files.length ? files.join('\n') : 'No files found', result: { filenames: files, durationMs: ms, numFiles: files.length, truncated: false }, durationMs: ms };
+        return {
+          content: files.length ? files.join('\n') : 'No files found',
+          result: { filenames: files, durationMs: ms, numFiles: files.length, truncated: false },
+          durationMs: ms,
+        };
       },
     };
   }
 
   agent(description: string, prompt: string, subagentType: string, steps: StepF[]): ToolCall {
     return {
-      name: 'Agent', input: { description, prompt, subagent_type: subagentType }, stat: 'other',
+      name: 'Agent',
+      input: { description, prompt, subagent_type: subagentType },
+      stat: 'other',
       run: () => {
         const started = this.now;
         const agentId = this.ids.agent();
         const sub = this.newConv(true, agentId, this.subModel, '5m', this.rng.int(7_200, 9_400), 0);
         sub.promptId = this.main.promptId;
         this.tick(20, 90);
-        this.chain(sub, { promptId: sub.promptId, type: 'user', message: { role: 'user', content: prompt }, uuid: UUID, timestamp: TS }, {});
+        this.chain(
+          sub,
+          {
+            promptId: sub.promptId,
+            type: 'user',
+            message: { role: 'user', content: prompt },
+            uuid: UUID,
+            timestamp: TS,
+          },
+          {},
+        );
         sub.tokens += proseTokens(prompt) + 8;
         let report = '';
         for (const f of steps) {
@@ -654,20 +935,39 @@ export class Gen {
           this.tick(400, 2500);
           this.runRound(sub, s);
         }
-        this.subagents.push({ agentId, relativePath: `${this.sessionId}/subagents/agent-${agentId}.jsonl`, text: sub.lines.join('\n') + '\n' });
+        this.subagents.push({
+          agentId,
+          relativePath: `${this.sessionId}/subagents/agent-${agentId}.jsonl`,
+          text: sub.lines.join('\n') + '\n',
+        });
         const duration = this.now - started + this.rng.int(100, 900);
         const totalTokens = sub.lastContext + sub.lastOutput;
         return {
           content: [
             { type: 'text', text: report },
-            { type: 'text', text: `agentId: ${agentId} (use SendMessage with to: '${agentId}' to continue this agent)\n<usage>total_tokens: ${totalTokens}\ntool_uses: ${sub.toolUses}\nduration_ms: ${duration}</usage>` },
+            {
+              type: 'text',
+              text: `agentId: ${agentId} (use SendMessage with to: '${agentId}' to continue this agent)\n<usage>total_tokens: ${totalTokens}\ntool_uses: ${sub.toolUses}\nduration_ms: ${duration}</usage>`,
+            },
           ],
           result: {
-            status: 'completed', prompt, agentId, agentType: subagentType, content: [{ type: 'text', text: report }],
-            totalDurationMs: duration, totalTokens, totalToolUseCount: sub.toolUses, usage: sub.lastUsage,
+            status: 'completed',
+            prompt,
+            agentId,
+            agentType: subagentType,
+            content: [{ type: 'text', text: report }],
+            totalDurationMs: duration,
+            totalTokens,
+            totalToolUseCount: sub.toolUses,
+            usage: sub.lastUsage,
             toolStats: {
-              readCount: sub.stats.read, searchCount: sub.stats.search, bashCount: sub.stats.bash, editFileCount: sub.stats.edit,
-              linesAdded: 0, linesRemoved: 0, otherToolCount: sub.stats.other,
+              readCount: sub.stats.read,
+              searchCount: sub.stats.search,
+              bashCount: sub.stats.bash,
+              editFileCount: sub.stats.edit,
+              linesAdded: 0,
+              linesRemoved: 0,
+              otherToolCount: sub.stats.other,
             },
           },
           durationMs: duration,

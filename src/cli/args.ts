@@ -19,13 +19,20 @@ export function intOption(value: string, name: string): number {
   const text = value.trim().replace(/[_,]/g, '');
   const k = /^(\d+(?:\.\d+)?)k$/i.exec(text);
   const n = k ? Math.round(Number(k[1]) * 1000) : /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`--${name} must be a whole number of at least 1 (like 40000 or 40k), got '${sanitizeForTerminal(value)}'`);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(
+      `--${name} must be a whole number of at least 1 (like 40000 or 40k), got '${sanitizeForTerminal(value)}'`,
+    );
   return n;
 }
 
 export function onePositional(positionals: string[], verb: string): string {
-  if (positionals.length === 0) throw new UsageError(`${verb}: which transcript? Give one .jsonl file (see 'agent-compactor ${verb} --help')`);
-  if (positionals.length > 1) throw new UsageError(`${verb}: expected one transcript file, got ${positionals.length} (see 'agent-compactor ${verb} --help')`);
+  if (positionals.length === 0)
+    throw new UsageError(`${verb}: which transcript? Give one .jsonl file (see 'agent-compactor ${verb} --help')`);
+  if (positionals.length > 1)
+    throw new UsageError(
+      `${verb}: expected one transcript file, got ${positionals.length} (see 'agent-compactor ${verb} --help')`,
+    );
   return positionals[0];
 }
 
@@ -59,7 +66,8 @@ export async function readableTranscript(path: string): Promise<string> {
   } catch (err) {
     throw new UsageError(describeFsError(err) ?? `cannot read ${shown(path)}: ${(err as Error).message}`);
   }
-  if (st.isDirectory()) throw new UsageError(`${shown(path)} is a folder, not a transcript (give a session's .jsonl file)`);
+  if (st.isDirectory())
+    throw new UsageError(`${shown(path)} is a folder, not a transcript (give a session's .jsonl file)`);
   if (!st.isFile()) throw new UsageError(`${shown(path)} is not a regular file, not a transcript`);
   try {
     await (await open(path, 'r')).close();

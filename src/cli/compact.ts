@@ -4,7 +4,16 @@ import { dirname, resolve } from 'node:path';
 import { applyCompaction, DEFAULT_MODEL, planCompactionOf } from '../core/compact/compact';
 import { writeUndoRecord } from '../core/compact/undoRecord';
 import { CompactError, type CompactResult } from '../core/compact/types';
-import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, shown, UsageError } from './args';
+import {
+  EXIT_CANCELLED,
+  EXIT_FAILURE,
+  EXIT_OK,
+  EXIT_USAGE,
+  onePositional,
+  readableTranscript,
+  shown,
+  UsageError,
+} from './args';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
@@ -17,7 +26,8 @@ import type { Analysis } from '../core/inspect';
 export const compactVerb: VerbSpec = {
   name: 'compact',
   args: '<file>',
-  summary: "Summarize the older rounds and write a compacted session; by default a new session (a fork) beside the original, which stays untouched.",
+  summary:
+    'Summarize the older rounds and write a compacted session; by default a new session (a fork) beside the original, which stays untouched.',
   options: [
     ...SETTING_OPTIONS,
     {
@@ -26,18 +36,64 @@ export const compactVerb: VerbSpec = {
       value: 'extractive|anthropic|claude-cli|codex-cli',
       help:
         'who writes the summary: extractive works offline and sends nothing; anthropic sends the rounds being summarized to the Anthropic API, with the key in ANTHROPIC_API_KEY; ' +
-        'claude-cli gives them to your Claude Code (claude -p, your login), which sends them to its API; codex-cli gives a Codex session\'s to your Codex (codex exec)',
+        "claude-cli gives them to your Claude Code (claude -p, your login), which sends them to its API; codex-cli gives a Codex session's to your Codex (codex exec)",
       default: 'extractive',
     },
-    { flag: 'claude-path', type: 'string', value: 'PATH', help: 'the Claude Code program; only with --summarizer claude-cli', default: 'claude on PATH' },
-    { flag: 'codex-path', type: 'string', value: 'PATH', help: 'the Codex program; only with --summarizer codex-cli', default: 'codex on PATH' },
-    { flag: 'model', type: 'string', value: 'M', help: 'Anthropic model for the summary; only with --summarizer anthropic', default: DEFAULT_MODEL },
-    { flag: 'base-url', type: 'string', value: 'URL', help: 'Anthropic API address; only with --summarizer anthropic', default: 'ANTHROPIC_BASE_URL, else https://api.anthropic.com' },
-    { flag: 'instructions', type: 'string', value: 'TEXT', help: 'extra instructions for the summary; only with an LLM summarizer (anthropic, claude-cli, codex-cli)', default: 'none' },
-    { flag: 'out', type: 'string', value: 'FILE', help: 'write the result to FILE instead of a fork; refuses an existing file without --force', default: 'a fork: <new-session-id>.jsonl beside the original' },
-    { flag: 'in-place', type: 'boolean', help: 'replace the original after a backup, keeping its session id; excludes --out', default: 'off' },
+    {
+      flag: 'claude-path',
+      type: 'string',
+      value: 'PATH',
+      help: 'the Claude Code program; only with --summarizer claude-cli',
+      default: 'claude on PATH',
+    },
+    {
+      flag: 'codex-path',
+      type: 'string',
+      value: 'PATH',
+      help: 'the Codex program; only with --summarizer codex-cli',
+      default: 'codex on PATH',
+    },
+    {
+      flag: 'model',
+      type: 'string',
+      value: 'M',
+      help: 'Anthropic model for the summary; only with --summarizer anthropic',
+      default: DEFAULT_MODEL,
+    },
+    {
+      flag: 'base-url',
+      type: 'string',
+      value: 'URL',
+      help: 'Anthropic API address; only with --summarizer anthropic',
+      default: 'ANTHROPIC_BASE_URL, else https://api.anthropic.com',
+    },
+    {
+      flag: 'instructions',
+      type: 'string',
+      value: 'TEXT',
+      help: 'extra instructions for the summary; only with an LLM summarizer (anthropic, claude-cli, codex-cli)',
+      default: 'none',
+    },
+    {
+      flag: 'out',
+      type: 'string',
+      value: 'FILE',
+      help: 'write the result to FILE instead of a fork; refuses an existing file without --force',
+      default: 'a fork: <new-session-id>.jsonl beside the original',
+    },
+    {
+      flag: 'in-place',
+      type: 'boolean',
+      help: 'replace the original after a backup, keeping its session id; excludes --out',
+      default: 'off',
+    },
     { flag: 'force', type: 'boolean', help: 'let --out replace an existing file, never the original', default: 'off' },
-    { flag: 'fresh', type: 'boolean', help: 'write only the compacted conversation, without the original lines before it', default: 'off' },
+    {
+      flag: 'fresh',
+      type: 'boolean',
+      help: 'write only the compacted conversation, without the original lines before it',
+      default: 'off',
+    },
     ...STEER_OPTIONS,
     JSON_OPTION,
     HELP_OPTION,
@@ -79,14 +135,20 @@ const SUMMARIZER_FLAGS: readonly { flag: string; only: readonly SummarizerChoice
 async function request(values: Values, positionals: string[]): Promise<CompactRequest> {
   const given = str(values, 'summarizer') ?? 'extractive';
   const summarizer = SUMMARIZERS.find((s) => s === given);
-  if (!summarizer) throw new UsageError(`--summarizer must be ${SUMMARIZERS.join(', ')}; got '${sanitizeForTerminal(given)}'`);
+  if (!summarizer)
+    throw new UsageError(`--summarizer must be ${SUMMARIZERS.join(', ')}; got '${sanitizeForTerminal(given)}'`);
   for (const { flag, only } of SUMMARIZER_FLAGS) {
     if (str(values, flag) === undefined || only.includes(summarizer)) continue;
-    throw new UsageError(`--${flag} only applies with --summarizer ${only.join(' or ')}${summarizer === 'extractive' ? ' (the default summarizer, extractive, works offline)' : ''}`);
+    throw new UsageError(
+      `--${flag} only applies with --summarizer ${only.join(' or ')}${summarizer === 'extractive' ? ' (the default summarizer, extractive, works offline)' : ''}`,
+    );
   }
   const out = str(values, 'out');
   if (out !== undefined && bool(values, 'in-place')) throw new UsageError('--out and --in-place exclude each other');
-  if (bool(values, 'force') && out === undefined) throw new UsageError('--force only applies with --out (a fork never replaces a file, and --in-place keeps a backup)');
+  if (bool(values, 'force') && out === undefined)
+    throw new UsageError(
+      '--force only applies with --out (a fork never replaces a file, and --in-place keeps a backup)',
+    );
   if (out === '') throw new UsageError('--out needs a file path');
   settingsFrom(values);
   let apiKey: string | undefined;
@@ -103,7 +165,8 @@ async function request(values: Values, positionals: string[]): Promise<CompactRe
     const target = await stat(out).catch(() => null);
     if (target?.isDirectory()) throw new UsageError(`--out ${shown(out)} is a folder; give a file path`);
     const folder = await stat(dirname(resolve(out))).catch(() => null);
-    if (!folder?.isDirectory()) throw new UsageError(`--out ${shown(out)}: no such folder: ${shown(dirname(resolve(out)))}`);
+    if (!folder?.isDirectory())
+      throw new UsageError(`--out ${shown(out)}: no such folder: ${shown(dirname(resolve(out)))}`);
   }
   const summaryText = await summaryTextFrom(values);
   const analysis = await inspectFile(file, { subagents: false });
@@ -119,24 +182,35 @@ export async function runCompact(values: Values, positionals: string[]): Promise
   process.once('SIGINT', onSignal);
   try {
     // Planned once, and that plan applied (planned again, and said so, only if the file changes in between).
-    const planned = await planCompactionOf(req.file, {
-      settings: settingsFrom(values),
-      summarizer: req.summarizer,
-      anthropic: req.summarizer === 'anthropic' ? { apiKey: req.apiKey, model: req.model, baseURL: str(values, 'base-url') } : undefined,
-      agentCli: { claudePath: str(values, 'claude-path'), codexPath: str(values, 'codex-path') },
-      out: str(values, 'out'),
-      inPlace: bool(values, 'in-place'),
-      force: bool(values, 'force'),
-      fresh: bool(values, 'fresh'),
-      instructions: str(values, 'instructions'),
-      decisions: req.decisions,
-      summaryText: req.summaryText,
-      signal: controller.signal,
-      onProgress: json ? undefined : (m) => printErr(`${sanitizeForTerminal(m)}\n`),
-    }, req.analysis);
+    const planned = await planCompactionOf(
+      req.file,
+      {
+        settings: settingsFrom(values),
+        summarizer: req.summarizer,
+        anthropic:
+          req.summarizer === 'anthropic'
+            ? { apiKey: req.apiKey, model: req.model, baseURL: str(values, 'base-url') }
+            : undefined,
+        agentCli: { claudePath: str(values, 'claude-path'), codexPath: str(values, 'codex-path') },
+        out: str(values, 'out'),
+        inPlace: bool(values, 'in-place'),
+        force: bool(values, 'force'),
+        fresh: bool(values, 'fresh'),
+        instructions: str(values, 'instructions'),
+        decisions: req.decisions,
+        summaryText: req.summaryText,
+        signal: controller.signal,
+        onProgress: json ? undefined : (m) => printErr(`${sanitizeForTerminal(m)}\n`),
+      },
+      req.analysis,
+    );
     const result = await applyCompaction(planned);
     // For `agent-compactor undo`; the compaction itself succeeded whatever happens to the record.
-    await writeUndoRecord(req.file, result).catch((err: unknown) => printErr(`agent-compactor: note: could not record this compaction for undo: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}\n`));
+    await writeUndoRecord(req.file, result).catch((err: unknown) =>
+      printErr(
+        `agent-compactor: note: could not record this compaction for undo: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}\n`,
+      ),
+    );
     if (json) printJson(JSON.stringify(resultJson(result), null, 2) + '\n');
     else printOut(renderCompactResult(result, req.summarizer, req.model ?? DEFAULT_MODEL));
     return EXIT_OK;
@@ -156,7 +230,17 @@ export async function runCompact(values: Values, positionals: string[]): Promise
 /** The whole result, with the fields a caller resumes by always present (null when unknown). */
 export function resultJson(result: CompactResult): CompactResult {
   // These first, in this order; the rest of the result after them.
-  const json: CompactResult = Object.assign({ output: result.output, mode: result.mode, sessionId: null, cwd: null, resumeCommand: null, summarizer: result.summarizer }, result);
+  const json: CompactResult = Object.assign(
+    {
+      output: result.output,
+      mode: result.mode,
+      sessionId: null,
+      cwd: null,
+      resumeCommand: null,
+      summarizer: result.summarizer,
+    },
+    result,
+  );
   json.sessionId ??= null;
   json.cwd ??= null;
   json.resumeCommand ??= null;
@@ -164,13 +248,24 @@ export function resultJson(result: CompactResult): CompactResult {
 }
 
 /** How a CompactError ends the run: exit code and what goes where. */
-export function compactErrorOutcome(err: CompactError, json: boolean): { code: number; stdout?: string; stderr?: string } {
+export function compactErrorOutcome(
+  err: CompactError,
+  json: boolean,
+): { code: number; stdout?: string; stderr?: string } {
   const message = sanitizeForTerminal(err.message);
   switch (err.code) {
     case 'nothing-to-compact':
-      return { code: EXIT_OK, stdout: json ? JSON.stringify({ output: null, nothingToDo: true, message: err.message }) + '\n' : `${message}\n` };
+      return {
+        code: EXIT_OK,
+        stdout: json
+          ? JSON.stringify({ output: null, nothingToDo: true, message: err.message }) + '\n'
+          : `${message}\n`,
+      };
     case 'exists':
-      return { code: EXIT_USAGE, stderr: `agent-compactor: ${message}${/--force/.test(message) ? '' : ' (add --force to replace it, or choose another --out path)'}\n` };
+      return {
+        code: EXIT_USAGE,
+        stderr: `agent-compactor: ${message}${/--force/.test(message) ? '' : ' (add --force to replace it, or choose another --out path)'}\n`,
+      };
     case 'unsupported-format':
     case 'wrong-summarizer': // the agent CLI chosen is not this session's agent; nothing was sent
     case 'unsafe-path': // a refusal: the output named is the original, or a write would leave its folder
@@ -190,7 +285,12 @@ const MODE_TEXT: Record<CompactResult['mode'], string> = {
   'in-place': 'in place (the original replaced, same session id; a backup was kept)',
 };
 
-const FALLEN_BACK_FROM: Record<SummarizerChoice, string> = { extractive: '', anthropic: 'the Anthropic summarizer', 'claude-cli': 'your Claude Code (claude-cli)', 'codex-cli': 'your Codex (codex-cli)' };
+const FALLEN_BACK_FROM: Record<SummarizerChoice, string> = {
+  extractive: '',
+  anthropic: 'the Anthropic summarizer',
+  'claude-cli': 'your Claude Code (claude-cli)',
+  'codex-cli': 'your Codex (codex-cli)',
+};
 
 function summarizerText(result: CompactResult, requested: SummarizerChoice, model: string): string {
   switch (result.summarizer) {
@@ -206,7 +306,9 @@ function summarizerText(result: CompactResult, requested: SummarizerChoice, mode
       return 'none: the summary text given (--summary-file) was written verbatim';
     default: {
       if (requested === 'extractive') return 'extractive (offline; nothing was sent)';
-      const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail ?? [...result.attempts].reverse().find((a) => a.outcome !== 'ok')?.detail;
+      const why =
+        [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail ??
+        [...result.attempts].reverse().find((a) => a.outcome !== 'ok')?.detail;
       return `extractive (offline): ${FALLEN_BACK_FROM[requested]} fell back${why ? `: ${why}` : ''}`;
     }
   }
@@ -219,18 +321,31 @@ export function renderCompactResult(result: CompactResult, requested: Summarizer
     `wrote ${result.output}`,
     `mode: ${MODE_TEXT[result.mode] ?? result.mode}`,
     `session: ${result.sessionId ?? 'unknown'}`,
-    ...(result.resumeCommand ? ['resume it with:', result.resumeCommand] : result.resumeProblem ? [`no resume command: ${result.resumeProblem}`] : []),
+    ...(result.resumeCommand
+      ? ['resume it with:', result.resumeCommand]
+      : result.resumeProblem
+        ? [`no resume command: ${result.resumeProblem}`]
+        : []),
     `summarizer: ${summarizerText(result, requested, model)}`,
-    result.summarizer === 'extractive' || result.summarizer === 'anthropic' ? `summary detail: ${result.summaryDetail} (${result.summaryChars} characters)` : null,
+    result.summarizer === 'extractive' || result.summarizer === 'anthropic'
+      ? `summary detail: ${result.summaryDetail} (${result.summaryChars} characters)`
+      : null,
     result.backup ? `backup ${result.backup}` : null,
     `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of transcript (estimated; about ${formatTokens(p.overheadTokens)} of system prompt and tools come on top); ` +
       `${p.rounds.filter((r) => r.inContext && r.action === 'keep').length} rounds kept verbatim, ${p.summarizedRounds} summarized, ${p.droppedRounds} dropped; ` +
       `${p.toolResults.filter((t) => t.preview).length} tool results replaced by previews`,
-    result.carriedOverBytes ? `${result.carriedOverBytes} bytes the agent appended meanwhile were carried over after the result` : null,
+    result.carriedOverBytes
+      ? `${result.carriedOverBytes} bytes the agent appended meanwhile were carried over after the result`
+      : null,
     result.toolResultsDir ? `full tool results in ${result.toolResultsDir}` : null,
     ...result.attempts.map((a) => `attempt ${a.attempt}: ${a.strategy} → ${a.outcome} (${a.detail})`),
     ...(p.conflicts ?? []).map((c) => `conflict: ${c.decision}: ${c.resolution}`),
     ...p.notes.map((n) => `note: ${n}`),
   ];
-  return lines.filter((l): l is string => l !== null).map(sanitizeForTerminal).join('\n') + '\n';
+  return (
+    lines
+      .filter((l): l is string => l !== null)
+      .map(sanitizeForTerminal)
+      .join('\n') + '\n'
+  );
 }

@@ -9,9 +9,12 @@ import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './op
 export const doctorVerb: VerbSpec = {
   name: 'doctor',
   args: '<file>',
-  summary: 'What Claude Code would load on resume, and every broken link, orphan or dead end that makes it load less; reads only.',
+  summary:
+    'What Claude Code would load on resume, and every broken link, orphan or dead end that makes it load less; reads only.',
   options: [JSON_OPTION, HELP_OPTION],
-  notes: ['Exit 0 when healthy, 1 when problems were found (the last line says whether `agent-compactor repair` can fix them; --json: repairable), 2 on unusable input.'],
+  notes: [
+    'Exit 0 when healthy, 1 when problems were found (the last line says whether `agent-compactor repair` can fix them; --json: repairable), 2 on unusable input.',
+  ],
   run: runDoctor,
 };
 
@@ -45,6 +48,12 @@ export function renderDoctor(r: DoctorReport, repair: { repairable: boolean; not
     out.push(`notes: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')} (see --json)`);
   }
   const problems = `${shown.length} problem${shown.length === 1 ? '' : 's'}`;
-  out.push(r.healthy ? 'healthy' : repair.repairable ? `${problems}; \`agent-compactor repair\` bridges broken links into a fork` : `${problems}; none of them is one \`agent-compactor repair\` can fix (${repair.notRepairable})`);
+  out.push(
+    r.healthy
+      ? 'healthy'
+      : repair.repairable
+        ? `${problems}; \`agent-compactor repair\` bridges broken links into a fork`
+        : `${problems}; none of them is one \`agent-compactor repair\` can fix (${repair.notRepairable})`,
+  );
   return out.join('\n') + '\n';
 }

@@ -5,13 +5,35 @@ import { contextMap, type ContextMap } from '../core/contextMap';
 import { contextNow, contextParts } from '../core/context';
 import { cacheState } from '../core/cache';
 import { compactionLine } from '../core/agentCompactions';
-import { agentCostGap, costNotes, DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../core/cost';
+import {
+  agentCostGap,
+  costNotes,
+  DEFAULT_PRICES,
+  withPriceOverrides,
+  type ModelPrice,
+  type PriceTable,
+} from '../core/cost';
 import { onePositional, readableTranscript, shown, UsageError } from './args';
-import { clearProgress, formatTokens, printJsonValue, printOut, printProgress, sanitizeForTerminal, table, truncate } from './format';
+import {
+  clearProgress,
+  formatTokens,
+  printJsonValue,
+  printOut,
+  printProgress,
+  sanitizeForTerminal,
+  table,
+  truncate,
+} from './format';
 import { JsonList } from './jsonStream';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
-const PRICES_OPTION = { flag: 'prices', type: 'string', value: 'FILE', help: 'JSON file of prices that replace the built-in ones: {"<model>": {"input": 3, "output": 15, ...}} in USD per million tokens', default: 'built-in table' } as const;
+const PRICES_OPTION = {
+  flag: 'prices',
+  type: 'string',
+  value: 'FILE',
+  help: 'JSON file of prices that replace the built-in ones: {"<model>": {"input": 3, "output": 15, ...}} in USD per million tokens',
+  default: 'built-in table',
+} as const;
 
 export const inspectVerb: VerbSpec = {
   name: 'inspect',
@@ -26,14 +48,21 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   const showProgress = process.stderr.isTTY === true;
   const analysis = await inspectFile(file, {
     appendable: false,
-    onProgress: showProgress ? (read, total) => printProgress(`reading ${Math.round((100 * read) / total)}%`) : undefined,
+    onProgress: showProgress
+      ? (read, total) => printProgress(`reading ${Math.round((100 * read) / total)}%`)
+      : undefined,
   });
   if (showProgress) clearProgress();
   const report = analysis.report;
   const map = contextMap(analysis, await pricesFrom(str(values, 'prices')));
   const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, Date.now());
   if (bool(values, 'json')) await printJsonValue({ ...jsonReport(report, map), cache });
-  else printOut(renderReport(report) + renderMap(map) + `prompt cache: ${cache.status === 'unknown' ? `unknown (${cache.reason})` : cache.reason}\n`);
+  else
+    printOut(
+      renderReport(report) +
+        renderMap(map) +
+        `prompt cache: ${cache.status === 'unknown' ? `unknown (${cache.reason})` : cache.reason}\n`,
+    );
   return 0;
 }
 
@@ -45,9 +74,11 @@ async function pricesFrom(file: string | undefined): Promise<PriceTable> {
   } catch (err) {
     throw new UsageError(`--prices ${shown(file)}: ${(err as Error).message}`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--prices ${shown(file)}: expected a JSON object of model -> rates`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`--prices ${shown(file)}: expected a JSON object of model -> rates`);
   for (const [model, rates] of Object.entries(parsed)) {
-    if (!rates || typeof rates !== 'object' || Array.isArray(rates)) throw new UsageError(`--prices ${shown(file)}: ${sanitizeForTerminal(model)}: expected an object of rates`);
+    if (!rates || typeof rates !== 'object' || Array.isArray(rates))
+      throw new UsageError(`--prices ${shown(file)}: ${sanitizeForTerminal(model)}: expected an object of rates`);
   }
   try {
     return withPriceOverrides(parsed as Record<string, Partial<ModelPrice>>);
@@ -91,7 +122,14 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 export function renderMap(map: ContextMap): string {
   const out: string[] = [''];
   if (map.tools.length) {
-    const rows = map.tools.map((t) => [truncate(sanitizeForTerminal(t.name), 40), String(t.calls), formatTokens(t.activeTokens), pct(t.activeShare), formatTokens(t.allTokens), pct(t.allShare)]);
+    const rows = map.tools.map((t) => [
+      truncate(sanitizeForTerminal(t.name), 40),
+      String(t.calls),
+      formatTokens(t.activeTokens),
+      pct(t.activeShare),
+      formatTokens(t.allTokens),
+      pct(t.allShare),
+    ]);
     out.push(table(['tool', 'calls', 'in context', 'share', 'all rounds', 'share'], rows, new Set([1, 2, 3, 4, 5])));
     out.push('');
   }
@@ -102,10 +140,17 @@ export function renderMap(map: ContextMap): string {
   }
   const c = map.cost;
   const parts = `input ${usd(c.total.input)}, output ${usd(c.total.output)}, cache writes ${usd(c.total.cacheWrite)}, cache reads ${usd(c.total.cacheRead)}`;
-  out.push(`cost: ${usd(c.total.usd)}${c.assumed.length ? ' (assumed prices)' : ''} over ${c.responses} responses (${parts})`);
-  if (c.byModel.length > 1) out.push(`  by model: ${c.byModel.map((m) => `${sanitizeForTerminal(m.model)} ${usd(m.usd)}`).join(', ')}`);
-  if (c.agent) out.push(`  the agent's own figure: ${usd(c.agent.usd)} (${c.agent.source ? sanitizeForTerminal(c.agent.source) : `cost-state, line ${c.agent.line}`})`);
-  if (c.copiedResponses) out.push(`  ${c.copiedResponses} responses copied from the original session are not counted here`);
+  out.push(
+    `cost: ${usd(c.total.usd)}${c.assumed.length ? ' (assumed prices)' : ''} over ${c.responses} responses (${parts})`,
+  );
+  if (c.byModel.length > 1)
+    out.push(`  by model: ${c.byModel.map((m) => `${sanitizeForTerminal(m.model)} ${usd(m.usd)}`).join(', ')}`);
+  if (c.agent)
+    out.push(
+      `  the agent's own figure: ${usd(c.agent.usd)} (${c.agent.source ? sanitizeForTerminal(c.agent.source) : `cost-state, line ${c.agent.line}`})`,
+    );
+  if (c.copiedResponses)
+    out.push(`  ${c.copiedResponses} responses copied from the original session are not counted here`);
   for (const note of costNotes(c, PRICES_HINT)) out.push(`  ${sanitizeForTerminal(note)}`);
   out.push(`  prices: ${c.priceSource} (${c.priceDate})`);
   return out.join('\n') + '\n';
@@ -124,7 +169,9 @@ export function renderReport(report: InspectReport): string {
   const context = contextNow(report);
   const out: string[] = [];
   const agent = `${report.format.agent}${report.format.version ? ` ${report.format.version}` : ''}${report.format.container === 'json' ? ', one JSON document' : ''}`;
-  out.push(`${sanitizeForTerminal(report.file)} (${sanitizeForTerminal(agent)}): ${report.lines} lines, ${(report.bytes / 1e6).toFixed(2)} MB${report.subagentFile ? ' (subagent transcript)' : ''}`);
+  out.push(
+    `${sanitizeForTerminal(report.file)} (${sanitizeForTerminal(agent)}): ${report.lines} lines, ${(report.bytes / 1e6).toFixed(2)} MB${report.subagentFile ? ' (subagent transcript)' : ''}`,
+  );
   out.push('');
   out.push(table(['round', 'lines', 'model', 'what', 'adds', 'context'], rows, new Set([4, 5])));
   out.push('');
@@ -134,12 +181,17 @@ export function renderReport(report: InspectReport): string {
   );
   out.push(
     `context now: ${formatTokens(context.tokens)} tokens (${context.source}: ${contextParts(context, formatTokens)})` +
-      (t.contextTokens !== null ? `; newest request by usage: ${formatTokens(t.contextTokens)}` : '; no usage in the active context') +
+      (t.contextTokens !== null
+        ? `; newest request by usage: ${formatTokens(t.contextTokens)}`
+        : '; no usage in the active context') +
       `; estimate calibration ×${t.calibrationFactor} from ${t.calibrationSamples} rounds`,
   );
-  if (report.compactBoundaries.length) out.push(`compact boundaries at lines ${report.compactBoundaries.map((b) => b.line).join(', ')}`);
+  if (report.compactBoundaries.length)
+    out.push(`compact boundaries at lines ${report.compactBoundaries.map((b) => b.line).join(', ')}`);
   for (const s of report.sidechains) {
-    out.push(`sidechain ${sanitizeForTerminal(s.id)} (${s.source}${s.file ? `: ${sanitizeForTerminal(s.file)}` : ''}): ${s.lines} lines, ${s.rounds} rounds, context ${formatTokens(s.contextTokens)}`);
+    out.push(
+      `sidechain ${sanitizeForTerminal(s.id)} (${s.source}${s.file ? `: ${sanitizeForTerminal(s.file)}` : ''}): ${s.lines} lines, ${s.rounds} rounds, context ${formatTokens(s.contextTokens)}`,
+    );
   }
   for (const m of report.malformed) out.push(`malformed line ${m.line}: ${sanitizeForTerminal(m.error)}`);
   for (const n of report.chainNotes) out.push(`note: ${sanitizeForTerminal(n)}`);

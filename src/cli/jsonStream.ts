@@ -71,7 +71,11 @@ export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
  * Writes `JSON.stringify(value, null, 2) + '\n'` to `out` in chunks of about 1 MB, waiting when the stream asks to;
  * each chunk passed through `encode` first (one that maps each character on its own, as a chunk may end anywhere).
  */
-export async function writeJson(value: unknown, out: NodeJS.WritableStream, encode: (text: string) => string = (t) => t): Promise<void> {
+export async function writeJson(
+  value: unknown,
+  out: NodeJS.WritableStream,
+  encode: (text: string) => string = (t) => t,
+): Promise<void> {
   let pending = '';
   for (const piece of jsonPieces(value)) {
     pending += piece;

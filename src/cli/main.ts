@@ -14,14 +14,16 @@ const TOP_OPTIONS: readonly [string, string][] = [
 ];
 
 export function renderHelp(): string {
-  return [
-    'agent-compactor: inspect and compact coding-agent session transcripts (Claude Code JSONL)',
-    '',
-    ...TOP_OPTIONS.map(([f, h]) => `  ${f.padEnd(12)} ${h}`),
-    '',
-    ...VERBS.flatMap((v) => [renderVerbSection(v), '']),
-    renderExitCodes(),
-  ].join('\n') + '\n';
+  return (
+    [
+      'agent-compactor: inspect and compact coding-agent session transcripts (Claude Code JSONL)',
+      '',
+      ...TOP_OPTIONS.map(([f, h]) => `  ${f.padEnd(12)} ${h}`),
+      '',
+      ...VERBS.flatMap((v) => [renderVerbSection(v), '']),
+      renderExitCodes(),
+    ].join('\n') + '\n'
+  );
 }
 
 export function renderVerbHelp(spec: VerbSpec): string {
@@ -29,7 +31,9 @@ export function renderVerbHelp(spec: VerbSpec): string {
 }
 
 function unknownCommand(name: string): number {
-  printErr(`agent-compactor: unknown command '${sanitizeForTerminal(name)}' (commands: ${VERBS.map((v) => v.name).join(', ')}; try --help)\n`);
+  printErr(
+    `agent-compactor: unknown command '${sanitizeForTerminal(name)}' (commands: ${VERBS.map((v) => v.name).join(', ')}; try --help)\n`,
+  );
   return EXIT_USAGE;
 }
 
@@ -68,7 +72,11 @@ export async function main(argv: string[]): Promise<number> {
     return await spec.run(values, positionals);
   } catch (err) {
     // An unsafe path beside the transcript (a planted link, FIFO, device) is bad input, like an unreadable transcript.
-    if (err instanceof UsageError || err instanceof NotATranscriptError || (err instanceof CompactError && err.code === 'unsafe-path')) {
+    if (
+      err instanceof UsageError ||
+      err instanceof NotATranscriptError ||
+      (err instanceof CompactError && err.code === 'unsafe-path')
+    ) {
       printErr(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
       return EXIT_USAGE;
     }

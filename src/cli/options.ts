@@ -31,25 +31,46 @@ export interface VerbSpec {
 }
 
 export const HELP_OPTION: OptionSpec = { flag: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' };
-export const JSON_OPTION: OptionSpec = { flag: 'json', type: 'boolean', help: 'print the result as JSON on stdout instead of text', default: 'text' };
+export const JSON_OPTION: OptionSpec = {
+  flag: 'json',
+  type: 'boolean',
+  help: 'print the result as JSON on stdout instead of text',
+  default: 'text',
+};
 
 export const EXIT_CODES: readonly [string, string][] = [
   ['0', 'success (also when there is nothing to compact)'],
-  ['1', 'failure (e.g. the API rejected the key, the file changed while it was being compacted, or a file could not be written)'],
-  ['2', 'unusable input or arguments (a missing, unreadable or non-transcript file, a folder, a bad option, an existing output, the original named as the output)'],
+  [
+    '1',
+    'failure (e.g. the API rejected the key, the file changed while it was being compacted, or a file could not be written)',
+  ],
+  [
+    '2',
+    'unusable input or arguments (a missing, unreadable or non-transcript file, a folder, a bad option, an existing output, the original named as the output)',
+  ],
   ['130', 'cancelled (Ctrl-C, SIGINT); nothing was written'],
 ];
 
 export function parseConfig(options: readonly OptionSpec[]): NonNullable<ParseArgsConfig['options']> {
   const config: NonNullable<ParseArgsConfig['options']> = {};
-  for (const o of options) config[o.flag] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
+  for (const o of options)
+    config[o.flag] = {
+      type: o.type,
+      ...(o.short ? { short: o.short } : {}),
+      ...(o.multiple ? { multiple: true } : {}),
+    };
   return config;
 }
 
 /** Parses a verb's arguments with exactly the options its table lists. */
 export function parseVerbArgs(spec: VerbSpec, argv: string[]): { values: Values; positionals: string[] } {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: parseConfig(spec.options), allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: parseConfig(spec.options),
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: values as Values, positionals };
   } catch (err) {
     const e = err as Error;
@@ -60,7 +81,8 @@ export function parseVerbArgs(spec: VerbSpec, argv: string[]): { values: Values;
   }
 }
 
-export const str = (values: Values, flag: string): string | undefined => (typeof values[flag] === 'string' ? values[flag] : undefined);
+export const str = (values: Values, flag: string): string | undefined =>
+  typeof values[flag] === 'string' ? values[flag] : undefined;
 export const bool = (values: Values, flag: string): boolean => values[flag] === true;
 export const list = (values: Values, flag: string): string[] => (Array.isArray(values[flag]) ? values[flag] : []);
 
@@ -73,7 +95,9 @@ export function renderVerbSection(spec: VerbSpec): string {
   const width = Math.max(...spec.options.map((o) => optionLabel(o).length));
   const lines = [`agent-compactor ${spec.name} ${spec.args} [options]`, `  ${spec.summary}`, ''];
   for (const o of spec.options) {
-    const extra = [o.multiple ? 'repeatable' : null, o.default ? `default: ${o.default}` : null].filter(Boolean).join('; ');
+    const extra = [o.multiple ? 'repeatable' : null, o.default ? `default: ${o.default}` : null]
+      .filter(Boolean)
+      .join('; ');
     lines.push(`  ${optionLabel(o).padEnd(width)}  ${o.help}${extra ? ` (${extra})` : ''}`);
   }
   for (const n of spec.notes ?? []) lines.push(`  ${n}`);

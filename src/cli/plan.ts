@@ -18,11 +18,17 @@ import { SETTING_OPTIONS, settingsFrom } from './settings';
 export const planVerb: VerbSpec = {
   name: 'plan',
   args: '<file>',
-  summary: 'What compact would do with these settings (rounds kept, summarized, dropped; previews), without writing or sending anything.',
+  summary:
+    'What compact would do with these settings (rounds kept, summarized, dropped; previews), without writing or sending anything.',
   options: [
     ...SETTING_OPTIONS,
     ...STEER_OPTIONS,
-    { flag: 'summary', type: 'boolean', help: 'print the summary compact would write (the offline one, or the --summary-file text) instead of the plan; sends and writes nothing', default: 'off' },
+    {
+      flag: 'summary',
+      type: 'boolean',
+      help: 'print the summary compact would write (the offline one, or the --summary-file text) instead of the plan; sends and writes nothing',
+      default: 'off',
+    },
     JSON_OPTION,
     HELP_OPTION,
   ],
@@ -47,11 +53,24 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   return 0;
 }
 
-async function printSummary(file: string, values: Values, settings: ReturnType<typeof settingsFrom>, decisions: UserDecisions, summaryText: string | undefined): Promise<number> {
+async function printSummary(
+  file: string,
+  values: Values,
+  settings: ReturnType<typeof settingsFrom>,
+  decisions: UserDecisions,
+  summaryText: string | undefined,
+): Promise<number> {
   const json = bool(values, 'json');
   try {
     const draft = await draftSummary(file, { summarizer: 'extractive', settings, decisions, summaryText });
-    if (json) printJson(JSON.stringify({ summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan, fidelity: draft.fidelity ?? null }, null, 2) + '\n');
+    if (json)
+      printJson(
+        JSON.stringify(
+          { summary: draft.summary, summarizer: draft.summarizer, plan: draft.plan, fidelity: draft.fidelity ?? null },
+          null,
+          2,
+        ) + '\n',
+      );
     else printOut(draft.summary.endsWith('\n') ? draft.summary : draft.summary + '\n');
     // On stderr: stdout stays the summary alone, to be edited and given back with --summary-file.
     if (!json && draft.fidelity) printErr(`${fidelityText(draft.fidelity)}\n`);
@@ -71,7 +90,9 @@ const MARK_USER = { keep: '◆ keep (you)', summarize: '◆ summarize (you)', dr
 export function renderPlan(plan: CompactionPlan): string {
   const out: string[] = [];
   const active = plan.rounds.filter((r) => r.inContext);
-  out.push(`${sanitizeForTerminal(plan.file)}: target ${formatTokens(plan.settings.targetTokens)} tokens, keep recent ${formatTokens(plan.settings.keepRecentTokens)}`);
+  out.push(
+    `${sanitizeForTerminal(plan.file)}: target ${formatTokens(plan.settings.targetTokens)} tokens, keep recent ${formatTokens(plan.settings.keepRecentTokens)}`,
+  );
   out.push('');
   out.push(
     table(
@@ -91,7 +112,10 @@ export function renderPlan(plan: CompactionPlan): string {
   if (replaced.length) {
     out.push('');
     out.push('tool results replaced by previews:');
-    for (const t of replaced) out.push(`  line ${t.line} ${sanitizeForTerminal(t.toolName ?? '?')} ${sanitizeForTerminal(t.toolUseId)}: ${t.originalChars.toLocaleString('en-US')} chars → ${t.preview!.length.toLocaleString('en-US')} (${t.action}; ${t.reason})`);
+    for (const t of replaced)
+      out.push(
+        `  line ${t.line} ${sanitizeForTerminal(t.toolName ?? '?')} ${sanitizeForTerminal(t.toolUseId)}: ${t.originalChars.toLocaleString('en-US')} chars → ${t.preview!.length.toLocaleString('en-US')} (${t.action}; ${t.reason})`,
+      );
   }
   out.push('');
   out.push(`context now: ${formatTokens(plan.context.tokens)} tokens (${contextParts(plan.context, formatTokens)})`);
@@ -100,12 +124,16 @@ export function renderPlan(plan: CompactionPlan): string {
     out.push(
       `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
         `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens - (plan.resentTokens ?? 0))} included` : ''}${plan.resentTokens ? `, and ${formatTokens(plan.resentTokens)} the agent sends again on resume` : ''})` +
-        (plan.overheadTokens ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}` : ''),
+        (plan.overheadTokens
+          ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}`
+          : ''),
     );
   out.push(`bound: ${sanitizeForTerminal(planBound(plan).text)}`);
   const byYou = (a: string) => active.filter((r) => r.by === 'user' && r.action === a).length;
-  if (active.some((r) => r.by === 'user')) out.push(`${byYou('keep')} kept by you, ${byYou('drop')} dropped by you, ${byYou('summarize')} summarized by you`);
-  for (const c of plan.conflicts) out.push(`conflict: ${sanitizeForTerminal(c.decision)}: ${sanitizeForTerminal(c.resolution)}`);
+  if (active.some((r) => r.by === 'user'))
+    out.push(`${byYou('keep')} kept by you, ${byYou('drop')} dropped by you, ${byYou('summarize')} summarized by you`);
+  for (const c of plan.conflicts)
+    out.push(`conflict: ${sanitizeForTerminal(c.decision)}: ${sanitizeForTerminal(c.resolution)}`);
   for (const n of plan.notes) out.push(`note: ${sanitizeForTerminal(n)}`);
   return out.join('\n') + '\n';
 }

@@ -10,25 +10,44 @@ import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from 
 export const restoreVerb: VerbSpec = {
   name: 'restore',
   args: '<file>',
-  summary: 'Puts back a backup an in-place compaction (or repair) wrote beside the transcript, byte for byte, with its state file and saved tool results as they were; the current content is backed up first, so a restore can itself be restored.',
+  summary:
+    'Puts back a backup an in-place compaction (or repair) wrote beside the transcript, byte for byte, with its state file and saved tool results as they were; the current content is backed up first, so a restore can itself be restored.',
   options: [
-    { flag: 'backup', type: 'string', value: 'FILE', help: 'the backup to restore (one of <file>.bak-<time> beside it)', default: 'the newest' },
+    {
+      flag: 'backup',
+      type: 'string',
+      value: 'FILE',
+      help: 'the backup to restore (one of <file>.bak-<time> beside it)',
+      default: 'the newest',
+    },
     JSON_OPTION,
     HELP_OPTION,
   ],
-  notes: ['Exit 0 when restored, 2 when the transcript has no backup (only in-place compactions of Claude Code and Codex sessions write them) or FILE is not one of its backups, 1 when a file could not be written.'],
+  notes: [
+    'Exit 0 when restored, 2 when the transcript has no backup (only in-place compactions of Claude Code and Codex sessions write them) or FILE is not one of its backups, 1 when a file could not be written.',
+  ],
   run: runRestore,
 };
 
 export async function runRestore(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'restore'));
   const backups = await listBackups(file);
-  if (!backups.length) throw new UsageError(`restore: ${sanitizeForTerminal(file)} has no backups (they are written by in-place compactions and repairs, which Claude Code and Codex sessions support)`);
+  if (!backups.length)
+    throw new UsageError(
+      `restore: ${sanitizeForTerminal(file)} has no backups (they are written by in-place compactions and repairs, which Claude Code and Codex sessions support)`,
+    );
   const wanted = str(values, 'backup');
   const backup = wanted === undefined ? backups[0] : backups.find((b) => resolve(b) === resolve(wanted));
-  if (!backup) throw new UsageError(`restore: ${sanitizeForTerminal(wanted ?? '')} is not a backup of ${sanitizeForTerminal(file)} (its backups: ${backups.map(sanitizeForTerminal).join(', ')})`);
+  if (!backup)
+    throw new UsageError(
+      `restore: ${sanitizeForTerminal(wanted ?? '')} is not a backup of ${sanitizeForTerminal(file)} (its backups: ${backups.map(sanitizeForTerminal).join(', ')})`,
+    );
   const safety = await restoreBackup(file, backup);
-  if (bool(values, 'json')) printJson(JSON.stringify({ file, restored: backup, replacedBackup: safety }, null, 2) + '\n');
-  else printOut(`restored ${sanitizeForTerminal(file)} from ${sanitizeForTerminal(backup)}; the replaced content is in ${sanitizeForTerminal(safety)}\n`);
+  if (bool(values, 'json'))
+    printJson(JSON.stringify({ file, restored: backup, replacedBackup: safety }, null, 2) + '\n');
+  else
+    printOut(
+      `restored ${sanitizeForTerminal(file)} from ${sanitizeForTerminal(backup)}; the replaced content is in ${sanitizeForTerminal(safety)}\n`,
+    );
   return EXIT_OK;
 }

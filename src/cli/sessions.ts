@@ -18,9 +18,16 @@ const DEFAULT_LIMIT = 50;
 export const sessionsVerb: VerbSpec = {
   name: 'sessions',
   args: '',
-  summary: "Every agent's sessions on this machine, newest first: agent, file, size, modified time, a title where one is cheap to read (Claude Code), and the command that resumes it (Claude Code, Codex); reads only.",
+  summary:
+    "Every agent's sessions on this machine, newest first: agent, file, size, modified time, a title where one is cheap to read (Claude Code), and the command that resumes it (Claude Code, Codex); reads only.",
   options: [
-    { flag: 'agent', type: 'string', value: 'ID', help: `only this agent's sessions: ${CLI_AGENTS.join(', ')} or all`, default: 'all' },
+    {
+      flag: 'agent',
+      type: 'string',
+      value: 'ID',
+      help: `only this agent's sessions: ${CLI_AGENTS.join(', ')} or all`,
+      default: 'all',
+    },
     { flag: 'limit', type: 'string', value: 'N', help: 'list at most N sessions', default: String(DEFAULT_LIMIT) },
     JSON_OPTION,
     HELP_OPTION,
@@ -46,9 +53,13 @@ export interface ListedSession {
 }
 
 export async function runSessions(values: Values, positionals: string[]): Promise<number> {
-  if (positionals.length) throw new UsageError(`sessions: takes no file, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'} (see 'agent-compactor sessions --help')`);
+  if (positionals.length)
+    throw new UsageError(
+      `sessions: takes no file, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'} (see 'agent-compactor sessions --help')`,
+    );
   const agent = str(values, 'agent') ?? 'all';
-  if (agent !== 'all' && !(CLI_AGENTS as readonly string[]).includes(agent)) throw new UsageError(`--agent must be one of ${CLI_AGENTS.join(', ')}, all; got '${sanitizeForTerminal(agent)}'`);
+  if (agent !== 'all' && !(CLI_AGENTS as readonly string[]).includes(agent))
+    throw new UsageError(`--agent must be one of ${CLI_AGENTS.join(', ')}, all; got '${sanitizeForTerminal(agent)}'`);
   const limitText = str(values, 'limit');
   const limit = limitText === undefined ? DEFAULT_LIMIT : intOption(limitText, 'limit');
   const found: (SessionFile & { id: AgentId })[] = [];
@@ -67,13 +78,20 @@ export async function runSessions(values: Values, positionals: string[]): Promis
 /** One session's row: its title and resume command read from the file's head (never the whole file). */
 async function describeSession(s: SessionFile & { id: AgentId }): Promise<ListedSession> {
   const base = { agent: s.id, file: s.file, size: s.size, modified: new Date(s.mtimeMs).toISOString() };
-  const resume = (agent: ResumeAgent, cwd: string | null, sessionId: string | null) => ({ sessionId, cwd, ...resumeFields(agent, cwd, sessionId) });
+  const resume = (agent: ResumeAgent, cwd: string | null, sessionId: string | null) => ({
+    sessionId,
+    cwd,
+    ...resumeFields(agent, cwd, sessionId),
+  });
   try {
     if (s.id === 'claude-code') {
       const folder = basename(dirname(s.file));
       const summary = await summarizeSession(s.file, folder);
       // Claude Code finds a session only when started in the folder its project folder names (core/session.ts).
-      const cwd = summary.cwd && projectFolderName(summary.cwd) === folder ? summary.cwd : (await readSessionInfo(s.file, { projectFolder: folder })).cwd;
+      const cwd =
+        summary.cwd && projectFolderName(summary.cwd) === folder
+          ? summary.cwd
+          : (await readSessionInfo(s.file, { projectFolder: folder })).cwd;
       return { ...base, title: summary.title, ...resume('claude-code', cwd, sessionIdFromFile(s.file)) };
     }
     if (s.id === 'codex') {
@@ -83,7 +101,16 @@ async function describeSession(s: SessionFile & { id: AgentId }): Promise<Listed
   } catch {
     /* unreadable or vanished since it was listed: listed without title or command */
   }
-  return { ...base, title: null, sessionId: null, cwd: null, resumeCommand: null, ...(s.id === 'claude-code' || s.id === 'codex' ? { resumeProblem: 'the session could not be read' } : { resumeProblem: 'this agent has no resume command Agent Compactor offers' }) };
+  return {
+    ...base,
+    title: null,
+    sessionId: null,
+    cwd: null,
+    resumeCommand: null,
+    ...(s.id === 'claude-code' || s.id === 'codex'
+      ? { resumeProblem: 'the session could not be read' }
+      : { resumeProblem: 'this agent has no resume command Agent Compactor offers' }),
+  };
 }
 
 /** Bytes of a rollout's first line read at most (its session_meta record). */
@@ -96,7 +123,10 @@ async function codexMeta(file: string): Promise<{ id: string | null; cwd: string
     const buf = Buffer.alloc(META_BYTES);
     const { bytesRead } = await fh.read(buf, 0, META_BYTES, 0);
     const first = buf.toString('utf8', 0, bytesRead).split('\n')[0];
-    const rec = JSON.parse(first) as { type?: unknown; payload?: { id?: unknown; session_id?: unknown; cwd?: unknown } };
+    const rec = JSON.parse(first) as {
+      type?: unknown;
+      payload?: { id?: unknown; session_id?: unknown; cwd?: unknown };
+    };
     if (rec?.type !== 'session_meta' || !rec.payload) return { id: null, cwd: null };
     const p = rec.payload;
     const id = typeof p.id === 'string' ? p.id : typeof p.session_id === 'string' ? p.session_id : null;
@@ -118,7 +148,9 @@ export function renderSessions(list: readonly ListedSession[]): string {
   if (!list.length) return 'no sessions found\n';
   const out: string[] = [];
   for (const s of list) {
-    out.push(`${s.modified}  ${s.agent}  ${size(s.size)}${s.title ? `  ${sanitizeForTerminal(truncate(s.title.replace(/\s+/g, ' '), 80))}` : ''}`);
+    out.push(
+      `${s.modified}  ${s.agent}  ${size(s.size)}${s.title ? `  ${sanitizeForTerminal(truncate(s.title.replace(/\s+/g, ' '), 80))}` : ''}`,
+    );
     out.push(`  ${sanitizeForTerminal(s.file)}`);
     if (s.resumeCommand) out.push(`  resume: ${sanitizeForTerminal(s.resumeCommand)}`);
   }

@@ -1,6 +1,12 @@
 // Compaction settings from CLI flags: the table shared by `plan` and `compact`.
 import { DEFAULT_SETTINGS, type CompactSettings } from '../core/compact/types';
-import { DEFAULT_SUMMARY_DETAIL, isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL } from '../core/compact/summaryDetail';
+import {
+  DEFAULT_SUMMARY_DETAIL,
+  isSummaryDetail,
+  SUMMARY_DETAIL_CHOICES,
+  SUMMARY_DETAILS,
+  SUMMARY_TOKENS_BY_DETAIL,
+} from '../core/compact/summaryDetail';
 import { intOption, UsageError } from './args';
 import { sanitizeForTerminal } from './format';
 import { list, str, type OptionSpec, type Values } from './options';
@@ -8,10 +14,34 @@ import { list, str, type OptionSpec, type Values } from './options';
 const n = (x: number) => String(x);
 
 export const SETTING_OPTIONS: readonly OptionSpec[] = [
-  { flag: 'target-tokens', type: 'string', value: 'N', help: 'target size of the resumed context in tokens, system prompt and tools included', default: n(DEFAULT_SETTINGS.targetTokens) },
-  { flag: 'keep-recent-tokens', type: 'string', value: 'N', help: 'tokens of the newest rounds kept verbatim, at least 1; the newest round is kept whatever its size', default: n(DEFAULT_SETTINGS.keepRecentTokens) },
-  { flag: 'max-message-chars', type: 'string', value: 'N', help: 'most characters of tool results in one message; the largest beyond it are replaced by previews', default: n(DEFAULT_SETTINGS.maxToolResultCharsPerMessage) },
-  { flag: 'max-result-chars', type: 'string', value: 'N', help: 'most characters of one tool result; a longer one is replaced by a preview, the full text saved beside the session', default: n(DEFAULT_SETTINGS.maxToolResultChars) },
+  {
+    flag: 'target-tokens',
+    type: 'string',
+    value: 'N',
+    help: 'target size of the resumed context in tokens, system prompt and tools included',
+    default: n(DEFAULT_SETTINGS.targetTokens),
+  },
+  {
+    flag: 'keep-recent-tokens',
+    type: 'string',
+    value: 'N',
+    help: 'tokens of the newest rounds kept verbatim, at least 1; the newest round is kept whatever its size',
+    default: n(DEFAULT_SETTINGS.keepRecentTokens),
+  },
+  {
+    flag: 'max-message-chars',
+    type: 'string',
+    value: 'N',
+    help: 'most characters of tool results in one message; the largest beyond it are replaced by previews',
+    default: n(DEFAULT_SETTINGS.maxToolResultCharsPerMessage),
+  },
+  {
+    flag: 'max-result-chars',
+    type: 'string',
+    value: 'N',
+    help: 'most characters of one tool result; a longer one is replaced by a preview, the full text saved beside the session',
+    default: n(DEFAULT_SETTINGS.maxToolResultChars),
+  },
   {
     flag: 'detail',
     type: 'string',
@@ -26,7 +56,14 @@ export const SETTING_OPTIONS: readonly OptionSpec[] = [
     help: 'tokens reserved for the summary within the target',
     default: `by --detail: ${SUMMARY_DETAILS.map((d) => `${d} ${n(SUMMARY_TOKENS_BY_DETAIL[d])}`).join(', ')}`,
   },
-  { flag: 'exempt-tool', type: 'string', multiple: true, value: 'NAME', help: "never replace this tool's results by previews", default: 'none' },
+  {
+    flag: 'exempt-tool',
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: "never replace this tool's results by previews",
+    default: 'none',
+  },
 ];
 
 const NUMERIC: readonly [string, keyof CompactSettings][] = [
@@ -46,7 +83,8 @@ export function settingsFrom(values: Values): Partial<CompactSettings> {
   }
   const detail = str(values, 'detail');
   if (detail !== undefined) {
-    if (!isSummaryDetail(detail)) throw new UsageError(`--detail must be ${SUMMARY_DETAIL_CHOICES}, got '${sanitizeForTerminal(detail)}'`);
+    if (!isSummaryDetail(detail))
+      throw new UsageError(`--detail must be ${SUMMARY_DETAIL_CHOICES}, got '${sanitizeForTerminal(detail)}'`);
     s.summaryDetail = detail;
   }
   const exempt = list(values, 'exempt-tool');

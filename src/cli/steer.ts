@@ -2,21 +2,71 @@
 // drop or summarize, tool results to keep in full or replace by a preview, and a summary text.
 import { readFile } from 'node:fs/promises';
 import type { Analysis } from '../core/inspect';
-import { chooseRounds, chooseToolResult, DecisionError, parseRoundList, resolveRounds, type RoundChoice, type UserDecisions } from '../core/compact/decisions';
+import {
+  chooseRounds,
+  chooseToolResult,
+  DecisionError,
+  parseRoundList,
+  resolveRounds,
+  type RoundChoice,
+  type UserDecisions,
+} from '../core/compact/decisions';
 import { loadSavedPlanInputs, type SavedPlanInputs } from '../core/compact/savedDecisions';
 import { shown, UsageError } from './args';
 import { list, str, type OptionSpec, type Values } from './options';
 
 export const STEER_OPTIONS: readonly OptionSpec[] = [
-  { flag: 'keep', type: 'string', multiple: true, value: 'ROUNDS', help: 'keep these rounds verbatim (pinned), e.g. 3,7-9 (round indices as inspect and plan print them)', default: 'the plan decides' },
-  { flag: 'drop', type: 'string', multiple: true, value: 'ROUNDS', help: 'leave these rounds out: neither kept nor summarized', default: 'the plan decides' },
-  { flag: 'summarize', type: 'string', multiple: true, value: 'ROUNDS', help: 'fold these rounds into the summary', default: 'the plan decides' },
-  { flag: 'keep-result', type: 'string', multiple: true, value: 'ID', help: 'keep this tool result (by tool_use_id) in full, over the budget', default: 'the budget decides' },
-  { flag: 'preview-result', type: 'string', multiple: true, value: 'ID', help: 'replace this tool result (by tool_use_id) by a preview', default: 'the budget decides' },
-  { flag: 'summary-file', type: 'string', value: 'FILE', help: 'use the text in FILE as the summary, exactly as written', default: 'the summarizer writes it' },
+  {
+    flag: 'keep',
+    type: 'string',
+    multiple: true,
+    value: 'ROUNDS',
+    help: 'keep these rounds verbatim (pinned), e.g. 3,7-9 (round indices as inspect and plan print them)',
+    default: 'the plan decides',
+  },
+  {
+    flag: 'drop',
+    type: 'string',
+    multiple: true,
+    value: 'ROUNDS',
+    help: 'leave these rounds out: neither kept nor summarized',
+    default: 'the plan decides',
+  },
+  {
+    flag: 'summarize',
+    type: 'string',
+    multiple: true,
+    value: 'ROUNDS',
+    help: 'fold these rounds into the summary',
+    default: 'the plan decides',
+  },
+  {
+    flag: 'keep-result',
+    type: 'string',
+    multiple: true,
+    value: 'ID',
+    help: 'keep this tool result (by tool_use_id) in full, over the budget',
+    default: 'the budget decides',
+  },
+  {
+    flag: 'preview-result',
+    type: 'string',
+    multiple: true,
+    value: 'ID',
+    help: 'replace this tool result (by tool_use_id) by a preview',
+    default: 'the budget decides',
+  },
+  {
+    flag: 'summary-file',
+    type: 'string',
+    value: 'FILE',
+    help: 'use the text in FILE as the summary, exactly as written',
+    default: 'the summarizer writes it',
+  },
 ];
 
-export const STEER_NOTE = 'Choices saved with the session (in VS Code) apply too; these options add to them and win where they differ.';
+export const STEER_NOTE =
+  'Choices saved with the session (in VS Code) apply too; these options add to them and win where they differ.';
 
 const ROUND_FLAGS: readonly [string, RoundChoice][] = [
   ['keep', 'keep'],
@@ -39,14 +89,16 @@ export function decisionsFromOptions(values: Values, base: UserDecisions): UserD
     }
     for (const r of rounds) {
       const other = seen.get(r);
-      if (other && other !== flag) throw new UsageError(`round ${r} is given to both --${other} and --${flag}; choose one`);
+      if (other && other !== flag)
+        throw new UsageError(`round ${r} is given to both --${other} and --${flag}; choose one`);
       seen.set(r, flag);
     }
     d = chooseRounds(d, rounds, choice);
   }
   const keepIds = new Set(list(values, 'keep-result'));
   for (const id of list(values, 'preview-result')) {
-    if (keepIds.has(id)) throw new UsageError(`tool result ${shown(id)} is given to both --keep-result and --preview-result; choose one`);
+    if (keepIds.has(id))
+      throw new UsageError(`tool result ${shown(id)} is given to both --keep-result and --preview-result; choose one`);
     d = chooseToolResult(d, id, 'preview');
   }
   for (const id of keepIds) d = chooseToolResult(d, id, 'keep-full');
@@ -59,7 +111,10 @@ export function decisionsFromOptions(values: Values, base: UserDecisions): UserD
  */
 export async function planInputsFor(file: string, analysis: Analysis, values: Values): Promise<SavedPlanInputs> {
   const saved = await loadSavedPlanInputs(file);
-  return { state: saved.state, decisions: checkedDecisions(decisionsFromOptions(values, saved.decisions), analysis, values) };
+  return {
+    state: saved.state,
+    decisions: checkedDecisions(decisionsFromOptions(values, saved.decisions), analysis, values),
+  };
 }
 
 function checkedDecisions(d: UserDecisions, analysis: Analysis, values: Values): UserDecisions {
@@ -71,7 +126,8 @@ function checkedDecisions(d: UserDecisions, analysis: Analysis, values: Values):
   }
   const ids = new Set(analysis.rounds.flatMap((r) => r.toolResults.map((t) => t.id)));
   for (const flag of ['keep-result', 'preview-result']) {
-    for (const id of list(values, flag)) if (!ids.has(id)) throw new UsageError(`--${flag}: no tool result with id ${shown(id)} in this session`);
+    for (const id of list(values, flag))
+      if (!ids.has(id)) throw new UsageError(`--${flag}: no tool result with id ${shown(id)} in this session`);
   }
   return d;
 }
@@ -84,7 +140,9 @@ export async function summaryTextFrom(values: Values): Promise<string | undefine
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new UsageError(`--summary-file ${shown(path)}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(
+      `--summary-file ${shown(path)}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err)}`,
+    );
   }
   if (!text.trim()) throw new UsageError(`--summary-file ${shown(path)} is empty; give the summary text to write`);
   return text;

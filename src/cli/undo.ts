@@ -10,9 +10,12 @@ import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './op
 export const undoVerb: VerbSpec = {
   name: 'undo',
   args: '<file>',
-  summary: 'Undoes the last compaction of the session that `agent-compactor compact` recorded: in place, the backup comes back byte for byte with its state file and saved tool results (the compacted version is kept as a backup); a fork (or output file) is deleted with the state file and saved tool results it created, while it is still as written.',
+  summary:
+    'Undoes the last compaction of the session that `agent-compactor compact` recorded: in place, the backup comes back byte for byte with its state file and saved tool results (the compacted version is kept as a backup); a fork (or output file) is deleted with the state file and saved tool results it created, while it is still as written.',
   options: [JSON_OPTION, HELP_OPTION],
-  notes: ['Exit 0 when undone, 2 when there is nothing to undo or it cannot be undone safely (no record, the backup gone, a fork written to since), 1 when a file could not be written.'],
+  notes: [
+    'Exit 0 when undone, 2 when there is nothing to undo or it cannot be undone safely (no record, the backup gone, a fork written to since), 1 when a file could not be written.',
+  ],
   run: runUndo,
 };
 
@@ -27,7 +30,25 @@ export async function runUndo(values: Values, positionals: string[]): Promise<nu
   const { changes } = describeUndo(file, result);
   const safety = await undoCompaction(file, result);
   await removeUndoRecord(file);
-  if (bool(values, 'json')) printJson(JSON.stringify({ file, mode: result.mode, removed: result.mode === 'in-place' ? null : result.output, restored: result.mode === 'in-place' ? result.backup : null, replacedBackup: safety, changes }, null, 2) + '\n');
-  else printOut(changes.map((c) => `${sanitizeForTerminal(c)}\n`).join('') + (safety ? `the replaced content is in ${sanitizeForTerminal(safety)}\n` : ''));
+  if (bool(values, 'json'))
+    printJson(
+      JSON.stringify(
+        {
+          file,
+          mode: result.mode,
+          removed: result.mode === 'in-place' ? null : result.output,
+          restored: result.mode === 'in-place' ? result.backup : null,
+          replacedBackup: safety,
+          changes,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+  else
+    printOut(
+      changes.map((c) => `${sanitizeForTerminal(c)}\n`).join('') +
+        (safety ? `the replaced content is in ${sanitizeForTerminal(safety)}\n` : ''),
+    );
   return EXIT_OK;
 }

@@ -9,7 +9,16 @@ import { restoreVerb } from './restore';
 import { sessionsVerb } from './sessions';
 import { undoVerb } from './undo';
 
-export const VERBS: readonly VerbSpec[] = [inspectVerb, planVerb, compactVerb, doctorVerb, repairVerb, undoVerb, restoreVerb, sessionsVerb];
+export const VERBS: readonly VerbSpec[] = [
+  inspectVerb,
+  planVerb,
+  compactVerb,
+  doctorVerb,
+  repairVerb,
+  undoVerb,
+  restoreVerb,
+  sessionsVerb,
+];
 
 export function findVerb(name: string): VerbSpec | undefined {
   return VERBS.find((v) => v.name === name);

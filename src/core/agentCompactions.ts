@@ -153,14 +153,27 @@ function costBetween(entries: Entry[], boundary: number): CompactionCost | null 
     const usd = e.agentCost.usd - from.usd;
     // A total that went down was started anew (another process, another file's figure): no difference to read.
     if (usd < 0) return null;
-    return { usd, tokens: tokenDifference(from.tokens, e.agentCost.tokens), fromLine: entries[before].line, toLine: e.line };
+    return {
+      usd,
+      tokens: tokenDifference(from.tokens, e.agentCost.tokens),
+      fromLine: entries[before].line,
+      toLine: e.line,
+    };
   }
   return null;
 }
 
-function tokenDifference(from: AgentTokenTotals | null | undefined, to: AgentTokenTotals | null | undefined): AgentTokenTotals | null {
+function tokenDifference(
+  from: AgentTokenTotals | null | undefined,
+  to: AgentTokenTotals | null | undefined,
+): AgentTokenTotals | null {
   if (!from || !to) return null;
-  const d = { input: to.input - from.input, output: to.output - from.output, cacheRead: to.cacheRead - from.cacheRead, cacheCreation: to.cacheCreation - from.cacheCreation };
+  const d = {
+    input: to.input - from.input,
+    output: to.output - from.output,
+    cacheRead: to.cacheRead - from.cacheRead,
+    cacheCreation: to.cacheCreation - from.cacheCreation,
+  };
   return d.input < 0 || d.output < 0 || d.cacheRead < 0 || d.cacheCreation < 0 ? null : d;
 }
 
@@ -181,7 +194,9 @@ export function triggerText(c: AgentCompaction): string {
 /** Who compacted and how: "auto compaction by Claude Code", "compaction by Codex CLI (trigger not recorded)". */
 export function compactionTitle(c: AgentCompaction): string {
   const who = c.by === 'agent' ? c.agent : 'Agent Compactor';
-  return c.trigger === 'unknown' ? `compaction by ${who} (trigger not recorded)` : `${triggerText(c)} compaction by ${who}`;
+  return c.trigger === 'unknown'
+    ? `compaction by ${who} (trigger not recorded)`
+    : `${triggerText(c)} compaction by ${who}`;
 }
 
 /**
@@ -190,10 +205,16 @@ export function compactionTitle(c: AgentCompaction): string {
  */
 export function compactionFigures(c: AgentCompaction, gap = true): string {
   const before = c.preTokens ?? c.lastRequestBefore?.tokens ?? null;
-  const beforeText = before === null ? 'context before not recorded' : `${count(before)}${c.preTokens === null ? ' (last request before)' : ''}`;
+  const beforeText =
+    before === null
+      ? 'context before not recorded'
+      : `${count(before)}${c.preTokens === null ? ' (last request before)' : ''}`;
   const after = c.postTokens === null ? 'not recorded' : count(c.postTokens);
   if (c.nextRequest === null) return `${beforeText} → ${after}; no request after it yet`;
-  const more = gap && c.postTokens !== null ? ` (${c.nextRequest.tokens >= c.postTokens ? '+' : '−'}${count(Math.abs(c.nextRequest.tokens - c.postTokens))} more than it left)` : '';
+  const more =
+    gap && c.postTokens !== null
+      ? ` (${c.nextRequest.tokens >= c.postTokens ? '+' : '−'}${count(Math.abs(c.nextRequest.tokens - c.postTokens))} more than it left)`
+      : '';
   return `${beforeText} → ${after}; next request ${count(c.nextRequest.tokens)}${more}`;
 }
 
@@ -201,12 +222,15 @@ export function compactionFigures(c: AgentCompaction, gap = true): string {
 export function compactionCostText(c: AgentCompaction): string {
   if (!c.cost) return 'not recorded';
   const t = c.cost.tokens;
-  const tokens = t ? ` (${count(t.input + t.cacheCreation + t.cacheRead)} input, ${count(t.output)} output tokens)` : '';
+  const tokens = t
+    ? ` (${count(t.input + t.cacheCreation + t.cacheRead)} input, ${count(t.output)} output tokens)`
+    : '';
   return `${usd(c.cost.usd)}${tokens}, from the agent's running total at lines ${c.cost.fromLine} and ${c.cost.toLine}`;
 }
 
 /** Why the next request is larger than what the compaction left: the parts no compaction removes. */
-export const NEXT_REQUEST_NOTE = 'The next request carries more than the compaction left: the system prompt and tools, the context the agent re-attaches (files, reminders) and the new prompt.';
+export const NEXT_REQUEST_NOTE =
+  'The next request carries more than the compaction left: the system prompt and tools, the context the agent re-attaches (files, reminders) and the new prompt.';
 
 /** One line for every surface: "line 576: auto compaction by Claude Code: 167,174 → not recorded; next request 51,732; cost not recorded". */
 export function compactionLine(c: AgentCompaction): string {

@@ -35,7 +35,17 @@ export interface Breakdown {
   byTool: Record<string, ToolTokens>;
 }
 
-export const BREAKDOWN_CATEGORIES = ['userText', 'assistantText', 'thinking', 'toolCalls', 'toolResults', 'images', 'attachments', 'summaries', 'framing'] as const;
+export const BREAKDOWN_CATEGORIES = [
+  'userText',
+  'assistantText',
+  'thinking',
+  'toolCalls',
+  'toolResults',
+  'images',
+  'attachments',
+  'summaries',
+  'framing',
+] as const;
 export type BreakdownCategory = (typeof BREAKDOWN_CATEGORIES)[number];
 
 /** Characters of user text in a round that an earlier compaction wrote (its summary lines). */
@@ -75,11 +85,21 @@ function byChars(value: number, chars: readonly number[]): number[] {
  * The breakdown of a round whose calibrated estimate is `estimate` (the inspect report's
  * `tokens.estimate`): the parts of its raw estimate, scaled to the estimate and made whole.
  */
-export function roundBreakdown(round: Round, entries: readonly Entry[], estimate: number, m: TokenModel = TOKEN_MODEL): Breakdown {
+export function roundBreakdown(
+  round: Round,
+  entries: readonly Entry[],
+  estimate: number,
+  m: TokenModel = TOKEN_MODEL,
+): Breakdown {
   const c = round.content;
   const parts = rawEstimateParts(c, continuesToolLoop(round), m);
   const summaries = Math.min(summaryChars(round, entries), c.userText);
-  const [userText, summaryTokens, assistantText, attachments] = byChars(parts.prose, [c.userText - summaries, summaries, c.assistantText, c.attachment]);
+  const [userText, summaryTokens, assistantText, attachments] = byChars(parts.prose, [
+    c.userText - summaries,
+    summaries,
+    c.assistantText,
+    c.attachment,
+  ]);
   const tools = new Map<string, ToolTokens>();
   const tool = (name: string): ToolTokens => {
     let t = tools.get(name);
@@ -89,9 +109,15 @@ export function roundBreakdown(round: Round, entries: readonly Entry[], estimate
   for (const u of round.toolUses) tool(u.name).calls++;
   for (const r of round.toolResults) tool(r.name ?? 'unknown').results++;
   const callNames = round.toolUses.map((u) => u.name);
-  const callTokens = byChars(parts.toolUseInput, round.toolUses.map((u) => u.chars + u.name.length));
+  const callTokens = byChars(
+    parts.toolUseInput,
+    round.toolUses.map((u) => u.chars + u.name.length),
+  );
   const resultNames = round.toolResults.map((r) => r.name ?? 'unknown');
-  const resultTokens = byChars(parts.toolResult, round.toolResults.map((r) => r.chars));
+  const resultTokens = byChars(
+    parts.toolResult,
+    round.toolResults.map((r) => r.chars),
+  );
   // Tool content without a tool id (rare) has no item to carry it: give it to a named slice.
   if (!callNames.length && parts.toolUseInput > 0) {
     callNames.push('unknown');
@@ -124,7 +150,10 @@ export function roundBreakdown(round: Round, entries: readonly Entry[], estimate
     tool(name).resultTokens += whole[k];
     b.toolResults += whole[k++];
   }
-  for (const [name, t] of [...tools].sort((x, y) => y[1].callTokens + y[1].resultTokens - (x[1].callTokens + x[1].resultTokens) || (x[0] < y[0] ? -1 : 1))) setOwn(b.byTool, name, t);
+  for (const [name, t] of [...tools].sort(
+    (x, y) => y[1].callTokens + y[1].resultTokens - (x[1].callTokens + x[1].resultTokens) || (x[0] < y[0] ? -1 : 1),
+  ))
+    setOwn(b.byTool, name, t);
   return b;
 }
 
@@ -170,5 +199,7 @@ export function toolSummary(rounds: readonly { inContext: boolean; breakdown: Br
     s.activeShare = active > 0 ? s.activeTokens / active : 0;
     s.allShare = all > 0 ? s.allTokens / all : 0;
   }
-  return list.sort((a, b) => b.activeTokens - a.activeTokens || b.allTokens - a.allTokens || (a.name < b.name ? -1 : 1));
+  return list.sort(
+    (a, b) => b.activeTokens - a.activeTokens || b.allTokens - a.allTokens || (a.name < b.name ? -1 : 1),
+  );
 }

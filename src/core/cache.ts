@@ -100,22 +100,48 @@ function prefixTtl(entries: Entry[], rounds: Round[], upTo: number, rules: Cache
 /** The cache's state at `now` from the session's own records (`agent`: a format id, e.g. `claude-code`, `codex`). */
 export function cacheState(entries: Entry[], rounds: Round[], agent: string, now: number): CacheState {
   const newest = newestUsageInContext(entries, rounds);
-  const none = (reason: string, extra: Partial<CacheState> = {}): CacheState => ({ status: 'unknown', reason, lastRequestAt: null, ttlMs: null, expiresAt: null, coveredTokens: 0, requestTokens: 0, ...extra });
+  const none = (reason: string, extra: Partial<CacheState> = {}): CacheState => ({
+    status: 'unknown',
+    reason,
+    lastRequestAt: null,
+    ttlMs: null,
+    expiresAt: null,
+    coveredTokens: 0,
+    requestTokens: 0,
+    ...extra,
+  });
   if (!newest) return none('no request of the active context records its usage');
   const u = entries[newest.round.usageEntry].usage;
   const lastRequestAt = timeOf(entries[newest.round.usageEntry]);
   const coveredTokens = u ? u.cacheRead + u.cacheCreation : 0;
   const base = { lastRequestAt, coveredTokens, requestTokens: newest.usage.contextTokens };
   const rules = rulesFor(agent);
-  if (!rules || !rules.recordsLifetime) return none(`${agent === 'codex' ? 'Codex' : 'this agent'}'s records do not say how long the provider keeps its cache`, base);
+  if (!rules || !rules.recordsLifetime)
+    return none(
+      `${agent === 'codex' ? 'Codex' : 'this agent'}'s records do not say how long the provider keeps its cache`,
+      base,
+    );
   if (lastRequestAt === null) return none('the newest response records no time', base);
   if (coveredTokens === 0) return none('the newest request neither read nor wrote the cache', base);
   const index = rounds.indexOf(newest.round);
   const ttlMs = prefixTtl(entries, rounds, index, rules) ?? rules.defaultTtlMs;
   const expiresAt = lastRequestAt + ttlMs;
   const lifetime = ttlMs === ONE_HOUR_MS ? '1 hour' : '5 minutes';
-  if (now < expiresAt) return { status: 'warm', reason: `cache warm for ${span(expiresAt - now)} more (written for ${lifetime}, last used at ${clock(lastRequestAt)}; until ${clock(expiresAt)})`, ttlMs, expiresAt, ...base };
-  return { status: 'expired', reason: `cache expired ${span(now - expiresAt)} ago (written for ${lifetime}, last used at ${clock(lastRequestAt)})`, ttlMs, expiresAt, ...base };
+  if (now < expiresAt)
+    return {
+      status: 'warm',
+      reason: `cache warm for ${span(expiresAt - now)} more (written for ${lifetime}, last used at ${clock(lastRequestAt)}; until ${clock(expiresAt)})`,
+      ttlMs,
+      expiresAt,
+      ...base,
+    };
+  return {
+    status: 'expired',
+    reason: `cache expired ${span(now - expiresAt)} ago (written for ${lifetime}, last used at ${clock(lastRequestAt)})`,
+    ttlMs,
+    expiresAt,
+    ...base,
+  };
 }
 
 export interface NextTurnInput {
@@ -176,7 +202,15 @@ export function nextTurnCost(input: NextTurnInput): NextTurnCost {
   if (extra <= 0) breakEvenTurns = 0;
   else if (savedPerTurnUsd <= 0) breakEvenTurns = null;
   else breakEvenTurns = Math.ceil(extra / savedPerTurnUsd - 1e-9);
-  return { asIsUsd, compactedUsd, savedPerTurnUsd, breakEvenTurns, horizon, savedOverHorizonUsd: savedPerTurnUsd * horizon - extra, warm };
+  return {
+    asIsUsd,
+    compactedUsd,
+    savedPerTurnUsd,
+    breakEvenTurns,
+    horizon,
+    savedOverHorizonUsd: savedPerTurnUsd * horizon - extra,
+    warm,
+  };
 }
 
 /** The summarizer's own cost: the span it reads as input and the summary it writes as output, at its model's rates. */
@@ -209,7 +243,11 @@ export interface EconomicsOptions {
  * The economics of the given plan for the analysed session: null when there is nothing to compact or the newest
  * response's model has no price (the caller says "unpriced" instead of a figure).
  */
-export function compactionEconomics(analysis: Analysis, plan: CompactionPlan, options: EconomicsOptions): CompactionEconomics | null {
+export function compactionEconomics(
+  analysis: Analysis,
+  plan: CompactionPlan,
+  options: EconomicsOptions,
+): CompactionEconomics | null {
   if (plan.nothingToDo) return null;
   const newest = newestUsageInContext(analysis.index.entries, analysis.rounds);
   const model = newest?.round.model;
@@ -224,8 +262,24 @@ export function compactionEconomics(analysis: Analysis, plan: CompactionPlan, op
     const rates = priceFor(options.summarizerModel, options.prices)?.price ?? null;
     summarizerUsd = summarizerCost(span, plan.settings.summaryTokens, rates);
   }
-  const cost = nextTurnCost({ cache, contextTokens, overheadTokens: plan.overheadTokens, afterTokens, summarizerUsd, price: priced.price });
-  return { ...cost, cache, model, priceKey: priced.key, contextTokens, afterTokens, summarizerUsd, summarizer: options.summarizerModel ?? 'offline' };
+  const cost = nextTurnCost({
+    cache,
+    contextTokens,
+    overheadTokens: plan.overheadTokens,
+    afterTokens,
+    summarizerUsd,
+    price: priced.price,
+  });
+  return {
+    ...cost,
+    cache,
+    model,
+    priceKey: priced.key,
+    contextTokens,
+    afterTokens,
+    summarizerUsd,
+    summarizer: options.summarizerModel ?? 'offline',
+  };
 }
 
 /** A cost in dollars: cents from a cent up, else four decimals. */
@@ -235,14 +289,18 @@ export function dollars(usd: number): string {
 
 /** One line for the CLI and the dialogs: "next turn as it is $0.05 (cache warm until 14:06 UTC), compacted $0.08 …". */
 export function economicsLine(e: CompactionEconomics): string {
-  const cache = e.cache.status === 'unknown' ? `cache state unknown: ${e.cache.reason}` : e.cache.reason.replace(/ \(.*\)$/, '');
+  const cache =
+    e.cache.status === 'unknown' ? `cache state unknown: ${e.cache.reason}` : e.cache.reason.replace(/ \(.*\)$/, '');
   const pays =
     e.breakEvenTurns === null
       ? 'it never pays for itself (the context gets no smaller)'
       : e.breakEvenTurns === 0
         ? 'it pays for itself at once'
         : `it pays for itself after ${e.breakEvenTurns} turn${e.breakEvenTurns === 1 ? '' : 's'}`;
-  const horizon = e.savedOverHorizonUsd >= 0 ? `saves ≈ ${dollars(e.savedOverHorizonUsd)} over the next ${e.horizon}` : `costs ≈ ${dollars(-e.savedOverHorizonUsd)} more over the next ${e.horizon}`;
+  const horizon =
+    e.savedOverHorizonUsd >= 0
+      ? `saves ≈ ${dollars(e.savedOverHorizonUsd)} over the next ${e.horizon}`
+      : `costs ≈ ${dollars(-e.savedOverHorizonUsd)} more over the next ${e.horizon}`;
   const summarizer = e.summarizerUsd > 0 ? `, ${dollars(e.summarizerUsd)} of it the ${e.summarizer} summary` : '';
   return `next turn as it is ${dollars(e.asIsUsd)} (${cache}), compacted ${dollars(e.compactedUsd)}${summarizer}; ${pays}; ${horizon} (input tokens at ${e.priceKey} rates)`;
 }
@@ -261,8 +319,20 @@ export interface ExpiredResume {
  * The next turn after the cache expired, without a plan: the compacted context is estimated as `targetTokens` (what a
  * plan with default settings aims at), so callers say "≈". Written at the lifetime the session's writes used.
  */
-export function expiredResumeCost(cache: CacheState, contextTokens: number, price: ModelPrice, targetTokens: number): ExpiredResume {
+export function expiredResumeCost(
+  cache: CacheState,
+  contextTokens: number,
+  price: ModelPrice,
+  targetTokens: number,
+): ExpiredResume {
   const afterTokens = Math.min(Math.max(0, contextTokens), targetTokens);
-  const cost = nextTurnCost({ cache: { ...cache, status: 'expired' }, contextTokens, overheadTokens: 0, afterTokens, summarizerUsd: 0, price });
+  const cost = nextTurnCost({
+    cache: { ...cache, status: 'expired' },
+    contextTokens,
+    overheadTokens: 0,
+    afterTokens,
+    summarizerUsd: 0,
+    price,
+  });
   return { asIsUsd: cost.asIsUsd, compactedUsd: cost.compactedUsd, afterTokens };
 }

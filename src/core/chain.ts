@@ -78,7 +78,16 @@ function isChainEntry(e: Entry): boolean {
  * Walks from `leaf` to the root. A dangling parent is repaired by linking to the entry
  * with the nearest earlier timestamp (as Claude Code does); cycles stop the walk.
  */
-function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candidates: number[], notes: string[], followLogical: boolean, fileOrderFallback: boolean, record: WalkRecord): number[] {
+function walk(
+  entries: Entry[],
+  byUuid: Map<string, number>,
+  leaf: number,
+  candidates: number[],
+  notes: string[],
+  followLogical: boolean,
+  fileOrderFallback: boolean,
+  record: WalkRecord,
+): number[] {
   const out: number[] = [];
   const seen = new Set<number>();
   let cur = leaf;
@@ -113,7 +122,9 @@ function walk(entries: Entry[], byUuid: Map<string, number>, leaf: number, candi
       notes.push(`line ${e.line}: parent ${parent} not found; chain starts here`);
       break;
     }
-    notes.push(`line ${e.line}: parent ${parent} not found; linked to line ${entries[repaired].line} (nearest earlier entry)`);
+    notes.push(
+      `line ${e.line}: parent ${parent} not found; linked to line ${entries[repaired].line} (nearest earlier entry)`,
+    );
     cur = repaired;
   }
   return out;
@@ -136,7 +147,13 @@ export function loaderBridge(entries: Entry[], candidates: number[], e: Entry, s
   let bestTime = -Infinity;
   for (const i of candidates) {
     const c = entries[i];
-    if (seen.has(i) || c.isSidechain !== e.isSidechain || c.kind === 'progress' || (c.kind === 'system' && c.subtype === 'file_snapshot')) continue;
+    if (
+      seen.has(i) ||
+      c.isSidechain !== e.isSidechain ||
+      c.kind === 'progress' ||
+      (c.kind === 'system' && c.subtype === 'file_snapshot')
+    )
+      continue;
     const ct = c.timestamp ? Date.parse(c.timestamp) : NaN;
     if (Number.isNaN(ct) || ct > t || ct <= bestTime) continue;
     best = i;
@@ -159,7 +176,7 @@ function nearestEarlier(entries: Entry[], candidates: number[], e: Entry, eIdx: 
   const ts = e.timestamp;
   // Entries are indexed in file order: only candidates before `eIdx` can precede it.
   let hi = candidates.length;
-  for (let lo = 0; lo < hi; ) {
+  for (let lo = 0; lo < hi;) {
     const mid = (lo + hi) >>> 1;
     if (candidates[mid] < eIdx) lo = mid + 1;
     else hi = mid;
@@ -197,7 +214,17 @@ function nearestEarlier(entries: Entry[], candidates: number[], e: Entry, eIdx: 
  * (fixed width, fields within their ranges, mixed radix). NaN for an entry without a timestamp.
  */
 function isoKey(t: string): number {
-  if (t.length !== 24 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58 || t.charCodeAt(19) !== 46 || t.charCodeAt(23) !== 90) return NaN;
+  if (
+    t.length !== 24 ||
+    t.charCodeAt(4) !== 45 ||
+    t.charCodeAt(7) !== 45 ||
+    t.charCodeAt(10) !== 84 ||
+    t.charCodeAt(13) !== 58 ||
+    t.charCodeAt(16) !== 58 ||
+    t.charCodeAt(19) !== 46 ||
+    t.charCodeAt(23) !== 90
+  )
+    return NaN;
   const y = digits(t, 0, 4);
   const mo = digits(t, 5, 2);
   const da = digits(t, 8, 2);
@@ -205,7 +232,12 @@ function isoKey(t: string): number {
   const mi = digits(t, 14, 2);
   const se = digits(t, 17, 2);
   const ms = digits(t, 20, 3);
-  if (y < 0 || ms < 0 || !(mo >= 1 && mo <= 12 && da >= 1 && da <= 31 && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && se >= 0 && se <= 59)) return NaN;
+  if (
+    y < 0 ||
+    ms < 0 ||
+    !(mo >= 1 && mo <= 12 && da >= 1 && da <= 31 && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && se >= 0 && se <= 59)
+  )
+    return NaN;
   return ((y * 12 + mo - 1) * 31 + da - 1) * 86_400_000 + ((h * 60 + mi) * 60 + se) * 1000 + ms;
 }
 
@@ -318,10 +350,15 @@ function admit(e: Entry, t: SiblingTables): void {
  * Entries of `onChain` are admitted into `t` (which may already describe the chain before
  * them); lines of `pool` that join are added to `onChain` and `t`.
  */
-export function recoverSiblings(entries: Entry[], onChain: Set<number>, pool: number[], t: SiblingTables = { chainUuids: new Set(), chainMessageIds: new Set(), wanted: new Set(), answered: new Set() }): SiblingTables {
+export function recoverSiblings(
+  entries: Entry[],
+  onChain: Set<number>,
+  pool: number[],
+  t: SiblingTables = { chainUuids: new Set(), chainMessageIds: new Set(), wanted: new Set(), answered: new Set() },
+): SiblingTables {
   for (const i of onChain) admit(entries[i], t);
   let rest = pool.filter((i) => !onChain.has(i));
-  for (let changed = true; changed && rest.length; ) {
+  for (let changed = true; changed && rest.length;) {
     changed = false;
     for (const i of rest) {
       if (onChain.has(i)) continue;
@@ -349,7 +386,10 @@ export function buildChain(entries: Entry[], mode: ChainMode = 'product'): Chain
 }
 
 /** `buildChain`, also returning the lookup tables it built (for incremental re-inspection and the doctor). */
-export function buildChainWithTables(entries: Entry[], mode: ChainMode = 'product'): { chain: Chain; tables: ChainTables } {
+export function buildChainWithTables(
+  entries: Entry[],
+  mode: ChainMode = 'product',
+): { chain: Chain; tables: ChainTables } {
   const notes: string[] = [];
   const mainCandidates: number[] = [];
   const sideCandidates: number[] = [];
@@ -368,7 +408,11 @@ export function buildChainWithTables(entries: Entry[], mode: ChainMode = 'produc
   const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes, record));
   const walked = new Set(onChain);
   // Claude Code keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded.
-  const recovery = recoverSiblings(entries, onChain, mode === 'claude-code' ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary);
+  const recovery = recoverSiblings(
+    entries,
+    onChain,
+    mode === 'claude-code' ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary,
+  );
   // Entry indices follow file order (the index is built by reading the file front to back).
   const inFileOrder = Array.from(Int32Array.from(onChain).sort());
 
@@ -381,7 +425,17 @@ export function buildChainWithTables(entries: Entry[], mode: ChainMode = 'produc
   const activeStart = lastBoundary === -1 ? 0 : main.indexOf(lastBoundary);
 
   const sidechains = subagentFile ? [] : groupSidechains(entries, sideCandidates);
-  const chain: Chain = { main, preserved, activeStart, boundaries, leaf, sidechains, offChain: primary.length - main.length, notes, subagentFile };
+  const chain: Chain = {
+    main,
+    preserved,
+    activeStart,
+    boundaries,
+    leaf,
+    sidechains,
+    offChain: primary.length - main.length,
+    notes,
+    subagentFile,
+  };
   return { chain, tables: { byUuid, primary, ...recovery, bridges: record.bridges, walked } };
 }
 
@@ -390,12 +444,18 @@ export function buildChainWithTables(entries: Entry[], mode: ChainMode = 'produc
  * `headUuid`, over entries before the boundary that are on the chain. Empty (with a note) when the walk does not reach
  * the head that way: then nothing is counted as preserved rather than a guess.
  */
-function preservedSegment(entries: Entry[], byUuid: Map<string, number>, boundary: number, onChain: Set<number>, notes: string[]): number[] {
+function preservedSegment(
+  entries: Entry[],
+  byUuid: Map<string, number>,
+  boundary: number,
+  onChain: Set<number>,
+  notes: string[],
+): number[] {
   const seg = entries[boundary].preservedSegment;
   if (!seg) return [];
   const out: number[] = [];
   const seen = new Set<number>();
-  for (let cur = byUuid.get(seg.tailUuid); cur !== undefined; ) {
+  for (let cur = byUuid.get(seg.tailUuid); cur !== undefined;) {
     if (seen.has(cur) || cur > boundary || !onChain.has(cur)) break;
     seen.add(cur);
     out.push(cur);
@@ -403,12 +463,20 @@ function preservedSegment(entries: Entry[], byUuid: Map<string, number>, boundar
     const parent = entries[cur].parentUuid;
     cur = parent ? byUuid.get(parent) : undefined;
   }
-  notes.push(`line ${entries[boundary].line}: the preserved segment it names (${seg.headUuid}..${seg.tailUuid}) is not a parentUuid path on the chain; not counted as active`);
+  notes.push(
+    `line ${entries[boundary].line}: the preserved segment it names (${seg.headUuid}..${seg.tailUuid}) is not a parentUuid path on the chain; not counted as active`,
+  );
   return [];
 }
 
 /** `main` with the preserved segment moved to just after its anchor (the summary), else just after the boundary. */
-function placePreserved(entries: Entry[], byUuid: Map<string, number>, inFileOrder: number[], boundary: number, preserved: number[]): number[] {
+function placePreserved(
+  entries: Entry[],
+  byUuid: Map<string, number>,
+  inFileOrder: number[],
+  boundary: number,
+  preserved: number[],
+): number[] {
   const moved = new Set(preserved);
   const rest = inFileOrder.filter((i) => !moved.has(i));
   const anchorUuid = entries[boundary].preservedSegment?.anchorUuid;
@@ -425,7 +493,14 @@ function placePreserved(entries: Entry[], byUuid: Map<string, number>, inFileOrd
  * a line written just before the boundary, so a plain parent walk would miss the boundary.
  * The active part is walked that way; the history behind the boundary is walked in full.
  */
-function walkLikeResume(entries: Entry[], byUuid: Map<string, number>, leaf: number, primary: number[], notes: string[], record: WalkRecord): number[] {
+function walkLikeResume(
+  entries: Entry[],
+  byUuid: Map<string, number>,
+  leaf: number,
+  primary: number[],
+  notes: string[],
+  record: WalkRecord,
+): number[] {
   let cut = -1;
   for (let k = primary.length - 1; k >= 0; k--) {
     const i = primary[k];

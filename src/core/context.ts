@@ -30,7 +30,15 @@ export function contextNow(report: InspectReport): ContextFigure {
   const t = report.totals;
   const overhead = Math.min(t.overheadTokens ?? 0, t.currentContextTokens);
   const attached = attachedByAgent(report, overhead);
-  return { tokens: t.currentContextTokens, source: t.currentContextSource, overhead, transcript: t.currentContextTokens - overhead - attached, attached, overheadKnown: t.overheadTokens !== null, overheadSource: t.overheadSource };
+  return {
+    tokens: t.currentContextTokens,
+    source: t.currentContextSource,
+    overhead,
+    transcript: t.currentContextTokens - overhead - attached,
+    attached,
+    overheadKnown: t.overheadTokens !== null,
+    overheadSource: t.overheadSource,
+  };
 }
 
 /**
@@ -69,7 +77,8 @@ export function contextParts(figure: ContextFigure, format: (n: number) => strin
 }
 
 /** Why `attached` matters to the user. */
-export const ATTACHED_NOTE = 'attached by the agent after its compaction, not in the transcript: a resume starts without it';
+export const ATTACHED_NOTE =
+  'attached by the agent after its compaction, not in the transcript: a resume starts without it';
 
 /**
  * Tokens a resumed request carries that a compacted transcript no longer holds and the agent sends again: the
@@ -80,17 +89,29 @@ export const ATTACHED_NOTE = 'attached by the agent after its compaction, not in
  * Counted only where the file shows the agent doing it: attachments with rendered text before the first response.
  * `kept` are the indices of the rounds the result keeps; `calibration` the session's factor (1 for a raw estimate).
  */
-export function reannouncedOnResume(entries: readonly Entry[], rounds: readonly Round[], kept: ReadonlySet<number>, calibration: number): number {
+export function reannouncedOnResume(
+  entries: readonly Entry[],
+  rounds: readonly Round[],
+  kept: ReadonlySet<number>,
+  calibration: number,
+): number {
   const announced = new Map<string, number>();
   // Announced before the file's first request (its request records where it writes them, else its first response).
   const requestAt = entries.findIndex(isRequestRecord);
   const end = requestAt >= 0 ? requestAt : entries.findIndex((e) => e.kind === 'assistant');
   for (const e of entries.slice(0, end < 0 ? entries.length : end)) {
-    if (e.kind === 'attachment' && e.attachmentType && e.attachmentChars && !REATTACHED_BY_COMPACTION.has(e.attachmentType)) announced.set(e.attachmentType, 0);
+    if (
+      e.kind === 'attachment' &&
+      e.attachmentType &&
+      e.attachmentChars &&
+      !REATTACHED_BY_COMPACTION.has(e.attachmentType)
+    )
+      announced.set(e.attachmentType, 0);
   }
   if (announced.size === 0) return 0;
   for (const e of entries) {
-    if (e.kind === 'attachment' && e.attachmentType && announced.has(e.attachmentType) && e.attachmentChars) announced.set(e.attachmentType, attachmentTokens(e));
+    if (e.kind === 'attachment' && e.attachmentType && announced.has(e.attachmentType) && e.attachmentChars)
+      announced.set(e.attachmentType, attachmentTokens(e));
   }
   for (const r of rounds) {
     if (!kept.has(r.index)) continue;
@@ -102,7 +123,11 @@ export function reannouncedOnResume(entries: readonly Entry[], rounds: readonly 
 
 /** Records the agent writes as it sends a request (2.1.330): the prompt snapshot and the request shape and record. */
 function isRequestRecord(e: Entry): boolean {
-  return e.kind === 'api-request' || e.kind === 'api-request-shape' || (e.kind === 'attachment' && e.attachmentType === 'prompt_snapshot');
+  return (
+    e.kind === 'api-request' ||
+    e.kind === 'api-request-shape' ||
+    (e.kind === 'attachment' && e.attachmentType === 'prompt_snapshot')
+  );
 }
 
 /**
@@ -114,5 +139,7 @@ const REATTACHED_BY_COMPACTION = new Set(['file', 'compact_file_reference']);
 
 /** Uncalibrated tokens of an attachment's rendered text (by its proxy count where indexed, else per character). */
 function attachmentTokens(e: Entry): number {
-  return e.attachmentTokens !== undefined ? TOKEN_MODEL.proseScale * e.attachmentTokens : TOKEN_MODEL.prose * (e.attachmentChars ?? 0);
+  return e.attachmentTokens !== undefined
+    ? TOKEN_MODEL.proseScale * e.attachmentTokens
+    : TOKEN_MODEL.prose * (e.attachmentChars ?? 0);
 }

@@ -65,7 +65,11 @@ const LARGEST = 20;
  */
 const breakdowns = new WeakMap<Analysis['rounds'][number], { estimate: number; breakdown: Breakdown }>();
 
-function cachedBreakdown(r: Analysis['rounds'][number], entries: Analysis['index']['entries'], estimate: number): Breakdown {
+function cachedBreakdown(
+  r: Analysis['rounds'][number],
+  entries: Analysis['index']['entries'],
+  estimate: number,
+): Breakdown {
   const hit = breakdowns.get(r);
   if (hit && hit.estimate === estimate) return hit.breakdown;
   const breakdown = roundBreakdown(r, entries, estimate);
@@ -86,7 +90,11 @@ export function analysisCost(analysis: Analysis, prices: PriceTable = DEFAULT_PR
 }
 
 /** What the response of a round cost (USD; `assumed` when at another model's rates), or null for a round without a priced response. */
-export function roundCost(analysis: Analysis, messageId: string | null | undefined, prices: PriceTable = DEFAULT_PRICES): { usd: number; assumed: boolean; priceKey: string } | null {
+export function roundCost(
+  analysis: Analysis,
+  messageId: string | null | undefined,
+  prices: PriceTable = DEFAULT_PRICES,
+): { usd: number; assumed: boolean; priceKey: string } | null {
   const p = messageId ? analysisCost(analysis, prices).responses.get(messageId) : undefined;
   return p && p.priceKey !== null ? { usd: p.cost.usd, assumed: p.assumed, priceKey: p.priceKey } : null;
 }
@@ -100,7 +108,11 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
     const r = rounds[i];
     const breakdown = cachedBreakdown(r, index.entries, report.rounds[i].tokens.estimate);
     const p = r.messageId ? priced.responses.get(r.messageId) : undefined;
-    maps.push({ index: r.index, breakdown, cost: p ? { ...p.cost, model: p.model, priceKey: p.priceKey, assumed: p.assumed } : null });
+    maps.push({
+      index: r.index,
+      breakdown,
+      cost: p ? { ...p.cost, model: p.model, priceKey: p.priceKey, assumed: p.assumed } : null,
+    });
     if (r.inContext) collectItems(r.index, r, breakdown, items);
   }
   items.sort((a, b) => b.tokens - a.tokens || a.round - b.round || a.line - b.line);
@@ -129,15 +141,18 @@ function collectItems(round: number, r: Analysis['rounds'][number], b: Breakdown
   const resultChars = r.toolResults.reduce((a, t) => a + t.chars, 0);
   for (const t of r.toolResults) {
     const tokens = resultChars > 0 ? Math.round((b.toolResults * t.chars) / resultChars) : 0;
-    if (tokens > 0) out.push({ kind: 'toolResult', round, line: t.line, tool: t.name ?? null, toolUseId: t.id, tokens });
+    if (tokens > 0)
+      out.push({ kind: 'toolResult', round, line: t.line, tool: t.name ?? null, toolUseId: t.id, tokens });
   }
   const callChars = r.toolUses.reduce((a, t) => a + t.chars + t.name.length, 0);
   for (const t of r.toolUses) {
     const tokens = callChars > 0 ? Math.round((b.toolCalls * (t.chars + t.name.length)) / callChars) : 0;
     if (tokens > 0) out.push({ kind: 'toolCall', round, line: t.line, tool: t.name, toolUseId: t.id, tokens });
   }
-  if (b.thinking > 0) out.push({ kind: 'thinking', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.thinking });
-  if (b.images > 0) out.push({ kind: 'images', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.images });
+  if (b.thinking > 0)
+    out.push({ kind: 'thinking', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.thinking });
+  if (b.images > 0)
+    out.push({ kind: 'images', round, line: r.firstLine, tool: null, toolUseId: null, tokens: b.images });
 }
 
 /** The sum of the breakdowns of the rounds (equals the sum of their estimates). */

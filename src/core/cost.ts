@@ -33,9 +33,28 @@ export interface PriceTable {
 
 const LONG_CONTEXT_INPUT = 200_000;
 
-function rates(input: number, output: number, long?: [number, number], cacheReadShare = 0.1, longAbove?: number): ModelPrice {
-  const p: ModelPrice = { input, output, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2, cacheRead: input * cacheReadShare };
-  if (long) p.longContext = { input: long[0], output: long[1], cacheWrite5m: long[0] * 1.25, cacheWrite1h: long[0] * 2, cacheRead: long[0] * cacheReadShare };
+function rates(
+  input: number,
+  output: number,
+  long?: [number, number],
+  cacheReadShare = 0.1,
+  longAbove?: number,
+): ModelPrice {
+  const p: ModelPrice = {
+    input,
+    output,
+    cacheWrite5m: input * 1.25,
+    cacheWrite1h: input * 2,
+    cacheRead: input * cacheReadShare,
+  };
+  if (long)
+    p.longContext = {
+      input: long[0],
+      output: long[1],
+      cacheWrite5m: long[0] * 1.25,
+      cacheWrite1h: long[0] * 2,
+      cacheRead: long[0] * cacheReadShare,
+    };
   if (longAbove !== undefined) p.longContextAbove = longAbove;
   return p;
 }
@@ -92,9 +111,15 @@ export const DEFAULT_PRICES: PriceTable = {
 export function modelKey(model: string): string {
   let m = model.toLowerCase().trim();
   m = m.replace(/^.*?(?=claude-)/, '');
-  m = m.replace(/\[1m\]$/, '').replace(/[@:].*$/, '').replace(/-v\d+$/, '');
+  m = m
+    .replace(/\[1m\]$/, '')
+    .replace(/[@:].*$/, '')
+    .replace(/-v\d+$/, '');
   m = m.replace(/\./g, '-');
-  m = m.replace(/-1m$/, '').replace(/-\d{8}$/, '').replace(/-latest$/, '');
+  m = m
+    .replace(/-1m$/, '')
+    .replace(/-\d{8}$/, '')
+    .replace(/-latest$/, '');
   return m;
 }
 
@@ -122,7 +147,10 @@ export function modelFamily(key: string): string | null {
 
 /** The version numbers in a model key, in order (`claude-opus-4-8` -> [4, 8], `claude-3-5-haiku` -> [3, 5]). */
 function versionOf(key: string): number[] {
-  return key.split('-').filter((w) => /^\d{1,3}$/.test(w)).map(Number);
+  return key
+    .split('-')
+    .filter((w) => /^\d{1,3}$/.test(w))
+    .map(Number);
 }
 
 function newerVersion(a: number[], b: number[]): boolean {
@@ -146,7 +174,12 @@ export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): Pri
   if (own) return { key, price: own, assumed: false };
   let tagged: string | null = null;
   for (const k of Object.keys(table.models)) {
-    if (key.startsWith(k + '-') && !/^\d/.test(key.slice(k.length + 1)) && (tagged === null || k.length > tagged.length)) tagged = k;
+    if (
+      key.startsWith(k + '-') &&
+      !/^\d/.test(key.slice(k.length + 1)) &&
+      (tagged === null || k.length > tagged.length)
+    )
+      tagged = k;
   }
   if (tagged) return { key: tagged, price: table.models[tagged], assumed: true };
   const family = modelFamily(key);
@@ -184,7 +217,13 @@ export function costOfUsage(u: Usage, price: ModelPrice): Cost {
 }
 
 export function addCost(a: Cost, b: Cost): Cost {
-  return { usd: a.usd + b.usd, input: a.input + b.input, output: a.output + b.output, cacheWrite: a.cacheWrite + b.cacheWrite, cacheRead: a.cacheRead + b.cacheRead };
+  return {
+    usd: a.usd + b.usd,
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+    cacheRead: a.cacheRead + b.cacheRead,
+  };
 }
 
 /** One priced API response. */
@@ -246,7 +285,8 @@ export function copiedFrom(entries: readonly Entry[]): number {
   const own = boundary >= 0 ? entries[boundary].sessionId : undefined;
   if (!own) return 0;
   let end = 0;
-  for (let i = 0; i < boundary; i++) if (entries[i].sessionId !== undefined && entries[i].sessionId !== own) end = i + 1;
+  for (let i = 0; i < boundary; i++)
+    if (entries[i].sessionId !== undefined && entries[i].sessionId !== own) end = i + 1;
   return end;
 }
 
@@ -295,14 +335,22 @@ export function agentCostGap(c: Pick<CostFacts, 'total' | 'agent'>): number | nu
 export function costNotes(c: CostFacts, override: string): string[] {
   const notes: string[] = [];
   for (const a of c.assumed) notes.push(`${a.model} is not in the price table: assumed at the rates of ${a.priceKey}.`);
-  if (c.unpriced.length) notes.push(`No price for ${c.unpriced.join(', ')} (counted as $0): give one with ${override}.`);
+  if (c.unpriced.length)
+    notes.push(`No price for ${c.unpriced.join(', ')} (counted as $0): give one with ${override}.`);
   const gap = agentCostGap(c);
   if (c.agent && c.agentIncludesCopies) {
-    notes.push(`The agent recorded ${formatCostUsd(c.agent.usd)}, which carries on the total of the session this one was forked from; ours, ${formatCostUsd(c.total.usd)}, counts only the responses this file received (${c.copiedResponses ?? 0} copied from the original are left out).`);
+    notes.push(
+      `The agent recorded ${formatCostUsd(c.agent.usd)}, which carries on the total of the session this one was forked from; ours, ${formatCostUsd(c.total.usd)}, counts only the responses this file received (${c.copiedResponses ?? 0} copied from the original are left out).`,
+    );
   } else if (gap !== null && gap > AGENT_COST_TOLERANCE) {
     // Claude Code's total also counts requests that leave no response line in the file (its own compactions' summaries).
-    const why = c.agent!.usd > c.total.usd ? ' Its figure also counts requests that left no response in the file, such as its own compactions.' : '';
-    notes.push(`The agent recorded ${formatCostUsd(c.agent!.usd)} for this session, ours is ${formatCostUsd(c.total.usd)} (${(gap * 100).toFixed(0)}% apart).${why}`);
+    const why =
+      c.agent!.usd > c.total.usd
+        ? ' Its figure also counts requests that left no response in the file, such as its own compactions.'
+        : '';
+    notes.push(
+      `The agent recorded ${formatCostUsd(c.agent!.usd)} for this session, ours is ${formatCostUsd(c.total.usd)} (${(gap * 100).toFixed(0)}% apart).${why}`,
+    );
   }
   return notes;
 }
@@ -353,7 +401,15 @@ export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAU
     if (model && model !== '<synthetic>' && !found && usageTotal(usage) > 0) unpriced.add(model);
     if (model && found?.assumed && usageTotal(usage) > 0) assumed.set(model, found.key);
     const cost = found ? costOfUsage(usage, found.price) : { ...ZERO_COST };
-    const priced: PricedResponse = { messageId: e.messageId!, model, priceKey: found ? found.key : null, assumed: found?.assumed ?? false, usage, cost, sidechain: e.isSidechain };
+    const priced: PricedResponse = {
+      messageId: e.messageId!,
+      model,
+      priceKey: found ? found.key : null,
+      assumed: found?.assumed ?? false,
+      usage,
+      cost,
+      sidechain: e.isSidechain,
+    };
     const had = responses.get(priced.messageId);
     // One response retried under several request ids: the round shows the sum.
     responses.set(priced.messageId, had ? { ...priced, cost: addCost(had.cost, cost) } : priced);
@@ -365,7 +421,9 @@ export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAU
     total,
     byModel,
     unpriced: [...unpriced].sort(),
-    assumed: [...assumed].map(([model, priceKey]) => ({ model, priceKey })).sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0)),
+    assumed: [...assumed]
+      .map(([model, priceKey]) => ({ model, priceKey }))
+      .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0)),
     agent: agentCost(entries, from),
     copiedResponses,
     // Our fork's copies precede `from` and the agent's total restarts after them; a --fork-session fork's do not.
@@ -393,20 +451,27 @@ function replaces(candidate: Entry, existing: Entry): boolean {
  * A price table with the user's rates laid over the defaults (a setting: model key -> partial
  * rates in USD per million tokens). Invalid numbers are refused with the key that holds them.
  */
-export function withPriceOverrides(overrides: Record<string, Partial<ModelPrice>>, base: PriceTable = DEFAULT_PRICES): PriceTable {
+export function withPriceOverrides(
+  overrides: Record<string, Partial<ModelPrice>>,
+  base: PriceTable = DEFAULT_PRICES,
+): PriceTable {
   const models: Record<string, ModelPrice> = { ...base.models };
   const keys = Object.keys(overrides);
   for (const key of keys) {
     const given = overrides[key];
     for (const [field, value] of Object.entries(given)) {
       if (field === 'longContext' || field === 'longContextAbove') continue;
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`price of ${key}.${field}: expected a number of USD per million tokens, got ${JSON.stringify(value)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        throw new Error(
+          `price of ${key}.${field}: expected a number of USD per million tokens, got ${JSON.stringify(value)}`,
+        );
     }
     const k = modelKey(key);
     const start = ownValue(models, k) ?? priceFor(k, base)?.price;
     const input = given.input ?? start?.input;
     const output = given.output ?? start?.output;
-    if (input === undefined || output === undefined) throw new Error(`price of ${key}: a new model needs at least input and output`);
+    if (input === undefined || output === undefined)
+      throw new Error(`price of ${key}: a new model needs at least input and output`);
     const price: ModelPrice = {
       input,
       output,
@@ -420,5 +485,7 @@ export function withPriceOverrides(overrides: Record<string, Partial<ModelPrice>
     }
     setOwn(models, k, price);
   }
-  return keys.length ? { date: base.date, source: `${base.source}; overridden by settings for ${keys.join(', ')}`, models } : base;
+  return keys.length
+    ? { date: base.date, source: `${base.source}; overridden by settings for ${keys.join(', ')}`, models }
+    : base;
 }

@@ -58,7 +58,10 @@ export interface DoctorReport {
 const isMessage = (e: Entry) => e.kind === 'user' || e.kind === 'assistant';
 
 /** The active context's candidates: primary-side chain entries from the last boundary at or before the leaf (all of them when none). */
-export function activeRegion(entries: Entry[], built: { chain: Chain; tables: ChainTables }): { region: number[]; cut: number } {
+export function activeRegion(
+  entries: Entry[],
+  built: { chain: Chain; tables: ChainTables },
+): { region: number[]; cut: number } {
   const { chain, tables } = built;
   const primary = tables.primary;
   let cut = -1;
@@ -89,9 +92,22 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
     if (u === undefined) continue;
     const first = known.get(u);
     if (first === undefined) known.set(u, i);
-    else problems.push({ kind: 'duplicate-uuid', severity: 'warning', line: entries[i].line, uuid: u, detail: `uuid ${u} is also on line ${entries[first].line}; Claude Code keeps only the later line, so links to it may lead elsewhere` });
+    else
+      problems.push({
+        kind: 'duplicate-uuid',
+        severity: 'warning',
+        line: entries[i].line,
+        uuid: u,
+        detail: `uuid ${u} is also on line ${entries[first].line}; Claude Code keeps only the later line, so links to it may lead elsewhere`,
+      });
   }
-  if (chain.subagentFile) problems.push({ kind: 'not-resumable', severity: 'error', line: entries[chain.leaf]?.line ?? 1, detail: 'every entry is a sidechain (a subagent transcript): Claude Code does not resume it on its own' });
+  if (chain.subagentFile)
+    problems.push({
+      kind: 'not-resumable',
+      severity: 'error',
+      line: entries[chain.leaf]?.line ?? 1,
+      detail: 'every entry is a sidechain (a subagent transcript): Claude Code does not resume it on its own',
+    });
 
   danglingProblems(entries, tables, region, onMain, known, problems);
   leafProblems(entries, chain, region, onMain, known, problems);
@@ -100,22 +116,40 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
   const apiValid = pairingProblems(entries, chain, loaded, problems);
   for (const n of chain.notes) {
     const m = /^parentUuid cycle at line (\d+)/.exec(n);
-    if (m) problems.push({ kind: 'parent-cycle', severity: 'error', line: Number(m[1]), detail: `${n}: entries behind it are not loaded` });
+    if (m)
+      problems.push({
+        kind: 'parent-cycle',
+        severity: 'error',
+        line: Number(m[1]),
+        detail: `${n}: entries behind it are not loaded`,
+      });
   }
   const walked = tables.walked;
   for (const i of region) {
     if (!onMain.has(i) || !walked || walked.has(i)) continue;
-    problems.push({ kind: 'sibling-recovered', severity: 'info', line: entries[i].line, detail: 'a parallel tool call or its result, off the parent chain; Claude Code brings it back after its call' });
+    problems.push({
+      kind: 'sibling-recovered',
+      severity: 'info',
+      line: entries[i].line,
+      detail: 'a parallel tool call or its result, off the parent chain; Claude Code brings it back after its call',
+    });
   }
   for (const m of index.malformed) {
     const tail = index.unterminatedTail && m.line === index.lineCount;
-    problems.push({ kind: 'malformed-line', severity: 'info', line: m.line, detail: `${m.error}; Claude Code skips it${tail ? ' (the last line is unfinished: is the session still being written?)' : ''}` });
+    problems.push({
+      kind: 'malformed-line',
+      severity: 'info',
+      line: m.line,
+      detail: `${m.error}; Claude Code skips it${tail ? ' (the last line is unfinished: is the session still being written?)' : ''}`,
+    });
   }
 
   // The preserved segment of Claude Code's own /compact sits before the boundary in the file but is loaded too.
   const preservedCount = loaded.length - region.filter((i) => onMain.has(i)).length;
   const reachableEntries = loaded.length;
-  const totalMessages = region.filter((i) => isMessage(entries[i])).length + loaded.filter((i) => !inRegionSet(region, i) && isMessage(entries[i])).length;
+  const totalMessages =
+    region.filter((i) => isMessage(entries[i])).length +
+    loaded.filter((i) => !inRegionSet(region, i) && isMessage(entries[i])).length;
   const reachableMessages = loaded.filter((i) => isMessage(entries[i])).length;
   problems.sort((a, b) => a.line - b.line);
   return {
@@ -155,7 +189,14 @@ function inRegionSet(region: number[], i: number): boolean {
   return region[lo] === i;
 }
 
-function danglingProblems(entries: Entry[], tables: ChainTables, region: number[], onMain: Set<number>, known: Map<string, number>, problems: DoctorProblem[]): void {
+function danglingProblems(
+  entries: Entry[],
+  tables: ChainTables,
+  region: number[],
+  onMain: Set<number>,
+  known: Map<string, number>,
+  problems: DoctorProblem[],
+): void {
   const bridges = tables.bridges ?? new Map<number, number>();
   // Entries of the region before the current one that resume leaves out (and how many are messages), counted as the
   // loop goes: counting them again for each broken link made doctor quadratic in broken links.
@@ -173,28 +214,71 @@ function danglingProblems(entries: Entry[], tables: ChainTables, region: number[
     const to = bridges.get(i);
     const at = known.get(p);
     if (at !== undefined && (at >= region[0] || to !== -1)) continue;
-    const base = at === undefined ? `parentUuid ${p} names no entry in the file` : `parentUuid ${p} names line ${entries[at].line}, before the compact boundary Claude Code reads from`;
+    const base =
+      at === undefined
+        ? `parentUuid ${p} names no entry in the file`
+        : `parentUuid ${p} names line ${entries[at].line}, before the compact boundary Claude Code reads from`;
     if (to === undefined) {
-      problems.push({ kind: 'dangling-parent', severity: 'error', line: e.line, uuid: p, detail: `${base}; this line is itself not loaded on resume (a break nearer the leaf, or a branch resume does not follow)` });
+      problems.push({
+        kind: 'dangling-parent',
+        severity: 'error',
+        line: e.line,
+        uuid: p,
+        detail: `${base}; this line is itself not loaded on resume (a break nearer the leaf, or a branch resume does not follow)`,
+      });
     } else if (to >= 0) {
-      problems.push({ kind: 'dangling-parent', severity: 'warning', line: e.line, uuid: p, unreachable: 0, detail: `${base}; Claude Code bridges it to line ${entries[to].line} (an entry at most ${CLAUDE_CODE_BRIDGE_GAP_MS / 1000} s older), so nothing is lost this time` });
+      problems.push({
+        kind: 'dangling-parent',
+        severity: 'warning',
+        line: e.line,
+        uuid: p,
+        unreachable: 0,
+        detail: `${base}; Claude Code bridges it to line ${entries[to].line} (an entry at most ${CLAUDE_CODE_BRIDGE_GAP_MS / 1000} s older), so nothing is lost this time`,
+      });
     } else {
-      problems.push({ kind: 'dangling-parent', severity: 'error', line: e.line, uuid: p, unreachable: lost.entries, detail: `${base}; Claude Code's walk from the leaf stops here: ${lost.messages} messages (${lost.entries} entries) before it are not loaded on resume` });
+      problems.push({
+        kind: 'dangling-parent',
+        severity: 'error',
+        line: e.line,
+        uuid: p,
+        unreachable: lost.entries,
+        detail: `${base}; Claude Code's walk from the leaf stops here: ${lost.messages} messages (${lost.entries} entries) before it are not loaded on resume`,
+      });
     }
   }
 }
 
-function leafProblems(entries: Entry[], chain: Chain, region: number[], onMain: Set<number>, known: Map<string, number>, problems: DoctorProblem[]): void {
+function leafProblems(
+  entries: Entry[],
+  chain: Chain,
+  region: number[],
+  onMain: Set<number>,
+  known: Map<string, number>,
+  problems: DoctorProblem[],
+): void {
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
     if (e.kind !== 'last-prompt' || !e.leafUuid) continue;
-    if (!known.has(e.leafUuid)) problems.push({ kind: 'leaf-dead-end', severity: 'warning', line: e.line, uuid: e.leafUuid, detail: `last-prompt names leaf ${e.leafUuid}, which is not in the file; Claude Code starts from the last entry instead` });
+    if (!known.has(e.leafUuid))
+      problems.push({
+        kind: 'leaf-dead-end',
+        severity: 'warning',
+        line: e.line,
+        uuid: e.leafUuid,
+        detail: `last-prompt names leaf ${e.leafUuid}, which is not in the file; Claude Code starts from the last entry instead`,
+      });
     break;
   }
   if (chain.leaf < 0) return;
   const later = region.filter((i) => i > chain.leaf && !onMain.has(i) && isMessage(entries[i]));
   if (later.length) {
-    problems.push({ kind: 'leaf-dead-end', severity: 'error', line: entries[chain.leaf].line, unreachable: later.length, detail: `resume starts from this line, but ${later.length} messages written after it (from line ${entries[later[0]].line}) are on another branch and are not loaded` });
+    problems.push({
+      kind: 'leaf-dead-end',
+      severity: 'error',
+      line: entries[chain.leaf].line,
+      unreachable: later.length,
+      detail: `resume starts from this line, but ${later.length} messages written after it (from line ${entries[later[0]].line}) are on another branch and are not loaded`,
+    });
   }
 }
 
@@ -203,7 +287,13 @@ function leafProblems(entries: Entry[], chain: Chain, region: number[], onMain: 
  * up to where it leaves the chain. Those that fork from a loaded entry are abandoned branches (an edited or rewound
  * prompt leaves one: normal); those behind a missing parent are reported as dangling parents.
  */
-function branchProblems(entries: Entry[], region: number[], onMain: Set<number>, known: Map<string, number>, problems: DoctorProblem[]): void {
+function branchProblems(
+  entries: Entry[],
+  region: number[],
+  onMain: Set<number>,
+  known: Map<string, number>,
+  problems: DoctorProblem[],
+): void {
   const hasChild = new Set<string>();
   for (const i of region) {
     const p = entries[i].parentUuid;
@@ -225,7 +315,13 @@ function branchProblems(entries: Entry[], region: number[], onMain: Set<number>,
       const next = p ? known.get(p) : undefined;
       if (next === undefined || !inRegion.has(next) || onMain.has(next) || seen.has(next)) {
         if (messages > 0 && next !== undefined && onMain.has(next)) {
-          problems.push({ kind: 'dead-end-branch', severity: 'info', line: t.line, unreachable: size, detail: `a branch of ${messages} messages ending here forks from line ${entries[next].line} and is not loaded on resume (an edited or rewound prompt leaves one)` });
+          problems.push({
+            kind: 'dead-end-branch',
+            severity: 'info',
+            line: t.line,
+            unreachable: size,
+            detail: `a branch of ${messages} messages ending here forks from line ${entries[next].line} and is not loaded on resume (an edited or rewound prompt leaves one)`,
+          });
         }
         break;
       }
@@ -259,20 +355,44 @@ function pairingProblems(entries: Entry[], chain: Chain, loaded: number[], probl
       if (!b.toolId) continue;
       if (b.type === 'tool_result' && !calls.has(b.toolId)) {
         valid = false;
-        problems.push({ kind: 'orphan-tool-result', severity: 'error', line: e.line, detail: `tool_result for ${b.toolId} has no tool_use among the loaded entries: the API rejects such a request` });
-      } else if (b.type === 'tool_use' && !results.has(b.toolId) && !(e.kind === 'assistant' && e.messageId === lastResponse)) {
-        problems.push({ kind: 'unanswered-tool-use', severity: 'warning', line: e.line, detail: `tool_use ${b.toolId}${b.name ? ` (${b.name})` : ''} has no tool_result among the loaded entries; Claude Code drops the call from the request` });
+        problems.push({
+          kind: 'orphan-tool-result',
+          severity: 'error',
+          line: e.line,
+          detail: `tool_result for ${b.toolId} has no tool_use among the loaded entries: the API rejects such a request`,
+        });
+      } else if (
+        b.type === 'tool_use' &&
+        !results.has(b.toolId) &&
+        !(e.kind === 'assistant' && e.messageId === lastResponse)
+      ) {
+        problems.push({
+          kind: 'unanswered-tool-use',
+          severity: 'warning',
+          line: e.line,
+          detail: `tool_use ${b.toolId}${b.name ? ` (${b.name})` : ''} has no tool_result among the loaded entries; Claude Code drops the call from the request`,
+        });
       }
     }
   }
   const first = loaded.map((i) => entries[i]).find(isMessage);
   if (first && first.kind !== 'user') {
     valid = false;
-    problems.push({ kind: 'invalid-request', severity: 'error', line: first.line, detail: 'the resumed request would start with an assistant message' });
+    problems.push({
+      kind: 'invalid-request',
+      severity: 'error',
+      line: first.line,
+      detail: 'the resumed request would start with an assistant message',
+    });
   }
   if (!first && chain.leaf >= 0 && !chain.subagentFile) {
     valid = false;
-    problems.push({ kind: 'invalid-request', severity: 'error', line: entries[chain.leaf].line, detail: 'no user or assistant message is loaded on resume' });
+    problems.push({
+      kind: 'invalid-request',
+      severity: 'error',
+      line: entries[chain.leaf].line,
+      detail: 'no user or assistant message is loaded on resume',
+    });
   }
   return valid;
 }

@@ -241,7 +241,13 @@ function textOf(v: unknown): number {
 /** The text of a record-level `rendered` list (`[{content: string}]`), or undefined when there is none. */
 function recordRendered(v: unknown): string | undefined {
   if (!Array.isArray(v)) return undefined;
-  return v.map((p) => (p && typeof p === 'object' && typeof (p as Record<string, unknown>).content === 'string' ? ((p as Record<string, unknown>).content as string) : textString(p))).join('\n');
+  return v
+    .map((p) =>
+      p && typeof p === 'object' && typeof (p as Record<string, unknown>).content === 'string'
+        ? ((p as Record<string, unknown>).content as string)
+        : textString(p),
+    )
+    .join('\n');
 }
 
 function textString(v: unknown): string {
@@ -253,7 +259,17 @@ function textString(v: unknown): string {
 /** ECMAScript WhiteSpace and LineTerminator (what `\s` and `trim` match). */
 function isSpace(c: number): boolean {
   if (c < 128) return c === 32 || (c >= 9 && c <= 13);
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 const previewCodes: number[] = [];
@@ -321,7 +337,17 @@ function toolResultSize(content: unknown, info: BlockInfo): void {
  * hidden class, which keeps the passes over them (chain, rounds, budgets) monomorphic.
  */
 function newBlock(type: string, chars: number): BlockInfo {
-  return { type, chars, tokens: undefined, toolId: undefined, name: undefined, isError: undefined, images: undefined, signatureChars: undefined, preview: undefined };
+  return {
+    type,
+    chars,
+    tokens: undefined,
+    toolId: undefined,
+    name: undefined,
+    isError: undefined,
+    images: undefined,
+    signatureChars: undefined,
+    preview: undefined,
+  };
 }
 
 export function blockInfo(raw: unknown): BlockInfo {
@@ -454,12 +480,17 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     const meta = o.compactMetadata as Record<string, unknown> | undefined;
     if (meta && typeof meta.preTokens === 'number') e.preTokens = meta.preTokens;
     if (meta && typeof meta.trigger === 'string') e.compactTrigger = meta.trigger;
-    if (meta && typeof meta.postTokens === 'number' && meta.compactor === undefined) e.messagesAfterCompaction = meta.postTokens;
+    if (meta && typeof meta.postTokens === 'number' && meta.compactor === undefined)
+      e.messagesAfterCompaction = meta.postTokens;
     e.compactRecord = compactRecordOf(meta);
-    const seg = meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment ? (meta.preservedSegment as Record<string, unknown>) : undefined;
+    const seg =
+      meta && typeof meta.preservedSegment === 'object' && meta.preservedSegment
+        ? (meta.preservedSegment as Record<string, unknown>)
+        : undefined;
     const headUuid = seg ? str(seg.headUuid) : undefined;
     const tailUuid = seg ? str(seg.tailUuid) : undefined;
-    if (headUuid && tailUuid) e.preservedSegment = { headUuid, tailUuid, anchorUuid: str(seg!.anchorUuid) || undefined };
+    if (headUuid && tailUuid)
+      e.preservedSegment = { headUuid, tailUuid, anchorUuid: str(seg!.anchorUuid) || undefined };
   }
   if (e.kind === 'api-request-shape') e.recordedOverheadTokens = shapeTokens(o.shape);
   if (e.kind === 'attachment' && o.attachment && typeof o.attachment === 'object') {
@@ -480,7 +511,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     if (id) e.messageId = id;
     const model = str(m.model);
     if (model) e.model = model;
-    if ('stop_reason' in m) e.stopReason = (str(m.stop_reason) ?? null);
+    if ('stop_reason' in m) e.stopReason = str(m.stop_reason) ?? null;
     // Usage written by our own compaction is an estimate, not a record of a request: skip it.
     const usage = o.compactorEstimatedUsage === true ? undefined : usageOf(m.usage);
     if (usage) e.usage = usage;
@@ -514,7 +545,8 @@ function shapeTokens(shape: unknown): number | undefined {
   if (typeof system === 'string') texts.push(system);
   else if (Array.isArray(system)) {
     for (const b of system) {
-      const text = typeof b === 'string' ? b : b && typeof b === 'object' ? (b as Record<string, unknown>).text : undefined;
+      const text =
+        typeof b === 'string' ? b : b && typeof b === 'object' ? (b as Record<string, unknown>).text : undefined;
       if (typeof text === 'string') texts.push(text);
     }
   }
@@ -535,7 +567,8 @@ export function splitJoinedObjects(text: string): string[] | null {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped char
+      if (c === 92)
+        i++; // backslash: skip the escaped char
       else if (c === 34) inString = false;
       continue;
     }
@@ -603,7 +636,13 @@ export type DigestFn = (value: unknown, line: number, part: number, start: numbe
 const digestClaudeCode: DigestFn = (value, line, part, start, end) => [digestEntry(value, line, part, start, end)];
 
 /** Parses one line's text into entries (by `digest`, Claude Code's digest by default); never throws. */
-export function parseLine(text: string, line: number, start: number, end: number, digest: DigestFn = digestClaudeCode): ParsedLine {
+export function parseLine(
+  text: string,
+  line: number,
+  start: number,
+  end: number,
+  digest: DigestFn = digestClaudeCode,
+): ParsedLine {
   const trimmed = text.trim();
   if (trimmed === '') return { entries: [] };
   let obj: unknown;
@@ -626,7 +665,13 @@ export function parseLine(text: string, line: number, start: number, end: number
       }
       return {
         entries,
-        malformed: { line, start, end, error: `${parts.length} JSON objects joined on one line (recovered ${entries.length})`, recovered: entries.length },
+        malformed: {
+          line,
+          start,
+          end,
+          error: `${parts.length} JSON objects joined on one line (recovered ${entries.length})`,
+          recovered: entries.length,
+        },
       };
     }
     return { entries: [], malformed: { line, start, end, error: `not valid JSON: ${message}`, recovered: 0 } };
@@ -635,11 +680,23 @@ export function parseLine(text: string, line: number, start: number, end: number
   // sizing blocks and when rewriting kept lines) overflow the stack past a few thousand levels.
   // Such a line is kept verbatim and reported instead.
   if (tooDeep(text)) {
-    return { entries: [], malformed: { line, start, end, error: 'JSON nested too deeply (over 1,000 levels); kept verbatim, not parsed', recovered: 0 } };
+    return {
+      entries: [],
+      malformed: {
+        line,
+        start,
+        end,
+        error: 'JSON nested too deeply (over 1,000 levels); kept verbatim, not parsed',
+        recovered: 0,
+      },
+    };
   }
   try {
     return { entries: digest(obj, line, 0, start, end) };
   } catch (err) {
-    return { entries: [], malformed: { line, start, end, error: err instanceof Error ? err.message : String(err), recovered: 0 } };
+    return {
+      entries: [],
+      malformed: { line, start, end, error: err instanceof Error ? err.message : String(err), recovered: 0 },
+    };
   }
 }

@@ -14,8 +14,13 @@ import { buildRounds, type Round } from './rounds';
 // algorithm (chain.ts, rounds.ts, the report loop) decided about the old ones, and then
 // derives the new chain, rounds and report figures from the new entries and the last round.
 
-
-export function buildIncrementalState(entries: Entry[], chain: Chain, tables: ChainTables, rounds: Round[], resume: { at: number; state: ReportState }): IncrementalState {
+export function buildIncrementalState(
+  entries: Entry[],
+  chain: Chain,
+  tables: ChainTables,
+  rounds: Round[],
+  resume: { at: number; state: ReportState },
+): IncrementalState {
   const { byUuid, primary } = tables;
   const onMain = new Uint8Array(entries.length);
   for (const i of chain.main) onMain[i] = 1;
@@ -33,7 +38,14 @@ export function buildIncrementalState(entries: Entry[], chain: Chain, tables: Ch
   const lastPromptLeaf = lastPromptTarget(entries, byUuid);
   const st: IncrementalState = {
     entryCount: entries.length,
-    tables, promptTail: null, promptTailLast: null, promptReached: null, dangling, offMessageIds, offUseIds, offResultIds,
+    tables,
+    promptTail: null,
+    promptTailLast: null,
+    promptReached: null,
+    dangling,
+    offMessageIds,
+    offUseIds,
+    offResultIds,
     lastPromptLeaf,
     earlierRoundIds: new Set(),
     earlierRounds: 0,
@@ -62,7 +74,14 @@ function noteIds(e: Entry, messageIds: Set<string>, useIds: Set<string>, resultI
  * the earlier rounds' ids and last entries are added from round `st.earlierRounds` on (the
  * rounds before it are the same as when the state last saw them).
  */
-function setTail(st: IncrementalState, entries: Entry[], chain: Chain, rounds: Round[], namesFrom: number, names: Map<string, string>): void {
+function setTail(
+  st: IncrementalState,
+  entries: Entry[],
+  chain: Chain,
+  rounds: Round[],
+  namesFrom: number,
+  names: Map<string, string>,
+): void {
   const last = rounds[rounds.length - 1];
   if (!last || last.entries.length === 0) {
     st.lastRoundStart = -1;
@@ -84,7 +103,8 @@ function setTail(st: IncrementalState, entries: Entry[], chain: Chain, rounds: R
   for (let p = namesFrom; p < pos; p++) {
     const e = entries[chain.main[p]];
     if (e.kind !== 'assistant') continue;
-    for (const b of e.blocks) if ((b.type === 'tool_use' || b.type === 'server_tool_use') && b.toolId) names.set(b.toolId, b.name ?? '?');
+    for (const b of e.blocks)
+      if ((b.type === 'tool_use' || b.type === 'server_tool_use') && b.toolId) names.set(b.toolId, b.name ?? '?');
   }
   st.namesBefore = names;
 }
@@ -147,7 +167,14 @@ function ordinaryAppend(entries: Entry[], st: IncrementalState, side: boolean): 
       if (!b.toolId) continue;
       // A tool_use must be new; a tool_result must answer an id no older candidate answers
       // (or older lines could be recovered onto the chain, or lose their place on it).
-      if (b.type === 'tool_use' && (t.wanted.has(b.toolId) || st.offUseIds.has(b.toolId) || t.answered.has(b.toolId) || st.offResultIds.has(b.toolId))) return null;
+      if (
+        b.type === 'tool_use' &&
+        (t.wanted.has(b.toolId) ||
+          st.offUseIds.has(b.toolId) ||
+          t.answered.has(b.toolId) ||
+          st.offResultIds.has(b.toolId))
+      )
+        return null;
       if (b.type === 'tool_result') {
         if (t.answered.has(b.toolId) || st.offResultIds.has(b.toolId) || newResults.has(b.toolId)) return null;
         newResults.add(b.toolId);
@@ -158,14 +185,23 @@ function ordinaryAppend(entries: Entry[], st: IncrementalState, side: boolean): 
 }
 
 /** The new leaf (the last candidate) and the new entries on its path, when it descends from the old leaf through new entries only; null otherwise. */
-function newLeafPath(entries: Entry[], chain: Chain, st: IncrementalState, appended: Appended): { leaf: number; walked: number[] } | null {
+function newLeafPath(
+  entries: Entry[],
+  chain: Chain,
+  st: IncrementalState,
+  appended: Appended,
+): { leaf: number; walked: number[] } | null {
   const { candidates } = appended;
   if (!candidates.length) return { leaf: chain.leaf, walked: [] };
   const leaf = candidates[candidates.length - 1];
   const byNew = new Map<string, number>();
   for (const i of candidates) byNew.set(entries[i].uuid!, i);
   const oldLeafUuid = entries[chain.leaf].uuid!;
-  if (st.lastPromptLeaf >= 0 && !promptStillPicksLastCandidate(entries, chain, st, st.entryCount, appended.uuids, oldLeafUuid)) return null;
+  if (
+    st.lastPromptLeaf >= 0 &&
+    !promptStillPicksLastCandidate(entries, chain, st, st.entryCount, appended.uuids, oldLeafUuid)
+  )
+    return null;
   const walked: number[] = [];
   let cur = leaf;
   for (let steps = 0; ; steps++) {
@@ -183,7 +219,13 @@ function newLeafPath(entries: Entry[], chain: Chain, st: IncrementalState, appen
 }
 
 /** The chain grown by the new leaf's path and the sibling results recovered among the new entries. */
-function extendChain(entries: Entry[], chain: Chain, st: IncrementalState, candidates: number[], path: { leaf: number; walked: number[] }): { newChain: Chain; tables: ChainTables; onNew: Set<number> } {
+function extendChain(
+  entries: Entry[],
+  chain: Chain,
+  st: IncrementalState,
+  candidates: number[],
+  path: { leaf: number; walked: number[] },
+): { newChain: Chain; tables: ChainTables; onNew: Set<number> } {
   const t = st.tables;
   const onNew = new Set<number>(path.walked);
   recoverSiblings(entries, onNew, candidates, t);
@@ -201,7 +243,12 @@ function extendChain(entries: Entry[], chain: Chain, st: IncrementalState, candi
 /** Rounds rebuilt from the last round's start (its lines and everything after it); the earlier ones are kept. */
 function extendRounds(entries: Entry[], prev: Analysis, st: IncrementalState, newChain: Chain): Round[] {
   const lastOld = prev.rounds[prev.rounds.length - 1];
-  const tailChain: Chain = { ...newChain, main: newChain.main.slice(st.lastRoundStart), activeStart: 0, boundaries: [] };
+  const tailChain: Chain = {
+    ...newChain,
+    main: newChain.main.slice(st.lastRoundStart),
+    activeStart: 0,
+    boundaries: [],
+  };
   const tail = buildRounds(entries, tailChain);
   for (const r of tail) {
     r.index += lastOld.index;
@@ -217,7 +264,14 @@ function extendRounds(entries: Entry[], prev: Analysis, st: IncrementalState, ne
 }
 
 /** Records the new entries in the state's tables and sets, for the next append. */
-function advanceState(st: IncrementalState, entries: Entry[], candidates: number[], onNew: Set<number>, tables: ChainTables, resume: { at: number; state: ReportState }): void {
+function advanceState(
+  st: IncrementalState,
+  entries: Entry[],
+  candidates: number[],
+  onNew: Set<number>,
+  tables: ChainTables,
+  resume: { at: number; state: ReportState },
+): void {
   const t = st.tables;
   for (const i of candidates) {
     const e = entries[i];
@@ -242,7 +296,14 @@ function advanceState(st: IncrementalState, entries: Entry[], candidates: number
  * so it descends from P when the old leaf does, provided no older entry from P on shares a uuid
  * with the new entries or the old leaf.
  */
-function promptStillPicksLastCandidate(entries: Entry[], chain: Chain, st: IncrementalState, oldN: number, newUuids: Set<string>, oldLeafUuid: string): boolean {
+function promptStillPicksLastCandidate(
+  entries: Entry[],
+  chain: Chain,
+  st: IncrementalState,
+  oldN: number,
+  newUuids: Set<string>,
+  oldLeafUuid: string,
+): boolean {
   if (!st.promptTail || !st.promptTailLast) {
     const counts = new Map<string, number>();
     const last = new Map<string, number>();

@@ -3,7 +3,14 @@ import { open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { buildChainWithTables } from './chain';
 import { buildRounds } from './rounds';
-import { assertTranscript, extendIndex, indexTranscript, NotATranscriptError, type IndexOptions, type TranscriptIndex } from './transcript';
+import {
+  assertTranscript,
+  extendIndex,
+  indexTranscript,
+  NotATranscriptError,
+  type IndexOptions,
+  type TranscriptIndex,
+} from './transcript';
 import { indexJsonDocument, isJsonDocument } from './formats/documents';
 import { isRealDir, listSidecarDir, openSidecar } from './sidecarFiles';
 import { buildIncrementalState, extendAnalysis } from './incremental';
@@ -12,7 +19,6 @@ import { assembleReport, freshReportState, reportRounds, sidechainReport } from 
 
 export type { InspectReport, RoundReport, RoundTokens, SidechainReport, TokenSource } from './report';
 export type { Analysis, IncrementalState } from './analysis';
-
 
 export interface AnalyzeOptions {
   /**
@@ -26,8 +32,15 @@ export function analyze(index: TranscriptIndex, options: AnalyzeOptions = {}): A
   const { chain, tables } = buildChainWithTables(index.entries);
   const rounds = buildRounds(index.entries, chain);
   const run = reportRounds(index.entries, rounds, 0, freshReportState(), []);
-  const report = assembleReport(index, chain, rounds, run, chain.sidechains.map((s) => sidechainReport(index, s.id, s.entries)));
-  const appendState = options.appendable === false ? null : buildIncrementalState(index.entries, chain, tables, rounds, run.resume);
+  const report = assembleReport(
+    index,
+    chain,
+    rounds,
+    run,
+    chain.sidechains.map((s) => sidechainReport(index, s.id, s.entries)),
+  );
+  const appendState =
+    options.appendable === false ? null : buildIncrementalState(index.entries, chain, tables, rounds, run.resume);
   return { index, chain, rounds, report, appendState };
 }
 
@@ -39,7 +52,11 @@ export async function findSubagentFiles(file: string): Promise<string[]> {
   const session = join(dirname(file), basename(file, '.jsonl'));
   const dir = join(session, 'subagents');
   const entries = (await isRealDir(session)) ? await listSidecarDir(dir) : null;
-  return (entries ?? []).map((e) => e.name).filter((n) => n.endsWith('.jsonl')).sort().map((n) => join(dir, n));
+  return (entries ?? [])
+    .map((e) => e.name)
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort()
+    .map((n) => join(dir, n));
 }
 
 /** Refuses a subagent file that is not a regular file (a link, a FIFO, a device: reading one may never end). */
@@ -56,7 +73,10 @@ export interface InspectOptions extends IndexOptions, AnalyzeOptions {
 /** A JSON-document session's index; refused, naming what was found, when it is no session format we read. */
 async function documentIndex(file: string): Promise<TranscriptIndex> {
   const index = await indexJsonDocument(file);
-  if (!index) throw new NotATranscriptError(`${file}: one JSON document, but no session format Agent Compactor reads (expected a Gemini CLI chat with a messages array, a Cline / Roo Code message array, or a Claude Code transcript array)${(await crOnly(file)) ? '; its lines end in a carriage return alone, and JSON lines end in a line feed' : ''}`);
+  if (!index)
+    throw new NotATranscriptError(
+      `${file}: one JSON document, but no session format Agent Compactor reads (expected a Gemini CLI chat with a messages array, a Cline / Roo Code message array, or a Claude Code transcript array)${(await crOnly(file)) ? '; its lines end in a carriage return alone, and JSON lines end in a line feed' : ''}`,
+    );
   return index;
 }
 
@@ -117,10 +137,14 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
  * Subagent-file sidechains found by the previous inspection are kept. `incremental` tells
  * which path was taken.
  */
-export async function reinspect(previous: Analysis, options: IndexOptions = {}): Promise<Analysis & { rebuilt: boolean; incremental: boolean }> {
+export async function reinspect(
+  previous: Analysis,
+  options: IndexOptions = {},
+): Promise<Analysis & { rebuilt: boolean; incremental: boolean }> {
   const index = previous.index;
   // A JSON document is rewritten whole by its agent: read it again.
-  if (index.format.container === 'json') return Object.assign(await inspectFile(index.path, { subagents: false }), { rebuilt: true, incremental: false });
+  if (index.format.container === 'json')
+    return Object.assign(await inspectFile(index.path, { subagents: false }), { rebuilt: true, incremental: false });
   const state = previous.appendState;
   const before = index.entries.length;
   const { rebuilt, droppedEntries } = await extendIndex(index, options);
@@ -129,6 +153,7 @@ export async function reinspect(previous: Analysis, options: IndexOptions = {}):
   const extended = next !== null;
   if (!next) next = analyze(index);
   const fileSidechains = rebuilt ? [] : previous.report.sidechains.filter((s) => s.source === 'file');
-  if (fileSidechains.length) next.report.sidechains = [...next.report.sidechains.filter((s) => s.source !== 'file'), ...fileSidechains];
+  if (fileSidechains.length)
+    next.report.sidechains = [...next.report.sidechains.filter((s) => s.source !== 'file'), ...fileSidechains];
   return Object.assign(next, { rebuilt, incremental: extended });
 }

@@ -58,7 +58,11 @@ function clineThreshold(window: number): number {
 }
 
 function short(n: number): string {
-  return n >= 1_000_000 && n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+  return n >= 1_000_000 && n % 1_000_000 === 0
+    ? `${n / 1_000_000}M`
+    : n >= 1000
+      ? `${Math.round(n / 1000)}k`
+      : String(n);
 }
 
 /** The limits from the facts: the agent's own rules, and an observed auto-compaction bounds the threshold. */
@@ -71,7 +75,9 @@ export function contextLimits(f: LimitFacts): ContextLimits {
   switch (f.format) {
     case 'codex':
       window = f.recordedWindow ?? CODEX_DEFAULT_WINDOW;
-      windowFrom = f.recordedWindow ? `recorded by Codex (model_context_window ${f.recordedWindow.toLocaleString('en-US')})` : `Codex's default window (this rollout records none)`;
+      windowFrom = f.recordedWindow
+        ? `recorded by Codex (model_context_window ${f.recordedWindow.toLocaleString('en-US')})`
+        : `Codex's default window (this rollout records none)`;
       autoCompactAt = Math.round(window * CODEX_AUTO_COMPACT_SHARE);
       autoCompactFrom = 'Codex compacts by itself near 90% of its window';
       break;
@@ -83,13 +89,17 @@ export function contextLimits(f: LimitFacts): ContextLimits {
       break;
     case 'cline':
       window = model && /claude/i.test(model) ? claudeWindowOf(model) : null;
-      windowFrom = window ? `${model}: ${short(window)}` : `Cline does not record ${model ? `${model}'s` : 'its model\'s'} window`;
+      windowFrom = window
+        ? `${model}: ${short(window)}`
+        : `Cline does not record ${model ? `${model}'s` : "its model's"} window`;
       autoCompactAt = window ? clineThreshold(window) : null;
-      autoCompactFrom = window ? 'Cline truncates its history near its window less a reserve' : 'unknown without the window';
+      autoCompactFrom = window
+        ? 'Cline truncates its history near its window less a reserve'
+        : 'unknown without the window';
       break;
     case 'copilot-cli':
       window = null;
-      windowFrom = 'Copilot CLI does not record its model\'s window';
+      windowFrom = "Copilot CLI does not record its model's window";
       autoCompactAt = null;
       autoCompactFrom = 'unknown without the window';
       break;

@@ -35,7 +35,10 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
  * Reads `path` line by line. A line longer than `maxLineBytes` is yielded with empty `bytes`
  * and `oversize: true` (its offsets stay exact) so a hostile file cannot exhaust memory.
  */
-export async function* readLines(path: string, options: ReadOptions = {}): AsyncGenerator<RawLine & { oversize?: boolean }> {
+export async function* readLines(
+  path: string,
+  options: ReadOptions = {},
+): AsyncGenerator<RawLine & { oversize?: boolean }> {
   for await (const batch of readLineBatches(path, options)) yield* batch;
 }
 
@@ -44,7 +47,10 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
  * `readLines`; a batch's `bytes` stay valid until the next batch is requested). Lets a
  * caller process many lines per `await`.
  */
-export async function* readLineBatches(path: string, options: ReadOptions = {}): AsyncGenerator<(RawLine & { oversize?: boolean })[]> {
+export async function* readLineBatches(
+  path: string,
+  options: ReadOptions = {},
+): AsyncGenerator<(RawLine & { oversize?: boolean })[]> {
   const chunkSize = options.chunkSize ?? 4 << 20;
   const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const fh = await open(path, 'r');
@@ -107,7 +113,14 @@ export async function* readLineBatches(path: string, options: ReadOptions = {}):
           end = absEnd - 1;
           bytes = bytes.subarray(0, bytes.length - 1);
         }
-        const out: RawLine & { oversize?: boolean } = { line: lineNo, start: lineStart, end, bytes, crlf, unterminated: false };
+        const out: RawLine & { oversize?: boolean } = {
+          line: lineNo,
+          start: lineStart,
+          end,
+          bytes,
+          crlf,
+          unterminated: false,
+        };
         if (oversize) out.oversize = true;
         batch.push(out);
         lineNo++;
@@ -121,7 +134,14 @@ export async function* readLineBatches(path: string, options: ReadOptions = {}):
     }
     if (pendingLen > 0 || oversize) {
       const bytes = oversize ? Buffer.alloc(0) : Buffer.concat(pending, pendingLen);
-      const out: RawLine & { oversize?: boolean } = { line: lineNo, start: lineStart, end: position, bytes, crlf: false, unterminated: true };
+      const out: RawLine & { oversize?: boolean } = {
+        line: lineNo,
+        start: lineStart,
+        end: position,
+        bytes,
+        crlf: false,
+        unterminated: true,
+      };
       if (oversize) out.oversize = true;
       yield [out];
     }

@@ -90,17 +90,25 @@ const CHUNK = 1 << 20;
  * the repair of a file with thousands of changes wait on the file system most of the time. Each chunk is valid until
  * the next is asked for (writeTemp writes it first).
  */
-async function* patched(fh: FileHandle, lines: Map<number, { start: number; end: number; text: string }>, size: number): AsyncGenerator<Buffer> {
+async function* patched(
+  fh: FileHandle,
+  lines: Map<number, { start: number; end: number; text: string }>,
+  size: number,
+): AsyncGenerator<Buffer> {
   const out = Buffer.allocUnsafe(CHUNK);
   let used = 0;
   async function* copy(from: number, to: number): AsyncGenerator<Buffer> {
-    for (let pos = from; pos < to; ) {
+    for (let pos = from; pos < to;) {
       if (used === out.length) {
         yield out;
         used = 0;
       }
       const { bytesRead } = await fh.read(out, used, Math.min(out.length - used, to - pos), pos);
-      if (bytesRead === 0) throw new CompactError('changed-on-disk', 'the transcript shrank while it was being repaired; nothing was written.');
+      if (bytesRead === 0)
+        throw new CompactError(
+          'changed-on-disk',
+          'the transcript shrank while it was being repaired; nothing was written.',
+        );
       pos += bytesRead;
       used += bytesRead;
     }
@@ -134,7 +142,11 @@ function rangeReader(fh: FileHandle, file: string): (start: number, end: number)
       let got = 0;
       while (got < end - start) {
         const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
-        if (bytesRead === 0) throw new CompactError('changed-on-disk', `${basename(file)} shrank while it was being read; nothing was written.`);
+        if (bytesRead === 0)
+          throw new CompactError(
+            'changed-on-disk',
+            `${basename(file)} shrank while it was being read; nothing was written.`,
+          );
         got += bytesRead;
       }
       window = buf.subarray(0, got);
@@ -162,12 +174,25 @@ export interface RepairOutlook {
  */
 export function repairOutlook(index: TranscriptIndex, before: DoctorReport = diagnose(index)): RepairOutlook {
   const plan = planRepair(index.entries);
-  if (plan.changes.length === 0 && plan.converted.length === 0) return { plan, before, after: before, canRepair: false, reason: 'no broken parent links or orphan tool results in the active context' };
+  if (plan.changes.length === 0 && plan.converted.length === 0)
+    return {
+      plan,
+      before,
+      after: before,
+      canRepair: false,
+      reason: 'no broken parent links or orphan tool results in the active context',
+    };
   const after = diagnose(applyPlan(index, plan));
   // Never a repair that makes resume load less than it does now (Claude Code's loader bridges some gaps itself),
   // unless it turns a request the API would reject into a valid one.
   if (after.reachableMessages < before.reachableMessages && (before.apiValid || !after.apiValid)) {
-    return { plan, before, after, canRepair: false, reason: `repairing would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages})` };
+    return {
+      plan,
+      before,
+      after,
+      canRepair: false,
+      reason: `repairing would make resume load fewer messages (${after.reachableMessages} instead of ${before.reachableMessages} of ${before.totalMessages})`,
+    };
   }
   return { plan, before, after, canRepair: true, reason: null };
 }
@@ -183,11 +208,28 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
   const index = await readSessionIndex(file);
   const { plan, before, after, canRepair, reason } = repairOutlook(index);
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
-  const none: RepairResult = { output: null, mode, sessionId: null, resumeCommand: null, backup: null, carriedOverBytes: 0, notes: [], notRepaired: reason, changes: plan.changes, converted: plan.converted, skipped: plan.skipped, before, after };
+  const none: RepairResult = {
+    output: null,
+    mode,
+    sessionId: null,
+    resumeCommand: null,
+    backup: null,
+    carriedOverBytes: 0,
+    notes: [],
+    notRepaired: reason,
+    changes: plan.changes,
+    converted: plan.converted,
+    skipped: plan.skipped,
+    before,
+    after,
+  };
   if (plan.changes.length === 0 && plan.converted.length === 0) return none;
   if (!canRepair) throw new CompactError('invalid-output', `${basename(file)}: ${reason}, so nothing was written.`);
   if (index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount)) {
-    throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`);
+    throw new CompactError(
+      'changed-on-disk',
+      `${basename(file)} ends in the middle of a line (is an agent still writing to it?). Nothing was written; repair it when the session is idle.`,
+    );
   }
   const reader = await open(file, 'r');
   try {
@@ -202,8 +244,13 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
       out = join(dirname(file), `${sessionId}.jsonl`);
     } else {
       out = resolve(options.out);
-      if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
-      if (await lstat(out).catch(() => null)) throw new CompactError('exists', `${out} already exists; nothing was written.`);
+      if (await sameFile(out, file))
+        throw new CompactError(
+          'unsafe-path',
+          'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.',
+        );
+      if (await lstat(out).catch(() => null))
+        throw new CompactError('exists', `${out} already exists; nothing was written.`);
       sessionId = sessionIdFromFile(out);
     }
     const lock = options.inPlace ? await acquireLock(file) : null;
@@ -215,7 +262,20 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
         await chmod(tmp, (await stat(file)).mode & 0o777);
         // The one commit of every in-place write: refuses a file changed since it was read, backs it up, and carries
         // over in order what a live agent appends while it is replaced; a fork or --out must not appear meanwhile.
-        committed = await commitOutput({ file, tmp, mode: options.inPlace ? 'in-place' : 'fork', out, readSize: index.size, readMtime: index.mtimeMs, writer: 'an agent', task: 'repair', progress: () => undefined }, notes);
+        committed = await commitOutput(
+          {
+            file,
+            tmp,
+            mode: options.inPlace ? 'in-place' : 'fork',
+            out,
+            readSize: index.size,
+            readMtime: index.mtimeMs,
+            writer: 'an agent',
+            task: 'repair',
+            progress: () => undefined,
+          },
+          notes,
+        );
       } catch (err) {
         await unlink(tmp).catch(() => undefined);
         throw err;
@@ -224,14 +284,27 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
       await lock?.release();
     }
     const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(file)) });
-    return { ...none, output: out, sessionId, resumeCommand: resumeCommand(cwd, sessionId), backup: committed.backup, carriedOverBytes: committed.carriedOverBytes, notes };
+    return {
+      ...none,
+      output: out,
+      sessionId,
+      resumeCommand: resumeCommand(cwd, sessionId),
+      backup: committed.backup,
+      carriedOverBytes: committed.carriedOverBytes,
+      notes,
+    };
   } finally {
     await reader.close();
   }
 }
 
 /** The new text of each line the plan changes, with where it is in the file. */
-async function changedLines(reader: FileHandle, file: string, index: TranscriptIndex, plan: RepairPlan): Promise<Map<number, { start: number; end: number; text: string }>> {
+async function changedLines(
+  reader: FileHandle,
+  file: string,
+  index: TranscriptIndex,
+  plan: RepairPlan,
+): Promise<Map<number, { start: number; end: number; text: string }>> {
   const lines = new Map<number, { start: number; end: number; text: string }>();
   const entryAt = new Map<string, (typeof index.entries)[number]>();
   for (const e of index.entries) if (!entryAt.has(`${e.line} ${e.uuid}`)) entryAt.set(`${e.line} ${e.uuid}`, e); // the first object of a line
@@ -240,14 +313,22 @@ async function changedLines(reader: FileHandle, file: string, index: TranscriptI
   for (const c of plan.converted) {
     const e = entryAt.get(`${c.line} ${c.uuid}`)!;
     const text = convertLine(await readRange(e.start, e.end), new Set(c.toolIds), relinks.get(c.line)?.to);
-    if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its tool results could not be converted; nothing was written.`);
+    if (text === null)
+      throw new CompactError(
+        'invalid-output',
+        `line ${c.line}: its tool results could not be converted; nothing was written.`,
+      );
     lines.set(c.line, { start: e.start, end: e.end, text });
   }
   for (const c of plan.changes) {
     if (lines.has(c.line)) continue;
     const e = entryAt.get(`${c.line} ${c.uuid}`)!;
     const text = relinkLine(await readRange(e.start, e.end), c.from, c.to);
-    if (text === null) throw new CompactError('invalid-output', `line ${c.line}: its parentUuid could not be changed without touching anything else; nothing was written.`);
+    if (text === null)
+      throw new CompactError(
+        'invalid-output',
+        `line ${c.line}: its parentUuid could not be changed without touching anything else; nothing was written.`,
+      );
     lines.set(c.line, { start: e.start, end: e.end, text });
   }
   return lines;

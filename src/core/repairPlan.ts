@@ -53,7 +53,9 @@ function sharedLines(entries: Entry[]): Set<number> {
 function planConversions(entries: Entry[], region: number[]): RepairConversion[] {
   const callAt = new Map<string, number>();
   // The earliest call of an id: a result needs a call before it (ids can repeat across conversations in one file).
-  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
+  for (const i of region)
+    for (const b of entries[i].blocks)
+      if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
   const shared = sharedLines(entries);
   const out: RepairConversion[] = [];
   for (const i of region) {
@@ -61,7 +63,12 @@ function planConversions(entries: Entry[], region: number[]): RepairConversion[]
     // Claude Code pairs a result with its call by id wherever the call's line is (newer versions write the result first).
     const ids = resultIds(e).filter((id) => !callAt.has(id));
     if (ids.length === 0 || !e.uuid || shared.has(e.line)) continue;
-    out.push({ line: e.line, uuid: e.uuid, toolIds: ids, reason: `the tool_use of ${ids.join(', ')} is not in what resume loads, and the API rejects a tool_result without it: turned into a text block that says so, its content kept` });
+    out.push({
+      line: e.line,
+      uuid: e.uuid,
+      toolIds: ids,
+      reason: `the tool_use of ${ids.join(', ')} is not in what resume loads, and the API rejects a tool_result without it: turned into a text block that says so, its content kept`,
+    });
   }
   return out;
 }
@@ -109,7 +116,14 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
   const set = (i: number, to: number, reason: string) => {
     const e = base[i];
     const prior = plan.changes.find((c) => c.line === e.line && c.uuid === e.uuid);
-    const entry: RepairChange = { line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: base[to].uuid!, toLine: base[to].line, reason };
+    const entry: RepairChange = {
+      line: e.line,
+      uuid: e.uuid!,
+      from: e.parentUuid ?? null,
+      to: base[to].uuid!,
+      toLine: base[to].line,
+      reason,
+    };
     if (prior) Object.assign(prior, { ...entry, from: prior.from });
     else plan.changes.push(entry);
   };
@@ -125,8 +139,17 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
     const i = linked.findIndex((e) => e.line === c.line && e.uuid === c.uuid);
     if (i === -1 || on.has(i) || !region.includes(i)) continue;
     const e = linked[i];
-    const started = new Set(region.filter((k) => k < i && on.has(k) && linked[k].kind === 'assistant').map((k) => linked[k].messageId));
-    const next = region.find((k) => k > i && on.has(k) && linked[k].kind === 'assistant' && !started.has(linked[k].messageId) && (!e.sessionId || !linked[k].sessionId || linked[k].sessionId === e.sessionId));
+    const started = new Set(
+      region.filter((k) => k < i && on.has(k) && linked[k].kind === 'assistant').map((k) => linked[k].messageId),
+    );
+    const next = region.find(
+      (k) =>
+        k > i &&
+        on.has(k) &&
+        linked[k].kind === 'assistant' &&
+        !started.has(linked[k].messageId) &&
+        (!e.sessionId || !linked[k].sessionId || linked[k].sessionId === e.sessionId),
+    );
     if (next === undefined) {
       const leaf = built.chain.leaf;
       const same = leaf >= 0 && (!e.sessionId || !linked[leaf].sessionId || linked[leaf].sessionId === e.sessionId);
@@ -140,11 +163,19 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
     let qAt = -1;
     for (let k = 0; k < linked.length; k++) if (q && linked[k].uuid === q) qAt = k; // the later line of a uuid written twice, as Claude Code reads it
     if (qAt === -1 || sharedLine.has(linked[next].line)) {
-      plan.skipped.push({ line: c.line, reason: 'a converted tool result that could not be placed on the chain: it stays beside it and is not loaded on resume' });
+      plan.skipped.push({
+        line: c.line,
+        reason:
+          'a converted tool result that could not be placed on the chain: it stays beside it and is not loaded on resume',
+      });
       continue;
     }
     set(i, qAt, `a converted tool result placed where its turn ends, before line ${linked[next].line}`);
-    set(next, i, `continues from line ${c.line} (a converted tool result placed where its turn ends) instead of line ${linked[qAt].line}`);
+    set(
+      next,
+      i,
+      `continues from line ${c.line} (a converted tool result placed where its turn ends) instead of line ${linked[qAt].line}`,
+    );
     now = view();
   }
 }
@@ -156,7 +187,9 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   const at = new Map<string, number>();
   for (let i = 0; i < entries.length; i++) if (entries[i].uuid) at.set(entries[i].uuid!, i);
   const callAt = new Map<string, number>();
-  for (const i of region) for (const b of entries[i].blocks) if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
+  for (const i of region)
+    for (const b of entries[i].blocks)
+      if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
   const sharedLine = sharedLines(entries);
   const firstAt = new Map<string, number>();
   for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
@@ -180,12 +213,14 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
     return k === undefined || (k < region[0] && bridges.get(i) === -1);
   });
   const parentOf = new Map<number, string | null>();
-  const parentUuidOf = (i: number) => (parentOf.has(i) ? parentOf.get(i)! : entries[i].parentUuid ?? null);
+  const parentUuidOf = (i: number) => (parentOf.has(i) ? parentOf.get(i)! : (entries[i].parentUuid ?? null));
   // Tool results whose call is not in the file: they cannot be on a valid chain, so what continues from them skips them.
-  const stepped = new Set(region.filter((i) => {
-    const ids = resultIds(entries[i]);
-    return ids.length > 0 && ids.some((id) => !callAt.has(id));
-  }));
+  const stepped = new Set(
+    region.filter((i) => {
+      const ids = resultIds(entries[i]);
+      return ids.length > 0 && ids.some((id) => !callAt.has(id));
+    }),
+  );
   const brokenSet = new Set(broken);
   // Broken entries on a line of several joined objects cannot be edited alone: what continues from them is routed around.
   const unlinkable = new Set(broken.filter((i) => sharedLine.has(entries[i].line)));
@@ -215,7 +250,7 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   const backward = (c: number): boolean => {
     const path: number[] = [];
     let known: boolean | undefined;
-    for (let x: number | undefined = c; ; ) {
+    for (let x: number | undefined = c; ;) {
       if (x === undefined) {
         known = true;
         break;
@@ -236,7 +271,7 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   /** Whether `from` is `cand` or one of its ancestors. */
   const descends = (cand: number, from: number): boolean => {
     const seen = new Set<number>();
-    for (let c: number | undefined = cand; c !== undefined && !seen.has(c); ) {
+    for (let c: number | undefined = cand; c !== undefined && !seen.has(c);) {
       if (c === from) return true;
       if (c < from && backward(c)) return false; // every ancestor of c is earlier than c, so earlier than `from`
       seen.add(c);
@@ -251,7 +286,17 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
       const ce = entries[c];
       if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
       // A uuid written twice resolves to its later line (as Claude Code reads it): only that line can be linked to.
-      if (stepped.has(c) || unlinkable.has(c) || isSnapshot(ce) || ce.isSidechain !== e.isSidechain || !ce.uuid || ce.uuid === e.uuid || !linkable(c) || descends(c, i)) continue;
+      if (
+        stepped.has(c) ||
+        unlinkable.has(c) ||
+        isSnapshot(ce) ||
+        ce.isSidechain !== e.isSidechain ||
+        !ce.uuid ||
+        ce.uuid === e.uuid ||
+        !linkable(c) ||
+        descends(c, i)
+      )
+        continue;
       return c;
     }
     return -1;
@@ -259,7 +304,10 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   const link = (i: number, to: number, reason: string) => {
     const e = entries[i];
     if (sharedLine.has(e.line)) {
-      plan.skipped.push({ line: e.line, reason: 'the line holds several JSON objects joined together; it is left as it is' });
+      plan.skipped.push({
+        line: e.line,
+        reason: 'the line holds several JSON objects joined together; it is left as it is',
+      });
       return;
     }
     if (!(to < i && backward(to))) backwardMemo.clear();
@@ -267,7 +315,14 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
     if (was) childrenOf.get(was)?.delete(i);
     parentOf.set(i, entries[to].uuid!);
     addChild(entries[to].uuid!, i);
-    plan.changes.push({ line: e.line, uuid: e.uuid!, from: e.parentUuid ?? null, to: entries[to].uuid!, toLine: entries[to].line, reason });
+    plan.changes.push({
+      line: e.line,
+      uuid: e.uuid!,
+      from: e.parentUuid ?? null,
+      to: entries[to].uuid!,
+      toLine: entries[to].line,
+      reason,
+    });
   };
 
   for (const i of work) {
@@ -275,27 +330,48 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
     if (stepped.has(i) || unlinkable.has(i)) {
       const ownParent = parentUuidOf(i);
       const own = ownParent ? at.get(ownParent) : undefined;
-      const to = !brokenSet.has(i) && own !== undefined && !stepped.has(own) && !unlinkable.has(own) ? own : previous(i);
+      const to =
+        !brokenSet.has(i) && own !== undefined && !stepped.has(own) && !unlinkable.has(own) ? own : previous(i);
       const children = [...(childrenOf.get(e.uuid!) ?? [])].filter((c) => c > i).sort((a, b) => a - b);
       if (to === -1 || children.length === 0) {
-        plan.skipped.push({ line: e.line, reason: children.length ? 'a tool result whose call is missing, with no earlier entry to continue from' : 'a tool result whose call is missing, and nothing continues from it' });
+        plan.skipped.push({
+          line: e.line,
+          reason: children.length
+            ? 'a tool result whose call is missing, with no earlier entry to continue from'
+            : 'a tool result whose call is missing, and nothing continues from it',
+        });
         continue;
       }
-      const why = unlinkable.has(i) ? `line ${e.line} holds several JSON objects joined together and cannot be changed alone` : `line ${e.line} is a tool result whose call is missing`;
+      const why = unlinkable.has(i)
+        ? `line ${e.line} holds several JSON objects joined together and cannot be changed alone`
+        : `line ${e.line} is a tool result whose call is missing`;
       for (const c of children) link(c, to, `${why}; continues from line ${entries[to].line} instead`);
       // Hung off the same entry, it is a dead-end branch resume does not load (rather than a broken link).
-      if (brokenSet.has(i) && !unlinkable.has(i)) link(i, to, 'a tool result whose call is missing: a dead end beside the chain, not loaded on resume');
-      plan.skipped.push({ line: e.line, reason: unlinkable.has(i) ? 'several JSON objects joined on one line: left as it is, what follows is routed around it' : 'a tool result whose call is missing: left off the chain' });
+      if (brokenSet.has(i) && !unlinkable.has(i))
+        link(i, to, 'a tool result whose call is missing: a dead end beside the chain, not loaded on resume');
+      plan.skipped.push({
+        line: e.line,
+        reason: unlinkable.has(i)
+          ? 'several JSON objects joined on one line: left as it is, what follows is routed around it'
+          : 'a tool result whose call is missing: left off the chain',
+      });
       continue;
     }
     const ids = resultIds(e);
     const call = ids.length ? callAt.get(ids[0]) : undefined;
     const before = previous(i);
     // Its call's line, unless entries after the call on the same line of work come first (then they would hang beside it).
-    const toCall = call !== undefined && call < i && !descends(call, i) && !(before !== -1 && before !== call && descends(before, call));
+    const toCall =
+      call !== undefined &&
+      call < i &&
+      !descends(call, i) &&
+      !(before !== -1 && before !== call && descends(before, call));
     const to = toCall ? call : before;
     if (to === -1) {
-      plan.skipped.push({ line: e.line, reason: `parentUuid ${e.parentUuid} names nothing and no earlier entry of this conversation precedes it` });
+      plan.skipped.push({
+        line: e.line,
+        reason: `parentUuid ${e.parentUuid} names nothing and no earlier entry of this conversation precedes it`,
+      });
       continue;
     }
     link(i, to, toCall ? `the line of its tool call` : `the entry before it`);

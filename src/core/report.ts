@@ -119,10 +119,24 @@ export interface ReportState {
 
 export function freshReportState(): ReportState {
   return {
-    calibration: new SessionCalibration(), running: 0, runningSource: 'estimate', newestUsage: null, newestUsageRound: -1, outputTokens: 0,
-    activeRounds: 0, activeEstimate: 0, toolUses: 0, toolResultChars: 0, usagePlusLater: 0,
-    overhead: null, overheadSegment: -1, overheadBefore: 0, overheadDone: false,
-    boundaryLine: -1, boundaryMessages: null, afterBoundaryEstimate: 0,
+    calibration: new SessionCalibration(),
+    running: 0,
+    runningSource: 'estimate',
+    newestUsage: null,
+    newestUsageRound: -1,
+    outputTokens: 0,
+    activeRounds: 0,
+    activeEstimate: 0,
+    toolUses: 0,
+    toolResultChars: 0,
+    usagePlusLater: 0,
+    overhead: null,
+    overheadSegment: -1,
+    overheadBefore: 0,
+    overheadDone: false,
+    boundaryLine: -1,
+    boundaryMessages: null,
+    afterBoundaryEstimate: 0,
   };
 }
 
@@ -138,7 +152,13 @@ export interface ReportRun {
 }
 
 /** The per-round report loop from round `from` on (`head` holds the reports of rounds before it). */
-export function reportRounds(entries: Entry[], rounds: Round[], from: number, state: ReportState, head: RoundReport[]): ReportRun {
+export function reportRounds(
+  entries: Entry[],
+  rounds: Round[],
+  from: number,
+  state: ReportState,
+  head: RoundReport[],
+): ReportRun {
   const usageCache = new Map<number, RoundUsage | null>();
   const st = state;
   // A round of the preserved segment sits after the boundary but its response's usage is from a request sent before
@@ -209,7 +229,13 @@ export function reportRounds(entries: Entry[], rounds: Round[], from: number, st
       startsAtBoundary: r.startsAtBoundary,
       synthetic: r.synthetic,
       toolUses: r.toolUses.map((t) => ({ id: t.id, name: t.name, chars: t.chars })),
-      toolResults: r.toolResults.map((t) => ({ id: t.id, name: t.name ?? null, chars: t.chars, isError: t.isError, images: t.images })),
+      toolResults: r.toolResults.map((t) => ({
+        id: t.id,
+        name: t.name ?? null,
+        chars: t.chars,
+        isError: t.isError,
+        images: t.images,
+      })),
       tokens: { added, source, estimate },
       usage: u,
       cumulative,
@@ -264,10 +290,25 @@ function noteOverhead(st: ReportState, r: RoundReport): void {
   } else st.overheadBefore += r.tokens.estimate;
 }
 
-export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Round[], run: ReportRun, sidechains: SidechainReport[]): InspectReport {
+export function assembleReport(
+  index: TranscriptIndex,
+  chain: Chain,
+  rounds: Round[],
+  run: ReportRun,
+  sidechains: SidechainReport[],
+): InspectReport {
   const entries = index.entries;
   const { reports, final } = run;
-  const { calibration, newestUsage, newestUsageRound, outputTokens, activeRounds, activeEstimate, toolUses, toolResultChars } = final;
+  const {
+    calibration,
+    newestUsage,
+    newestUsageRound,
+    outputTokens,
+    activeRounds,
+    activeEstimate,
+    toolUses,
+    toolResultChars,
+  } = final;
   const recorded = recordedOverhead(entries);
   const overheadTokens = recorded ?? final.overhead;
   const overheadSource = recorded !== null ? 'recorded' : final.overhead !== null ? 'estimated' : null;
@@ -280,7 +321,10 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
   } else {
     // Without usage in the active context (e.g. just compacted), add the system prompt and tools; right after the
     // agent's own compaction its count of the messages it kept is better than our estimate of them.
-    const messages = final.boundaryMessages !== null && rounds.length > 0 && rounds[rounds.length - 1].inContext ? final.boundaryMessages + final.afterBoundaryEstimate : activeEstimate;
+    const messages =
+      final.boundaryMessages !== null && rounds.length > 0 && rounds[rounds.length - 1].inContext
+        ? final.boundaryMessages + final.afterBoundaryEstimate
+        : activeEstimate;
     current = messages + (overheadTokens ?? 0);
   }
   current = Math.round(current);
@@ -296,7 +340,10 @@ export function assembleReport(index: TranscriptIndex, chain: Chain, rounds: Rou
     rounds: reports,
     sidechains,
     malformed,
-    compactBoundaries: chain.boundaries.map((i) => ({ line: entries[i].line, preTokens: entries[i].preTokens ?? null })),
+    compactBoundaries: chain.boundaries.map((i) => ({
+      line: entries[i].line,
+      preTokens: entries[i].preTokens ?? null,
+    })),
     chainNotes: chain.notes,
     totals: {
       rounds: reports.length,

@@ -6,7 +6,8 @@ import { loadEntryObjects } from './compact/lines';
 import { isObject, messageContent, type JsonObject } from './json';
 import { estimateStringTokens } from './tokens/estimate';
 
-export type RoundItemKind = 'prompt' | 'text' | 'thinking' | 'toolCall' | 'toolResult' | 'attachment' | 'summary' | 'image';
+export type RoundItemKind =
+  'prompt' | 'text' | 'thinking' | 'toolCall' | 'toolResult' | 'attachment' | 'summary' | 'image';
 
 export interface RoundItem {
   kind: RoundItemKind;
@@ -45,11 +46,19 @@ export async function readRoundItems(analysis: Analysis, round: number): Promise
   const entries = analysis.index.entries;
   const objects = await loadEntryObjects(analysis.index.path, entries, r.entries);
   const toolNames = new Map<string, string>();
-  for (const rr of analysis.rounds.slice(Math.max(0, round - 1), round + 1)) for (const u of rr.toolUses) toolNames.set(u.id, u.name);
+  for (const rr of analysis.rounds.slice(Math.max(0, round - 1), round + 1))
+    for (const u of rr.toolUses) toolNames.set(u.id, u.name);
   const items: RoundItem[] = [];
   const push = (kind: RoundItemKind, line: number, text: string, tool: string | null = null, isError = false) => {
     const est = kind === 'toolResult' ? 'toolResult' : kind === 'toolCall' ? 'toolUseInput' : 'prose';
-    items.push({ kind, line, tool, text, isError, estimate: kind === 'image' ? 0 : estimateStringTokens(text, est, calibration) });
+    items.push({
+      kind,
+      line,
+      tool,
+      text,
+      isError,
+      estimate: kind === 'image' ? 0 : estimateStringTokens(text, est, calibration),
+    });
   };
   for (const idx of r.entries) {
     const e = entries[idx];

@@ -17,7 +17,10 @@ export async function readRoundLines(analysis: Analysis, index: number, maxChars
   for (const i of round.entries) {
     const e = entries[i];
     const seen = byLine.get(e.line);
-    byLine.set(e.line, seen ? { start: Math.min(seen.start, e.start), end: Math.max(seen.end, e.end) } : { start: e.start, end: e.end });
+    byLine.set(
+      e.line,
+      seen ? { start: Math.min(seen.start, e.start), end: Math.max(seen.end, e.end) } : { start: e.start, end: e.end },
+    );
   }
   const fh = await open(analysis.index.path, 'r');
   try {
@@ -29,7 +32,12 @@ export async function readRoundLines(analysis: Analysis, index: number, maxChars
       const { bytesRead } = await fh.read(buf, 0, want, start);
       const text = buf.toString('utf8', 0, bytesRead);
       const whole = end - start <= want && text.length <= maxChars;
-      out.push({ line, text: whole ? text : `${text.slice(0, maxChars)} […clipped: the line is ${(end - start).toLocaleString('en-US')} bytes]` });
+      out.push({
+        line,
+        text: whole
+          ? text
+          : `${text.slice(0, maxChars)} […clipped: the line is ${(end - start).toLocaleString('en-US')} bytes]`,
+      });
     }
     return out;
   } finally {

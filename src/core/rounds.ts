@@ -80,12 +80,26 @@ export interface Round {
 
 function emptyContent(): RoundContent {
   return {
-    assistantText: 0, toolUseInput: 0, thinking: 0, signature: 0, userText: 0, toolResult: 0, attachment: 0, images: 0, blocks: 0,
+    assistantText: 0,
+    toolUseInput: 0,
+    thinking: 0,
+    signature: 0,
+    userText: 0,
+    toolResult: 0,
+    attachment: 0,
+    images: 0,
+    blocks: 0,
     proxy: { prose: 0, proseChars: 0, toolUseInput: 0, toolUseInputChars: 0, toolResult: 0, toolResultChars: 0 },
   };
 }
 
-function newRound(index: number, messageId: string | null, segment: number, inContext: boolean, startsAtBoundary: boolean): Round {
+function newRound(
+  index: number,
+  messageId: string | null,
+  segment: number,
+  inContext: boolean,
+  startsAtBoundary: boolean,
+): Round {
   return {
     index,
     messageId,
@@ -117,8 +131,7 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
           p.proseChars += b.chars;
         }
         if (!round.replyPreview && b.preview) round.replyPreview = b.preview;
-      }
-      else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
+      } else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
         c.thinking += b.chars;
         c.signature += b.signatureChars ?? 0;
       } else if (b.type === 'tool_use' || b.type === 'server_tool_use') {
@@ -150,7 +163,13 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
         }
         c.images += b.images ?? 0;
         if (b.toolId) {
-          const r: ToolResultInfo = { id: b.toolId, chars: b.chars, line: e.line, isError: b.isError === true, images: b.images ?? 0 };
+          const r: ToolResultInfo = {
+            id: b.toolId,
+            chars: b.chars,
+            line: e.line,
+            isError: b.isError === true,
+            images: b.images ?? 0,
+          };
           const name = toolNames.get(b.toolId);
           if (name) r.name = name;
           round.toolResults.push(r);

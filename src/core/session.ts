@@ -45,7 +45,10 @@ export function projectFolderOf(file: string, sessionsRoot: string): string | nu
  * folder is the recorded one that matches `projectFolder` (the folder the transcript is in,
  * when it is in Claude Code's sessions folder), else the first one (where it was started).
  */
-export async function readSessionInfo(file: string, options: { projectFolder?: string | null } = {}): Promise<SessionInfo> {
+export async function readSessionInfo(
+  file: string,
+  options: { projectFolder?: string | null } = {},
+): Promise<SessionInfo> {
   const info: SessionInfo = { sessionId: sessionIdFromFile(file), recordedSessionId: null, cwd: null };
   const want = options.projectFolder || null;
   let first: string | null = null;
@@ -63,7 +66,8 @@ export async function readSessionInfo(file: string, options: { projectFolder?: s
       }
       if (!o || typeof o !== 'object' || Array.isArray(o)) continue;
       const rec = o as { cwd?: unknown; sessionId?: unknown; isSidechain?: unknown };
-      if (!info.recordedSessionId && typeof rec.sessionId === 'string' && rec.sessionId) info.recordedSessionId = rec.sessionId;
+      if (!info.recordedSessionId && typeof rec.sessionId === 'string' && rec.sessionId)
+        info.recordedSessionId = rec.sessionId;
       if (typeof rec.cwd !== 'string' || !rec.cwd) continue;
       if (rec.isSidechain === true) {
         sidechainCwd ??= rec.cwd;
@@ -83,4 +87,3 @@ export async function readSessionInfo(file: string, options: { projectFolder?: s
   info.cwd ??= first ?? sidechainCwd;
   return info;
 }
-

@@ -14,7 +14,8 @@ export interface SessionFile {
 
 /** Claude Code's sessions folder: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
 export function sessionsFolder(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  const config = env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.trim() ? env.CLAUDE_CONFIG_DIR.trim() : join(home, '.claude');
+  const config =
+    env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.trim() ? env.CLAUDE_CONFIG_DIR.trim() : join(home, '.claude');
   return join(config, 'projects');
 }
 
@@ -30,7 +31,9 @@ export async function listSessions(folder: string, limit = 200): Promise<Session
   for (const project of projects) {
     let names: string[];
     try {
-      names = (await readdir(join(folder, project), { withFileTypes: true })).filter((d) => d.isFile() && d.name.endsWith('.jsonl')).map((d) => d.name);
+      names = (await readdir(join(folder, project), { withFileTypes: true }))
+        .filter((d) => d.isFile() && d.name.endsWith('.jsonl'))
+        .map((d) => d.name);
     } catch {
       continue;
     }
@@ -68,7 +71,11 @@ export interface AgentFolder {
  * session state (`~/.copilot/session-state/<id>/events.jsonl`), and, given VS Code's global storage folder, the task
  * folders of Cline and Roo Code in it.
  */
-export function agentFolders(env: NodeJS.ProcessEnv = process.env, home = homedir(), globalStorage?: string): AgentFolder[] {
+export function agentFolders(
+  env: NodeJS.ProcessEnv = process.env,
+  home = homedir(),
+  globalStorage?: string,
+): AgentFolder[] {
   const codexHome = env.CODEX_HOME && env.CODEX_HOME.trim() ? env.CODEX_HOME.trim() : join(home, '.codex');
   const folders: AgentFolder[] = [
     { agent: 'Claude Code', id: 'claude-code', folder: sessionsFolder(env, home) },
@@ -78,17 +85,29 @@ export function agentFolders(env: NodeJS.ProcessEnv = process.env, home = homedi
   ];
   if (globalStorage) {
     folders.push({ agent: 'Cline', id: 'cline', folder: join(globalStorage, 'saoudrizwan.claude-dev', 'tasks') });
-    folders.push({ agent: 'Roo Code', id: 'roo-code', folder: join(globalStorage, 'rooveterinaryinc.roo-cline', 'tasks') });
+    folders.push({
+      agent: 'Roo Code',
+      id: 'roo-code',
+      folder: join(globalStorage, 'rooveterinaryinc.roo-cline', 'tasks'),
+    });
   }
   return folders;
 }
 
 /** How deep below its folder each agent keeps its session files. */
-const DEPTH: Record<AgentId, number> = { 'claude-code': 1, codex: 3, 'gemini-cli': 2, 'copilot-cli': 1, cline: 1, 'roo-code': 1 };
+const DEPTH: Record<AgentId, number> = {
+  'claude-code': 1,
+  codex: 3,
+  'gemini-cli': 2,
+  'copilot-cli': 1,
+  cline: 1,
+  'roo-code': 1,
+};
 
 /** The session files of an agent's folder, by its layout, newest first (`project` names the agent, Claude Code's its project too). */
 export async function listAgentSessions(f: AgentFolder, limit = 200): Promise<SessionFile[]> {
-  if (f.id === 'claude-code') return (await listSessions(f.folder, limit)).map((s) => ({ ...s, project: `Claude Code · ${s.project}` }));
+  if (f.id === 'claude-code')
+    return (await listSessions(f.folder, limit)).map((s) => ({ ...s, project: `Claude Code · ${s.project}` }));
   const files: string[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
     let list;

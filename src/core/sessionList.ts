@@ -45,14 +45,27 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The fork's origin from the head's lines (parsed, in order), for the session whose file is named `id`; `ownLines`:
  * whether a line of the file (head or tail) is under that id (a compaction's fork writes its own after the copies).
  */
-export function forkOrigin(lines: readonly Record<string, unknown>[], id: string, ownLines: boolean): ForkOrigin | null {
+export function forkOrigin(
+  lines: readonly Record<string, unknown>[],
+  id: string,
+  ownLines: boolean,
+): ForkOrigin | null {
   for (const o of lines) {
     const from = o.forkedFrom as { sessionId?: unknown } | undefined;
-    if (from && typeof from === 'object' && typeof from.sessionId === 'string' && from.sessionId !== id && UUID.test(from.sessionId)) return { sessionId: from.sessionId, by: 'claude-code' };
+    if (
+      from &&
+      typeof from === 'object' &&
+      typeof from.sessionId === 'string' &&
+      from.sessionId !== id &&
+      UUID.test(from.sessionId)
+    )
+      return { sessionId: from.sessionId, by: 'claude-code' };
   }
   if (!UUID.test(id)) return null;
   const first = lines.find((o) => typeof o.sessionId === 'string');
-  return first && first.sessionId !== id && ownLines && UUID.test(first.sessionId as string) ? { sessionId: first.sessionId as string, by: 'compaction' } : null;
+  return first && first.sessionId !== id && ownLines && UUID.test(first.sessionId as string)
+    ? { sessionId: first.sessionId as string, by: 'compaction' }
+    : null;
 }
 
 /** Bytes read from each end at most; a first look reads a quarter of that, and reads more only when it found nothing. */
@@ -85,7 +98,9 @@ function promptText(o: Record<string, unknown>): { text: string; command: boolea
   let text: string | null = null;
   if (typeof m?.content === 'string') text = m.content;
   else if (Array.isArray(m?.content)) {
-    const t = (m.content as { type?: string; text?: unknown }[]).find((b) => b?.type === 'text' && typeof b.text === 'string');
+    const t = (m.content as { type?: string; text?: unknown }[]).find(
+      (b) => b?.type === 'text' && typeof b.text === 'string',
+    );
     text = t ? (t.text as string) : null;
   }
   if (!text) return null;
@@ -96,7 +111,8 @@ function promptText(o: Record<string, unknown>): { text: string; command: boolea
     const title = `${cmd[1].trim()}${args ? ` ${args}` : ''}`.slice(0, 100);
     return title ? { text: title, command: true } : null;
   }
-  if (/^\s*<(local-command|command-|system-reminder)/.test(text) || text.startsWith('[Request interrupted')) return null;
+  if (/^\s*<(local-command|command-|system-reminder)/.test(text) || text.startsWith('[Request interrupted'))
+    return null;
   const one = text.replace(/\s+/g, ' ').trim();
   return one ? { text: one.slice(0, 100), command: false } : null;
 }
@@ -107,7 +123,10 @@ function promptText(o: Record<string, unknown>): { text: string; command: boolea
  * when there is none, the first slash command. The user line right after a slash command's is that command's output
  * (e.g. "Unknown skill: ralph-loop"), not a prompt.
  */
-export function sessionTitle(head: readonly Record<string, unknown>[], titles: readonly Record<string, unknown>[]): string | null {
+export function sessionTitle(
+  head: readonly Record<string, unknown>[],
+  titles: readonly Record<string, unknown>[],
+): string | null {
   const newest = (type: string, key: string): string | null => {
     for (let k = titles.length - 1; k >= 0; k--) {
       const v = titles[k][key];
@@ -145,9 +164,17 @@ export async function summarizeSession(file: string, folder: string, now = Date.
   try {
     const first = await summarizeSlices(fh, file, folder, st, FIRST_LOOK, FIRST_LOOK, now);
     const missing = first.cwd === null || first.title === NO_PROMPT;
-    const summary = missing && st.size > 2 * FIRST_LOOK ? await summarizeSlices(fh, file, folder, st, HEAD_BYTES, TAIL_BYTES, now) : first;
+    const summary =
+      missing && st.size > 2 * FIRST_LOOK
+        ? await summarizeSlices(fh, file, folder, st, HEAD_BYTES, TAIL_BYTES, now)
+        : first;
     const usage = await newestUsage(fh, st.size);
-    return { ...summary, contextTokens: usage?.contextTokens ?? null, model: usage?.model ?? null, contextWindow: contextWindowOf(usage?.model) };
+    return {
+      ...summary,
+      contextTokens: usage?.contextTokens ?? null,
+      model: usage?.model ?? null,
+      contextWindow: contextWindowOf(usage?.model),
+    };
   } finally {
     await fh.close();
   }
@@ -175,7 +202,11 @@ function usageOfLine(line: string): { contextTokens: number; model: string | nul
   const msg = o?.message as { usage?: Record<string, unknown>; model?: unknown } | undefined;
   if (o?.type !== 'assistant' || o.isSidechain === true || !msg?.usage || msg.model === '<synthetic>') return null;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-  return { contextTokens: n(msg.usage.input_tokens) + n(msg.usage.cache_creation_input_tokens) + n(msg.usage.cache_read_input_tokens), model: typeof msg.model === 'string' ? msg.model : null };
+  return {
+    contextTokens:
+      n(msg.usage.input_tokens) + n(msg.usage.cache_creation_input_tokens) + n(msg.usage.cache_read_input_tokens),
+    model: typeof msg.model === 'string' ? msg.model : null,
+  };
 }
 
 /**
@@ -193,7 +224,10 @@ function mayTellUsage(line: Buffer): boolean {
  * the head is not the session's context). Null when the newest one comes before a compaction (as the full analysis
  * says: that usage is not in the active context), when there is none, or past `USAGE_SCAN_BYTES`.
  */
-async function newestUsage(fh: import('node:fs/promises').FileHandle, size: number): Promise<{ contextTokens: number; model: string | null } | null> {
+async function newestUsage(
+  fh: import('node:fs/promises').FileHandle,
+  size: number,
+): Promise<{ contextTokens: number; model: string | null } | null> {
   const floor = Math.max(0, size - USAGE_SCAN_BYTES);
   let end = size;
   // The start of a line cut by the previous chunk (bytes after this chunk, up to the first newline seen).
@@ -221,17 +255,37 @@ async function newestUsage(fh: import('node:fs/promises').FileHandle, size: numb
   return null;
 }
 
-async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: string, folder: string, st: { size: number; mtimeMs: number }, headBytes: number, tailBytes: number, now: number): Promise<SessionSummary> {
+async function summarizeSlices(
+  fh: import('node:fs/promises').FileHandle,
+  file: string,
+  folder: string,
+  st: { size: number; mtimeMs: number },
+  headBytes: number,
+  tailBytes: number,
+  now: number,
+): Promise<SessionSummary> {
   const head = await readSlice(fh, 0, Math.min(st.size, headBytes));
-  const tail = st.size > headBytes ? await readSlice(fh, Math.max(headBytes, st.size - tailBytes), Math.min(tailBytes, st.size - headBytes)) : '';
+  const tail =
+    st.size > headBytes
+      ? await readSlice(fh, Math.max(headBytes, st.size - tailBytes), Math.min(tailBytes, st.size - headBytes))
+      : '';
   const headLines = head.split('\n');
   if (st.size > headBytes) headLines.pop(); // cut by the slice
   const tailLines = tail ? tail.split('\n').slice(1) : []; // the first is cut by the slice
   // Only lines that can hold what is looked for are parsed.
-  const wanted = (line: string) => line.includes('"cwd"') || line.includes('"summary"') || line.includes('"user"') || line.includes('"assistant"') || line.includes('"sessionId"');
-  const headParsed = headLines.flatMap((l) => (wanted(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : []));
+  const wanted = (line: string) =>
+    line.includes('"cwd"') ||
+    line.includes('"summary"') ||
+    line.includes('"user"') ||
+    line.includes('"assistant"') ||
+    line.includes('"sessionId"');
+  const headParsed = headLines.flatMap((l) =>
+    wanted(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : [],
+  );
   const titleLine = (l: string) => l.includes('"custom-title"') || l.includes('"ai-title"');
-  const titles = [...headLines, ...tailLines].flatMap((l) => (titleLine(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : []));
+  const titles = [...headLines, ...tailLines].flatMap((l) =>
+    titleLine(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : [],
+  );
   const cwdLine = headParsed.find((o) => typeof o.cwd === 'string' && o.isSidechain !== true);
   const cwd = cwdLine ? (cwdLine.cwd as string) : null;
   const id = basename(file, '.jsonl');
@@ -247,7 +301,11 @@ async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: 
     model: null,
     contextWindow: contextWindowOf(null),
     live: now - st.mtimeMs < LIVE_MS,
-    forkOf: forkOrigin(headParsed, id, [...headLines, ...tailLines].some((l) => l.includes(`"sessionId":"${id}"`))),
+    forkOf: forkOrigin(
+      headParsed,
+      id,
+      [...headLines, ...tailLines].some((l) => l.includes(`"sessionId":"${id}"`)),
+    ),
   };
 }
 
@@ -255,10 +313,16 @@ async function summarizeSlices(fh: import('node:fs/promises').FileHandle, file: 
  * Every session directly inside a project folder of `root` (subagent files excluded), newest first; only those of the
  * named project folders when `only` is given (the live status needs the workspace's project alone).
  */
-export async function scanSessions(root: string, now = Date.now(), only?: readonly string[]): Promise<SessionSummary[]> {
+export async function scanSessions(
+  root: string,
+  now = Date.now(),
+  only?: readonly string[],
+): Promise<SessionSummary[]> {
   let folders: string[];
   try {
-    folders = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory() && (!only || only.includes(d.name))).map((d) => d.name);
+    folders = (await readdir(root, { withFileTypes: true }))
+      .filter((d) => d.isDirectory() && (!only || only.includes(d.name)))
+      .map((d) => d.name);
   } catch {
     return [];
   }
@@ -266,7 +330,8 @@ export async function scanSessions(root: string, now = Date.now(), only?: readon
   await Promise.all(
     folders.map(async (folder) => {
       try {
-        for (const d of await readdir(join(root, folder), { withFileTypes: true })) if (d.isFile() && d.name.endsWith('.jsonl')) jobs.push({ file: join(root, folder, d.name), folder });
+        for (const d of await readdir(join(root, folder), { withFileTypes: true }))
+          if (d.isFile() && d.name.endsWith('.jsonl')) jobs.push({ file: join(root, folder, d.name), folder });
       } catch {
         /* vanished or unreadable */
       }
@@ -275,7 +340,9 @@ export async function scanSessions(root: string, now = Date.now(), only?: readon
   const out: SessionSummary[] = [];
   // A bounded number of files open at once.
   for (let k = 0; k < jobs.length; k += 64) {
-    const batch = await Promise.all(jobs.slice(k, k + 64).map((j) => summarizeSession(j.file, j.folder, now).catch(() => null)));
+    const batch = await Promise.all(
+      jobs.slice(k, k + 64).map((j) => summarizeSession(j.file, j.folder, now).catch(() => null)),
+    );
     for (const s of batch) if (s) out.push(s);
   }
   out.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
@@ -303,6 +370,9 @@ export function groupSessions(sessions: SessionSummary[], first?: string | null,
     g.push(s);
   }
   const list = [...groups].map(([project, ss]) => ({ project, sessions: ss }));
-  list.sort((a, b) => Number(b.project === first) - Number(a.project === first) || b.sessions[0].mtimeMs - a.sessions[0].mtimeMs);
+  list.sort(
+    (a, b) =>
+      Number(b.project === first) - Number(a.project === first) || b.sessions[0].mtimeMs - a.sessions[0].mtimeMs,
+  );
   return list;
 }

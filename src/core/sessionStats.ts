@@ -40,7 +40,11 @@ export interface SessionStats {
 /** Lines read between yields to the event loop. */
 const YIELD_EVERY = 2000;
 
-export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PRICES, now = Date.now()): Promise<SessionStats> {
+export async function sessionStats(
+  file: string,
+  prices: PriceTable = DEFAULT_PRICES,
+  now = Date.now(),
+): Promise<SessionStats> {
   const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
   assertTranscript(index);
   const rounds = buildRounds(index.entries, buildChain(index.entries));
@@ -50,7 +54,10 @@ export async function sessionStats(file: string, prices: PriceTable = DEFAULT_PR
   const contextTokens = newest?.usage.contextTokens ?? null;
   const priced = newest?.round.model ? priceFor(newest.round.model, prices) : null;
   // Planning every listed session in the background is too costly; the default target stands for the plan's result.
-  const expiredResume = priced && contextTokens !== null ? expiredResumeCost(cache, contextTokens, priced.price, DEFAULT_SETTINGS.targetTokens) : null;
+  const expiredResume =
+    priced && contextTokens !== null
+      ? expiredResumeCost(cache, contextTokens, priced.price, DEFAULT_SETTINGS.targetTokens)
+      : null;
   return {
     rounds: rounds.length,
     costUsd: cost.total.usd,

@@ -46,7 +46,10 @@ function kindOf(st: Stats): string {
 }
 
 function refuse(path: string, what: string, expected = 'a regular file'): never {
-  throw new CompactError('unsafe-path', `refusing to use ${path}: it is ${what}, not ${expected} (files beside a transcript may come from someone else); move it aside`);
+  throw new CompactError(
+    'unsafe-path',
+    `refusing to use ${path}: it is ${what}, not ${expected} (files beside a transcript may come from someone else); move it aside`,
+  );
 }
 
 // O_NOFOLLOW: a link is refused, never followed. O_NONBLOCK: opening a FIFO returns at once instead of waiting
@@ -79,7 +82,11 @@ export async function readSidecar(path: string, maxBytes: number): Promise<Buffe
   if (!opened) return null;
   const { fh, size } = opened;
   try {
-    const tooBig = () => new CompactError('unsafe-path', `refusing to read ${path}: more than ${maxBytes} bytes, larger than such a file can be; move it aside`);
+    const tooBig = () =>
+      new CompactError(
+        'unsafe-path',
+        `refusing to read ${path}: more than ${maxBytes} bytes, larger than such a file can be; move it aside`,
+      );
     if (size > maxBytes) throw tooBig();
     // Read to the end, not to the size fstat gave: the file may grow meanwhile, and must still stay in bounds.
     const buf = Buffer.allocUnsafe(Math.min(maxBytes, size) + 1);
@@ -127,7 +134,7 @@ export async function isRealDir(dir: string): Promise<boolean> {
 /** The bytes of an opened file from its start, in chunks of one reused buffer (each valid until the next is asked for). */
 export async function* fileChunks(fh: FileHandle, chunkSize = 1 << 20): AsyncGenerator<Buffer> {
   const buf = Buffer.allocUnsafe(chunkSize);
-  for (let pos = 0; ; ) {
+  for (let pos = 0; ;) {
     const { bytesRead } = await fh.read(buf, 0, chunkSize, pos);
     if (bytesRead === 0) return;
     pos += bytesRead;

@@ -43,13 +43,30 @@ export interface IndexOptions {
 
 export class NotATranscriptError extends Error {
   /** `empty`: the file has no lines yet (a session not written to: nothing is wrong with it). */
-  constructor(message: string, readonly reason: 'empty' | 'unrecognised' = 'unrecognised') {
+  constructor(
+    message: string,
+    readonly reason: 'empty' | 'unrecognised' = 'unrecognised',
+  ) {
     super(message);
   }
 }
 
 function emptyIndex(path: string): TranscriptIndex {
-  return { path, entries: [], malformed: [], lineCount: 0, consumedBytes: 0, size: 0, mtimeMs: 0, bom: false, crlfLines: 0, unterminatedTail: false, prefixDigest: '', format: { id: 'claude-code', agent: agentName('claude-code'), version: null, container: 'jsonl' }, reader: null };
+  return {
+    path,
+    entries: [],
+    malformed: [],
+    lineCount: 0,
+    consumedBytes: 0,
+    size: 0,
+    mtimeMs: 0,
+    bom: false,
+    crlfLines: 0,
+    unterminatedTail: false,
+    prefixDigest: '',
+    format: { id: 'claude-code', agent: agentName('claude-code'), version: null, container: 'jsonl' },
+    reader: null,
+  };
 }
 
 /** The record reader of an index and its state before an unterminated last line (re-read when the file grows). */
@@ -70,7 +87,12 @@ function digestFor(index: TranscriptIndex, slot: ReaderSlot): DigestFn {
   return (value, line, part, start, end) => {
     if (!slot.reader) {
       slot.reader = recordReader(detectRecordFormat(value));
-      index.format = { id: slot.reader.format, agent: agentName(slot.reader.format), version: null, container: 'jsonl' };
+      index.format = {
+        id: slot.reader.format,
+        agent: agentName(slot.reader.format),
+        version: null,
+        container: 'jsonl',
+      };
     }
     return slot.reader.digest(value, line, part, start, end);
   };
@@ -141,7 +163,7 @@ export async function prefixFingerprint(path: string, end: number): Promise<stri
 
 /** Fills `target` from the file at `position`; false when the file ends first. */
 async function readFully(fh: FileHandle, target: Buffer, position: number): Promise<boolean> {
-  for (let done = 0; done < target.length; ) {
+  for (let done = 0; done < target.length;) {
     const { bytesRead } = await fh.read(target, done, target.length - done, position + done);
     if (bytesRead === 0) return false;
     done += bytesRead;
@@ -153,7 +175,9 @@ async function readFully(fh: FileHandle, target: Buffer, position: number): Prom
 export async function prefixUnchanged(index: TranscriptIndex): Promise<boolean> {
   if (index.consumedBytes === 0) return true;
   const st = await stat(index.path);
-  return st.size >= index.consumedBytes && (await prefixFingerprint(index.path, index.consumedBytes)) === index.prefixDigest;
+  return (
+    st.size >= index.consumedBytes && (await prefixFingerprint(index.path, index.consumedBytes)) === index.prefixDigest
+  );
 }
 
 /**
@@ -173,7 +197,10 @@ function chunkFor(bytes: number): number {
  * file shrank, or was rewritten: see `prefixFingerprint`), the index is rebuilt from scratch
  * and `rebuilt` is true.
  */
-export async function extendIndex(index: TranscriptIndex, options: IndexOptions = {}): Promise<{ rebuilt: boolean; newEntries: number; droppedEntries: number }> {
+export async function extendIndex(
+  index: TranscriptIndex,
+  options: IndexOptions = {},
+): Promise<{ rebuilt: boolean; newEntries: number; droppedEntries: number }> {
   let rebuilt = false;
   if (!(await prefixUnchanged(index))) {
     Object.assign(index, emptyIndex(index.path));
@@ -185,7 +212,8 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   if (index.unterminatedTail) {
     const tailLine = index.lineCount;
     while (index.entries.length && index.entries[index.entries.length - 1].line === tailLine) index.entries.pop();
-    while (index.malformed.length && index.malformed[index.malformed.length - 1].line === tailLine) index.malformed.pop();
+    while (index.malformed.length && index.malformed[index.malformed.length - 1].line === tailLine)
+      index.malformed.pop();
     index.lineCount--;
     index.unterminatedTail = false;
     if (slot.beforeTail) {
@@ -202,7 +230,12 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   const yieldEvery = options.yieldEvery ?? 0;
   let sinceYield = 0;
   let nextProgress = index.consumedBytes + (8 << 20);
-  for await (const batch of readLineBatches(index.path, { fromOffset: index.consumedBytes, firstLine: index.lineCount + 1, maxLineBytes, chunkSize: chunkFor(st.size - index.consumedBytes) })) {
+  for await (const batch of readLineBatches(index.path, {
+    fromOffset: index.consumedBytes,
+    firstLine: index.lineCount + 1,
+    maxLineBytes,
+    chunkSize: chunkFor(st.size - index.consumedBytes),
+  })) {
     for (const raw of batch) {
       if (raw.line === 1 && raw.start === 3) index.bom = true;
       index.lineCount = raw.line;
@@ -210,17 +243,30 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
       if (raw.unterminated) index.unterminatedTail = true;
       else index.consumedBytes = raw.end + (raw.crlf ? 2 : 1);
       if (raw.oversize) {
-        index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: `line is ${raw.end - raw.start} bytes, over the ${maxLineBytes}-byte limit; kept verbatim, not parsed`, recovered: 0 });
+        index.malformed.push({
+          line: raw.line,
+          start: raw.start,
+          end: raw.end,
+          error: `line is ${raw.end - raw.start} bytes, over the ${maxLineBytes}-byte limit; kept verbatim, not parsed`,
+          recovered: 0,
+        });
       } else {
         const { text, invalidUtf8 } = decodeLine(raw.bytes);
         if (raw.unterminated) slot.beforeTail = { reader: slot.reader, state: slot.reader?.snapshot() };
         const parsed = parseLine(text, raw.line, raw.start, raw.end, digest);
         for (const e of parsed.entries) index.entries.push(e);
         if (parsed.malformed) {
-          if (raw.unterminated) parsed.malformed.error = `unterminated last line (still being written?): ${parsed.malformed.error}`;
+          if (raw.unterminated)
+            parsed.malformed.error = `unterminated last line (still being written?): ${parsed.malformed.error}`;
           index.malformed.push(parsed.malformed);
         } else if (invalidUtf8) {
-          index.malformed.push({ line: raw.line, start: raw.start, end: raw.end, error: 'invalid UTF-8 bytes (kept verbatim)', recovered: parsed.entries.length });
+          index.malformed.push({
+            line: raw.line,
+            start: raw.start,
+            end: raw.end,
+            error: 'invalid UTF-8 bytes (kept verbatim)',
+            recovered: parsed.entries.length,
+          });
         }
       }
       if (options.onProgress && raw.end >= nextProgress) {
@@ -240,7 +286,22 @@ export async function extendIndex(index: TranscriptIndex, options: IndexOptions 
   return { rebuilt, newEntries: index.entries.length - before, droppedEntries };
 }
 
-const KNOWN_KINDS = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'permission-mode', 'last-prompt', 'pr-link', 'custom-title', 'tag', 'agent-name']);
+const KNOWN_KINDS = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'progress',
+  'attachment',
+  'file-history-snapshot',
+  'queue-operation',
+  'permission-mode',
+  'last-prompt',
+  'pr-link',
+  'custom-title',
+  'tag',
+  'agent-name',
+]);
 
 /** Throws NotATranscriptError with a one-line reason when the file is not a session of a format the engine reads. */
 export function assertTranscript(index: TranscriptIndex): void {
@@ -253,11 +314,16 @@ export function assertTranscript(index: TranscriptIndex): void {
   }
   if (index.format.id !== 'claude-code') {
     if (!index.entries.some((e) => e.uuid !== undefined || e.kind === 'session_meta' || e.kind === 'session.start')) {
-      throw new NotATranscriptError(`${index.path}: recognised as a ${index.format.agent} file, but it holds no conversation records`);
+      throw new NotATranscriptError(
+        `${index.path}: recognised as a ${index.format.agent} file, but it holds no conversation records`,
+      );
     }
     return;
   }
-  const recognised = index.entries.some((e) => KNOWN_KINDS.has(e.kind) && (e.uuid !== undefined || e.kind === 'summary' || e.kind === 'file-history-snapshot'));
+  const recognised = index.entries.some(
+    (e) =>
+      KNOWN_KINDS.has(e.kind) && (e.uuid !== undefined || e.kind === 'summary' || e.kind === 'file-history-snapshot'),
+  );
   if (!recognised) {
     const kinds = [...new Set(index.entries.slice(0, 200).map((e) => e.kind))].slice(0, 6).join(', ');
     throw new NotATranscriptError(

@@ -26,7 +26,10 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const tree = new RoundsTreeProvider(store);
   const sessions = new SessionsView();
   const s: Services = {
-    context, log, store, tree,
+    context,
+    log,
+    store,
+    tree,
     secrets: new Secrets(context.secrets, log),
     decorations: new PlanDecorations(store, context.extensionUri),
     budget: new BudgetPanel(store, context.extensionUri, log),
@@ -36,9 +39,31 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     sessions,
     live: new LiveSessionStatus(sessions),
   };
-  context.subscriptions.push(log, store, tree, s.secrets, s.decorations, s.budget, s.maps, s.status, s.health, s.sessions, s.live);
-  context.subscriptions.push(...createRoundsViews(store, tree, context.workspaceState), ...registerCommands(s), ...trackActiveEditor(store), registerRoundDocuments(store), ...trackBackups(store), registerConversationDocuments(), ...registerReviewUi());
-  log.info(`Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`);
+  context.subscriptions.push(
+    log,
+    store,
+    tree,
+    s.secrets,
+    s.decorations,
+    s.budget,
+    s.maps,
+    s.status,
+    s.health,
+    s.sessions,
+    s.live,
+  );
+  context.subscriptions.push(
+    ...createRoundsViews(store, tree, context.workspaceState),
+    ...registerCommands(s),
+    ...trackActiveEditor(store),
+    registerRoundDocuments(store),
+    ...trackBackups(store),
+    registerConversationDocuments(),
+    ...registerReviewUi(),
+  );
+  log.info(
+    `Agent Compactor activated (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'})`,
+  );
   return createApi(s);
 }
 

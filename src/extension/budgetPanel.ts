@@ -52,7 +52,12 @@ export class BudgetPanel implements vscode.Disposable {
     // transcript's JSONL lines cannot be read at half width either, and revealing a round from the preview opens it
     // in the active group anyway. Dragged beside, it still reads: the chart lays itself out for the width it has.
     // Focused, so keyboard users land in it.
-    const panel = vscode.window.createWebviewPanel(BUDGET_VIEW_TYPE, 'Budget Preview', { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, {});
+    const panel = vscode.window.createWebviewPanel(
+      BUDGET_VIEW_TYPE,
+      'Budget Preview',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      {},
+    );
     this.adopt(panel);
     this.push();
   }
@@ -75,10 +80,21 @@ export class BudgetPanel implements vscode.Disposable {
 
   private message(): HostToWebview {
     const s = this.store.state;
-    if (s.status === 'empty') return { type: 'empty', message: 'No transcript is shown. Open an agent session (a Claude Code or Codex .jsonl, a Gemini CLI or Cline .json) to preview its compaction.' };
+    if (s.status === 'empty')
+      return {
+        type: 'empty',
+        message:
+          'No transcript is shown. Open an agent session (a Claude Code or Codex .jsonl, a Gemini CLI or Cline .json) to preview its compaction.',
+      };
     if (s.status === 'loading') return { type: 'busy', message: s.message };
     if (s.status === 'error') return { type: 'empty', message: `Cannot show ${baseName(s.file)}: ${s.message}` };
-    if (!s.plan) return { type: 'empty', message: s.planError ? `Could not plan a compaction: ${s.planError}` : 'No compaction plan yet: run "Preview Compaction".' };
+    if (!s.plan)
+      return {
+        type: 'empty',
+        message: s.planError
+          ? `Could not plan a compaction: ${s.planError}`
+          : 'No compaction plan yet: run "Preview Compaction".',
+      };
     return { type: 'state', state: buildBudgetState(s.file, s.analysis, s.plan) };
   }
 

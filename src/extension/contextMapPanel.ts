@@ -69,7 +69,8 @@ class ContextMapPanel implements vscode.Disposable {
 
   private message(): HostToMap | undefined {
     const s = this.store.state;
-    if (s.status === 'empty' || s.file !== this.file) return this.snapshot.state ? undefined : { type: 'busy', message: `Reading ${baseName(this.file)}…` };
+    if (s.status === 'empty' || s.file !== this.file)
+      return this.snapshot.state ? undefined : { type: 'busy', message: `Reading ${baseName(this.file)}…` };
     if (s.status === 'loading') return { type: 'busy', message: s.message };
     if (s.status === 'error') return { type: 'empty', message: `Cannot show ${baseName(s.file)}: ${s.message}` };
     const uri = vscode.Uri.file(this.file);
@@ -118,10 +119,20 @@ class ContextMapPanel implements vscode.Disposable {
         break;
       // Shown readable, in the transcript's own group: the map keeps its place and its selection.
       case 'revealRound':
-        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, round: msg.round, readable: true, keepGroup: true });
+        await vscode.commands.executeCommand(CommandId.revealRound, {
+          file: this.file,
+          round: msg.round,
+          readable: true,
+          keepGroup: true,
+        });
         break;
       case 'revealLine':
-        await vscode.commands.executeCommand(CommandId.revealRound, { file: this.file, line: msg.line, readable: true, keepGroup: true });
+        await vscode.commands.executeCommand(CommandId.revealRound, {
+          file: this.file,
+          line: msg.line,
+          readable: true,
+          keepGroup: true,
+        });
         break;
       // A decision changes the store's decisions value of this panel's file (saved, and replanned); the store's
       // change redraws the map.
@@ -181,7 +192,9 @@ class ContextMapPanel implements vscode.Disposable {
     try {
       items = await readRoundItems(analysis, round);
     } catch (err) {
-      this.log.warn(`Could not read round ${round} of ${this.file}: ${err instanceof Error ? err.message : String(err)}`);
+      this.log.warn(
+        `Could not read round ${round} of ${this.file}: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return undefined;
     }
     if (seq !== this.selectSeq) return undefined;
@@ -245,7 +258,10 @@ export class ContextMapPanels implements vscode.Disposable {
     this.disposables.push(
       vscode.window.registerWebviewPanelSerializer(MAP_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, saved: unknown) => {
-          const file = saved && typeof saved === 'object' && typeof (saved as { file?: unknown }).file === 'string' ? (saved as { file: string }).file : undefined;
+          const file =
+            saved && typeof saved === 'object' && typeof (saved as { file?: unknown }).file === 'string'
+              ? (saved as { file: string }).file
+              : undefined;
           if (!file) {
             panel.dispose();
             return;
@@ -265,7 +281,12 @@ export class ContextMapPanels implements vscode.Disposable {
     let p = this.panels.get(file);
     if (p) p.panel.reveal(undefined, false);
     else {
-      const panel = vscode.window.createWebviewPanel(MAP_VIEW_TYPE, `Context Map: ${baseName(file)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { retainContextWhenHidden: false });
+      const panel = vscode.window.createWebviewPanel(
+        MAP_VIEW_TYPE,
+        `Context Map: ${baseName(file)}`,
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { retainContextWhenHidden: false },
+      );
       p = this.adopt(file, panel);
     }
     // Let the panel's HTML reach the renderer before the state (up to a second on a 100 MB session) is built.

@@ -7,7 +7,9 @@ export const SECTION = 'agentCompactor';
 export function getSettings(scope?: vscode.Uri): ExtensionSettings {
   const config = vscode.workspace.getConfiguration(SECTION, scope);
   // Where content, the API key and commands go is the user's choice only: a workspace value of those keys is ignored.
-  return readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(config.inspect(key)) : config.get(key)));
+  return readSettings((key) =>
+    USER_ONLY_SETTINGS.includes(key) ? userScopedValue(config.inspect(key)) : config.get(key),
+  );
 }
 
 export function onSettingsChanged(listener: (e: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {

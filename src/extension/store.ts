@@ -18,8 +18,20 @@ import { formatBytes } from './model/format';
 export type StoreState =
   | { status: 'empty' }
   | { status: 'loading'; file: string; message: string }
-  | { status: 'ready'; file: string; analysis: Analysis; plan: CompactionPlan | null; planError?: string; updatedAt: number }
-  | { status: 'error'; file: string; message: string; /** True for a file with no lines yet: shown calmly, not as a failure. */ empty?: boolean };
+  | {
+      status: 'ready';
+      file: string;
+      analysis: Analysis;
+      plan: CompactionPlan | null;
+      planError?: string;
+      updatedAt: number;
+    }
+  | {
+      status: 'error';
+      file: string;
+      message: string;
+      /** True for a file with no lines yet: shown calmly, not as a failure. */ empty?: boolean;
+    };
 
 export const VIEW_IDS = ['agentCompactor.rounds', 'agentCompactor.roundsExplorer'] as const;
 
@@ -32,7 +44,9 @@ export function isTranscriptUri(uri: vscode.Uri | undefined): uri is vscode.Uri 
   if (!uri || uri.scheme !== 'file') return false;
   // JSON lines are followed; of JSON documents only where agents keep sessions (a Cline / Roo task's history, a Gemini
   // CLI chat), so that other JSON files are never read. The format itself is decided by content when it is read.
-  return /\.jsonl$/i.test(uri.fsPath) || /[\\/](api_conversation_history\.json|chats[\\/][^\\/]+\.json)$/i.test(uri.fsPath);
+  return (
+    /\.jsonl$/i.test(uri.fsPath) || /[\\/](api_conversation_history\.json|chats[\\/][^\\/]+\.json)$/i.test(uri.fsPath)
+  );
 }
 
 export function isTranscriptEditor(editor: vscode.TextEditor | undefined): editor is vscode.TextEditor {
@@ -94,11 +108,19 @@ export class TranscriptStore implements vscode.Disposable {
     this._state = state;
     void vscode.commands.executeCommand('setContext', 'agentCompactor.hasTranscript', state.status === 'ready');
     void vscode.commands.executeCommand('setContext', 'agentCompactor.loading', state.status === 'loading');
-    void vscode.commands.executeCommand('setContext', 'agentCompactor.hasPlan', state.status === 'ready' && state.plan !== null);
+    void vscode.commands.executeCommand(
+      'setContext',
+      'agentCompactor.hasPlan',
+      state.status === 'ready' && state.plan !== null,
+    );
     // Commands a format does not support are disabled for it (package.json `enablement`), with the reason in the header.
     const format = state.status === 'ready' ? state.analysis.index.format : null;
     void vscode.commands.executeCommand('setContext', 'agentCompactor.format', format?.id ?? '');
-    void vscode.commands.executeCommand('setContext', 'agentCompactor.canCompact', format !== null && capabilitiesOf(format).compact);
+    void vscode.commands.executeCommand(
+      'setContext',
+      'agentCompactor.canCompact',
+      format !== null && capabilitiesOf(format).compact,
+    );
     this.emitter.fire(state);
   }
 
@@ -152,7 +174,12 @@ export class TranscriptStore implements vscode.Disposable {
         const message = err instanceof Error ? err.message : String(err);
         this.log.warn(`Could not read ${file}: ${message}`);
         if (this.wanted === file) {
-          this.set({ status: 'error', file, message, empty: err instanceof NotATranscriptError && err.reason === 'empty' });
+          this.set({
+            status: 'error',
+            file,
+            message,
+            empty: err instanceof NotATranscriptError && err.reason === 'empty',
+          });
           this.watch(file);
         }
         return undefined;
@@ -182,7 +209,13 @@ export class TranscriptStore implements vscode.Disposable {
         const message = err instanceof Error ? err.message : String(err);
         this.log.warn(`Could not refresh ${file}: ${message}`);
         this.cache.delete(file);
-        if (this.file === file) this.set({ status: 'error', file, message, empty: err instanceof NotATranscriptError && err.reason === 'empty' });
+        if (this.file === file)
+          this.set({
+            status: 'error',
+            file,
+            message,
+            empty: err instanceof NotATranscriptError && err.reason === 'empty',
+          });
         return undefined;
       }
     });
@@ -231,10 +264,10 @@ export class TranscriptStore implements vscode.Disposable {
     const started = Date.now();
     const size = (await vscode.workspace.fs.stat(vscode.Uri.file(file))).size;
     const name = basename(file);
-    const analysis = await vscode.window.withProgress(
-      { location: { viewId: VIEW_IDS[0] } },
-      () =>
-        vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${name}` }, (progress) => {
+    const analysis = await vscode.window.withProgress({ location: { viewId: VIEW_IDS[0] } }, () =>
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Agent Compactor: reading ${name}` },
+        (progress) => {
           let last = 0;
           return inspectFile(file, {
             yieldEvery: YIELD_EVERY,
@@ -248,9 +281,12 @@ export class TranscriptStore implements vscode.Disposable {
               }
             },
           });
-        }),
+        },
+      ),
     );
-    this.log.info(`Read ${file} (${formatBytes(size)}): ${analysis.report.totals.rounds} rounds in ${Date.now() - started} ms`);
+    this.log.info(
+      `Read ${file} (${formatBytes(size)}): ${analysis.report.totals.rounds} rounds in ${Date.now() - started} ms`,
+    );
     return analysis;
   }
 
@@ -264,10 +300,14 @@ export class TranscriptStore implements vscode.Disposable {
     const bytes = previous.index.consumedBytes;
     const fileSidechains = previous.report.sidechains.filter((s) => s.source === 'file');
     const next = await reinspect(previous, { yieldEvery: YIELD_EVERY });
-    if (!next.rebuilt) for (const s of fileSidechains) if (!next.report.sidechains.some((x) => x.id === s.id)) next.report.sidechains.push(s);
+    if (!next.rebuilt)
+      for (const s of fileSidechains)
+        if (!next.report.sidechains.some((x) => x.id === s.id)) next.report.sidechains.push(s);
     const read = next.index.consumedBytes - (next.rebuilt ? 0 : bytes);
     if (read > 0 || next.rebuilt) {
-      this.log.debug(`Re-read ${previous.index.path}: ${next.rebuilt ? 'rebuilt' : `${formatBytes(read)} appended`} in ${Date.now() - started} ms`);
+      this.log.debug(
+        `Re-read ${previous.index.path}: ${next.rebuilt ? 'rebuilt' : `${formatBytes(read)} appended`} in ${Date.now() - started} ms`,
+      );
     }
     return next;
   }
@@ -340,7 +380,9 @@ export class TranscriptStore implements vscode.Disposable {
     if (this.watchedFile === file && this.watcher) return;
     this.unwatch();
     this.watchedFile = file;
-    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(file)), basename(file)));
+    const w = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(dirname(file)), basename(file)),
+    );
     const changed = () => {
       if (this.watchTimer) clearTimeout(this.watchTimer);
       this.watchTimer = setTimeout(() => {

@@ -29,7 +29,12 @@ export function estimateTextWidth(fontSize: number): (text: string) => number {
 export const CHART_FONT_SIZE = 11;
 
 /** The layout for a chart `width` px wide: its height follows the width within bounds, so a narrow panel still gets a usable plot. */
-export function chartLayout(width: number, range: XRange = 'active', measure?: (text: string) => number, fontSize = CHART_FONT_SIZE): ChartLayout {
+export function chartLayout(
+  width: number,
+  range: XRange = 'active',
+  measure?: (text: string) => number,
+  fontSize = CHART_FONT_SIZE,
+): ChartLayout {
   const w = Math.max(160, Math.round(width));
   const height = Math.round(Math.min(300, Math.max(200, w * 0.4)));
   return { width: w, height, range, fontSize, measure: measure ?? estimateTextWidth(fontSize) };
@@ -120,7 +125,10 @@ function fmt(v: number): string {
 }
 
 /** The points the x axis spans: from the first round in context on ('active'), or all. */
-export function visiblePoints(points: ChartPoint[], range: XRange): { points: ChartPoint[]; hidden: number; range: XRange } {
+export function visiblePoints(
+  points: ChartPoint[],
+  range: XRange,
+): { points: ChartPoint[]; hidden: number; range: XRange } {
   const first = points.findIndex((p) => p.inContext);
   if (range === 'history' || first <= 0) return { points, hidden: 0, range: 'history' };
   return { points: points.slice(first), hidden: first, range: 'active' };
@@ -134,7 +142,12 @@ function textBox(x: number, y: number, width: number, fontSize: number, anchor: 
 
 export function boxInside(inner: Box, outer: Box): boolean {
   const e = 1e-6;
-  return inner.x >= outer.x - e && inner.y >= outer.y - e && inner.x + inner.width <= outer.x + outer.width + e && inner.y + inner.height <= outer.y + outer.height + e;
+  return (
+    inner.x >= outer.x - e &&
+    inner.y >= outer.y - e &&
+    inner.x + inner.width <= outer.x + outer.width + e &&
+    inner.y + inner.height <= outer.y + outer.height + e
+  );
 }
 
 export function boxesOverlap(a: Box, b: Box): boolean {
@@ -178,7 +191,12 @@ export function chartGeometry(data: ChartData, layout: ChartLayout = chartLayout
   for (let v = 0; v <= scale.max + scale.step / 2; v += scale.step) yValues.push(v);
   const marginLeft = Math.ceil(Math.max(...yValues.map((v) => measure(shortTokens(v)))) + 10);
   const marginRight = 12;
-  const plot: Box = { x: marginLeft, y: marginTop, width: Math.max(1, layout.width - marginLeft - marginRight), height: plotHeight };
+  const plot: Box = {
+    x: marginLeft,
+    y: marginTop,
+    width: Math.max(1, layout.width - marginLeft - marginRight),
+    height: plotHeight,
+  };
   const n = pts.length;
   // Each round occupies one slot; its point sits in the slot's middle.
   const slot = plot.width / Math.max(1, n);
@@ -232,8 +250,30 @@ export function chartGeometry(data: ChartData, layout: ChartLayout = chartLayout
   const targetY = data.targetTokens > 0 ? yOf(data.targetTokens) : null;
   const floorY = floor !== null ? yOf(floor) : null;
   const labels = placeLabels(plot, layout, [
-    ...(targetY !== null ? [{ kind: 'target' as const, texts: [`target ${shortTokens(data.targetTokens)}`], line: { y: targetY }, prefer: 'end' as const }] : []),
-    ...(floorY !== null && floor !== null ? [{ kind: 'floor' as const, texts: [`system prompt + tools ${shortTokens(floor)}`, `prompt + tools ${shortTokens(floor)}`, `floor ${shortTokens(floor)}`], line: { y: floorY }, prefer: 'start' as const }] : []),
+    ...(targetY !== null
+      ? [
+          {
+            kind: 'target' as const,
+            texts: [`target ${shortTokens(data.targetTokens)}`],
+            line: { y: targetY },
+            prefer: 'end' as const,
+          },
+        ]
+      : []),
+    ...(floorY !== null && floor !== null
+      ? [
+          {
+            kind: 'floor' as const,
+            texts: [
+              `system prompt + tools ${shortTokens(floor)}`,
+              `prompt + tools ${shortTokens(floor)}`,
+              `floor ${shortTokens(floor)}`,
+            ],
+            line: { y: floorY },
+            prefer: 'start' as const,
+          },
+        ]
+      : []),
     ...(cutX !== null ? [{ kind: 'cut' as const, texts: ['cut'], line: { x: cutX }, prefer: 'start' as const }] : []),
   ]);
 
@@ -262,7 +302,14 @@ export function chartGeometry(data: ChartData, layout: ChartLayout = chartLayout
 }
 
 /** X ticks at round numbers that are multiples of a nice step, as dense as their labels allow, each inside the chart and clear of the y labels. */
-function roundTicks(pts: ChartPoint[], plot: Box, slot: number, xOf: (i: number) => number, layout: ChartLayout, yTicks: Tick[]): Tick[] {
+function roundTicks(
+  pts: ChartPoint[],
+  plot: Box,
+  slot: number,
+  xOf: (i: number) => number,
+  layout: ChartLayout,
+  yTicks: Tick[],
+): Tick[] {
   if (!pts.length) return [];
   const widest = Math.max(...[pts[0], pts[pts.length - 1]].map((p) => layout.measure(`#${p.round}`)));
   const step = xStep(slot, widest, layout.fontSize);
@@ -299,7 +346,11 @@ interface LabelRequest {
  * Puts each label next to its line, inside the plot and clear of the labels placed before it: the first candidate
  * position that fits wins; failing that, a shorter text; failing that, the first position inside the plot.
  */
-export function placeLabels(plot: Box, layout: Pick<ChartLayout, 'fontSize' | 'measure'>, requests: LabelRequest[]): PlacedLabel[] {
+export function placeLabels(
+  plot: Box,
+  layout: Pick<ChartLayout, 'fontSize' | 'measure'>,
+  requests: LabelRequest[],
+): PlacedLabel[] {
   const { fontSize, measure } = layout;
   const pad = 4;
   const placed: PlacedLabel[] = [];
@@ -309,7 +360,14 @@ export function placeLabels(plot: Box, layout: Pick<ChartLayout, 'fontSize' | 'm
     for (const text of r.texts) {
       const w = measure(text);
       for (const c of candidates(r, plot, fontSize, pad)) {
-        const label: PlacedLabel = { kind: r.kind, text, x: c.x, y: c.y, anchor: c.anchor, box: textBox(c.x, c.y, w, fontSize, c.anchor) };
+        const label: PlacedLabel = {
+          kind: r.kind,
+          text,
+          x: c.x,
+          y: c.y,
+          anchor: c.anchor,
+          box: textBox(c.x, c.y, w, fontSize, c.anchor),
+        };
         if (!boxInside(label.box, plot)) continue;
         fallback ??= label;
         if (placed.every((p) => !boxesOverlap(p.box, label.box))) {
@@ -325,7 +383,12 @@ export function placeLabels(plot: Box, layout: Pick<ChartLayout, 'fontSize' | 'm
   return placed;
 }
 
-function candidates(r: LabelRequest, plot: Box, fontSize: number, pad: number): { x: number; y: number; anchor: 'start' | 'end' }[] {
+function candidates(
+  r: LabelRequest,
+  plot: Box,
+  fontSize: number,
+  pad: number,
+): { x: number; y: number; anchor: 'start' | 'end' }[] {
   const left = { x: plot.x + pad, anchor: 'start' as const };
   const right = { x: plot.x + plot.width - pad, anchor: 'end' as const };
   if ('y' in r.line) {
@@ -348,7 +411,13 @@ function candidates(r: LabelRequest, plot: Box, fontSize: number, pad: number): 
 /** The last resort: the shortest text at its line, moved inside the plot. */
 function clampInto(r: LabelRequest, plot: Box, w: number, fontSize: number, pad: number): PlacedLabel {
   const text = r.texts[r.texts.length - 1];
-  const x = Math.min(Math.max('x' in r.line ? r.line.x + pad : plot.x + pad, plot.x), Math.max(plot.x, plot.x + plot.width - w));
-  const y = Math.min(Math.max('y' in r.line ? r.line.y - pad : plot.y + fontSize + pad, plot.y + fontSize), plot.y + plot.height - fontSize * 0.3);
+  const x = Math.min(
+    Math.max('x' in r.line ? r.line.x + pad : plot.x + pad, plot.x),
+    Math.max(plot.x, plot.x + plot.width - w),
+  );
+  const y = Math.min(
+    Math.max('y' in r.line ? r.line.y - pad : plot.y + fontSize + pad, plot.y + fontSize),
+    plot.y + plot.height - fontSize * 0.3,
+  );
   return { kind: r.kind, text, x, y, anchor: 'start', box: textBox(x, y, w, fontSize, 'start') };
 }

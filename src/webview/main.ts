@@ -5,7 +5,17 @@
 import { CHART_FONT_SIZE, chartGeometry, chartLayout, type ChartGeometry, type XRange } from './chart';
 import { button, el, svg } from './dom';
 import { num, vscode } from './webviewApi';
-import { USER_ROUND_MARK, parseHostToWebview, toolResultMark, type BudgetState, type ChartData, type Decision, type HostToWebview, type ToolResultRow, type WebviewToHost } from './protocol';
+import {
+  USER_ROUND_MARK,
+  parseHostToWebview,
+  toolResultMark,
+  type BudgetState,
+  type ChartData,
+  type Decision,
+  type HostToWebview,
+  type ToolResultRow,
+  type WebviewToHost,
+} from './protocol';
 
 const PAGE = 200;
 
@@ -20,7 +30,15 @@ interface UiState {
 let ui: UiState = { filter: 'all', shown: PAGE, range: 'active' };
 {
   const saved = vscode.getState() as Partial<UiState> | undefined;
-  if (saved && (saved.filter === 'all' || saved.filter === 'kept' || saved.filter === 'replaced' || saved.filter === 'frozen' || saved.filter === 'user')) ui.filter = saved.filter;
+  if (
+    saved &&
+    (saved.filter === 'all' ||
+      saved.filter === 'kept' ||
+      saved.filter === 'replaced' ||
+      saved.filter === 'frozen' ||
+      saved.filter === 'user')
+  )
+    ui.filter = saved.filter;
   if (saved && (saved.range === 'active' || saved.range === 'history')) ui.range = saved.range;
 }
 let current: BudgetState | undefined;
@@ -28,7 +46,6 @@ let current: BudgetState | undefined;
 function send(msg: WebviewToHost): void {
   vscode.postMessage(msg);
 }
-
 
 function root(): HTMLElement {
   return document.getElementById('app') ?? document.body;
@@ -53,23 +70,38 @@ function render(state: BudgetState): void {
       { class: 'muted' },
       `Rounds: ${num(state.counts.keepRounds)} kept, ${num(state.counts.summarizeRounds)} summarized, ${num(state.counts.dropRounds)} dropped. ` +
         `Tool results: ${num(state.counts.kept)} kept, ${num(state.counts.replaced)} replaced by a preview` +
-        (state.counts.frozen ? `, ${num(state.counts.frozen)} replaced in an earlier compaction (left as they are, so the prompt stays the same)` : '') +
+        (state.counts.frozen
+          ? `, ${num(state.counts.frozen)} replaced in an earlier compaction (left as they are, so the prompt stays the same)`
+          : '') +
         '.',
     ),
     el(
       'div',
       { class: 'actions' },
-      state.nothingToDo ? null : button('Compact…', () => send({ type: 'compact' }), 'Compact this transcript (asks for confirmation)'),
+      state.nothingToDo
+        ? null
+        : button('Compact…', () => send({ type: 'compact' }), 'Compact this transcript (asks for confirmation)'),
       button('Refresh', () => send({ type: 'refresh' }), 'Re-read the transcript'),
     ),
   );
   const notes = state.notes.length ? el('ul', { class: 'notes' }, ...state.notes.map((n) => el('li', {}, n))) : null;
-  app.replaceChildren(header, ...(notes ? [notes] : []), ...(state.userRounds.length ? [renderUserRounds(state)] : []), renderChart(state), renderWire(state), renderTools(state));
+  app.replaceChildren(
+    header,
+    ...(notes ? [notes] : []),
+    ...(state.userRounds.length ? [renderUserRounds(state)] : []),
+    renderChart(state),
+    renderWire(state),
+    renderTools(state),
+  );
 }
 
 /** The rounds the user decided, marked as the Rounds tree marks them; each reveals its round. */
 function renderUserRounds(state: BudgetState): HTMLElement {
-  const section = el('section', { class: 'user-rounds', attrs: { 'aria-labelledby': 'user-h' } }, el('h2', { attrs: { id: 'user-h' } }, `Your decisions (${num(state.userRounds.length)} rounds)`));
+  const section = el(
+    'section',
+    { class: 'user-rounds', attrs: { 'aria-labelledby': 'user-h' } },
+    el('h2', { attrs: { id: 'user-h' } }, `Your decisions (${num(state.userRounds.length)} rounds)`),
+  );
   const list = el('ol', { class: 'user-rounds-list' });
   for (const r of state.userRounds) {
     const link = el('a', { attrs: { href: '#' }, title: `Reveal round #${r.round}` }, `#${r.round}`);
@@ -77,14 +109,28 @@ function renderUserRounds(state: BudgetState): HTMLElement {
       e.preventDefault();
       send({ type: 'revealRound', round: r.round });
     });
-    list.append(el('li', { class: `user-round user-${r.mark}` }, el('span', { class: 'user-mark' }, USER_ROUND_MARK[r.mark]), ' ', link, ' ', r.label));
+    list.append(
+      el(
+        'li',
+        { class: `user-round user-${r.mark}` },
+        el('span', { class: 'user-mark' }, USER_ROUND_MARK[r.mark]),
+        ' ',
+        link,
+        ' ',
+        r.label,
+      ),
+    );
   }
   section.append(list);
   return section;
 }
 
 function renderChart(state: BudgetState): HTMLElement {
-  const section = el('section', { class: 'chart-section', attrs: { 'aria-labelledby': 'chart-h' } }, el('h2', { attrs: { id: 'chart-h' } }, 'Context size per round'));
+  const section = el(
+    'section',
+    { class: 'chart-section', attrs: { 'aria-labelledby': 'chart-h' } },
+    el('h2', { attrs: { id: 'chart-h' } }, 'Context size per round'),
+  );
   const data = state.chart;
   if (!data.points.length) {
     section.append(el('p', { class: 'muted' }, 'No rounds.'));
@@ -98,11 +144,15 @@ function renderChart(state: BudgetState): HTMLElement {
   let toggle: HTMLButtonElement | null = null;
   if (history) {
     // One toggle with a fixed name and aria-pressed (how screen readers expect a toggle button to read).
-    toggle = button('Show whole history', () => {
-      ui = { ...ui, range: ui.range === 'history' ? 'active' : 'history' };
-      vscode.setState(ui);
-      draw();
-    }, 'Show the rounds before the last compact boundary too (they are not in the context now)');
+    toggle = button(
+      'Show whole history',
+      () => {
+        ui = { ...ui, range: ui.range === 'history' ? 'active' : 'history' };
+        vscode.setState(ui);
+        draw();
+      },
+      'Show the rounds before the last compact boundary too (they are not in the context now)',
+    );
     toggle.classList.add('secondary', 'range-toggle');
     controls.append(toggle);
   }
@@ -133,10 +183,26 @@ function renderChart(state: BudgetState): HTMLElement {
     el('li', {}, el('span', { class: 'swatch usage' }), 'usage (API truth)'),
     el('li', {}, el('span', { class: 'swatch estimate' }), 'estimate'),
     el('li', {}, el('span', { class: 'swatch target' }), `target ${num(data.targetTokens)}`),
-    data.floorTokens !== null ? el('li', { title: 'Every request carries the system prompt and tool definitions: no compaction reaches a target below this line' }, el('span', { class: 'swatch floor' }), `system prompt + tools ~${num(data.floorTokens)} (no target below it is reachable)`) : null,
-    data.points.some((p) => p.mark === 'summarize') ? el('li', {}, el('span', { class: 'swatch band-summarize' }), '[summarize]') : null,
-    data.points.some((p) => p.mark === 'drop') ? el('li', {}, el('span', { class: 'swatch band-drop' }), '[drop]') : null,
-    data.cutAfterRound !== null ? el('li', {}, el('span', { class: 'swatch cut' }), `cut after round #${data.cutAfterRound}`) : null,
+    data.floorTokens !== null
+      ? el(
+          'li',
+          {
+            title:
+              'Every request carries the system prompt and tool definitions: no compaction reaches a target below this line',
+          },
+          el('span', { class: 'swatch floor' }),
+          `system prompt + tools ~${num(data.floorTokens)} (no target below it is reachable)`,
+        )
+      : null,
+    data.points.some((p) => p.mark === 'summarize')
+      ? el('li', {}, el('span', { class: 'swatch band-summarize' }), '[summarize]')
+      : null,
+    data.points.some((p) => p.mark === 'drop')
+      ? el('li', {}, el('span', { class: 'swatch band-drop' }), '[drop]')
+      : null,
+    data.cutAfterRound !== null
+      ? el('li', {}, el('span', { class: 'swatch cut' }), `cut after round #${data.cutAfterRound}`)
+      : null,
   );
   section.append(controls, wrap, legend);
   return section;
@@ -155,18 +221,42 @@ function measureText(): ((text: string) => number) | undefined {
 }
 
 function chartSvg(data: ChartData, g: ChartGeometry): SVGSVGElement {
-  const chart = svg('svg', { viewBox: g.viewBox, width: g.width, height: g.height, class: 'chart', role: 'img', 'aria-label': `Context size per round; target ${num(data.targetTokens)} tokens` });
-  chart.append(svg('title', {}, `Context ${num(data.preTokens)} → ${num(data.postTokens)} tokens after compaction; target ${num(data.targetTokens)}`));
-  for (const b of g.bands) chart.append(svg('rect', { x: b.x, y: g.plot.y, width: b.width, height: g.plot.height, class: `band band-${b.mark}` }));
+  const chart = svg('svg', {
+    viewBox: g.viewBox,
+    width: g.width,
+    height: g.height,
+    class: 'chart',
+    role: 'img',
+    'aria-label': `Context size per round; target ${num(data.targetTokens)} tokens`,
+  });
+  chart.append(
+    svg(
+      'title',
+      {},
+      `Context ${num(data.preTokens)} → ${num(data.postTokens)} tokens after compaction; target ${num(data.targetTokens)}`,
+    ),
+  );
+  for (const b of g.bands)
+    chart.append(
+      svg('rect', { x: b.x, y: g.plot.y, width: b.width, height: g.plot.height, class: `band band-${b.mark}` }),
+    );
   for (const t of g.yTicks) {
     chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: t.pos, y2: t.pos, class: 'grid' }));
     chart.append(svg('text', { x: g.plot.x - 6, y: t.pos + CHART_FONT_SIZE * 0.35, class: 'tick tick-y' }, t.label));
   }
-  for (const t of g.xTicks) chart.append(svg('text', { x: t.pos, y: t.box.y + CHART_FONT_SIZE, class: 'tick tick-x' }, t.label));
-  for (const x of g.boundaryXs) chart.append(svg('line', { x1: x, x2: x, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'boundary' }));
+  for (const t of g.xTicks)
+    chart.append(svg('text', { x: t.pos, y: t.box.y + CHART_FONT_SIZE, class: 'tick tick-x' }, t.label));
+  for (const x of g.boundaryXs)
+    chart.append(svg('line', { x1: x, x2: x, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'boundary' }));
   chart.append(svg('rect', { x: g.plot.x, y: g.plot.y, width: g.plot.width, height: g.plot.height, class: 'frame' }));
-  if (g.floorY !== null) chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.floorY, y2: g.floorY, class: 'floor' }));
-  if (g.targetY !== null) chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.targetY, y2: g.targetY, class: 'target' }));
+  if (g.floorY !== null)
+    chart.append(
+      svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.floorY, y2: g.floorY, class: 'floor' }),
+    );
+  if (g.targetY !== null)
+    chart.append(
+      svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: g.targetY, y2: g.targetY, class: 'target' }),
+    );
   if (g.estimatePath) chart.append(svg('path', { d: g.estimatePath, class: 'line estimate' }));
   if (g.usagePath) chart.append(svg('path', { d: g.usagePath, class: 'line usage' }));
   for (const p of g.usagePoints) {
@@ -175,20 +265,38 @@ function chartSvg(data: ChartData, g: ChartGeometry): SVGSVGElement {
     dot.addEventListener('click', () => send({ type: 'revealRound', round: p.round }));
     chart.append(dot);
   }
-  if (g.cutX !== null) chart.append(svg('line', { x1: g.cutX, x2: g.cutX, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'cut' }));
+  if (g.cutX !== null)
+    chart.append(svg('line', { x1: g.cutX, x2: g.cutX, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'cut' }));
   // Labels last, over the lines (each has a halo in the background colour).
-  for (const l of g.labels) chart.append(svg('text', { x: l.x, y: l.y, class: `label label-${l.kind} anchor-${l.anchor}` }, l.text));
+  for (const l of g.labels)
+    chart.append(svg('text', { x: l.x, y: l.y, class: `label label-${l.kind} anchor-${l.anchor}` }, l.text));
   return chart;
 }
 
 function renderWire(state: BudgetState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'wire-h' } }, el('h2', { attrs: { id: 'wire-h' } }, `Messages with tool results, as sent (${num(state.wireMessages.length)})`));
-  section.append(el('p', { class: 'muted' }, 'Each row is one message as the agent sends it to the API: the tool results it carries must fit the per-message limit, so the largest new ones are replaced by previews.'));
+  const section = el(
+    'section',
+    { attrs: { 'aria-labelledby': 'wire-h' } },
+    el('h2', { attrs: { id: 'wire-h' } }, `Messages with tool results, as sent (${num(state.wireMessages.length)})`),
+  );
+  section.append(
+    el(
+      'p',
+      { class: 'muted' },
+      'Each row is one message as the agent sends it to the API: the tool results it carries must fit the per-message limit, so the largest new ones are replaced by previews.',
+    ),
+  );
   if (!state.wireMessages.length) {
     section.append(el('p', { class: 'muted' }, 'No outbound messages carry tool results.'));
     return section;
   }
-  const head = el('tr', {}, ...['#', 'Round', 'Lines', 'Before (chars)', 'After (chars)', 'Limit'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
+  const head = el(
+    'tr',
+    {},
+    ...['#', 'Round', 'Lines', 'Before (chars)', 'After (chars)', 'Limit'].map((h) =>
+      el('th', { attrs: { scope: 'col' } }, h),
+    ),
+  );
   const rows = state.wireMessages.map((w) => {
     const over = w.afterChars > w.limit;
     const changed = w.afterChars !== w.beforeChars;
@@ -205,7 +313,11 @@ function renderWire(state: BudgetState): HTMLElement {
       el('td', {}, round),
       el('td', {}, lines),
       el('td', { class: 'num' }, num(w.beforeChars)),
-      el('td', { class: 'num' }, `${num(w.afterChars)}${changed ? ` (${w.afterChars < w.beforeChars ? '−' : '+'}${num(Math.abs(w.beforeChars - w.afterChars))})` : ''}`),
+      el(
+        'td',
+        { class: 'num' },
+        `${num(w.afterChars)}${changed ? ` (${w.afterChars < w.beforeChars ? '−' : '+'}${num(Math.abs(w.beforeChars - w.afterChars))})` : ''}`,
+      ),
       el('td', { class: 'num' }, `${num(w.limit)}${over ? ' [over]' : ''}`),
     );
   });
@@ -214,7 +326,11 @@ function renderWire(state: BudgetState): HTMLElement {
 }
 
 function renderTools(state: BudgetState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'tools-h' } }, el('h2', { attrs: { id: 'tools-h' } }, `Tool results (${num(state.toolResults.length)})`));
+  const section = el(
+    'section',
+    { attrs: { 'aria-labelledby': 'tools-h' } },
+    el('h2', { attrs: { id: 'tools-h' } }, `Tool results (${num(state.toolResults.length)})`),
+  );
   const select = el('select', { attrs: { 'aria-label': 'Show decisions' } });
   for (const [value, label] of [
     ['all', 'All'],
@@ -234,7 +350,9 @@ function renderTools(state: BudgetState): HTMLElement {
     if (current) render(current);
   });
   section.append(el('label', { class: 'filter' }, 'Show: ', select));
-  const rows = state.toolResults.filter((t) => ui.filter === 'all' || (ui.filter === 'user' ? t.byUser : t.decision === ui.filter));
+  const rows = state.toolResults.filter(
+    (t) => ui.filter === 'all' || (ui.filter === 'user' ? t.byUser : t.decision === ui.filter),
+  );
   const list = el('ol', { class: 'tools' });
   for (const t of rows.slice(0, ui.shown)) list.append(toolItem(t));
   section.append(list);
@@ -259,7 +377,11 @@ function toolItem(t: ToolResultRow): HTMLElement {
   const head = el(
     'div',
     { class: 'tool-head' },
-    el('span', { class: `decision decision-${t.decision}${t.byUser ? ' by-user' : ''}` }, toolResultMark(t.decision, t.byUser)),
+    el(
+      'span',
+      { class: `decision decision-${t.decision}${t.byUser ? ' by-user' : ''}` },
+      toolResultMark(t.decision, t.byUser),
+    ),
     ' ',
     el('strong', {}, t.toolName),
     ' · ',
@@ -271,7 +393,8 @@ function toolItem(t: ToolResultRow): HTMLElement {
     const pre = el('pre', { class: 'preview' });
     pre.textContent = t.preview; // exact text, never parsed as HTML
     const details = el('details', {}, el('summary', {}, `Replacement text (${num(t.preview.length)} chars)`), pre);
-    if (t.fullTextPath) details.append(el('p', { class: 'muted' }, 'Full original stored at ', el('code', {}, t.fullTextPath)));
+    if (t.fullTextPath)
+      details.append(el('p', { class: 'muted' }, 'Full original stored at ', el('code', {}, t.fullTextPath)));
     item.append(details);
   }
   return item;

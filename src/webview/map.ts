@@ -6,7 +6,18 @@
 // Over 400 lines: one bundle's whole DOM side (chart events, tables, the round reader and keyboard navigation);
 // drawing itself is in mapChart.ts, the protocol in mapProtocol.ts.
 import { shortTokens } from './chart';
-import { barOf, clampTarget, clampView, MAP_SIZE, mapGeometry, panView, tokensAtY, zoomView, type MapGeometry, type MapView } from './mapChart';
+import {
+  barOf,
+  clampTarget,
+  clampView,
+  MAP_SIZE,
+  mapGeometry,
+  panView,
+  tokensAtY,
+  zoomView,
+  type MapGeometry,
+  type MapView,
+} from './mapChart';
 import { button, el, svg } from './dom';
 import { num, vscode } from './webviewApi';
 import { parseHostToMap, type DetailItem, type MapState, type MapToHost, type RoundDetail } from './mapProtocol';
@@ -64,7 +75,8 @@ const endDrag = (e: PointerEvent) => {
   dragSendTimer = undefined;
   document.getElementById('target')?.classList.remove('dragging');
   const node = document.getElementById('target');
-  if (e.type === 'pointerup' && geometry && node instanceof SVGGraphicsElement) moveTarget(tokensAtY(geometry, svgY(node, e.clientY)));
+  if (e.type === 'pointerup' && geometry && node instanceof SVGGraphicsElement)
+    moveTarget(tokensAtY(geometry, svgY(node, e.clientY)));
   if (dragTarget !== null) sendTarget(dragTarget);
 };
 window.addEventListener('pointerup', endDrag);
@@ -105,7 +117,8 @@ function receiveState(s: MapState): void {
     view = { from: 0, to: n };
     selected = null;
     detail = undefined;
-  } else if (wasAtEnd) view = clampView({ from: view.from, to: n }, n); // follow a live session's new rounds
+  } else if (wasAtEnd)
+    view = clampView({ from: view.from, to: n }, n); // follow a live session's new rounds
   else view = clampView(view, n);
   render();
 }
@@ -126,9 +139,21 @@ function render(): void {
     ),
     el('p', { class: 'muted', attrs: { id: 'map-limits' } }, s.limitsText),
     el('p', { class: 'muted', attrs: { id: 'plan-summary' } }, s.planSummary),
-    el('div', { class: 'actions' }, button('Refresh', () => send({ type: 'refresh' }), 'Re-read the transcript')),
+    el(
+      'div',
+      { class: 'actions' },
+      button('Refresh', () => send({ type: 'refresh' }), 'Re-read the transcript'),
+    ),
   );
-  root().replaceChildren(header, renderChartSection(s), renderDetail(), renderTools(s), renderLargest(s), renderCompactions(s), renderCost(s));
+  root().replaceChildren(
+    header,
+    renderChartSection(s),
+    renderDetail(),
+    renderTools(s),
+    renderLargest(s),
+    renderCompactions(s),
+    renderCost(s),
+  );
   if (focused) document.getElementById(focused)?.focus();
   document.body.dataset.drawMs = (performance.now() - started).toFixed(1);
 }
@@ -137,7 +162,11 @@ function render(): void {
 // Chart
 
 function renderChartSection(s: MapState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'chart-h', id: 'chart-section' } }, el('h2', { attrs: { id: 'chart-h' } }, 'What the context holds, round by round'));
+  const section = el(
+    'section',
+    { attrs: { 'aria-labelledby': 'chart-h', id: 'chart-section' } },
+    el('h2', { attrs: { id: 'chart-h' } }, 'What the context holds, round by round'),
+  );
   if (!s.rounds.length) {
     section.append(el('p', { class: 'muted' }, 'No rounds.'));
     return section;
@@ -145,14 +174,22 @@ function renderChartSection(s: MapState): HTMLElement {
   const n = s.rounds.length;
   const g = mapGeometry(s, view);
   geometry = g;
-  const range = el('span', { class: 'muted', attrs: { id: 'range' } }, `rounds ${view.from}–${view.to - 1} of ${n}${g.roundsPerBar > 1 ? `, ${g.roundsPerBar} per bar (the largest shown)` : ''}`);
+  const range = el(
+    'span',
+    { class: 'muted', attrs: { id: 'range' } },
+    `rounds ${view.from}–${view.to - 1} of ${n}${g.roundsPerBar > 1 ? `, ${g.roundsPerBar} per bar (the largest shown)` : ''}`,
+  );
   const toolbar = el(
     'div',
     { class: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Chart view' } },
     button('−', () => setView(zoomView(view, n, 2)), 'Zoom out (-)', { 'aria-label': 'Zoom out' }),
     button('+', () => setView(zoomView(view, n, 0.5)), 'Zoom in (+)', { 'aria-label': 'Zoom in' }),
-    button('◀', () => setView(panView(view, n, -Math.max(1, Math.round((view.to - view.from) / 4)))), 'Pan left', { 'aria-label': 'Pan left' }),
-    button('▶', () => setView(panView(view, n, Math.max(1, Math.round((view.to - view.from) / 4)))), 'Pan right', { 'aria-label': 'Pan right' }),
+    button('◀', () => setView(panView(view, n, -Math.max(1, Math.round((view.to - view.from) / 4)))), 'Pan left', {
+      'aria-label': 'Pan left',
+    }),
+    button('▶', () => setView(panView(view, n, Math.max(1, Math.round((view.to - view.from) / 4)))), 'Pan right', {
+      'aria-label': 'Pan right',
+    }),
     button('All', () => setView({ from: 0, to: n }), 'Show every round'),
     range,
   );
@@ -193,7 +230,8 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
     class: 'chart',
     role: 'application',
     tabindex: 0,
-    'aria-label': 'Context per round. Left and right arrows select a bar, Enter shows its round, plus and minus zoom, Page Up and Page Down pan.',
+    'aria-label':
+      'Context per round. Left and right arrows select a bar, Enter shows its round, plus and minus zoom, Page Up and Page Down pan.',
   });
   chart.append(patternDefs());
   for (const t of g.yTicks) {
@@ -215,14 +253,29 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
     });
     const label = b.first === b.last ? `Round #${b.first}` : `Rounds #${b.first}–#${b.last} (largest: #${b.peak})`;
     const r = s.rounds[b.peak];
-    group.append(svg('title', {}, `${label}: ${num(b.total)} tokens [${MARK_TEXT[b.mark]}]${b.usage !== null ? `; usage ${num(b.usage)}` : ''}${r.costUsd !== null && b.first === b.last ? `; ${usd(r.costUsd)}` : ''} — ${r.label}`));
+    group.append(
+      svg(
+        'title',
+        {},
+        `${label}: ${num(b.total)} tokens [${MARK_TEXT[b.mark]}]${b.usage !== null ? `; usage ${num(b.usage)}` : ''}${r.costUsd !== null && b.first === b.last ? `; ${usd(r.costUsd)}` : ''} — ${r.label}`,
+      ),
+    );
     group.append(svg('rect', { x: b.x, y: g.plot.y, width: b.width, height: g.plot.height, class: 'hit' }));
-    for (const seg of b.segments) seriesPaths[s.series[seg.series].colour % 16] += `M${b.x} ${seg.y}h${b.width}v${seg.height}h${-b.width}z`;
+    for (const seg of b.segments)
+      seriesPaths[s.series[seg.series].colour % 16] += `M${b.x} ${seg.y}h${b.width}v${seg.height}h${-b.width}z`;
     if (b.mark !== 'keep' && b.segments.length) {
       const top = Math.min(...b.segments.map((x) => x.y));
       overlayPaths[b.mark] += `M${b.x} ${top}h${b.width}V${g.plot.y + g.plot.height}h${-b.width}z`;
     }
-    group.append(svg('rect', { x: b.x, y: g.plot.y + g.plot.height + 3, width: b.width, height: 6, class: `strip strip-${b.mark}` }));
+    group.append(
+      svg('rect', {
+        x: b.x,
+        y: g.plot.y + g.plot.height + 3,
+        width: b.width,
+        height: 6,
+        class: `strip strip-${b.mark}`,
+      }),
+    );
     group.addEventListener('click', () => selectRound(b.peak));
     barsGroup.append(group);
   });
@@ -230,18 +283,29 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
   // pan redraws quickly); they let the pointer through to each bar's hit area below them.
   const fills = svg('g', { class: 'fills' });
   seriesPaths.forEach((d, k) => d && fills.append(svg('path', { d, class: `seg s${k}` })));
-  for (const mark of ['summarize', 'drop'] as const) if (overlayPaths[mark]) fills.append(svg('path', { d: overlayPaths[mark], class: `overlay overlay-${mark}` }));
+  for (const mark of ['summarize', 'drop'] as const)
+    if (overlayPaths[mark]) fills.append(svg('path', { d: overlayPaths[mark], class: `overlay overlay-${mark}` }));
   chart.append(barsGroup, fills);
   for (const b of g.bars) {
     if (!b.boundary) continue;
     chart.append(svg('line', { x1: b.x, x2: b.x, y1: g.plot.y, y2: g.plot.y + g.plot.height, class: 'boundary' }));
   }
-  chart.append(svg('text', { x: g.plot.x, y: g.plot.y + g.plot.height + 28, class: 'tick' }, `#${g.bars[0]?.first ?? 0}`));
-  chart.append(svg('text', { x: g.plot.x + g.plot.width, y: g.plot.y + g.plot.height + 28, class: 'tick label-end' }, `#${g.bars[g.bars.length - 1]?.last ?? 0}`));
+  chart.append(
+    svg('text', { x: g.plot.x, y: g.plot.y + g.plot.height + 28, class: 'tick' }, `#${g.bars[0]?.first ?? 0}`),
+  );
+  chart.append(
+    svg(
+      'text',
+      { x: g.plot.x + g.plot.width, y: g.plot.y + g.plot.height + 28, class: 'tick label-end' },
+      `#${g.bars[g.bars.length - 1]?.last ?? 0}`,
+    ),
+  );
   if (g.usagePath) chart.append(svg('path', { d: g.usagePath, class: 'usage' }));
   for (const l of g.lines) {
     if (l.kind === 'target') continue;
-    chart.append(svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: l.y, y2: l.y, class: `ref ref-${l.kind}` }));
+    chart.append(
+      svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: l.y, y2: l.y, class: `ref ref-${l.kind}` }),
+    );
     chart.append(svg('text', { x: g.plot.x + 4, y: l.y - 4, class: 'label' }, l.label));
   }
   chart.append(svg('rect', { x: g.plot.x, y: g.plot.y, width: g.plot.width, height: g.plot.height, class: 'frame' }));
@@ -252,7 +316,9 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
     e.preventDefault();
     const box = chart.getBoundingClientRect();
     const xInPlot = ((e.clientX - box.left) / box.width) * MAP_SIZE.width - g.plot.x;
-    setView(zoomView(view, state.rounds.length, e.deltaY > 0 ? 1.25 : 0.8, Math.max(0, Math.min(1, xInPlot / g.plot.width))));
+    setView(
+      zoomView(view, state.rounds.length, e.deltaY > 0 ? 1.25 : 0.8, Math.max(0, Math.min(1, xInPlot / g.plot.width))),
+    );
   });
   return chart;
 }
@@ -260,10 +326,25 @@ function drawChart(s: MapState, g: MapGeometry): SVGSVGElement {
 /** Hatching for summarized rounds, cross-hatching for dropped ones: the plan reads without colour. */
 function patternDefs(): SVGDefsElement {
   const defs = svg('defs', {});
-  const hatch = svg('pattern', { id: 'pat-summarize', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
+  const hatch = svg('pattern', {
+    id: 'pat-summarize',
+    width: 6,
+    height: 6,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
   hatch.append(svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, class: 'pat-line' }));
-  const cross = svg('pattern', { id: 'pat-drop', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
-  cross.append(svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, class: 'pat-line' }), svg('line', { x1: 0, y1: 3, x2: 6, y2: 3, class: 'pat-line' }));
+  const cross = svg('pattern', {
+    id: 'pat-drop',
+    width: 6,
+    height: 6,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
+  cross.append(
+    svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, class: 'pat-line' }),
+    svg('line', { x1: 0, y1: 3, x2: 6, y2: 3, class: 'pat-line' }),
+  );
   defs.append(hatch, cross);
   return defs;
 }
@@ -274,7 +355,12 @@ function targetHandle(s: MapState, g: MapGeometry, reachable: { floor: number; m
   const hi = clampTarget(reachable, Number.MAX_SAFE_INTEGER);
   const tokens = dragTarget ?? s.targetTokens;
   const line = g.lines.find((l) => l.kind === 'target');
-  const y = dragTarget !== null ? g.plot.y + g.plot.height - (Math.min(dragTarget, g.maxY) / g.maxY) * g.plot.height : line ? line.y : g.plot.y;
+  const y =
+    dragTarget !== null
+      ? g.plot.y + g.plot.height - (Math.min(dragTarget, g.maxY) / g.maxY) * g.plot.height
+      : line
+        ? line.y
+        : g.plot.y;
   const group = svg('g', {
     class: 'target-handle',
     id: 'target',
@@ -288,7 +374,11 @@ function targetHandle(s: MapState, g: MapGeometry, reachable: { floor: number; m
   });
   const drawn = svg('line', { x1: g.plot.x, x2: g.plot.x + g.plot.width, y1: y, y2: y, class: 'ref ref-target' });
   const grip = svg('rect', { x: g.plot.x, y: y - 6, width: g.plot.width, height: 12, class: 'grip' });
-  const text = svg('text', { x: g.plot.x + g.plot.width - 4, y: y - 5, class: 'label label-end target-label' }, `target ${shortTokens(tokens)}${s.planned ? '' : ' (drag to plan)'}`);
+  const text = svg(
+    'text',
+    { x: g.plot.x + g.plot.width - 4, y: y - 5, class: 'label label-end target-label' },
+    `target ${shortTokens(tokens)}${s.planned ? '' : ' (drag to plan)'}`,
+  );
   group.append(grip, drawn, text);
   const moveTo = (wanted: number) => {
     const t = clampTarget(reachable, wanted);
@@ -399,8 +489,21 @@ function renderLegend(s: MapState, g: MapGeometry): HTMLElement {
   items.push(el('li', {}, el('span', { class: 'swatch strip-summarize' }), '[summarize] (hatched)'));
   items.push(el('li', {}, el('span', { class: 'swatch strip-drop' }), '[drop] (cross-hatched)'));
   items.push(el('li', {}, el('span', { class: 'swatch ref-boundary' }), 'compaction boundary'));
-  if (s.reachable) items.push(el('li', {}, el('span', { class: 'swatch ref-floor' }), `floor ≈${shortTokens(s.reachable.floor)}: no target can take the context below it`));
-  const offChart = { window: `context window ${shortTokens(s.contextWindow ?? 0)}`, autoCompact: `auto-compact ≈${shortTokens(s.autoCompactAt ?? 0)}`, floor: `floor ≈${shortTokens(s.reachable?.floor ?? 0)}`, target: `target ${shortTokens(s.targetTokens)}` };
+  if (s.reachable)
+    items.push(
+      el(
+        'li',
+        {},
+        el('span', { class: 'swatch ref-floor' }),
+        `floor ≈${shortTokens(s.reachable.floor)}: no target can take the context below it`,
+      ),
+    );
+  const offChart = {
+    window: `context window ${shortTokens(s.contextWindow ?? 0)}`,
+    autoCompact: `auto-compact ≈${shortTokens(s.autoCompactAt ?? 0)}`,
+    floor: `floor ≈${shortTokens(s.reachable?.floor ?? 0)}`,
+    target: `target ${shortTokens(s.targetTokens)}`,
+  };
   for (const k of g.offChart) items.push(el('li', { class: 'muted' }, `${offChart[k]} (above the chart)`));
   return el('ul', { class: 'legend' }, ...items);
 }
@@ -411,14 +514,28 @@ function renderLegend(s: MapState, g: MapGeometry): HTMLElement {
 function renderDetail(): HTMLElement {
   const section = el('section', { attrs: { 'aria-labelledby': 'detail-h', id: 'detail' } });
   if (selected === null || !state) {
-    section.append(el('h2', { attrs: { id: 'detail-h' } }, 'Round'), el('p', { class: 'muted' }, 'Select a bar (click, or arrow keys in the chart) to read its round.'));
+    section.append(
+      el('h2', { attrs: { id: 'detail-h' } }, 'Round'),
+      el('p', { class: 'muted' }, 'Select a bar (click, or arrow keys in the chart) to read its round.'),
+    );
     return section;
   }
   const r = state.rounds[selected];
   const total = r.stack.reduce((a, b) => a + b, 0);
   section.append(
-    el('h2', { attrs: { id: 'detail-h' } }, `Round #${selected} `, link('reveal', 'Show this round in the tree and the editor', () => send({ type: 'revealRound', round: selected ?? 0 }))),
-    el('p', { class: 'muted' }, `${r.label} · context after it ≈${num(total)} tokens · [${MARK_TEXT[r.mark]}]${r.costUsd !== null ? ` · response cost ${usd(r.costUsd)}` : ''}`),
+    el(
+      'h2',
+      { attrs: { id: 'detail-h' } },
+      `Round #${selected} `,
+      link('reveal', 'Show this round in the tree and the editor', () =>
+        send({ type: 'revealRound', round: selected ?? 0 }),
+      ),
+    ),
+    el(
+      'p',
+      { class: 'muted' },
+      `${r.label} · context after it ≈${num(total)} tokens · [${MARK_TEXT[r.mark]}]${r.costUsd !== null ? ` · response cost ${usd(r.costUsd)}` : ''}`,
+    ),
   );
   if (!detail || detail.round !== selected) {
     section.append(el('p', { class: 'muted busy' }, 'Reading the round…'));
@@ -447,7 +564,13 @@ function renderItem(item: DetailItem, exactCount: number | null | undefined): HT
     'span',
     { class: 'figures' },
     `${num(item.chars)} chars · ≈${num(item.estimate)} tokens (estimate)`,
-    exactCount === undefined ? null : el('span', { class: 'exact', title: state?.exactNote ?? '' }, ` · ${state?.exactLabel ?? 'o200k count'}: ${exactCount === null ? '–' : num(exactCount)}`),
+    exactCount === undefined
+      ? null
+      : el(
+          'span',
+          { class: 'exact', title: state?.exactNote ?? '' },
+          ` · ${state?.exactLabel ?? 'o200k count'}: ${exactCount === null ? '–' : num(exactCount)}`,
+        ),
   );
   const head = el(
     'div',
@@ -462,7 +585,12 @@ function renderItem(item: DetailItem, exactCount: number | null | undefined): HT
   );
   const pre = el('pre', { class: 'item-body' });
   pre.textContent = item.text + (item.truncated ? `\n… (${num(item.chars - item.text.length)} more characters)` : '');
-  const collapsed = item.kind === 'thinking' || item.kind === 'toolResult' || item.kind === 'attachment' || item.kind === 'summary' || item.chars > 2000;
+  const collapsed =
+    item.kind === 'thinking' ||
+    item.kind === 'toolResult' ||
+    item.kind === 'attachment' ||
+    item.kind === 'summary' ||
+    item.chars > 2000;
   const body = collapsed ? el('details', {}, el('summary', {}, `show (${num(item.chars)} chars)`), pre) : pre;
   return el('li', { class: `item item-${item.kind}` }, head, item.kind === 'image' ? null : body);
 }
@@ -471,13 +599,34 @@ function renderItem(item: DetailItem, exactCount: number | null | undefined): HT
 // Tables and cost
 
 function renderTools(s: MapState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'tools-h' } }, el('h2', { attrs: { id: 'tools-h' } }, 'By tool'));
+  const section = el(
+    'section',
+    { attrs: { 'aria-labelledby': 'tools-h' } },
+    el('h2', { attrs: { id: 'tools-h' } }, 'By tool'),
+  );
   if (!s.tools.length) {
     section.append(el('p', { class: 'muted' }, 'No tool calls.'));
     return section;
   }
-  const head = el('tr', {}, ...['Tool', 'Calls', 'Tokens in context', 'Share of context', 'Tokens, all rounds', 'Share of all'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
-  const rows = s.tools.map((t) => el('tr', {}, el('td', {}, t.name), el('td', { class: 'num' }, num(t.calls)), el('td', { class: 'num' }, num(t.activeTokens)), el('td', { class: 'num' }, pct(t.activeShare)), el('td', { class: 'num' }, num(t.allTokens)), el('td', { class: 'num' }, pct(t.allShare))));
+  const head = el(
+    'tr',
+    {},
+    ...['Tool', 'Calls', 'Tokens in context', 'Share of context', 'Tokens, all rounds', 'Share of all'].map((h) =>
+      el('th', { attrs: { scope: 'col' } }, h),
+    ),
+  );
+  const rows = s.tools.map((t) =>
+    el(
+      'tr',
+      {},
+      el('td', {}, t.name),
+      el('td', { class: 'num' }, num(t.calls)),
+      el('td', { class: 'num' }, num(t.activeTokens)),
+      el('td', { class: 'num' }, pct(t.activeShare)),
+      el('td', { class: 'num' }, num(t.allTokens)),
+      el('td', { class: 'num' }, pct(t.allShare)),
+    ),
+  );
   section.append(el('table', { attrs: { id: 'tools-table' } }, el('thead', {}, head), el('tbody', {}, ...rows)));
   return section;
 }
@@ -486,29 +635,62 @@ const ITEM_TEXT = { toolResult: 'result', toolCall: 'call', thinking: 'thinking'
 
 /** One-click steering for an item: drop its round; a tool result can instead be replaced by its preview. */
 function itemActions(x: MapState['largest'][number]): HTMLButtonElement[] {
-  const out = [button('Drop round', () => send({ type: 'dropRound', round: x.round }), `Decide to drop round #${x.round} in the next compaction`, { 'aria-label': `Drop round #${x.round}`, 'data-action': 'drop-round' })];
+  const out = [
+    button(
+      'Drop round',
+      () => send({ type: 'dropRound', round: x.round }),
+      `Decide to drop round #${x.round} in the next compaction`,
+      { 'aria-label': `Drop round #${x.round}`, 'data-action': 'drop-round' },
+    ),
+  ];
   const id = x.toolUseId;
   if (x.kind === 'toolResult' && id) {
-    out.push(button('Use preview', () => send({ type: 'previewResult', toolUseId: id }), 'Decide to replace this tool result by its preview in the next compaction', { 'aria-label': `Replace the ${x.tool ?? 'tool'} result of round #${x.round} by its preview`, 'data-action': 'preview-result' }));
+    out.push(
+      button(
+        'Use preview',
+        () => send({ type: 'previewResult', toolUseId: id }),
+        'Decide to replace this tool result by its preview in the next compaction',
+        {
+          'aria-label': `Replace the ${x.tool ?? 'tool'} result of round #${x.round} by its preview`,
+          'data-action': 'preview-result',
+        },
+      ),
+    );
   }
   return out;
 }
 
 function renderLargest(s: MapState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'largest-h' } }, el('h2', { attrs: { id: 'largest-h' } }, `Largest items in the active context (${s.largest.length})`));
+  const section = el(
+    'section',
+    { attrs: { 'aria-labelledby': 'largest-h' } },
+    el('h2', { attrs: { id: 'largest-h' } }, `Largest items in the active context (${s.largest.length})`),
+  );
   if (!s.largest.length) {
     section.append(el('p', { class: 'muted' }, 'None.'));
     return section;
   }
-  const head = el('tr', {}, ...['Tokens', 'What', 'Round', 'Line', 'Actions'].map((h) => el('th', { attrs: { scope: 'col' } }, h)));
+  const head = el(
+    'tr',
+    {},
+    ...['Tokens', 'What', 'Round', 'Line', 'Actions'].map((h) => el('th', { attrs: { scope: 'col' } }, h)),
+  );
   const rows = s.largest.map((x) =>
     el(
       'tr',
       {},
       el('td', { class: 'num' }, num(x.tokens)),
       el('td', {}, `${x.tool ? `${x.tool} ` : ''}${ITEM_TEXT[x.kind]}`),
-      el('td', {}, link(`#${x.round}`, 'Read this round', () => selectRound(x.round))),
-      el('td', {}, link(String(x.line), 'Reveal in the editor', () => send({ type: 'revealLine', line: x.line }))),
+      el(
+        'td',
+        {},
+        link(`#${x.round}`, 'Read this round', () => selectRound(x.round)),
+      ),
+      el(
+        'td',
+        {},
+        link(String(x.line), 'Reveal in the editor', () => send({ type: 'revealLine', line: x.line })),
+      ),
       el('td', { class: 'row-actions' }, ...itemActions(x)),
     ),
   );
@@ -518,7 +700,11 @@ function renderLargest(s: MapState): HTMLElement {
 
 /** The compactions the file records: who compacted and how, what it left against the next request, what it cost. */
 function renderCompactions(s: MapState): HTMLElement {
-  const section = el('section', { attrs: { 'aria-labelledby': 'compactions-h' } }, el('h2', { attrs: { id: 'compactions-h' } }, `Compactions (${s.compactions.length})`));
+  const section = el(
+    'section',
+    { attrs: { 'aria-labelledby': 'compactions-h' } },
+    el('h2', { attrs: { id: 'compactions-h' } }, `Compactions (${s.compactions.length})`),
+  );
   if (!s.compactions.length) {
     section.append(el('p', { class: 'muted' }, 'None: the file records no compact boundary.'));
     return section;
@@ -527,7 +713,9 @@ function renderCompactions(s: MapState): HTMLElement {
     el(
       'li',
       { class: 'compaction' },
-      link(`Line ${c.line}`, 'Reveal the compact boundary in the editor', () => send({ type: 'revealLine', line: c.line })),
+      link(`Line ${c.line}`, 'Reveal the compact boundary in the editor', () =>
+        send({ type: 'revealLine', line: c.line }),
+      ),
       `: ${c.title}: ${c.figures}; its own request cost ${c.cost}. Rounds before it are history; `,
       link(`read #${c.round}`, 'Read the summary round', () => selectRound(c.round)),
       '.',
@@ -539,12 +727,28 @@ function renderCompactions(s: MapState): HTMLElement {
 
 function renderCost(s: MapState): HTMLElement {
   const c = s.cost;
-  const section = el('section', { attrs: { 'aria-labelledby': 'cost-h' } }, el('h2', { attrs: { id: 'cost-h' } }, 'Cost'));
-  section.append(
-    el('p', { attrs: { id: 'cost-total' } }, `${usd(c.totalUsd)}${c.assumed ? ' (assumed prices)' : ''} over ${num(c.responses)} responses: input ${usd(c.inputUsd)}, output ${usd(c.outputUsd)}, cache writes ${usd(c.cacheWriteUsd)}, cache reads ${usd(c.cacheReadUsd)}.`),
+  const section = el(
+    'section',
+    { attrs: { 'aria-labelledby': 'cost-h' } },
+    el('h2', { attrs: { id: 'cost-h' } }, 'Cost'),
   );
-  if (c.byModel.length) section.append(el('ul', {}, ...c.byModel.map((m) => el('li', {}, `${m.model}: ${usd(m.usd)}`))));
-  if (c.agentUsd !== null) section.append(el('p', { attrs: { id: 'cost-agent' } }, `The agent's own figure (${c.agentSource ?? 'its cost-state records'}): ${usd(c.agentUsd)}.`));
+  section.append(
+    el(
+      'p',
+      { attrs: { id: 'cost-total' } },
+      `${usd(c.totalUsd)}${c.assumed ? ' (assumed prices)' : ''} over ${num(c.responses)} responses: input ${usd(c.inputUsd)}, output ${usd(c.outputUsd)}, cache writes ${usd(c.cacheWriteUsd)}, cache reads ${usd(c.cacheReadUsd)}.`,
+    ),
+  );
+  if (c.byModel.length)
+    section.append(el('ul', {}, ...c.byModel.map((m) => el('li', {}, `${m.model}: ${usd(m.usd)}`))));
+  if (c.agentUsd !== null)
+    section.append(
+      el(
+        'p',
+        { attrs: { id: 'cost-agent' } },
+        `The agent's own figure (${c.agentSource ?? 'its cost-state records'}): ${usd(c.agentUsd)}.`,
+      ),
+    );
   section.append(el('p', { attrs: { id: 'cost-next-turn' } }, c.nextTurn));
   for (const note of c.notes) section.append(el('p', { class: 'warning' }, note));
   section.append(el('p', { class: 'muted' }, `Prices: ${c.priceSource} (${c.priceDate}).`));

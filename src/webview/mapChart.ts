@@ -15,7 +15,15 @@ export interface MapSize {
   minBar: number;
 }
 
-export const MAP_SIZE: MapSize = { width: 960, height: 340, marginLeft: 64, marginRight: 16, marginTop: 16, marginBottom: 40, minBar: 4 };
+export const MAP_SIZE: MapSize = {
+  width: 960,
+  height: 340,
+  marginLeft: 64,
+  marginRight: 16,
+  marginTop: 16,
+  marginBottom: 40,
+  minBar: 4,
+};
 
 /** Visible rounds [from, to). */
 export interface MapView {
@@ -93,7 +101,12 @@ export function panView(v: MapView, n: number, by: number): MapView {
 }
 
 export function mapGeometry(state: MapState, view: MapView, size: MapSize = MAP_SIZE): MapGeometry {
-  const plot = { x: size.marginLeft, y: size.marginTop, width: size.width - size.marginLeft - size.marginRight, height: size.height - size.marginTop - size.marginBottom };
+  const plot = {
+    x: size.marginLeft,
+    y: size.marginTop,
+    width: size.width - size.marginLeft - size.marginRight,
+    height: size.height - size.marginTop - size.marginBottom,
+  };
   const v = clampView(view, Math.max(1, state.rounds.length));
   const count = Math.max(0, Math.min(state.rounds.length, v.to) - v.from);
   const maxBars = Math.max(1, Math.floor(plot.width / size.minBar));
@@ -122,7 +135,18 @@ export function mapGeometry(state: MapState, view: MapView, size: MapSize = MAP_
       if (r.usage !== null) usage = Math.max(usage ?? 0, r.usage);
     }
     dataMax = Math.max(dataMax, peakTotal, usage ?? 0);
-    bars.push({ first, last, peak, x: plot.x + b * slot, width: Math.max(1, slot - (slot >= 4 ? 1 : 0)), segments: [], total: peakTotal, mark, boundary, usage });
+    bars.push({
+      first,
+      last,
+      peak,
+      x: plot.x + b * slot,
+      width: Math.max(1, slot - (slot >= 4 ? 1 : 0)),
+      segments: [],
+      total: peakTotal,
+      mark,
+      boundary,
+      usage,
+    });
   }
   // The target counts for the scale only within the targets that mean something (a read-only map offers none), so a
   // target far above the context does not squash the bars.
@@ -160,12 +184,23 @@ export function mapGeometry(state: MapState, view: MapView, size: MapSize = MAP_
     else lines.push({ kind, y: yOf(tokens), tokens, label });
   };
   if (window !== null) ref('window', window, `context window ${shortTokens(window)}`);
-  if (state.autoCompactAt !== null) ref('autoCompact', state.autoCompactAt, `auto-compact ≈${shortTokens(state.autoCompactAt)}`);
+  if (state.autoCompactAt !== null)
+    ref('autoCompact', state.autoCompactAt, `auto-compact ≈${shortTokens(state.autoCompactAt)}`);
   if (state.reachable) ref('floor', state.reachable.floor, `floor ≈${shortTokens(state.reachable.floor)}`);
   if (target !== null) ref('target', target, `target ${shortTokens(target)}`);
   const yTicks: { pos: number; label: string }[] = [];
   for (let t = 0; t <= maxY + 1e-9; t += scale.step) yTicks.push({ pos: yOf(t), label: shortTokens(t) });
-  return { plot, viewBox: `0 0 ${size.width} ${size.height}`, bars, roundsPerBar: per, maxY, yTicks, usagePath, lines, offChart };
+  return {
+    plot,
+    viewBox: `0 0 ${size.width} ${size.height}`,
+    bars,
+    roundsPerBar: per,
+    maxY,
+    yTicks,
+    usagePath,
+    lines,
+    offChart,
+  };
 }
 
 /**

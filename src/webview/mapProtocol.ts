@@ -114,7 +114,8 @@ export interface MapState {
   cost: MapCost;
 }
 
-export type DetailKind = 'prompt' | 'text' | 'thinking' | 'toolCall' | 'toolResult' | 'attachment' | 'summary' | 'image';
+export type DetailKind =
+  'prompt' | 'text' | 'thinking' | 'toolCall' | 'toolResult' | 'attachment' | 'summary' | 'image';
 
 export interface DetailItem {
   kind: DetailKind;
@@ -166,11 +167,21 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSaf
 const isStr = (v: unknown, max = 100_000): v is string => typeof v === 'string' && v.length <= max;
 const isCountOrNull = (v: unknown): v is number | null => v === null || isCount(v);
 const isStrOrNull = (v: unknown, max?: number): v is string | null => v === null || isStr(v, max);
-const arrayOf = <T>(v: unknown, ok: (x: unknown) => x is T, max = 1_000_000): v is T[] => Array.isArray(v) && v.length <= max && v.every(ok);
+const arrayOf = <T>(v: unknown, ok: (x: unknown) => x is T, max = 1_000_000): v is T[] =>
+  Array.isArray(v) && v.length <= max && v.every(ok);
 
 const MARKS: readonly string[] = ['keep', 'summarize', 'drop'];
 const ITEM_KINDS: readonly string[] = ['toolResult', 'toolCall', 'thinking', 'images'];
-const DETAIL_KINDS: readonly string[] = ['prompt', 'text', 'thinking', 'toolCall', 'toolResult', 'attachment', 'summary', 'image'];
+const DETAIL_KINDS: readonly string[] = [
+  'prompt',
+  'text',
+  'thinking',
+  'toolCall',
+  'toolResult',
+  'attachment',
+  'summary',
+  'image',
+];
 
 /** Most tokens a target may be set to from the map (well above any context window). */
 export const MAX_TARGET = 10_000_000;
@@ -189,16 +200,27 @@ export function parseMapToHost(v: unknown): MapToHost | null {
     case 'revealLine':
       return isInt(v.line) && v.line >= 1 ? { type: 'revealLine', line: v.line } : null;
     case 'setTarget':
-      return isInt(v.tokens) && v.tokens >= 1 && v.tokens <= MAX_TARGET ? { type: 'setTarget', tokens: v.tokens } : null;
+      return isInt(v.tokens) && v.tokens >= 1 && v.tokens <= MAX_TARGET
+        ? { type: 'setTarget', tokens: v.tokens }
+        : null;
     case 'previewResult':
-      return isStr(v.toolUseId, 300) && v.toolUseId.length > 0 ? { type: 'previewResult', toolUseId: v.toolUseId } : null;
+      return isStr(v.toolUseId, 300) && v.toolUseId.length > 0
+        ? { type: 'previewResult', toolUseId: v.toolUseId }
+        : null;
     default:
       return null;
   }
 }
 
 function validSeries(s: unknown): s is MapSeries {
-  return isObj(s) && isStr(s.key, 200) && isStr(s.label, 300) && Number.isInteger(s.colour) && (s.colour as number) >= 0 && (s.colour as number) < 16;
+  return (
+    isObj(s) &&
+    isStr(s.key, 200) &&
+    isStr(s.label, 300) &&
+    Number.isInteger(s.colour) &&
+    (s.colour as number) >= 0 &&
+    (s.colour as number) < 16
+  );
 }
 
 function validRound(width: number): (r: unknown) => r is MapRound {
@@ -219,15 +241,34 @@ function validRound(width: number): (r: unknown) => r is MapRound {
 }
 
 function validTool(t: unknown): t is MapToolRow {
-  return isObj(t) && isStr(t.name, 300) && isInt(t.calls) && isCount(t.activeTokens) && isCount(t.activeShare) && isCount(t.allTokens) && isCount(t.allShare);
+  return (
+    isObj(t) &&
+    isStr(t.name, 300) &&
+    isInt(t.calls) &&
+    isCount(t.activeTokens) &&
+    isCount(t.activeShare) &&
+    isCount(t.allTokens) &&
+    isCount(t.allShare)
+  );
 }
 
 function validItem(t: unknown): t is MapItemRow {
-  return isObj(t) && typeof t.kind === 'string' && ITEM_KINDS.includes(t.kind) && isInt(t.round) && isInt(t.line) && isStrOrNull(t.tool, 300) && isStrOrNull(t.toolUseId, 300) && isCount(t.tokens);
+  return (
+    isObj(t) &&
+    typeof t.kind === 'string' &&
+    ITEM_KINDS.includes(t.kind) &&
+    isInt(t.round) &&
+    isInt(t.line) &&
+    isStrOrNull(t.tool, 300) &&
+    isStrOrNull(t.toolUseId, 300) &&
+    isCount(t.tokens)
+  );
 }
 
 function validCompaction(c: unknown): c is MapCompaction {
-  return isObj(c) && isInt(c.round) && isInt(c.line) && isStr(c.title, 300) && isStr(c.figures, 1000) && isStr(c.cost, 1000);
+  return (
+    isObj(c) && isInt(c.round) && isInt(c.line) && isStr(c.title, 300) && isStr(c.figures, 1000) && isStr(c.cost, 1000)
+  );
 }
 
 function validCost(c: unknown): c is MapCost {
@@ -235,7 +276,11 @@ function validCost(c: unknown): c is MapCost {
     isObj(c) &&
     ['totalUsd', 'inputUsd', 'outputUsd', 'cacheWriteUsd', 'cacheReadUsd'].every((k) => isCount(c[k])) &&
     isInt(c.responses) &&
-    arrayOf(c.byModel, (m): m is { model: string; usd: number } => isObj(m) && isStr(m.model, 300) && isCount(m.usd), 1000) &&
+    arrayOf(
+      c.byModel,
+      (m): m is { model: string; usd: number } => isObj(m) && isStr(m.model, 300) && isCount(m.usd),
+      1000,
+    ) &&
     arrayOf(c.unpriced, (m): m is string => isStr(m, 300), 1000) &&
     typeof c.assumed === 'boolean' &&
     isCountOrNull(c.agentUsd) &&
@@ -287,7 +332,14 @@ function validDetailItem(i: unknown): i is DetailItem {
 }
 
 export function isRoundDetail(d: unknown): d is RoundDetail {
-  return isObj(d) && isInt(d.round) && isStr(d.label, 1000) && isStrOrNull(d.model, 300) && isCountOrNull(d.costUsd) && arrayOf(d.items, validDetailItem, 5000);
+  return (
+    isObj(d) &&
+    isInt(d.round) &&
+    isStr(d.label, 1000) &&
+    isStrOrNull(d.model, 300) &&
+    isCountOrNull(d.costUsd) &&
+    arrayOf(d.items, validDetailItem, 5000)
+  );
 }
 
 /** Validates a message posted by the host. Returns null for anything malformed. */
@@ -302,7 +354,9 @@ export function parseHostToMap(v: unknown): HostToMap | null {
     case 'round':
       return isRoundDetail(v.detail) ? { type: 'round', detail: v.detail } : null;
     case 'exact':
-      return isInt(v.round) && arrayOf(v.counts, (c): c is number | null => c === null || isInt(c), 5000) ? { type: 'exact', round: v.round, counts: v.counts } : null;
+      return isInt(v.round) && arrayOf(v.counts, (c): c is number | null => c === null || isInt(c), 5000)
+        ? { type: 'exact', round: v.round, counts: v.counts }
+        : null;
     default:
       return null;
   }

@@ -9,7 +9,11 @@ export type Decision = 'kept' | 'replaced' | 'frozen';
 export type RoundMark = 'keep' | 'summarize' | 'drop';
 
 /** The marks of the user's own round decisions, the same in the Rounds tree and the Budget Preview. */
-export const USER_ROUND_MARK: Record<RoundMark, string> = { keep: '[pinned]', summarize: '[summarize · you]', drop: '[drop · you]' };
+export const USER_ROUND_MARK: Record<RoundMark, string> = {
+  keep: '[pinned]',
+  summarize: '[summarize · you]',
+  drop: '[drop · you]',
+};
 
 /** The mark of a tool result, with "· you" when the user decided it (keep in full / preview). */
 export function toolResultMark(decision: Decision, byUser: boolean): string {
@@ -79,7 +83,14 @@ export interface BudgetState {
   summary: string;
   nothingToDo: boolean;
   notes: string[];
-  counts: { kept: number; replaced: number; frozen: number; keepRounds: number; summarizeRounds: number; dropRounds: number };
+  counts: {
+    kept: number;
+    replaced: number;
+    frozen: number;
+    keepRounds: number;
+    summarizeRounds: number;
+    dropRounds: number;
+  };
   chart: ChartData;
   wireMessages: WireMessageRow[];
   toolResults: ToolResultRow[];
@@ -88,9 +99,7 @@ export interface BudgetState {
 }
 
 export type HostToWebview =
-  | { type: 'state'; state: BudgetState }
-  | { type: 'empty'; message: string }
-  | { type: 'busy'; message: string };
+  { type: 'state'; state: BudgetState } | { type: 'empty'; message: string } | { type: 'busy'; message: string };
 
 export type WebviewToHost =
   | { type: 'ready' }
@@ -210,7 +219,9 @@ function validUserRound(r: unknown): r is UserRoundRow {
 }
 
 function validCounts(c: unknown): c is BudgetState['counts'] {
-  return isObj(c) && ['kept', 'replaced', 'frozen', 'keepRounds', 'summarizeRounds', 'dropRounds'].every((k) => isInt(c[k]));
+  return (
+    isObj(c) && ['kept', 'replaced', 'frozen', 'keepRounds', 'summarizeRounds', 'dropRounds'].every((k) => isInt(c[k]))
+  );
 }
 
 export function isBudgetState(s: unknown): s is BudgetState {

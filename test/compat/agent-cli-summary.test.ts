@@ -28,8 +28,10 @@ import { startFakeResponses, type FakeResponses, type ResponsesScenario } from '
 import { codexBin, makeCodexHome, requireCodexBinary, type CodexHome } from '../support/codex';
 
 const SETTINGS = { targetTokens: 20_000, keepRecentTokens: 4_000 };
-const CLAUDE_REPLY = '<analysis>Read it all.</analysis>\n<summary>\nCLI-SUMMARY-MARKER: the user asked for the work; it goes on.\n</summary>';
-const CODEX_REPLY = '<analysis>Read it all.</analysis>\n<summary>\nCODEX-CLI-SUMMARY-MARKER: the user asked for the work; it goes on.\n</summary>';
+const CLAUDE_REPLY =
+  '<analysis>Read it all.</analysis>\n<summary>\nCLI-SUMMARY-MARKER: the user asked for the work; it goes on.\n</summary>';
+const CODEX_REPLY =
+  '<analysis>Read it all.</analysis>\n<summary>\nCODEX-CLI-SUMMARY-MARKER: the user asked for the work; it goes on.\n</summary>';
 
 /** Files (recursively) under `dir`, relative; [] when it does not exist. */
 function filesUnder(dir: string): string[] {
@@ -69,7 +71,13 @@ function firstUserPrompt(file: string): string {
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     try {
       const o = JSON.parse(line);
-      if (o.type === 'user' && !o.isMeta && typeof o.message?.content === 'string' && !o.message.content.startsWith('<')) return o.message.content;
+      if (
+        o.type === 'user' &&
+        !o.isMeta &&
+        typeof o.message?.content === 'string' &&
+        !o.message.content.startsWith('<')
+      )
+        return o.message.content;
     } catch {
       // not a line
     }
@@ -100,7 +108,12 @@ function userText(body: any): string {
     .join('\n');
 }
 
-function assertFellBack(result: CompactResult, strategy: 'claude-cli' | 'codex-cli', label: string, problem: RegExp): void {
+function assertFellBack(
+  result: CompactResult,
+  strategy: 'claude-cli' | 'codex-cli',
+  label: string,
+  problem: RegExp,
+): void {
   assert.equal(result.summarizer, 'extractive');
   const failed = result.attempts.find((a) => a.strategy === strategy);
   assert.ok(failed, `no ${strategy} attempt: ${JSON.stringify(result.attempts)}`);
@@ -150,13 +163,21 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     };
   }
 
-  async function compactWith(scenario: ScenarioInput, extra: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ copy: string; result: CompactResult; fake: FakeAnthropic }> {
+  async function compactWith(
+    scenario: ScenarioInput,
+    extra: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<{ copy: string; result: CompactResult; fake: FakeAnthropic }> {
     const own = await startFakeAnthropic({ scenario });
     fake = own;
     const copy = path.join(root, 'session.jsonl');
     fs.copyFileSync(fixture('example.jsonl'), copy);
     fs.chmodSync(copy, 0o644);
-    const result = await compactFile(copy, { summarizer: 'claude-cli', settings: SETTINGS, agentCli: { claudePath: bin, env: env(), timeoutMs: extra.timeoutMs }, signal: extra.signal });
+    const result = await compactFile(copy, {
+      summarizer: 'claude-cli',
+      settings: SETTINGS,
+      agentCli: { claudePath: bin, env: env(), timeoutMs: extra.timeoutMs },
+      signal: extra.signal,
+    });
     return { copy, result, fake: own };
   }
 
@@ -165,7 +186,10 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     assert.equal(result.summarizer, 'claude-cli', JSON.stringify(result.attempts));
     assert.equal(result.plan.rounds[0].action, 'summarize');
     // Exactly one request reached the API, and it is the summary request.
-    assert.deepEqual(fake.requests.map((r) => `${r.method} ${r.pathname}`), ['POST /v1/messages']);
+    assert.deepEqual(
+      fake.requests.map((r) => `${r.method} ${r.pathname}`),
+      ['POST /v1/messages'],
+    );
     const body = fake.requests[0].body;
     assert.deepEqual(body.tools, []);
     const sent = userText(body);
@@ -202,7 +226,10 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     controller.abort();
     await assert.rejects(waiting, (err: unknown) => err instanceof CompactError && err.code === 'cancelled');
     assert.deepEqual(processesWithEnv('HOME', home), []);
-    assert.deepEqual(fs.readdirSync(copyDir).filter((n) => n.endsWith('.jsonl')), ['session.jsonl']);
+    assert.deepEqual(
+      fs.readdirSync(copyDir).filter((n) => n.endsWith('.jsonl')),
+      ['session.jsonl'],
+    );
   });
 
   it('a run past the timeout is killed and the offline summary used', async () => {
@@ -217,7 +244,21 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     fake = own;
     const copy = path.join(root, 'session.jsonl');
     fs.copyFileSync(fixture('example.jsonl'), copy);
-    const args = ['--import', 'tsx', path.join(repoRoot, 'src', 'cli', 'main.ts'), 'compact', copy, '--summarizer', 'claude-cli', '--claude-path', bin, '--target-tokens', '20000', '--keep-recent-tokens', '4000'];
+    const args = [
+      '--import',
+      'tsx',
+      path.join(repoRoot, 'src', 'cli', 'main.ts'),
+      'compact',
+      copy,
+      '--summarizer',
+      'claude-cli',
+      '--claude-path',
+      bin,
+      '--target-tokens',
+      '20000',
+      '--keep-recent-tokens',
+      '4000',
+    ];
     const child = spawn(process.execPath, args, { cwd: repoRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -225,7 +266,10 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 0, stderr);
-    assert.match(stdout, /^summarizer: claude-cli; the summarized rounds were given to your Claude Code \(claude -p\), which sent them to its API$/m);
+    assert.match(
+      stdout,
+      /^summarizer: claude-cli; the summarized rounds were given to your Claude Code \(claude -p\), which sent them to its API$/m,
+    );
     assert.match(stderr, /Asking Claude Code for the summary/);
     assert.equal(own.messageRequests().length, 1);
     const written = /^wrote (.+)$/m.exec(stdout)?.[1];
@@ -240,7 +284,8 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     fs.copyFileSync(agentFixtures('codex')[0], copy);
     await assert.rejects(
       compactFile(copy, { summarizer: 'claude-cli', settings: SETTINGS, agentCli: { claudePath: bin, env: env() } }),
-      (err: unknown) => err instanceof CompactError && err.code === 'wrong-summarizer' && /Claude Code sessions only/.test(err.message),
+      (err: unknown) =>
+        err instanceof CompactError && err.code === 'wrong-summarizer' && /Claude Code sessions only/.test(err.message),
     );
     assert.equal(own.requests.length, 0);
   });
@@ -261,7 +306,11 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     fs.rmSync(work, { recursive: true, force: true });
   });
 
-  async function compactWith(reply: string, scenario: ResponsesScenario, extra: { signal?: AbortSignal } = {}): Promise<{ copy: string; result: CompactResult }> {
+  async function compactWith(
+    reply: string,
+    scenario: ResponsesScenario,
+    extra: { signal?: AbortSignal } = {},
+  ): Promise<{ copy: string; result: CompactResult }> {
     const own = await startFakeResponses(reply, scenario);
     home = makeCodexHome(own);
     fake = own;
@@ -270,8 +319,20 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     const copy = path.join(work, path.basename(source));
     fs.copyFileSync(source, copy);
     fs.chmodSync(copy, 0o644);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home.root, CODEX_HOME: home.codexHome, OPENAI_API_KEY: 'sk-fake-test', LANG: 'C.UTF-8', TMPDIR: home.root };
-    const result = await compactFile(copy, { summarizer: 'codex-cli', settings: { targetTokens: 60_000 }, agentCli: { codexPath: codexBin, env }, signal: extra.signal });
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home.root,
+      CODEX_HOME: home.codexHome,
+      OPENAI_API_KEY: 'sk-fake-test',
+      LANG: 'C.UTF-8',
+      TMPDIR: home.root,
+    };
+    const result = await compactFile(copy, {
+      summarizer: 'codex-cli',
+      settings: { targetTokens: 60_000 },
+      agentCli: { codexPath: codexBin, env },
+      signal: extra.signal,
+    });
     return { copy, result };
   }
 
@@ -285,7 +346,9 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
       (body.tools as any[]).map((t) => t.name ?? t.type),
       ['request_user_input'],
     );
-    const userItems = (body.input as any[]).filter((i) => i.type === 'message' && i.role === 'user').map((i) => (i.content as any[]).map((c) => c.text ?? '').join(''));
+    const userItems = (body.input as any[])
+      .filter((i) => i.type === 'message' && i.role === 'user')
+      .map((i) => (i.content as any[]).map((c) => c.text ?? '').join(''));
     const ours = userItems.find((t) => t.includes('<conversation>'));
     assert.ok(ours, 'our request is not among the user messages');
     assert.ok(ours.includes(SUMMARY_INSTRUCTIONS));
@@ -316,6 +379,8 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     controller.abort();
     await assert.rejects(waiting, (err: unknown) => err instanceof CompactError && err.code === 'cancelled');
     assert.deepEqual(processesWithEnv('CODEX_HOME', home.codexHome), []);
-    assert.deepEqual(fs.readdirSync(work), [path.basename(agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!)]);
+    assert.deepEqual(fs.readdirSync(work), [
+      path.basename(agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!),
+    ]);
   });
 });

@@ -15,12 +15,18 @@ describe("Claude Code's own /compact, read as a compaction the file records (rea
   let lines: any[];
 
   before(async function () {
-    session = await generateTodaySession({ steps: TODAY_STEPS.slice(0, TODAY_STEPS.findIndex((s) => s.name === 'turn:after-compact') + 1) });
-    lines = fs.readFileSync(session.sessionFile, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+    session = await generateTodaySession({
+      steps: TODAY_STEPS.slice(0, TODAY_STEPS.findIndex((s) => s.name === 'turn:after-compact') + 1),
+    });
+    lines = fs
+      .readFileSync(session.sessionFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l));
   });
   after(() => session?.cleanup());
 
-  it('the manual compaction: its record, its summary request\'s cost and the first request after it', async () => {
+  it("the manual compaction: its record, its summary request's cost and the first request after it", async () => {
     const analysis = await inspectFile(session.sessionFile, { subagents: false });
     const found = agentCompactions(analysis);
     assert.equal(found.length, 1, JSON.stringify(found));
@@ -53,7 +59,12 @@ describe("Claude Code's own /compact, read as a compaction the file records (rea
     assert.ok(c.nextRequest, 'a request was made after it');
     assert.equal(c.nextRequest.tokens, countRequestTokens(after.requests[0].body).total);
     assert.ok(c.nextRequest.line > c.line);
-    assert.match(compactionLine(c), new RegExp(`^line ${c.line}: manual compaction by Claude Code: ${c.preTokens!.toLocaleString('en-US')} → ${c.postTokens!.toLocaleString('en-US')}; next request ${c.nextRequest.tokens.toLocaleString('en-US')} \\(\\+[\\d,]+ more than it left\\); cost \\$`));
+    assert.match(
+      compactionLine(c),
+      new RegExp(
+        `^line ${c.line}: manual compaction by Claude Code: ${c.preTokens!.toLocaleString('en-US')} → ${c.postTokens!.toLocaleString('en-US')}; next request ${c.nextRequest.tokens.toLocaleString('en-US')} \\(\\+[\\d,]+ more than it left\\); cost \\$`,
+      ),
+    );
   });
 });
 
@@ -66,16 +77,28 @@ describe('Claude Code compacting by itself, read as compactions the file records
   let lines: any[];
 
   before(async function () {
-    session = await generateTodaySession({ steps: TODAY_STEPS.filter((s) => s.name === 'turn:read' || s.name === 'turn:bash'), env: AUTO_COMPACT_ENV });
-    lines = fs.readFileSync(session.sessionFile, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+    session = await generateTodaySession({
+      steps: TODAY_STEPS.filter((s) => s.name === 'turn:read' || s.name === 'turn:bash'),
+      env: AUTO_COMPACT_ENV,
+    });
+    lines = fs
+      .readFileSync(session.sessionFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l));
   });
   after(() => session?.cleanup());
 
   it('each automatic compaction: trigger auto, its figures as recorded, the next request, and no cost read from a total that holds other responses', async () => {
-    const boundaryLines = lines.flatMap((o, i) => (o.type === 'system' && o.subtype === 'compact_boundary' ? [i + 1] : []));
+    const boundaryLines = lines.flatMap((o, i) =>
+      o.type === 'system' && o.subtype === 'compact_boundary' ? [i + 1] : [],
+    );
     assert.ok(boundaryLines.length >= 1, 'Claude Code compacted by itself');
     const found = agentCompactions(await inspectFile(session.sessionFile, { subagents: false }));
-    assert.deepEqual(found.map((c) => c.line), boundaryLines);
+    assert.deepEqual(
+      found.map((c) => c.line),
+      boundaryLines,
+    );
     const isResponse = (o: any) => o.type === 'assistant' && o.message?.usage;
     for (const c of found) {
       const meta = lines[c.line - 1].compactMetadata;
@@ -88,14 +111,23 @@ describe('Claude Code compacting by itself, read as compactions the file records
       if (next < 0) assert.equal(c.nextRequest, null);
       else {
         const u = lines[next].message.usage;
-        assert.deepEqual(c.nextRequest, { line: next + 1, tokens: u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens });
+        assert.deepEqual(c.nextRequest, {
+          line: next + 1,
+          tokens: u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens,
+        });
       }
       // Mid-turn, the running total is written at the end of the turn: the responses after the compaction are in its
       // difference too, so the compaction's own cost is not recorded apart.
       const totalAfter = lines.findIndex((o, i) => i >= c.line && o.type === 'cost-state');
-      assert.ok(totalAfter < 0 || lines.slice(c.line, totalAfter).some(isResponse), 'a response lies between the boundary and the next total');
+      assert.ok(
+        totalAfter < 0 || lines.slice(c.line, totalAfter).some(isResponse),
+        'a response lies between the boundary and the next total',
+      );
       assert.equal(c.cost, null);
-      assert.match(compactionLine(c), /^line \d+: auto compaction by Claude Code: [\d,]+ → [\d,]+; .*; cost not recorded$/);
+      assert.match(
+        compactionLine(c),
+        /^line \d+: auto compaction by Claude Code: [\d,]+ → [\d,]+; .*; cost not recorded$/,
+      );
     }
   });
 });

@@ -14,7 +14,12 @@ import { sessionStats } from '../../src/core/sessionStats';
 import { requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 
-const USAGE = { input_tokens: 12_345, output_tokens: 6_789, cache_creation_input_tokens: 23_456, cache_read_input_tokens: 98_765 };
+const USAGE = {
+  input_tokens: 12_345,
+  output_tokens: 6_789,
+  cache_creation_input_tokens: 23_456,
+  cache_read_input_tokens: 98_765,
+};
 
 interface Run {
   /** The model of every request Claude Code sent. */
@@ -35,11 +40,27 @@ async function newSession(fake: FakeAnthropic, modelArgs: string[]): Promise<Run
   const first = await spawnClaude({ bin, args: ['-p', ...modelArgs, 'say hello'], cwd, home, tmp, fake });
   assert.equal(first.exitCode, 0, `claude -p: ${first.stderr}${first.stdout}`);
   const projects = path.join(home, '.claude', 'projects');
-  const files = fs.readdirSync(projects).flatMap((p) => fs.readdirSync(path.join(projects, p)).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(projects, p, f)));
+  const files = fs.readdirSync(projects).flatMap((p) =>
+    fs
+      .readdirSync(path.join(projects, p))
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => path.join(projects, p, f)),
+  );
   assert.equal(files.length, 1, `one session file: ${files.join(', ')}`);
-  const again = await spawnClaude({ bin, args: ['-p', ...modelArgs, '--resume', path.basename(files[0], '.jsonl'), 'and again'], cwd, home, tmp, fake });
+  const again = await spawnClaude({
+    bin,
+    args: ['-p', ...modelArgs, '--resume', path.basename(files[0], '.jsonl'), 'and again'],
+    cwd,
+    home,
+    tmp,
+    fake,
+  });
   assert.equal(again.exitCode, 0, `claude -p --resume: ${again.stderr}${again.stdout}`);
-  return { requested: fake.messageRequests().map((r) => String((r.body as { model?: unknown }).model)), file: files[0], root };
+  return {
+    requested: fake.messageRequests().map((r) => String((r.body as { model?: unknown }).model)),
+    file: files[0],
+    root,
+  };
 }
 
 describe('cost of sessions the real Claude Code writes today (2.1.330, offline)', function () {
@@ -56,14 +77,20 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
     const run = await newSession(fake, modelArgs);
     try {
       const model = run.requested[0];
-      assert.ok(run.requested.length >= 2 && run.requested.every((m) => m === model), `requests: ${run.requested.join(', ')}`);
+      assert.ok(
+        run.requested.length >= 2 && run.requested.every((m) => m === model),
+        `requests: ${run.requested.join(', ')}`,
+      );
       const c = sessionCost((await indexTranscript(run.file)).entries);
       assert.equal(c.responses.size, 2);
       assert.deepEqual(c.unpriced, [], `${model} is priced`);
       assert.equal(c.assumed.length > 0, expected.assumed, `${model}: assumed ${JSON.stringify(c.assumed)}`);
-      assert.ok(c.agent, 'the file records the agent\'s own cost');
+      assert.ok(c.agent, "the file records the agent's own cost");
       assert.ok(c.agent.usd > 0);
-      assert.ok(Math.abs(c.total.usd - c.agent.usd) <= 1e-6 * c.agent.usd + 1e-9, `${model}: ours $${c.total.usd} vs Claude Code's $${c.agent.usd}`);
+      assert.ok(
+        Math.abs(c.total.usd - c.agent.usd) <= 1e-6 * c.agent.usd + 1e-9,
+        `${model}: ours $${c.total.usd} vs Claude Code's $${c.agent.usd}`,
+      );
       assert.ok(!costNotes(c, '--prices').some((n) => n.includes('apart')));
       return model;
     } finally {
@@ -77,13 +104,21 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
     assert.ok(found && !found.assumed, `${model} is in the table`);
   });
 
-  for (const model of ['claude-opus-4-8', 'claude-opus-5', 'claude-sonnet-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-sonnet-4-6', 'claude-haiku-4-5']) {
+  for (const model of [
+    'claude-opus-4-8',
+    'claude-opus-5',
+    'claude-sonnet-5',
+    'claude-sonnet-5-5',
+    'claude-haiku-5-5',
+    'claude-sonnet-4-6',
+    'claude-haiku-4-5',
+  ]) {
     it(`--model ${model}: our cost equals Claude Code's own`, async () => {
       assert.equal(await agrees(['--model', model], { assumed: false }), model);
     });
   }
 
-  it('a fork we write, then resumed by Claude Code: only its own response is its cost, and Claude Code\'s own total in the fork agrees', async () => {
+  it("a fork we write, then resumed by Claude Code: only its own response is its cost, and Claude Code's own total in the fork agrees", async () => {
     const bin = requireClaudeBinary();
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-agent-cost-fork-')));
     try {
@@ -100,27 +135,47 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
       await turn(['tell me about the project']);
       const projects = path.join(home, '.claude', 'projects');
       const dir = path.join(projects, fs.readdirSync(projects)[0]);
-      const original = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+      const original = path.join(
+        dir,
+        fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!,
+      );
       const id = path.basename(original, '.jsonl');
       for (let i = 0; i < 3; i++) await turn(['--resume', id, `and more, part ${i}`]);
       const before = sessionCost((await indexTranscript(original)).entries);
       assert.equal(before.responses.size, 4);
-      assert.ok(before.agent && Math.abs(before.total.usd - before.agent.usd) < 1e-6, `original: ours ${before.total.usd} vs ${before.agent?.usd}`);
+      assert.ok(
+        before.agent && Math.abs(before.total.usd - before.agent.usd) < 1e-6,
+        `original: ours ${before.total.usd} vs ${before.agent?.usd}`,
+      );
 
-      const fork = await compactFile(original, { summarizer: 'extractive', settings: { targetTokens: 3_000, keepRecentTokens: 1_000 } });
+      const fork = await compactFile(original, {
+        summarizer: 'extractive',
+        settings: { targetTokens: 3_000, keepRecentTokens: 1_000 },
+      });
       assert.equal(fork.mode, 'fork');
       const forked = sessionCost((await indexTranscript(fork.output)).entries);
-      assert.equal(forked.copiedResponses, 4, 'the original\'s responses are copies');
+      assert.equal(forked.copiedResponses, 4, "the original's responses are copies");
       assert.equal(forked.total.usd, 0, 'nothing paid by the fork yet');
       assert.equal(forked.agent, null, 'no cost-state line of its own yet');
 
       await turn(['--resume', path.basename(fork.output, '.jsonl'), 'continue in the fork']);
       const resumed = sessionCost((await indexTranscript(fork.output)).entries);
-      const one = costOfUsage({ input: USAGE.input_tokens, output: USAGE.output_tokens, cacheCreation: USAGE.cache_creation_input_tokens, cacheRead: USAGE.cache_read_input_tokens }, priceFor('claude-opus-5-5')!.price).usd;
+      const one = costOfUsage(
+        {
+          input: USAGE.input_tokens,
+          output: USAGE.output_tokens,
+          cacheCreation: USAGE.cache_creation_input_tokens,
+          cacheRead: USAGE.cache_read_input_tokens,
+        },
+        priceFor('claude-opus-5-5')!.price,
+      ).usd;
       assert.equal(resumed.responses.size, 1);
       assert.ok(Math.abs(resumed.total.usd - one) < 1e-9, `fork: ours ${resumed.total.usd}, one response ${one}`);
       assert.ok(resumed.agent, 'Claude Code wrote a cost-state line in the fork');
-      assert.ok(Math.abs(resumed.agent.usd - one) < 1e-6, `fork: Claude Code's own ${resumed.agent.usd}, one response ${one}`);
+      assert.ok(
+        Math.abs(resumed.agent.usd - one) < 1e-6,
+        `fork: Claude Code's own ${resumed.agent.usd}, one response ${one}`,
+      );
       assert.ok(!costNotes(resumed, '--prices').some((n) => n.includes('apart')));
     } finally {
       fake.setScenario({ kind: 'text', text: 'Hello.', usage: USAGE });
@@ -128,7 +183,7 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
     }
   });
 
-  it('a fork Claude Code makes itself (--resume --fork-session): only the fork\'s own response is its cost, not its original\'s', async () => {
+  it("a fork Claude Code makes itself (--resume --fork-session): only the fork's own response is its cost, not its original's", async () => {
     const bin = requireClaudeBinary();
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-agent-cost-fork-session-')));
     try {
@@ -143,21 +198,40 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
       await turn(['tell me about the project']);
       const projects = path.join(home, '.claude', 'projects');
       const dir = path.join(projects, fs.readdirSync(projects)[0]);
-      const original = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+      const original = path.join(
+        dir,
+        fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!,
+      );
       const id = path.basename(original, '.jsonl');
       for (let i = 0; i < 2; i++) await turn(['--resume', id, `and more, part ${i}`]);
       await turn(['--resume', id, '--fork-session', 'continue in a fork']);
       const forks = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl') && f !== path.basename(original));
       assert.equal(forks.length, 1, `one fork beside the original: ${forks.join(', ')}`);
       const fork = sessionCost((await indexTranscript(path.join(dir, forks[0]))).entries);
-      const one = costOfUsage({ input: USAGE.input_tokens, output: USAGE.output_tokens, cacheCreation: USAGE.cache_creation_input_tokens, cacheRead: USAGE.cache_read_input_tokens }, priceFor('claude-opus-5-5')!.price).usd;
+      const one = costOfUsage(
+        {
+          input: USAGE.input_tokens,
+          output: USAGE.output_tokens,
+          cacheCreation: USAGE.cache_creation_input_tokens,
+          cacheRead: USAGE.cache_read_input_tokens,
+        },
+        priceFor('claude-opus-5-5')!.price,
+      ).usd;
       assert.equal(fork.copiedResponses, 3, "the original's three responses are copies");
       assert.equal(fork.responses.size, 1, 'the fork received one response itself');
       assert.ok(Math.abs(fork.total.usd - one) < 1e-9, `fork: ours ${fork.total.usd}, one response ${one}`);
       // Claude Code's own total in such a fork carries on its original's (four responses): said beside ours, not taken as the fork's.
-      assert.ok(fork.agent && Math.abs(fork.agent.usd - 4 * one) < 1e-6, `fork: Claude Code's own ${fork.agent?.usd}, four responses ${4 * one}`);
+      assert.ok(
+        fork.agent && Math.abs(fork.agent.usd - 4 * one) < 1e-6,
+        `fork: Claude Code's own ${fork.agent?.usd}, four responses ${4 * one}`,
+      );
       assert.equal(fork.agentIncludesCopies, true);
-      assert.ok(costNotes(fork, '--prices').some((n) => /forked from; ours, \$0\.32\d*, counts only the responses this file received \(3 copied/.test(n)), costNotes(fork, '--prices').join(' | '));
+      assert.ok(
+        costNotes(fork, '--prices').some((n) =>
+          /forked from; ours, \$0\.32\d*, counts only the responses this file received \(3 copied/.test(n),
+        ),
+        costNotes(fork, '--prices').join(' | '),
+      );
       // The Sessions view's background figures and the map price the file the same way.
       const stats = await sessionStats(path.join(dir, forks[0]));
       assert.ok(Math.abs(stats.costUsd - one) < 1e-9, `sessionStats: ${stats.costUsd}`);

@@ -16,7 +16,14 @@ const CCUSAGE = join(repoRoot, '.cache', 'ccusage', 'node_modules', '.bin', 'ccu
 
 interface CcusageSession {
   totalCost: number;
-  modelBreakdowns: { modelName: string; cost: number; inputTokens: number; outputTokens: number; cacheCreationTokens: number; cacheReadTokens: number }[];
+  modelBreakdowns: {
+    modelName: string;
+    cost: number;
+    inputTokens: number;
+    outputTokens: number;
+    cacheCreationTokens: number;
+    cacheReadTokens: number;
+  }[];
 }
 
 function ccusageSession(file: string): CcusageSession | null {
@@ -28,7 +35,13 @@ function ccusageSession(file: string): CcusageSession | null {
     const r = spawnSync(CCUSAGE, ['session', '--json', '--offline'], {
       encoding: 'utf8',
       timeout: 120_000,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), TZ: 'UTC', NO_COLOR: '1' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        CLAUDE_CONFIG_DIR: join(home, '.claude'),
+        TZ: 'UTC',
+        NO_COLOR: '1',
+      },
     });
     assert.equal(r.status, 0, `ccusage on ${basename(file)}: ${r.stderr}`);
     const out = JSON.parse(r.stdout) as { session: CcusageSession[] };
@@ -42,7 +55,8 @@ function ccusageSession(file: string): CcusageSession | null {
 describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', function () {
   this.timeout(600_000);
   before(() => {
-    if (!existsSync(CCUSAGE)) throw new Error(`ccusage not provisioned at ${CCUSAGE}: run bash scripts/provision-ccusage.sh`);
+    if (!existsSync(CCUSAGE))
+      throw new Error(`ccusage not provisioned at ${CCUSAGE}: run bash scripts/provision-ccusage.sh`);
   });
 
   const compared: string[] = [];
@@ -56,7 +70,9 @@ describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', func
         return;
       }
       // A model ccusage has no price for counts $0 there; we price it and report the difference.
-      const unpricedThere = theirs.modelBreakdowns.filter((m) => m.cost === 0 && m.inputTokens + m.outputTokens + m.cacheCreationTokens + m.cacheReadTokens > 0);
+      const unpricedThere = theirs.modelBreakdowns.filter(
+        (m) => m.cost === 0 && m.inputTokens + m.outputTokens + m.cacheCreationTokens + m.cacheReadTokens > 0,
+      );
       if (unpricedThere.length) {
         for (const m of unpricedThere) {
           const ourModel = ours.byModel.get(m.modelName);
@@ -65,10 +81,16 @@ describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', func
         return;
       }
       const diff = Math.abs(ours.total.usd - theirs.totalCost);
-      assert.ok(diff <= 0.01 * theirs.totalCost, `${name}: ours $${ours.total.usd.toFixed(6)}, ccusage $${theirs.totalCost.toFixed(6)}`);
+      assert.ok(
+        diff <= 0.01 * theirs.totalCost,
+        `${name}: ours $${ours.total.usd.toFixed(6)}, ccusage $${theirs.totalCost.toFixed(6)}`,
+      );
       for (const m of theirs.modelBreakdowns) {
         const o = ours.byModel.get(m.modelName)?.usd ?? 0;
-        assert.ok(Math.abs(o - m.cost) <= 0.01 * m.cost + 1e-9, `${name} ${m.modelName}: ours $${o}, ccusage $${m.cost}`);
+        assert.ok(
+          Math.abs(o - m.cost) <= 0.01 * m.cost + 1e-9,
+          `${name} ${m.modelName}: ours $${o}, ccusage $${m.cost}`,
+        );
       }
       compared.push(name);
     });

@@ -26,7 +26,10 @@ const TARGET = 60_000;
 const PROMPT = 'CODEX-RESUME-PROMPT: carry on from where we were.';
 
 function ourRecord(file: string): any {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"compactor":"agent-compactor"'));
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"compactor":"agent-compactor"'));
   assert.ok(lines.length > 0, `${file} holds no compacted record of ours`);
   return JSON.parse(lines[lines.length - 1]);
 }
@@ -41,7 +44,13 @@ function carriedText(item: any): string {
 }
 
 /** Resumes `id` with the real Codex and checks the request it sends against our compacted record in `file`. */
-async function resumeAndCheck(home: CodexHome, fake: FakeResponses, id: string, file: string, result: CompactResult): Promise<void> {
+async function resumeAndCheck(
+  home: CodexHome,
+  fake: FakeResponses,
+  id: string,
+  file: string,
+  result: CompactResult,
+): Promise<void> {
   const before = fake.responsesRequests().length;
   const run = await runCodex(home, fake, ['exec', '--skip-git-repo-check', 'resume', id, PROMPT]);
   assert.equal(run.code, 0, `codex exited ${run.code}: ${run.stderr.slice(-1500)}`);
@@ -53,7 +62,13 @@ async function resumeAndCheck(home: CodexHome, fake: FakeResponses, id: string, 
   // Our summary opens the history: before it only Codex's own instructions (developer messages).
   const at = input.findIndex((i) => i.type === 'message' && i.role === 'user' && textOf(i).startsWith(SUMMARY_PREFIX));
   assert.ok(at >= 0, 'the request does not hold our summary');
-  assert.ok(input.slice(0, at).every((i) => i.type === 'message' && i.role === 'developer'), `items before the summary: ${input.slice(0, at).map((i) => `${i.type}/${i.role}`).join(', ')}`);
+  assert.ok(
+    input.slice(0, at).every((i) => i.type === 'message' && i.role === 'developer'),
+    `items before the summary: ${input
+      .slice(0, at)
+      .map((i) => `${i.type}/${i.role}`)
+      .join(', ')}`,
+  );
   assert.equal(textOf(input[at]), textOf(history[0]));
 
   // The kept items follow, in order, saying what the rollout says.
@@ -64,15 +79,22 @@ async function resumeAndCheck(home: CodexHome, fake: FakeResponses, id: string, 
   const open = new Set<string>();
   for (const item of input) {
     if (['function_call', 'custom_tool_call', 'local_shell_call'].includes(item.type)) open.add(item.call_id);
-    else if (/_output$/.test(item.type)) assert.ok(open.delete(item.call_id), `output ${item.call_id} without its call`);
+    else if (/_output$/.test(item.type))
+      assert.ok(open.delete(item.call_id), `output ${item.call_id} without its call`);
   }
   assert.deepEqual([...open], [], 'calls without outputs');
 
   // The prompt is the last item; the conversation carried (our history) is within the target.
   assert.ok(textOf(input[input.length - 1]).includes(PROMPT));
-  const carried = input.slice(at, at + history.length).reduce((s, i) => s + estimateStringTokens(carriedText(i), 'prose', 1), 0);
+  const carried = input
+    .slice(at, at + history.length)
+    .reduce((s, i) => s + estimateStringTokens(carriedText(i), 'prose', 1), 0);
   const over = result.plan.notes.some((n) => /over the target/.test(n));
-  if (!over) assert.ok(carried <= result.plan.settings.targetTokens, `the carried history is about ${carried} tokens, over the ${result.plan.settings.targetTokens}-token target`);
+  if (!over)
+    assert.ok(
+      carried <= result.plan.settings.targetTokens,
+      `the carried history is about ${carried} tokens, over the ${result.plan.settings.targetTokens}-token target`,
+    );
 }
 
 describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Responses API)', function () {
@@ -113,7 +135,11 @@ describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Respo
     fs.copyFileSync(source, copy);
     fs.chmodSync(copy, 0o644);
     const fork = await compactFile(copy, { summarizer: 'extractive', settings: { targetTokens: TARGET } });
-    const again = await compactFile(fork.output, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000, keepRecentTokens: 8_000 } });
+    const again = await compactFile(fork.output, {
+      summarizer: 'extractive',
+      inPlace: true,
+      settings: { targetTokens: 30_000, keepRecentTokens: 8_000 },
+    });
     assert.equal(again.sessionId, fork.sessionId);
     await resumeAndCheck(home, fake, fork.sessionId!, fork.output, again);
   });
@@ -127,8 +153,16 @@ describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Respo
     fs.chmodSync(copy, 0o644);
     const decisions = chooseRounds(chooseRounds(noDecisions(), [0], 'keep'), [3], 'drop');
     const summaryText = 'Steered summary, given verbatim: ünïcödé ✓ "quoted"\nsecond line';
-    const result = await compactFile(copy, { summarizer: 'extractive', settings: { targetTokens: TARGET }, decisions, summaryText });
-    assert.deepEqual(result.plan.rounds.filter((r) => r.by === 'user').map((r) => `${r.index}:${r.action}`), ['0:keep', '3:drop']);
+    const result = await compactFile(copy, {
+      summarizer: 'extractive',
+      settings: { targetTokens: TARGET },
+      decisions,
+      summaryText,
+    });
+    assert.deepEqual(
+      result.plan.rounds.filter((r) => r.by === 'user').map((r) => `${r.index}:${r.action}`),
+      ['0:keep', '3:drop'],
+    );
     assert.equal(ourRecord(result.output).payload.message, summaryText);
     assert.equal(textOf(ourRecord(result.output).payload.replacement_history[0]), SUMMARY_PREFIX + summaryText);
     await resumeAndCheck(home, fake, result.sessionId!, result.output, result);
@@ -138,7 +172,11 @@ describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Respo
     const home = makeCodexHome(fake);
     homes.push(home);
     // A session with long replies, so that there is something to compact.
-    const long = await startFakeResponses(Array.from({ length: 400 }, (_, i) => `Line ${i}: the assistant explains a step of the work in detail.`).join('\n'));
+    const long = await startFakeResponses(
+      Array.from({ length: 400 }, (_, i) => `Line ${i}: the assistant explains a step of the work in detail.`).join(
+        '\n',
+      ),
+    );
     try {
       const first = await runCodex(home, long, ['exec', '--skip-git-repo-check', 'start the work']);
       assert.equal(first.code, 0, first.stderr.slice(-1000));
@@ -151,7 +189,11 @@ describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Respo
       const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
       const lastOrdinal = JSON.parse(lines[lines.length - 1]).ordinal;
       assert.equal(typeof lastOrdinal, 'number', 'Codex 0.169 numbers its records');
-      const result = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 14_000, keepRecentTokens: 3_000 } });
+      const result = await compactFile(file, {
+        summarizer: 'extractive',
+        inPlace: true,
+        settings: { targetTokens: 14_000, keepRecentTokens: 3_000 },
+      });
       assert.equal(result.mode, 'in-place');
       assert.ok(result.backup && fs.existsSync(result.backup));
       assert.equal(ourRecord(file).ordinal, lastOrdinal + 1);

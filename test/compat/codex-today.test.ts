@@ -25,7 +25,13 @@ import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
 import { countResponsesItemTokens, countResponsesRequestTokens } from '../support/fake-responses';
 import { itemProjection, runCodex } from '../support/codex';
-import { CODEX_COMPACTION_BLOB, CODEX_MARKERS, codexExecArgs, generateCodexSession, type CodexSession } from '../support/codex-sessions';
+import {
+  CODEX_COMPACTION_BLOB,
+  CODEX_MARKERS,
+  codexExecArgs,
+  generateCodexSession,
+  type CodexSession,
+} from '../support/codex-sessions';
 import { repoRoot } from '../support/fixtures';
 
 const err = (a: number, b: number) => Math.abs(a - b) / b;
@@ -45,7 +51,8 @@ function recordKinds(file: string): Set<string> {
   for (const r of records(file)) {
     kinds.add(String(r.type));
     if (r.type === 'event_msg' || r.type === 'response_item') kinds.add(`${r.type}:${String(r.payload?.type)}`);
-    if (r.type === 'compacted') for (const item of r.payload?.replacement_history ?? []) kinds.add(`history:${String(item?.type)}`);
+    if (r.type === 'compacted')
+      for (const item of r.payload?.replacement_history ?? []) kinds.add(`history:${String(item?.type)}`);
   }
   return kinds;
 }
@@ -53,7 +60,10 @@ function recordKinds(file: string): Set<string> {
 /** The rollout as it stood before `step` ran, written beside it. */
 function fileBefore(session: CodexSession, step: string): string {
   const s = session.steps.find((x) => x.name === step)!;
-  const lines = fs.readFileSync(session.rolloutFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = fs
+    .readFileSync(session.rolloutFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const file = path.join(session.home.root, `before-${step.replace(/[^a-z]/gi, '-')}.jsonl`);
   fs.writeFileSync(file, lines.slice(0, s.fileLinesBefore).join('\n') + '\n');
   return file;
@@ -101,11 +111,21 @@ describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, s
     assert.equal(p.window_number, 1);
     // Every later request carries the compaction item, and the model's answers followed the script.
     for (const s of session.steps.slice(session.steps.indexOf(compactStep) + 1)) {
-      for (const r of s.requests) assert.ok((r.body as any).input.some((i: any) => i.type === 'compaction' && i.encrypted_content === CODEX_COMPACTION_BLOB), `${s.name} sent the compaction item`);
+      for (const r of s.requests)
+        assert.ok(
+          (r.body as any).input.some(
+            (i: any) => i.type === 'compaction' && i.encrypted_content === CODEX_COMPACTION_BLOB,
+          ),
+          `${s.name} sent the compaction item`,
+        );
     }
     const text = fs.readFileSync(session.rolloutFile, 'utf8');
     for (const marker of Object.values(CODEX_MARKERS)) assert.ok(text.includes(marker), `${marker} in the rollout`);
-    assert.match(fs.readFileSync(path.join(session.projectDir, 'calc.js'), 'utf8'), /return a - b;/, 'the apply_patch call edited the file');
+    assert.match(
+      fs.readFileSync(path.join(session.projectDir, 'calc.js'), 'utf8'),
+      /return a - b;/,
+      'the apply_patch call edited the file',
+    );
   });
 
   it('every record kind it writes is named in the Codex section of docs/FORMATS.md', () => {
@@ -133,11 +153,25 @@ describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, s
     const linesRead = new Set(index.entries.map((e) => e.line));
     for (let n = 1; n <= lines.length; n++) assert.ok(linesRead.has(n), `line ${n} has an entry`);
     const kinds = new Set(index.entries.map((e) => `${e.kind}${e.subtype ? ':' + e.subtype : ''}`));
-    for (const k of ['world_state', 'token_usage_record', 'future_record', 'event_msg:future_event', 'response_item:future_item']) assert.ok(kinds.has(k), `${k} read as an entry`);
+    for (const k of [
+      'world_state',
+      'token_usage_record',
+      'future_record',
+      'event_msg:future_event',
+      'response_item:future_item',
+    ])
+      assert.ok(kinds.has(k), `${k} read as an entry`);
     const original = fs.readFileSync(file);
-    const result = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 7_000, keepRecentTokens: 200 } });
+    const result = await compactFile(file, {
+      summarizer: 'extractive',
+      inPlace: true,
+      settings: { targetTokens: 7_000, keepRecentTokens: 200 },
+    });
     assert.equal(result.mode, 'in-place');
-    assert.ok(fs.readFileSync(file).subarray(0, original.length).equals(original), 'the original bytes, unknown lines included, are kept');
+    assert.ok(
+      fs.readFileSync(file).subarray(0, original.length).equals(original),
+      'the original bytes, unknown lines included, are kept',
+    );
   });
 
   it("after Codex's own compaction the active context is the history Codex rebuilds and sends", async () => {
@@ -147,7 +181,11 @@ describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, s
       // Sent: Codex's base instructions (in no record), the rebuilt history, the new prompt.
       assert.equal(input[0].role, 'developer');
       const sent = input.slice(1, -1).map(itemProjection);
-      assert.deepEqual(await activeItems(fileBefore(session, step)), sent, `${step}: the active context is what Codex sent`);
+      assert.deepEqual(
+        await activeItems(fileBefore(session, step)),
+        sent,
+        `${step}: the active context is what Codex sent`,
+      );
     }
   });
 
@@ -157,20 +195,33 @@ describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, s
       const body = s.requests[0].body as any;
       const sent = countResponsesRequestTokens(body).total - countResponsesItemTokens(body.input.at(-1));
       const figure = contextNow((await inspectFile(fileBefore(session, step), { subagents: false })).report);
-      process.stdout.write(`      before ${step}: context now ${figure.tokens} (${figure.source}), sent ${sent} (${pct(err(figure.tokens, sent))})\n`);
+      process.stdout.write(
+        `      before ${step}: context now ${figure.tokens} (${figure.source}), sent ${sent} (${pct(err(figure.tokens, sent))})\n`,
+      );
       assert.ok(err(figure.tokens, sent) <= 0.02, `context now ${figure.tokens}, sent ${sent}`);
     }
     // The window is the one Codex records with its token counts, not a Claude model's.
-    const recorded = records(session.rolloutFile).filter((r) => r.type === 'event_msg' && r.payload?.type === 'token_count' && typeof r.payload.info?.model_context_window === 'number');
+    const recorded = records(session.rolloutFile).filter(
+      (r) =>
+        r.type === 'event_msg' &&
+        r.payload?.type === 'token_count' &&
+        typeof r.payload.info?.model_context_window === 'number',
+    );
     assert.ok(recorded.length > 0, 'Codex recorded its context window');
     const analysis = await inspectFile(session.rolloutFile, { subagents: false });
-    assert.equal(recordedContextWindow(analysis.index.entries), recorded[recorded.length - 1].payload.info.model_context_window);
+    assert.equal(
+      recordedContextWindow(analysis.index.entries),
+      recorded[recorded.length - 1].payload.info.model_context_window,
+    );
   });
 
   for (const inPlace of [false, true]) {
     it(`predicted = sent: our ${inPlace ? 'in-place' : 'fork'} compaction's promised context is the first request \`codex exec resume\` sends, within 5%`, async () => {
       const context = contextNow((await inspectFile(session.rolloutFile, { subagents: false })).report);
-      const settings = { targetTokens: Math.round(context.overhead + context.transcript / 2), keepRecentTokens: Math.round(context.transcript / 4) };
+      const settings = {
+        targetTokens: Math.round(context.overhead + context.transcript / 2),
+        keepRecentTokens: Math.round(context.transcript / 4),
+      };
       const result = await compactFile(session.rolloutFile, { summarizer: 'extractive', inPlace, settings });
       assert.equal(result.mode, inPlace ? 'in-place' : 'fork');
       const prompt = `PREDICTED-SENT ${inPlace ? 'in place' : 'fork'}`;
@@ -179,10 +230,15 @@ describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, s
       const run = await runCodex(session.home, session.fake, codexExecArgs(prompt, result.sessionId));
       assert.equal(run.code, 0, run.stderr.slice(-1000));
       const first = session.fake.responsesRequests().slice(before)[0];
-      assert.ok(JSON.stringify((first.body as any).input.at(-1)).includes(prompt), 'the first request is the resumed turn');
+      assert.ok(
+        JSON.stringify((first.body as any).input.at(-1)).includes(prompt),
+        'the first request is the resumed turn',
+      );
       const sent = countResponsesRequestTokens(first.body);
       const promised = result.plan.postTokens + result.plan.overheadTokens;
-      process.stdout.write(`      ${inPlace ? 'in place' : 'fork'}: promised ${promised} (transcript ${result.plan.postTokens} + instructions, tools and context ${result.plan.overheadTokens}), sent ${sent.total} (tools ${sent.tools}, input ${sent.input}): ${pct(err(promised, sent.total))}\n`);
+      process.stdout.write(
+        `      ${inPlace ? 'in place' : 'fork'}: promised ${promised} (transcript ${result.plan.postTokens} + instructions, tools and context ${result.plan.overheadTokens}), sent ${sent.total} (tools ${sent.tools}, input ${sent.input}): ${pct(err(promised, sent.total))}\n`,
+      );
       assert.ok(err(promised, sent.total) <= 0.05, `promised ${promised}, sent ${sent.total}`);
     });
   }

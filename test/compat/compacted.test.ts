@@ -41,7 +41,13 @@ import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { SUMMARY_PREFIX, extractSummary } from '../../src/core/compact/summarize/prompt';
 import { claudeFixtureDir, claudeFixtures } from '../support/fixtures';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
-import { checkRequestInvariants, contentTexts, requireClaudeBinary, resumeWithClaude, type ClaudeRunResult } from '../support/claude-code';
+import {
+  checkRequestInvariants,
+  contentTexts,
+  requireClaudeBinary,
+  resumeWithClaude,
+  type ClaudeRunResult,
+} from '../support/claude-code';
 import {
   checkVerbatim,
   compactCopy,
@@ -62,7 +68,15 @@ const SUMMARY_REPLY =
   '<analysis>\nReviewed the conversation in order.\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   COMPAT-SUMMARY-MARKER: ' +
   'the user asked for the work recorded in this transcript; continue it.\n\n2. Current Work:\n   The most recent exchanges follow verbatim.\n</summary>';
 
-const timings: { name: string; label: string; target: number; requestTokens: number; keptRounds: number; compactMs: number; claudeMs: number }[] = [];
+const timings: {
+  name: string;
+  label: string;
+  target: number;
+  requestTokens: number;
+  keptRounds: number;
+  compactMs: number;
+  claudeMs: number;
+}[] = [];
 
 interface Case {
   name: string;
@@ -76,7 +90,10 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
   this.timeout(600_000);
   let replyFake: FakeAnthropic;
   let summaryFake: FakeAnthropic;
-  const analyses = new Map<string, Promise<{ analysis: Analysis; pre: number; overhead: number; calibration: number }>>();
+  const analyses = new Map<
+    string,
+    Promise<{ analysis: Analysis; pre: number; overhead: number; calibration: number }>
+  >();
   const analysisOf = (name: string) => {
     if (!analyses.has(name)) {
       analyses.set(
@@ -85,7 +102,12 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
           const analysis = await inspectFile(path.join(claudeFixtureDir, name), { subagents: false });
           const probe = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
           // Targets cover the whole resumed context: the system prompt and tools plus a fraction of the transcript.
-          return { analysis, pre: probe.preTokens, overhead: probe.overheadTokens, calibration: analysis.report.totals.calibrationFactor };
+          return {
+            analysis,
+            pre: probe.preTokens,
+            overhead: probe.overheadTokens,
+            calibration: analysis.report.totals.calibrationFactor,
+          };
         })(),
       );
     }
@@ -102,14 +124,20 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
     await summaryFake?.close();
     if (timings.length) {
       const total = timings.reduce((s, t) => s + t.compactMs + t.claudeMs, 0);
-      console.log(`      ${timings.length} compactions resumed; compaction ${timings.reduce((s, t) => s + t.compactMs, 0)} ms, Claude Code ${timings.reduce((s, t) => s + t.claudeMs, 0)} ms, total ${total} ms`);
+      console.log(
+        `      ${timings.length} compactions resumed; compaction ${timings.reduce((s, t) => s + t.compactMs, 0)} ms, Claude Code ${timings.reduce((s, t) => s + t.claudeMs, 0)} ms, total ${total} ms`,
+      );
     }
   });
 
   async function runCase(c: Case): Promise<void> {
     const original = path.join(claudeFixtureDir, c.name);
     const { analysis, pre, overhead, calibration } = await analysisOf(c.name);
-    assert.equal(analysis.chain.subagentFile, false, `${c.name} is a subagent-only transcript: list it in SUBAGENT_ONLY`);
+    assert.equal(
+      analysis.chain.subagentFile,
+      false,
+      `${c.name} is a subagent-only transcript: list it in SUBAGENT_ONLY`,
+    );
     const target = overhead + Math.round(pre * c.fraction);
     const t0 = Date.now();
     const summaryRequestsBefore = summaryFake.messageRequests().length;
@@ -119,14 +147,20 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
         summarizer: c.summarizer,
         settings: { targetTokens: target },
         fresh: c.fresh,
-        anthropic: c.summarizer === 'anthropic' ? { apiKey: 'sk-fake-compat', baseURL: summaryFake.url, model: 'claude-test-summarizer', maxRetries: 0 } : undefined,
+        anthropic:
+          c.summarizer === 'anthropic'
+            ? { apiKey: 'sk-fake-compat', baseURL: summaryFake.url, model: 'claude-test-summarizer', maxRetries: 0 }
+            : undefined,
       });
     } catch (err) {
       // A context so small that the summary's framing plus the newest response (always kept) is no smaller: there is
       // nothing to gain, and nothing is written (compactCopy removes its folder either way).
       if (!(err instanceof CompactError) || !/^Nothing to gain/.test(err.message)) throw err;
       const newest = analysis.report.rounds.filter((r) => r.inContext).at(-1)!;
-      assert.ok(pre <= summaryFloorTokens(calibration) + newest.tokens.estimate, `${c.name}: "${err.message}" although ${pre} > ${summaryFloorTokens(calibration)} + ${newest.tokens.estimate}`);
+      assert.ok(
+        pre <= summaryFloorTokens(calibration) + newest.tokens.estimate,
+        `${c.name}: "${err.message}" although ${pre} > ${summaryFloorTokens(calibration)} + ${newest.tokens.estimate}`,
+      );
       return;
     }
     const compactMs = Date.now() - t0;
@@ -138,10 +172,22 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
       assert.equal(result.preTokens, pre, what);
       assert.ok(result.plan.summarizedRounds > 0, `${what}: something was summarized`);
       if (c.summarizer === 'anthropic') {
-        assert.deepEqual(result.attempts.map((a) => `${a.strategy}:${a.outcome}`), ['anthropic:ok'], what);
-        assert.equal(summaryFake.messageRequests().length, summaryRequestsBefore + 1, 'one summary request to the fake API');
+        assert.deepEqual(
+          result.attempts.map((a) => `${a.strategy}:${a.outcome}`),
+          ['anthropic:ok'],
+          what,
+        );
+        assert.equal(
+          summaryFake.messageRequests().length,
+          summaryRequestsBefore + 1,
+          'one summary request to the fake API',
+        );
       } else {
-        assert.deepEqual(result.attempts.map((a) => a.strategy), ['extractive'], what);
+        assert.deepEqual(
+          result.attempts.map((a) => a.strategy),
+          ['extractive'],
+          what,
+        );
       }
       const summaryText = ourSummaryText(result.output);
       assert.ok(summaryText.startsWith(SUMMARY_PREFIX), 'our summary line starts with the continuation prefix');
@@ -149,7 +195,10 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
         // The fake model's <summary> body, whole, or clipped to the room the kept rounds leave (writeback fitSummary).
         const body = SUMMARY_PREFIX + extractSummary(SUMMARY_REPLY);
         const clipped = summaryText.endsWith(SUMMARY_CLIPPED_MARKER);
-        assert.ok(clipped ? body.startsWith(summaryText.slice(0, -SUMMARY_CLIPPED_MARKER.length)) : summaryText === body, `the summary is the fake model's <summary> body: ${summaryText}`);
+        assert.ok(
+          clipped ? body.startsWith(summaryText.slice(0, -SUMMARY_CLIPPED_MARKER.length)) : summaryText === body,
+          `the summary is the fake model's <summary> body: ${summaryText}`,
+        );
       }
       // Resume with the real Claude Code and check the request it sends (see resumeAndCheck).
       const prompt = `Continue after compaction (${c.name}, ${c.label}).`;
@@ -162,7 +211,10 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
       const after = await inspectFile(run.resumedFile, { subagents: false });
       const active = after.rounds.filter((r) => r.inContext);
       assert.ok(active[0]?.startsAtBoundary, 'the active context starts at a compact boundary');
-      const firstUser = after.chain.main.slice(after.chain.activeStart).map((i) => after.index.entries[i]).find((e) => e.kind === 'user');
+      const firstUser = after.chain.main
+        .slice(after.chain.activeStart)
+        .map((i) => after.index.entries[i])
+        .find((e) => e.kind === 'user');
       assert.ok(firstUser?.isCompactSummary, 'our summary is the first user entry of the active context');
       assert.ok(after.rounds.at(-1)?.replyPreview?.includes(REPLY), 'the new reply is the last round');
       assert.equal(after.chain.boundaries.length, c.fresh ? 1 : analysis.chain.boundaries.length + 1);
@@ -171,7 +223,15 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
       const again = await planDetails(after, { targetTokens: target });
       assert.ok(again.plan.preTokens > 0);
 
-      timings.push({ name: c.name, label: c.label, target, requestTokens: est.tokens, keptRounds: expected.rounds.length, compactMs, claudeMs: run.durationMs });
+      timings.push({
+        name: c.name,
+        label: c.label,
+        target,
+        requestTokens: est.tokens,
+        keptRounds: expected.rounds.length,
+        compactMs,
+        claudeMs: run.durationMs,
+      });
     } finally {
       run?.cleanup();
       compacted.cleanup();
@@ -187,21 +247,41 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
         it(label, () => runCase({ name, label, fraction, summarizer: 'extractive' }));
       }
       it('Anthropic summarizer (fake API), target 35%, --fresh output', () =>
-        runCase({ name, label: 'Anthropic summarizer, target 35%, fresh', fraction: 0.35, summarizer: 'anthropic', fresh: true }));
+        runCase({
+          name,
+          label: 'Anthropic summarizer, target 35%, fresh',
+          fraction: 0.35,
+          summarizer: 'anthropic',
+          fresh: true,
+        }));
       it('target 150%: nothing to compact, said explicitly, nothing written', async () => {
         const { pre, overhead, analysis } = await analysisOf(name);
         const target = overhead + Math.round(pre * 1.5);
         const plan = (await planDetails(analysis, { targetTokens: target })).plan;
         if (!plan.nothingToDo) {
           // Over-long tool results still get budgeted below the target: then it compacts (budgets only).
-          assert.ok(plan.toolResults.some((d) => d.action === 'replaced'), `${name}: under target, yet not nothing-to-do`);
+          assert.ok(
+            plan.toolResults.some((d) => d.action === 'replaced'),
+            `${name}: under target, yet not nothing-to-do`,
+          );
           return;
         }
-        await assert.rejects(compactCopy(path.join(claudeFixtureDir, name), { summarizer: 'extractive', settings: { targetTokens: target } }), (err: unknown) => {
-          assert.ok(err instanceof CompactError && err.code === 'nothing-to-compact', String(err));
-          assert.match(err.message, new RegExp(`about ${pre} tokens \\(plus about ${overhead} of system prompt and tools\\), already within the ${target}-token target`));
-          return true;
-        });
+        await assert.rejects(
+          compactCopy(path.join(claudeFixtureDir, name), {
+            summarizer: 'extractive',
+            settings: { targetTokens: target },
+          }),
+          (err: unknown) => {
+            assert.ok(err instanceof CompactError && err.code === 'nothing-to-compact', String(err));
+            assert.match(
+              err.message,
+              new RegExp(
+                `about ${pre} tokens \\(plus about ${overhead} of system prompt and tools\\), already within the ${target}-token target`,
+              ),
+            );
+            return true;
+          },
+        );
       });
     });
   }
@@ -224,7 +304,11 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
       const compacted = await compactCopy(original, { summarizer: 'extractive', settings: { targetTokens: target } });
       try {
         const result = compacted.result;
-        const check = await checkResumable(result.output, { targetTokens: target, calibration, expectSummaryFirst: true });
+        const check = await checkResumable(result.output, {
+          targetTokens: target,
+          calibration,
+          expectSummaryFirst: true,
+        });
         assert.deepEqual(check.problems, [], describeCompaction(result));
         // The compacted chain is written with isSidechain false, so Claude Code now treats it as a main session.
         const prompt = 'Continue the subagent work.';
@@ -253,11 +337,18 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
       const name = 'v1.0.98-small.jsonl';
       const { pre, overhead, calibration } = await analysisOf(name);
       const target = overhead + Math.round(pre * 0.15);
-      const compacted = await compactCopy(path.join(claudeFixtureDir, name), { summarizer: 'extractive', settings: { targetTokens: target } });
+      const compacted = await compactCopy(path.join(claudeFixtureDir, name), {
+        summarizer: 'extractive',
+        settings: { targetTokens: target },
+      });
       try {
         const r = compacted.result;
         assert.ok(r.postTokens <= target, describeCompaction(r));
-        assert.deepEqual(r.plan.notes.filter((n) => /cannot reach/.test(n)), [], 'no "cannot reach" note for a reachable target');
+        assert.deepEqual(
+          r.plan.notes.filter((n) => /cannot reach/.test(n)),
+          [],
+          'no "cannot reach" note for a reachable target',
+        );
         assert.match(ourSummaryText(r.output), /\[summary clipped to fit the target\]$/);
         const check = await checkResumable(r.output, { targetTokens: target, calibration, expectSummaryFirst: true });
         assert.deepEqual(check.problems, []);

@@ -17,7 +17,9 @@ import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript
 /** tool_use ids of the request's messages, in order. */
 function requestCalls(body: { messages?: { content?: unknown }[] } | undefined): string[] {
   const out: string[] = [];
-  for (const m of body?.messages ?? []) if (Array.isArray(m.content)) for (const b of m.content as { type?: string; id?: string }[]) if (b.type === 'tool_use' && b.id) out.push(b.id);
+  for (const m of body?.messages ?? [])
+    if (Array.isArray(m.content))
+      for (const b of m.content as { type?: string; id?: string }[]) if (b.type === 'tool_use' && b.id) out.push(b.id);
   return out;
 }
 
@@ -28,8 +30,12 @@ function predictedCalls(index: TranscriptIndex): string[] {
   const on = new Set(chain.main);
   const { region } = activeRegion(index.entries, built);
   const loaded = region.filter((i) => on.has(i)).map((i) => index.entries[i]);
-  const answered = new Set(loaded.flatMap((e) => e.blocks.filter((b) => b.type === 'tool_result').map((b) => b.toolId)));
-  return loaded.flatMap((e) => e.blocks.filter((b) => b.type === 'tool_use' && b.toolId && answered.has(b.toolId)).map((b) => b.toolId!));
+  const answered = new Set(
+    loaded.flatMap((e) => e.blocks.filter((b) => b.type === 'tool_result').map((b) => b.toolId)),
+  );
+  return loaded.flatMap((e) =>
+    e.blocks.filter((b) => b.type === 'tool_use' && b.toolId && answered.has(b.toolId)).map((b) => b.toolId!),
+  );
 }
 
 interface Case {
@@ -77,15 +83,30 @@ describe('compat: doctor predicts what Claude Code resumes, and repair brings th
       const drop = new Set(msgs.slice(from, from + c.count).map((e) => e.line));
       const dir = fs.mkdtempSync(path.join(root, 'case-'));
       const broken = path.join(dir, 'broken.jsonl');
-      fs.writeFileSync(broken, fs.readFileSync(src, 'utf8').split('\n').filter((_, k) => !drop.has(k + 1)).join('\n'));
+      fs.writeFileSync(
+        broken,
+        fs
+          .readFileSync(src, 'utf8')
+          .split('\n')
+          .filter((_, k) => !drop.has(k + 1))
+          .join('\n'),
+      );
 
       const index = await indexTranscript(broken);
       const report = diagnose(index);
       const run = await resumeWithClaude({ sessionFile: broken, prompt: 'resume the broken session', fake });
       try {
         assert.equal(run.exitCode, 0, run.stderr);
-        assert.deepEqual(requestCalls(run.mainRequest?.body), predictedCalls(index), 'doctor predicts the calls Claude Code sends');
-        if (c.part === 'active') assert.ok(report.problems.some((p) => p.kind === 'dangling-parent'), 'the break is named');
+        assert.deepEqual(
+          requestCalls(run.mainRequest?.body),
+          predictedCalls(index),
+          'doctor predicts the calls Claude Code sends',
+        );
+        if (c.part === 'active')
+          assert.ok(
+            report.problems.some((p) => p.kind === 'dangling-parent'),
+            'the break is named',
+          );
       } finally {
         run.cleanup();
       }
@@ -100,12 +121,24 @@ describe('compat: doctor predicts what Claude Code resumes, and repair brings th
       const after = diagnose(fixedIndex);
       assert.equal(after.apiValid, true);
       // Every call of the original's active context that is still in the file with its result, in order.
-      const remaining = predictedCalls(original).filter((id) => fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_use' && b.toolId === id)) && fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_result' && b.toolId === id)));
-      const resumed = await resumeWithClaude({ sessionFile: repaired.output ?? broken, prompt: 'resume the repaired session', fake });
+      const remaining = predictedCalls(original).filter(
+        (id) =>
+          fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_use' && b.toolId === id)) &&
+          fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_result' && b.toolId === id)),
+      );
+      const resumed = await resumeWithClaude({
+        sessionFile: repaired.output ?? broken,
+        prompt: 'resume the repaired session',
+        fake,
+      });
       try {
         assert.equal(resumed.exitCode, 0, resumed.stderr);
         assert.deepEqual(checkRequestInvariants(resumed.mainRequest?.body), [], 'the request is valid');
-        assert.deepEqual(requestCalls(resumed.mainRequest?.body), remaining, 'every remaining call of the active context, in order');
+        assert.deepEqual(
+          requestCalls(resumed.mainRequest?.body),
+          remaining,
+          'every remaining call of the active context, in order',
+        );
       } finally {
         resumed.cleanup();
       }

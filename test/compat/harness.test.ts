@@ -83,7 +83,8 @@ describe('Claude Code compatibility harness (real Claude Code, fake Anthropic AP
           assert.equal(r.exitCode, 0, describeRun(r));
           assert.equal(r.stdout.trim(), REPLY, describeRun(r));
           assert.ok(r.requests.length >= 1, 'Claude Code sent a /v1/messages request');
-          for (const req of r.allRequests) assert.equal(req.path, '/v1/messages?beta=true', 'only the Messages API is called');
+          for (const req of r.allRequests)
+            assert.equal(req.path, '/v1/messages?beta=true', 'only the Messages API is called');
 
           const main = r.mainRequest;
           assert.ok(main, 'a request carrying the conversation');
@@ -142,7 +143,12 @@ describe('Claude Code compatibility harness (real Claude Code, fake Anthropic AP
 
     it('the file name (a UUID) selects the session, not the sessionId fields inside', async () => {
       const other = '0b0b0b0b-1111-4222-8333-444444444444';
-      const r = await resumeWithClaude({ sessionFile: fixture('example.jsonl'), sessionId: other, prompt: 'uuid probe', fake });
+      const r = await resumeWithClaude({
+        sessionFile: fixture('example.jsonl'),
+        sessionId: other,
+        prompt: 'uuid probe',
+        fake,
+      });
       try {
         assert.equal(r.exitCode, 0, describeRun(r));
         assert.equal(r.mainRequest?.headers['x-claude-code-session-id'], other);
@@ -182,21 +188,35 @@ describe('Claude Code compatibility harness (real Claude Code, fake Anthropic AP
           assert.match(summaryText, /This session is being continued from a previous conversation/);
           assert.match(summaryText, /FAKE-SUMMARY-MARKER/);
           const all = parseJsonl(c.resumedText);
-          assert.ok(all.indexOf(all.find((l) => l.uuid === boundary.uuid)) < all.indexOf(all.find((l) => l.uuid === summary.uuid)));
+          assert.ok(
+            all.indexOf(all.find((l) => l.uuid === boundary.uuid)) <
+              all.indexOf(all.find((l) => l.uuid === summary.uuid)),
+          );
 
           // Resume Claude Code's compacted file: the request starts at the summary.
           fake.setScenario({ kind: 'text', text: REPLY });
           resumedTmp = path.join(c.tempRoot, 'compacted-copy.jsonl');
           fs.writeFileSync(resumedTmp, c.resumedText);
-          const r = await resumeWithClaude({ sessionFile: resumedTmp, sessionId: c.sessionId, prompt: 'after compaction', fake });
+          const r = await resumeWithClaude({
+            sessionFile: resumedTmp,
+            sessionId: c.sessionId,
+            prompt: 'after compaction',
+            fake,
+          });
           try {
             assert.equal(r.exitCode, 0, describeRun(r));
             const body = r.mainRequest?.body;
             assert.deepEqual(checkRequestInvariants(body), []);
             assert.equal(body.messages[0].role, 'user');
-            assert.match(JSON.stringify(body.messages[0].content), /This session is being continued[\s\S]*FAKE-SUMMARY-MARKER/);
+            assert.match(
+              JSON.stringify(body.messages[0].content),
+              /This session is being continued[\s\S]*FAKE-SUMMARY-MARKER/,
+            );
             if (name === 'example.jsonl') {
-              assert.ok(!requestText(body).includes('Make the colors green and yellow'), 'the pre-compaction first prompt is gone');
+              assert.ok(
+                !requestText(body).includes('Make the colors green and yellow'),
+                'the pre-compaction first prompt is gone',
+              );
             }
             assert.ok(body.messages.length < c.mainRequest.body.messages.length);
           } finally {

@@ -16,23 +16,33 @@ import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 import type { SummaryDetail } from '../../src/core/compact/summaryDetail';
 
-interface Measured { promised: number; sent: number; promisedTranscript: number; sentMessages: number; promisedOverhead: number; sentOverhead: number }
+interface Measured {
+  promised: number;
+  sent: number;
+  promisedTranscript: number;
+  sentMessages: number;
+  promisedOverhead: number;
+  sentOverhead: number;
+}
 
 const err = (a: number, b: number) => Math.abs(a - b) / b;
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 /** A fixture placed as a session of `cwd` under `home`, with its ids and folder rewritten. */
 function placeSession(source: string, home: string, cwd: string, id: string): string {
-  const lines = fs.readFileSync(source, 'utf8').split('\n').map((line) => {
-    try {
-      const o = JSON.parse(line) as Record<string, unknown>;
-      if (typeof o.cwd === 'string') o.cwd = cwd;
-      if (typeof o.sessionId === 'string') o.sessionId = id;
-      return JSON.stringify(o);
-    } catch {
-      return line;
-    }
-  });
+  const lines = fs
+    .readFileSync(source, 'utf8')
+    .split('\n')
+    .map((line) => {
+      try {
+        const o = JSON.parse(line) as Record<string, unknown>;
+        if (typeof o.cwd === 'string') o.cwd = cwd;
+        if (typeof o.sessionId === 'string') o.sessionId = id;
+        return JSON.stringify(o);
+      } catch {
+        return line;
+      }
+    });
   const dir = path.join(home, '.claude', 'projects', projectDirName(cwd));
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${id}.jsonl`);
@@ -41,14 +51,33 @@ function placeSession(source: string, home: string, cwd: string, id: string): st
 }
 
 /** Compacts `file` to a fork at half its transcript (beside the system prompt and tools), resumes the fork by id and measures the first request. */
-async function measure(file: string, where: { cwd: string; home: string; tmp: string }, fake: FakeAnthropic, summaryDetail: SummaryDetail = 'standard'): Promise<Measured> {
+async function measure(
+  file: string,
+  where: { cwd: string; home: string; tmp: string },
+  fake: FakeAnthropic,
+  summaryDetail: SummaryDetail = 'standard',
+): Promise<Measured> {
   const context = contextNow((await inspectFile(file, { subagents: false })).report);
-  const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: Math.round(context.overhead + context.transcript / 2), keepRecentTokens: Math.round(context.transcript / 4), summaryDetail } });
+  const result = await compactFile(file, {
+    summarizer: 'extractive',
+    settings: {
+      targetTokens: Math.round(context.overhead + context.transcript / 2),
+      keepRecentTokens: Math.round(context.transcript / 4),
+      summaryDetail,
+    },
+  });
   assert.equal(result.summaryDetail, summaryDetail);
   assert.ok(result.sessionId, 'the fork has a session id');
   const prompt = `resume and go on ${path.basename(file)}`;
   fake.clearRequests();
-  const run = await spawnClaude({ bin: requireClaudeBinary(), args: ['-p', '--resume', result.sessionId, prompt], cwd: where.cwd, home: where.home, tmp: where.tmp, fake });
+  const run = await spawnClaude({
+    bin: requireClaudeBinary(),
+    args: ['-p', '--resume', result.sessionId, prompt],
+    cwd: where.cwd,
+    home: where.home,
+    tmp: where.tmp,
+    fake,
+  });
   assert.equal(run.exitCode, 0, `claude exited ${run.exitCode}: ${run.stderr}${run.stdout}`);
   const first = fake.messageRequests().find((r) => JSON.stringify(r.body?.messages ?? '').includes(prompt));
   assert.ok(first, 'Claude Code sent the resumed conversation');
@@ -95,15 +124,22 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
   //   the (redacted, empty) thinking text only (v2.1.97-live-after.jsonl: 16.5k promised, 11.7k sent).
   it("right after Claude Code's own /compact, the context figure is the next request it sends, within 2%", async () => {
     // Before: the preserved round's usage (a request from before the compaction) was read as the context now.
-    const session = await generateTodaySession({ steps: TODAY_STEPS.slice(0, TODAY_STEPS.findIndex((s) => s.name === 'turn:after-compact') + 1) });
+    const session = await generateTodaySession({
+      steps: TODAY_STEPS.slice(0, TODAY_STEPS.findIndex((s) => s.name === 'turn:after-compact') + 1),
+    });
     try {
       const step = session.steps.find((s) => s.name === 'turn:after-compact')!;
-      const lines = fs.readFileSync(session.sessionFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+      const lines = fs
+        .readFileSync(session.sessionFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       const before = path.join(session.tempRoot, 'after-compact.jsonl');
       fs.writeFileSync(before, lines.slice(0, step.fileLinesBefore).join('\n') + '\n');
       const figure = contextNow((await inspectFile(before, { subagents: false })).report);
       const sent = countRequestTokens(step.requests[0].body).total;
-      process.stdout.write(`      right after /compact: context now ${figure.tokens}, next request ${sent} (${pct(err(figure.tokens, sent))})\n`);
+      process.stdout.write(
+        `      right after /compact: context now ${figure.tokens}, next request ${sent} (${pct(err(figure.tokens, sent))})\n`,
+      );
       assert.ok(err(figure.tokens, sent) <= 0.02, `context now ${figure.tokens}, sent ${sent}`);
       assert.equal(figure.attached, 0, 'nothing named as attached without usage to show it');
     } finally {
@@ -111,7 +147,11 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
     }
   });
 
-  for (const [name, held] of [['with-compactions.jsonl', true], ['v2.1.97-live-after.jsonl', false], ['example.jsonl', false]] as const) {
+  for (const [name, held] of [
+    ['with-compactions.jsonl', true],
+    ['v2.1.97-live-after.jsonl', false],
+    ['example.jsonl', false],
+  ] as const) {
     it(`${name}: the transcript part of the promise against the messages the resumed request carries${held ? ', within 5%' : ' (measured)'}`, async () => {
       const base = path.join(root, path.basename(name, '.jsonl'));
       const where = { home: path.join(base, 'home'), cwd: path.join(base, 'project'), tmp: path.join(base, 'tmp') };
@@ -120,7 +160,11 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
       const m = await measure(file, where, fake);
       report(name, m);
       assert.ok(m.sent > m.sentOverhead && m.promised > m.promisedOverhead, 'both carry a transcript');
-      if (held) assert.ok(err(m.promisedTranscript, m.sentMessages) <= 0.05, `transcript promised ${m.promisedTranscript}, messages sent ${m.sentMessages}`);
+      if (held)
+        assert.ok(
+          err(m.promisedTranscript, m.sentMessages) <= 0.05,
+          `transcript promised ${m.promisedTranscript}, messages sent ${m.sentMessages}`,
+        );
     });
   }
 
@@ -131,10 +175,18 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
       const base = path.join(root, `with-compactions-${detail}`);
       const where = { home: path.join(base, 'home'), cwd: path.join(base, 'project'), tmp: path.join(base, 'tmp') };
       for (const d of Object.values(where)) fs.mkdirSync(d, { recursive: true });
-      const file = placeSession(fixture('with-compactions.jsonl'), where.home, where.cwd, '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b');
+      const file = placeSession(
+        fixture('with-compactions.jsonl'),
+        where.home,
+        where.cwd,
+        '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b',
+      );
       const m = await measure(file, where, fake, detail);
       report(`with-compactions.jsonl, ${detail}`, m);
-      assert.ok(err(m.promisedTranscript, m.sentMessages) <= 0.05, `transcript promised ${m.promisedTranscript}, messages sent ${m.sentMessages}`);
+      assert.ok(
+        err(m.promisedTranscript, m.sentMessages) <= 0.05,
+        `transcript promised ${m.promisedTranscript}, messages sent ${m.sentMessages}`,
+      );
     });
   }
 });

@@ -29,11 +29,16 @@ interface WireBlock {
   text?: string;
 }
 
-const wireBlocks = (m: { content?: unknown }): WireBlock[] => (Array.isArray(m.content) ? (m.content as WireBlock[]) : []);
+const wireBlocks = (m: { content?: unknown }): WireBlock[] =>
+  Array.isArray(m.content) ? (m.content as WireBlock[]) : [];
 
 /** tool_use ids of the request's messages, in order. */
 function requestCalls(messages: { content?: unknown }[]): string[] {
-  return messages.flatMap((m) => wireBlocks(m).filter((b) => b.type === 'tool_use' && b.id).map((b) => b.id!));
+  return messages.flatMap((m) =>
+    wireBlocks(m)
+      .filter((b) => b.type === 'tool_use' && b.id)
+      .map((b) => b.id!),
+  );
 }
 
 /** tool_use ids resume loads from `index` by doctor's model, in file order, only those whose result is loaded too (Claude Code drops the others). */
@@ -42,8 +47,12 @@ function predictedCalls(index: TranscriptIndex): string[] {
   const on = new Set(built.chain.main);
   const { region } = activeRegion(index.entries, built);
   const loaded = region.filter((i) => on.has(i)).map((i) => index.entries[i]);
-  const answered = new Set(loaded.flatMap((e) => e.blocks.filter((b) => b.type === 'tool_result').map((b) => b.toolId)));
-  return loaded.flatMap((e) => e.blocks.filter((b) => b.type === 'tool_use' && b.toolId && answered.has(b.toolId)).map((b) => b.toolId!));
+  const answered = new Set(
+    loaded.flatMap((e) => e.blocks.filter((b) => b.type === 'tool_result').map((b) => b.toolId)),
+  );
+  return loaded.flatMap((e) =>
+    e.blocks.filter((b) => b.type === 'tool_use' && b.toolId && answered.has(b.toolId)).map((b) => b.toolId!),
+  );
 }
 
 describe('compat: repaired forks of damaged fixtures resume whole and valid (real Claude Code)', function () {
@@ -83,7 +92,11 @@ describe('compat: repaired forks of damaged fixtures resume whole and valid (rea
           if (!r.output) continue;
           const fork = await indexTranscript(r.output);
           assert.equal(diagnose(fork).apiValid, true, why);
-          const run = await resumeWithClaude({ sessionFile: r.output, prompt: `resume repaired ${seed}-${step}`, fake });
+          const run = await resumeWithClaude({
+            sessionFile: r.output,
+            prompt: `resume repaired ${seed}-${step}`,
+            fake,
+          });
           try {
             assert.equal(run.exitCode, 0, `${why}: ${run.stderr}`);
             const messages = (run.mainRequest?.body?.messages ?? []) as { role: string; content?: unknown }[];
@@ -94,18 +107,35 @@ describe('compat: repaired forks of damaged fixtures resume whole and valid (rea
             // place where it likes: the order is compared without those.
             const sent = requestCalls(messages);
             const predicted = predictedCalls(fork);
-            assert.deepEqual(predicted.filter((id) => !sent.includes(id)), [], `${why}: every call of the active context is sent`);
-            const twice = new Set(fork.entries.filter((e, k) => e.uuid && fork.entries.findIndex((x) => x.uuid === e.uuid) !== k).flatMap((e) => e.blocks.map((b) => b.toolId)));
+            assert.deepEqual(
+              predicted.filter((id) => !sent.includes(id)),
+              [],
+              `${why}: every call of the active context is sent`,
+            );
+            const twice = new Set(
+              fork.entries
+                .filter((e, k) => e.uuid && fork.entries.findIndex((x) => x.uuid === e.uuid) !== k)
+                .flatMap((e) => e.blocks.map((b) => b.toolId)),
+            );
             const expectedOrder = predicted.filter((id) => !twice.has(id));
-            assert.deepEqual(sent.filter((id) => expectedOrder.includes(id)), expectedOrder, `${why}: in order`);
+            assert.deepEqual(
+              sent.filter((id) => expectedOrder.includes(id)),
+              expectedOrder,
+              `${why}: in order`,
+            );
             for (const c of r.converted) {
               for (const id of c.toolIds) {
-                const header = (b: WireBlock) => b.type === 'text' && (b.text?.startsWith(orphanHeader(id, false)) || b.text?.startsWith(orphanHeader(id, true)));
+                const header = (b: WireBlock) =>
+                  b.type === 'text' &&
+                  (b.text?.startsWith(orphanHeader(id, false)) || b.text?.startsWith(orphanHeader(id, true)));
                 const holder = messages.find((m) => wireBlocks(m).some(header));
                 assert.ok(holder, `${why}: the converted result of ${id} (line ${c.line}) is in the request`);
                 const blocks = wireBlocks(holder);
                 const at = blocks.findIndex(header);
-                assert.ok(!blocks.slice(at).some((b) => b.type === 'tool_result'), `${why}: the converted result of ${id} comes after the turn's tool results`);
+                assert.ok(
+                  !blocks.slice(at).some((b) => b.type === 'tool_result'),
+                  `${why}: the converted result of ${id} comes after the turn's tool results`,
+                );
                 convertedJudged++;
               }
             }

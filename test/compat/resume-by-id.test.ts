@@ -7,7 +7,13 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkRequestInvariants, contentTexts, projectDirName, requireClaudeBinary, spawnClaude } from '../support/claude-code';
+import {
+  checkRequestInvariants,
+  contentTexts,
+  projectDirName,
+  requireClaudeBinary,
+  spawnClaude,
+} from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { claudeFixtures, fixture, repoRoot } from '../support/fixtures';
 import { activeSummary } from '../support/summaries';
@@ -18,16 +24,19 @@ const CLI = path.join(repoRoot, 'dist', 'cli.js');
 
 /** A session derived from a fixture as it would sit on a user's machine: started in `cwd`, stored under `id`. */
 function placeSession(source: string, home: string, cwd: string, id: string): string {
-  const lines = fs.readFileSync(source, 'utf8').split('\n').map((line) => {
-    try {
-      const o = JSON.parse(line) as Record<string, unknown>;
-      if (typeof o.cwd === 'string') o.cwd = cwd;
-      if (typeof o.sessionId === 'string') o.sessionId = id;
-      return JSON.stringify(o);
-    } catch {
-      return line; // malformed lines stay as they are
-    }
-  });
+  const lines = fs
+    .readFileSync(source, 'utf8')
+    .split('\n')
+    .map((line) => {
+      try {
+        const o = JSON.parse(line) as Record<string, unknown>;
+        if (typeof o.cwd === 'string') o.cwd = cwd;
+        if (typeof o.sessionId === 'string') o.sessionId = id;
+        return JSON.stringify(o);
+      } catch {
+        return line; // malformed lines stay as they are
+      }
+    });
   const dir = path.join(home, '.claude', 'projects', projectDirName(cwd));
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${id}.jsonl`);
@@ -83,7 +92,10 @@ describe('compat: resume by the printed session id in the normal home layout (re
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  for (const [mode, extra] of [['forks', []], ['in place', ['--in-place']]] as const) {
+  for (const [mode, extra] of [
+    ['forks', []],
+    ['in place', ['--in-place']],
+  ] as const) {
     it(`with-compactions.jsonl compacted three times (${mode}), each result resumed by its printed id`, async () => {
       const base = path.join(root, mode.replace(' ', '-'));
       const home = path.join(base, 'home');
@@ -112,15 +124,28 @@ describe('compat: resume by the printed session id in the normal home layout (re
         // Run exactly what was printed: the folder and the id, nothing copied or renamed.
         const prompt = `continue after compaction ${step + 1}`;
         fake.clearRequests();
-        const run = await spawnClaude({ bin: requireClaudeBinary(), args: ['-p', '--resume', id, prompt], cwd: printedCwd, home, tmp, fake });
+        const run = await spawnClaude({
+          bin: requireClaudeBinary(),
+          args: ['-p', '--resume', id, prompt],
+          cwd: printedCwd,
+          home,
+          tmp,
+          fake,
+        });
         assert.equal(run.exitCode, 0, `claude exited ${run.exitCode}: ${run.stderr}${run.stdout}`);
         const main = fake.messageRequests().find((r) => JSON.stringify(r.body?.messages ?? '').includes(prompt));
         assert.ok(main, 'Claude Code sent the resumed conversation');
         const first = (main.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user');
-        assert.ok(first && contentTexts(first.content).join('\n').startsWith('This session is being continued'), 'the resumed request starts from the summary');
+        assert.ok(
+          first && contentTexts(first.content).join('\n').startsWith('This session is being continued'),
+          'the resumed request starts from the summary',
+        );
         assert.deepEqual(checkRequestInvariants(main.body), [], 'the request Claude Code built is valid');
         // Every earlier summary survives: the fixture's own (inside ours, quoted whole) is in the request.
-        assert.ok(JSON.stringify(main.body.messages).includes('Let me chronologically analyze'), 'the earlier summary is in the resumed context');
+        assert.ok(
+          JSON.stringify(main.body.messages).includes('Let me chronologically analyze'),
+          'the earlier summary is in the resumed context',
+        );
         file = printed.output;
       }
     });
@@ -148,20 +173,42 @@ describe('compat: resume by the printed session id in the normal home layout (re
         written++;
         const { cwd: printedCwd, id } = parseResume(printed.resumeCommand);
         assert.equal(printedCwd, cwd);
-        assert.equal(printed.output, path.join(path.dirname(file), `${id}.jsonl`), 'a fork beside its parent, named by the printed id');
+        assert.equal(
+          printed.output,
+          path.join(path.dirname(file), `${id}.jsonl`),
+          'a fork beside its parent, named by the printed id',
+        );
         const prompt = `resume step ${step + 1}`;
         fake.clearRequests();
-        const run = await spawnClaude({ bin: requireClaudeBinary(), args: ['-p', '--resume', id, prompt], cwd: printedCwd, home, tmp, fake });
+        const run = await spawnClaude({
+          bin: requireClaudeBinary(),
+          args: ['-p', '--resume', id, prompt],
+          cwd: printedCwd,
+          home,
+          tmp,
+          fake,
+        });
         assert.equal(run.exitCode, 0, `claude exited ${run.exitCode}: ${run.stderr}${run.stdout}`);
         const main = fake.messageRequests().find((r) => JSON.stringify(r.body?.messages ?? '').includes(prompt));
         assert.ok(main, 'Claude Code sent the resumed conversation');
         assert.deepEqual(checkRequestInvariants(main.body), [], 'the request Claude Code built is valid');
-        const sent = (main.body.messages as { content: unknown }[]).map((m) => contentTexts(m.content).join('\n')).join('\n');
+        const sent = (main.body.messages as { content: unknown }[])
+          .map((m) => contentTexts(m.content).join('\n'))
+          .join('\n');
         assert.ok(sent.startsWith('This session is being continued'), 'the request starts from the summary');
-        if (earlier !== null) assert.ok(sent.includes(earlier), `the earlier summary (${earlier.length} characters) is in the resumed request`);
+        if (earlier !== null)
+          assert.ok(
+            sent.includes(earlier),
+            `the earlier summary (${earlier.length} characters) is in the resumed request`,
+          );
         file = printed.output;
       }
-      assert.ok(written >= 1 || (await planCompaction(await inspectFile(source, { subagents: false }), { targetTokens: 10_000_000 })).preTokens < 2_000, 'a session of any size compacts at least once');
+      assert.ok(
+        written >= 1 ||
+          (await planCompaction(await inspectFile(source, { subagents: false }), { targetTokens: 10_000_000 }))
+            .preTokens < 2_000,
+        'a session of any size compacts at least once',
+      );
     });
   }
 
@@ -184,8 +231,13 @@ describe('compat: resume by the printed session id in the normal home layout (re
           .filter((e) => analysis.index.entries[e].kind === 'assistant')
           .flatMap((e) => {
             try {
-              const c = (JSON.parse(lines[analysis.index.entries[e].line - 1]) as { message?: { content?: unknown } }).message?.content;
-              return Array.isArray(c) ? (c as { type?: string; text?: string }[]).filter((b) => b.type === 'text' && b.text?.trim()).map((b) => b.text!) : [];
+              const c = (JSON.parse(lines[analysis.index.entries[e].line - 1]) as { message?: { content?: unknown } })
+                .message?.content;
+              return Array.isArray(c)
+                ? (c as { type?: string; text?: string }[])
+                    .filter((b) => b.type === 'text' && b.text?.trim())
+                    .map((b) => b.text!)
+                : [];
             } catch {
               return [];
             }
@@ -197,32 +249,61 @@ describe('compat: resume by the printed session id in the normal home layout (re
       const summaryFile = path.join(base, 'summary.md');
       const summary = `My own summary of ${path.basename(source)}: keep the parser as it is, ünïcödé ✓, "quoted".\n`;
       fs.writeFileSync(summaryFile, summary);
-      const flags = ['--keep', String(pinned), '--summary-file', summaryFile, '--target-tokens', '1000', '--keep-recent-tokens', '1'];
+      const flags = [
+        '--keep',
+        String(pinned),
+        '--summary-file',
+        summaryFile,
+        '--target-tokens',
+        '1000',
+        '--keep-recent-tokens',
+        '1',
+      ];
       if (dropped !== null) flags.push('--drop', String(dropped));
       if (summarized) flags.push('--summarize', `${summarized[0]}-${summarized[1]}`);
       const printed = compactOrNothing(file, flags);
       if ('nothingToDo' in printed) {
         // Only a context too small to gain from any summary writes nothing.
-        assert.ok(/^Nothing to gain/.test(printed.message) && analysis.report.rounds.reduce((s, r) => s + (r.inContext ? r.tokens.estimate : 0), 0) < 2_000, printed.message);
+        assert.ok(
+          /^Nothing to gain/.test(printed.message) &&
+            analysis.report.rounds.reduce((s, r) => s + (r.inContext ? r.tokens.estimate : 0), 0) < 2_000,
+          printed.message,
+        );
         return;
       }
       const { cwd: printedCwd, id } = parseResume(printed.resumeCommand);
       const prompt = 'continue after steering by hand';
       fake.clearRequests();
-      const run = await spawnClaude({ bin: requireClaudeBinary(), args: ['-p', '--resume', id, prompt], cwd: printedCwd, home, tmp, fake });
+      const run = await spawnClaude({
+        bin: requireClaudeBinary(),
+        args: ['-p', '--resume', id, prompt],
+        cwd: printedCwd,
+        home,
+        tmp,
+        fake,
+      });
       assert.equal(run.exitCode, 0, `claude exited ${run.exitCode}: ${run.stderr}${run.stdout}`);
       const main = fake.messageRequests().find((r) => JSON.stringify(r.body?.messages ?? '').includes(prompt));
       assert.ok(main, 'Claude Code sent the resumed conversation');
       assert.deepEqual(checkRequestInvariants(main.body), [], 'the request Claude Code built is valid');
-      const sent = (main.body.messages as { content: unknown }[]).map((m) => contentTexts(m.content).join('\n')).join('\n');
+      const sent = (main.body.messages as { content: unknown }[])
+        .map((m) => contentTexts(m.content).join('\n'))
+        .join('\n');
       const raw = JSON.stringify(main.body.messages);
       // Claude Code moves attachments (a pinned first round's reminders) ahead of the text in the same user message.
       const firstUser = (main.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user');
-      assert.ok(firstUser && contentTexts(firstUser.content).some((t) => t.startsWith('This session is being continued')), `the request starts from the summary: ${sent.slice(0, 300)}`);
+      assert.ok(
+        firstUser && contentTexts(firstUser.content).some((t) => t.startsWith('This session is being continued')),
+        `the request starts from the summary: ${sent.slice(0, 300)}`,
+      );
       assert.ok(sent.includes(summary.trimEnd()), 'the summary is the text given');
-      for (const t of textsOf(pinned)) assert.ok(sent.includes(t.trim().slice(0, 200)), `the pinned round ${pinned} is in the request`);
-      for (const c of callsOf(pinned)) assert.ok(raw.includes(c), `the pinned round's tool call ${c} is in the request`);
-      if (dropped !== null) for (const c of callsOf(dropped)) assert.ok(!raw.includes(c), `the dropped round's tool call ${c} is not in the request`);
+      for (const t of textsOf(pinned))
+        assert.ok(sent.includes(t.trim().slice(0, 200)), `the pinned round ${pinned} is in the request`);
+      for (const c of callsOf(pinned))
+        assert.ok(raw.includes(c), `the pinned round's tool call ${c} is in the request`);
+      if (dropped !== null)
+        for (const c of callsOf(dropped))
+          assert.ok(!raw.includes(c), `the dropped round's tool call ${c} is not in the request`);
     });
   }
 });

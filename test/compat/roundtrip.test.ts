@@ -24,7 +24,14 @@ import { statePath } from '../../src/core/compact/state';
 import { SUMMARY_PREFIX, extractSummary } from '../../src/core/compact/summarize/prompt';
 import { claudeFixtureDir } from '../support/fixtures';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
-import { compactWithClaude, contentTexts, parseJsonl, requestText, requireClaudeBinary, resumeWithClaude } from '../support/claude-code';
+import {
+  compactWithClaude,
+  contentTexts,
+  parseJsonl,
+  requestText,
+  requireClaudeBinary,
+  resumeWithClaude,
+} from '../support/claude-code';
 import { compactCopy, describeCompaction, describeRun, resumeAndCheck } from '../support/compacted-request';
 
 const REPLY = 'FAKE-REPLY-ROUNDTRIP';
@@ -34,7 +41,11 @@ const CC_MARKER = 'CLAUDE-CODE-LONG-SUMMARY-MARKER';
 /** A long summary for Claude Code's own /compact (~6,000 tokens), so that its output has something to compact again. */
 const CC_LONG_SUMMARY =
   `<analysis>\nReviewed the whole conversation.\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   ${CC_MARKER}\n\n2. Work done:\n` +
-  Array.from({ length: 220 }, (_, i) => `   - Step ${i + 1}: the assistant read the relevant file, edited it and re-ran the checks, which passed.`).join('\n') +
+  Array.from(
+    { length: 220 },
+    (_, i) =>
+      `   - Step ${i + 1}: the assistant read the relevant file, edited it and re-ran the checks, which passed.`,
+  ).join('\n') +
   '\n</summary>';
 
 function fixture(name: string): string {
@@ -43,7 +54,9 @@ function fixture(name: string): string {
 
 /** Text blocks of a request that are a compaction summary (ours and Claude Code's start with the same sentence). */
 const summaryBlocks = (body: any) =>
-  (body.messages as any[]).flatMap((m) => (m.role === 'user' ? contentTexts(m.content) : [])).filter((t) => t.startsWith('This session is being continued from a previous conversation')).length;
+  (body.messages as any[])
+    .flatMap((m) => (m.role === 'user' ? contentTexts(m.content) : []))
+    .filter((t) => t.startsWith('This session is being continued from a previous conversation')).length;
 
 describe('round trips between Claude Code compaction and ours (real Claude Code, fake Anthropic API)', function () {
   this.timeout(600_000);
@@ -69,14 +82,22 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
         const analysis = await inspectFile(original, { subagents: false });
         assert.ok(analysis.chain.boundaries.length >= 1, 'Claude Code compacted this session');
         const boundaryRound = analysis.rounds.find((r) => r.inContext && r.startsAtBoundary);
-        assert.ok(boundaryRound, 'the active context starts at Claude Code\'s boundary and summary');
+        assert.ok(boundaryRound, "the active context starts at Claude Code's boundary and summary");
         const probe = (await planDetails(analysis, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
         const pre = probe.preTokens;
         const target = probe.overheadTokens + Math.round(pre * 0.35);
         const c = await compactCopy(original, {
           summarizer,
           settings: { targetTokens: target },
-          anthropic: summarizer === 'anthropic' ? { apiKey: 'sk-fake-roundtrip', baseURL: summaryFake.url, model: 'claude-test-summarizer', maxRetries: 0 } : undefined,
+          anthropic:
+            summarizer === 'anthropic'
+              ? {
+                  apiKey: 'sk-fake-roundtrip',
+                  baseURL: summaryFake.url,
+                  model: 'claude-test-summarizer',
+                  maxRetries: 0,
+                }
+              : undefined,
         });
         const what = `with-compactions.jsonl ${summarizer} @${target}: ${describeCompaction(c.result)}`;
         try {
@@ -85,22 +106,49 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
           assert.match(planned.reason, /earlier compaction summary/);
           // What Claude Code summarized earlier reaches our summary: the offline summary quotes it, the Anthropic
           // summarizer is sent it.
-          const ccSummary = parseJsonl(fs.readFileSync(original, 'utf8')).find((l) => l.uuid === analysis.index.entries[boundaryRound.entries.find((e) => analysis.index.entries[e].isCompactSummary)!].uuid);
+          const ccSummary = parseJsonl(fs.readFileSync(original, 'utf8')).find(
+            (l) =>
+              l.uuid ===
+              analysis.index.entries[boundaryRound.entries.find((e) => analysis.index.entries[e].isCompactSummary)!]
+                .uuid,
+          );
           const ccSummaryText = contentTexts(ccSummary.message.content).join('\n');
-          const probe = ccSummaryText.split('\n').find((l) => l.trim().length > 40 && !l.startsWith('This session is being continued'))!.trim().slice(0, 60);
+          const probe = ccSummaryText
+            .split('\n')
+            .find((l) => l.trim().length > 40 && !l.startsWith('This session is being continued'))!
+            .trim()
+            .slice(0, 60);
           if (summarizer === 'extractive') {
-            assert.ok(fs.readFileSync(c.result.output, 'utf8').includes(JSON.stringify(probe).slice(1, -1)), `${what}: the offline summary carries the earlier summary (${probe})`);
+            assert.ok(
+              fs.readFileSync(c.result.output, 'utf8').includes(JSON.stringify(probe).slice(1, -1)),
+              `${what}: the offline summary carries the earlier summary (${probe})`,
+            );
           } else {
             const sent = summaryFake.messageRequests().at(-1)!.body;
-            assert.ok(JSON.stringify(sent.messages).includes(JSON.stringify(probe).slice(1, -1)), `${what}: the earlier summary was sent to the summarizer`);
+            assert.ok(
+              JSON.stringify(sent.messages).includes(JSON.stringify(probe).slice(1, -1)),
+              `${what}: the earlier summary was sent to the summarizer`,
+            );
           }
           const prompt = `Round trip 1 (${summarizer}): continue.`;
-          const checked = await resumeAndCheck({ original, analysis, result: c.result, prompt, fake: replyFake, reply: REPLY, what });
+          const checked = await resumeAndCheck({
+            original,
+            analysis,
+            result: c.result,
+            prompt,
+            fake: replyFake,
+            reply: REPLY,
+            what,
+          });
           try {
             const body = checked.run.mainRequest!.body;
-            assert.equal(summaryBlocks(body), 1, 'one summary (ours), Claude Code\'s earlier one is not sent');
-            assert.ok(!requestText(body).slice(checked.summaryText.length).includes(ccSummaryText.slice(0, 200)), 'Claude Code\'s earlier summary is not sent beside ours');
-            if (summarizer === 'anthropic') assert.equal(checked.summaryText, SUMMARY_PREFIX + extractSummary(SUMMARY_REPLY));
+            assert.equal(summaryBlocks(body), 1, "one summary (ours), Claude Code's earlier one is not sent");
+            assert.ok(
+              !requestText(body).slice(checked.summaryText.length).includes(ccSummaryText.slice(0, 200)),
+              "Claude Code's earlier summary is not sent beside ours",
+            );
+            if (summarizer === 'anthropic')
+              assert.equal(checked.summaryText, SUMMARY_PREFIX + extractSummary(SUMMARY_REPLY));
             assert.ok(checked.estimate.tokens <= target, `${what}: ~${checked.estimate.tokens} tokens`);
           } finally {
             checked.run.cleanup();
@@ -137,12 +185,24 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
           const what = `${name} after Claude Code's /compact, extractive @${target}: ${describeCompaction(c.result)}`;
           try {
             const prompt = `Round trip 2 (${name}): continue.`;
-            const checked = await resumeAndCheck({ original: ccOut, analysis, result: c.result, prompt, fake: replyFake, reply: REPLY, what });
+            const checked = await resumeAndCheck({
+              original: ccOut,
+              analysis,
+              result: c.result,
+              prompt,
+              fake: replyFake,
+              reply: REPLY,
+              what,
+            });
             try {
               const body = checked.run.mainRequest!.body;
               assert.equal(summaryBlocks(body), 1, 'one summary: ours');
               assert.ok(checked.summaryText.includes(CC_MARKER), `${what}: Claude Code's summary is folded into ours`);
-              assert.equal(requestText(body).split(CC_MARKER).length, 2, 'Claude Code\'s summary is not sent beside ours');
+              assert.equal(
+                requestText(body).split(CC_MARKER).length,
+                2,
+                "Claude Code's summary is not sent beside ours",
+              );
               assert.ok(checked.estimate.tokens <= target, `${what}: ~${checked.estimate.tokens} tokens`);
             } finally {
               checked.run.cleanup();
@@ -171,13 +231,29 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
       temps.push(dir);
       try {
         const replaced = first.result.plan.toolResults.filter((d) => d.action === 'replaced');
-        assert.ok(replaced.length > 0, `some kept tool results were replaced by previews: ${describeCompaction(first.result)}`);
-        const r1 = await resumeAndCheck({ original, analysis, result: first.result, prompt: 'Round trip 3, first resume: continue.', fake: replyFake, reply: REPLY, what: `${name} first compaction` });
+        assert.ok(
+          replaced.length > 0,
+          `some kept tool results were replaced by previews: ${describeCompaction(first.result)}`,
+        );
+        const r1 = await resumeAndCheck({
+          original,
+          analysis,
+          result: first.result,
+          prompt: 'Round trip 3, first resume: continue.',
+          fake: replyFake,
+          reply: REPLY,
+          what: `${name} first compaction`,
+        });
         r1.run.cleanup();
         // Claude Code appends to the file it resumed; resume that again (the session goes on).
         const work = path.join(dir, `${r1.run.sessionId}.jsonl`);
         fs.writeFileSync(work, r1.run.resumedText);
-        const r2 = await resumeWithClaude({ sessionFile: work, sessionId: r1.run.sessionId, prompt: 'Round trip 3, second turn: go on.', fake: replyFake });
+        const r2 = await resumeWithClaude({
+          sessionFile: work,
+          sessionId: r1.run.sessionId,
+          prompt: 'Round trip 3, second turn: go on.',
+          fake: replyFake,
+        });
         try {
           assert.equal(r2.exitCode, 0, describeRun(r2));
           fs.writeFileSync(work, r2.resumedText);
@@ -194,18 +270,29 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
         assert.equal(resumed.chain.boundaries.length, analysis.chain.boundaries.length + 1);
         const keptBefore = first.result.plan.rounds.filter((r) => r.action === 'keep' && r.inContext).length;
         const replies = active.filter((r) => r.replyPreview?.includes(REPLY));
-        assert.equal(replies.length, 2, 'both of Claude Code\'s turns are on the active chain');
-        assert.ok(active.length >= 1 + keptBefore + 2, `${active.length} active rounds: boundary + ${keptBefore} kept + 2 new`);
+        assert.equal(replies.length, 2, "both of Claude Code's turns are on the active chain");
+        assert.ok(
+          active.length >= 1 + keptBefore + 2,
+          `${active.length} active rounds: boundary + ${keptBefore} kept + 2 new`,
+        );
         assert.deepEqual((await checkResumable(work, { expectSummaryFirst: true })).problems, []);
 
         // Compact again, below what it is now.
         const probe2 = (await planDetails(resumed, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
         const pre2 = probe2.preTokens;
         const target2 = probe2.overheadTokens + Math.round(pre2 * 0.6);
-        const second = await compactFile(work, { summarizer: 'extractive', settings: { ...settings, targetTokens: target2 }, out: path.join(dir, 'second.jsonl') });
+        const second = await compactFile(work, {
+          summarizer: 'extractive',
+          settings: { ...settings, targetTokens: target2 },
+          out: path.join(dir, 'second.jsonl'),
+        });
         const what = `${name} second compaction @${target2}: ${describeCompaction(second)}`;
         assert.ok(second.plan.summarizedRounds > 0, what);
-        assert.equal(second.plan.rounds[active[0].index].action, 'summarize', 'our first summary is folded into the second');
+        assert.equal(
+          second.plan.rounds[active[0].index].action,
+          'summarize',
+          'our first summary is folded into the second',
+        );
         // Earlier replacements that are still kept are re-applied with the exact same preview.
         const firstPreview = new Map(replaced.map((d) => [d.toolUseId, d.preview]));
         const again = second.plan.toolResults.filter((d) => firstPreview.has(d.toolUseId));
@@ -216,7 +303,16 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
         }
         // The rounds Claude Code appended carry its own attachment lines (task_reminder, environment, model…), which it
         // renders much longer than the engine counts them (reported): allow that gap here, bounded.
-        const r3 = await resumeAndCheck({ original: work, analysis: resumed, result: second, prompt: 'Round trip 3, after the second compaction: continue.', fake: replyFake, reply: REPLY, what, attachmentGap: 0.15 });
+        const r3 = await resumeAndCheck({
+          original: work,
+          analysis: resumed,
+          result: second,
+          prompt: 'Round trip 3, after the second compaction: continue.',
+          fake: replyFake,
+          reply: REPLY,
+          what,
+          attachmentGap: 0.15,
+        });
         try {
           assert.equal(summaryBlocks(r3.run.mainRequest!.body), 1, 'one summary: the second one');
           assert.ok(r3.estimate.tokens <= target2 * 1.15, `${what}: ~${r3.estimate.tokens} tokens`);

@@ -43,7 +43,10 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 /** A copy of `source` (its first `lines` lines, else all) as a new session of the same project: a new id, named by it. */
 function placeCopy(source: string, lines?: number): string {
   const id = crypto.randomUUID();
-  const all = fs.readFileSync(source, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const all = fs
+    .readFileSync(source, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const text = all.slice(0, lines ?? all.length).map((line) => {
     const o = JSON.parse(line) as Record<string, unknown>;
     if (typeof o.sessionId === 'string') o.sessionId = id;
@@ -82,7 +85,10 @@ async function compactHalf(file: string, inPlace: boolean): Promise<CompactResul
   return compactFile(file, {
     summarizer: 'extractive',
     inPlace,
-    settings: { targetTokens: Math.round(context.overhead + context.transcript / 2), keepRecentTokens: Math.round(context.transcript / 4) },
+    settings: {
+      targetTokens: Math.round(context.overhead + context.transcript / 2),
+      keepRecentTokens: Math.round(context.transcript / 4),
+    },
   });
 }
 
@@ -109,7 +115,7 @@ async function keptPieces(result: CompactResult, input: string): Promise<string[
   return out;
 }
 
-describe('compat: compacting sessions today\'s Claude Code wrote, resumed by the same real CLI', function () {
+describe("compat: compacting sessions today's Claude Code wrote, resumed by the same real CLI", function () {
   this.timeout(1_800_000);
   let session: TodaySession;
   let fake: FakeAnthropic;
@@ -135,12 +141,20 @@ describe('compat: compacting sessions today\'s Claude Code wrote, resumed by the
       it(`predicted = sent within 5%: session ${index + 1} (${['before its own /compact', 'after its /compact and --resume', 'its --fork-session'][index]}), ${inPlace ? 'in place' : 'to a fork'}`, async () => {
         const file = sources[index].file();
         const before = contextNow((await inspectFile(file, { subagents: false })).report);
-        assert.ok(before.transcript > 8_000, `the generated session is worth compacting: transcript ${before.transcript}`);
+        assert.ok(
+          before.transcript > 8_000,
+          `the generated session is worth compacting: transcript ${before.transcript}`,
+        );
         const result = await compactHalf(file, inPlace);
         assert.ok(result.sessionId, 'the result has a session id');
         assert.equal(result.output === file, inPlace);
         const promised = result.plan.postTokens + result.plan.overheadTokens;
-        const { body, sent } = await resume(session, fake, result.sessionId, `resume ${index} ${inPlace ? 'in place' : 'fork'} and go on`);
+        const { body, sent } = await resume(
+          session,
+          fake,
+          result.sessionId,
+          `resume ${index} ${inPlace ? 'in place' : 'fork'} and go on`,
+        );
         const truth = countRequestTokens(body);
         process.stdout.write(
           `      ${sources[index].name} ${inPlace ? 'in place' : 'fork'}: context before ${before.tokens}, promised ${promised}, sent ${sent} (${pct(err(promised, sent))}); ` +
@@ -165,21 +179,36 @@ describe('compat: compacting sessions today\'s Claude Code wrote, resumed by the
         const result = await compactHalf(current, mode === 'in-place');
         const out = fs.readFileSync(result.output);
         // The input's bytes are untouched.
-        assert.ok(out.subarray(0, inputBytes.length).equals(inputBytes), `${label}: the result starts with the input's bytes`);
+        assert.ok(
+          out.subarray(0, inputBytes.length).equals(inputBytes),
+          `${label}: the result starts with the input's bytes`,
+        );
         if (mode === 'in-place') {
           assert.equal(result.output, current);
-          assert.ok(result.backup && fs.readFileSync(result.backup).equals(inputBytes), `${label}: the backup holds the input`);
+          assert.ok(
+            result.backup && fs.readFileSync(result.backup).equals(inputBytes),
+            `${label}: the backup holds the input`,
+          );
         } else {
-          assert.equal(path.basename(result.output), `${result.sessionId}.jsonl`, `${label}: the fork is named by its session id`);
+          assert.equal(
+            path.basename(result.output),
+            `${result.sessionId}.jsonl`,
+            `${label}: the fork is named by its session id`,
+          );
           assert.ok(fs.readFileSync(current).equals(inputBytes), `${label}: the parent is byte-identical`);
         }
         // Valid and resumable from the new leaf (offline check).
         const check = await checkResumable(result.output);
-        assert.deepEqual(check.problems.filter((p) => !/over the .*target/.test(p)), [], `${label}: the result resumes`);
+        assert.deepEqual(
+          check.problems.filter((p) => !/over the .*target/.test(p)),
+          [],
+          `${label}: the result resumes`,
+        );
         // Earlier summaries survive.
         const summary = await activeSummary(result.output);
         assert.ok(summary !== null, `${label}: the result opens with a summary`);
-        if (inputSummary !== null) assert.ok(summary.includes(inputSummary), `${label}: the earlier summary is in the new one`);
+        if (inputSummary !== null)
+          assert.ok(summary.includes(inputSummary), `${label}: the earlier summary is in the new one`);
         for (const s of summaries) assert.ok(summary.includes(s), `${label}: every earlier summary survives`);
         summaries = [summary];
 
@@ -187,15 +216,27 @@ describe('compat: compacting sessions today\'s Claude Code wrote, resumed by the
         const kept = await keptPieces(result, input);
         assert.ok(kept.length > 0, `${label}: the plan keeps rounds`);
         const promised = result.plan.postTokens + result.plan.overheadTokens;
-        const { body, sent } = await resume(session, fake, result.sessionId!, `step ${step} of the ${mode} chain, go on`);
+        const { body, sent } = await resume(
+          session,
+          fake,
+          result.sessionId!,
+          `step ${step} of the ${mode} chain, go on`,
+        );
         assert.deepEqual(checkRequestInvariants(body), [], `${label}: the resumed request is API-valid`);
         const first = body.messages.find((m: any) => m.role === 'user');
-        const firstText = typeof first.content === 'string' ? first.content : first.content.map((b: any) => b.text ?? '').join('\n');
+        const firstText =
+          typeof first.content === 'string' ? first.content : first.content.map((b: any) => b.text ?? '').join('\n');
         assert.ok(firstText.includes(summary.slice(0, 200)), `${label}: the resumed request opens with our summary`);
         const pieces = requestPieces(body);
-        for (const piece of kept) assert.ok(pieces.includes(piece), `${label}: kept ${piece} is in the resumed request`);
-        process.stdout.write(`      ${label}: promised ${promised}, sent ${sent} (${pct(err(promised, sent))}), ${kept.length} pieces of kept rounds carried\n`);
-        assert.ok(err(promised, sent) <= TOLERANCE, `${label}: promised ${promised}, sent ${sent} (${pct(err(promised, sent))})`);
+        for (const piece of kept)
+          assert.ok(pieces.includes(piece), `${label}: kept ${piece} is in the resumed request`);
+        process.stdout.write(
+          `      ${label}: promised ${promised}, sent ${sent} (${pct(err(promised, sent))}), ${kept.length} pieces of kept rounds carried\n`,
+        );
+        assert.ok(
+          err(promised, sent) <= TOLERANCE,
+          `${label}: promised ${promised}, sent ${sent} (${pct(err(promised, sent))})`,
+        );
         current = result.output;
       }
     });

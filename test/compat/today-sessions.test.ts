@@ -39,7 +39,8 @@ function conversationOf(messages: { role: string; content: unknown }[]): { assis
     const blocks: any[] = Array.isArray(m.content) ? m.content : [];
     for (const b of blocks) {
       if (m.role === 'assistant' && b?.type === 'text') assistant.push(`text:${b.text}`);
-      else if (m.role === 'assistant' && b?.type === 'tool_use') assistant.push(`tool_use:${b.name}:${JSON.stringify(b.input)}`);
+      else if (m.role === 'assistant' && b?.type === 'tool_use')
+        assistant.push(`tool_use:${b.name}:${JSON.stringify(b.input)}`);
       else if (m.role === 'user' && b?.type === 'tool_result') results.push(String(b.tool_use_id));
     }
   }
@@ -49,7 +50,10 @@ function conversationOf(messages: { role: string; content: unknown }[]): { assis
 /** The session file as it stood before `step` ran (its first lines), written beside it. */
 function fileBefore(session: TodaySession, step: string): string {
   const s = session.steps.find((x) => x.name === step)!;
-  const lines = fs.readFileSync(session.sessionFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = fs
+    .readFileSync(session.sessionFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const file = path.join(session.tempRoot, `before-${step.replace(/[^a-z]/gi, '-')}.jsonl`);
   fs.writeFileSync(file, lines.slice(0, s.fileLinesBefore).join('\n') + '\n');
   return file;
@@ -68,7 +72,7 @@ async function activeConversation(file: string): Promise<{ assistant: string[]; 
   return conversationOf(messages);
 }
 
-describe('sessions as today\'s Claude Code writes them (real CLI, generated)', function () {
+describe("sessions as today's Claude Code writes them (real CLI, generated)", function () {
   let session: TodaySession;
   let text: string;
 
@@ -82,7 +86,12 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     // /branch and /rewind have no headless form in 2.1.330 ("isn't available in this environment"); --fork-session does.
     assert.deepEqual(
       session.slashCommands.map((c) => [c.command, c.ran]),
-      [['/compact', true], ['--fork-session', true], ['/branch', false], ['/rewind', false]],
+      [
+        ['/compact', true],
+        ['--fork-session', true],
+        ['/branch', false],
+        ['/rewind', false],
+      ],
       JSON.stringify(session.slashCommands),
     );
     const byName = new Map(session.steps.map((s) => [s.name, s]));
@@ -93,26 +102,57 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     assert.match(byName.get('resume')!.run.stdout, new RegExp(TODAY_MARKERS.resume));
     // The Edit really ran: the sample project's bug is fixed on disk.
     assert.match(fs.readFileSync(path.join(session.projectDir, 'calc.js'), 'utf8'), /return a - b;/);
-    for (const [step, marker] of [['turn:read-big', TODAY_MARKERS.readBig], ['turn:read-docs', TODAY_MARKERS.readDocs], ['turn:subagent', TODAY_MARKERS.subagent], ['turn:image', TODAY_MARKERS.image], ['turn:recap', TODAY_MARKERS.recap]]) {
+    for (const [step, marker] of [
+      ['turn:read-big', TODAY_MARKERS.readBig],
+      ['turn:read-docs', TODAY_MARKERS.readDocs],
+      ['turn:subagent', TODAY_MARKERS.subagent],
+      ['turn:image', TODAY_MARKERS.image],
+      ['turn:recap', TODAY_MARKERS.recap],
+    ]) {
       assert.match(byName.get(step)!.run.stdout, new RegExp(marker), step);
     }
     // What makes the session worth compacting and like real ones: large Read results, thinking, an image, a subagent.
     const blocks = parseJsonl(text).flatMap((o) => (Array.isArray(o.message?.content) ? o.message.content : []));
-    assert.ok(blocks.some((b: any) => b.type === 'thinking' && typeof b.signature === 'string' && b.signature.length > 0), 'thinking blocks with signatures');
-    assert.ok(blocks.some((b: any) => b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c: any) => c.type === 'image')), 'an image tool result');
-    assert.ok(blocks.some((b: any) => b.type === 'tool_result' && JSON.stringify(b.content).length > 15_000), 'a Read result of several thousand tokens');
+    assert.ok(
+      blocks.some((b: any) => b.type === 'thinking' && typeof b.signature === 'string' && b.signature.length > 0),
+      'thinking blocks with signatures',
+    );
+    assert.ok(
+      blocks.some(
+        (b: any) =>
+          b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c: any) => c.type === 'image'),
+      ),
+      'an image tool result',
+    );
+    assert.ok(
+      blocks.some((b: any) => b.type === 'tool_result' && JSON.stringify(b.content).length > 15_000),
+      'a Read result of several thousand tokens',
+    );
     const subagents = path.join(path.dirname(session.sessionFile), session.sessionId, 'subagents');
-    assert.ok(fs.readdirSync(subagents).some((f) => f.endsWith('.jsonl')), 'the Agent subagent wrote its transcript');
-    assert.ok(session.forkFile && fs.readFileSync(session.forkFile, 'utf8').includes(TODAY_MARKERS.fork), 'the --fork-session run wrote its own file');
+    assert.ok(
+      fs.readdirSync(subagents).some((f) => f.endsWith('.jsonl')),
+      'the Agent subagent wrote its transcript',
+    );
+    assert.ok(
+      session.forkFile && fs.readFileSync(session.forkFile, 'utf8').includes(TODAY_MARKERS.fork),
+      'the --fork-session run wrote its own file',
+    );
     const kinds = recordKinds(text);
-    for (const k of ['attachment:prompt_snapshot', 'api-request-shape', 'api-request', 'cost-state', 'system', 'last-prompt']) {
+    for (const k of [
+      'attachment:prompt_snapshot',
+      'api-request-shape',
+      'api-request',
+      'cost-state',
+      'system',
+      'last-prompt',
+    ]) {
       assert.ok(kinds.has(k), `the generated session has ${k} records: ${[...kinds].join(', ')}`);
     }
     const boundary = parseJsonl(text).find((o) => o.type === 'system' && o.subtype === 'compact_boundary');
     assert.ok(boundary?.compactMetadata?.preservedSegment?.headUuid, 'the boundary names a preserved segment');
   });
 
-  it('records the true size of each request: every response\'s usage is the fake\'s tokenizer count of the request that asked for it', () => {
+  it("records the true size of each request: every response's usage is the fake's tokenizer count of the request that asked for it", () => {
     const requests = session.steps.flatMap((s) => s.requests);
     const byMessageId = new Map(requests.filter((r) => r.response?.messageId).map((r) => [r.response!.messageId!, r]));
     let checked = 0;
@@ -131,12 +171,16 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     assert.deepEqual(index.malformed, []);
     assert.equal(index.entries.length, parseJsonl(text).length);
     const kinds = new Set(index.entries.map((e) => e.kind));
-    for (const k of ['api-request-blob', 'atis-latch', 'tools-used', 'queue-operation', 'mode']) assert.ok(kinds.has(k), `${k} indexed`);
+    for (const k of ['api-request-blob', 'atis-latch', 'tools-used', 'queue-operation', 'mode'])
+      assert.ok(kinds.has(k), `${k} indexed`);
   });
 
   it('docs/FORMATS.md describes every record kind the generated session and the shared fixtures hold', () => {
     const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'FORMATS.md'), 'utf8');
-    const kinds = new Set([...recordKinds(text), ...claudeFixtures().flatMap((f) => [...recordKinds(fs.readFileSync(f, 'utf8'))])]);
+    const kinds = new Set([
+      ...recordKinds(text),
+      ...claudeFixtures().flatMap((f) => [...recordKinds(fs.readFileSync(f, 'utf8'))]),
+    ]);
     const missing = [...kinds].filter((k) => !doc.includes(`\`${k.replace(/^attachment:/, '')}\``));
     assert.deepEqual(missing, [], 'record kinds missing from docs/FORMATS.md');
   });
@@ -146,9 +190,15 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
       const file = fileBefore(session, step);
       const sent = session.steps.find((s) => s.name === step)!.requests[0].body;
       const first = sent.messages.find((m: any) => m.role !== 'system');
-      assert.match(typeof first.content === 'string' ? first.content : first.content[0].text, /^This session is being continued/);
+      assert.match(
+        typeof first.content === 'string' ? first.content : first.content[0].text,
+        /^This session is being continued/,
+      );
       const theirs = conversationOf(sent.messages);
-      assert.ok(theirs.assistant.some((t) => t.includes(TODAY_MARKERS.talk)), 'the CLI sends the preserved message');
+      assert.ok(
+        theirs.assistant.some((t) => t.includes(TODAY_MARKERS.talk)),
+        'the CLI sends the preserved message',
+      );
       assert.deepEqual(await activeConversation(file), theirs);
     });
   }
@@ -158,10 +208,13 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
     const summaryAt = text.indexOf('This session is being continued');
     const preservedAt = text.indexOf(TODAY_MARKERS.talk);
     assert.ok(summaryAt >= 0 && preservedAt > summaryAt, text.slice(0, 600));
-    assert.ok(preservedAt < text.indexOf('<command-name>/compact'), 'before the /compact command lines that follow the summary in the file');
+    assert.ok(
+      preservedAt < text.indexOf('<command-name>/compact'),
+      'before the /compact command lines that follow the summary in the file',
+    );
   });
 
-  it('takes the system prompt and tools from the agent\'s own record (labelled recorded), within 5% of the fake\'s count of the next request\'s', async () => {
+  it("takes the system prompt and tools from the agent's own record (labelled recorded), within 5% of the fake's count of the next request's", async () => {
     for (const step of ['turn:after-compact', 'resume']) {
       const next = session.steps.find((s) => s.name === step)!.requests[0].body;
       const truth = countRequestTokens(next);
@@ -170,13 +223,25 @@ describe('sessions as today\'s Claude Code writes them (real CLI, generated)', f
       const { totals } = (await inspectFile(file)).report;
       assert.equal(totals.overheadSource, 'recorded', step);
       const error = Math.abs(totals.overheadTokens! - expected) / expected;
-      assert.ok(error <= 0.05, `${step}: recorded ${totals.overheadTokens} vs the request's ${expected} (${(error * 100).toFixed(1)}%)`);
+      assert.ok(
+        error <= 0.05,
+        `${step}: recorded ${totals.overheadTokens} vs the request's ${expected} (${(error * 100).toFixed(1)}%)`,
+      );
       // Without the record the same file falls back to the estimate from usage, labelled so.
       const stripped = path.join(session.tempRoot, 'no-shape.jsonl');
-      fs.writeFileSync(stripped, fs.readFileSync(file, 'utf8').split('\n').filter((l) => !l.includes('"type":"api-request-shape"')).join('\n'));
+      fs.writeFileSync(
+        stripped,
+        fs
+          .readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((l) => !l.includes('"type":"api-request-shape"'))
+          .join('\n'),
+      );
       const estimated = (await inspectFile(stripped)).report.totals;
       assert.equal(estimated.overheadSource, 'estimated', step);
-      process.stdout.write(`      ${step}: system prompt + tools of the next request ${expected}; recorded ${totals.overheadTokens}; estimated from usage ${estimated.overheadTokens}\n`);
+      process.stdout.write(
+        `      ${step}: system prompt + tools of the next request ${expected}; recorded ${totals.overheadTokens}; estimated from usage ${estimated.overheadTokens}\n`,
+      );
     }
   });
 

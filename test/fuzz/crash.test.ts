@@ -15,7 +15,18 @@
 // refused ('locked'), in-process and across processes.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -68,7 +79,10 @@ interface ChildRun {
 /** Runs the child on `file`, letting it go on at every step, and SIGKILLs it as `kill` says (null: never). */
 function runChild(file: string, kill: Kill | null): Promise<ChildRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHILD, file, JSON.stringify(SETTINGS)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, file, JSON.stringify(SETTINGS)], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const steps: string[] = [];
     const times: number[] = [Date.now()];
     let output = '';
@@ -102,7 +116,8 @@ function runChild(file: string, kill: Kill | null): Promise<ChildRun> {
         times.push(Date.now());
         if (killSent) continue;
         if (!kill || n < kill.step) goOn();
-        else if (n > kill.step) sigkill(); // the next step came first: the kill lands where the child waits now
+        else if (n > kill.step)
+          sigkill(); // the next step came first: the kill lands where the child waits now
         else if (kill.delayMs === null) sigkill();
         else {
           goOn();
@@ -117,7 +132,12 @@ function runChild(file: string, kill: Kill | null): Promise<ChildRun> {
       const killed = signal === 'SIGKILL';
       const stretchMs = times.slice(1).map((t, i) => t - times[i]);
       // Inside: killed before any later step was reported (the child stops at each, so none can slip past unseen).
-      const inside = killed && kill !== null && kill.delayMs !== null && stepsAtKill === kill.step + 1 && steps.length === kill.step + 1;
+      const inside =
+        killed &&
+        kill !== null &&
+        kill.delayMs !== null &&
+        stepsAtKill === kill.step + 1 &&
+        steps.length === kill.step + 1;
       resolve({ steps, stretchMs, killed, inside, code, output: output + stderr });
     });
   });
@@ -137,20 +157,56 @@ let originalMalformed: number[] | undefined;
 async function classify(file: string, original: Buffer): Promise<'untouched' | 'replaced'> {
   const now = readFileSync(file);
   if (now.equals(original)) return 'untouched';
-  assert.ok(now.length > original.length, `partial file under the final name: ${now.length} bytes < original ${original.length}`);
-  assert.ok(now.subarray(0, original.length).equals(original), 'the replaced file does not start with the original bytes');
+  assert.ok(
+    now.length > original.length,
+    `partial file under the final name: ${now.length} bytes < original ${original.length}`,
+  );
+  assert.ok(
+    now.subarray(0, original.length).equals(original),
+    'the replaced file does not start with the original bytes',
+  );
   const { report } = await inspectFile(file, { subagents: false });
   originalMalformed ??= (await inspectFile(SOURCE, { subagents: false })).report.malformed.map((m) => m.line);
-  assert.deepEqual(report.malformed.map((m) => m.line), originalMalformed, 'the compacted tail added malformed lines');
+  assert.deepEqual(
+    report.malformed.map((m) => m.line),
+    originalMalformed,
+    'the compacted tail added malformed lines',
+  );
   const check = await checkResumable(file);
-  assert.deepEqual(check.problems.filter((p) => !/over the .*target/.test(p)), [], 'the replaced file resumes cleanly');
+  assert.deepEqual(
+    check.problems.filter((p) => !/over the .*target/.test(p)),
+    [],
+    'the replaced file resumes cleanly',
+  );
   return 'replaced';
 }
 
-type Counts = Record<'runs' | 'killed' | 'finished' | 'atStep' | 'inside' | 'retried' | 'untouched' | 'replaced' | 'staleTemp' | 'staleLock' | 'staleState' | 'secondCompacted' | 'secondNothingToDo', number>;
+type Counts = Record<
+  | 'runs'
+  | 'killed'
+  | 'finished'
+  | 'atStep'
+  | 'inside'
+  | 'retried'
+  | 'untouched'
+  | 'replaced'
+  | 'staleTemp'
+  | 'staleLock'
+  | 'staleState'
+  | 'secondCompacted'
+  | 'secondNothingToDo',
+  number
+>;
 
 /** Everything a killed (or finished) run may leave, checked; then a second compaction, which must succeed. */
-async function checkAfterRun(dir: string, file: string, original: Buffer, refToolFiles: Map<string, Buffer>, label: string, counts: Counts): Promise<void> {
+async function checkAfterRun(
+  dir: string,
+  file: string,
+  original: Buffer,
+  refToolFiles: Map<string, Buffer>,
+  label: string,
+  counts: Counts,
+): Promise<void> {
   const state = await classify(file, original).catch((e: Error) => assert.fail(`${label}: ${e.message}`));
   counts[state]++;
   const names = readdirSync(dir);
@@ -168,7 +224,10 @@ async function checkAfterRun(dir: string, file: string, original: Buffer, refToo
   if (names.includes('s.tool-results')) {
     for (const n of readdirSync(join(dir, 's.tool-results'))) {
       if (n.startsWith('.')) continue; // a stale temp file of the killed run
-      assert.ok(refToolFiles.get(n)?.equals(readFileSync(join(dir, 's.tool-results', n))), `${label}: partial full-text file ${n}`);
+      assert.ok(
+        refToolFiles.get(n)?.equals(readFileSync(join(dir, 's.tool-results', n))),
+        `${label}: partial full-text file ${n}`,
+      );
     }
   }
   if (names.some((n) => /^\.s\..*\.tmp-/.test(n))) counts.staleTemp++;
@@ -178,9 +237,13 @@ async function checkAfterRun(dir: string, file: string, original: Buffer, refToo
   const beforeSecond = readFileSync(file);
   const calibration = (await inspectFile(file, { subagents: false })).report.totals.calibrationFactor;
   const backupsBefore = new Set(backups);
-  const second = await compactFile(file, { summarizer: 'extractive', settings: SETTINGS, inPlace: true }).catch((e: unknown) => e);
+  const second = await compactFile(file, { summarizer: 'extractive', settings: SETTINGS, inPlace: true }).catch(
+    (e: unknown) => e,
+  );
   const afterSecond = readFileSync(file);
-  const newBackups = readdirSync(dir).filter((n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n) && !backupsBefore.has(n));
+  const newBackups = readdirSync(dir).filter(
+    (n) => n.startsWith('s.jsonl.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n) && !backupsBefore.has(n),
+  );
   if (second instanceof CompactError && second.code === 'nothing-to-compact') {
     // Only a file the first run already compacted can be within the target (the original is not: the reference run compacted it).
     assert.equal(state, 'replaced', `${label}: the second compaction found nothing to do in the untouched original`);
@@ -188,23 +251,45 @@ async function checkAfterRun(dir: string, file: string, original: Buffer, refToo
     assert.deepEqual(newBackups, [], `${label}: 'nothing to compact' made a backup`);
     counts.secondNothingToDo++;
   } else {
-    assert.ok(!(second instanceof Error), `${label}: the second compaction failed: ${second instanceof Error ? second.stack : ''}`);
+    assert.ok(
+      !(second instanceof Error),
+      `${label}: the second compaction failed: ${second instanceof Error ? second.stack : ''}`,
+    );
     const res = second as Awaited<ReturnType<typeof compactFile>>;
     assert.equal(res.mode, 'in-place', label);
     assert.equal(res.output, file, label);
     // Appended to what it found (the original, or the first run's result), which is backed up byte for byte.
-    assert.ok(afterSecond.length > beforeSecond.length && afterSecond.subarray(0, beforeSecond.length).equals(beforeSecond), `${label}: the second result does not start with the bytes it compacted`);
-    assert.deepEqual(newBackups.map((n) => join(dir, n)), [res.backup], `${label}: one new backup, the one reported`);
-    assert.ok(readFileSync(res.backup!).equals(beforeSecond), `${label}: the second backup differs from the file it replaced`);
+    assert.ok(
+      afterSecond.length > beforeSecond.length && afterSecond.subarray(0, beforeSecond.length).equals(beforeSecond),
+      `${label}: the second result does not start with the bytes it compacted`,
+    );
+    assert.deepEqual(
+      newBackups.map((n) => join(dir, n)),
+      [res.backup],
+      `${label}: one new backup, the one reported`,
+    );
+    assert.ok(
+      readFileSync(res.backup!).equals(beforeSecond),
+      `${label}: the second backup differs from the file it replaced`,
+    );
     // Resumable the way Claude Code rebuilds it: starts with our summary, API-valid, on the written leaf, within the target.
-    const check = await checkResumable(file, { calibration, expectSummaryFirst: true, targetTokens: res.plan.messageTarget });
+    const check = await checkResumable(file, {
+      calibration,
+      expectSummaryFirst: true,
+      targetTokens: res.plan.messageTarget,
+    });
     assert.deepEqual(check.problems, [], `${label}: the second result does not resume cleanly`);
     assert.equal(res.postTokens, check.estimatedTokens, `${label}: the reported size is the written file's`);
     counts.secondCompacted++;
   }
   assert.ok(!existsSync(join(dir, 's.jsonl.compactor.lock')), `${label}: lock left by the second compaction`);
-  assert.ok(!readdirSync(dir).some((n) => /^\.s\..*\.tmp-/.test(n) && !names.includes(n)), `${label}: temp file left by the second compaction`);
-  await classify(file, original).catch((e: Error) => assert.fail(`${label}, after the second compaction: ${e.message}`));
+  assert.ok(
+    !readdirSync(dir).some((n) => /^\.s\..*\.tmp-/.test(n) && !names.includes(n)),
+    `${label}: temp file left by the second compaction`,
+  );
+  await classify(file, original).catch((e: Error) =>
+    assert.fail(`${label}, after the second compaction: ${e.message}`),
+  );
 }
 
 describe('crash safety: SIGKILL during in-place compaction', function () {
@@ -214,9 +299,20 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
   before(async function () {
     this.timeout(120_000);
     // dist/tokens-worker.js, which the bundled child finds beside dist-test/.
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
-    await build({ entryPoints: [CHILD_SOURCE], outfile: CHILD, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+    await build({
+      entryPoints: [CHILD_SOURCE],
+      outfile: CHILD,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'warning',
+    });
     root = mkdtempSync(join(tmpdir(), 'ac-crash-'));
     original = readFileSync(SOURCE);
   });
@@ -231,18 +327,34 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
     assert.equal(refRun.code, 0, refRun.output);
     await classify(ref.file, original);
     const steps = refRun.steps;
-    assert.ok(steps.includes('Writing the compacted transcript…') && steps.includes(COMMITTING) && steps.includes('Backing up the original…'), `the run reports the steps around its writes: ${steps.join(' | ')}`);
+    assert.ok(
+      steps.includes('Writing the compacted transcript…') &&
+        steps.includes(COMMITTING) &&
+        steps.includes('Backing up the original…'),
+      `the run reports the steps around its writes: ${steps.join(' | ')}`,
+    );
     const refTools = join(ref.dir, 's.tool-results');
-    const refToolFiles = new Map(existsSync(refTools) ? readdirSync(refTools).map((n) => [n, readFileSync(join(refTools, n))]) : []);
-    assert.ok(refToolFiles.size > 0, 'the reference run replaced tool results, so the kills also hit the full-text sidecars');
+    const refToolFiles = new Map(
+      existsSync(refTools) ? readdirSync(refTools).map((n) => [n, readFileSync(join(refTools, n))]) : [],
+    );
+    assert.ok(
+      refToolFiles.size > 0,
+      'the reference run replaced tool results, so the kills also hit the full-text sidecars',
+    );
 
     // Targets: a kill at each step (the child waiting there), then kills inside the stretches, the ones holding the
     // writes (after "Writing…" and after "Backing up…") twice as often, at stratified fractions of each stretch.
     const rng = new Rng(SEED);
     const atSteps: Kill[] = steps.map((_, step) => ({ step, delayMs: null }));
-    const writes = new Set([steps.indexOf('Writing the compacted transcript…'), steps.indexOf('Backing up the original…')]);
+    const writes = new Set([
+      steps.indexOf('Writing the compacted transcript…'),
+      steps.indexOf('Backing up the original…'),
+    ]);
     const weighted = [-1, ...steps.keys()].flatMap((step) => (writes.has(step) ? [step, step] : [step]));
-    const stretches = Array.from({ length: Math.max(0, RUNS - atSteps.length) }, (_, i) => weighted[i % weighted.length]);
+    const stretches = Array.from(
+      { length: Math.max(0, RUNS - atSteps.length) },
+      (_, i) => weighted[i % weighted.length],
+    );
     const seen = new Map<number, number>();
     const inStretches: StretchTarget[] = stretches.map((step) => {
       const nth = seen.get(step) ?? 0;
@@ -252,8 +364,25 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
     // The shortest each stretch has taken in any run so far: delays follow the machine as its speed changes.
     const shortest = [...refRun.stretchMs];
 
-    const counts: Counts = { runs: 0, killed: 0, finished: 0, atStep: 0, inside: 0, retried: 0, untouched: 0, replaced: 0, staleTemp: 0, staleLock: 0, staleState: 0, secondCompacted: 0, secondNothingToDo: 0 };
-    const where = (k: Kill) => (k.delayMs === null ? `at step ${k.step} (${steps[k.step]})` : `${k.delayMs} ms after ${k.step < 0 ? 'the start' : `step ${k.step} (${steps[k.step]})`}`);
+    const counts: Counts = {
+      runs: 0,
+      killed: 0,
+      finished: 0,
+      atStep: 0,
+      inside: 0,
+      retried: 0,
+      untouched: 0,
+      replaced: 0,
+      staleTemp: 0,
+      staleLock: 0,
+      staleState: 0,
+      secondCompacted: 0,
+      secondNothingToDo: 0,
+    };
+    const where = (k: Kill) =>
+      k.delayMs === null
+        ? `at step ${k.step} (${steps[k.step]})`
+        : `${k.delayMs} ms after ${k.step < 0 ? 'the start' : `step ${k.step} (${steps[k.step]})`}`;
     /** One run killed as `kill` says, and everything it left checked. */
     const attempt = async (name: string, kill: Kill): Promise<ChildRun> => {
       const { dir, file } = fresh(root, name);
@@ -273,7 +402,10 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
     };
     for (const [t, kill] of atSteps.entries()) {
       const r = await attempt(`step-${t}`, kill);
-      assert.ok(r.killed && r.steps.length === kill.step + 1, `run step-${t}: the child was not stopped at step ${kill.step}`);
+      assert.ok(
+        r.killed && r.steps.length === kill.step + 1,
+        `run step-${t}: the child was not stopped at step ${kill.step}`,
+      );
       counts.atStep++;
     }
     for (const [t, target] of inStretches.entries()) {
@@ -285,7 +417,10 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
           break;
         }
         // Past the stretch (the machine got faster than the runs before): sooner, down to right after the step.
-        assert.ok(n < 20, `run stretch-${t}: no kill landed inside the stretch after step ${target.step} in ${n + 1} attempts`);
+        assert.ok(
+          n < 20,
+          `run stretch-${t}: no kill landed inside the stretch after step ${target.step} in ${n + 1} attempts`,
+        );
         counts.retried++;
         delayMs = Math.min(Math.floor(delayMs / 2), Math.round(target.fraction * shortest[target.step + 1]));
       }
@@ -322,13 +457,34 @@ describe('concurrency', function () {
     it(`a session appended to during compaction is refused: 'changed-on-disk', nothing lost or written (${inPlace ? 'in place' : 'new file'})`, async () => {
       const { dir, file, original } = make();
       const before = snapshotDir(dir);
-      const extra = JSON.stringify({ type: 'user', uuid: 'late-1', parentUuid: null, message: { role: 'user', content: 'written by the agent meanwhile' } }) + '\n';
-      const err = await compactFile(file, { summarizer: 'extractive', settings, inPlace, onProgress: (step) => step === COMMITTING && appendFileSync(file, extra) }).catch((e: unknown) => e);
+      const extra =
+        JSON.stringify({
+          type: 'user',
+          uuid: 'late-1',
+          parentUuid: null,
+          message: { role: 'user', content: 'written by the agent meanwhile' },
+        }) + '\n';
+      const err = await compactFile(file, {
+        summarizer: 'extractive',
+        settings,
+        inPlace,
+        onProgress: (step) => step === COMMITTING && appendFileSync(file, extra),
+      }).catch((e: unknown) => e);
       assert.ok(err instanceof CompactError && err.code === 'changed-on-disk', String(err));
-      assert.match(err.message, /changed while it was being compacted \(\d+ bytes appended; is an agent still writing to it\?\)\. Nothing was written/);
-      assert.ok(readFileSync(file).equals(Buffer.concat([original, Buffer.from(extra)])), 'the original and the appended line are intact');
+      assert.match(
+        err.message,
+        /changed while it was being compacted \(\d+ bytes appended; is an agent still writing to it\?\)\. Nothing was written/,
+      );
+      assert.ok(
+        readFileSync(file).equals(Buffer.concat([original, Buffer.from(extra)])),
+        'the original and the appended line are intact',
+      );
       const d = diffSnapshots(before, snapshotDir(dir));
-      assert.deepEqual(d, { added: [], removed: [], changed: ['s.jsonl'] }, 'no output, backup, state or full-text file left behind');
+      assert.deepEqual(
+        d,
+        { added: [], removed: [], changed: ['s.jsonl'] },
+        'no output, backup, state or full-text file left behind',
+      );
       rmSync(dir, { recursive: true, force: true });
     });
   }
@@ -343,23 +499,34 @@ describe('concurrency', function () {
       onProgress: (step) => {
         // The first holds the lock from its first step on: start the second then (it asks for the lock at once,
         // long before the first has read, planned, written and checked its result).
-        if (step === 'Reading transcript…') secondRun = compactFile(file, { summarizer: 'extractive', settings, inPlace: true }).catch((e: unknown) => e);
+        if (step === 'Reading transcript…')
+          secondRun = compactFile(file, { summarizer: 'extractive', settings, inPlace: true }).catch((e: unknown) => e);
       },
     });
     const res = await first;
     const second = await secondRun;
     assert.ok(second instanceof CompactError && second.code === 'locked', String(second));
-    assert.match(second.message, /Another compaction of s\.jsonl is running \(process \d+, started .*\); try again when it has finished/);
+    assert.match(
+      second.message,
+      /Another compaction of s\.jsonl is running \(process \d+, started .*\); try again when it has finished/,
+    );
     assert.ok(readFileSync(file).subarray(0, original.length).equals(original));
     assert.ok(readFileSync(res.backup!).equals(original));
-    assert.equal(readdirSync(dir).filter((n) => n.includes('.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n)).length, 1, 'only the winner made a backup');
+    assert.equal(
+      readdirSync(dir).filter((n) => n.includes('.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n)).length,
+      1,
+      'only the winner made a backup',
+    );
     assert.ok(!existsSync(`${file}.compactor.lock`));
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("across processes: the CLI is refused with 'locked' while another compaction runs", async function () {
     if (!existsSync(cli)) {
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
     }
     const { dir, file, original } = make();
@@ -369,7 +536,12 @@ describe('concurrency', function () {
       settings,
       inPlace: true,
       onProgress: (step) => {
-        if (step === COMMITTING) cliRun = spawnSync(process.execPath, [cli, 'compact', file, '--in-place', '--summarizer', 'extractive', '--target-tokens', '6000'], { env, encoding: 'utf8' });
+        if (step === COMMITTING)
+          cliRun = spawnSync(
+            process.execPath,
+            [cli, 'compact', file, '--in-place', '--summarizer', 'extractive', '--target-tokens', '6000'],
+            { env, encoding: 'utf8' },
+          );
       },
     });
     assert.equal(cliRun!.status, 1, String(cliRun!.stderr));

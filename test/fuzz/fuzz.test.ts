@@ -132,7 +132,12 @@ function insertLine(s: Source, i: number, line: Buffer): Buffer {
 }
 
 /** Picks an object line matching `pred` and rewrites it with `edit` (returns false to skip). */
-function editObject(s: Source, rng: Rng, pred: (o: Record<string, any>) => boolean, edit: (o: Record<string, any>, i: number) => string | false): Mutated | null {
+function editObject(
+  s: Source,
+  rng: Rng,
+  pred: (o: Record<string, any>) => boolean,
+  edit: (o: Record<string, any>, i: number) => string | false,
+): Mutated | null {
   const candidates = s.objLines.filter((i) => pred(s.objects.get(i)!));
   if (!candidates.length) return null;
   const i = rng.pick(candidates);
@@ -142,7 +147,8 @@ function editObject(s: Source, rng: Rng, pred: (o: Record<string, any>) => boole
   return { bytes: replaceLine(s, i, J(o)), note: `line ${i + 1}: ${note}` };
 }
 
-const isMsg = (o: Record<string, any>) => (o.type === 'user' || o.type === 'assistant') && o.message && typeof o.message === 'object';
+const isMsg = (o: Record<string, any>) =>
+  (o.type === 'user' || o.type === 'assistant') && o.message && typeof o.message === 'object';
 const isAssistant = (o: Record<string, any>) => o.type === 'assistant' && o.message && typeof o.message === 'object';
 const hasUuid = (o: Record<string, any>) => typeof o.uuid === 'string';
 
@@ -157,7 +163,23 @@ const INVALID_UTF8 = [
   Buffer.from([0xe2, 0x82]), // truncated sequence
 ];
 
-const WEIRD_VALUES: unknown[] = [null, 0, -1, 1e308, true, false, '', 'x', [], [null], {}, { a: { b: [1, 2] } }, '../../etc/passwd', 'C:\\x', 'a\u0000b'];
+const WEIRD_VALUES: unknown[] = [
+  null,
+  0,
+  -1,
+  1e308,
+  true,
+  false,
+  '',
+  'x',
+  [],
+  [null],
+  {},
+  { a: { b: [1, 2] } },
+  '../../etc/passwd',
+  'C:\\x',
+  'a\u0000b',
+];
 
 function deep(n: number, kind: 'array' | 'object' | 'mixed'): string {
   if (kind === 'array') return '['.repeat(n) + ']'.repeat(n);
@@ -188,7 +210,13 @@ const MUTATORS: Record<string, Mutator> = {
     if (bytes.length && bytes[bytes.length - 1] !== 10) {
       const k = lines.length - 1;
       const full = s.lines[k];
-      if (full && s.objLines.includes(k) && lines[k].toString('utf8').trim() !== full.toString('utf8').trim() && lines[k].toString('utf8').trim() !== '') expect.push(k + 1);
+      if (
+        full &&
+        s.objLines.includes(k) &&
+        lines[k].toString('utf8').trim() !== full.toString('utf8').trim() &&
+        lines[k].toString('utf8').trim() !== ''
+      )
+        expect.push(k + 1);
     }
     return { bytes: Buffer.from(bytes), note: `cut at byte ${cut}`, expectMalformed: expect };
   },
@@ -219,7 +247,11 @@ const MUTATORS: Record<string, Mutator> = {
     const i = rng.pick(pairs);
     const lines = s.lines.slice();
     lines.splice(i, 2, Buffer.concat([s.lines[i], s.lines[i + 1]]));
-    return { bytes: joinLines(lines, s.trailingNewline), note: `joined lines ${i + 1} and ${i + 2}`, expectMalformed: [i + 1] };
+    return {
+      bytes: joinLines(lines, s.trailingNewline),
+      note: `joined lines ${i + 1} and ${i + 2}`,
+      expectMalformed: [i + 1],
+    };
   },
   flipBytes(s, rng) {
     if (!s.bytes.length) return null;
@@ -240,12 +272,20 @@ const MUTATORS: Record<string, Mutator> = {
     const line = s.lines[i];
     const p = 1 + rng.int(line.length - 1);
     const bad = rng.pick(INVALID_UTF8);
-    return { bytes: replaceLine(s, i, Buffer.concat([line.subarray(0, p), bad, line.subarray(p)])), note: `invalid UTF-8 ${bad.toString('hex')} in line ${i + 1} at ${p}`, expectMalformed: [i + 1] };
+    return {
+      bytes: replaceLine(s, i, Buffer.concat([line.subarray(0, p), bad, line.subarray(p)])),
+      note: `invalid UTF-8 ${bad.toString('hex')} in line ${i + 1} at ${p}`,
+      expectMalformed: [i + 1],
+    };
   },
   nulBytes(s, rng) {
     if (!s.objLines.length) return null;
     const i = rng.pick(s.objLines);
-    return { bytes: replaceLine(s, i, Buffer.concat([Buffer.from([0, 0]), s.lines[i]])), note: `NUL bytes before line ${i + 1}`, expectMalformed: [i + 1] };
+    return {
+      bytes: replaceLine(s, i, Buffer.concat([Buffer.from([0, 0]), s.lines[i]])),
+      note: `NUL bytes before line ${i + 1}`,
+      expectMalformed: [i + 1],
+    };
   },
   hugeLineJunk(s, rng) {
     const at = rng.int(s.lines.length + 1);
@@ -256,7 +296,17 @@ const MUTATORS: Record<string, Mutator> = {
     const at = rng.int(s.lines.length + 1);
     const prev = s.objLines.filter((i) => i < at && hasUuid(s.objects.get(i)!)).pop();
     const parentUuid = prev === undefined ? null : s.objects.get(prev)!.uuid;
-    const o = { type: 'user', parentUuid, isSidechain: false, uuid: 'f0000000-0000-4000-8000-000000000020', timestamp: '2030-01-01T00:00:00.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_huge', content: 'x'.repeat(HUGE) }] } };
+    const o = {
+      type: 'user',
+      parentUuid,
+      isSidechain: false,
+      uuid: 'f0000000-0000-4000-8000-000000000020',
+      timestamp: '2030-01-01T00:00:00.000Z',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_huge', content: 'x'.repeat(HUGE) }],
+      },
+    };
     return { bytes: insertLine(s, at, J(o)), note: `20 MB valid tool_result line inserted at ${at + 1}` };
   },
   deepNesting(s, rng) {
@@ -274,16 +324,26 @@ const MUTATORS: Record<string, Mutator> = {
         line = '{"type":"user","uuid":"deep-1","parentUuid":null,"x":' + deep(n, 'mixed') + '}';
         break;
       case 2:
-        line = '{"type":"user","uuid":"deep-2","parentUuid":null,"message":{"role":"user","content":' + deep(n, 'array') + '}}';
+        line =
+          '{"type":"user","uuid":"deep-2","parentUuid":null,"message":{"role":"user","content":' +
+          deep(n, 'array') +
+          '}}';
         break;
       case 3:
         line = '['.repeat(n); // unbalanced
         expect = [at + 1];
         break;
       default:
-        line = '{"type":"assistant","uuid":"deep-4","message":{"id":"msg_deep","role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":' + deep(n, 'object') + '}]}}';
+        line =
+          '{"type":"assistant","uuid":"deep-4","message":{"id":"msg_deep","role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":' +
+          deep(n, 'object') +
+          '}]}}';
     }
-    return { bytes: insertLine(s, at, Buffer.from(line)), note: `10,000-deep JSON (variant ${variant}) at ${at + 1}`, expectMalformed: expect };
+    return {
+      bytes: insertLine(s, at, Buffer.from(line)),
+      note: `10,000-deep JSON (variant ${variant}) at ${at + 1}`,
+      expectMalformed: expect,
+    };
   },
   messageString(s, rng) {
     return editObject(s, rng, isMsg, (o) => {
@@ -293,21 +353,38 @@ const MUTATORS: Record<string, Mutator> = {
   },
   contentObject(s, rng) {
     return editObject(s, rng, isMsg, (o) => {
-      o.message.content = rng.pick<unknown>([{ type: 'text', text: 'content is an object' }, { type: 'tool_result', tool_use_id: 'x', content: { nested: true } }, 42, null, true, [null, 1, 'loose string', [], {}]]);
+      o.message.content = rng.pick<unknown>([
+        { type: 'text', text: 'content is an object' },
+        { type: 'tool_result', tool_use_id: 'x', content: { nested: true } },
+        42,
+        null,
+        true,
+        [null, 1, 'loose string', [], {}],
+      ]);
       return `message.content → ${JSON.stringify(o.message.content)}`;
     });
   },
   usageNegative(s, rng) {
     return editObject(s, rng, isAssistant, (o) => {
-      o.message.usage = { input_tokens: -100, cache_creation_input_tokens: -0.5, cache_read_input_tokens: -5e9, output_tokens: -1 };
+      o.message.usage = {
+        input_tokens: -100,
+        cache_creation_input_tokens: -0.5,
+        cache_read_input_tokens: -5e9,
+        output_tokens: -1,
+      };
       return 'usage negative';
     });
   },
   usageHuge(s, rng) {
     return editObject(s, rng, isAssistant, (o) => {
       o.message.usage = rng.pick<unknown>([
-        // eslint-disable-next-line no-loss-of-precision -- deliberately past 2^53, as a corrupt usage figure may be
-        { input_tokens: 1e308, cache_creation_input_tokens: Number.MAX_VALUE, cache_read_input_tokens: 9007199254740993, output_tokens: 1e20 },
+        {
+          input_tokens: 1e308,
+          cache_creation_input_tokens: Number.MAX_VALUE,
+          // eslint-disable-next-line no-loss-of-precision -- deliberately past 2^53, as a corrupt usage figure may be
+          cache_read_input_tokens: 9007199254740993,
+          output_tokens: 1e20,
+        },
         { input_tokens: '12', output_tokens: [], cache_read_input_tokens: {}, cache_creation_input_tokens: null },
         'lots',
         [],
@@ -317,13 +394,22 @@ const MUTATORS: Record<string, Mutator> = {
     });
   },
   messageIdMissing(s, rng) {
-    return editObject(s, rng, (o) => isAssistant(o) && 'id' in o.message, (o) => {
-      delete o.message.id;
-      return 'message.id removed';
-    });
+    return editObject(
+      s,
+      rng,
+      (o) => isAssistant(o) && 'id' in o.message,
+      (o) => {
+        delete o.message.id;
+        return 'message.id removed';
+      },
+    );
   },
   messageIdShared(s, rng) {
-    const ids = s.objLines.map((i) => s.objects.get(i)!).filter(isAssistant).map((o) => o.message.id).filter((x) => typeof x === 'string');
+    const ids = s.objLines
+      .map((i) => s.objects.get(i)!)
+      .filter(isAssistant)
+      .map((o) => o.message.id)
+      .filter((x) => typeof x === 'string');
     if (ids.length < 2) return null;
     return editObject(s, rng, isAssistant, (o) => {
       o.message.id = rng.pick(ids);
@@ -331,20 +417,30 @@ const MUTATORS: Record<string, Mutator> = {
     });
   },
   breakParent(s, rng) {
-    return editObject(s, rng, (o) => typeof o.parentUuid === 'string', (o) => {
-      o.parentUuid = rng.pick(['ffffffff-dead-4bad-8bad-000000000000', '', '../../x']);
-      return `parentUuid → ${o.parentUuid}`;
-    });
+    return editObject(
+      s,
+      rng,
+      (o) => typeof o.parentUuid === 'string',
+      (o) => {
+        o.parentUuid = rng.pick(['ffffffff-dead-4bad-8bad-000000000000', '', '../../x']);
+        return `parentUuid → ${o.parentUuid}`;
+      },
+    );
   },
   parentCycle(s, rng) {
     const withUuid = s.objLines.filter((i) => hasUuid(s.objects.get(i)!));
     if (withUuid.length < 2) return null;
     const leaf = withUuid[withUuid.length - 1];
-    return editObject(s, rng, (o) => hasUuid(o) && o !== s.objects.get(leaf), (o) => {
-      // An earlier entry now descends from the last one: walking up from the leaf loops.
-      o.parentUuid = s.objects.get(leaf)!.uuid;
-      return `parentUuid → last entry's uuid (cycle)`;
-    });
+    return editObject(
+      s,
+      rng,
+      (o) => hasUuid(o) && o !== s.objects.get(leaf),
+      (o) => {
+        // An earlier entry now descends from the last one: walking up from the leaf loops.
+        o.parentUuid = s.objects.get(leaf)!.uuid;
+        return `parentUuid → last entry's uuid (cycle)`;
+      },
+    );
   },
   selfParent(s, rng) {
     return editObject(s, rng, hasUuid, (o) => {
@@ -358,7 +454,14 @@ const MUTATORS: Record<string, Mutator> = {
     const leafUuid = s.objects.get(withUuid[withUuid.length - 1])!.uuid;
     return editObject(s, rng, hasUuid, (o) => {
       for (const k of Object.keys(o)) if (!['uuid', 'timestamp', 'sessionId', 'isSidechain'].includes(k)) delete o[k];
-      Object.assign(o, { type: 'system', subtype: 'compact_boundary', parentUuid: null, logicalParentUuid: leafUuid, content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: rng.pick([1e308, -5, 'x', null]) } });
+      Object.assign(o, {
+        type: 'system',
+        subtype: 'compact_boundary',
+        parentUuid: null,
+        logicalParentUuid: leafUuid,
+        content: 'Conversation compacted',
+        compactMetadata: { trigger: 'manual', preTokens: rng.pick([1e308, -5, 'x', null]) },
+      });
       return 'became a compact_boundary whose logicalParentUuid is the leaf (cycle across a boundary)';
     });
   },
@@ -373,7 +476,10 @@ const MUTATORS: Record<string, Mutator> = {
     });
   },
   toolIdChaos(s, rng) {
-    const hasTool = (o: Record<string, any>) => isMsg(o) && Array.isArray(o.message.content) && o.message.content.some((b: any) => b && (b.type === 'tool_use' || b.type === 'tool_result'));
+    const hasTool = (o: Record<string, any>) =>
+      isMsg(o) &&
+      Array.isArray(o.message.content) &&
+      o.message.content.some((b: any) => b && (b.type === 'tool_use' || b.type === 'tool_result'));
     return editObject(s, rng, hasTool, (o) => {
       const b = o.message.content.find((x: any) => x && (x.type === 'tool_use' || x.type === 'tool_result'));
       const v = rng.pick(WEIRD_VALUES);
@@ -383,19 +489,48 @@ const MUTATORS: Record<string, Mutator> = {
     });
   },
   typeChaos(s, rng) {
-    const fields = ['type', 'subtype', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'message', 'message.role', 'message.id', 'message.model', 'message.content', 'message.usage', 'message.stop_reason', 'toolUseResult', 'leafUuid', 'compactMetadata', 'isCompactSummary', 'isMeta', 'attachment', 'agentId', 'requestId', 'content.block'];
-    return editObject(s, rng, () => true, (o) => {
-      const f = rng.pick(fields);
-      const v = clone(rng.pick(WEIRD_VALUES));
-      if (f === 'content.block') {
-        if (!isMsg(o) || !Array.isArray(o.message.content) || !o.message.content.length) return false;
-        o.message.content[rng.int(o.message.content.length)] = v;
-      } else if (f.startsWith('message.')) {
-        if (!o.message || typeof o.message !== 'object') return false;
-        o.message[f.slice(8)] = v;
-      } else o[f] = v;
-      return `${f} → ${JSON.stringify(v)}`;
-    });
+    const fields = [
+      'type',
+      'subtype',
+      'parentUuid',
+      'logicalParentUuid',
+      'isSidechain',
+      'timestamp',
+      'sessionId',
+      'message',
+      'message.role',
+      'message.id',
+      'message.model',
+      'message.content',
+      'message.usage',
+      'message.stop_reason',
+      'toolUseResult',
+      'leafUuid',
+      'compactMetadata',
+      'isCompactSummary',
+      'isMeta',
+      'attachment',
+      'agentId',
+      'requestId',
+      'content.block',
+    ];
+    return editObject(
+      s,
+      rng,
+      () => true,
+      (o) => {
+        const f = rng.pick(fields);
+        const v = clone(rng.pick(WEIRD_VALUES));
+        if (f === 'content.block') {
+          if (!isMsg(o) || !Array.isArray(o.message.content) || !o.message.content.length) return false;
+          o.message.content[rng.int(o.message.content.length)] = v;
+        } else if (f.startsWith('message.')) {
+          if (!o.message || typeof o.message !== 'object') return false;
+          o.message[f.slice(8)] = v;
+        } else o[f] = v;
+        return `${f} → ${JSON.stringify(v)}`;
+      },
+    );
   },
   crlf(s) {
     const lines = s.lines.map((l) => (l.length && l[l.length - 1] === 13 ? l : Buffer.concat([l, Buffer.from('\r')])));
@@ -403,13 +538,25 @@ const MUTATORS: Record<string, Mutator> = {
   },
   bomAndBlanks(s, rng) {
     const lines = s.lines.slice();
-    for (let k = 0; k < 3; k++) lines.splice(rng.int(lines.length + 1), 0, Buffer.from(rng.pick(['', '   ', '\t', '\r'])));
-    return { bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), joinLines(lines, s.trailingNewline)]), note: 'BOM and blank lines' };
+    for (let k = 0; k < 3; k++)
+      lines.splice(rng.int(lines.length + 1), 0, Buffer.from(rng.pick(['', '   ', '\t', '\r'])));
+    return {
+      bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), joinLines(lines, s.trailingNewline)]),
+      note: 'BOM and blank lines',
+    };
   },
   lastPromptChaos(s, rng) {
     const uuids = s.objLines.map((i) => s.objects.get(i)!.uuid).filter((u) => typeof u === 'string');
-    const line = J({ type: 'last-prompt', lastPrompt: rng.pick(['hi', 42, null]), leafUuid: rng.chance(0.5) && uuids.length ? rng.pick(uuids) : rng.pick(WEIRD_VALUES), sessionId: 's' });
-    return { bytes: insertLine(s, rng.int(s.lines.length + 1), line), note: 'last-prompt line with an arbitrary leafUuid' };
+    const line = J({
+      type: 'last-prompt',
+      lastPrompt: rng.pick(['hi', 42, null]),
+      leafUuid: rng.chance(0.5) && uuids.length ? rng.pick(uuids) : rng.pick(WEIRD_VALUES),
+      sessionId: 's',
+    });
+    return {
+      bytes: insertLine(s, rng.int(s.lines.length + 1), line),
+      note: 'last-prompt line with an arbitrary leafUuid',
+    };
   },
 };
 
@@ -484,7 +631,8 @@ function assertFinite(v: unknown, path: string, problems: string[]): void {
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) problems.push(`${path} = ${v}`);
   } else if (Array.isArray(v)) v.forEach((x, i) => assertFinite(x, `${path}[${i}]`, problems));
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) assertFinite(x, `${path}.${k}`, problems);
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) assertFinite(x, `${path}.${k}`, problems);
 }
 
 /** Checks an index against the oracle; returns the problems found. */
@@ -501,7 +649,8 @@ function checkAgainstOracle(bytes: Buffer, analysis: Analysis, expectMalformed: 
       problems.push(`entry on line ${e.line} beyond the oracle's ${lines.length} lines`);
       continue;
     }
-    if (!eq(e.start, l.start) || !eq(e.end, l.end)) problems.push(`entry line ${e.line}: [${e.start},${e.end}) but the line is [${l.start},${l.end})`);
+    if (!eq(e.start, l.start) || !eq(e.end, l.end))
+      problems.push(`entry line ${e.line}: [${e.start},${e.end}) but the line is [${l.start},${l.end})`);
   }
   for (const m of index.malformed) {
     const l = byLine.get(m.line);
@@ -509,22 +658,31 @@ function checkAgainstOracle(bytes: Buffer, analysis: Analysis, expectMalformed: 
       problems.push(`malformed line ${m.line} beyond the oracle's ${lines.length} lines`);
       continue;
     }
-    if (m.start !== l.start || m.end !== l.end) problems.push(`malformed line ${m.line}: [${m.start},${m.end}) but the line is [${l.start},${l.end})`);
+    if (m.start !== l.start || m.end !== l.end)
+      problems.push(`malformed line ${m.line}: [${m.start},${m.end}) but the line is [${l.start},${l.end})`);
   }
   const malformed = new Set(index.malformed.map((m) => m.line));
   if (malformed.size !== index.malformed.length) problems.push('a line is reported malformed twice');
   const part0 = new Set(index.entries.filter((e) => e.part === 0).map((e) => e.line));
   for (const l of lines) {
-    if (l.verdict === 'bad' && !malformed.has(l.line)) problems.push(`line ${l.line} is not a JSON object (or not UTF-8) but is not reported malformed`);
-    if (l.verdict !== 'bad' && malformed.has(l.line)) problems.push(`line ${l.line} (${l.verdict}) reported malformed: ${index.malformed.find((m) => m.line === l.line)!.error}`);
+    if (l.verdict === 'bad' && !malformed.has(l.line))
+      problems.push(`line ${l.line} is not a JSON object (or not UTF-8) but is not reported malformed`);
+    if (l.verdict !== 'bad' && malformed.has(l.line))
+      problems.push(
+        `line ${l.line} (${l.verdict}) reported malformed: ${index.malformed.find((m) => m.line === l.line)!.error}`,
+      );
     if (l.verdict === 'object' && !part0.has(l.line)) problems.push(`line ${l.line} is a JSON object but has no entry`);
     if (l.verdict === 'blank' && part0.has(l.line)) problems.push(`blank line ${l.line} has an entry`);
   }
-  for (const n of expectMalformed ?? []) if (!malformed.has(n)) problems.push(`mutation corrupted line ${n} but it is not reported malformed`);
+  for (const n of expectMalformed ?? [])
+    if (!malformed.has(n)) problems.push(`mutation corrupted line ${n} but it is not reported malformed`);
   // The report's malformed list is the index's, with the same line numbers.
-  if (report.malformed.map((m) => m.line).join() !== index.malformed.map((m) => m.line).join()) problems.push('report.malformed differs from the index');
+  if (report.malformed.map((m) => m.line).join() !== index.malformed.map((m) => m.line).join())
+    problems.push('report.malformed differs from the index');
   assertFinite(report, 'report', problems);
-  for (const r of report.rounds) if (r.firstLine < 1 || r.lastLine > index.lineCount || r.firstLine > r.lastLine) problems.push(`round ${r.index} spans lines ${r.firstLine}-${r.lastLine}`);
+  for (const r of report.rounds)
+    if (r.firstLine < 1 || r.lastLine > index.lineCount || r.firstLine > r.lastLine)
+      problems.push(`round ${r.index} spans lines ${r.firstLine}-${r.lastLine}`);
   return problems;
 }
 
@@ -597,34 +755,59 @@ function replaceBytes(bytes: Buffer, from: string, to: string): Buffer {
  * nothing else; read-only formats refuse
  * with 'unsupported-format'. A CompactError is rethrown for the caller's accounting.
  */
-async function compactOtherFormat(file: string, dir: string, input: Buffer, analysis: Analysis, format: string, before: ReturnType<typeof snapshotDir>): Promise<string[]> {
+async function compactOtherFormat(
+  file: string,
+  dir: string,
+  input: Buffer,
+  analysis: Analysis,
+  format: string,
+  before: ReturnType<typeof snapshotDir>,
+): Promise<string[]> {
   const problems: string[] = [];
   let res;
   try {
-    res = await withTimeout(compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS }), HANG_MS, `compactFile ${file}`);
+    res = await withTimeout(
+      compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS }),
+      HANG_MS,
+      `compactFile ${file}`,
+    );
   } catch (err) {
-    if (format !== 'codex' && !(err instanceof CompactError && err.code === 'unsupported-format')) problems.push(`a read-only format was not refused as such: ${err instanceof Error ? err.message : 'non-error thrown'}`);
+    if (format !== 'codex' && !(err instanceof CompactError && err.code === 'unsupported-format'))
+      problems.push(
+        `a read-only format was not refused as such: ${err instanceof Error ? err.message : 'non-error thrown'}`,
+      );
     if (problems.length) return problems;
     throw err;
   }
   if (format !== 'codex') return ['a read-only format was compacted'];
   const out = readFileSync(res.output);
   const metaLine = analysis.index.entries.find((e) => e.kind === 'session_meta');
-  const oldId = metaLine ? (JSON.parse(input.subarray(metaLine.start, metaLine.end).toString('utf8')) as { payload: { id?: string; session_id?: string } }).payload : null;
+  const oldId = metaLine
+    ? (
+        JSON.parse(input.subarray(metaLine.start, metaLine.end).toString('utf8')) as {
+          payload: { id?: string; session_id?: string };
+        }
+      ).payload
+    : null;
   const restored = oldId ? replaceBytes(out, res.sessionId!, oldId.id ?? oldId.session_id ?? '') : out;
-  if (!restored.subarray(0, input.length).equals(input)) problems.push('output is not the input (thread id renamed) followed by the compaction');
-  if (!res.output.endsWith(`-${res.sessionId}.jsonl`) || res.mode !== 'fork') problems.push(`not a fork named by its thread id: ${res.mode} ${res.output}`);
+  if (!restored.subarray(0, input.length).equals(input))
+    problems.push('output is not the input (thread id renamed) followed by the compaction');
+  if (!res.output.endsWith(`-${res.sessionId}.jsonl`) || res.mode !== 'fork')
+    problems.push(`not a fork named by its thread id: ${res.mode} ${res.output}`);
   const reread = await inspectFile(res.output, { subagents: false });
   if (reread.index.format.id !== 'codex') problems.push(`output read as ${reread.index.format.id}`);
   const lastBoundary = reread.report.compactBoundaries[reread.report.compactBoundaries.length - 1];
-  if (!lastBoundary || lastBoundary.line !== reread.index.lineCount) problems.push('the last line is not the compacted record');
+  if (!lastBoundary || lastBoundary.line !== reread.index.lineCount)
+    problems.push('the last line is not the compacted record');
   const inMal = analysis.index.malformed.map((x) => x.line).join();
   const outMal = reread.index.malformed.map((x) => x.line).join();
-  if (inMal !== outMal && !(input.length && input[input.length - 1] !== 10)) problems.push(`malformed lines changed: input [${inMal}] output [${outMal}]`);
+  if (inMal !== outMal && !(input.length && input[input.length - 1] !== 10))
+    problems.push(`malformed lines changed: input [${inMal}] output [${outMal}]`);
   const d = diffSnapshots(before, snapshotDir(dir));
   // The fork and, as for every agent's compaction, its state file (the compaction's decisions; no steering).
   const forkFiles = [basename(res.output), basename(statePath(res.output))].sort();
-  if (JSON.stringify([...d.added].sort()) !== JSON.stringify(forkFiles) || d.changed.length || d.removed.length) problems.push(`files: ${JSON.stringify(d)}`);
+  if (JSON.stringify([...d.added].sort()) !== JSON.stringify(forkFiles) || d.changed.length || d.removed.length)
+    problems.push(`files: ${JSON.stringify(d)}`);
   return problems;
 }
 
@@ -634,10 +817,19 @@ describe('fuzz: mutated real transcripts', function () {
   it(`inspect and compact survive every mutation (seed ${SEED})`, async () => {
     const started = Date.now();
     // Line-based sessions of every agent: Claude Code, Codex CLI rollouts and Copilot CLI events.
-    const sources = [...claudeFixtures(), ...agentFixtures('codex', /\.jsonl$/), ...agentFixtures('copilot-cli', /\.jsonl$/)].map(loadSource);
+    const sources = [
+      ...claudeFixtures(),
+      ...agentFixtures('codex', /\.jsonl$/),
+      ...agentFixtures('copilot-cli', /\.jsonl$/),
+    ].map(loadSource);
     const rng = new Rng(SEED);
     const root = mkdtempSync(join(tmpdir(), 'ac-fuzz-'));
-    const stats = new Map<string, KindStats>(Object.keys(MUTATORS).map((k) => [k, { cases: 0, reports: 0, notTranscript: 0, compactRuns: 0, compacted: 0, compactErrors: {}, ms: 0 }]));
+    const stats = new Map<string, KindStats>(
+      Object.keys(MUTATORS).map((k) => [
+        k,
+        { cases: 0, reports: 0, notTranscript: 0, compactRuns: 0, compacted: 0, compactErrors: {}, ms: 0 },
+      ]),
+    );
     const failures: string[] = [];
     const keepDir = join(tmpdir(), `ac-fuzz-failures-${SEED}`);
     const dog = startWatchdog(HANG_MS + 10_000);
@@ -660,7 +852,9 @@ describe('fuzz: mutated real transcripts', function () {
         rounds++;
         // Every (fixture, mutation) pair once per round, in a seeded random order so that a run
         // cut short by the hard limit still spreads over all fixtures and kinds.
-        const shuffled = sources.flatMap((src, srcNo) => Object.entries(MUTATORS).map(([kind, mutate]) => ({ src, srcNo, kind, mutate })));
+        const shuffled = sources.flatMap((src, srcNo) =>
+          Object.entries(MUTATORS).map(([kind, mutate]) => ({ src, srcNo, kind, mutate })),
+        );
         for (let i = shuffled.length - 1; i > 0; i--) {
           const j = rng.int(i + 1);
           [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
@@ -687,7 +881,11 @@ describe('fuzz: mutated real transcripts', function () {
             // HEAVY_EVERY-th fixture only; later rounds stop at the time budget and never
             // repeat the 20 MB cases.
             const elapsed = Date.now() - started;
-            if (elapsed > HARD_MS || (round > 0 && (elapsed > BUDGET_MS || HEAVY.has(kind))) || (HEAVY.has(kind) && (srcNo + SEED) % HEAVY_EVERY !== 0)) {
+            if (
+              elapsed > HARD_MS ||
+              (round > 0 && (elapsed > BUDGET_MS || HEAVY.has(kind))) ||
+              (HEAVY.has(kind) && (srcNo + SEED) % HEAVY_EVERY !== 0)
+            ) {
               skipped++;
               continue;
             }
@@ -718,8 +916,18 @@ describe('fuzz: mutated real transcripts', function () {
                 // The refusal names the first bad line, as the oracle sees it.
                 const named = /\(line (\d+):/.exec(err.message);
                 const firstBad = oracle(m.bytes).find((l) => l.verdict === 'bad');
-                if (named && Number(named[1]) !== firstBad?.line) fail(label, m.bytes, `NotATranscriptError names line ${named[1]}, the first bad line is ${firstBad?.line}: ${err.message}`);
-              } else fail(label, m.bytes, `inspectFile crashed (${m.note}): ${err instanceof Error ? err.stack : String(err)}`);
+                if (named && Number(named[1]) !== firstBad?.line)
+                  fail(
+                    label,
+                    m.bytes,
+                    `NotATranscriptError names line ${named[1]}, the first bad line is ${firstBad?.line}: ${err.message}`,
+                  );
+              } else
+                fail(
+                  label,
+                  m.bytes,
+                  `inspectFile crashed (${m.note}): ${err instanceof Error ? err.stack : String(err)}`,
+                );
             }
             if (analysis) {
               const problems = checkAgainstOracle(m.bytes, analysis, m.expectMalformed);
@@ -740,11 +948,16 @@ describe('fuzz: mutated real transcripts', function () {
                   throw new OtherFormatChecked();
                 }
                 await withTimeout(planCompaction(analysis!, COMPACT_SETTINGS), HANG_MS, `planCompaction ${label}`);
-                const res = await withTimeout(compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS }), HANG_MS, `compactFile ${label}`);
+                const res = await withTimeout(
+                  compactFile(file, { summarizer: 'extractive', settings: COMPACT_SETTINGS }),
+                  HANG_MS,
+                  `compactFile ${label}`,
+                );
                 st.compacted++;
                 const out = readFileSync(res.output);
                 const problems: string[] = [];
-                if (!out.subarray(0, m.bytes.length).equals(m.bytes)) problems.push('output does not start with the input bytes');
+                if (!out.subarray(0, m.bytes.length).equals(m.bytes))
+                  problems.push('output does not start with the input bytes');
                 const tail = out.subarray(m.bytes.length).toString('utf8').replace(/^\n/, '');
                 for (const [i, l] of tail.split('\n').entries()) {
                   if (l === '') continue;
@@ -762,20 +975,31 @@ describe('fuzz: mutated real transcripts', function () {
                 // non-UTF-8 bytes it carries over, byte for byte, from a kept line that had them (it still parses).
                 const inLines = analysis!.index.lineCount;
                 const inMal = analysis!.index.malformed.map((x) => x.line).join();
-                const outMal = reread.index.malformed.filter((x) => x.line <= inLines).map((x) => x.line).join();
+                const outMal = reread.index.malformed
+                  .filter((x) => x.line <= inLines)
+                  .map((x) => x.line)
+                  .join();
                 if (inMal !== outMal) problems.push(`malformed lines changed: input [${inMal}] output [${outMal}]`);
                 const inputHadStrayBytes = analysis!.index.malformed.some((x) => /invalid UTF-8/.test(x.error));
                 for (const x of reread.index.malformed.filter((y) => y.line > inLines)) {
-                  if (!(inputHadStrayBytes && /^invalid UTF-8 bytes \(kept verbatim\)$/.test(x.error) && x.recovered > 0)) problems.push(`appended line ${x.line} is malformed: ${x.error}`);
+                  if (!(
+                    inputHadStrayBytes &&
+                    /^invalid UTF-8 bytes \(kept verbatim\)$/.test(x.error) &&
+                    x.recovered > 0
+                  ))
+                    problems.push(`appended line ${x.line} is malformed: ${x.error}`);
                 }
                 const added = diffSnapshots(before, snapshotDir(dir));
                 // The default output is a fork: a new session `<id>.jsonl` with its state file.
                 const sid = res.sessionId ?? '(none)';
-                if (res.mode !== 'fork' || res.output !== join(dir, `${sid}.jsonl`)) problems.push(`not a fork named by its session id: ${res.mode} ${res.output}`);
+                if (res.mode !== 'fork' || res.output !== join(dir, `${sid}.jsonl`))
+                  problems.push(`not a fork named by its session id: ${res.mode} ${res.output}`);
                 const forkFiles = new Set([`${sid}.jsonl`, `${sid}.compactor-state.json`]);
                 const allowed = /^(case\.tool-results|case\.tool-results\/[A-Za-z0-9_-]+\.txt)$/;
-                for (const a of added.added) if (!allowed.test(a) && !forkFiles.has(a)) problems.push(`unexpected file written: ${a}`);
-                if (added.changed.length || added.removed.length) problems.push(`changed/removed: ${[...added.changed, ...added.removed].join(', ')}`);
+                for (const a of added.added)
+                  if (!allowed.test(a) && !forkFiles.has(a)) problems.push(`unexpected file written: ${a}`);
+                if (added.changed.length || added.removed.length)
+                  problems.push(`changed/removed: ${[...added.changed, ...added.removed].join(', ')}`);
                 if (problems.length) fail(label, m.bytes, `compact (${m.note}): ${problems.join('; ')}`);
               } catch (err) {
                 if (err instanceof OtherFormatChecked) {
@@ -783,16 +1007,24 @@ describe('fuzz: mutated real transcripts', function () {
                 } else if (err instanceof CompactError || err instanceof NotATranscriptError) {
                   const code = err instanceof CompactError ? err.code : 'not-a-transcript';
                   st.compactErrors[code] = (st.compactErrors[code] ?? 0) + 1;
-                  if (VERBOSE && code !== 'nothing-to-compact') console.log(`    ${label} (${m.note}): ${code}: ${err.message}`);
+                  if (VERBOSE && code !== 'nothing-to-compact')
+                    console.log(`    ${label} (${m.note}): ${code}: ${err.message}`);
                   if (code === 'invalid-output' && format === 'claude-code') {
                     // Refusing is clean, but only right when the input was already not resumable:
                     // a valid input must never be turned into an invalid output.
                     const input = await checkResumable(file);
-                    if (input.ok) fail(label, m.bytes, `compact refused an API-valid input (${m.note}): ${err.message}`);
+                    if (input.ok)
+                      fail(label, m.bytes, `compact refused an API-valid input (${m.note}): ${err.message}`);
                   }
                   const d = diffSnapshots(before, snapshotDir(dir));
-                  if (d.added.length || d.changed.length || d.removed.length) fail(label, m.bytes, `compact failed with ${code} but wrote: ${JSON.stringify(d)}`);
-                } else fail(label, m.bytes, `compact crashed (${m.note}): ${err instanceof Error ? err.stack : String(err)}`);
+                  if (d.added.length || d.changed.length || d.removed.length)
+                    fail(label, m.bytes, `compact failed with ${code} but wrote: ${JSON.stringify(d)}`);
+                } else
+                  fail(
+                    label,
+                    m.bytes,
+                    `compact crashed (${m.note}): ${err instanceof Error ? err.stack : String(err)}`,
+                  );
               }
             }
             if (sha256(readFileSync(file)) !== inputHash) fail(label, m.bytes, 'the input file changed');
@@ -809,10 +1041,19 @@ describe('fuzz: mutated real transcripts', function () {
     // Counts.
     const elapsed = Date.now() - started;
     const rows = [...stats].map(([k, s]) => {
-      const errs = Object.entries(s.compactErrors).map(([c, n]) => `${c}:${n}`).join(' ');
+      const errs = Object.entries(s.compactErrors)
+        .map(([c, n]) => `${c}:${n}`)
+        .join(' ');
       return `  ${k.padEnd(16)} ${String(s.cases).padStart(5)} cases  ${String(s.reports).padStart(5)} reports  ${String(s.notTranscript).padStart(3)} not-a-transcript  ${String(s.compacted).padStart(4)}/${String(s.compactRuns).padEnd(4)} compacted  ${secs(s.ms).padStart(6)} s  ${errs}`;
     });
-    const total = [...stats.values()].reduce((a, s) => ({ cases: a.cases + s.cases, compactRuns: a.compactRuns + s.compactRuns, compacted: a.compacted + s.compacted }), { cases: 0, compactRuns: 0, compacted: 0 });
+    const total = [...stats.values()].reduce(
+      (a, s) => ({
+        cases: a.cases + s.cases,
+        compactRuns: a.compactRuns + s.compactRuns,
+        compacted: a.compacted + s.compacted,
+      }),
+      { cases: 0, compactRuns: 0, compacted: 0 },
+    );
     console.log(
       `\n  fuzz seed ${SEED}: ${total.cases} mutated inputs from ${sources.length} fixtures (${(bytesFuzzed / 1e6).toFixed(0)} MB), ` +
         `${total.compactRuns} compactions (${total.compacted} written), ${rounds} round(s) (${skipped} pairs skipped: time budget or 20 MB cases), ${secs(elapsed)} s\n` +
@@ -820,7 +1061,8 @@ describe('fuzz: mutated real transcripts', function () {
         `\n  failures: ${failures.length}${failures.length ? ` (inputs kept in ${keepDir})` : ''}\n`,
     );
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} fuzz failures`);
-    if (elapsed > HARD_MS) console.log(`  note: the ${HARD_MS} ms hard limit cut the first pass short (a slow or loaded machine)`);
+    if (elapsed > HARD_MS)
+      console.log(`  note: the ${HARD_MS} ms hard limit cut the first pass short (a slow or loaded machine)`);
     // Always: every mutation kind ran and every fixture was mutated (they run first, see above).
     for (const [k, s] of stats) assert.ok(s.cases > 0, `mutation ${k} never ran`);
     for (const src of sources) assert.ok(fixturesRun.has(src.name), `fixture ${src.name} was never mutated`);

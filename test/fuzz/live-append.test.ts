@@ -62,12 +62,22 @@ function seqs(text: string): number[] {
 /** Every line the agent appended is in the file exactly once, in the order it wrote them. */
 function assertAllInOrder(file: string, total: number): void {
   const found = seqs(readFileSync(file, 'utf8'));
-  assert.deepEqual([...found].sort((a, b) => a - b), Array.from({ length: total }, (_, k) => k), 'every appended line is in the file exactly once');
-  assert.deepEqual(found, [...found].sort((a, b) => a - b), 'the appended lines are in the order written');
+  assert.deepEqual(
+    [...found].sort((a, b) => a - b),
+    Array.from({ length: total }, (_, k) => k),
+    'every appended line is in the file exactly once',
+  );
+  assert.deepEqual(
+    found,
+    [...found].sort((a, b) => a - b),
+    'the appended lines are in the order written',
+  );
 }
 
 function spawnAppender(file: string, seed: number, leaf: string, broken: boolean) {
-  const child = spawn(process.execPath, ['-e', APPENDER, file, '12000', String(seed), leaf, broken ? 'broken' : ''], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', APPENDER, file, '12000', String(seed), leaf, broken ? 'broken' : ''], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let appended = '';
   child.stdout.on('data', (d: Buffer) => (appended += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -77,7 +87,10 @@ function spawnAppender(file: string, seed: number, leaf: string, broken: boolean
 describe('live agent appends while compacting in place, many times', function () {
   this.timeout(180_000);
 
-  for (const [name, seed] of [['v1.0.108-medium.jsonl', 7], ['v2.1.97-live-before.jsonl', 11]] as const) {
+  for (const [name, seed] of [
+    ['v1.0.108-medium.jsonl', 7],
+    ['v2.1.97-live-before.jsonl', 11],
+  ] as const) {
     it(`${name}: every appended line survives, exactly once`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ac-live-'));
       const file = join(dir, '6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60.jsonl');
@@ -92,7 +105,15 @@ describe('live agent appends while compacting in place, many times', function ()
         let i = 0;
         while (running) {
           try {
-            const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 12_000 + (i++ % 4) * 4_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 } });
+            const res = await compactFile(file, {
+              summarizer: 'extractive',
+              inPlace: true,
+              settings: {
+                targetTokens: 12_000 + (i++ % 4) * 4_000,
+                keepRecentTokens: 2_000,
+                maxToolResultChars: 4_000,
+              },
+            });
             outcomes.committed++;
             if (res.carriedOverBytes > 0) outcomes.carried++;
           } catch (err) {
@@ -105,12 +126,22 @@ describe('live agent appends while compacting in place, many times', function ()
         const total = appendedLines();
         assert.ok(total > 20, `the appender wrote ${total} lines`);
         assertAllInOrder(file, total);
-        assert.ok(outcomes.committed >= 2, `compactions committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`);
+        assert.ok(
+          outcomes.committed >= 2,
+          `compactions committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`,
+        );
         const fatal = (await checkResumable(file)).problems.filter((p) => !/over the .*target/.test(p));
         assert.deepEqual(fatal, [], 'the session still resumes');
         // Only ours beside it: backups, the state file and saved tool results; no temp files left behind.
-        for (const n of readdirSync(dir)) assert.match(n, /^6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60\.(jsonl|jsonl\.bak-[0-9-]+(\.manifest\.json|\.compactor-state\.json)?|compactor-state\.json|tool-results)$/, n);
-        console.log(`      ${total} lines appended; ${outcomes.committed} compactions committed (${outcomes.carried} carried over late appends), ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`);
+        for (const n of readdirSync(dir))
+          assert.match(
+            n,
+            /^6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60\.(jsonl|jsonl\.bak-[0-9-]+(\.manifest\.json|\.compactor-state\.json)?|compactor-state\.json|tool-results)$/,
+            n,
+          );
+        console.log(
+          `      ${total} lines appended; ${outcomes.committed} compactions committed (${outcomes.carried} carried over late appends), ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`,
+        );
       } finally {
         child.kill();
         rmSync(dir, { recursive: true, force: true });
@@ -144,14 +175,27 @@ describe('live agent appends while compacting in place, many times', function ()
       const total = appendedLines();
       assert.ok(total > 20, `the appender wrote ${total} lines`);
       assertAllInOrder(file, total);
-      assert.ok(outcomes.committed >= 2, `repairs committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`);
+      assert.ok(
+        outcomes.committed >= 2,
+        `repairs committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`,
+      );
       // Idle now: one more repair mends what the agent broke last, and then nothing is left dangling.
       await repairFile(file, { inPlace: true });
       const d = await doctorFile(file);
-      assert.deepEqual(d.problems.filter((p) => p.kind === 'dangling-parent' && p.severity === 'error'), []);
-      assert.equal(d.leafLine, readFileSync(file, 'utf8').trimEnd().split('\n').length - 1, 'resume starts from the newest message (the last line names it)');
-      for (const n of readdirSync(dir)) assert.match(n, /^7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71\.jsonl(\.bak-[0-9-]+)?$/, n);
-      console.log(`      ${total} lines appended; ${outcomes.committed} repairs committed (${outcomes.carried} carried over late appends), ${outcomes.nothing} found nothing to do, ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`);
+      assert.deepEqual(
+        d.problems.filter((p) => p.kind === 'dangling-parent' && p.severity === 'error'),
+        [],
+      );
+      assert.equal(
+        d.leafLine,
+        readFileSync(file, 'utf8').trimEnd().split('\n').length - 1,
+        'resume starts from the newest message (the last line names it)',
+      );
+      for (const n of readdirSync(dir))
+        assert.match(n, /^7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71\.jsonl(\.bak-[0-9-]+)?$/, n);
+      console.log(
+        `      ${total} lines appended; ${outcomes.committed} repairs committed (${outcomes.carried} carried over late appends), ${outcomes.nothing} found nothing to do, ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`,
+      );
     } finally {
       child.kill();
       rmSync(dir, { recursive: true, force: true });

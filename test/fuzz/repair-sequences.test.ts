@@ -22,32 +22,62 @@ import { Rng } from '../support/reliability';
 
 const SEEDS = 6;
 const STEPS = 4;
-const REACHABILITY: ProblemKind[] = ['dangling-parent', 'leaf-dead-end', 'parent-cycle', 'orphan-tool-result', 'invalid-request'];
+const REACHABILITY: ProblemKind[] = [
+  'dangling-parent',
+  'leaf-dead-end',
+  'parent-cycle',
+  'orphan-tool-result',
+  'invalid-request',
+];
 
 /** Uuids of the user and assistant entries resume loads in the active context. */
 export function loadedMessages(index: TranscriptIndex): Set<string> {
   const built = buildChainWithTables(index.entries, 'claude-code');
   const on = new Set(built.chain.main);
   const { region } = activeRegion(index.entries, built);
-  return new Set(region.filter((i) => on.has(i) && (index.entries[i].kind === 'user' || index.entries[i].kind === 'assistant')).map((i) => index.entries[i].uuid!));
+  return new Set(
+    region
+      .filter((i) => on.has(i) && (index.entries[i].kind === 'user' || index.entries[i].kind === 'assistant'))
+      .map((i) => index.entries[i].uuid!),
+  );
 }
 
 /** What a written fork must satisfy against its input (see the header); returns the messages it loads. */
-async function judgeFork(input: TranscriptIndex, inputText: string, r: RepairResult, expected: Set<string>, why: string): Promise<void> {
+async function judgeFork(
+  input: TranscriptIndex,
+  inputText: string,
+  r: RepairResult,
+  expected: Set<string>,
+  why: string,
+): Promise<void> {
   const fork = await indexTranscript(r.output!);
   const report = diagnose(fork);
   const reported = new Set([...r.converted.map((c) => c.line), ...r.skipped.map((s) => s.line)]);
-  const bad = report.problems.filter((p) => p.severity === 'error' && REACHABILITY.includes(p.kind) && !reported.has(p.line));
+  const bad = report.problems.filter(
+    (p) => p.severity === 'error' && REACHABILITY.includes(p.kind) && !reported.has(p.line),
+  );
   assert.deepEqual(bad, [], `${why}: reachability problems left in the fork`);
   assert.equal(report.apiValid, true, `${why}: fork's request invalid`);
   const loaded = loadedMessages(fork);
-  const lost = input.entries.filter((e) => e.uuid && expected.has(e.uuid) && (e.kind === 'user' || e.kind === 'assistant') && !loaded.has(e.uuid) && !reported.has(e.line));
-  assert.deepEqual(lost.map((e) => e.line), [], `${why}: messages neither loaded nor reported`);
+  const lost = input.entries.filter(
+    (e) =>
+      e.uuid &&
+      expected.has(e.uuid) &&
+      (e.kind === 'user' || e.kind === 'assistant') &&
+      !loaded.has(e.uuid) &&
+      !reported.has(e.line),
+  );
+  assert.deepEqual(
+    lost.map((e) => e.line),
+    [],
+    `${why}: messages neither loaded nor reported`,
+  );
   const a = inputText.split('\n');
   const b = readFileSync(r.output!, 'utf8').split('\n');
   assert.equal(b.length, a.length, `${why}: line count`);
   const changed = new Set([...r.changes.map((c) => c.line), ...r.converted.map((c) => c.line)]);
-  for (let k = 0; k < a.length; k++) if (!changed.has(k + 1)) assert.equal(b[k], a[k], `${why}: line ${k + 1} not byte-identical`);
+  for (let k = 0; k < a.length; k++)
+    if (!changed.has(k + 1)) assert.equal(b[k], a[k], `${why}: line ${k + 1} not byte-identical`);
 }
 
 describe('repair property: sequences of damage over every fixture', function () {
@@ -91,7 +121,14 @@ describe('repair property: sequences of damage over every fixture', function () 
           if (!r.output) {
             // Nothing to repair: the input itself must load everything it holds.
             const before = diagnose(index);
-            assert.deepEqual(before.problems.filter((p) => p.severity === 'error' && REACHABILITY.includes(p.kind) && !r.skipped.some((s) => s.line === p.line)), [], `${why}: nothing repaired, yet problems remain`);
+            assert.deepEqual(
+              before.problems.filter(
+                (p) =>
+                  p.severity === 'error' && REACHABILITY.includes(p.kind) && !r.skipped.some((s) => s.line === p.line),
+              ),
+              [],
+              `${why}: nothing repaired, yet problems remain`,
+            );
             tally.nothing++;
             continue;
           }

@@ -61,7 +61,8 @@ function savedOriginals(dir: string): SavedFile[] {
   const out: SavedFile[] = [];
   for (const d of readdirSync(dir)) {
     if (!d.endsWith('.tool-results')) continue;
-    for (const f of readdirSync(join(dir, d))) out.push({ path: join(dir, d, f), bytes: readFileSync(join(dir, d, f)) });
+    for (const f of readdirSync(join(dir, d)))
+      out.push({ path: join(dir, d, f), bytes: readFileSync(join(dir, d, f)) });
   }
   return out;
 }
@@ -74,7 +75,11 @@ interface Sequence {
   summarizer: 'extractive' | 'anthropic';
 }
 
-async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null): Promise<{ written: number; refused: number }> {
+async function runSequence(
+  seq: Sequence,
+  rng: Rng,
+  fake: FakeAnthropic | null,
+): Promise<{ written: number; refused: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'ac-repeat-'));
   const originals = toolResultOriginals(seq.source);
   const nameToId = new Map<string, string>();
@@ -82,7 +87,9 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
   let current = join(dir, basename(seq.source));
   copyFileSync(seq.source, current);
   const sourceBytes = readFileSync(seq.source);
-  const budgetSettings: Partial<CompactSettings> = seq.budgets ? { maxToolResultChars: 3_000, maxToolResultCharsPerMessage: 20_000 } : { maxToolResultChars: 50_000_000, maxToolResultCharsPerMessage: 50_000_000 };
+  const budgetSettings: Partial<CompactSettings> = seq.budgets
+    ? { maxToolResultChars: 3_000, maxToolResultCharsPerMessage: 20_000 }
+    : { maxToolResultChars: 50_000_000, maxToolResultCharsPerMessage: 50_000_000 };
   let written = 0;
   let refused = 0;
   let saved = new Map<string, Buffer>();
@@ -91,7 +98,10 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
       const label = `${seq.name} step ${step}`;
       const inputBytes = readFileSync(current);
       const inputSummary = await activeSummary(current);
-      const first = await planCompaction(await inspectFile(current, { subagents: false }), { ...budgetSettings, targetTokens: 10_000_000 });
+      const first = await planCompaction(await inspectFile(current, { subagents: false }), {
+        ...budgetSettings,
+        targetTokens: 10_000_000,
+      });
       // Mostly real cuts (a share of the transcript beside the system prompt), sometimes a target so high that only
       // the budgets apply (the case that used to lose an earlier summary).
       const share = rng.chance(0.3) ? 100 : 0.15 + rng.next() * 0.6;
@@ -102,15 +112,30 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
       try {
         res = await compactFile(current, {
           summarizer: seq.summarizer,
-          anthropic: fake ? { apiKey: 'sk-test-repeated', baseURL: fake.url, model: 'claude-test', maxRetries: 0, timeoutMs: 20_000 } : undefined,
-          settings: { ...budgetSettings, targetTokens, keepRecentTokens: Math.max(1, Math.round(first.preTokens * rng.next() * 0.5)) },
+          anthropic: fake
+            ? { apiKey: 'sk-test-repeated', baseURL: fake.url, model: 'claude-test', maxRetries: 0, timeoutMs: 20_000 }
+            : undefined,
+          settings: {
+            ...budgetSettings,
+            targetTokens,
+            keepRecentTokens: Math.max(1, Math.round(first.preTokens * rng.next() * 0.5)),
+          },
           inPlace: seq.mode === 'in-place',
         });
       } catch (err) {
         assert.ok(err instanceof CompactError, `${label}: ${err instanceof Error ? err.stack : String(err)}`);
-        if (err.code === 'invalid-output') assert.equal((await checkResumable(current)).ok, false, `${label}: refused an API-valid input: ${err.message}`);
+        if (err.code === 'invalid-output')
+          assert.equal(
+            (await checkResumable(current)).ok,
+            false,
+            `${label}: refused an API-valid input: ${err.message}`,
+          );
         else assert.equal(err.code, 'nothing-to-compact', `${label}: ${err.code}: ${err.message}`);
-        assert.deepEqual(diffSnapshots(before, snapshotDir(dir)), { added: [], removed: [], changed: [] }, `${label}: a refused run writes nothing`);
+        assert.deepEqual(
+          diffSnapshots(before, snapshotDir(dir)),
+          { added: [], removed: [], changed: [] },
+          `${label}: a refused run writes nothing`,
+        );
         refused++;
         continue;
       }
@@ -118,7 +143,10 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
       const out = readFileSync(res.output);
 
       // Untouched bytes.
-      assert.ok(out.subarray(0, inputBytes.length).equals(inputBytes), `${label}: the result starts with the input's bytes`);
+      assert.ok(
+        out.subarray(0, inputBytes.length).equals(inputBytes),
+        `${label}: the result starts with the input's bytes`,
+      );
       if (seq.mode === 'in-place') {
         assert.equal(res.output, current);
         assert.ok(res.backup && readFileSync(res.backup).equals(inputBytes), `${label}: the backup holds the input`);
@@ -126,7 +154,10 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
         assert.equal(res.mode, 'fork');
         assert.equal(basename(res.output), `${res.sessionId}.jsonl`, `${label}: the fork is named by its session id`);
         assert.ok(readFileSync(current).equals(inputBytes), `${label}: the parent is byte-identical`);
-        assert.ok(res.resumeCommand?.endsWith(`--resume ${res.sessionId}`), `${label}: resume command ${res.resumeCommand}`);
+        assert.ok(
+          res.resumeCommand?.endsWith(`--resume ${res.sessionId}`),
+          `${label}: resume command ${res.resumeCommand}`,
+        );
       }
       assert.ok(readFileSync(seq.source).equals(sourceBytes), 'the fixture itself is never touched');
 
@@ -139,9 +170,20 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
       const outSummary = await activeSummary(res.output);
       assert.ok(outSummary !== null, `${label}: the result opens with a summary`);
       if (inputSummary !== null) {
-        const sentToModel = fake?.messageRequests().some((r) => JSON.stringify(r.body.messages).includes(JSON.stringify(inputSummary).slice(1, -1))) ?? false;
-        assert.ok(outSummary.includes(inputSummary) || (res.summarizer === 'anthropic' && sentToModel), `${label}: the earlier summary (${inputSummary.length} chars) is in the new one or was given to the model (summarizer ${res.summarizer})`);
-        if (res.summarizer === 'none') assert.equal(outSummary, inputSummary, `${label}: with nothing summarized the earlier summary is kept verbatim`);
+        const sentToModel =
+          fake
+            ?.messageRequests()
+            .some((r) => JSON.stringify(r.body.messages).includes(JSON.stringify(inputSummary).slice(1, -1))) ?? false;
+        assert.ok(
+          outSummary.includes(inputSummary) || (res.summarizer === 'anthropic' && sentToModel),
+          `${label}: the earlier summary (${inputSummary.length} chars) is in the new one or was given to the model (summarizer ${res.summarizer})`,
+        );
+        if (res.summarizer === 'none')
+          assert.equal(
+            outSummary,
+            inputSummary,
+            `${label}: with nothing summarized the earlier summary is kept verbatim`,
+          );
       }
 
       // Saved originals: byte-identical to the results they came from, never changed or shrunk.
@@ -149,7 +191,10 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
       for (const f of savedOriginals(dir)) {
         const id = nameToId.get(basename(f.path));
         assert.ok(id !== undefined, `${label}: ${f.path} is named after a tool_use_id of the session`);
-        assert.ok(originals.get(id)!.has(f.bytes.toString('utf8')), `${label}: ${f.path} (${f.bytes.length} B) holds the original result`);
+        assert.ok(
+          originals.get(id)!.has(f.bytes.toString('utf8')),
+          `${label}: ${f.path} (${f.bytes.length} B) holds the original result`,
+        );
         now.set(f.path, f.bytes);
       }
       for (const [p, bytes] of saved) assert.ok(now.get(p)?.equals(bytes), `${label}: saved original ${p} unchanged`);
@@ -167,10 +212,14 @@ async function runSequence(seq: Sequence, rng: Rng, fake: FakeAnthropic | null):
           const path = at[1];
           assert.ok(isAbsolute(path), `${label}: preview path ${path} is absolute`);
           assert.ok(existsSync(path), `${label}: preview path ${path} exists`);
-          assert.ok(originals.get(b.tool_use_id as string)?.has(readFileSync(path, 'utf8')), `${label}: ${path} holds the original of ${String(b.tool_use_id)}`);
+          assert.ok(
+            originals.get(b.tool_use_id as string)?.has(readFileSync(path, 'utf8')),
+            `${label}: ${path} holds the original of ${String(b.tool_use_id)}`,
+          );
         }
       }
-      if (seq.budgets && res.plan.toolResults.some((t) => t.preview !== null)) assert.ok(previews > 0, `${label}: the budget's previews are in the resumed context`);
+      if (seq.budgets && res.plan.toolResults.some((t) => t.preview !== null))
+        assert.ok(previews > 0, `${label}: the budget's previews are in the resumed context`);
 
       current = res.output;
     }
@@ -210,7 +259,11 @@ describe('repeated compaction: compact again and again, lose nothing', function 
     for (const name of ['with-compactions.jsonl', 'v1.0.108-medium.jsonl', 'v2.1.97-live-after.jsonl']) {
       for (const mode of ['in-place', 'forks'] as const) {
         it(`${name} ${mode} budgets on: ${STEPS} compactions`, async () => {
-          const r = await runSequence({ name: `${name} ${mode} anthropic`, source: fixture(name), mode, budgets: true, summarizer: 'anthropic' }, rng, fake);
+          const r = await runSequence(
+            { name: `${name} ${mode} anthropic`, source: fixture(name), mode, budgets: true, summarizer: 'anthropic' },
+            rng,
+            fake,
+          );
           totals = { written: totals.written + r.written, refused: totals.refused + r.refused };
           assert.ok(r.written >= 1, 'at least one compaction was written');
         });

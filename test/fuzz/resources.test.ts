@@ -2,7 +2,17 @@
 // memory; a 1 GB file streams with bounded RSS; indexing yields to the event loop.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
@@ -18,7 +28,11 @@ const MiB = 1 << 20;
 function child(dir: string, body: string): any {
   const script = join(dir, `child-${Date.now()}.ts`);
   writeFileSync(script, body);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(r.status, 0, `child failed (${r.signal ?? r.status}): ${r.stderr}`);
   const line = r.stdout.trim().split('\n').pop()!;
   return JSON.parse(line);
@@ -34,14 +48,22 @@ describe('resource bounds', function () {
 
   it('reports a line over the configured maxLineBytes with a clear message and exact offsets', async () => {
     const lines = buildTranscript({ rounds: 4 });
-    const big = JSON.stringify({ type: 'user', uuid: 'big', parentUuid: null, message: { role: 'user', content: 'y'.repeat(3 * MiB) } });
+    const big = JSON.stringify({
+      type: 'user',
+      uuid: 'big',
+      parentUuid: null,
+      message: { role: 'user', content: 'y'.repeat(3 * MiB) },
+    });
     const all = [...lines.slice(0, 5), big, ...lines.slice(5)];
     const file = join(dir, 'long-line.jsonl');
     writeFileSync(file, all.join('\n') + '\n');
     const { index, report } = await inspectFile(file, { maxLineBytes: MiB });
     assert.equal(report.malformed.length, 1);
     assert.equal(report.malformed[0].line, 6);
-    assert.equal(report.malformed[0].error, `line is ${Buffer.byteLength(big)} bytes, over the ${MiB}-byte limit; kept verbatim, not parsed`);
+    assert.equal(
+      report.malformed[0].error,
+      `line is ${Buffer.byteLength(big)} bytes, over the ${MiB}-byte limit; kept verbatim, not parsed`,
+    );
     const m = index.malformed[0];
     const bytes = readFileSync(file);
     assert.equal(bytes.subarray(m.start, m.end).toString(), big, 'offsets of the refused line are exact');
@@ -53,21 +75,43 @@ describe('resource bounds', function () {
 
   it(`keeps a line over the default ${DEFAULT_MAX_LINE_BYTES / MiB} MiB limit verbatim through inspect (CLI) and compaction`, async () => {
     const lines = buildTranscript({ rounds: 30, textChars: 2000 });
-    const huge = JSON.stringify({ type: 'user', uuid: 'huge', parentUuid: null, message: { role: 'user', content: 'z'.repeat(DEFAULT_MAX_LINE_BYTES + MiB) } });
+    const huge = JSON.stringify({
+      type: 'user',
+      uuid: 'huge',
+      parentUuid: null,
+      message: { role: 'user', content: 'z'.repeat(DEFAULT_MAX_LINE_BYTES + MiB) },
+    });
     const all = [...lines.slice(0, 8), huge, ...lines.slice(8)];
     const file = join(dir, 'huge-line.jsonl');
     writeFileSync(file, all.join('\n') + '\n');
     const original = readFileSync(file);
     // CLI: the report names the line and the limit.
-    const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(build.status, 0, build.stderr);
-    const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'inspect', file], { encoding: 'utf8', maxBuffer: 64 * MiB });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'inspect', file], {
+      encoding: 'utf8',
+      maxBuffer: 64 * MiB,
+    });
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`malformed line 9: line is ${Buffer.byteLength(huge)} bytes, over the ${DEFAULT_MAX_LINE_BYTES}-byte limit; kept verbatim, not parsed`));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `malformed line 9: line is ${Buffer.byteLength(huge)} bytes, over the ${DEFAULT_MAX_LINE_BYTES}-byte limit; kept verbatim, not parsed`,
+      ),
+    );
     // Compaction keeps the line byte for byte in the output's prefix.
-    const res = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 6000, keepRecentTokens: 2000 } });
+    const res = await compactFile(file, {
+      summarizer: 'extractive',
+      settings: { targetTokens: 6000, keepRecentTokens: 2000 },
+    });
     const out = readFileSync(res.output);
-    assert.ok(out.subarray(0, original.length).equals(original), 'output starts with the original, over-long line included');
+    assert.ok(
+      out.subarray(0, original.length).equals(original),
+      'output starts with the original, over-long line included',
+    );
     assert.ok(readFileSync(file).equals(original));
   });
 
@@ -77,7 +121,15 @@ describe('resource bounds', function () {
     const head = buildTranscript({ rounds: 2 });
     writeSync(fd, head.join('\n') + '\n');
     ftruncateSync(fd, 1 << 30); // a hole of NULs: one 1 GB "line", no disk blocks used
-    writeSync(fd, '\n' + buildTranscript({ rounds: 1 }).map((l) => l.replace(/"uuid":"0/g, '"uuid":"1').replace(/"parentUuid":"0/g, '"parentUuid":"1')).join('\n') + '\n', 1 << 30);
+    writeSync(
+      fd,
+      '\n' +
+        buildTranscript({ rounds: 1 })
+          .map((l) => l.replace(/"uuid":"0/g, '"uuid":"1').replace(/"parentUuid":"0/g, '"parentUuid":"1'))
+          .join('\n') +
+        '\n',
+      1 << 30,
+    );
     closeSync(fd);
     assert.ok(statSync(file).size > 1 << 30);
     const run = (maxLineBytes: number | undefined) =>
@@ -99,12 +151,17 @@ describe('resource bounds', function () {
     for (const limit of [undefined, MiB]) {
       const res = run(limit);
       const allowed = (limit ?? DEFAULT_MAX_LINE_BYTES) + 64 * MiB;
-      console.log(`      1 GB sparse, maxLineBytes ${limit ?? 'default'}: ${secs(res.ms)} s, RSS ${(res.base / MiB).toFixed(0)} → peak ${(res.peak / MiB).toFixed(0)} MiB, ${res.ticks} timer ticks during the read`);
+      console.log(
+        `      1 GB sparse, maxLineBytes ${limit ?? 'default'}: ${secs(res.ms)} s, RSS ${(res.base / MiB).toFixed(0)} → peak ${(res.peak / MiB).toFixed(0)} MiB, ${res.ticks} timer ticks during the read`,
+      );
       assert.equal(res.entries, head.length + 4);
       assert.equal(res.malformed.length, 1);
       assert.equal(res.malformed[0].line, head.length + 1);
       assert.match(res.malformed[0].error, /^line is \d+ bytes, over the \d+-byte limit; kept verbatim, not parsed$/);
-      assert.ok(res.peak - res.base < allowed, `RSS grew by ${((res.peak - res.base) / MiB).toFixed(0)} MiB (allowed ${allowed / MiB})`);
+      assert.ok(
+        res.peak - res.base < allowed,
+        `RSS grew by ${((res.peak - res.base) / MiB).toFixed(0)} MiB (allowed ${allowed / MiB})`,
+      );
       assert.ok(res.ticks > 0, 'timers ran while the file was read');
     }
     rmSync(file);
@@ -116,7 +173,10 @@ describe('resource bounds', function () {
     ftruncateSync(fd, 1 << 30);
     closeSync(fd);
     const t0 = Date.now();
-    await assert.rejects(inspectFile(file, { maxLineBytes: MiB }), (e: Error) => e instanceof NotATranscriptError && /over the 1048576-byte limit/.test(e.message));
+    await assert.rejects(
+      inspectFile(file, { maxLineBytes: MiB }),
+      (e: Error) => e instanceof NotATranscriptError && /over the 1048576-byte limit/.test(e.message),
+    );
     assert.ok(Date.now() - t0 < 60_000);
     rmSync(file);
   });
@@ -124,7 +184,15 @@ describe('resource bounds', function () {
   it('yields to the event loop while indexing when yieldEvery is set (a timer fires mid-chunk)', async () => {
     const file = join(dir, 'many-lines.jsonl');
     const lines: string[] = [];
-    for (let i = 0; i < 60_000; i++) lines.push(JSON.stringify({ type: 'user', uuid: `u${i}`, parentUuid: i ? `u${i - 1}` : null, message: { role: 'user', content: 'hello world '.repeat(10) } }));
+    for (let i = 0; i < 60_000; i++)
+      lines.push(
+        JSON.stringify({
+          type: 'user',
+          uuid: `u${i}`,
+          parentUuid: i ? `u${i - 1}` : null,
+          message: { role: 'user', content: 'hello world '.repeat(10) },
+        }),
+      );
     writeFileSync(file, lines.join('\n') + '\n');
     const measure = async (yieldEvery?: number) => {
       let ticks = 0;
@@ -149,9 +217,14 @@ describe('resource bounds', function () {
     const without = await measure();
     const withYield = await measure(100);
     const chunks = Math.ceil(statSync(file).size / MiB);
-    console.log(`      ${lines.length} lines in ${chunks} chunks: ${without.ticks} timer ticks (max gap ${without.maxGap} ms) without yieldEvery, ${withYield.ticks} (max gap ${withYield.maxGap} ms) with yieldEvery=100`);
+    console.log(
+      `      ${lines.length} lines in ${chunks} chunks: ${without.ticks} timer ticks (max gap ${without.maxGap} ms) without yieldEvery, ${withYield.ticks} (max gap ${withYield.maxGap} ms) with yieldEvery=100`,
+    );
     assert.ok(withYield.ticks > 0, 'a timer fired during indexing');
     // Without yieldEvery timers run only between 1 MiB reads; with it they run inside chunks too.
-    assert.ok(withYield.ticks > chunks * 3 && withYield.ticks > without.ticks * 3, `ticks ${withYield.ticks} vs ${without.ticks} without, ${chunks} chunks`);
+    assert.ok(
+      withYield.ticks > chunks * 3 && withYield.ticks > without.ticks * 3,
+      `ticks ${withYield.ticks} vs ${without.ticks} without, ${chunks} chunks`,
+    );
   });
 });

@@ -5,7 +5,22 @@
 // a one-line reason.
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, cpSync, utimesSync, ftruncateSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  utimesSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { repoRoot, sharedFixtures } from '../support/fixtures';
@@ -22,7 +37,16 @@ const HUGE_BYTES = 80 << 20;
 type Kind = 'link-file' | 'link-dir' | 'link-zero' | 'link-stdin' | 'dangling' | 'loop' | 'fifo' | 'huge';
 const KINDS: Kind[] = ['link-file', 'link-dir', 'link-zero', 'link-stdin', 'dangling', 'loop', 'fifo', 'huge'];
 
-type Verb = 'inspect' | 'plan' | 'compact' | 'compact-in-place' | 'doctor' | 'repair' | 'restore' | 'cline-inspect' | 'cline-plan';
+type Verb =
+  | 'inspect'
+  | 'plan'
+  | 'compact'
+  | 'compact-in-place'
+  | 'doctor'
+  | 'repair'
+  | 'restore'
+  | 'cline-inspect'
+  | 'cline-plan';
 const CLAUDE_VERBS: Verb[] = ['inspect', 'plan', 'compact', 'compact-in-place', 'doctor', 'repair', 'restore'];
 // Cline tasks are read-only: plan reads the task (and ui_messages.json) before refusing with exit 2; doctor reads JSONL only.
 const CLINE_VERBS: Verb[] = ['cline-inspect', 'cline-plan'];
@@ -44,17 +68,52 @@ interface Target {
 }
 
 const TARGETS: Target[] = [
-  { id: 'state file', path: () => 's.compactor-state.json', verbs: ['plan', 'compact', 'compact-in-place', 'restore'], withOthers: true },
-  { id: 'tool-results folder', path: () => 's.tool-results', verbs: ['compact', 'compact-in-place', 'restore'], withOthers: false },
-  { id: 'a saved tool result', path: (n) => join('s.tool-results', n.saved[0]), verbs: ['compact', 'compact-in-place', 'restore'], withOthers: true },
-  { id: 'a subagent transcript', path: () => join('s', 'subagents', 'agent-x.jsonl'), verbs: ['inspect', 'doctor'], withOthers: true },
+  {
+    id: 'state file',
+    path: () => 's.compactor-state.json',
+    verbs: ['plan', 'compact', 'compact-in-place', 'restore'],
+    withOthers: true,
+  },
+  {
+    id: 'tool-results folder',
+    path: () => 's.tool-results',
+    verbs: ['compact', 'compact-in-place', 'restore'],
+    withOthers: false,
+  },
+  {
+    id: 'a saved tool result',
+    path: (n) => join('s.tool-results', n.saved[0]),
+    verbs: ['compact', 'compact-in-place', 'restore'],
+    withOthers: true,
+  },
+  {
+    id: 'a subagent transcript',
+    path: () => join('s', 'subagents', 'agent-x.jsonl'),
+    verbs: ['inspect', 'doctor'],
+    withOthers: true,
+  },
   { id: 'the subagents folder', path: () => join('s', 'subagents'), verbs: ['inspect', 'doctor'], withOthers: false },
   { id: 'the session folder', path: () => 's', verbs: ['inspect'], withOthers: false },
-  { id: 'the lock', path: () => 's.jsonl.compactor.lock', verbs: ['compact', 'compact-in-place', 'repair', 'restore'], withOthers: true },
+  {
+    id: 'the lock',
+    path: () => 's.jsonl.compactor.lock',
+    verbs: ['compact', 'compact-in-place', 'repair', 'restore'],
+    withOthers: true,
+  },
   { id: 'the backup', path: (n) => n.backup, verbs: ['restore', 'compact-in-place'], withOthers: true },
-  { id: "the backup's state file (its manifest says there is one)", path: (n) => `${n.backup}.compactor-state.json`, verbs: ['restore'], withOthers: true },
+  {
+    id: "the backup's state file (its manifest says there is one)",
+    path: (n) => `${n.backup}.compactor-state.json`,
+    verbs: ['restore'],
+    withOthers: true,
+  },
   { id: "the backup's manifest", path: (n) => `${n.backup}.manifest.json`, verbs: ['restore'], withOthers: true },
-  { id: "Cline's ui_messages.json", path: () => join('cline', 'ui_messages.json'), verbs: CLINE_VERBS, withOthers: true },
+  {
+    id: "Cline's ui_messages.json",
+    path: () => join('cline', 'ui_messages.json'),
+    verbs: CLINE_VERBS,
+    withOthers: true,
+  },
 ];
 
 interface Run {
@@ -69,7 +128,11 @@ interface Run {
 function runBounded(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ANTHROPIC_API_KEY: '' } });
+    const child = spawn(process.execPath, args, {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ANTHROPIC_API_KEY: '' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -143,7 +206,8 @@ function leaks(dir: string, planted: Set<string>, bySize: boolean): string[] {
       if (st.isDirectory()) walk(full);
       else if (st.isFile() && !planted.has(full)) {
         if (bySize && st.size >= HUGE_BYTES) found.push(`${full}: ${st.size} bytes`);
-        if (st.size < HUGE_BYTES && readFileSync(full).includes(MARKER)) found.push(`${full}: holds an outside file's content`);
+        if (st.size < HUGE_BYTES && readFileSync(full).includes(MARKER))
+          found.push(`${full}: holds an outside file's content`);
       }
     }
   };
@@ -160,18 +224,31 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
   const seed = Number(process.env.SIDECAR_FUZZ_SEED ?? 20261125);
 
   before(() => {
-    const built = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const built = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(built.status, 0, built.stderr);
     root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
     template = join(root, 'template');
     const project = join(template, 'project');
     mkdirSync(join(project, 's', 'subagents'), { recursive: true });
-    writeFileSync(join(project, 's.jsonl'), buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : r % 4 === 1 ? 1_500 : 300) }).join('\n') + '\n');
+    writeFileSync(
+      join(project, 's.jsonl'),
+      buildTranscript({
+        rounds: 16,
+        textChars: 1_500,
+        resultChars: (r) => (r % 4 === 0 ? 3_000 : r % 4 === 1 ? 1_500 : 300),
+      }).join('\n') + '\n',
+    );
     writeFileSync(join(project, 's', 'subagents', 'agent-a.jsonl'), buildTranscript({ rounds: 2 }).join('\n') + '\n');
     mkdirSync(join(project, 'cline'));
-    for (const f of ['api_conversation_history.json', 'ui_messages.json']) copyFileSync(join(sharedFixtures, 'cline', 'task-opus', f), join(project, 'cline', f));
+    for (const f of ['api_conversation_history.json', 'ui_messages.json'])
+      copyFileSync(join(sharedFixtures, 'cline', 'task-opus', f), join(project, 'cline', f));
     // A real in-place compaction: a backup with its manifest, a state file and saved tool results, as users have them.
-    const made = spawnSync(process.execPath, [CLI, 'compact', join(project, 's.jsonl'), '--in-place', ...SMALL], { encoding: 'utf8' });
+    const made = spawnSync(process.execPath, [CLI, 'compact', join(project, 's.jsonl'), '--in-place', ...SMALL], {
+      encoding: 'utf8',
+    });
     assert.equal(made.status, 0, made.stderr);
     const backup = readdirSync(project).find((n) => /^s\.jsonl\.bak-[0-9-]+$/.test(n));
     const saved = readdirSync(join(project, 's.tool-results'));
@@ -184,8 +261,12 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
     // Outside the transcript's folder: what a planted link points at.
     const outside = join(template, 'outside');
     mkdirSync(join(outside, 'dir'), { recursive: true });
-    writeFileSync(join(outside, 'id_ed25519'), `-----BEGIN OPENSSH PRIVATE KEY-----\n${MARKER}\n-----END OPENSSH PRIVATE KEY-----\n`);
-    for (const n of [...saved, 'agent-x.jsonl', 'ui_messages.json']) writeFileSync(join(outside, 'dir', n), `${MARKER} ${n}\n`);
+    writeFileSync(
+      join(outside, 'id_ed25519'),
+      `-----BEGIN OPENSSH PRIVATE KEY-----\n${MARKER}\n-----END OPENSSH PRIVATE KEY-----\n`,
+    );
+    for (const n of [...saved, 'agent-x.jsonl', 'ui_messages.json'])
+      writeFileSync(join(outside, 'dir', n), `${MARKER} ${n}\n`);
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -207,16 +288,29 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
       plant(path, kind, outside);
       // Files from a checkout or an archive are not being written this second (a lock younger than 10 s with no
       // owner in it may be one its owner is still writing: 'try again', exit 1).
-      if (lstatSync(path).isFile()) utimesSync(path, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+      if (lstatSync(path).isFile())
+        utimesSync(path, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
       planted.add(path);
     }
     const before = snapshotDir(outside);
     const r = await runBounded(argsFor(verb, project));
     const what = `${verb} with ${plants.map(([t, k]) => `${t.id} as ${k}`).join(', ')}`;
-    assert.equal(r.signal, null, `HANG: ${what} did not finish within ${HANG_MS / 1000} s (killed)\n${r.stderr.slice(-2000)}`);
-    assert.deepEqual(diffSnapshots(before, snapshotDir(outside)), { added: [], removed: [], changed: [] }, `${what}: nothing outside the transcript's folder changes`);
+    assert.equal(
+      r.signal,
+      null,
+      `HANG: ${what} did not finish within ${HANG_MS / 1000} s (killed)\n${r.stderr.slice(-2000)}`,
+    );
+    assert.deepEqual(
+      diffSnapshots(before, snapshotDir(outside)),
+      { added: [], removed: [], changed: [] },
+      `${what}: nothing outside the transcript's folder changes`,
+    );
     // A huge planted file may rightly be copied (a huge backup restored): the size check is for /dev/zero's bytes.
-    assert.deepEqual(leaks(project, planted, !plants.some(([, k]) => k === 'huge')), [], `${what}: nothing from outside is copied in`);
+    assert.deepEqual(
+      leaks(project, planted, !plants.some(([, k]) => k === 'huge')),
+      [],
+      `${what}: nothing from outside is copied in`,
+    );
     if (r.code !== 0) {
       assert.equal(r.code, 2, `${what}: exit ${r.code}, expected 0 or 2\n${r.stderr}`);
       const lines = r.stderr.split('\n').filter((l) => l.startsWith('agent-compactor: '));
@@ -238,7 +332,8 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
   for (const target of TARGETS) {
     it(`${target.id}: each kind of plant, against the verbs that touch it`, async () => {
       const codes: string[] = [];
-      for (const kind of KINDS) for (const verb of target.verbs) codes.push(`${kind}/${verb}:${(await check(verb, [[target, kind]])).code}`);
+      for (const kind of KINDS)
+        for (const verb of target.verbs) codes.push(`${kind}/${verb}:${(await check(verb, [[target, kind]])).code}`);
       console.log(`      ${codes.join(' ')}`);
     });
   }
@@ -246,7 +341,10 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
   it('a seeded mix of kinds planted at every path at once, against every verb', async () => {
     const rng = new Rng(seed);
     for (let round = 0; round < KINDS.length; round++) {
-      const plants = TARGETS.filter((t) => t.withOthers).map((t): [Target, Kind] => [t, round === 0 ? KINDS[0] : rng.pick(KINDS)]);
+      const plants = TARGETS.filter((t) => t.withOthers).map((t): [Target, Kind] => [
+        t,
+        round === 0 ? KINDS[0] : rng.pick(KINDS),
+      ]);
       for (const verb of [...CLAUDE_VERBS, ...CLINE_VERBS]) await check(verb, plants);
     }
   });

@@ -21,9 +21,23 @@ import { applyCompaction, compactFile, draftSummary, planCompactionOf } from '..
 import { loadEntryObjects } from '../../src/core/compact/lines';
 import { checkResumable } from '../../src/core/compact/validate';
 import { loadDecisions, loadSavedPlanInputs, saveDecisions } from '../../src/core/compact/savedDecisions';
-import { chooseRounds, chooseToolResult, keepFrom, noDecisions, resolveRounds, summarizeUpTo, type RoundChoice, type UserDecisions } from '../../src/core/compact/decisions';
+import {
+  chooseRounds,
+  chooseToolResult,
+  keepFrom,
+  noDecisions,
+  resolveRounds,
+  summarizeUpTo,
+  type RoundChoice,
+  type UserDecisions,
+} from '../../src/core/compact/decisions';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
-import { CompactError, type CompactResult, type CompactSettings, type CompactionPlan } from '../../src/core/compact/types';
+import {
+  CompactError,
+  type CompactResult,
+  type CompactSettings,
+  type CompactionPlan,
+} from '../../src/core/compact/types';
 import { agentFixtures, claudeFixtures } from '../support/fixtures';
 import { diffSnapshots, Rng, snapshotDir } from '../support/reliability';
 
@@ -90,26 +104,44 @@ function randomOperation(rng: Rng, d: UserDecisions, analysis: Analysis): { d: U
       }
       return { d, what: 'nothing' };
     case 8:
-      return { d: chooseRounds(d, [active[active.length - 1]], rng.pick(['drop', 'summarize', 'keep'] as const)), what: 'decide the newest round' };
+      return {
+        d: chooseRounds(d, [active[active.length - 1]], rng.pick(['drop', 'summarize', 'keep'] as const)),
+        what: 'decide the newest round',
+      };
     default:
       return { d: noDecisions(), what: 'clear' };
   }
 }
 
-function checkPlanFollows(plan: CompactionPlan, d: UserDecisions, analysis: Analysis, kept: number[], where: string): void {
+function checkPlanFollows(
+  plan: CompactionPlan,
+  d: UserDecisions,
+  analysis: Analysis,
+  kept: number[],
+  where: string,
+): void {
   const { choices } = resolveRounds(d, analysis);
   const conflicted = new Set(plan.conflicts.map((c) => c.round));
   for (const r of plan.rounds) {
     const c = choices.get(r.index);
-    if (c && !conflicted.has(r.index)) assert.equal(r.action, c.choice, `${where}: round ${r.index}: ${c.why}, planned ${r.action} (${r.reason})`);
+    if (c && !conflicted.has(r.index))
+      assert.equal(r.action, c.choice, `${where}: round ${r.index}: ${c.why}, planned ${r.action} (${r.reason})`);
     if (r.by === 'user') assert.ok(c, `${where}: round ${r.index} is marked as the user's without a choice`);
   }
-  assert.deepEqual(kept, plan.rounds.filter((r) => r.inContext && r.action === 'keep').map((r) => r.index), `${where}: kept rounds`);
+  assert.deepEqual(
+    kept,
+    plan.rounds.filter((r) => r.inContext && r.action === 'keep').map((r) => r.index),
+    `${where}: kept rounds`,
+  );
   for (const t of plan.toolResults) {
     const c = d.toolResults[t.toolUseId];
     if (!c || t.action === 'frozen') continue;
     if (c === 'keep-full') assert.equal(t.action, 'kept', `${where}: result ${t.toolUseId} kept in full`);
-    else assert.ok(t.action === 'replaced' || /preview would be longer|non-text/.test(t.reason) || t.by === 'plan', `${where}: result ${t.toolUseId} replaced by a preview (${t.action}, ${t.reason})`);
+    else
+      assert.ok(
+        t.action === 'replaced' || /preview would be longer|non-text/.test(t.reason) || t.by === 'plan',
+        `${where}: result ${t.toolUseId} replaced by a preview (${t.action}, ${t.reason})`,
+      );
   }
 }
 
@@ -137,14 +169,21 @@ describe('steering by hand: random decisions over every fixture, lose nothing, w
         assert.deepEqual(await loadDecisions(file), d, `${where}: saved decisions load back`);
         const pre = analysis.report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
         const settings: Partial<CompactSettings> = {
-          targetTokens: Math.max(2_000, Math.round(pre * rng.pick([0.3, 0.6, 1.5])) + (analysis.report.totals.overheadTokens ?? 0)),
+          targetTokens: Math.max(
+            2_000,
+            Math.round(pre * rng.pick([0.3, 0.6, 1.5])) + (analysis.report.totals.overheadTokens ?? 0),
+          ),
           keepRecentTokens: rng.pick([2_000, 20_000]),
           summaryTokens: 1_000,
           maxToolResultChars: rng.pick([1_000, 50_000]),
         };
         const saved = await loadSavedPlanInputs(file);
         const details = await planDetails(analysis, settings, saved.state, saved.decisions);
-        assert.deepEqual(details.plan, (await planDetails(analysis, settings, saved.state, d)).plan, `${where}: the saved decisions, read at the edge, are the ones planned`);
+        assert.deepEqual(
+          details.plan,
+          (await planDetails(analysis, settings, saved.state, d)).plan,
+          `${where}: the saved decisions, read at the edge, are the ones planned`,
+        );
         checkPlanFollows(details.plan, d, analysis, details.kept, where);
         if (step % COMPACT_EVERY !== 0) continue;
 
@@ -157,41 +196,71 @@ describe('steering by hand: random decisions over every fixture, lose nothing, w
         } catch (err) {
           if (!(err instanceof CompactError) || err.code !== 'nothing-to-compact') throw err;
           const diff = diffSnapshots(before, snapshotDir(dir));
-          assert.deepEqual([diff.added, diff.removed, diff.changed], [[], [], []], `${where}: a refusal writes nothing`);
+          assert.deepEqual(
+            [diff.added, diff.removed, diff.changed],
+            [[], [], []],
+            `${where}: a refusal writes nothing`,
+          );
           continue;
         }
         written++;
         assert.equal(result.summarizer, 'given');
         assert.deepEqual(readFileSync(file), original, `${where}: the original is untouched`);
         const out = readFileSync(result.output);
-        assert.deepEqual(out.subarray(0, original.length), original, `${where}: the fork starts with the original's bytes`);
-        const appended = out.subarray(original.length).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+        assert.deepEqual(
+          out.subarray(0, original.length),
+          original,
+          `${where}: the fork starts with the original's bytes`,
+        );
+        const appended = out
+          .subarray(original.length)
+          .toString('utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Json);
         const summaryLine = appended.find((o) => o.isCompactSummary === true)!;
-        assert.equal((summaryLine.message as Json).content, SUMMARY_PREFIX + summaryText, `${where}: the summary is the given text`);
+        assert.equal(
+          (summaryLine.message as Json).content,
+          SUMMARY_PREFIX + summaryText,
+          `${where}: the summary is the given text`,
+        );
         const writtenCalls = new Set<string>();
         const writtenTexts = new Set<string>();
-        for (const o of appended) for (const b of blocks(o)) {
-          if (b.type === 'tool_use' && typeof b.id === 'string') writtenCalls.add(b.id);
-          if (b.type === 'text' && typeof b.text === 'string') writtenTexts.add(b.text);
-        }
+        for (const o of appended)
+          for (const b of blocks(o)) {
+            if (b.type === 'tool_use' && typeof b.id === 'string') writtenCalls.add(b.id);
+            if (b.type === 'text' && typeof b.text === 'string') writtenTexts.add(b.text);
+          }
         const keptCalls = new Set<string>();
         for (const r of result.plan.rounds) {
           if (!r.inContext || r.action !== 'keep') continue;
           const c = roundContent(file, analysis, r.index);
           for (const id of c.calls) {
             keptCalls.add(id);
-            assert.ok(writtenCalls.has(id), `${where}: kept round ${r.index} (${r.by}) has its tool call ${id} written`);
+            assert.ok(
+              writtenCalls.has(id),
+              `${where}: kept round ${r.index} (${r.by}) has its tool call ${id} written`,
+            );
           }
-          for (const t of c.texts) assert.ok(writtenTexts.has(t), `${where}: kept round ${r.index} (${r.by}) has its text written verbatim`);
+          for (const t of c.texts)
+            assert.ok(writtenTexts.has(t), `${where}: kept round ${r.index} (${r.by}) has its text written verbatim`);
         }
         for (const r of result.plan.rounds) {
           if (!r.inContext || r.action === 'keep') continue;
           for (const id of roundContent(file, analysis, r.index).calls) {
-            if (!keptCalls.has(id)) assert.ok(!writtenCalls.has(id), `${where}: ${r.action === 'drop' ? 'dropped' : 'summarized'} round ${r.index} (${r.by}) left no tool call ${id} in the output`);
+            if (!keptCalls.has(id))
+              assert.ok(
+                !writtenCalls.has(id),
+                `${where}: ${r.action === 'drop' ? 'dropped' : 'summarized'} round ${r.index} (${r.by}) left no tool call ${id} in the output`,
+              );
           }
         }
         const check = await checkResumable(result.output, { expectSummaryFirst: true });
-        assert.deepEqual(check.problems.filter((p) => !/over the .*target/.test(p)), [], `${where}: the result resumes`);
+        assert.deepEqual(
+          check.problems.filter((p) => !/over the .*target/.test(p)),
+          [],
+          `${where}: the result resumes`,
+        );
         file = result.output;
         d = await loadDecisions(file);
         assert.deepEqual(d, noDecisions(), `${where}: the fork starts without decisions`);
@@ -210,9 +279,21 @@ describe('steering by hand: random decisions over every fixture, lose nothing, w
 //  - a chosen tool result that `plan` shows decided by the user is applied so;
 //  - the written file holds exactly that: a kept round's calls and results (a replaced result shorter, a kept one
 //    whole), no call of a summarized or dropped round, and the given summary verbatim.
-const KINDS = ['keep', 'drop', 'summarize', 'summarize up to', 'keep from', 'keep a result in full', 'preview a result'] as const;
+const KINDS = [
+  'keep',
+  'drop',
+  'summarize',
+  'summarize up to',
+  'keep from',
+  'keep a result in full',
+  'preview a result',
+] as const;
 
-function decisionOfKind(kind: (typeof KINDS)[number], rng: Rng, analysis: Analysis): { d: UserDecisions; what: string } | null {
+function decisionOfKind(
+  kind: (typeof KINDS)[number],
+  rng: Rng,
+  analysis: Analysis,
+): { d: UserDecisions; what: string } | null {
   const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
   // The older half: what the plan alone summarizes, so a pin there changes something.
   const older = active.slice(0, Math.max(1, Math.floor(active.length / 2)));
@@ -239,7 +320,10 @@ function decisionOfKind(kind: (typeof KINDS)[number], rng: Rng, analysis: Analys
     default: {
       if (results.length === 0) return null;
       const id = rng.pick(results);
-      return { d: chooseToolResult(d, id, kind === 'preview a result' ? 'preview' : 'keep-full'), what: `${kind} ${id}` };
+      return {
+        d: chooseToolResult(d, id, kind === 'preview a result' ? 'preview' : 'keep-full'),
+        what: `${kind} ${id}`,
+      };
     }
   }
 }
@@ -247,7 +331,10 @@ function decisionOfKind(kind: (typeof KINDS)[number], rng: Rng, analysis: Analys
 /** Calls of the active context that no round answers. */
 function unanswered(analysis: Analysis): string[] {
   const answered = new Set(analysis.rounds.flatMap((r) => r.toolResults.map((t) => t.id)));
-  return analysis.rounds.filter((r) => r.inContext).flatMap((r) => r.toolUses.map((u) => u.id)).filter((id) => !answered.has(id));
+  return analysis.rounds
+    .filter((r) => r.inContext)
+    .flatMap((r) => r.toolUses.map((u) => u.id))
+    .filter((id) => !answered.has(id));
 }
 
 /** The summary text the written file resumes with (Claude Code's summary line, or Codex's compacted record). */
@@ -255,7 +342,8 @@ async function writtenSummary(file: string, analysis: Analysis): Promise<string>
   let at = analysis.index.entries.length - 1;
   while (at >= 0 && !analysis.index.entries[at].isCompactSummary) at--;
   const o = (await loadEntryObjects(file, analysis.index.entries, [at])).get(at) as Json;
-  if (o.type === 'compacted') return (((o.payload as Json).replacement_history as Json[])[0].content as Json[])[0].text as string;
+  if (o.type === 'compacted')
+    return (((o.payload as Json).replacement_history as Json[])[0].content as Json[])[0].text as string;
   const content = (o.message as Json).content;
   return typeof content === 'string' ? content : (content as Json[]).map((b) => b.text).join('');
 }
@@ -266,7 +354,9 @@ describe('plan shown = plan applied: every decision kind over Claude Code and Co
   const written = new Map<string, number>();
   after(() => {
     // Some decisions leave nothing to gain; each agent must still have been written under every kind.
-    for (const agent of ['claude-code', 'codex']) for (const kind of KINDS) assert.ok((written.get(`${agent} ${kind}`) ?? 0) > 0, `no ${agent} compaction was written for "${kind}"`);
+    for (const agent of ['claude-code', 'codex'])
+      for (const kind of KINDS)
+        assert.ok((written.get(`${agent} ${kind}`) ?? 0) > 0, `no ${agent} compaction was written for "${kind}"`);
   });
   for (const [n, src] of fixtures.entries()) {
     it(`${basename(src)}: each decision kind, planned then applied`, async () => {
@@ -283,7 +373,11 @@ describe('plan shown = plan applied: every decision kind over Claude Code and Co
           const { d } = chosen;
           const where = `${basename(src)} (${chosen.what})`;
           const pre = analysis.report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
-          const settings: Partial<CompactSettings> = { targetTokens: Math.max(2_000, Math.round(pre * 0.4) + (analysis.report.totals.overheadTokens ?? 0)), keepRecentTokens: 2_000, maxToolResultChars: 1_000 };
+          const settings: Partial<CompactSettings> = {
+            targetTokens: Math.max(2_000, Math.round(pre * 0.4) + (analysis.report.totals.overheadTokens ?? 0)),
+            keepRecentTokens: 2_000,
+            maxToolResultChars: 1_000,
+          };
           const summaryText = `Summary by hand for ${chosen.what}: ünïcödé ✓ "quoted" \\ ${rng.int(1e9)}\n`;
           const options = { summarizer: 'extractive' as const, settings, decisions: d, summaryText };
 
@@ -302,10 +396,20 @@ describe('plan shown = plan applied: every decision kind over Claude Code and Co
           } catch (err) {
             // Known limitation of the Claude Code planner (not of steering): a kept round whose call the input never
             // answered fails validation; the refusal must still write nothing.
-            const knownRefusal = err instanceof CompactError && err.code === 'invalid-output' && analysis.index.format.id === 'claude-code' && unanswered(analysis).length > 0 && /has no tool_result/.test(err.message);
-            if (!(err instanceof CompactError) || (err.code !== 'nothing-to-compact' && !knownRefusal)) throw new Error(`${where}: ${String(err)}`, { cause: err });
+            const knownRefusal =
+              err instanceof CompactError &&
+              err.code === 'invalid-output' &&
+              analysis.index.format.id === 'claude-code' &&
+              unanswered(analysis).length > 0 &&
+              /has no tool_result/.test(err.message);
+            if (!(err instanceof CompactError) || (err.code !== 'nothing-to-compact' && !knownRefusal))
+              throw new Error(`${where}: ${String(err)}`, { cause: err });
             const diff = diffSnapshots(before, snapshotDir(dir));
-            assert.deepEqual([diff.added, diff.removed, diff.changed], [[], [], []], `${where}: a refusal writes nothing`);
+            assert.deepEqual(
+              [diff.added, diff.removed, diff.changed],
+              [[], [], []],
+              `${where}: a refusal writes nothing`,
+            );
             continue;
           }
           const agent = analysis.index.format.id;
@@ -316,42 +420,86 @@ describe('plan shown = plan applied: every decision kind over Claude Code and Co
           // predicted kept tokens, the tool results and the conflicts; and applying it left it as it was.
           assert.equal(result.replanned, undefined, `${where}: nothing changed between plan and apply`);
           assert.deepEqual(planned.plan, applied, `${where}: applying leaves the plan object as it was shown`);
-          const exact = (p: CompactionPlan) => ({ rounds: p.rounds.map((r) => `${r.index}:${r.action}:${r.by}:${r.tokens}:${r.tokensAfter}`), preTokens: p.preTokens, keptTokens: p.keptTokens, messageTarget: p.messageTarget, toolResults: p.toolResults, conflicts: p.conflicts, settings: p.settings });
-          assert.deepEqual(exact(result.plan), exact(applied), `${where}: the applied result is the plan object applied`);
+          const exact = (p: CompactionPlan) => ({
+            rounds: p.rounds.map((r) => `${r.index}:${r.action}:${r.by}:${r.tokens}:${r.tokensAfter}`),
+            preTokens: p.preTokens,
+            keptTokens: p.keptTokens,
+            messageTarget: p.messageTarget,
+            toolResults: p.toolResults,
+            conflicts: p.conflicts,
+            settings: p.settings,
+          });
+          assert.deepEqual(
+            exact(result.plan),
+            exact(applied),
+            `${where}: the applied result is the plan object applied`,
+          );
           const view = (p: CompactionPlan) => p.rounds.map((r) => `${r.index}:${r.action}:${r.by}`);
           assert.deepEqual(view(result.plan), view(drafted.plan), `${where}: the applied plan is the drafted one`);
           assert.deepEqual(result.plan.conflicts, drafted.plan.conflicts, `${where}: the same conflicts`);
-          const userRounds = (p: CompactionPlan) => p.rounds.filter((r) => r.by === 'user').map((r) => `${r.index}:${r.action}`);
-          assert.deepEqual(userRounds(result.plan), userRounds(shown), `${where}: the rounds decided by the user, as plan shows them`);
-          assert.deepEqual(result.plan.toolResults, drafted.plan.toolResults, `${where}: the tool results as plan --summary shows them`);
+          const userRounds = (p: CompactionPlan) =>
+            p.rounds.filter((r) => r.by === 'user').map((r) => `${r.index}:${r.action}`);
+          assert.deepEqual(
+            userRounds(result.plan),
+            userRounds(shown),
+            `${where}: the rounds decided by the user, as plan shows them`,
+          );
+          assert.deepEqual(
+            result.plan.toolResults,
+            drafted.plan.toolResults,
+            `${where}: the tool results as plan --summary shows them`,
+          );
           for (const id of Object.keys(d.toolResults)) {
-            const decided = (p: CompactionPlan) => p.toolResults.filter((t) => t.toolUseId === id && t.by === 'user').map((t) => t.action);
+            const decided = (p: CompactionPlan) =>
+              p.toolResults.filter((t) => t.toolUseId === id && t.by === 'user').map((t) => t.action);
             // A result of a round `plan` shows summarized may be kept once the summary's real size is known.
-            if (decided(shown).length) assert.deepEqual(decided(result.plan), decided(shown), `${where}: tool result ${id} as plan shows it`);
+            if (decided(shown).length)
+              assert.deepEqual(decided(result.plan), decided(shown), `${where}: tool result ${id} as plan shows it`);
           }
 
           const out = await inspectFile(result.output, { subagents: false });
           const outActive = out.rounds.filter((r) => r.inContext);
           const calls = new Set(outActive.flatMap((r) => r.toolUses.map((u) => u.id)));
-          const resultChars = new Map(outActive.flatMap((r) => r.toolResults.map((t): [string, number] => [t.id, t.chars])));
-          const keptCalls = new Set(result.plan.rounds.filter((r) => r.inContext && r.action === 'keep').flatMap((r) => analysis.rounds[r.index].toolUses.map((u) => u.id)));
+          const resultChars = new Map(
+            outActive.flatMap((r) => r.toolResults.map((t): [string, number] => [t.id, t.chars])),
+          );
+          const keptCalls = new Set(
+            result.plan.rounds
+              .filter((r) => r.inContext && r.action === 'keep')
+              .flatMap((r) => analysis.rounds[r.index].toolUses.map((u) => u.id)),
+          );
           for (const r of result.plan.rounds) {
             if (!r.inContext) continue;
             const round = analysis.rounds[r.index];
             if (r.action !== 'keep') {
-              for (const u of round.toolUses) if (!keptCalls.has(u.id)) assert.ok(!calls.has(u.id), `${where}: ${r.action} round ${r.index} (${r.by}) left no call ${u.id} in the output`);
+              for (const u of round.toolUses)
+                if (!keptCalls.has(u.id))
+                  assert.ok(
+                    !calls.has(u.id),
+                    `${where}: ${r.action} round ${r.index} (${r.by}) left no call ${u.id} in the output`,
+                  );
               continue;
             }
-            for (const u of round.toolUses) assert.ok(calls.has(u.id), `${where}: kept round ${r.index} (${r.by}) has its call ${u.id} written`);
+            for (const u of round.toolUses)
+              assert.ok(calls.has(u.id), `${where}: kept round ${r.index} (${r.by}) has its call ${u.id} written`);
             for (const t of round.toolResults) {
               const decision = result.plan.toolResults.find((x) => x.toolUseId === t.id);
-              const replaced = decision?.action === 'replaced' || (decision?.action === 'frozen' && decision.preview !== null);
+              const replaced =
+                decision?.action === 'replaced' || (decision?.action === 'frozen' && decision.preview !== null);
               const got = resultChars.get(t.id);
-              if (replaced) assert.ok(got !== undefined && got < t.chars, `${where}: result ${t.id} of kept round ${r.index} is written as its preview (${got} of ${t.chars} chars)`);
+              if (replaced)
+                assert.ok(
+                  got !== undefined && got < t.chars,
+                  `${where}: result ${t.id} of kept round ${r.index} is written as its preview (${got} of ${t.chars} chars)`,
+                );
               else assert.equal(got, t.chars, `${where}: result ${t.id} of kept round ${r.index} is written whole`);
             }
           }
-          assert.equal(await writtenSummary(result.output, out), SUMMARY_PREFIX + summaryText, `${where}: the summary is the given text`);
+          assert.equal(
+            await writtenSummary(result.output, out),
+            SUMMARY_PREFIX + summaryText,
+            `${where}: the summary is the given text`,
+          );
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }

@@ -15,7 +15,10 @@ describe('host: activation', function () {
     const ext = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(ext, `${EXTENSION_ID} is installed`);
     const events = ext.packageJSON.activationEvents as string[];
-    assert.ok(!events.includes('onLanguage:json') && !events.includes('*') && !events.includes('onStartupFinished'), JSON.stringify(events));
+    assert.ok(
+      !events.includes('onLanguage:json') && !events.includes('*') && !events.includes('onStartupFinished'),
+      JSON.stringify(events),
+    );
     assert.ok(events.includes('onLanguage:jsonl'), JSON.stringify(events));
     assert.equal(ext.isActive, false, 'nothing activated it before this suite');
     // The built-in JSON language features activate on `onLanguage:json`: once they are active, the event has been

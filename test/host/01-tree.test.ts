@@ -10,7 +10,16 @@ import { planCompaction } from '../../src/core/compact/plan';
 import { contextNow } from '../../src/core/context';
 import type { CompactionPlan } from '../../src/core/compact/types';
 import type { AgentCompactorApi } from '../../src/extension/api';
-import { EXTENSION_ID, configuredSettings, getApi, roundNodes, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
+import {
+  EXTENSION_ID,
+  configuredSettings,
+  getApi,
+  roundNodes,
+  showTranscript,
+  waitFor,
+  withTimeout,
+  workspaceDir,
+} from './helpers';
 
 const FIXTURE = 'with-compactions.jsonl'; // copied into the workspace by the runner (a compact boundary, history groups)
 const TARGET = 20_000;
@@ -43,7 +52,9 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     await waitFor(() => ext.isActive, 30_000, `${EXTENSION_ID} to activate`);
     api = await getApi();
     assert.equal(typeof api.getRoundsTree, 'function', 'activate() returns the test API');
-    console.log(`      (extension was ${wasActive ? 'already active (another suite opened a transcript first)' : 'inactive before the transcript was opened'})`);
+    console.log(
+      `      (extension was ${wasActive ? 'already active (another suite opened a transcript first)' : 'inactive before the transcript was opened'})`,
+    );
     await showTranscript(api, file);
     assert.equal(api.getState().status, 'ready');
   });
@@ -64,8 +75,14 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
       'same rounds, in order',
     );
     // History (before the compact boundary) is grouped, and the boundary is shown.
-    assert.ok(tree.some((n) => n.kind === 'boundary'), 'a compact boundary separator is shown');
-    assert.equal(tree.filter((n) => n.kind === 'history').length, new Set(rounds.filter((r) => !r.inContext).map((r) => r.segment)).size);
+    assert.ok(
+      tree.some((n) => n.kind === 'boundary'),
+      'a compact boundary separator is shown',
+    );
+    assert.equal(
+      tree.filter((n) => n.kind === 'history').length,
+      new Set(rounds.filter((r) => !r.inContext).map((r) => r.segment)).size,
+    );
 
     for (const n of nodes) {
       const r = rounds.find((x) => x.index === n.round)!;
@@ -73,7 +90,11 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
       const m = /^\+(~?)([\d,]+) · #(\d+) /.exec(n.label);
       assert.ok(m, `label of round ${r.index} leads with its tokens: ${n.label}`);
       assert.equal(parseNumber(m[2]), r.tokens.added, `round ${r.index}: tokens added`);
-      assert.equal(m[1] === '~' ? 'estimate' : 'usage', r.tokens.source, `round ${r.index}: source of the added tokens`);
+      assert.equal(
+        m[1] === '~' ? 'estimate' : 'usage',
+        r.tokens.source,
+        `round ${r.index}: source of the added tokens`,
+      );
       assert.equal(Number(m[3]), r.index);
       assert.ok(!/\*\*|```/.test(n.label), `no markdown in the label: ${n.label}`);
       // "context 15,800 (usage)"
@@ -86,16 +107,25 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     assert.equal(header.kind, 'header');
     // The header leads with the one context figure (src/core/context.ts), the file name after it.
     const ctx = contextNow(engine.report);
-    assert.equal(header.label, `context ${ctx.source === 'estimate' ? '~' : ''}${ctx.tokens.toLocaleString('en-US')} tokens (${ctx.source})`);
+    assert.equal(
+      header.label,
+      `context ${ctx.source === 'estimate' ? '~' : ''}${ctx.tokens.toLocaleString('en-US')} tokens (${ctx.source})`,
+    );
     assert.equal(header.description, `${FIXTURE} · ${rounds.length} rounds · Claude Code`);
-    console.log(`      ${nodes.length} rounds; header: ${header.description}; e.g. ${nodes[nodes.length - 1].label} — ${nodes[nodes.length - 1].description}`);
+    console.log(
+      `      ${nodes.length} rounds; header: ${header.description}; e.g. ${nodes[nodes.length - 1].label} — ${nodes[nodes.length - 1].description}`,
+    );
   });
 
   it('Preview Compaction marks exactly the rounds the engine plans to summarize or drop', async () => {
     api ??= await getApi();
     await showTranscript(api, file);
     engine ??= await inspectFile(file);
-    const plan = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { targetTokens: TARGET }), 60_000, 'preview');
+    const plan = await withTimeout(
+      vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { targetTokens: TARGET }),
+      60_000,
+      'preview',
+    );
     assert.ok(plan, 'preview returns the plan');
     assert.equal(api.getLastPlan(), plan, 'the plan shown is the one returned');
 
@@ -103,7 +133,11 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     assert.equal(plan.nothingToDo, false);
     assert.equal(expected.nothingToDo, false);
     const actions = (p: CompactionPlan) => p.rounds.map((r) => `${r.index}:${r.action}`);
-    assert.deepEqual(actions(plan), actions(expected), 'same action for every round as planCompaction with the same settings');
+    assert.deepEqual(
+      actions(plan),
+      actions(expected),
+      'same action for every round as planCompaction with the same settings',
+    );
     assert.equal(plan.summarizedRounds, expected.summarizedRounds);
     assert.equal(plan.droppedRounds, expected.droppedRounds);
     assert.equal(plan.postTokens, expected.postTokens);
@@ -122,7 +156,8 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
       assert.equal(n.mark, action, `round ${n.round} mark`);
       assert.equal(n.contextValue, `round.${action}`);
       if (action === 'keep') assert.ok(!/^\[(summarize|drop)\]/.test(n.label), n.label);
-      else assert.match(n.label, new RegExp(`^\\+~?[\\d,]+ · \\[${action}\\] #${n.round} `), `marked label: ${n.label}`);
+      else
+        assert.match(n.label, new RegExp(`^\\+~?[\\d,]+ · \\[${action}\\] #${n.round} `), `marked label: ${n.label}`);
     }
     // (The editor's marks are checked where they are drawn: in the UI suite, CodeLens above marked rounds.)
     // The plan line: the same whole-context figure as the header, before → after.

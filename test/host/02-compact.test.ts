@@ -35,7 +35,14 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
 
     const t0 = Date.now();
     const res = await withTimeout(
-      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file, confirm: false, summarizer: 'extractive', targetTokens: TARGET, out: expectedOut, open: false }),
+      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', {
+        file,
+        confirm: false,
+        summarizer: 'extractive',
+        targetTokens: TARGET,
+        out: expectedOut,
+        open: false,
+      }),
       120_000,
       'compact',
     );
@@ -52,7 +59,10 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
 
     // The result: the original lines followed by the compacted conversation, resumable.
     const out = fs.readFileSync(res.output);
-    assert.ok(out.length > before.length && out.subarray(0, before.length).equals(before), 'the original lines are kept as history before the compacted conversation');
+    assert.ok(
+      out.length > before.length && out.subarray(0, before.length).equals(before),
+      'the original lines are kept as history before the compacted conversation',
+    );
     const check = await checkResumable(res.output, { expectSummaryFirst: true });
     assert.deepEqual(check.problems, [], 'checkResumable finds no problem');
     assert.equal(check.ok, true);
@@ -73,7 +83,9 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
       'the result to be listed in the workspace',
     );
     assert.ok(found);
-    console.log(`      ${res.preTokens} → ${res.postTokens} tokens in ${Date.now() - t0} ms; ${check.messages.length} API messages on resume`);
+    console.log(
+      `      ${res.preTokens} → ${res.postTokens} tokens in ${Date.now() - t0} ms; ${check.messages.length} API messages on resume`,
+    );
   });
 
   it('in place: writes a backup; Restore From Backup brings back the original bytes', async () => {
@@ -101,13 +113,25 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
     assert.equal(path.dirname(res.backup), path.dirname(file));
     assert.ok(fs.readFileSync(res.backup).equals(before), 'the backup holds the original bytes');
     assert.ok(!fs.readFileSync(file).equals(before), 'the transcript was rewritten');
-    assert.equal((await checkResumable(file, { expectSummaryFirst: true })).ok, true, 'the compacted transcript is resumable');
+    assert.equal(
+      (await checkResumable(file, { expectSummaryFirst: true })).ok,
+      true,
+      'the compacted transcript is resumable',
+    );
     // The tree follows the rewritten file.
-    await waitFor(() => api.getCurrentFile() === file && api.getState().status === 'ready', 30_000, 'the store to re-read the file');
+    await waitFor(
+      () => api.getCurrentFile() === file && api.getState().status === 'ready',
+      30_000,
+      'the store to re-read the file',
+    );
     await api.whenIdle();
 
     const restored = await withTimeout(
-      vscode.commands.executeCommand<string>('agentCompactor.restoreBackup', { file, backup: res.backup, confirm: false }),
+      vscode.commands.executeCommand<string>('agentCompactor.restoreBackup', {
+        file,
+        backup: res.backup,
+        confirm: false,
+      }),
       60_000,
       'restore',
     );
@@ -116,7 +140,11 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
     // The replaced (compacted) content was itself backed up, so the restore can be undone.
     const backups = fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith('inplace-copy.jsonl.bak-'));
     assert.ok(backups.length >= 2, `the restore made a safety backup too: ${backups.join(', ')}`);
-    await waitFor(() => api.getAnalysis()?.report.rounds.length === roundsBefore && api.getCurrentFile() === file, 30_000, 'the tree to show the restored rounds');
+    await waitFor(
+      () => api.getAnalysis()?.report.rounds.length === roundsBefore && api.getCurrentFile() === file,
+      30_000,
+      'the tree to show the restored rounds',
+    );
   });
 
   it('the user setting agentCompactor.summaryDetail chooses how much the summary keeps; the result names the level', async () => {
@@ -125,7 +153,14 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
       const out = path.join(workspaceDir(), name);
       fs.rmSync(out, { force: true });
       const res = await withTimeout(
-        vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file: copyFixture('v2.1.97-live-after.jsonl', `detail-${name}`), confirm: false, summarizer: 'extractive', targetTokens: 60_000, out, open: false }),
+        vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', {
+          file: copyFixture('v2.1.97-live-after.jsonl', `detail-${name}`),
+          confirm: false,
+          summarizer: 'extractive',
+          targetTokens: 60_000,
+          out,
+          open: false,
+        }),
         120_000,
         `compact ${name}`,
       );
@@ -139,7 +174,10 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
       const full = await compactAt('detail-full.jsonl');
       assert.equal(brief.summaryDetail, 'brief');
       assert.equal(full.summaryDetail, 'full');
-      assert.ok(brief.summaryChars < full.summaryChars, `brief ${brief.summaryChars} < full ${full.summaryChars} characters`);
+      assert.ok(
+        brief.summaryChars < full.summaryChars,
+        `brief ${brief.summaryChars} < full ${full.summaryChars} characters`,
+      );
     } finally {
       await cfg().update('summaryDetail', undefined, vscode.ConfigurationTarget.Global);
     }
@@ -148,7 +186,10 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
   it('programmatic calls throw instead of only showing an error', async () => {
     await assert.rejects(
       withTimeout(
-        vscode.commands.executeCommand('agentCompactor.restoreBackup', { file: path.join(workspaceDir(), 'example.jsonl'), confirm: false }),
+        vscode.commands.executeCommand('agentCompactor.restoreBackup', {
+          file: path.join(workspaceDir(), 'example.jsonl'),
+          confirm: false,
+        }),
         30_000,
         'restore without backups',
       ),

@@ -78,12 +78,24 @@ describe('host: Anthropic summarizer against the fake Messages API; API key in S
   });
 
   it('Set API Key stores the key (SecretStorage), nothing secret in settings', async () => {
-    assert.equal(process.env.ANTHROPIC_API_KEY, undefined, 'the extension host has no ANTHROPIC_API_KEY (the key can only come from SecretStorage)');
-    const ok = await withTimeout(vscode.commands.executeCommand<boolean>('agentCompactor.setApiKey', { apiKey: KEY }), 30_000, 'setApiKey');
+    assert.equal(
+      process.env.ANTHROPIC_API_KEY,
+      undefined,
+      'the extension host has no ANTHROPIC_API_KEY (the key can only come from SecretStorage)',
+    );
+    const ok = await withTimeout(
+      vscode.commands.executeCommand<boolean>('agentCompactor.setApiKey', { apiKey: KEY }),
+      30_000,
+      'setApiKey',
+    );
     assert.equal(ok, true);
     await cfg().update('baseUrl', proxy.url, vscode.ConfigurationTarget.Global);
     await cfg().update('summarizer', 'anthropic', vscode.ConfigurationTarget.Global);
-    await waitFor(() => cfg().get('baseUrl') === proxy.url && cfg().get('summarizer') === 'anthropic', 10_000, 'settings to apply');
+    await waitFor(
+      () => cfg().get('baseUrl') === proxy.url && cfg().get('summarizer') === 'anthropic',
+      10_000,
+      'settings to apply',
+    );
 
     // Nowhere in the configuration (every section) ...
     const all = JSON.stringify(vscode.workspace.getConfiguration());
@@ -92,14 +104,16 @@ describe('host: Anthropic summarizer against the fake Messages API; API key in S
     assert.ok(!JSON.stringify(cfg()).includes('sk-ant'), 'no key-like value in agentCompactor.*');
     // ... nor in the settings files on disk.
     const ud = userDataDir();
-    const settingsFiles = [ud && path.join(ud, 'User', 'settings.json'), path.join(workspaceDir(), '.vscode', 'settings.json')].filter(
-      (f): f is string => !!f && fs.existsSync(f),
-    );
+    const settingsFiles = [
+      ud && path.join(ud, 'User', 'settings.json'),
+      path.join(workspaceDir(), '.vscode', 'settings.json'),
+    ].filter((f): f is string => !!f && fs.existsSync(f));
     assert.ok(ud ? settingsFiles.length >= 1 : true, 'the user settings.json is reachable');
     for (const f of settingsFiles) {
       const text = fs.readFileSync(f, 'utf8');
       assert.ok(!text.includes(KEY), `${f} does not hold the key`);
-      if (f.includes('User')) assert.ok(text.includes(proxy.url), `${f} is the settings file VS Code writes (it has the base URL)`);
+      if (f.includes('User'))
+        assert.ok(text.includes(proxy.url), `${f} is the settings file VS Code writes (it has the base URL)`);
     }
     console.log(`      checked ${settingsFiles.length} settings file(s) and the configuration (${all.length} chars)`);
   });
@@ -124,9 +138,18 @@ describe('host: Anthropic summarizer against the fake Messages API; API key in S
     const reqs = fake.messageRequests();
     assert.ok(reqs.length >= 1, 'the fake Messages API was called');
     // The SDK sends the key as `x-api-key` or `Authorization: Bearer` depending on its version.
-    assert.ok(reqs[0].headers['x-api-key'] === true || reqs[0].headers.authorization === true, 'with a credential header');
-    assert.ok(proxy.keys.length >= 1 && proxy.keys.every((k) => k === KEY), 'the key sent is exactly the one set through the command');
-    assert.ok(fs.readFileSync(res.output, 'utf8').includes('FAKE-SUMMARY-MARKER'), "the API's summary is in the result");
+    assert.ok(
+      reqs[0].headers['x-api-key'] === true || reqs[0].headers.authorization === true,
+      'with a credential header',
+    );
+    assert.ok(
+      proxy.keys.length >= 1 && proxy.keys.every((k) => k === KEY),
+      'the key sent is exactly the one set through the command',
+    );
+    assert.ok(
+      fs.readFileSync(res.output, 'utf8').includes('FAKE-SUMMARY-MARKER'),
+      "the API's summary is in the result",
+    );
     assert.equal((await checkResumable(res.output, { expectSummaryFirst: true })).ok, true);
   });
 
@@ -150,7 +173,9 @@ describe('host: Anthropic summarizer against the fake Messages API; API key in S
         120_000,
         'compact (anthropic, prompt too long)',
       );
-      console.log(`      attempts: ${res.attempts.map((a) => `${a.strategy}:${a.outcome}${a.droppedRounds ? ` (-${a.droppedRounds} rounds)` : ''}`).join(', ')}`);
+      console.log(
+        `      attempts: ${res.attempts.map((a) => `${a.strategy}:${a.outcome}${a.droppedRounds ? ` (-${a.droppedRounds} rounds)` : ''}`).join(', ')}`,
+      );
       const reqs = fake.messageRequests();
       assert.ok(reqs.length >= 2, `at least one retry (${reqs.length} requests)`);
       assert.equal(reqs[0].response?.status, 400, 'the first request got prompt-too-long');
@@ -173,7 +198,13 @@ describe('host: Anthropic summarizer against the fake Messages API; API key in S
     try {
       await assert.rejects(
         withTimeout(
-          vscode.commands.executeCommand('agentCompactor.compact', { file, confirm: false, targetTokens: TARGET, out: path.join(workspaceDir(), 'auth.compacted.jsonl'), open: false }),
+          vscode.commands.executeCommand('agentCompactor.compact', {
+            file,
+            confirm: false,
+            targetTokens: TARGET,
+            out: path.join(workspaceDir(), 'auth.compacted.jsonl'),
+            open: false,
+          }),
           120_000,
           'compact (auth error)',
         ),
@@ -194,15 +225,27 @@ describe('host: Anthropic summarizer against the fake Messages API; API key in S
       'the output channel log file to hold the key-stored and failure lines',
     );
     assert.ok(logText.includes('[auth]'), 'the auth failure is logged');
-    assert.match(logText, /the key (sk-ant-)?\[redacted\] was rejected/, "the API's message is logged with the key scrubbed");
+    assert.match(
+      logText,
+      /the key (sk-ant-)?\[redacted\] was rejected/,
+      "the API's message is logged with the key scrubbed",
+    );
     assert.ok(!logText.includes(KEY), 'the key never reaches the log');
     assert.ok(!/sk-ant-api03-hosttest/.test(logText), 'not even a prefix of it');
-    console.log(`      log file(s): ${extensionLogFiles().map((f) => path.relative(userDataDir() ?? '/', f)).join(', ')} (${logText.length} chars, key absent)`);
+    console.log(
+      `      log file(s): ${extensionLogFiles()
+        .map((f) => path.relative(userDataDir() ?? '/', f))
+        .join(', ')} (${logText.length} chars, key absent)`,
+    );
   });
 
   it('Clear API Key removes it: the Anthropic path then falls back to the offline summary', async () => {
     assert.equal(await vscode.commands.executeCommand('agentCompactor.clearApiKey', {}), true);
-    assert.equal(await vscode.commands.executeCommand('agentCompactor.clearApiKey', {}), false, 'nothing left to clear');
+    assert.equal(
+      await vscode.commands.executeCommand('agentCompactor.clearApiKey', {}),
+      false,
+      'nothing left to clear',
+    );
     fake.clearRequests();
     const res = await withTimeout(
       vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', {

@@ -21,7 +21,10 @@ describe('host: live append to the open transcript', function () {
   it('the tree grows to the rounds of the longer snapshot', async () => {
     const before = fs.readFileSync(fixture('v2.1.97-live-before.jsonl'));
     const after = fs.readFileSync(fixture('v2.1.97-live-after.jsonl'));
-    assert.ok(after.length > before.length && after.subarray(0, before.length).equals(before), 'the later snapshot extends the earlier one');
+    assert.ok(
+      after.length > before.length && after.subarray(0, before.length).equals(before),
+      'the later snapshot extends the earlier one',
+    );
     const file = copyFixture('v2.1.97-live-before.jsonl', 'live-session.jsonl');
     const editor = await showTranscript(api, file);
     const n0 = roundNodes(api.getRoundsTree(1)).length;
@@ -34,10 +37,18 @@ describe('host: live append to the open transcript', function () {
     const cut = rest.indexOf(0x0a, Math.floor(rest.length / 2)) + 1;
     const t0 = Date.now();
     fs.appendFileSync(file, rest.subarray(0, cut));
-    await waitFor(() => (api.getAnalysis()?.report.rounds.length ?? 0) > n0, 30_000, 'the first append to reach the tree');
+    await waitFor(
+      () => (api.getAnalysis()?.report.rounds.length ?? 0) > n0,
+      30_000,
+      'the first append to reach the tree',
+    );
     const mid = api.getAnalysis()!.report.rounds.length;
     fs.appendFileSync(file, rest.subarray(cut));
-    await waitFor(() => api.getAnalysis()?.report.rounds.length === expected, 30_000, `the tree to reach ${expected} rounds`);
+    await waitFor(
+      () => api.getAnalysis()?.report.rounds.length === expected,
+      30_000,
+      `the tree to reach ${expected} rounds`,
+    );
     assert.equal(api.getCurrentFile(), file);
     assert.equal(roundNodes(api.getRoundsTree(1)).length, expected, 'the tree items follow');
     assert.ok(fs.readFileSync(file).equals(after));

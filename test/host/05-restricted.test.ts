@@ -21,14 +21,20 @@ interface CommandContribution {
   enablement?: string;
 }
 
-const RESTRICTED = ['agentCompactor.baseUrl', 'agentCompactor.claudePath', 'agentCompactor.model', 'agentCompactor.summarizer', 'agentCompactor.writeMode'];
+const RESTRICTED = [
+  'agentCompactor.baseUrl',
+  'agentCompactor.claudePath',
+  'agentCompactor.model',
+  'agentCompactor.summarizer',
+  'agentCompactor.writeMode',
+];
 
 describe('host: Restricted Mode (workspace opened untrusted)', function () {
   this.timeout(120_000);
   let api: AgentCompactorApi;
 
   before(async () => {
-    assert.equal(process.env.AGENT_COMPACTOR_TEST_TRUST, 'untrusted', 'this file runs in the runner\'s untrusted pass');
+    assert.equal(process.env.AGENT_COMPACTOR_TEST_TRUST, 'untrusted', "this file runs in the runner's untrusted pass");
     api = await getApi();
   });
 
@@ -42,25 +48,54 @@ describe('host: Restricted Mode (workspace opened untrusted)', function () {
     const enablement = (id: string) => commands.find((c) => c.command === id)?.enablement;
     // Every command that writes a session (the transcript, a fork, a backup) needs a trusted workspace: its
     // enablement is `isWorkspaceTrusted`, alone or as the first of its conjuncts.
-    const writing = ['compact', 'restoreBackup', 'repairSession', 'reviewSummary', 'applySummary', 'undoLastCompaction'];
-    for (const id of writing) assert.match(enablement(`agentCompactor.${id}`) ?? '', /^isWorkspaceTrusted( && .+)?$/, `agentCompactor.${id} needs trust`);
+    const writing = [
+      'compact',
+      'restoreBackup',
+      'repairSession',
+      'reviewSummary',
+      'applySummary',
+      'undoLastCompaction',
+    ];
+    for (const id of writing)
+      assert.match(
+        enablement(`agentCompactor.${id}`) ?? '',
+        /^isWorkspaceTrusted( && .+)?$/,
+        `agentCompactor.${id} needs trust`,
+      );
     // Read-only commands stay available.
-    for (const id of ['agentCompactor.preview', 'agentCompactor.openBudget', 'agentCompactor.refresh', 'agentCompactor.revealRound', 'agentCompactor.resumeInClaudeCode', 'agentCompactor.copyResumeCommand']) {
+    for (const id of [
+      'agentCompactor.preview',
+      'agentCompactor.openBudget',
+      'agentCompactor.refresh',
+      'agentCompactor.revealRound',
+      'agentCompactor.resumeInClaudeCode',
+      'agentCompactor.copyResumeCommand',
+    ]) {
       assert.ok(!/isWorkspaceTrusted/.test(enablement(id) ?? ''), `${id} is available in Restricted Mode`);
     }
     const untrusted = pkg.capabilities.untrustedWorkspaces;
     assert.equal(untrusted.supported, 'limited');
-    assert.deepEqual([...untrusted.restrictedConfigurations].sort(), RESTRICTED, 'workspace values of the settings that send data, write files or run a program are ignored in Restricted Mode');
+    assert.deepEqual(
+      [...untrusted.restrictedConfigurations].sort(),
+      RESTRICTED,
+      'workspace values of the settings that send data, write files or run a program are ignored in Restricted Mode',
+    );
   });
 
   it('VS Code ignores the workspace values of the restricted settings and applies the others', () => {
-    const written = JSON.parse(fs.readFileSync(path.join(workspaceDir(), '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
+    const written = JSON.parse(
+      fs.readFileSync(path.join(workspaceDir(), '.vscode', 'settings.json'), 'utf8'),
+    ) as Record<string, unknown>;
     const config = vscode.workspace.getConfiguration();
     for (const key of RESTRICTED) {
       assert.ok(key in written, `the workspace sets ${key}`);
       const info = config.inspect(key)!;
       assert.notDeepEqual(config.get(key), written[key], `${key}: the untrusted workspace's value is not applied`);
-      assert.deepEqual(config.get(key), info.globalValue ?? info.defaultValue, `${key}: the user or default value applies`);
+      assert.deepEqual(
+        config.get(key),
+        info.globalValue ?? info.defaultValue,
+        `${key}: the user or default value applies`,
+      );
     }
     // The same file's unrestricted setting applies, so the file was read.
     assert.equal(config.get('agentCompactor.targetTokens'), written['agentCompactor.targetTokens']);
@@ -75,15 +110,33 @@ describe('host: Restricted Mode (workspace opened untrusted)', function () {
     const filesBefore = listing();
     try {
       await assert.rejects(
-        withTimeout(vscode.commands.executeCommand('agentCompactor.compact', { file, confirm: false, summarizer: 'extractive', targetTokens: 5_000, open: false }), 30_000, 'compact'),
+        withTimeout(
+          vscode.commands.executeCommand('agentCompactor.compact', {
+            file,
+            confirm: false,
+            summarizer: 'extractive',
+            targetTokens: 5_000,
+            open: false,
+          }),
+          30_000,
+          'compact',
+        ),
         (e: Error) => e.name === 'CommandInputError' && /Restricted Mode/.test(e.message),
       );
       await assert.rejects(
-        withTimeout(vscode.commands.executeCommand('agentCompactor.restoreBackup', { file, confirm: false }), 30_000, 'restore'),
+        withTimeout(
+          vscode.commands.executeCommand('agentCompactor.restoreBackup', { file, confirm: false }),
+          30_000,
+          'restore',
+        ),
         (e: Error) => e.name === 'CommandInputError' && /Restricted Mode/.test(e.message),
       );
       // Reading is allowed: the preview computes a plan without writing.
-      const plan = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file, targetTokens: 5_000 }), 30_000, 'preview');
+      const plan = await withTimeout(
+        vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file, targetTokens: 5_000 }),
+        30_000,
+        'preview',
+      );
       assert.ok(plan && plan.rounds.length > 0);
     } finally {
       await vscode.commands.executeCommand('agentCompactor.clearPreview');

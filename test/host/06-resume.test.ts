@@ -57,12 +57,32 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     // (VS Code normalizes the when clauses it hands out: quotes, order, the remote scheme.)
     const menus = pkg.contributes.menus as Record<string, { command: string; when?: string }[]>;
     for (const id of ['agentCompactor.resumeInClaudeCode', 'agentCompactor.copyResumeCommand']) {
-      assert.ok(pkg.contributes.commands.some((c: { command: string }) => c.command === id), `${id} is contributed`);
-      assert.match(menus.commandPalette.find((m) => m.command === id)?.when ?? '', /resourceExtname == '?\.jsonl/, `${id} in the palette for a .jsonl`);
-      assert.match(menus.commandPalette.find((m) => m.command === id)?.when ?? '', /agentCompactor\.hasTranscript/, `${id} in the palette when a transcript is shown`);
-      assert.ok(menus['view/title'].some((m) => m.command === id && /agentCompactor\.rounds/.test(m.when ?? '')), `${id} in the Rounds view title menu`);
-      assert.ok(menus['view/item/context'].some((m) => m.command === id && /viewItem == transcript/.test(m.when ?? '')), `${id} on the transcript node`);
-      assert.ok(menus['explorer/context'].some((m) => m.command === id && /resourceExtname == '?\.jsonl/.test(m.when ?? '')), `${id} in the Explorer on .jsonl files`);
+      assert.ok(
+        pkg.contributes.commands.some((c: { command: string }) => c.command === id),
+        `${id} is contributed`,
+      );
+      assert.match(
+        menus.commandPalette.find((m) => m.command === id)?.when ?? '',
+        /resourceExtname == '?\.jsonl/,
+        `${id} in the palette for a .jsonl`,
+      );
+      assert.match(
+        menus.commandPalette.find((m) => m.command === id)?.when ?? '',
+        /agentCompactor\.hasTranscript/,
+        `${id} in the palette when a transcript is shown`,
+      );
+      assert.ok(
+        menus['view/title'].some((m) => m.command === id && /agentCompactor\.rounds/.test(m.when ?? '')),
+        `${id} in the Rounds view title menu`,
+      );
+      assert.ok(
+        menus['view/item/context'].some((m) => m.command === id && /viewItem == transcript/.test(m.when ?? '')),
+        `${id} on the transcript node`,
+      );
+      assert.ok(
+        menus['explorer/context'].some((m) => m.command === id && /resourceExtname == '?\.jsonl/.test(m.when ?? '')),
+        `${id} in the Explorer on .jsonl files`,
+      );
     }
     const setting = pkg.contributes.configuration.properties['agentCompactor.claudePath'];
     assert.equal(setting.default, 'claude');
@@ -81,7 +101,13 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     assert.equal(cfg().get('writeMode'), 'fork', 'fork is the default write mode');
 
     fork = await withTimeout(
-      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file: source, confirm: false, summarizer: 'extractive', targetTokens: TARGET, open: false }),
+      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', {
+        file: source,
+        confirm: false,
+        summarizer: 'extractive',
+        targetTokens: TARGET,
+        open: false,
+      }),
       120_000,
       'compact (fork)',
     );
@@ -106,13 +132,21 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     const expected = `cd ${FIXTURE_CWD} && claude --resume ${fork.sessionId}`;
     await vscode.env.clipboard.writeText('before');
     // As the Explorer's context menu calls it (a Uri) ...
-    const viaUri = await withTimeout(vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', vscode.Uri.file(fork.output)), 30_000, 'copy (Uri)');
+    const viaUri = await withTimeout(
+      vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', vscode.Uri.file(fork.output)),
+      30_000,
+      'copy (Uri)',
+    );
     assert.equal(viaUri, expected);
     assert.equal(await vscode.env.clipboard.readText(), expected, 'the clipboard holds exactly the command');
     // ... and as the result notification's button calls it (the session the compaction reported).
     await vscode.env.clipboard.writeText('before');
     const viaResult = await withTimeout(
-      vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', { file: fork.output, sessionId: fork.sessionId, cwd: fork.cwd }),
+      vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', {
+        file: fork.output,
+        sessionId: fork.sessionId,
+        cwd: fork.cwd,
+      }),
       30_000,
       'copy (result)',
     );
@@ -144,23 +178,38 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     assert.ok(!vscode.window.terminals.some((t) => t.name === expectedName));
 
     const launch = await withTimeout(
-      vscode.commands.executeCommand<{ sessionId: string; cwd: string; terminalName: string; commandLine: string }>('agentCompactor.resumeInClaudeCode', vscode.Uri.file(file)),
+      vscode.commands.executeCommand<{ sessionId: string; cwd: string; terminalName: string; commandLine: string }>(
+        'agentCompactor.resumeInClaudeCode',
+        vscode.Uri.file(file),
+      ),
       30_000,
       'resume',
     );
     assert.equal(launch.sessionId, id);
     assert.equal(launch.cwd, cwd);
     assert.equal(launch.terminalName, expectedName);
-    const terminal = await waitFor(() => vscode.window.terminals.find((t) => t.name === expectedName), 10_000, `a terminal named "${expectedName}"`);
+    const terminal = await waitFor(
+      () => vscode.window.terminals.find((t) => t.name === expectedName),
+      10_000,
+      `a terminal named "${expectedName}"`,
+    );
     const options = terminal.creationOptions as vscode.TerminalOptions;
     const optCwd = typeof options.cwd === 'string' ? options.cwd : options.cwd?.fsPath;
     assert.equal(optCwd, cwd, "the terminal starts in the session's working folder");
 
-    const recorded = await waitFor(() => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8') : ''), 60_000, 'the stand-in claude to run in the terminal');
+    const recorded = await waitFor(
+      () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8') : ''),
+      60_000,
+      'the stand-in claude to run in the terminal',
+    );
     assert.deepEqual(recorded.trim().split('\n'), [`cwd=${fs.realpathSync(cwd)}`, 'arg=--resume', `arg=${id}`]);
 
     // Copy Resume Command uses the configured path too (quoted for the shell).
-    const copied = await withTimeout(vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', { file }), 30_000, 'copy');
+    const copied = await withTimeout(
+      vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', { file }),
+      30_000,
+      'copy',
+    );
     assert.equal(copied, `cd ${q(cwd)} && ${q(script)} --resume ${id}`);
     assert.equal(await vscode.env.clipboard.readText(), copied);
     terminal.dispose();
@@ -170,22 +219,39 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     const file = copyFixture('v1.0.98-small.jsonl', 'not-a-session.jsonl');
     const terminals = [...vscode.window.terminals];
     await vscode.env.clipboard.writeText('untouched');
-    const reason = /^Claude Code cannot resume not-a-session\.jsonl by id: it finds a session by its file name, so the transcript must be named <session-uuid>\.jsonl and sit in ~\/\.claude\/projects\/<project>\//;
+    const reason =
+      /^Claude Code cannot resume not-a-session\.jsonl by id: it finds a session by its file name, so the transcript must be named <session-uuid>\.jsonl and sit in ~\/\.claude\/projects\/<project>\//;
     await assert.rejects(
-      withTimeout(vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file }), 30_000, 'resume (not a session id)'),
+      withTimeout(
+        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file }),
+        30_000,
+        'resume (not a session id)',
+      ),
       (e: Error) => e.name === 'CommandInputError' && reason.test(e.message),
     );
     await assert.rejects(
-      withTimeout(vscode.commands.executeCommand('agentCompactor.copyResumeCommand', { file }), 30_000, 'copy (not a session id)'),
+      withTimeout(
+        vscode.commands.executeCommand('agentCompactor.copyResumeCommand', { file }),
+        30_000,
+        'copy (not a session id)',
+      ),
       (e: Error) => reason.test(e.message),
     );
     // A claimed id that is not a UUID is refused the same way.
     await assert.rejects(
-      withTimeout(vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file, sessionId: '$(touch /tmp/x)' }), 30_000, 'resume (bad id)'),
+      withTimeout(
+        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file, sessionId: '$(touch /tmp/x)' }),
+        30_000,
+        'resume (bad id)',
+      ),
       (e: Error) => reason.test(e.message),
     );
     await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(vscode.window.terminals.filter((t) => !terminals.includes(t)).map((t) => t.name), [], 'no terminal was opened');
+    assert.deepEqual(
+      vscode.window.terminals.filter((t) => !terminals.includes(t)).map((t) => t.name),
+      [],
+      'no terminal was opened',
+    );
     assert.equal(await vscode.env.clipboard.readText(), 'untouched', 'nothing was copied');
   });
 
@@ -195,12 +261,26 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     assert.ok(isSessionId(id) && !fs.existsSync(FIXTURE_CWD));
     const terminals = [...vscode.window.terminals];
     await assert.rejects(
-      withTimeout(vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file }), 30_000, 'resume (missing folder)'),
-      (e: Error) => e.name === 'CommandInputError' && e.message.includes(`its working folder ${FIXTURE_CWD} does not exist on this machine`),
+      withTimeout(
+        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file }),
+        30_000,
+        'resume (missing folder)',
+      ),
+      (e: Error) =>
+        e.name === 'CommandInputError' &&
+        e.message.includes(`its working folder ${FIXTURE_CWD} does not exist on this machine`),
     );
     await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(vscode.window.terminals.filter((t) => !terminals.includes(t)).map((t) => t.name), [], 'no terminal was opened');
-    const copied = await withTimeout(vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', { file }), 30_000, 'copy (missing folder)');
+    assert.deepEqual(
+      vscode.window.terminals.filter((t) => !terminals.includes(t)).map((t) => t.name),
+      [],
+      'no terminal was opened',
+    );
+    const copied = await withTimeout(
+      vscode.commands.executeCommand<string>('agentCompactor.copyResumeCommand', { file }),
+      30_000,
+      'copy (missing folder)',
+    );
     assert.ok(copied.startsWith(`cd ${FIXTURE_CWD} && `) && copied.endsWith(` --resume ${id}`), copied);
   });
 });

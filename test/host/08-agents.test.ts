@@ -44,10 +44,15 @@ describe('host: Codex CLI and Cline sessions', function () {
   it('a Cline task shows its rounds read-only: compaction is refused with the reason and nothing is written', async () => {
     const dir = path.join(workspaceDir(), 'cline-task');
     fs.mkdirSync(dir, { recursive: true });
-    for (const name of ['api_conversation_history.json', 'ui_messages.json']) fs.copyFileSync(sharedAgentFile('cline', 'task-opus', name), path.join(dir, name));
+    for (const name of ['api_conversation_history.json', 'ui_messages.json'])
+      fs.copyFileSync(sharedAgentFile('cline', 'task-opus', name), path.join(dir, name));
     const file = path.join(dir, 'api_conversation_history.json');
     await vscode.commands.executeCommand('agentCompactor.openTranscript', { file });
-    await waitFor(() => api.getCurrentFile() === file && api.getState().status === 'ready', 60_000, 'the Cline task to show');
+    await waitFor(
+      () => api.getCurrentFile() === file && api.getState().status === 'ready',
+      60_000,
+      'the Cline task to show',
+    );
     const tree = api.getRoundsTree(1);
     assert.match(tree[0].description ?? '', /^api_conversation_history\.json · \d+ rounds · Cline \/ Roo Code$/);
     assert.match(tree[0].tooltip ?? '', /read-only/);
@@ -56,7 +61,10 @@ describe('host: Codex CLI and Cline sessions', function () {
     assert.equal(api.getResumeHealth(), undefined);
     assert.deepEqual(vscode.languages.getDiagnostics(vscode.Uri.file(file)), []);
     const before = fs.readdirSync(dir).sort();
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('agentCompactor.compact', { file, summarizer: 'extractive' })), /read-only/);
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('agentCompactor.compact', { file, summarizer: 'extractive' })),
+      /read-only/,
+    );
     assert.deepEqual(fs.readdirSync(dir).sort(), before);
   });
 });

@@ -32,7 +32,9 @@ describe('host: Context Map', function () {
   });
 
   after(async () => {
-    await vscode.workspace.getConfiguration('agentCompactor').update('prices', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('agentCompactor')
+      .update('prices', undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -41,7 +43,10 @@ describe('host: Context Map', function () {
     assert.ok(state, 'the command returns the state it posted');
     const engine = await inspectFile(file);
     assert.equal(state.rounds.length, engine.report.rounds.length);
-    assert.ok(state.rounds.some((r) => r.boundary), 'compaction boundaries');
+    assert.ok(
+      state.rounds.some((r) => r.boundary),
+      'compaction boundaries',
+    );
     for (const r of state.rounds) assert.ok(total(r.stack) > 0);
     const cost = sessionCost(engine.index.entries);
     assert.ok(Math.abs(state.cost.totalUsd - cost.total.usd) < 1e-9, `${state.cost.totalUsd} vs ${cost.total.usd}`);
@@ -56,11 +61,18 @@ describe('host: Context Map', function () {
     assert.equal(api.getContextMap(other)?.state?.fileName, OTHER);
     await vscode.commands.executeCommand('agentCompactor.openContextMap', { file });
     await vscode.commands.executeCommand('agentCompactor.preview', { file, targetTokens: 20_000 });
-    const planned = await waitFor(() => {
-      const s = api.getContextMap(file)?.state;
-      return s && s.planned && s.targetTokens === 20_000 ? s : undefined;
-    }, 30_000, 'the map to show the plan');
-    assert.ok(planned.rounds.some((r) => r.mark !== 'keep'), 'rounds summarized or dropped');
+    const planned = await waitFor(
+      () => {
+        const s = api.getContextMap(file)?.state;
+        return s && s.planned && s.targetTokens === 20_000 ? s : undefined;
+      },
+      30_000,
+      'the map to show the plan',
+    );
+    assert.ok(
+      planned.rounds.some((r) => r.mark !== 'keep'),
+      'rounds summarized or dropped',
+    );
     const plan = api.getLastPlan();
     assert.ok(plan);
     for (const r of plan.rounds) assert.equal(planned.rounds[r.index].mark, r.action, `round ${r.index}`);
@@ -71,11 +83,17 @@ describe('host: Context Map', function () {
     // late on a busy machine; a map of a transcript the store does not show keeps its last picture until shown).
     await showTranscript(api, file);
     const before = api.getContextMap(file)!.state!.cost.totalUsd;
-    await vscode.workspace.getConfiguration('agentCompactor').update('prices', { 'claude-opus-4-5': { input: 10, output: 50 } }, vscode.ConfigurationTarget.Global);
-    const after = await waitFor(() => {
-      const s = api.getContextMap(file)?.state;
-      return s && Math.abs(s.cost.totalUsd - 2 * before) < 1e-6 ? s : undefined;
-    }, 30_000, 'the doubled prices to reach the map');
+    await vscode.workspace
+      .getConfiguration('agentCompactor')
+      .update('prices', { 'claude-opus-4-5': { input: 10, output: 50 } }, vscode.ConfigurationTarget.Global);
+    const after = await waitFor(
+      () => {
+        const s = api.getContextMap(file)?.state;
+        return s && Math.abs(s.cost.totalUsd - 2 * before) < 1e-6 ? s : undefined;
+      },
+      30_000,
+      'the doubled prices to reach the map',
+    );
     assert.match(after.cost.priceSource, /overridden by settings for claude-opus-4-5/);
   });
 });

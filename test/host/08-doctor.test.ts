@@ -61,18 +61,30 @@ describe('host: Resume Health, diagnostics and Repair Session', function () {
     assert.equal(atBreak.severity, vscode.DiagnosticSeverity.Error);
     assert.equal(atBreak.code, 'dangling-parent');
 
-    const result = await withTimeout(vscode.commands.executeCommand<RepairResult>('agentCompactor.repairSession', { file, confirm: false }), 60_000, 'Repair Session');
+    const result = await withTimeout(
+      vscode.commands.executeCommand<RepairResult>('agentCompactor.repairSession', { file, confirm: false }),
+      60_000,
+      'Repair Session',
+    );
     assert.ok(result?.output, 'a fork was written');
     assert.equal(result.mode, 'fork');
     assert.equal(path.dirname(result.output), path.dirname(file), 'beside the original');
     assert.equal(sha256(file), original, 'the original is untouched');
     assert.ok(result.changes.length >= 1);
-    await waitFor(() => api.getCurrentFile() === result.output && api.getState().status === 'ready', 30_000, 'the repaired fork in the Rounds tree');
+    await waitFor(
+      () => api.getCurrentFile() === result.output && api.getState().status === 'ready',
+      30_000,
+      'the repaired fork in the Rounds tree',
+    );
     const after = api.getResumeHealth();
     assert.ok(after && after.reachability === 1, `the fork loads everything: ${after?.reachability}`);
     assert.equal(after.apiValid, true);
     const fixed = vscode.Uri.file(result.output);
-    assert.deepEqual(ours(fixed).filter((d) => d.severity === vscode.DiagnosticSeverity.Error), [], 'no error on the repaired fork');
+    assert.deepEqual(
+      ours(fixed).filter((d) => d.severity === vscode.DiagnosticSeverity.Error),
+      [],
+      'no error on the repaired fork',
+    );
     assert.deepEqual(ours(uri), [], 'the original no longer shown: its diagnostics are cleared');
   });
 
@@ -81,12 +93,36 @@ describe('host: Resume Health, diagnostics and Repair Session', function () {
     fs.writeFileSync(file, fs.readFileSync(fixture('v2.1.97-live-before.jsonl')));
     await showTranscript(api, file);
     const uri = vscode.Uri.file(file);
-    assert.equal(api.getResumeHealth()?.healthy, true, JSON.stringify(api.getResumeHealth()?.problems.filter((p) => p.severity !== 'info').slice(0, 3)));
-    assert.deepEqual(ours(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error), []);
+    assert.equal(
+      api.getResumeHealth()?.healthy,
+      true,
+      JSON.stringify(
+        api
+          .getResumeHealth()
+          ?.problems.filter((p) => p.severity !== 'info')
+          .slice(0, 3),
+      ),
+    );
+    assert.deepEqual(
+      ours(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error),
+      [],
+    );
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n').length;
-    const orphan = { type: 'user', uuid: 'appended-1', parentUuid: 'never-written', isSidechain: false, sessionId: 's', timestamp: '2030-01-01T00:00:00.000Z', message: { role: 'user', content: 'after a lost line' } };
+    const orphan = {
+      type: 'user',
+      uuid: 'appended-1',
+      parentUuid: 'never-written',
+      isSidechain: false,
+      sessionId: 's',
+      timestamp: '2030-01-01T00:00:00.000Z',
+      message: { role: 'user', content: 'after a lost line' },
+    };
     fs.appendFileSync(file, JSON.stringify(orphan) + '\n');
-    const d = await waitFor(() => ours(uri).find((x) => x.severity === vscode.DiagnosticSeverity.Error && x.code === 'dangling-parent'), 30_000, 'an error diagnostic for the appended line');
+    const d = await waitFor(
+      () => ours(uri).find((x) => x.severity === vscode.DiagnosticSeverity.Error && x.code === 'dangling-parent'),
+      30_000,
+      'an error diagnostic for the appended line',
+    );
     assert.equal(d.range.start.line, lines, 'at the appended line');
     assert.equal(api.getResumeHealth()?.healthy, false);
   });

@@ -20,10 +20,17 @@ describe('host: the cost of a compaction in the plan tooltip', function () {
   it('preview: the plan node says the next turn as it is and compacted, and that it pays at once', async () => {
     const file = copyFixture('v2.1.97-live-after.jsonl', 'cost-of-compaction.jsonl');
     await showTranscript(api, file);
-    const plan = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file, targetTokens: 40_000 }), 60_000, 'preview');
+    const plan = await withTimeout(
+      vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file, targetTokens: 40_000 }),
+      60_000,
+      'preview',
+    );
     assert.ok(plan && !plan.nothingToDo, 'a plan that compacts');
     const planNode = api.getRoundsTree(1).find((n) => n.kind === 'plan');
     assert.ok(planNode, 'the tree has a plan line');
-    assert.match(String(planNode.tooltip), /\nCost: next turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted \$[\d.]+; it pays for itself at once; saves ≈ \$[\d.]+ over the next 20 \(input tokens at [\w.-]+ rates\)\.$/);
+    assert.match(
+      String(planNode.tooltip),
+      /\nCost: next turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted \$[\d.]+; it pays for itself at once; saves ≈ \$[\d.]+ over the next 20 \(input tokens at [\w.-]+ rates\)\.$/,
+    );
   });
 });

@@ -39,7 +39,11 @@ describe('host: compactions the agent made, and the status bar cost', function (
   });
 
   it('the Context Map lists it', async () => {
-    const state = await withTimeout(vscode.commands.executeCommand<MapState>('agentCompactor.openContextMap', { file }), 60_000, 'open the map');
+    const state = await withTimeout(
+      vscode.commands.executeCommand<MapState>('agentCompactor.openContextMap', { file }),
+      60_000,
+      'open the map',
+    );
     assert.deepEqual(
       state.compactions.map((c) => [c.line, c.title, c.figures, c.cost]),
       [[576, 'auto compaction by Claude Code', '167,174 → not recorded; next request 51,732', 'not recorded']],
@@ -55,11 +59,20 @@ describe('host: compactions the agent made, and the status bar cost', function (
       return t?.includes(text) ? t : undefined;
     };
     const asIs = await waitFor(() => tooltipWith('agent-compacted.jsonl'), 30_000, 'the status bar tooltip');
-    assert.match(asIs, /\n\nPrompt cache: cache expired \d+ days ago[^\n]*; the next turn's input as it is ≈ \$[\d.]+ \(at [\w.-]+ rates\)\.\n\n/);
-    const plan = await withTimeout(vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file, targetTokens: 20_000 }), 60_000, 'preview');
+    assert.match(
+      asIs,
+      /\n\nPrompt cache: cache expired \d+ days ago[^\n]*; the next turn's input as it is ≈ \$[\d.]+ \(at [\w.-]+ rates\)\.\n\n/,
+    );
+    const plan = await withTimeout(
+      vscode.commands.executeCommand<CompactionPlan>('agentCompactor.preview', { file, targetTokens: 20_000 }),
+      60_000,
+      'preview',
+    );
     assert.ok(plan && !plan.nothingToDo, 'a plan that compacts');
     const planNode = api.getRoundsTree(1).find((n) => n.kind === 'plan');
-    const costLine = String(planNode?.tooltip).split('\n').find((l) => l.startsWith('Cost: next turn as it is '));
+    const costLine = String(planNode?.tooltip)
+      .split('\n')
+      .find((l) => l.startsWith('Cost: next turn as it is '));
     assert.ok(costLine, `the plan's tooltip has its cost line: ${planNode?.tooltip}`);
     const planned = await waitFor(() => tooltipWith(costLine), 30_000, 'the plan cost line in the status bar tooltip');
     assert.match(planned, /compacted \$[\d.]+; it pays for itself/);

@@ -30,7 +30,11 @@ function linesOf(source: string, cwd: string, sessionId: string): Json[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Json)
-    .map((o) => ({ ...o, ...(typeof o.cwd === 'string' ? { cwd } : {}), ...(typeof o.sessionId === 'string' ? { sessionId } : {}) }));
+    .map((o) => ({
+      ...o,
+      ...(typeof o.cwd === 'string' ? { cwd } : {}),
+      ...(typeof o.sessionId === 'string' ? { sessionId } : {}),
+    }));
 }
 
 function write(root: string, cwd: string, id: string, lines: Json[], mtime: Date): string {
@@ -53,7 +57,8 @@ describe('host: the Sessions list as a place to work', function () {
   const cfg = () => vscode.workspace.getConfiguration('agentCompactor');
 
   const sessionNodes = (): SessionNode[] => api.getSessionsTree().flatMap((p) => p.children ?? []);
-  const nodeOf = (file: string) => waitFor(() => sessionNodes().find((s) => s.file === file), 30_000, `${path.basename(file)} in the Sessions view`);
+  const nodeOf = (file: string) =>
+    waitFor(() => sessionNodes().find((s) => s.file === file), 30_000, `${path.basename(file)} in the Sessions view`);
 
   before(async () => {
     api = await getApi();
@@ -70,12 +75,25 @@ describe('host: the Sessions list as a place to work', function () {
       root,
       PROJECT,
       CLAUDE_FORK_ID,
-      base.map((o) => (typeof o.uuid === 'string' && (o.type === 'user' || o.type === 'assistant') ? { ...o, sessionId: CLAUDE_FORK_ID, forkedFrom: { sessionId: ORIGINAL_ID, messageUuid: o.uuid } } : { ...o, sessionId: CLAUDE_FORK_ID })),
+      base.map((o) =>
+        typeof o.uuid === 'string' && (o.type === 'user' || o.type === 'assistant')
+          ? { ...o, sessionId: CLAUDE_FORK_ID, forkedFrom: { sessionId: ORIGINAL_ID, messageUuid: o.uuid } }
+          : { ...o, sessionId: CLAUDE_FORK_ID },
+      ),
       new Date(t0 + 60_000),
     );
     // A session started with an unknown skill: the line after the command's is its output, not the title.
     const at = (k: number) => new Date(t0 + k * 1000).toISOString();
-    const user = (uuid: string, parentUuid: string | null, content: string, k: number): Json => ({ type: 'user', uuid, parentUuid, isSidechain: false, cwd: PROJECT, sessionId: COMMAND_ID, timestamp: at(k), message: { role: 'user', content } });
+    const user = (uuid: string, parentUuid: string | null, content: string, k: number): Json => ({
+      type: 'user',
+      uuid,
+      parentUuid,
+      isSidechain: false,
+      cwd: PROJECT,
+      sessionId: COMMAND_ID,
+      timestamp: at(k),
+      message: { role: 'user', content },
+    });
     write(
       root,
       PROJECT,
@@ -84,12 +102,41 @@ describe('host: the Sessions list as a place to work', function () {
         user('c1', null, '<command-message>ralph-loop</command-message>\n<command-name>/ralph-loop</command-name>', 1),
         user('c2', 'c1', 'Unknown skill: ralph-loop', 2),
         user('c3', 'c2', 'Fix the flaky login test in checkout', 3),
-        { type: 'assistant', uuid: 'c4', parentUuid: 'c3', isSidechain: false, cwd: PROJECT, sessionId: COMMAND_ID, timestamp: at(4), message: { id: 'msg_c4', role: 'assistant', model: 'claude-sonnet-4-6', content: [{ type: 'text', text: 'Looking.' }], usage: { input_tokens: 10, cache_creation_input_tokens: 1000, cache_read_input_tokens: 0, output_tokens: 5 } } },
+        {
+          type: 'assistant',
+          uuid: 'c4',
+          parentUuid: 'c3',
+          isSidechain: false,
+          cwd: PROJECT,
+          sessionId: COMMAND_ID,
+          timestamp: at(4),
+          message: {
+            id: 'msg_c4',
+            role: 'assistant',
+            model: 'claude-sonnet-4-6',
+            content: [{ type: 'text', text: 'Looking.' }],
+            usage: {
+              input_tokens: 10,
+              cache_creation_input_tokens: 1000,
+              cache_read_input_tokens: 0,
+              output_tokens: 5,
+            },
+          },
+        },
       ],
       new Date(t0 + 120_000),
     );
     // Today's Claude Code titles a session itself (`ai-title`, appended as the session goes on).
-    write(root, PROJECT, AI_TITLE_ID, [...linesOf('example.jsonl', PROJECT, AI_TITLE_ID), { type: 'ai-title', aiTitle: 'Refactor the payment retry logic', sessionId: AI_TITLE_ID }], new Date(t0 + 180_000));
+    write(
+      root,
+      PROJECT,
+      AI_TITLE_ID,
+      [
+        ...linesOf('example.jsonl', PROJECT, AI_TITLE_ID),
+        { type: 'ai-title', aiTitle: 'Refactor the payment retry logic', sessionId: AI_TITLE_ID },
+      ],
+      new Date(t0 + 180_000),
+    );
     await vscode.commands.executeCommand('agentCompactor.sessions.focus');
     await withTimeout(vscode.commands.executeCommand('agentCompactor.refreshSessions'), 30_000, 'Refresh Sessions');
   });
@@ -129,9 +176,17 @@ describe('host: the Sessions list as a place to work', function () {
     assert.match(fork.tooltip, new RegExp(`Fork of ".+" \\(${ORIGINAL_ID}\\), written by Claude Code\\.`));
     const originalNode = await nodeOf(original);
     assert.equal(originalNode.contextValue, 'session', 'the original is no fork');
-    const opened = await withTimeout(vscode.commands.executeCommand<string>('agentCompactor.openOriginalSession', { file: claudeFork }), 30_000, 'Open Original Session');
+    const opened = await withTimeout(
+      vscode.commands.executeCommand<string>('agentCompactor.openOriginalSession', { file: claudeFork }),
+      30_000,
+      'Open Original Session',
+    );
     assert.equal(opened, original);
-    await waitFor(() => api.getCurrentFile() === original && api.getState().status === 'ready', 30_000, 'the original in the Rounds tree');
+    await waitFor(
+      () => api.getCurrentFile() === original && api.getState().status === 'ready',
+      30_000,
+      'the original in the Rounds tree',
+    );
     // From the row's context menu (the command gets the row itself).
     assert.equal(await vscode.commands.executeCommand<string>('agentCompactor.openOriginalSession', fork), original);
   });
@@ -139,14 +194,32 @@ describe('host: the Sessions list as a place to work', function () {
   it('Reveal Session File: outside the workspace and with no file manager of this machine (a browser), the path is copied', async () => {
     const node = await nodeOf(original);
     await vscode.env.clipboard.writeText('');
-    const where = await withTimeout(vscode.commands.executeCommand<string>('agentCompactor.revealSessionFile', node), 30_000, 'Reveal Session File');
+    const where = await withTimeout(
+      vscode.commands.executeCommand<string>('agentCompactor.revealSessionFile', node),
+      30_000,
+      'Reveal Session File',
+    );
     assert.equal(where, 'clipboard');
     assert.equal(await vscode.env.clipboard.readText(), original);
   });
 
-  it('Compact writes a fork, marked as ours and linked; Undo shows the original again and closes the fork\'s tabs', async () => {
-    await withTimeout(vscode.commands.executeCommand('agentCompactor.showRounds', { file: original }), 60_000, 'show the original');
-    const result = await withTimeout(vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', { file: original, confirm: false, summarizer: 'extractive', writeMode: 'fork', targetTokens: 20_000 }), 120_000, 'compact');
+  it("Compact writes a fork, marked as ours and linked; Undo shows the original again and closes the fork's tabs", async () => {
+    await withTimeout(
+      vscode.commands.executeCommand('agentCompactor.showRounds', { file: original }),
+      60_000,
+      'show the original',
+    );
+    const result = await withTimeout(
+      vscode.commands.executeCommand<CompactResult>('agentCompactor.compact', {
+        file: original,
+        confirm: false,
+        summarizer: 'extractive',
+        writeMode: 'fork',
+        targetTokens: 20_000,
+      }),
+      120_000,
+      'compact',
+    );
     assert.equal(result.mode, 'fork');
     const fork = result.output;
     const node = await nodeOf(fork);
@@ -154,12 +227,26 @@ describe('host: the Sessions list as a place to work', function () {
     assert.equal(node.forkOf, original);
     assert.match(node.tooltip, /written by a compaction or repair\./);
     // The fork is open (Compact opens its result) and shown.
-    await withTimeout(vscode.commands.executeCommand('agentCompactor.showRounds', { file: fork }), 60_000, 'show the fork');
-    const tabOf = (file: string) => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file);
+    await withTimeout(
+      vscode.commands.executeCommand('agentCompactor.showRounds', { file: fork }),
+      60_000,
+      'show the fork',
+    );
+    const tabOf = (file: string) =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file);
     await waitFor(() => tabOf(fork), 30_000, 'the fork open in an editor');
-    assert.equal(await vscode.commands.executeCommand<boolean>('agentCompactor.undoLastCompaction', { confirm: false }), true);
+    assert.equal(
+      await vscode.commands.executeCommand<boolean>('agentCompactor.undoLastCompaction', { confirm: false }),
+      true,
+    );
     assert.ok(!fs.existsSync(fork), 'the fork is removed');
-    await waitFor(() => api.getCurrentFile() === original && api.getState().status === 'ready', 30_000, `the original shown again (now: ${api.getCurrentFile()} ${api.getState().status})`);
+    await waitFor(
+      () => api.getCurrentFile() === original && api.getState().status === 'ready',
+      30_000,
+      `the original shown again (now: ${api.getCurrentFile()} ${api.getState().status})`,
+    );
     assert.equal(tabOf(fork), undefined, "the fork's tab is closed");
   });
 
@@ -169,35 +256,74 @@ describe('host: the Sessions list as a place to work', function () {
     await waitFor(() => cfg().get('claudePath') === missing, 10_000, 'the claudePath setting to apply');
     const terminals = vscode.window.terminals.length;
     await assert.rejects(
-      Promise.resolve(vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file: original, cwd: workspaceDir() })),
+      Promise.resolve(
+        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file: original, cwd: workspaceDir() }),
+      ),
       /Claude Code was not found: ".*no-such-dir\/claude" is not an executable file/,
     );
     const onPath = 'claude-not-installed-here';
     await cfg().update('claudePath', onPath, vscode.ConfigurationTarget.Global);
     await waitFor(() => cfg().get('claudePath') === onPath, 10_000, 'the claudePath setting to apply');
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file: original, cwd: workspaceDir() })), /"claude-not-installed-here" is not a program on PATH/);
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file: original, cwd: workspaceDir() }),
+      ),
+      /"claude-not-installed-here" is not a program on PATH/,
+    );
     assert.equal(vscode.window.terminals.length, terminals, 'no terminal was started');
   });
 
   it("the Context Map's links: a line's round in readable form, in the transcript's group; the map stays where it is", async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(original)), { viewColumn: vscode.ViewColumn.One, preview: false });
-    const state = await withTimeout(vscode.commands.executeCommand<MapState>('agentCompactor.openContextMap', { file: original }), 60_000, 'Open Context Map');
-    const mapTab = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('agentCompactor.contextMap'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(original)), {
+      viewColumn: vscode.ViewColumn.One,
+      preview: false,
+    });
+    const state = await withTimeout(
+      vscode.commands.executeCommand<MapState>('agentCompactor.openContextMap', { file: original }),
+      60_000,
+      'Open Context Map',
+    );
+    const mapTab = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find(
+          (t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('agentCompactor.contextMap'),
+        );
     const map = await waitFor(mapTab, 30_000, 'the Context Map tab');
     assert.notEqual(map.group.viewColumn, vscode.ViewColumn.One, 'the map opens beside the transcript');
     const item = state.largest[0];
     assert.ok(item, 'the map lists its largest items');
     // What the map's "largest items" link runs (contextMapPanel.ts, message revealLine).
-    const shown = await withTimeout(vscode.commands.executeCommand<{ shownIn: string }>('agentCompactor.revealRound', { file: original, line: item.line, readable: true, keepGroup: true }), 30_000, 'reveal');
+    const shown = await withTimeout(
+      vscode.commands.executeCommand<{ shownIn: string }>('agentCompactor.revealRound', {
+        file: original,
+        line: item.line,
+        readable: true,
+        keepGroup: true,
+      }),
+      30_000,
+      'reveal',
+    );
     assert.equal(shown.shownIn, 'readable-round');
-    const editor = await waitFor(() => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'agent-compactor-round'), 30_000, 'the readable round in an editor');
+    const editor = await waitFor(
+      () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'agent-compactor-round'),
+      30_000,
+      'the readable round in an editor',
+    );
     assert.equal(editor.viewColumn, vscode.ViewColumn.One, "in the transcript's group");
     const text = editor.document.getText();
     assert.match(text, new RegExp(`^Round #${item.round}: lines \\d+–\\d+ \\(readable form`));
-    assert.equal(editor.document.lineAt(editor.selection.active.line).text.startsWith(`── line ${item.line} `), true, 'at the line');
+    assert.equal(
+      editor.document.lineAt(editor.selection.active.line).text.startsWith(`── line ${item.line} `),
+      true,
+      'at the line',
+    );
     assert.ok(Math.max(...text.split('\n').map((l) => l.length)) < 5_000, 'no line of the JSON whole');
     const after = mapTab();
-    assert.ok(after && after.isActive && after.group.viewColumn === map.group.viewColumn, 'the map is still shown in its group');
+    assert.ok(
+      after && after.isActive && after.group.viewColumn === map.group.viewColumn,
+      'the map is still shown in its group',
+    );
   });
 });

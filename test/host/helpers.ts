@@ -26,7 +26,9 @@ export async function waitFor<T>(cond: () => T | Promise<T>, timeoutMs: number, 
       lastError = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.toString() : JSON.stringify(lastError)})` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.toString() : JSON.stringify(lastError)})` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -77,17 +79,27 @@ export async function getApi(): Promise<AgentCompactorApi> {
 }
 
 /** Opens `file` in an editor and waits until the extension shows it (status ready). */
-export async function showTranscript(api: AgentCompactorApi, file: string, timeoutMs = 60_000): Promise<vscode.TextEditor> {
+export async function showTranscript(
+  api: AgentCompactorApi,
+  file: string,
+  timeoutMs = 60_000,
+): Promise<vscode.TextEditor> {
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
   const editor = await vscode.window.showTextDocument(doc, { preview: false });
-  await waitFor(() => api.getCurrentFile() === file && api.getState().status === 'ready', timeoutMs, `the extension to show ${path.basename(file)}`);
+  await waitFor(
+    () => api.getCurrentFile() === file && api.getState().status === 'ready',
+    timeoutMs,
+    `the extension to show ${path.basename(file)}`,
+  );
   await withTimeout(api.whenIdle(), timeoutMs, 'the store to be idle');
   return editor;
 }
 
 /** Round nodes of a tree snapshot (taken with depth >= 1): root rounds and rounds inside history groups. */
 export function roundNodes(tree: TreeSnapshot[]): TreeSnapshot[] {
-  return tree.flatMap((n) => (n.kind === 'round' ? [n] : n.kind === 'history' ? (n.children ?? []).filter((c) => c.kind === 'round') : []));
+  return tree.flatMap((n) =>
+    n.kind === 'round' ? [n] : n.kind === 'history' ? (n.children ?? []).filter((c) => c.kind === 'round') : [],
+  );
 }
 
 export function sha256(file: string): string {
@@ -131,10 +143,13 @@ function findFiles(dir: string, match: (name: string, full: string) => boolean, 
  * `<context.logUri>/Agent Compactor.log`, i.e. <logs>/<session>/exthost*\/agent-compactor.agent-compactor/.
  */
 export function extensionLogFiles(): string[] {
-  const roots = [userDataDir() && path.join(userDataDir()!, 'logs'), process.env.VSCODE_LOGS].filter((x): x is string => !!x);
+  const roots = [userDataDir() && path.join(userDataDir()!, 'logs'), process.env.VSCODE_LOGS].filter(
+    (x): x is string => !!x,
+  );
   const files = new Set<string>();
   for (const r of roots) {
-    for (const f of findFiles(r, (name, full) => name === 'Agent Compactor.log' && full.includes(EXTENSION_ID))) files.add(f);
+    for (const f of findFiles(r, (name, full) => name === 'Agent Compactor.log' && full.includes(EXTENSION_ID)))
+      files.add(f);
   }
   return [...files];
 }

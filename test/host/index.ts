@@ -43,7 +43,8 @@ export async function run(): Promise<void> {
           `host${untrusted ? ' (Restricted Mode)' : ''}: ${passed} passed, ${failed} failed, ${pending} pending (${Date.now() - started} ms, VS Code extension host)`,
         );
         if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
-        else if (pending > 0) reject(new Error(`${pending} host test(s) pending (skipped): a test that does not run does not pass`));
+        else if (pending > 0)
+          reject(new Error(`${pending} host test(s) pending (skipped): a test that does not run does not pass`));
         else if (passed === 0) reject(new Error('no host test ran'));
         else resolve();
       });

@@ -23,8 +23,21 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import { launchBrowser, type LaunchedBrowser } from '../support/browser';
-import { assertExtensionBuilt, remoteUri, repoRoot, startCodeServer, UNTRUSTED_USER_SETTINGS, type CodeServer } from '../support/code-server';
-import { createWorkspace, defaultWorkspaceFiles, fixturesDir, type TempWorkspace, type WorkspaceFiles } from '../support/workspace';
+import {
+  assertExtensionBuilt,
+  remoteUri,
+  repoRoot,
+  startCodeServer,
+  UNTRUSTED_USER_SETTINGS,
+  type CodeServer,
+} from '../support/code-server';
+import {
+  createWorkspace,
+  defaultWorkspaceFiles,
+  fixturesDir,
+  type TempWorkspace,
+  type WorkspaceFiles,
+} from '../support/workspace';
 
 export interface RunHostTestsOptions {
   /** Extra environment for the extension host (merged over the defaults below). */
@@ -135,7 +148,10 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
       ...(untrusted ? { '.vscode/settings.json': JSON.stringify(RESTRICTED_WORKSPACE_SETTINGS, null, 2) } : {}),
     });
     server = untrusted
-      ? await startCodeServer({ workspaceTrust: true, settings: { ...UNTRUSTED_USER_SETTINGS, ...(opts.settings ?? {}) } })
+      ? await startCodeServer({
+          workspaceTrust: true,
+          settings: { ...UNTRUSTED_USER_SETTINGS, ...(opts.settings ?? {}) },
+        })
       : await startCodeServer({ settings: opts.settings });
     log(`workspace trust: ${untrusted ? 'enabled, nothing trusted (Restricted Mode)' : 'disabled (trusted)'}`);
     log(`code-server ${server.url} (pid ${server.pid}) ready in ${Date.now() - t0} ms`);
@@ -148,7 +164,7 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
       AGENT_COMPACTOR_FIXTURES_DIR: fixturesDir,
       AGENT_COMPACTOR_REPO_ROOT: repoRoot,
       AGENT_COMPACTOR_TEST_TRUST: untrusted ? 'untrusted' : 'trusted',
-      ...(opts.grep ?? process.env.AGENT_COMPACTOR_TEST_GREP
+      ...((opts.grep ?? process.env.AGENT_COMPACTOR_TEST_GREP)
         ? { AGENT_COMPACTOR_TEST_GREP: (opts.grep ?? process.env.AGENT_COMPACTOR_TEST_GREP)! }
         : {}),
       ...(opts.env ?? {}),
@@ -219,7 +235,9 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
       const tail = server.output().split('\n').slice(-30).join('\n');
       if (result.reason && tail.trim()) log(`code-server output (last lines):\n${tail}`);
     }
-    log(`${result.code === 0 ? 'PASSED' : 'FAILED'} (exit code ${result.code}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `${result.code === 0 ? 'PASSED' : 'FAILED'} (exit code ${result.code}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     return result.code === 0 ? 0 : 1;
   } finally {
     await cleanup();
@@ -233,7 +251,8 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
  */
 export async function runAllHostPasses(): Promise<number> {
   const which = process.env.AGENT_COMPACTOR_HOST_PASS ?? 'both';
-  if (!['both', 'trusted', 'untrusted'].includes(which)) throw new Error(`AGENT_COMPACTOR_HOST_PASS must be both, trusted or untrusted, not ${which}`);
+  if (!['both', 'trusted', 'untrusted'].includes(which))
+    throw new Error(`AGENT_COMPACTOR_HOST_PASS must be both, trusted or untrusted, not ${which}`);
   const results: string[] = [];
   let code = 0;
   for (const trust of ['trusted', 'untrusted'] as const) {

@@ -84,10 +84,7 @@ export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<La
     close: () =>
       (closing ??= (async () => {
         // A hung close must not hang the run (playwright also kills the browser on process exit).
-        await Promise.race([
-          browser.close().catch(() => undefined),
-          new Promise((r) => setTimeout(r, 10_000).unref()),
-        ]);
+        await Promise.race([browser.close().catch(() => undefined), new Promise((r) => setTimeout(r, 10_000).unref())]);
         fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
         untrackTempDir(tmp);
       })()),

@@ -275,7 +275,9 @@ export function checkRequestInvariants(body: any): string[] {
         );
         for (const r of results) {
           if (!offered.has(String(r.tool_use_id))) {
-            problems.push(`messages[${i}]: orphan tool_result for ${r.tool_use_id} (not in the preceding assistant message)`);
+            problems.push(
+              `messages[${i}]: orphan tool_result for ${r.tool_use_id} (not in the preceding assistant message)`,
+            );
           }
         }
       }
@@ -297,7 +299,8 @@ export function mainChain(text: string): any[] {
   for (const e of entries) if (typeof e.uuid === 'string') byUuid.set(e.uuid, e);
   let leaf: any;
   for (const e of entries) {
-    if (e.type === 'last-prompt' && typeof e.leafUuid === 'string' && byUuid.has(e.leafUuid)) leaf = byUuid.get(e.leafUuid);
+    if (e.type === 'last-prompt' && typeof e.leafUuid === 'string' && byUuid.has(e.leafUuid))
+      leaf = byUuid.get(e.leafUuid);
   }
   if (!leaf) {
     for (const e of entries) if (typeof e.uuid === 'string' && e.isSidechain !== true) leaf = e;
@@ -492,7 +495,8 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
   const bin = requireClaudeBinary();
   const originalText = fs.readFileSync(opts.sessionFile, 'utf8');
   const sessionId = opts.sessionId ?? sessionIdOf(originalText) ?? crypto.randomUUID();
-  if (!isUuid(sessionId)) throw new Error(`sessionId must be a UUID (Claude Code -p --resume requires one): ${String(sessionId)}`);
+  if (!isUuid(sessionId))
+    throw new Error(`sessionId must be a UUID (Claude Code -p --resume requires one): ${String(sessionId)}`);
 
   const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-cc-')));
   liveTempRoots.add(tempRoot);
@@ -516,7 +520,16 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
   const fake = opts.fake ?? (await startFakeAnthropic());
   const before = new Set(fake.requests);
 
-  const run = await spawnClaude({ bin, args: ['-p', '--resume', sessionId, ...(opts.extraArgs ?? []), opts.prompt], cwd, home, tmp, fake, env: opts.env, timeoutMs: opts.timeoutMs }).finally(async () => {
+  const run = await spawnClaude({
+    bin,
+    args: ['-p', '--resume', sessionId, ...(opts.extraArgs ?? []), opts.prompt],
+    cwd,
+    home,
+    tmp,
+    fake,
+    env: opts.env,
+    timeoutMs: opts.timeoutMs,
+  }).finally(async () => {
     if (ownFake) await fake.close();
   });
   const { exitCode, signal, timedOut, stdout, stderr, durationMs } = run;
@@ -565,7 +578,8 @@ export async function compactWithClaude(
   opts: Omit<ClaudeRunOptions, 'prompt'> & { summary?: string },
 ): Promise<CompactRunResult> {
   const ownFake = !opts.fake;
-  const fake = opts.fake ?? (await startFakeAnthropic({ scenario: { kind: 'text', text: opts.summary ?? DEFAULT_SUMMARY_TEXT } }));
+  const fake =
+    opts.fake ?? (await startFakeAnthropic({ scenario: { kind: 'text', text: opts.summary ?? DEFAULT_SUMMARY_TEXT } }));
   try {
     const res = await resumeWithClaude({ ...opts, fake, prompt: '/compact' });
     return {

@@ -61,13 +61,15 @@ export function assertProvisioned(root: string = repoRoot): ToolPaths {
 export function assertExtensionBuilt(extensionPath: string): string {
   const manifestPath = path.join(extensionPath, 'package.json');
   if (!fs.existsSync(manifestPath)) throw new Error(`no package.json in extension folder ${extensionPath}`);
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { main?: string; publisher?: string; name?: string };
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
+    main?: string;
+    publisher?: string;
+    name?: string;
+  };
   if (manifest.main) {
     const main = path.resolve(extensionPath, manifest.main);
     if (![main, `${main}.js`].some((c) => fs.existsSync(c))) {
-      throw new Error(
-        `${manifest.main} (main of ${manifestPath}) does not exist: run \`npm run build\` first`,
-      );
+      throw new Error(`${manifest.main} (main of ${manifestPath}) does not exist: run \`npm run build\` first`);
     }
   }
   return `${manifest.publisher}.${manifest.name}`.toLowerCase();

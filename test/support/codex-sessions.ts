@@ -17,7 +17,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { countResponsesRequestTokens, startFakeResponses, type FakeResponses, type RecordedResponsesRequest, type ResponsesReply } from './fake-responses';
+import {
+  countResponsesRequestTokens,
+  startFakeResponses,
+  type FakeResponses,
+  type RecordedResponsesRequest,
+  type ResponsesReply,
+} from './fake-responses';
 import { makeCodexHome, requireCodexBinary, runCodex, type CodexHome, type CodexRun } from './codex';
 
 export interface CodexStep {
@@ -62,7 +68,9 @@ export const CODEX_MARKERS = {
 } as const;
 
 /** The encrypted_content of the fake's compaction item (opaque to Codex; base64 as the real one looks). */
-export const CODEX_COMPACTION_BLOB = Buffer.from('CODEX-COMPACTION: the user asked to read calc.js, run the tests and fix sub(); the fix is applied. '.repeat(4)).toString('base64');
+export const CODEX_COMPACTION_BLOB = Buffer.from(
+  'CODEX-COMPACTION: the user asked to read calc.js, run the tests and fix sub(); the fix is applied. '.repeat(4),
+).toString('base64');
 
 /** A context limit far below any request (the base instructions alone are thousands of tokens): compacts the turn. */
 const LOW_COMPACT_LIMIT = 'model_auto_compact_token_limit=1000';
@@ -108,13 +116,16 @@ const PROMPTS: [RegExp, string][] = [
 ];
 
 function itemText(item: any): string {
-  return Array.isArray(item?.content) ? item.content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('') : '';
+  return Array.isArray(item?.content)
+    ? item.content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('')
+    : '';
 }
 
 /** The newest scripted prompt of a request's input. */
 function currentPrompt(input: any[]): string {
   for (let i = input.length - 1; i >= 0; i--) {
-    if (input[i]?.type === 'message' && input[i].role === 'user' && PROMPTS.some(([re]) => re.test(itemText(input[i])))) return itemText(input[i]);
+    if (input[i]?.type === 'message' && input[i].role === 'user' && PROMPTS.some(([re]) => re.test(itemText(input[i]))))
+      return itemText(input[i]);
   }
   return '';
 }
@@ -129,20 +140,27 @@ export function codexScript(body: any): ResponsesReply {
   if (last?.type === 'compaction_trigger') return { compaction: CODEX_COMPACTION_BLOB };
   const prompt = currentPrompt(input);
   const marker = PROMPTS.find(([re]) => re.test(prompt))?.[1] ?? 'CODEX-UNSCRIPTED';
-  if (last?.type === 'function_call_output' || last?.type === 'custom_tool_call_output') return { text: `${marker}: the tool answered; that step is complete.` };
-  const exec = (cmd: string) => ({ call: { name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 10000 }) } });
+  if (last?.type === 'function_call_output' || last?.type === 'custom_tool_call_output')
+    return { text: `${marker}: the tool answered; that step is complete.` };
+  const exec = (cmd: string) => ({
+    call: { name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 10000 }) },
+  });
   if (/Show calc\.js/.test(prompt)) return exec('cat calc.js');
   if (/Run the tests/.test(prompt)) return exec('node test.js');
   if (/Fix the subtraction bug/.test(prompt)) return exec(`apply_patch <<'EOF'\n${PATCH}\nEOF`);
   if (/Explain the fix/.test(prompt)) return { text: `${CODEX_MARKERS.talk}: sub() now subtracts instead of adding.` };
-  if (/Where are we now/.test(prompt)) return { text: `${CODEX_MARKERS.compact}: the bug is fixed; the tests are next.` };
+  if (/Where are we now/.test(prompt))
+    return { text: `${CODEX_MARKERS.compact}: the bug is fixed; the tests are next.` };
   if (/Thanks, that is all/.test(prompt)) return { text: `${CODEX_MARKERS.resume}: you are welcome.` };
   return { text: 'OK.' };
 }
 
 function lineCount(file: string | null): number {
   if (!file || !fs.existsSync(file)) return 0;
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '').length;
 }
 
 /** The rollout files under a Codex home's sessions folder. */
@@ -192,12 +210,19 @@ export async function generateCodexSession(opts: { steps?: readonly CodexStep[] 
     for (const step of opts.steps ?? CODEX_STEPS) {
       const before = fake.responsesRequests().length;
       const fileLinesBefore = lineCount(rolloutFile);
-      const run = await runCodex(home, fake, codexExecArgs(step.prompt, step.resume ? threadIdOf(rolloutFile!) : null, step.config));
+      const run = await runCodex(
+        home,
+        fake,
+        codexExecArgs(step.prompt, step.resume ? threadIdOf(rolloutFile!) : null, step.config),
+      );
       rolloutFile ??= findRollouts(home.codexHome)[0] ?? null;
       const requests = fake.responsesRequests().slice(before);
       steps.push({ ...step, run, requests, fileLinesBefore });
       const wrote = lineCount(rolloutFile) > fileLinesBefore;
-      if (run.code !== 0 || !wrote) throw new Error(`codex exec step ${step.name} failed (exit ${run.code}, wrote ${wrote}):\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`);
+      if (run.code !== 0 || !wrote)
+        throw new Error(
+          `codex exec step ${step.name} failed (exit ${run.code}, wrote ${wrote}):\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`,
+        );
     }
   } catch (err) {
     await cleanup();

@@ -26,7 +26,8 @@ export const CODEX_VERSION = '0.169.0';
 export const codexBin = join(repoRoot, '.cache', 'codex', 'node_modules', '.bin', 'codex');
 
 export function requireCodexBinary(): void {
-  if (!existsSync(codexBin)) throw new Error(`the Codex CLI is not provisioned at ${codexBin}: run bash scripts/provision-codex.sh`);
+  if (!existsSync(codexBin))
+    throw new Error(`the Codex CLI is not provisioned at ${codexBin}: run bash scripts/provision-codex.sh`);
 }
 
 export interface CodexHome {
@@ -65,7 +66,15 @@ export function runCodex(home: CodexHome, fake: FakeResponses, args: string[], t
   return new Promise((resolve, reject) => {
     const child = spawn(codexBin, args, {
       cwd: home.workdir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home.root, CODEX_HOME: home.codexHome, OPENAI_API_KEY: 'sk-fake-test', OPENAI_BASE_URL: fake.url, LANG: 'C.UTF-8', TMPDIR: home.root },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home.root,
+        CODEX_HOME: home.codexHome,
+        OPENAI_API_KEY: 'sk-fake-test',
+        OPENAI_BASE_URL: fake.url,
+        LANG: 'C.UTF-8',
+        TMPDIR: home.root,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -83,7 +92,8 @@ export function runCodex(home: CodexHome, fake: FakeResponses, args: string[], t
 
 /** What a response item says, without the fields Codex adds or drops when it re-sends it. */
 export function itemProjection(item: any): string {
-  const text = (content: any) => (Array.isArray(content) ? content.map((c: any) => c?.text ?? c?.type ?? '').join('') : String(content ?? ''));
+  const text = (content: any) =>
+    Array.isArray(content) ? content.map((c: any) => c?.text ?? c?.type ?? '').join('') : String(content ?? '');
   switch (item?.type) {
     case 'message':
       return `message:${item.role}:${text(item.content)}`;

@@ -26,7 +26,13 @@ import { messageContent, obj } from '../../src/core/json';
 import { compactFile, type CompactOptions } from '../../src/core/compact/compact';
 import type { CompactResult, CompactionPlan } from '../../src/core/compact/types';
 import { summaryFloorTokens } from '../../src/core/compact/plan';
-import { checkRequestInvariants, contentTexts, parseJsonl, resumeWithClaude, type ClaudeRunResult } from './claude-code';
+import {
+  checkRequestInvariants,
+  contentTexts,
+  parseJsonl,
+  resumeWithClaude,
+  type ClaudeRunResult,
+} from './claude-code';
 import type { FakeAnthropic } from './fake-anthropic';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -85,9 +91,18 @@ export function requestItems(body: any): RequestItem[] {
     if (m?.role !== 'user' && m?.role !== 'assistant') return;
     for (const b of contentBlocks(m.content)) {
       if (b.type === 'text') out.push({ msg: i, role: m.role, kind: 'text', text: String(b.text ?? '') });
-      else if (b.type === 'tool_use' || b.type === 'server_tool_use') out.push({ msg: i, role: m.role, kind: 'tool_use', id: b.id, name: b.name, input: b.input });
-      else if (b.type === 'tool_result') out.push({ msg: i, role: m.role, kind: 'tool_result', id: b.tool_use_id, text: toolResultText(b.content).text });
-      else if (b.type === 'thinking' || b.type === 'redacted_thinking') out.push({ msg: i, role: m.role, kind: 'thinking' });
+      else if (b.type === 'tool_use' || b.type === 'server_tool_use')
+        out.push({ msg: i, role: m.role, kind: 'tool_use', id: b.id, name: b.name, input: b.input });
+      else if (b.type === 'tool_result')
+        out.push({
+          msg: i,
+          role: m.role,
+          kind: 'tool_result',
+          id: b.tool_use_id,
+          text: toolResultText(b.content).text,
+        });
+      else if (b.type === 'thinking' || b.type === 'redacted_thinking')
+        out.push({ msg: i, role: m.role, kind: 'thinking' });
       else if (b.type === 'image') out.push({ msg: i, role: m.role, kind: 'image' });
       else out.push({ msg: i, role: m.role, kind: 'other' });
     }
@@ -99,7 +114,8 @@ export function requestItems(body: any): RequestItem[] {
 export function newTurnIndex(body: any, prompt: string): number {
   const msgs: any[] = body?.messages ?? [];
   for (let i = msgs.length - 1; i >= 0; i--) {
-    if (msgs[i]?.role === 'user') return JSON.stringify(msgs[i].content).includes(JSON.stringify(prompt).slice(1, -1)) ? i : -1;
+    if (msgs[i]?.role === 'user')
+      return JSON.stringify(msgs[i].content).includes(JSON.stringify(prompt).slice(1, -1)) ? i : -1;
   }
   return -1;
 }
@@ -136,7 +152,11 @@ export interface KeptRounds {
  * the round (file order; the exact preview when the plan replaced the result). Thinking is not checked (stale thinking
  * of older kept rounds is stripped on purpose); user prompts and attachments are not part of this check.
  */
-export async function keptRoundsExpectation(original: string, plan: CompactionPlan, analysis?: Analysis): Promise<KeptRounds> {
+export async function keptRoundsExpectation(
+  original: string,
+  plan: CompactionPlan,
+  analysis?: Analysis,
+): Promise<KeptRounds> {
   const a = analysis ?? (await inspectFile(original, { subagents: false }));
   const kept = plan.rounds.filter((r) => r.action === 'keep' && r.inContext).map((r) => r.index);
   const previews = new Map<string, string>();
@@ -157,9 +177,18 @@ export async function keptRoundsExpectation(original: string, plan: CompactionPl
  * its response (file order; synthetic API-error responses left out), then the tool_result texts of its user lines
  * (the text from `previews` instead when given for that tool_use_id).
  */
-export async function roundsItems(original: string, a: Analysis, roundIdx: number[], previews: Map<string, string> = new Map()): Promise<ExpectedItem[]> {
+export async function roundsItems(
+  original: string,
+  a: Analysis,
+  roundIdx: number[],
+  previews: Map<string, string> = new Map(),
+): Promise<ExpectedItem[]> {
   const entries = a.index.entries;
-  const objects = await loadEntryObjects(original, entries, roundIdx.flatMap((ri) => a.rounds[ri].entries));
+  const objects = await loadEntryObjects(
+    original,
+    entries,
+    roundIdx.flatMap((ri) => a.rounds[ri].entries),
+  );
   const items: ExpectedItem[] = [];
   for (const ri of roundIdx) {
     const r: Round = a.rounds[ri];
@@ -169,8 +198,18 @@ export async function roundsItems(original: string, a: Analysis, roundIdx: numbe
       const o = objects.get(e);
       if (!o || o.isApiErrorMessage || obj(o, 'message')?.model === '<synthetic>') continue;
       for (const b of contentBlocks(messageContent(o))) {
-        if (b.type === 'text' && String(b.text ?? '').trim()) items.push({ round: ri, role: 'assistant', kind: 'text', text: String(b.text), line: entries[e].line });
-        else if (b.type === 'tool_use') items.push({ round: ri, role: 'assistant', kind: 'tool_use', id: b.id, name: b.name, input: b.input, line: entries[e].line });
+        if (b.type === 'text' && String(b.text ?? '').trim())
+          items.push({ round: ri, role: 'assistant', kind: 'text', text: String(b.text), line: entries[e].line });
+        else if (b.type === 'tool_use')
+          items.push({
+            round: ri,
+            role: 'assistant',
+            kind: 'tool_use',
+            id: b.id,
+            name: b.name,
+            input: b.input,
+            line: entries[e].line,
+          });
       }
     }
     for (const e of users) {
@@ -236,7 +275,11 @@ function sameItem(r: RequestItem, x: ExpectedItem): boolean {
   if (r.role !== x.role || r.kind !== x.kind) return false;
   if (x.kind === 'text') return r.text === x.text;
   if (x.kind === 'tool_use') {
-    return r.id === x.id && (r.name === x.name || r.name === TOOL_RENAMES[x.name ?? '']) && JSON.stringify(r.input) === JSON.stringify(x.input);
+    return (
+      r.id === x.id &&
+      (r.name === x.name || r.name === TOOL_RENAMES[x.name ?? '']) &&
+      JSON.stringify(r.input) === JSON.stringify(x.input)
+    );
   }
   if (r.id !== x.id || r.text === undefined || x.text === undefined) return false;
   // Claude Code trims the whitespace around a tool result's text (observed: figlet output in v2.1.97-images.jsonl
@@ -264,8 +307,11 @@ export function checkVerbatim(body: any, expected: ExpectedItem[]): VerbatimChec
     if (at < 0) {
       missingRounds.add(x.round);
       const anywhere = items.findIndex((it) => sameItem(it, x));
-      const what = x.kind === 'text' ? JSON.stringify(x.text!.slice(0, 80)) : `${x.kind} ${x.id}${x.replaced ? ' (preview)' : ''}`;
-      problems.push(`round ${x.round} (line ${x.line}): ${x.role} ${what} ${anywhere >= 0 ? `found at message ${items[anywhere].msg} but out of order` : 'not found verbatim in the request'}`);
+      const what =
+        x.kind === 'text' ? JSON.stringify(x.text!.slice(0, 80)) : `${x.kind} ${x.id}${x.replaced ? ' (preview)' : ''}`;
+      problems.push(
+        `round ${x.round} (line ${x.line}): ${x.role} ${what} ${anywhere >= 0 ? `found at message ${items[anywhere].msg} but out of order` : 'not found verbatim in the request'}`,
+      );
       continue;
     }
     from = at + 1;
@@ -276,7 +322,8 @@ export function checkVerbatim(body: any, expected: ExpectedItem[]): VerbatimChec
     }
   }
   const merged = [...roundsOfMsg].filter(([, s]) => s.size > 1).map(([msg, s]) => ({ msg, rounds: [...s] }));
-  for (const m of merged) problems.push(`request message ${m.msg} merges the responses of rounds ${m.rounds.join(', ')}`);
+  for (const m of merged)
+    problems.push(`request message ${m.msg} merges the responses of rounds ${m.rounds.join(', ')}`);
   const allRounds = new Set(expected.map((x) => x.round));
   return { problems, roundsFound: [...allRounds].filter((r) => !missingRounds.has(r)).length, merged };
 }
@@ -328,7 +375,17 @@ export function estimateRequestMessages(body: any, calibration: number, prompt?:
       entries.push(e);
     });
     if (entries.length === 0) return { tokens: 0, chars: 0, count: 0 };
-    const chain: Chain = { main: entries.map((_, i) => i), preserved: [], activeStart: 0, boundaries: [], leaf: entries.length - 1, sidechains: [], offChain: 0, notes: [], subagentFile: false };
+    const chain: Chain = {
+      main: entries.map((_, i) => i),
+      preserved: [],
+      activeStart: 0,
+      boundaries: [],
+      leaf: entries.length - 1,
+      sidechains: [],
+      offChain: 0,
+      notes: [],
+      subagentFile: false,
+    };
     const total = buildRounds(entries, chain).reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)), 0);
     return { tokens: Math.round(total * calibration), chars, count: entries.length };
   };
@@ -413,11 +470,22 @@ export async function resumeAndCheck(opts: {
     const turn = newTurnIndex(body, prompt);
     if (turn === 0) {
       // Only our summary was written after the boundary: Claude Code merges it with its new turn (reminders, prompt).
-      assert.equal(expected.rounds.length, 0, `${what}: the new prompt is merged into the first message although rounds were kept`);
-      assert.ok(contentTexts(body.messages[0].content).includes(summaryText), `${what}: our summary is a block of the first message`);
+      assert.equal(
+        expected.rounds.length,
+        0,
+        `${what}: the new prompt is merged into the first message although rounds were kept`,
+      );
+      assert.ok(
+        contentTexts(body.messages[0].content).includes(summaryText),
+        `${what}: our summary is a block of the first message`,
+      );
     } else {
       assert.ok(turn > 0, `${what}: the new prompt is in the last user message`);
-      assert.equal(contentTexts(body.messages[0].content).join('\n'), summaryText, `${what}: the first message is our summary`);
+      assert.equal(
+        contentTexts(body.messages[0].content).join('\n'),
+        summaryText,
+        `${what}: the first message is our summary`,
+      );
     }
 
     const verbatim = checkVerbatim(body, expected.items);
@@ -426,29 +494,60 @@ export async function resumeAndCheck(opts: {
     const roundsWithAssistant = new Set(expected.items.filter((x) => x.role === 'assistant').map((x) => x.round));
     const sentAssistant = new Set(
       requestItems(body)
-        .filter((it) => it.role === 'assistant' && it.msg < turn && (it.kind === 'tool_use' || (it.kind === 'text' && it.text !== 'No response requested.')))
+        .filter(
+          (it) =>
+            it.role === 'assistant' &&
+            it.msg < turn &&
+            (it.kind === 'tool_use' || (it.kind === 'text' && it.text !== 'No response requested.')),
+        )
         .map((it) => it.msg),
     );
-    assert.equal(sentAssistant.size, roundsWithAssistant.size, `${what}: one assistant message per kept response (no merge, no split, nothing summarized leaked in)`);
+    assert.equal(
+      sentAssistant.size,
+      roundsWithAssistant.size,
+      `${what}: one assistant message per kept response (no merge, no split, nothing summarized leaked in)`,
+    );
 
-    const estimate = turn === 0 ? estimateRequestMessages({ messages: [{ role: 'user', content: summaryText }] }, calibration) : estimateRequestMessages(body, calibration, prompt);
+    const estimate =
+      turn === 0
+        ? estimateRequestMessages({ messages: [{ role: 'user', content: summaryText }] }, calibration)
+        : estimateRequestMessages(body, calibration, prompt);
     const over = result.plan.notes.some((n) => /over the target/.test(n));
     const gap = opts.attachmentGap ?? 0;
     // An earlier summary is quoted whole, never clipped: when it alone is larger than the room, the target is out of
     // reach by rule, and the plan says the result is over it.
-    const quotedAt = summaryText.indexOf('## Summary of the conversation before an earlier compaction (quoted whole)\n');
-    const quoted = quotedAt < 0 ? '' : summaryText.slice(quotedAt).split('\n\nThis is an extractive summary made offline')[0];
-    const earlierTooLarge = quoted !== '' && estimateRequestMessages({ messages: [{ role: 'user', content: quoted }] }, calibration).tokens > target;
-    if (earlierTooLarge) assert.ok(over, `${what}: a result over the target because of a quoted earlier summary is reported`);
+    const quotedAt = summaryText.indexOf(
+      '## Summary of the conversation before an earlier compaction (quoted whole)\n',
+    );
+    const quoted =
+      quotedAt < 0 ? '' : summaryText.slice(quotedAt).split('\n\nThis is an extractive summary made offline')[0];
+    const earlierTooLarge =
+      quoted !== '' &&
+      estimateRequestMessages({ messages: [{ role: 'user', content: quoted }] }, calibration).tokens > target;
+    if (earlierTooLarge)
+      assert.ok(over, `${what}: a result over the target because of a quoted earlier summary is reported`);
     else if (estimate.tokens > target * (1 + gap) || over) {
       const kept = result.plan.rounds.filter((r) => r.action === 'keep' && r.inContext);
-      assert.equal(kept.length, 1, `${what}: request ~${estimate.tokens} tokens, over the ${target}-token target although more than the newest response was kept`);
-      assert.ok(kept[0].tokensAfter + summaryFloorTokens(calibration) > target, `${what}: request ~${estimate.tokens} tokens, over a target (${target}) a shorter summary would meet`);
-      assert.ok(result.plan.notes.some((n) => /cannot reach/.test(n)) && over, `${what}: an out-of-reach target is reported in the plan notes`);
+      assert.equal(
+        kept.length,
+        1,
+        `${what}: request ~${estimate.tokens} tokens, over the ${target}-token target although more than the newest response was kept`,
+      );
+      assert.ok(
+        kept[0].tokensAfter + summaryFloorTokens(calibration) > target,
+        `${what}: request ~${estimate.tokens} tokens, over a target (${target}) a shorter summary would meet`,
+      );
+      assert.ok(
+        result.plan.notes.some((n) => /cannot reach/.test(n)) && over,
+        `${what}: an out-of-reach target is reported in the plan notes`,
+      );
     }
     // The engine's own figure for the written file is not below what Claude Code sends by more than 10% (an
     // overestimate is on the safe side: Claude Code does not send some attachments the engine counts).
-    assert.ok(estimate.tokens - result.postTokens <= Math.max(50, result.postTokens * (0.1 + gap)), `${what}: request ~${estimate.tokens} tokens vs engine ${result.postTokens}`);
+    assert.ok(
+      estimate.tokens - result.postTokens <= Math.max(50, result.postTokens * (0.1 + gap)),
+      `${what}: request ~${estimate.tokens} tokens vs engine ${result.postTokens}`,
+    );
     return { run, estimate, expected, verbatim, summaryText };
   } catch (err) {
     run.cleanup();

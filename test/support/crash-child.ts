@@ -41,7 +41,10 @@ compactFile(file, {
     process.exit(0);
   },
   (err: unknown) => {
-    writeSync(1, `error ${err instanceof CompactError ? err.code : 'other'} ${err instanceof Error ? err.message : String(err)}\n`);
+    writeSync(
+      1,
+      `error ${err instanceof CompactError ? err.code : 'other'} ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     process.exit(1);
   },
 );

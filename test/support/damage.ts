@@ -30,9 +30,14 @@ function parsedLines(lines: string[]): Parsed[] {
   return out;
 }
 
-const isMessage = (o: Record<string, unknown>) => (o.type === 'user' || o.type === 'assistant') && typeof o.uuid === 'string' && o.isSidechain !== true;
-const isBoundaryOrSummary = (o: Record<string, unknown>) => o.subtype === 'compact_boundary' || o.isCompactSummary === true;
-const hasToolUse = (o: Record<string, unknown>) => o.type === 'assistant' && Array.isArray((o.message as { content?: unknown })?.content) && ((o.message as { content: { type?: string }[] }).content).some((b) => b?.type === 'tool_use');
+const isMessage = (o: Record<string, unknown>) =>
+  (o.type === 'user' || o.type === 'assistant') && typeof o.uuid === 'string' && o.isSidechain !== true;
+const isBoundaryOrSummary = (o: Record<string, unknown>) =>
+  o.subtype === 'compact_boundary' || o.isCompactSummary === true;
+const hasToolUse = (o: Record<string, unknown>) =>
+  o.type === 'assistant' &&
+  Array.isArray((o.message as { content?: unknown })?.content) &&
+  (o.message as { content: { type?: string }[] }).content.some((b) => b?.type === 'tool_use');
 
 /** A uuid no line holds, drawn from `rng` (so a failing seed reproduces). */
 function uuidFrom(rng: Rng): string {
@@ -45,7 +50,12 @@ export function damageOnce(lines: string[], kind: DamageKind, rng: Rng): { lines
   const parsed = parsedLines(lines);
   // The first message stays: without it there is no conversation left to judge.
   const messages = parsed.filter((p) => isMessage(p.o) && !isBoundaryOrSummary(p.o)).slice(1);
-  const pool = kind === 'orphan-result' ? messages.filter((p) => hasToolUse(p.o)) : kind === 'cut-link' ? messages.filter((p) => typeof p.o.parentUuid === 'string') : messages;
+  const pool =
+    kind === 'orphan-result'
+      ? messages.filter((p) => hasToolUse(p.o))
+      : kind === 'cut-link'
+        ? messages.filter((p) => typeof p.o.parentUuid === 'string')
+        : messages;
   if (pool.length === 0) return null;
   const { k, o } = rng.pick(pool);
   const out = lines.slice();

@@ -92,7 +92,14 @@ export type Scenario =
    * A successful answer calling one tool: an optional text block, then a `tool_use` block (`stop_reason: tool_use`),
    * as the real API streams it (`input_json_delta`). Drives an agent through its tool loop.
    */
-  | { kind: 'toolUse'; name: string; input: Record<string, unknown>; text?: string; model?: string; thinking?: ThinkingBlock }
+  | {
+      kind: 'toolUse';
+      name: string;
+      input: Record<string, unknown>;
+      text?: string;
+      model?: string;
+      thinking?: ThinkingBlock;
+    }
   | { kind: 'invalidRequest'; message?: string }
   | { kind: 'authentication'; message?: string }
   | { kind: 'permission'; message?: string }
@@ -276,7 +283,9 @@ export function countRequestTokens(body: any): RequestTokens {
         return Math.ceil(String(content.data ?? '').length / 16);
       case 'tool_use':
       case 'server_tool_use':
-        return countTokensInPieces(String(content.name ?? '')) + countTokensInPieces(JSON.stringify(content.input ?? {}));
+        return (
+          countTokensInPieces(String(content.name ?? '')) + countTokensInPieces(JSON.stringify(content.input ?? {}))
+        );
       case 'tool_result':
         return count(content.content);
       case 'image':
@@ -289,7 +298,10 @@ export function countRequestTokens(body: any): RequestTokens {
   if (!body || typeof body !== 'object') return { system: 0, tools: 0, messages: 0, total: 0 };
   const system = count(body.system);
   const tools = Array.isArray(body.tools) ? countTokensInPieces(JSON.stringify(body.tools)) : 0;
-  const messages = (Array.isArray(body.messages) ? body.messages : []).reduce((n: number, m: any) => n + count(m?.content), 0);
+  const messages = (Array.isArray(body.messages) ? body.messages : []).reduce(
+    (n: number, m: any) => n + count(m?.content),
+    0,
+  );
   return { system, tools, messages, total: system + tools + messages };
 }
 
@@ -361,9 +373,7 @@ const SIMPLE_ERRORS: Record<string, { status: number; type: string }> = {
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   let defaultScenario: ScenarioInput = options.scenario ?? { kind: 'text' };
   const queue: ScenarioInput[] = [...(options.queue ?? [])];
-  const byIndex = new Map<number, ScenarioInput>(
-    Object.entries(options.byIndex ?? {}).map(([k, v]) => [Number(k), v]),
-  );
+  const byIndex = new Map<number, ScenarioInput>(Object.entries(options.byIndex ?? {}).map(([k, v]) => [Number(k), v]));
   const log = options.log ?? !!process.env.FAKE_ANTHROPIC_LOG;
   const eventDelayMs = options.eventDelayMs ?? 0;
 
@@ -508,8 +518,18 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const thinking = toolCall?.thinking ?? scenario?.thinking;
     if (thinking) content.push({ type: 'thinking', thinking: thinking.thinking ?? '', signature: thinking.signature });
     if (!toolCall || toolCall.text) content.push({ type: 'text', text: toolCall ? toolCall.text! : text });
-    if (toolCall) content.push({ type: 'tool_use', id: randomId('toolu_fake_'), name: toolCall.name, input: toolCall.input });
-    const outputChars = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : b.type === 'thinking' ? b.thinking.length : b.name.length + JSON.stringify(b.input).length), 0);
+    if (toolCall)
+      content.push({ type: 'tool_use', id: randomId('toolu_fake_'), name: toolCall.name, input: toolCall.input });
+    const outputChars = content.reduce(
+      (n, b) =>
+        n +
+        (b.type === 'text'
+          ? b.text.length
+          : b.type === 'thinking'
+            ? b.thinking.length
+            : b.name.length + JSON.stringify(b.input).length),
+      0,
+    );
     const usage: Usage = {
       input_tokens: countRequestTokens(rec.body).total,
       output_tokens: Math.max(1, Math.ceil(outputChars / CHARS_PER_TOKEN)),
@@ -535,28 +555,70 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     events.push(
       sse('message_start', {
         type: 'message_start',
-        message: { ...msg, content: [], stop_reason: null, stop_sequence: null, usage: { ...msg.usage, output_tokens: 1 } },
+        message: {
+          ...msg,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...msg.usage, output_tokens: 1 },
+        },
       }),
     );
     msg.content.forEach((block, index) => {
       if (block.type === 'text') {
-        events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+        events.push(
+          sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+        );
         if (index === 0) events.push(sse('ping', { type: 'ping' }));
         for (const piece of chunkText(block.text)) {
-          events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
+          events.push(
+            sse('content_block_delta', {
+              type: 'content_block_delta',
+              index,
+              delta: { type: 'text_delta', text: piece },
+            }),
+          );
         }
       } else if (block.type === 'thinking') {
-        events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+        events.push(
+          sse('content_block_start', {
+            type: 'content_block_start',
+            index,
+            content_block: { type: 'thinking', thinking: '', signature: '' },
+          }),
+        );
         for (const piece of block.thinking ? chunkText(block.thinking) : []) {
-          events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } }));
+          events.push(
+            sse('content_block_delta', {
+              type: 'content_block_delta',
+              index,
+              delta: { type: 'thinking_delta', thinking: piece },
+            }),
+          );
         }
-        events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } }));
+        events.push(
+          sse('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'signature_delta', signature: block.signature },
+          }),
+        );
       } else {
         events.push(
-          sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }),
+          sse('content_block_start', {
+            type: 'content_block_start',
+            index,
+            content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+          }),
         );
         for (const piece of chunkText(JSON.stringify(block.input), 2)) {
-          events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
+          events.push(
+            sse('content_block_delta', {
+              type: 'content_block_delta',
+              index,
+              delta: { type: 'input_json_delta', partial_json: piece },
+            }),
+          );
         }
       }
       events.push(sse('content_block_stop', { type: 'content_block_stop', index }));
@@ -654,8 +716,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const name = scenario.kind;
     switch (scenario.kind) {
       case 'text': {
-        let text =
-          typeof scenario.text === 'function' ? scenario.text(rec) : (scenario.text ?? DEFAULT_SUMMARY_TEXT);
+        let text = typeof scenario.text === 'function' ? scenario.text(rec) : (scenario.text ?? DEFAULT_SUMMARY_TEXT);
         let effective: Extract<Scenario, { kind: 'text' }> = scenario;
         const limit = rec.body?.max_tokens;
         if (scenario.honourMaxTokens && typeof limit === 'number' && text.length > limit * CHARS_PER_TOKEN) {
@@ -682,7 +743,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       case 'ptl': {
         const size = estimateRequestSize(rec.body);
         const maximum = scenario.maximum ?? 200000;
-        const maxTokens = scenario.maxTokens ?? (typeof rec.body?.max_tokens === 'number' ? rec.body.max_tokens : 32000);
+        const maxTokens =
+          scenario.maxTokens ?? (typeof rec.body?.max_tokens === 'number' ? rec.body.max_tokens : 32000);
         const wording = scenario.wording ?? 'prompt-too-long';
         const message =
           scenario.tokens === undefined
@@ -709,7 +771,15 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       case 'rateLimit': {
         const headers: Record<string, string> = {};
         if (scenario.retryAfter !== undefined) headers['retry-after'] = String(scenario.retryAfter);
-        return sendError(rec, res, name, 429, 'rate_limit_error', scenario.message ?? defaultErrorMessage('rateLimit'), headers);
+        return sendError(
+          rec,
+          res,
+          name,
+          429,
+          'rate_limit_error',
+          scenario.message ?? defaultErrorMessage('rateLimit'),
+          headers,
+        );
       }
       case 'error':
         return sendError(rec, res, name, scenario.status, scenario.type, scenario.message, scenario.headers ?? {});
@@ -719,7 +789,11 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         if (!stream) {
           // Non-streaming: announce the full JSON body, send half of it, then kill the connection.
           const text = JSON.stringify(msg);
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': randomId('req_') });
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+            'request-id': randomId('req_'),
+          });
           res.write(text.slice(0, Math.floor(text.length / 2)));
           await sleep(20);
           res.socket?.destroy();
@@ -760,12 +834,19 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         rec.response = { scenario: name, status: 200 };
         if (!stream) {
           const text = '{"id":"msg_broken","type":"message",,, not json';
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': randomId('req_') });
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+            'request-id': randomId('req_'),
+          });
           res.end(text);
           return;
         }
         startSse(res, randomId('req_'));
-        const events = [streamEvents(msg)[0], 'event: content_block_start\ndata: {"type":"content_block_start",,, not json\n\n'];
+        const events = [
+          streamEvents(msg)[0],
+          'event: content_block_start\ndata: {"type":"content_block_start",,, not json\n\n',
+        ];
         if (await writeEvents(res, events)) res.end();
         return;
       }

@@ -51,12 +51,26 @@ export function fakeInputTokens(body: unknown): number {
 function answerIncomplete(res: http.ServerResponse, n: number, text: string): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = `resp_fake_${n}`;
-  const item = { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'incomplete', content: [{ type: 'output_text', text, annotations: [] }] };
+  const item = {
+    type: 'message',
+    id: `msg_fake_${n}`,
+    role: 'assistant',
+    status: 'incomplete',
+    content: [{ type: 'output_text', text, annotations: [] }],
+  };
   sse(res, 'response.created', { response: { id, object: 'response', status: 'in_progress', output: [] } });
   sse(res, 'response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
   sse(res, 'response.output_text.delta', { output_index: 0, content_index: 0, item_id: item.id, delta: text });
   sse(res, 'response.output_item.done', { output_index: 0, item });
-  sse(res, 'response.incomplete', { response: { id, object: 'response', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [item] } });
+  sse(res, 'response.incomplete', {
+    response: {
+      id,
+      object: 'response',
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+      output: [item],
+    },
+  });
   res.end();
 }
 
@@ -74,7 +88,12 @@ export interface ResponsesRequestTokens {
  * the real size of what the server decrypts is unknowable offline; anything else by its JSON.
  */
 export function countResponsesItemTokens(item: any): number {
-  const text = (content: any): string => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('') : '');
+  const text = (content: any): string =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('')
+        : '';
   const blob = (s: unknown) => (typeof s === 'string' ? Math.ceil(s.length / 4) : 0);
   switch (item?.type) {
     case 'message':
@@ -86,7 +105,15 @@ export function countResponsesItemTokens(item: any): number {
     case 'function_call_output':
     case 'custom_tool_call_output': {
       const o = item.output;
-      return countTokensInPieces(typeof o === 'string' ? o : Array.isArray(o) ? text(o) : typeof o?.content === 'string' ? o.content : JSON.stringify(o ?? ''));
+      return countTokensInPieces(
+        typeof o === 'string'
+          ? o
+          : Array.isArray(o)
+            ? text(o)
+            : typeof o?.content === 'string'
+              ? o.content
+              : JSON.stringify(o ?? ''),
+      );
     }
     case 'reasoning':
       return countTokensInPieces(text(item.summary)) + blob(item.encrypted_content);
@@ -102,7 +129,10 @@ export function countResponsesItemTokens(item: any): number {
 export function countResponsesRequestTokens(body: any): ResponsesRequestTokens {
   const instructions = typeof body?.instructions === 'string' ? countTokensInPieces(body.instructions) : 0;
   const tools = Array.isArray(body?.tools) ? countTokensInPieces(JSON.stringify(body.tools)) : 0;
-  const input = (Array.isArray(body?.input) ? (body.input as unknown[]) : []).reduce((n: number, i) => n + countResponsesItemTokens(i), 0);
+  const input = (Array.isArray(body?.input) ? (body.input as unknown[]) : []).reduce(
+    (n: number, i) => n + countResponsesItemTokens(i),
+    0,
+  );
   return { instructions, tools, input, total: instructions + tools + input };
 }
 
@@ -115,12 +145,39 @@ export interface FakeResponsesOptions {
 }
 
 function outputItem(n: number, reply: ResponsesReply): { item: Record<string, unknown>; text: string } {
-  if ('call' in reply) return { item: { type: 'function_call', id: `fc_fake_${n}`, status: 'completed', call_id: `call_fake_${n}`, name: reply.call.name, arguments: reply.call.arguments }, text: reply.call.arguments };
-  if ('compaction' in reply) return { item: { type: 'compaction', id: `cmp_fake_${n}`, encrypted_content: reply.compaction }, text: '' };
-  return { item: { type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }, text: reply.text };
+  if ('call' in reply)
+    return {
+      item: {
+        type: 'function_call',
+        id: `fc_fake_${n}`,
+        status: 'completed',
+        call_id: `call_fake_${n}`,
+        name: reply.call.name,
+        arguments: reply.call.arguments,
+      },
+      text: reply.call.arguments,
+    };
+  if ('compaction' in reply)
+    return { item: { type: 'compaction', id: `cmp_fake_${n}`, encrypted_content: reply.compaction }, text: '' };
+  return {
+    item: {
+      type: 'message',
+      id: `msg_fake_${n}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    },
+    text: reply.text,
+  };
 }
 
-function answer(res: http.ServerResponse, n: number, reply: ResponsesReply, inputTokens: number, countOutput: (text: string) => number): void {
+function answer(
+  res: http.ServerResponse,
+  n: number,
+  reply: ResponsesReply,
+  inputTokens: number,
+  countOutput: (text: string) => number,
+): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = `resp_fake_${n}`;
   const { item, text } = outputItem(n, reply);
@@ -131,12 +188,21 @@ function answer(res: http.ServerResponse, n: number, reply: ResponsesReply, inpu
   } else sse(res, 'response.output_item.added', { output_index: 0, item });
   sse(res, 'response.output_item.done', { output_index: 0, item });
   const output = countOutput(text);
-  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + output };
+  const usage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + output,
+  };
   sse(res, 'response.completed', { response: { id, object: 'response', status: 'completed', output: [item], usage } });
   res.end();
 }
 
-export async function startFakeResponses(reply: string | FakeResponsesOptions = FAKE_REPLY_TEXT, scenario: ResponsesScenario = 'text'): Promise<FakeResponses> {
+export async function startFakeResponses(
+  reply: string | FakeResponsesOptions = FAKE_REPLY_TEXT,
+  scenario: ResponsesScenario = 'text',
+): Promise<FakeResponses> {
   const scripted = typeof reply === 'string' ? null : reply;
   const replyText = typeof reply === 'string' ? reply : FAKE_REPLY_TEXT;
   const requests: RecordedResponsesRequest[] = [];
@@ -157,14 +223,24 @@ export async function startFakeResponses(reply: string | FakeResponsesOptions = 
       requests.push(rec);
       if (req.method === 'POST' && /\/responses$/.test(pathname)) {
         if (scripted) {
-          answer(res, rec.index, scripted.script(body, rec.index), countResponsesRequestTokens(body).total, (t) => countTokensInPieces(t));
+          answer(res, rec.index, scripted.script(body, rec.index), countResponsesRequestTokens(body).total, (t) =>
+            countTokensInPieces(t),
+          );
           return;
         }
         if (scenario === 'hang') return;
         if (scenario === 'incomplete') return answerIncomplete(res, rec.index, replyText);
         if (scenario === 'badRequest') {
           res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { message: 'fake: this request is refused', type: 'invalid_request_error', code: 'invalid_request' } }));
+          res.end(
+            JSON.stringify({
+              error: {
+                message: 'fake: this request is refused',
+                type: 'invalid_request_error',
+                code: 'invalid_request',
+              },
+            }),
+          );
           return;
         }
         answer(res, rec.index, { text: replyText }, fakeInputTokens(body), (t) => Math.ceil(t.length / 4));

@@ -8,7 +8,9 @@ export const claudeFixtureDir = join(sharedFixtures, 'claude-code');
 
 export function claudeFixtures(): string[] {
   if (!existsSync(claudeFixtureDir)) {
-    throw new Error(`shared fixtures not found at ${claudeFixtureDir}: the tests read ../shared/fixtures beside the project`);
+    throw new Error(
+      `shared fixtures not found at ${claudeFixtureDir}: the tests read ../shared/fixtures beside the project`,
+    );
   }
   return readdirSync(claudeFixtureDir)
     .filter((n) => n.endsWith('.jsonl'))
@@ -23,7 +25,8 @@ export function fixture(name: string): string {
 /** The fixtures of another agent (`codex`, `gemini-cli`, `cline`, `copilot-cli`), files sorted by name. */
 export function agentFixtures(agent: string, ext: RegExp = /\.jsonl?$/): string[] {
   const dir = join(sharedFixtures, agent);
-  if (!existsSync(dir)) throw new Error(`shared fixtures not found at ${dir}: the tests read ../shared/fixtures beside the project`);
+  if (!existsSync(dir))
+    throw new Error(`shared fixtures not found at ${dir}: the tests read ../shared/fixtures beside the project`);
   return readdirSync(dir)
     .filter((n) => ext.test(n))
     .sort()

@@ -28,7 +28,13 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         held = await acquireLock(msg.file!);
         say({ round: msg.round, pid: process.pid, won: true });
       } catch (err) {
-        say({ round: msg.round, pid: process.pid, won: false, code: err instanceof CompactError ? err.code : 'other', message: String((err as Error).message) });
+        say({
+          round: msg.round,
+          pid: process.pid,
+          won: false,
+          code: err instanceof CompactError ? err.code : 'other',
+          message: String((err as Error).message),
+        });
       }
     } else if (msg.cmd === 'release') {
       await held?.release();

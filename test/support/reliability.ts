@@ -44,7 +44,8 @@ export function snapshotDir(root: string): Map<string, FileState> {
       const full = join(dir, name);
       const rel = relative(root, full);
       const st = lstatSync(full);
-      if (st.isSymbolicLink()) out.set(rel, { type: 'symlink', size: st.size, link: readlinkSync(full), mode: st.mode });
+      if (st.isSymbolicLink())
+        out.set(rel, { type: 'symlink', size: st.size, link: readlinkSync(full), mode: st.mode });
       else if (st.isDirectory()) {
         out.set(rel, { type: 'dir', size: 0, mode: st.mode });
         walk(full);
@@ -77,7 +78,14 @@ export function diffSnapshots(before: Map<string, FileState>, after: Map<string,
   for (const [k, v] of after) {
     const b = before.get(k);
     if (!b) added.push(k);
-    else if (b.type !== v.type || b.sha256 !== v.sha256 || b.link !== v.link || b.size !== v.size || (b.type === 'file' && b.mode !== v.mode)) changed.push(k);
+    else if (
+      b.type !== v.type ||
+      b.sha256 !== v.sha256 ||
+      b.link !== v.link ||
+      b.size !== v.size ||
+      (b.type === 'file' && b.mode !== v.mode)
+    )
+      changed.push(k);
   }
   for (const k of before.keys()) if (!after.has(k)) removed.push(k);
   return { added: added.sort(), removed: removed.sort(), changed: changed.sort() };
@@ -126,7 +134,13 @@ export function buildTranscript(opts: BuildOptions = {}): string[] {
   let parent: string | null = null;
   let n = 0;
   const ts = (k: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, k)).toISOString();
-  const common = { isSidechain: false, sessionId: sid, cwd: '/home/u/project', version: '2.1.97', userType: 'external' };
+  const common = {
+    isSidechain: false,
+    sessionId: sid,
+    cwd: '/home/u/project',
+    version: '2.1.97',
+    userType: 'external',
+  };
   const push = (o: Record<string, unknown>) => {
     const uuid = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
     lines.push(JSON.stringify({ parentUuid: parent, ...common, ...o, uuid, timestamp: ts(n) }));
@@ -137,20 +151,53 @@ export function buildTranscript(opts: BuildOptions = {}): string[] {
   for (let r = 0; r < rounds; r++) {
     const toolId = opts.toolId ? opts.toolId(r) : `toolu_${String(r).padStart(4, '0')}`;
     const resultChars = opts.resultChars ? opts.resultChars(r) : 400;
-    push({ type: 'user', message: { role: 'user', content: filler(textChars, `Request ${r}: please look at file${r}.ts and fix it.`) } });
-    const usage = (out: number) => ({ input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: ctx, output_tokens: out });
+    push({
+      type: 'user',
+      message: { role: 'user', content: filler(textChars, `Request ${r}: please look at file${r}.ts and fix it.`) },
+    });
+    const usage = (out: number) => ({
+      input_tokens: 10,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: ctx,
+      output_tokens: out,
+    });
     push({
       type: 'assistant',
       requestId: `req_${r}a`,
-      message: { id: `msg_${r}a`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/home/u/project/file${r}.ts` } }], stop_reason: 'tool_use', usage: usage(40) },
+      message: {
+        id: `msg_${r}a`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/home/u/project/file${r}.ts` } }],
+        stop_reason: 'tool_use',
+        usage: usage(40),
+      },
     });
     ctx += Math.round(textChars / 4) + 40;
-    push({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: filler(resultChars, `contents of file${r}.ts`) }] }, toolUseResult: { type: 'text' } });
+    push({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: toolId, content: filler(resultChars, `contents of file${r}.ts`) },
+        ],
+      },
+      toolUseResult: { type: 'text' },
+    });
     ctx += Math.round(resultChars / 4);
     push({
       type: 'assistant',
       requestId: `req_${r}b`,
-      message: { id: `msg_${r}b`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: filler(textChars, `Answer ${r}: fixed file${r}.ts.`) }], stop_reason: 'end_turn', usage: usage(150) },
+      message: {
+        id: `msg_${r}b`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: filler(textChars, `Answer ${r}: fixed file${r}.ts.`) }],
+        stop_reason: 'end_turn',
+        usage: usage(150),
+      },
     });
     ctx += Math.round(textChars / 4) + 150;
   }

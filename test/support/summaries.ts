@@ -14,4 +14,3 @@ export async function activeSummary(file: string): Promise<string | null> {
   if (typeof c === 'string') return c;
   return Array.isArray(c) ? c.map((b: any) => (b?.type === 'text' ? b.text : '')).join('\n') : null;
 }
-

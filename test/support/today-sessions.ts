@@ -16,7 +16,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { isCompactRequest, projectDirName, requireClaudeBinary, spawnClaude, type SpawnClaudeResult } from './claude-code';
+import {
+  isCompactRequest,
+  projectDirName,
+  requireClaudeBinary,
+  spawnClaude,
+  type SpawnClaudeResult,
+} from './claude-code';
 import { DEFAULT_SUMMARY_TEXT, startFakeAnthropic, type RecordedRequest, type Scenario } from './fake-anthropic';
 
 /** One `claude -p` run of the script. */
@@ -136,7 +142,16 @@ function parserSource(): string {
       '',
     );
   }
-  out.push('function tokenize(text) {', '  const tokens = [];', '  // bug: the last token is dropped', '  return tokens.slice(0, -1);', '}', '', 'module.exports = { tokenize };', '');
+  out.push(
+    'function tokenize(text) {',
+    '  const tokens = [];',
+    '  // bug: the last token is dropped',
+    '  return tokens.slice(0, -1);',
+    '}',
+    '',
+    'module.exports = { tokenize };',
+    '',
+  );
   return out.join('\n');
 }
 
@@ -193,7 +208,12 @@ export function samplePng(width = 48, height = 48): Buffer {
       raw[o + 2] = 128;
     }
   }
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** Texts of the last user message of a request, tool results included. */
@@ -237,7 +257,12 @@ function currentPrompt(body: any): string {
   for (let i = msgs.length - 1; i >= 0; i--) {
     if (msgs[i]?.role !== 'user') continue;
     const c = msgs[i].content;
-    const texts = typeof c === 'string' ? [c] : Array.isArray(c) ? c.filter((b: any) => b?.type === 'text').map((b: any) => String(b.text)) : [];
+    const texts =
+      typeof c === 'string'
+        ? [c]
+        : Array.isArray(c)
+          ? c.filter((b: any) => b?.type === 'text').map((b: any) => String(b.text))
+          : [];
     for (let j = texts.length - 1; j >= 0; j--) {
       if (texts[j].startsWith('<system-reminder>')) continue;
       if (PROMPT_MARKERS.some(([re]) => re.test(texts[j]))) return texts[j];
@@ -259,25 +284,66 @@ export function scriptedAnswer(req: RecordedRequest, projectDir: string): Scenar
   const last = lastUserMessage(req.body);
   const text = messageText(last);
   const calc = path.join(projectDir, 'calc.js');
-  if (hasToolResult(last)) return { kind: 'text', text: `${markerOf(currentPrompt(req.body))}: the tool answered; that step is complete.` };
+  if (hasToolResult(last))
+    return { kind: 'text', text: `${markerOf(currentPrompt(req.body))}: the tool answered; that step is complete.` };
   // The subagent's own first request: it reads the file it was asked to review (its result answers above).
-  if (/TODAY-SUBAGENT-TASK/.test(text)) return { kind: 'toolUse', text: 'Reviewing.', name: 'Read', input: { file_path: path.join(projectDir, 'parser.js') } };
+  if (/TODAY-SUBAGENT-TASK/.test(text))
+    return {
+      kind: 'toolUse',
+      text: 'Reviewing.',
+      name: 'Read',
+      input: { file_path: path.join(projectDir, 'parser.js') },
+    };
   if (/Read parser\.js/.test(text)) {
-    return { kind: 'toolUse', text: 'Reading the parser.', name: 'Read', input: { file_path: path.join(projectDir, 'parser.js') }, thinking: thinkingOf(text) };
+    return {
+      kind: 'toolUse',
+      text: 'Reading the parser.',
+      name: 'Read',
+      input: { file_path: path.join(projectDir, 'parser.js') },
+      thinking: thinkingOf(text),
+    };
   }
   if (/Read docs\/design\.md/.test(text)) {
-    return { kind: 'toolUse', text: 'Reading the design note.', name: 'Read', input: { file_path: path.join(projectDir, 'docs', 'design.md') }, thinking: thinkingOf(text) };
+    return {
+      kind: 'toolUse',
+      text: 'Reading the design note.',
+      name: 'Read',
+      input: { file_path: path.join(projectDir, 'docs', 'design.md') },
+      thinking: thinkingOf(text),
+    };
   }
   if (/Ask a subagent/.test(text)) {
-    return { kind: 'toolUse', text: 'Delegating the review.', name: 'Agent', input: { description: 'Review parser.js', prompt: SUBAGENT_TASK, subagent_type: 'general-purpose' } };
+    return {
+      kind: 'toolUse',
+      text: 'Delegating the review.',
+      name: 'Agent',
+      input: { description: 'Review parser.js', prompt: SUBAGENT_TASK, subagent_type: 'general-purpose' },
+    };
   }
-  if (/Look at logo\.png/.test(text)) return { kind: 'toolUse', text: 'Opening the image.', name: 'Read', input: { file_path: path.join(projectDir, 'logo.png') } };
+  if (/Look at logo\.png/.test(text))
+    return {
+      kind: 'toolUse',
+      text: 'Opening the image.',
+      name: 'Read',
+      input: { file_path: path.join(projectDir, 'logo.png') },
+    };
   if (/Recap what we did/.test(text)) {
-    return { kind: 'text', text: `${TODAY_MARKERS.recap}: we read the parser and the design note, fixed sub(), had the parser reviewed and looked at the logo.`, thinking: thinkingOf(text) };
+    return {
+      kind: 'text',
+      text: `${TODAY_MARKERS.recap}: we read the parser and the design note, fixed sub(), had the parser reviewed and looked at the logo.`,
+      thinking: thinkingOf(text),
+    };
   }
   if (/Start a fork/.test(text)) return { kind: 'text', text: `${TODAY_MARKERS.fork}: hello from the fork.` };
-  if (/Read calc\.js/.test(text)) return { kind: 'toolUse', text: 'Reading the file.', name: 'Read', input: { file_path: calc } };
-  if (/Run the tests/.test(text)) return { kind: 'toolUse', text: 'Running the tests.', name: 'Bash', input: { command: 'node test.js', description: 'Run the tests' } };
+  if (/Read calc\.js/.test(text))
+    return { kind: 'toolUse', text: 'Reading the file.', name: 'Read', input: { file_path: calc } };
+  if (/Run the tests/.test(text))
+    return {
+      kind: 'toolUse',
+      text: 'Running the tests.',
+      name: 'Bash',
+      input: { command: 'node test.js', description: 'Run the tests' },
+    };
   if (/Fix the subtraction bug/.test(text)) {
     return {
       kind: 'toolUse',
@@ -286,7 +352,8 @@ export function scriptedAnswer(req: RecordedRequest, projectDir: string): Scenar
       input: { file_path: calc, old_string: '  return a + b; // bug: should subtract', new_string: '  return a - b;' },
     };
   }
-  if (/Explain the fix/.test(text)) return { kind: 'text', text: `${TODAY_MARKERS.talk}: sub() now subtracts instead of adding.` };
+  if (/Explain the fix/.test(text))
+    return { kind: 'text', text: `${TODAY_MARKERS.talk}: sub() now subtracts instead of adding.` };
   if (/Thanks, that is all/.test(text)) return { kind: 'text', text: `${TODAY_MARKERS.resume}: you are welcome.` };
   return { kind: 'text', text: 'OK.' };
 }
@@ -297,14 +364,19 @@ const ALLOWED_TOOLS = 'Read,Bash,Edit,Agent';
 /** Count the lines of a file (0 when absent). */
 function lineCount(file: string): number {
   if (!fs.existsSync(file)) return 0;
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '').length;
 }
 
 /**
  * Run the script with the real CLI and return the session it wrote. Fails (throws) with the CLI's output when a
  * conversational step does not exit 0: a generator that silently produced less would make the tests lie.
  */
-export async function generateTodaySession(opts: { steps?: readonly TodayStep[]; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<TodaySession> {
+export async function generateTodaySession(
+  opts: { steps?: readonly TodayStep[]; timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<TodaySession> {
   const bin = requireClaudeBinary();
   const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-today-')));
   const home = path.join(tempRoot, 'home');
@@ -375,9 +447,21 @@ export async function generateTodaySession(opts: { steps?: readonly TodayStep[];
     });
     // Slash commands that reshape a session interactively; headless 2.1.330 declines them (they ran if it did not).
     for (const command of TODAY_UNAVAILABLE_COMMANDS) {
-      const run = await spawnClaude({ bin, args: ['-p', '--resume', sessionId, '--', command], cwd: projectDir, home, tmp, fake, timeoutMs: opts.timeoutMs ?? 180_000 });
+      const run = await spawnClaude({
+        bin,
+        args: ['-p', '--resume', sessionId, '--', command],
+        cwd: projectDir,
+        home,
+        tmp,
+        fake,
+        timeoutMs: opts.timeoutMs ?? 180_000,
+      });
       const said = run.stdout.trim().slice(0, 200);
-      slashCommands.push({ command, ran: run.exitCode === 0 && !/isn't available/.test(said), detail: `exit ${run.exitCode}: ${said}` });
+      slashCommands.push({
+        command,
+        ran: run.exitCode === 0 && !/isn't available/.test(said),
+        detail: `exit ${run.exitCode}: ${said}`,
+      });
     }
   } catch (err) {
     await fake.close();

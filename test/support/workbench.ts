@@ -148,7 +148,8 @@ export class Workbench {
     const t1 = Date.now();
     await this.server.stop().catch(() => undefined);
     this.workspace.dispose();
-    if (process.env.UI_TEST_DEBUG === '1') console.log(`[workbench] stopped: browser ${t1 - t0} ms, code-server ${Date.now() - t1} ms`);
+    if (process.env.UI_TEST_DEBUG === '1')
+      console.log(`[workbench] stopped: browser ${t1 - t0} ms, code-server ${Date.now() - t1} ms`);
   }
 
   private explorerRows(): Locator {
@@ -167,7 +168,10 @@ export class Workbench {
     );
     if (shown) return;
     // The command does not always switch containers in code-server: the activity bar item, as a user would.
-    await page.locator('.activitybar .action-item .action-label[aria-label^="Explorer"]').first().click({ timeout: 5_000 });
+    await page
+      .locator('.activitybar .action-item .action-label[aria-label^="Explorer"]')
+      .first()
+      .click({ timeout: 5_000 });
     await view.waitFor({ state: 'visible', timeout: timeoutMs });
   }
 
@@ -187,7 +191,9 @@ export class Workbench {
   /** The active editor shows something: text lines, or a webview (custom editor) that finished loading. */
   async waitForEditorContent(timeoutMs = 30_000): Promise<void> {
     await this.page
-      .locator('.editor-group-container.active .monaco-editor .view-lines .view-line, .webview.ready, iframe.webview.ready')
+      .locator(
+        '.editor-group-container.active .monaco-editor .view-lines .view-line, .webview.ready, iframe.webview.ready',
+      )
       .first()
       .waitFor({ state: 'visible', timeout: timeoutMs });
   }
@@ -201,7 +207,10 @@ export class Workbench {
     const page = this.page;
     const input = this.quickInput().locator('input.input');
     if (!(await input.isVisible())) {
-      await page.locator('.monaco-workbench').focus().catch(() => undefined);
+      await page
+        .locator('.monaco-workbench')
+        .focus()
+        .catch(() => undefined);
       await page.keyboard.press('F1');
       await input.waitFor({ state: 'visible', timeout: timeoutMs });
     }
@@ -228,7 +237,9 @@ export class Workbench {
     await this.openCommandPalette(title, timeoutMs);
     // Prefer the row whose label is exactly the title; fall back to the first match.
     const rows = this.quickInput().locator('.quick-input-list .monaco-list-row');
-    const exact = rows.filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) });
+    const exact = rows.filter({
+      has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }),
+    });
     if ((await exact.count()) > 0) await exact.first().click();
     else await this.page.keyboard.press('Enter');
     await this.quickInput().waitFor({ state: 'hidden', timeout: timeoutMs });

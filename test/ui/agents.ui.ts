@@ -39,14 +39,21 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
   });
 
   const sidebar = () => wb.page.locator('.part.sidebar');
-  const roundsPane = () => sidebar().locator('.pane', { has: wb.page.locator('.pane-header h3.title', { hasText: /^Rounds$/i }) });
+  const roundsPane = () =>
+    sidebar().locator('.pane', { has: wb.page.locator('.pane-header h3.title', { hasText: /^Rounds$/i }) });
   const rows = () => roundsPane().locator('.monaco-list-row');
   /** The Compact Transcript action in the Rounds view's title bar. */
   const compactAction = () => roundsPane().locator('.pane-header .action-label[aria-label^="Compact Transcript"]');
 
   async function header(file: string): Promise<{ label: string; description: string }> {
     // The header leads with the context figure; the file name starts its description.
-    const row = rows().filter({ has: wb.page.locator('.label-description', { hasText: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · `) }) }).first();
+    const row = rows()
+      .filter({
+        has: wb.page.locator('.label-description', {
+          hasText: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · `),
+        }),
+      })
+      .first();
     await row.waitFor({ state: 'visible', timeout: 60_000 });
     return {
       label: ((await row.locator('.label-name').textContent()) ?? '').trim(),
@@ -55,8 +62,13 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
   }
 
   async function roundLabels(): Promise<string[]> {
-    await rows().filter({ hasText: /^\+~?[\d,]+ · (\[[^\]]+\] )?#\d+ / }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    const labels = await rows().evaluateAll((els) => els.map((el) => (el.querySelector('.label-name')?.textContent ?? '').trim()));
+    await rows()
+      .filter({ hasText: /^\+~?[\d,]+ · (\[[^\]]+\] )?#\d+ / })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
+    const labels = await rows().evaluateAll((els) =>
+      els.map((el) => (el.querySelector('.label-name')?.textContent ?? '').trim()),
+    );
     return labels.filter((l) => /^\+~?[\d,]+ · (\[[^\]]+\] )?#\d+ /.test(l));
   }
 
@@ -73,24 +85,39 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     const file = wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: CLINE_FILE, exact: true });
     await file.waitFor({ state: 'visible', timeout: 15_000 });
     await file.dblclick();
-    await wb.page.locator(`.tabs-container .tab.active[data-resource-name="${CLINE_FILE}"]`).waitFor({ state: 'visible', timeout: 30_000 });
+    await wb.page
+      .locator(`.tabs-container .tab.active[data-resource-name="${CLINE_FILE}"]`)
+      .waitFor({ state: 'visible', timeout: 30_000 });
     // Opened first in a fresh workbench: a workspace holding a Cline task activates the extension (ordinary JSON files
     // do not), and its first transcript reveals the Rounds view by itself (nothing here clicks the activity bar).
-    const item = wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
+    const item = wb.page.locator('.activitybar .action-item', {
+      has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]'),
+    });
     await wb.page.waitForFunction(
-      () => [...document.querySelectorAll('.activitybar .action-item')].some((e) => e.classList.contains('checked') && (e.querySelector('.action-label')?.getAttribute('aria-label') ?? '').startsWith('Agent Compactor')),
+      () =>
+        [...document.querySelectorAll('.activitybar .action-item')].some(
+          (e) =>
+            e.classList.contains('checked') &&
+            (e.querySelector('.action-label')?.getAttribute('aria-label') ?? '').startsWith('Agent Compactor'),
+        ),
       undefined,
       { timeout: 60_000 },
     );
     assert.match((await item.getAttribute('class')) ?? '', /\bchecked\b/);
     const h = await header(CLINE_FILE);
-    assert.match(h.description, /^api_conversation_history\.json · (\d+) rounds · Cline \/ Roo Code$/, JSON.stringify(h));
+    assert.match(
+      h.description,
+      /^api_conversation_history\.json · (\d+) rounds · Cline \/ Roo Code$/,
+      JSON.stringify(h),
+    );
     const rounds = await roundLabels();
     assert.ok(rounds.length >= 3, `round rows: ${JSON.stringify(rounds)}`);
     await roundsPane().hover();
     await wb.page.waitForFunction(
       () => {
-        const a = [...document.querySelectorAll('.part.sidebar .pane-header .action-label')].find((e) => (e.getAttribute('aria-label') ?? '').startsWith('Compact Transcript'));
+        const a = [...document.querySelectorAll('.part.sidebar .pane-header .action-label')].find((e) =>
+          (e.getAttribute('aria-label') ?? '').startsWith('Compact Transcript'),
+        );
         return !!a && a.classList.contains('disabled');
       },
       undefined,
@@ -108,14 +135,19 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     }
     await hover.waitFor({ state: 'visible', timeout: 5_000 });
     const why = ((await hover.textContent()) ?? '').replace(/\s+/g, ' ');
-    assert.match(why, /Cline \/ Roo Code tasks are read-only for now: Agent Compactor inspects them but does not write them back\./);
+    assert.match(
+      why,
+      /Cline \/ Roo Code tasks are read-only for now: Agent Compactor inspects them but does not write them back\./,
+    );
     await wb.screenshot('agents-cline');
     console.log(`      ${h.label}: ${h.description}`);
   });
   it('a Codex rollout: rounds, Codex CLI in the header, Compact offered', async () => {
     await wb.openFileFromExplorer(ROLLOUT);
     // The Rounds view revealed itself for the first transcript of the workspace; now the user opens it.
-    const item = wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
+    const item = wb.page.locator('.activitybar .action-item', {
+      has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]'),
+    });
     if (!/\bchecked\b/.test((await item.getAttribute('class')) ?? '')) await item.locator('.action-label').click();
     const h = await header(ROLLOUT);
     assert.match(h.description, /^rollout-.*\.jsonl · (\d+) rounds · Codex CLI$/, JSON.stringify(h));
@@ -127,7 +159,9 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     // Context keys follow the read, so wait for the action to settle into its enabled state.
     await wb.page.waitForFunction(
       () => {
-        const a = [...document.querySelectorAll('.part.sidebar .pane-header .action-label')].find((e) => (e.getAttribute('aria-label') ?? '').startsWith('Compact Transcript'));
+        const a = [...document.querySelectorAll('.part.sidebar .pane-header .action-label')].find((e) =>
+          (e.getAttribute('aria-label') ?? '').startsWith('Compact Transcript'),
+        );
         return !!a && !a.classList.contains('disabled');
       },
       undefined,
@@ -137,5 +171,4 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     await wb.screenshot('agents-codex');
     console.log(`      ${h.label}: ${h.description}`);
   });
-
 });

@@ -73,7 +73,9 @@ describe('UI: Budget Preview webview', function () {
     for (;;) {
       for (const f of wb.page.frames()) {
         if (f === wb.page.mainFrame()) continue;
-        const found = await f.evaluate((name) => (document.querySelector('main#app h1')?.textContent ?? '').endsWith(name), file).catch(() => false);
+        const found = await f
+          .evaluate((name) => (document.querySelector('main#app h1')?.textContent ?? '').endsWith(name), file)
+          .catch(() => false);
         if (found) return f;
       }
       if (Date.now() > deadline) throw new Error(`no Budget Preview frame showing ${file} within ${timeoutMs} ms`);
@@ -87,8 +89,13 @@ describe('UI: Budget Preview webview', function () {
     width: number;
     height: number;
   }
-  const inside = (a: Rect, b: Rect) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.width <= b.x + b.width + 0.5 && a.y + a.height <= b.y + b.height + 0.5;
-  const overlap = (a: Rect, b: Rect) => a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
+  const inside = (a: Rect, b: Rect) =>
+    a.x >= b.x - 0.5 &&
+    a.y >= b.y - 0.5 &&
+    a.x + a.width <= b.x + b.width + 0.5 &&
+    a.y + a.height <= b.y + b.height + 0.5;
+  const overlap = (a: Rect, b: Rect) =>
+    a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
 
   /** The chart as the browser laid it out, once it is drawn at its wrap's width. */
   async function chartLayoutIn(frame: Frame) {
@@ -104,12 +111,21 @@ describe('UI: Budget Preview webview', function () {
           svgWidth: Number(svg.getAttribute('width')),
           frame: svg.querySelector('rect.frame')!.getBoundingClientRect().toJSON() as Rect,
           svg: svg.getBoundingClientRect().toJSON() as Rect,
-          labels: Array.from(svg.querySelectorAll('text.label')).map((t) => ({ kind: (t.getAttribute('class') ?? '').split(' ')[1], text: t.textContent ?? '', box: t.getBoundingClientRect().toJSON() as Rect })),
-          ticks: Array.from(svg.querySelectorAll('text.tick')).map((t) => ({ text: t.textContent ?? '', box: t.getBoundingClientRect().toJSON() as Rect })),
+          labels: Array.from(svg.querySelectorAll('text.label')).map((t) => ({
+            kind: (t.getAttribute('class') ?? '').split(' ')[1],
+            text: t.textContent ?? '',
+            box: t.getBoundingClientRect().toJSON() as Rect,
+          })),
+          ticks: Array.from(svg.querySelectorAll('text.tick')).map((t) => ({
+            text: t.textContent ?? '',
+            box: t.getBoundingClientRect().toJSON() as Rect,
+          })),
           floorLines: svg.querySelectorAll('line.floor').length,
           cutLines: svg.querySelectorAll('line.cut').length,
           dots: svg.querySelectorAll('circle.dot').length,
-          tickFontPx: parseFloat(getComputedStyle(svg.querySelector('text.tick')!).fontSize) * (svg.getBoundingClientRect().width / (svg as SVGSVGElement).viewBox.baseVal.width),
+          tickFontPx:
+            parseFloat(getComputedStyle(svg.querySelector('text.tick')!).fontSize) *
+            (svg.getBoundingClientRect().width / (svg as SVGSVGElement).viewBox.baseVal.width),
           caption: document.querySelector('.chart-range')?.textContent ?? '',
         };
       });
@@ -117,46 +133,74 @@ describe('UI: Budget Preview webview', function () {
     for (;;) {
       const c = await read();
       if (c && Math.abs(c.svgWidth - c.wrapWidth) < 1) return c;
-      if (Date.now() > deadline) throw new Error(`the chart was not drawn at its width: ${JSON.stringify(c && { svg: c.svgWidth, wrap: c.wrapWidth })}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the chart was not drawn at its width: ${JSON.stringify(c && { svg: c.svgWidth, wrap: c.wrapWidth })}`,
+        );
       await wb.page.waitForTimeout(100);
     }
   }
 
   /** The chart reads: drawn at its width (labels at their real size), the target, floor and cut labels inside the plot, no two texts overlapping. */
   function assertReadable(c: Awaited<ReturnType<typeof chartLayoutIn>>, where: string): void {
-    assert.ok(Math.abs(c.tickFontPx - 11) < 0.05, `${where}: ticks drawn at 11 px, not scaled (${c.tickFontPx.toFixed(2)})`);
+    assert.ok(
+      Math.abs(c.tickFontPx - 11) < 0.05,
+      `${where}: ticks drawn at 11 px, not scaled (${c.tickFontPx.toFixed(2)})`,
+    );
     assert.equal(c.floorLines, 1, `${where}: the system-prompt floor is drawn`);
     assert.equal(c.cutLines, 1, `${where}: the cut is drawn`);
-    assert.deepEqual(c.labels.map((l) => l.kind), ['label-target', 'label-floor', 'label-cut'], where);
+    assert.deepEqual(
+      c.labels.map((l) => l.kind),
+      ['label-target', 'label-floor', 'label-cut'],
+      where,
+    );
     assert.match(c.labels[1].text, /^(system prompt \+ tools|prompt \+ tools|floor) \d+(\.\d)?k$/);
-    for (const l of c.labels) assert.ok(inside(l.box, c.frame), `${where}: the ${l.kind} label (${l.text}) lies inside the chart's plot: ${JSON.stringify(l.box)} in ${JSON.stringify(c.frame)}`);
+    for (const l of c.labels)
+      assert.ok(
+        inside(l.box, c.frame),
+        `${where}: the ${l.kind} label (${l.text}) lies inside the chart's plot: ${JSON.stringify(l.box)} in ${JSON.stringify(c.frame)}`,
+      );
     for (const t of c.ticks) assert.ok(inside(t.box, c.svg), `${where}: tick ${t.text} inside the chart`);
     const texts = [...c.labels, ...c.ticks];
     for (let i = 0; i < texts.length; i++) {
-      for (let j = i + 1; j < texts.length; j++) assert.ok(!overlap(texts[i].box, texts[j].box), `${where}: "${texts[i].text}" overlaps "${texts[j].text}"`);
+      for (let j = i + 1; j < texts.length; j++)
+        assert.ok(!overlap(texts[i].box, texts[j].box), `${where}: "${texts[i].text}" overlaps "${texts[j].text}"`);
     }
-    assert.ok(c.ticks.filter((t) => t.text.startsWith('#')).length >= 2 && c.ticks.filter((t) => /k$/.test(t.text)).length >= 2, `${where}: ticks on both axes`);
+    assert.ok(
+      c.ticks.filter((t) => t.text.startsWith('#')).length >= 2 && c.ticks.filter((t) => /k$/.test(t.text)).length >= 2,
+      `${where}: ticks on both axes`,
+    );
   }
 
   it('the chart reads at the width it opens in and beside the transcript; the whole history is a keyboard toggle away', async () => {
     await wb.openFileFromExplorer(HISTORY_FILE);
-    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page
+      .locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 60_000 });
     await wb.runCommand('Agent Compactor: Open Budget Preview');
     const frame = await budgetFrame(HISTORY_FILE, 60_000);
     await frame.locator('svg.chart').waitFor({ state: 'visible', timeout: 30_000 });
 
     // Where it opens: the active editor group (the whole editor area, beside the side bar).
     const opened = await chartLayoutIn(frame);
-    console.log(`      opened: panel ${opened.panelWidth} px, chart ${opened.wrapWidth} px; ticks ${opened.ticks.map((t) => t.text).join(' ')}; labels ${opened.labels.map((l) => l.text).join(' | ')}`);
+    console.log(
+      `      opened: panel ${opened.panelWidth} px, chart ${opened.wrapWidth} px; ticks ${opened.ticks.map((t) => t.text).join(' ')}; labels ${opened.labels.map((l) => l.text).join(' | ')}`,
+    );
     assert.ok(opened.panelWidth >= 700, `it opens where it fits: ${opened.panelWidth} px`);
     assertReadable(opened, 'opened');
     // The x axis spans the context now; the caption says what is left out.
-    assert.match(opened.caption, /^Rounds #\d+–#\d+, the context now \(\d+ older rounds, before the last compact boundary, not shown\)\.$/);
+    assert.match(
+      opened.caption,
+      /^Rounds #\d+–#\d+, the context now \(\d+ older rounds, before the last compact boundary, not shown\)\.$/,
+    );
     const toggle = frame.getByRole('button', { name: 'Show whole history' });
     assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
     await frame.locator('section.chart-section').scrollIntoViewIfNeeded();
     await wb.screenshot('budget-chart-opened');
-    await frame.locator('section.chart-section').screenshot({ path: path.join(screenshotsDir, 'budget-chart-opened-detail.png') });
+    await frame
+      .locator('section.chart-section')
+      .screenshot({ path: path.join(screenshotsDir, 'budget-chart-opened-detail.png') });
 
     // The whole history, by keyboard.
     await toggle.focus();
@@ -178,13 +222,21 @@ describe('UI: Budget Preview webview', function () {
     await wb.runCommand('View: Reset Editor Group Sizes');
     const besideFrame = await budgetFrame(HISTORY_FILE, 30_000);
     const beside = await chartLayoutIn(besideFrame);
-    console.log(`      beside: panel ${beside.panelWidth} px, chart ${beside.wrapWidth} px; ticks ${beside.ticks.map((t) => t.text).join(' ')}; labels ${beside.labels.map((l) => l.text).join(' | ')}`);
+    console.log(
+      `      beside: panel ${beside.panelWidth} px, chart ${beside.wrapWidth} px; ticks ${beside.ticks.map((t) => t.text).join(' ')}; labels ${beside.labels.map((l) => l.text).join(' | ')}`,
+    );
     assert.ok(beside.panelWidth < 400, `beside is narrow: ${beside.panelWidth} px`);
     assertReadable(beside, 'beside');
-    assert.equal(await besideFrame.getByRole('button', { name: 'Show whole history' }).getAttribute('aria-pressed'), 'false', 'the range choice is kept');
+    assert.equal(
+      await besideFrame.getByRole('button', { name: 'Show whole history' }).getAttribute('aria-pressed'),
+      'false',
+      'the range choice is kept',
+    );
     await besideFrame.locator('section.chart-section').scrollIntoViewIfNeeded();
     await wb.screenshot('budget-chart-beside');
-    await besideFrame.locator('section.chart-section').screenshot({ path: path.join(screenshotsDir, 'budget-chart-beside-detail.png') });
+    await besideFrame
+      .locator('section.chart-section')
+      .screenshot({ path: path.join(screenshotsDir, 'budget-chart-beside-detail.png') });
     await wb.runCommand('View: Join All Editor Groups');
   });
 
@@ -192,9 +244,15 @@ describe('UI: Budget Preview webview', function () {
     await wb.openFileFromExplorer(FILE);
     // The extension activates on the .jsonl and reads it: its status bar item shows the figures.
     // (Its palette entries depend on context keys it sets, so they appear only after that.)
-    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page
+      .locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 60_000 });
     await wb.runCommand('Agent Compactor: Open Budget Preview');
-    await wb.page.locator('.tabs-container .tab', { hasText: 'Budget' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await wb.page
+      .locator('.tabs-container .tab', { hasText: 'Budget' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
     const frame = await budgetFrame(FILE);
     await frame.locator('ol.tools > li').first().waitFor({ state: 'visible', timeout: 30_000 });
 
@@ -207,7 +265,10 @@ describe('UI: Budget Preview webview', function () {
     assert.equal(await frame.locator('ol.tools > li.tool-kept').count(), 5);
     const replaced = frame.locator('ol.tools > li.tool-replaced');
     assert.equal(await replaced.count(), 1);
-    assert.match(await replaced.locator('.tool-head').innerText(), /\[replaced\] Read · round #\d+, line \d+ · message \d+ · 90,\d{3} chars/);
+    assert.match(
+      await replaced.locator('.tool-head').innerText(),
+      /\[replaced\] Read · round #\d+, line \d+ · message \d+ · 90,\d{3} chars/,
+    );
 
     // Open the replacement text: the markup is there as characters.
     await replaced.locator('details > summary').click();
@@ -222,7 +283,9 @@ describe('UI: Budget Preview webview', function () {
     // ... and not as elements.
     const dom = await frame.evaluate(() => ({
       bodyScripts: Array.from(document.querySelectorAll('body script')).map((s) => s.getAttribute('src') ?? '(inline)'),
-      pwnedScripts: Array.from(document.querySelectorAll('script')).filter((s) => (s.textContent ?? '').includes('__pwned')).length,
+      pwnedScripts: Array.from(document.querySelectorAll('script')).filter((s) =>
+        (s.textContent ?? '').includes('__pwned'),
+      ).length,
       appScripts: document.querySelectorAll('#app script').length,
       imgs: document.querySelectorAll('img').length,
       iframes: document.querySelectorAll('iframe').length,
@@ -232,7 +295,11 @@ describe('UI: Budget Preview webview', function () {
     }));
     assert.equal(dom.appScripts, 0, 'no <script> element in the content');
     // (VS Code injects its own inline bootstrap into <head>; the body has the extension's bundle only.)
-    assert.equal(dom.bodyScripts.length, 1, `only the extension's own script in the body: ${JSON.stringify(dom.bodyScripts)}`);
+    assert.equal(
+      dom.bodyScripts.length,
+      1,
+      `only the extension's own script in the body: ${JSON.stringify(dom.bodyScripts)}`,
+    );
     assert.match(dom.bodyScripts[0], /\/dist\/webview\.js$/);
     assert.equal(dom.pwnedScripts, 0, 'no script element carries the transcript text');
     assert.equal(dom.imgs, 0, 'no <img> element');
@@ -245,7 +312,9 @@ describe('UI: Budget Preview webview', function () {
     await wb.page.waitForTimeout(500); // an onerror would fire right after the failed image load
     const frames = wb.page.frames();
     for (const f of frames) {
-      const pwned = await f.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned).catch((e: Error) => `unreachable: ${e.message}`);
+      const pwned = await f
+        .evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)
+        .catch((e: Error) => `unreachable: ${e.message}`);
       if (typeof pwned === 'string' && pwned.startsWith('unreachable')) continue; // detached frame
       assert.equal(pwned, undefined, `window.__pwned in ${f.url().slice(0, 80)}`);
     }
@@ -254,7 +323,9 @@ describe('UI: Budget Preview webview', function () {
     // Give the webview the window for the picture: no side bar, its editor group maximized.
     await wb.runCommand('View: Close Primary Side Bar');
     await wb.page.locator('.tabs-container .tab', { hasText: 'Budget' }).first().click();
-    await wb.runCommand('View: Toggle Maximize Editor Group').catch((e: Error) => console.log(`      (could not maximize the group: ${e.message.split('\n')[0]})`));
+    await wb
+      .runCommand('View: Toggle Maximize Editor Group')
+      .catch((e: Error) => console.log(`      (could not maximize the group: ${e.message.split('\n')[0]})`));
     await wb.page.waitForTimeout(500);
     await replaced.scrollIntoViewIfNeeded();
     await wb.page.waitForTimeout(300);

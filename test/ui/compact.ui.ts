@@ -89,13 +89,19 @@ describe('UI: compact a transcript as a user would', function () {
     await wb.openCommandPalette(title);
     const row = quickInput()
       .locator('.quick-input-list .monaco-list-row')
-      .filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
+      .filter({
+        has: wb.page.locator('.label-name', {
+          hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+        }),
+      });
     await row.first().click({ timeout: 15_000 });
   }
 
   /** The activity bar entry of the Agent Compactor container (its aria-label grows a badge tooltip). */
   const activityItem = () =>
-    wb.page.locator('.activitybar .action-item', { has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]') });
+    wb.page.locator('.activitybar .action-item', {
+      has: wb.page.locator('.action-label[aria-label^="Agent Compactor"]'),
+    });
 
   /** Visible rows of the Rounds view as "label — description". */
   async function roundRows(): Promise<{ label: string; description: string }[]> {
@@ -109,7 +115,9 @@ describe('UI: compact a transcript as a user would', function () {
 
   /** A notification button, in its toast or (once the toast is gone) in the Notifications center. */
   async function clickNotificationButton(message: RegExp, button: string): Promise<void> {
-    const inToast = wb.page.locator('.notification-toast', { hasText: message }).locator('.monaco-button', { hasText: button });
+    const inToast = wb.page
+      .locator('.notification-toast', { hasText: message })
+      .locator('.monaco-button', { hasText: button });
     if (await inToast.first().isVisible()) {
       await inToast.first().click();
       return;
@@ -125,12 +133,16 @@ describe('UI: compact a transcript as a user would', function () {
     await wb.openFileFromExplorer(TRANSCRIPT);
     // The extension activates on the .jsonl and reads it: its status bar item shows the figures.
     // (Its palette entries depend on context keys it sets, so they appear only after that.)
-    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page
+      .locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 60_000 });
     // The first transcript opened in a workspace reveals the Rounds view by itself (the Explorer was showing).
     const header = treeRows().filter({ hasText: TRANSCRIPT }).first();
     await header.waitFor({ state: 'visible', timeout: 60_000 });
     // The header row is found by the file name in its description; the activity bar marks the container a moment later.
-    const shownClasses = async () => `${(await activityItem().getAttribute('class')) ?? ''} ${(await activityItem().locator('.action-label').getAttribute('class')) ?? ''}`;
+    const shownClasses = async () =>
+      `${(await activityItem().getAttribute('class')) ?? ''} ${(await activityItem().locator('.action-label').getAttribute('class')) ?? ''}`;
     let classes = await shownClasses();
     for (let tries = 0; tries < 40 && !/\bchecked\b/.test(classes); tries++) {
       await wb.page.waitForTimeout(250);
@@ -138,8 +150,14 @@ describe('UI: compact a transcript as a user would', function () {
     }
     assert.match(classes, /\bchecked\b/, `the Agent Compactor container is the one shown (${classes})`);
     // At the default side-bar width (not widened): the context figure leads the header, tokens lead each round.
-    assert.match((await header.getAttribute('aria-label')) ?? '', /^context ~?[\d,]+ tokens \((usage|estimate)\), session\.jsonl · 65 rounds · Claude Code$/);
-    await treeRows().filter({ hasText: /^\+~?[\d,]+ · #\d+ / }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match(
+      (await header.getAttribute('aria-label')) ?? '',
+      /^context ~?[\d,]+ tokens \((usage|estimate)\), session\.jsonl · 65 rounds · Claude Code$/,
+    );
+    await treeRows()
+      .filter({ hasText: /^\+~?[\d,]+ · #\d+ / })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
     const rounds = (await roundRows()).filter((r) => /^\+~?[\d,]+ · #\d+ /.test(r.label));
     assert.ok(rounds.length >= 10, `round rows are shown: ${rounds.length}`);
     for (const r of rounds) {
@@ -148,9 +166,15 @@ describe('UI: compact a transcript as a user would', function () {
     }
     assert.match(rounds[0].label, /^\+~?[\d,]+ · #0 /, 'the first round is at the top');
     // The tokens are on screen, not cut off: the label's text starts inside the visible row.
-    const firstLabel = treeRows().filter({ hasText: /^\+~?[\d,]+ · #0 / }).first().locator('.label-name');
+    const firstLabel = treeRows()
+      .filter({ hasText: /^\+~?[\d,]+ · #0 / })
+      .first()
+      .locator('.label-name');
     const [row, name] = [await sidebar().boundingBox(), await firstLabel.boundingBox()];
-    assert.ok(row && name && name.x + 60 < row.x + row.width, `the round's tokens are visible at ${row?.width ?? 0} px`);
+    assert.ok(
+      row && name && name.x + 60 < row.x + row.width,
+      `the round's tokens are visible at ${row?.width ?? 0} px`,
+    );
   });
 
   it('Restore From Backup is offered only for a transcript that has a backup', async () => {
@@ -163,7 +187,10 @@ describe('UI: compact a transcript as a user would', function () {
       return items;
     };
     const before = await listed();
-    assert.ok(before.some((i) => i.startsWith('Agent Compactor: Re')), `the palette lists the others: ${JSON.stringify(before)}`);
+    assert.ok(
+      before.some((i) => i.startsWith('Agent Compactor: Re')),
+      `the palette lists the others: ${JSON.stringify(before)}`,
+    );
     assert.ok(!before.includes(restore), `not offered: session.jsonl has no backup (${JSON.stringify(before)})`);
     // An in-place compaction names its backup <file>.bak-<time>; one appears beside the transcript.
     const backup = path.join(wb.workspace.dir, `${TRANSCRIPT}.bak-20261123T000000000Z`);
@@ -184,11 +211,15 @@ describe('UI: compact a transcript as a user would', function () {
     await pickCommand('Agent Compactor: Preview Compaction…');
     // The target box, prefilled with the configured target.
     const input = quickInput().locator('input.input');
-    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Preview Compaction' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await wb.page
+      .locator('.quick-input-widget .quick-input-title', { hasText: 'Preview Compaction' })
+      .waitFor({ state: 'visible', timeout: 15_000 });
     assert.equal(await input.inputValue(), '20000');
     // A target below what the newest response and the system prompt need is flagged in the box itself.
     await input.fill('1000');
-    const warning = quickInput().locator('.quick-input-message', { hasText: /^Unreachable: .*The smallest reachable target is about [\d,]+\.$/ });
+    const warning = quickInput().locator('.quick-input-message', {
+      hasText: /^Unreachable: .*The smallest reachable target is about [\d,]+\.$/,
+    });
     await warning.waitFor({ state: 'visible', timeout: 10_000 });
     await input.fill('20000');
     await warning.waitFor({ state: 'hidden', timeout: 10_000 });
@@ -215,7 +246,9 @@ describe('UI: compact a transcript as a user would', function () {
 
   it('Set Anthropic API Key: typed in a password box, not written to settings', async () => {
     await pickCommand('Agent Compactor: Set Anthropic API Key…');
-    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Anthropic API Key' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await wb.page
+      .locator('.quick-input-widget .quick-input-title', { hasText: 'Anthropic API Key' })
+      .waitFor({ state: 'visible', timeout: 15_000 });
     const input = quickInput().locator('input.input');
     assert.equal(await input.getAttribute('type'), 'password', 'the key is typed into a password field');
     await input.fill(KEY);
@@ -244,7 +277,8 @@ describe('UI: compact a transcript as a user would', function () {
     assert.match(text, /written by the Anthropic API/);
     assert.match(text, /a new session <new-id>\.jsonl beside session\.jsonl, which is untouched/);
     const buttons = (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((t) => t.trim());
-    for (const b of ['Review Summary', 'Compact Without Review', 'Open Budget Preview']) assert.ok(buttons.includes(b), `dialog buttons: ${JSON.stringify(buttons)}`);
+    for (const b of ['Review Summary', 'Compact Without Review', 'Open Budget Preview'])
+      assert.ok(buttons.includes(b), `dialog buttons: ${JSON.stringify(buttons)}`);
     assert.ok(!buttons.includes('Compact'), 'no one-step Compact while reviewing is on');
     await wb.screenshot('compact-confirm');
     const t0 = Date.now();
@@ -254,46 +288,78 @@ describe('UI: compact a transcript as a user would', function () {
     // The progress notification while the summary is written: cancellable.
     const progress = wb.page.locator('.notification-toast', { hasText: 'Writing the summary of session.jsonl' });
     await progress.first().waitFor({ state: 'visible', timeout: 15_000 });
-    await progress.first().locator('.monaco-button', { hasText: 'Cancel' }).waitFor({ state: 'visible', timeout: 5_000 });
+    await progress
+      .first()
+      .locator('.monaco-button', { hasText: 'Cancel' })
+      .waitFor({ state: 'visible', timeout: 5_000 });
     assert.match((await progress.first().innerText()) ?? '', /Agent Compactor/);
     // The reply streams into an editor beside the transcript while the notification is up.
-    const review = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.monaco-editor .view-lines');
+    const review = wb.page
+      .locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') })
+      .locator('.monaco-editor .view-lines');
     await review.first().filter({ hasText: /\S/ }).waitFor({ state: 'visible', timeout: 15_000 });
     const streamingText = (await review.first().innerText()).replace(/\u00a0/g, ' ');
     const stillWriting = await progress.first().isVisible();
     await wb.screenshot('compact-progress');
     assert.ok(stillWriting, 'text appeared in the review editor while the summary was still being written');
-    assert.doesNotMatch(streamingText, /FAKE-SUMMARY-MARKER[\s\S]*Continuing where the conversation left off/, `only part of the reply had arrived: ${streamingText}`);
+    assert.doesNotMatch(
+      streamingText,
+      /FAKE-SUMMARY-MARKER[\s\S]*Continuing where the conversation left off/,
+      `only part of the reply had arrived: ${streamingText}`,
+    );
 
     // Written: the summary alone (the scratchpad gone); above it, on the summary editor itself, Apply Summary and
     // Discard, the checklist of what the summary keeps, and the plan's figures.
-    const lenses = wb.page.locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') }).locator('.codelens-decoration');
+    const lenses = wb.page
+      .locator('.editor-group-container', { has: wb.page.locator('.tab.active[data-resource-name^="Untitled-"]') })
+      .locator('.codelens-decoration');
     const applyLens = lenses.locator('a', { hasText: 'Apply Summary' }).first();
     await applyLens.waitFor({ state: 'visible', timeout: 60_000 });
     await lenses.locator('a', { hasText: 'Discard' }).first().waitFor({ state: 'visible', timeout: 5_000 });
-    await lenses.filter({ hasText: /Keeps \d+\/\d+ /u }).first().waitFor({ state: 'visible', timeout: 5_000 });
-    await lenses.filter({ hasText: /[\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; context ~?[\d,]+ → [\d,]+ tokens/ }).first().waitFor({ state: 'visible', timeout: 5_000 });
+    await lenses
+      .filter({ hasText: /Keeps \d+\/\d+ /u })
+      .first()
+      .waitFor({ state: 'visible', timeout: 5_000 });
+    await lenses
+      .filter({
+        hasText: /[\d,]+ rounds? \/ [\d,]+ tokens would be summarized or dropped; context ~?[\d,]+ → [\d,]+ tokens/,
+      })
+      .first()
+      .waitFor({ state: 'visible', timeout: 5_000 });
     // The editor wraps long lines and places its lines by position, not in DOM order: read them top to bottom.
     const shown = async () =>
       (
-        await review.first().locator('.view-line').evaluateAll((els) =>
-          els
-            .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
-            .sort((a, b) => a.top - b.top)
-            .map((l) => l.text)
-            .join(' '),
-        )
+        await review
+          .first()
+          .locator('.view-line')
+          .evaluateAll((els) =>
+            els
+              .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
+              .sort((a, b) => a.top - b.top)
+              .map((l) => l.text)
+              .join(' '),
+          )
       ).replace(/[\s\u00a0]+/g, ' ');
     let reviewed = await shown();
     for (let tries = 0; tries < 40 && !reviewed.includes('Continuing where the conversation left off.'); tries++) {
       await wb.page.waitForTimeout(250);
       reviewed = await shown();
     }
-    assert.ok(reviewed.includes('Continuing where the conversation left off.'), `the whole summary is in the editor: ${reviewed}`);
+    assert.ok(
+      reviewed.includes('Continuing where the conversation left off.'),
+      `the whole summary is in the editor: ${reviewed}`,
+    );
     assert.match(reviewed, /FAKE-SUMMARY-MARKER/);
     assert.doesNotMatch(reviewed, /<analysis>|<summary>/, 'the review holds the summary taken from the reply');
     assert.equal(fake.messageRequests().length, 1, 'one summary request');
-    assert.deepEqual(fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl')).sort(), ['example.jsonl', TRANSCRIPT].sort(), 'nothing is written before Apply');
+    assert.deepEqual(
+      fs
+        .readdirSync(wb.workspace.dir)
+        .filter((n) => n.endsWith('.jsonl'))
+        .sort(),
+      ['example.jsonl', TRANSCRIPT].sort(),
+      'nothing is written before Apply',
+    );
 
     // The user edits the summary: a line typed at its top.
     await review.first().click();
@@ -305,12 +371,16 @@ describe('UI: compact a transcript as a user would', function () {
       await wb.page.waitForTimeout(250);
       typed = await shown();
     }
-    assert.ok(typed.startsWith(`${EDITED_LINE} `), `the typed line is at the top of the summary: ${typed.slice(0, 200)}`);
+    assert.ok(
+      typed.startsWith(`${EDITED_LINE} `),
+      `the typed line is at the top of the summary: ${typed.slice(0, 200)}`,
+    );
     await wb.screenshot('compact-review');
     await applyLens.click();
 
     // Done: the result notification, the file on disk and in the Explorer; the original untouched.
-    const done = /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. The written file is [\d.]+ (?:B|KiB|MiB) \(the original [\d.]+ (?:B|KiB|MiB)\): the history before the new compact boundary stays in it for the record; the agent reads only the [\d.]+ (?:B|KiB|MiB) after it\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
+    const done =
+      /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. The written file is [\d.]+ (?:B|KiB|MiB) \(the original [\d.]+ (?:B|KiB|MiB)\): the history before the new compact boundary stays in it for the record; the agent reads only the [\d.]+ (?:B|KiB|MiB) after it\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
     const toast = wb.page.locator('.notification-toast', { hasText: done }).first();
     await toast.waitFor({ state: 'visible', timeout: 60_000 });
     const m = done.exec((await toast.innerText()) ?? '');
@@ -322,12 +392,21 @@ describe('UI: compact a transcript as a user would', function () {
       await toast.locator('.monaco-button', { hasText: button }).first().waitFor({ state: 'visible', timeout: 5_000 });
     }
     await wb.screenshot('compact-result');
-    console.log(`      compacted in ${Date.now() - t0} ms; ${fake.messageRequests().length} Messages API request(s); new session ${SESSION_ID}`);
-    assert.equal(fake.messageRequests().length, 1, 'the summary came from the (fake) Anthropic API, once: Apply writes the reviewed text');
+    console.log(
+      `      compacted in ${Date.now() - t0} ms; ${fake.messageRequests().length} Messages API request(s); new session ${SESSION_ID}`,
+    );
+    assert.equal(
+      fake.messageRequests().length,
+      1,
+      'the summary came from the (fake) Anthropic API, once: Apply writes the reviewed text',
+    );
     const out = path.join(wb.workspace.dir, RESULT);
     assert.ok(fs.existsSync(out), `${RESULT} written beside the original`);
     assert.deepEqual(
-      fs.readdirSync(wb.workspace.dir).filter((n) => n.endsWith('.jsonl')).sort(),
+      fs
+        .readdirSync(wb.workspace.dir)
+        .filter((n) => n.endsWith('.jsonl'))
+        .sort(),
       ['example.jsonl', RESULT, TRANSCRIPT].sort(),
       'one new transcript: the fork',
     );
@@ -335,15 +414,30 @@ describe('UI: compact a transcript as a user would', function () {
     const summaries = stringsWith(fs.readFileSync(out, 'utf8'), EDITED_LINE);
     assert.equal(summaries.length, 1, 'the edited summary is written once');
     const edited = summaries[0].slice(summaries[0].indexOf(EDITED_LINE));
-    assert.ok(edited.startsWith(`${EDITED_LINE}\n`), `the typed line on its own line: ${JSON.stringify(edited.slice(0, 120))}`);
-    assert.ok(edited.includes('FAKE-SUMMARY-MARKER') && edited.trimEnd().endsWith('Continuing where the conversation left off.'), `the draft follows, unchanged: ${JSON.stringify(edited)}`);
+    assert.ok(
+      edited.startsWith(`${EDITED_LINE}\n`),
+      `the typed line on its own line: ${JSON.stringify(edited.slice(0, 120))}`,
+    );
+    assert.ok(
+      edited.includes('FAKE-SUMMARY-MARKER') &&
+        edited.trimEnd().endsWith('Continuing where the conversation left off.'),
+      `the draft follows, unchanged: ${JSON.stringify(edited)}`,
+    );
     assert.doesNotMatch(edited, /<analysis>/);
-    assert.ok(fs.readFileSync(path.join(wb.workspace.dir, TRANSCRIPT)).equals(original), 'the original is byte-identical');
+    assert.ok(
+      fs.readFileSync(path.join(wb.workspace.dir, TRANSCRIPT)).equals(original),
+      'the original is byte-identical',
+    );
     // The result opens in an editor ...
-    await wb.page.locator(`.tabs-container .tab[data-resource-name="${RESULT}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+    await wb.page
+      .locator(`.tabs-container .tab[data-resource-name="${RESULT}"]`)
+      .waitFor({ state: 'visible', timeout: 15_000 });
     // ... and shows up in the Explorer.
     await wb.runCommand('View: Show Explorer');
-    await wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: RESULT, exact: true }).waitFor({ state: 'visible', timeout: 20_000 });
+    await wb.page
+      .locator('.explorer-folders-view')
+      .getByRole('treeitem', { name: RESULT, exact: true })
+      .waitFor({ state: 'visible', timeout: 20_000 });
   });
 
   it('Copy Resume Command from the palette, on the new session shown in the editor', async () => {
@@ -361,19 +455,34 @@ describe('UI: compact a transcript as a user would', function () {
     await clickNotificationButton(/Compacted session\.jsonl/, 'Show Diff');
     // The review editor leaves a second group open: the diff is the active group's tab.
     const tab = wb.page.locator('.editor-group-container.active .tabs-container .tab.active');
-    await wb.page.locator('.editor-group-container.active .tabs-container .tab.active', { hasText: '↔' }).waitFor({ state: 'visible', timeout: 20_000 });
-    assert.equal(((await tab.textContent()) ?? '').trim().startsWith(`${TRANSCRIPT} ↔ ${RESULT}`), true, `diff tab: ${await tab.textContent()}`);
+    await wb.page
+      .locator('.editor-group-container.active .tabs-container .tab.active', { hasText: '↔' })
+      .waitFor({ state: 'visible', timeout: 20_000 });
+    assert.equal(
+      ((await tab.textContent()) ?? '').trim().startsWith(`${TRANSCRIPT} ↔ ${RESULT}`),
+      true,
+      `diff tab: ${await tab.textContent()}`,
+    );
     const diff = wb.page.locator('.editor-group-container.active .monaco-diff-editor');
     await diff.waitFor({ state: 'visible', timeout: 20_000 });
-    await diff.locator('.editor.modified .view-lines .view-line').first().waitFor({ state: 'visible', timeout: 20_000 });
+    await diff
+      .locator('.editor.modified .view-lines .view-line')
+      .first()
+      .waitFor({ state: 'visible', timeout: 20_000 });
     // Clear the toasts and close the side bar so the diff gets the whole window (side by side).
     await wb.closeQuickInput();
     await wb.runCommand('Notifications: Clear All Notifications');
     await wb.runCommand('View: Close Primary Side Bar');
     await wb.page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 10_000 });
-    await diff.locator('.editor.original .view-lines .view-line').first().waitFor({ state: 'visible', timeout: 20_000 });
+    await diff
+      .locator('.editor.original .view-lines .view-line')
+      .first()
+      .waitFor({ state: 'visible', timeout: 20_000 });
     // The compacted conversation is appended: the diff shows added lines after the original ones.
-    await diff.locator('.line-insert, .char-insert, .gutter-insert').first().waitFor({ state: 'attached', timeout: 20_000 });
+    await diff
+      .locator('.line-insert, .char-insert, .gutter-insert')
+      .first()
+      .waitFor({ state: 'attached', timeout: 20_000 });
     await wb.page.waitForTimeout(500); // let the layout settle before the picture
     await wb.screenshot('diff');
   });

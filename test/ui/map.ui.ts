@@ -18,7 +18,8 @@ import { Workbench, screenshotOnFailure } from '../support/workbench';
 const FILE = 'markup.jsonl';
 const REAL = 'with-compactions.jsonl';
 const HOSTILE_ID = 'toolu_0002';
-const MARKUP = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">x</a>';
+const MARKUP =
+  '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">x</a>';
 
 /** Twelve rounds; round 2's tool result (20k characters) starts with the markup. */
 function markupTranscript(): string {
@@ -28,7 +29,8 @@ function markupTranscript(): string {
       .map((l) => {
         const o = JSON.parse(l);
         const block = Array.isArray(o.message?.content) ? o.message.content[0] : undefined;
-        if (block?.type === 'tool_result' && block.tool_use_id === HOSTILE_ID) block.content = `${MARKUP}\n${block.content}`;
+        if (block?.type === 'tool_result' && block.tool_use_id === HOSTILE_ID)
+          block.content = `${MARKUP}\n${block.content}`;
         return JSON.stringify(o);
       })
       .join('\n') + '\n'
@@ -61,7 +63,14 @@ describe('UI: Context Map', function () {
     for (;;) {
       for (const f of wb.page.frames()) {
         if (f === wb.page.mainFrame()) continue;
-        const found = await f.evaluate((n) => document.querySelector('main#app h1')?.textContent === `Context Map: ${n}` && !!document.querySelector('g.bar'), fileName).catch(() => false);
+        const found = await f
+          .evaluate(
+            (n) =>
+              document.querySelector('main#app h1')?.textContent === `Context Map: ${n}` &&
+              !!document.querySelector('g.bar'),
+            fileName,
+          )
+          .catch(() => false);
         if (found) return f;
       }
       if (Date.now() > deadline) throw new Error(`no Context Map of ${fileName} within ${timeoutMs} ms`);
@@ -71,7 +80,10 @@ describe('UI: Context Map', function () {
 
   async function openMap(file: string): Promise<Frame> {
     await wb.openFileFromExplorer(file);
-    await wb.page.locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.page
+      .locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 60_000 });
     await wb.runCommand('Agent Compactor: Open Context Map');
     return mapFrame(file);
   }
@@ -90,7 +102,9 @@ describe('UI: Context Map', function () {
     await largest.locator('td').nth(2).locator('a').click();
     const items = frame.locator('ol.items > li');
     await items.first().waitFor({ state: 'visible', timeout: 20_000 });
-    const result = frame.locator('ol.items > li.item-toolResult', { hasText: 'Tool result' }).filter({ has: frame.locator('pre', { hasText: 'window.__pwned=1' }) });
+    const result = frame
+      .locator('ol.items > li.item-toolResult', { hasText: 'Tool result' })
+      .filter({ has: frame.locator('pre', { hasText: 'window.__pwned=1' }) });
     assert.equal(await result.count(), 1, 'the hostile result is listed');
     await result.locator('summary').click();
     assert.ok(((await result.locator('pre').textContent()) ?? '').startsWith(MARKUP), 'markup shown as characters');
@@ -119,21 +133,28 @@ describe('UI: Context Map', function () {
     assert.ok(dragged >= 1000, `target ${dragged}`);
     await frame.locator('g.bar[data-mark="summarize"], g.bar[data-mark="drop"]').first().waitFor({ timeout: 30_000 });
     // The Rounds view (revealed by itself when the first transcript was opened) shows the marks too.
-    await wb.page.locator('.monaco-list-row', { hasText: /\[summarize\]|\[drop\]/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await wb.page
+      .locator('.monaco-list-row', { hasText: /\[summarize\]|\[drop\]/ })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
 
     // Nothing ran, in any frame.
     await wb.page.waitForTimeout(500);
     for (const f of wb.page.frames()) {
-      const pwned = await f.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned).catch(() => 'unreachable');
+      const pwned = await f
+        .evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)
+        .catch(() => 'unreachable');
       if (pwned === 'unreachable') continue;
       assert.equal(pwned, undefined, `window.__pwned in ${f.url().slice(0, 80)}`);
     }
-    const scripts = await frame.evaluate(() => Array.from(document.querySelectorAll('body script')).map((s) => s.getAttribute('src') ?? '(inline)'));
+    const scripts = await frame.evaluate(() =>
+      Array.from(document.querySelectorAll('body script')).map((s) => s.getAttribute('src') ?? '(inline)'),
+    );
     assert.equal(scripts.length, 1);
     assert.match(scripts[0], /\/dist\/map\.js$/);
   });
 
-  it('Drop round in the table of largest items: the decision reaches the plan, the tree and the session\'s state file', async () => {
+  it("Drop round in the table of largest items: the decision reaches the plan, the tree and the session's state file", async () => {
     const frame = await mapFrame(FILE);
     const row = frame.locator('#largest-table tbody tr').first();
     const drop = row.locator('button[data-action="drop-round"]');
@@ -141,7 +162,10 @@ describe('UI: Context Map', function () {
     assert.ok(Number.isInteger(round), `round of the largest item: ${round}`);
     await drop.click();
     await frame.locator('g.bar[data-mark="drop"]').first().waitFor({ timeout: 30_000 });
-    await wb.page.locator('.monaco-list-row', { hasText: new RegExp(`\\[drop · you\\] #${round} `) }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await wb.page
+      .locator('.monaco-list-row', { hasText: new RegExp(`\\[drop · you\\] #${round} `) })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
     const state = path.join(wb.workspace.dir, FILE.replace(/\.jsonl$/, '.compactor-state.json'));
     const saved = JSON.parse(fs.readFileSync(state, 'utf8')) as { steering?: { rounds: Record<string, string> } };
     assert.equal(saved.steering?.rounds[String(round)], 'drop', 'saved with the session');
@@ -163,7 +187,10 @@ describe('UI: Context Map', function () {
     await w.runCommand('View: Close Editors in Other Groups').catch(() => undefined);
     const bars = frame.locator('g.bar');
     // Near the top of the bar, clear of the target line's grip.
-    await bars.nth(Math.floor((await bars.count()) * 0.8)).locator('rect.hit').click({ position: { x: 2, y: 3 } });
+    await bars
+      .nth(Math.floor((await bars.count()) * 0.8))
+      .locator('rect.hit')
+      .click({ position: { x: 2, y: 3 } });
     await frame.locator('ol.items > li').first().waitFor({ state: 'visible', timeout: 20_000 });
     await frame.evaluate(() => window.scrollTo(0, 0));
     await w.page.waitForTimeout(500);
@@ -180,7 +207,11 @@ describe('UI: Context Map', function () {
       ['Default Light Modern', 'context-map-light'],
       ['Default High Contrast', 'context-map-hc'],
     ] as const) {
-      const w = await Workbench.start({ viewport: { width: 1400, height: 950 }, workspaceFiles: { [REAL]: { copyFrom: `claude-code/${REAL}` } }, settings: { 'workbench.colorTheme': theme } });
+      const w = await Workbench.start({
+        viewport: { width: 1400, height: 950 },
+        workspaceFiles: { [REAL]: { copyFrom: `claude-code/${REAL}` } },
+        settings: { 'workbench.colorTheme': theme },
+      });
       try {
         await screenshotRealMap(w, name);
       } finally {

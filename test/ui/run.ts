@@ -46,7 +46,9 @@ export async function runUiTests(opts: { filter?: string; timeoutMs?: number } =
     const runner = mocha.run((n) => {
       clearTimeout(timer);
       const s = runner.stats;
-      console.log(`ui: ${s?.passes ?? 0} passed, ${s?.failures ?? n} failed${s?.pending ? `, ${s.pending} skipped` : ''}`);
+      console.log(
+        `ui: ${s?.passes ?? 0} passed, ${s?.failures ?? n} failed${s?.pending ? `, ${s.pending} skipped` : ''}`,
+      );
       resolve(n);
     });
   });

@@ -35,7 +35,13 @@ describe('UI: the Sessions view at the default side bar width', function () {
       .map((l) => {
         const o = JSON.parse(l) as { type?: string; cwd?: string; isMeta?: boolean; message?: { content?: unknown } };
         if (typeof o.cwd === 'string') o.cwd = CWD;
-        if (first && o.type === 'user' && !o.isMeta && typeof o.message?.content === 'string' && !o.message.content.startsWith('<')) {
+        if (
+          first &&
+          o.type === 'user' &&
+          !o.isMeta &&
+          typeof o.message?.content === 'string' &&
+          !o.message.content.startsWith('<')
+        ) {
           o.message.content = LONG_TITLE;
           first = false;
         }
@@ -45,7 +51,11 @@ describe('UI: the Sessions view at the default side bar width', function () {
     fs.writeFileSync(file, lines.join('\n') + '\n');
     const then = new Date(Date.now() - 2 * 3_600_000);
     fs.utimesSync(file, then, then);
-    wb = await Workbench.start({ viewport: { width: 1400, height: 900 }, env: { CLAUDE_CONFIG_DIR: configDir }, workspaceFiles: { 'README.md': '# a project\n' } });
+    wb = await Workbench.start({
+      viewport: { width: 1400, height: 900 },
+      env: { CLAUDE_CONFIG_DIR: configDir },
+      workspaceFiles: { 'README.md': '# a project\n' },
+    });
   });
 
   afterEach(screenshotOnFailure(() => wb));
@@ -58,9 +68,14 @@ describe('UI: the Sessions view at the default side bar width', function () {
 
   it('a long-titled session shows its fill and cost whole; the title is shortened and whole in the tooltip', async () => {
     await wb.page.locator('.activitybar .action-item .action-label[aria-label^="Agent Compactor"]').click();
-    const pane = wb.page.locator('.part.sidebar .pane', { has: wb.page.locator('.pane-header h3.title', { hasText: /^Sessions$/i }) });
+    const pane = wb.page.locator('.part.sidebar .pane', {
+      has: wb.page.locator('.pane-header h3.title', { hasText: /^Sessions$/i }),
+    });
     // Fill and cost are read in the background once the project (the only one, so expanded) is shown.
-    const session = pane.locator('.monaco-list-row').filter({ has: wb.page.locator('.label-description', { hasText: /^\d+% · \$/ }) }).first();
+    const session = pane
+      .locator('.monaco-list-row')
+      .filter({ has: wb.page.locator('.label-description', { hasText: /^\d+% · \$/ }) })
+      .first();
     await session.waitFor({ state: 'visible', timeout: 60_000 });
     const row = await session.evaluate((el) => {
       const box = el.querySelector('.monaco-icon-label-container')!.getBoundingClientRect();
@@ -71,7 +86,10 @@ describe('UI: the Sessions view at the default side bar width', function () {
       range.setEnd(desc.firstChild!, figures.length);
       return {
         label: el.querySelector('.label-name')?.textContent ?? '',
-        title: el.querySelector('.monaco-icon-label')?.getAttribute('aria-label') ?? (el as HTMLElement).getAttribute('aria-label') ?? '',
+        title:
+          el.querySelector('.monaco-icon-label')?.getAttribute('aria-label') ??
+          (el as HTMLElement).getAttribute('aria-label') ??
+          '',
         figures,
         right: range.getBoundingClientRect().right,
         visibleTo: box.right,
@@ -80,7 +98,10 @@ describe('UI: the Sessions view at the default side bar width', function () {
     });
     await wb.screenshot('sessions-width');
     assert.ok(row.label.startsWith('Refactor the') && row.label.endsWith('…'), `the title shortened: ${row.label}`);
-    assert.ok(row.right <= row.visibleTo, `"${row.figures}" is shown whole in a ${row.sidebar} px side bar: it ends at ${row.right} px, the row is cut at ${row.visibleTo} px`);
+    assert.ok(
+      row.right <= row.visibleTo,
+      `"${row.figures}" is shown whole in a ${row.sidebar} px side bar: it ends at ${row.right} px, the row is cut at ${row.visibleTo} px`,
+    );
     // The whole title is the tooltip's first line.
     await session.hover();
     const hover = wb.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: LONG_TITLE }).first();

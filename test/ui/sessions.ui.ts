@@ -33,7 +33,9 @@ const folderOf = (cwd: string) => cwd.replace(/[^a-zA-Z0-9]/g, '-');
 
 /** A fixture's lines with their `cwd` set to `cwd`, as if the session had run there. */
 function relocated(source: string, cwd: string): string {
-  return fs.readFileSync(path.join(fixturesDir, 'claude-code', source), 'utf8').replace(/"cwd":"[^"]*"/g, `"cwd":${JSON.stringify(cwd)}`);
+  return fs
+    .readFileSync(path.join(fixturesDir, 'claude-code', source), 'utf8')
+    .replace(/"cwd":"[^"]*"/g, `"cwd":${JSON.stringify(cwd)}`);
 }
 
 function place(projects: string, cwd: string, id: string, text: string, mtime: Date): string {
@@ -97,7 +99,10 @@ describe('UI: find a broken session, see its health, repair it', function () {
 
   const sidebar = () => wb.page.locator('.part.sidebar');
   /** A view of the side bar by its title ("Sessions", "Rounds"). */
-  const pane = (title: string) => sidebar().locator('.pane', { has: wb.page.locator('.pane-header h3.title', { hasText: new RegExp(`^${title}$`, 'i') }) });
+  const pane = (title: string) =>
+    sidebar().locator('.pane', {
+      has: wb.page.locator('.pane-header h3.title', { hasText: new RegExp(`^${title}$`, 'i') }),
+    });
   const rows = (title: string) => pane(title).locator('.monaco-list-row');
 
   async function rowTexts(title: string): Promise<{ label: string; description: string }[]> {
@@ -115,7 +120,9 @@ describe('UI: find a broken session, see its health, repair it', function () {
     if (!box) return;
     const edge = box.x + box.width;
     const sashes = wb.page.locator('.monaco-sash.vertical');
-    const boxes = await sashes.evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, w: r.width, h: r.height })));
+    const boxes = await sashes.evaluateAll((els) =>
+      els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, w: r.width, h: r.height })),
+    );
     const i = boxes.findIndex((b) => Math.abs(b.x + b.w / 2 - edge) <= 4 && b.h > 100);
     if (i < 0) return;
     const b = boxes[i];
@@ -132,7 +139,9 @@ describe('UI: find a broken session, see its health, repair it', function () {
     await rows('Sessions').first().waitFor({ state: 'visible', timeout: 60_000 });
     // At the side bar's default width the end of a row is cut: the session's fill and cost, once read in the
     // background (its project, the newest, is expanded), are where the cut does not reach.
-    const session = rows('Sessions').filter({ has: wb.page.locator('.label-description', { hasText: /^\d+% · \$/ }) }).first();
+    const session = rows('Sessions')
+      .filter({ has: wb.page.locator('.label-description', { hasText: /^\d+% · \$/ }) })
+      .first();
     await session.waitFor({ state: 'visible', timeout: 60_000 });
     const cut = await session.evaluate((el) => {
       const box = el.querySelector('.monaco-icon-label-container')!.getBoundingClientRect();
@@ -142,12 +151,21 @@ describe('UI: find a broken session, see its health, repair it', function () {
       const range = document.createRange();
       range.setStart(text, 0);
       range.setEnd(text, figures.length);
-      return { figures, right: range.getBoundingClientRect().right, visibleTo: box.right, width: document.querySelector('.part.sidebar')!.getBoundingClientRect().width };
+      return {
+        figures,
+        right: range.getBoundingClientRect().right,
+        visibleTo: box.right,
+        width: document.querySelector('.part.sidebar')!.getBoundingClientRect().width,
+      };
     });
-    assert.ok(cut.right <= cut.visibleTo, `"${cut.figures}" is shown whole at the default width (${cut.width} px side bar): ends at ${cut.right}, the row is cut at ${cut.visibleTo}`);
+    assert.ok(
+      cut.right <= cut.visibleTo,
+      `"${cut.figures}" is shown whole at the default width (${cut.width} px side bar): ends at ${cut.right}, the row is cut at ${cut.visibleTo}`,
+    );
     await wb.screenshot('sessions-default-width');
     await widenSidebar(640);
-    const projectRow = (name: string) => rows('Sessions').filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) });
+    const projectRow = (name: string) =>
+      rows('Sessions').filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) });
     await projectRow('checkout-service').waitFor({ state: 'visible', timeout: 30_000 });
     const shown = await rowTexts('Sessions');
     for (const [name, cwd, n] of [
@@ -165,7 +183,10 @@ describe('UI: find a broken session, see its health, repair it', function () {
     assert.equal(shown[1].label, '--history', 'its session is titled by its first prompt');
     // Once its rounds and cost are read, the session (2 hours idle, 85k tokens) is marked: its prompt cache expired.
     // Fill and cost first, then idle time, size and rounds (read in the background: the project is expanded).
-    assert.match(shown[1].description, /^\d+% · \$[\d.]+ · 2 hours ago · [\d.]+ (KiB|MiB) · \d+ rounds? · cache expired$/);
+    assert.match(
+      shown[1].description,
+      /^\d+% · \$[\d.]+ · 2 hours ago · [\d.]+ (KiB|MiB) · \d+ rounds? · cache expired$/,
+    );
   });
 
   it('filters to a project and opens the broken session: Resume Health in the Rounds tree, the problem in the Problems panel', async () => {
@@ -175,36 +196,59 @@ describe('UI: find a broken session, see its health, repair it', function () {
       .filter({ has: wb.page.locator('.label-name', { hasText: /^Agent Compactor: Filter Sessions…$/ }) })
       .first()
       .click({ timeout: 15_000 });
-    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Filter Sessions' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await wb.page
+      .locator('.quick-input-widget .quick-input-title', { hasText: 'Filter Sessions' })
+      .waitFor({ state: 'visible', timeout: 15_000 });
     const box = wb.page.locator('.quick-input-widget input.input');
     await box.waitFor({ state: 'visible', timeout: 15_000 });
     await box.fill('checkout');
     await box.press('Enter');
     await wb.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
-    await pane('Sessions').locator('.pane-header', { hasText: 'filter: checkout' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await pane('Sessions')
+      .locator('.pane-header', { hasText: 'filter: checkout' })
+      .waitFor({ state: 'visible', timeout: 10_000 });
     await wb.page.waitForFunction(() => document.querySelectorAll('.part.sidebar .pane .monaco-list-row').length > 0);
     const filtered = await rowTexts('Sessions');
-    assert.deepEqual(filtered.map((r) => r.label), ['checkout-service', '--history'], JSON.stringify(filtered));
+    assert.deepEqual(
+      filtered.map((r) => r.label),
+      ['checkout-service', '--history'],
+      JSON.stringify(filtered),
+    );
 
     await rows('Sessions').filter({ hasText: '--history' }).first().click();
-    const health = rows('Rounds').filter({ hasText: /^Resume Health: / }).first();
+    const health = rows('Rounds')
+      .filter({ hasText: /^Resume Health: / })
+      .first();
     await health.waitFor({ state: 'visible', timeout: 60_000 });
     const label = (await health.locator('.label-name').textContent())?.trim() ?? '';
-    const m = /^Resume Health: ([\d.]+)% loaded \((\d+)\/(\d+) messages\) · (\d+) problems?( · request invalid)?$/.exec(label);
+    const m = /^Resume Health: ([\d.]+)% loaded \((\d+)\/(\d+) messages\) · (\d+) problems?( · request invalid)?$/.exec(
+      label,
+    );
     assert.ok(m, `the health line: ${label}`);
     assert.ok(Number(m[1]) < 100 && Number(m[2]) < Number(m[3]), `resume loads less than the session holds: ${label}`);
-    const header = rows('Rounds').filter({ hasText: `${BROKEN_ID}.jsonl` }).first();
+    const header = rows('Rounds')
+      .filter({ hasText: `${BROKEN_ID}.jsonl` })
+      .first();
     await header.waitFor({ state: 'visible', timeout: 10_000 });
     await wb.screenshot('sessions-health');
 
     // The health line opens the Problems panel, which names the break at its line.
     await health.click();
     const markers = wb.page.locator('.markers-panel .monaco-list-row');
-    await markers.filter({ hasText: /Resume: / }).first().waitFor({ state: 'visible', timeout: 20_000 });
-    const problems = await markers.evaluateAll((els) => els.map((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    await markers
+      .filter({ hasText: /Resume: / })
+      .first()
+      .waitFor({ state: 'visible', timeout: 20_000 });
+    const problems = await markers.evaluateAll((els) =>
+      els.map((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim()),
+    );
     const file = problems.find((p) => p.includes(`${BROKEN_ID}.jsonl`));
     assert.ok(file, `the transcript is listed in the Problems panel: ${JSON.stringify(problems)}`);
-    const dangling = problems.find((p) => /Resume: parentUuid .* names no entry in the file; .*walk from the leaf stops here/.test(p) && /\[Ln \d+, Col \d+\]/.test(p));
+    const dangling = problems.find(
+      (p) =>
+        /Resume: parentUuid .* names no entry in the file; .*walk from the leaf stops here/.test(p) &&
+        /\[Ln \d+, Col \d+\]/.test(p),
+    );
     assert.ok(dangling, `a broken parent link at its line: ${JSON.stringify(problems)}`);
     const line = Number(/\[Ln (\d+),/.exec(dangling)![1]);
     // The line named is one whose parent is a removed line.
@@ -214,13 +258,17 @@ describe('UI: find a broken session, see its health, repair it', function () {
   });
 
   it('Repair Session from the health line: confirm the fork, offered Resume; the fork is healthy and listed', async () => {
-    const health = rows('Rounds').filter({ hasText: /^Resume Health: / }).first();
+    const health = rows('Rounds')
+      .filter({ hasText: /^Resume Health: / })
+      .first();
     await health.hover();
     await health.locator('.action-label[aria-label^="Repair Session"]').click({ timeout: 10_000 });
     const dialog = wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     const text = (await dialog.textContent()) ?? '';
-    const m = new RegExp(`Repair ${BROKEN_ID}\\.jsonl\\? Resume loads (\\d+) of (\\d+) messages now, (\\d+) of (\\d+) after\\.`).exec(text);
+    const m = new RegExp(
+      `Repair ${BROKEN_ID}\\.jsonl\\? Resume loads (\\d+) of (\\d+) messages now, (\\d+) of (\\d+) after\\.`,
+    ).exec(text);
     assert.ok(m, `the confirmation names the figures: ${text}`);
     assert.ok(Number(m[1]) < Number(m[2]), 'fewer now');
     assert.equal(m[3], m[4], 'all after');
@@ -230,24 +278,33 @@ describe('UI: find a broken session, see its health, repair it', function () {
     await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Repair as Fork$/ }).click();
     await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
 
-    const done = new RegExp(`Repaired ${BROKEN_ID}\\.jsonl: resume now loads (\\d+) of (\\d+) messages \\(100%\\), written to ([0-9a-f-]{36})\\.jsonl\\.`);
+    const done = new RegExp(
+      `Repaired ${BROKEN_ID}\\.jsonl: resume now loads (\\d+) of (\\d+) messages \\(100%\\), written to ([0-9a-f-]{36})\\.jsonl\\.`,
+    );
     const toast = wb.page.locator('.notification-toast', { hasText: done }).first();
     await toast.waitFor({ state: 'visible', timeout: 60_000 });
     const r = done.exec(((await toast.locator('.notification-list-item-message').textContent()) ?? '').trim());
     assert.ok(r, 'the result names the new session');
     assert.equal(r[1], m[3], 'as many messages as the confirmation promised');
-    await toast.locator('.monaco-button', { hasText: 'Resume in Claude Code' }).waitFor({ state: 'visible', timeout: 5_000 });
+    await toast
+      .locator('.monaco-button', { hasText: 'Resume in Claude Code' })
+      .waitFor({ state: 'visible', timeout: 5_000 });
     assert.deepEqual(fs.readFileSync(brokenFile), before, 'the broken session is untouched');
     const fork = `${r[3]}.jsonl`;
 
     // The Rounds tree shows the fork, healthy.
     await rows('Rounds').filter({ hasText: fork }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    const healed = rows('Rounds').filter({ hasText: /^Resume Health: 100% loaded \(\d+\/\d+ messages\) · healthy$/ }).first();
+    const healed = rows('Rounds')
+      .filter({ hasText: /^Resume Health: 100% loaded \(\d+\/\d+ messages\) · healthy$/ })
+      .first();
     await healed.waitFor({ state: 'visible', timeout: 30_000 });
     // The fork is a new session of the same project: the Sessions view picks it up by watching the folder.
     const sessions = rows('Sessions').filter({ hasText: '--history' });
     await wb.page.waitForFunction(
-      () => [...document.querySelectorAll('.part.sidebar .pane .monaco-list-row .label-name')].filter((e) => e.textContent?.trim() === '--history').length >= 2,
+      () =>
+        [...document.querySelectorAll('.part.sidebar .pane .monaco-list-row .label-name')].filter(
+          (e) => e.textContent?.trim() === '--history',
+        ).length >= 2,
       undefined,
       { timeout: 30_000 },
     );

@@ -10,9 +10,24 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { leaveOneOut, loadSessions, metricFiles, reportedErrors, scoredPairs, errorStats, type SessionData } from '../../bench/accuracy';
+import {
+  leaveOneOut,
+  loadSessions,
+  metricFiles,
+  reportedErrors,
+  scoredPairs,
+  errorStats,
+  type SessionData,
+} from '../../bench/accuracy';
 import { inspectFile } from '../../src/core/inspect';
-import { rawEstimate, SessionCalibration, TEXT_TOKENS, textFeatures, textTokens, TOKEN_MODEL } from '../../src/core/tokens/estimate';
+import {
+  rawEstimate,
+  SessionCalibration,
+  TEXT_TOKENS,
+  textFeatures,
+  textTokens,
+  TOKEN_MODEL,
+} from '../../src/core/tokens/estimate';
 import type { RoundContent } from '../../src/core/rounds';
 import { fixture } from '../support/fixtures';
 
@@ -64,7 +79,14 @@ describe('estimate accuracy on the shared fixtures', function () {
 describe('estimator pieces', () => {
   it('textTokens is the TEXT_TOKENS-weighted sum of textFeatures', () => {
     const keys = Object.keys(TEXT_TOKENS) as (keyof typeof TEXT_TOKENS)[];
-    for (const s of ['', 'plain words only', 'CamelCase, punctuation!!! and   spaces', '  42 → 1337\n\tindent', 'é日本語😀', JSON.stringify({ a: [1, 2, { b: 'c\nd' }] })]) {
+    for (const s of [
+      '',
+      'plain words only',
+      'CamelCase, punctuation!!! and   spaces',
+      '  42 → 1337\n\tindent',
+      'é日本語😀',
+      JSON.stringify({ a: [1, 2, { b: 'c\nd' }] }),
+    ]) {
       const f = textFeatures(s);
       const dot = keys.reduce((acc, k, j) => acc + TEXT_TOKENS[k] * f[j], 0);
       assert.ok(Math.abs(textTokens(s) - dot) < 1e-9, s);
@@ -74,13 +96,28 @@ describe('estimator pieces', () => {
 
   it('scales proxy counts with the characters left when a caller shrinks content', () => {
     const c: RoundContent = {
-      assistantText: 0, toolUseInput: 0, thinking: 0, signature: 0, userText: 0, toolResult: 1000, attachment: 0, images: 0, blocks: 1,
+      assistantText: 0,
+      toolUseInput: 0,
+      thinking: 0,
+      signature: 0,
+      userText: 0,
+      toolResult: 1000,
+      attachment: 0,
+      images: 0,
+      blocks: 1,
       proxy: { prose: 0, proseChars: 0, toolUseInput: 0, toolUseInputChars: 0, toolResult: 400, toolResultChars: 1000 },
     };
     const base = rawEstimate({ ...c, toolResult: 0 }, true);
     assert.ok(Math.abs(rawEstimate(c, true) - base - 400 * TOKEN_MODEL.toolResultScale) < 1e-9);
     assert.ok(Math.abs(rawEstimate({ ...c, toolResult: 250 }, true) - base - 100 * TOKEN_MODEL.toolResultScale) < 1e-9);
-    assert.ok(Math.abs(rawEstimate({ ...c, toolResult: 1100 }, true) - base - 400 * TOKEN_MODEL.toolResultScale - 100 * TOKEN_MODEL.toolResult) < 1e-9);
+    assert.ok(
+      Math.abs(
+        rawEstimate({ ...c, toolResult: 1100 }, true) -
+          base -
+          400 * TOKEN_MODEL.toolResultScale -
+          100 * TOKEN_MODEL.toolResult,
+      ) < 1e-9,
+    );
     const { proxy: _omit, ...noProxy } = c;
     assert.ok(Math.abs(rawEstimate(noProxy, true) - base - 1000 * TOKEN_MODEL.toolResult) < 1e-9);
   });
@@ -91,7 +128,12 @@ describe('estimator pieces', () => {
     cal.observe(299, 100); // below the 300-token floor: ignored
     cal.observe(1000, 0); // no estimate: ignored
     assert.equal(cal.samples, 0);
-    for (const [t, r] of [[600, 300], [900, 300], [300, 300]]) cal.observe(t, r);
+    for (const [t, r] of [
+      [600, 300],
+      [900, 300],
+      [300, 300],
+    ])
+      cal.observe(t, r);
     assert.equal(cal.samples, 3);
     assert.ok(Math.abs(cal.factor - (3 * 2 + 10) / 13) < 1e-12); // ratios 1, 2, 3 → median 2
     const copy = cal.clone();

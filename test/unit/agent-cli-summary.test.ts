@@ -2,8 +2,19 @@
 // request text, the fit of a long span, and the runner (stdin, the stdout cap, abort, a missing program), the runner
 // driven with `node` as the program.
 import * as assert from 'node:assert/strict';
-import { agentCliRequestText, fitNewest, runAgentCli, summarizeWithAgentCli, type AgentCliRun } from '../../src/core/compact/summarize/agentCli';
-import { CLAUDE_CLI, CLAUDE_CLI_SYSTEM_PROMPT, claudeSummaryArgs, readClaudeReply } from '../../src/core/compact/summarize/claudeCli';
+import {
+  agentCliRequestText,
+  fitNewest,
+  runAgentCli,
+  summarizeWithAgentCli,
+  type AgentCliRun,
+} from '../../src/core/compact/summarize/agentCli';
+import {
+  CLAUDE_CLI,
+  CLAUDE_CLI_SYSTEM_PROMPT,
+  claudeSummaryArgs,
+  readClaudeReply,
+} from '../../src/core/compact/summarize/claudeCli';
 import { codexSummaryArgs, readCodexReply } from '../../src/core/compact/summarize/codexCli';
 import { SUMMARY_INSTRUCTIONS } from '../../src/core/compact/summarize/prompt';
 import { CompactError } from '../../src/core/compact/types';
@@ -12,7 +23,11 @@ import type { Group } from '../../src/core/compact/ptl';
 import type { SummaryMessage } from '../../src/core/compact/summarize/anthropic';
 
 const run = (stdout: string, exitCode: number | null = 0, stderr = ''): AgentCliRun => ({ stdout, stderr, exitCode });
-const group = (tokens: number, text: string): Group<SummaryMessage[]> => ({ tokens, firstRole: 'user', payload: [{ role: 'user', text }] });
+const group = (tokens: number, text: string): Group<SummaryMessage[]> => ({
+  tokens,
+  firstRole: 'user',
+  payload: [{ role: 'user', text }],
+});
 
 describe('agent CLI summarizers', () => {
   describe('argv', () => {
@@ -44,11 +59,24 @@ describe('agent CLI summarizers', () => {
 
   describe("Claude Code's JSON result", () => {
     it('a success: the result text and its stop reason', () => {
-      const r = readClaudeReply(run(JSON.stringify({ type: 'result', is_error: false, result: '<summary>S</summary>', stop_reason: 'end_turn' })));
+      const r = readClaudeReply(
+        run(
+          JSON.stringify({ type: 'result', is_error: false, result: '<summary>S</summary>', stop_reason: 'end_turn' }),
+        ),
+      );
       assert.deepEqual(r, { ok: true, text: '<summary>S</summary>', stopReason: 'end_turn' });
     });
     it('an error result (API error, a reply over the output limit) names what it said', () => {
-      const r = readClaudeReply(run(JSON.stringify({ type: 'result', is_error: true, result: "API Error: Claude's response exceeded the 128000 output token maximum." }), 1));
+      const r = readClaudeReply(
+        run(
+          JSON.stringify({
+            type: 'result',
+            is_error: true,
+            result: "API Error: Claude's response exceeded the 128000 output token maximum.",
+          }),
+          1,
+        ),
+      );
       assert.equal(r.ok, false);
       assert.match(!r.ok ? r.problem : '', /exceeded the 128000 output token maximum/);
     });
@@ -58,7 +86,10 @@ describe('agent CLI summarizers', () => {
       assert.match(!r.ok ? r.problem : '', /not a JSON result \(exit code 1: Invalid API key/);
     });
     it('an empty result is no reply', () => {
-      assert.deepEqual(readClaudeReply(run(JSON.stringify({ type: 'result', is_error: false, result: ' ' }))), { ok: false, problem: 'the reply was empty' });
+      assert.deepEqual(readClaudeReply(run(JSON.stringify({ type: 'result', is_error: false, result: ' ' }))), {
+        ok: false,
+        problem: 'the reply was empty',
+      });
     });
   });
 
@@ -99,7 +130,14 @@ describe('agent CLI summarizers', () => {
 
   describe('the request', () => {
     it('the conversation between tags, the summarizing request last', () => {
-      const text = agentCliRequestText([group(10, 'first prompt'), { tokens: 5, firstRole: 'assistant', payload: [{ role: 'assistant', text: 'an answer' }] }], SUMMARY_INSTRUCTIONS, 0);
+      const text = agentCliRequestText(
+        [
+          group(10, 'first prompt'),
+          { tokens: 5, firstRole: 'assistant', payload: [{ role: 'assistant', text: 'an answer' }] },
+        ],
+        SUMMARY_INSTRUCTIONS,
+        0,
+      );
       assert.ok(text.indexOf('<conversation>') < text.indexOf('[user]\nfirst prompt'));
       assert.ok(text.includes('[assistant]\nan answer'));
       assert.ok(text.indexOf('first prompt') < text.indexOf('an answer'));
@@ -119,11 +157,21 @@ describe('agent CLI summarizers', () => {
   describe('the runner (node as the program)', () => {
     const node = process.execPath;
     it('gives the input on stdin and returns stdout and the exit code', async () => {
-      const r = await runAgentCli({ label: 'Echo', program: node, args: ['-e', 'process.stdin.pipe(process.stdout)'], input: 'ünï ✓ "q"' });
+      const r = await runAgentCli({
+        label: 'Echo',
+        program: node,
+        args: ['-e', 'process.stdin.pipe(process.stdout)'],
+        input: 'ünï ✓ "q"',
+      });
       assert.deepEqual({ stdout: r.stdout, exitCode: r.exitCode }, { stdout: 'ünï ✓ "q"', exitCode: 0 });
     });
     it('runs in an empty temporary folder, not this process’s', async () => {
-      const r = await runAgentCli({ label: 'Cwd', program: node, args: ['-e', 'console.log(process.cwd()); console.log(require("fs").readdirSync(".").length)'], input: '' });
+      const r = await runAgentCli({
+        label: 'Cwd',
+        program: node,
+        args: ['-e', 'console.log(process.cwd()); console.log(require("fs").readdirSync(".").length)'],
+        input: '',
+      });
       const [cwd, count] = r.stdout.trim().split('\n');
       assert.notEqual(cwd, process.cwd());
       assert.match(cwd, /agent-compactor-summary-/);
@@ -131,13 +179,25 @@ describe('agent CLI summarizers', () => {
     });
     it('stops a program whose output passes the cap', async () => {
       await assert.rejects(
-        runAgentCli({ label: 'Flood', program: node, args: ['-e', 'setInterval(() => process.stdout.write("x".repeat(65536)), 1)'], input: '', maxStdoutBytes: 1024 * 1024 }),
+        runAgentCli({
+          label: 'Flood',
+          program: node,
+          args: ['-e', 'setInterval(() => process.stdout.write("x".repeat(65536)), 1)'],
+          input: '',
+          maxStdoutBytes: 1024 * 1024,
+        }),
         (e: unknown) => e instanceof CompactError && e.code === 'api' && /more than 1 MB of output/.test(e.message),
       );
     });
     it('an abort kills the program (it would otherwise never end)', async () => {
       const controller = new AbortController();
-      const pending = runAgentCli({ label: 'Hang', program: node, args: ['-e', 'process.stdout.write("ready"); setInterval(() => {}, 1000)'], input: '', signal: controller.signal });
+      const pending = runAgentCli({
+        label: 'Hang',
+        program: node,
+        args: ['-e', 'process.stdout.write("ready"); setInterval(() => {}, 1000)'],
+        input: '',
+        signal: controller.signal,
+      });
       // Aborted once the program runs: it has written to stdout only after starting (no timing decides this).
       await new Promise((r) => setImmediate(r));
       controller.abort();
@@ -146,14 +206,25 @@ describe('agent CLI summarizers', () => {
     it('a missing program is a located error that names the path and the setting', async () => {
       await assert.rejects(
         runAgentCli({ label: 'Claude Code', program: '/nonexistent/claude', args: [], input: '' }),
-        (e: unknown) => e instanceof CompactError && e.code === 'network' && /Claude Code was not found at '\/nonexistent\/claude'.*settings/.test(e.message),
+        (e: unknown) =>
+          e instanceof CompactError &&
+          e.code === 'network' &&
+          /Claude Code was not found at '\/nonexistent\/claude'.*settings/.test(e.message),
       );
     });
     it('a missing program makes the summarizer fail with its attempt recorded (the caller then falls back)', async () => {
-      await assert.rejects(summarizeWithAgentCli(CLAUDE_CLI, [group(10, 'x')], [0], { program: '/nonexistent/claude', maxInputTokens: 1000 }), (e: unknown) => {
-        const attempts = (e as { attempts?: { strategy: string; outcome: string }[] }).attempts;
-        return e instanceof CompactError && attempts?.[0]?.strategy === 'claude-cli' && attempts[0].outcome === 'error';
-      });
+      await assert.rejects(
+        summarizeWithAgentCli(CLAUDE_CLI, [group(10, 'x')], [0], {
+          program: '/nonexistent/claude',
+          maxInputTokens: 1000,
+        }),
+        (e: unknown) => {
+          const attempts = (e as { attempts?: { strategy: string; outcome: string }[] }).attempts;
+          return (
+            e instanceof CompactError && attempts?.[0]?.strategy === 'claude-cli' && attempts[0].outcome === 'error'
+          );
+        },
+      );
     });
   });
 

@@ -40,8 +40,11 @@ const summary = (over: Partial<SessionSummary>): SessionSummary => ({
 describe("Each agent's window, thresholds and cost", function () {
   this.timeout(120_000);
 
-  it('a Codex map is drawn against the window its rollout records (258,400 / 272,000), not Claude\'s 200k', async () => {
-    for (const [name, window] of [['rollout-0.142.jsonl', 258_400], ['rollout-0.36.jsonl', 272_000]] as const) {
+  it("a Codex map is drawn against the window its rollout records (258,400 / 272,000), not Claude's 200k", async () => {
+    for (const [name, window] of [
+      ['rollout-0.142.jsonl', 258_400],
+      ['rollout-0.36.jsonl', 272_000],
+    ] as const) {
       const f = join(sharedFixtures, 'codex', name);
       const analysis = await inspectFile(f, { subagents: false, appendable: false });
       const state = buildMapState(f, analysis, null, undefined);
@@ -63,7 +66,10 @@ describe("Each agent's window, thresholds and cost", function () {
       assert.equal(observed, 167_174);
       // The same session as if it ran under a 1M model id (a copy in a temporary folder: the fixture is not touched).
       const renamed = join(dir, 'one-m.jsonl');
-      writeFileSync(renamed, readFileSync(original, 'utf8').replace(/"model":"claude-[^"]+"/g, '"model":"claude-opus-4-6-1m"'));
+      writeFileSync(
+        renamed,
+        readFileSync(original, 'utf8').replace(/"model":"claude-[^"]+"/g, '"model":"claude-opus-4-6-1m"'),
+      );
       const analysis = await inspectFile(renamed, { subagents: false });
       const state = buildMapState(renamed, analysis, null, undefined);
       assert.equal(state.contextWindow, 1_000_000);
@@ -86,7 +92,10 @@ describe("Each agent's window, thresholds and cost", function () {
     // 150k of 200k is past the warning line below the real threshold (167k), not "normal" as at 92%.
     assert.equal(status.level, 'warning');
     assert.match(status.text, /^◕ live: fix the flaky login tes… 150k \/ 200k · 75%$/);
-    assert.match(status.accessibilityLabel, /^Live session fix the flaky login tes…: context 150,000 of 200,000 tokens, 75 percent$/);
+    assert.match(
+      status.accessibilityLabel,
+      /^Live session fix the flaky login tes…: context 150,000 of 200,000 tokens, 75 percent$/,
+    );
     // The shown transcript's item names its file, and its accessible name is plain words.
     const analysis = await inspectFile(fixture('with-compactions.jsonl'), { subagents: false });
     const item = statusBarItem('with-compactions.jsonl', contextNow(analysis.report), analysis.report);
@@ -94,10 +103,12 @@ describe("Each agent's window, thresholds and cost", function () {
     for (const t of [item.accessibilityLabel, status.accessibilityLabel]) assert.doesNotMatch(t, /&nbsp;|\$\(|\*\*/);
     // The map of the same session draws the threshold the status bar's tooltip names.
     const state = buildMapState(fixture('with-compactions.jsonl'), analysis, null, undefined);
-    assert.ok(state.limitsText.includes(autoCompactText(contextLimits(limitFacts('claude-code', analysis.index.entries)))));
+    assert.ok(
+      state.limitsText.includes(autoCompactText(contextLimits(limitFacts('claude-code', analysis.index.entries)))),
+    );
   });
 
-  it('a read-only (Gemini) map offers no target: the axis is the data\'s, and the plan line says why', async () => {
+  it("a read-only (Gemini) map offers no target: the axis is the data's, and the plan line says why", async () => {
     const f = agentFixtures('gemini-cli', /\.json$/)[1];
     const analysis = await inspectFile(f, { subagents: false, appendable: false });
     const state = buildMapState(f, analysis, null, 900_000);
@@ -110,11 +121,15 @@ describe("Each agent's window, thresholds and cost", function () {
     const g = mapGeometry(state, { from: 0, to: state.rounds.length }, MAP_SIZE);
     assert.ok(!g.lines.some((l) => l.kind === 'target') && !g.offChart.includes('target'), 'no target line');
     // The 900k target of the settings does not stretch the axis (the window, 1M, is what sets it here).
-    const withTarget = mapGeometry({ ...state, reachable: { floor: 0, max: 2_000_000 } }, { from: 0, to: state.rounds.length }, MAP_SIZE);
+    const withTarget = mapGeometry(
+      { ...state, reachable: { floor: 0, max: 2_000_000 } },
+      { from: 0, to: state.rounds.length },
+      MAP_SIZE,
+    );
     assert.ok(g.maxY <= withTarget.maxY);
   });
 
-  it('the map\'s target stays within the reachable range and the floor is drawn', async () => {
+  it("the map's target stays within the reachable range and the floor is drawn", async () => {
     const f = join(sharedFixtures, 'codex', 'rollout-0.142.jsonl');
     const analysis = await inspectFile(f, { subagents: false, appendable: false });
     const plan = await planCompaction(analysis, { targetTokens: 100_000 });
@@ -133,8 +148,13 @@ describe("Each agent's window, thresholds and cost", function () {
   it("Cline: each response priced at the model Cline recorded, and Cline's own recorded cost shown", async () => {
     const f = join(sharedFixtures, 'cline', 'task-opus', 'api_conversation_history.json');
     const analysis = await inspectFile(f, { subagents: false, appendable: false });
-    const ui = JSON.parse(readFileSync(join(sharedFixtures, 'cline', 'task-opus', 'ui_messages.json'), 'utf8')) as { say?: string; text?: string }[];
-    const recorded = ui.filter((m) => m.say === 'api_req_started').reduce((s, m) => s + ((JSON.parse(m.text!) as { cost?: number }).cost ?? 0), 0);
+    const ui = JSON.parse(readFileSync(join(sharedFixtures, 'cline', 'task-opus', 'ui_messages.json'), 'utf8')) as {
+      say?: string;
+      text?: string;
+    }[];
+    const recorded = ui
+      .filter((m) => m.say === 'api_req_started')
+      .reduce((s, m) => s + ((JSON.parse(m.text!) as { cost?: number }).cost ?? 0), 0);
     const cost = analysisCost(analysis);
     assert.ok(cost.agent, "Cline's own figure is read");
     assert.ok(Math.abs(cost.agent.usd - recorded) < 1e-9, `${cost.agent.usd} vs ${recorded}`);
@@ -148,6 +168,7 @@ describe("Each agent's window, thresholds and cost", function () {
     assert.equal(state.autoCompactAt, 160_000);
     // Ours and Cline's agree within the tolerance, or the note says by how much.
     const notes = costNotes(cost, 'x');
-    if (Math.abs(cost.total.usd - cost.agent.usd) / Math.max(cost.total.usd, cost.agent.usd) > 0.02) assert.ok(notes.some((n) => n.includes('apart')));
+    if (Math.abs(cost.total.usd - cost.agent.usd) / Math.max(cost.total.usd, cost.agent.usd) > 0.02)
+      assert.ok(notes.some((n) => n.includes('apart')));
   });
 });

@@ -18,13 +18,35 @@ function file(content: string | Buffer): string {
 }
 
 const user = (uuid: string, parent: string | null, text: string) =>
-  JSON.stringify({ type: 'user', uuid, parentUuid: parent, isSidechain: false, sessionId: 's', message: { role: 'user', content: text } });
+  JSON.stringify({
+    type: 'user',
+    uuid,
+    parentUuid: parent,
+    isSidechain: false,
+    sessionId: 's',
+    message: { role: 'user', content: text },
+  });
 const asst = (uuid: string, parent: string, id: string, text: string, ctx = 100) =>
   JSON.stringify({
-    type: 'assistant', uuid, parentUuid: parent, isSidechain: false, sessionId: 's',
-    message: { id, role: 'assistant', model: 'claude-test', content: [{ type: 'text', text }], usage: { input_tokens: ctx, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 } },
+    type: 'assistant',
+    uuid,
+    parentUuid: parent,
+    isSidechain: false,
+    sessionId: 's',
+    message: {
+      id,
+      role: 'assistant',
+      model: 'claude-test',
+      content: [{ type: 'text', text }],
+      usage: { input_tokens: ctx, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 },
+    },
   });
-const good = [user('u1', null, 'hello'), asst('a1', 'u1', 'msg_1', 'hi'), user('u2', 'a1', 'more'), asst('a2', 'u2', 'msg_2', 'ok', 150)];
+const good = [
+  user('u1', null, 'hello'),
+  asst('a1', 'u1', 'msg_1', 'hi'),
+  user('u2', 'a1', 'more'),
+  asst('a2', 'u2', 'msg_2', 'ok', 150),
+];
 
 describe('bad input', () => {
   it('reports a non-JSON line with its 1-based line number and keeps going', async () => {
@@ -39,9 +61,20 @@ describe('bad input', () => {
   it('recovers two objects joined on one line', async () => {
     const p = file([good[0], good[1] + good[2], good[3]].join('\n') + '\n');
     const { report, index } = await inspectFile(p);
-    assert.deepEqual(report.malformed.map((m) => m.line), [2]);
+    assert.deepEqual(
+      report.malformed.map((m) => m.line),
+      [2],
+    );
     assert.equal(index.entries.length, 4);
-    assert.deepEqual(index.entries.map((e) => [e.line, e.part]), [[1, 0], [2, 0], [2, 1], [3, 0]]);
+    assert.deepEqual(
+      index.entries.map((e) => [e.line, e.part]),
+      [
+        [1, 0],
+        [2, 0],
+        [2, 1],
+        [3, 0],
+      ],
+    );
   });
 
   it('handles a truncated last line (a session being written) as unterminated', async () => {
@@ -67,7 +100,11 @@ describe('bad input', () => {
   });
 
   it('reports invalid UTF-8 and keeps the line', async () => {
-    const bad = Buffer.concat([Buffer.from(good[0].slice(0, -3)), Buffer.from([0xff, 0xfe]), Buffer.from(good[0].slice(-3))]);
+    const bad = Buffer.concat([
+      Buffer.from(good[0].slice(0, -3)),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(good[0].slice(-3)),
+    ]);
     const p = file(Buffer.concat([bad, Buffer.from('\n' + good.slice(1).join('\n') + '\n')]));
     const { report, index } = await inspectFile(p);
     assert.equal(report.malformed.length, 1);
@@ -78,12 +115,18 @@ describe('bad input', () => {
 
   it('refuses an empty file with a clear error', async () => {
     const p = file('');
-    await assert.rejects(inspectFile(p), (e: Error) => e instanceof NotATranscriptError && /empty file/.test(e.message));
+    await assert.rejects(
+      inspectFile(p),
+      (e: Error) => e instanceof NotATranscriptError && /empty file/.test(e.message),
+    );
   });
 
   it('refuses a file that is not a transcript', async () => {
     const p = file('{"name":"package","version":"1.0.0"}\n{"a":1}\n');
-    await assert.rejects(inspectFile(p), (e: Error) => e instanceof NotATranscriptError && /none is a Claude Code transcript entry/.test(e.message));
+    await assert.rejects(
+      inspectFile(p),
+      (e: Error) => e instanceof NotATranscriptError && /none is a Claude Code transcript entry/.test(e.message),
+    );
     const q = file('hello world\nthis is text\n');
     const idx = await indexTranscript(q);
     assert.throws(() => assertTranscript(idx), /not a JSONL transcript \(line 1/);
@@ -99,9 +142,16 @@ describe('bad input', () => {
   it('streams an oversize line without holding it', async () => {
     const p = file(good[0] + '\n' + 'x'.repeat(5000) + '\n' + good[1] + '\n');
     const lines = [];
-    for await (const l of readLines(p, { maxLineBytes: 1000, chunkSize: 512 })) lines.push({ line: l.line, len: l.bytes.length, oversize: l.oversize === true, start: l.start, end: l.end });
+    for await (const l of readLines(p, { maxLineBytes: 1000, chunkSize: 512 }))
+      lines.push({ line: l.line, len: l.bytes.length, oversize: l.oversize === true, start: l.start, end: l.end });
     assert.equal(lines.length, 3);
-    assert.deepEqual(lines[1], { line: 2, len: 0, oversize: true, start: good[0].length + 1, end: good[0].length + 1 + 5000 });
+    assert.deepEqual(lines[1], {
+      line: 2,
+      len: 0,
+      oversize: true,
+      start: good[0].length + 1,
+      end: good[0].length + 1 + 5000,
+    });
     const index = await indexTranscript(p, { maxLineBytes: 1000 });
     assert.equal(index.malformed[0].line, 2);
     assert.match(index.malformed[0].error, /over the 1000-byte limit/);
@@ -121,7 +171,10 @@ describe('bad input', () => {
     const cli = join(repoRoot, 'dist', 'cli.js');
     const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
     before(function () {
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
     });
     it('exits 2 with a one-line reason on unusable input', () => {

@@ -7,7 +7,14 @@ import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { contextNow } from '../../src/core/context';
 import { buildBudgetState } from '../../src/extension/model/budget';
-import { boxInside, boxesOverlap, chartGeometry, chartLayout, type Box, type ChartGeometry } from '../../src/webview/chart';
+import {
+  boxInside,
+  boxesOverlap,
+  chartGeometry,
+  chartLayout,
+  type Box,
+  type ChartGeometry,
+} from '../../src/webview/chart';
 import { parseHostToWebview, type ChartData, type ChartPoint } from '../../src/webview/protocol';
 import { fixture } from '../support/fixtures';
 
@@ -17,14 +24,36 @@ function historyChart(over: Partial<ChartData> = {}): ChartData {
   for (let i = 0; i < 136; i++) {
     const inContext = i >= 113;
     const value = inContext ? 45_000 + (i - 113) * 2_700 : 20_000 + (i % 57) * 2_600;
-    points.push({ round: i, usage: i % 3 ? value : null, estimate: value + 300, mark: i >= 113 && i <= 115 ? 'summarize' : 'keep', boundary: i === 57 || i === 113, inContext });
+    points.push({
+      round: i,
+      usage: i % 3 ? value : null,
+      estimate: value + 300,
+      mark: i >= 113 && i <= 115 ? 'summarize' : 'keep',
+      boundary: i === 57 || i === 113,
+      inContext,
+    });
   }
-  return { points, targetTokens: 60_000, floorTokens: 41_803, cutAfterRound: 115, preTokens: 107_560, postTokens: 16_042, ...over };
+  return {
+    points,
+    targetTokens: 60_000,
+    floorTokens: 41_803,
+    cutAfterRound: 115,
+    preTokens: 107_560,
+    postTokens: 16_042,
+    ...over,
+  };
 }
 
 /** `n` rounds all in context, a cut after round `cut` (or none). */
 function simpleChart(n: number, cut: number | null, targetTokens: number, floorTokens: number | null): ChartData {
-  const points: ChartPoint[] = Array.from({ length: n }, (_, i) => ({ round: i, usage: 10_000 + i * 500, estimate: 10_000 + i * 500, mark: cut !== null && i <= cut ? 'summarize' : 'keep', boundary: false, inContext: true }));
+  const points: ChartPoint[] = Array.from({ length: n }, (_, i) => ({
+    round: i,
+    usage: 10_000 + i * 500,
+    estimate: 10_000 + i * 500,
+    mark: cut !== null && i <= cut ? 'summarize' : 'keep',
+    boundary: false,
+    inContext: true,
+  }));
   return { points, targetTokens, floorTokens, cutAfterRound: cut, preTokens: 1, postTokens: 1 };
 }
 
@@ -32,7 +61,11 @@ const chartBox = (g: ChartGeometry): Box => ({ x: 0, y: 0, width: g.width, heigh
 
 function assertNoOverlap(boxes: { name: string; box: Box }[]): void {
   for (let i = 0; i < boxes.length; i++) {
-    for (let j = i + 1; j < boxes.length; j++) assert.ok(!boxesOverlap(boxes[i].box, boxes[j].box), `${boxes[i].name} overlaps ${boxes[j].name}: ${JSON.stringify([boxes[i].box, boxes[j].box])}`);
+    for (let j = i + 1; j < boxes.length; j++)
+      assert.ok(
+        !boxesOverlap(boxes[i].box, boxes[j].box),
+        `${boxes[i].name} overlaps ${boxes[j].name}: ${JSON.stringify([boxes[i].box, boxes[j].box])}`,
+      );
   }
 }
 
@@ -46,11 +79,16 @@ describe('budget chart: readable at the width it is drawn at', () => {
       assert.ok(g.yTicks.length >= 2 && g.yTicks.length <= 6, `y ticks: ${g.yTicks.map((t) => t.label).join(' ')}`);
       for (const t of g.yTicks) assert.match(t.label, /^\d+(\.\d)?[kM]?$/, 'abbreviated (40k, 1.5M)');
       assert.ok(g.yTicks.some((t) => /k$/.test(t.label)));
-      for (let i = 1; i < g.yTicks.length; i++) assert.ok(g.yTicks[i - 1].pos - g.yTicks[i].pos >= 2 * layout.fontSize, 'a line of text between y labels');
+      for (let i = 1; i < g.yTicks.length; i++)
+        assert.ok(g.yTicks[i - 1].pos - g.yTicks[i].pos >= 2 * layout.fontSize, 'a line of text between y labels');
       assert.ok(g.xTicks.length >= 2, `x ticks: ${g.xTicks.map((t) => t.label).join(' ')}`);
       for (const t of g.xTicks) assert.match(t.label, /^#\d+$/);
-      const all = [...g.yTicks.map((t) => ({ name: `y ${t.label}`, box: t.box })), ...g.xTicks.map((t) => ({ name: `x ${t.label}`, box: t.box }))];
-      for (const t of all) assert.ok(boxInside(t.box, chartBox(g)), `${t.name} inside the chart: ${JSON.stringify(t.box)}`);
+      const all = [
+        ...g.yTicks.map((t) => ({ name: `y ${t.label}`, box: t.box })),
+        ...g.xTicks.map((t) => ({ name: `x ${t.label}`, box: t.box })),
+      ];
+      for (const t of all)
+        assert.ok(boxInside(t.box, chartBox(g)), `${t.name} inside the chart: ${JSON.stringify(t.box)}`);
       assertNoOverlap(all);
       // X labels sit at round numbers that are multiples of one step (1, 2, 5, 10, …).
       const rounds = g.xTicks.map((t) => Number(t.label.slice(1)));
@@ -65,7 +103,8 @@ describe('budget chart: readable at the width it is drawn at', () => {
     const wide = chartGeometry(historyChart(), chartLayout(900, 'history'));
     assert.ok(narrow.xTicks.length < wide.xTicks.length, `${narrow.xTicks.length} < ${wide.xTicks.length}`);
     for (const g of [narrow, wide]) {
-      for (let i = 1; i < g.xTicks.length; i++) assert.ok(g.xTicks[i].box.x - (g.xTicks[i - 1].box.x + g.xTicks[i - 1].box.width) >= 8, 'gap between x labels');
+      for (let i = 1; i < g.xTicks.length; i++)
+        assert.ok(g.xTicks[i].box.x - (g.xTicks[i - 1].box.x + g.xTicks[i - 1].box.width) >= 8, 'gap between x labels');
     }
   });
 
@@ -84,14 +123,29 @@ describe('budget chart: readable at the width it is drawn at', () => {
           ] as [number, number | null][]) {
             const g = chartGeometry(simpleChart(n, cut, target, floor), chartLayout(width));
             const where = `width ${width}, ${n} rounds, cut after #${cut}, target ${target}, floor ${floor}`;
-            assert.deepEqual(g.labels.map((l) => l.kind), ['target', ...(floor !== null ? ['floor'] : []), 'cut'], where);
-            for (const l of g.labels) assert.ok(boxInside(l.box, g.plot), `${l.kind} label inside the plot (${where}): ${JSON.stringify(l.box)} in ${JSON.stringify(g.plot)}`);
+            assert.deepEqual(
+              g.labels.map((l) => l.kind),
+              ['target', ...(floor !== null ? ['floor'] : []), 'cut'],
+              where,
+            );
+            for (const l of g.labels)
+              assert.ok(
+                boxInside(l.box, g.plot),
+                `${l.kind} label inside the plot (${where}): ${JSON.stringify(l.box)} in ${JSON.stringify(g.plot)}`,
+              );
             assertNoOverlap(g.labels.map((l) => ({ name: `${l.kind} (${where})`, box: l.box })));
             // Each label sits beside its own line.
             const cutLabel = g.labels.find((l) => l.kind === 'cut')!;
-            assert.ok(Math.min(Math.abs(cutLabel.box.x - g.cutX!), Math.abs(cutLabel.box.x + cutLabel.box.width - g.cutX!)) <= 5, `cut label beside the cut (${where})`);
+            assert.ok(
+              Math.min(Math.abs(cutLabel.box.x - g.cutX!), Math.abs(cutLabel.box.x + cutLabel.box.width - g.cutX!)) <=
+                5,
+              `cut label beside the cut (${where})`,
+            );
             const targetLabel = g.labels.find((l) => l.kind === 'target')!;
-            assert.ok(targetLabel.box.y <= g.targetY! + 5 && targetLabel.box.y + targetLabel.box.height >= g.targetY! - 5, `target label at its line (${where})`);
+            assert.ok(
+              targetLabel.box.y <= g.targetY! + 5 && targetLabel.box.y + targetLabel.box.height >= g.targetY! - 5,
+              `target label at its line (${where})`,
+            );
             checked++;
           }
         }
@@ -145,7 +199,10 @@ describe('budget chart: readable at the width it is drawn at', () => {
       assert.equal(history.hiddenRounds, 0);
       assert.deepEqual([history.firstRound, history.lastRound], [0, 135]);
       // The rounds about to be summarized: 3 of 23 slots, not 3 of 136.
-      assert.deepEqual(active.bands.map((b) => b.mark), ['summarize']);
+      assert.deepEqual(
+        active.bands.map((b) => b.mark),
+        ['summarize'],
+      );
       assert.ok(Math.abs(active.bands[0].width - (3 * active.plot.width) / 23) < 1e-9);
       assert.ok(Math.abs(history.bands[0].width - (3 * history.plot.width) / 136) < 1e-9);
       assert.ok(Math.abs(active.cutX! - (active.plot.x + (3 * active.plot.width) / 23)) < 1e-9);
@@ -173,7 +230,12 @@ describe('budget chart: readable at the width it is drawn at', () => {
     const msg = parseHostToWebview(JSON.parse(JSON.stringify({ type: 'state', state })));
     assert.ok(msg && msg.type === 'state');
     assert.equal(msg.state.chart.floorTokens, state.chart.floorTokens);
-    for (const bad of ['40k', -1, undefined]) assert.equal(parseHostToWebview({ type: 'state', state: { ...state, chart: { ...state.chart, floorTokens: bad } } }), null, String(bad));
+    for (const bad of ['40k', -1, undefined])
+      assert.equal(
+        parseHostToWebview({ type: 'state', state: { ...state, chart: { ...state.chart, floorTokens: bad } } }),
+        null,
+        String(bad),
+      );
     const firstActive = state.chart.points.findIndex((p) => p.inContext);
     assert.ok(firstActive > 0, 'history before the context');
     const g = chartGeometry(state.chart, chartLayout(330));

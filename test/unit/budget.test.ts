@@ -16,23 +16,82 @@ const dir = mkdtempSync(join(tmpdir(), 'ac-budget-'));
 /** A small session with one wire message holding several tool results of known sizes. */
 export function sessionWithResults(sizes: number[], ids?: string[]): string {
   const lines: string[] = [];
-  const base = { isSidechain: false, sessionId: '11111111-2222-4333-8444-555555555555', cwd: '/tmp/p', version: '2.1.0', userType: 'external' };
-  lines.push(JSON.stringify({ ...base, type: 'user', uuid: 'u0', parentUuid: null, message: { role: 'user', content: 'please read the files' } }));
+  const base = {
+    isSidechain: false,
+    sessionId: '11111111-2222-4333-8444-555555555555',
+    cwd: '/tmp/p',
+    version: '2.1.0',
+    userType: 'external',
+  };
+  lines.push(
+    JSON.stringify({
+      ...base,
+      type: 'user',
+      uuid: 'u0',
+      parentUuid: null,
+      message: { role: 'user', content: 'please read the files' },
+    }),
+  );
   let parent = 'u0';
   const toolIds = ids ?? sizes.map((_, i) => `toolu_${i}`);
   toolIds.forEach((id, i) => {
     const u = `a${i}`;
-    lines.push(JSON.stringify({ ...base, type: 'assistant', uuid: u, parentUuid: parent, requestId: 'req_1', message: { id: 'msg_1', role: 'assistant', model: 'claude-test', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/f${i}` } }], stop_reason: 'tool_use', usage: { input_tokens: 1000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 } } }));
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: 'assistant',
+        uuid: u,
+        parentUuid: parent,
+        requestId: 'req_1',
+        message: {
+          id: 'msg_1',
+          role: 'assistant',
+          model: 'claude-test',
+          content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/f${i}` } }],
+          stop_reason: 'tool_use',
+          usage: { input_tokens: 1000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 },
+        },
+      }),
+    );
     parent = u;
   });
   toolIds.forEach((id, i) => {
-    const text = Array.from({ length: Math.ceil(sizes[i] / 16) + 1 }, (_, k) => `line ${String(k).padStart(6, '0')} xxxx`).join('\n').slice(0, sizes[i]);
+    const text = Array.from(
+      { length: Math.ceil(sizes[i] / 16) + 1 },
+      (_, k) => `line ${String(k).padStart(6, '0')} xxxx`,
+    )
+      .join('\n')
+      .slice(0, sizes[i]);
     assert.equal(text.length, sizes[i]);
     const u = `r${i}`;
-    lines.push(JSON.stringify({ ...base, type: 'user', uuid: u, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] } }));
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: 'user',
+        uuid: u,
+        parentUuid: parent,
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
+      }),
+    );
     parent = u;
   });
-  lines.push(JSON.stringify({ ...base, type: 'assistant', uuid: 'z', parentUuid: parent, requestId: 'req_2', message: { id: 'msg_2', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage: { input_tokens: 9000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 } } }));
+  lines.push(
+    JSON.stringify({
+      ...base,
+      type: 'assistant',
+      uuid: 'z',
+      parentUuid: parent,
+      requestId: 'req_2',
+      message: {
+        id: 'msg_2',
+        role: 'assistant',
+        model: 'claude-test',
+        content: [{ type: 'text', text: 'done' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 9000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 },
+      },
+    }),
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -73,7 +132,8 @@ describe('tool-result previews', () => {
       `Preview (first 1,993 bytes):\n${head}\n[… 1,896 more characters in /x/session.tool-results/toolu_1.txt]`;
     assert.equal(p, expected);
     // Stable across processes and locales: a fresh process with another locale and time zone gives the same bytes.
-    const script = `const { makePreview } = require(${JSON.stringify(resolve(__dirname, '../../src/core/compact/budget.ts'))});` +
+    const script =
+      `const { makePreview } = require(${JSON.stringify(resolve(__dirname, '../../src/core/compact/budget.ts'))});` +
       `const text = Array.from({ length: 500 }, (_, i) => 'row ' + i).join('\\n');` +
       `process.stdout.write(makePreview(text, 2000, '/x/session.tool-results/toolu_1.txt'));`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
@@ -89,14 +149,21 @@ describe('tool-result previews', () => {
     const p = makePreview(text, 2001, 'p');
     assert.ok(!p.includes('\uFFFD'));
     // 2,001 bytes hold 1,000 whole 'é' (2 bytes each): the half character is dropped, not replaced.
-    assert.equal(p, `[Tool result replaced by a preview to save context: the original was 3,000 characters (6,000 bytes). Full text saved to: p]\nPreview (first 2,000 bytes):\n${'é'.repeat(1000)}\n[… 2,000 more characters in p]`);
+    assert.equal(
+      p,
+      `[Tool result replaced by a preview to save context: the original was 3,000 characters (6,000 bytes). Full text saved to: p]\nPreview (first 2,000 bytes):\n${'é'.repeat(1000)}\n[… 2,000 more characters in p]`,
+    );
   });
 });
 
 describe('budget decisions', () => {
   it('replaces the largest fresh results first until the wire message fits', async () => {
     const p = write(sessionWithResults([30_000, 90_000, 60_000, 40_000]));
-    const plan = await planCompaction(await inspectFile(p), { maxToolResultCharsPerMessage: 100_000, maxToolResultChars: 200_000, targetTokens: 1_000_000 }, emptyState());
+    const plan = await planCompaction(
+      await inspectFile(p),
+      { maxToolResultCharsPerMessage: 100_000, maxToolResultChars: 200_000, targetTokens: 1_000_000 },
+      emptyState(),
+    );
     const byId = Object.fromEntries(plan.toolResults.map((t) => [t.toolUseId, t.action]));
     // 220k total: replacing 90k then 60k brings it to ~74k.
     assert.deepEqual(byId, { toolu_0: 'kept', toolu_1: 'replaced', toolu_2: 'replaced', toolu_3: 'kept' });
@@ -109,23 +176,46 @@ describe('budget decisions', () => {
   it('replaces any single result over the per-result limit', async () => {
     const p = write(sessionWithResults([1_000, 70_000]));
     const plan = await planCompaction(await inspectFile(p), { targetTokens: 1_000_000 }, emptyState());
-    assert.deepEqual(plan.toolResults.map((t) => t.action), ['kept', 'replaced']);
+    assert.deepEqual(
+      plan.toolResults.map((t) => t.action),
+      ['kept', 'replaced'],
+    );
     assert.match(plan.toolResults[1].reason, /50,000-character limit/);
   });
 
   it('exempts tools and keeps decisions frozen across passes, byte for byte', async () => {
     const p = write(sessionWithResults([80_000, 70_000]));
-    const exempt = await planCompaction(await inspectFile(p), { targetTokens: 1_000_000, exemptTools: ['Read'] }, emptyState());
-    assert.deepEqual(exempt.toolResults.map((t) => t.action), ['kept', 'kept']);
+    const exempt = await planCompaction(
+      await inspectFile(p),
+      { targetTokens: 1_000_000, exemptTools: ['Read'] },
+      emptyState(),
+    );
+    assert.deepEqual(
+      exempt.toolResults.map((t) => t.action),
+      ['kept', 'kept'],
+    );
 
     // Decisions of a first pass, frozen, are re-applied exactly even under settings that would decide otherwise.
     const details = await planDetails(await inspectFile(p), { targetTokens: 1_000_000 }, emptyState());
     const replaced = details.plan.toolResults.filter((t) => t.action === 'replaced');
     assert.equal(replaced.length, 2);
     const frozen = cloneState(emptyState());
-    for (const t of replaced) frozen.decisions[t.toolUseId] = { action: 'replaced', originalChars: t.originalChars, preview: t.preview!, fullTextPath: t.fullTextPath! };
-    const again = await planCompaction(await inspectFile(p), { targetTokens: 1_000_000, maxToolResultChars: 10 }, frozen);
-    assert.deepEqual(again.toolResults.map((t) => [t.action, t.preview]), replaced.map((t) => ['frozen', t.preview]));
+    for (const t of replaced)
+      frozen.decisions[t.toolUseId] = {
+        action: 'replaced',
+        originalChars: t.originalChars,
+        preview: t.preview!,
+        fullTextPath: t.fullTextPath!,
+      };
+    const again = await planCompaction(
+      await inspectFile(p),
+      { targetTokens: 1_000_000, maxToolResultChars: 10 },
+      frozen,
+    );
+    assert.deepEqual(
+      again.toolResults.map((t) => [t.action, t.preview]),
+      replaced.map((t) => ['frozen', t.preview]),
+    );
   });
 
   it('clones state for a fork without touching the original', () => {
@@ -151,7 +241,10 @@ describe('budget decisions', () => {
 
   it('persists full originals and decisions so a later pass reproduces the same bytes', async () => {
     const p = write(sessionWithResults([60_000, 3_000, 2_000]));
-    const r1 = await compactFile(p, { summarizer: 'extractive', settings: { targetTokens: 12_000, keepRecentTokens: 100_000 } });
+    const r1 = await compactFile(p, {
+      summarizer: 'extractive',
+      settings: { targetTokens: 12_000, keepRecentTokens: 100_000 },
+    });
     assert.ok(r1.toolResultsDir && existsSync(r1.toolResultsDir));
     const files = readdirSync(r1.toolResultsDir);
     assert.deepEqual(files, ['toolu_0.txt']);

@@ -6,7 +6,16 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheState, compactionEconomics, economicsLine, nextTurnCost, summarizerCost, FIVE_MINUTES_MS, ONE_HOUR_MS, type CacheState } from '../../src/core/cache';
+import {
+  cacheState,
+  compactionEconomics,
+  economicsLine,
+  nextTurnCost,
+  summarizerCost,
+  FIVE_MINUTES_MS,
+  ONE_HOUR_MS,
+  type CacheState,
+} from '../../src/core/cache';
 import { DEFAULT_PRICES, priceFor } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
 import { agentFixtures, claudeFixtures, fixture, repoRoot } from '../support/fixtures';
@@ -33,16 +42,48 @@ function session(turns: Turn[]): string[] {
   let n = 0;
   const push = (o: Record<string, unknown>, at: number) => {
     const uuid = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, sessionId: 's', cwd: '/p', version: '2.1.330', userType: 'external', ...o, uuid, timestamp: iso(at) }));
+    lines.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        sessionId: 's',
+        cwd: '/p',
+        version: '2.1.330',
+        userType: 'external',
+        ...o,
+        uuid,
+        timestamp: iso(at),
+      }),
+    );
     parent = uuid;
   };
   turns.forEach((t, k) => {
     push({ type: 'user', message: { role: 'user', content: `question ${k}` } }, t.at - 2000);
     const split = t.plainWrite === undefined;
     const write = split ? (t.m5 ?? 0) + (t.h1 ?? 0) : t.plainWrite;
-    const usage: Record<string, unknown> = { input_tokens: 3, cache_creation_input_tokens: write, cache_read_input_tokens: t.read, output_tokens: 50 };
+    const usage: Record<string, unknown> = {
+      input_tokens: 3,
+      cache_creation_input_tokens: write,
+      cache_read_input_tokens: t.read,
+      output_tokens: 50,
+    };
     if (split) usage.cache_creation = { ephemeral_5m_input_tokens: t.m5 ?? 0, ephemeral_1h_input_tokens: t.h1 ?? 0 };
-    push({ type: 'assistant', requestId: `req_${k}`, message: { id: `msg_${k}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content: [{ type: 'text', text: `answer ${k}` }], stop_reason: 'end_turn', usage } }, t.at);
+    push(
+      {
+        type: 'assistant',
+        requestId: `req_${k}`,
+        message: {
+          id: `msg_${k}`,
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-6',
+          content: [{ type: 'text', text: `answer ${k}` }],
+          stop_reason: 'end_turn',
+          usage,
+        },
+      },
+      t.at,
+    );
   });
   return lines;
 }
@@ -61,7 +102,10 @@ describe('prompt cache state and the next turn cost', function () {
   }
 
   it('5-minute writes: warm until 5 minutes after the newest response, expired after; a read refreshes the lifetime', async () => {
-    const turns: Turn[] = [{ at: T0, read: 0, m5: 20_000 }, { at: T0 + 60_000, read: 20_000, m5: 1_000 }];
+    const turns: Turn[] = [
+      { at: T0, read: 0, m5: 20_000 },
+      { at: T0 + 60_000, read: 20_000, m5: 1_000 },
+    ];
     const last = T0 + 60_000;
     const warm = await stateOf(turns, last + FIVE_MINUTES_MS - 1);
     assert.equal(warm.status, 'warm', warm.reason);
@@ -69,27 +113,45 @@ describe('prompt cache state and the next turn cost', function () {
     assert.equal(warm.expiresAt, last + FIVE_MINUTES_MS);
     assert.equal(warm.coveredTokens, 21_000);
     assert.equal(warm.requestTokens, 21_003);
-    assert.match(warm.reason, /^cache warm for 1 min more \(written for 5 minutes, last used at 14:01 UTC; until 14:06 UTC\)$/);
+    assert.match(
+      warm.reason,
+      /^cache warm for 1 min more \(written for 5 minutes, last used at 14:01 UTC; until 14:06 UTC\)$/,
+    );
     const cold = await stateOf(turns, last + FIVE_MINUTES_MS);
     assert.equal(cold.status, 'expired', cold.reason);
     assert.match(cold.reason, /^cache expired 1 min ago \(written for 5 minutes/);
     assert.match((await stateOf(turns, last + FIVE_MINUTES_MS + 40 * 60_000)).reason, /^cache expired 40 min ago/);
     assert.match((await stateOf(turns, last + FIVE_MINUTES_MS + 3 * 86_400_000)).reason, /^cache expired 3 days ago/);
     // A newest request that only read the cache keeps the lifetime its prefix was written with, from its own time.
-    const readOnly = await stateOf([{ at: T0, read: 0, m5: 20_000 }, { at: T0 + 240_000, read: 20_000 }], T0 + 400_000);
+    const readOnly = await stateOf(
+      [
+        { at: T0, read: 0, m5: 20_000 },
+        { at: T0 + 240_000, read: 20_000 },
+      ],
+      T0 + 400_000,
+    );
     assert.equal(readOnly.status, 'warm', 'read at 4 min, so warm until 9 min although the write was at 0');
     assert.equal(readOnly.expiresAt, T0 + 240_000 + FIVE_MINUTES_MS);
   });
 
   it('1-hour writes: warm for the hour; an older 1-hour write under a newer read-only request still counts', async () => {
-    const turns: Turn[] = [{ at: T0, read: 0, h1: 30_000 }, { at: T0 + 120_000, read: 30_000 }];
+    const turns: Turn[] = [
+      { at: T0, read: 0, h1: 30_000 },
+      { at: T0 + 120_000, read: 30_000 },
+    ];
     const at40 = await stateOf(turns, T0 + 120_000 + 40 * 60_000);
     assert.equal(at40.status, 'warm');
     assert.equal(at40.ttlMs, ONE_HOUR_MS);
     const at61 = await stateOf(turns, T0 + 120_000 + 61 * 60_000);
     assert.equal(at61.status, 'expired');
     // The newest write decides: a 5-minute write after a 1-hour one makes the prefix's tail live 5 minutes.
-    const mixed = await stateOf([{ at: T0, read: 0, h1: 30_000 }, { at: T0 + 60_000, read: 30_000, m5: 2_000 }], T0 + 60_000 + 10 * 60_000);
+    const mixed = await stateOf(
+      [
+        { at: T0, read: 0, h1: 30_000 },
+        { at: T0 + 60_000, read: 30_000, m5: 2_000 },
+      ],
+      T0 + 60_000 + 10 * 60_000,
+    );
     assert.equal(mixed.status, 'expired');
     assert.equal(mixed.ttlMs, FIVE_MINUTES_MS);
   });
@@ -128,12 +190,27 @@ describe('prompt cache state and the next turn cost', function () {
 
   describe('the next turn', () => {
     const price = priceFor('claude-sonnet-4-6', DEFAULT_PRICES)!.price; // $3 input, $3.75 5-min write, $6 1-hour write, $0.30 read
-    const state = (status: CacheState['status'], ttlMs: number, covered: number): CacheState => ({ status, reason: '', lastRequestAt: T0, ttlMs, expiresAt: T0 + ttlMs, coveredTokens: covered, requestTokens: covered });
+    const state = (status: CacheState['status'], ttlMs: number, covered: number): CacheState => ({
+      status,
+      reason: '',
+      lastRequestAt: T0,
+      ttlMs,
+      expiresAt: T0 + ttlMs,
+      coveredTokens: covered,
+      requestTokens: covered,
+    });
     const usd = (tokens: number, rate: number) => (tokens * rate) / 1e6;
     const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} vs ${b}`);
 
     it('warm, 5-minute, offline: resuming reads the covered prefix; compacting writes the smaller context after the kept system prompt', () => {
-      const c = nextTurnCost({ cache: state('warm', FIVE_MINUTES_MS, 150_000), contextTokens: 152_000, overheadTokens: 20_000, afterTokens: 40_000, summarizerUsd: 0, price });
+      const c = nextTurnCost({
+        cache: state('warm', FIVE_MINUTES_MS, 150_000),
+        contextTokens: 152_000,
+        overheadTokens: 20_000,
+        afterTokens: 40_000,
+        summarizerUsd: 0,
+        price,
+      });
       near(c.asIsUsd, usd(150_000, 0.3) + usd(2_000, 3.75), 'as is');
       near(c.compactedUsd, usd(20_000, 0.3) + usd(20_000, 3.75), 'compacted');
       near(c.savedPerTurnUsd, usd(112_000, 0.3), 'per turn');
@@ -144,7 +221,14 @@ describe('prompt cache state and the next turn cost', function () {
     });
 
     it('expired, 5-minute, offline: both write everything, so the smaller context pays at once', () => {
-      const c = nextTurnCost({ cache: state('expired', FIVE_MINUTES_MS, 150_000), contextTokens: 152_000, overheadTokens: 20_000, afterTokens: 40_000, summarizerUsd: 0, price });
+      const c = nextTurnCost({
+        cache: state('expired', FIVE_MINUTES_MS, 150_000),
+        contextTokens: 152_000,
+        overheadTokens: 20_000,
+        afterTokens: 40_000,
+        summarizerUsd: 0,
+        price,
+      });
       near(c.asIsUsd, usd(152_000, 3.75), 'as is');
       near(c.compactedUsd, usd(40_000, 3.75), 'compacted');
       assert.equal(c.breakEvenTurns, 0);
@@ -152,21 +236,59 @@ describe('prompt cache state and the next turn cost', function () {
     });
 
     it('1-hour writes are priced at the 1-hour rate, warm and expired', () => {
-      const warm = nextTurnCost({ cache: state('warm', ONE_HOUR_MS, 100_000), contextTokens: 100_000, overheadTokens: 10_000, afterTokens: 30_000, summarizerUsd: 0, price });
+      const warm = nextTurnCost({
+        cache: state('warm', ONE_HOUR_MS, 100_000),
+        contextTokens: 100_000,
+        overheadTokens: 10_000,
+        afterTokens: 30_000,
+        summarizerUsd: 0,
+        price,
+      });
       near(warm.compactedUsd, usd(10_000, 0.3) + usd(20_000, 6), '1-hour compacted');
-      const cold = nextTurnCost({ cache: state('expired', ONE_HOUR_MS, 100_000), contextTokens: 100_000, overheadTokens: 10_000, afterTokens: 30_000, summarizerUsd: 0, price });
+      const cold = nextTurnCost({
+        cache: state('expired', ONE_HOUR_MS, 100_000),
+        contextTokens: 100_000,
+        overheadTokens: 10_000,
+        afterTokens: 30_000,
+        summarizerUsd: 0,
+        price,
+      });
       near(cold.asIsUsd, usd(100_000, 6), '1-hour as is');
     });
 
     it('an LLM summarizer adds its own cost and moves the break-even; a compaction that saves nothing never pays', () => {
       const summarizer = summarizerCost(120_000, 4_000, price); // reads the span, writes the summary
       near(summarizer, usd(120_000, 3) + usd(4_000, 15), 'summarizer');
-      const offline = nextTurnCost({ cache: state('warm', FIVE_MINUTES_MS, 150_000), contextTokens: 152_000, overheadTokens: 20_000, afterTokens: 40_000, summarizerUsd: 0, price });
-      const llm = nextTurnCost({ cache: state('warm', FIVE_MINUTES_MS, 150_000), contextTokens: 152_000, overheadTokens: 20_000, afterTokens: 40_000, summarizerUsd: summarizer, price });
+      const offline = nextTurnCost({
+        cache: state('warm', FIVE_MINUTES_MS, 150_000),
+        contextTokens: 152_000,
+        overheadTokens: 20_000,
+        afterTokens: 40_000,
+        summarizerUsd: 0,
+        price,
+      });
+      const llm = nextTurnCost({
+        cache: state('warm', FIVE_MINUTES_MS, 150_000),
+        contextTokens: 152_000,
+        overheadTokens: 20_000,
+        afterTokens: 40_000,
+        summarizerUsd: summarizer,
+        price,
+      });
       near(llm.compactedUsd - offline.compactedUsd, summarizer, 'the summarizer is the difference');
-      assert.ok(llm.breakEvenTurns !== null && offline.breakEvenTurns !== null && llm.breakEvenTurns > offline.breakEvenTurns, `${llm.breakEvenTurns} > ${offline.breakEvenTurns}`);
+      assert.ok(
+        llm.breakEvenTurns !== null && offline.breakEvenTurns !== null && llm.breakEvenTurns > offline.breakEvenTurns,
+        `${llm.breakEvenTurns} > ${offline.breakEvenTurns}`,
+      );
       assert.equal(llm.breakEvenTurns, Math.ceil((llm.compactedUsd - llm.asIsUsd) / llm.savedPerTurnUsd));
-      const useless = nextTurnCost({ cache: state('warm', FIVE_MINUTES_MS, 50_000), contextTokens: 50_000, overheadTokens: 10_000, afterTokens: 50_000, summarizerUsd: summarizer, price });
+      const useless = nextTurnCost({
+        cache: state('warm', FIVE_MINUTES_MS, 50_000),
+        contextTokens: 50_000,
+        overheadTokens: 10_000,
+        afterTokens: 50_000,
+        summarizerUsd: summarizer,
+        price,
+      });
       assert.equal(useless.breakEvenTurns, null);
       assert.ok(useless.savedOverHorizonUsd < 0);
       assert.equal(summarizerCost(1e6, 1e6, null), 0, 'an unpriced model is said to cost nothing only by the caller');
@@ -188,36 +310,70 @@ describe('prompt cache state and the next turn cost', function () {
       const llm = compactionEconomics(a, plan, { now: at + 60_000, summarizerModel: 'claude-sonnet-4-6' })!;
       assert.ok(llm.summarizerUsd > 0 && llm.compactedUsd > warm.compactedUsd);
       const line = economicsLine(cold);
-      assert.match(line, /^next turn as it is \$\d+\.\d+ \(cache expired 60 min ago\), compacted \$\d+\.\d+; it pays for itself (at once|after \d+ turns?); saves ≈ \$\d+\.\d+ over the next 20 \(input tokens at claude-sonnet-4-6 rates\)$/, line);
+      assert.match(
+        line,
+        /^next turn as it is \$\d+\.\d+ \(cache expired 60 min ago\), compacted \$\d+\.\d+; it pays for itself (at once|after \d+ turns?); saves ≈ \$\d+\.\d+ over the next 20 \(input tokens at claude-sonnet-4-6 rates\)$/,
+        line,
+      );
       assert.match(economicsLine(llm), /, \$\d+\.\d+ of it the claude-sonnet-4-6 summary;/);
-      assert.equal(compactionEconomics(a, { ...plan, nothingToDo: true }, { now: at }), null, 'nothing to compact: no figures');
+      assert.equal(
+        compactionEconomics(a, { ...plan, nothingToDo: true }, { now: at }),
+        null,
+        'nothing to compact: no figures',
+      );
     });
 
     it('unknown cache state is costed as not warm (no read is promised)', () => {
-      const c = nextTurnCost({ cache: state('unknown', FIVE_MINUTES_MS, 150_000), contextTokens: 152_000, overheadTokens: 20_000, afterTokens: 40_000, summarizerUsd: 0, price });
+      const c = nextTurnCost({
+        cache: state('unknown', FIVE_MINUTES_MS, 150_000),
+        contextTokens: 152_000,
+        overheadTokens: 20_000,
+        afterTokens: 40_000,
+        summarizerUsd: 0,
+        price,
+      });
       near(c.asIsUsd, usd(152_000, 3.75), 'as is');
       assert.equal(c.warm, false);
     });
   });
   it('the CLI: inspect says the cache state (text and --json), plan adds the next turn both ways (text and --json)', function () {
-    const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(build.status, 0, build.stderr);
-    const cli = (args: string[]) => spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
     const file = fixture('v2.1.97-live-after.jsonl');
     const text = cli(['inspect', file]);
     assert.equal(text.status, 0, text.stderr);
-    assert.match(text.stdout, /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\n$/);
+    assert.match(
+      text.stdout,
+      /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\n$/,
+    );
     const json = cli(['inspect', file, '--json']);
     const cache = (JSON.parse(json.stdout) as { cache: CacheState }).cache;
     assert.equal(cache.status, 'expired');
     assert.equal(cache.ttlMs, ONE_HOUR_MS);
     const plan = cli(['plan', file, '--target-tokens', '40000']);
     assert.equal(plan.status, 0, plan.stderr);
-    assert.match(plan.stdout, /\nnext turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted \$[\d.]+; it pays for itself/);
-    const planJson = JSON.parse(cli(['plan', file, '--target-tokens', '40000', '--json']).stdout) as { nextTurn: { asIsUsd: number; compactedUsd: number; cache: CacheState }; postTokens: number };
-    assert.ok(planJson.nextTurn.asIsUsd > planJson.nextTurn.compactedUsd, 'an expired cache: the smaller context is the cheaper next turn');
+    assert.match(
+      plan.stdout,
+      /\nnext turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted \$[\d.]+; it pays for itself/,
+    );
+    const planJson = JSON.parse(cli(['plan', file, '--target-tokens', '40000', '--json']).stdout) as {
+      nextTurn: { asIsUsd: number; compactedUsd: number; cache: CacheState };
+      postTokens: number;
+    };
+    assert.ok(
+      planJson.nextTurn.asIsUsd > planJson.nextTurn.compactedUsd,
+      'an expired cache: the smaller context is the cheaper next turn',
+    );
     assert.equal(planJson.nextTurn.cache.status, 'expired');
-    const nothing = JSON.parse(cli(['plan', file, '--target-tokens', '900000', '--json']).stdout) as { nextTurn: unknown; nothingToDo: boolean };
+    const nothing = JSON.parse(cli(['plan', file, '--target-tokens', '900000', '--json']).stdout) as {
+      nextTurn: unknown;
+      nothingToDo: boolean;
+    };
     assert.equal(nothing.nothingToDo, true);
     assert.equal(nothing.nextTurn, null);
   });

@@ -4,7 +4,16 @@
 // line lands in the old file just before it (after the last copy of late bytes) and the line that continues from it
 // lands in the new file just after it, as an agent appending by path would write them around the rename.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, copyFileSync, mkdtempSync, promises as fsPromises, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdtempSync,
+  promises as fsPromises,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brokenLinksTranscript } from '../../bench/generate-large';
@@ -16,7 +25,8 @@ import { fixture } from '../support/fixtures';
 
 type Rename = typeof fsPromises.rename;
 const realRename: Rename = fsPromises.rename;
-const setRename = (f: Rename) => Object.defineProperty(fsPromises, 'rename', { value: f, configurable: true, writable: true });
+const setRename = (f: Rename) =>
+  Object.defineProperty(fsPromises, 'rename', { value: f, configurable: true, writable: true });
 
 let dir: string;
 before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-carry-'))));
@@ -31,7 +41,15 @@ const agentLine = (uuid: string, parentUuid: string, type: 'user' | 'assistant',
     isSidechain: false,
     sessionId: 'S',
     timestamp: new Date(Date.parse('2027-01-01T00:00:00.000Z') + k * 1000).toISOString(),
-    message: type === 'user' ? { role: 'user', content: `live ${k}` } : { role: 'assistant', id: `msg_live_${k}`, model: 'claude-test', content: [{ type: 'text', text: `live reply ${k}` }] },
+    message:
+      type === 'user'
+        ? { role: 'user', content: `live ${k}` }
+        : {
+            role: 'assistant',
+            id: `msg_live_${k}`,
+            model: 'claude-test',
+            content: [{ type: 'text', text: `live reply ${k}` }],
+          },
   }) + '\n';
 
 /**
@@ -82,12 +100,24 @@ describe('in-place carry-over keeps the agent order', () => {
     const a = await inspectFile(file, { subagents: false });
     const leaf = a.index.entries[a.chain.leaf].uuid!;
     const written = agentAroundRenames(file, leaf, 1);
-    const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 12_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 } });
+    const res = await compactFile(file, {
+      summarizer: 'extractive',
+      inPlace: true,
+      settings: { targetTokens: 12_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 },
+    });
     assert.ok(res.carriedOverBytes > 0);
-    assert.deepEqual(liveUuids(file).filter((u) => written.includes(u)), written, 'every appended line, once, in the order written');
+    assert.deepEqual(
+      liveUuids(file).filter((u) => written.includes(u)),
+      written,
+      'every appended line, once, in the order written',
+    );
     // They continue the history before the compaction (as compact's note says); the newest is what resume starts from.
     const d = await doctorFile(file);
-    assert.equal(d.leafLine, readFileSync(file, 'utf8').trimEnd().split('\n').length, 'resume starts from the newest line');
+    assert.equal(
+      d.leafLine,
+      readFileSync(file, 'utf8').trimEnd().split('\n').length,
+      'resume starts from the newest line',
+    );
   });
 
   it('an agent that races every replacement: the bytes it cannot place in order are saved beside it and named, none lost', async () => {
@@ -95,12 +125,23 @@ describe('in-place carry-over keeps the agent order', () => {
     writeFileSync(file, brokenLinksTranscript(40, 10));
     const written = agentAroundRenames(file, 'line-39', 1_000);
     const r = await repairFile(file, { inPlace: true });
-    const saved = readdirSync(dir).filter((n) => n.startsWith('22222222-2222-4333-8444-555555555555.jsonl.unplaced-appends-'));
+    const saved = readdirSync(dir).filter((n) =>
+      n.startsWith('22222222-2222-4333-8444-555555555555.jsonl.unplaced-appends-'),
+    );
     assert.equal(saved.length, 1, readdirSync(dir).join(' '));
-    assert.ok(r.notes.some((n) => n.includes(saved[0])), JSON.stringify(r.notes));
-    const rest = readFileSync(join(dir, saved[0]), 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { uuid: string }).uuid);
+    assert.ok(
+      r.notes.some((n) => n.includes(saved[0])),
+      JSON.stringify(r.notes),
+    );
+    const rest = readFileSync(join(dir, saved[0]), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { uuid: string }).uuid);
     // The last line written before the final replacement is saved; every other line is in the file, in order.
     assert.deepEqual(rest, [written[written.length - 2]]);
-    assert.deepEqual(liveUuids(file), written.filter((u) => !rest.includes(u)));
+    assert.deepEqual(
+      liveUuids(file),
+      written.filter((u) => !rest.includes(u)),
+    );
   });
 });

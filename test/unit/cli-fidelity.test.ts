@@ -31,7 +31,10 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
   let dir: string;
   let transcript: string;
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
     dir = mkdtempSync(join(tmpdir(), 'ac-fidelity-'));
     transcript = join(dir, 's.jsonl');
@@ -49,7 +52,9 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
 
     const bare = join(dir, 'bare.md');
     writeFileSync(bare, 'We worked on the project and made progress.\n');
-    const given = JSON.parse(run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare, '--json']).stdout) as { summary: string; fidelity: FidelityReport };
+    const given = JSON.parse(
+      run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare, '--json']).stdout,
+    ) as { summary: string; fidelity: FidelityReport };
     checkReport(given.fidelity);
     // A short given summary frees its reserve for kept rounds: the summarized part (and its facts) may be a little smaller.
     assert.ok(given.fidelity.total >= 20, `${given.fidelity.total} facts`);
@@ -58,11 +63,20 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
 
     const text = run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare]);
     assert.equal(text.stdout, 'We worked on the project and made progress.\n');
-    assert.match(text.stderr, new RegExp(`^the summary keeps ${given.fidelity.kept} of ${given.fidelity.total} facts of the summarized part \\(user requests \\d+/\\d+, .*; missing: the request "`, 'm'));
+    assert.match(
+      text.stderr,
+      new RegExp(
+        `^the summary keeps ${given.fidelity.kept} of ${given.fidelity.total} facts of the summarized part \\(user requests \\d+/\\d+, .*; missing: the request "`,
+        'm',
+      ),
+    );
   });
 
   it('compact --json: the result carries the fidelity of the summary written, the same as planned', () => {
-    const planned = JSON.parse(run(['plan', transcript, ...SETTINGS, '--summary', '--json']).stdout) as { summary: string; fidelity: FidelityReport };
+    const planned = JSON.parse(run(['plan', transcript, ...SETTINGS, '--summary', '--json']).stdout) as {
+      summary: string;
+      fidelity: FidelityReport;
+    };
     const c = run(['compact', transcript, ...SETTINGS, '--json']);
     assert.equal(c.status, 0, c.stderr);
     const result = JSON.parse(c.stdout) as { output: string; fidelity: FidelityReport };
@@ -73,6 +87,9 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { isCompactSummary?: boolean; message?: { content: unknown } })
       .find((o) => o.isCompactSummary);
-    assert.ok(typeof written?.message?.content === 'string' && written.message.content.endsWith(planned.summary), 'the summary measured is the one written');
+    assert.ok(
+      typeof written?.message?.content === 'string' && written.message.content.endsWith(planned.summary),
+      'the summary measured is the one written',
+    );
   });
 });

@@ -4,7 +4,18 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { claudeFixtureDir, repoRoot, sharedFixtures } from '../support/fixtures';
@@ -17,10 +28,12 @@ const CODEX_ID = '019ed917-1cf7-72a3-92f5-c0aa98fb134e';
 /** The environment with no agent folder variable and no Anthropic key, plus `extra`. */
 function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const e = { ...process.env };
-  for (const k of Object.keys(e)) if (k.startsWith('ANTHROPIC_') || k === 'CODEX_HOME' || k === 'CLAUDE_CONFIG_DIR') delete e[k];
+  for (const k of Object.keys(e))
+    if (k.startsWith('ANTHROPIC_') || k === 'CODEX_HOME' || k === 'CLAUDE_CONFIG_DIR') delete e[k];
   return { ...e, ...extra };
 }
-const run = (args: string[], extra: Record<string, string> = {}) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env(extra) });
+const run = (args: string[], extra: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env(extra) });
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function place(src: string, dest: string, mtimeSec: number): string {
@@ -43,7 +56,16 @@ function firstCwd(file: string): string {
   throw new Error(`no cwd in ${file}`);
 }
 
-interface Listed { agent: string; file: string; size: number; modified: string; title: string | null; sessionId: string | null; cwd: string | null; resumeCommand: string | null }
+interface Listed {
+  agent: string;
+  file: string;
+  size: number;
+  modified: string;
+  title: string | null;
+  sessionId: string | null;
+  cwd: string | null;
+  resumeCommand: string | null;
+}
 
 describe('CLI sessions and restore', function () {
   let dir: string;
@@ -52,21 +74,44 @@ describe('CLI sessions and restore', function () {
   const claudeCwd = firstCwd(claudeSrc);
 
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-sessions-'));
     home = join(dir, 'home');
     const t = 1_800_000_000;
-    place(claudeSrc, join(home, '.claude', 'projects', claudeCwd.replace(/[^a-zA-Z0-9]/g, '-'), `${CLAUDE_ID}.jsonl`), t + 40);
-    place(join(sharedFixtures, 'codex', 'rollout-0.140.jsonl'), join(home, '.codex', 'sessions', '2026', '06', '18', `rollout-2026-06-18T04-57-11-${CODEX_ID}.jsonl`), t + 30);
-    place(join(sharedFixtures, 'gemini-cli', 'session-a.json'), join(home, '.gemini', 'tmp', 'a1b2c3', 'chats', 'session-a.json'), t + 20);
-    place(join(sharedFixtures, 'copilot-cli', 'events-1.0.64.jsonl'), join(home, '.copilot', 'session-state', '07c40cd0-ff51-4d6e-bdcd-ac2f90877203', 'events.jsonl'), t + 10);
+    place(
+      claudeSrc,
+      join(home, '.claude', 'projects', claudeCwd.replace(/[^a-zA-Z0-9]/g, '-'), `${CLAUDE_ID}.jsonl`),
+      t + 40,
+    );
+    place(
+      join(sharedFixtures, 'codex', 'rollout-0.140.jsonl'),
+      join(home, '.codex', 'sessions', '2026', '06', '18', `rollout-2026-06-18T04-57-11-${CODEX_ID}.jsonl`),
+      t + 30,
+    );
+    place(
+      join(sharedFixtures, 'gemini-cli', 'session-a.json'),
+      join(home, '.gemini', 'tmp', 'a1b2c3', 'chats', 'session-a.json'),
+      t + 20,
+    );
+    place(
+      join(sharedFixtures, 'copilot-cli', 'events-1.0.64.jsonl'),
+      join(home, '.copilot', 'session-state', '07c40cd0-ff51-4d6e-bdcd-ac2f90877203', 'events.jsonl'),
+      t + 10,
+    );
     // Not sessions: a Claude Code subagent file one level deeper, a Codex file not named rollout-*, Gemini's logs.
     place(claudeSrc, join(home, '.claude', 'projects', 'p', CLAUDE_ID, 'subagents', 'agent-1.jsonl'), t + 50);
     place(claudeSrc, join(home, '.codex', 'sessions', '2026', '06', '18', 'history.jsonl'), t + 50);
-    place(join(sharedFixtures, 'gemini-cli', 'session-a.json'), join(home, '.gemini', 'tmp', 'a1b2c3', 'logs.json'), t + 50);
+    place(
+      join(sharedFixtures, 'gemini-cli', 'session-a.json'),
+      join(home, '.gemini', 'tmp', 'a1b2c3', 'logs.json'),
+      t + 50,
+    );
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,12 +123,18 @@ describe('CLI sessions and restore', function () {
 
   it("lists every agent's sessions from the home folder, newest first, with the resume command where the agent has one", () => {
     const all = list();
-    assert.deepEqual(all.map((s) => s.agent), ['claude-code', 'codex', 'gemini-cli', 'copilot-cli']);
+    assert.deepEqual(
+      all.map((s) => s.agent),
+      ['claude-code', 'codex', 'gemini-cli', 'copilot-cli'],
+    );
     const [claude, codex, gemini, copilot] = all;
     assert.equal(claude.sessionId, CLAUDE_ID);
     assert.equal(claude.cwd, claudeCwd);
     assert.ok(claude.title && claude.title.length > 0, 'a Claude Code session has a title');
-    assert.ok(claude.resumeCommand?.endsWith(`claude --resume ${CLAUDE_ID}`), claude.resumeCommand ?? 'no resume command');
+    assert.ok(
+      claude.resumeCommand?.endsWith(`claude --resume ${CLAUDE_ID}`),
+      claude.resumeCommand ?? 'no resume command',
+    );
     assert.equal(codex.sessionId, CODEX_ID);
     assert.equal(codex.cwd, '/home/entity/projects/EntityProcess/agentv');
     assert.equal(codex.resumeCommand, `cd /home/entity/projects/EntityProcess/agentv && codex resume ${CODEX_ID}`);
@@ -92,15 +143,27 @@ describe('CLI sessions and restore', function () {
     assert.equal(gemini.modified, new Date(1_800_000_020_000).toISOString());
     const text = run(['sessions'], { HOME: home });
     assert.equal(text.status, 0, text.stderr);
-    assert.ok(text.stdout.includes(`resume: cd /home/entity/projects/EntityProcess/agentv && codex resume ${CODEX_ID}`), text.stdout);
+    assert.ok(
+      text.stdout.includes(`resume: cd /home/entity/projects/EntityProcess/agentv && codex resume ${CODEX_ID}`),
+      text.stdout,
+    );
     assert.equal(text.stdout.split('\n').filter((l) => /^\d{4}-/.test(l)).length, 4);
   });
 
   it('--agent picks one agent, --limit caps the list, and CODEX_HOME and CLAUDE_CONFIG_DIR move the folders', () => {
-    assert.deepEqual(list(['--agent', 'codex']).map((s) => s.sessionId), [CODEX_ID]);
-    assert.deepEqual(list(['--limit', '2']).map((s) => s.agent), ['claude-code', 'codex']);
+    assert.deepEqual(
+      list(['--agent', 'codex']).map((s) => s.sessionId),
+      [CODEX_ID],
+    );
+    assert.deepEqual(
+      list(['--limit', '2']).map((s) => s.agent),
+      ['claude-code', 'codex'],
+    );
     const moved = list([], { CODEX_HOME: join(dir, 'nowhere'), CLAUDE_CONFIG_DIR: join(home, '.gemini') });
-    assert.deepEqual(moved.map((s) => s.agent), ['gemini-cli', 'copilot-cli']);
+    assert.deepEqual(
+      moved.map((s) => s.agent),
+      ['gemini-cli', 'copilot-cli'],
+    );
     const bad = run(['sessions', '--agent', 'cline'], { HOME: home });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--agent must be one of/);
@@ -112,7 +175,11 @@ describe('CLI sessions and restore', function () {
     let transcript: string;
     beforeEach(() => {
       transcript = join(dir, 's.jsonl');
-      writeFileSync(transcript, buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : 300) }).join('\n') + '\n');
+      writeFileSync(
+        transcript,
+        buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : 300) }).join('\n') +
+          '\n',
+      );
     });
 
     it('after compact --in-place, puts back the exact bytes and the sidecars as they were; then there is nothing left to undo', () => {
@@ -124,7 +191,10 @@ describe('CLI sessions and restore', function () {
       assert.equal(r.status, 0, r.stderr);
       assert.equal(sha(transcript), before);
       assert.ok(!existsSync(join(dir, 's.compactor-state.json')), 'the state file the compaction created is gone');
-      assert.ok(!existsSync(join(dir, 's.tool-results')) || readdirSync(join(dir, 's.tool-results')).length === 0, 'no saved tool results are left');
+      assert.ok(
+        !existsSync(join(dir, 's.tool-results')) || readdirSync(join(dir, 's.tool-results')).length === 0,
+        'no saved tool results are left',
+      );
       const again = run(['undo', transcript]);
       assert.equal(again.status, 2);
       assert.match(again.stderr, /no record of a compaction to undo/);
@@ -132,7 +202,8 @@ describe('CLI sessions and restore', function () {
 
     it('the same with the transcript named by a relative path (the record is kept however the file was named)', () => {
       const before = sha(transcript);
-      const inDir = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env({}), cwd: dir });
+      const inDir = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env({}), cwd: dir });
       const c = inDir(['compact', 's.jsonl', '--in-place', ...SMALL]);
       assert.equal(c.status, 0, c.stderr);
       assert.ok(existsSync(join(dir, 's.compactor-undo.json')), 'the compaction is recorded for undo');
@@ -181,7 +252,11 @@ describe('CLI sessions and restore', function () {
     let transcript: string;
     beforeEach(() => {
       transcript = join(dir, 's.jsonl');
-      writeFileSync(transcript, buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : 300) }).join('\n') + '\n');
+      writeFileSync(
+        transcript,
+        buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : 300) }).join('\n') +
+          '\n',
+      );
     });
 
     it('after compact --in-place, puts back the exact bytes and removes the state file the compaction created; the restore is itself restorable', () => {
@@ -195,14 +270,17 @@ describe('CLI sessions and restore', function () {
       assert.equal(r.status, 0, r.stderr);
       const out = JSON.parse(r.stdout) as { restored: string; replacedBackup: string };
       assert.equal(sha(transcript), before);
-      assert.ok(!existsSync(join(dir, 's.compactor-state.json')), 'the state file is gone again, as before the compaction');
+      assert.ok(
+        !existsSync(join(dir, 's.compactor-state.json')),
+        'the state file is gone again, as before the compaction',
+      );
       assert.equal(sha(out.replacedBackup), compacted, 'the replaced content was backed up');
       const back = run(['restore', transcript, '--backup', out.replacedBackup]);
       assert.equal(back.status, 0, back.stderr);
       assert.equal(sha(transcript), compacted);
     });
 
-    it('refuses with a reason (exit 2) a transcript without backups, a fork, another agent\'s file and a file that is not one of its backups', () => {
+    it("refuses with a reason (exit 2) a transcript without backups, a fork, another agent's file and a file that is not one of its backups", () => {
       const c = run(['compact', transcript, ...SMALL, '--json']);
       assert.equal(c.status, 0, c.stderr);
       const fork = (JSON.parse(c.stdout) as { output: string }).output;

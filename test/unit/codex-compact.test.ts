@@ -26,7 +26,10 @@ async function checkStep(before: Buffer, result: CompactResult, threadId: string
   // The input, thread id renamed when the result has a new one, then the record.
   const renamed = result.sessionId === threadId ? out : Buffer.from(text.split(result.sessionId!).join(threadId));
   assert.ok(renamed.subarray(0, before.length).equals(before), 'the result does not start with the input');
-  assert.equal(out.length, before.length + (before[before.length - 1] === 10 ? 0 : 1) + Buffer.byteLength(lastLine) + 1);
+  assert.equal(
+    out.length,
+    before.length + (before[before.length - 1] === 10 ? 0 : 1) + Buffer.byteLength(lastLine) + 1,
+  );
   // Our summary first, then the kept items, each the exact bytes of a line of the input (or an added "aborted" output).
   const history = record.payload.replacement_history as Record<string, any>[];
   assert.ok(history[0].content[0].text.startsWith(SUMMARY_PREFIX));
@@ -34,7 +37,10 @@ async function checkStep(before: Buffer, result: CompactResult, threadId: string
   const source = before.toString('utf8');
   for (const item of history.slice(1)) {
     const bytes = JSON.stringify(item);
-    assert.ok(source.includes(bytes) || item.output === 'aborted' || raw.includes(bytes), `a kept item is not copied verbatim: ${bytes.slice(0, 120)}`);
+    assert.ok(
+      source.includes(bytes) || item.output === 'aborted' || raw.includes(bytes),
+      `a kept item is not copied verbatim: ${bytes.slice(0, 120)}`,
+    );
   }
   assert.deepEqual(unpairedCalls(history), []);
   // Read back: a Codex rollout whose active context starts at our record and fits the target (or the plan says not).
@@ -43,10 +49,20 @@ async function checkStep(before: Buffer, result: CompactResult, threadId: string
   const lastBoundary = reread.report.compactBoundaries[reread.report.compactBoundaries.length - 1];
   assert.equal(lastBoundary.line, reread.index.lineCount);
   const active = reread.report.rounds.filter((r) => r.inContext);
-  assert.ok(active.length >= 1 && active.every((r) => r.firstLine === reread.index.lineCount), 'the active context is our record alone');
-  assert.equal(active.filter((r) => r.messageId !== null).length, new Set(active.map((r) => r.messageId).filter(Boolean)).size);
+  assert.ok(
+    active.length >= 1 && active.every((r) => r.firstLine === reread.index.lineCount),
+    'the active context is our record alone',
+  );
+  assert.equal(
+    active.filter((r) => r.messageId !== null).length,
+    new Set(active.map((r) => r.messageId).filter(Boolean)).size,
+  );
   const over = result.plan.notes.some((n) => /over the target|cannot reach/.test(n));
-  if (!over) assert.ok(result.postTokens <= result.plan.messageTarget, `${result.postTokens} tokens over the ${result.plan.messageTarget}-token transcript target`);
+  if (!over)
+    assert.ok(
+      result.postTokens <= result.plan.messageTarget,
+      `${result.postTokens} tokens over the ${result.plan.messageTarget}-token transcript target`,
+    );
   assert.ok(result.postTokens < result.preTokens);
   return record;
 }
@@ -89,7 +105,11 @@ describe('Codex compaction: every fixture × targets, fork then in place', funct
         const forkBytes = readFileSync(fork.output);
         let again: CompactResult;
         try {
-          again = await compactFile(fork.output, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: Math.round(target / 2), keepRecentTokens: Math.round(target / 6) } });
+          again = await compactFile(fork.output, {
+            summarizer: 'extractive',
+            inPlace: true,
+            settings: { targetTokens: Math.round(target / 2), keepRecentTokens: Math.round(target / 6) },
+          });
         } catch (err) {
           assert.ok(err instanceof CompactError && err.code === 'nothing-to-compact', String(err));
           assert.ok(readFileSync(fork.output).equals(forkBytes));
@@ -110,8 +130,14 @@ describe('Codex compaction: every fixture × targets, fork then in place', funct
       { type: 'function_call', call_id: 'b', name: 'f', arguments: '{}' },
       { type: 'function_call_output', call_id: 'b', output: 'ok' },
     ];
-    const out = pairCalls(items, items.map((i) => JSON.stringify(i)));
-    assert.deepEqual(out.items.map((i) => `${i.type as string}:${i.call_id as string}`), ['function_call:a', 'function_call_output:a', 'function_call:b', 'function_call_output:b']);
+    const out = pairCalls(
+      items,
+      items.map((i) => JSON.stringify(i)),
+    );
+    assert.deepEqual(
+      out.items.map((i) => `${i.type as string}:${i.call_id as string}`),
+      ['function_call:a', 'function_call_output:a', 'function_call:b', 'function_call_output:b'],
+    );
     assert.deepEqual(unpairedCalls(out.items), []);
     assert.equal(out.notes.length, 2);
   });

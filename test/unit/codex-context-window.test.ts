@@ -13,8 +13,12 @@ function newestWindowInFile(file: string): number | null {
   let window: number | null = null;
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    const o = JSON.parse(line) as { type?: string; payload?: { type?: string; info?: { model_context_window?: unknown } | null } };
-    const w = o.type === 'event_msg' && o.payload?.type === 'token_count' ? o.payload.info?.model_context_window : undefined;
+    const o = JSON.parse(line) as {
+      type?: string;
+      payload?: { type?: string; info?: { model_context_window?: unknown } | null };
+    };
+    const w =
+      o.type === 'event_msg' && o.payload?.type === 'token_count' ? o.payload.info?.model_context_window : undefined;
     if (typeof w === 'number') window = w;
   }
   return window;

@@ -9,15 +9,27 @@ import { compactFile } from '../../src/core/compact/compact';
 import type { CompactResult } from '../../src/core/compact/types';
 import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
-import { confirmationText, RESULT_ACTIONS, resultActions, resultResumeCommand, resultSummary, writeTarget } from '../../src/extension/model/planText';
+import {
+  confirmationText,
+  RESULT_ACTIONS,
+  resultActions,
+  resultResumeCommand,
+  resultSummary,
+  writeTarget,
+} from '../../src/extension/model/planText';
 import { agentFixtures, fixture } from '../support/fixtures';
 
 /** A pattern from a written-file template: `<...>` placeholders stand for any run of non-slash characters. */
 function templatePattern(template: string): RegExp {
-  return new RegExp(`^${template.split(/<[^>]+>/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+  return new RegExp(
+    `^${template
+      .split(/<[^>]+>/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}$`,
+  );
 }
 
-describe('the extension\'s words for a Codex compaction', function () {
+describe("the extension's words for a Codex compaction", function () {
   this.timeout(120_000);
   let dir: string;
   let codex: CompactResult;
@@ -26,19 +38,30 @@ describe('the extension\'s words for a Codex compaction', function () {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ac-codex-text-'));
     codexFile = join(dir, 'rollout-0.142.jsonl');
-    copyFileSync(agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl')!, codexFile);
+    copyFileSync(
+      agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl')!,
+      codexFile,
+    );
     chmodSync(codexFile, 0o644);
     codex = await compactFile(codexFile, { summarizer: 'extractive', settings: { targetTokens: 30_000 } });
     const claudeFile = join(dir, 'example.jsonl');
     copyFileSync(fixture('example.jsonl'), claudeFile);
     chmodSync(claudeFile, 0o644);
-    claude = await compactFile(claudeFile, { summarizer: 'extractive', settings: { targetTokens: 6_000, keepRecentTokens: 2_000 } });
+    claude = await compactFile(claudeFile, {
+      summarizer: 'extractive',
+      settings: { targetTokens: 6_000, keepRecentTokens: 2_000 },
+    });
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the confirmation names the fork Codex writes: rollout-<time>-<new-id>.jsonl', async () => {
     const analysis = await inspectFile(codexFile, { subagents: false });
-    const { detail } = confirmationText(codex.plan, contextNow(analysis.report), { mode: 'fork', summarizer: 'extractive', baseUrl: 'https://api.anthropic.com', agent: analysis.index.format.id });
+    const { detail } = confirmationText(codex.plan, contextNow(analysis.report), {
+      mode: 'fork',
+      summarizer: 'extractive',
+      baseUrl: 'https://api.anthropic.com',
+      agent: analysis.index.format.id,
+    });
     const named = /a new session (\S+) beside/.exec(detail)?.[1];
     assert.equal(named, 'rollout-<time>-<new-id>.jsonl');
     assert.match(basename(codex.output), templatePattern(named), 'the file written has the name the confirmation gave');
@@ -64,6 +87,10 @@ describe('the extension\'s words for a Codex compaction', function () {
     assert.equal(claude.agent, 'claude-code');
     const command = resultResumeCommand(claude, '/opt/claude');
     assert.match(command!, new RegExp(`/opt/claude --resume ${claude.sessionId}$`));
-    assert.deepEqual(resultActions(claude, command), [RESULT_ACTIONS.resume, RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff]);
+    assert.deepEqual(resultActions(claude, command), [
+      RESULT_ACTIONS.resume,
+      RESULT_ACTIONS.copyResume,
+      RESULT_ACTIONS.diff,
+    ]);
   });
 });

@@ -4,7 +4,16 @@
 // choice that a Codex rollout cannot follow is said in the plan instead of shown as done.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
@@ -47,7 +56,10 @@ describe('Codex: compact applies the plan the user saw', function () {
   let dir: string;
   let file: string;
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
   });
   beforeEach(() => {
@@ -75,16 +87,26 @@ describe('Codex: compact applies the plan the user saw', function () {
 
     const decided = (p: CompactionPlan) => p.rounds.filter((r) => r.by === 'user').map((r) => `${r.index}:${r.action}`);
     assert.deepEqual(decided(shown), ['0:keep', '5:drop', `${newest - 1}:summarize`]);
-    assert.deepEqual(decided(result.plan), decided(shown), 'compact applies the rounds the user decided as plan shows them');
+    assert.deepEqual(
+      decided(result.plan),
+      decided(shown),
+      'compact applies the rounds the user decided as plan shows them',
+    );
 
     const { line, record } = lastRecord(result.output);
     assert.equal(record.type, 'compacted');
-    for (const p of roundPayloads(file, analysis, 0)) assert.ok(line.includes(p), `kept round 0 is written verbatim: ${p.slice(0, 80)}`);
+    for (const p of roundPayloads(file, analysis, 0))
+      assert.ok(line.includes(p), `kept round 0 is written verbatim: ${p.slice(0, 80)}`);
     for (const r of [5, newest - 1]) {
-      for (const u of analysis.rounds[r].toolUses) assert.ok(!line.includes(JSON.stringify(u.id)), `round ${r} (${result.plan.rounds[r].action}) left its call ${u.id} out`);
+      for (const u of analysis.rounds[r].toolUses)
+        assert.ok(
+          !line.includes(JSON.stringify(u.id)),
+          `round ${r} (${result.plan.rounds[r].action}) left its call ${u.id} out`,
+        );
     }
     for (const r of result.plan.rounds.filter((x) => x.inContext && x.action === 'keep')) {
-      for (const p of roundPayloads(file, analysis, r.index)) assert.ok(line.includes(p), `kept round ${r.index} is written verbatim`);
+      for (const p of roundPayloads(file, analysis, r.index))
+        assert.ok(line.includes(p), `kept round ${r.index} is written verbatim`);
     }
   });
 
@@ -104,10 +126,18 @@ describe('Codex: compact applies the plan the user saw', function () {
   it('in place: saved decisions are applied, then cleared with the rest of the state (the backup keeps them)', async () => {
     const saved = chooseRounds(noDecisions(), [0], 'keep');
     await saveDecisions(file, saved);
-    const result = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000 } });
+    const result = await compactFile(file, {
+      summarizer: 'extractive',
+      inPlace: true,
+      settings: { targetTokens: 30_000 },
+    });
     assert.equal(result.plan.rounds[0].by, 'user');
     assert.equal(result.plan.rounds[0].action, 'keep');
-    assert.deepEqual(await loadDecisions(file), noDecisions(), 'no saved decision is left about rounds the compaction replaced');
+    assert.deepEqual(
+      await loadDecisions(file),
+      noDecisions(),
+      'no saved decision is left about rounds the compaction replaced',
+    );
     assert.equal(JSON.parse(readFileSync(statePath(file), 'utf8')).steering, undefined);
     assert.ok(result.backup);
     assert.deepEqual(await loadDecisions(result.backup), saved, 'the backup keeps the decisions it was compacted with');
@@ -117,7 +147,11 @@ describe('Codex: compact applies the plan the user saw', function () {
     const before = readdirSync(dir);
     await assert.rejects(
       compactFile(file, { summarizer: 'extractive', fresh: true, settings: { targetTokens: 30_000 } }),
-      (err: unknown) => err instanceof CompactError && err.code === 'unsupported-format' && /fresh/.test(err.message) && /Codex/.test(err.message),
+      (err: unknown) =>
+        err instanceof CompactError &&
+        err.code === 'unsupported-format' &&
+        /fresh/.test(err.message) &&
+        /Codex/.test(err.message),
     );
     assert.deepEqual(readdirSync(dir), before);
     assert.ok(!existsSync(statePath(file)));
@@ -131,11 +165,17 @@ describe('Codex: compact applies the plan the user saw', function () {
     const decisions = chooseToolResult(noDecisions(), id, 'preview');
     const plan = await planCompaction(analysis, { targetTokens: 30_000 }, undefined, decisions);
     assert.notEqual(plan.toolResults.find((t) => t.toolUseId === id)?.action, 'replaced');
-    assert.deepEqual(plan.conflicts.map((c) => [c.round, c.decision]), [[newest.index, `replace tool result ${id} by a preview`]]);
+    assert.deepEqual(
+      plan.conflicts.map((c) => [c.round, c.decision]),
+      [[newest.index, `replace tool result ${id} by a preview`]],
+    );
     const result = await compactFile(file, { summarizer: 'extractive', decisions, settings: { targetTokens: 30_000 } });
     assert.deepEqual(result.plan.conflicts, plan.conflicts);
     const out = await inspectFile(result.output, { subagents: false });
-    const written = out.rounds.filter((r) => r.inContext).flatMap((r) => r.toolResults).find((t) => t.id === id);
+    const written = out.rounds
+      .filter((r) => r.inContext)
+      .flatMap((r) => r.toolResults)
+      .find((t) => t.id === id);
     assert.equal(written?.chars, newest.toolResults[0].chars, 'the tool output is written whole');
   });
 });

@@ -15,7 +15,11 @@ const NEW_ID = '019aaaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee';
 describe('Codex fork: the thread id is renamed in values only', () => {
   for (const id of KEY_IDS) {
     it(`thread id ${JSON.stringify(id)}: every key stays, only the id's values change`, () => {
-      const line = JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type: 'session_meta', payload: { id, cwd: '/w', originator: 'codex', source: { subagent: id }, note: `${id} in text` } });
+      const line = JSON.stringify({
+        timestamp: '2026-01-01T00:00:00Z',
+        type: 'session_meta',
+        payload: { id, cwd: '/w', originator: 'codex', source: { subagent: id }, note: `${id} in text` },
+      });
       const renamed = replaceIdValues(line, id, NEW_ID);
       const o = JSON.parse(renamed) as { type: string; timestamp: string; payload: Record<string, unknown> };
       assert.deepEqual(Object.keys(o), ['timestamp', 'type', 'payload']);
@@ -32,17 +36,34 @@ describe('Codex fork: the thread id is renamed in values only', () => {
 
   it('matches an escaped spelling of the id and keeps spacing and other bytes', () => {
     const line = '{ "type" : "session_meta", "payload" : { "id" : "c\\u0077d", "cwd":"/w" } }';
-    assert.equal(replaceIdValues(line, 'cwd', 'NEW'), '{ "type" : "session_meta", "payload" : { "id" : "NEW", "cwd":"/w" } }');
+    assert.equal(
+      replaceIdValues(line, 'cwd', 'NEW'),
+      '{ "type" : "session_meta", "payload" : { "id" : "NEW", "cwd":"/w" } }',
+    );
     assert.equal(replaceIdValues('{"a":"x\\"y","b":"x\\"y"}', 'x"y', 'z'), '{"a":"z","b":"z"}');
   });
 
   it('the check refuses a renamed line whose keys changed, as the old split-and-join produced', () => {
     const line = JSON.stringify({ type: 'session_meta', payload: { id: 'cwd', cwd: '/w' } });
     const oldWay = line.split(JSON.stringify('cwd')).join(JSON.stringify(NEW_ID));
-    assert.match(idRenameProblem(JSON.parse(line), JSON.parse(oldWay), 'cwd', NEW_ID) ?? '', /\$\.payload has the keys id, 019aaaaa.* instead of id, cwd/);
-    assert.match(idRenameProblem({ a: 'cwd', b: 1 }, { a: NEW_ID, b: 2 }, 'cwd', NEW_ID) ?? '', /\$\.b changed from 1 to 2/);
-    assert.match(idRenameProblem({ a: 'cwd' }, { a: 'cwd' }, 'cwd', NEW_ID) ?? '', /\$\.a changed/, 'an id left unrenamed is caught');
-    assert.throws(() => forkedMetaLine('{"payload":{"id":"cwd"', 'cwd', NEW_ID, 'r.jsonl at byte 0'), (err: unknown) => err instanceof CompactError && err.code === 'invalid-output' && /r\.jsonl at byte 0/.test(err.message));
+    assert.match(
+      idRenameProblem(JSON.parse(line), JSON.parse(oldWay), 'cwd', NEW_ID) ?? '',
+      /\$\.payload has the keys id, 019aaaaa.* instead of id, cwd/,
+    );
+    assert.match(
+      idRenameProblem({ a: 'cwd', b: 1 }, { a: NEW_ID, b: 2 }, 'cwd', NEW_ID) ?? '',
+      /\$\.b changed from 1 to 2/,
+    );
+    assert.match(
+      idRenameProblem({ a: 'cwd' }, { a: 'cwd' }, 'cwd', NEW_ID) ?? '',
+      /\$\.a changed/,
+      'an id left unrenamed is caught',
+    );
+    assert.throws(
+      () => forkedMetaLine('{"payload":{"id":"cwd"', 'cwd', NEW_ID, 'r.jsonl at byte 0'),
+      (err: unknown) =>
+        err instanceof CompactError && err.code === 'invalid-output' && /r\.jsonl at byte 0/.test(err.message),
+    );
   });
 
   describe('a real fork of a rollout whose thread id is a session_meta key', function () {
@@ -50,7 +71,8 @@ describe('Codex fork: the thread id is renamed in values only', () => {
     let dir: string;
     before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-codex-id-'))));
     after(() => rmSync(dir, { recursive: true, force: true }));
-    const source = agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl') ?? agentFixtures('codex')[0];
+    const source =
+      agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl') ?? agentFixtures('codex')[0];
 
     for (const id of ['id', 'cwd', 'type', 'payload']) {
       it(`thread id ${JSON.stringify(id)}`, async () => {
@@ -66,7 +88,9 @@ describe('Codex fork: the thread id is renamed in values only', () => {
         assert.equal(before.payload.id, id);
         const fork = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 30_000 } });
         assert.notEqual(fork.sessionId, id);
-        const first = JSON.parse(readFileSync(fork.output, 'utf8').split('\n', 1)[0]) as { payload: Record<string, unknown> };
+        const first = JSON.parse(readFileSync(fork.output, 'utf8').split('\n', 1)[0]) as {
+          payload: Record<string, unknown>;
+        };
         assert.deepEqual(Object.keys(first.payload), Object.keys(before.payload), 'session_meta keeps every key');
         assert.equal(first.payload.id, fork.sessionId);
         assert.equal(first.payload.cwd, before.payload.cwd);

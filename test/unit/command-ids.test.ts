@@ -9,7 +9,11 @@ import { CommandId } from '../../src/extension/commandIds';
 import { repoRoot } from '../support/fixtures';
 
 interface Manifest {
-  contributes: { commands: { command: string }[]; menus?: Record<string, { command?: string; submenu?: string; when?: string; group?: string }[]>; keybindings?: { command: string }[] };
+  contributes: {
+    commands: { command: string }[];
+    menus?: Record<string, { command?: string; submenu?: string; when?: string; group?: string }[]>;
+    keybindings?: { command: string }[];
+  };
 }
 
 function sources(dir: string): string[] {
@@ -30,7 +34,12 @@ describe('command ids: one table, the manifest and the code agree', () => {
   });
 
   it('every menu entry and keybinding names a command of the table', () => {
-    const named = [...Object.values(manifest.contributes.menus ?? {}).flat().flatMap((m) => (m.command ? [m.command] : [])), ...(manifest.contributes.keybindings ?? []).map((k) => k.command)];
+    const named = [
+      ...Object.values(manifest.contributes.menus ?? {})
+        .flat()
+        .flatMap((m) => (m.command ? [m.command] : [])),
+      ...(manifest.contributes.keybindings ?? []).map((k) => k.command),
+    ];
     assert.ok(named.length > 20, `${named.length} menu entries and keybindings`);
     for (const c of named) assert.ok(table.has(c) || c.startsWith('workbench.'), `${c} is not a command of the table`);
   });
@@ -40,7 +49,8 @@ describe('command ids: one table, the manifest and the code agree', () => {
     for (const file of sources(join(repoRoot, 'src'))) {
       if (file.endsWith(join('extension', 'commandIds.ts'))) continue;
       const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/['"](agentCompactor\.[A-Za-z.]+)['"]/g)) if (table.has(m[1])) offenders.push(`${relative(repoRoot, file)}: ${m[1]}`);
+      for (const m of text.matchAll(/['"](agentCompactor\.[A-Za-z.]+)['"]/g))
+        if (table.has(m[1])) offenders.push(`${relative(repoRoot, file)}: ${m[1]}`);
     }
     assert.deepEqual(offenders, []);
   });
@@ -50,25 +60,47 @@ describe('command ids: one table, the manifest and the code agree', () => {
     /** The commands shown for a Sessions view row of `contextValue`, in the context menu or inline. */
     const shown = (contextValue: string, inline: boolean) =>
       entries
-        .filter((m) => m.command && m.when?.includes('view == agentCompactor.sessions') && inline === (m.group ?? '').startsWith('inline'))
+        .filter(
+          (m) =>
+            m.command &&
+            m.when?.includes('view == agentCompactor.sessions') &&
+            inline === (m.group ?? '').startsWith('inline'),
+        )
         .filter((m) => {
-          const item = /viewItem =~ \/(.*)\/$/.exec(m.when ?? '')?.[1] ?? /viewItem == ([\w.]+)/.exec(m.when ?? '')?.[1];
-          return item !== undefined && (m.when!.includes('=~') ? new RegExp(item).test(contextValue) : item === contextValue);
+          const item =
+            /viewItem =~ \/(.*)\/$/.exec(m.when ?? '')?.[1] ?? /viewItem == ([\w.]+)/.exec(m.when ?? '')?.[1];
+          return (
+            item !== undefined && (m.when!.includes('=~') ? new RegExp(item).test(contextValue) : item === contextValue)
+          );
         })
         .map((m) => m.command);
-    const menu = [CommandId.showRounds, CommandId.openContextMap, CommandId.compact, CommandId.resumeInClaudeCode, CommandId.copyResumeCommand, CommandId.revealSessionFile];
+    const menu = [
+      CommandId.showRounds,
+      CommandId.openContextMap,
+      CommandId.compact,
+      CommandId.resumeInClaudeCode,
+      CommandId.copyResumeCommand,
+      CommandId.revealSessionFile,
+    ];
     for (const row of ['session', 'session.live', 'session.fork', 'session.live.fork']) {
       for (const c of menu) assert.ok(shown(row, false).includes(c), `${c} in the context menu of a ${row} row`);
-      for (const c of [CommandId.openContextMap, CommandId.compact]) assert.ok(shown(row, true).includes(c), `${c} inline on a ${row} row`);
-      assert.equal(shown(row, false).includes(CommandId.openOriginalSession), row.endsWith('.fork'), `Open Original Session on forks only (${row})`);
+      for (const c of [CommandId.openContextMap, CommandId.compact])
+        assert.ok(shown(row, true).includes(c), `${c} inline on a ${row} row`);
+      assert.equal(
+        shown(row, false).includes(CommandId.openOriginalSession),
+        row.endsWith('.fork'),
+        `Open Original Session on forks only (${row})`,
+      );
     }
     assert.deepEqual(shown('project', false), [], 'no session action on a project row');
   });
 
   it("Repair Session is offered only where core's repair outlook says it can fix something", () => {
-    const entries = Object.values(manifest.contributes.menus ?? {}).flat().filter((m) => m.command === CommandId.repairSession);
+    const entries = Object.values(manifest.contributes.menus ?? {})
+      .flat()
+      .filter((m) => m.command === CommandId.repairSession);
     assert.ok(entries.length > 0);
-    for (const m of entries) assert.ok(/agentCompactor\.canRepair|viewItem == resumeHealth\.repairable/.test(m.when ?? ''), `${m.when}`);
+    for (const m of entries)
+      assert.ok(/agentCompactor\.canRepair|viewItem == resumeHealth\.repairable/.test(m.when ?? ''), `${m.when}`);
   });
 });
-

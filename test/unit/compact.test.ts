@@ -2,7 +2,16 @@
 // Anthropic summarizer through the real SDK against the local fake Messages API.
 import { extractiveSummary, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
 import { strict as assert } from 'node:assert';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  existsSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createServer } from 'node:net';
@@ -33,8 +42,14 @@ function copy(src: string): string {
 async function newestResponseFloor(output: string, originalBytes: number, calibration: number): Promise<number> {
   const text = readFileSync(output, 'utf8');
   const head = text.slice(0, Buffer.from(text).subarray(0, originalBytes).toString('utf8').length);
-  const tail = text.slice(head.length).split('\n').filter((l) => l.trim());
-  assert.ok(JSON.parse(tail[0]).compactMetadata?.compactor === 'agent-compactor', 'our boundary follows the original bytes');
+  const tail = text
+    .slice(head.length)
+    .split('\n')
+    .filter((l) => l.trim());
+  assert.ok(
+    JSON.parse(tail[0]).compactMetadata?.compactor === 'agent-compactor',
+    'our boundary follows the original bytes',
+  );
   const summary = JSON.parse(tail[1]);
   assert.equal(summary.isCompactSummary, true);
   assert.ok(typeof summary.message.content === 'string' && summary.message.content.startsWith(SUMMARY_PREFIX));
@@ -44,7 +59,10 @@ async function newestResponseFloor(output: string, originalBytes: number, calibr
   const newest = kept.slice(lastId ? kept.findIndex((o) => o.type === 'assistant' && o.message?.id === lastId) : 0);
   if (newest.length) newest[0].parentUuid = summary.uuid;
   const floorFile = output.replace(/\.jsonl$/, '.floor.jsonl');
-  writeFileSync(floorFile, head + [tail[0], JSON.stringify(summary), ...newest.map((o) => JSON.stringify(o))].join('\n') + '\n');
+  writeFileSync(
+    floorFile,
+    head + [tail[0], JSON.stringify(summary), ...newest.map((o) => JSON.stringify(o))].join('\n') + '\n',
+  );
   const check = await checkResumable(floorFile, { calibration, expectSummaryFirst: true });
   assert.deepEqual(check.problems, [], 'the floor file resumes');
   return check.estimatedTokens;
@@ -72,27 +90,41 @@ describe('compaction properties on every shared fixture', function () {
         const plan1 = await planCompaction(analysis, settings);
         const plan2 = await planCompaction(analysis, settings);
         assert.deepEqual(plan1, plan2, 'plan is deterministic');
-        assert.equal(plan1.messageTarget, room, 'the transcript\'s room is the target less the overhead');
+        assert.equal(plan1.messageTarget, room, "the transcript's room is the target less the overhead");
         let result;
         try {
           result = await compactFile(file, { summarizer: 'extractive', settings });
         } catch (err) {
           assert.ok(err instanceof CompactError && err.code === 'nothing-to-compact', String(err));
-          assert.deepEqual(readdirSync(join(file, '..')).sort(), [basename(file)], 'a refused compaction writes nothing');
-          const gain = /^Nothing to gain: the compacted context would be about (\d+) tokens, not smaller than the (\d+)/.exec(err.message);
+          assert.deepEqual(
+            readdirSync(join(file, '..')).sort(),
+            [basename(file)],
+            'a refused compaction writes nothing',
+          );
+          const gain =
+            /^Nothing to gain: the compacted context would be about (\d+) tokens, not smaller than the (\d+)/.exec(
+              err.message,
+            );
           if (gain) {
             // The summary's framing costs more than the rounds it would replace: only in a tiny context.
             assert.ok(Number(gain[1]) >= Number(gain[2]) && plan1.preTokens <= 2_000, err.message);
             continue;
           }
-          assert.ok(plan1.nothingToDo && plan1.preTokens <= room, `nothing to compact, yet the plan says ${plan1.preTokens} > ${room}`);
+          assert.ok(
+            plan1.nothingToDo && plan1.preTokens <= room,
+            `nothing to compact, yet the plan says ${plan1.preTokens} > ${room}`,
+          );
           assert.ok(active <= room, `nothing to compact, yet the estimated active context ${active} > ${room}`);
           continue;
         }
         compacted++;
         assert.deepEqual(readFileSync(file), original, 'original unchanged');
         const out = readFileSync(result.output);
-        assert.deepEqual(out.subarray(0, original.length), original, 'original lines kept byte for byte before the boundary');
+        assert.deepEqual(
+          out.subarray(0, original.length),
+          original,
+          'original lines kept byte for byte before the boundary',
+        );
         const check = await checkResumable(result.output, { calibration, expectSummaryFirst: true });
         assert.deepEqual(check.problems, [], `${basename(src)} @${target}`);
         const newest = result.plan.rounds.filter((r) => r.inContext).at(-1)!;
@@ -104,13 +136,23 @@ describe('compaction properties on every shared fixture', function () {
         const cannotReach = result.plan.notes.some((x) => /cannot reach/.test(x));
         if (check.estimatedTokens > room) {
           unreachable++;
-          assert.ok(floor > room, `${basename(src)} @${room}: ${check.estimatedTokens} tokens over the ${room}-token room, though the newest response with an empty summary takes only ${floor}`);
-          assert.ok(cannotReach, `${basename(src)} @${room}: an out-of-reach target is reported (${JSON.stringify(result.plan.notes)})`);
+          assert.ok(
+            floor > room,
+            `${basename(src)} @${room}: ${check.estimatedTokens} tokens over the ${room}-token room, though the newest response with an empty summary takes only ${floor}`,
+          );
+          assert.ok(
+            cannotReach,
+            `${basename(src)} @${room}: an out-of-reach target is reported (${JSON.stringify(result.plan.notes)})`,
+          );
         } else {
           assert.ok(check.estimatedTokens <= room, `${check.estimatedTokens} > ${room}`);
-          assert.ok(!cannotReach, `${basename(src)} @${room}: "cannot reach" note for a result at ${check.estimatedTokens} tokens`);
+          assert.ok(
+            !cannotReach,
+            `${basename(src)} @${room}: "cannot reach" note for a result at ${check.estimatedTokens} tokens`,
+          );
         }
-        if (fraction === 0) assert.ok(floor > room, `${basename(src)}: the 50-token room is meant to be out of reach (floor ${floor})`);
+        if (fraction === 0)
+          assert.ok(floor > room, `${basename(src)}: the 50-token room is meant to be out of reach (floor ${floor})`);
         // Every kept round's tool_use ids travel with their results: the validity check above covers it;
         // also no summarized round is kept and vice versa.
         for (const r of result.plan.rounds) if (!r.inContext) assert.equal(r.action, 'keep');
@@ -137,7 +179,9 @@ describe('compaction properties on every shared fixture', function () {
         const raws = [...l.matchAll(/"signature":("(?:[^"\\]|\\.)*")/g)].map((m) => m[1]);
         const blocks = o.message.content.filter((b: { type?: string }) => b?.type === 'thinking');
         assert.equal(raws.length, blocks.length, 'one raw signature per thinking block');
-        blocks.forEach((b: { thinking: string; signature: string }, i: number) => list.push({ thinking: b.thinking, signature: b.signature, raw: raws[i] }));
+        blocks.forEach((b: { thinking: string; signature: string }, i: number) =>
+          list.push({ thinking: b.thinking, signature: b.signature, raw: raws[i] }),
+        );
       }
       return byId;
     };
@@ -148,13 +192,21 @@ describe('compaction properties on every shared fixture', function () {
       const ids = [...input.keys()];
       const newestIn = input.get(ids.at(-1)!)!;
       const olderIn = ids.slice(0, -1).flatMap((id) => input.get(id)!);
-      assert.equal(newestIn.length, 1, 'the fixture\'s newest response has one thinking block');
-      assert.ok(newestIn[0].signature.length > 100 && olderIn.length === 1 && olderIn[0].signature.length > 100, 'the fixture has signed thinking in both responses');
+      assert.equal(newestIn.length, 1, "the fixture's newest response has one thinking block");
+      assert.ok(
+        newestIn[0].signature.length > 100 && olderIn.length === 1 && olderIn[0].signature.length > 100,
+        'the fixture has signed thinking in both responses',
+      );
       const overhead = (await inspectFile(file, { subagents: false })).report.totals.overheadTokens ?? 0;
-      const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: overhead + room, keepRecentTokens, summaryTokens } });
+      const result = await compactFile(file, {
+        summarizer: 'extractive',
+        settings: { targetTokens: overhead + room, keepRecentTokens, summaryTokens },
+      });
       assert.equal(readFileSync(file, 'utf8'), inputText, 'original unchanged');
       const outLines = readFileSync(result.output, 'utf8').split('\n');
-      const boundary = outLines.findIndex((l) => l.includes('"compact_boundary"') && l.includes('"compactor":"agent-compactor"'));
+      const boundary = outLines.findIndex(
+        (l) => l.includes('"compact_boundary"') && l.includes('"compactor":"agent-compactor"'),
+      );
       assert.ok(boundary > 0, 'our boundary is written');
       const after = outLines.slice(boundary);
       const output = thinkingById(after);
@@ -171,21 +223,36 @@ describe('compaction properties on every shared fixture', function () {
         assert.equal(b.thinking, newestIn[i].thinking, 'the signed thinking text is identical');
       });
       // No other signature: older responses are summarized or kept with their (stale) thinking stripped.
-      assert.deepEqual(allOut.map((b) => b.signature), newestIn.map((b) => b.signature), 'only the newest response carries signatures');
-      for (const b of olderIn) assert.ok(!after.join('\n').includes(b.signature), 'an older response\'s signature is not in the resumed context');
+      assert.deepEqual(
+        allOut.map((b) => b.signature),
+        newestIn.map((b) => b.signature),
+        'only the newest response carries signatures',
+      );
+      for (const b of olderIn)
+        assert.ok(
+          !after.join('\n').includes(b.signature),
+          "an older response's signature is not in the resumed context",
+        );
       assert.deepEqual((await checkResumable(result.output, { expectSummaryFirst: true })).problems, []);
       return { result, outIds };
     };
 
     it('only the newest response kept: its signature is byte-identical', async () => {
       const { result, outIds } = await run(500, 1, 200);
-      assert.deepEqual(result.plan.rounds.map((r) => r.action), ['summarize', 'summarize', 'keep']);
+      assert.deepEqual(
+        result.plan.rounds.map((r) => r.action),
+        ['summarize', 'summarize', 'keep'],
+      );
       assert.equal(outIds.length, 1);
     });
 
     it('an older signed response kept too: its thinking is stripped, the newest signature is byte-identical', async () => {
       const { result, outIds } = await run(700, 10_000, 100);
-      assert.deepEqual(result.plan.rounds.map((r) => r.action), ['summarize', 'keep', 'keep'], 'the settings keep the older signed response');
+      assert.deepEqual(
+        result.plan.rounds.map((r) => r.action),
+        ['summarize', 'keep', 'keep'],
+        'the settings keep the older signed response',
+      );
       assert.match(result.plan.rounds[1].reason, /stale thinking stripped/);
       assert.equal(outIds.length, 2);
     });
@@ -194,12 +261,19 @@ describe('compaction properties on every shared fixture', function () {
   it('in place: keeps a backup and replaces atomically', async () => {
     const file = copy(fixture('with-compactions.jsonl'));
     const before = readFileSync(file);
-    const result = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000, keepRecentTokens: 15_000 } });
+    const result = await compactFile(file, {
+      summarizer: 'extractive',
+      inPlace: true,
+      settings: { targetTokens: 30_000, keepRecentTokens: 15_000 },
+    });
     assert.equal(result.output, file);
     assert.ok(result.backup && existsSync(result.backup));
     assert.deepEqual(readFileSync(result.backup), before);
     assert.ok(readFileSync(file).length > before.length);
-    assert.deepEqual(readdirSync(join(file, '..')).filter((f) => f.includes('.tmp-') || f.endsWith('.lock')), []);
+    assert.deepEqual(
+      readdirSync(join(file, '..')).filter((f) => f.includes('.tmp-') || f.endsWith('.lock')),
+      [],
+    );
   });
 
   // Frozen decisions re-applied to a result that already holds their previews change nothing.
@@ -207,47 +281,81 @@ describe('compaction properties on every shared fixture', function () {
     const file = copy(fixture('with-compactions.jsonl'));
     const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
     const first = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
-    assert.ok(first.toolResultsDir && first.plan.toolResults.some((t) => t.action === 'replaced'), 'the first run replaced tool results');
+    assert.ok(
+      first.toolResultsDir && first.plan.toolResults.some((t) => t.action === 'replaced'),
+      'the first run replaced tool results',
+    );
     const check = await checkResumable(file, { expectSummaryFirst: true, targetTokens: first.plan.messageTarget });
     assert.deepEqual(check.problems, [], 'the first result is within the target');
     const after = readFileSync(file);
-    const backups = () => readdirSync(join(file, '..')).filter((n) => n.includes('.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n));
+    const backups = () =>
+      readdirSync(join(file, '..')).filter(
+        (n) => n.includes('.bak-') && !/\.(manifest|compactor-state)\.json$/.test(n),
+      );
     assert.equal(backups().length, 1);
-    await assert.rejects(compactFile(file, { summarizer: 'extractive', inPlace: true, settings }), (e: CompactError) => e instanceof CompactError && e.code === 'nothing-to-compact');
+    await assert.rejects(
+      compactFile(file, { summarizer: 'extractive', inPlace: true, settings }),
+      (e: CompactError) => e instanceof CompactError && e.code === 'nothing-to-compact',
+    );
     assert.ok(readFileSync(file).equals(after), 'the result is left as it is');
     assert.equal(backups().length, 1, 'no second backup');
   });
 
-  it('--out never replaces a file that is not this session\'s own output; --force replaces only an earlier output of ours', async () => {
+  it("--out never replaces a file that is not this session's own output; --force replaces only an earlier output of ours", async () => {
     const file = copy(fixture('v1.0.108-medium.jsonl'));
     const dir = join(file, '..');
     const notes = join(dir, 'notes.md');
     writeFileSync(notes, '# my notes\n');
     const settings = { targetTokens: 20_000 };
     for (const force of [false, true]) {
-      await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, out: notes, force }), (e: CompactError) => e.code === 'exists' && e.message.includes(notes));
+      await assert.rejects(
+        compactFile(file, { summarizer: 'extractive', settings, out: notes, force }),
+        (e: CompactError) => e.code === 'exists' && e.message.includes(notes),
+      );
       assert.equal(readFileSync(notes, 'utf8'), '# my notes\n', `an unrelated file is never replaced (force ${force})`);
     }
     const out = join(dir, 'result.jsonl');
     const first = await compactFile(file, { summarizer: 'extractive', settings, out });
     assert.equal(first.mode, 'out');
     const firstBytes = readFileSync(out);
-    await assert.rejects(compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 15_000 }, out }), (e: CompactError) => e.code === 'exists' && /--force/.test(e.message));
+    await assert.rejects(
+      compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 15_000 }, out }),
+      (e: CompactError) => e.code === 'exists' && /--force/.test(e.message),
+    );
     assert.ok(readFileSync(out).equals(firstBytes), 'without --force an earlier output stays');
-    const second = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 15_000 }, out, force: true });
+    const second = await compactFile(file, {
+      summarizer: 'extractive',
+      settings: { targetTokens: 15_000 },
+      out,
+      force: true,
+    });
     assert.equal(second.output, out);
     assert.ok(!readFileSync(out).equals(firstBytes), 'with --force an earlier output of ours is replaced');
-    await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, out: file, force: true }), (e: CompactError) => e.code === 'unsafe-path');
+    await assert.rejects(
+      compactFile(file, { summarizer: 'extractive', settings, out: file, force: true }),
+      (e: CompactError) => e.code === 'unsafe-path',
+    );
   });
 
   it('refuses when the source changed after it was read', async () => {
     const file = copy(fixture('v2.1.97-live-before.jsonl'));
-    const extra = readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(readFileSync(file).length, readFileSync(file).length + 5000);
+    const extra = readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(
+      readFileSync(file).length,
+      readFileSync(file).length + 5000,
+    );
     await assert.rejects(
-      compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 20_000 }, onProgress: (step) => step === COMMITTING && appendFileSync(file, extra) }),
+      compactFile(file, {
+        summarizer: 'extractive',
+        settings: { targetTokens: 20_000 },
+        onProgress: (step) => step === COMMITTING && appendFileSync(file, extra),
+      }),
       (e: CompactError) => e.code === 'changed-on-disk' && /changed while it was being compacted/.test(e.message),
     );
-    assert.deepEqual(readdirSync(join(file, '..')).filter((n) => n.endsWith('.jsonl')), [basename(file)], 'no fork was written');
+    assert.deepEqual(
+      readdirSync(join(file, '..')).filter((n) => n.endsWith('.jsonl')),
+      [basename(file)],
+      'no fork was written',
+    );
   });
 });
 
@@ -262,12 +370,20 @@ describe('Anthropic summarizer against the fake Messages API (real SDK)', functi
     await fake.close();
   });
   const run = (file: string, extra: Record<string, unknown> = {}) =>
-    compactFile(file, { summarizer: 'anthropic', settings: target, anthropic: { apiKey: 'sk-test-key', baseURL: fake.url, model: 'claude-test', maxRetries: 2 }, ...extra });
+    compactFile(file, {
+      summarizer: 'anthropic',
+      settings: target,
+      anthropic: { apiKey: 'sk-test-key', baseURL: fake.url, model: 'claude-test', maxRetries: 2 },
+      ...extra,
+    });
 
   it('succeeds first time, streaming, with the summary in the output', async () => {
     const file = copy(fixture('v2.1.97-live-after.jsonl'));
     const r = await run(file);
-    assert.deepEqual(r.attempts.map((a) => [a.strategy, a.outcome]), [['anthropic', 'ok']]);
+    assert.deepEqual(
+      r.attempts.map((a) => [a.strategy, a.outcome]),
+      [['anthropic', 'ok']],
+    );
     const reqs = fake.messageRequests();
     assert.equal(reqs.length, 1);
     assert.equal(reqs[0].body.stream, true);
@@ -291,14 +407,20 @@ describe('Anthropic summarizer against the fake Messages API (real SDK)', functi
     for (let i = 1; i < sizes.length; i++) assert.ok(sizes[i] < sizes[i - 1], 'each retry is smaller');
     assert.ok(r.plan.droppedRounds > 0);
     assert.ok(r.plan.rounds.some((x) => x.action === 'drop'));
-    assert.ok(progress.some((m) => /too long.*dropping \d+ oldest rounds? and retrying \(2\/4\)/.test(m)), progress.join('\n'));
+    assert.ok(
+      progress.some((m) => /too long.*dropping \d+ oldest rounds? and retrying \(2\/4\)/.test(m)),
+      progress.join('\n'),
+    );
   });
 
   it('prompt-too-long three times, then the extractive fallback', async () => {
     const file = copy(fixture('v2.1.97-live-after.jsonl'));
     fake.setScenario({ kind: 'ptl' });
     const r = await run(file);
-    assert.deepEqual(r.attempts.map((a) => a.outcome), ['prompt-too-long', 'prompt-too-long', 'prompt-too-long', 'prompt-too-long', 'ok']);
+    assert.deepEqual(
+      r.attempts.map((a) => a.outcome),
+      ['prompt-too-long', 'prompt-too-long', 'prompt-too-long', 'prompt-too-long', 'ok'],
+    );
     assert.equal(r.attempts.at(-1)!.strategy, 'extractive');
     assert.equal(fake.messageRequests().length, 4);
     assert.ok(readFileSync(r.output, 'utf8').includes('extractive summary made offline'));
@@ -317,7 +439,11 @@ describe('Anthropic summarizer against the fake Messages API (real SDK)', functi
   it('401: clear error, no retry, nothing written', async () => {
     const file = copy(fixture('v2.1.97-live-after.jsonl'));
     fake.setScenario({ kind: 'authentication' });
-    await assert.rejects(run(file), (e: CompactError) => e.code === 'auth' && /rejected the API key/.test(e.message) && !e.message.includes('sk-test-key'));
+    await assert.rejects(
+      run(file),
+      (e: CompactError) =>
+        e.code === 'auth' && /rejected the API key/.test(e.message) && !e.message.includes('sk-test-key'),
+    );
     assert.equal(fake.messageRequests().length, 1);
     assert.deepEqual(readdirSync(join(file, '..')), [basename(file)]);
   });
@@ -327,7 +453,13 @@ describe('Anthropic summarizer against the fake Messages API (real SDK)', functi
     fake.setScenario({ kind: 'overloaded' });
     const r = await run(file);
     assert.equal(fake.messageRequests().length, 3, 'one try and two retries');
-    assert.deepEqual(r.attempts.map((a) => [a.strategy, a.outcome]), [['anthropic', 'error'], ['extractive', 'ok']]);
+    assert.deepEqual(
+      r.attempts.map((a) => [a.strategy, a.outcome]),
+      [
+        ['anthropic', 'error'],
+        ['extractive', 'ok'],
+      ],
+    );
     assert.match(r.attempts[0].detail, /overloaded/);
   });
 
@@ -339,7 +471,11 @@ describe('Anthropic summarizer against the fake Messages API (real SDK)', functi
         s.close(() => resolve(p));
       });
     });
-    const r = await compactFile(file, { summarizer: 'anthropic', settings: target, anthropic: { apiKey: 'k', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 } });
+    const r = await compactFile(file, {
+      summarizer: 'anthropic',
+      settings: target,
+      anthropic: { apiKey: 'k', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 },
+    });
     assert.equal(r.attempts[0].outcome, 'error');
     assert.match(r.attempts[0].detail, /Could not reach the Anthropic API/);
     assert.equal(r.attempts[1].strategy, 'extractive');
@@ -362,7 +498,11 @@ describe('Anthropic summarizer against the fake Messages API (real SDK)', functi
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     try {
-      const r = await compactFile(file, { summarizer: 'anthropic', settings: target, anthropic: { baseURL: fake.url } });
+      const r = await compactFile(file, {
+        summarizer: 'anthropic',
+        settings: target,
+        anthropic: { baseURL: fake.url },
+      });
       assert.equal(r.attempts[0].strategy, 'extractive');
       assert.match(r.attempts[0].detail, /no Anthropic API key/);
       assert.equal(fake.messageRequests().length, 0);
@@ -384,7 +524,10 @@ describe('the offline summary reads only what shapeForExtractive keeps', () => {
         }
       }
       const whole = extractiveSummary({ objects: lines, maxChars: 1_000_000 });
-      const shaped = extractiveSummary({ objects: lines.map((o) => shapeForExtractive(structuredClone(o))), maxChars: 1_000_000 });
+      const shaped = extractiveSummary({
+        objects: lines.map((o) => shapeForExtractive(structuredClone(o))),
+        maxChars: 1_000_000,
+      });
       assert.ok(whole.length > 200, 'a real summary');
       assert.equal(shaped, whole);
     });

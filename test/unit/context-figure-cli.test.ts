@@ -9,11 +9,24 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { agentFixtures, claudeFixtures, repoRoot, sharedFixtures } from '../support/fixtures';
 
-interface Figure { tokens: number; overhead: number; transcript: number; attached: number }
+interface Figure {
+  tokens: number;
+  overhead: number;
+  transcript: number;
+  attached: number;
+}
 
 function cli(args: string[]): { code: number | null; json: Record<string, unknown> | null; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts'), ...args], { encoding: 'utf8', cwd: repoRoot, maxBuffer: 256 * 1024 * 1024 });
-  return { code: r.status, json: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : null, stderr: r.stderr };
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts'), ...args], {
+    encoding: 'utf8',
+    cwd: repoRoot,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return {
+    code: r.status,
+    json: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : null,
+    stderr: r.stderr,
+  };
 }
 
 const allFixtures = (): string[] => [
@@ -41,7 +54,11 @@ describe('the context figure on the CLI', function () {
       const inspected = cli(['inspect', '--json', file]);
       assert.equal(inspected.code, 0, `${name}: inspect: ${inspected.stderr}`);
       const context = inspected.json!.context as Figure;
-      assert.equal(context.tokens, (inspected.json!.totals as { currentContextTokens: number }).currentContextTokens, `${name}: inspect's figure is its totals'`);
+      assert.equal(
+        context.tokens,
+        (inspected.json!.totals as { currentContextTokens: number }).currentContextTokens,
+        `${name}: inspect's figure is its totals'`,
+      );
       assertParts(context, `${name} inspect`);
       const plan = cli(['plan', '--json', file]);
       if (plan.code === 2) {
@@ -59,10 +76,17 @@ describe('the context figure on the CLI', function () {
   it('names what Claude Code attached after its own compaction, which no transcript line holds', () => {
     const inspected = cli(['inspect', '--json', join(sharedFixtures, 'claude-code', 'with-compactions.jsonl')]);
     const context = inspected.json!.context as Figure;
-    const totals = inspected.json!.totals as { currentContextTokens: number; overheadTokens: number; transcriptEstimateTokens: number };
+    const totals = inspected.json!.totals as {
+      currentContextTokens: number;
+      overheadTokens: number;
+      transcriptEstimateTokens: number;
+    };
     // The newest request (by usage) carried more than the system prompt, tools and the transcript's lines.
     assert.ok(context.attached > 0.05 * context.tokens, JSON.stringify(context));
-    assert.equal(context.attached, totals.currentContextTokens - totals.overheadTokens - totals.transcriptEstimateTokens);
+    assert.equal(
+      context.attached,
+      totals.currentContextTokens - totals.overheadTokens - totals.transcriptEstimateTokens,
+    );
   });
 
   for (const name of ['with-compactions.jsonl', 'example.jsonl']) {
@@ -70,7 +94,17 @@ describe('the context figure on the CLI', function () {
       const file = join(dir, name);
       copyFileSync(join(sharedFixtures, 'claude-code', name), file);
       const context = cli(['inspect', '--json', file]).json!.context as Figure;
-      const result = cli(['compact', '--json', '--summarizer', 'extractive', '--target-tokens', String(Math.round(context.tokens / 2)), '--out', join(dir, `out-${name}`), file]);
+      const result = cli([
+        'compact',
+        '--json',
+        '--summarizer',
+        'extractive',
+        '--target-tokens',
+        String(Math.round(context.tokens / 2)),
+        '--out',
+        join(dir, `out-${name}`),
+        file,
+      ]);
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual((result.json!.plan as { context: Figure }).context, context);
     });

@@ -13,7 +13,7 @@ describe('the context figure', function () {
   this.timeout(300_000);
   const dir = mkdtempSync(join(tmpdir(), 'ac-context-'));
 
-  it("agrees with the preTokens Claude Code recorded at its own compactions, read from the lines before them", async () => {
+  it('agrees with the preTokens Claude Code recorded at its own compactions, read from the lines before them', async () => {
     let checked = 0;
     for (const file of claudeFixtures()) {
       const buf = readFileSync(file);
@@ -27,7 +27,10 @@ describe('the context figure', function () {
         const before = join(dir, `before-${checked}.jsonl`);
         writeFileSync(before, buf.subarray(0, at));
         const figure = contextNow((await inspectFile(before, { subagents: false })).report);
-        assert.ok(Math.abs(figure.tokens / recorded - 1) < 0.02, `${basename(file)}: ours ${figure.tokens}, Claude Code's ${recorded}`);
+        assert.ok(
+          Math.abs(figure.tokens / recorded - 1) < 0.02,
+          `${basename(file)}: ours ${figure.tokens}, Claude Code's ${recorded}`,
+        );
         assert.equal(figure.overhead + figure.transcript + figure.attached, figure.tokens);
         checked++;
       }
@@ -40,15 +43,26 @@ describe('the context figure', function () {
       const file = join(dir, name);
       copyFileSync(fixture(name), file);
       const figure = contextNow((await inspectFile(file, { subagents: false })).report);
-      const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: Math.round(figure.tokens / 2) } });
+      const result = await compactFile(file, {
+        summarizer: 'extractive',
+        settings: { targetTokens: Math.round(figure.tokens / 2) },
+      });
       const lines = readFileSync(result.output, 'utf8').trimEnd().split('\n');
-      const boundary = lines.map((l) => JSON.parse(l) as { compactMetadata?: { preTokens: number; postTokens: number; compactor?: string } }).reverse().find((o) => o.compactMetadata?.compactor === 'agent-compactor');
+      const boundary = lines
+        .map(
+          (l) => JSON.parse(l) as { compactMetadata?: { preTokens: number; postTokens: number; compactor?: string } },
+        )
+        .reverse()
+        .find((o) => o.compactMetadata?.compactor === 'agent-compactor');
       assert.ok(boundary?.compactMetadata);
       assert.equal(boundary.compactMetadata.preTokens, figure.tokens);
       assert.ok(boundary.compactMetadata.postTokens < boundary.compactMetadata.preTokens);
       // The written file's own context figure is what the boundary says it became, within the estimate's rounding.
       const after = contextNow((await inspectFile(result.output, { subagents: false })).report);
-      assert.ok(Math.abs(after.tokens - boundary.compactMetadata.postTokens) <= 0.1 * boundary.compactMetadata.postTokens, `after: ${after.tokens}, recorded ${boundary.compactMetadata.postTokens}`);
+      assert.ok(
+        Math.abs(after.tokens - boundary.compactMetadata.postTokens) <= 0.1 * boundary.compactMetadata.postTokens,
+        `after: ${after.tokens}, recorded ${boundary.compactMetadata.postTokens}`,
+      );
     });
   }
 });

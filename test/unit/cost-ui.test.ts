@@ -20,7 +20,12 @@ import type { SessionSummary } from '../../src/core/sessionList';
 import { buildMapState } from '../../src/extension/model/mapState';
 import { nextTurnText } from '../../src/extension/model/cacheText';
 import { isMapState } from '../../src/webview/mapProtocol';
-import { CacheExpiryNotices, expiryNoticeText, noticeLeadMs, type ExpiryWatch } from '../../src/extension/model/cacheExpiryNotice';
+import {
+  CacheExpiryNotices,
+  expiryNoticeText,
+  noticeLeadMs,
+  type ExpiryWatch,
+} from '../../src/extension/model/cacheExpiryNotice';
 import { FakeClock } from '../support/fakeClock';
 import { agentFixtures, fixture } from '../support/fixtures';
 
@@ -37,13 +42,41 @@ function oneTurn(context: number, at: number, lifetime: '5m' | '1h'): string {
     cache_creation_input_tokens: context,
     cache_read_input_tokens: 0,
     output_tokens: 50,
-    cache_creation: { ephemeral_5m_input_tokens: lifetime === '5m' ? context : 0, ephemeral_1h_input_tokens: lifetime === '1h' ? context : 0 },
+    cache_creation: {
+      ephemeral_5m_input_tokens: lifetime === '5m' ? context : 0,
+      ephemeral_1h_input_tokens: lifetime === '1h' ? context : 0,
+    },
   };
   const base = { isSidechain: false, sessionId: 's', cwd: '/p', version: '2.1.330', userType: 'external' };
-  return [
-    JSON.stringify({ ...base, parentUuid: null, type: 'user', uuid: '00000000-0000-4000-8000-000000000001', timestamp: iso(at - 2000), message: { role: 'user', content: 'question' } }),
-    JSON.stringify({ ...base, parentUuid: '00000000-0000-4000-8000-000000000001', type: 'assistant', uuid: '00000000-0000-4000-8000-000000000002', timestamp: iso(at), requestId: 'req_1', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content: [{ type: 'text', text: 'answer' }], stop_reason: 'end_turn', usage } }),
-  ].join('\n') + '\n';
+  return (
+    [
+      JSON.stringify({
+        ...base,
+        parentUuid: null,
+        type: 'user',
+        uuid: '00000000-0000-4000-8000-000000000001',
+        timestamp: iso(at - 2000),
+        message: { role: 'user', content: 'question' },
+      }),
+      JSON.stringify({
+        ...base,
+        parentUuid: '00000000-0000-4000-8000-000000000001',
+        type: 'assistant',
+        uuid: '00000000-0000-4000-8000-000000000002',
+        timestamp: iso(at),
+        requestId: 'req_1',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-6',
+          content: [{ type: 'text', text: 'answer' }],
+          stop_reason: 'end_turn',
+          usage,
+        },
+      }),
+    ].join('\n') + '\n'
+  );
 }
 
 describe('cost of a compaction in the extension', function () {
@@ -59,17 +92,34 @@ describe('cost of a compaction in the extension', function () {
       const newest = analysis.rounds.filter((r) => r.usageEntry >= 0).at(-1)!;
       at = Date.parse(analysis.index.entries[newest.usageEntry].timestamp!);
     });
-    const dialog = (economics: ReturnType<typeof compactionEconomics> | undefined, summarizer: 'extractive' | 'anthropic' = 'extractive') =>
-      confirmationText(plan, contextNow(analysis.report), { mode: 'fork', summarizer, model: 'claude-sonnet-4-6', baseUrl: 'https://api.anthropic.com', economics }).detail;
+    const dialog = (
+      economics: ReturnType<typeof compactionEconomics> | undefined,
+      summarizer: 'extractive' | 'anthropic' = 'extractive',
+    ) =>
+      confirmationText(plan, contextNow(analysis.report), {
+        mode: 'fork',
+        summarizer,
+        model: 'claude-sonnet-4-6',
+        baseUrl: 'https://api.anthropic.com',
+        economics,
+      }).detail;
 
     it('warm and expired, offline: the dialog and the plan tooltip carry the same cost line as the CLI', () => {
       const warm = compactionEconomics(analysis, plan, { now: at + 60_000 })!;
       const cold = compactionEconomics(analysis, plan, { now: at + 2 * ONE_HOUR_MS })!;
       assert.ok(dialog(warm).includes(`\nCost: ${economicsLine(warm)}.\n`), dialog(warm));
-      assert.match(dialog(warm), /Cost: next turn as it is \$[\d.]+ \(cache warm for \d+ min more\), compacted \$[\d.]+; it pays for itself/);
-      assert.match(dialog(cold), /Cost: next turn as it is \$[\d.]+ \(cache expired 60 min ago\), compacted \$[\d.]+; it pays for itself at once; saves ≈/);
+      assert.match(
+        dialog(warm),
+        /Cost: next turn as it is \$[\d.]+ \(cache warm for \d+ min more\), compacted \$[\d.]+; it pays for itself/,
+      );
+      assert.match(
+        dialog(cold),
+        /Cost: next turn as it is \$[\d.]+ \(cache expired 60 min ago\), compacted \$[\d.]+; it pays for itself at once; saves ≈/,
+      );
       assert.doesNotMatch(dialog(cold), /summary;/, 'offline: no summarizer cost');
-      const node = rootNodes({ file: plan.file, analysis, plan, now: at + 2 * ONE_HOUR_MS }).find((n) => n.kind === 'plan')!;
+      const node = rootNodes({ file: plan.file, analysis, plan, now: at + 2 * ONE_HOUR_MS }).find(
+        (n) => n.kind === 'plan',
+      )!;
       assert.ok(String(node.tooltip).includes(economicsText(cold)), String(node.tooltip));
     });
 
@@ -81,7 +131,10 @@ describe('cost of a compaction in the extension', function () {
     });
 
     it('unpriced model: the dialog says so; without economics (nothing to do, or not given) no cost line', () => {
-      assert.match(dialog(null), /\nCost: not estimated \(the newest response's model has no price; give one with the setting agentCompactor\.prices\)\.\n/);
+      assert.match(
+        dialog(null),
+        /\nCost: not estimated \(the newest response's model has no price; give one with the setting agentCompactor\.prices\)\.\n/,
+      );
       assert.doesNotMatch(dialog(undefined), /Cost:/);
       assert.doesNotMatch(planDetail({ ...plan, nothingToDo: true }, contextNow(analysis.report), null), /Cost:/);
     });
@@ -97,13 +150,22 @@ describe('cost of a compaction in the extension', function () {
         const context = contextNow(analysis.report).tokens;
         const warm = buildMapState(file, analysis, null, undefined, DEFAULT_PRICES, T0 + 60_000);
         assert.ok(isMapState(warm));
-        assert.equal(warm.cost.nextTurn, `Prompt cache: cache warm for 4 min more (written for 5 minutes, last used at 14:00 UTC; until 14:05 UTC); the next turn's input as it is ≈ ${cents(usd(152_000, price.cacheRead) + usd(context - 152_000, price.cacheWrite5m))} (at claude-sonnet-4-6 rates).`);
+        assert.equal(
+          warm.cost.nextTurn,
+          `Prompt cache: cache warm for 4 min more (written for 5 minutes, last used at 14:00 UTC; until 14:05 UTC); the next turn's input as it is ≈ ${cents(usd(152_000, price.cacheRead) + usd(context - 152_000, price.cacheWrite5m))} (at claude-sonnet-4-6 rates).`,
+        );
         const cold = buildMapState(file, analysis, null, undefined, DEFAULT_PRICES, T0 + 40 * 60_000);
-        assert.match(cold.cost.nextTurn, /^Prompt cache: cache expired 35 min ago \(written for 5 minutes, last used at 14:00 UTC\); the next turn's input as it is ≈ \$0\.57 \(at claude-sonnet-4-6 rates\)\.$/);
+        assert.match(
+          cold.cost.nextTurn,
+          /^Prompt cache: cache expired 35 min ago \(written for 5 minutes, last used at 14:00 UTC\); the next turn's input as it is ≈ \$0\.57 \(at claude-sonnet-4-6 rates\)\.$/,
+        );
         // With a plan the section carries the plan's economics, the line the dialog shows.
         const plan = await planCompaction(analysis, { targetTokens: 40_000 });
         const planned = buildMapState(file, analysis, plan, undefined, DEFAULT_PRICES, T0 + 40 * 60_000);
-        assert.equal(planned.cost.nextTurn, economicsText(compactionEconomics(analysis, plan, { now: T0 + 40 * 60_000 })));
+        assert.equal(
+          planned.cost.nextTurn,
+          economicsText(compactionEconomics(analysis, plan, { now: T0 + 40 * 60_000 })),
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -112,7 +174,10 @@ describe('cost of a compaction in the extension', function () {
     it('a Codex rollout: state unknown, said so, never guessed', async () => {
       const file = agentFixtures('codex')[0];
       const text = nextTurnText(await inspectFile(file), null, Date.now());
-      assert.match(text, /^Prompt cache: state unknown \(Codex's records do not say how long the provider keeps its cache\)/);
+      assert.match(
+        text,
+        /^Prompt cache: state unknown \(Codex's records do not say how long the provider keeps its cache\)/,
+      );
     });
   });
 
@@ -126,7 +191,20 @@ describe('cost of a compaction in the extension', function () {
       writeFileSync(file, oneTurn(context, T0, lifetime));
       return sessionStats(file, DEFAULT_PRICES, T0 + 1000);
     }
-    const summary = (file: string, size: number, mtimeMs: number): SessionSummary => ({ file, id: 'x', folder: 'f', cwd: '/p', title: 'Fix the build', size, mtimeMs, contextTokens: 152_000, model: 'claude-sonnet-4-6', contextWindow: 200_000, live: false, forkOf: null });
+    const summary = (file: string, size: number, mtimeMs: number): SessionSummary => ({
+      file,
+      id: 'x',
+      folder: 'f',
+      cwd: '/p',
+      title: 'Fix the build',
+      size,
+      mtimeMs,
+      contextTokens: 152_000,
+      model: 'claude-sonnet-4-6',
+      contextWindow: 200_000,
+      live: false,
+      forkOf: null,
+    });
 
     it('5-minute writes, 152k context: warm → no mark; 40 min after expiry → mark and the resume costs as it is and compacted first', async () => {
       const stats = await statsOf(152_000, '5m', 'five');
@@ -138,18 +216,32 @@ describe('cost of a compaction in the extension', function () {
       // Everything written anew at the 5-minute rate; compacted first to the default 100k target.
       const asIs = usd(152_000, price.cacheWrite5m);
       const compacted = usd(DEFAULT_SETTINGS.targetTokens, price.cacheWrite5m);
-      assert.equal(note.tooltip, `cache expired 40 min ago: resuming re-writes 152k tokens, ≈ ${cents(asIs)}; compacted first ≈ ${cents(compacted)} (to ~100k)`);
-      const node = sessionNode(summary(join(dir, 'five.jsonl'), stats.size, stats.mtimeMs), later, { kind: 'ready', stats, stale: false });
+      assert.equal(
+        note.tooltip,
+        `cache expired 40 min ago: resuming re-writes 152k tokens, ≈ ${cents(asIs)}; compacted first ≈ ${cents(compacted)} (to ~100k)`,
+      );
+      const node = sessionNode(summary(join(dir, 'five.jsonl'), stats.size, stats.mtimeMs), later, {
+        kind: 'ready',
+        stats,
+        stale: false,
+      });
       assert.match(node.description, / · cache expired$/);
       assert.ok(node.tooltip.endsWith(`\n${note.tooltip}`), node.tooltip);
-      assert.equal(cacheExpiryNote({ kind: 'ready', stats, stale: true }, later), null, 'figures of an earlier size: no mark');
+      assert.equal(
+        cacheExpiryNote({ kind: 'ready', stats, stale: true }, later),
+        null,
+        'figures of an earlier size: no mark',
+      );
     });
 
     it('1-hour writes: still warm at 40 minutes, expired after the hour at the 1-hour rate', async () => {
       const stats = await statsOf(152_000, '1h', 'hour');
       assert.equal(cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + 40 * 60_000), null);
       const note = cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + ONE_HOUR_MS + 3 * 3_600_000)!;
-      assert.equal(note.tooltip, `cache expired 3 h ago: resuming re-writes 152k tokens, ≈ ${cents(usd(152_000, price.cacheWrite1h))}; compacted first ≈ ${cents(usd(100_000, price.cacheWrite1h))} (to ~100k)`);
+      assert.equal(
+        note.tooltip,
+        `cache expired 3 h ago: resuming re-writes 152k tokens, ≈ ${cents(usd(152_000, price.cacheWrite1h))}; compacted first ≈ ${cents(usd(100_000, price.cacheWrite1h))} (to ~100k)`,
+      );
     });
 
     it('a small context, an unknown state (Codex-like rules), or no figures yet: no mark', async () => {
@@ -157,7 +249,11 @@ describe('cost of a compaction in the extension', function () {
       assert.equal(cacheExpiryNote({ kind: 'ready', stats: small, stale: false }, T0 + ONE_HOUR_MS), null);
       const mid = await statsOf(80_000, '5m', 'mid');
       const midNote = cacheExpiryNote({ kind: 'ready', stats: mid, stale: false }, T0 + ONE_HOUR_MS)!;
-      assert.match(midNote.tooltip, /resuming re-writes 80k tokens, ≈ \$0\.30$/, 'below the target: no compacted-first figure');
+      assert.match(
+        midNote.tooltip,
+        /resuming re-writes 80k tokens, ≈ \$0\.30$/,
+        'below the target: no compacted-first figure',
+      );
       const big = await statsOf(152_000, '5m', 'big');
       const unknown = { ...big, cache: { ...big.cache, status: 'unknown' as const } };
       assert.equal(cacheExpiryNote({ kind: 'ready', stats: unknown, stale: false }, T0 + ONE_HOUR_MS), null);
@@ -174,7 +270,13 @@ describe('cost of a compaction in the extension', function () {
       const file = join(dir, `${name}.jsonl`);
       writeFileSync(file, oneTurn(context, at, lifetime));
       const stats = await sessionStats(file, DEFAULT_PRICES, at + 1000);
-      return { file, title: 'Fix the build', cache: stats.cache, contextTokens: stats.contextTokens, expiredResume: stats.expiredResume };
+      return {
+        file,
+        title: 'Fix the build',
+        cache: stats.cache,
+        contextTokens: stats.contextTokens,
+        expiredResume: stats.expiredResume,
+      };
     }
 
     it('5-minute cache: one notice a minute before it expires, with the cost of writing it anew; none twice for the same lifetime', async () => {
@@ -186,7 +288,9 @@ describe('cost of a compaction in the extension', function () {
       clock.advance(FIVE_MINUTES_MS - noticeLeadMs(FIVE_MINUTES_MS) - 1000 - 1);
       assert.deepEqual(shown, [], 'not before the lead');
       clock.advance(1);
-      assert.deepEqual(shown, [`Fix the build: the prompt cache expires at 14:05 UTC. A prompt sent after that re-writes 152k tokens, ≈ ${cents(usd(152_000, price.cacheWrite5m))}; one sent before reads them from the cache.`]);
+      assert.deepEqual(shown, [
+        `Fix the build: the prompt cache expires at 14:05 UTC. A prompt sent after that re-writes 152k tokens, ≈ ${cents(usd(152_000, price.cacheWrite5m))}; one sent before reads them from the cache.`,
+      ]);
       notices.watch(w);
       clock.advance(10 * 60_000);
       assert.equal(shown.length, 1, 'the same lifetime is not announced again');

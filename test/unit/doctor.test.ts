@@ -28,8 +28,24 @@ function write(lines: (object | string)[], name = `t${n++}.jsonl`): string {
 
 const t0 = Date.parse('2026-03-01T10:00:00.000Z');
 const ts = (s: number) => new Date(t0 + s * 1000).toISOString();
-const user = (uuid: string, parent: string | null, s: number, content: unknown) => ({ type: 'user', uuid, parentUuid: parent, timestamp: ts(s), sessionId: 'S', isSidechain: false, message: { role: 'user', content } });
-const asst = (uuid: string, parent: string | null, s: number, id: string, content: unknown[]) => ({ type: 'assistant', uuid, parentUuid: parent, timestamp: ts(s), sessionId: 'S', isSidechain: false, message: { role: 'assistant', id, model: 'claude-sonnet-4-6', content } });
+const user = (uuid: string, parent: string | null, s: number, content: unknown) => ({
+  type: 'user',
+  uuid,
+  parentUuid: parent,
+  timestamp: ts(s),
+  sessionId: 'S',
+  isSidechain: false,
+  message: { role: 'user', content },
+});
+const asst = (uuid: string, parent: string | null, s: number, id: string, content: unknown[]) => ({
+  type: 'assistant',
+  uuid,
+  parentUuid: parent,
+  timestamp: ts(s),
+  sessionId: 'S',
+  isSidechain: false,
+  message: { role: 'assistant', id, model: 'claude-sonnet-4-6', content },
+});
 const text = (t: string) => ({ type: 'text', text: t });
 const call = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } });
 const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
@@ -54,7 +70,8 @@ const leafWrittenTwice = () => {
   const c = conversation(60);
   return [...c, c[1]];
 };
-const without = (lines: object[], ...uuids: string[]) => lines.filter((l) => !uuids.includes((l as { uuid: string }).uuid));
+const without = (lines: object[], ...uuids: string[]) =>
+  lines.filter((l) => !uuids.includes((l as { uuid: string }).uuid));
 const kinds = (r: DoctorReport) => r.problems.filter((p) => p.severity !== 'info').map((p) => p.kind);
 const of = (r: DoctorReport, k: ProblemKind) => r.problems.filter((p) => p.kind === k);
 
@@ -95,28 +112,42 @@ describe('doctor: problem kinds on hand-made transcripts', () => {
 
   it('a tool call gone: its result is an orphan (invalid request) when bridged', async () => {
     const r = await doctorFile(write(without(conversation(1), 'a3')));
-    assert.ok(of(r, 'orphan-tool-result').some((p) => p.line === 14 && p.detail.includes('t3')), JSON.stringify(r.problems));
+    assert.ok(
+      of(r, 'orphan-tool-result').some((p) => p.line === 14 && p.detail.includes('t3')),
+      JSON.stringify(r.problems),
+    );
     assert.equal(r.apiValid, false);
   });
 
   it('a tool result gone: the call is unanswered (Claude Code drops it)', async () => {
     const lines = conversation(1);
     // b3 continues from a3 directly (r3 never written).
-    const broken = without(lines, 'r3').map((l) => ((l as { uuid: string }).uuid === 'b3' ? { ...l, parentUuid: 'a3' } : l));
+    const broken = without(lines, 'r3').map((l) =>
+      (l as { uuid: string }).uuid === 'b3' ? { ...l, parentUuid: 'a3' } : l,
+    );
     const r = await doctorFile(write(broken));
-    assert.deepEqual(of(r, 'unanswered-tool-use').map((p) => p.line), [14]);
+    assert.deepEqual(
+      of(r, 'unanswered-tool-use').map((p) => p.line),
+      [14],
+    );
     assert.equal(r.apiValid, true);
   });
 
   it('last-prompt naming a missing leaf, and a leaf on an old branch with newer messages after it', async () => {
     const lines = [...conversation(1), { type: 'last-prompt', lastPrompt: 'x', leafUuid: 'nope' }];
-    assert.deepEqual(of(await doctorFile(write(lines)), 'leaf-dead-end').map((p) => p.severity), ['warning']);
+    assert.deepEqual(
+      of(await doctorFile(write(lines)), 'leaf-dead-end').map((p) => p.severity),
+      ['warning'],
+    );
     // An abandoned branch off u9, then a last-prompt naming its tip: the newer main line is not loaded.
     const branch: object[] = conversation(1);
     branch.splice(37, 0, asst('x1', 'u9', 50, 'mx', [text('old branch')]));
     branch.push({ type: 'last-prompt', lastPrompt: 'x', leafUuid: 'x1' });
     const r = await doctorFile(write(branch));
-    assert.ok(of(r, 'leaf-dead-end').some((p) => p.severity === 'error' && p.unreachable === 3), JSON.stringify(r.problems));
+    assert.ok(
+      of(r, 'leaf-dead-end').some((p) => p.severity === 'error' && p.unreachable === 3),
+      JSON.stringify(r.problems),
+    );
   });
 
   it('an abandoned branch (edited prompt) is a dead end, noted but healthy', async () => {
@@ -146,14 +177,31 @@ describe('doctor: problem kinds on hand-made transcripts', () => {
       asst('b0', 'rB', 4, 'm1', [text('both done')]),
     ];
     const r = await doctorFile(write(lines));
-    assert.deepEqual(of(r, 'sibling-recovered').map((p) => p.line), [4]);
+    assert.deepEqual(
+      of(r, 'sibling-recovered').map((p) => p.line),
+      [4],
+    );
     assert.equal(r.reachability, 1);
     assert.equal(r.healthy, true);
   });
 
   it('only what follows the last compact boundary counts', async () => {
     const lines = conversation(1);
-    lines.splice(20, 0, { type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, logicalParentUuid: 'b4', timestamp: ts(20.5), isSidechain: false, sessionId: 'S' }, user('sum', 'cb', 20.6, 'summary'));
+    lines.splice(
+      20,
+      0,
+      {
+        type: 'system',
+        subtype: 'compact_boundary',
+        uuid: 'cb',
+        parentUuid: null,
+        logicalParentUuid: 'b4',
+        timestamp: ts(20.5),
+        isSidechain: false,
+        sessionId: 'S',
+      },
+      user('sum', 'cb', 20.6, 'summary'),
+    );
     const fixed = lines.map((l) => ((l as { uuid: string }).uuid === 'u5' ? { ...l, parentUuid: 'sum' } : l));
     const r = await doctorFile(write(fixed));
     assert.equal(r.boundaryLine, 21);
@@ -175,7 +223,10 @@ describe('repair: hand-made', () => {
     const original = readFileSync(f);
     const out = join(dir, 'fixed-1.jsonl');
     const r = await repairFile(f, { out });
-    assert.deepEqual(r.changes.map((c) => [c.line, c.from, c.to, c.toLine]), [[20, 'b4', 'r4', 19]]);
+    assert.deepEqual(
+      r.changes.map((c) => [c.line, c.from, c.to, c.toLine]),
+      [[20, 'b4', 'r4', 19]],
+    );
     assert.ok(readFileSync(f).equals(original), 'the original is untouched');
     const a = original.toString().split('\n');
     const b = readFileSync(out, 'utf8').split('\n');
@@ -191,8 +242,15 @@ describe('repair: hand-made', () => {
     const f = write(without(conversation(60), 'a3'));
     const out = join(dir, 'fixed-2.jsonl');
     const r = await repairFile(f, { out });
-    assert.deepEqual(r.converted.map((c) => [c.line, c.uuid, c.toolIds]), [[14, 'r3', ['t3']]]);
-    assert.deepEqual(r.changes.map((c) => [c.uuid, c.from, c.to]), [['r3', 'a3', 'u3']], 'it continues from the prompt before it');
+    assert.deepEqual(
+      r.converted.map((c) => [c.line, c.uuid, c.toolIds]),
+      [[14, 'r3', ['t3']]],
+    );
+    assert.deepEqual(
+      r.changes.map((c) => [c.uuid, c.from, c.to]),
+      [['r3', 'a3', 'u3']],
+      'it continues from the prompt before it',
+    );
     assert.deepEqual(r.skipped, []);
     assert.equal(r.after.healthy, true);
     assert.equal(r.after.apiValid, true);
@@ -202,10 +260,20 @@ describe('repair: hand-made', () => {
     for (let k = 0; k < a.length; k++) if (k !== 13) assert.equal(b[k], a[k], `line ${k + 1} byte-identical`);
     const was = JSON.parse(a[13]) as { message: { content: unknown }; parentUuid: string };
     const now = JSON.parse(b[13]) as { message: { content: { type: string; text: string }[] }; parentUuid: string };
-    assert.deepEqual(now.message.content.map((x) => x.type), ['text']);
-    assert.match(now.message.content[0].text, /^\[Agent Compactor repair: this was the result of tool call t3, whose call is no longer in the transcript.*\]\nok$/);
+    assert.deepEqual(
+      now.message.content.map((x) => x.type),
+      ['text'],
+    );
+    assert.match(
+      now.message.content[0].text,
+      /^\[Agent Compactor repair: this was the result of tool call t3, whose call is no longer in the transcript.*\]\nok$/,
+    );
     assert.equal(now.parentUuid, 'u3');
-    assert.deepEqual({ ...now, message: was.message, parentUuid: was.parentUuid }, was, 'only its content and parentUuid changed');
+    assert.deepEqual(
+      { ...now, message: was.message, parentUuid: was.parentUuid },
+      was,
+      'only its content and parentUuid changed',
+    );
   });
 
   it('the answer to one of two parallel calls, its call gone: converted and placed after the other result', async () => {
@@ -221,23 +289,47 @@ describe('repair: hand-made', () => {
     ];
     const f = write(without(lines, 'a0'));
     const r = await repairFile(f, { out: join(dir, 'fixed-parallel.jsonl') });
-    assert.deepEqual(r.converted.map((c) => c.uuid), ['rA']);
-    assert.deepEqual(r.changes.map((c) => [c.uuid, c.to]).sort(), [['a1', 'u0'], ['b0', 'rA'], ['rA', 'rB']]);
+    assert.deepEqual(
+      r.converted.map((c) => c.uuid),
+      ['rA'],
+    );
+    assert.deepEqual(r.changes.map((c) => [c.uuid, c.to]).sort(), [
+      ['a1', 'u0'],
+      ['b0', 'rA'],
+      ['rA', 'rB'],
+    ]);
     assert.equal(r.after.reachableMessages, 7);
     assert.equal(r.after.totalMessages, 7);
     assert.equal(r.after.apiValid, true);
   });
 
   it('a tool result whose call is still there links to the call', async () => {
-    const f = write(without(conversation(60), 'b2').map((l) => ((l as { uuid: string }).uuid === 'r5' ? { ...l, parentUuid: 'gone' } : l)));
+    const f = write(
+      without(conversation(60), 'b2').map((l) =>
+        (l as { uuid: string }).uuid === 'r5' ? { ...l, parentUuid: 'gone' } : l,
+      ),
+    );
     const r = await repairFile(f, { out: join(dir, 'fixed-3.jsonl') });
-    assert.deepEqual(r.changes.map((c) => [c.uuid, c.to, c.reason]), [['u3', 'r2', 'the entry before it'], ['r5', 'a5', 'the line of its tool call']]);
+    assert.deepEqual(
+      r.changes.map((c) => [c.uuid, c.to, c.reason]),
+      [
+        ['u3', 'r2', 'the entry before it'],
+        ['r5', 'a5', 'the line of its tool call'],
+      ],
+    );
     assert.equal(r.after.reachability, 1);
   });
 
   it('never crosses into another conversation', async () => {
-    const other = conversation(60).slice(0, 4).map((l) => ({ ...l, sessionId: 'OTHER', uuid: `o-${(l as { uuid: string }).uuid}`, parentUuid: null }));
-    const f = write([...other, ...without(conversation(60), 'u0').map((l) => ((l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: 'gone' } : l))]);
+    const other = conversation(60)
+      .slice(0, 4)
+      .map((l) => ({ ...l, sessionId: 'OTHER', uuid: `o-${(l as { uuid: string }).uuid}`, parentUuid: null }));
+    const f = write([
+      ...other,
+      ...without(conversation(60), 'u0').map((l) =>
+        (l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: 'gone' } : l,
+      ),
+    ]);
     const plan = planRepair((await indexTranscript(f)).entries);
     assert.deepEqual(plan.changes, []);
     assert.ok(plan.skipped.some((s) => s.reason.includes('no earlier entry')));
@@ -246,7 +338,12 @@ describe('repair: hand-made', () => {
   it('fork by default (a new session id beside it), in place with a backup; nothing to do writes nothing', async () => {
     const sub = mkdtempSync(join(dir, 'proj-'));
     const f = join(sub, '11111111-2222-4333-8444-555555555555.jsonl');
-    writeFileSync(f, without(conversation(60), 'b4').map((l) => JSON.stringify(l)).join('\n') + '\n');
+    writeFileSync(
+      f,
+      without(conversation(60), 'b4')
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
     const fork = await repairFile(f);
     assert.equal(fork.mode, 'fork');
     assert.match(fork.output!, /[0-9a-f-]{36}\.jsonl$/);
@@ -271,7 +368,10 @@ describe('repair: hand-made', () => {
 
   it('relinkLine changes only the parentUuid value, and refuses when it cannot find it exactly', () => {
     const line = '{"parentUuid":"a","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}';
-    assert.equal(relinkLine(line, 'a', 'z'), '{"parentUuid":"z","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}');
+    assert.equal(
+      relinkLine(line, 'a', 'z'),
+      '{"parentUuid":"z","uuid":"b","message":{"content":"\\"parentUuid\\":\\"a\\""}}',
+    );
     assert.equal(relinkLine('{"parentUuid":"b"}', 'a', 'z'), null);
     assert.equal(relinkLine('{"parentUuid":"a"', 'a', 'z'), null);
   });
@@ -279,7 +379,10 @@ describe('repair: hand-made', () => {
   it('relinkLine: a line written with spaces around the colon, a nested key first, a null parent', () => {
     assert.equal(relinkLine('{"parentUuid": "a", "uuid": "b"}', 'a', 'z'), '{"parentUuid": "z", "uuid": "b"}');
     assert.equal(relinkLine('{ "parentUuid" :\t"a" }', 'a', 'z'), '{ "parentUuid" :\t"z" }');
-    assert.equal(relinkLine('{"data": {"parentUuid": "a"}, "parentUuid": "a"}', 'a', 'z'), '{"data": {"parentUuid": "a"}, "parentUuid": "z"}');
+    assert.equal(
+      relinkLine('{"data": {"parentUuid": "a"}, "parentUuid": "a"}', 'a', 'z'),
+      '{"data": {"parentUuid": "a"}, "parentUuid": "z"}',
+    );
     assert.equal(relinkLine('{"parentUuid": null, "uuid": "b"}', null, 'z'), '{"parentUuid": "z", "uuid": "b"}');
   });
 
@@ -288,7 +391,10 @@ describe('repair: hand-made', () => {
     const f = write(without(conversation(60), 'b4').map(spaced));
     const out = join(dir, 'fixed-spaced.jsonl');
     const r = await repairFile(f, { out });
-    assert.deepEqual(r.changes.map((c) => [c.line, c.from, c.to]), [[20, 'b4', 'r4']]);
+    assert.deepEqual(
+      r.changes.map((c) => [c.line, c.from, c.to]),
+      [[20, 'b4', 'r4']],
+    );
     const a = readFileSync(f, 'utf8').split('\n');
     const b = readFileSync(out, 'utf8').split('\n');
     for (let k = 0; k < a.length; k++) if (k !== 19) assert.equal(b[k], a[k], `line ${k + 1} byte-identical`);
@@ -326,7 +432,11 @@ describe('doctor and repair on the real fixtures', () => {
     const chain = built.chain;
     const on = new Set(chain.main);
     const { region } = activeRegion(index.entries, built);
-    return new Set(region.filter((i) => on.has(i) && (index.entries[i].kind === 'user' || index.entries[i].kind === 'assistant')).map((i) => index.entries[i].uuid!));
+    return new Set(
+      region
+        .filter((i) => on.has(i) && (index.entries[i].kind === 'user' || index.entries[i].kind === 'assistant'))
+        .map((i) => index.entries[i].uuid!),
+    );
   }
 
   for (const source of claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl'))) {
@@ -338,12 +448,20 @@ describe('doctor and repair on the real fixtures', () => {
       const built = buildChainWithTables(original.entries, 'claude-code');
       const chain = built.chain;
       const { region } = activeRegion(original.entries, built);
-      const messageLines = region.filter((i) => chain.main.includes(i) && ['user', 'assistant'].includes(original.entries[i].kind) && original.entries[i].parentUuid).map((i) => original.entries[i]);
+      const messageLines = region
+        .filter(
+          (i) =>
+            chain.main.includes(i) &&
+            ['user', 'assistant'].includes(original.entries[i].kind) &&
+            original.entries[i].parentUuid,
+        )
+        .map((i) => original.entries[i]);
       for (let seed = 1; seed <= 16; seed++) {
         const rand = rng(seed * 7919 + lines.length);
         const count = 1 + Math.floor(rand() * 3);
         const drop = new Set<number>();
-        for (let k = 0; k < count && messageLines.length > 1; k++) drop.add(messageLines[1 + Math.floor(rand() * (messageLines.length - 1))].line);
+        for (let k = 0; k < count && messageLines.length > 1; k++)
+          drop.add(messageLines[1 + Math.floor(rand() * (messageLines.length - 1))].line);
         const f = join(dir, `prop-${seed}-${source.split('/').pop()}`);
         writeFileSync(f, lines.filter((_, k) => !drop.has(k + 1)).join('\n'));
         const broken = await indexTranscript(f);
@@ -360,7 +478,11 @@ describe('doctor and repair on the real fixtures', () => {
         const nowLoaded = loaded(fixed);
         const remaining = broken.entries.filter((e) => e.uuid && before.has(e.uuid) && !stepped.has(e.line));
         const lost = remaining.filter((e) => !nowLoaded.has(e.uuid!));
-        assert.deepEqual(lost.map((e) => e.line), [], why);
+        assert.deepEqual(
+          lost.map((e) => e.line),
+          [],
+          why,
+        );
         // Repair then diagnose again: a second repair has nothing to do.
         assert.deepEqual(planRepair(fixed.entries).changes, [], why);
       }
@@ -379,8 +501,12 @@ describe('what repair can fix: one check for doctor, the CLI and the extension',
     assert.equal(repairOutlook(await indexTranscript(write(without(conversation(60), 'b4')))).canRepair, true);
   });
 
-  it('the extension offers Repair Session (the menu item\'s context value) only when repair can fix something', async () => {
-    const menu = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { contributes: { menus: Record<string, { command: string; when?: string }[]> } }).contributes.menus['view/item/context'].find((m) => m.command === 'agentCompactor.repairSession')!;
+  it("the extension offers Repair Session (the menu item's context value) only when repair can fix something", async () => {
+    const menu = (
+      JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+        contributes: { menus: Record<string, { command: string; when?: string }[]> };
+      }
+    ).contributes.menus['view/item/context'].find((m) => m.command === 'agentCompactor.repairSession')!;
     const offered = (file: string, a: Awaited<ReturnType<typeof inspectFile>>) => {
       const r = resumeHealthOf(a)!;
       const value = healthNode(file, r, repairableOf(a, r)).contextValue;
@@ -410,7 +536,10 @@ describe('doctor and repair: CLI', () => {
     assert.equal(j.reachableMessages, 20);
     assert.equal(j.totalMessages, 39);
     assert.ok(j.reachability > 0.5 && j.reachability < 0.52);
-    assert.deepEqual(j.problems.map((p) => [p.kind, p.line]), [['dangling-parent', 20]]);
+    assert.deepEqual(
+      j.problems.map((p) => [p.kind, p.line]),
+      [['dangling-parent', 20]],
+    );
     assert.ok(typeof j.problems[0].detail === 'string');
     assert.equal(run(['doctor', join(dir, 'missing.jsonl')]).status, 2);
     assert.equal(run(['doctor', write(['not json at all'])]).status, 2);
@@ -422,7 +551,11 @@ describe('doctor and repair: CLI', () => {
     assert.equal(d.status, 1, d.stderr);
     assert.match(d.stdout, /none of them is one `agent-compactor repair` can fix \(no broken parent links/);
     assert.equal((JSON.parse(run(['doctor', dup, '--json']).stdout) as { repairable: boolean }).repairable, false);
-    assert.equal((JSON.parse(run(['doctor', write(without(conversation(60), 'b4')), '--json']).stdout) as { repairable: boolean }).repairable, true);
+    assert.equal(
+      (JSON.parse(run(['doctor', write(without(conversation(60), 'b4')), '--json']).stdout) as { repairable: boolean })
+        .repairable,
+      true,
+    );
     const out = join(dir, 'cli-dup.jsonl');
     const r = run(['repair', dup, '--out', out]);
     assert.match(r.stdout, /nothing to repair: no broken parent links/);
@@ -430,7 +563,9 @@ describe('doctor and repair: CLI', () => {
   });
 
   it('repair exits 1 when the result it reports is still invalid, even with nothing it can change (a uuid written twice, a first message from the assistant)', () => {
-    const c = conversation(60).slice(1).map((l) => ((l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: null } : l));
+    const c = conversation(60)
+      .slice(1)
+      .map((l) => ((l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: null } : l));
     const f = write([...c.slice(0, 10), c[9], ...c.slice(10)]);
     const out = join(dir, 'cli-invalid.jsonl');
     const r = run(['repair', f, '--out', out]);
@@ -441,13 +576,19 @@ describe('doctor and repair: CLI', () => {
   });
 
   it('a first line that is an array, or lines ended by a carriage return alone: every verb refuses it the same way, exit 2', () => {
-    const lines = conversation(1).slice(0, 4).map((l) => JSON.stringify(l));
+    const lines = conversation(1)
+      .slice(0, 4)
+      .map((l) => JSON.stringify(l));
     const files = { array: write(['[1,2]', ...lines]), 'CR only': join(dir, 'cr-only.jsonl') };
     writeFileSync(files['CR only'], lines.join('\r') + '\r');
     for (const [what, f] of Object.entries(files)) {
       const seen = new Map<string, string>();
       for (const verb of ['inspect', 'plan', 'compact', 'doctor', 'repair']) {
-        const r = run([verb, f, ...(verb === 'compact' || verb === 'repair' ? ['--out', join(dir, `never-${verb}.jsonl`)] : [])]);
+        const r = run([
+          verb,
+          f,
+          ...(verb === 'compact' || verb === 'repair' ? ['--out', join(dir, `never-${verb}.jsonl`)] : []),
+        ]);
         assert.equal(r.status, 2, `${what}, ${verb}: ${r.stdout}${r.stderr}`);
         seen.set(verb, r.stderr.trim().split('\n').at(-1)!);
       }
@@ -475,8 +616,13 @@ describe('doctor and repair: CLI', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /line 14: tool_result t3 -> text block \(the tool_use of t3 is not in what resume loads/);
     assert.match(r.stdout, /line 14: parentUuid a3 -> u3/);
-    const j = JSON.parse(run(['repair', broken, '--out', join(dir, 'cli-converted-2.jsonl'), '--json']).stdout) as { converted: { line: number; toolIds: string[] }[] };
-    assert.deepEqual(j.converted.map((c) => [c.line, c.toolIds]), [[14, ['t3']]]);
+    const j = JSON.parse(run(['repair', broken, '--out', join(dir, 'cli-converted-2.jsonl'), '--json']).stdout) as {
+      converted: { line: number; toolIds: string[] }[];
+    };
+    assert.deepEqual(
+      j.converted.map((c) => [c.line, c.toolIds]),
+      [[14, ['t3']]],
+    );
   });
 });
 
@@ -491,7 +637,9 @@ describe('repair never makes resume load less', function () {
     let refused = 0;
     for (let k = 1; k <= 24; k++) {
       const at = assistant[Math.floor((assistant.length - 3) * (k / 25))];
-      const broken = lines.filter((_, i) => i !== at && i !== at + 1 && i !== assistant[assistant.indexOf(at) + 1]).join('\n');
+      const broken = lines
+        .filter((_, i) => i !== at && i !== at + 1 && i !== assistant[assistant.indexOf(at) + 1])
+        .join('\n');
       const file = join(dir, `broken-${k}.jsonl`);
       writeFileSync(file, broken);
       const before = diagnose(await indexTranscript(file));
@@ -504,7 +652,10 @@ describe('repair never makes resume load less', function () {
         written++;
         const after = diagnose(await indexTranscript(outcome.r.output));
         const madeValid = !before.apiValid && after.apiValid;
-        assert.ok(after.reachableMessages >= before.reachableMessages || madeValid, `place ${k}: ${after.reachableMessages} < ${before.reachableMessages}, request valid before: ${before.apiValid}`);
+        assert.ok(
+          after.reachableMessages >= before.reachableMessages || madeValid,
+          `place ${k}: ${after.reachableMessages} < ${before.reachableMessages}, request valid before: ${before.apiValid}`,
+        );
       } else if (!outcome.ok) {
         refused++;
         assert.match(outcome.e.message, /would make resume load fewer messages/, `place ${k}: ${outcome.e.message}`);

@@ -17,20 +17,22 @@ interface Raw {
 /** Independent reading: every line that parses (joined lines split by hand). */
 function rawLines(file: string): Raw[] {
   const out: Raw[] = [];
-  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-    if (!text.trim()) return;
-    try {
-      out.push({ line: i + 1, obj: JSON.parse(text) });
-    } catch {
-      for (const part of text.replace(/}{"/g, '}\n{"').split('\n')) {
-        try {
-          out.push({ line: i + 1, obj: JSON.parse(part) });
-        } catch {
-          /* unrecoverable */
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      try {
+        out.push({ line: i + 1, obj: JSON.parse(text) });
+      } catch {
+        for (const part of text.replace(/}{"/g, '}\n{"').split('\n')) {
+          try {
+            out.push({ line: i + 1, obj: JSON.parse(part) });
+          } catch {
+            /* unrecoverable */
+          }
         }
       }
-    }
-  });
+    });
   return out;
 }
 
@@ -47,7 +49,10 @@ describe('engine on every shared fixture', () => {
       it('indexes every parseable object with its line number', () => {
         assert.equal(analysis.index.entries.length, raws.length);
         const lines = analysis.index.entries.map((e) => e.line);
-        assert.deepEqual(lines, raws.map((r) => r.line));
+        assert.deepEqual(
+          lines,
+          raws.map((r) => r.line),
+        );
       });
 
       it('has one round per distinct assistant message.id on the main chain (plus preambles)', () => {
@@ -66,10 +71,12 @@ describe('engine on every shared fixture', () => {
         });
       });
 
-      it('matches the file\'s own distinct assistant ids when the file is one linear conversation', () => {
+      it("matches the file's own distinct assistant ids when the file is one linear conversation", () => {
         const sidechainFile = raws.every((r) => r.obj.isSidechain === true || r.obj.uuid === undefined);
         const ids = new Set(
-          raws.filter((r) => r.obj.type === 'assistant' && (sidechainFile || r.obj.isSidechain !== true)).map((r) => r.obj.message?.id),
+          raws
+            .filter((r) => r.obj.type === 'assistant' && (sidechainFile || r.obj.isSidechain !== true))
+            .map((r) => r.obj.message?.id),
         );
         const onChain = new Set(analysis.rounds.filter((r) => r.messageId).map((r) => r.messageId));
         // Every id the engine reports exists in the file; ids left out sit on abandoned branches.
@@ -84,7 +91,11 @@ describe('engine on every shared fixture', () => {
         for (const r of analysis.rounds) {
           for (const t of r.toolResults) {
             if (!roundOfUse.has(t.id)) continue; // result of a tool_use before a compact boundary
-            assert.equal(roundOfUse.get(t.id), r.index, `tool_result ${t.id} in round ${r.index}, tool_use in ${roundOfUse.get(t.id)}`);
+            assert.equal(
+              roundOfUse.get(t.id),
+              r.index,
+              `tool_result ${t.id} in round ${r.index}, tool_use in ${roundOfUse.get(t.id)}`,
+            );
             checked++;
           }
         }
@@ -97,19 +108,24 @@ describe('engine on every shared fixture', () => {
         const orphans: string[] = [];
         for (const r of analysis.rounds) {
           for (const u of r.toolUses) uses.add(u.id);
-          for (const t of r.toolResults) if (!uses.has(t.id) && !r.startsAtBoundary && r.segment === 0) orphans.push(t.id);
+          for (const t of r.toolResults)
+            if (!uses.has(t.id) && !r.startsAtBoundary && r.segment === 0) orphans.push(t.id);
         }
         assert.deepEqual(orphans, []);
       });
 
       it('takes usage from the last line of each message id', () => {
         const lastUsage = new Map<string, any>();
-        for (const r of raws) if (r.obj.type === 'assistant' && r.obj.message?.usage) lastUsage.set(r.obj.message.id, r.obj.message.usage);
+        for (const r of raws)
+          if (r.obj.type === 'assistant' && r.obj.message?.usage) lastUsage.set(r.obj.message.id, r.obj.message.usage);
         let checked = 0;
         for (const r of analysis.report.rounds) {
           if (!r.messageId || !r.usage) continue;
           const u = lastUsage.get(r.messageId);
-          assert.equal(r.usage.contextTokens, u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0));
+          assert.equal(
+            r.usage.contextTokens,
+            u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
+          );
           assert.equal(r.usage.outputTokens, u.output_tokens);
           checked++;
         }
@@ -133,7 +149,10 @@ describe('engine on every shared fixture', () => {
           assert.equal(r.model, lastModel.get(r.messageId), `model of ${r.messageId}`);
           checked++;
         }
-        assert.equal(checked > 0, analysis.rounds.some((r) => r.messageId));
+        assert.equal(
+          checked > 0,
+          analysis.rounds.some((r) => r.messageId),
+        );
       });
 
       it('labels every token figure with its source and keeps figures sane', () => {
@@ -151,7 +170,10 @@ describe('engine on every shared fixture', () => {
     const { report, index, chain } = await inspectFile(fixture('v1.0.x-inline-sidechains.jsonl'));
     const sideLines = index.entries.filter((e) => e.isSidechain).length;
     assert.equal(sideLines, 405);
-    assert.equal(report.sidechains.reduce((s, c) => s + c.lines, 0), 405);
+    assert.equal(
+      report.sidechains.reduce((s, c) => s + c.lines, 0),
+      405,
+    );
     assert.ok(report.sidechains.length >= 2);
     for (const i of chain.main) assert.equal(index.entries[i].isSidechain, false);
   });
@@ -175,7 +197,10 @@ describe('engine on every shared fixture', () => {
 
   it('recovers both objects of joined lines and reports the lines', async () => {
     const { report, index } = await inspectFile(fixture('malformed-joined-lines.jsonl'));
-    assert.deepEqual(report.malformed.map((m) => m.line), [115, 241]);
+    assert.deepEqual(
+      report.malformed.map((m) => m.line),
+      [115, 241],
+    );
     for (const m of report.malformed) assert.match(m.error, /2 JSON objects joined/);
     assert.equal(index.entries.filter((e) => e.line === 115).length, 2);
   });

@@ -8,28 +8,80 @@ import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { CompactError, type CompactionPlan, type CompactResult } from '../../src/core/compact/types';
-import { childNodes, parentNode, rootNodes, roundChildren, roundNodeByIndex, snapshot, markOf, MARK_TEXT, type TreeNodeModel } from '../../src/extension/model/tree';
+import {
+  childNodes,
+  parentNode,
+  rootNodes,
+  roundChildren,
+  roundNodeByIndex,
+  snapshot,
+  markOf,
+  MARK_TEXT,
+  type TreeNodeModel,
+} from '../../src/extension/model/tree';
 import { decorationRanges, markedLineCount } from '../../src/extension/model/decorations';
 import { planBound } from '../../src/core/compact/bound';
-import { confirmationText, fileSizeText, planFigures, planSummary, resultResumeCommand, resultSummary, resultTarget, summarizerText, writeTarget } from '../../src/extension/model/planText';
-import { copyableResumeCommand, isDirectory, isInside, resumeProblem, resumeShellLine, terminalName } from '../../src/extension/model/resume';
+import {
+  confirmationText,
+  fileSizeText,
+  planFigures,
+  planSummary,
+  resultResumeCommand,
+  resultSummary,
+  resultTarget,
+  summarizerText,
+  writeTarget,
+} from '../../src/extension/model/planText';
+import {
+  copyableResumeCommand,
+  isDirectory,
+  isInside,
+  resumeProblem,
+  resumeShellLine,
+  terminalName,
+} from '../../src/extension/model/resume';
 import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../src/core/session';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
 import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
-import { anthropicBaseUrl, DEFAULT_ANTHROPIC_BASE_URL, normalizeWriteMode, parseTokenCount, readSettings } from '../../src/extension/model/settings';
+import {
+  anthropicBaseUrl,
+  DEFAULT_ANTHROPIC_BASE_URL,
+  normalizeWriteMode,
+  parseTokenCount,
+  readSettings,
+} from '../../src/extension/model/settings';
 import { redact } from '../../src/extension/model/redact';
 import { adviceFor } from '../../src/extension/model/errors';
 import { listSessions, sessionsFolder, timeAgo } from '../../src/extension/model/sessions';
-import { baseName, formatChars, formatNumber, formatTokens, oneLine, plainLabel, shortNumber } from '../../src/extension/model/format';
+import {
+  baseName,
+  formatChars,
+  formatNumber,
+  formatTokens,
+  oneLine,
+  plainLabel,
+  shortNumber,
+} from '../../src/extension/model/format';
 import { isBudgetState, parseHostToWebview, parseWebviewToHost, type BudgetState } from '../../src/webview/protocol';
 import { chartGeometry, chartLayout, niceScale, shortTokens } from '../../src/webview/chart';
 import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { contextNow } from '../../src/core/context';
-import { contextFigureText, contextText, statusBarText, targetPrompt, transcriptOfContextText } from '../../src/extension/model/contextText';
+import {
+  contextFigureText,
+  contextText,
+  statusBarText,
+  targetPrompt,
+  transcriptOfContextText,
+} from '../../src/extension/model/contextText';
 import { bytesAfterLastBoundary } from '../../src/core/compact/activePart';
 
 /** Settings that make every sizeable fixture need compaction, with some results replaced. */
-const TIGHT = { targetTokens: 60_000, keepRecentTokens: 5_000, maxToolResultChars: 2_000, maxToolResultCharsPerMessage: 20_000 };
+const TIGHT = {
+  targetTokens: 60_000,
+  keepRecentTokens: 5_000,
+  maxToolResultChars: 2_000,
+  maxToolResultCharsPerMessage: 20_000,
+};
 
 const cache = new Map<string, Analysis>();
 async function analysisOf(name: string): Promise<Analysis> {
@@ -51,7 +103,10 @@ describe('extension model: Rounds tree', () => {
         if (n.kind === 'round') rounds.push(n);
         if (n.kind === 'history') {
           const kids = childNodes({ file, analysis }, n);
-          assert.ok(kids.length > 0 && kids.every((k) => k.kind === 'round' && !report.rounds[k.round!].inContext && k.segment === n.segment));
+          assert.ok(
+            kids.length > 0 &&
+              kids.every((k) => k.kind === 'round' && !report.rounds[k.round!].inContext && k.segment === n.segment),
+          );
           for (const k of kids) assert.deepEqual(parentNode({ file, analysis }, k), n);
           rounds.push(...kids);
         }
@@ -82,14 +137,32 @@ describe('extension model: Rounds tree', () => {
           assert.equal(report.rounds[next.round!].startsAtBoundary, true);
         }
       }
-      assert.equal(nodes.filter((n) => n.kind === 'history').length, new Set(report.rounds.filter((r) => !r.inContext).map((r) => r.segment)).size);
+      assert.equal(
+        nodes.filter((n) => n.kind === 'history').length,
+        new Set(report.rounds.filter((r) => !r.inContext).map((r) => r.segment)).size,
+      );
       assert.equal(nodes[0].kind, 'header');
       const ctx = contextNow(report);
-      assert.equal(nodes[0].label, `context ${ctx.source === 'estimate' ? '~' : ''}${formatNumber(ctx.tokens)} tokens (${ctx.source})`);
-      assert.equal(nodes[0].description, `${name} · ${formatNumber(report.totals.rounds)} ${report.totals.rounds === 1 ? 'round' : 'rounds'} · Claude Code`);
-      assert.equal(nodes.some((n) => n.kind === 'sidechains'), report.sidechains.length > 0);
-      assert.equal(nodes.some((n) => n.kind === 'malformedGroup'), report.malformed.length > 0);
-      assert.equal(nodes.some((n) => n.kind === 'plan'), false);
+      assert.equal(
+        nodes[0].label,
+        `context ${ctx.source === 'estimate' ? '~' : ''}${formatNumber(ctx.tokens)} tokens (${ctx.source})`,
+      );
+      assert.equal(
+        nodes[0].description,
+        `${name} · ${formatNumber(report.totals.rounds)} ${report.totals.rounds === 1 ? 'round' : 'rounds'} · Claude Code`,
+      );
+      assert.equal(
+        nodes.some((n) => n.kind === 'sidechains'),
+        report.sidechains.length > 0,
+      );
+      assert.equal(
+        nodes.some((n) => n.kind === 'malformedGroup'),
+        report.malformed.length > 0,
+      );
+      assert.equal(
+        nodes.some((n) => n.kind === 'plan'),
+        false,
+      );
       // Ids are unique (VS Code rejects duplicates).
       assert.equal(new Set(nodes.map((n) => n.id)).size, nodes.length);
     });
@@ -153,7 +226,10 @@ describe('extension model: one context figure on every surface', () => {
       const analysis = await analysisOf(name);
       const ctx = contextNow(analysis.report);
       const figure = contextFigureText(ctx);
-      assert.equal(figure, `${ctx.source === 'estimate' ? '~' : ''}${formatNumber(analysis.report.totals.currentContextTokens)}`);
+      assert.equal(
+        figure,
+        `${ctx.source === 'estimate' ? '~' : ''}${formatNumber(analysis.report.totals.currentContextTokens)}`,
+      );
       const plan = await planCompaction(analysis, TIGHT);
       const surfaces = {
         statusBar: statusBarText(ctx, analysis.report),
@@ -161,15 +237,31 @@ describe('extension model: one context figure on every surface', () => {
         planLine: rootNodes({ file, analysis, plan })[1].label,
         planSummary: planSummary(plan, ctx),
         inputPrompt: targetPrompt(ctx, 10_000),
-        confirmation: confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: DEFAULT_ANTHROPIC_BASE_URL }).message,
+        confirmation: confirmationText(plan, ctx, {
+          mode: 'fork',
+          summarizer: 'extractive',
+          baseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+        }).message,
       };
-      for (const [where, text] of Object.entries(surfaces)) assert.ok(text.includes(`ontext ${figure}`), `${where}: ${text} lacks "context ${figure}"`);
+      for (const [where, text] of Object.entries(surfaces))
+        assert.ok(text.includes(`ontext ${figure}`), `${where}: ${text} lacks "context ${figure}"`);
       // Where a part is shown, it is named: the input box names both parts; the detail names the transcript part.
       assert.ok(surfaces.inputPrompt.includes(`transcript ${formatNumber(ctx.transcript)}`), surfaces.inputPrompt);
-      if (ctx.overheadKnown) assert.ok(surfaces.inputPrompt.includes(`system prompt and tools ~${formatNumber(ctx.overhead)}`), surfaces.inputPrompt);
+      if (ctx.overheadKnown)
+        assert.ok(
+          surfaces.inputPrompt.includes(`system prompt and tools ~${formatNumber(ctx.overhead)}`),
+          surfaces.inputPrompt,
+        );
       assert.equal(ctx.overhead + ctx.transcript + ctx.attached, ctx.tokens);
-      if (ctx.attached) assert.ok(surfaces.inputPrompt.includes(`~${formatNumber(ctx.attached)} attached by the agent`), surfaces.inputPrompt);
-      assert.equal(transcriptOfContextText(ctx.transcript, ctx), `transcript ${formatNumber(ctx.transcript)} of ${figure}`);
+      if (ctx.attached)
+        assert.ok(
+          surfaces.inputPrompt.includes(`~${formatNumber(ctx.attached)} attached by the agent`),
+          surfaces.inputPrompt,
+        );
+      assert.equal(
+        transcriptOfContextText(ctx.transcript, ctx),
+        `transcript ${formatNumber(ctx.transcript)} of ${figure}`,
+      );
     });
   }
 
@@ -179,7 +271,11 @@ describe('extension model: one context figure on every surface', () => {
     const plan = await planCompaction(analysis, { ...TIGHT, targetTokens: 1_000 });
     const line = planSummary(plan, ctx);
     assert.match(line, /, above the 1,000 target/);
-    if (plan.overheadTokens >= 900) assert.ok(line.endsWith(`: the system prompt and tools alone take ~${Math.round(plan.overheadTokens / 1000)}k`), line);
+    if (plan.overheadTokens >= 900)
+      assert.ok(
+        line.endsWith(`: the system prompt and tools alone take ~${Math.round(plan.overheadTokens / 1000)}k`),
+        line,
+      );
   });
 
   it('labels carry no markdown', () => {
@@ -194,8 +290,21 @@ describe('extension model: one context figure on every surface', () => {
     const analysis = await analysisOf('with-compactions.jsonl');
     const plan = await planCompaction(analysis, TIGHT);
     const base: CompactResult = {
-      output: '/x/new.jsonl', mode: 'fork', sessionId: null, cwd: null, resumeCommand: null, summarizer: 'extractive', carriedOverBytes: 0,
-      backup: null, preTokens: 1, postTokens: 1, attempts: [], plan, summaryChars: 1, summaryDetail: 'standard', toolResultsDir: null,
+      output: '/x/new.jsonl',
+      mode: 'fork',
+      sessionId: null,
+      cwd: null,
+      resumeCommand: null,
+      summarizer: 'extractive',
+      carriedOverBytes: 0,
+      backup: null,
+      preTokens: 1,
+      postTokens: 1,
+      attempts: [],
+      plan,
+      summaryChars: 1,
+      summaryDetail: 'standard',
+      toolResultsDir: null,
     };
     const files = { before: 4_372_000, written: 4_404_000, agentReads: 61_440 };
     assert.equal(
@@ -203,14 +312,21 @@ describe('extension model: one context figure on every surface', () => {
       'The written file is 4.2 MiB (the original 4.2 MiB): the history before the new compact boundary stays in it for the record; the agent reads only the 60 KiB after it.',
     );
     assert.ok(fileSizeText({ ...base, mode: 'in-place' }, files).startsWith('The file went from 4.2 MiB to 4.2 MiB: '));
-    assert.equal(fileSizeText(base, { ...files, agentReads: null }), 'The written file is 4.2 MiB (the original 4.2 MiB).');
+    assert.equal(
+      fileSizeText(base, { ...files, agentReads: null }),
+      'The written file is 4.2 MiB (the original 4.2 MiB).',
+    );
     assert.ok(resultSummary(base, { files }).includes('the agent reads only the 60 KiB after it.'));
   });
 
   it('bytesAfterLastBoundary: from the last boundary line to the end, across chunk edges', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-active-'));
     try {
-      const boundary = JSON.stringify({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted' });
+      const boundary = JSON.stringify({
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+      });
       const filler = (n: number) => `${JSON.stringify({ type: 'user', message: { content: 'x'.repeat(n) } })}\n`;
       const tail = filler(100) + filler(50);
       // A boundary line that starts in one 1 MiB chunk and carries its mark in the next.
@@ -219,7 +335,11 @@ describe('extension model: one context figure on every surface', () => {
       writeFileSync(f, `${history}${boundary}\n${tail}`);
       assert.equal(await bytesAfterLastBoundary(f), Buffer.byteLength(`${boundary}\n${tail}`));
       const long = join(dir, 'long.jsonl');
-      const longBoundary = JSON.stringify({ type: 'system', pad: 'p'.repeat((1 << 20) + 10), subtype: 'compact_boundary' });
+      const longBoundary = JSON.stringify({
+        type: 'system',
+        pad: 'p'.repeat((1 << 20) + 10),
+        subtype: 'compact_boundary',
+      });
       writeFileSync(long, `${filler(10)}${longBoundary}\n${tail}`);
       assert.equal(await bytesAfterLastBoundary(long), Buffer.byteLength(`${longBoundary}\n${tail}`));
       const none = join(dir, 'none.jsonl');
@@ -252,7 +372,11 @@ describe('extension model: plan marks', () => {
       if (action === 'keep') {
         assert.match(n.label, new RegExp(`^\\+~?[\\d,]+ · #${n.round} `), n.label);
       } else {
-        assert.match(n.label, new RegExp(`^\\+~?[\\d,]+ · ${MARK_TEXT[action].replace(/[[\]]/g, '\\$&')} #${n.round} `), n.label);
+        assert.match(
+          n.label,
+          new RegExp(`^\\+~?[\\d,]+ · ${MARK_TEXT[action].replace(/[[\]]/g, '\\$&')} #${n.round} `),
+          n.label,
+        );
         assert.equal(n.color, `agentCompactor.${action}Foreground`);
         assert.ok(n.icon === 'archive' || n.icon === 'trash');
         assert.ok((n.tooltip ?? '').includes(`Plan: ${action}`));
@@ -268,7 +392,12 @@ describe('extension model: plan marks', () => {
     assert.equal(nodes[1].kind, 'plan');
     const f = planFigures(plan);
     const bound = planBound(plan);
-    const why = bound.kind === 'keep-recent' ? `, below the ${formatNumber(plan.settings.targetTokens)} target: ${bound.reason}` : plan.postTokens + plan.overheadTokens > plan.settings.targetTokens ? `, above the ${formatNumber(plan.settings.targetTokens)} target: ${bound.reason}` : '';
+    const why =
+      bound.kind === 'keep-recent'
+        ? `, below the ${formatNumber(plan.settings.targetTokens)} target: ${bound.reason}`
+        : plan.postTokens + plan.overheadTokens > plan.settings.targetTokens
+          ? `, above the ${formatNumber(plan.settings.targetTokens)} target: ${bound.reason}`
+          : '';
     const change = `context ${contextFigureText(contextNow(analysis.report))} → ${formatNumber(Math.round(plan.postTokens + plan.overheadTokens))} tokens${why}`;
     const action = `${formatNumber(f.rounds)} rounds / ${formatNumber(f.tokens)} tokens would be summarized or dropped`;
     // The label leads with the whole context before → after; what happens to the rounds follows in the description.
@@ -317,7 +446,10 @@ describe('extension model: plan marks', () => {
         prevStart = run.startLine;
         for (let l = run.startLine; l <= run.endLine; l++) got.add(l);
       }
-      assert.deepEqual([...got].sort((a, b) => a - b), [...expected].sort((a, b) => a - b));
+      assert.deepEqual(
+        [...got].sort((a, b) => a - b),
+        [...expected].sort((a, b) => a - b),
+      );
       assert.equal(markedLineCount(ranges)[action], expected.size);
       // Exactly one run per marked round carries the text marker.
       const firsts = ranges[action].filter((r) => r.first).map((r) => r.round);
@@ -329,56 +461,117 @@ describe('extension model: plan marks', () => {
 
   it('the confirmation names the host the Anthropic summarizer sends the rounds and the key to', () => {
     const ctx = contextNow(analysis.report);
-    const official = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'anthropic', baseUrl: anthropicBaseUrl(undefined, undefined) });
+    const official = confirmationText(plan, ctx, {
+      mode: 'fork',
+      summarizer: 'anthropic',
+      baseUrl: anthropicBaseUrl(undefined, undefined),
+    });
     assert.match(official.detail, /Sends the summarized rounds and your API key to api\.anthropic\.com\./);
-    const proxy = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'anthropic', baseUrl: anthropicBaseUrl('https://gateway.example.net:8443/v1', undefined) });
+    const proxy = confirmationText(plan, ctx, {
+      mode: 'fork',
+      summarizer: 'anthropic',
+      baseUrl: anthropicBaseUrl('https://gateway.example.net:8443/v1', undefined),
+    });
     assert.match(proxy.detail, /Sends the summarized rounds and your API key to gateway\.example\.net:8443\./);
     assert.ok(!proxy.detail.includes('api.anthropic.com'), proxy.detail);
     // With no setting the SDK takes ANTHROPIC_BASE_URL: the dialog names that host, as the request will use it.
-    const fromEnv = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'anthropic', baseUrl: anthropicBaseUrl(undefined, ' http://127.0.0.1:9999 ') });
+    const fromEnv = confirmationText(plan, ctx, {
+      mode: 'fork',
+      summarizer: 'anthropic',
+      baseUrl: anthropicBaseUrl(undefined, ' http://127.0.0.1:9999 '),
+    });
     assert.match(fromEnv.detail, /your API key to 127\.0\.0\.1:9999\./);
     // The setting wins over the environment; the offline summary names no host.
     assert.equal(anthropicBaseUrl('https://a.example', 'https://b.example'), 'https://a.example');
-    assert.ok(!confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: 'https://gateway.example.net' }).detail.includes('gateway'));
+    assert.ok(
+      !confirmationText(plan, ctx, {
+        mode: 'fork',
+        summarizer: 'extractive',
+        baseUrl: 'https://gateway.example.net',
+      }).detail.includes('gateway'),
+    );
   });
 
   it("the confirmation says the agent-CLI summarizers send the rounds to the user's Claude Code or Codex, and on to its API", () => {
     const ctx = contextNow(analysis.report);
-    const claude = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'claude-cli', baseUrl: 'https://gateway.example.net' }).detail;
+    const claude = confirmationText(plan, ctx, {
+      mode: 'fork',
+      summarizer: 'claude-cli',
+      baseUrl: 'https://gateway.example.net',
+    }).detail;
     assert.match(claude, /sent to your Claude Code \(claude -p\), which sends them to its API/);
     assert.ok(!claude.includes('gateway') && !claude.includes('API key'), claude);
-    const codex = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'codex-cli', baseUrl: DEFAULT_ANTHROPIC_BASE_URL }).detail;
+    const codex = confirmationText(plan, ctx, {
+      mode: 'fork',
+      summarizer: 'codex-cli',
+      baseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+    }).detail;
     assert.match(codex, /sent to your Codex \(codex exec\), which sends them to its API/);
   });
 
   it('confirmation text carries the figures and the write target', () => {
     const ctx = contextNow(analysis.report);
-    const { message, detail } = confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: DEFAULT_ANTHROPIC_BASE_URL });
+    const { message, detail } = confirmationText(plan, ctx, {
+      mode: 'fork',
+      summarizer: 'extractive',
+      baseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+    });
     const before = contextFigureText(ctx);
     const after = formatNumber(Math.round(plan.postTokens + plan.overheadTokens));
     assert.ok(message.startsWith(`Compact with-compactions.jsonl? Context ${before} → ${after} tokens`), message);
     // Each figure once: the whole context in the message, its parts (named) in the detail.
     const text = `${message}\n${detail}`;
-    for (const figure of [before, after, formatNumber(ctx.transcript), formatNumber(Math.round(plan.postTokens)), formatNumber(plan.overheadTokens)]) {
+    for (const figure of [
+      before,
+      after,
+      formatNumber(ctx.transcript),
+      formatNumber(Math.round(plan.postTokens)),
+      formatNumber(plan.overheadTokens),
+    ]) {
       assert.equal(text.split(figure).length - 1, 1, `${figure} said once in:\n${text}`);
     }
-    assert.ok(detail.includes(`Transcript: ${formatNumber(ctx.transcript)} → ${formatNumber(Math.round(plan.postTokens))} tokens`), detail);
+    assert.ok(
+      detail.includes(
+        `Transcript: ${formatNumber(ctx.transcript)} → ${formatNumber(Math.round(plan.postTokens))} tokens`,
+      ),
+      detail,
+    );
     assert.ok(detail.includes(`System prompt and tools: ~${formatNumber(plan.overheadTokens)}, unchanged.`), detail);
-    assert.ok(detail.includes('Writes: a new session <new-id>.jsonl beside with-compactions.jsonl, which is untouched'));
+    assert.ok(
+      detail.includes('Writes: a new session <new-id>.jsonl beside with-compactions.jsonl, which is untouched'),
+    );
     assert.ok(detail.includes('nothing leaves this machine'));
-    const api = confirmationText(plan, ctx, { mode: 'inPlace', summarizer: 'anthropic', model: 'claude-x', baseUrl: DEFAULT_ANTHROPIC_BASE_URL });
+    const api = confirmationText(plan, ctx, {
+      mode: 'inPlace',
+      summarizer: 'anthropic',
+      model: 'claude-x',
+      baseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+    });
     assert.ok(api.detail.includes('Anthropic API (claude-x)'));
     assert.ok(api.detail.includes('.bak-<timestamp>'));
     assert.ok(api.detail.includes('the session keeps its id'));
-    assert.ok(confirmationText(plan, ctx, { mode: 'fork', summarizer: 'extractive', baseUrl: DEFAULT_ANTHROPIC_BASE_URL, out: '/x/y/other.jsonl' }).detail.includes('Writes: other.jsonl (with-compactions.jsonl is untouched).'));
-    assert.equal(writeTarget('/a/b/s.jsonl', 'fork'), 'a new session <new-id>.jsonl beside s.jsonl, which is untouched (resume the new session by its id)');
+    assert.ok(
+      confirmationText(plan, ctx, {
+        mode: 'fork',
+        summarizer: 'extractive',
+        baseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+        out: '/x/y/other.jsonl',
+      }).detail.includes('Writes: other.jsonl (with-compactions.jsonl is untouched).'),
+    );
+    assert.equal(
+      writeTarget('/a/b/s.jsonl', 'fork'),
+      'a new session <new-id>.jsonl beside s.jsonl, which is untouched (resume the new session by its id)',
+    );
   });
 
   it('a plan with nothing to do says so', async () => {
     const a = await analysisOf('plan-mode.jsonl');
     const p = await planCompaction(a, { targetTokens: 1_000_000 });
     assert.equal(p.nothingToDo, true);
-    assert.equal(planSummary(p, contextNow(a.report)), `Nothing to compact: ${contextText(contextNow(a.report))}, target 1,000,000 (at or above the context now)`);
+    assert.equal(
+      planSummary(p, contextNow(a.report)),
+      `Nothing to compact: ${contextText(contextNow(a.report))}, target 1,000,000 (at or above the context now)`,
+    );
     const node = rootNodes({ file: fixture('plan-mode.jsonl'), analysis: a, plan: p })[1];
     assert.equal(node.contextValue, 'plan.nothingToDo');
   });
@@ -395,7 +588,9 @@ describe('extension model: plan marks', () => {
     backup: null,
     preTokens: 150_000,
     postTokens: 40_000,
-    attempts: [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'offline extractive summary (no network)' }],
+    attempts: [
+      { attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'offline extractive summary (no network)' },
+    ],
     plan,
     summaryChars: 100,
     summaryDetail: 'standard',
@@ -409,21 +604,37 @@ describe('extension model: plan marks', () => {
       `Compacted with-compactions.jsonl: context ${formatNumber(150_000 + plan.overheadTokens)} → ${formatNumber(40_000 + plan.overheadTokens)} tokens (offline extractive summary). New session ${ID} beside with-compactions.jsonl, which is untouched. Resume: cd '/home/me/my project' && claude --resume ${ID}`,
     );
     // The configured Claude Code path, quoted for the shell.
-    assert.ok(resultSummary(result({}), { claudePath: '/opt/my tools/claude' }).endsWith(`Resume: cd '/home/me/my project' && '/opt/my tools/claude' --resume ${ID}`));
+    assert.ok(
+      resultSummary(result({}), { claudePath: '/opt/my tools/claude' }).endsWith(
+        `Resume: cd '/home/me/my project' && '/opt/my tools/claude' --resume ${ID}`,
+      ),
+    );
     assert.equal(resultResumeCommand(result({}), 'claude'), `cd '/home/me/my project' && claude --resume ${ID}`);
     // The folder the extension found for the session, over the one the core reported.
-    assert.ok(resultSummary(result({}), { cwd: '/home/me/started-here' }).endsWith(`Resume: cd /home/me/started-here && claude --resume ${ID}`));
+    assert.ok(
+      resultSummary(result({}), { cwd: '/home/me/started-here' }).endsWith(
+        `Resume: cd /home/me/started-here && claude --resume ${ID}`,
+      ),
+    );
     assert.equal(resultResumeCommand(result({}), 'claude', null), null);
     // No resume command without a session id or a folder.
     assert.ok(!resultSummary(result({ sessionId: null, resumeCommand: null })).includes('Resume:'));
-    assert.ok(resultSummary(result({ sessionId: null, resumeCommand: null })).includes(`Wrote ${ID}.jsonl beside with-compactions.jsonl, which is untouched.`));
+    assert.ok(
+      resultSummary(result({ sessionId: null, resumeCommand: null })).includes(
+        `Wrote ${ID}.jsonl beside with-compactions.jsonl, which is untouched.`,
+      ),
+    );
     assert.equal(resultResumeCommand(result({ cwd: null, resumeCommand: null })), null);
   });
 
   it('a Codex result is resumed by `codex resume`, never by the configured Claude Code', () => {
     const codex = result({ resumeAgent: 'codex', resumeCommand: `cd '/home/me/my project' && codex resume ${ID}` });
     assert.equal(resultResumeCommand(codex, '/opt/my tools/claude'), `cd '/home/me/my project' && codex resume ${ID}`);
-    assert.ok(resultSummary(codex, { claudePath: '/opt/my tools/claude' }).endsWith(`Resume: cd '/home/me/my project' && codex resume ${ID}`));
+    assert.ok(
+      resultSummary(codex, { claudePath: '/opt/my tools/claude' }).endsWith(
+        `Resume: cd '/home/me/my project' && codex resume ${ID}`,
+      ),
+    );
   });
 
   it('result summary names the Anthropic summary, its retries, and a fallback to the offline one', () => {
@@ -449,16 +660,27 @@ describe('extension model: plan marks', () => {
         { attempt: 2, strategy: 'extractive', outcome: 'ok', detail: 'the Anthropic summary failed' },
       ],
     });
-    assert.match(resultSummary(fellBack, { requested: 'anthropic' }), /\(offline extractive summary: the Anthropic API was not used, 2 attempts\)/);
+    assert.match(
+      resultSummary(fellBack, { requested: 'anthropic' }),
+      /\(offline extractive summary: the Anthropic API was not used, 2 attempts\)/,
+    );
     assert.equal(summarizerText(fellBack), 'offline extractive summary');
-    assert.equal(summarizerText(fellBack, 'claude-cli'), 'offline extractive summary: your Claude Code was not used, 2 attempts');
+    assert.equal(
+      summarizerText(fellBack, 'claude-cli'),
+      'offline extractive summary: your Claude Code was not used, 2 attempts',
+    );
     assert.equal(summarizerText(result({ summarizer: 'codex-cli' }), 'codex-cli'), 'summary by your Codex');
     assert.equal(summarizerText(result({ summarizer: 'none' })), 'no rounds summarized');
   });
 
   it('result summary (in place): the backup, bytes carried over, the same session id', () => {
     const text = resultSummary(
-      result({ mode: 'in-place', output: `/x/${ID}.jsonl`, backup: `/x/${ID}.jsonl.bak-20250101T000000Z`, carriedOverBytes: 2048 }),
+      result({
+        mode: 'in-place',
+        output: `/x/${ID}.jsonl`,
+        backup: `/x/${ID}.jsonl.bak-20250101T000000Z`,
+        carriedOverBytes: 2048,
+      }),
     );
     assert.ok(text.includes(`Rewrote with-compactions.jsonl in place; backup ${ID}.jsonl.bak-20250101T000000Z.`), text);
     assert.ok(text.includes('2 KiB a live session appended meanwhile were carried over.'), text);
@@ -478,7 +700,8 @@ describe('extension model: resuming a transcript in Claude Code', () => {
   it('the session id is the file name when it is a UUID', () => {
     assert.equal(sessionIdFromFile(`/p/${ID}.jsonl`), ID);
     assert.equal(sessionIdFromFile(`C:\\p\\${ID.toUpperCase()}.JSONL`), ID.toUpperCase());
-    for (const bad of ['/p/session.jsonl', `/p/${ID}.compacted.jsonl`, `/p/${ID}.json`, `/p/x${ID}.jsonl`]) assert.equal(sessionIdFromFile(bad), null, bad);
+    for (const bad of ['/p/session.jsonl', `/p/${ID}.compacted.jsonl`, `/p/${ID}.json`, `/p/x${ID}.jsonl`])
+      assert.equal(sessionIdFromFile(bad), null, bad);
   });
 
   it('reads the first main-chain working folder and the recorded session id from the lines', async () => {
@@ -493,9 +716,19 @@ describe('extension model: resuming a transcript in Claude Code', () => {
     assert.equal((await readSessionInfo(fixture('v1.0.x-inline-sidechains.jsonl'))).cwd, '/path/to/Demo');
     // In Claude Code's sessions folder: the recorded folder that names the project folder it is in.
     const live = fixture('v2.1.97-live-before.jsonl');
-    assert.equal((await readSessionInfo(live, { projectFolder: '-home-vwestberg-eiros-config-hardware' })).cwd, '/home/vwestberg/eiros-config/hardware');
-    assert.equal((await readSessionInfo(live, { projectFolder: '-home-vwestberg-Claude' })).cwd, '/home/vwestberg/Claude');
-    assert.equal((await readSessionInfo(live, { projectFolder: '-somewhere-else' })).cwd, '/home/vwestberg/Claude', 'no match: where it was started');
+    assert.equal(
+      (await readSessionInfo(live, { projectFolder: '-home-vwestberg-eiros-config-hardware' })).cwd,
+      '/home/vwestberg/eiros-config/hardware',
+    );
+    assert.equal(
+      (await readSessionInfo(live, { projectFolder: '-home-vwestberg-Claude' })).cwd,
+      '/home/vwestberg/Claude',
+    );
+    assert.equal(
+      (await readSessionInfo(live, { projectFolder: '-somewhere-else' })).cwd,
+      '/home/vwestberg/Claude',
+      'no match: where it was started',
+    );
     assert.equal(projectFolderName('/home/me/my.project_x'), '-home-me-my-project-x');
     assert.equal(projectFolderOf('/h/.claude/projects/-w-p/abc.jsonl', '/h/.claude/projects'), '-w-p');
     assert.equal(projectFolderOf('/h/.claude/projects/-w-p/s/subagents/a.jsonl', '/h/.claude/projects'), null);
@@ -530,7 +763,10 @@ describe('extension model: resuming a transcript in Claude Code', () => {
     assert.equal(resumeProblem(ok, 'launch'), null);
     const notId = resumeProblem({ ...ok, file: '/p/session.jsonl', sessionId: null }, 'copy')!;
     assert.equal(notId.code, 'not-session-id');
-    assert.match(notId.message, /^Claude Code cannot resume session\.jsonl by id: .* must be named <session-uuid>\.jsonl and sit in ~\/\.claude\/projects\/<project>\//);
+    assert.match(
+      notId.message,
+      /^Claude Code cannot resume session\.jsonl by id: .* must be named <session-uuid>\.jsonl and sit in ~\/\.claude\/projects\/<project>\//,
+    );
     assert.equal(resumeProblem({ ...ok, sessionId: 'not-a-uuid' }, 'launch')!.code, 'not-session-id');
     assert.equal(resumeProblem({ ...ok, cwd: null, cwdExists: false }, 'copy')!.code, 'no-cwd');
     const missing = resumeProblem({ ...ok, cwdExists: false }, 'launch')!;
@@ -544,7 +780,10 @@ describe('extension model: resuming a transcript in Claude Code', () => {
     assert.equal(terminalName(ID), 'Claude Code: 9f8e7d6c');
     assert.equal(resumeShellLine('claude', ID, 'linux'), `claude --resume ${ID}`);
     assert.equal(resumeShellLine("/opt/it's/claude", ID, 'linux'), `'/opt/it'\\''s/claude' --resume ${ID}`);
-    assert.equal(resumeShellLine('C:\\Program Files\\claude.exe', ID, 'win32'), `& 'C:\\Program Files\\claude.exe' --resume ${ID}`);
+    assert.equal(
+      resumeShellLine('C:\\Program Files\\claude.exe', ID, 'win32'),
+      `& 'C:\\Program Files\\claude.exe' --resume ${ID}`,
+    );
     assert.equal(resumeShellLine('claude', ID, 'win32'), `claude --resume ${ID}`);
     const t = { file: `/p/${ID}.jsonl`, sessionId: ID, cwd: '/home/me/a b', cwdExists: true };
     assert.equal(copyableResumeCommand(t, 'claude'), `cd '/home/me/a b' && claude --resume ${ID}`);
@@ -601,9 +840,14 @@ describe('extension model: Budget Preview state and protocol', () => {
     for (const seg of new Set(rounds.map((r) => r.segment))) {
       const first = rounds.find((r) => r.segment === seg && r.usage);
       if (!first) continue;
-      const before = rounds.filter((r) => r.segment === seg && r.index < first.index).reduce((a, r) => a + r.tokens.estimate, 0);
+      const before = rounds
+        .filter((r) => r.segment === seg && r.index < first.index)
+        .reduce((a, r) => a + r.tokens.estimate, 0);
       if (first.usage!.contextTokens < before) continue;
-      assert.ok(Math.abs(pts[first.index].estimate - (first.usage!.contextTokens + first.tokens.estimate)) <= 1, `segment ${seg}`);
+      assert.ok(
+        Math.abs(pts[first.index].estimate - (first.usage!.contextTokens + first.tokens.estimate)) <= 1,
+        `segment ${seg}`,
+      );
       anchored++;
     }
     assert.ok(anchored > 0);
@@ -613,7 +857,10 @@ describe('extension model: Budget Preview state and protocol', () => {
     assert.equal(state.chart.cutAfterRound, cut);
     assert.ok(cut !== null && plan.rounds.filter((r) => r.index > cut).every((r) => r.action === 'keep'));
     assert.equal(state.chart.targetTokens, TIGHT.targetTokens);
-    assert.deepEqual(chartPoints(analysis, null).filter((p) => p.mark !== 'keep'), []);
+    assert.deepEqual(
+      chartPoints(analysis, null).filter((p) => p.mark !== 'keep'),
+      [],
+    );
   });
 
   it('survives the trip through postMessage (JSON) and validation', () => {
@@ -626,7 +873,19 @@ describe('extension model: Budget Preview state and protocol', () => {
     const evil = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
     const s: BudgetState = structuredClone(state);
     s.toolResults = [
-      { toolUseId: 'toolu_1', toolName: '<b>Bash</b>', round: 0, line: 1, wireMessage: 0, originalChars: 10, decision: 'replaced', preview: evil, fullTextPath: null, reason: evil, byUser: false },
+      {
+        toolUseId: 'toolu_1',
+        toolName: '<b>Bash</b>',
+        round: 0,
+        line: 1,
+        wireMessage: 0,
+        originalChars: 10,
+        decision: 'replaced',
+        preview: evil,
+        fullTextPath: null,
+        reason: evil,
+        byUser: false,
+      },
     ];
     const msg = parseHostToWebview({ type: 'state', state: s });
     assert.ok(msg && msg.type === 'state');
@@ -637,26 +896,55 @@ describe('extension model: Budget Preview state and protocol', () => {
     assert.equal(parseHostToWebview(null), null);
     assert.equal(parseHostToWebview({ type: 'state' }), null);
     assert.equal(parseHostToWebview({ type: 'state', state: { ...state, version: 99 } }), null);
-    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, toolResults: [{ decision: 'eaten' }] } }), null);
-    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, userRounds: [{ round: 1, mark: 'eaten', label: 'x' }] } }), null);
+    assert.equal(
+      parseHostToWebview({ type: 'state', state: { ...state, toolResults: [{ decision: 'eaten' }] } }),
+      null,
+    );
+    assert.equal(
+      parseHostToWebview({ type: 'state', state: { ...state, userRounds: [{ round: 1, mark: 'eaten', label: 'x' }] } }),
+      null,
+    );
     assert.equal(parseHostToWebview({ type: 'state', state: { ...state, userRounds: undefined } }), null);
-    assert.equal(parseHostToWebview({ type: 'state', state: { ...state, toolResults: state.toolResults.map((t) => ({ ...t, byUser: 'yes' })) } }), null);
+    assert.equal(
+      parseHostToWebview({
+        type: 'state',
+        state: { ...state, toolResults: state.toolResults.map((t) => ({ ...t, byUser: 'yes' })) },
+      }),
+      null,
+    );
     assert.equal(parseHostToWebview({ type: 'html', html: '<script>' }), null);
     assert.equal(parseHostToWebview({ type: 'empty', message: 42 }), null);
     assert.deepEqual(parseHostToWebview({ type: 'busy', message: 'Reading…' }), { type: 'busy', message: 'Reading…' });
     assert.equal(isBudgetState({}), false);
 
     assert.deepEqual(parseWebviewToHost({ type: 'ready' }), { type: 'ready' });
-    assert.deepEqual(parseWebviewToHost({ type: 'revealRound', round: 3, extra: 'x' }), { type: 'revealRound', round: 3 });
+    assert.deepEqual(parseWebviewToHost({ type: 'revealRound', round: 3, extra: 'x' }), {
+      type: 'revealRound',
+      round: 3,
+    });
     assert.deepEqual(parseWebviewToHost({ type: 'revealLine', line: 12 }), { type: 'revealLine', line: 12 });
     assert.deepEqual(parseWebviewToHost({ type: 'compact' }), { type: 'compact' });
-    for (const bad of [undefined, 'ready', [], { type: 'revealRound', round: -1 }, { type: 'revealRound', round: 1.5 }, { type: 'revealRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'runCommand', command: 'rm' }]) {
+    for (const bad of [
+      undefined,
+      'ready',
+      [],
+      { type: 'revealRound', round: -1 },
+      { type: 'revealRound', round: 1.5 },
+      { type: 'revealRound', round: '3' },
+      { type: 'revealLine', line: 0 },
+      { type: 'runCommand', command: 'rm' },
+    ]) {
       assert.equal(parseWebviewToHost(bad), null, JSON.stringify(bad));
     }
   });
 
   it('HTML shell: strict CSP, script only by nonce, style only from the extension', () => {
-    const html = budgetHtml({ cspSource: 'https://x.vscode-cdn.net', scriptUri: 'https://x.vscode-cdn.net/dist/webview.js', styleUri: 'https://x.vscode-cdn.net/media/budget.css', nonce: 'abcdefghijklmnopqrstuvwx' });
+    const html = budgetHtml({
+      cspSource: 'https://x.vscode-cdn.net',
+      scriptUri: 'https://x.vscode-cdn.net/dist/webview.js',
+      styleUri: 'https://x.vscode-cdn.net/media/budget.css',
+      nonce: 'abcdefghijklmnopqrstuvwx',
+    });
     const csp = contentSecurityPolicy('https://x.vscode-cdn.net', 'abcdefghijklmnopqrstuvwx');
     assert.ok(csp.startsWith("default-src 'none'"));
     assert.ok(csp.includes("script-src 'nonce-abcdefghijklmnopqrstuvwx'"));
@@ -680,7 +968,14 @@ describe('extension model: chart geometry', () => {
     { round: 3, usage: 5_000, estimate: 4_000, mark: 'keep' as const, boundary: true, inContext: true },
     { round: 4, usage: 12_000, estimate: 11_000, mark: 'keep' as const, boundary: false, inContext: true },
   ];
-  const data = { points: pts, targetTokens: 25_000, floorTokens: null, cutAfterRound: 2, preTokens: 12_000, postTokens: 8_000 };
+  const data = {
+    points: pts,
+    targetTokens: 25_000,
+    floorTokens: null,
+    cutAfterRound: 2,
+    preTokens: 12_000,
+    postTokens: 8_000,
+  };
 
   it('scales to a nice maximum covering the data and the target', () => {
     assert.deepEqual(niceScale(31_000), { max: 40_000, step: 10_000 });
@@ -689,7 +984,10 @@ describe('extension model: chart geometry', () => {
     const g = chartGeometry(data);
     assert.equal(g.maxY, 40_000);
     assert.equal(g.viewBox, `0 0 720 ${chartLayout(720).height}`);
-    assert.deepEqual(g.yTicks.map((t) => t.label), ['0', '10k', '20k', '30k', '40k']);
+    assert.deepEqual(
+      g.yTicks.map((t) => t.label),
+      ['0', '10k', '20k', '30k', '40k'],
+    );
   });
 
   it('places points in round order, y inverted, target and cut where they belong', () => {
@@ -753,17 +1051,36 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.equal(s.claudePath, '/opt/claude/bin/claude');
     assert.equal(s.previewOnOpen, false);
     const d = readSettings(() => undefined);
-    assert.deepEqual(d, { compact: {}, summarizer: 'extractive', model: undefined, baseUrl: undefined, writeMode: 'fork', reviewSummary: true, claudePath: 'claude', codexPath: 'codex', previewOnOpen: false });
-    for (const v of ['claude-cli', 'codex-cli']) assert.equal(readSettings((k) => (k === 'summarizer' ? v : undefined)).summarizer, v);
+    assert.deepEqual(d, {
+      compact: {},
+      summarizer: 'extractive',
+      model: undefined,
+      baseUrl: undefined,
+      writeMode: 'fork',
+      reviewSummary: true,
+      claudePath: 'claude',
+      codexPath: 'codex',
+      previewOnOpen: false,
+    });
+    for (const v of ['claude-cli', 'codex-cli'])
+      assert.equal(readSettings((k) => (k === 'summarizer' ? v : undefined)).summarizer, v);
     assert.equal(readSettings((k) => (k === 'summarizer' ? 'gpt' : undefined)).summarizer, 'extractive');
     assert.equal(readSettings((k) => (k === 'codexPath' ? ' /opt/codex ' : undefined)).codexPath, '/opt/codex');
-    assert.equal(readSettings((k) => (k === 'reviewSummary' ? false : undefined)).reviewSummary, false, 'review can be turned off');
+    assert.equal(
+      readSettings((k) => (k === 'reviewSummary' ? false : undefined)).reviewSummary,
+      false,
+      'review can be turned off',
+    );
     // The deprecated newFile mode (and anything unknown) is a fork; an empty path is the default.
-    for (const v of ['newFile', 'fork', 'bogus', 3]) assert.equal(readSettings((k) => (k === 'writeMode' ? v : undefined)).writeMode, 'fork', String(v));
+    for (const v of ['newFile', 'fork', 'bogus', 3])
+      assert.equal(readSettings((k) => (k === 'writeMode' ? v : undefined)).writeMode, 'fork', String(v));
     assert.equal(normalizeWriteMode('newFile'), 'fork');
     assert.equal(normalizeWriteMode('inPlace'), 'inPlace');
     assert.equal(readSettings((k) => (k === 'claudePath' ? '   ' : undefined)).claudePath, 'claude');
-    assert.equal(readSettings((k) => (k === 'baseUrl' ? 'http://127.0.0.1:8080' : undefined)).baseUrl, 'http://127.0.0.1:8080');
+    assert.equal(
+      readSettings((k) => (k === 'baseUrl' ? 'http://127.0.0.1:8080' : undefined)).baseUrl,
+      'http://127.0.0.1:8080',
+    );
   });
 
   it('parses typed targets', () => {
@@ -788,12 +1105,22 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
     assert.equal(auth.severity, 'error');
     assert.deepEqual(auth.actions, ['Set API Key', 'Use Offline Summary']);
     assert.deepEqual(adviceFor(new CompactError('auth', 'x'), 'extractive').actions, ['Set API Key']);
-    assert.deepEqual(adviceFor(new CompactError('network', 'ECONNREFUSED'), 'anthropic').actions, ['Retry', 'Use Offline Summary', 'Show Log']);
-    assert.deepEqual(adviceFor(new CompactError('not-found', 'model'), 'anthropic').actions, ['Open Settings', 'Use Offline Summary']);
+    assert.deepEqual(adviceFor(new CompactError('network', 'ECONNREFUSED'), 'anthropic').actions, [
+      'Retry',
+      'Use Offline Summary',
+      'Show Log',
+    ]);
+    assert.deepEqual(adviceFor(new CompactError('not-found', 'model'), 'anthropic').actions, [
+      'Open Settings',
+      'Use Offline Summary',
+    ]);
     assert.equal(adviceFor(new CompactError('cancelled', 'x'), 'anthropic').severity, 'info');
     assert.equal(adviceFor(new CompactError('changed-on-disk', 'x'), 'extractive').actions[0], 'Retry');
     const exists = adviceFor(new CompactError('exists', '/w/out.jsonl exists'), 'extractive');
-    assert.deepEqual([exists.severity, exists.message, exists.actions], ['warning', 'Nothing was written: /w/out.jsonl exists', []]);
+    assert.deepEqual(
+      [exists.severity, exists.message, exists.actions],
+      ['warning', 'Nothing was written: /w/out.jsonl exists', []],
+    );
     const other = adviceFor(new Error('boom'), 'extractive');
     assert.equal(other.message, 'Compaction failed: boom');
     assert.deepEqual(other.actions, ['Show Log']);

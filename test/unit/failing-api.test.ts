@@ -46,7 +46,14 @@ interface Row {
 const RETRIED = MAX_RETRIES + 1;
 
 const ROWS: Row[] = [
-  { name: 'success', decision: 'summary from the model', scenario: { kind: 'text' }, expect: { outcome: 'summary' }, requests: 1, maxMs: 10_000 },
+  {
+    name: 'success',
+    decision: 'summary from the model',
+    scenario: { kind: 'text' },
+    expect: { outcome: 'summary' },
+    requests: 1,
+    maxMs: 10_000,
+  },
   {
     name: '400 prompt-too-long ("prompt is too long: N tokens > M maximum"), always',
     decision: 'cut whole rounds from the head by the reported gap, retry 3 times, then the offline summary',
@@ -83,7 +90,11 @@ const ROWS: Row[] = [
     name: '400 other invalid request',
     decision: 'not retried (the same request would fail again); offline summary, the 400 recorded',
     scenario: { kind: 'invalidRequest' },
-    expect: { outcome: 'fallback', cause: /refused the summary request \(400: messages: text content blocks must be non-empty\)/, failed: 'error' },
+    expect: {
+      outcome: 'fallback',
+      cause: /refused the summary request \(400: messages: text content blocks must be non-empty\)/,
+      failed: 'error',
+    },
     requests: 1,
     maxMs: 10_000,
   },
@@ -91,7 +102,11 @@ const ROWS: Row[] = [
     name: '401 invalid key',
     decision: "error 'auth', no fallback (the user asked for the API and must fix the key), nothing written",
     scenario: { kind: 'authentication' },
-    expect: { outcome: 'error', code: 'auth', message: /rejected the API key \(401: invalid x-api-key\)\. Set a valid key/ },
+    expect: {
+      outcome: 'error',
+      code: 'auth',
+      message: /rejected the API key \(401: invalid x-api-key\)\. Set a valid key/,
+    },
     requests: 1,
     maxMs: 10_000,
   },
@@ -99,7 +114,11 @@ const ROWS: Row[] = [
     name: '403 permission',
     decision: "error 'auth', no fallback",
     scenario: { kind: 'permission' },
-    expect: { outcome: 'error', code: 'auth', message: /not allowed to do this \(403: .*\)\. Check the key's permissions/ },
+    expect: {
+      outcome: 'error',
+      code: 'auth',
+      message: /not allowed to do this \(403: .*\)\. Check the key's permissions/,
+    },
     requests: 1,
     maxMs: 10_000,
   },
@@ -107,13 +126,18 @@ const ROWS: Row[] = [
     name: '404 unknown model',
     decision: "error 'not-found' naming the model, no fallback",
     scenario: { kind: 'notFound' },
-    expect: { outcome: 'error', code: 'not-found', message: /does not know this model \(404: model: claude-test-model\)\. Choose another model/ },
+    expect: {
+      outcome: 'error',
+      code: 'not-found',
+      message: /does not know this model \(404: model: claude-test-model\)\. Choose another model/,
+    },
     requests: 1,
     maxMs: 10_000,
   },
   {
     name: '413 request too large',
-    decision: 'treated like prompt-too-long (a smaller request can pass): 3 truncated retries, then the offline summary',
+    decision:
+      'treated like prompt-too-long (a smaller request can pass): 3 truncated retries, then the offline summary',
     scenario: { kind: 'requestTooLarge' },
     expect: { outcome: 'fallback', cause: /stayed too long/, failed: 'prompt-too-long' },
     requests: 4,
@@ -123,7 +147,11 @@ const ROWS: Row[] = [
     name: '429 without retry-after, always',
     decision: `retried ${MAX_RETRIES} times with backoff by the SDK, then the offline summary with the 429 recorded`,
     scenario: { kind: 'rateLimit' },
-    expect: { outcome: 'fallback', cause: /Rate limited by the Anthropic API \(429: .*\), still after retries/, failed: 'error' },
+    expect: {
+      outcome: 'fallback',
+      cause: /Rate limited by the Anthropic API \(429: .*\), still after retries/,
+      failed: 'error',
+    },
     requests: RETRIED,
     maxMs: 15_000,
   },
@@ -150,7 +178,11 @@ const ROWS: Row[] = [
     name: '500 internal error, always',
     decision: 'retried, then the offline summary',
     scenario: { kind: 'apiError' },
-    expect: { outcome: 'fallback', cause: /The Anthropic API failed \(500: Internal server error\), still after retries/, failed: 'error' },
+    expect: {
+      outcome: 'fallback',
+      cause: /The Anthropic API failed \(500: Internal server error\), still after retries/,
+      failed: 'error',
+    },
     requests: RETRIED,
     maxMs: 15_000,
   },
@@ -173,9 +205,18 @@ const ROWS: Row[] = [
   },
   {
     name: 'reply cut off by max_tokens inside <summary>, always',
-    decision: 'never written as the summary: one retry with 4× max_tokens and a reminder to close </summary>, then the offline summary',
-    scenario: { kind: 'text', text: '<analysis>\nReviewed.\n</analysis>\n<summary>\n1. Primary Request: half a sum', stopReason: 'max_tokens' },
-    expect: { outcome: 'fallback', cause: /reply had no complete summary: it was cut off by max_tokens before <\/summary>/, failed: 'error' },
+    decision:
+      'never written as the summary: one retry with 4× max_tokens and a reminder to close </summary>, then the offline summary',
+    scenario: {
+      kind: 'text',
+      text: '<analysis>\nReviewed.\n</analysis>\n<summary>\n1. Primary Request: half a sum',
+      stopReason: 'max_tokens',
+    },
+    expect: {
+      outcome: 'fallback',
+      cause: /reply had no complete summary: it was cut off by max_tokens before <\/summary>/,
+      failed: 'error',
+    },
     requests: 2,
     maxMs: 10_000,
   },
@@ -192,7 +233,11 @@ const ROWS: Row[] = [
     name: 'stream cut mid-way',
     decision: 'not retried by the SDK once the answer streams; the offline summary, the broken connection named',
     scenario: { kind: 'streamCut', afterEvents: 4 },
-    expect: { outcome: 'fallback', cause: /connection to the Anthropic API broke while the summary was streaming/, failed: 'error' },
+    expect: {
+      outcome: 'fallback',
+      cause: /connection to the Anthropic API broke while the summary was streaming/,
+      failed: 'error',
+    },
     requests: 1,
     maxMs: 10_000,
   },
@@ -200,7 +245,11 @@ const ROWS: Row[] = [
     name: 'error event inside the stream',
     decision: 'the offline summary, the mid-stream error named with its type',
     scenario: { kind: 'streamError', afterEvents: 3 },
-    expect: { outcome: 'fallback', cause: /failed in the middle of the summary \(overloaded_error: Overloaded\)/, failed: 'error' },
+    expect: {
+      outcome: 'fallback',
+      cause: /failed in the middle of the summary \(overloaded_error: Overloaded\)/,
+      failed: 'error',
+    },
     requests: 1,
     maxMs: 10_000,
   },
@@ -254,7 +303,6 @@ function workdir() {
   return { dir, file, original: readFileSync(file) };
 }
 
-
 describe('failing Anthropic API (table-driven)', function () {
   this.timeout(60_000);
   const summary: string[] = [];
@@ -274,12 +322,22 @@ describe('failing Anthropic API (table-driven)', function () {
         const res: unknown = await compactFile(file, {
           summarizer: 'anthropic',
           settings: SETTINGS,
-          anthropic: { apiKey: 'sk-test-failing-api', model: 'claude-test-model', baseURL, maxRetries: MAX_RETRIES, timeoutMs: row.timeoutMs ?? 10_000 },
+          anthropic: {
+            apiKey: 'sk-test-failing-api',
+            model: 'claude-test-model',
+            baseURL,
+            maxRetries: MAX_RETRIES,
+            timeoutMs: row.timeoutMs ?? 10_000,
+          },
           onProgress: (m) => progress.push(m),
         }).catch((e: unknown) => e);
         const ms = Date.now() - t0;
         const requests = fake.messageRequests().length;
-        if (Array.isArray(row.requests)) assert.ok(requests >= row.requests[0] && requests <= row.requests[1], `${requests} requests at the fake, expected ${row.requests.join('..')}`);
+        if (Array.isArray(row.requests))
+          assert.ok(
+            requests >= row.requests[0] && requests <= row.requests[1],
+            `${requests} requests at the fake, expected ${row.requests.join('..')}`,
+          );
         else assert.equal(requests, row.requests, `requests at the fake (retries bounded)`);
         assert.ok(ms <= row.maxMs, `took ${ms} ms`);
         if (row.minMs) assert.ok(ms >= row.minMs, `took only ${ms} ms: retry-after not honoured`);
@@ -289,17 +347,27 @@ describe('failing Anthropic API (table-driven)', function () {
         assert.deepEqual(diff.removed, []);
         let line: string;
         if (row.expect.outcome === 'error') {
-          assert.ok(res instanceof CompactError, `expected a CompactError, got ${res instanceof Error ? res.stack : JSON.stringify(res)}`);
+          assert.ok(
+            res instanceof CompactError,
+            `expected a CompactError, got ${res instanceof Error ? res.stack : JSON.stringify(res)}`,
+          );
           assert.equal(res.code, row.expect.code);
           assert.match(res.message, row.expect.message);
           assert.match(res.message, REMEDY);
           assert.deepEqual(diff.added, [], 'nothing written on error');
           line = `${row.name}: error '${res.code}' after ${requests} request(s), ${ms} ms — ${res.message}`;
         } else {
-          assert.ok(!(res instanceof Error), `expected a result, got ${res instanceof Error ? res.stack : String(res)}`);
+          assert.ok(
+            !(res instanceof Error),
+            `expected a result, got ${res instanceof Error ? res.stack : String(res)}`,
+          );
           const result = res as CompactResult;
           assert.equal(result.mode, 'fork');
-          assert.deepEqual(diff.added, [`${result.sessionId}.compactor-state.json`, `${result.sessionId}.jsonl`], 'exactly the fork and its state file');
+          assert.deepEqual(
+            diff.added,
+            [`${result.sessionId}.compactor-state.json`, `${result.sessionId}.jsonl`],
+            'exactly the fork and its state file',
+          );
           const out = readFileSync(result.output);
           assert.ok(out.subarray(0, original.length).equals(original), 'the output starts with the original');
           const last = result.attempts[result.attempts.length - 1];
@@ -307,7 +375,12 @@ describe('failing Anthropic API (table-driven)', function () {
             assert.equal(last.strategy, 'extractive');
             assert.equal(last.outcome, 'ok');
             assert.match(last.detail, row.expect.cause);
-            assert.ok(result.attempts.some((a) => a.strategy !== 'extractive' && a.outcome === (row.expect as { failed: string }).failed), JSON.stringify(result.attempts));
+            assert.ok(
+              result.attempts.some(
+                (a) => a.strategy !== 'extractive' && a.outcome === (row.expect as { failed: string }).failed,
+              ),
+              JSON.stringify(result.attempts),
+            );
             if (row.expect.failed === 'error') assert.match(last.detail, REMEDY);
             assert.match(out.toString('utf8', original.length), /extractive summary made offline by Agent Compactor/);
             line = `${row.name}: extractive fallback after ${requests} request(s), ${ms} ms — ${last.detail}`;
@@ -331,13 +404,56 @@ describe('failing Anthropic API (table-driven)', function () {
   }
 
   describe('cancellation at any point: error "cancelled", nothing written, no further requests', () => {
-    const cases: { name: string; scenario: ScenarioInput; eventDelayMs?: number; abortAfter: 'start' | 'request' | 'commit'; delayMs?: number; maxRequests: number }[] = [
+    const cases: {
+      name: string;
+      scenario: ScenarioInput;
+      eventDelayMs?: number;
+      abortAfter: 'start' | 'request' | 'commit';
+      delayMs?: number;
+      maxRequests: number;
+    }[] = [
       { name: 'before anything starts', scenario: { kind: 'text' }, abortAfter: 'start', maxRequests: 0 },
-      { name: 'while the answer streams', scenario: { kind: 'text' }, eventDelayMs: 300, abortAfter: 'request', delayMs: 400, maxRequests: 1 },
-      { name: 'while waiting for headers (server hangs)', scenario: { kind: 'hang' }, abortAfter: 'request', delayMs: 200, maxRequests: 1 },
-      { name: 'during retry backoff (529, retry-after 10 s)', scenario: { kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded', headers: { 'retry-after': '10' } }, abortAfter: 'request', delayMs: 200, maxRequests: 1 },
-      { name: 'during retry backoff (429, retry-after 10 s)', scenario: { kind: 'rateLimit', retryAfter: 10 }, abortAfter: 'request', delayMs: 200, maxRequests: 1 },
-      { name: 'after the summary, just before the commit', scenario: { kind: 'text' }, abortAfter: 'commit', maxRequests: 1 },
+      {
+        name: 'while the answer streams',
+        scenario: { kind: 'text' },
+        eventDelayMs: 300,
+        abortAfter: 'request',
+        delayMs: 400,
+        maxRequests: 1,
+      },
+      {
+        name: 'while waiting for headers (server hangs)',
+        scenario: { kind: 'hang' },
+        abortAfter: 'request',
+        delayMs: 200,
+        maxRequests: 1,
+      },
+      {
+        name: 'during retry backoff (529, retry-after 10 s)',
+        scenario: {
+          kind: 'error',
+          status: 529,
+          type: 'overloaded_error',
+          message: 'Overloaded',
+          headers: { 'retry-after': '10' },
+        },
+        abortAfter: 'request',
+        delayMs: 200,
+        maxRequests: 1,
+      },
+      {
+        name: 'during retry backoff (429, retry-after 10 s)',
+        scenario: { kind: 'rateLimit', retryAfter: 10 },
+        abortAfter: 'request',
+        delayMs: 200,
+        maxRequests: 1,
+      },
+      {
+        name: 'after the summary, just before the commit',
+        scenario: { kind: 'text' },
+        abortAfter: 'commit',
+        maxRequests: 1,
+      },
     ];
     for (const c of cases) {
       it(c.name, async () => {
@@ -368,14 +484,22 @@ describe('failing Anthropic API (table-driven)', function () {
               }
             },
           }).catch((e: unknown) => e);
-          assert.ok(err instanceof CompactError, `expected a CompactError, got ${err instanceof Error ? err.stack : JSON.stringify(err)}`);
+          assert.ok(
+            err instanceof CompactError,
+            `expected a CompactError, got ${err instanceof Error ? err.stack : JSON.stringify(err)}`,
+          );
           assert.equal(err.code, 'cancelled');
           assert.match(err.message, /cancelled; nothing was written/);
-          if (abortedAt) assert.ok(Date.now() - abortedAt < 2_000, `the abort took ${Date.now() - abortedAt} ms to take effect`);
+          if (abortedAt)
+            assert.ok(Date.now() - abortedAt < 2_000, `the abort took ${Date.now() - abortedAt} ms to take effect`);
           await new Promise((r) => setTimeout(r, 100));
           assert.ok(fake.messageRequests().length <= c.maxRequests, `${fake.messageRequests().length} requests`);
           assert.ok(readFileSync(file).equals(original));
-          assert.deepEqual(diffSnapshots(before, snapshotDir(dir)), { added: [], removed: [], changed: [] }, 'nothing written');
+          assert.deepEqual(
+            diffSnapshots(before, snapshotDir(dir)),
+            { added: [], removed: [], changed: [] },
+            'nothing written',
+          );
         } finally {
           await fake.close();
           rmSync(dir, { recursive: true, force: true });

@@ -88,7 +88,14 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
     for await (const ev of stream) types.push(ev.type);
     assert.deepEqual(
       [...new Set(types)],
-      ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+      [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
     );
     assert.equal(types[0], 'message_start');
     assert.equal(types[types.length - 1], 'message_stop');
@@ -104,7 +111,12 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
 
   it('records requests: method, path with query, redacted api key, parsed body', async () => {
     // Claude Code posts to /v1/messages?beta=true; this SDK's beta client adds no query, so ask for it.
-    const betaClient = new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0, defaultQuery: { beta: 'true' } });
+    const betaClient = new Anthropic({
+      apiKey: 'test-key',
+      baseURL: fake.url,
+      maxRetries: 0,
+      defaultQuery: { beta: 'true' },
+    });
     await betaClient.beta.messages.create(params('beta call'));
     await client.messages.create(params('plain call'));
     const [beta, plain] = fake.requests;
@@ -126,7 +138,10 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
     assert.ok(!JSON.stringify(fake.requests).includes('secret-key-xyz'));
     assert.equal(plain.body.messages[0].content, 'plain call');
     assert.equal(plain.messagesIndex, 1);
-    assert.deepEqual({ ...plain.response, messageId: undefined }, { scenario: 'text', status: 200, messageId: undefined });
+    assert.deepEqual(
+      { ...plain.response, messageId: undefined },
+      { scenario: 'text', status: 200, messageId: undefined },
+    );
     assert.match(String(plain.response?.messageId), /^msg_fake_/);
     assert.equal(fake.messageRequests().length, 3);
   });
@@ -164,7 +179,12 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
   });
 
   it('toolUse answers with a text block and a tool_use block streamed as input_json_delta, stop_reason tool_use', async () => {
-    fake.setScenario({ kind: 'toolUse', text: 'Reading it.', name: 'Read', input: { file_path: '/tmp/x.js', limit: 3 } });
+    fake.setScenario({
+      kind: 'toolUse',
+      text: 'Reading it.',
+      name: 'Read',
+      input: { file_path: '/tmp/x.js', limit: 3 },
+    });
     const msg = await client.messages.stream(params('read x')).finalMessage();
     assert.equal(msg.stop_reason, 'tool_use');
     assert.equal(msg.content.length, 2);
@@ -179,11 +199,18 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
   });
 
   it('reports usage.input_tokens as the tokenizer count of system, messages and tools, the same rule for every request', async () => {
-    const tools = [{ name: 'Read', description: 'Reads a file from the local filesystem.', input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } } } }];
+    const tools = [
+      {
+        name: 'Read',
+        description: 'Reads a file from the local filesystem.',
+        input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } } },
+      },
+    ];
     const system = 'You are a careful assistant working in a sample project.';
     const body = params('What does calc.js do?', { system, tools });
     const msg = await client.messages.create(body);
-    const expected = countTokensExact(system) + countTokensExact('What does calc.js do?') + countTokensExact(JSON.stringify(tools));
+    const expected =
+      countTokensExact(system) + countTokensExact('What does calc.js do?') + countTokensExact(JSON.stringify(tools));
     assert.equal(msg.usage.input_tokens, expected);
     assert.deepEqual(countRequestTokens(fake.requests[0].body), {
       system: countTokensExact(system),
@@ -215,18 +242,103 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
       message: RegExp;
       stream?: boolean;
     }> = [
-      { name: 'prompt too long (tokens > maximum)', scenario: { kind: 'ptl', tokens: 210118, maximum: 200000 }, cls: BadRequestError, status: 400, type: 'invalid_request_error', message: /^prompt is too long: 210118 tokens > 200000 maximum$/ },
-      { name: 'prompt too long (context limit wording)', scenario: { kind: 'ptl', wording: 'context-limit', tokens: 196348, maxTokens: 21333, maximum: 200000 }, cls: BadRequestError, status: 400, type: 'invalid_request_error', message: /^input length and max_tokens exceed context limit: 196348 \+ 21333 > 200000$/ },
-      { name: 'other invalid_request_error', scenario: { kind: 'invalidRequest', message: 'messages.1.content: Field required' }, cls: BadRequestError, status: 400, type: 'invalid_request_error', message: /^messages\.1\.content: Field required$/ },
-      { name: '401 authentication_error', scenario: { kind: 'authentication' }, cls: AuthenticationError, status: 401, type: 'authentication_error', message: /invalid x-api-key/ },
-      { name: '403 permission_error', scenario: { kind: 'permission' }, cls: PermissionDeniedError, status: 403, type: 'permission_error', message: /permission/ },
-      { name: '404 not_found_error (unknown model)', scenario: { kind: 'notFound' }, cls: NotFoundError, status: 404, type: 'not_found_error', message: /^model: claude-test-model$/ },
-      { name: '413 request_too_large', scenario: { kind: 'requestTooLarge' }, cls: ContentTooLargeError, status: 413, type: 'request_too_large', message: /maximum allowed number of bytes/ },
-      { name: '429 rate_limit_error', scenario: { kind: 'rateLimit' }, cls: RateLimitError, status: 429, type: 'rate_limit_error', message: /rate limit/ },
-      { name: '500 api_error', scenario: { kind: 'apiError' }, cls: InternalServerError, status: 500, type: 'api_error', message: /^Internal server error$/ },
-      { name: '529 overloaded_error', scenario: { kind: 'overloaded' }, cls: OverloadedError, status: 529, type: 'overloaded_error', message: /^Overloaded$/ },
-      { name: '529 overloaded_error (streaming request)', scenario: { kind: 'overloaded' }, cls: OverloadedError, status: 529, type: 'overloaded_error', message: /^Overloaded$/, stream: true },
-      { name: 'generic error', scenario: { kind: 'error', status: 400, type: 'invalid_request_error', message: 'custom' }, cls: BadRequestError, status: 400, type: 'invalid_request_error', message: /^custom$/ },
+      {
+        name: 'prompt too long (tokens > maximum)',
+        scenario: { kind: 'ptl', tokens: 210118, maximum: 200000 },
+        cls: BadRequestError,
+        status: 400,
+        type: 'invalid_request_error',
+        message: /^prompt is too long: 210118 tokens > 200000 maximum$/,
+      },
+      {
+        name: 'prompt too long (context limit wording)',
+        scenario: { kind: 'ptl', wording: 'context-limit', tokens: 196348, maxTokens: 21333, maximum: 200000 },
+        cls: BadRequestError,
+        status: 400,
+        type: 'invalid_request_error',
+        message: /^input length and max_tokens exceed context limit: 196348 \+ 21333 > 200000$/,
+      },
+      {
+        name: 'other invalid_request_error',
+        scenario: { kind: 'invalidRequest', message: 'messages.1.content: Field required' },
+        cls: BadRequestError,
+        status: 400,
+        type: 'invalid_request_error',
+        message: /^messages\.1\.content: Field required$/,
+      },
+      {
+        name: '401 authentication_error',
+        scenario: { kind: 'authentication' },
+        cls: AuthenticationError,
+        status: 401,
+        type: 'authentication_error',
+        message: /invalid x-api-key/,
+      },
+      {
+        name: '403 permission_error',
+        scenario: { kind: 'permission' },
+        cls: PermissionDeniedError,
+        status: 403,
+        type: 'permission_error',
+        message: /permission/,
+      },
+      {
+        name: '404 not_found_error (unknown model)',
+        scenario: { kind: 'notFound' },
+        cls: NotFoundError,
+        status: 404,
+        type: 'not_found_error',
+        message: /^model: claude-test-model$/,
+      },
+      {
+        name: '413 request_too_large',
+        scenario: { kind: 'requestTooLarge' },
+        cls: ContentTooLargeError,
+        status: 413,
+        type: 'request_too_large',
+        message: /maximum allowed number of bytes/,
+      },
+      {
+        name: '429 rate_limit_error',
+        scenario: { kind: 'rateLimit' },
+        cls: RateLimitError,
+        status: 429,
+        type: 'rate_limit_error',
+        message: /rate limit/,
+      },
+      {
+        name: '500 api_error',
+        scenario: { kind: 'apiError' },
+        cls: InternalServerError,
+        status: 500,
+        type: 'api_error',
+        message: /^Internal server error$/,
+      },
+      {
+        name: '529 overloaded_error',
+        scenario: { kind: 'overloaded' },
+        cls: OverloadedError,
+        status: 529,
+        type: 'overloaded_error',
+        message: /^Overloaded$/,
+      },
+      {
+        name: '529 overloaded_error (streaming request)',
+        scenario: { kind: 'overloaded' },
+        cls: OverloadedError,
+        status: 529,
+        type: 'overloaded_error',
+        message: /^Overloaded$/,
+        stream: true,
+      },
+      {
+        name: 'generic error',
+        scenario: { kind: 'error', status: 400, type: 'invalid_request_error', message: 'custom' },
+        cls: BadRequestError,
+        status: 400,
+        type: 'invalid_request_error',
+        message: /^custom$/,
+      },
     ];
     for (const c of cases) {
       it(c.name, async () => {
@@ -236,7 +348,10 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
           () => assert.fail('expected an error'),
           (e: unknown) => e,
         );
-        assert.ok(err instanceof c.cls, `expected ${c.cls.name}, got ${(err as Error)?.constructor?.name}: ${String(err)}`);
+        assert.ok(
+          err instanceof c.cls,
+          `expected ${c.cls.name}, got ${(err as Error)?.constructor?.name}: ${String(err)}`,
+        );
         const e = err;
         assert.equal(e.status, c.status);
         assert.equal(e.type, c.type);
@@ -352,7 +467,10 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
 
     it('an error event mid-stream surfaces as an APIError of type overloaded_error', async () => {
       fake.setScenario({ kind: 'streamError', afterEvents: 3 });
-      const err = (await client.messages.stream(params()).finalMessage().catch((e) => e)) as APIError;
+      const err = (await client.messages
+        .stream(params())
+        .finalMessage()
+        .catch((e) => e)) as APIError;
       assert.ok(err instanceof APIError, String(err));
       assert.equal(err.status, undefined);
       assert.equal(err.type, 'overloaded_error');

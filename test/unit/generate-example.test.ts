@@ -29,7 +29,10 @@ function parse(text: string): Line[] {
     });
 }
 
-const isToolResultLine = (o: Line) => o.type === 'user' && Array.isArray(o.message?.content) && o.message.content.some((c: Line) => c.type === 'tool_result');
+const isToolResultLine = (o: Line) =>
+  o.type === 'user' &&
+  Array.isArray(o.message?.content) &&
+  o.message.content.some((c: Line) => c.type === 'tool_result');
 const ctxOf = (u: Line) => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 
 /** Checks shared by the main file and subagent files. */
@@ -49,7 +52,10 @@ function checkWellFormed(lines: Line[], label: string): void {
     if (o.parentUuid === null) {
       nulls++;
       const isFirstChainLine = !lines.slice(0, i).some((p) => 'parentUuid' in p);
-      assert.ok(isFirstChainLine || o.subtype === 'compact_boundary', `${label}: line ${i + 1} has parentUuid null but is neither the first chain line nor a compact boundary`);
+      assert.ok(
+        isFirstChainLine || o.subtype === 'compact_boundary',
+        `${label}: line ${i + 1} has parentUuid null but is neither the first chain line nor a compact boundary`,
+      );
     } else {
       assert.ok(earlier.has(o.parentUuid), `${label}: line ${i + 1} parentUuid ${o.parentUuid} names no earlier uuid`);
     }
@@ -61,7 +67,10 @@ function checkWellFormed(lines: Line[], label: string): void {
   let last = '';
   lines.forEach((o, i) => {
     if (typeof o.timestamp !== 'string') return;
-    assert.ok(o.timestamp > last, `${label}: timestamp of line ${i + 1} (${o.timestamp}) does not increase after ${last}`);
+    assert.ok(
+      o.timestamp > last,
+      `${label}: timestamp of line ${i + 1} (${o.timestamp}) does not increase after ${last}`,
+    );
     last = o.timestamp;
   });
 
@@ -94,10 +103,17 @@ function checkWellFormed(lines: Line[], label: string): void {
       for (const k of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']) {
         assert.equal(o.message.usage[k], lastLine.message.usage[k], `${label}: ${k} repeated on every line of ${id}`);
       }
-      assert.ok(o.message.usage.output_tokens <= lastLine.message.usage.output_tokens, `${label}: final output_tokens of ${id} is at least the placeholders`);
-      if (o !== lastLine) assert.equal(o.message.stop_reason, null, `${label}: only the last line of ${id} has a stop_reason`);
+      assert.ok(
+        o.message.usage.output_tokens <= lastLine.message.usage.output_tokens,
+        `${label}: final output_tokens of ${id} is at least the placeholders`,
+      );
+      if (o !== lastLine)
+        assert.equal(o.message.stop_reason, null, `${label}: only the last line of ${id} has a stop_reason`);
     }
-    assert.ok(['end_turn', 'tool_use'].includes(lastLine.message.stop_reason), `${label}: ${id} ends with a stop_reason`);
+    assert.ok(
+      ['end_turn', 'tool_use'].includes(lastLine.message.stop_reason),
+      `${label}: ${id} ends with a stop_reason`,
+    );
     const kinds = group.map((o) => o.message.content[0].type);
     assert.equal(lastLine.message.stop_reason === 'tool_use', kinds.includes('tool_use'));
     assert.ok(kinds.indexOf('thinking') <= 0, 'thinking comes first');
@@ -125,7 +141,8 @@ function checkWellFormed(lines: Line[], label: string): void {
       assert.equal(o.parentUuid, lines[useLine.get(c.tool_use_id)!].uuid, 'a tool_result hangs off its tool_use line');
     }
   });
-  for (const id of useLine.keys()) assert.equal(resultCount.get(id), 1, `${label}: tool_use ${id} has exactly one result`);
+  for (const id of useLine.keys())
+    assert.equal(resultCount.get(id), 1, `${label}: tool_use ${id} has exactly one result`);
 }
 
 describe('generate-example', function () {
@@ -165,7 +182,11 @@ describe('generate-example', function () {
   });
 
   it('well-formed for other seeds and sizes too', function () {
-    for (const [seed, rounds] of [[1, 12], [2, 45], [3, 90]]) {
+    for (const [seed, rounds] of [
+      [1, 12],
+      [2, 45],
+      [3, 90],
+    ]) {
       const s = generateSessionFiles({ seed, rounds });
       checkWellFormed(parse(s.text), `seed ${seed}`);
       assert.equal(s.stats.rounds, rounds);
@@ -185,13 +206,31 @@ describe('generate-example', function () {
       assert.equal(typeof o.cwd, 'string');
       assert.equal(typeof o.gitBranch, 'string');
     }
-    const types = new Set(lines.map((o) => (o.type === 'system' ? 'system/' + o.subtype : o.type === 'progress' ? 'progress/' + o.data.type : o.type)));
-    for (const k of ['permission-mode', 'file-history-snapshot', 'attachment', 'system/turn_duration', 'system/stop_hook_summary', 'system/compact_boundary', 'queue-operation', 'last-prompt', 'progress/hook_progress', 'progress/bash_progress']) {
+    const types = new Set(
+      lines.map((o) =>
+        o.type === 'system' ? 'system/' + o.subtype : o.type === 'progress' ? 'progress/' + o.data.type : o.type,
+      ),
+    );
+    for (const k of [
+      'permission-mode',
+      'file-history-snapshot',
+      'attachment',
+      'system/turn_duration',
+      'system/stop_hook_summary',
+      'system/compact_boundary',
+      'queue-operation',
+      'last-prompt',
+      'progress/hook_progress',
+      'progress/bash_progress',
+    ]) {
       assert.ok(types.has(k), `has a ${k} line`);
     }
     assert.equal(lines[lines.length - 1].type, 'last-prompt');
     const leaf = lines[lines.length - 1].leafUuid;
-    assert.ok(chain.some((o) => o.uuid === leaf), 'last-prompt names an existing leaf');
+    assert.ok(
+      chain.some((o) => o.uuid === leaf),
+      'last-prompt names an existing leaf',
+    );
     assert.ok(!chain.some((o) => o.parentUuid === leaf), 'leafUuid is a leaf');
 
     // rounds, size, final answer
@@ -213,7 +252,11 @@ describe('generate-example', function () {
     assert.ok(sizes.filter((n) => n >= 20_000 && n <= 120_000).length >= 5, 'several large tool results');
     assert.ok(Math.max(...sizes) <= 120_000);
     assert.ok(results.some((c) => c.is_error === true));
-    assert.ok(results.some((c) => Array.isArray(c.content) && c.content.length >= 2 && c.content.every((b: Line) => b.type === 'text')));
+    assert.ok(
+      results.some(
+        (c) => Array.isArray(c.content) && c.content.length >= 2 && c.content.every((b: Line) => b.type === 'text'),
+      ),
+    );
   });
 
   it('branches the chain on parallel tool calls the way Claude Code does', function () {
@@ -222,7 +265,8 @@ describe('generate-example', function () {
     for (const o of lines.filter(isToolResultLine)) resultFor.set(o.message.content[0].tool_use_id, o);
     const groups = new Map<string, Line[]>();
     for (const o of lines) {
-      if (o.type === 'assistant' && o.message.content[0].type === 'tool_use') groups.set(o.message.id, [...(groups.get(o.message.id) ?? []), o]);
+      if (o.type === 'assistant' && o.message.content[0].type === 'tool_use')
+        groups.set(o.message.id, [...(groups.get(o.message.id) ?? []), o]);
     }
     const parallel = [...groups.values()].filter((g) => g.length >= 2);
     assert.ok(parallel.length >= 3, 'several responses with parallel tool calls');
@@ -252,13 +296,20 @@ describe('generate-example', function () {
     assert.equal(b.content, 'Conversation compacted');
     assert.equal(b.compactMetadata.trigger, 'auto');
     assert.ok(b.compactMetadata.preTokens > b.compactMetadata.postTokens);
-    assert.ok(lines.slice(0, at).some((o) => o.uuid === b.logicalParentUuid), 'logicalParentUuid names the previous leaf');
+    assert.ok(
+      lines.slice(0, at).some((o) => o.uuid === b.logicalParentUuid),
+      'logicalParentUuid names the previous leaf',
+    );
     assert.ok(!lines.slice(0, at).some((o) => o.parentUuid === b.logicalParentUuid), 'which was a leaf');
     const summary = lines[at + 1];
     assert.equal(summary.parentUuid, b.uuid);
     assert.equal(summary.isCompactSummary, true);
     assert.equal(summary.isVisibleInTranscriptOnly, true);
-    assert.ok(summary.message.content.startsWith('This session is being continued from a previous conversation that ran out of context.'));
+    assert.ok(
+      summary.message.content.startsWith(
+        'This session is being continued from a previous conversation that ran out of context.',
+      ),
+    );
     const before = lines.slice(0, at).filter((o) => o.type === 'assistant').length;
     const after = lines.slice(at).filter((o) => o.type === 'assistant').length;
     assert.ok(before > 20 && after > 20, 'compaction sits partway');
@@ -281,17 +332,30 @@ describe('generate-example', function () {
       if (usages[i].cache_read_input_tokens === ctxOf(usages[i - 1]) - usages[i - 1].input_tokens) warm++;
     }
     assert.ok(warm > usages.length * 0.8, 'most requests read the previous prefix from the cache');
-    for (const u of usages) assert.equal(u.cache_creation.ephemeral_1h_input_tokens + u.cache_creation.ephemeral_5m_input_tokens, u.cache_creation_input_tokens);
+    for (const u of usages)
+      assert.equal(
+        u.cache_creation.ephemeral_1h_input_tokens + u.cache_creation.ephemeral_5m_input_tokens,
+        u.cache_creation_input_tokens,
+      );
   });
 
   it('ships examples/demo-session.jsonl exactly as generated (do not edit it by hand)', function () {
     const file = join(examples, 'demo-session.jsonl');
-    assert.ok(existsSync(file), 'examples/demo-session.jsonl exists: regenerate with node --import tsx scripts/generate-example.ts');
-    assert.ok(readFileSync(file, 'utf8') === defaults.text, 'examples/demo-session.jsonl differs from generateSession(DEFAULT_OPTIONS): regenerate it');
+    assert.ok(
+      existsSync(file),
+      'examples/demo-session.jsonl exists: regenerate with node --import tsx scripts/generate-example.ts',
+    );
+    assert.ok(
+      readFileSync(file, 'utf8') === defaults.text,
+      'examples/demo-session.jsonl differs from generateSession(DEFAULT_OPTIONS): regenerate it',
+    );
     for (const sub of defaults.subagents) {
       const p = join(examples, sub.relativePath);
       assert.ok(existsSync(p), `${sub.relativePath} exists`);
-      assert.ok(readFileSync(p, 'utf8') === sub.text, `${sub.relativePath} differs from the generator output: regenerate it`);
+      assert.ok(
+        readFileSync(p, 'utf8') === sub.text,
+        `${sub.relativePath} differs from the generator output: regenerate it`,
+      );
     }
   });
 });

@@ -26,7 +26,9 @@ function write(sizes: number[], ids: string[]): string {
       if (!line) return line;
       const o = JSON.parse(line) as { message?: { content?: unknown } };
       const content = o.message?.content;
-      if (Array.isArray(content)) for (const b of content as { type: string; id?: string; name?: string }[]) if (b.type === 'tool_use') b.name = b.id;
+      if (Array.isArray(content))
+        for (const b of content as { type: string; id?: string; name?: string }[])
+          if (b.type === 'tool_use') b.name = b.id;
       return JSON.stringify(o);
     })
     .join('\n');
@@ -40,13 +42,22 @@ const WIDE = { targetTokens: 1_000_000, maxToolResultChars: 50_000, maxToolResul
 
 describe('transcript-controlled keys named like Object.prototype members', () => {
   it('a fresh plan treats them as fresh results: over the per-result limit they are replaced, not "frozen"', async () => {
-    const p = write(HOSTILE.map(() => 60_000), HOSTILE);
+    const p = write(
+      HOSTILE.map(() => 60_000),
+      HOSTILE,
+    );
     const plan = await planCompaction(await inspectFile(p), WIDE, emptyState());
-    assert.deepEqual(plan.toolResults.map((t) => [t.toolUseId, t.action]), HOSTILE.map((id) => [id, 'replaced']));
+    assert.deepEqual(
+      plan.toolResults.map((t) => [t.toolUseId, t.action]),
+      HOSTILE.map((id) => [id, 'replaced']),
+    );
   });
 
   it('their frozen decisions reach the state file and are re-applied by the next pass', async () => {
-    const p = write(HOSTILE.map(() => 60_000), HOSTILE);
+    const p = write(
+      HOSTILE.map(() => 60_000),
+      HOSTILE,
+    );
     const first = await compactFile(p, { settings: WIDE, inPlace: true, summarizer: 'extractive' });
     assert.equal(first.plan.toolResults.filter((t) => t.action === 'replaced').length, HOSTILE.length);
     const raw = JSON.parse(readFileSync(statePath(p), 'utf8')) as { decisions: object };
@@ -61,11 +72,17 @@ describe('transcript-controlled keys named like Object.prototype members', () =>
   });
 
   it("the user's tool-result choices for them are kept, saved, loaded and honoured", async () => {
-    const p = write(HOSTILE.map(() => 60_000), HOSTILE);
+    const p = write(
+      HOSTILE.map(() => 60_000),
+      HOSTILE,
+    );
     let d = noDecisions();
     for (const id of HOSTILE) d = chooseToolResult(d, id, 'keep-full');
     assert.deepEqual(Object.keys(d.toolResults).sort(), [...HOSTILE].sort());
-    assert.deepEqual(Object.keys(parseDecisions(JSON.parse(JSON.stringify(d)), 'test').toolResults).sort(), [...HOSTILE].sort());
+    assert.deepEqual(
+      Object.keys(parseDecisions(JSON.parse(JSON.stringify(d)), 'test').toolResults).sort(),
+      [...HOSTILE].sort(),
+    );
     await saveDecisions(p, d);
     const loaded = await loadDecisions(p);
     assert.deepEqual(Object.keys(loaded.toolResults).sort(), [...HOSTILE].sort());
@@ -82,13 +99,16 @@ describe('transcript-controlled keys named like Object.prototype members', () =>
     const names = new Set<string>();
     for (const r of map.rounds) for (const name of Object.keys(r.breakdown.byTool)) names.add(name);
     assert.deepEqual([...names].sort(), [...HOSTILE].sort());
-    for (const r of map.rounds) assert.equal(Object.getPrototypeOf(r.breakdown.byTool), Object.prototype, 'byTool keeps its prototype');
+    for (const r of map.rounds)
+      assert.equal(Object.getPrototypeOf(r.breakdown.byTool), Object.prototype, 'byTool keeps its prototype');
   });
 
   it('a model named like them has no price, and price overrides accept them as ordinary keys', () => {
     for (const model of HOSTILE) assert.equal(priceFor(model), null, model);
     // Built as JSON.parse builds a setting's value: `__proto__` is then an own key (an object literal would set the prototype).
-    const given = JSON.parse('{"__proto__": {"input": 1, "output": 2}, "constructor": {"input": 3, "output": 4}}') as Record<string, { input: number; output: number }>;
+    const given = JSON.parse(
+      '{"__proto__": {"input": 1, "output": 2}, "constructor": {"input": 3, "output": 4}}',
+    ) as Record<string, { input: number; output: number }>;
     const priced = withPriceOverrides(given);
     assert.equal(priceFor('__proto__', priced)?.price.input, 1);
     assert.equal(priceFor('constructor', priced)?.price.output, 4);

@@ -75,7 +75,10 @@ describe('reinspect', function () {
     const cuts: number[] = [ends[100]];
     for (let k = 101; k < ends.length; k += 7) cuts.push(ends[k] - 25, ends[k]);
     cuts.push(after.length);
-    await grow(fixture('v2.1.97-live-after.jsonl'), cuts.filter((c, i) => i === 0 || c > cuts[i - 1]));
+    await grow(
+      fixture('v2.1.97-live-after.jsonl'),
+      cuts.filter((c, i) => i === 0 || c > cuts[i - 1]),
+    );
   });
 
   for (const file of claudeFixtures()) {
@@ -94,13 +97,14 @@ describe('reinspect', function () {
 
   it('matches a full read on random synthetic sessions (branches, last-prompt lines, parallel tools, sidechains, odd ids)', async () => {
     let seed = 12345;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
     for (let run = 0; run < 12; run++) {
       const lines: string[] = [];
       const uuids: string[] = [];
       let n = 0;
-      const ts = () => `2026-01-01T00:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.000Z`;
+      const ts = () =>
+        `2026-01-01T00:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.000Z`;
       const add = (o: Record<string, unknown>) => {
         n++;
         lines.push(JSON.stringify({ sessionId: 's', timestamp: ts(), isSidechain: false, ...o }));
@@ -122,20 +126,54 @@ describe('reinspect', function () {
             pending.push(tid);
             content.push({ type: 'tool_use', id: tid, name: pick(['Read', 'Bash', 'Edit']), input: { x: step } });
           }
-          add({ type: 'assistant', uuid, parentUuid: parent, message: { id, role: 'assistant', model: 'm', content, usage: { input_tokens: 100 + step * 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 }, stop_reason: content.length > 1 ? 'tool_use' : 'end_turn' } });
+          add({
+            type: 'assistant',
+            uuid,
+            parentUuid: parent,
+            message: {
+              id,
+              role: 'assistant',
+              model: 'm',
+              content,
+              usage: {
+                input_tokens: 100 + step * 50,
+                cache_creation_input_tokens: 0,
+                cache_read_input_tokens: 0,
+                output_tokens: 5,
+              },
+              stop_reason: content.length > 1 ? 'tool_use' : 'end_turn',
+            },
+          });
         } else if (r < 0.6 && pending.length) {
           const tid = rnd() < 0.9 ? pending.shift()! : pick([...pending, 't1']);
-          add({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: tid, content: 'out '.repeat(Math.floor(rnd() * 20)) }] } });
+          add({
+            type: 'user',
+            uuid,
+            parentUuid: parent,
+            message: {
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: tid, content: 'out '.repeat(Math.floor(rnd() * 20)) }],
+            },
+          });
         } else if (r < 0.75) {
           add({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: `prompt ${step}` } });
         } else if (r < 0.82 && uuids.length) {
           n++;
-          lines.push(JSON.stringify({ type: 'last-prompt', leafUuid: rnd() < 0.7 ? leaf : pick(uuids), sessionId: 's' }));
+          lines.push(
+            JSON.stringify({ type: 'last-prompt', leafUuid: rnd() < 0.7 ? leaf : pick(uuids), sessionId: 's' }),
+          );
           continue;
         } else if (r < 0.88) {
           add({ type: 'progress', uuid, parentUuid: parent, data: { x: 1 } });
         } else if (r < 0.93) {
-          add({ type: 'assistant', uuid, parentUuid: parent, isSidechain: true, agentId: 'a1', message: { id: `s${step}`, role: 'assistant', content: [{ type: 'text', text: 'side' }] } });
+          add({
+            type: 'assistant',
+            uuid,
+            parentUuid: parent,
+            isSidechain: true,
+            agentId: 'a1',
+            message: { id: `s${step}`, role: 'assistant', content: [{ type: 'text', text: 'side' }] },
+          });
           continue;
         } else {
           n++;
@@ -158,7 +196,14 @@ describe('reinspect', function () {
     const copy = join(dir, 'rewrite.jsonl');
     writeFileSync(copy, src);
     const a = await inspectFile(copy);
-    a.report.sidechains.push({ id: 'agent-x', source: 'file', file: 'x.jsonl', lines: 1, rounds: 0, contextTokens: null });
+    a.report.sidechains.push({
+      id: 'agent-x',
+      source: 'file',
+      file: 'x.jsonl',
+      lines: 1,
+      rounds: 0,
+      contextTokens: null,
+    });
     appendFileSync(copy, readFileSync(fixture('v2.1.97-live-after.jsonl')).subarray(src.length, src.length + 20000));
     const b = await reinspect(a);
     assert.ok(b.report.sidechains.some((s) => s.id === 'agent-x'));
@@ -173,7 +218,10 @@ describe('reinspect', function () {
     // A small file is fingerprinted whole: flip one byte in the middle of a line near the start.
     // A file over the whole-prefix size (17 MiB): change a byte in its first 256 KiB (a rewrite of old lines).
     const big = Buffer.concat(Array.from({ length: Math.ceil((17 << 20) / src.length) }, () => src));
-    for (const [name, base] of [['small', src], ['large', big]] as const) {
+    for (const [name, base] of [
+      ['small', src],
+      ['large', big],
+    ] as const) {
       const copy = join(dir, `same-length-${name}.jsonl`);
       writeFileSync(copy, base);
       const a = await inspectFile(copy, { subagents: false });

@@ -35,7 +35,12 @@ const expected = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
 describe('JSON written in pieces', function () {
   this.timeout(120_000);
 
-  for (const file of [...claudeFixtures(), ...agentFixtures('codex'), ...agentFixtures('copilot-cli'), ...agentFixtures('gemini-cli', /\.json$/)]) {
+  for (const file of [
+    ...claudeFixtures(),
+    ...agentFixtures('codex'),
+    ...agentFixtures('copilot-cli'),
+    ...agentFixtures('gemini-cli', /\.json$/),
+  ]) {
     it(`inspect --json of ${basename(file)}: the same bytes as one JSON.stringify of the report`, async () => {
       const analysis = await inspectFile(file, { appendable: false });
       const value = jsonReport(analysis.report, contextMap(analysis));
@@ -55,8 +60,14 @@ describe('JSON written in pieces', function () {
       { a: new JsonList(3, (i) => (i === 1 ? undefined : i)) },
       { a: new JsonList(2, (i) => new JsonList(i + 1, (j) => ({ j, s: 'x\ny' }))) },
       { a: undefined, f: () => 1, s: Symbol('s'), b: null, c: [], d: {}, e: [undefined, () => 1] },
-      { text: 'line\nbreak "quoted" \\ back \u2028 \u2029 \u0000 \ud800 é 😀', n: [-0, NaN, Infinity, 1e21, 0.1 + 0.2] },
-      { when: new Date(0), nested: { deeper: { list: new JsonList(2, (i) => ({ i, inner: { a: [1, { b: 2 }] } })), after: 'x' } } },
+      {
+        text: 'line\nbreak "quoted" \\ back \u2028 \u2029 \u0000 \ud800 é 😀',
+        n: [-0, NaN, Infinity, 1e21, 0.1 + 0.2],
+      },
+      {
+        when: new Date(0),
+        nested: { deeper: { list: new JsonList(2, (i) => ({ i, inner: { a: [1, { b: 2 }] } })), after: 'x' } },
+      },
       { outer: new JsonList(1, () => ({ list: new JsonList(1, () => 1) })) },
       bare,
       new JsonList(3, (i) => ({ i })),
@@ -69,7 +80,10 @@ describe('JSON written in pieces', function () {
   });
 
   it('a large list goes out in several writes and in order, waiting when the stream asks', async () => {
-    const value = { rounds: new JsonList(20_000, (i) => ({ i, label: `round ${i} ${'x'.repeat(i % 97)}` })), after: true };
+    const value = {
+      rounds: new JsonList(20_000, (i) => ({ i, label: `round ${i} ${'x'.repeat(i % 97)}` })),
+      after: true,
+    };
     const { text, writes } = await written(value);
     assert.equal(text, expected(value));
     assert.ok(writes > 1, `${writes} writes`);

@@ -69,8 +69,17 @@ describe('sessions view: the live mark clears when appends stop (fake clock)', f
           const fresh = await summarizeSession(f, 'f', clock.now());
           shown = marks.apply([fresh, ...shown.filter((s) => s.file !== f)]);
         }
-        for (const s of shown) assert.equal(s.live, clock.now() - s.mtimeMs < LIVE_MS, `step ${step}: ${s.file} at ${clock.now() - s.mtimeMs} ms after its last append`);
-        assert.equal(clock.pending.size, shown.some((s) => s.live) ? 1 : 0, `step ${step}: one timer while something is live, none otherwise`);
+        for (const s of shown)
+          assert.equal(
+            s.live,
+            clock.now() - s.mtimeMs < LIVE_MS,
+            `step ${step}: ${s.file} at ${clock.now() - s.mtimeMs} ms after its last append`,
+          );
+        assert.equal(
+          clock.pending.size,
+          shown.some((s) => s.live) ? 1 : 0,
+          `step ${step}: one timer while something is live, none otherwise`,
+        );
       }
       marks.dispose();
       assert.equal(clock.pending.size, 0);

@@ -38,7 +38,9 @@ class Racer {
   private constructor(readonly child: ChildProcessWithoutNullStreams) {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    createInterface({ input: child.stdout }).on('line', (line) => this.waiting.shift()?.resolve(JSON.parse(line) as Answer));
+    createInterface({ input: child.stdout }).on('line', (line) =>
+      this.waiting.shift()?.resolve(JSON.parse(line) as Answer),
+    );
     child.once('exit', (code, signal) => {
       for (const w of this.waiting.splice(0)) w.reject(new Error(`racer exited (${code ?? signal}): ${stderr}`));
     });
@@ -66,7 +68,8 @@ class Racer {
 }
 
 const lockOf = (file: string) => `${file}.compactor.lock`;
-const readLock = (file: string) => JSON.parse(readFileSync(lockOf(file), 'utf8')) as { pid: number; host?: string; token?: string };
+const readLock = (file: string) =>
+  JSON.parse(readFileSync(lockOf(file), 'utf8')) as { pid: number; host?: string; token?: string };
 
 async function lockError(file: string): Promise<CompactError> {
   const err = await acquireLock(file).then(
@@ -91,8 +94,18 @@ describe('compaction lock', function () {
 
   /** Stale locks of every kind the takeover handles, one per round in turn. */
   const staleLocks: { name: string; write: (path: string, dead: number) => void }[] = [
-    { name: 'dead pid', write: (p, dead) => writeFileSync(p, JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString(), token: 'stale' })) },
-    { name: 'dead pid, older format without host or token', write: (p, dead) => writeFileSync(p, JSON.stringify({ pid: dead, started: new Date().toISOString() })) },
+    {
+      name: 'dead pid',
+      write: (p, dead) =>
+        writeFileSync(
+          p,
+          JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString(), token: 'stale' }),
+        ),
+    },
+    {
+      name: 'dead pid, older format without host or token',
+      write: (p, dead) => writeFileSync(p, JSON.stringify({ pid: dead, started: new Date().toISOString() })),
+    },
     {
       name: 'half-written, old',
       write: (p) => {
@@ -140,7 +153,10 @@ describe('compaction lock', function () {
   it("a half-written lock younger than the limit is 'locked' and left alone; an old one is taken over", async () => {
     writeFileSync(lockOf(file), '');
     const err = await lockError(file);
-    assert.match(err.message, /Another compaction of s\.jsonl is starting \(its lock file is still being written\); try again in a few seconds/);
+    assert.match(
+      err.message,
+      /Another compaction of s\.jsonl is starting \(its lock file is still being written\); try again in a few seconds/,
+    );
     assert.equal(readFileSync(lockOf(file), 'utf8'), '', 'a fresh half-written lock is not touched');
     const justUnder = (Date.now() - HALF_WRITTEN_LOCK_STALE_MS + 3_000) / 1000;
     utimesSync(lockOf(file), justUnder, justUnder);
@@ -158,7 +174,12 @@ describe('compaction lock', function () {
     try {
       assert.ok((await owner.send({ cmd: 'acquire', round: 0, file, at: 0 })).won);
       const err = await lockError(file);
-      assert.match(err.message, new RegExp(`^Another compaction of s\\.jsonl is running \\(process ${owner.pid}, started \\d{4}-.*\\); try again when it has finished\\.$`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `^Another compaction of s\\.jsonl is running \\(process ${owner.pid}, started \\d{4}-.*\\); try again when it has finished\\.$`,
+        ),
+      );
       assert.equal(readLock(file).pid, owner.pid);
       await owner.send({ cmd: 'release', round: 0 });
       const lock = await acquireLock(file);
@@ -190,7 +211,16 @@ describe('compaction lock', function () {
 
   it('a lock whose pid now belongs to another process (start time differs) is taken over on Linux, kept elsewhere', async () => {
     // This process is alive; the lock claims it started at another time, as after pid reuse.
-    writeFileSync(lockOf(file), JSON.stringify({ pid: process.pid, host: hostname(), started: '2001-01-01T00:00:00.000Z', token: 'reused', procStart: '1' }));
+    writeFileSync(
+      lockOf(file),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        started: '2001-01-01T00:00:00.000Z',
+        token: 'reused',
+        procStart: '1',
+      }),
+    );
     if (process.platform === 'linux') {
       const lock = await acquireLock(file);
       assert.notEqual(readLock(file).token, 'reused');
@@ -201,7 +231,16 @@ describe('compaction lock', function () {
   });
 
   it('a lock from before a reboot (boot id differs) is taken over on Linux, even though its pid is alive now', async () => {
-    writeFileSync(lockOf(file), JSON.stringify({ pid: process.pid, host: hostname(), started: '2001-01-01T00:00:00.000Z', token: 'rebooted', boot: 'another-boot' }));
+    writeFileSync(
+      lockOf(file),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        started: '2001-01-01T00:00:00.000Z',
+        token: 'rebooted',
+        boot: 'another-boot',
+      }),
+    );
     if (process.platform === 'linux') {
       const lock = await acquireLock(file);
       assert.notEqual(readLock(file).token, 'rebooted');
@@ -212,9 +251,15 @@ describe('compaction lock', function () {
   });
 
   it("a lock from another host is never taken over (its pid means nothing here): 'locked', naming the file to delete", async () => {
-    writeFileSync(lockOf(file), JSON.stringify({ pid: deadPid(), host: 'some-other-host', started: '2001-01-01T00:00:00.000Z', token: 'remote' }));
+    writeFileSync(
+      lockOf(file),
+      JSON.stringify({ pid: deadPid(), host: 'some-other-host', started: '2001-01-01T00:00:00.000Z', token: 'remote' }),
+    );
     const err = await lockError(file);
-    assert.match(err.message, /may be running \(process \d+ on some-other-host, started 2001-01-01T00:00:00\.000Z\); this machine cannot tell whether it still is/);
+    assert.match(
+      err.message,
+      /may be running \(process \d+ on some-other-host, started 2001-01-01T00:00:00\.000Z\); this machine cannot tell whether it still is/,
+    );
     assert.ok(err.message.includes(`delete ${lockOf(file)} if it is not running`), err.message);
     assert.equal(readLock(file).token, 'remote');
   });
@@ -224,8 +269,14 @@ describe('compaction lock', function () {
     const stale = JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString(), token: 'stale' });
     writeFileSync(lockOf(file), stale);
     // The claim's name is derived from the stale lock's content (see removeIfStill in fsutil.ts).
-    const claim = join(dir, `.${basename(lockOf(file))}.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`);
-    writeFileSync(claim, JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString(), token: 'dead-claimer' }));
+    const claim = join(
+      dir,
+      `.${basename(lockOf(file))}.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`,
+    );
+    writeFileSync(
+      claim,
+      JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString(), token: 'dead-claimer' }),
+    );
     const lock = await acquireLock(file);
     assert.equal(readLock(file).pid, process.pid);
     assert.ok(!existsSync(claim), 'the dead claim was removed');
@@ -237,8 +288,14 @@ describe('compaction lock', function () {
     const dead = deadPid();
     const stale = JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString(), token: 'stale' });
     writeFileSync(lockOf(file), stale);
-    const claim = join(dir, `.${basename(lockOf(file))}.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`);
-    writeFileSync(claim, JSON.stringify({ pid: process.pid, host: hostname(), started: new Date().toISOString(), token: 'live-claimer' }));
+    const claim = join(
+      dir,
+      `.${basename(lockOf(file))}.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`,
+    );
+    writeFileSync(
+      claim,
+      JSON.stringify({ pid: process.pid, host: hostname(), started: new Date().toISOString(), token: 'live-claimer' }),
+    );
     const err = await lockError(file);
     assert.match(err.message, /Could not lock s\.jsonl/);
     assert.equal(readFileSync(lockOf(file), 'utf8'), stale, 'the claimed stale lock is left to its claimer');

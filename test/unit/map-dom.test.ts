@@ -18,7 +18,8 @@ import { fixture, repoRoot, sharedFixtures } from '../support/fixtures';
 
 const ORIGIN = 'https://webview.test';
 const NONCE = 'dGVzdG5vbmNlMTIzNDU2Nzg5MA==';
-const EVIL = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"><b>bold?</b><a href="javascript:window.__pwned = 4">link</a><style>body { display: none }</style>';
+const EVIL =
+  '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"><b>bold?</b><a href="javascript:window.__pwned = 4">link</a><style>body { display: none }</style>';
 
 interface BarData {
   first: number;
@@ -35,11 +36,27 @@ describe('Context Map webview in Chromium', function () {
   const violations: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: run bash scripts/provision-vscode.sh (it installs Debian's chromium)`);
-    const out = await build({ entryPoints: [join(repoRoot, 'src/webview/map.ts')], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', write: false, logLevel: 'silent' });
+    if (!existsSync(CHROMIUM_PATH))
+      throw new Error(
+        `${CHROMIUM_PATH} is missing: run bash scripts/provision-vscode.sh (it installs Debian's chromium)`,
+      );
+    const out = await build({
+      entryPoints: [join(repoRoot, 'src/webview/map.ts')],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+    });
     const script = out.outputFiles[0].text;
     const css = readFileSync(join(repoRoot, 'media/map.css'), 'utf8');
-    const html = mapHtml({ cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/map.js`, styleUri: `${ORIGIN}/media/map.css` });
+    const html = mapHtml({
+      cspSource: ORIGIN,
+      nonce: NONCE,
+      scriptUri: `${ORIGIN}/dist/map.js`,
+      styleUri: `${ORIGIN}/media/map.css`,
+    });
     const analysis = await inspectFile(fixture('with-compactions.jsonl'));
     const plan = await planCompaction(analysis, { targetTokens: 60_000, keepRecentTokens: 5_000 });
     state = buildMapState(fixture('with-compactions.jsonl'), analysis, plan, undefined);
@@ -66,9 +83,11 @@ describe('Context Map webview in Chromium', function () {
       if (m.type() === 'error') violations.push(m.text());
     });
     await b.page.goto(`${ORIGIN}/index.html`);
-    await b.page.waitForFunction(`window.__posted.some((m) => m.type === 'ready')`, undefined, { timeout: 15_000 }).catch((e: Error) => {
-      throw new Error(`${e.message}; page errors: ${violations.join(' | ')}`);
-    });
+    await b.page
+      .waitForFunction(`window.__posted.some((m) => m.type === 'ready')`, undefined, { timeout: 15_000 })
+      .catch((e: Error) => {
+        throw new Error(`${e.message}; page errors: ${violations.join(' | ')}`);
+      });
     await post({ type: 'state', state });
     await b.page.waitForSelector('svg.chart g.bar');
   });
@@ -77,7 +96,9 @@ describe('Context Map webview in Chromium', function () {
   const get = <T>(expr: string) => b!.page.evaluate<T>(expr);
   const posted = () => get<{ type: string; [k: string]: unknown }[]>('window.__posted');
   const bars = () =>
-    get<BarData[]>(`[...document.querySelectorAll('g.bar')].map((g) => ({ first: +g.dataset.first, last: +g.dataset.last, peak: +g.dataset.peak, total: +g.dataset.total, mark: g.dataset.mark }))`);
+    get<BarData[]>(
+      `[...document.querySelectorAll('g.bar')].map((g) => ({ first: +g.dataset.first, last: +g.dataset.last, peak: +g.dataset.peak, total: +g.dataset.total, mark: g.dataset.mark }))`,
+    );
 
   after(async () => {
     await b?.close();
@@ -96,13 +117,23 @@ describe('Context Map webview in Chromium', function () {
       assert.equal(bar.mark, marks.includes('drop') ? 'drop' : marks.includes('summarize') ? 'summarize' : 'keep');
     }
     assert.equal(next, state.rounds.length);
-    assert.ok(drawn.some((x) => x.mark !== 'keep'), 'the plan summarizes or drops something');
+    assert.ok(
+      drawn.some((x) => x.mark !== 'keep'),
+      'the plan summarizes or drops something',
+    );
     // The patterns are one path per mark, a closed subpath per bar: every summarized or dropped bar has its own.
-    const subpaths = async (mark: string) => (await b!.page.evaluate((m) => document.querySelector(`path.overlay-${m}`)?.getAttribute('d') ?? '', mark)).split('z').filter(Boolean).length;
+    const subpaths = async (mark: string) =>
+      (await b!.page.evaluate((m) => document.querySelector(`path.overlay-${m}`)?.getAttribute('d') ?? '', mark))
+        .split('z')
+        .filter(Boolean).length;
     for (const mark of ['summarize', 'drop']) {
-      assert.equal(await subpaths(mark), drawn.filter((x) => x.mark === mark).length, `every ${mark} bar is patterned, not only coloured`);
+      assert.equal(
+        await subpaths(mark),
+        drawn.filter((x) => x.mark === mark).length,
+        `every ${mark} bar is patterned, not only coloured`,
+      );
     }
-    assert.equal(await b!.page.locator('ul.legend li').count() >= state.series.length, true);
+    assert.equal((await b!.page.locator('ul.legend li').count()) >= state.series.length, true);
   });
 
   it('draws the usage line, the compaction boundaries and the target', async () => {
@@ -111,14 +142,21 @@ describe('Context Map webview in Chromium', function () {
     assert.ok((await page.locator('svg.chart line.boundary').count()) >= 1);
     assert.equal(await page.getAttribute('#target', 'data-tokens'), String(state.targetTokens));
     const kinds = await page.locator('svg.chart line.ref').evaluateAll((ls) => ls.map((l) => l.getAttribute('class')));
-    assert.ok(kinds.includes('ref ref-window') && kinds.includes('ref ref-autoCompact') && kinds.includes('ref ref-target'), kinds.join());
+    assert.ok(
+      kinds.includes('ref ref-window') && kinds.includes('ref ref-autoCompact') && kinds.includes('ref ref-target'),
+      kinds.join(),
+    );
   });
 
   it('clicking a bar asks for its round; the round is rendered as text with its exact counts beside the estimates', async () => {
     const page = b!.page;
     const drawn = await bars();
     const pick = drawn[Math.floor(drawn.length / 2)];
-    await page.locator('g.bar').nth(Math.floor(drawn.length / 2)).locator('rect.hit').click();
+    await page
+      .locator('g.bar')
+      .nth(Math.floor(drawn.length / 2))
+      .locator('rect.hit')
+      .click();
     assert.deepEqual((await posted()).at(-1), { type: 'selectRound', round: pick.peak });
     const detail: RoundDetail = {
       round: pick.peak,
@@ -126,9 +164,36 @@ describe('Context Map webview in Chromium', function () {
       model: 'claude-opus-4-5',
       costUsd: 0.5,
       items: [
-        { kind: 'prompt', line: 10, tool: null, text: EVIL, chars: EVIL.length, truncated: false, estimate: 40, isError: false },
-        { kind: 'toolCall', line: 11, tool: EVIL, text: '{"file_path": "/etc/passwd"}', chars: 28, truncated: false, estimate: 9, isError: false },
-        { kind: 'toolResult', line: 12, tool: 'Read', text: EVIL, chars: 90_000, truncated: true, estimate: 30_000, isError: true },
+        {
+          kind: 'prompt',
+          line: 10,
+          tool: null,
+          text: EVIL,
+          chars: EVIL.length,
+          truncated: false,
+          estimate: 40,
+          isError: false,
+        },
+        {
+          kind: 'toolCall',
+          line: 11,
+          tool: EVIL,
+          text: '{"file_path": "/etc/passwd"}',
+          chars: 28,
+          truncated: false,
+          estimate: 9,
+          isError: false,
+        },
+        {
+          kind: 'toolResult',
+          line: 12,
+          tool: 'Read',
+          text: EVIL,
+          chars: 90_000,
+          truncated: true,
+          estimate: 30_000,
+          isError: true,
+        },
       ],
     };
     await post({ type: 'round', detail });
@@ -142,7 +207,10 @@ describe('Context Map webview in Chromium', function () {
     const exact = await page.locator('.exact').allTextContents();
     // A Claude session: o200k is another vendor's tokenizer, said as a count, not as "exact", with why in its tooltip.
     assert.deepEqual(exact, [' · o200k count: 41', ' · o200k count: 10', ' · o200k count: –']);
-    assert.match((await page.locator('.exact').first().getAttribute('title'))!, /OpenAI's tokenizer: a close count of this text, not Claude's own/);
+    assert.match(
+      (await page.locator('.exact').first().getAttribute('title'))!,
+      /OpenAI's tokenizer: a close count of this text, not Claude's own/,
+    );
     assert.equal(await get<unknown>('window.__pwned'), undefined);
   });
 
@@ -158,12 +226,16 @@ describe('Context Map webview in Chromium', function () {
     await page.mouse.up();
     const last = (await posted()).at(-1)!;
     assert.equal(last.type, 'setTarget');
-    assert.ok((last.tokens as number) > state.targetTokens, `dragged up: ${String(last.tokens)} > ${state.targetTokens}`);
+    assert.ok(
+      (last.tokens as number) > state.targetTokens,
+      `dragged up: ${String(last.tokens)} > ${state.targetTokens}`,
+    );
     assert.equal(await page.getAttribute('#target', 'data-tokens'), String(last.tokens));
     await page.locator('#target').focus();
     await page.keyboard.press('ArrowDown');
     const want = { type: 'setTarget', tokens: (last.tokens as number) - 1000 };
-    for (let i = 0; i < 50 && JSON.stringify((await posted()).at(-1)) !== JSON.stringify(want); i++) await page.waitForTimeout(100);
+    for (let i = 0; i < 50 && JSON.stringify((await posted()).at(-1)) !== JSON.stringify(want); i++)
+      await page.waitForTimeout(100);
     assert.deepEqual((await posted()).at(-1), want);
   });
 
@@ -218,7 +290,8 @@ describe('Context Map webview in Chromium', function () {
     await rows.nth(k).locator('button[data-action="preview-result"]').click();
     assert.deepEqual((await posted()).at(-1), { type: 'previewResult', toolUseId: state.largest[k].toolUseId });
     const nonResults = state.largest.map((x, i) => [x, i] as const).filter(([x]) => x.kind !== 'toolResult');
-    for (const [, i] of nonResults) assert.equal(await rows.nth(i).locator('button[data-action="preview-result"]').count(), 0);
+    for (const [, i] of nonResults)
+      assert.equal(await rows.nth(i).locator('button[data-action="preview-result"]').count(), 0);
   });
 
   it('is keyboard navigable: arrows select bars, + and - zoom', async () => {
@@ -237,18 +310,47 @@ describe('Context Map webview in Chromium', function () {
     assert.notEqual(await page.textContent('#range'), before);
     await page.keyboard.press('-');
     assert.equal(await page.textContent('#range'), before);
-    assert.equal(await page.evaluate(() => (window as unknown as { __tools: Element | null }).__tools === document.getElementById('tools-table')), true, 'the tools table was not rebuilt');
+    assert.equal(
+      await page.evaluate(
+        () => (window as unknown as { __tools: Element | null }).__tools === document.getElementById('tools-table'),
+      ),
+      true,
+      'the tools table was not rebuilt',
+    );
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'map-chart', 'the chart keeps the focus');
   });
 
-  it('the Cost section marks assumed rates, shows the agent\'s own figure and every note beside the cost', async () => {
-    await post({ type: 'state', state: { ...state, cost: { ...state.cost, assumed: true, agentUsd: 1.26, notes: ['first note about the rates.', 'second note about the agent.'] } } });
+  it("the Cost section marks assumed rates, shows the agent's own figure and every note beside the cost", async () => {
+    await post({
+      type: 'state',
+      state: {
+        ...state,
+        cost: {
+          ...state.cost,
+          assumed: true,
+          agentUsd: 1.26,
+          notes: ['first note about the rates.', 'second note about the agent.'],
+        },
+      },
+    });
     await b!.page.waitForFunction(`document.getElementById('cost-agent') !== null`, undefined, { timeout: 15_000 });
-    assert.match(await get<string>(`document.getElementById('cost-total').textContent`), /^\$[\d.]+ \(assumed prices\) over /);
-    assert.equal(await get<string>(`document.getElementById('cost-agent').textContent`), "The agent's own figure (its cost-state records): $1.26.");
-    const warnings = await get<string[]>(`[...document.querySelectorAll('[aria-labelledby="cost-h"] p.warning')].map((p) => p.textContent)`);
+    assert.match(
+      await get<string>(`document.getElementById('cost-total').textContent`),
+      /^\$[\d.]+ \(assumed prices\) over /,
+    );
+    assert.equal(
+      await get<string>(`document.getElementById('cost-agent').textContent`),
+      "The agent's own figure (its cost-state records): $1.26.",
+    );
+    const warnings = await get<string[]>(
+      `[...document.querySelectorAll('[aria-labelledby="cost-h"] p.warning')].map((p) => p.textContent)`,
+    );
     assert.deepEqual(warnings, ['first note about the rates.', 'second note about the agent.']);
-    assert.equal(await get<string>(`document.getElementById('cost-next-turn').textContent`), state.cost.nextTurn, 'the cache state and the next turn as the host computed them');
+    assert.equal(
+      await get<string>(`document.getElementById('cost-next-turn').textContent`),
+      state.cost.nextTurn,
+      'the cache state and the next turn as the host computed them',
+    );
     assert.match(state.cost.nextTurn, /^Cost: next turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted/);
     await post({ type: 'state', state });
     await b!.page.waitForFunction(`document.getElementById('cost-agent') === null`, undefined, { timeout: 15_000 });
@@ -258,20 +360,32 @@ describe('Context Map webview in Chromium', function () {
     const page = b!.page;
     assert.equal(await page.locator('#tools-table tbody tr').first().locator('td').first().textContent(), EVIL);
     assert.equal(await get<unknown>('window.__pwned'), undefined);
-    for (const sel of ['#app img', '#app script', '#app b', '#app a[href^="javascript:"]', '#app style']) assert.equal(await page.locator(sel).count(), 0, sel);
+    for (const sel of ['#app img', '#app script', '#app b', '#app a[href^="javascript:"]', '#app style'])
+      assert.equal(await page.locator(sel).count(), 0, sel);
     assert.equal(await get<string>('getComputedStyle(document.body).display'), 'block');
   });
 
-  it("a Codex map: its own window and threshold, the floor drawn, the target held within the reachable range, its label haloed; a read-only map offers no target", async () => {
+  it('a Codex map: its own window and threshold, the floor drawn, the target held within the reachable range, its label haloed; a read-only map offers no target', async () => {
     const page = b!.page;
     const codexFile = join(sharedFixtures, 'codex', 'rollout-0.142.jsonl');
     const analysis = await inspectFile(codexFile, { subagents: false, appendable: false });
-    const codex = buildMapState(codexFile, analysis, await planCompaction(analysis, { targetTokens: 100_000 }), undefined);
+    const codex = buildMapState(
+      codexFile,
+      analysis,
+      await planCompaction(analysis, { targetTokens: 100_000 }),
+      undefined,
+    );
     await post({ type: 'state', state: codex });
     await page.waitForFunction(`document.querySelector('.file')?.textContent === 'rollout-0.142.jsonl'`);
     assert.match((await page.textContent('.summary'))!, /tokens of 258k ·/);
-    assert.match((await page.textContent('#map-limits'))!, /window 258,400 \(recorded by Codex \(model_context_window 258,400\)\); auto-compacts near 233k/);
-    assert.match((await page.textContent('#plan-summary'))!, /below the 100,000 target: kept verbatim capped at 40k by Keep Recent Tokens/);
+    assert.match(
+      (await page.textContent('#map-limits'))!,
+      /window 258,400 \(recorded by Codex \(model_context_window 258,400\)\); auto-compacts near 233k/,
+    );
+    assert.match(
+      (await page.textContent('#plan-summary'))!,
+      /below the 100,000 target: kept verbatim capped at 40k by Keep Recent Tokens/,
+    );
     assert.equal(await page.locator('svg.chart line.ref-floor').count(), 1, 'the floor is drawn');
     // The label reads over the bars: a halo (a stroke of the background painted under the fill).
     const halo = await page.locator('#target text.target-label').evaluate((t) => {
@@ -289,7 +403,10 @@ describe('Context Map webview in Chromium', function () {
       await page.mouse.down();
       await page.mouse.move(grip.x + grip.width / 2, toY, { steps: 4 });
       await page.mouse.up();
-      return { tokens: Number(await page.getAttribute('#target', 'data-tokens')), label: (await page.textContent('#target text.target-label'))! };
+      return {
+        tokens: Number(await page.getAttribute('#target', 'data-tokens')),
+        label: (await page.textContent('#target text.target-label'))!,
+      };
     };
     const top = await drag(plot.y + 2);
     assert.equal(top.tokens, Math.ceil(codex.reachable!.max / 1000) * 1000);
@@ -301,10 +418,19 @@ describe('Context Map webview in Chromium', function () {
     assert.equal(await page.getAttribute('#target', 'aria-valuemin'), String(bottom.tokens));
     await page.locator('#target').focus();
     await page.keyboard.press('ArrowDown');
-    assert.equal(Number(await page.getAttribute('#target', 'data-tokens')), bottom.tokens, 'the keyboard stops at the floor too');
+    assert.equal(
+      Number(await page.getAttribute('#target', 'data-tokens')),
+      bottom.tokens,
+      'the keyboard stops at the floor too',
+    );
 
     const geminiFile = join(sharedFixtures, 'gemini-cli', 'session-tools.json');
-    const gemini = buildMapState(geminiFile, await inspectFile(geminiFile, { subagents: false, appendable: false }), null, 900_000);
+    const gemini = buildMapState(
+      geminiFile,
+      await inspectFile(geminiFile, { subagents: false, appendable: false }),
+      null,
+      900_000,
+    );
     await post({ type: 'state', state: gemini });
     await page.waitForFunction(`document.querySelector('.file')?.textContent === 'session-tools.json'`);
     assert.equal(await page.locator('#target').count(), 0, 'no target to drag on a read-only map');
@@ -317,9 +443,17 @@ describe('Context Map webview in Chromium', function () {
   it('buckets 30,000 rounds into a few hundred bars and draws them quickly', async () => {
     const big: MapState = { ...state, file: '/big.jsonl', fileName: 'big.jsonl', rounds: [] };
     const proto = state.rounds[state.rounds.length - 1];
-    for (let i = 0; i < 30_000; i++) big.rounds.push({ ...proto, round: i, boundary: i % 10_000 === 0, usage: i % 3 ? null : 1000 + (i % 500), stack: proto.stack.map((v, k) => (k === 0 ? v : (v * ((i % 97) + 1)) / 97)) });
+    for (let i = 0; i < 30_000; i++)
+      big.rounds.push({
+        ...proto,
+        round: i,
+        boundary: i % 10_000 === 0,
+        usage: i % 3 ? null : 1000 + (i % 500),
+        stack: proto.stack.map((v, k) => (k === 0 ? v : (v * ((i % 97) + 1)) / 97)),
+      });
     await post({ type: 'state', state: big });
-    for (let i = 0; i < 100 && (await b!.page.textContent('.file')) !== 'big.jsonl'; i++) await b!.page.waitForTimeout(100);
+    for (let i = 0; i < 100 && (await b!.page.textContent('.file')) !== 'big.jsonl'; i++)
+      await b!.page.waitForTimeout(100);
     const n = await b!.page.locator('g.bar').count();
     assert.ok(n >= 100 && n <= 300, `${n} bars`);
     const drawMs = Number(await get<string>('document.body.dataset.drawMs'));

@@ -9,8 +9,22 @@ import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { chartPoints } from '../../src/extension/model/budget';
-import { autoCompactAt, buildMapState, contextWindowOf, priceTableFromSetting } from '../../src/extension/model/mapState';
-import { clampView, mapGeometry, MAP_SIZE, panView, stackTotal, tokensAtY, zoomView, type MapView } from '../../src/webview/mapChart';
+import {
+  autoCompactAt,
+  buildMapState,
+  contextWindowOf,
+  priceTableFromSetting,
+} from '../../src/extension/model/mapState';
+import {
+  clampView,
+  mapGeometry,
+  MAP_SIZE,
+  panView,
+  stackTotal,
+  tokensAtY,
+  zoomView,
+  type MapView,
+} from '../../src/webview/mapChart';
 import { isMapState, parseHostToMap, parseMapToHost } from '../../src/webview/mapProtocol';
 import { DEFAULT_PRICES } from '../../src/core/cost';
 import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
@@ -31,11 +45,17 @@ describe('Context Map state', function () {
       let overhead = -1;
       for (let i = 0; i < state.rounds.length; i++) {
         const r = state.rounds[i];
-        assert.ok(Math.abs(stackTotal(r) - points[i].estimate) <= 1, `${basename(f)} round ${i}: ${stackTotal(r)} vs ${points[i].estimate}`);
+        assert.ok(
+          Math.abs(stackTotal(r) - points[i].estimate) <= 1,
+          `${basename(f)} round ${i}: ${stackTotal(r)} vs ${points[i].estimate}`,
+        );
         assert.equal(r.mark, points[i].mark);
         if (i === 0 || r.boundary) overhead = r.stack[0];
         assert.equal(r.stack[0], overhead, `${basename(f)} round ${i}: overhead`);
-        if (i > 0 && !r.boundary) r.stack.forEach((v, k) => assert.ok(v >= state.rounds[i - 1].stack[k], `${basename(f)} round ${i} series ${k} grows`));
+        if (i > 0 && !r.boundary)
+          r.stack.forEach((v, k) =>
+            assert.ok(v >= state.rounds[i - 1].stack[k], `${basename(f)} round ${i} series ${k} grows`),
+          );
       }
       assert.ok(isMapState(JSON.parse(JSON.stringify(state))), `${basename(f)}: the webview accepts the state`);
       assert.ok(state.cost.totalUsd >= 0 && state.series[0].key === 'overhead');
@@ -63,15 +83,37 @@ describe('Context Map state', function () {
     assert.match(priceTableFromSetting([]).error ?? '', /object/);
     assert.match(priceTableFromSetting({ m: 3 }).error ?? '', /agentCompactor\.prices\.m/);
     assert.match(priceTableFromSetting({ m: { input: 'x' } }).error ?? '', /m\.input/);
-    assert.equal(priceTableFromSetting({ 'claude-opus-4-5': { output: 20 } }).table.models['claude-opus-4-5'].output, 20);
+    assert.equal(
+      priceTableFromSetting({ 'claude-opus-4-5': { output: 20 } }).table.models['claude-opus-4-5'].output,
+      20,
+    );
   });
 
   it('messages from the webview: only well-formed ones pass', () => {
     assert.deepEqual(parseMapToHost({ type: 'setTarget', tokens: 50_000 }), { type: 'setTarget', tokens: 50_000 });
-    assert.deepEqual(parseMapToHost({ type: 'selectRound', round: 3, extra: '<x>' }), { type: 'selectRound', round: 3 });
+    assert.deepEqual(parseMapToHost({ type: 'selectRound', round: 3, extra: '<x>' }), {
+      type: 'selectRound',
+      round: 3,
+    });
     assert.deepEqual(parseMapToHost({ type: 'dropRound', round: 4 }), { type: 'dropRound', round: 4 });
-    assert.deepEqual(parseMapToHost({ type: 'previewResult', toolUseId: 'toolu_1', choice: 'keep-full' }), { type: 'previewResult', toolUseId: 'toolu_1' });
-    for (const bad of [{ type: 'dropRound', round: -1 }, { type: 'previewResult', toolUseId: '' }, { type: 'previewResult', toolUseId: 7 }, { type: 'previewResult', toolUseId: 'x'.repeat(301) }, null, 'ready', { type: 'setTarget', tokens: 0 }, { type: 'setTarget', tokens: 1.5 }, { type: 'setTarget', tokens: 1e12 }, { type: 'selectRound', round: '3' }, { type: 'revealLine', line: 0 }, { type: 'compact' }]) {
+    assert.deepEqual(parseMapToHost({ type: 'previewResult', toolUseId: 'toolu_1', choice: 'keep-full' }), {
+      type: 'previewResult',
+      toolUseId: 'toolu_1',
+    });
+    for (const bad of [
+      { type: 'dropRound', round: -1 },
+      { type: 'previewResult', toolUseId: '' },
+      { type: 'previewResult', toolUseId: 7 },
+      { type: 'previewResult', toolUseId: 'x'.repeat(301) },
+      null,
+      'ready',
+      { type: 'setTarget', tokens: 0 },
+      { type: 'setTarget', tokens: 1.5 },
+      { type: 'setTarget', tokens: 1e12 },
+      { type: 'selectRound', round: '3' },
+      { type: 'revealLine', line: 0 },
+      { type: 'compact' },
+    ]) {
       assert.equal(parseMapToHost(bad), null, JSON.stringify(bad));
     }
   });
@@ -82,7 +124,13 @@ describe('Context Map state', function () {
     const wrong = { ...state, rounds: [{ ...state.rounds[0], stack: [1] }] };
     assert.equal(parseHostToMap({ type: 'state', state: wrong }), null);
     assert.equal(parseHostToMap({ type: 'exact', round: 1, counts: [1.5] }), null);
-    assert.equal(parseHostToMap({ type: 'round', detail: { round: 1, label: 'x', model: null, costUsd: null, items: [{ kind: 'script' }] } }), null);
+    assert.equal(
+      parseHostToMap({
+        type: 'round',
+        detail: { round: 1, label: 'x', model: null, costUsd: null, items: [{ kind: 'script' }] },
+      }),
+      null,
+    );
   });
 });
 
@@ -93,7 +141,7 @@ describe('Context Map state kept per analysis', function () {
     const f = fixture('with-compactions.jsonl');
     const kept = await inspectFile(f);
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let step = 0; step < 8; step++) {
       const target = 5_000 + Math.floor(rand() * 150_000);
       const planned = rand() < 0.75;
@@ -101,7 +149,14 @@ describe('Context Map state kept per analysis', function () {
       const now = Date.parse('2026-11-25T14:00:00Z'); // one clock for both: the cost line reads the cache state at it
       const warm = buildMapState(f, kept, plan, target, undefined, now);
       const fresh = await inspectFile(f);
-      const cold = buildMapState(f, fresh, planned ? await planCompaction(fresh, { targetTokens: target }) : null, target, undefined, now);
+      const cold = buildMapState(
+        f,
+        fresh,
+        planned ? await planCompaction(fresh, { targetTokens: target }) : null,
+        target,
+        undefined,
+        now,
+      );
       assert.deepEqual(warm, cold, `step ${step}: target ${target}, planned ${planned}`);
       assert.ok(isMapState(warm));
       if (plan) for (const r of plan.rounds) assert.equal(warm.rounds[r.index].mark, r.action);
@@ -128,7 +183,11 @@ describe('Context Map state kept per analysis', function () {
         const line = (node.tooltip ?? '').split('\n').find((l) => l.startsWith('Cost of the response: '));
         const report = analysis.report.rounds[node.round];
         if (cost !== null && cost > 0) {
-          assert.equal(line, `Cost of the response: ${formatUsd(cost)} (default price table)`, `${basename(f)} round ${node.round}`);
+          assert.equal(
+            line,
+            `Cost of the response: ${formatUsd(cost)} (default price table)`,
+            `${basename(f)} round ${node.round}`,
+          );
           seen++;
         } else if (!report.messageId) assert.equal(line, undefined, `${basename(f)} round ${node.round}`);
       }
@@ -136,7 +195,7 @@ describe('Context Map state kept per analysis', function () {
     assert.ok(seen > 20, `${seen} priced rounds seen`);
   });
 
-  it('an unknown opus version: the map and the round tooltip say the rates are assumed; the agent\'s own figure and its warning', async () => {
+  it("an unknown opus version: the map and the round tooltip say the rates are assumed; the agent's own figure and its warning", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-map-assumed-'));
     try {
       const f = join(dir, 's.jsonl');
@@ -144,9 +203,29 @@ describe('Context Map state kept per analysis', function () {
         f,
         [
           { type: 'user', uuid: 'u0', parentUuid: null, sessionId: 'S', message: { role: 'user', content: 'hi' } },
-          { type: 'assistant', uuid: 'a1', parentUuid: 'u0', sessionId: 'S', requestId: 'r1', message: { id: 'm1', role: 'assistant', model: 'claude-opus-4-9', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 100_000, output_tokens: 0 } } },
-          { type: 'cost-state', sessionId: 'S', totalCostUSD: 1.26, modelUsage: { 'claude-opus-4-9': { costUSD: 1.26 } } },
-        ].map((o) => JSON.stringify(o)).join('\n') + '\n',
+          {
+            type: 'assistant',
+            uuid: 'a1',
+            parentUuid: 'u0',
+            sessionId: 'S',
+            requestId: 'r1',
+            message: {
+              id: 'm1',
+              role: 'assistant',
+              model: 'claude-opus-4-9',
+              content: [{ type: 'text', text: 'ok' }],
+              usage: { input_tokens: 100_000, output_tokens: 0 },
+            },
+          },
+          {
+            type: 'cost-state',
+            sessionId: 'S',
+            totalCostUSD: 1.26,
+            modelUsage: { 'claude-opus-4-9': { costUSD: 1.26 } },
+          },
+        ]
+          .map((o) => JSON.stringify(o))
+          .join('\n') + '\n',
       );
       const analysis = await inspectFile(f);
       const state = buildMapState(f, analysis, null, undefined);
@@ -157,8 +236,13 @@ describe('Context Map state kept per analysis', function () {
         'claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5.',
         'The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests that left no response in the file, such as its own compactions.',
       ]);
-      const round = rootNodes({ file: f, analysis }).find((n) => n.kind === 'round' && n.tooltip?.includes('Cost of the response'));
-      assert.match(round!.tooltip!, /Cost of the response: \$0\.4000 \(default price table; claude-opus-4-9 is not in it: assumed at the rates of claude-opus-5-5\)/);
+      const round = rootNodes({ file: f, analysis }).find(
+        (n) => n.kind === 'round' && n.tooltip?.includes('Cost of the response'),
+      );
+      assert.match(
+        round!.tooltip!,
+        /Cost of the response: \$0\.4000 \(default price table; claude-opus-4-9 is not in it: assumed at the rates of claude-opus-5-5\)/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -168,7 +252,10 @@ describe('Context Map state kept per analysis', function () {
 describe('Context Map chart geometry', () => {
   it('bars never exceed the plot width at the narrowest bar; bucketing keeps every round in one bar', async () => {
     const state = buildMapState('x', await inspectFile(fixture('with-compactions.jsonl')), null, undefined);
-    const big = { ...state, rounds: Array.from({ length: 50_000 }, (_, i) => ({ ...state.rounds[i % state.rounds.length], round: i })) };
+    const big = {
+      ...state,
+      rounds: Array.from({ length: 50_000 }, (_, i) => ({ ...state.rounds[i % state.rounds.length], round: i })),
+    };
     const g = mapGeometry(big, { from: 0, to: big.rounds.length });
     const plotWidth = MAP_SIZE.width - MAP_SIZE.marginLeft - MAP_SIZE.marginRight;
     assert.ok(g.bars.length <= plotWidth / MAP_SIZE.minBar);
@@ -181,7 +268,7 @@ describe('Context Map chart geometry', () => {
 
   it('random sequences of zoom, pan and clamp keep the view inside the rounds, at least one round wide', () => {
     let seed = 11;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let run = 0; run < 50; run++) {
       const n = 1 + Math.floor(rnd() * 5000);
       let v: MapView = { from: 0, to: n };
@@ -190,7 +277,10 @@ describe('Context Map chart geometry', () => {
         if (op === 0) v = zoomView(v, n, rnd() < 0.5 ? 0.5 : 2, rnd());
         else if (op === 1) v = panView(v, n, Math.round((rnd() - 0.5) * n));
         else v = clampView({ from: rnd() * n * 2 - n, to: rnd() * n * 2 }, n);
-        assert.ok(Number.isInteger(v.from) && Number.isInteger(v.to) && v.from >= 0 && v.to <= n && v.to - v.from >= 1, `run ${run} step ${step}: ${JSON.stringify(v)} of ${n}`);
+        assert.ok(
+          Number.isInteger(v.from) && Number.isInteger(v.to) && v.from >= 0 && v.to <= n && v.to - v.from >= 1,
+          `run ${run} step ${step}: ${JSON.stringify(v)} of ${n}`,
+        );
       }
     }
   });
@@ -203,13 +293,22 @@ describe('Context Map colours', function () {
   it('a category has one colour in every session (every agent), no two series of a chart share one, none is a mark colour', async () => {
     const files = [...claudeFixtures(), ...['codex', 'gemini-cli', 'copilot-cli'].flatMap((a) => agentFixtures(a))];
     const colourOf = new Map<string, number>();
-    const kindOf = (key: string) => (/^tool:(read|read_file|view)$/i.test(key) ? 'tool:read-kind' : /^tool:(bash|run_shell_command|shell|exec_command)$/i.test(key) ? 'tool:shell-kind' : key);
+    const kindOf = (key: string) =>
+      /^tool:(read|read_file|view)$/i.test(key)
+        ? 'tool:read-kind'
+        : /^tool:(bash|run_shell_command|shell|exec_command)$/i.test(key)
+          ? 'tool:shell-kind'
+          : key;
     let seen = 0;
     for (const f of files) {
       const analysis = await inspectFile(f, { subagents: false });
       const state = buildMapState(f, analysis, null, undefined);
       const colours = state.series.map((x) => x.colour);
-      assert.equal(new Set(colours).size, colours.length, `${basename(f)}: two series share a colour: ${JSON.stringify(state.series)}`);
+      assert.equal(
+        new Set(colours).size,
+        colours.length,
+        `${basename(f)}: two series share a colour: ${JSON.stringify(state.series)}`,
+      );
       for (const x of state.series) {
         const kind = kindOf(x.key);
         if (kind.endsWith('-kind') || !x.key.startsWith('tool:')) {
@@ -220,7 +319,10 @@ describe('Context Map colours', function () {
         }
       }
     }
-    assert.ok(colourOf.has('tool:read-kind') && colourOf.has('tool:shell-kind') && seen > files.length, 'reading and shell tools are in the fixtures');
+    assert.ok(
+      colourOf.has('tool:read-kind') && colourOf.has('tool:shell-kind') && seen > files.length,
+      'reading and shell tools are in the fixtures',
+    );
     // No series slot is drawn in the marks' colours (yellow: summarize, red: drop).
     const css = readFileSync(join(__dirname, '../../media/map.css'), 'utf8');
     const slots = [...css.matchAll(/^\.s(\d+) \{([^}]*)\}/gm)];

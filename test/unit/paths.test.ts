@@ -1,7 +1,19 @@
 // Paths: hostile tool_use_ids, session ids and file names never let a write escape the
 // transcript's folder; symlinked transcripts are resolved; a symlinked sidecar folder is refused.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
@@ -32,7 +44,12 @@ const HOSTILE_IDS = [
   'toolu_plain_ok',
 ];
 
-const settings = { targetTokens: 10_000_000, keepRecentTokens: 10_000_000, maxToolResultChars: 1_000, previewBytes: 200 };
+const settings = {
+  targetTokens: 10_000_000,
+  keepRecentTokens: 10_000_000,
+  maxToolResultChars: 1_000,
+  previewBytes: 200,
+};
 
 const jails: string[] = [];
 function setup(name = 'session.jsonl', opts: { ids?: string[]; sessionId?: string } = {}) {
@@ -43,7 +60,12 @@ function setup(name = 'session.jsonl', opts: { ids?: string[]; sessionId?: strin
   mkdirSync(project, { recursive: true });
   const ids = opts.ids ?? HOSTILE_IDS;
   const file = join(project, name);
-  const lines = buildTranscript({ rounds: ids.length, toolId: (r) => ids[r], resultChars: () => 5_000, sessionId: opts.sessionId });
+  const lines = buildTranscript({
+    rounds: ids.length,
+    toolId: (r) => ids[r],
+    resultChars: () => 5_000,
+    sessionId: opts.sessionId,
+  });
   writeFileSync(file, lines.join('\n') + '\n');
   return { jail, project, file, ids };
 }
@@ -65,13 +87,25 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     const before = snapshotDir(jail);
     const res = await compactFile(file, { summarizer: 'extractive', settings });
     const w = written(jail, project, before);
-    console.log(`      files written (${w.added.length}):\n${w.added.map((p) => `        ${JSON.stringify(p)}`).join('\n')}`);
+    console.log(
+      `      files written (${w.added.length}):\n${w.added.map((p) => `        ${JSON.stringify(p)}`).join('\n')}`,
+    );
     assert.deepEqual(w.changed, []);
     assert.deepEqual(w.removed, []);
-    const expected = new Set([`${res.sessionId}.jsonl`, `${res.sessionId}.compactor-state.json`, 'session.tool-results', ...ids.map((id) => `session.tool-results/${safeToolResultName(id)}`)]);
-    assert.deepEqual(new Set(w.added), expected, 'exactly the output, the state and one full-text file per replaced result');
+    const expected = new Set([
+      `${res.sessionId}.jsonl`,
+      `${res.sessionId}.compactor-state.json`,
+      'session.tool-results',
+      ...ids.map((id) => `session.tool-results/${safeToolResultName(id)}`),
+    ]);
+    assert.deepEqual(
+      new Set(w.added),
+      expected,
+      'exactly the output, the state and one full-text file per replaced result',
+    );
     for (const p of w.added) assert.ok(!p.startsWith('..') && !p.includes('\0'), `escaped: ${p}`);
-    for (const p of ['/tmp/ac-escape-rel', '/tmp/ac-escape-abs', '/tmp/ac-escape-abs.txt']) assert.ok(!existsSync(p), `${p} was created`);
+    for (const p of ['/tmp/ac-escape-rel', '/tmp/ac-escape-abs', '/tmp/ac-escape-abs.txt'])
+      assert.ok(!existsSync(p), `${p} was created`);
     // Distinct ids never share a file, and each file holds its own result.
     const names = ids.map(safeToolResultName);
     assert.equal(new Set(names).size, ids.length);
@@ -84,7 +118,11 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     assert.equal(res.plan.toolResults.filter((t) => t.action === 'replaced').length, ids.length);
     // The previews name the file inside the sidecar folder.
     // …by an absolute path, so the resumed agent can read it from its own working directory.
-    for (const t of res.plan.toolResults) assert.ok(t.fullTextPath!.startsWith(`${toolDir}/`) && !t.fullTextPath!.slice(toolDir.length + 1).includes('/'), t.fullTextPath!);
+    for (const t of res.plan.toolResults)
+      assert.ok(
+        t.fullTextPath!.startsWith(`${toolDir}/`) && !t.fullTextPath!.slice(toolDir.length + 1).includes('/'),
+        t.fullTextPath!,
+      );
     assert.ok((await checkResumable(res.output)).ok);
     rmSync(jail, { recursive: true, force: true });
   });
@@ -97,7 +135,11 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     const w = written(jail, project, before);
     assert.deepEqual(w.changed, [relative(jail, file)]);
     assert.deepEqual(w.removed, []);
-    for (const p of w.added) assert.match(p, /^(session\.jsonl\.bak-[0-9-]+(\.manifest\.json|\.compactor-state\.json)?|session\.compactor-state\.json|session\.tool-results(\/[A-Za-z0-9_-]+\.txt)?)$/);
+    for (const p of w.added)
+      assert.match(
+        p,
+        /^(session\.jsonl\.bak-[0-9-]+(\.manifest\.json|\.compactor-state\.json)?|session\.compactor-state\.json|session\.tool-results(\/[A-Za-z0-9_-]+\.txt)?)$/,
+      );
     assert.ok(readFileSync(res.backup!).equals(original));
     assert.ok(readFileSync(file).subarray(0, original.length).equals(original));
     rmSync(jail, { recursive: true, force: true });
@@ -112,7 +154,11 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       // The fork is named by a fresh id of ours, never by the id the transcript claims.
       assert.ok(res.sessionId && res.sessionId !== sessionId && /^[0-9a-f-]{36}$/.test(res.sessionId));
       const fork = new Set([`${res.sessionId}.jsonl`, `${res.sessionId}.compactor-state.json`]);
-      for (const p of w.added) assert.ok(fork.has(p) || /^session\.tool-results(\/toolu_[12]\.txt)?$/.test(p), `${JSON.stringify(sessionId)} → ${p}`);
+      for (const p of w.added)
+        assert.ok(
+          fork.has(p) || /^session\.tool-results(\/toolu_[12]\.txt)?$/.test(p),
+          `${JSON.stringify(sessionId)} → ${p}`,
+        );
       assert.ok(!existsSync('/tmp/ac-escape-session'));
       rmSync(jail, { recursive: true, force: true });
     }
@@ -144,11 +190,26 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       symlinkSync('../real/target.jsonl', link);
       const linksBefore = snapshotDir(join(jail, 'links'));
       const messages: string[] = [];
-      const res = await compactFile(link, { summarizer: 'extractive', settings, inPlace: true, onProgress: (m) => messages.push(m) });
-      assert.ok(messages.some((m) => m.includes('symbolic link') && m.includes(target)), messages.join('\n'));
+      const res = await compactFile(link, {
+        summarizer: 'extractive',
+        settings,
+        inPlace: true,
+        onProgress: (m) => messages.push(m),
+      });
+      assert.ok(
+        messages.some((m) => m.includes('symbolic link') && m.includes(target)),
+        messages.join('\n'),
+      );
       assert.equal(res.output, target);
-      assert.ok(lstatSync(link).isSymbolicLink() && readlinkSync(link) === '../real/target.jsonl', 'the link is untouched');
-      assert.deepEqual(diffSnapshots(linksBefore, snapshotDir(join(jail, 'links'))), { added: [], removed: [], changed: [] }, 'nothing written beside the link');
+      assert.ok(
+        lstatSync(link).isSymbolicLink() && readlinkSync(link) === '../real/target.jsonl',
+        'the link is untouched',
+      );
+      assert.deepEqual(
+        diffSnapshots(linksBefore, snapshotDir(join(jail, 'links'))),
+        { added: [], removed: [], changed: [] },
+        'nothing written beside the link',
+      );
       assert.equal(basename(res.backup!).startsWith('target.jsonl.bak-'), true);
       assert.ok(readFileSync(res.backup!).equals(original));
       const now = readFileSync(target);
@@ -157,16 +218,29 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       // Not in place: the fork goes beside the link (where the agent looks for sessions), nothing else does.
       // (A small target summarizes the older rounds, so there is something to write.)
       const realBefore = snapshotDir(join(jail, 'real'));
-      const res2 = await compactFile(link, { summarizer: 'extractive', settings: { ...settings, targetTokens: 1_000, keepRecentTokens: 1 } });
+      const res2 = await compactFile(link, {
+        summarizer: 'extractive',
+        settings: { ...settings, targetTokens: 1_000, keepRecentTokens: 1 },
+      });
       assert.equal(res2.output, join(jail, 'links', `${res2.sessionId}.jsonl`));
       assert.ok(readFileSync(target).equals(now), 'not in place: the target is untouched');
-      assert.ok(readFileSync(res2.output).subarray(0, now.length).equals(now), 'the new file starts with the target\'s bytes');
-      assert.deepEqual(diffSnapshots(linksBefore, snapshotDir(join(jail, 'links'))), { added: [`${res2.sessionId}.compactor-state.json`, `${res2.sessionId}.jsonl`], removed: [], changed: [] }, 'only the fork (and its state) is written beside the link');
-      assert.ok(!diffSnapshots(realBefore, snapshotDir(join(jail, 'real'))).added.some((f) => f.endsWith('.jsonl')), 'no session file lands beside the target');
+      assert.ok(
+        readFileSync(res2.output).subarray(0, now.length).equals(now),
+        "the new file starts with the target's bytes",
+      );
+      assert.deepEqual(
+        diffSnapshots(linksBefore, snapshotDir(join(jail, 'links'))),
+        { added: [`${res2.sessionId}.compactor-state.json`, `${res2.sessionId}.jsonl`], removed: [], changed: [] },
+        'only the fork (and its state) is written beside the link',
+      );
+      assert.ok(
+        !diffSnapshots(realBefore, snapshotDir(join(jail, 'real'))).added.some((f) => f.endsWith('.jsonl')),
+        'no session file lands beside the target',
+      );
       rmSync(jail, { recursive: true, force: true });
     });
 
-    it('a session symlinked into the sessions folder: a fork lands beside the link, in place keeps the link\'s id, and the resume command names a session the agent finds (Claude Code and Codex)', async () => {
+    it("a session symlinked into the sessions folder: a fork lands beside the link, in place keeps the link's id, and the resume command names a session the agent finds (Claude Code and Codex)", async () => {
       const jail = mkdtempSync(join(tmpdir(), 'ac-link-'));
       jails.push(jail);
       const project = join(jail, 'projects', '-home-u-project');
@@ -187,7 +261,11 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       const fork = await compactFile(link, { summarizer: 'extractive', settings: small });
       assert.equal(fork.output, join(project, `${fork.sessionId}.jsonl`), 'the fork is in the folder of the link');
       assert.equal(fork.resumeCommand, `cd ${jail} && claude --resume ${fork.sessionId}`);
-      assert.deepEqual(readdirSync(outside).filter((f) => f.endsWith('.jsonl')), [`${targetId}.jsonl`], 'no session file beside the target');
+      assert.deepEqual(
+        readdirSync(outside).filter((f) => f.endsWith('.jsonl')),
+        [`${targetId}.jsonl`],
+        'no session file beside the target',
+      );
 
       const inPlace = await compactFile(link, { summarizer: 'extractive', settings: small, inPlace: true });
       assert.equal(inPlace.output, join(outside, `${targetId}.jsonl`), 'in place writes the target');
@@ -200,10 +278,17 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       copyFileSync(codexSource, join(outside, basename(codexSource)));
       const codexLink = join(day, basename(codexSource));
       symlinkSync(join(outside, basename(codexSource)), codexLink);
-      const codexFork = await compactFile(codexLink, { summarizer: 'extractive', settings: { ...settings, targetTokens: 30_000, keepRecentTokens: 5_000 } });
+      const codexFork = await compactFile(codexLink, {
+        summarizer: 'extractive',
+        settings: { ...settings, targetTokens: 30_000, keepRecentTokens: 5_000 },
+      });
       assert.equal(dirname(codexFork.output), day, 'the Codex fork is in the folder of the link');
       assert.ok(basename(codexFork.output).endsWith(`-${codexFork.sessionId}.jsonl`));
-      assert.deepEqual(readdirSync(outside).filter((f) => f.startsWith('rollout-')), [basename(codexSource)], 'no rollout beside the target');
+      assert.deepEqual(
+        readdirSync(outside).filter((f) => f.startsWith('rollout-')),
+        [basename(codexSource)],
+        'no rollout beside the target',
+      );
       rmSync(jail, { recursive: true, force: true });
     });
 
@@ -214,7 +299,10 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
         mkdirSync(elsewhere);
         symlinkSync(elsewhere, join(project, 'session.tool-results'));
         const before = snapshotDir(jail);
-        await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, inPlace }), (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && /symbolic link/.test(e.message));
+        await assert.rejects(
+          compactFile(file, { summarizer: 'extractive', settings, inPlace }),
+          (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && /symbolic link/.test(e.message),
+        );
         assert.deepEqual(readdirSync(elsewhere), [], 'nothing written through the link');
         assert.deepEqual(diffSnapshots(before, snapshotDir(jail)), { added: [], removed: [], changed: [] });
         rmSync(jail, { recursive: true, force: true });
@@ -225,7 +313,10 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       const { jail, project, file } = setup('session.jsonl', { ids: ['toolu_1'] });
       writeFileSync(join(project, 'session.tool-results'), 'not a folder');
       const before = snapshotDir(jail);
-      await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, inPlace: true }), (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && /not a folder/.test(e.message));
+      await assert.rejects(
+        compactFile(file, { summarizer: 'extractive', settings, inPlace: true }),
+        (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && /not a folder/.test(e.message),
+      );
       assert.deepEqual(diffSnapshots(before, snapshotDir(jail)), { added: [], removed: [], changed: [] });
       rmSync(jail, { recursive: true, force: true });
     });
@@ -240,10 +331,23 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       symlinkSync(join(outside, 'lock'), join(project, 'session.jsonl.compactor.lock'));
       const outsideBefore = snapshotDir(outside);
       await compactFile(file, { summarizer: 'extractive', settings, inPlace: true });
-      assert.deepEqual(diffSnapshots(outsideBefore, snapshotDir(outside)), { added: [], removed: [], changed: [] }, 'files outside unchanged');
-      for (const p of ['session.compactor-state.json', 'session.tool-results/toolu_1.txt']) assert.ok(lstatSync(join(project, p)).isFile(), `${p} is a regular file, the planted link replaced, not followed`);
-      assert.ok(readFileSync(join(project, 'session.tool-results', 'toolu_1.txt'), 'utf8').startsWith('contents of file0.ts'));
-      assert.ok(!existsSync(join(project, 'session.jsonl.compactor.lock')), 'the stale lock link was removed and the lock released');
+      assert.deepEqual(
+        diffSnapshots(outsideBefore, snapshotDir(outside)),
+        { added: [], removed: [], changed: [] },
+        'files outside unchanged',
+      );
+      for (const p of ['session.compactor-state.json', 'session.tool-results/toolu_1.txt'])
+        assert.ok(
+          lstatSync(join(project, p)).isFile(),
+          `${p} is a regular file, the planted link replaced, not followed`,
+        );
+      assert.ok(
+        readFileSync(join(project, 'session.tool-results', 'toolu_1.txt'), 'utf8').startsWith('contents of file0.ts'),
+      );
+      assert.ok(
+        !existsSync(join(project, 'session.jsonl.compactor.lock')),
+        'the stale lock link was removed and the lock released',
+      );
       rmSync(jail, { recursive: true, force: true });
     });
 
@@ -254,7 +358,13 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       writeFileSync(join(outside, 'state.json'), JSON.stringify({ version: 1, decisions: {} }));
       symlinkSync(join(outside, 'state.json'), join(project, 'session.compactor-state.json'));
       const before = snapshotDir(jail);
-      await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, inPlace: true }), (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && /session\.compactor-state\.json: it is a symbolic link/.test(e.message));
+      await assert.rejects(
+        compactFile(file, { summarizer: 'extractive', settings, inPlace: true }),
+        (e: unknown) =>
+          e instanceof CompactError &&
+          e.code === 'unsafe-path' &&
+          /session\.compactor-state\.json: it is a symbolic link/.test(e.message),
+      );
       assert.deepEqual(diffSnapshots(before, snapshotDir(jail)), { added: [], removed: [], changed: [] });
       rmSync(jail, { recursive: true, force: true });
     });
@@ -263,7 +373,12 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
       const { jail, project, file } = setup('session.jsonl', { ids: ['toolu_1'] });
       writeFileSync(join(project, 'session.compactor-state.json'), '{"version":1,"decisions":{"tool');
       const before = snapshotDir(jail);
-      await assert.rejects(compactFile(file, { summarizer: 'extractive', settings, inPlace: true }), (e: Error) => e.message.includes(join(project, 'session.compactor-state.json')) && /not valid JSON.*move it aside/.test(e.message));
+      await assert.rejects(
+        compactFile(file, { summarizer: 'extractive', settings, inPlace: true }),
+        (e: Error) =>
+          e.message.includes(join(project, 'session.compactor-state.json')) &&
+          /not valid JSON.*move it aside/.test(e.message),
+      );
       assert.deepEqual(diffSnapshots(before, snapshotDir(jail)), { added: [], removed: [], changed: [] });
       rmSync(jail, { recursive: true, force: true });
     });

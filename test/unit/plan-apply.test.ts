@@ -19,7 +19,13 @@ const SETTINGS = { targetTokens: 6_000, keepRecentTokens: 2_000, summaryTokens: 
 
 /** What a plan decides, round by round, with its token figures. */
 function decided(p: CompactionPlan) {
-  return { rounds: p.rounds.map((r) => `${r.index}:${r.action}:${r.by}:${r.tokensAfter}`), keptTokens: p.keptTokens, preTokens: p.preTokens, toolResults: p.toolResults, conflicts: p.conflicts };
+  return {
+    rounds: p.rounds.map((r) => `${r.index}:${r.action}:${r.by}:${r.tokensAfter}`),
+    keptTokens: p.keptTokens,
+    preTokens: p.preTokens,
+    toolResults: p.toolResults,
+    conflicts: p.conflicts,
+  };
 }
 
 describe('plan, then apply that plan', () => {
@@ -43,7 +49,11 @@ describe('plan, then apply that plan', () => {
     assert.deepEqual(decided(result.plan), decided(shown), 'the plan applied is the plan shown');
     assert.deepEqual(planned.plan, shown, 'applying leaves the shown plan as it was shown');
     const out = await inspectFile(result.output, { subagents: false });
-    assert.equal(out.rounds.filter((r) => r.inContext && !r.startsAtBoundary).length, shown.rounds.filter((r) => r.inContext && r.action === 'keep').length, 'the rounds written are the rounds kept');
+    assert.equal(
+      out.rounds.filter((r) => r.inContext && !r.startsAtBoundary).length,
+      shown.rounds.filter((r) => r.inContext && r.action === 'keep').length,
+      'the rounds written are the rounds kept',
+    );
   });
 
   it('follows the decisions it was planned with, not ones saved after it was shown', async () => {
@@ -52,7 +62,10 @@ describe('plan, then apply that plan', () => {
     await saveDecisions(file, chooseRounds(noDecisions(), [planned.plan.rounds.length - 2], 'drop'));
     const result = await applyCompaction(planned);
     assert.deepEqual(decided(result.plan), decided(planned.plan));
-    assert.ok(result.plan.rounds.every((r) => r.by === 'plan'), 'no decision saved later is applied');
+    assert.ok(
+      result.plan.rounds.every((r) => r.by === 'plan'),
+      'no decision saved later is applied',
+    );
   });
 
   it('a line appended between plan and apply: planned again over the file as it is, and said so', async () => {
@@ -60,23 +73,47 @@ describe('plan, then apply that plan', () => {
     const shown = structuredClone(planned.plan);
     // A live agent appends the next prompt to the chain.
     const last = JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
-    const next: Record<string, unknown> = { ...last, type: 'user', parentUuid: last.uuid, uuid: '00000000-0000-4000-8000-999999999999', message: { role: 'user', content: 'One more thing: also update the changelog.' } };
+    const next: Record<string, unknown> = {
+      ...last,
+      type: 'user',
+      parentUuid: last.uuid,
+      uuid: '00000000-0000-4000-8000-999999999999',
+      message: { role: 'user', content: 'One more thing: also update the changelog.' },
+    };
     delete next.requestId;
     appendFileSync(file, JSON.stringify(next) + '\n');
     const grownTo = readFileSync(file);
 
     const result = await applyCompaction(planned);
     assert.ok(result.replanned, 'the result says it was planned again');
-    assert.match(result.replanned, new RegExp(`changed after the plan was made \\(${grownTo.length - planned.basis.size} bytes were appended`));
+    assert.match(
+      result.replanned,
+      new RegExp(`changed after the plan was made \\(${grownTo.length - planned.basis.size} bytes were appended`),
+    );
     assert.ok(result.plan.preTokens > shown.preTokens, 'the plan applied counts the appended prompt');
-    assert.ok(result.replanned.includes(`about ${shown.preTokens} → ${shown.postTokens} tokens planned, now ${result.plan.preTokens} →`), `it says how the figures changed: ${result.replanned}`);
+    assert.ok(
+      result.replanned.includes(
+        `about ${shown.preTokens} → ${shown.postTokens} tokens planned, now ${result.plan.preTokens} →`,
+      ),
+      `it says how the figures changed: ${result.replanned}`,
+    );
     assert.equal(result.plan.notes[0], result.replanned, "the applied plan's first note says it");
     assert.deepEqual(planned.plan, shown, 'the shown plan is left as it was shown');
     const out = readFileSync(result.output);
-    assert.deepEqual(out.subarray(0, grownTo.length), grownTo, 'the fork starts with every byte of the file as it now is');
-    assert.ok(out.subarray(grownTo.length).includes('also update the changelog'), 'the appended prompt is kept as the newest round');
+    assert.deepEqual(
+      out.subarray(0, grownTo.length),
+      grownTo,
+      'the fork starts with every byte of the file as it now is',
+    );
+    assert.ok(
+      out.subarray(grownTo.length).includes('also update the changelog'),
+      'the appended prompt is kept as the newest round',
+    );
     // Both result texts say it.
-    assert.match(renderCompactResult(result, 'extractive', 'm'), /^note: the transcript changed after the plan was made/m);
+    assert.match(
+      renderCompactResult(result, 'extractive', 'm'),
+      /^note: the transcript changed after the plan was made/m,
+    );
     assert.match(resultSummary(result), /Not the plan you confirmed: the transcript changed after the plan was made/);
   });
 });

@@ -28,10 +28,18 @@ describe('What bounds a plan', function () {
       assert.equal(bound.kind, 'keep-recent', `${target}: ${bound.text}`);
       assert.ok(bound.resultTokens < target, `${bound.resultTokens} < ${target}`);
       assert.equal(bound.resultTokens, Math.round(plan.postTokens + plan.overheadTokens));
-      assert.match(bound.text, /^kept verbatim capped at 40k by Keep Recent Tokens: result \d+k, below your \d+k target/);
+      assert.match(
+        bound.text,
+        /^kept verbatim capped at 40k by Keep Recent Tokens: result \d+k, below your \d+k target/,
+      );
       results.push(bound.resultTokens);
       // The Rounds view's plan node, its tooltip and the confirmation dialog all use these texts.
-      assert.match(contextChangeText(plan, context), new RegExp(`below the ${target.toLocaleString('en-US')} target: kept verbatim capped at 40k by Keep Recent Tokens$`));
+      assert.match(
+        contextChangeText(plan, context),
+        new RegExp(
+          `below the ${target.toLocaleString('en-US')} target: kept verbatim capped at 40k by Keep Recent Tokens$`,
+        ),
+      );
       assert.match(planSummary(plan, context), /kept verbatim capped at 40k by Keep Recent Tokens/);
       assert.match(planDetail(plan, context), /What bounds the result: kept verbatim capped at 40k/);
       assert.match(renderPlan(plan), /^bound: kept verbatim capped at 40k by Keep Recent Tokens/m);
@@ -55,7 +63,10 @@ describe('What bounds a plan', function () {
     assert.equal(bound.kind, 'nothing-to-do');
     assert.match(bound.text, /target is at or above the context now/);
     assert.match(planSummary(plan, context), /^Nothing to compact: .*\(at or above the context now\)$/);
-    assert.match(renderPlan(plan), /^bound: nothing to compact with your \d+k target: the target is at or above the context now/m);
+    assert.match(
+      renderPlan(plan),
+      /^bound: nothing to compact with your \d+k target: the target is at or above the context now/m,
+    );
   });
 
   it('a target below the system prompt and tools is bounded by them; the floor is never above the context', async () => {
@@ -64,6 +75,9 @@ describe('What bounds a plan', function () {
     const bound = planBound(plan);
     assert.equal(bound.kind, 'overhead');
     assert.ok(bound.floorTokens >= plan.overheadTokens && bound.floorTokens <= bound.contextTokens);
-    assert.match(planSummary(plan, contextNow(analysis.report)), /above the 10,000 target: the system prompt and tools alone take ~\d+k/);
+    assert.match(
+      planSummary(plan, contextNow(analysis.report)),
+      /above the 10,000 target: the system prompt and tools alone take ~\d+k/,
+    );
   });
 });

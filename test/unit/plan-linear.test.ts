@@ -18,7 +18,13 @@ import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '
 import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
 import { messageContent } from '../../src/core/json';
 import { emptyState, loadState, toolResultsDir, type BudgetState } from '../../src/core/compact/state';
-import { planDetails, resolveSettings, roundTokens, summaryFloorTokens, type PlanDetails } from '../../src/core/compact/plan';
+import {
+  planDetails,
+  resolveSettings,
+  roundTokens,
+  summaryFloorTokens,
+  type PlanDetails,
+} from '../../src/core/compact/plan';
 import type { CompactSettings, CompactionPlan, PlannedRound } from '../../src/core/compact/types';
 import { claudeFixtures } from '../support/fixtures';
 import { buildTranscript, Rng } from '../support/reliability';
@@ -42,7 +48,11 @@ function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): R
   return c;
 }
 
-async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState): Promise<PlanDetails> {
+async function referencePlan(
+  analysis: Analysis,
+  partial?: Partial<CompactSettings>,
+  givenState?: BudgetState,
+): Promise<PlanDetails> {
   const settings = resolveSettings(partial);
   const { rounds, report, index } = analysis;
   const entries = index.entries;
@@ -72,7 +82,8 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
   // tool result does not stop recent work from being kept (the exact budget is applied below).
   const budgetedSize = (ri: number) => {
     let saved = 0;
-    for (const t of rounds[ri].toolResults) if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
+    for (const t of rounds[ri].toolResults)
+      if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
     return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibrationNow));
   };
   let acc = last >= 0 ? budgetedSize(active[last]) : 0;
@@ -89,7 +100,9 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
   const overheadTokens = report.totals.overheadTokens ?? 0;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
   if (overheadTokens > settings.targetTokens * 0.9) {
-    notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
+    notes.push(
+      `the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`,
+    );
   }
   // A target at or above the context now asks for nothing.
   const underTarget = preTokens <= messageTarget || settings.targetTokens >= report.totals.currentContextTokens;
@@ -129,22 +142,57 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
     // clipped to the room left (writeback.ts fitSummary). This note used to be given whenever the summary reserve
     // did not fit, also when the result then met the target.
     if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
-      notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`);
+      notes.push(
+        `the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`,
+      );
     }
   }
   const summarizing = !underTarget && tailPos > 0;
-  if (!underTarget && tailPos === 0) notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
+  if (!underTarget && tailPos === 0)
+    notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
 
   const keptSet = new Set(choice.kept);
   const planned: PlannedRound[] = rounds.map((r) => {
-    const base = { index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens: sizes.get(r.index)!, inContext: r.inContext, by: 'plan' as const };
-    if (!r.inContext) return { ...base, action: 'keep' as const, reason: 'history before an earlier compact boundary; not in the active context, left untouched', tokensAfter: 0 };
-    if (underTarget) return { ...base, action: 'keep' as const, reason: 'the context is already under the target', tokensAfter: choice.after.get(r.index) ?? base.tokens };
+    const base = {
+      index: r.index,
+      firstLine: r.firstLine,
+      lastLine: r.lastLine,
+      label: r.label,
+      tokens: sizes.get(r.index)!,
+      inContext: r.inContext,
+      by: 'plan' as const,
+    };
+    if (!r.inContext)
+      return {
+        ...base,
+        action: 'keep' as const,
+        reason: 'history before an earlier compact boundary; not in the active context, left untouched',
+        tokensAfter: 0,
+      };
+    if (underTarget)
+      return {
+        ...base,
+        action: 'keep' as const,
+        reason: 'the context is already under the target',
+        tokensAfter: choice.after.get(r.index) ?? base.tokens,
+      };
     if (keptSet.has(r.index)) {
       const why = r.index === active[last] ? 'newest response, always kept verbatim' : 'recent work kept verbatim';
-      return { ...base, action: 'keep' as const, reason: choice.stripSet.has(r.index) ? `${why} (stale thinking stripped)` : why, tokensAfter: choice.after.get(r.index)! };
+      return {
+        ...base,
+        action: 'keep' as const,
+        reason: choice.stripSet.has(r.index) ? `${why} (stale thinking stripped)` : why,
+        tokensAfter: choice.after.get(r.index)!,
+      };
     }
-    return { ...base, action: 'summarize' as const, reason: r.startsAtBoundary ? 'earlier compaction summary, folded into the new summary' : 'older than the kept recent rounds', tokensAfter: 0 };
+    return {
+      ...base,
+      action: 'summarize' as const,
+      reason: r.startsAtBoundary
+        ? 'earlier compaction summary, folded into the new summary'
+        : 'older than the kept recent rounds',
+      tokensAfter: 0,
+    };
   });
 
   const keptTokens = choice.total;
@@ -171,7 +219,15 @@ async function referencePlan(analysis: Analysis, partial?: Partial<CompactSettin
     notes,
     conflicts: [],
   };
-  return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
+  return {
+    plan,
+    tailStart: summarizing ? (active[tailPos] ?? rounds.length) : (active[0] ?? 0),
+    kept: choice.kept,
+    stripThinking: choice.stripSet,
+    budget: choice.budget,
+    state,
+    calibration,
+  };
 }
 
 async function refLoadResultTexts(analysis: Analysis, roundIdx: number[]): Promise<Map<number, ResultText[]>> {
@@ -199,7 +255,15 @@ async function refLoadResultTexts(analysis: Analysis, roundIdx: number[]): Promi
     for (const b of content) {
       if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
       const { text, hasNonText } = toolResultText(b.content);
-      list.push({ toolUseId: b.tool_use_id, entry: e, round: roundOf.get(e)!, line: entries[e].line, toolName: names.get(b.tool_use_id) ?? null, text, binary: hasNonText });
+      list.push({
+        toolUseId: b.tool_use_id,
+        entry: e,
+        round: roundOf.get(e)!,
+        line: entries[e].line,
+        toolName: names.get(b.tool_use_id) ?? null,
+        text,
+        binary: hasNonText,
+      });
     }
     out.set(e, list);
   }
@@ -219,7 +283,12 @@ function writeSession(lines: string[]): string {
   return p;
 }
 
-async function assertSamePlan(analysis: Analysis, settings: Partial<CompactSettings>, state: BudgetState | undefined, label: string): Promise<PlanDetails> {
+async function assertSamePlan(
+  analysis: Analysis,
+  settings: Partial<CompactSettings>,
+  state: BudgetState | undefined,
+  label: string,
+): Promise<PlanDetails> {
   const want = await referencePlan(analysis, settings, state);
   const got = await planDetails(analysis, settings, state);
   // Field by field first, for a readable failure; then the whole object (Maps and Sets included).
@@ -239,7 +308,10 @@ function frozenFrom(details: PlanDetails): BudgetState {
   const state: BudgetState = { version: 1, decisions: {} };
   for (const d of details.budget.decisions) {
     if (state.decisions[d.toolUseId]) continue;
-    state.decisions[d.toolUseId] = d.action === 'replaced' ? { action: 'replaced', originalChars: d.originalChars, preview: d.preview!, fullTextPath: d.fullTextPath! } : { action: 'kept', originalChars: d.originalChars };
+    state.decisions[d.toolUseId] =
+      d.action === 'replaced'
+        ? { action: 'replaced', originalChars: d.originalChars, preview: d.preview!, fullTextPath: d.fullTextPath! }
+        : { action: 'kept', originalChars: d.originalChars };
   }
   return state;
 }
@@ -257,12 +329,25 @@ function matrix(): { name: string; settings: Partial<CompactSettings> }[] {
   const out: { name: string; settings: Partial<CompactSettings> }[] = [];
   for (const targetTokens of TARGETS) {
     for (const keepRecentTokens of KEEP_RECENT) {
-      for (const [b, budget] of Object.entries(BUDGETS)) out.push({ name: `target ${targetTokens} keep ${keepRecentTokens} budget ${b}`, settings: { targetTokens, keepRecentTokens, ...budget } });
+      for (const [b, budget] of Object.entries(BUDGETS))
+        out.push({
+          name: `target ${targetTokens} keep ${keepRecentTokens} budget ${b}`,
+          settings: { targetTokens, keepRecentTokens, ...budget },
+        });
     }
   }
-  out.push({ name: 'small summary reserve', settings: { targetTokens: 20_000, keepRecentTokens: 1, summaryTokens: 50 } });
-  out.push({ name: 'huge summary reserve', settings: { targetTokens: 20_000, keepRecentTokens: 9_000_000, summaryTokens: 19_000 } });
-  out.push({ name: 'exempt tools', settings: { targetTokens: 3_000, keepRecentTokens: 9_000_000, exemptTools: ['Read', 'Bash'], ...BUDGETS.tight } });
+  out.push({
+    name: 'small summary reserve',
+    settings: { targetTokens: 20_000, keepRecentTokens: 1, summaryTokens: 50 },
+  });
+  out.push({
+    name: 'huge summary reserve',
+    settings: { targetTokens: 20_000, keepRecentTokens: 9_000_000, summaryTokens: 19_000 },
+  });
+  out.push({
+    name: 'exempt tools',
+    settings: { targetTokens: 3_000, keepRecentTokens: 9_000_000, exemptTools: ['Read', 'Bash'], ...BUDGETS.tight },
+  });
   return out;
 }
 
@@ -275,9 +360,17 @@ async function checkFile(file: string, label: string): Promise<number> {
   }
   // The state on disk (none beside these files: loadState's empty state), then a frozen one.
   await assertSamePlan(analysis, { targetTokens: 3_000 }, undefined, `${label} / state from disk`);
-  const tight = await referencePlan(analysis, { targetTokens: 3_000, keepRecentTokens: 9_000_000, ...BUDGETS.tight }, emptyState());
+  const tight = await referencePlan(
+    analysis,
+    { targetTokens: 3_000, keepRecentTokens: 9_000_000, ...BUDGETS.tight },
+    emptyState(),
+  );
   const frozen = frozenFrom(tight);
-  for (const settings of [{ targetTokens: 3_000, keepRecentTokens: 9_000_000 }, { targetTokens: 400, keepRecentTokens: 1, ...BUDGETS.off }, { targetTokens: 20_000, keepRecentTokens: 40_000, ...BUDGETS.perMessage }]) {
+  for (const settings of [
+    { targetTokens: 3_000, keepRecentTokens: 9_000_000 },
+    { targetTokens: 400, keepRecentTokens: 1, ...BUDGETS.off },
+    { targetTokens: 20_000, keepRecentTokens: 40_000, ...BUDGETS.perMessage },
+  ]) {
     await assertSamePlan(analysis, settings, frozen, `${label} / frozen ${JSON.stringify(settings)}`);
     n++;
   }
@@ -296,14 +389,23 @@ describe('planning: the linear planner gives the reference plan', function () {
 
   it('synthetic sessions: tool ids reused across rounds and within a message, large results', async () => {
     // Ids reused every 3 rounds: a result's replacement comes from the newest message holding the id.
-    const reused = buildTranscript({ rounds: 40, toolId: (r) => `toolu_dup${r % 3}`, resultChars: (r) => (r % 4 === 0 ? 6_000 : r % 4 === 1 ? 900 : 2_500), textChars: 300 });
+    const reused = buildTranscript({
+      rounds: 40,
+      toolId: (r) => `toolu_dup${r % 3}`,
+      resultChars: (r) => (r % 4 === 0 ? 6_000 : r % 4 === 1 ? 900 : 2_500),
+      textChars: 300,
+    });
     await checkFile(writeSession(reused), 'reused ids');
     // The same id twice in one wire message, and a result with no text.
     const twice = buildTranscript({ rounds: 12, resultChars: (r) => 1_500 + r * 400, textChars: 200 });
     const dup = twice.map((l) => {
       const o = JSON.parse(l);
       const c = o.message?.content;
-      if (o.type === 'user' && Array.isArray(c) && c[0]?.type === 'tool_result') c.push({ ...c[0], content: 'x'.repeat(3_000) }, { type: 'tool_result', tool_use_id: 'toolu_0003', content: [] });
+      if (o.type === 'user' && Array.isArray(c) && c[0]?.type === 'tool_result')
+        c.push(
+          { ...c[0], content: 'x'.repeat(3_000) },
+          { type: 'tool_result', tool_use_id: 'toolu_0003', content: [] },
+        );
       return JSON.stringify(o);
     });
     await checkFile(writeSession(dup), 'same id twice in a message');
@@ -315,19 +417,48 @@ describe('planning: the linear planner gives the reference plan', function () {
     // and every round is then marked active: the prompt and the boundary's summary form one wire message across two rounds.
     const segment = (k: number, parent: string | null) => {
       const lines = buildTranscript({ rounds: 6, resultChars: (r) => 800 + 900 * r, textChars: 250 }).map((l) =>
-        l.replace(/00000000-0000-4000-8000-/g, `00000000-0000-4000-800${k}-`).replace(/"(msg|req|toolu)_(\w+)"/g, `"$1_$2_s${k}"`),
+        l
+          .replace(/00000000-0000-4000-8000-/g, `00000000-0000-4000-800${k}-`)
+          .replace(/"(msg|req|toolu)_(\w+)"/g, `"$1_$2_s${k}"`),
       );
       if (parent) lines[0] = JSON.stringify({ ...JSON.parse(lines[0]), parentUuid: parent });
       const last = JSON.parse(lines[lines.length - 1]).uuid;
       const prompt = `00000000-0000-4000-900${k}-000000000001`;
-      lines.push(JSON.stringify({ parentUuid: last, isSidechain: false, type: 'user', uuid: prompt, message: { role: 'user', content: `prompt before compaction ${k}` } }));
+      lines.push(
+        JSON.stringify({
+          parentUuid: last,
+          isSidechain: false,
+          type: 'user',
+          uuid: prompt,
+          message: { role: 'user', content: `prompt before compaction ${k}` },
+        }),
+      );
       return { lines, leaf: prompt };
     };
     const boundary = (k: number) => {
       const b = `00000000-0000-4000-a00${k}-000000000001`;
       const sum = `00000000-0000-4000-a00${k}-000000000002`;
-      all.push(JSON.stringify({ parentUuid: null, logicalParentUuid: parent, isSidechain: false, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', uuid: b }));
-      all.push(JSON.stringify({ parentUuid: b, isSidechain: false, type: 'user', isCompactSummary: true, uuid: sum, message: { role: 'user', content: `summary ${k} `.repeat(200) } }));
+      all.push(
+        JSON.stringify({
+          parentUuid: null,
+          logicalParentUuid: parent,
+          isSidechain: false,
+          type: 'system',
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          uuid: b,
+        }),
+      );
+      all.push(
+        JSON.stringify({
+          parentUuid: b,
+          isSidechain: false,
+          type: 'user',
+          isCompactSummary: true,
+          uuid: sum,
+          message: { role: 'user', content: `summary ${k} `.repeat(200) },
+        }),
+      );
       parent = sum;
     };
     const all: string[] = [];
@@ -343,9 +474,13 @@ describe('planning: the linear planner gives the reference plan', function () {
       for (const r of analysis.rounds) r.inContext = true;
       const roundOf = new Map<number, number>();
       for (const r of analysis.rounds) for (const e of r.entries) roundOf.set(e, r.index);
-      const spanning = wireMessages(analysis.index.entries, analysis.rounds.flatMap((r) => r.entries)).filter((g) => roundOf.get(g[0]) !== roundOf.get(g[g.length - 1]));
+      const spanning = wireMessages(
+        analysis.index.entries,
+        analysis.rounds.flatMap((r) => r.entries),
+      ).filter((g) => roundOf.get(g[0]) !== roundOf.get(g[g.length - 1]));
       assert.equal(spanning.length, spans, 'a wire message continues into each boundary round');
-      for (const { name, settings } of matrix()) await assertSamePlan(analysis, settings, emptyState(), `${label} / ${name}`);
+      for (const { name, settings } of matrix())
+        await assertSamePlan(analysis, settings, emptyState(), `${label} / ${name}`);
       // Tails starting at, just before and just after each boundary round.
       for (const r of analysis.rounds.filter((x) => x.startsAtBoundary)) {
         for (const from of [r.index - 1, r.index, r.index + 1]) {
@@ -353,7 +488,12 @@ describe('planning: the linear planner gives the reference plan', function () {
           for (const keepRecentTokens of [keep - 1, keep, keep + 1]) {
             if (keepRecentTokens <= 0) continue;
             for (const targetTokens of [1, keep / 2, keep - 100]) {
-              await assertSamePlan(analysis, { targetTokens: Math.max(1, targetTokens), keepRecentTokens, summaryTokens: 10, ...BUDGETS.perMessage }, emptyState(), `${label} / keep ${keepRecentTokens} target ${targetTokens}`);
+              await assertSamePlan(
+                analysis,
+                { targetTokens: Math.max(1, targetTokens), keepRecentTokens, summaryTokens: 10, ...BUDGETS.perMessage },
+                emptyState(),
+                `${label} / keep ${keepRecentTokens} target ${targetTokens}`,
+              );
             }
           }
         }
@@ -391,7 +531,9 @@ describe('planning a 10,000-round session', function () {
 
   it('takes at most 3× the time to inspect it, whatever the settings, and yields to the event loop', async () => {
     // 5,000 prompt → tool call → result → answer exchanges: 10,000 API rounds; every 10th result over the per-result limit.
-    const file = writeSession(buildTranscript({ rounds: 5_000, resultChars: (r) => (r % 10 === 0 ? 60_000 : 1_500), textChars: 400 }));
+    const file = writeSession(
+      buildTranscript({ rounds: 5_000, resultChars: (r) => (r % 10 === 0 ? 60_000 : 1_500), textChars: 400 }),
+    );
     const best = async <T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> => {
       let ms = Infinity;
       let value!: T;
@@ -411,7 +553,10 @@ describe('planning a 10,000-round session', function () {
       ['keep everything recent, small target (the issue)', { targetTokens: 20_000, keepRecentTokens: 9_000_000 }],
       ['tiny target, tight budgets', { targetTokens: 1, keepRecentTokens: 9_000_000, ...BUDGETS.tight }],
       ['target half the context', { targetTokens: Math.round(whole.preTokens / 2), keepRecentTokens: 9_000_000 }],
-      ['target just under the whole context', { targetTokens: whole.preTokens + whole.overheadTokens - 2_000, keepRecentTokens: 9_000_000 }],
+      [
+        'target just under the whole context',
+        { targetTokens: whole.preTokens + whole.overheadTokens - 2_000, keepRecentTokens: 9_000_000 },
+      ],
     ];
     for (const [name, settings] of cases) {
       let ticks = 0;

@@ -16,33 +16,86 @@ import { indexTranscript } from '../../src/core/transcript';
 
 const SESSION = '7b1f3c2a-1111-4222-8333-944455556666';
 let clock = Date.parse('2026-11-25T01:00:00.000Z');
-const common = () => ({ sessionId: SESSION, isSidechain: false, userType: 'external', cwd: '/p', version: '2.1.330', timestamp: new Date((clock += 1000)).toISOString() });
+const common = () => ({
+  sessionId: SESSION,
+  isSidechain: false,
+  userType: 'external',
+  cwd: '/p',
+  version: '2.1.330',
+  timestamp: new Date((clock += 1000)).toISOString(),
+});
 
 function user(uuid: string, parentUuid: string | null, content: unknown, extra: Record<string, unknown> = {}) {
   return { parentUuid, type: 'user', uuid, message: { role: 'user', content }, ...common(), ...extra };
 }
 function assistant(uuid: string, parentUuid: string, id: string, block: unknown, input: number) {
-  return { parentUuid, type: 'assistant', uuid, requestId: `req_${id}`, message: { id, role: 'assistant', model: 'claude-opus-5-5', type: 'message', content: [block], stop_reason: null, usage: { input_tokens: input, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } }, ...common() };
+  return {
+    parentUuid,
+    type: 'assistant',
+    uuid,
+    requestId: `req_${id}`,
+    message: {
+      id,
+      role: 'assistant',
+      model: 'claude-opus-5-5',
+      type: 'message',
+      content: [block],
+      stop_reason: null,
+      usage: { input_tokens: input, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    },
+    ...common(),
+  };
 }
 
 /** A session: two rounds of history, then the preserved rounds (p1..p4), Claude Code's /compact, and one turn after it. */
 function session(segment: { headUuid: string; anchorUuid: string; tailUuid: string }): unknown[] {
   return [
     user('u1', null, 'Read calc.js'),
-    assistant('a1', 'u1', 'msg_1', { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/p/calc.js' } }, 9000),
+    assistant(
+      'a1',
+      'u1',
+      'msg_1',
+      { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/p/calc.js' } },
+      9000,
+    ),
     user('r1', 'a1', [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x'.repeat(4000) }]),
     assistant('a2', 'r1', 'msg_2', { type: 'text', text: 'It adds numbers.' }, 10000),
     user('p1', 'a2', 'Run the tests'),
-    assistant('p2', 'p1', 'msg_3', { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'node test.js' } }, 10100),
+    assistant(
+      'p2',
+      'p1',
+      'msg_3',
+      { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'node test.js' } },
+      10100,
+    ),
     user('p3', 'p2', [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'all tests passed' }]),
     assistant('p4', 'p3', 'msg_4', { type: 'text', text: 'PRESERVED-REPLY: the tests pass.' }, 10200),
     { type: 'last-prompt', lastPrompt: 'Run the tests', leafUuid: 'p4', sessionId: SESSION },
     {
-      parentUuid: null, logicalParentUuid: 'p4', type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, uuid: 'b1', level: 'info',
-      compactMetadata: { trigger: 'manual', preTokens: 10300, preservedSegment: segment, preservedMessages: { anchorUuid: segment.anchorUuid, uuids: ['p1', 'p2', 'p3', 'p4'], allUuids: ['p1', 'p2', 'p3', 'p4'] } },
+      parentUuid: null,
+      logicalParentUuid: 'p4',
+      type: 'system',
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      isMeta: false,
+      uuid: 'b1',
+      level: 'info',
+      compactMetadata: {
+        trigger: 'manual',
+        preTokens: 10300,
+        preservedSegment: segment,
+        preservedMessages: {
+          anchorUuid: segment.anchorUuid,
+          uuids: ['p1', 'p2', 'p3', 'p4'],
+          allUuids: ['p1', 'p2', 'p3', 'p4'],
+        },
+      },
       ...common(),
     },
-    user('s1', 'b1', 'This session is being continued from a previous conversation that ran out of context. SUMMARY', { isCompactSummary: true, isVisibleInTranscriptOnly: true }),
+    user('s1', 'b1', 'This session is being continued from a previous conversation that ran out of context. SUMMARY', {
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+    }),
     user('c1', 's1', '<command-name>/compact</command-name>'),
     { type: 'cost-state', totalCostUSD: 0.1, modelUsage: {} },
     { type: 'api-request', id: 'x', shapeHash: 'h', params: {}, keep: 0, tail: ['h1'] },
@@ -52,7 +105,7 @@ function session(segment: { headUuid: string; anchorUuid: string; tailUuid: stri
   ];
 }
 
-describe('preserved segment of Claude Code\'s own /compact (hand-built, real record shapes)', () => {
+describe("preserved segment of Claude Code's own /compact (hand-built, real record shapes)", () => {
   let dir: string;
   before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'preserved-'))));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -68,16 +121,32 @@ describe('preserved segment of Claude Code\'s own /compact (hand-built, real rec
     const chain = buildChain(index.entries);
     const uuids = (ix: number[]) => ix.map((i) => index.entries[i].uuid);
     assert.deepEqual(uuids(chain.preserved), ['p1', 'p2', 'p3', 'p4']);
-    assert.deepEqual(uuids(chain.main.slice(chain.activeStart)), ['b1', 's1', 'p1', 'p2', 'p3', 'p4', 'c1', 'n1', 'n2']);
+    assert.deepEqual(uuids(chain.main.slice(chain.activeStart)), [
+      'b1',
+      's1',
+      'p1',
+      'p2',
+      'p3',
+      'p4',
+      'c1',
+      'n1',
+      'n2',
+    ]);
     assert.deepEqual(uuids(chain.main.slice(0, chain.activeStart)), ['u1', 'a1', 'r1', 'a2']);
 
     const analysis = await inspectFile(file);
     const active = analysis.rounds.filter((r) => r.inContext);
     const activeIds = active.map((r) => r.messageId ?? (r.startsAtBoundary ? 'boundary' : 'preamble'));
     assert.deepEqual(activeIds, ['boundary', 'msg_3', 'msg_4', 'msg_5']);
-    assert.deepEqual(analysis.rounds.filter((r) => !r.inContext).map((r) => r.messageId ?? 'preamble'), ['preamble', 'msg_1', 'msg_2']);
+    assert.deepEqual(
+      analysis.rounds.filter((r) => !r.inContext).map((r) => r.messageId ?? 'preamble'),
+      ['preamble', 'msg_1', 'msg_2'],
+    );
     // The preserved tool call is paired with its result inside the active context.
-    assert.deepEqual(active[1].toolResults.map((t) => t.id), ['toolu_2']);
+    assert.deepEqual(
+      active[1].toolResults.map((t) => t.id),
+      ['toolu_2'],
+    );
   });
 
   it('a segment that is not a parentUuid path is not counted (a note says why), and the rest is unchanged', async () => {
@@ -85,17 +154,28 @@ describe('preserved segment of Claude Code\'s own /compact (hand-built, real rec
     const index = await indexTranscript(file);
     const chain = buildChain(index.entries);
     assert.deepEqual(chain.preserved, []);
-    assert.ok(chain.notes.some((n) => /preserved segment .* is not a parentUuid path/.test(n)), chain.notes.join('\n'));
-    assert.deepEqual(chain.main.slice(chain.activeStart).map((i) => index.entries[i].uuid), ['b1', 's1', 'c1', 'n1', 'n2']);
+    assert.ok(
+      chain.notes.some((n) => /preserved segment .* is not a parentUuid path/.test(n)),
+      chain.notes.join('\n'),
+    );
+    assert.deepEqual(
+      chain.main.slice(chain.activeStart).map((i) => index.entries[i].uuid),
+      ['b1', 's1', 'c1', 'n1', 'n2'],
+    );
   });
 
   it('the doctor counts the preserved segment among what resume loads, and pairs its tool call with its result', async () => {
-    const index = await indexTranscript(write('doctor.jsonl', session({ headUuid: 'p1', anchorUuid: 's1', tailUuid: 'p4' })));
+    const index = await indexTranscript(
+      write('doctor.jsonl', session({ headUuid: 'p1', anchorUuid: 's1', tailUuid: 'p4' })),
+    );
     const report = diagnose(index);
     // s1, p1..p4, c1, n1, n2: the summary, the four preserved lines, the command line and the turn after it.
     assert.equal(report.reachableMessages, 8);
     assert.equal(report.totalMessages, 8);
     assert.equal(report.apiValid, true);
-    assert.deepEqual(report.problems.filter((p) => p.severity !== 'info'), []);
+    assert.deepEqual(
+      report.problems.filter((p) => p.severity !== 'info'),
+      [],
+    );
   });
 });

@@ -5,28 +5,69 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentCostGap, costFigure, costNotes, costOfUsage, DEFAULT_PRICES, priceFor, sessionCost, withPriceOverrides } from '../../src/core/cost';
+import {
+  agentCostGap,
+  costFigure,
+  costNotes,
+  costOfUsage,
+  DEFAULT_PRICES,
+  priceFor,
+  sessionCost,
+  withPriceOverrides,
+} from '../../src/core/cost';
 import { parseLine } from '../../src/core/entries';
 import { indexTranscript } from '../../src/core/transcript';
 import { repoRoot } from '../support/fixtures';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
-function assistant(uuid: string, parent: string, id: string, model: string, usage: Record<string, number>, extra: Record<string, unknown> = {}): string {
+function assistant(
+  uuid: string,
+  parent: string,
+  id: string,
+  model: string,
+  usage: Record<string, number>,
+  extra: Record<string, unknown> = {},
+): string {
   return JSON.stringify({
     type: 'assistant',
     uuid,
     parentUuid: parent,
     sessionId: 'S1',
     requestId: `req_${id}`,
-    message: { id, role: 'assistant', model, content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage } },
+    message: {
+      id,
+      role: 'assistant',
+      model,
+      content: [{ type: 'text', text: 'ok' }],
+      usage: {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        ...usage,
+      },
+    },
     ...extra,
   });
 }
 const user = (uuid: string, parent: string | null, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ type: 'user', uuid, parentUuid: parent, sessionId: 'S1', message: { role: 'user', content: 'hi' }, ...extra });
+  JSON.stringify({
+    type: 'user',
+    uuid,
+    parentUuid: parent,
+    sessionId: 'S1',
+    message: { role: 'user', content: 'hi' },
+    ...extra,
+  });
 const costState = (usd: number, byModel: Record<string, number>, sessionId = 'S1') =>
-  JSON.stringify({ type: 'cost-state', sessionId, totalCostUSD: usd, modelUsage: Object.fromEntries(Object.entries(byModel).map(([m, c]) => [m, { inputTokens: 1, costUSD: c }])), hasUnknownModelCost: false });
+  JSON.stringify({
+    type: 'cost-state',
+    sessionId,
+    totalCostUSD: usd,
+    modelUsage: Object.fromEntries(Object.entries(byModel).map(([m, c]) => [m, { inputTokens: 1, costUSD: c }])),
+    hasUnknownModelCost: false,
+  });
 
 async function costOfLines(lines: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'ac-prices-'));
@@ -39,31 +80,49 @@ async function costOfLines(lines: string[]) {
   }
 }
 
-describe('price lookup for today\'s model ids', () => {
+describe("price lookup for today's model ids", () => {
   it('a known id, exact or dated, has its own rates, not assumed', () => {
     const exact = priceFor('claude-opus-5-5')!;
-    assert.deepEqual([exact.key, exact.assumed, exact.price.input, exact.price.output, exact.price.cacheRead], ['claude-opus-5-5', false, 4, 20, 0.2]);
+    assert.deepEqual(
+      [exact.key, exact.assumed, exact.price.input, exact.price.output, exact.price.cacheRead],
+      ['claude-opus-5-5', false, 4, 20, 0.2],
+    );
     const dated = priceFor('claude-haiku-4-5-20251001')!;
     assert.deepEqual([dated.key, dated.assumed], ['claude-haiku-4-5', false]);
     // Legacy ids keep their own (legacy) rates when that is the id.
-    for (const id of ['claude-opus-4', 'claude-opus-4-20250514', 'claude-opus-4-0', 'claude-opus-4-1', 'claude-opus-4-1-20250805']) {
+    for (const id of [
+      'claude-opus-4',
+      'claude-opus-4-20250514',
+      'claude-opus-4-0',
+      'claude-opus-4-1',
+      'claude-opus-4-1-20250805',
+    ]) {
       const p = priceFor(id)!;
       assert.deepEqual([p.price.input, p.price.output, p.assumed], [15, 75, false], id);
     }
   });
 
-  it('an unknown version of a known family is priced at the family\'s newest rates and marked assumed', () => {
+  it("an unknown version of a known family is priced at the family's newest rates and marked assumed", () => {
     const opus = priceFor('claude-opus-4-9')!;
     assert.deepEqual([opus.key, opus.assumed, opus.price.input, opus.price.output], ['claude-opus-5-5', true, 4, 20]);
     assert.equal(priceFor('claude-opus-6-20270101')!.key, 'claude-opus-5-5');
-    assert.deepEqual([priceFor('claude-sonnet-6')!.key, priceFor('claude-sonnet-6')!.assumed], ['claude-sonnet-5-5', true]);
+    assert.deepEqual(
+      [priceFor('claude-sonnet-6')!.key, priceFor('claude-sonnet-6')!.assumed],
+      ['claude-sonnet-5-5', true],
+    );
     assert.equal(priceFor('claude-haiku-4-7')!.key, 'claude-haiku-5-5');
     // A tagged variant of a known model takes that model's rates, assumed.
-    assert.deepEqual([priceFor('claude-opus-4-6-fast')!.key, priceFor('claude-opus-4-6-fast')!.assumed], ['claude-opus-4-6', true]);
+    assert.deepEqual(
+      [priceFor('claude-opus-4-6-fast')!.key, priceFor('claude-opus-4-6-fast')!.assumed],
+      ['claude-opus-4-6', true],
+    );
     // A user's newer model becomes the family's newest.
     const table = withPriceOverrides({ 'claude-opus-7': { input: 7, output: 70 } });
     assert.equal(priceFor('claude-opus-6', table)!.key, 'claude-opus-7');
-    assert.deepEqual([priceFor('claude-opus-7', table)!.assumed, priceFor('claude-opus-7', table)!.price.input], [false, 7]);
+    assert.deepEqual(
+      [priceFor('claude-opus-7', table)!.assumed, priceFor('claude-opus-7', table)!.price.input],
+      [false, 7],
+    );
   });
 
   it('claude-haiku-5-5 costs five times its rates for a request over 100,000 input tokens, as Claude Code charges it', () => {
@@ -71,36 +130,65 @@ describe('price lookup for today\'s model ids', () => {
     near(costOfUsage({ input: 100_000, output: 0, cacheCreation: 0, cacheRead: 0 }, haiku).usd, 0.01, 'at 100,000');
     near(costOfUsage({ input: 100_001, output: 0, cacheCreation: 0, cacheRead: 0 }, haiku).usd, 0.0500005, 'above');
     // Cache tokens count towards the threshold (Claude Code's figure for this usage: $0.04274325).
-    near(costOfUsage({ input: 12_345, output: 6_789, cacheCreation: 23_456, cacheRead: 98_765, cacheWrite: { m5: 0, h1: 0 } }, haiku).usd, 0.04274325, 'mixed');
+    near(
+      costOfUsage(
+        { input: 12_345, output: 6_789, cacheCreation: 23_456, cacheRead: 98_765, cacheWrite: { m5: 0, h1: 0 } },
+        haiku,
+      ).usd,
+      0.04274325,
+      'mixed',
+    );
   });
 
   it('cache writes without a lifetime breakdown are priced at the 5-minute rate (Claude Code writes a zero breakdown when the API sent none)', () => {
     const opus = priceFor('claude-opus-5-5')!.price;
-    near(costOfUsage({ input: 0, output: 0, cacheCreation: 1_000_000, cacheRead: 0, cacheWrite: { m5: 0, h1: 0 } }, opus).usd, 5, 'zero breakdown');
-    near(costOfUsage({ input: 0, output: 0, cacheCreation: 1_000_000, cacheRead: 0, cacheWrite: { m5: 400_000, h1: 600_000 } }, opus).usd, 0.4 * 5 + 0.6 * 8, 'broken down');
+    near(
+      costOfUsage({ input: 0, output: 0, cacheCreation: 1_000_000, cacheRead: 0, cacheWrite: { m5: 0, h1: 0 } }, opus)
+        .usd,
+      5,
+      'zero breakdown',
+    );
+    near(
+      costOfUsage(
+        { input: 0, output: 0, cacheCreation: 1_000_000, cacheRead: 0, cacheWrite: { m5: 400_000, h1: 600_000 } },
+        opus,
+      ).usd,
+      0.4 * 5 + 0.6 * 8,
+      'broken down',
+    );
   });
 
   it('an unknown family is unpriced, and the note names the override', async () => {
     assert.equal(priceFor('gpt-5'), null);
     assert.equal(priceFor('claude-mythos-1'), null);
-    const c = await costOfLines([user('u0', null), assistant('a1', 'u0', 'msg_1', 'claude-mythos-1', { input_tokens: 100 })]);
+    const c = await costOfLines([
+      user('u0', null),
+      assistant('a1', 'u0', 'msg_1', 'claude-mythos-1', { input_tokens: 100 }),
+    ]);
     assert.deepEqual(c.unpriced, ['claude-mythos-1']);
     assert.equal(c.total.usd, 0);
-    assert.deepEqual(costNotes(c, 'the setting agentCompactor.prices'), ['No price for claude-mythos-1 (counted as $0): give one with the setting agentCompactor.prices.']);
+    assert.deepEqual(costNotes(c, 'the setting agentCompactor.prices'), [
+      'No price for claude-mythos-1 (counted as $0): give one with the setting agentCompactor.prices.',
+    ]);
     assert.equal(costFigure(c), '$0.0000 (unpriced models)');
   });
 
   it('a session of an unknown opus version is priced at the newest opus rates and says so', async () => {
-    const c = await costOfLines([user('u0', null), assistant('a1', 'u0', 'msg_1', 'claude-opus-4-9', { input_tokens: 1_000_000, output_tokens: 100_000 })]);
+    const c = await costOfLines([
+      user('u0', null),
+      assistant('a1', 'u0', 'msg_1', 'claude-opus-4-9', { input_tokens: 1_000_000, output_tokens: 100_000 }),
+    ]);
     near(c.total.usd, 4 + 2, 'total');
     assert.deepEqual(c.assumed, [{ model: 'claude-opus-4-9', priceKey: 'claude-opus-5-5' }]);
     assert.equal(c.responses.get('msg_1')!.assumed, true);
-    assert.deepEqual(costNotes(c, '--prices'), ['claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5.']);
+    assert.deepEqual(costNotes(c, '--prices'), [
+      'claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5.',
+    ]);
     assert.equal(costFigure(c), '$6.00 (assumed prices)');
   });
 });
 
-describe('the agent\'s own cost (cost-state) beside ours', () => {
+describe("the agent's own cost (cost-state) beside ours", () => {
   const usage = { input_tokens: 100_000 }; // $0.40 at claude-opus-5-5's rates
 
   it('reads the last cost-state line and agrees within 2% when the figures match', async () => {
@@ -114,26 +202,46 @@ describe('the agent\'s own cost (cost-state) beside ours', () => {
       JSON.stringify({ type: 'some-future-record', what: 1 }),
     ]);
     near(c.total.usd, 0.8, 'ours');
-    assert.deepEqual([c.agent!.usd, c.agent!.line, c.agent!.byModel], [0.8, 6, [{ model: 'claude-opus-5-5', usd: 0.8 }]]);
+    assert.deepEqual(
+      [c.agent!.usd, c.agent!.line, c.agent!.byModel],
+      [0.8, 6, [{ model: 'claude-opus-5-5', usd: 0.8 }]],
+    );
     assert.equal(agentCostGap(c), 0);
     assert.deepEqual(costNotes(c, '--prices'), []);
   });
 
   it('warns when the two differ by more than 2%', async () => {
-    const c = await costOfLines([user('u0', null), assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage), costState(1.26, { 'claude-opus-5-5': 1.26 })]);
+    const c = await costOfLines([
+      user('u0', null),
+      assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage),
+      costState(1.26, { 'claude-opus-5-5': 1.26 }),
+    ]);
     assert.ok(agentCostGap(c)! > 0.02);
-    assert.deepEqual(costNotes(c, '--prices'), ['The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests that left no response in the file, such as its own compactions.']);
-    const close = await costOfLines([user('u0', null), assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage), costState(0.405, {})]);
+    assert.deepEqual(costNotes(c, '--prices'), [
+      'The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests that left no response in the file, such as its own compactions.',
+    ]);
+    const close = await costOfLines([
+      user('u0', null),
+      assistant('a1', 'u0', 'msg_1', 'claude-opus-5-5', usage),
+      costState(0.405, {}),
+    ]);
     assert.deepEqual(costNotes(close, '--prices'), [], 'a 1.2% difference is within tolerance');
   });
 
   it('odd cost-state lines are no error and give no figure', async () => {
-    for (const odd of [{ type: 'cost-state' }, { type: 'cost-state', totalCostUSD: 'x' }, { type: 'cost-state', totalCostUSD: -1, modelUsage: [] }]) {
+    for (const odd of [
+      { type: 'cost-state' },
+      { type: 'cost-state', totalCostUSD: 'x' },
+      { type: 'cost-state', totalCostUSD: -1, modelUsage: [] },
+    ]) {
       const parsed = parseLine(JSON.stringify(odd), 1, 0, 10);
       assert.equal(parsed.malformed, undefined);
       assert.equal(parsed.entries[0].agentCost, undefined);
     }
-    const c = await costOfLines([user('u0', null), JSON.stringify({ type: 'cost-state', totalCostUSD: 2, modelUsage: { m: null, n: { costUSD: 'x' } } })]);
+    const c = await costOfLines([
+      user('u0', null),
+      JSON.stringify({ type: 'cost-state', totalCostUSD: 2, modelUsage: { m: null, n: { costUSD: 'x' } } }),
+    ]);
     assert.deepEqual([c.agent!.usd, c.agent!.byModel], [2, []]);
   });
 
@@ -147,7 +255,15 @@ describe('the agent\'s own cost (cost-state) beside ours', () => {
       user('u1', 'a1'),
       assistant('a2', 'u1', 'msg_2', 'claude-opus-5-5', usage),
       costState(0.8, { 'claude-opus-5-5': 0.8 }),
-      JSON.stringify({ type: 'system', subtype: 'compact_boundary', uuid: 'b', parentUuid: null, logicalParentUuid: 'a2', sessionId: 'S2', compactMetadata: { trigger: 'manual', preTokens: 10 } }),
+      JSON.stringify({
+        type: 'system',
+        subtype: 'compact_boundary',
+        uuid: 'b',
+        parentUuid: null,
+        logicalParentUuid: 'a2',
+        sessionId: 'S2',
+        compactMetadata: { trigger: 'manual', preTokens: 10 },
+      }),
       user('s', 'b', { sessionId: 'S2', isCompactSummary: true }),
       user('u2', 's', { sessionId: 'S2' }),
       assistant('a3', 'u2', 'msg_3', 'claude-opus-5-5', usage, { sessionId: 'S2' }),
@@ -187,7 +303,7 @@ describe('the agent\'s own cost (cost-state) beside ours', () => {
   });
 });
 
-describe('inspect (the built CLI) shows assumed rates, unpriced models and the agent\'s own figure', () => {
+describe("inspect (the built CLI) shows assumed rates, unpriced models and the agent's own figure", () => {
   it('text and --json', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-prices-cli-'));
     try {
@@ -202,17 +318,25 @@ describe('inspect (the built CLI) shows assumed rates, unpriced models and the a
           costState(1.26, { 'claude-opus-4-9': 1.26 }),
         ].join('\n') + '\n',
       );
-      const run = (args: string[]) => spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'inspect', ...args, f], { encoding: 'utf8' });
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'inspect', ...args, f], { encoding: 'utf8' });
       const text = run([]);
       assert.equal(text.status, 0, text.stderr);
       assert.match(text.stdout, /^cost: \$0\.4000 \(assumed prices\) over 2 responses/m);
       assert.match(text.stdout, /the agent's own figure: \$1\.26 \(cost-state, line 5\)/);
       assert.match(text.stdout, /claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5\./);
       assert.match(text.stdout, /No price for claude-mythos-1 \(counted as \$0\): give one with --prices FILE\./);
-      assert.match(text.stdout, /The agent recorded \$1\.26 for this session, ours is \$0\.4000 \(68% apart\)\. Its figure also counts/);
+      assert.match(
+        text.stdout,
+        /The agent recorded \$1\.26 for this session, ours is \$0\.4000 \(68% apart\)\. Its figure also counts/,
+      );
       const json = run(['--json']);
       assert.equal(json.status, 0, json.stderr);
-      const cost = (JSON.parse(json.stdout) as { cost: { assumed: unknown; unpriced: unknown; agent: { usd: number }; agentGap: number; notes: string[] } }).cost;
+      const cost = (
+        JSON.parse(json.stdout) as {
+          cost: { assumed: unknown; unpriced: unknown; agent: { usd: number }; agentGap: number; notes: string[] };
+        }
+      ).cost;
       assert.deepEqual(cost.assumed, [{ model: 'claude-opus-4-9', priceKey: 'claude-opus-5-5' }]);
       assert.deepEqual(cost.unpriced, ['claude-mythos-1']);
       assert.equal(cost.agent.usd, 1.26);

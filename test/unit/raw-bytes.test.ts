@@ -73,7 +73,13 @@ describe('invalid UTF-8 in kept rounds', function () {
     assert.ok(at > 11, 'the result line has a string content');
     const stray = Buffer.of(0xc3, 0x28, 0xff, 0xe2, 0x82); // a bad continuation, 0xFF, a cut sequence
     const marker = Buffer.from('STRAY[');
-    const changed = Buffer.concat([original.subarray(0, userLine.start + at), marker, stray, Buffer.from(']'), original.subarray(userLine.start + at)]);
+    const changed = Buffer.concat([
+      original.subarray(0, userLine.start + at),
+      marker,
+      stray,
+      Buffer.from(']'),
+      original.subarray(userLine.start + at),
+    ]);
     const file = join(dir, 'session.jsonl');
     writeFileSync(file, changed);
     const result = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 30_000 } });

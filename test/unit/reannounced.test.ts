@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { reannouncedOnResume } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 
-const ENVIRONMENT = '<system-reminder>\n# Environment\n' + 'You have been invoked in the following environment: a sample project.\n'.repeat(40) + '</system-reminder>';
+const ENVIRONMENT =
+  '<system-reminder>\n# Environment\n' +
+  'You have been invoked in the following environment: a sample project.\n'.repeat(40) +
+  '</system-reminder>';
 const DATE = "<system-reminder>\nToday's date is 2026-11-25.\n</system-reminder>";
 
 /** A 2.1.330-style session: attachments (rendered on the record) before its first request, then two rounds. */
@@ -16,21 +19,52 @@ function sessionLines(): string[] {
   let parent: string | null = null;
   const link = (o: Record<string, unknown>) => {
     const uuid = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-    const line = JSON.stringify({ parentUuid: parent, uuid, sessionId: 's', isSidechain: false, timestamp: `2026-11-25T00:00:${String(n).padStart(2, '0')}Z`, ...o });
+    const line = JSON.stringify({
+      parentUuid: parent,
+      uuid,
+      sessionId: 's',
+      isSidechain: false,
+      timestamp: `2026-11-25T00:00:${String(n).padStart(2, '0')}Z`,
+      ...o,
+    });
     parent = uuid;
     return line;
   };
-  const attachment = (type: string, text: string) => link({ type: 'attachment', attachment: { type }, rendered: [{ content: text }], renderedRole: 'system' });
-  const usage = (input: number) => ({ input_tokens: input, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+  const attachment = (type: string, text: string) =>
+    link({ type: 'attachment', attachment: { type }, rendered: [{ content: text }], renderedRole: 'system' });
+  const usage = (input: number) => ({
+    input_tokens: input,
+    output_tokens: 5,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  });
   return [
     link({ type: 'user', message: { role: 'user', content: 'first prompt' } }),
     attachment('environment', ENVIRONMENT),
     attachment('date', DATE),
     link({ type: 'attachment', attachment: { type: 'prompt_snapshot', systemPrompt: ['You are an agent.'] } }),
-    link({ type: 'assistant', message: { id: 'msg_1', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'first answer' }], usage: usage(1500) } }),
+    link({
+      type: 'assistant',
+      message: {
+        id: 'msg_1',
+        role: 'assistant',
+        model: 'm',
+        content: [{ type: 'text', text: 'first answer' }],
+        usage: usage(1500),
+      },
+    }),
     link({ type: 'user', message: { role: 'user', content: 'second prompt' } }),
     attachment('date', DATE),
-    link({ type: 'assistant', message: { id: 'msg_2', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'second answer' }], usage: usage(1520) } }),
+    link({
+      type: 'assistant',
+      message: {
+        id: 'msg_2',
+        role: 'assistant',
+        model: 'm',
+        content: [{ type: 'text', text: 'second answer' }],
+        usage: usage(1520),
+      },
+    }),
   ];
 }
 
@@ -70,7 +104,12 @@ describe('the session-start context a resume sends again', () => {
 
   it('counts nothing for a file whose agent announces nothing before its first request', async () => {
     const file = join(dir, 'c.jsonl');
-    writeFileSync(file, sessionLines().filter((l) => !l.includes('"rendered"')).join('\n') + '\n');
+    writeFileSync(
+      file,
+      sessionLines()
+        .filter((l) => !l.includes('"rendered"'))
+        .join('\n') + '\n',
+    );
     const { index, rounds } = await inspectFile(file, { subagents: false });
     assert.equal(reannouncedOnResume(index.entries, rounds, new Set(), 1), 0);
   });

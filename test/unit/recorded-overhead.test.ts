@@ -13,26 +13,68 @@ import { countTokensExact, countTokensInPieces } from '../../src/core/tokens/exa
 import { contextPartsText } from '../../src/extension/model/contextText';
 
 const SESSION = '5d1e2f3a-2222-4333-8444-a55566667777';
-const SYSTEM = ["You are a Claude agent, built on Anthropic's Claude Agent SDK.", 'You help with software engineering tasks in the sample project.\n\nBe concise.'];
+const SYSTEM = [
+  "You are a Claude agent, built on Anthropic's Claude Agent SDK.",
+  'You help with software engineering tasks in the sample project.\n\nBe concise.',
+];
 const TOOLS = [
-  { name: 'Read', description: 'Reads a file from the local filesystem.', input_schema: { type: 'object', properties: { file_path: { type: 'string', description: 'The absolute path' } }, required: ['file_path'] } },
-  { name: 'Bash', description: 'Runs a shell command.', input_schema: { type: 'object', properties: { command: { type: 'string' } } } },
+  {
+    name: 'Read',
+    description: 'Reads a file from the local filesystem.',
+    input_schema: {
+      type: 'object',
+      properties: { file_path: { type: 'string', description: 'The absolute path' } },
+      required: ['file_path'],
+    },
+  },
+  {
+    name: 'Bash',
+    description: 'Runs a shell command.',
+    input_schema: { type: 'object', properties: { command: { type: 'string' } } },
+  },
 ];
 
 function lines(withShape: boolean, tools: unknown[] = TOOLS): string {
   const t = (s: number) => `2026-11-25T01:00:0${s}.000Z`;
   const out: unknown[] = [
-    { parentUuid: null, type: 'user', uuid: 'u1', sessionId: SESSION, isSidechain: false, timestamp: t(1), message: { role: 'user', content: 'Hello there' } },
+    {
+      parentUuid: null,
+      type: 'user',
+      uuid: 'u1',
+      sessionId: SESSION,
+      isSidechain: false,
+      timestamp: t(1),
+      message: { role: 'user', content: 'Hello there' },
+    },
   ];
-  if (withShape) out.push({ type: 'api-request-shape', shapeHash: 'abc', shape: { system: SYSTEM.map((text) => ({ type: 'text', text })), tools } });
+  if (withShape)
+    out.push({
+      type: 'api-request-shape',
+      shapeHash: 'abc',
+      shape: { system: SYSTEM.map((text) => ({ type: 'text', text })), tools },
+    });
   out.push({
-    parentUuid: 'u1', type: 'assistant', uuid: 'a1', sessionId: SESSION, isSidechain: false, timestamp: t(2), requestId: 'req_1',
-    message: { id: 'msg_1', role: 'assistant', model: 'claude-opus-5-5', type: 'message', content: [{ type: 'text', text: 'Hi.' }], stop_reason: 'end_turn', usage: { input_tokens: 5000, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+    parentUuid: 'u1',
+    type: 'assistant',
+    uuid: 'a1',
+    sessionId: SESSION,
+    isSidechain: false,
+    timestamp: t(2),
+    requestId: 'req_1',
+    message: {
+      id: 'msg_1',
+      role: 'assistant',
+      model: 'claude-opus-5-5',
+      type: 'message',
+      content: [{ type: 'text', text: 'Hi.' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 5000, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    },
   });
   return out.map((o) => JSON.stringify(o)).join('\n') + '\n';
 }
 
-describe('system prompt and tools from the agent\'s recorded request shape', () => {
+describe("system prompt and tools from the agent's recorded request shape", () => {
   let dir: string;
   before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recorded-overhead-'))));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -49,7 +91,10 @@ describe('system prompt and tools from the agent\'s recorded request shape', () 
     assert.equal(report.totals.overheadTokens, expected);
     const ctx = contextNow(report);
     assert.equal(ctx.overheadSource, 'recorded');
-    assert.match(contextPartsText(ctx), new RegExp(`^system prompt and tools ${expected} \\(recorded\\) \\+ transcript `));
+    assert.match(
+      contextPartsText(ctx),
+      new RegExp(`^system prompt and tools ${expected} \\(recorded\\) \\+ transcript `),
+    );
   });
 
   it('without a record, estimates from usage and says so', async () => {
@@ -59,7 +104,7 @@ describe('system prompt and tools from the agent\'s recorded request shape', () 
     assert.match(contextPartsText(contextNow(report)), /^system prompt and tools ~[\d,]+ \(estimated\) \+ transcript /);
   });
 
-  it('a hostile shape (a 300,000-character word) is counted in pieces, without the tokenizer\'s quadratic blow-up', async function () {
+  it("a hostile shape (a 300,000-character word) is counted in pieces, without the tokenizer's quadratic blow-up", async function () {
     this.timeout(120_000); // a hang detector only: whole, this word takes the encoder many minutes
     const hostile = [{ name: 'X', description: 'x'.repeat(300_000), input_schema: { type: 'object' } }];
     const { report } = await inspectFile(write('hostile.jsonl', lines(true, hostile)), { subagents: false });

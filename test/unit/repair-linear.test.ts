@@ -52,7 +52,10 @@ describe('repair and doctor: work linear in broken links', function () {
       assert.equal(plan.changes.length, n / 10 - 1, 'every broken link is planned');
       work.push(c.steps());
     }
-    assert.ok(work[1] / work[0] <= 6, `work ${work[0]} → ${work[1]} (${(work[1] / work[0]).toFixed(1)}×): linear gives about 4×, quadratic about 16×`);
+    assert.ok(
+      work[1] / work[0] <= 6,
+      `work ${work[0]} → ${work[1]} (${(work[1] / work[0]).toFixed(1)}×): linear gives about 4×, quadratic about 16×`,
+    );
   });
 
   it('diagnose: 4× the lines (and broken links) is at most 6× the work', async () => {
@@ -64,6 +67,9 @@ describe('repair and doctor: work linear in broken links', function () {
       assert.equal(r.problems.filter((p) => p.kind === 'dangling-parent').length, n / 2 - 1);
       work.push(c.steps());
     }
-    assert.ok(work[1] / work[0] <= 6, `work ${work[0]} → ${work[1]} (${(work[1] / work[0]).toFixed(1)}×): linear gives about 4×, quadratic about 16×`);
+    assert.ok(
+      work[1] / work[0] <= 6,
+      `work ${work[0]} → ${work[1]} (${(work[1] / work[0]).toFixed(1)}×): linear gives about 4×, quadratic about 16×`,
+    );
   });
 });

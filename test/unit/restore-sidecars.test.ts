@@ -1,7 +1,17 @@
 // Restore From Backup after in-place compactions: the transcript, its state file and its saved
 // tool results come back exactly as they were before the compaction whose backup is restored.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
@@ -49,10 +59,18 @@ describe('Restore From Backup brings back the sidecars of an in-place compaction
     const before = snapshot(dir);
     const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: first });
     const after = snapshot(dir);
-    assert.notEqual(after[basename(statePath(file))], before[basename(statePath(file))], 'the compaction changed the state file');
+    assert.notEqual(
+      after[basename(statePath(file))],
+      before[basename(statePath(file))],
+      'the compaction changed the state file',
+    );
     assert.ok(Object.keys(after).filter((k) => !(k in before)).length > 0, 'the compaction saved tool results');
 
-    assert.deepEqual(await listBackups(file), [res.backup], 'only transcript backups are listed, not the files recorded beside them');
+    assert.deepEqual(
+      await listBackups(file),
+      [res.backup],
+      'only transcript backups are listed, not the files recorded beside them',
+    );
     await restoreBackup(file, res.backup!);
     assert.deepEqual(snapshot(dir), before);
   });
@@ -89,8 +107,16 @@ describe('which transcript a backup belongs to (Restore is offered only where on
   it('maps a backup to its transcript and nothing else to anything', () => {
     assert.equal(transcriptOfBackup('/p/s.jsonl.bak-20261123T101010123Z'), '/p/s.jsonl');
     assert.equal(transcriptOfBackup('/p/a.bak-b.jsonl.bak-1'), '/p/a.bak-b.jsonl');
-    assert.equal(transcriptOfBackup('/p/s.jsonl.bak-1.manifest.json'), undefined, 'the manifest recorded beside a backup');
-    assert.equal(transcriptOfBackup('/p/s.jsonl.bak-1.compactor-state.json'), undefined, 'the state copy recorded beside a backup');
+    assert.equal(
+      transcriptOfBackup('/p/s.jsonl.bak-1.manifest.json'),
+      undefined,
+      'the manifest recorded beside a backup',
+    );
+    assert.equal(
+      transcriptOfBackup('/p/s.jsonl.bak-1.compactor-state.json'),
+      undefined,
+      'the state copy recorded beside a backup',
+    );
     assert.equal(transcriptOfBackup('/p/s.jsonl'), undefined);
     assert.equal(transcriptOfBackup('/p/.bak-1'), undefined);
   });

@@ -5,10 +5,26 @@
 // no command at all, with a reason, also through the real CLI (`compact --in-place` on a Codex rollout).
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { commandLine, powerShellQuote, resumeCommand, resumeParts, type ResumeAgent } from '../../src/core/compact/resume';
+import {
+  commandLine,
+  powerShellQuote,
+  resumeCommand,
+  resumeParts,
+  type ResumeAgent,
+} from '../../src/core/compact/resume';
 import { resumeProblem, resumeShellLine } from '../../src/extension/model/resume';
 import { agentFixtures, repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
@@ -35,13 +51,22 @@ function sandbox() {
 type Sandbox = ReturnType<typeof sandbox>;
 
 /** Runs `command` in /bin/sh -c from `root` with the fake agents first on PATH; returns the recorded argv and folder. */
-function runInShell(box: Sandbox, command: string): { status: number | null; argv: string[] | null; cwd: string | null; stderr: string } {
+function runInShell(
+  box: Sandbox,
+  command: string,
+): { status: number | null; argv: string[] | null; cwd: string | null; stderr: string } {
   rmSync(join(box.record, 'argv'), { force: true });
   rmSync(join(box.record, 'cwd'), { force: true });
-  const r = spawnSync('/bin/sh', ['-c', command], { cwd: box.root, encoding: 'utf8', env: { ...process.env, PATH: `${box.bin}:${process.env.PATH}`, AC_RECORD: box.record, HOME: box.root } });
+  const r = spawnSync('/bin/sh', ['-c', command], {
+    cwd: box.root,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${box.bin}:${process.env.PATH}`, AC_RECORD: box.record, HOME: box.root },
+  });
   const argvFile = join(box.record, 'argv');
   const argv = existsSync(argvFile) ? readFileSync(argvFile, 'utf8').split('\0').slice(0, -1) : null;
-  const cwd = existsSync(join(box.record, 'cwd')) ? readFileSync(join(box.record, 'cwd'), 'utf8').replace(/\n$/, '') : null;
+  const cwd = existsSync(join(box.record, 'cwd'))
+    ? readFileSync(join(box.record, 'cwd'), 'utf8').replace(/\n$/, '')
+    : null;
   return { status: r.status, argv, cwd, stderr: r.stderr };
 }
 
@@ -65,7 +90,19 @@ const hostileFolderNames = (marker: string) => [
 ];
 
 /** Folders refused outright: control characters (a newline included) or not absolute. */
-const REFUSED_FOLDERS = ['relative/dir', '-P', '--', '~/x', '/tmp/a\nb', '/tmp/\x1b]0;title\x07', '/tmp/\x1b[2J', '/tmp/c1\u009b31m', '/tmp/del\x7f', '/tmp/tab\there', '/tmp/nul\u0000'];
+const REFUSED_FOLDERS = [
+  'relative/dir',
+  '-P',
+  '--',
+  '~/x',
+  '/tmp/a\nb',
+  '/tmp/\x1b]0;title\x07',
+  '/tmp/\x1b[2J',
+  '/tmp/c1\u009b31m',
+  '/tmp/del\x7f',
+  '/tmp/tab\there',
+  '/tmp/nul\u0000',
+];
 
 /** Ids refused outright: not UUIDs. */
 const hostileIds = (marker: string) => [
@@ -141,10 +178,16 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
     // No PowerShell on this machine: the rules are asserted as text (a quote PowerShell reads as the end of the string
     // must be doubled, and nothing else in a single-quoted string is special).
     assert.equal(powerShellQuote("it's"), "'it''s'");
-    assert.equal(powerShellQuote('a\u2019b\u2018c\u201ad\u201be'), "'a\u2019\u2019b\u2018\u2018c\u201a\u201ad\u201b\u201be'");
+    assert.equal(
+      powerShellQuote('a\u2019b\u2018c\u201ad\u201be'),
+      "'a\u2019\u2019b\u2018\u2018c\u201a\u201ad\u201b\u201be'",
+    );
     assert.equal(powerShellQuote('$(Remove-Item x) `n $env:PATH'), "'$(Remove-Item x) `n $env:PATH'");
     assert.equal(resumeShellLine('claude', ID, 'win32'), `claude --resume ${ID}`);
-    assert.equal(resumeShellLine('C:\\Program Files\\Claude\\claude.exe', ID, 'win32'), `& 'C:\\Program Files\\Claude\\claude.exe' --resume ${ID}`);
+    assert.equal(
+      resumeShellLine('C:\\Program Files\\Claude\\claude.exe', ID, 'win32'),
+      `& 'C:\\Program Files\\Claude\\claude.exe' --resume ${ID}`,
+    );
     assert.equal(commandLine(['-x', 'resume', ID], 'powershell'), `& '-x' resume ${ID}`);
   });
 
@@ -198,7 +241,13 @@ describe('resume commands the CLI prints, run in a real shell', function () {
       const file = codexRolloutWith(dir, id, box.root);
       const text = runCli(['compact', file, '--in-place', ...SMALL]);
       assert.equal(text.status, 0, text.stderr);
-      const jsonRun = runCli(['compact', codexRolloutWith(mkdtempSync(join(box.root, 'codex-id-')), id, box.root), '--in-place', '--json', ...SMALL]);
+      const jsonRun = runCli([
+        'compact',
+        codexRolloutWith(mkdtempSync(join(box.root, 'codex-id-')), id, box.root),
+        '--in-place',
+        '--json',
+        ...SMALL,
+      ]);
       assert.equal(jsonRun.status, 0, jsonRun.stderr);
       const json = JSON.parse(jsonRun.stdout) as { resumeCommand: string | null; resumeProblem?: string };
       const runs = runOffered(text.stdout, json);
@@ -218,7 +267,15 @@ describe('resume commands the CLI prints, run in a real shell', function () {
       const rollout = codexRolloutWith(codexDir, ID, cwd);
       const codexText = runCli(['compact', rollout, '--in-place', ...SMALL]);
       assert.equal(codexText.status, 0, codexText.stderr);
-      const codexJson = JSON.parse(runCli(['compact', codexRolloutWith(mkdtempSync(join(box.root, 'codex-cwd-')), ID, cwd), '--in-place', '--json', ...SMALL]).stdout) as { resumeCommand: string | null };
+      const codexJson = JSON.parse(
+        runCli([
+          'compact',
+          codexRolloutWith(mkdtempSync(join(box.root, 'codex-cwd-')), ID, cwd),
+          '--in-place',
+          '--json',
+          ...SMALL,
+        ]).stdout,
+      ) as { resumeCommand: string | null };
       const codexRuns = runOffered(codexText.stdout, codexJson);
       assert.equal(codexRuns.length, 2, codexText.stdout);
       for (const r of codexRuns) {
@@ -228,7 +285,12 @@ describe('resume commands the CLI prints, run in a real shell', function () {
       // Claude Code, a fork (a new session id) of a transcript whose lines record the folder.
       const claudeDir = mkdtempSync(join(box.root, 'claude-cwd-'));
       const transcript = join(claudeDir, `${ID}.jsonl`);
-      writeFileSync(transcript, buildTranscript({ rounds: 6, resultChars: () => 5_000 }).map((l) => JSON.stringify({ ...(JSON.parse(l) as object), cwd })).join('\n') + '\n');
+      writeFileSync(
+        transcript,
+        buildTranscript({ rounds: 6, resultChars: () => 5_000 })
+          .map((l) => JSON.stringify({ ...(JSON.parse(l) as object), cwd }))
+          .join('\n') + '\n',
+      );
       const claudeText = runCli(['compact', transcript, '--target-tokens', '3000', '--keep-recent-tokens', '1000']);
       assert.equal(claudeText.status, 0, claudeText.stderr);
       const forkId = /^session: (\S+)$/m.exec(claudeText.stdout)![1];

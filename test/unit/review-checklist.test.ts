@@ -2,16 +2,29 @@
 // and the line that adds a missing fact, which must make the summary keep it.
 import { strict as assert } from 'node:assert';
 import { spanFacts, factKept, type Fact } from '../../src/core/compact/fidelity';
-import { checklistTitle, factInsertion, factLine, missingFacts, reviewChecklist } from '../../src/extension/model/reviewChecklist';
+import {
+  checklistTitle,
+  factInsertion,
+  factLine,
+  missingFacts,
+  reviewChecklist,
+} from '../../src/extension/model/reviewChecklist';
 import type { JsonObject } from '../../src/core/json';
 
 const CWD = '/home/me/proj';
 const user = (content: unknown): JsonObject => ({ type: 'user', cwd: CWD, message: { role: 'user', content } });
-const assistant = (...content: JsonObject[]): JsonObject => ({ type: 'assistant', cwd: CWD, message: { role: 'assistant', content } });
+const assistant = (...content: JsonObject[]): JsonObject => ({
+  type: 'assistant',
+  cwd: CWD,
+  message: { role: 'assistant', content },
+});
 let ids = 0;
 function call(name: string, input: JsonObject, result: string, isError = false): JsonObject[] {
   const id = `toolu_${++ids}`;
-  return [assistant({ type: 'tool_use', id, name, input }), user([{ type: 'tool_result', tool_use_id: id, content: result, ...(isError ? { is_error: true } : {}) }])];
+  return [
+    assistant({ type: 'tool_use', id, name, input }),
+    user([{ type: 'tool_result', tool_use_id: id, content: result, ...(isError ? { is_error: true } : {}) }]),
+  ];
 }
 const insert = (summary: string, fact: Fact) => {
   const at = factInsertion(summary, fact);
@@ -32,10 +45,14 @@ const facts = spanFacts(span);
 
 describe('review checklist: what the summary under review keeps, as it is edited', () => {
   it('counts per category with short names, and lists the facts missed', () => {
-    const summary = 'The user asked to refactor the pagination helper so cursor tokens survive reloads; pagination.ts was edited.';
+    const summary =
+      'The user asked to refactor the pagination helper so cursor tokens survive reloads; pagination.ts was edited.';
     const { report, missing } = reviewChecklist(facts, summary);
     const title = checklistTitle(report);
-    assert.match(title, /^Keeps 1\/1 requests · 1\/1 files edited · \d\/\d files worked on last · 0\/1 errors · 0\/1 failed commands/);
+    assert.match(
+      title,
+      /^Keeps 1\/1 requests · 1\/1 files edited · \d\/\d files worked on last · 0\/1 errors · 0\/1 failed commands/,
+    );
     assert.deepEqual(
       missing.map((f) => f.category),
       report.missing.map((m) => m.category),
@@ -58,7 +75,11 @@ describe('review checklist: what the summary under review keeps, as it is edited
   it('a second added fact goes to the end of the same "Also:" section; an "Also:" in the middle is not reused', () => {
     const [first, second] = missingFacts(facts, 'Nothing yet.');
     const twice = insert(insert('Nothing yet.\n', first), second);
-    assert.equal(twice, `Nothing yet.\n\nAlso:\n- ${factLine(first)}\n- ${factLine(second)}\n`, 'added before the trailing newline');
+    assert.equal(
+      twice,
+      `Nothing yet.\n\nAlso:\n- ${factLine(first)}\n- ${factLine(second)}\n`,
+      'added before the trailing newline',
+    );
     const middle = 'Start.\nAlso:\n- one\nThen prose.';
     assert.equal(insert(middle, first), `${middle}\n\nAlso:\n- ${factLine(first)}`);
     assert.equal(insert('', first), `Also:\n- ${factLine(first)}`);

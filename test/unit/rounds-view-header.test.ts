@@ -28,7 +28,10 @@ describe('Rounds view headers', () => {
     const analysis = await inspectFile(file, { subagents: false });
     const idle = await planCompaction(analysis, { targetTokens: 10_000_000 });
     for (const place of ['container', 'explorer'] as const) {
-      assert.deepEqual(roundsViewHeader(file, null, place), { description: 'with-compactions.jsonl', badge: undefined });
+      assert.deepEqual(roundsViewHeader(file, null, place), {
+        description: 'with-compactions.jsonl',
+        badge: undefined,
+      });
       assert.deepEqual(roundsViewHeader(file, idle, place).badge, undefined);
       assert.deepEqual(roundsViewHeader(undefined, null, place), { description: undefined, badge: undefined });
     }

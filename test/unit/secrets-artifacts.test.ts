@@ -19,10 +19,18 @@ describe('secrets in shipped artifacts', function () {
   const vsix = join(out, 'agent-compactor.vsix');
 
   before(() => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--production'], { cwd: repoRoot, env, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--production'], {
+      cwd: repoRoot,
+      env,
+      encoding: 'utf8',
+    });
     assert.equal(build.status, 0, build.stderr);
     const vsce = join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce');
-    const pack = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', vsix], { cwd: repoRoot, env, encoding: 'utf8' });
+    const pack = spawnSync(
+      process.execPath,
+      [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', vsix],
+      { cwd: repoRoot, env, encoding: 'utf8' },
+    );
     assert.equal(pack.status, 0, pack.stderr + pack.stdout);
   });
 
@@ -30,8 +38,14 @@ describe('secrets in shipped artifacts', function () {
     const list = spawnSync('unzip', ['-Z1', vsix], { encoding: 'utf8' });
     assert.equal(list.status, 0, list.stderr);
     const names = list.stdout.trim().split('\n');
-    assert.ok(names.includes('extension/dist/extension.js') && names.includes('extension/dist/webview.js'), names.join(', '));
-    assert.ok(!names.some((n) => /\.(ts|map)$|node_modules|test\/|fixtures/.test(n)), `sources, maps, tests or fixtures in the vsix: ${names.join(', ')}`);
+    assert.ok(
+      names.includes('extension/dist/extension.js') && names.includes('extension/dist/webview.js'),
+      names.join(', '),
+    );
+    assert.ok(
+      !names.some((n) => /\.(ts|map)$|node_modules|test\/|fixtures/.test(n)),
+      `sources, maps, tests or fixtures in the vsix: ${names.join(', ')}`,
+    );
     const all = spawnSync('unzip', ['-p', vsix], { maxBuffer: 64 << 20 });
     assert.equal(all.status, 0);
     const bytes = all.stdout as Buffer;

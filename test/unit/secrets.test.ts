@@ -96,7 +96,8 @@ function errorForms(err: unknown): Record<string, string> {
 
 function filesUnder(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [rel, st] of snapshotDir(dir)) if (st.type === 'file') out[`file ${rel}`] = readFileSync(join(dir, rel), 'latin1');
+  for (const [rel, st] of snapshotDir(dir))
+    if (st.type === 'file') out[`file ${rel}`] = readFileSync(join(dir, rel), 'latin1');
   return out;
 }
 
@@ -106,7 +107,8 @@ function assertOnlyInAuthHeader(raw: Buffer, fake: FakeAnthropic) {
   const requests = count(text, 'POST /v1/messages');
   assert.equal(requests, fake.messageRequests().length);
   // The SDK sends it as `x-api-key: <key>` or `authorization: Bearer <key>` (newer SDKs).
-  const inHeader = (text.match(new RegExp(`\\r\\n(x-api-key: |authorization: Bearer )${KEY}\\r\\n`, 'gi')) ?? []).length;
+  const inHeader = (text.match(new RegExp(`\\r\\n(x-api-key: |authorization: Bearer )${KEY}\\r\\n`, 'gi')) ?? [])
+    .length;
   assert.equal(count(text, KEY), requests, 'the key is sent once per request');
   assert.equal(inHeader, requests, 'and only as the value of the auth header');
   assert.ok(!JSON.stringify(fake.requests.map((r) => r.body)).includes(KEY), 'not in any request body');
@@ -126,13 +128,20 @@ describe('secrets: the API key never leaks', function () {
   let file: string;
   const saved = { key: process.env.ANTHROPIC_API_KEY, base: process.env.ANTHROPIC_BASE_URL };
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-secret-'));
     file = join(dir, 's.jsonl');
-    writeFileSync(file, buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : 300) }).join('\n') + '\n');
+    writeFileSync(
+      file,
+      buildTranscript({ rounds: 16, textChars: 1_500, resultChars: (r) => (r % 4 === 0 ? 3_000 : 300) }).join('\n') +
+        '\n',
+    );
   });
   afterEach(() => {
     rmSync(dir, { recursive: true, force: true });
@@ -155,14 +164,22 @@ describe('secrets: the API key never leaks', function () {
             summarizer: 'anthropic',
             settings: SETTINGS,
             inPlace: true,
-            anthropic: { apiKey: via === 'options' ? KEY : undefined, baseURL: proxy.url, maxRetries: 1, timeoutMs: 10_000 },
+            anthropic: {
+              apiKey: via === 'options' ? KEY : undefined,
+              baseURL: proxy.url,
+              maxRetries: 1,
+              timeoutMs: 10_000,
+            },
             onProgress: (m) => progress.push(m),
           }).catch((e: unknown) => e);
           // A key in the environment alone is not consent: the core only uses the key it is given.
           if (via === 'options') assert.ok(fake.messageRequests().length > 0, 'the API was called');
           else {
             assert.equal(fake.messageRequests().length, 0, 'no request without a key given by the caller');
-            assert.ok(!(outcome instanceof Error) && (outcome as CompactResult).summarizer === 'extractive', 'the offline summary was used');
+            assert.ok(
+              !(outcome instanceof Error) && (outcome as CompactResult).summarizer === 'extractive',
+              'the offline summary was used',
+            );
           }
           const found = leaks({ progress: progress.join('\n'), ...errorForms(outcome), ...filesUnder(dir) });
           assert.deepEqual(found, []);
@@ -175,7 +192,9 @@ describe('secrets: the API key never leaks', function () {
     }
   }
 
-  for (const { name, scenario } of SCENARIOS.filter((s) => ['success', '401', 'failure (500, retried, fallback)'].includes(s.name))) {
+  for (const { name, scenario } of SCENARIOS.filter((s) =>
+    ['success', '401', 'failure (500, retried, fallback)'].includes(s.name),
+  )) {
     for (const debugLog of name.startsWith('failure') ? [false] : [false, true]) {
       it(`CLI, ${name}${debugLog ? ', with ANTHROPIC_LOG=debug' : ''}: not on stdout/stderr (text and --json) nor in files`, async () => {
         const fake = await startFakeAnthropic({ scenario });
@@ -185,7 +204,21 @@ describe('secrets: the API key never leaks', function () {
           if (debugLog) env.ANTHROPIC_LOG = 'debug';
           const outputs: Record<string, string> = {};
           for (const json of [false, true]) {
-            const args = [cli, 'compact', file, '--summarizer', 'anthropic', '--base-url', proxy.url, '--target-tokens', '6000', '--keep-recent-tokens', '2000', '--max-result-chars', '1000'];
+            const args = [
+              cli,
+              'compact',
+              file,
+              '--summarizer',
+              'anthropic',
+              '--base-url',
+              proxy.url,
+              '--target-tokens',
+              '6000',
+              '--keep-recent-tokens',
+              '2000',
+              '--max-result-chars',
+              '1000',
+            ];
             if (json) args.push('--json');
             // spawnSync would block the fake living in this process: run it asynchronously.
             const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -204,7 +237,12 @@ describe('secrets: the API key never leaks', function () {
             outputs[`stderr${json ? ' --json' : ''}`] = r.stderr;
           }
           // The SDK's debug log (console.debug: stdout) prints every request's headers, auth redacted.
-      if (debugLog) assert.match(outputs.stdout, /authorization['"]?: ['"]?\*\*\*/i, `the SDK debug log ran and redacted the header: ${outputs.stdout.slice(0, 2000)}`);
+          if (debugLog)
+            assert.match(
+              outputs.stdout,
+              /authorization['"]?: ['"]?\*\*\*/i,
+              `the SDK debug log ran and redacted the header: ${outputs.stdout.slice(0, 2000)}`,
+            );
           assert.deepEqual(leaks({ ...outputs, ...filesUnder(dir) }), []);
           assertOnlyInAuthHeader(proxy.raw(), fake);
         } finally {
@@ -224,7 +262,12 @@ describe('secrets: the API key never leaks', function () {
       const res = await compactFile(file, { summarizer: 'extractive', settings: SETTINGS });
       assert.equal(res.attempts[0].strategy, 'extractive');
       const env = { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: proxy.url };
-      for (const args of [['compact', file, '--summarizer', 'extractive', '--target-tokens', '6000', '--out', join(dir, 'cli-out.jsonl')], ['inspect', file], ['inspect', file, '--json'], ['plan', file, '--target-tokens', '6000']]) {
+      for (const args of [
+        ['compact', file, '--summarizer', 'extractive', '--target-tokens', '6000', '--out', join(dir, 'cli-out.jsonl')],
+        ['inspect', file],
+        ['inspect', file, '--json'],
+        ['plan', file, '--target-tokens', '6000'],
+      ]) {
         const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
           const child = spawn(process.execPath, [cli, ...args], { env });
           let out = '';

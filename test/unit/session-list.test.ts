@@ -2,11 +2,30 @@
 // Code stores them), read by file stats and the head and tail of each file only. Its speed is a ratio against reading
 // the same files whole, measured in the same run (the absolute time is printed; the 1 s aim is checked in the bench).
 import { strict as assert } from 'node:assert';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contextWindowOf, forkOrigin, groupSessions, scanSessions, sessionTitle, summarizeSession, HEAD_BYTES, TAIL_BYTES, USAGE_SCAN_BYTES } from '../../src/core/sessionList';
+import {
+  contextWindowOf,
+  forkOrigin,
+  groupSessions,
+  scanSessions,
+  sessionTitle,
+  summarizeSession,
+  HEAD_BYTES,
+  TAIL_BYTES,
+  USAGE_SCAN_BYTES,
+} from '../../src/core/sessionList';
 import { sessionStats } from '../../src/core/sessionStats';
 import { shownContext } from '../../src/extension/model/sessionsTree';
 import { inspectFile } from '../../src/core/inspect';
@@ -38,7 +57,10 @@ describe('sessions list', function () {
     assert.equal(s.live, true);
     utimesSync(file, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
     assert.equal((await summarizeSession(file, folderOf(cwd))).live, false);
-    appendFileSync(file, JSON.stringify({ type: 'custom-title', customTitle: 'My renamed session', sessionId: s.id }) + '\n');
+    appendFileSync(
+      file,
+      JSON.stringify({ type: 'custom-title', customTitle: 'My renamed session', sessionId: s.id }) + '\n',
+    );
     assert.equal((await summarizeSession(file, folderOf(cwd))).title, 'My renamed session');
     assert.equal(contextWindowOf('claude-sonnet-4-5[1m]'), 1_000_000);
   });
@@ -47,24 +69,66 @@ describe('sessions list', function () {
     const user = (content: string) => ({ type: 'user', message: { role: 'user', content } });
     const command = user('<command-message>ralph-loop</command-message>\n<command-name>/ralph-loop</command-name>');
     const reply = { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } };
-    assert.equal(sessionTitle([command, user('Unknown skill: ralph-loop'), user('Fix the login test')], []), 'Fix the login test');
-    assert.equal(sessionTitle([command, user('Unknown skill: ralph-loop')], []), '/ralph-loop', 'only a command: its name');
+    assert.equal(
+      sessionTitle([command, user('Unknown skill: ralph-loop'), user('Fix the login test')], []),
+      'Fix the login test',
+    );
+    assert.equal(
+      sessionTitle([command, user('Unknown skill: ralph-loop')], []),
+      '/ralph-loop',
+      'only a command: its name',
+    );
     assert.equal(sessionTitle([command, reply, user('Now the docs')], []), 'Now the docs');
     assert.equal(sessionTitle([user('First'), command, user('Output of it')], []), 'First');
     const head = [{ type: 'summary', summary: 'A summary' }, user('Typed')];
     assert.equal(sessionTitle(head, []), 'A summary');
-    assert.equal(sessionTitle(head, [{ type: 'ai-title', aiTitle: 'Old' }, { type: 'ai-title', aiTitle: 'Generated' }]), 'Generated', 'the newest generated title');
-    assert.equal(sessionTitle(head, [{ type: 'custom-title', customTitle: 'Mine' }, { type: 'ai-title', aiTitle: 'Generated' }]), 'Mine', "the user's own title first");
+    assert.equal(
+      sessionTitle(head, [
+        { type: 'ai-title', aiTitle: 'Old' },
+        { type: 'ai-title', aiTitle: 'Generated' },
+      ]),
+      'Generated',
+      'the newest generated title',
+    );
+    assert.equal(
+      sessionTitle(head, [
+        { type: 'custom-title', customTitle: 'Mine' },
+        { type: 'ai-title', aiTitle: 'Generated' },
+      ]),
+      'Mine',
+      "the user's own title first",
+    );
   });
 
   it("forks: Claude Code's forkedFrom lines, and a compaction's copied lines before the fork's own", () => {
     const orig = '11111111-1111-4111-8111-111111111111';
     const fork = '22222222-2222-4222-8222-222222222222';
-    assert.deepEqual(forkOrigin([{ type: 'user', sessionId: fork, forkedFrom: { sessionId: orig, messageUuid: 'u1' } }], fork, true), { sessionId: orig, by: 'claude-code' });
-    assert.deepEqual(forkOrigin([{ type: 'user', sessionId: orig }, { type: 'system', sessionId: fork }], fork, true), { sessionId: orig, by: 'compaction' });
-    assert.equal(forkOrigin([{ type: 'user', sessionId: orig }], fork, false), null, "none of the file's lines is the fork's own: a copy, not a fork");
+    assert.deepEqual(
+      forkOrigin([{ type: 'user', sessionId: fork, forkedFrom: { sessionId: orig, messageUuid: 'u1' } }], fork, true),
+      { sessionId: orig, by: 'claude-code' },
+    );
+    assert.deepEqual(
+      forkOrigin(
+        [
+          { type: 'user', sessionId: orig },
+          { type: 'system', sessionId: fork },
+        ],
+        fork,
+        true,
+      ),
+      { sessionId: orig, by: 'compaction' },
+    );
+    assert.equal(
+      forkOrigin([{ type: 'user', sessionId: orig }], fork, false),
+      null,
+      "none of the file's lines is the fork's own: a copy, not a fork",
+    );
     assert.equal(forkOrigin([{ type: 'user', sessionId: fork }], fork, true), null, 'a session of its own');
-    assert.equal(forkOrigin([{ type: 'user', sessionId: orig }], 'not-a-session-id', true), null, 'an output file named otherwise');
+    assert.equal(
+      forkOrigin([{ type: 'user', sessionId: orig }], 'not-a-session-id', true),
+      null,
+      'an output file named otherwise',
+    );
   });
 
   it('the newest context on every fixture, also when long lines follow the newest request (never an early request of the head)', async () => {
@@ -79,7 +143,12 @@ describe('sessions list', function () {
       writeFileSync(file, readFileSync(src));
       for (const tail of [0, TAIL_BYTES + 1000, USAGE_SCAN_BYTES + 1000]) {
         // Long lines after the newest request (a big tool result, a snapshot): the newest usage is then far from the end.
-        if (tail) appendFileSync(file, JSON.stringify({ type: 'file-history-snapshot', messageId: 'm', snapshot: { note: 'x'.repeat(tail) } }) + '\n');
+        if (tail)
+          appendFileSync(
+            file,
+            JSON.stringify({ type: 'file-history-snapshot', messageId: 'm', snapshot: { note: 'x'.repeat(tail) } }) +
+              '\n',
+          );
         const quick = await summarizeSession(file, 'p');
         const whole = await sessionStats(file);
         const where = `${src} with ${tail} more bytes after the newest request`;
@@ -90,7 +159,11 @@ describe('sessions list', function () {
         else assert.equal(quick.contextTokens, expected, where);
         const shown = shownContext(quick, { kind: 'ready', stats: whole, stale: false });
         assert.equal(shown.contextTokens, expected, where);
-        if (expected !== null) assert.ok(quick.contextTokens === null || (quick.model && whole.model === quick.model), `${where}: model read with the usage`);
+        if (expected !== null)
+          assert.ok(
+            quick.contextTokens === null || (quick.model && whole.model === quick.model),
+            `${where}: model read with the usage`,
+          );
       }
       if (readFileSync(src, 'utf8').slice(0, HEAD_BYTES).includes('"usage"')) headHadUsage++;
       checked++;
@@ -103,7 +176,9 @@ describe('sessions list', function () {
 
   it('1,000 sessions in 40 projects: grouped by real path, newest first, workspace project first, filtered; faster than reading them whole', async () => {
     const home = join(root, 'many');
-    const sources = claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl')).map((f) => readFileSync(f, 'utf8'));
+    const sources = claudeFixtures()
+      .filter((f) => !f.endsWith('subagent.jsonl'))
+      .map((f) => readFileSync(f, 'utf8'));
     const t0 = Date.now() - 10 * 86_400_000;
     for (let k = 0; k < 1000; k++) {
       const p = k % 40;
@@ -131,10 +206,15 @@ describe('sessions list', function () {
     const runs = [await scan(), await scan()];
     const ms = Math.min(...runs.map((r) => r.ms));
     const list = runs[0].l;
-    console.log(`      1,000 sessions (${Math.round(list.reduce((s, x) => s + x.size, 0) / 1e6)} MB) listed in ${Math.round(ms)} ms (reading them whole: ${Math.round(baseline)} ms, ${(ms / baseline).toFixed(2)}×), at most ${(HEAD_BYTES + TAIL_BYTES) / 1024} KiB of each and up to ${USAGE_SCAN_BYTES / 1024} KiB back from the end for the newest request`);
+    console.log(
+      `      1,000 sessions (${Math.round(list.reduce((s, x) => s + x.size, 0) / 1e6)} MB) listed in ${Math.round(ms)} ms (reading them whole: ${Math.round(baseline)} ms, ${(ms / baseline).toFixed(2)}×), at most ${(HEAD_BYTES + TAIL_BYTES) / 1024} KiB of each and up to ${USAGE_SCAN_BYTES / 1024} KiB back from the end for the newest request`,
+    );
     assert.equal(list.length, 1000);
     assert.ok(ms < baseline, `listing took ${Math.round(ms)} ms, reading the files whole ${Math.round(baseline)} ms`);
-    assert.ok(list.every((s, i) => i === 0 || list[i - 1].mtimeMs >= s.mtimeMs), 'newest first');
+    assert.ok(
+      list.every((s, i) => i === 0 || list[i - 1].mtimeMs >= s.mtimeMs),
+      'newest first',
+    );
     const groups = groupSessions(list, '/home/me/work/project-3');
     assert.equal(groups.length, 40);
     assert.equal(groups[0].project, '/home/me/work/project-3', 'the workspace project first');
@@ -145,6 +225,9 @@ describe('sessions list', function () {
     assert.equal(narrow.length, 25);
     assert.ok(narrow.every((s) => s.cwd === '/home/me/work/project-3'));
     const filtered = groupSessions(list, null, 'PROJECT-17');
-    assert.deepEqual(filtered.map((g) => g.project), ['/home/me/work/project-17']);
+    assert.deepEqual(
+      filtered.map((g) => g.project),
+      ['/home/me/work/project-17'],
+    );
   });
 });

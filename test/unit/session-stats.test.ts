@@ -27,10 +27,14 @@ describe('sessions view: rounds and cost', function () {
       assert.equal(s.costUsd, sessionCost(a.index.entries).total.usd, f);
       assert.equal(s.size, statSync(f).size, f);
     }
-    assert.ok((await sessionStats(fixture('v2.1.97-live-after.jsonl'))).costUsd > 0, 'a session with usage costs something');
+    assert.ok(
+      (await sessionStats(fixture('v2.1.97-live-after.jsonl'))).costUsd > 0,
+      'a session with usage costs something',
+    );
   });
 
-  const summary = (file: string, live = false): Promise<SessionSummary> => summarizeSession(file, 'folder', live ? statSync(file).mtimeMs : statSync(file).mtimeMs + 3_600_000);
+  const summary = (file: string, live = false): Promise<SessionSummary> =>
+    summarizeSession(file, 'folder', live ? statSync(file).mtimeMs : statSync(file).mtimeMs + 3_600_000);
 
   it('the queue reads wanted files one at a time, newest request first, keeps figures while the file is unchanged, and says why it has none', async () => {
     const a = join(dir, 'a.jsonl');
@@ -88,30 +92,91 @@ describe('sessions view: rounds and cost', function () {
   });
 
   it('the text: description and tooltip for each state', () => {
-    const s: SessionSummary = { file: '/p/x.jsonl', id: 'x', folder: 'f', cwd: '/p', title: 'Fix the build', size: 2_500_000, mtimeMs: Date.parse('2026-03-01T10:00:00Z'), contextTokens: 80_000, model: 'claude-sonnet-4-6', contextWindow: 200_000, live: false, forkOf: null };
-    const stats: SessionStats = { rounds: 12, costUsd: 1.234, unpriced: [], assumed: [], agent: null, priceDate: '2026-01-15', contextTokens: 80_000, model: 'claude-sonnet-4-6', cache: { status: 'unknown', reason: 'the record does not say', lastRequestAt: null, ttlMs: null, expiresAt: null, coveredTokens: 0, requestTokens: 0 }, expiredResume: null, size: s.size, mtimeMs: s.mtimeMs };
+    const s: SessionSummary = {
+      file: '/p/x.jsonl',
+      id: 'x',
+      folder: 'f',
+      cwd: '/p',
+      title: 'Fix the build',
+      size: 2_500_000,
+      mtimeMs: Date.parse('2026-03-01T10:00:00Z'),
+      contextTokens: 80_000,
+      model: 'claude-sonnet-4-6',
+      contextWindow: 200_000,
+      live: false,
+      forkOf: null,
+    };
+    const stats: SessionStats = {
+      rounds: 12,
+      costUsd: 1.234,
+      unpriced: [],
+      assumed: [],
+      agent: null,
+      priceDate: '2026-01-15',
+      contextTokens: 80_000,
+      model: 'claude-sonnet-4-6',
+      cache: {
+        status: 'unknown',
+        reason: 'the record does not say',
+        lastRequestAt: null,
+        ttlMs: null,
+        expiresAt: null,
+        coveredTokens: 0,
+        requestTokens: 0,
+      },
+      expiredResume: null,
+      size: s.size,
+      mtimeMs: s.mtimeMs,
+    };
     const now = s.mtimeMs + 3 * 3_600_000;
     const ready = sessionNode(s, now, { kind: 'ready', stats, stale: false });
     // Fill and cost first: at the side bar's default width the end of a row is cut.
     assert.equal(ready.description, '40% · $1.23 · 3 hours ago · 2.4 MiB · 12 rounds');
     assert.ok(ready.tooltip.includes('Context: ▰▰▱▱▱ 80k / 200k · 40%'), ready.tooltip);
     assert.ok(ready.tooltip.includes('Rounds: 12\nCost: $1.23 at list prices of 2026-01-15'), ready.tooltip);
-    assert.equal(statsText({ kind: 'ready', stats: { ...stats, rounds: 1, costUsd: 0.0042 }, stale: true }), '≈1 round · $0.0042');
-    assert.match(statsTooltip({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: true }), /No price for my-model \(counted as \$0\): give one with the setting agentCompactor\.prices\.\n\(as of an earlier size/);
-    assert.equal(statsText({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: false }), '12 rounds · $1.23 (unpriced models)');
+    assert.equal(
+      statsText({ kind: 'ready', stats: { ...stats, rounds: 1, costUsd: 0.0042 }, stale: true }),
+      '≈1 round · $0.0042',
+    );
+    assert.match(
+      statsTooltip({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: true }),
+      /No price for my-model \(counted as \$0\): give one with the setting agentCompactor\.prices\.\n\(as of an earlier size/,
+    );
+    assert.equal(
+      statsText({ kind: 'ready', stats: { ...stats, unpriced: ['my-model'] }, stale: false }),
+      '12 rounds · $1.23 (unpriced models)',
+    );
     // An unknown version of a known family: its figure is marked assumed, and the tooltip says at whose rates.
     const assumed = { ...stats, assumed: [{ model: 'claude-opus-4-9', priceKey: 'claude-opus-5-5' }] };
     assert.equal(statsText({ kind: 'ready', stats: assumed, stale: false }), '12 rounds · $1.23 (assumed prices)');
-    assert.match(statsTooltip({ kind: 'ready', stats: assumed, stale: false }), /claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5\./);
+    assert.match(
+      statsTooltip({ kind: 'ready', stats: assumed, stale: false }),
+      /claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5\./,
+    );
     // The agent's own figure beside ours, with the warning when they are more than 2% apart.
-    const agentApart = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 2.5, byModel: [], hasUnknownModelCost: false, line: 9 } }, stale: false });
-    assert.match(agentApart, /The agent's own figure: \$2\.50\nThe agent recorded \$2\.50 for this session, ours is \$1\.23 \(51% apart\)\./);
-    const agentClose = statsTooltip({ kind: 'ready', stats: { ...stats, agent: { usd: 1.24, byModel: [], hasUnknownModelCost: false, line: 9 } }, stale: false });
+    const agentApart = statsTooltip({
+      kind: 'ready',
+      stats: { ...stats, agent: { usd: 2.5, byModel: [], hasUnknownModelCost: false, line: 9 } },
+      stale: false,
+    });
+    assert.match(
+      agentApart,
+      /The agent's own figure: \$2\.50\nThe agent recorded \$2\.50 for this session, ours is \$1\.23 \(51% apart\)\./,
+    );
+    const agentClose = statsTooltip({
+      kind: 'ready',
+      stats: { ...stats, agent: { usd: 1.24, byModel: [], hasUnknownModelCost: false, line: 9 } },
+      stale: false,
+    });
     assert.ok(!agentClose.includes('apart'), agentClose);
     const pending = sessionNode(s, now, { kind: 'pending' });
     assert.equal(pending.description, '40% · 3 hours ago · 2.4 MiB');
     assert.ok(pending.tooltip.includes('Rounds and cost: being counted…'));
-    assert.ok(sessionNode(s, now, { kind: 'failed', reason: 'not a JSONL transcript' }).tooltip.includes('Rounds and cost: not available (not a JSONL transcript)'));
+    assert.ok(
+      sessionNode(s, now, { kind: 'failed', reason: 'not a JSONL transcript' }).tooltip.includes(
+        'Rounds and cost: not available (not a JSONL transcript)',
+      ),
+    );
     assert.ok(sessionNode(s, now).tooltip.includes('Rounds and cost: counted when the project is expanded'));
   });
 });

@@ -3,7 +3,12 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSettings, userScopedValue, USER_ONLY_SETTINGS, type InspectedSetting } from '../../src/extension/model/settings';
+import {
+  readSettings,
+  userScopedValue,
+  USER_ONLY_SETTINGS,
+  type InspectedSetting,
+} from '../../src/extension/model/settings';
 
 interface SettingSchema {
   scope?: string;
@@ -16,15 +21,26 @@ const properties = manifest.contributes.configuration.properties;
 /** Scopes a workspace or folder settings file cannot set. */
 const SAFE_SCOPES = new Set(['application', 'machine']);
 
-describe('settings: where content and keys go is the user\'s choice', () => {
+describe("settings: where content and keys go is the user's choice", () => {
   it('every setting naming a host, a summarizer, a model or a program path has the application or machine scope', () => {
     // Found by the settings' names, not only by the list in the code: a new one of these kinds must join it.
-    const named = Object.keys(properties).filter((key) => /(url|host|endpoint|summarizer|model|path|executable|command)$/i.test(key));
-    for (const key of ['agentCompactor.baseUrl', 'agentCompactor.summarizer', 'agentCompactor.model', 'agentCompactor.claudePath', 'agentCompactor.codexPath']) {
+    const named = Object.keys(properties).filter((key) =>
+      /(url|host|endpoint|summarizer|model|path|executable|command)$/i.test(key),
+    );
+    for (const key of [
+      'agentCompactor.baseUrl',
+      'agentCompactor.summarizer',
+      'agentCompactor.model',
+      'agentCompactor.claudePath',
+      'agentCompactor.codexPath',
+    ]) {
       assert.ok(named.includes(key), `${key} is recognised as a trust setting`);
     }
     for (const key of named) {
-      assert.ok(USER_ONLY_SETTINGS.includes(key.replace(/^agentCompactor\./, '')), `${key} is read through userScopedValue`);
+      assert.ok(
+        USER_ONLY_SETTINGS.includes(key.replace(/^agentCompactor\./, '')),
+        `${key} is read through userScopedValue`,
+      );
     }
     for (const key of USER_ONLY_SETTINGS) {
       const s = properties[`agentCompactor.${key}`];
@@ -58,7 +74,8 @@ describe('settings: where content and keys go is the user\'s choice', () => {
       targetTokens: { defaultValue: 120_000, workspaceValue: 50_000 },
     };
     // The getter getSettings builds: the user-only keys through userScopedValue, the rest as VS Code merges them.
-    const merged = (key: string): unknown => inspected[key]?.workspaceFolderValue ?? inspected[key]?.workspaceValue ?? inspected[key]?.defaultValue;
+    const merged = (key: string): unknown =>
+      inspected[key]?.workspaceFolderValue ?? inspected[key]?.workspaceValue ?? inspected[key]?.defaultValue;
     const s = readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(inspected[key]) : merged(key)));
     assert.equal(s.summarizer, 'extractive');
     assert.equal(s.model, undefined);
@@ -70,13 +87,27 @@ describe('settings: where content and keys go is the user\'s choice', () => {
 
   it('a workspace cannot choose an agent-CLI summarizer either; the user can', () => {
     for (const chosen of ['claude-cli', 'codex-cli']) {
-      const inspected: Record<string, InspectedSetting> = { summarizer: { defaultValue: 'extractive', workspaceValue: chosen } };
-      assert.equal(readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(inspected[key]) : undefined)).summarizer, 'extractive');
-      const user: Record<string, InspectedSetting> = { summarizer: { defaultValue: 'extractive', globalValue: chosen } };
-      assert.equal(readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(user[key]) : undefined)).summarizer, chosen);
+      const inspected: Record<string, InspectedSetting> = {
+        summarizer: { defaultValue: 'extractive', workspaceValue: chosen },
+      };
+      assert.equal(
+        readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(inspected[key]) : undefined))
+          .summarizer,
+        'extractive',
+      );
+      const user: Record<string, InspectedSetting> = {
+        summarizer: { defaultValue: 'extractive', globalValue: chosen },
+      };
+      assert.equal(
+        readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(user[key]) : undefined)).summarizer,
+        chosen,
+      );
     }
     // Restricted Mode ignores workspace values of both program paths.
-    const restricted = (manifest as unknown as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } }).capabilities.untrustedWorkspaces.restrictedConfigurations;
-    for (const key of ['agentCompactor.summarizer', 'agentCompactor.claudePath', 'agentCompactor.codexPath']) assert.ok(restricted.includes(key), key);
+    const restricted = (
+      manifest as unknown as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } }
+    ).capabilities.untrustedWorkspaces.restrictedConfigurations;
+    for (const key of ['agentCompactor.summarizer', 'agentCompactor.claudePath', 'agentCompactor.codexPath'])
+      assert.ok(restricted.includes(key), key);
   });
 });

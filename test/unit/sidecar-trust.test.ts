@@ -4,7 +4,19 @@
 // 250-byte transcript name stay legal.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
@@ -22,7 +34,8 @@ import { diffSnapshots, snapshotDir, withTimeout } from '../support/reliability'
 
 const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nnot really a key\n-----END OPENSSH PRIVATE KEY-----\n';
-const unsafe = (re: RegExp) => (e: unknown) => e instanceof CompactError && e.code === 'unsafe-path' && re.test(e.message);
+const unsafe = (re: RegExp) => (e: unknown) =>
+  e instanceof CompactError && e.code === 'unsafe-path' && re.test(e.message);
 
 describe('Restore From Backup and Undo never follow what is planted beside a transcript', function () {
   this.timeout(300_000);
@@ -82,26 +95,52 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
     const other = join(toolResultsDir(file), 'toolu_other.txt');
     writeFileSync(mine, 'a saved result of mine\n');
     writeFileSync(other, 'another saved result\n');
-    plantManifest({ version: 1, state: 'none', toolResultsDirCreated: false, toolResults: ['toolu_mine.txt', 'toolu_other.txt'], sha256: { 'toolu_other.txt': '0'.repeat(64) } });
+    plantManifest({
+      version: 1,
+      state: 'none',
+      toolResultsDirCreated: false,
+      toolResults: ['toolu_mine.txt', 'toolu_other.txt'],
+      sha256: { 'toolu_other.txt': '0'.repeat(64) },
+    });
     await restoreBackup(file, backup);
     assert.equal(readFileSync(mine, 'utf8'), 'a saved result of mine\n');
     assert.equal(readFileSync(other, 'utf8'), 'another saved result\n');
 
     const second = `${file}.bak-20260101-000000-001`;
     copyFileSync(backup, second);
-    writeFileSync(manifestPath(second), JSON.stringify({ version: 1, state: 'none', toolResultsDirCreated: false, toolResults: ['../../outside/toolu_precious.txt'] }));
+    writeFileSync(
+      manifestPath(second),
+      JSON.stringify({
+        version: 1,
+        state: 'none',
+        toolResultsDirCreated: false,
+        toolResults: ['../../outside/toolu_precious.txt'],
+      }),
+    );
     await assert.rejects(restoreBackup(file, second), unsafe(/not a backup manifest Agent Compactor wrote/));
     assert.ok(existsSync(join(outside, 'toolu_precious.txt')));
   });
 
   it('the state file or a manifest as a FIFO: refused at once, never waited on', async () => {
     execFileSync('mkfifo', [manifestPath(backup)]);
-    await withTimeout(assert.rejects(restoreBackup(file, backup), unsafe(/manifest\.json: it is a named pipe/)), 30_000, 'restore with a FIFO manifest');
+    await withTimeout(
+      assert.rejects(restoreBackup(file, backup), unsafe(/manifest\.json: it is a named pipe/)),
+      30_000,
+      'restore with a FIFO manifest',
+    );
     rmSync(manifestPath(backup));
     execFileSync('mkfifo', [statePath(file)]);
-    await withTimeout(assert.rejects(restoreBackup(file, backup), unsafe(/compactor-state\.json: it is a named pipe/)), 30_000, 'restore with a FIFO state file');
+    await withTimeout(
+      assert.rejects(restoreBackup(file, backup), unsafe(/compactor-state\.json: it is a named pipe/)),
+      30_000,
+      'restore with a FIFO state file',
+    );
     symlinkSync('/dev/zero', join(project, 'zero'));
-    await withTimeout(assert.rejects(readSidecar(join(project, 'zero'), 1 << 20), unsafe(/a symbolic link/)), 30_000, 'a link to /dev/zero');
+    await withTimeout(
+      assert.rejects(readSidecar(join(project, 'zero'), 1 << 20), unsafe(/a symbolic link/)),
+      30_000,
+      'a link to /dev/zero',
+    );
     writeFileSync(join(project, 'big'), Buffer.alloc(2 << 20));
     await assert.rejects(readSidecar(join(project, 'big'), 1 << 20), unsafe(/more than 1048576 bytes/));
   });
@@ -165,7 +204,14 @@ describe('names derived from a long transcript name stay within NAME_MAX (B5)', 
     assert.equal(basename(file).length, 250);
     copyFileSync(fixture('with-compactions.jsonl'), file);
     const original = readFileSync(file);
-    for (const p of [statePath(file), toolResultsDir(file), lockPath(file), tempPathFor(file), tempPathFor(statePath(file))]) assert.ok(Buffer.byteLength(basename(p)) <= NAME_MAX, p);
+    for (const p of [
+      statePath(file),
+      toolResultsDir(file),
+      lockPath(file),
+      tempPathFor(file),
+      tempPathFor(statePath(file)),
+    ])
+      assert.ok(Buffer.byteLength(basename(p)) <= NAME_MAX, p);
     await planCompaction(await inspectFile(file), settings);
     const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
     assert.ok(existsSync(statePath(file)) && existsSync(manifestPath(res.backup!)));

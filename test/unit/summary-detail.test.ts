@@ -58,7 +58,8 @@ function spans(): Span[] {
   const random = seeded(23);
   for (const file of claudeFixtures()) {
     const lines = parsedLines(file);
-    for (const c of agentCompactions(lines)) out.push({ label: `${basename(file)}: Claude Code's compaction at line ${c.boundaryLine}`, objects: c.span });
+    for (const c of agentCompactions(lines))
+      out.push({ label: `${basename(file)}: Claude Code's compaction at line ${c.boundaryLine}`, objects: c.span });
     const objects = lines.filter((o): o is JsonObject => o !== null);
     if (objects.length < 20) continue;
     for (let k = 0; k < 3; k++) {
@@ -72,7 +73,11 @@ function spans(): Span[] {
 
 /** The offline summary of a span at a level, in the room the level reserves, shaped as compact loads the lines. */
 function summaryAt(span: Span, detail: SummaryDetail): string {
-  return extractiveSummary({ objects: span.objects.map((o) => shapeForExtractive(o)), maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1), detail });
+  return extractiveSummary({
+    objects: span.objects.map((o) => shapeForExtractive(o)),
+    maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1),
+    detail,
+  });
 }
 
 const keptLabels = (r: FidelityReport, all: string[]) => {
@@ -83,7 +88,7 @@ const keptLabels = (r: FidelityReport, all: string[]) => {
 describe('summary detail: brief, standard, full', function () {
   this.timeout(600_000);
 
-  it('over the fixtures (Claude Code\'s compactions and seeded random spans): brief ≤ standard ≤ full in facts kept and in size, full keeps every fact standard keeps', () => {
+  it("over the fixtures (Claude Code's compactions and seeded random spans): brief ≤ standard ≤ full in facts kept and in size, full keeps every fact standard keeps", () => {
     let briefSmaller = 0;
     let fullLarger = 0;
     let briefFewerFacts = 0;
@@ -91,15 +96,26 @@ describe('summary detail: brief, standard, full', function () {
     assert.ok(all.length >= 30, `spans measured: ${all.length}`);
     for (const span of all) {
       const facts = spanFacts(span.objects);
-      const text = Object.fromEntries(SUMMARY_DETAILS.map((d) => [d, summaryAt(span, d)])) as Record<SummaryDetail, string>;
-      const report = Object.fromEntries(SUMMARY_DETAILS.map((d) => [d, measureFidelity(facts, text[d])])) as Record<SummaryDetail, FidelityReport>;
+      const text = Object.fromEntries(SUMMARY_DETAILS.map((d) => [d, summaryAt(span, d)])) as Record<
+        SummaryDetail,
+        string
+      >;
+      const report = Object.fromEntries(SUMMARY_DETAILS.map((d) => [d, measureFidelity(facts, text[d])])) as Record<
+        SummaryDetail,
+        FidelityReport
+      >;
       const at = `${span.label} (${facts.length} facts; kept ${SUMMARY_DETAILS.map((d) => `${d} ${report[d].kept}`).join(', ')}; chars ${SUMMARY_DETAILS.map((d) => `${d} ${text[d].length}`).join(', ')})`;
-      assert.ok(report.brief.kept <= report.standard.kept && report.standard.kept <= report.full.kept, `facts kept: ${at}`);
+      assert.ok(
+        report.brief.kept <= report.standard.kept && report.standard.kept <= report.full.kept,
+        `facts kept: ${at}`,
+      );
       assert.ok(text.brief.length <= text.standard.length && text.standard.length <= text.full.length, `size: ${at}`);
       const labels = facts.map((f) => f.label);
       const fullKeeps = new Set(keptLabels(report.full, labels));
-      for (const l of keptLabels(report.standard, labels)) assert.ok(fullKeeps.has(l), `full keeps what standard keeps, ${l}: ${at}`);
-      for (const d of SUMMARY_DETAILS) assert.ok(text[d].length <= summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[d], 1), `${d} within its room: ${at}`);
+      for (const l of keptLabels(report.standard, labels))
+        assert.ok(fullKeeps.has(l), `full keeps what standard keeps, ${l}: ${at}`);
+      for (const d of SUMMARY_DETAILS)
+        assert.ok(text[d].length <= summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[d], 1), `${d} within its room: ${at}`);
       if (text.brief.length < text.standard.length) briefSmaller++;
       if (text.full.length > text.standard.length) fullLarger++;
       if (report.brief.kept < report.standard.kept) briefFewerFacts++;
@@ -107,7 +123,10 @@ describe('summary detail: brief, standard, full', function () {
     // The levels differ: on most spans brief is smaller and full larger, and brief leaves facts out.
     assert.ok(briefSmaller >= all.length / 2, `brief smaller than standard on ${briefSmaller} of ${all.length} spans`);
     assert.ok(fullLarger >= all.length / 2, `full larger than standard on ${fullLarger} of ${all.length} spans`);
-    assert.ok(briefFewerFacts >= all.length / 4, `brief keeps fewer facts than standard on ${briefFewerFacts} of ${all.length} spans`);
+    assert.ok(
+      briefFewerFacts >= all.length / 4,
+      `brief keeps fewer facts than standard on ${briefFewerFacts} of ${all.length} spans`,
+    );
   });
 
   it("on Claude Code's own compaction: full keeps every fact of the span, brief still keeps the requests, files edited, errors and the next step", () => {
@@ -117,7 +136,8 @@ describe('summary detail: brief, standard, full', function () {
     const full = measureFidelity(facts, summaryAt(span, 'full'));
     assert.equal(full.kept, full.total, `full misses ${full.missing.map((m) => m.label).join('; ')}`);
     const brief = measureFidelity(facts, summaryAt(span, 'brief'));
-    for (const c of ['requests', 'files', 'errors'] as const) assert.equal(brief.categories[c].kept, brief.categories[c].total, `brief keeps the ${c}`);
+    for (const c of ['requests', 'files', 'errors'] as const)
+      assert.equal(brief.categories[c].kept, brief.categories[c].total, `brief keeps the ${c}`);
     assert.ok(brief.categories.latest.kept >= 1, 'brief keeps the latest statement (the next step)');
     assert.ok(brief.kept < full.kept, `brief ${brief.kept} < full ${full.kept}`);
   });
@@ -144,9 +164,15 @@ describe('summary detail: brief, standard, full', function () {
         const draft = await draftSummary(file, { summarizer: 'extractive', settings });
         const actual = summaryRoundTokens(draft.summary, calibration);
         measured.push(`${name} ${detail}: plan ${figure}, summary ${Math.round(actual)}`);
-        assert.ok(actual <= figure * 1.1 && actual >= figure * 0.4, `${name} ${detail}: the plan counts ${figure} tokens for the summary, which takes ${Math.round(actual)}`);
+        assert.ok(
+          actual <= figure * 1.1 && actual >= figure * 0.4,
+          `${name} ${detail}: the plan counts ${figure} tokens for the summary, which takes ${Math.round(actual)}`,
+        );
       }
-      assert.ok(predicted[0] < predicted[1] && predicted[1] < predicted[2], `${name}: the plan's figures grow with the level: ${predicted.join(', ')}`);
+      assert.ok(
+        predicted[0] < predicted[1] && predicted[1] < predicted[2],
+        `${name}: the plan's figures grow with the level: ${predicted.join(', ')}`,
+      );
     }
     console.log(`      ${measured.join('\n      ')}`);
   });
@@ -156,9 +182,15 @@ describe('summary detail: brief, standard, full', function () {
     assert.equal(resolveSettings({ summaryDetail: 'full' }).summaryTokens, SUMMARY_TOKENS_BY_DETAIL.full);
     assert.equal(resolveSettings({}).summaryTokens, SUMMARY_TOKENS_BY_DETAIL.standard);
     assert.equal(resolveSettings({}).summaryTokens, 4_000, "standard reserves today's 4,000 tokens");
-    assert.ok(SUMMARY_TOKENS_BY_DETAIL.brief < SUMMARY_TOKENS_BY_DETAIL.standard && SUMMARY_TOKENS_BY_DETAIL.standard < SUMMARY_TOKENS_BY_DETAIL.full);
+    assert.ok(
+      SUMMARY_TOKENS_BY_DETAIL.brief < SUMMARY_TOKENS_BY_DETAIL.standard &&
+        SUMMARY_TOKENS_BY_DETAIL.standard < SUMMARY_TOKENS_BY_DETAIL.full,
+    );
     assert.equal(resolveSettings({ summaryDetail: 'full', summaryTokens: 2_500 }).summaryTokens, 2_500);
-    assert.throws(() => resolveSettings({ summaryDetail: 'verbose' as SummaryDetail }), /summaryDetail must be brief, standard or full, got verbose/);
+    assert.throws(
+      () => resolveSettings({ summaryDetail: 'verbose' as SummaryDetail }),
+      /summaryDetail must be brief, standard or full, got verbose/,
+    );
   });
 
   it("a model is asked for the level's sections: standard is today's request, brief asks for less, full for more", () => {
@@ -167,10 +199,19 @@ describe('summary detail: brief, standard, full', function () {
     assert.match(summaryInstructions('brief'), /brief summary/);
     assert.match(summaryInstructions('brief'), /Next Step/);
     assert.doesNotMatch(summaryInstructions('brief'), /All User Messages/);
-    assert.match(summaryInstructions('full'), /All User Messages: every user message that is not a tool result, verbatim\./);
-    assert.ok(summaryInstructions('brief').length < SUMMARY_INSTRUCTIONS.length && SUMMARY_INSTRUCTIONS.length < summaryInstructions('full').length);
+    assert.match(
+      summaryInstructions('full'),
+      /All User Messages: every user message that is not a tool result, verbatim\./,
+    );
+    assert.ok(
+      summaryInstructions('brief').length < SUMMARY_INSTRUCTIONS.length &&
+        SUMMARY_INSTRUCTIONS.length < summaryInstructions('full').length,
+    );
     assert.ok(summaryRequestText('keep it in English', { detail: 'brief' }).startsWith(summaryInstructions('brief')));
-    assert.match(summaryRequestText('keep it in English', { detail: 'brief' }), /Additional instructions from the user:\nkeep it in English$/);
+    assert.match(
+      summaryRequestText('keep it in English', { detail: 'brief' }),
+      /Additional instructions from the user:\nkeep it in English$/,
+    );
   });
 
   describe('the Anthropic summarizer at each level (real SDK, fake Messages API)', () => {
@@ -196,11 +237,18 @@ describe('summary detail: brief, standard, full', function () {
         const messages = req.body.messages as { role: string; content: string }[];
         sent.push({ detail, maxTokens: req.body.max_tokens as number, request: messages[messages.length - 1].content });
       }
-      assert.equal(new Set(sent.map((s) => s.maxTokens)).size, 3, `a max_tokens per level: ${sent.map((s) => s.maxTokens).join(', ')}`);
+      assert.equal(
+        new Set(sent.map((s) => s.maxTokens)).size,
+        3,
+        `a max_tokens per level: ${sent.map((s) => s.maxTokens).join(', ')}`,
+      );
       assert.equal(new Set(sent.map((s) => s.request)).size, 3, 'a request per level');
       for (const s of sent) {
         assert.equal(s.maxTokens, SUMMARY_TOKENS_BY_DETAIL[s.detail], `${s.detail}: max_tokens`);
-        assert.ok(s.request.endsWith(summaryInstructions(s.detail)), `${s.detail}: the request ends with the level's instructions`);
+        assert.ok(
+          s.request.endsWith(summaryInstructions(s.detail)),
+          `${s.detail}: the request ends with the level's instructions`,
+        );
       }
     });
   });
@@ -208,10 +256,26 @@ describe('summary detail: brief, standard, full', function () {
   it('the confirmation dialog names the level of the summary it will write', async () => {
     const analysis = await inspectFile(fixture('v2.1.97-live-after.jsonl'), { subagents: false });
     for (const detail of SUMMARY_DETAILS) {
-      const plan = await planCompaction(analysis, { targetTokens: 60_000, keepRecentTokens: 10_000, summaryDetail: detail });
-      const offline = confirmationText(plan, contextNow(analysis.report), { mode: 'fork', summarizer: 'extractive', baseUrl: 'https://api.anthropic.com' });
-      assert.ok(offline.detail.includes(`Summary: offline extractive summary, ${detail} detail (nothing leaves this machine).`), offline.detail);
-      const api = confirmationText(plan, contextNow(analysis.report), { mode: 'fork', summarizer: 'anthropic', model: 'claude-x', baseUrl: 'https://api.anthropic.com' });
+      const plan = await planCompaction(analysis, {
+        targetTokens: 60_000,
+        keepRecentTokens: 10_000,
+        summaryDetail: detail,
+      });
+      const offline = confirmationText(plan, contextNow(analysis.report), {
+        mode: 'fork',
+        summarizer: 'extractive',
+        baseUrl: 'https://api.anthropic.com',
+      });
+      assert.ok(
+        offline.detail.includes(`Summary: offline extractive summary, ${detail} detail (nothing leaves this machine).`),
+        offline.detail,
+      );
+      const api = confirmationText(plan, contextNow(analysis.report), {
+        mode: 'fork',
+        summarizer: 'anthropic',
+        model: 'claude-x',
+        baseUrl: 'https://api.anthropic.com',
+      });
       assert.ok(api.detail.includes(`Summary: written by the Anthropic API (claude-x), ${detail} detail.`), api.detail);
     }
   });
@@ -219,7 +283,9 @@ describe('summary detail: brief, standard, full', function () {
   it('the setting agentCompactor.summaryDetail: read when valid, user-scoped (a workspace value is ignored)', () => {
     assert.ok(USER_ONLY_SETTINGS.includes('summaryDetail'));
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
-      contributes: { configuration: { properties: Record<string, { scope?: string; enum?: string[]; default?: string }> } };
+      contributes: {
+        configuration: { properties: Record<string, { scope?: string; enum?: string[]; default?: string }> };
+      };
     };
     const schema = manifest.contributes.configuration.properties['agentCompactor.summaryDetail'];
     assert.deepEqual(schema.enum, [...SUMMARY_DETAILS]);
@@ -228,7 +294,10 @@ describe('summary detail: brief, standard, full', function () {
     assert.equal(readSettings((k) => (k === 'summaryDetail' ? 'brief' : undefined)).compact.summaryDetail, 'brief');
     assert.equal(readSettings((k) => (k === 'summaryDetail' ? 'verbose' : undefined)).compact.summaryDetail, undefined);
     const inspected = { defaultValue: 'standard', workspaceValue: 'full' };
-    assert.equal(readSettings((k) => (k === 'summaryDetail' ? userScopedValue(inspected) : undefined)).compact.summaryDetail, 'standard');
+    assert.equal(
+      readSettings((k) => (k === 'summaryDetail' ? userScopedValue(inspected) : undefined)).compact.summaryDetail,
+      'standard',
+    );
   });
 });
 
@@ -264,7 +333,10 @@ describe('summary detail on the command line (the built CLI)', function () {
     };
     const [brief, standard, full] = [draft('brief'), draft('standard'), draft('full')];
     assert.equal(draft(), standard, 'standard is the default');
-    assert.ok(brief.length < standard.length && standard.length < full.length, `sizes ${brief.length}, ${standard.length}, ${full.length}`);
+    assert.ok(
+      brief.length < standard.length && standard.length < full.length,
+      `sizes ${brief.length}, ${standard.length}, ${full.length}`,
+    );
     assert.doesNotMatch(brief, /## Other commands run/);
     assert.match(full, /## The assistant's earlier messages/);
     const plan = run(['plan', file, ...TIGHT, '--detail', 'brief']);
@@ -279,7 +351,11 @@ describe('summary detail on the command line (the built CLI)', function () {
       copyFileSync(fixture('v2.1.97-live-after.jsonl'), copy);
       const r = run(['compact', copy, ...TIGHT, '--detail', detail, '--json']);
       assert.equal(r.status, 0, r.stderr);
-      const json = JSON.parse(r.stdout) as { summaryDetail: string; summaryChars: number; plan: { settings: { summaryDetail: string } } };
+      const json = JSON.parse(r.stdout) as {
+        summaryDetail: string;
+        summaryChars: number;
+        plan: { settings: { summaryDetail: string } };
+      };
       assert.equal(json.summaryDetail, detail);
       assert.equal(json.plan.settings.summaryDetail, detail);
       sizes[detail] = json.summaryChars;

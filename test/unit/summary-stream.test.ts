@@ -40,7 +40,11 @@ describe('the Anthropic summary streams into the review as it arrives', function
     const d = await draft(fake, { onSummaryText: (t) => seen.push(t) });
     assert.equal(seen[0], '', 'the editor is cleared when the request starts');
     assert.ok(seen.length >= 4, `several updates as the text streams: ${seen.length}`);
-    for (let i = 1; i < seen.length; i++) assert.ok(seen[i].startsWith(seen[i - 1]) && seen[i].length > seen[i - 1].length, `update ${i} extends the one before`);
+    for (let i = 1; i < seen.length; i++)
+      assert.ok(
+        seen[i].startsWith(seen[i - 1]) && seen[i].length > seen[i - 1].length,
+        `update ${i} extends the one before`,
+      );
     assert.equal(seen.at(-1), DEFAULT_SUMMARY_TEXT, 'the last update is the reply as the API sent it');
     assert.match(d.summary, /FAKE-SUMMARY-MARKER/);
     assert.doesNotMatch(d.summary, /<analysis>/, 'the reviewed summary is the one taken from the reply');
@@ -52,7 +56,11 @@ describe('the Anthropic summary streams into the review as it arrives', function
     const seen: string[] = [];
     const d = await draft(fake, { onSummaryText: (t) => seen.push(t) });
     assert.equal(fake.messageRequests().length, 2);
-    assert.deepEqual(seen.map((t, i) => (t === '' ? i : -1)).filter((i) => i >= 0), [0, 1], 'cleared for each request; the refused one sent no text');
+    assert.deepEqual(
+      seen.map((t, i) => (t === '' ? i : -1)).filter((i) => i >= 0),
+      [0, 1],
+      'cleared for each request; the refused one sent no text',
+    );
     assert.equal(seen.at(-1), DEFAULT_SUMMARY_TEXT);
     assert.equal(d.attempts.at(-1)?.strategy, 'anthropic-truncated');
   });

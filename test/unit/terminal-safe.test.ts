@@ -40,8 +40,16 @@ function assertSafe(what: string, r: { stdout: string; stderr: string }): void {
   const bad = (s: string) => RAW_UNSAFE.exec(s);
   const out = bad(r.stdout);
   const err = bad(r.stderr);
-  assert.equal(out, null, `${what}: raw U+${out?.[0].charCodeAt(0).toString(16)} on stdout:\n${JSON.stringify(r.stdout.slice(Math.max(0, (out?.index ?? 0) - 80), (out?.index ?? 0) + 40))}`);
-  assert.equal(err, null, `${what}: raw U+${err?.[0].charCodeAt(0).toString(16)} on stderr:\n${JSON.stringify(r.stderr.slice(Math.max(0, (err?.index ?? 0) - 80), (err?.index ?? 0) + 40))}`);
+  assert.equal(
+    out,
+    null,
+    `${what}: raw U+${out?.[0].charCodeAt(0).toString(16)} on stdout:\n${JSON.stringify(r.stdout.slice(Math.max(0, (out?.index ?? 0) - 80), (out?.index ?? 0) + 40))}`,
+  );
+  assert.equal(
+    err,
+    null,
+    `${what}: raw U+${err?.[0].charCodeAt(0).toString(16)} on stderr:\n${JSON.stringify(r.stderr.slice(Math.max(0, (err?.index ?? 0) - 80), (err?.index ?? 0) + 40))}`,
+  );
 }
 
 /** A transcript whose model names, one parent uuid and two malformed lines carry HOSTILE, in a file named with it. */
@@ -96,7 +104,10 @@ describe('terminal safety: nothing from a transcript or a file name reaches the 
     assert.match(inspect.stdout, /\\u202e/);
     // --json keeps the exact values: the model name parses back to the hostile string.
     const json = JSON.parse(run(['inspect', file, '--json']).stdout) as { rounds: { model: string | null }[] };
-    assert.ok(json.rounds.some((r) => r.model === `claude-${HOSTILE}`), 'the JSON value is unchanged');
+    assert.ok(
+      json.rounds.some((r) => r.model === `claude-${HOSTILE}`),
+      'the JSON value is unchanged',
+    );
   });
 
   it('error messages on stderr: a missing file, a folder, a file that is not a transcript, an unknown command, a bad option value', () => {

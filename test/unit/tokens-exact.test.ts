@@ -43,11 +43,21 @@ describe('countInWorker', function () {
   it('counts off the main thread, in order, with the same results', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-tokw-'));
     const out = join(dir, 'tokens-worker.js');
-    await build({ entryPoints: [join(repoRoot, 'src', 'core', 'tokens', 'worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'warning' });
+    await build({
+      entryPoints: [join(repoRoot, 'src', 'core', 'tokens', 'worker.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile: out,
+      logLevel: 'warning',
+    });
     setTokenWorkerPath(out);
     const texts = ['hello world', '', 'The quick brown fox jumps over the lazy dog.', 'x'.repeat(1000)];
     const [a, b] = await Promise.all([countInWorker(texts), countInWorker(['Hello, world!'])]);
-    assert.deepEqual(a, texts.map((t) => countTokensExact(t)));
+    assert.deepEqual(
+      a,
+      texts.map((t) => countTokensExact(t)),
+    );
     assert.deepEqual(b, [4]);
     assert.deepEqual(await countInWorker([]), []);
   });

@@ -27,20 +27,34 @@ describe('checkResumable after a known prefix', function () {
     for (const trailingNewline of [true, false]) {
       it(`${basename(src)}${trailingNewline ? '' : ' (last line unterminated)'}: same result as a full check`, async () => {
         let bytes = readFileSync(src);
-        if (!trailingNewline) while (bytes.length && bytes[bytes.length - 1] === 10) bytes = bytes.subarray(0, bytes.length - 1);
+        if (!trailingNewline)
+          while (bytes.length && bytes[bytes.length - 1] === 10) bytes = bytes.subarray(0, bytes.length - 1);
         const file = place(basename(src), bytes);
         const analysis = await inspectFile(file, { subagents: false });
-        const target = Math.max(1_000, Math.round(analysis.report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0) / 3));
+        const target = Math.max(
+          1_000,
+          Math.round(analysis.report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0) / 3),
+        );
         let output: string;
         try {
-          output = (await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: target, keepRecentTokens: 1_000 }, out: join(root, `out-${n++}.jsonl`) })).output;
+          output = (
+            await compactFile(file, {
+              summarizer: 'extractive',
+              settings: { targetTokens: target, keepRecentTokens: 1_000 },
+              out: join(root, `out-${n++}.jsonl`),
+            })
+          ).output;
           compacted++;
         } catch {
           // Not compactable (nothing to do, or the input itself is not resumable): check the original against itself.
           output = file;
         }
         const size = statSync(file).size;
-        const opts = { targetTokens: target, calibration: analysis.report.totals.calibrationFactor, expectSummaryFirst: true };
+        const opts = {
+          targetTokens: target,
+          calibration: analysis.report.totals.calibrationFactor,
+          expectSummaryFirst: true,
+        };
         const full = await checkResumable(output, opts);
         const fast = await checkResumable(output, { ...opts, prefix: { index: analysis.index, bytes: size } });
         assert.deepStrictEqual(fast, full);
@@ -48,7 +62,10 @@ describe('checkResumable after a known prefix', function () {
         const fallback = await checkResumable(output, { ...opts, prefix: { index: analysis.index, bytes: size - 1 } });
         assert.deepStrictEqual(fallback, full);
         // The prefix index is not changed.
-        assert.deepStrictEqual((await inspectFile(file, { subagents: false })).index.entries.length, analysis.index.entries.length);
+        assert.deepStrictEqual(
+          (await inspectFile(file, { subagents: false })).index.entries.length,
+          analysis.index.entries.length,
+        );
       });
     }
   }
@@ -64,7 +81,10 @@ describe('checkResumable after a known prefix', function () {
     const before = analysis.index.entries.length;
     const out = join(root, 'copy.jsonl');
     copyFileSync(file, out);
-    writeFileSync(out, Buffer.concat([readFileSync(out), Buffer.from('{"type":"last-prompt","lastPrompt":"x","leafUuid":"nope"}\n')]));
+    writeFileSync(
+      out,
+      Buffer.concat([readFileSync(out), Buffer.from('{"type":"last-prompt","lastPrompt":"x","leafUuid":"nope"}\n')]),
+    );
     const fast = await checkResumable(out, { prefix: { index: analysis.index, bytes: statSync(file).size } });
     assert.deepStrictEqual(fast, await checkResumable(out));
     assert.equal(analysis.index.entries.length, before);

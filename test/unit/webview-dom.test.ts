@@ -32,7 +32,10 @@ describe('Budget Preview webview in Chromium', function () {
   const violations: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: run bash scripts/provision-vscode.sh (it installs Debian's chromium)`);
+    if (!existsSync(CHROMIUM_PATH))
+      throw new Error(
+        `${CHROMIUM_PATH} is missing: run bash scripts/provision-vscode.sh (it installs Debian's chromium)`,
+      );
     const out = await build({
       entryPoints: [join(repoRoot, 'src/webview/main.ts')],
       bundle: true,
@@ -44,7 +47,12 @@ describe('Budget Preview webview in Chromium', function () {
     });
     const script = out.outputFiles[0].text;
     const css = readFileSync(join(repoRoot, 'media/budget.css'), 'utf8');
-    const html = budgetHtml({ cspSource: ORIGIN, nonce: NONCE, scriptUri: `${ORIGIN}/dist/webview.js`, styleUri: `${ORIGIN}/media/budget.css` });
+    const html = budgetHtml({
+      cspSource: ORIGIN,
+      nonce: NONCE,
+      scriptUri: `${ORIGIN}/dist/webview.js`,
+      styleUri: `${ORIGIN}/media/budget.css`,
+    });
 
     const analysis = await inspectFile(fixture('with-compactions.jsonl'));
     const settings = { targetTokens: 60_000, keepRecentTokens: 5_000, maxToolResultChars: 1_000 };
@@ -56,7 +64,12 @@ describe('Budget Preview webview in Chromium', function () {
     pinned = active[0].index;
     dropped = active[1].index;
     keptInFull = auto.toolResults.find((t) => t.action === 'replaced' && t.round !== dropped)!.toolUseId;
-    const decisions: UserDecisions = { rounds: { [pinned]: 'keep', [dropped]: 'drop' }, summarizeUpTo: null, keepFrom: null, toolResults: { [keptInFull]: 'keep-full' } };
+    const decisions: UserDecisions = {
+      rounds: { [pinned]: 'keep', [dropped]: 'drop' },
+      summarizeUpTo: null,
+      keepFrom: null,
+      toolResults: { [keptInFull]: 'keep-full' },
+    };
     const plan = await planCompaction(analysis, settings, undefined, decisions);
     state = buildBudgetState(fixture('with-compactions.jsonl'), analysis, plan);
     state.toolResults.unshift({
@@ -133,11 +146,21 @@ describe('Budget Preview webview in Chromium', function () {
     assert.match(await page.locator('#wire-h').innerText(), /^Messages with tool results, as sent \(\d+\)$/);
   });
 
-  it('shows the user\'s decisions as the Rounds tree marks them', async () => {
+  it("shows the user's decisions as the Rounds tree marks them", async () => {
     const page = b!.page;
-    assert.deepEqual(state.userRounds.map((r) => [r.round, r.mark]), [[pinned, 'keep'], [dropped, 'drop']], 'the plan honours both choices');
+    assert.deepEqual(
+      state.userRounds.map((r) => [r.round, r.mark]),
+      [
+        [pinned, 'keep'],
+        [dropped, 'drop'],
+      ],
+      'the plan honours both choices',
+    );
     const items = await page.locator('.user-rounds li').allTextContents();
-    assert.deepEqual(items, state.userRounds.map((r) => `${r.mark === 'keep' ? '[pinned]' : '[drop · you]'} #${r.round} ${r.label}`));
+    assert.deepEqual(
+      items,
+      state.userRounds.map((r) => `${r.mark === 'keep' ? '[pinned]' : '[drop · you]'} #${r.round} ${r.label}`),
+    );
     assert.match((await page.textContent('#user-h')) ?? '', /^Your decisions \(2 rounds\)$/);
     // The result kept in full by the user, and only it, says so; the budget's own decisions do not.
     const mine = page.locator('ol.tools > li', { has: page.locator('.decision.by-user') });
@@ -158,7 +181,12 @@ describe('Budget Preview webview in Chromium', function () {
 
   it('draws the chart with usage, estimate, target and cut', async () => {
     const page = b!.page;
-    for (const sel of ['svg.chart path.usage', 'svg.chart path.estimate', 'svg.chart line.target', 'svg.chart line.cut']) {
+    for (const sel of [
+      'svg.chart path.usage',
+      'svg.chart path.estimate',
+      'svg.chart line.target',
+      'svg.chart line.cut',
+    ]) {
       assert.equal(await page.locator(sel).count(), 1, sel);
     }
     assert.ok((await page.locator('svg.chart circle.dot').count()) > 0);
@@ -166,7 +194,16 @@ describe('Budget Preview webview in Chromium', function () {
 
   /** Every text of the chart and the boxes that must hold them, as the browser lays them out. */
   const chartBoxes = () =>
-    get<{ svgWidth: number; wrapWidth: number; frame: DOMRect; svg: DOMRect; labels: { cls: string; text: string; box: DOMRect }[]; ticks: { text: string; box: DOMRect }[]; floor: number; fontPx: number }>(`(() => {
+    get<{
+      svgWidth: number;
+      wrapWidth: number;
+      frame: DOMRect;
+      svg: DOMRect;
+      labels: { cls: string; text: string; box: DOMRect }[];
+      ticks: { text: string; box: DOMRect }[];
+      floor: number;
+      fontPx: number;
+    }>(`(() => {
       const r = (e) => { const b = e.getBoundingClientRect(); return { x: b.x, y: b.y, width: b.width, height: b.height }; };
       const svg = document.querySelector('svg.chart');
       return {
@@ -180,15 +217,26 @@ describe('Budget Preview webview in Chromium', function () {
         fontPx: parseFloat(getComputedStyle(svg.querySelector('text.tick')).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,
       };
     })()`);
-  const inside = (a: { x: number; y: number; width: number; height: number }, b: typeof a) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.width <= b.x + b.width + 0.5 && a.y + a.height <= b.y + b.height + 0.5;
-  const overlap = (a: { x: number; y: number; width: number; height: number }, b: typeof a) => a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
+  const inside = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
+    a.x >= b.x - 0.5 &&
+    a.y >= b.y - 0.5 &&
+    a.x + a.width <= b.x + b.width + 0.5 &&
+    a.y + a.height <= b.y + b.height + 0.5;
+  const overlap = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
+    a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
 
   for (const width of [330, 900]) {
     it(`at ${width} px: the chart is drawn at the panel's width, labels inside the plot, ticks apart, the floor drawn`, async () => {
       const page = b!.page;
       await page.setViewportSize({ width, height: 900 });
       // (Polled with evaluate: waitForFunction would eval inside the page, which its CSP forbids.)
-      for (let waited = 0; !(await get<boolean>(`(() => { const s = document.querySelector('svg.chart'); return !!s && Math.abs(Number(s.getAttribute('width')) - document.querySelector('.chart-wrap').clientWidth) < 1; })()`)); waited += 50) {
+      for (
+        let waited = 0;
+        !(await get<boolean>(
+          `(() => { const s = document.querySelector('svg.chart'); return !!s && Math.abs(Number(s.getAttribute('width')) - document.querySelector('.chart-wrap').clientWidth) < 1; })()`,
+        ));
+        waited += 50
+      ) {
         assert.ok(waited < 10_000, 'the chart is redrawn at the new width');
         await page.waitForTimeout(50);
       }
@@ -196,13 +244,24 @@ describe('Budget Preview webview in Chromium', function () {
       assert.ok(c.wrapWidth <= width - 24 && c.wrapWidth > width / 2, `wrap ${c.wrapWidth} px in a ${width} px panel`);
       assert.ok(Math.abs(c.fontPx - 11) < 0.01, `tick text is drawn at 11 px, not scaled (${c.fontPx})`);
       assert.equal(c.floor, 1, 'the system-prompt floor line');
-      assert.deepEqual(c.labels.map((l) => l.cls.split(' ')[1]), ['label-target', 'label-floor', 'label-cut']);
-      for (const l of c.labels) assert.ok(inside(l.box, c.frame), `${l.text} inside the plot: ${JSON.stringify(l.box)} in ${JSON.stringify(c.frame)}`);
+      assert.deepEqual(
+        c.labels.map((l) => l.cls.split(' ')[1]),
+        ['label-target', 'label-floor', 'label-cut'],
+      );
+      for (const l of c.labels)
+        assert.ok(
+          inside(l.box, c.frame),
+          `${l.text} inside the plot: ${JSON.stringify(l.box)} in ${JSON.stringify(c.frame)}`,
+        );
       for (const t of c.ticks) assert.ok(inside(t.box, c.svg), `tick ${t.text} inside the chart`);
       const texts = [...c.labels, ...c.ticks];
-      for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) assert.ok(!overlap(texts[i].box, texts[j].box), `${texts[i].text} / ${texts[j].text} overlap`);
+      for (let i = 0; i < texts.length; i++)
+        for (let j = i + 1; j < texts.length; j++)
+          assert.ok(!overlap(texts[i].box, texts[j].box), `${texts[i].text} / ${texts[j].text} overlap`);
       assert.ok(c.ticks.length >= 4);
-      await page.locator('section.chart-section').screenshot({ path: join(repoRoot, 'test-results', 'screenshots', `webview-budget-chart-${width}.png`) });
+      await page
+        .locator('section.chart-section')
+        .screenshot({ path: join(repoRoot, 'test-results', 'screenshots', `webview-budget-chart-${width}.png`) });
     });
   }
 
@@ -212,15 +271,27 @@ describe('Budget Preview webview in Chromium', function () {
     const dots = (from: number) => state.chart.points.slice(from).filter((p) => p.usage !== null).length;
     assert.ok(firstActive > 0);
     assert.equal(await page.locator('svg.chart circle.dot').count(), dots(firstActive));
-    assert.match((await page.textContent('.chart-range')) ?? '', new RegExp(`^Rounds #${state.chart.points[firstActive].round}–#${state.chart.points.at(-1)!.round}, the context now \\(${firstActive} older rounds`));
+    assert.match(
+      (await page.textContent('.chart-range')) ?? '',
+      new RegExp(
+        `^Rounds #${state.chart.points[firstActive].round}–#${state.chart.points.at(-1)!.round}, the context now \\(${firstActive} older rounds`,
+      ),
+    );
     const toggle = page.getByRole('button', { name: 'Show whole history' });
     assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
     await toggle.focus();
     await page.keyboard.press('Enter');
     assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
     assert.equal(await page.locator('svg.chart circle.dot').count(), dots(0));
-    assert.match((await page.textContent('.chart-range')) ?? '', new RegExp(`^All ${state.chart.points.length} rounds`));
-    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Show whole history', 'focus stays on the toggle');
+    assert.match(
+      (await page.textContent('.chart-range')) ?? '',
+      new RegExp(`^All ${state.chart.points.length} rounds`),
+    );
+    assert.equal(
+      await page.evaluate('document.activeElement.textContent'),
+      'Show whole history',
+      'focus stays on the toggle',
+    );
     await page.keyboard.press('Space');
     assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
     assert.equal(await page.locator('svg.chart circle.dot').count(), dots(firstActive));
@@ -263,6 +334,9 @@ describe('Budget Preview webview in Chromium', function () {
   it('raised no CSP violation', async () => {
     const v = await get<string[]>('window.__violations');
     assert.deepEqual(v, []);
-    assert.deepEqual(violations.filter((t) => /Content Security Policy/i.test(t)), []);
+    assert.deepEqual(
+      violations.filter((t) => /Content Security Policy/i.test(t)),
+      [],
+    );
   });
 });

@@ -30,13 +30,35 @@ export function pick<T>(g: Gen, items: readonly T[]): T {
   return g.rng.pick(items);
 }
 
-export function passing(g: Gen, files: string[] | undefined, extra: { verbose?: boolean; noise?: number; header?: string } = {}): { out: string; code: number; ms: number } {
-  const r = vitestOutput(g.project, g.rng, { files, verbose: extra.verbose, npmHeader: extra.header, noiseChars: extra.noise, startMs: g.now });
+export function passing(
+  g: Gen,
+  files: string[] | undefined,
+  extra: { verbose?: boolean; noise?: number; header?: string } = {},
+): { out: string; code: number; ms: number } {
+  const r = vitestOutput(g.project, g.rng, {
+    files,
+    verbose: extra.verbose,
+    npmHeader: extra.header,
+    noiseChars: extra.noise,
+    startMs: g.now,
+  });
   return { out: r.text, code: 0, ms: r.durationMs };
 }
 
-export function failing(g: Gen, files: string[] | undefined, failures: TestFailure[], extra: { verbose?: boolean; noise?: number; header?: string } = {}): { out: string; code: number; ms: number } {
-  const r = vitestOutput(g.project, g.rng, { files, failures, verbose: extra.verbose, npmHeader: extra.header, noiseChars: extra.noise, startMs: g.now });
+export function failing(
+  g: Gen,
+  files: string[] | undefined,
+  failures: TestFailure[],
+  extra: { verbose?: boolean; noise?: number; header?: string } = {},
+): { out: string; code: number; ms: number } {
+  const r = vitestOutput(g.project, g.rng, {
+    files,
+    failures,
+    verbose: extra.verbose,
+    npmHeader: extra.header,
+    noiseChars: extra.noise,
+    startMs: g.now,
+  });
   return { out: r.text, code: 1, ms: r.durationMs };
 }
 
@@ -46,23 +68,37 @@ export function eqDiff(expected: string[], received: string[]): string[] {
 
 // Extra steps any episode can use to look around (sized reads keep the context on its trajectory).
 export const lookAround = {
-  grep: (pattern: string, under: string, why: string): StepF => (g) => ({
-    thinking: `${why} A quick search for ${pattern} will show every place that depends on it.`,
-    tools: [g.grep(pattern, { under })],
-  }),
-  read: (rel: string, why: string): StepF => (g) => ({
-    thinking: why,
-    tools: [g.read(rel)],
-  }),
+  grep:
+    (pattern: string, under: string, why: string): StepF =>
+    (g) => ({
+      thinking: `${why} A quick search for ${pattern} will show every place that depends on it.`,
+      tools: [g.grep(pattern, { under })],
+    }),
+  read:
+    (rel: string, why: string): StepF =>
+    (g) => ({
+      thinking: why,
+      tools: [g.read(rel)],
+    }),
   apiTypes: (): StepF => (g) => ({
-    thinking: 'The response shapes are defined in the generated OpenAPI types; let me check what the client expects before changing anything that is visible on the wire.',
+    thinking:
+      'The response shapes are defined in the generated OpenAPI types; let me check what the client expects before changing anything that is visible on the wire.',
     text: 'Checking the generated API types for the affected endpoints.',
     tools: [g.read('src/types/api.generated.ts', { size: [24_000, 96_000] })],
   }),
-  curl: (pathAndQuery: string): StepF => (g) => ({
-    thinking: 'Let me look at what the running dev server returns now, with a large page, to check the order and the cursor.',
-    tools: [g.bash(`curl -s 'http://localhost:3000${pathAndQuery}' -H "authorization: Bearer $SHELFMARK_DEV_KEY" | jq .`, 'Fetch a large page from the dev server', () => ({ out: curlJson(g, g.budgetChars(6_000, 60_000)), ms: g.rng.int(80, 400) }))],
-  }),
+  curl:
+    (pathAndQuery: string): StepF =>
+    (g) => ({
+      thinking:
+        'Let me look at what the running dev server returns now, with a large page, to check the order and the cursor.',
+      tools: [
+        g.bash(
+          `curl -s 'http://localhost:3000${pathAndQuery}' -H "authorization: Bearer $SHELFMARK_DEV_KEY" | jq .`,
+          'Fetch a large page from the dev server',
+          () => ({ out: curlJson(g, g.budgetChars(6_000, 60_000)), ms: g.rng.int(80, 400) }),
+        ),
+      ],
+    }),
 };
 
 interface BookmarkJson {
@@ -106,7 +142,8 @@ function curlJson(g: Gen, chars: number): string {
   }
   // Once the pagination fix is in, the dev server (tsx watch) orders ties by id and puts the id in the cursor.
   const fixed = g.project.read('src/lib/pagination.ts').includes('id DESC');
-  if (fixed) items.sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  if (fixed)
+    items.sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
   const last = items[items.length - 1];
   const cursor = fixed ? { createdAt: last.createdAt, id: last.id } : { createdAt: last.createdAt };
   return JSON.stringify({ items, nextCursor: Buffer.from(JSON.stringify(cursor)).toString('base64url') }, null, 2);
@@ -122,8 +159,18 @@ export function psqlTable(columns: string[], row: () => string[], chars: number)
   }
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i].length)));
   const numeric = columns.map((_, i) => rows.every((r) => /^-?\d+(\.\d+)?$/.test(r[i])));
-  const fmt = (r: string[]) => ' ' + r.map((v, i) => (numeric[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join(' | ').trimEnd();
-  const head = ' ' + columns.map((c, i) => c.padStart(Math.floor((widths[i] + c.length) / 2)).padEnd(widths[i])).join(' | ').trimEnd();
+  const fmt = (r: string[]) =>
+    ' ' +
+    r
+      .map((v, i) => (numeric[i] ? v.padStart(widths[i]) : v.padEnd(widths[i])))
+      .join(' | ')
+      .trimEnd();
+  const head =
+    ' ' +
+    columns
+      .map((c, i) => c.padStart(Math.floor((widths[i] + c.length) / 2)).padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd();
   const lines = [head, widths.map((w) => '-'.repeat(w + 2)).join('+')];
   let total = lines.join('\n').length;
   let n = 0;

@@ -6,7 +6,13 @@ import { chmod, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileChunks, openSidecar } from '../sidecarFiles';
 import { acquireLock, backupPrefix, commitTemp, makeBackup, writeTemp } from './fsutil';
-import { applySidecarRestore, isBackupSideFile, planSidecarRestore, recordSidecars, snapshotSidecars } from './sidecars';
+import {
+  applySidecarRestore,
+  isBackupSideFile,
+  planSidecarRestore,
+  recordSidecars,
+  snapshotSidecars,
+} from './sidecars';
 import { CompactError } from './types';
 
 function isBackupName(file: string, name: string): boolean {
@@ -28,7 +34,12 @@ export function transcriptOfBackup(path: string): string | undefined {
 export async function listBackups(file: string): Promise<string[]> {
   // The transcript's own folder is the user's (it may well be reached through a link); what is in it is checked.
   const entries = await readdir(dirname(file), { withFileTypes: true });
-  return entries.filter((e) => e.isFile() && isBackupName(file, e.name)).map((e) => e.name).sort().reverse().map((n) => join(dirname(file), n));
+  return entries
+    .filter((e) => e.isFile() && isBackupName(file, e.name))
+    .map((e) => e.name)
+    .sort()
+    .reverse()
+    .map((n) => join(dirname(file), n));
 }
 
 /** Restores `backup` over `file` atomically; returns the backup made of the replaced file. */

@@ -66,11 +66,23 @@ export function planBound(plan: CompactionPlan): PlanBound {
       target >= context
         ? `the target is at or above the context now (${k(context)})`
         : `the transcript (~${k(plan.preTokens)}) already fits the target beside ~${k(plan.overheadTokens)} of system prompt and tools`;
-    return { ...base, kind: 'nothing-to-do', resultTokens: context, reason, text: `nothing to compact with your ${k(target)} target: ${reason}` };
+    return {
+      ...base,
+      kind: 'nothing-to-do',
+      resultTokens: context,
+      reason,
+      text: `nothing to compact with your ${k(target)} target: ${reason}`,
+    };
   }
   const result = Math.round(plan.postTokens + plan.overheadTokens);
   const active = plan.rounds.filter((r) => r.inContext);
-  const above = (kind: PlanBoundKind, reason: string): PlanBound => ({ ...base, kind, resultTokens: result, reason, text: `result ${k(result)}, above your ${k(target)} target: ${reason}` });
+  const above = (kind: PlanBoundKind, reason: string): PlanBound => ({
+    ...base,
+    kind,
+    resultTokens: result,
+    reason,
+    text: `result ${k(result)}, above your ${k(target)} target: ${reason}`,
+  });
   if (result > target) {
     if (plan.overheadTokens >= target) {
       return above('overhead', `the system prompt and tools alone take ~${k(plan.overheadTokens)}`);
@@ -78,16 +90,34 @@ export function planBound(plan: CompactionPlan): PlanBound {
     const pinned = active.filter((r) => r.by === 'user' && r.action === 'keep');
     const pinnedTokens = pinned.reduce((s, r) => s + keptSize(r), 0);
     if (pinned.length && plan.overheadTokens + pinnedTokens > target - plan.settings.summaryTokens) {
-      return above('pinned', `the ${pinned.length} round${pinned.length === 1 ? '' : 's'} you chose to keep take ~${k(pinnedTokens)}`);
+      return above(
+        'pinned',
+        `the ${pinned.length} round${pinned.length === 1 ? '' : 's'} you chose to keep take ~${k(pinnedTokens)}`,
+      );
     }
-    return above('newest-round', `the least this context can become is ~${k(floorTokens)} (system prompt and tools, the newest round, always kept, and the summary)`);
+    return above(
+      'newest-round',
+      `the least this context can become is ~${k(floorTokens)} (system prompt and tools, the newest round, always kept, and the summary)`,
+    );
   }
   // Under the target: would the next older round the plan summarized have fitted? Then the keep-recent limit, not the
   // target, stopped the kept part (plan.ts tailCandidate grows the tail only within keepRecentTokens).
   const nextOlder = [...active].reverse().find((r) => r.action === 'summarize' && r.by === 'plan');
   if (nextOlder && result + nextOlder.tokens <= target) {
     const reason = `kept verbatim capped at ${k(plan.settings.keepRecentTokens)} by Keep Recent Tokens`;
-    return { ...base, kind: 'keep-recent', resultTokens: result, reason, text: `${reason}: result ${k(result)}, below your ${k(target)} target (raise Keep Recent Tokens to keep more)` };
+    return {
+      ...base,
+      kind: 'keep-recent',
+      resultTokens: result,
+      reason,
+      text: `${reason}: result ${k(result)}, below your ${k(target)} target (raise Keep Recent Tokens to keep more)`,
+    };
   }
-  return { ...base, kind: 'target', resultTokens: result, reason: '', text: `result ${k(result)}, within your ${k(target)} target` };
+  return {
+    ...base,
+    kind: 'target',
+    resultTokens: result,
+    reason: '',
+    text: `result ${k(result)}, within your ${k(target)} target`,
+  };
 }

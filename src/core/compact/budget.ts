@@ -32,7 +32,10 @@ export interface BudgetOutcome {
  */
 export function makePreview(text: string, previewBytes: number, fullTextPath: string): string {
   const bytes = Buffer.byteLength(text, 'utf8');
-  let head = Buffer.from(text, 'utf8').subarray(0, previewBytes).toString('utf8').replace(/\uFFFD+$/, '');
+  let head = Buffer.from(text, 'utf8')
+    .subarray(0, previewBytes)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
   const nl = head.lastIndexOf('\n');
   if (nl > head.length / 2) head = head.slice(0, nl);
   return (
@@ -81,8 +84,27 @@ export function applyBudget(
     let total = before;
     const fresh: ResultText[] = [];
     const local: ToolResultDecision[] = [];
-    const decide = (r: ResultText, action: ToolResultDecision['action'], preview: string | null, path: string | null, reason: string, by: ToolResultDecision['by'] = 'plan') => {
-      local.push({ toolUseId: r.toolUseId, toolName: r.toolName, round: r.round, line: r.line, wireMessage: wi, originalChars: r.text.length, action, preview, fullTextPath: path, reason, by });
+    const decide = (
+      r: ResultText,
+      action: ToolResultDecision['action'],
+      preview: string | null,
+      path: string | null,
+      reason: string,
+      by: ToolResultDecision['by'] = 'plan',
+    ) => {
+      local.push({
+        toolUseId: r.toolUseId,
+        toolName: r.toolName,
+        round: r.round,
+        line: r.line,
+        wireMessage: wi,
+        originalChars: r.text.length,
+        action,
+        preview,
+        fullTextPath: path,
+        reason,
+        by,
+      });
     };
     const replace = (r: ResultText, reason: string, by: ToolResultDecision['by']): boolean => {
       const path = `${toolResultsDir}/${safeToolResultName(r.toolUseId)}`;
@@ -98,19 +120,40 @@ export function applyBudget(
       const choice = ownValue(choices, r.toolUseId);
       // A frozen decision is what an earlier compaction wrote: changing it would change text the agent has already
       // seen in this form (and whose saved original the preview names), so it stays, and a contrary choice is said.
-      const overruled = choice && (choice === 'preview') !== (frozen?.action === 'replaced') ? `; your choice to ${choice === 'preview' ? 'replace it by a preview' : 'keep it in full'} cannot apply: an earlier compaction already wrote it this way and the agent's context holds it so` : '';
+      const overruled =
+        choice && (choice === 'preview') !== (frozen?.action === 'replaced')
+          ? `; your choice to ${choice === 'preview' ? 'replace it by a preview' : 'keep it in full'} cannot apply: an earlier compaction already wrote it this way and the agent's context holds it so`
+          : '';
       if (frozen) {
         if (frozen.action === 'replaced' && frozen.preview !== undefined) {
           total += frozen.preview.length - r.text.length;
-          replacements.set(r.toolUseId, { preview: frozen.preview, fullTextPath: frozen.fullTextPath ?? '', original: r.text });
-          decide(r, 'frozen', frozen.preview, frozen.fullTextPath ?? null, `earlier decision re-applied exactly (replaced)${overruled}`);
+          replacements.set(r.toolUseId, {
+            preview: frozen.preview,
+            fullTextPath: frozen.fullTextPath ?? '',
+            original: r.text,
+          });
+          decide(
+            r,
+            'frozen',
+            frozen.preview,
+            frozen.fullTextPath ?? null,
+            `earlier decision re-applied exactly (replaced)${overruled}`,
+          );
         } else {
           decide(r, 'frozen', null, null, `earlier decision re-applied exactly (kept)${overruled}`);
         }
       } else if (choice === 'keep-full') {
         decide(r, 'kept', null, null, 'kept in full by you', 'user');
       } else if (choice === 'preview' && !r.binary) {
-        if (!replace(r, 'replaced by a preview by you', 'user')) decide(r, 'kept', null, null, 'you chose a preview, but the preview would be longer than the result; kept in full', 'user');
+        if (!replace(r, 'replaced by a preview by you', 'user'))
+          decide(
+            r,
+            'kept',
+            null,
+            null,
+            'you chose a preview, but the preview would be longer than the result; kept in full',
+            'user',
+          );
       } else if (r.binary || (r.toolName !== null && exempt.has(r.toolName))) {
         decide(r, 'kept', null, null, r.binary ? 'contains images or non-text blocks' : `tool ${r.toolName} is exempt`);
       } else fresh.push(r);
@@ -121,7 +164,9 @@ export function applyBudget(
       const overSingle = r.text.length > settings.maxToolResultChars;
       const overMessage = total > settings.maxToolResultCharsPerMessage;
       if (overSingle || overMessage) {
-        const reason = overSingle ? `over the ${settings.maxToolResultChars.toLocaleString('en-US')}-character limit for one result` : `message over the ${settings.maxToolResultCharsPerMessage.toLocaleString('en-US')}-character budget; largest fresh result`;
+        const reason = overSingle
+          ? `over the ${settings.maxToolResultChars.toLocaleString('en-US')}-character limit for one result`
+          : `message over the ${settings.maxToolResultCharsPerMessage.toLocaleString('en-US')}-character budget; largest fresh result`;
         if (replace(r, reason, 'plan')) continue;
       }
       decide(r, 'kept', null, null, 'fits the budget');
@@ -129,7 +174,14 @@ export function applyBudget(
     local.sort((a, b) => a.line - b.line);
     decisions.push(...local);
     const round = roundOfEntry.get(group[0]) ?? -1;
-    budgets.push({ index: wi, round, lines: group.map((i) => entries[i].line), beforeChars: before, afterChars: total, limit: settings.maxToolResultCharsPerMessage });
+    budgets.push({
+      index: wi,
+      round,
+      lines: group.map((i) => entries[i].line),
+      beforeChars: before,
+      afterChars: total,
+      limit: settings.maxToolResultCharsPerMessage,
+    });
   });
   return { decisions, wireMessages: budgets, replacements };
 }

@@ -35,12 +35,20 @@ export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject 
   if (record.type === 'compacted') {
     if (entry.kind === 'system') return null;
     const k = historyItemOf(entry.uuid);
-    if (k === null) return { type: 'user', message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] } };
+    if (k === null)
+      return {
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] },
+      };
     item = asObject((Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [])[k]);
   } else if (record.type !== 'response_item') return null;
   const m = item && codexItemMessage(item);
   if (!m) return null;
-  return { type: m.side === 'model' ? 'assistant' : 'user', isMeta: m.meta || undefined, message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks } };
+  return {
+    type: m.side === 'model' ? 'assistant' : 'user',
+    isMeta: m.meta || undefined,
+    message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks },
+  };
 }
 
 /** The first text of a context message Codex writes with every full context it gives a thread (all versions). */
@@ -61,7 +69,10 @@ export function codexResumeContextTokens(analysis: Analysis, calibration: number
   for (const e of analysis.index.entries) {
     if (e.kind !== 'user' && e.kind !== 'assistant') continue;
     if (e.kind === 'user' && e.isMeta && !e.isCompactSummary) {
-      for (const b of e.blocks) run += TOKEN_MODEL.block + (b.tokens !== undefined ? TOKEN_MODEL.proseScale * b.tokens : TOKEN_MODEL.prose * b.chars);
+      for (const b of e.blocks)
+        run +=
+          TOKEN_MODEL.block +
+          (b.tokens !== undefined ? TOKEN_MODEL.proseScale * b.tokens : TOKEN_MODEL.prose * b.chars);
       if (e.blocks.some((b) => b.preview?.startsWith(ENVIRONMENT_CONTEXT))) hasEnvironment = true;
       continue;
     }
@@ -112,7 +123,7 @@ export function rawHistoryItems(payload: string): string[] {
   const open = payload.indexOf('[', at);
   const close = valueEnd(payload, open);
   const items: string[] = [];
-  for (let i = open + 1; i > 0 && i < close - 1; ) {
+  for (let i = open + 1; i > 0 && i < close - 1;) {
     const c = payload.charCodeAt(i);
     if (c === 123) {
       const end = valueEnd(payload, i);
@@ -150,13 +161,20 @@ export function unpairedCalls(items: JsonObject[]): string[] {
   return [...bad, ...open];
 }
 
-const OUTPUT_TYPE: Record<string, string> = { function_call: 'function_call_output', custom_tool_call: 'custom_tool_call_output', local_shell_call: 'function_call_output' };
+const OUTPUT_TYPE: Record<string, string> = {
+  function_call: 'function_call_output',
+  custom_tool_call: 'custom_tool_call_output',
+  local_shell_call: 'function_call_output',
+};
 
 /**
  * The kept items with every call answered, as Codex itself repairs a history: a call the rollout never answered (an
  * aborted turn) gets an "aborted" output right after it, and an output whose call is not kept is left out.
  */
-export function pairCalls(items: JsonObject[], raws: string[]): { items: JsonObject[]; raws: string[]; notes: string[] } {
+export function pairCalls(
+  items: JsonObject[],
+  raws: string[],
+): { items: JsonObject[]; raws: string[]; notes: string[] } {
   const answered = new Set<string>();
   const called = new Set<string>();
   for (const it of items) {
@@ -179,7 +197,9 @@ export function pairCalls(items: JsonObject[], raws: string[]): { items: JsonObj
       const aborted = { type: OUTPUT_TYPE[type], call_id: id, output: 'aborted' };
       out.items.push(aborted);
       out.raws.push(JSON.stringify(aborted));
-      out.notes.push(`call ${id} was never answered in the rollout (an aborted turn): an "aborted" output follows it, as Codex adds one itself`);
+      out.notes.push(
+        `call ${id} was never answered in the rollout (an aborted turn): an "aborted" output follows it, as Codex adds one itself`,
+      );
     }
   });
   return out;
@@ -210,16 +230,37 @@ export async function codexFacts(file: string, analysis: Analysis): Promise<Code
   const objects = await loadEntryObjects(file, entries, wanted);
   const firstMeta = asObject(objects.get(metas[0])?.payload);
   const threadId = str(firstMeta, 'id') ?? str(firstMeta, 'session_id');
-  if (!threadId) throw new CompactError('invalid-output', `${basename(file)} has no session_meta record with a thread id, so Codex could not resume it; nothing was written.`);
+  if (!threadId)
+    throw new CompactError(
+      'invalid-output',
+      `${basename(file)} has no session_meta record with a thread id, so Codex could not resume it; nothing was written.`,
+    );
   const last = objects.get(entries.length - 1);
   const lastOrdinal = typeof last?.ordinal === 'number' ? last.ordinal : null;
   const window = lastCompacted >= 0 ? asObject(objects.get(lastCompacted)?.payload)?.window_number : undefined;
-  const metaRanges = metas.filter((i) => [str(asObject(objects.get(i)?.payload), 'id'), str(asObject(objects.get(i)?.payload), 'session_id')].includes(threadId)).map((i): [number, number] => [entries[i].start, entries[i].end]);
-  return { threadId, cwd: str(firstMeta, 'cwd') ?? null, lastOrdinal, lastWindow: typeof window === 'number' ? window : null, metaRanges };
+  const metaRanges = metas
+    .filter((i) =>
+      [str(asObject(objects.get(i)?.payload), 'id'), str(asObject(objects.get(i)?.payload), 'session_id')].includes(
+        threadId,
+      ),
+    )
+    .map((i): [number, number] => [entries[i].start, entries[i].end]);
+  return {
+    threadId,
+    cwd: str(firstMeta, 'cwd') ?? null,
+    lastOrdinal,
+    lastWindow: typeof window === 'number' ? window : null,
+    metaRanges,
+  };
 }
 
 /** The original's first `size` bytes, the thread id replaced in the given session_meta ranges, then `appended`. */
-async function* codexOutput(file: string, size: number, patches: { range: [number, number]; text: string }[], appended: string): AsyncGenerator<Buffer | string> {
+async function* codexOutput(
+  file: string,
+  size: number,
+  patches: { range: [number, number]; text: string }[],
+  appended: string,
+): AsyncGenerator<Buffer | string> {
   const fh = await open(file, 'r');
   try {
     let pos = 0;
@@ -253,10 +294,16 @@ export async function checkCodexOutput(tmp: string, appendedLine: number, items:
   const index = await indexTranscript(tmp);
   if (index.format.id !== 'codex') problems.push('the result is not read as a Codex rollout');
   const written = index.entries.filter((e) => e.line === appendedLine);
-  if (!written.some((e) => e.kind === 'system' && e.subtype === 'compact_boundary')) problems.push(`line ${appendedLine} is not read as the compacted record`);
+  if (!written.some((e) => e.kind === 'system' && e.subtype === 'compact_boundary'))
+    problems.push(`line ${appendedLine} is not read as the compacted record`);
   const unpaired = unpairedCalls(items);
-  if (unpaired.length) problems.push(`tool calls without their outputs in the kept history: ${unpaired.slice(0, 3).join(', ')}`);
-  if (problems.length) throw new CompactError('invalid-output', `The compacted rollout failed validation, so nothing was written: ${problems.join('; ')}`);
+  if (unpaired.length)
+    problems.push(`tool calls without their outputs in the kept history: ${unpaired.slice(0, 3).join(', ')}`);
+  if (problems.length)
+    throw new CompactError(
+      'invalid-output',
+      `The compacted rollout failed validation, so nothing was written: ${problems.join('; ')}`,
+    );
   const report = analyze(index).report;
   return report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
 }
@@ -274,7 +321,15 @@ export interface CodexRecord {
  * The `compacted` record that replaces the active context by `summary` and the items of the `kept` rounds (each
  * copied byte for byte from its line), and the output stream it ends. Notes on calls paired go to `notes`.
  */
-export async function codexCompactedRecord(file: string, analysis: Analysis, kept: number[], summary: string, facts: CodexFacts, newId: string | null, notes: string[]): Promise<CodexRecord> {
+export async function codexCompactedRecord(
+  file: string,
+  analysis: Analysis,
+  kept: number[],
+  summary: string,
+  facts: CodexFacts,
+  newId: string | null,
+  notes: string[],
+): Promise<CodexRecord> {
   const index = analysis.index;
   const keptItems: JsonObject[] = [];
   const keptRaw: string[] = [];
@@ -286,19 +341,28 @@ export async function codexCompactedRecord(file: string, analysis: Analysis, kep
     const k = historyItemOf(e.uuid);
     const payload = rawPayload(line);
     const raw = k === null ? payload : payload === null ? null : (rawHistoryItems(payload)[k] ?? null);
-    if (raw === null) throw new CompactError('invalid-output', `line ${e.line}: cannot copy its response item verbatim; nothing was written.`);
+    if (raw === null)
+      throw new CompactError(
+        'invalid-output',
+        `line ${e.line}: cannot copy its response item verbatim; nothing was written.`,
+      );
     keptRaw.push(raw);
     keptItems.push(JSON.parse(raw) as JsonObject);
   }
   const paired = pairCalls(keptItems, keptRaw);
   notes.push(...paired.notes);
-  const summaryItem = { type: 'message', role: 'user', content: [{ type: 'input_text', text: SUMMARY_PREFIX + summary }] };
+  const summaryItem = {
+    type: 'message',
+    role: 'user',
+    content: [{ type: 'input_text', text: SUMMARY_PREFIX + summary }],
+  };
   const head: JsonObject = { timestamp: new Date().toISOString() };
   if (facts.lastOrdinal !== null) head.ordinal = facts.lastOrdinal + 1;
   head.type = 'compacted';
   const extra: string[] = [];
   // Rollouts that number their compaction windows get the next window.
-  if (facts.lastWindow !== null) extra.push(`"window_id":${JSON.stringify(randomUUID())}`, `"window_number":${facts.lastWindow + 1}`);
+  if (facts.lastWindow !== null)
+    extra.push(`"window_id":${JSON.stringify(randomUUID())}`, `"window_number":${facts.lastWindow + 1}`);
   const payload = `{"message":${JSON.stringify(summary)},"replacement_history":[${[JSON.stringify(summaryItem), ...paired.raws].join(',')}]${extra.map((x) => ',' + x).join('')},${OUR_MARK}}`;
   const appended = `${JSON.stringify(head).slice(0, -1)},"payload":${payload}}\n`;
 
@@ -306,8 +370,15 @@ export async function codexCompactedRecord(file: string, analysis: Analysis, kep
   if (newId) {
     for (const range of facts.metaRanges) {
       const text = await readRange(file, range[0], range[1]);
-      patches.push({ range, text: forkedMetaLine(text, facts.threadId, newId, `${basename(file)} at byte ${range[0]}`) });
+      patches.push({
+        range,
+        text: forkedMetaLine(text, facts.threadId, newId, `${basename(file)} at byte ${range[0]}`),
+      });
     }
   }
-  return { chunks: codexOutput(file, index.size, patches, appended), history: [summaryItem, ...paired.items], line: index.lineCount + 1 };
+  return {
+    chunks: codexOutput(file, index.size, patches, appended),
+    history: [summaryItem, ...paired.items],
+    line: index.lineCount + 1,
+  };
 }

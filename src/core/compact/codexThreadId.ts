@@ -21,7 +21,11 @@ export function replaceIdValues(line: string, oldId: string, newId: string): str
     while (i < line.length && line[i] !== '"') i += line[i] === '\\' ? 2 : 1;
     const end = ++i;
     let next = end;
-    while (next < line.length && (line[next] === ' ' || line[next] === '\t' || line[next] === '\r' || line[next] === '\n')) next++;
+    while (
+      next < line.length &&
+      (line[next] === ' ' || line[next] === '\t' || line[next] === '\r' || line[next] === '\n')
+    )
+      next++;
     const isKey = line[next] === ':';
     if (!isKey && decoded(line.slice(start, end)) === oldId) {
       out += line.slice(copied, start) + JSON.stringify(newId);
@@ -43,13 +47,20 @@ function decoded(token: string): string | null {
  * Why `after` is not `before` with the id's values renamed (a key added, lost or renamed, any other value changed),
  * or null when it is exactly that.
  */
-export function idRenameProblem(before: unknown, after: unknown, oldId: string, newId: string, path = '$'): string | null {
+export function idRenameProblem(
+  before: unknown,
+  after: unknown,
+  oldId: string,
+  newId: string,
+  path = '$',
+): string | null {
   if (typeof before === 'string') {
     if (before === oldId ? after === newId : after === before) return null;
     return `${path} changed from ${JSON.stringify(before)} to ${JSON.stringify(after)}`;
   }
   if (Array.isArray(before)) {
-    if (!Array.isArray(after) || after.length !== before.length) return `${path} is no longer an array of ${before.length}`;
+    if (!Array.isArray(after) || after.length !== before.length)
+      return `${path} is no longer an array of ${before.length}`;
     for (let k = 0; k < before.length; k++) {
       const p = idRenameProblem(before[k], after[k], oldId, newId, `${path}[${k}]`);
       if (p) return p;
@@ -64,7 +75,13 @@ export function idRenameProblem(before: unknown, after: unknown, oldId: string, 
       return `${path} has the keys ${keysAfter.join(', ')} instead of ${keysBefore.join(', ')}`;
     }
     for (const k of keysBefore) {
-      const p = idRenameProblem((before as Record<string, unknown>)[k], (after as Record<string, unknown>)[k], oldId, newId, `${path}.${k}`);
+      const p = idRenameProblem(
+        (before as Record<string, unknown>)[k],
+        (after as Record<string, unknown>)[k],
+        oldId,
+        newId,
+        `${path}.${k}`,
+      );
       if (p) return p;
     }
     return null;
@@ -84,6 +101,10 @@ export function forkedMetaLine(line: string, oldId: string, newId: string, where
   } catch (err) {
     problem = `it no longer parses (${err instanceof Error ? err.message : String(err)})`;
   }
-  if (problem) throw new CompactError('invalid-output', `${where}: renaming the thread id ${JSON.stringify(oldId)} in the fork's session_meta record would change more than the id (${problem}); nothing was written.`);
+  if (problem)
+    throw new CompactError(
+      'invalid-output',
+      `${where}: renaming the thread id ${JSON.stringify(oldId)} in the fork's session_meta record would change more than the id (${problem}); nothing was written.`,
+    );
   return renamed;
 }

@@ -15,7 +15,12 @@ import { readSidecar } from '../sidecarFiles';
  * A saved original is never overwritten or shrunk: an identical one is left alone, a different one is refused.
  * Frozen decisions re-apply their stored preview and leave their stored original alone.
  */
-export async function saveOriginals(file: string, details: PlanDetails, undo: (() => Promise<unknown>)[], record: WrittenSidecars): Promise<string | null> {
+export async function saveOriginals(
+  file: string,
+  details: PlanDetails,
+  undo: (() => Promise<unknown>)[],
+  record: WrittenSidecars,
+): Promise<string | null> {
   const fresh = details.budget.decisions.filter((d) => d.action === 'replaced');
   if (fresh.length === 0) return null;
   const toolDir = toolResultsDir(file);
@@ -33,13 +38,17 @@ export async function saveOriginals(file: string, details: PlanDetails, undo: ((
     const original = Buffer.from(rep.original, 'utf8');
     if (prior !== null) {
       if (prior.equals(original)) continue;
-      throw new CompactError('unsafe-path', `${target} already holds a different saved tool result; it is never overwritten. Nothing was written; move it aside to compact again.`);
+      throw new CompactError(
+        'unsafe-path',
+        `${target} already holds a different saved tool result; it is never overwritten. Nothing was written; move it aside to compact again.`,
+      );
     }
     undo.push(() => unlink(target));
     await writeFileAtomic(target, original);
     record.toolResults.push(target);
     const written = await stat(target);
-    if (written.size !== original.length) throw new CompactError('invalid-output', `${target} was not written whole; nothing was written.`);
+    if (written.size !== original.length)
+      throw new CompactError('invalid-output', `${target} was not written whole; nothing was written.`);
   }
   return toolDir;
 }
@@ -50,7 +59,10 @@ export function missingSavedOriginals(file: string, details: PlanDetails): strin
   for (const d of details.budget.decisions) {
     if (!d.fullTextPath || (d.action !== 'replaced' && d.preview === null)) continue;
     const path = isAbsolute(d.fullTextPath) ? d.fullTextPath : join(dirname(file), d.fullTextPath);
-    if (!existsSync(path)) notes.push(`the saved original of tool result ${d.toolUseId} is missing at ${path}; its preview is kept as it was`);
+    if (!existsSync(path))
+      notes.push(
+        `the saved original of tool result ${d.toolUseId} is missing at ${path}; its preview is kept as it was`,
+      );
   }
   return notes;
 }
@@ -94,7 +106,11 @@ async function appendDurably(path: string, data: Buffer): Promise<void> {
  * file); when the agent keeps racing every round, the bytes not yet placed are saved beside it and `unplaced` names
  * that file, rather than written out of order.
  */
-export async function commitInPlace(file: string, tmp: string, readSize: number): Promise<{ carriedOverBytes: number; unplaced: string | null }> {
+export async function commitInPlace(
+  file: string,
+  tmp: string,
+  readSize: number,
+): Promise<{ carriedOverBytes: number; unplaced: string | null }> {
   let current = await open(file, 'r');
   /** Replaced files still open, and how many of their bytes are in the file now. */
   const replaced: { fh: FileHandle; taken: number }[] = [];
@@ -131,7 +147,11 @@ export async function commitInPlace(file: string, tmp: string, readSize: number)
       if (atPath.ino !== mine.ino || atPath.dev !== mine.dev) {
         // Another program put a file at the path: it is never replaced.
         await unlink(tmp).catch(() => undefined);
-        if (!committed) throw new CompactError('changed-on-disk', `${basename(file)} was replaced by another program while it was being written; nothing was written.`);
+        if (!committed)
+          throw new CompactError(
+            'changed-on-disk',
+            `${basename(file)} was replaced by another program while it was being written; nothing was written.`,
+          );
         return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
       }
       // Opened before the rename: what the next round copies from and checks the path against is our file, never one
@@ -155,7 +175,8 @@ export async function commitInPlace(file: string, tmp: string, readSize: number)
       let grew = false;
       for (const r of replaced) if ((await r.fh.stat()).size > r.taken) grew = true;
       if (!grew) return { carriedOverBytes: carried, unplaced: null };
-      if (round + 1 >= MAX_COMMIT_ROUNDS) return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
+      if (round + 1 >= MAX_COMMIT_ROUNDS)
+        return { carriedOverBytes: carried, unplaced: await saveUnplaced(file, replaced).catch(() => null) };
     }
   } finally {
     await current.close().catch(() => undefined);
@@ -165,15 +186,22 @@ export async function commitInPlace(file: string, tmp: string, readSize: number)
 
 /** A new temporary file beside `file` holding the first `size` bytes of `fh`, with its mode. */
 async function copyPrefix(file: string, fh: FileHandle, size: number): Promise<string> {
-  const tmp = await writeTemp(file, (async function* () {
-    const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
-    for (let pos = 0; pos < size; ) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
-      if (bytesRead === 0) throw new CompactError('changed-on-disk', `${basename(file)} shrank while late appends were being carried over`);
-      pos += bytesRead;
-      yield buf.subarray(0, bytesRead);
-    }
-  })());
+  const tmp = await writeTemp(
+    file,
+    (async function* () {
+      const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
+      for (let pos = 0; pos < size;) {
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+        if (bytesRead === 0)
+          throw new CompactError(
+            'changed-on-disk',
+            `${basename(file)} shrank while late appends were being carried over`,
+          );
+        pos += bytesRead;
+        yield buf.subarray(0, bytesRead);
+      }
+    })(),
+  );
   try {
     await chmod(tmp, (await fh.stat()).mode & 0o777);
   } catch (err) {
@@ -220,14 +248,24 @@ export interface CommitTarget {
  * was read; in place, back it up and replace it, carrying over bytes appended meanwhile (said in `notes`); else
  * create the new file, refusing one that appeared meanwhile. The caller removes `tmp` when this throws.
  */
-export async function commitOutput(t: CommitTarget, notes: string[]): Promise<{ backup: string | null; carriedOverBytes: number }> {
+export async function commitOutput(
+  t: CommitTarget,
+  notes: string[],
+): Promise<{ backup: string | null; carriedOverBytes: number }> {
   const now = await stat(t.file);
   if (now.size !== t.readSize || now.mtimeMs !== t.readMtime) {
     const task = t.task ?? 'compaction';
-    throw new CompactError('changed-on-disk', `${basename(t.file)} changed while it was being ${task === 'repair' ? 'repaired' : 'compacted'} (${now.size - t.readSize >= 0 ? `${now.size - t.readSize} bytes appended` : 'it shrank'}; is ${t.writer} still writing to it?). Nothing was written; run the ${task} again when the session is idle.`);
+    throw new CompactError(
+      'changed-on-disk',
+      `${basename(t.file)} changed while it was being ${task === 'repair' ? 'repaired' : 'compacted'} (${now.size - t.readSize >= 0 ? `${now.size - t.readSize} bytes appended` : 'it shrank'}; is ${t.writer} still writing to it?). Nothing was written; run the ${task} again when the session is idle.`,
+    );
   }
   if (t.mode !== 'in-place') {
-    if (t.mode === 'fork' && (await exists(t.out))) throw new CompactError('exists', `${t.out} appeared while ${t.task === 'repair' ? 'repairing' : 'compacting'}; nothing was written.`);
+    if (t.mode === 'fork' && (await exists(t.out)))
+      throw new CompactError(
+        'exists',
+        `${t.out} appeared while ${t.task === 'repair' ? 'repairing' : 'compacting'}; nothing was written.`,
+      );
     await commitTemp(t.tmp, t.out);
     return { backup: null, carriedOverBytes: 0 };
   }
@@ -235,8 +273,14 @@ export async function commitOutput(t: CommitTarget, notes: string[]): Promise<{ 
   const backup = await makeBackup(t.file);
   await t.afterBackup?.(backup);
   const { carriedOverBytes, unplaced } = await commitInPlace(t.file, t.tmp, t.readSize);
-  if (carriedOverBytes) notes.push(`${carriedOverBytes} bytes ${t.writer} appended while the result was being committed were carried over after it, in the order written (they continue the history before this ${t.task ?? 'compaction'}; run it again when the session is idle)`);
-  if (unplaced) notes.push(`${t.writer} kept appending while the file was being replaced; the last bytes it appended to the old file could not be placed in order and were saved to ${unplaced} instead (they come just before the last lines it appended to the file; nothing was lost)`);
+  if (carriedOverBytes)
+    notes.push(
+      `${carriedOverBytes} bytes ${t.writer} appended while the result was being committed were carried over after it, in the order written (they continue the history before this ${t.task ?? 'compaction'}; run it again when the session is idle)`,
+    );
+  if (unplaced)
+    notes.push(
+      `${t.writer} kept appending while the file was being replaced; the last bytes it appended to the old file could not be placed in order and were saved to ${unplaced} instead (they come just before the last lines it appended to the file; nothing was lost)`,
+    );
   return { backup, carriedOverBytes };
 }
 
@@ -254,8 +298,12 @@ export async function restorer(path: string): Promise<() => Promise<unknown>> {
   return prior === null ? () => unlink(path) : () => writeFileAtomic(path, prior);
 }
 
-
-export async function* streamOutput(file: string, size: number, appended: Buffer, fresh: boolean): AsyncGenerator<Buffer | string> {
+export async function* streamOutput(
+  file: string,
+  size: number,
+  appended: Buffer,
+  fresh: boolean,
+): AsyncGenerator<Buffer | string> {
   if (!fresh) {
     let lastByte = -1;
     // One reused 1 MB buffer: fresh chunk buffers pile up tens of MB before the GC runs. Each chunk is valid until
@@ -263,7 +311,7 @@ export async function* streamOutput(file: string, size: number, appended: Buffer
     const fh = await open(file, 'r');
     try {
       const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
-      for (let pos = 0; pos < size; ) {
+      for (let pos = 0; pos < size;) {
         const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
         if (bytesRead === 0) break;
         pos += bytesRead;
@@ -282,7 +330,13 @@ export async function saveState(out: string, details: PlanDetails): Promise<void
   const state: BudgetState = { version: 1, decisions: { ...details.state.decisions } };
   for (const d of details.budget.decisions) {
     if (ownValue(state.decisions, d.toolUseId)) continue;
-    setOwn(state.decisions, d.toolUseId, d.action === 'replaced' ? { action: 'replaced', originalChars: d.originalChars, preview: d.preview!, fullTextPath: d.fullTextPath! } : { action: 'kept', originalChars: d.originalChars });
+    setOwn(
+      state.decisions,
+      d.toolUseId,
+      d.action === 'replaced'
+        ? { action: 'replaced', originalChars: d.originalChars, preview: d.preview!, fullTextPath: d.fullTextPath! }
+        : { action: 'kept', originalChars: d.originalChars },
+    );
   }
   await writeFileAtomic(statePath(out), JSON.stringify(state, null, 1) + '\n');
 }

@@ -10,23 +10,55 @@ import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { loadEntryObjects, RawBytes } from './lines';
 import { unsupportedReason } from '../formats/types';
-import { checkCodexOutput, codexCompactedRecord, codexFacts, codexRolloutName, codexSummaryShape, type CodexFacts } from './codex';
+import {
+  checkCodexOutput,
+  codexCompactedRecord,
+  codexFacts,
+  codexRolloutName,
+  codexSummaryShape,
+  type CodexFacts,
+} from './codex';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
-import { CompactError, type AttemptRecord, type CompactionPlan, type CompactResult, type ProgressReporter, type WrittenSidecars } from './types';
+import {
+  CompactError,
+  type AttemptRecord,
+  type CompactionPlan,
+  type CompactResult,
+  type ProgressReporter,
+  type WrittenSidecars,
+} from './types';
 import { loadSavedPlanInputs } from './savedDecisions';
 import type { BudgetState } from './state';
 import type { UserDecisions } from './decisions';
 import { shapeForExtractive } from './summarize/extractive';
-import { agentCliRefusal, contentText, earlierSummaryOf, givenSummary, makeSummary, offlineSummary, summaryCharBudget, type EarlierSummary, type SummaryOutcome } from './summary';
+import {
+  agentCliRefusal,
+  contentText,
+  earlierSummaryOf,
+  givenSummary,
+  makeSummary,
+  offlineSummary,
+  summaryCharBudget,
+  type EarlierSummary,
+  type SummaryOutcome,
+} from './summary';
 import { buildAppendedLines } from './writeback';
 import { acquireLock, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields, type ResumeAgent } from './resume';
-import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState, streamOutput } from './commit';
+import {
+  commitOutput,
+  exists,
+  missingSavedOriginals,
+  restorer,
+  saveOriginals,
+  saveState,
+  streamOutput,
+} from './commit';
 import { messageContent, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
@@ -66,7 +98,12 @@ function claudeNaming(file: string): OutputNaming {
  * the agent finds sessions where the link is (its folder, its name), so a fork goes beside the link, not beside the
  * link's target (which may be outside the agent's sessions folder), and in place the session keeps the link's id.
  */
-async function resolveOutput(file: string, given: string, options: CompactOptions, naming: OutputNaming): Promise<OutputTarget> {
+async function resolveOutput(
+  file: string,
+  given: string,
+  options: CompactOptions,
+  naming: OutputNaming,
+): Promise<OutputTarget> {
   if (options.inPlace) return { out: file, mode: 'in-place', sessionId: naming.inPlaceId };
   if (options.out === undefined) {
     const id = randomUUID();
@@ -84,12 +121,23 @@ async function resolveOutput(file: string, given: string, options: CompactOption
  */
 export async function checkOutputPath(path: string, file: string, force: boolean): Promise<string> {
   const out = resolve(path);
-  if (await sameFile(out, file)) throw new CompactError('unsafe-path', 'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.');
+  if (await sameFile(out, file))
+    throw new CompactError(
+      'unsafe-path',
+      'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.',
+    );
   const existing = await lstat(out).catch(() => null);
   if (existing) {
-    if (!force) throw new CompactError('exists', `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`);
+    if (!force)
+      throw new CompactError(
+        'exists',
+        `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`,
+      );
     if (!existing.isFile() || !(await isOurOutput(out))) {
-      throw new CompactError('exists', `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`);
+      throw new CompactError(
+        'exists',
+        `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`,
+      );
     }
   }
   return out;
@@ -157,7 +205,11 @@ export interface PlannedCompaction {
  * `options.decisions` gives them) is read here and passed to the planner as values. `analysis` is the file as the
  * caller already read it (inspectFile with `subagents: false`); by default it is read here.
  */
-export async function planCompactionOf(file: string, options: CompactOptions, analysis?: Analysis): Promise<PlannedCompaction> {
+export async function planCompactionOf(
+  file: string,
+  options: CompactOptions,
+  analysis?: Analysis,
+): Promise<PlannedCompaction> {
   const target = await compactedFile(file, options);
   // Planned under the session's lock (released after): never over the files of a compaction half done.
   const lock = await acquireLock(target.file);
@@ -183,13 +235,24 @@ async function compactedFile(file: string, options: CompactOptions): Promise<{ f
 }
 
 /** The plan over `target` with what is saved with the session (read here, the edge) and the options' decisions on top. */
-async function planWithSaved(target: { file: string; given: string }, options: CompactOptions, analysis?: Analysis): Promise<PlannedCompaction> {
+async function planWithSaved(
+  target: { file: string; given: string },
+  options: CompactOptions,
+  analysis?: Analysis,
+): Promise<PlannedCompaction> {
   checkCancelled(options.signal);
   const saved = await loadSavedPlanInputs(target.file);
   return planOver(target.file, target.given, options, saved.state, options.decisions ?? saved.decisions, analysis);
 }
 
-async function planOver(file: string, given: string, options: CompactOptions, state: BudgetState, decisions: UserDecisions, read?: Analysis): Promise<PlannedCompaction> {
+async function planOver(
+  file: string,
+  given: string,
+  options: CompactOptions,
+  state: BudgetState,
+  decisions: UserDecisions,
+  read?: Analysis,
+): Promise<PlannedCompaction> {
   const progress = options.onProgress ?? (() => undefined);
   let analysis = read;
   if (!analysis || analysis.index.path !== file) {
@@ -201,7 +264,11 @@ async function planOver(file: string, given: string, options: CompactOptions, st
   let codex: CodexFacts | undefined;
   if (analysis.index.format.id === 'codex') {
     // A rollout without its session_meta records cannot be resumed by Codex, and they come first.
-    if (options.fresh) throw new CompactError('unsupported-format', `${basename(file)}: a fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Nothing was written; compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).`);
+    if (options.fresh)
+      throw new CompactError(
+        'unsupported-format',
+        `${basename(file)}: a fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Nothing was written; compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).`,
+      );
     codex = await codexFacts(file, analysis);
   }
   refuseHalfWrittenTail(file, analysis, options.inPlace === true, codex ? 'Codex' : 'an agent');
@@ -216,7 +283,10 @@ async function planOver(file: string, given: string, options: CompactOptions, st
  * the result's `replanned` (and a note of its plan) says what changed: a different plan is never applied silently.
  * `runtime` replaces how the run is watched and stopped (progress, cancellation); everything else is as planned.
  */
-export async function applyCompaction(planned: PlannedCompaction, runtime: Pick<CompactOptions, 'signal' | 'onProgress' | 'onSummaryText'> = {}): Promise<CompactResult> {
+export async function applyCompaction(
+  planned: PlannedCompaction,
+  runtime: Pick<CompactOptions, 'signal' | 'onProgress' | 'onSummaryText'> = {},
+): Promise<CompactResult> {
   const options: CompactOptions = { ...planned.options, ...definedOnly(runtime) };
   checkCancelled(options.signal);
   const lock = await acquireLock(planned.file);
@@ -234,7 +304,8 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 /** What changed between the plan shown and the plan made again over the file as it is now, in words. */
 export function planChanges(before: PlannedCompaction, after: PlannedCompaction, size: number): string {
   const grown = size - before.basis.size;
-  const what = grown > 0 ? `${grown} bytes were appended` : grown < 0 ? `it shrank by ${-grown} bytes` : 'it was rewritten';
+  const what =
+    grown > 0 ? `${grown} bytes were appended` : grown < 0 ? `it shrank by ${-grown} bytes` : 'it was rewritten';
   const changes: string[] = [];
   const was = new Map(before.plan.rounds.map((r) => [r.index, r]));
   for (const r of after.plan.rounds) {
@@ -245,7 +316,9 @@ export function planChanges(before: PlannedCompaction, after: PlannedCompaction,
   }
   for (const r of before.plan.rounds) if (r.index >= after.plan.rounds.length) changes.push(`round ${r.index} is gone`);
   if (before.plan.preTokens !== after.plan.preTokens || before.plan.postTokens !== after.plan.postTokens) {
-    changes.push(`about ${before.plan.preTokens} → ${before.plan.postTokens} tokens planned, now ${after.plan.preTokens} → ${after.plan.postTokens}`);
+    changes.push(
+      `about ${before.plan.preTokens} → ${before.plan.postTokens} tokens planned, now ${after.plan.preTokens} → ${after.plan.postTokens}`,
+    );
   }
   return `the transcript changed after the plan was made (${what}; is the agent still writing to it?), so it was planned again over the file as it is now and that plan was written: ${changes.length ? changes.join('; ') : 'the rounds planned are the same'}`;
 }
@@ -268,17 +341,28 @@ async function applyLocked(shown: PlannedCompaction, options: CompactOptions): P
   return replanned === undefined ? result : { ...result, replanned };
 }
 
-async function writePlan(planned: PlannedCompaction, options: CompactOptions, progress: ProgressReporter, replanned: string | undefined): Promise<CompactResult> {
+async function writePlan(
+  planned: PlannedCompaction,
+  options: CompactOptions,
+  progress: ProgressReporter,
+  replanned: string | undefined,
+): Promise<CompactResult> {
   const { file, given, analysis } = planned;
   // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
   const details: PlanDetails = { ...planned.details, plan: copyPlan(planned.details.plan) };
   if (replanned !== undefined) details.plan.notes.unshift(replanned);
   const codex = planned.codex;
   const target = codex
-    ? await resolveOutput(file, given, options, { inPlaceId: codex.threadId, forkName: (id) => codexRolloutName(id, new Date()), outGetsNewId: true })
+    ? await resolveOutput(file, given, options, {
+        inPlaceId: codex.threadId,
+        forkName: (id) => codexRolloutName(id, new Date()),
+        outGetsNewId: true,
+      })
     : await resolveOutput(file, given, options, claudeNaming(given));
   const prepared = await summarize(analysis, details, planned.loaded, options, progress);
-  const built = codex ? await codexOutput(file, prepared, target, codex) : await claudeOutput(file, prepared, target, options);
+  const built = codex
+    ? await codexOutput(file, prepared, target, codex)
+    : await claudeOutput(file, prepared, target, options);
   return writeOut(file, prepared, target, options, progress, built);
 }
 
@@ -309,7 +393,10 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, inPlace: boolea
   const index = analysis.index;
   const halfWrittenTail = index.unterminatedTail && index.malformed.some((m) => m.line === index.lineCount);
   if (inPlace && halfWrittenTail) {
-    throw new CompactError('changed-on-disk', `${basename(file)} ends in the middle of a line (is ${writer} still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`);
+    throw new CompactError(
+      'changed-on-disk',
+      `${basename(file)} ends in the middle of a line (is ${writer} still writing to it?). Nothing was written; compact in place when the session is idle, or write a fork.`,
+    );
   }
 }
 
@@ -320,18 +407,38 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, inPlace: boolea
 export async function draftSummary(
   file: string,
   options: CompactOptions,
-): Promise<{ summary: string; summarizer: CompactResult['summarizer']; attempts: AttemptRecord[]; plan: PlanDetails['plan']; fidelity?: FidelityReport; facts?: Fact[] }> {
+): Promise<{
+  summary: string;
+  summarizer: CompactResult['summarizer'];
+  attempts: AttemptRecord[];
+  plan: PlanDetails['plan'];
+  fidelity?: FidelityReport;
+  facts?: Fact[];
+}> {
   // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
   const planned = await planWithSaved(await compactedFile(file, options), options);
   const progress = options.onProgress ?? (() => undefined);
-  const { made, summary, details, fidelity, facts } = await summarize(planned.analysis, planned.details, planned.loaded, options, progress);
+  const { made, summary, details, fidelity, facts } = await summarize(
+    planned.analysis,
+    planned.details,
+    planned.loaded,
+    options,
+    progress,
+  );
   return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity, facts };
 }
 
 /** The plan with the lines it needs loaded: planned, refused when there is nothing to do, settled by the summary's real size. */
-async function planLoaded(file: string, analysis: Analysis, options: CompactOptions, state: BudgetState, decisions: UserDecisions): Promise<{ details: PlanDetails; loaded: Loaded }> {
+async function planLoaded(
+  file: string,
+  analysis: Analysis,
+  options: CompactOptions,
+  state: BudgetState,
+  decisions: UserDecisions,
+): Promise<{ details: PlanDetails; loaded: Loaded }> {
   const firstPlan = await planOrRefuse(analysis, options, state, decisions);
-  const wrongAgent = options.summaryText === undefined ? agentCliRefusal(options.summarizer, analysis.index.format.id) : null;
+  const wrongAgent =
+    options.summaryText === undefined ? agentCliRefusal(options.summarizer, analysis.index.format.id) : null;
   if (wrongAgent) throw new CompactError('wrong-summarizer', wrongAgent);
   checkCancelled(options.signal);
   const loaded = await loadForSummary(file, analysis, firstPlan, options);
@@ -341,23 +448,42 @@ async function planLoaded(file: string, analysis: Analysis, options: CompactOpti
 }
 
 /** The summary for a plan (made, given, or clipped to its reserve) and the plan's figures with it; writes nothing. */
-async function summarize(analysis: Analysis, details: PlanDetails, loaded: Loaded, options: CompactOptions, progress: ProgressReporter): Promise<Prepared> {
+async function summarize(
+  analysis: Analysis,
+  details: PlanDetails,
+  loaded: Loaded,
+  options: CompactOptions,
+  progress: ProgressReporter,
+): Promise<Prepared> {
   const readSize = analysis.index.size;
   const readMtime = analysis.index.mtimeMs;
   const summarized = summarizedRounds(analysis, details);
-  const made = options.summaryText !== undefined ? givenSummary(options.summaryText) : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.objects, options, progress);
+  const made =
+    options.summaryText !== undefined
+      ? givenSummary(options.summaryText)
+      : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.objects, options, progress);
   checkCancelled(options.signal);
-  const summaryChars = Math.max(summaryCharBudget(details.plan.settings.summaryTokens, details.calibration), made.protectedChars + 2_000);
+  const summaryChars = Math.max(
+    summaryCharBudget(details.plan.settings.summaryTokens, details.calibration),
+    made.protectedChars + 2_000,
+  );
   let summary = made.summary;
-  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length) summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
+  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length)
+    summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
   const plan = details.plan;
   for (const ri of made.dropped) {
-    plan.rounds[ri] = { ...plan.rounds[ri], action: 'drop', by: 'plan', reason: 'cut from the summary request by a prompt-too-long retry (not summarized)' };
+    plan.rounds[ri] = {
+      ...plan.rounds[ri],
+      action: 'drop',
+      by: 'plan',
+      reason: 'cut from the summary request by a prompt-too-long retry (not summarized)',
+    };
   }
   plan.droppedRounds += made.dropped.length;
   plan.summarizedRounds -= made.dropped.length;
   plan.resentTokens = reannouncedAfter(analysis, plan.rounds, details.calibration || 1);
-  plan.postTokens = plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + plan.resentTokens;
+  plan.postTokens =
+    plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + plan.resentTokens;
   const measured = summarized.filter((ri) => !made.dropped.includes(ri));
   const span = measured
     .flatMap((ri) => analysis.rounds[ri].entries)
@@ -365,23 +491,47 @@ async function summarize(analysis: Analysis, details: PlanDetails, loaded: Loade
     .filter((o): o is JsonObject => o !== undefined);
   const facts = made.summarizer === 'none' || !span.length ? undefined : spanFacts(span);
   const fidelity = facts ? measureFidelity(facts, summary) : undefined;
-  return { analysis, readSize, readMtime, details, objects: loaded.objects, rawBytes: loaded.rawBytes, made, summary, fidelity, facts };
+  return {
+    analysis,
+    readSize,
+    readMtime,
+    details,
+    objects: loaded.objects,
+    rawBytes: loaded.rawBytes,
+    made,
+    summary,
+    fidelity,
+    facts,
+  };
 }
 
-async function planOrRefuse(analysis: Analysis, options: CompactOptions, state: BudgetState, decisions: UserDecisions): Promise<PlanDetails> {
+async function planOrRefuse(
+  analysis: Analysis,
+  options: CompactOptions,
+  state: BudgetState,
+  decisions: UserDecisions,
+): Promise<PlanDetails> {
   const first = await planDetails(analysis, options.settings, state, decisions);
   const plan = first.plan;
   if (plan.nothingToDo && options.summaryText === undefined) {
     if (plan.rounds.some((r) => r.by === 'user')) {
-      throw new CompactError('nothing-to-compact', `Nothing to compact: your choices keep every round of the active context (about ${plan.preTokens} tokens) and no tool result changes; drop or summarize a round, or clear your decisions.`);
+      throw new CompactError(
+        'nothing-to-compact',
+        `Nothing to compact: your choices keep every round of the active context (about ${plan.preTokens} tokens) and no tool result changes; drop or summarize a round, or clear your decisions.`,
+      );
     }
-    throw new CompactError('nothing-to-compact', `Nothing to compact: the transcript's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of system prompt and tools), already within the ${plan.settings.targetTokens}-token target.`);
+    throw new CompactError(
+      'nothing-to-compact',
+      `Nothing to compact: the transcript's active context is about ${plan.preTokens} tokens (plus about ${plan.overheadTokens} of system prompt and tools), already within the ${plan.settings.targetTokens}-token target.`,
+    );
   }
   return first;
 }
 
 function summarizedRounds(analysis: Analysis, d: PlanDetails): number[] {
-  return analysis.rounds.filter((r) => r.inContext && d.plan.rounds[r.index].action === 'summarize').map((r) => r.index);
+  return analysis.rounds
+    .filter((r) => r.inContext && d.plan.rounds[r.index].action === 'summarize')
+    .map((r) => r.index);
 }
 
 /** Stands for a Codex record that holds no message (metadata, a token count): left out of what is summarized. */
@@ -395,11 +545,17 @@ export interface Loaded {
   rawBytes: RawBytes;
 }
 
-async function loadForSummary(file: string, analysis: Analysis, firstPlan: PlanDetails, options: CompactOptions): Promise<Loaded> {
+async function loadForSummary(
+  file: string,
+  analysis: Analysis,
+  firstPlan: PlanDetails,
+  options: CompactOptions,
+): Promise<Loaded> {
   const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
   const earlierAt = earlierSummaryOf(analysis, active);
   const needed = new Set<number>();
-  for (const ri of [...summarizedRounds(analysis, firstPlan), ...firstPlan.kept]) for (const e of analysis.rounds[ri].entries) needed.add(e);
+  for (const ri of [...summarizedRounds(analysis, firstPlan), ...firstPlan.kept])
+    for (const e of analysis.rounds[ri].entries) needed.add(e);
   if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
   if (earlierAt) needed.add(earlierAt.entry);
   // Lines that are only summarized are cut down to what the summarizer reads as each is parsed (the offline summary
@@ -424,7 +580,11 @@ async function loadForSummary(file: string, analysis: Analysis, firstPlan: PlanD
   const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary, rawBytes);
   for (const [i, o] of objects) if (o === NOT_A_MESSAGE) objects.delete(i);
   const earlier: EarlierSummary | null = earlierAt
-    ? { ...earlierAt, content: messageContent(objects.get(earlierAt.entry)), text: contentText(messageContent(objects.get(earlierAt.entry))) }
+    ? {
+        ...earlierAt,
+        content: messageContent(objects.get(earlierAt.entry)),
+        text: contentText(messageContent(objects.get(earlierAt.entry))),
+      }
     : null;
   return { objects, earlier, written, rawBytes };
 }
@@ -435,12 +595,22 @@ function isOffline(options: CompactOptions): boolean {
 }
 
 /** The plan with the summary's real size when it can be known first (offline or given); re-reads newly kept lines whole. */
-async function settlePlan(file: string, analysis: Analysis, firstPlan: PlanDetails, loaded: Loaded, options: CompactOptions, decisions: UserDecisions): Promise<PlanDetails> {
+async function settlePlan(
+  file: string,
+  analysis: Analysis,
+  firstPlan: PlanDetails,
+  loaded: Loaded,
+  options: CompactOptions,
+  decisions: UserDecisions,
+): Promise<PlanDetails> {
   const draft = options.summaryText ?? (isOffline(options) ? offlineDraft(analysis, firstPlan, loaded) : null);
-  const details = draft === null ? firstPlan : await reclaimSummaryReserve(analysis, firstPlan, options, draft, decisions);
+  const details =
+    draft === null ? firstPlan : await reclaimSummaryReserve(analysis, firstPlan, options, draft, decisions);
   const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
   for (const e of nowKept) loaded.written.add(e);
-  if (nowKept.length) for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes)) loaded.objects.set(i, o);
+  if (nowKept.length)
+    for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes))
+      loaded.objects.set(i, o);
   return details;
 }
 
@@ -448,7 +618,14 @@ function offlineDraft(analysis: Analysis, first: PlanDetails, loaded: Loaded): s
   const summarized = summarizedRounds(analysis, first);
   if (summarized.length === 0) return null;
   const settings = first.plan.settings;
-  return offlineSummary(analysis, summarized, loaded.earlier, loaded.objects, summaryCharBudget(settings.summaryTokens, first.calibration), settings.summaryDetail).summary;
+  return offlineSummary(
+    analysis,
+    summarized,
+    loaded.earlier,
+    loaded.objects,
+    summaryCharBudget(settings.summaryTokens, first.calibration),
+    settings.summaryDetail,
+  ).summary;
 }
 
 /** One agent's compacted file, to be written to a temp file, checked, then committed (the same way for every agent). */
@@ -463,11 +640,19 @@ interface BuiltOutput {
   resumeAgent: ResumeAgent;
 }
 
-async function claudeOutput(file: string, prepared: Prepared, target: OutputTarget, options: CompactOptions): Promise<BuiltOutput> {
+async function claudeOutput(
+  file: string,
+  prepared: Prepared,
+  target: OutputTarget,
+  options: CompactOptions,
+): Promise<BuiltOutput> {
   const built = await buildOutput(file, prepared, target);
   const plan = prepared.details.plan;
   const appended = prepared.rawBytes.encode(built.lines.join('\n') + '\n');
-  if (prepared.rawBytes.lossy) plan.notes.push(`${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`);
+  if (prepared.rawBytes.lossy)
+    plan.notes.push(
+      `${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`,
+    );
   return {
     chunks: streamOutput(file, prepared.readSize, appended, options.fresh === true),
     check: (tmp) => checkClaudeOutput(tmp, prepared, built.leafUuid, options),
@@ -477,9 +662,22 @@ async function claudeOutput(file: string, prepared: Prepared, target: OutputTarg
   };
 }
 
-async function codexOutput(file: string, prepared: Prepared, target: OutputTarget, facts: CodexFacts): Promise<BuiltOutput> {
+async function codexOutput(
+  file: string,
+  prepared: Prepared,
+  target: OutputTarget,
+  facts: CodexFacts,
+): Promise<BuiltOutput> {
   const plan = prepared.details.plan;
-  const record = await codexCompactedRecord(file, prepared.analysis, prepared.details.kept, prepared.summary, facts, target.newSessionId ?? null, plan.notes);
+  const record = await codexCompactedRecord(
+    file,
+    prepared.analysis,
+    prepared.details.kept,
+    prepared.summary,
+    facts,
+    target.newSessionId ?? null,
+    plan.notes,
+  );
   return {
     chunks: record.chunks,
     check: async (tmp) => {
@@ -492,7 +690,14 @@ async function codexOutput(file: string, prepared: Prepared, target: OutputTarge
   };
 }
 
-async function writeOut(file: string, prepared: Prepared, target: OutputTarget, options: CompactOptions, progress: ProgressReporter, built: BuiltOutput): Promise<CompactResult> {
+async function writeOut(
+  file: string,
+  prepared: Prepared,
+  target: OutputTarget,
+  options: CompactOptions,
+  progress: ProgressReporter,
+  built: BuiltOutput,
+): Promise<CompactResult> {
   const { readSize, details, made, summary } = prepared;
   const plan = details.plan;
   progress('Writing the compacted transcript…');
@@ -562,7 +767,11 @@ async function writeOut(file: string, prepared: Prepared, target: OutputTarget, 
   };
 }
 
-async function buildOutput(file: string, prepared: Prepared, target: OutputTarget): Promise<ReturnType<typeof buildAppendedLines> & { cwd: string | null }> {
+async function buildOutput(
+  file: string,
+  prepared: Prepared,
+  target: OutputTarget,
+): Promise<ReturnType<typeof buildAppendedLines> & { cwd: string | null }> {
   const { analysis, readSize, details, made, summary, objects } = prepared;
   const plan = details.plan;
   const lastPrompt = await lastPromptOf(file, analysis);
@@ -587,28 +796,53 @@ async function buildOutput(file: string, prepared: Prepared, target: OutputTarge
 }
 
 /** Checks the written Claude Code temp file resumes; problems other than being over the target refuse it. */
-async function checkClaudeOutput(tmp: string, prepared: Prepared, leafUuid: string, options: CompactOptions): Promise<{ estimatedTokens: number; overTarget: boolean }> {
+async function checkClaudeOutput(
+  tmp: string,
+  prepared: Prepared,
+  leafUuid: string,
+  options: CompactOptions,
+): Promise<{ estimatedTokens: number; overTarget: boolean }> {
   const { analysis, readSize, details } = prepared;
   const plan = details.plan;
-  const check = await checkResumable(tmp, { targetTokens: plan.messageTarget, calibration: details.calibration, expectLeaf: leafUuid, expectSummaryFirst: true, prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize } });
+  const check = await checkResumable(tmp, {
+    targetTokens: plan.messageTarget,
+    calibration: details.calibration,
+    expectLeaf: leafUuid,
+    expectSummaryFirst: true,
+    prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize },
+  });
   const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
-  if (fatal.length) throw new CompactError('invalid-output', `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`);
+  if (fatal.length)
+    throw new CompactError(
+      'invalid-output',
+      `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`,
+    );
   return { estimatedTokens: check.estimatedTokens, overTarget: fatal.length < check.problems.length };
 }
 
 /** Refuses a result that is no smaller than the original; notes one over the target. Sets the plan's final size. */
 function acceptEstimate(plan: CompactionPlan, check: { estimatedTokens: number; overTarget: boolean }): void {
   if (check.estimatedTokens >= plan.preTokens) {
-    throw new CompactError('nothing-to-compact', `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens} it holds now (the summary and its framing cost more than they save). Nothing was written.`);
+    throw new CompactError(
+      'nothing-to-compact',
+      `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens} it holds now (the summary and its framing cost more than they save). Nothing was written.`,
+    );
   }
-  if (check.overTarget) plan.notes.push(`after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`);
+  if (check.overTarget)
+    plan.notes.push(
+      `after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`,
+    );
   plan.postTokens = check.estimatedTokens;
 }
 
 async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: string | null } | null> {
   const entries = analysis.index.entries;
   let at = -1;
-  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].kind === 'last-prompt') { at = i; break; }
+  for (let i = entries.length - 1; i >= 0; i--)
+    if (entries[i].kind === 'last-prompt') {
+      at = i;
+      break;
+    }
   if (at < 0) return null;
   const lp = (await loadEntryObjects(file, entries, [at])).get(at);
   return { text: typeof lp?.lastPrompt === 'string' ? lp.lastPrompt : null };
@@ -620,16 +854,30 @@ async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: s
  * verbatim (every round the new plan keeps was loaded for the first one; newly kept lines are read again), and a
  * given text larger than the reserve gets the room it needs.
  */
-async function reclaimSummaryReserve(analysis: Analysis, first: PlanDetails, options: CompactOptions, draft: string, decisions: UserDecisions): Promise<PlanDetails> {
+async function reclaimSummaryReserve(
+  analysis: Analysis,
+  first: PlanDetails,
+  options: CompactOptions,
+  draft: string,
+  decisions: UserDecisions,
+): Promise<PlanDetails> {
   const settings = first.plan.settings;
   const given = options.summaryText !== undefined;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims).
-  const need = Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
+  const need =
+    Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
   if (need === settings.summaryTokens || (!given && need > settings.summaryTokens)) return first;
-  const second = await planDetails(analysis, { ...(options.settings ?? {}), summaryTokens: need }, first.state, decisions);
+  const second = await planDetails(
+    analysis,
+    { ...(options.settings ?? {}), summaryTokens: need },
+    first.state,
+    decisions,
+  );
   if (!given && (second.kept.length <= first.kept.length || second.plan.nothingToDo)) return first;
   if (given) return second;
-  second.plan.notes.push(`the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`);
+  second.plan.notes.push(
+    `the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`,
+  );
   return second;
 }

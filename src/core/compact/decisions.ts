@@ -45,7 +45,13 @@ export class DecisionError extends Error {
 }
 
 function copy(d: UserDecisions): UserDecisions {
-  return { rounds: { ...d.rounds }, summarizeUpTo: d.summarizeUpTo, keepFrom: d.keepFrom, toolResults: { ...d.toolResults }, ...(d.anchors ? { anchors: { ...d.anchors } } : {}) };
+  return {
+    rounds: { ...d.rounds },
+    summarizeUpTo: d.summarizeUpTo,
+    keepFrom: d.keepFrom,
+    toolResults: { ...d.toolResults },
+    ...(d.anchors ? { anchors: { ...d.anchors } } : {}),
+  };
 }
 
 /** Sets (or, with 'auto', removes) the choice for each of `rounds`. */
@@ -92,7 +98,9 @@ export function chooseToolResult(d: UserDecisions, toolUseId: string, choice: Re
 export function anchored(d: UserDecisions, analysis: Analysis): UserDecisions {
   const next = copy(d);
   const anchors: Record<string, string> = {};
-  const named = [...Object.keys(d.rounds).map(Number), d.summarizeUpTo, d.keepFrom].filter((n): n is number => n !== null);
+  const named = [...Object.keys(d.rounds).map(Number), d.summarizeUpTo, d.keepFrom].filter(
+    (n): n is number => n !== null,
+  );
   for (const n of named) {
     const uuid = firstUuid(analysis, n);
     if (uuid) anchors[n] = uuid;
@@ -134,32 +142,47 @@ export function resolveRounds(d: UserDecisions, analysis: Analysis): Resolution 
   const choices = new Map<number, ResolvedChoice>();
   const total = analysis.rounds.length;
   if (d.summarizeUpTo !== null && d.keepFrom !== null && d.summarizeUpTo >= d.keepFrom) {
-    throw new DecisionError(`"summarize up to round ${d.summarizeUpTo}" and "keep from round ${d.keepFrom}" overlap (rounds ${d.keepFrom}-${d.summarizeUpTo} cannot be both)`);
+    throw new DecisionError(
+      `"summarize up to round ${d.summarizeUpTo}" and "keep from round ${d.keepFrom}" overlap (rounds ${d.keepFrom}-${d.summarizeUpTo} cannot be both)`,
+    );
   }
   const usable = (n: number, what: string): boolean => {
-    if (!Number.isInteger(n) || n < 0 || n >= total) throw new DecisionError(`${what}: there is no round ${n} (this session has rounds 0-${total - 1})`);
+    if (!Number.isInteger(n) || n < 0 || n >= total)
+      throw new DecisionError(`${what}: there is no round ${n} (this session has rounds 0-${total - 1})`);
     const anchor = ownValue(d.anchors, String(n));
     if (anchor !== undefined && firstUuid(analysis, n) !== anchor) {
-      ignored.push(`${what} no longer applies: round ${n} is not the round it was made for (the session was rewritten); ignored`);
+      ignored.push(
+        `${what} no longer applies: round ${n} is not the round it was made for (the session was rewritten); ignored`,
+      );
       return false;
     }
     if (!analysis.rounds[n].inContext) {
-      ignored.push(`${what} does not apply: round ${n} is before an earlier compact boundary, outside the active context`);
+      ignored.push(
+        `${what} does not apply: round ${n} is before an earlier compact boundary, outside the active context`,
+      );
       return false;
     }
     return true;
   };
   const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
   if (d.summarizeUpTo !== null && usable(d.summarizeUpTo, `"summarize up to round ${d.summarizeUpTo}"`)) {
-    for (const i of active) if (i <= d.summarizeUpTo) choices.set(i, { choice: 'summarize', why: `you chose to summarize up to round ${d.summarizeUpTo}` });
+    for (const i of active)
+      if (i <= d.summarizeUpTo)
+        choices.set(i, { choice: 'summarize', why: `you chose to summarize up to round ${d.summarizeUpTo}` });
   }
   if (d.keepFrom !== null && usable(d.keepFrom, `"keep from round ${d.keepFrom}"`)) {
-    for (const i of active) if (i >= d.keepFrom) choices.set(i, { choice: 'keep', why: `you chose to keep from round ${d.keepFrom}` });
+    for (const i of active)
+      if (i >= d.keepFrom) choices.set(i, { choice: 'keep', why: `you chose to keep from round ${d.keepFrom}` });
   }
-  const words: Record<RoundChoice, string> = { keep: 'you pinned it (keep verbatim)', drop: 'you dropped it', summarize: 'you chose to summarize it' };
+  const words: Record<RoundChoice, string> = {
+    keep: 'you pinned it (keep verbatim)',
+    drop: 'you dropped it',
+    summarize: 'you chose to summarize it',
+  };
   for (const [key, choice] of Object.entries(d.rounds)) {
     const n = Number(key);
-    if (usable(n, `your choice to ${choice === 'keep' ? 'keep' : choice} round ${key}`)) choices.set(n, { choice, why: words[choice] });
+    if (usable(n, `your choice to ${choice === 'keep' ? 'keep' : choice} round ${key}`))
+      choices.set(n, { choice, why: words[choice] });
   }
   return { choices, ignored };
 }
@@ -175,7 +198,8 @@ export function parseDecisions(value: unknown, where: string): UserDecisions {
   const toolResults: Record<string, ResultChoice> = {};
   if (typeof v.rounds !== 'object' || v.rounds === null) fail('decisions.rounds must be an object');
   for (const [k, c] of Object.entries(v.rounds as Record<string, unknown>)) {
-    if (!/^\d+$/.test(k) || (c !== 'keep' && c !== 'drop' && c !== 'summarize')) fail(`decisions.rounds[${k}] must be keep, drop or summarize`);
+    if (!/^\d+$/.test(k) || (c !== 'keep' && c !== 'drop' && c !== 'summarize'))
+      fail(`decisions.rounds[${k}] must be keep, drop or summarize`);
     rounds[k] = c as RoundChoice;
   }
   if (typeof v.toolResults !== 'object' || v.toolResults === null) fail('decisions.toolResults must be an object');
@@ -188,11 +212,17 @@ export function parseDecisions(value: unknown, where: string): UserDecisions {
     if (typeof x !== 'number' || !Number.isInteger(x) || x < 0) fail(`decisions.${name} must be a round index or null`);
     return x as number;
   };
-  const out: UserDecisions = { rounds, summarizeUpTo: range(v.summarizeUpTo, 'summarizeUpTo'), keepFrom: range(v.keepFrom, 'keepFrom'), toolResults };
+  const out: UserDecisions = {
+    rounds,
+    summarizeUpTo: range(v.summarizeUpTo, 'summarizeUpTo'),
+    keepFrom: range(v.keepFrom, 'keepFrom'),
+    toolResults,
+  };
   if (v.anchors !== undefined) {
     if (typeof v.anchors !== 'object' || v.anchors === null) fail('decisions.anchors must be an object');
     const anchors: Record<string, string> = {};
-    for (const [k, u] of Object.entries(v.anchors as Record<string, unknown>)) if (typeof u === 'string') setOwn(anchors, k, u);
+    for (const [k, u] of Object.entries(v.anchors as Record<string, unknown>))
+      if (typeof u === 'string') setOwn(anchors, k, u);
     out.anchors = anchors;
   }
   return out;

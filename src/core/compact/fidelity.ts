@@ -31,10 +31,29 @@
 import { basename } from 'node:path';
 import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
 import { toolResultText } from './lines';
-import { errorKeyLine, extractiveSummary, latestAssistantTexts, isToolRejection, latestIdentifiers, latestPartStart, openTodos, shapeForExtractive, userRequests } from './summarize/extractive';
+import {
+  errorKeyLine,
+  extractiveSummary,
+  latestAssistantTexts,
+  isToolRejection,
+  latestIdentifiers,
+  latestPartStart,
+  openTodos,
+  shapeForExtractive,
+  userRequests,
+} from './summarize/extractive';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 
-export const FACT_CATEGORIES = ['requests', 'files', 'workingSet', 'errors', 'failedCommands', 'latest', 'identifiers', 'todos'] as const;
+export const FACT_CATEGORIES = [
+  'requests',
+  'files',
+  'workingSet',
+  'errors',
+  'failedCommands',
+  'latest',
+  'identifiers',
+  'todos',
+] as const;
 export type FactCategory = (typeof FACT_CATEGORIES)[number];
 
 /** What the category means, for reports. */
@@ -49,7 +68,8 @@ export const CATEGORY_NAMES: Record<FactCategory, string> = {
   todos: 'open TODO items',
 };
 
-export type FactMatch = { kind: 'file'; names: string[] } | { kind: 'identifier'; name: string } | { kind: 'words'; words: string[] };
+export type FactMatch =
+  { kind: 'file'; names: string[] } | { kind: 'identifier'; name: string } | { kind: 'words'; words: string[] };
 
 export interface Fact {
   category: FactCategory;
@@ -106,7 +126,15 @@ function lineText(o: JsonObject): string {
   const c = messageContent(o);
   if (typeof c === 'string') return c;
   return blocks(o)
-    .map((b) => (b.type === 'text' ? jsonText(b.text ?? '') : b.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : b.type === 'tool_result' ? toolResultText(b.content).text : ''))
+    .map((b) =>
+      b.type === 'text'
+        ? jsonText(b.text ?? '')
+        : b.type === 'tool_use'
+          ? JSON.stringify(b.input ?? {})
+          : b.type === 'tool_result'
+            ? toolResultText(b.content).text
+            : '',
+    )
     .join('\n');
 }
 
@@ -146,7 +174,8 @@ export function spanFacts(objects: JsonObject[]): Fact[] {
     if (words.length >= min) facts.push({ category, label, match: { kind: 'words', words } });
   };
 
-  for (const o of lines) if (o.type === 'user') for (const r of userRequests(o)) textFact('requests', `the request "${short(r, 80)}"`, r);
+  for (const o of lines)
+    if (o.type === 'user') for (const r of userRequests(o)) textFact('requests', `the request "${short(r, 80)}"`, r);
 
   const start = latestPartStart(lines.length);
   const edited = new Map<string, string>();
@@ -162,14 +191,17 @@ export function spanFacts(objects: JsonObject[]): Fact[] {
         if (typeof b.id === 'string') uses.set(b.id, { name, input });
         const path = str(input, 'file_path') ?? str(input, 'notebook_path');
         if (!path) continue;
-        if (EDIT_TOOLS.test(name) && !edited.has(path)) edited.set(path, name === 'Write' ? 'created or rewritten' : 'edited');
+        if (EDIT_TOOLS.test(name) && !edited.has(path))
+          edited.set(path, name === 'Write' ? 'created or rewritten' : 'edited');
         if (i >= start && FILE_TOOLS.test(name)) workingSet.add(path);
       } else if (b.type === 'tool_result' && b.is_error === true) {
         const text = toolResultText(b.content).text;
         if (isToolRejection(text)) continue;
         const use = typeof b.tool_use_id === 'string' ? uses.get(b.tool_use_id) : undefined;
         const key = errorKeyLine(text);
-        const where = use ? `${use.name}${str(use.input, 'file_path') ? ` \`${basename(str(use.input, 'file_path')!)}\`` : str(use.input, 'command') ? ` \`${short(str(use.input, 'command')!, 40)}\`` : ''}` : 'a tool';
+        const where = use
+          ? `${use.name}${str(use.input, 'file_path') ? ` \`${basename(str(use.input, 'file_path')!)}\`` : str(use.input, 'command') ? ` \`${short(str(use.input, 'command')!, 40)}\`` : ''}`
+          : 'a tool';
         if (key && !errors.has(key)) {
           errors.add(key);
           textFact('errors', `the error in ${where}: ${short(key)}`, key);
@@ -182,12 +214,20 @@ export function spanFacts(objects: JsonObject[]): Fact[] {
       }
     }
   });
-  for (const [p, how] of edited) facts.push({ category: 'files', label: `${how} \`${shown(p)}\``, match: { kind: 'file', names: fileNames(p) } });
-  for (const p of workingSet) facts.push({ category: 'workingSet', label: `\`${shown(p)}\` (worked on last)`, match: { kind: 'file', names: fileNames(p) } });
+  for (const [p, how] of edited)
+    facts.push({ category: 'files', label: `${how} \`${shown(p)}\``, match: { kind: 'file', names: fileNames(p) } });
+  for (const p of workingSet)
+    facts.push({
+      category: 'workingSet',
+      label: `\`${shown(p)}\` (worked on last)`,
+      match: { kind: 'file', names: fileNames(p) },
+    });
 
-  for (const t of latestAssistantTexts(lines, LATEST_TEXTS)) textFact('latest', `the assistant's "${short(t, 80)}"`, t, 3);
+  for (const t of latestAssistantTexts(lines, LATEST_TEXTS))
+    textFact('latest', `the assistant's "${short(t, 80)}"`, t, 3);
 
-  for (const name of latestIdentifiers(lines.slice(start), MAX_IDENTIFIERS)) facts.push({ category: 'identifiers', label: `\`${name}\``, match: { kind: 'identifier', name } });
+  for (const name of latestIdentifiers(lines.slice(start), MAX_IDENTIFIERS))
+    facts.push({ category: 'identifiers', label: `\`${name}\``, match: { kind: 'identifier', name } });
   for (const t of openTodos(lines)) textFact('todos', `the open TODO "${short(t, 80)}"`, t);
   return facts;
 }
@@ -212,7 +252,9 @@ export function factKept(fact: Fact, summary: string, words: Set<string> = new S
 /** Per category, how many of `facts` the summary keeps, and the labels of those it misses. */
 export function measureFidelity(facts: Fact[], summary: string): FidelityReport {
   const words = new Set(wordsOf(summary));
-  const categories = Object.fromEntries(FACT_CATEGORIES.map((c) => [c, { kept: 0, total: 0 }])) as FidelityReport['categories'];
+  const categories = Object.fromEntries(
+    FACT_CATEGORIES.map((c) => [c, { kept: 0, total: 0 }]),
+  ) as FidelityReport['categories'];
   const missing: FidelityReport['missing'] = [];
   for (const f of facts) {
     const c = categories[f.category];
@@ -231,7 +273,9 @@ export function summaryFidelity(span: JsonObject[], summary: string): FidelityRe
 
 /** One line for people: how many facts the summary keeps, per category that has any, and the first few it misses. */
 export function fidelityText(r: FidelityReport, shownMissing = 5): string {
-  const per = FACT_CATEGORIES.filter((c) => r.categories[c].total).map((c) => `${CATEGORY_NAMES[c]} ${r.categories[c].kept}/${r.categories[c].total}`);
+  const per = FACT_CATEGORIES.filter((c) => r.categories[c].total).map(
+    (c) => `${CATEGORY_NAMES[c]} ${r.categories[c].kept}/${r.categories[c].total}`,
+  );
   const missing = r.missing.slice(0, shownMissing).map((m) => m.label);
   const more = r.missing.length > shownMissing ? `; and ${r.missing.length - shownMissing} more` : '';
   return `the summary keeps ${r.kept} of ${r.total} facts of the summarized part${per.length ? ` (${per.join(', ')})` : ''}${missing.length ? `; missing: ${missing.join('; ')}${more}` : ''}`;
@@ -253,7 +297,15 @@ export function agentCompactions(lines: (JsonObject | null)[]): AgentCompaction[
     if (o?.type !== 'system' || o.subtype !== 'compact_boundary') return;
     const after = lines.slice(i + 1).find((l): l is JsonObject => l?.type === 'user' && l.isCompactSummary === true);
     const c = messageContent(after);
-    const summary = typeof c === 'string' ? c : after ? blocks(after).filter((b) => b.type === 'text').map((b) => jsonText(b.text ?? '')).join('\n') : '';
+    const summary =
+      typeof c === 'string'
+        ? c
+        : after
+          ? blocks(after)
+              .filter((b) => b.type === 'text')
+              .map((b) => jsonText(b.text ?? ''))
+              .join('\n')
+          : '';
     const span = lines.slice(from, i).filter((l): l is JsonObject => l !== null);
     if (summary) out.push({ boundaryLine: i + 1, span, summary });
     from = i + 1;
@@ -275,6 +327,15 @@ export interface SummaryComparison {
 export function offlineAgainstAgent(c: AgentCompaction, share = 1): SummaryComparison {
   const facts = spanFacts(c.span);
   // Shaped as compact.ts loads summarized lines for the offline summary.
-  const oursText = extractiveSummary({ objects: c.span.map((o) => shapeForExtractive(o)), maxChars: Math.floor(c.summary.length * share) - SUMMARY_PREFIX.length });
-  return { agent: measureFidelity(facts, c.summary), ours: measureFidelity(facts, oursText), agentChars: c.summary.length, oursChars: SUMMARY_PREFIX.length + oursText.length, oursText };
+  const oursText = extractiveSummary({
+    objects: c.span.map((o) => shapeForExtractive(o)),
+    maxChars: Math.floor(c.summary.length * share) - SUMMARY_PREFIX.length,
+  });
+  return {
+    agent: measureFidelity(facts, c.summary),
+    ours: measureFidelity(facts, oursText),
+    agentChars: c.summary.length,
+    oursChars: SUMMARY_PREFIX.length + oursText.length,
+    oursText,
+  };
 }

@@ -1,7 +1,19 @@
 // Careful file operations: atomic replace (temp, fsync, rename), backups, and a lock so two
 // compactions of one file cannot both write.
 import { constants } from 'node:fs';
-import { open, rename, unlink, copyFile, link, lstat, mkdir, readFile, readlink, realpath, writeFile } from 'node:fs/promises';
+import {
+  open,
+  rename,
+  unlink,
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  readFile,
+  readlink,
+  realpath,
+  writeFile,
+} from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
@@ -63,11 +75,17 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 export function tempPathFor(target: string): string {
-  return join(dirname(target), fitName(`.${basename(target)}`, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`));
+  return join(
+    dirname(target),
+    fitName(`.${basename(target)}`, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`),
+  );
 }
 
 /** Writes chunks to a temp file beside `target`, fsyncs it, and returns its path (not yet renamed). */
-export async function writeTemp(target: string, chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): Promise<string> {
+export async function writeTemp(
+  target: string,
+  chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
+): Promise<string> {
   const tmp = tempPathFor(target);
   const fh = await open(tmp, 'wx', 0o600).catch((err: unknown) => {
     throw writeFailure(err, target);
@@ -109,7 +127,9 @@ export function backupPrefix(file: string): string {
 }
 
 export function backupName(file: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\..*$/, '') + `-${String(now.getMilliseconds()).padStart(3, '0')}`;
+  const stamp =
+    now.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\..*$/, '') +
+    `-${String(now.getMilliseconds()).padStart(3, '0')}`;
   return join(dirname(file), `${backupPrefix(file)}${stamp}`);
 }
 
@@ -133,7 +153,8 @@ export async function makeBackup(file: string): Promise<string> {
 export function assertInside(dir: string, child: string): string {
   const full = resolve(dir, child);
   const root = resolve(dir);
-  if (full !== root && !full.startsWith(root + sep)) throw new CompactError('unsafe-path', `refusing to write ${full}: outside ${root}`);
+  if (full !== root && !full.startsWith(root + sep))
+    throw new CompactError('unsafe-path', `refusing to write ${full}: outside ${root}`);
   return full;
 }
 
@@ -141,7 +162,8 @@ export function assertInside(dir: string, child: string): string {
 export async function ensureRealDir(dir: string): Promise<void> {
   try {
     const st = await lstat(dir);
-    if (st.isSymbolicLink()) throw new CompactError('unsafe-path', `refusing to write into ${dir}: it is a symbolic link`);
+    if (st.isSymbolicLink())
+      throw new CompactError('unsafe-path', `refusing to write into ${dir}: it is a symbolic link`);
     if (!st.isDirectory()) throw new CompactError('unsafe-path', `refusing to write into ${dir}: it is not a folder`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -189,7 +211,12 @@ async function procStartOf(pid: number): Promise<string | undefined> {
 
 let selfIdentity: Promise<Omit<LockOwner, 'token' | 'started'>> | undefined;
 async function newOwner(): Promise<LockOwner> {
-  selfIdentity ??= (async () => ({ pid: process.pid, host: hostname(), boot: await readProc('/proc/sys/kernel/random/boot_id'), procStart: await procStartOf(process.pid) }))();
+  selfIdentity ??= (async () => ({
+    pid: process.pid,
+    host: hostname(),
+    boot: await readProc('/proc/sys/kernel/random/boot_id'),
+    procStart: await procStartOf(process.pid),
+  }))();
   return { ...(await selfIdentity), started: new Date().toISOString(), token: randomBytes(8).toString('hex') };
 }
 
@@ -256,7 +283,10 @@ type Verdict = { stale: true } | { stale: false; owner: Partial<LockOwner> | nul
 async function judge(entry: LockEntry, now = Date.now()): Promise<Verdict> {
   if (entry.kind === 'symlink') return { stale: true };
   const owner = entry.kind === 'file' ? parseOwner(entry.raw) : null;
-  if (!owner) return entry.kind === 'file' && now - entry.mtimeMs >= HALF_WRITTEN_LOCK_STALE_MS ? { stale: true } : { stale: false, owner: null };
+  if (!owner)
+    return entry.kind === 'file' && now - entry.mtimeMs >= HALF_WRITTEN_LOCK_STALE_MS
+      ? { stale: true }
+      : { stale: false, owner: null };
   const self = await newOwner();
   if (owner.host !== undefined && owner.host !== self.host) return { stale: false, owner };
   if (owner.boot && self.boot && owner.boot !== self.boot) return { stale: true };
@@ -301,7 +331,10 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
  * newer one. A claim left by a dead process is removed the same way, one level up.
  */
 async function removeIfStill(path: string, raw: string, depth = 0): Promise<boolean> {
-  const claim = join(dirname(path), fitName(`.${basename(path)}`, `.takeover-${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`));
+  const claim = join(
+    dirname(path),
+    fitName(`.${basename(path)}`, `.takeover-${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`),
+  );
   if (!(await createExclusive(claim, JSON.stringify(await newOwner())))) {
     const held = depth < 2 ? await readEntry(claim) : null;
     if (held && (await judge(held)).stale) await removeIfStill(claim, held.raw, depth + 1);
@@ -330,24 +363,49 @@ export async function acquireLock(file: string): Promise<Lock> {
   const path = lockPath(file);
   const mine = JSON.stringify(await newOwner());
   for (let attempt = 0; attempt < 20; attempt++) {
-    if (await createExclusive(path, mine)) return { path, release: () => removeIfStill(path, mine).then(() => undefined, () => undefined) };
+    if (await createExclusive(path, mine))
+      return {
+        path,
+        release: () =>
+          removeIfStill(path, mine).then(
+            () => undefined,
+            () => undefined,
+          ),
+      };
     const entry = await readEntry(path);
     if (!entry) continue; // released meanwhile
     // Not a file we ever write there (a folder, a FIFO, a device): bad input, not a compaction in progress.
-    if (entry.kind === 'other') throw new CompactError('unsafe-path', `Cannot lock ${basename(file)}: ${path} exists and is not a lock file; remove it if no compaction is running.`);
+    if (entry.kind === 'other')
+      throw new CompactError(
+        'unsafe-path',
+        `Cannot lock ${basename(file)}: ${path} exists and is not a lock file; remove it if no compaction is running.`,
+      );
     const verdict = await judge(entry);
     if (!verdict.stale) {
       const o = verdict.owner;
-      if (!o) throw new CompactError('locked', `Another compaction of ${basename(file)} is starting (its lock file is still being written); try again in a few seconds.`);
+      if (!o)
+        throw new CompactError(
+          'locked',
+          `Another compaction of ${basename(file)} is starting (its lock file is still being written); try again in a few seconds.`,
+        );
       if (o.host !== undefined && o.host !== hostname()) {
-        throw new CompactError('locked', `Another compaction of ${basename(file)} may be running (process ${o.pid} on ${o.host}, started ${o.started ?? '?'}); this machine cannot tell whether it still is. Try again when it has finished, or delete ${path} if it is not running.`);
+        throw new CompactError(
+          'locked',
+          `Another compaction of ${basename(file)} may be running (process ${o.pid} on ${o.host}, started ${o.started ?? '?'}); this machine cannot tell whether it still is. Try again when it has finished, or delete ${path} if it is not running.`,
+        );
       }
-      throw new CompactError('locked', `Another compaction of ${basename(file)} is running (process ${o.pid}, started ${o.started ?? '?'}); try again when it has finished.`);
+      throw new CompactError(
+        'locked',
+        `Another compaction of ${basename(file)} is running (process ${o.pid}, started ${o.started ?? '?'}); try again when it has finished.`,
+      );
     }
     // Stale: one process removes it; the others (and the remover) then race to create theirs.
     if (!(await removeIfStill(path, entry.raw))) await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
   }
-  throw new CompactError('locked', `Could not lock ${basename(file)} for compaction (other processes kept taking over its stale lock); try again.`);
+  throw new CompactError(
+    'locked',
+    `Could not lock ${basename(file)} for compaction (other processes kept taking over its stale lock); try again.`,
+  );
 }
 
 /** True when `a` and `b` name the same file (through links; by path when either does not exist). */

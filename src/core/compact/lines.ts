@@ -83,7 +83,10 @@ export class RawBytes {
     if (this.escapedLines === 0) return Buffer.from(text, 'utf8');
     if (this.ambiguous) {
       this.lossy = true;
-      return Buffer.from(text.replace(ESCAPED_BYTE, (_match: string, slashes: string) => `${slashes}\ufffd`), 'utf8');
+      return Buffer.from(
+        text.replace(ESCAPED_BYTE, (_match: string, slashes: string) => `${slashes}\ufffd`),
+        'utf8',
+      );
     }
     const parts: Buffer[] = [];
     let last = 0;

@@ -78,19 +78,27 @@ export function checkApiValidity(messages: ApiMessage[]): ValidityProblem[] {
   if (messages[0].role !== 'user') problems.push({ message: 0, problem: 'first message is not a user message' });
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (i > 0 && messages[i - 1].role === m.role && m.role === 'user') problems.push({ message: i, problem: 'two user messages in a row' });
+    if (i > 0 && messages[i - 1].role === m.role && m.role === 'user')
+      problems.push({ message: i, problem: 'two user messages in a row' });
     if (m.role === 'assistant') {
       const uses = m.content.filter((b) => b.type === 'tool_use').map((b) => b.id);
       if (uses.length === 0) continue;
       const next = messages[i + 1];
       if (!next) continue; // a dangling final tool_use is answered by the client
-      const answered = new Set(next.role === 'user' ? next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : []);
-      for (const id of uses) if (!answered.has(id)) problems.push({ message: i, problem: `tool_use ${String(id)} has no tool_result in the next user message` });
+      const answered = new Set(
+        next.role === 'user' ? next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : [],
+      );
+      for (const id of uses)
+        if (!answered.has(id))
+          problems.push({ message: i, problem: `tool_use ${String(id)} has no tool_result in the next user message` });
     } else {
       const prev = messages[i - 1];
-      const asked = new Set(prev && prev.role === 'assistant' ? prev.content.filter((b) => b.type === 'tool_use').map((b) => b.id) : []);
+      const asked = new Set(
+        prev && prev.role === 'assistant' ? prev.content.filter((b) => b.type === 'tool_use').map((b) => b.id) : [],
+      );
       for (const b of m.content) {
-        if (b.type === 'tool_result' && !asked.has(b.tool_use_id)) problems.push({ message: i, problem: `orphan tool_result ${String(b.tool_use_id)}` });
+        if (b.type === 'tool_result' && !asked.has(b.tool_use_id))
+          problems.push({ message: i, problem: `orphan tool_result ${String(b.tool_use_id)}` });
       }
     }
   }

@@ -20,7 +20,14 @@ export interface AgentCliOptions {
 export interface CompactOptions {
   settings?: Partial<CompactSettings>;
   summarizer: SummarizerChoice;
-  anthropic?: { apiKey?: string; model?: string; baseURL?: string; maxTokens?: number; timeoutMs?: number; maxRetries?: number };
+  anthropic?: {
+    apiKey?: string;
+    model?: string;
+    baseURL?: string;
+    maxTokens?: number;
+    timeoutMs?: number;
+    maxRetries?: number;
+  };
   /** The user's own agent CLIs (summarizers `claude-cli` / `codex-cli`): which program, and how long it may take. */
   agentCli?: AgentCliOptions;
   /** Output path; by default a fork: a new session `<new-uuid>.jsonl` beside the original. */

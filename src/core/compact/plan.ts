@@ -10,20 +10,54 @@ import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '
 import { emptyState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
 import { planSteered } from './steer';
-import { adjusted, adjustedContent, loadResultTexts, reannouncedAfter, roundTokens, summaryFloorTokens, yieldClock, type PlanBase, type PlanDetails } from './planBase';
+import {
+  adjusted,
+  adjustedContent,
+  loadResultTexts,
+  reannouncedAfter,
+  roundTokens,
+  summaryFloorTokens,
+  yieldClock,
+  type PlanBase,
+  type PlanDetails,
+} from './planBase';
 
-export { adjusted, loadResultTexts, roundTokens, summaryFloorTokens, summaryRoundTokens, type PlanBase, type PlanDetails, type YieldClock } from './planBase';
-import { CompactError, DEFAULT_SETTINGS, type CompactSettings, type CompactionPlan, type DecisionConflict, type PlannedRound } from './types';
+export {
+  adjusted,
+  loadResultTexts,
+  roundTokens,
+  summaryFloorTokens,
+  summaryRoundTokens,
+  type PlanBase,
+  type PlanDetails,
+  type YieldClock,
+} from './planBase';
+import {
+  CompactError,
+  DEFAULT_SETTINGS,
+  type CompactSettings,
+  type CompactionPlan,
+  type DecisionConflict,
+  type PlannedRound,
+} from './types';
 import { unsupportedReason } from '../formats/types';
 import { codexResumeContextTokens } from './codex';
 import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from './summaryDetail';
 
 export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
   const s = { ...DEFAULT_SETTINGS, ...(partial ?? {}) };
-  if (!isSummaryDetail(s.summaryDetail)) throw new Error(`setting summaryDetail must be ${SUMMARY_DETAIL_CHOICES}, got ${String(s.summaryDetail)}`);
+  if (!isSummaryDetail(s.summaryDetail))
+    throw new Error(`setting summaryDetail must be ${SUMMARY_DETAIL_CHOICES}, got ${String(s.summaryDetail)}`);
   // The reserve predicts the summary: without a size given, the size the level's summary aims at.
   if (partial?.summaryTokens === undefined) s.summaryTokens = SUMMARY_TOKENS_BY_DETAIL[s.summaryDetail];
-  for (const k of ['targetTokens', 'keepRecentTokens', 'maxToolResultCharsPerMessage', 'maxToolResultChars', 'previewBytes', 'summaryTokens'] as const) {
+  for (const k of [
+    'targetTokens',
+    'keepRecentTokens',
+    'maxToolResultCharsPerMessage',
+    'maxToolResultChars',
+    'previewBytes',
+    'summaryTokens',
+  ] as const) {
     if (!Number.isFinite(s[k]) || s[k] <= 0) throw new Error(`setting ${k} must be a positive number, got ${s[k]}`);
   }
   return s;
@@ -37,7 +71,12 @@ interface Evaluation {
   total: number;
 }
 
-export async function planCompaction(analysis: Analysis, settings?: Partial<CompactSettings>, state?: BudgetState, decisions?: UserDecisions): Promise<CompactionPlan> {
+export async function planCompaction(
+  analysis: Analysis,
+  settings?: Partial<CompactSettings>,
+  state?: BudgetState,
+  decisions?: UserDecisions,
+): Promise<CompactionPlan> {
   return (await planDetails(analysis, settings, state, decisions)).plan;
 }
 
@@ -45,13 +84,24 @@ export async function planCompaction(analysis: Analysis, settings?: Partial<Comp
  * Settings as they apply to a file's format: tool-result previews rewrite Claude Code lines only, so another
  * format's plan keeps every kept tool output whole.
  */
-export function settingsForFormat(format: Analysis['index']['format'], partial?: Partial<CompactSettings>): CompactSettings {
+export function settingsForFormat(
+  format: Analysis['index']['format'],
+  partial?: Partial<CompactSettings>,
+): CompactSettings {
   const settings = resolveSettings(partial);
   if (format.id === 'claude-code') return settings;
-  return { ...settings, maxToolResultChars: Number.MAX_SAFE_INTEGER, maxToolResultCharsPerMessage: Number.MAX_SAFE_INTEGER };
+  return {
+    ...settings,
+    maxToolResultChars: Number.MAX_SAFE_INTEGER,
+    maxToolResultCharsPerMessage: Number.MAX_SAFE_INTEGER,
+  };
 }
 
-async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | undefined, givenState: BudgetState | undefined): Promise<PlanBase> {
+async function planBase(
+  analysis: Analysis,
+  partial: Partial<CompactSettings> | undefined,
+  givenState: BudgetState | undefined,
+): Promise<PlanBase> {
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', refusal);
   const settings = settingsForFormat(analysis.index.format, partial);
@@ -78,13 +128,31 @@ async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | 
   // The target is for the whole resumed context: leave room for the system prompt and tools, and for the context
   // Codex gives the resumed thread again (in no kept round: see codexResumeContextTokens).
   const resumeContext = index.format.id === 'codex' ? codexResumeContextTokens(analysis, calibration) : 0;
-  if (resumeContext > 0) notes.push(`Codex gives the resumed thread its context again (permissions, instructions, environment: about ${resumeContext} tokens), counted with its instructions and tools`);
+  if (resumeContext > 0)
+    notes.push(
+      `Codex gives the resumed thread its context again (permissions, instructions, environment: about ${resumeContext} tokens), counted with its instructions and tools`,
+    );
   const overheadTokens = (report.totals.overheadTokens ?? 0) + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
   if (overheadTokens > settings.targetTokens * 0.9) {
-    notes.push(`the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`);
+    notes.push(
+      `the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`,
+    );
   }
-  return { analysis, settings, state, calibration, active, sizes, preTokens, overheadTokens, messageTarget, notes, toolDir: toolResultsDir(index.path), clock };
+  return {
+    analysis,
+    settings,
+    state,
+    calibration,
+    active,
+    sizes,
+    preTokens,
+    overheadTokens,
+    messageTarget,
+    notes,
+    toolDir: toolResultsDir(index.path),
+    clock,
+  };
 }
 
 /**
@@ -94,11 +162,18 @@ async function planBase(analysis: Analysis, partial: Partial<CompactSettings> | 
  * With round decisions the steered planner (steer.ts) decides; otherwise the automatic rules below, with any
  * tool-result choices applied.
  */
-export async function planDetails(analysis: Analysis, partial?: Partial<CompactSettings>, givenState?: BudgetState, decisions?: UserDecisions): Promise<PlanDetails> {
+export async function planDetails(
+  analysis: Analysis,
+  partial?: Partial<CompactSettings>,
+  givenState?: BudgetState,
+  decisions?: UserDecisions,
+): Promise<PlanDetails> {
   const base = await planBase(analysis, partial, givenState);
   const chosen = decisions ?? noDecisions();
   const { choices, unfollowed } = resultChoicesForFormat(analysis, chosen.toolResults);
-  const details = hasRoundDecisions(chosen) ? await planSteered(base, { ...chosen, toolResults: choices }) : await planAutomatic(base, choices);
+  const details = hasRoundDecisions(chosen)
+    ? await planSteered(base, { ...chosen, toolResults: choices })
+    : await planAutomatic(base, choices);
   details.plan.conflicts.push(...unfollowed);
   return details;
 }
@@ -107,7 +182,10 @@ export async function planDetails(analysis: Analysis, partial?: Partial<CompactS
  * The tool-result choices a format's compaction can follow: previews rewrite Claude Code lines only (another format
  * keeps every kept tool output whole, settingsForFormat), so a choice of a preview there is said not to apply.
  */
-function resultChoicesForFormat(analysis: Analysis, choices: Readonly<Record<string, ResultChoice>>): { choices: Record<string, ResultChoice>; unfollowed: DecisionConflict[] } {
+function resultChoicesForFormat(
+  analysis: Analysis,
+  choices: Readonly<Record<string, ResultChoice>>,
+): { choices: Record<string, ResultChoice>; unfollowed: DecisionConflict[] } {
   const format = analysis.index.format;
   if (format.id === 'claude-code') return { choices: { ...choices }, unfollowed: [] };
   const followed: Record<string, ResultChoice> = {};
@@ -118,17 +196,23 @@ function resultChoicesForFormat(analysis: Analysis, choices: Readonly<Record<str
       continue;
     }
     const round = analysis.rounds.find((r) => r.toolResults.some((t) => t.id === id));
-    unfollowed.push({ decision: `replace tool result ${id} by a preview`, round: round?.index ?? null, resolution: `kept in full instead: previews rewrite Claude Code lines only, and a ${format.agent} session keeps every tool output whole` });
+    unfollowed.push({
+      decision: `replace tool result ${id} by a preview`,
+      round: round?.index ?? null,
+      resolution: `kept in full instead: previews rewrite Claude Code lines only, and a ${format.agent} session keeps every tool output whole`,
+    });
   }
   return { choices: followed, unfollowed };
 }
 
 async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, ResultChoice>>): Promise<PlanDetails> {
-  const { analysis, settings, state, calibration, active, preTokens, overheadTokens, messageTarget, notes, clock } = base;
+  const { analysis, settings, state, calibration, active, preTokens, overheadTokens, messageTarget, notes, clock } =
+    base;
   const { rounds } = analysis;
   const last = active.length - 1;
   // A target at or above the context now asks for nothing, whatever the rounds' estimates sum to.
-  const underTarget = preTokens <= messageTarget || settings.targetTokens >= analysis.report.totals.currentContextTokens;
+  const underTarget =
+    preTokens <= messageTarget || settings.targetTokens >= analysis.report.totals.currentContextTokens;
   let tailPos = await tailCandidate(base, underTarget);
   // Tool-result texts of every round that may be kept (read once).
   const texts = await loadResultTexts(analysis, active.slice(tailPos), clock);
@@ -155,12 +239,14 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
     // clipped to the room left (writeback.ts fitSummary) and the result meets the target.
     if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
-      notes.push(`the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`);
+      notes.push(
+        `the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`,
+      );
     }
   }
   const summarizing = !underTarget && tailPos > 0;
-  if (!underTarget && tailPos === 0) notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
-
+  if (!underTarget && tailPos === 0)
+    notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
 
   const planned = await plannedRounds(base, choice, underTarget);
   const keptTokens = choice.total;
@@ -186,9 +272,16 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     notes,
     conflicts: [],
   };
-  return { plan, tailStart: summarizing ? active[tailPos] ?? rounds.length : active[0] ?? 0, kept: choice.kept, stripThinking: choice.stripSet, budget: choice.budget, state, calibration };
+  return {
+    plan,
+    tailStart: summarizing ? (active[tailPos] ?? rounds.length) : (active[0] ?? 0),
+    kept: choice.kept,
+    stripThinking: choice.stripSet,
+    budget: choice.budget,
+    state,
+    calibration,
+  };
 }
-
 
 /**
  * Where the kept tail starts before the exact budget is applied: the newest rounds within keepRecentTokens (the
@@ -204,7 +297,8 @@ async function tailCandidate(base: PlanBase, underTarget: boolean): Promise<numb
   // tool result does not stop recent work from being kept (the exact budget is applied below).
   const budgetedSize = (ri: number) => {
     let saved = 0;
-    for (const t of rounds[ri].toolResults) if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
+    for (const t of rounds[ri].toolResults)
+      if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
     return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibrationNow));
   };
   let acc = last >= 0 ? budgetedSize(active[last]) : 0;
@@ -238,7 +332,12 @@ interface TailTables {
   spans: Uint8Array;
 }
 
-async function tailTables(base: PlanBase, first: number, texts: Map<number, ResultText[]>, choices: Readonly<Record<string, ResultChoice>>): Promise<TailTables> {
+async function tailTables(
+  base: PlanBase,
+  first: number,
+  texts: Map<number, ResultText[]>,
+  choices: Readonly<Record<string, ResultChoice>>,
+): Promise<TailTables> {
   const { analysis, settings, state, calibration, active, toolDir, clock } = base;
   const { rounds } = analysis;
   const entries = analysis.index.entries;
@@ -264,7 +363,11 @@ async function tailTables(base: PlanBase, first: number, texts: Map<number, Resu
     const ordered = kept.flatMap((ri) => rounds[ri].entries);
     const roundOfEntry = new Map<number, number>();
     for (const ri of kept) for (const e of rounds[ri].entries) roundOfEntry.set(e, ri);
-    return sized(kept, applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry, choices), strip);
+    return sized(
+      kept,
+      applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry, choices),
+      strip,
+    );
   };
 
   // Choosing the tail in linear time. Doing the above for every candidate start was quadratic in the rounds (113 s for
@@ -373,7 +476,12 @@ interface LongestTailBudget {
   newestReplacement: Map<string, { length: number; pos: number }>;
 }
 
-async function budgetLongestTail(base: PlanBase, first: number, texts: Map<number, ResultText[]>, choices: Readonly<Record<string, ResultChoice>>): Promise<LongestTailBudget> {
+async function budgetLongestTail(
+  base: PlanBase,
+  first: number,
+  texts: Map<number, ResultText[]>,
+  choices: Readonly<Record<string, ResultChoice>>,
+): Promise<LongestTailBudget> {
   const { analysis, settings, state, active, toolDir, clock } = base;
   const { rounds } = analysis;
   const entries = analysis.index.entries;
@@ -432,9 +540,22 @@ async function plannedRounds(base: PlanBase, choice: Evaluation, underTarget: bo
       tokensAfter = choice.after.get(r.index)!;
     } else {
       action = 'summarize';
-      reason = r.startsAtBoundary ? 'earlier compaction summary, folded into the new summary' : 'older than the kept recent rounds';
+      reason = r.startsAtBoundary
+        ? 'earlier compaction summary, folded into the new summary'
+        : 'older than the kept recent rounds';
     }
-    planned.push({ index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens, inContext: r.inContext, action, by: 'plan', reason, tokensAfter });
+    planned.push({
+      index: r.index,
+      firstLine: r.firstLine,
+      lastLine: r.lastLine,
+      label: r.label,
+      tokens,
+      inContext: r.inContext,
+      action,
+      by: 'plan',
+      reason,
+      tokensAfter,
+    });
     if (clock.due()) await clock.pause();
   }
 

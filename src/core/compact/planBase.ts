@@ -32,8 +32,24 @@ export interface PlanDetails {
  * way checkResumable estimates the written file (same entry summary, round content and estimator).
  */
 export function summaryRoundTokens(summary: string, calibration: number): number {
-  const entry = digestEntry({ type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } }, 1, 0, 0, 0);
-  const chain = { main: [0], preserved: [], activeStart: 0, boundaries: [], leaf: 0, sidechains: [], offChain: 0, notes: [], subagentFile: false };
+  const entry = digestEntry(
+    { type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } },
+    1,
+    0,
+    0,
+    0,
+  );
+  const chain = {
+    main: [0],
+    preserved: [],
+    activeStart: 0,
+    boundaries: [],
+    leaf: 0,
+    sidechains: [],
+    offChain: 0,
+    notes: [],
+    subagentFile: false,
+  };
   const [round] = buildRounds([entry], chain);
   return rawEstimate(round.content, continuesToolLoop(round)) * calibration;
 }
@@ -58,7 +74,11 @@ export function roundTokens(round: Round, content: RoundContent, calibration: nu
 }
 
 /** A round's content with replaced tool results (by `previewLength` of their id) and, when `strip`, no thinking. */
-export function adjustedContent(round: Round, previewLength: (toolUseId: string) => number | undefined, strip: boolean): RoundContent {
+export function adjustedContent(
+  round: Round,
+  previewLength: (toolUseId: string) => number | undefined,
+  strip: boolean,
+): RoundContent {
   const c = { ...round.content };
   for (const t of round.toolResults) {
     const len = previewLength(t.id);
@@ -115,7 +135,11 @@ export interface PlanBase {
 const LOAD_BATCH_BYTES = 1 << 20;
 
 /** Tool-result texts by entry, for the given rounds. */
-export async function loadResultTexts(analysis: Analysis, roundIdx: number[], clock: YieldClock): Promise<Map<number, ResultText[]>> {
+export async function loadResultTexts(
+  analysis: Analysis,
+  roundIdx: number[],
+  clock: YieldClock,
+): Promise<Map<number, ResultText[]>> {
   const { rounds, index } = analysis;
   const entries = index.entries;
   const wanted: number[] = [];
@@ -137,10 +161,13 @@ export async function loadResultTexts(analysis: Analysis, roundIdx: number[], cl
   const out = new Map<number, ResultText[]>();
   // Read in batches of about 1 MB of lines: the event loop gets a turn between batches, and only one batch of parsed
   // lines (with their toolUseResult copies, often larger than the results) is alive at a time.
-  for (let i = 0; i < wanted.length; ) {
+  for (let i = 0; i < wanted.length;) {
     let j = i;
     let bytes = 0;
-    while (j < wanted.length && (j === i || bytes + entries[wanted[j]].end - entries[wanted[j]].start <= LOAD_BATCH_BYTES)) {
+    while (
+      j < wanted.length &&
+      (j === i || bytes + entries[wanted[j]].end - entries[wanted[j]].start <= LOAD_BATCH_BYTES)
+    ) {
       bytes += entries[wanted[j]].end - entries[wanted[j]].start;
       j++;
     }
@@ -155,7 +182,15 @@ export async function loadResultTexts(analysis: Analysis, roundIdx: number[], cl
         const b = asObject(item);
         if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
         const { text, hasNonText } = toolResultText(b.content);
-        list.push({ toolUseId: b.tool_use_id, entry: e, round: roundOf.get(e)!, line: entries[e].line, toolName: names.get(b.tool_use_id) ?? null, text, binary: hasNonText });
+        list.push({
+          toolUseId: b.tool_use_id,
+          entry: e,
+          round: roundOf.get(e)!,
+          line: entries[e].line,
+          toolName: names.get(b.tool_use_id) ?? null,
+          text,
+          binary: hasNonText,
+        });
       }
       out.set(e, list);
     }

@@ -90,7 +90,11 @@ export interface TruncationResult<T> {
  * a gap, drops 20% of the groups (at least one). Strips an earlier retry's marker first so
  * each retry makes real progress. Keeps at least one group; returns null if nothing safe remains.
  */
-export function truncateHead<T>(groups: Group<T>[], gap: number | null, makeMarker: () => Group<T>): TruncationResult<T> | null {
+export function truncateHead<T>(
+  groups: Group<T>[],
+  gap: number | null,
+  makeMarker: () => Group<T>,
+): TruncationResult<T> | null {
   const real = groups.filter((g) => !g.marker);
   if (real.length <= 1) return null;
   let drop = 0;

@@ -5,9 +5,13 @@ import type { Analysis } from '../inspect';
 import { planDetails, summaryFloorTokens } from './plan';
 import type { CompactSettings } from './types';
 
-export async function smallestReachableTarget(analysis: Analysis, settings?: Partial<CompactSettings>): Promise<number> {
+export async function smallestReachableTarget(
+  analysis: Analysis,
+  settings?: Partial<CompactSettings>,
+): Promise<number> {
   const { plan, calibration } = await planDetails(analysis, { ...settings, targetTokens: 1 });
-  const byRounds = Math.min(plan.preTokens, plan.keptTokens + summaryFloorTokens(calibration || 1)) + plan.overheadTokens;
+  const byRounds =
+    Math.min(plan.preTokens, plan.keptTokens + summaryFloorTokens(calibration || 1)) + plan.overheadTokens;
   // A target at or above the context now plans nothing (plan.ts): reached as it is, whatever the rounds' estimates.
   return Math.min(byRounds, analysis.report.totals.currentContextTokens);
 }

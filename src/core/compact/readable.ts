@@ -10,11 +10,17 @@ import { toApiMessages, type ApiBlock } from './messages';
 const LONG = 4_000;
 
 function clip(text: string): string {
-  return text.length <= LONG ? text : `${text.slice(0, LONG)}\n[… ${(text.length - LONG).toLocaleString('en-US')} more characters]`;
+  return text.length <= LONG
+    ? text
+    : `${text.slice(0, LONG)}\n[… ${(text.length - LONG).toLocaleString('en-US')} more characters]`;
 }
 
 function indent(text: string): string {
-  return text.replace(/\r\n?/g, '\n').split('\n').map((l) => `    ${l}`).join('\n');
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 }
 
 function renderBlock(b: ApiBlock): string {
@@ -69,7 +75,10 @@ export async function readableRound(analysis: Analysis, index: number): Promise<
   if (!round) throw new Error(`no round #${index}`);
   const entries = analysis.index.entries;
   const objects = await loadEntryObjects(analysis.index.path, entries, round.entries);
-  const out: string[] = [`Round #${index}: lines ${round.firstLine}–${round.lastLine} (readable form; the raw lines are in the transcript)`, ''];
+  const out: string[] = [
+    `Round #${index}: lines ${round.firstLine}–${round.lastLine} (readable form; the raw lines are in the transcript)`,
+    '',
+  ];
   for (const i of round.entries) {
     const o = objects.get(i);
     if (!o) continue;

@@ -46,14 +46,37 @@ const quoted = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}â
  * path (so it can never read as an option such as `-P`) without control characters, the program a non-empty name
  * without control characters.
  */
-export function resumeParts(agent: ResumeAgent, cwd: string | null | undefined, sessionId: string | null | undefined, program = AGENTS[agent].program): ResumeParts {
+export function resumeParts(
+  agent: ResumeAgent,
+  cwd: string | null | undefined,
+  sessionId: string | null | undefined,
+  program = AGENTS[agent].program,
+): ResumeParts {
   const { name } = AGENTS[agent];
-  if (!sessionId) return { ok: false, reason: `no session id is known, so ${name} cannot be told which session to resume` };
-  if (!isSessionId(sessionId)) return { ok: false, reason: `the session id ${quoted(sessionId)} is not a UUID, so no command to resume it is offered` };
-  if (!cwd) return { ok: false, reason: `the transcript records no working folder, so it is not known where ${name} must be started to resume session ${sessionId}` };
-  if (!posix.isAbsolute(cwd) && !win32.isAbsolute(cwd)) return { ok: false, reason: `the recorded working folder ${quoted(cwd)} is not an absolute path, so no command to resume session ${sessionId} is offered` };
-  if (CONTROL_RE.test(cwd)) return { ok: false, reason: `the recorded working folder ${quoted(cwd)} holds control characters, so no command to resume session ${sessionId} is offered` };
-  if (!program || CONTROL_RE.test(program)) return { ok: false, reason: `the ${name} program ${quoted(program)} is empty or holds control characters` };
+  if (!sessionId)
+    return { ok: false, reason: `no session id is known, so ${name} cannot be told which session to resume` };
+  if (!isSessionId(sessionId))
+    return {
+      ok: false,
+      reason: `the session id ${quoted(sessionId)} is not a UUID, so no command to resume it is offered`,
+    };
+  if (!cwd)
+    return {
+      ok: false,
+      reason: `the transcript records no working folder, so it is not known where ${name} must be started to resume session ${sessionId}`,
+    };
+  if (!posix.isAbsolute(cwd) && !win32.isAbsolute(cwd))
+    return {
+      ok: false,
+      reason: `the recorded working folder ${quoted(cwd)} is not an absolute path, so no command to resume session ${sessionId} is offered`,
+    };
+  if (CONTROL_RE.test(cwd))
+    return {
+      ok: false,
+      reason: `the recorded working folder ${quoted(cwd)} holds control characters, so no command to resume session ${sessionId} is offered`,
+    };
+  if (!program || CONTROL_RE.test(program))
+    return { ok: false, reason: `the ${name} program ${quoted(program)} is empty or holds control characters` };
   return { ok: true, cwd, argv: resumeArgv(agent, sessionId, program)! };
 }
 
@@ -88,13 +111,24 @@ export function posixResumeCommand(parts: { cwd: string; argv: readonly string[]
 }
 
 /** The POSIX command that resumes the session in `agent`, or null when `resumeParts` refuses (it says why). */
-export function resumeCommand(cwd: string | null | undefined, sessionId: string | null | undefined, program?: string, agent: ResumeAgent = 'claude-code'): string | null {
+export function resumeCommand(
+  cwd: string | null | undefined,
+  sessionId: string | null | undefined,
+  program?: string,
+  agent: ResumeAgent = 'claude-code',
+): string | null {
   const parts = resumeParts(agent, cwd, sessionId, program);
   return parts.ok ? posixResumeCommand(parts) : null;
 }
 
 /** A result's resume fields: the agent that resumes it, and the POSIX command or why none is offered. */
-export function resumeFields(agent: ResumeAgent, cwd: string | null | undefined, sessionId: string | null | undefined): { resumeAgent: ResumeAgent; resumeCommand: string | null; resumeProblem?: string } {
+export function resumeFields(
+  agent: ResumeAgent,
+  cwd: string | null | undefined,
+  sessionId: string | null | undefined,
+): { resumeAgent: ResumeAgent; resumeCommand: string | null; resumeProblem?: string } {
   const parts = resumeParts(agent, cwd, sessionId);
-  return parts.ok ? { resumeAgent: agent, resumeCommand: posixResumeCommand(parts) } : { resumeAgent: agent, resumeCommand: null, resumeProblem: parts.reason };
+  return parts.ok
+    ? { resumeAgent: agent, resumeCommand: posixResumeCommand(parts) }
+    : { resumeAgent: agent, resumeCommand: null, resumeProblem: parts.reason };
 }

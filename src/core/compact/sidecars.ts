@@ -104,17 +104,32 @@ async function readManifest(backup: string): Promise<Manifest | null> {
   const path = manifestPath(backup);
   const bytes = await readSidecar(path, MAX_MANIFEST_BYTES);
   if (!bytes) return null;
-  const bad = () => new CompactError('unsafe-path', `${path}: not a backup manifest Agent Compactor wrote (version 1); move it aside to restore the backup without its sidecars`);
+  const bad = () =>
+    new CompactError(
+      'unsafe-path',
+      `${path}: not a backup manifest Agent Compactor wrote (version 1); move it aside to restore the backup without its sidecars`,
+    );
   let m: Manifest;
   try {
     m = JSON.parse(bytes.toString('utf8')) as Manifest;
   } catch {
     throw bad();
   }
-  if (m?.version !== 1 || (m.state !== 'saved' && m.state !== 'none') || typeof m.toolResultsDirCreated !== 'boolean' || !Array.isArray(m.toolResults)) throw bad();
+  if (
+    m?.version !== 1 ||
+    (m.state !== 'saved' && m.state !== 'none') ||
+    typeof m.toolResultsDirCreated !== 'boolean' ||
+    !Array.isArray(m.toolResults)
+  )
+    throw bad();
   if (!m.toolResults.every((n) => typeof n === 'string' && isSavedResultName(n))) throw bad();
   const hashes = m.sha256 ?? {};
-  if (typeof hashes !== 'object' || hashes === null || !Object.values(hashes).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))) throw bad();
+  if (
+    typeof hashes !== 'object' ||
+    hashes === null ||
+    !Object.values(hashes).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))
+  )
+    throw bad();
   return m;
 }
 
@@ -151,13 +166,21 @@ export interface SidecarRestore {
  * can do). A file no manifest lists is never removed. Null for a backup without a manifest (an older version):
  * what the sidecars were is unknown, so they are left alone. Nothing is written.
  */
-export async function planSidecarRestore(file: string, backup: string, newer: string[]): Promise<SidecarRestore | null> {
+export async function planSidecarRestore(
+  file: string,
+  backup: string,
+  newer: string[],
+): Promise<SidecarRestore | null> {
   const own = await readManifest(backup);
   if (!own) return null;
   let state: Buffer | null = null;
   if (own.state === 'saved') {
     state = await readSidecar(statePath(backup), MAX_STATE_BYTES);
-    if (!state) throw new CompactError('unsafe-path', `${statePath(backup)} is missing: the state file recorded with ${basename(backup)} is gone, so its sidecars cannot be restored; nothing was changed`);
+    if (!state)
+      throw new CompactError(
+        'unsafe-path',
+        `${statePath(backup)} is missing: the state file recorded with ${basename(backup)} is gone, so its sidecars cannot be restored; nothing was changed`,
+      );
   }
   const recorded = new Map<string, string>();
   const note = (m: Manifest | null) => {
@@ -189,9 +212,11 @@ export async function planSidecarRestore(file: string, backup: string, newer: st
 /** Carries out `plan` (from planSidecarRestore) after the backup was copied over `file`. */
 export async function applySidecarRestore(file: string, plan: SidecarRestore): Promise<void> {
   if (plan.state) await writeFileAtomic(statePath(file), plan.state);
-  else await unlink(statePath(file)).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
-  });
+  else
+    await unlink(statePath(file)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
   for (const path of plan.remove) if (await isPlainFile(path)) await unlink(path);
-  if (plan.removeDirIfEmpty && (await listSidecarDir(plan.dir).catch(() => null))?.length === 0) await rmdir(plan.dir).catch(() => undefined);
+  if (plan.removeDirIfEmpty && (await listSidecarDir(plan.dir).catch(() => null))?.length === 0)
+    await rmdir(plan.dir).catch(() => undefined);
 }

@@ -72,7 +72,10 @@ export async function loadState(file: string): Promise<BudgetState> {
   try {
     parsed = JSON.parse(text) as BudgetState;
   } catch (err) {
-    throw new Error(`${statePath(file)}: the compactor state file is not valid JSON (${err instanceof Error ? err.message : String(err)}); move it aside and compact again (earlier tool-result decisions will be made afresh)`, { cause: err });
+    throw new Error(
+      `${statePath(file)}: the compactor state file is not valid JSON (${err instanceof Error ? err.message : String(err)}); move it aside and compact again (earlier tool-result decisions will be made afresh)`,
+      { cause: err },
+    );
   }
   if (parsed?.version !== 1 || typeof parsed.decisions !== 'object' || parsed.decisions === null) {
     throw new Error(`${statePath(file)}: not a compactor state file (version 1)`);

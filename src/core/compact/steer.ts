@@ -7,7 +7,15 @@ import { contextNow } from '../context';
 import { applyBudget, wireMessages } from './budget';
 import { TOKEN_MODEL } from '../tokens/estimate';
 import { resolveRounds, type RoundChoice, type UserDecisions } from './decisions';
-import { adjusted, loadResultTexts, reannouncedAfter, roundTokens, summaryFloorTokens, type PlanBase, type PlanDetails } from './planBase';
+import {
+  adjusted,
+  loadResultTexts,
+  reannouncedAfter,
+  roundTokens,
+  summaryFloorTokens,
+  type PlanBase,
+  type PlanDetails,
+} from './planBase';
 import type { CompactionPlan, DecidedBy, DecisionConflict, PlannedRound, RoundAction } from './types';
 
 interface Fate {
@@ -40,7 +48,19 @@ function crossRoundPairs(base: PlanBase): { use: number; result: number; id: str
 }
 
 export async function planSteered(base: PlanBase, decisions: UserDecisions): Promise<PlanDetails> {
-  const { analysis, settings, state, calibration, active, sizes, preTokens, overheadTokens, messageTarget, toolDir, clock } = base;
+  const {
+    analysis,
+    settings,
+    state,
+    calibration,
+    active,
+    sizes,
+    preTokens,
+    overheadTokens,
+    messageTarget,
+    toolDir,
+    clock,
+  } = base;
   const { rounds } = analysis;
   const entries = analysis.index.entries;
   const notes = [...base.notes];
@@ -54,8 +74,16 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     if (r.startsAtBoundary && c.choice !== 'summarize') {
       // The writer never copies an earlier summary line as a kept round, and dropping it would lose the only record
       // of everything before it: it is folded into the new summary, quoted whole.
-      conflicts.push({ decision: `${VERB[c.choice]} round ${ri}`, round: ri, resolution: 'round holds an earlier compaction summary: it is quoted whole in the new summary instead' });
-      fate.set(ri, { action: 'summarize', by: 'plan', reason: 'earlier compaction summary, quoted whole in the new summary' });
+      conflicts.push({
+        decision: `${VERB[c.choice]} round ${ri}`,
+        round: ri,
+        resolution: 'round holds an earlier compaction summary: it is quoted whole in the new summary instead',
+      });
+      fate.set(ri, {
+        action: 'summarize',
+        by: 'plan',
+        reason: 'earlier compaction summary, quoted whole in the new summary',
+      });
       continue;
     }
     fate.set(ri, { action: c.choice, by: 'user', reason: c.why });
@@ -68,11 +96,13 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
   const underTarget = preTokens <= messageTarget;
   const open = active.filter((ri) => !fate.has(ri));
   if (underTarget && !chosenAway) {
-    for (const ri of open) fate.set(ri, { action: 'keep', by: 'plan', reason: 'the context is already under the target' });
+    for (const ri of open)
+      fate.set(ri, { action: 'keep', by: 'plan', reason: 'the context is already under the target' });
   } else {
     const est = (ri: number) => {
       let saved = 0;
-      for (const t of rounds[ri].toolResults) if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
+      for (const t of rounds[ri].toolResults)
+        if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
       return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibration));
     };
     let pinned = 0;
@@ -87,10 +117,20 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
       const newest = ri === active[active.length - 1];
       if (open_ && !rounds[ri].startsAtBoundary && (newest || (acc + t <= room && acc + t <= recent))) {
         acc += t;
-        fate.set(ri, { action: 'keep', by: 'plan', reason: newest ? 'newest response, kept verbatim' : 'recent work kept verbatim' });
+        fate.set(ri, {
+          action: 'keep',
+          by: 'plan',
+          reason: newest ? 'newest response, kept verbatim' : 'recent work kept verbatim',
+        });
       } else {
         open_ = false;
-        fate.set(ri, { action: 'summarize', by: 'plan', reason: rounds[ri].startsAtBoundary ? 'earlier compaction summary, folded into the new summary' : 'older than the kept recent rounds' });
+        fate.set(ri, {
+          action: 'summarize',
+          by: 'plan',
+          reason: rounds[ri].startsAtBoundary
+            ? 'earlier compaction summary, folded into the new summary'
+            : 'older than the kept recent rounds',
+        });
       }
       if (clock.due()) await clock.pause();
     }
@@ -102,7 +142,12 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
   const summarizing = active.some((ri) => fate.get(ri)!.action !== 'keep');
   if (summarizing) {
     for (const ri of active) {
-      if (rounds[ri].startsAtBoundary && fate.get(ri)!.action === 'keep') fate.set(ri, { action: 'summarize', by: 'plan', reason: 'earlier compaction summary, folded into the new summary' });
+      if (rounds[ri].startsAtBoundary && fate.get(ri)!.action === 'keep')
+        fate.set(ri, {
+          action: 'summarize',
+          by: 'plan',
+          reason: 'earlier compaction summary, folded into the new summary',
+        });
     }
   }
 
@@ -117,7 +162,16 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
       roundOfEntry.set(e, ri);
     }
   }
-  const budget = applyBudget(entries, wireMessages(entries, ordered), texts, settings, state, toolDir, roundOfEntry, decisions.toolResults);
+  const budget = applyBudget(
+    entries,
+    wireMessages(entries, ordered),
+    texts,
+    settings,
+    state,
+    toolDir,
+    roundOfEntry,
+    decisions.toolResults,
+  );
   const stripThinking = new Set<number>(summarizing ? kept.slice(0, -1) : []);
   const after = new Map<number, number>();
   let keptTokens = 0;
@@ -129,8 +183,12 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
   const pinnedRounds = kept.filter((ri) => fate.get(ri)!.by === 'user');
   if (summarizing && keptTokens + summaryFloorTokens(calibration) > messageTarget) {
     const pinnedTokens = pinnedRounds.reduce((s, ri) => s + after.get(ri)!, 0);
-    const who = pinnedRounds.length ? `the rounds you chose to keep (${listRounds(pinnedRounds)}) take about ${pinnedTokens} tokens and the` : 'the';
-    notes.push(`${who} kept rounds total about ${keptTokens} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools); every choice is still followed`);
+    const who = pinnedRounds.length
+      ? `the rounds you chose to keep (${listRounds(pinnedRounds)}) take about ${pinnedTokens} tokens and the`
+      : 'the';
+    notes.push(
+      `${who} kept rounds total about ${keptTokens} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools); every choice is still followed`,
+    );
   }
 
   const planned: PlannedRound[] = [];
@@ -138,11 +196,33 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     const f = fate.get(r.index);
     const tokens = sizes.get(r.index)!;
     if (!r.inContext || !f) {
-      planned.push({ index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens, inContext: r.inContext, action: 'keep', by: 'plan', reason: 'history before an earlier compact boundary; not in the active context, left untouched', tokensAfter: 0 });
+      planned.push({
+        index: r.index,
+        firstLine: r.firstLine,
+        lastLine: r.lastLine,
+        label: r.label,
+        tokens,
+        inContext: r.inContext,
+        action: 'keep',
+        by: 'plan',
+        reason: 'history before an earlier compact boundary; not in the active context, left untouched',
+        tokensAfter: 0,
+      });
       continue;
     }
     const reason = stripThinking.has(r.index) ? `${f.reason} (stale thinking stripped)` : f.reason;
-    planned.push({ index: r.index, firstLine: r.firstLine, lastLine: r.lastLine, label: r.label, tokens, inContext: true, action: f.action, by: f.by, reason, tokensAfter: after.get(r.index) ?? 0 });
+    planned.push({
+      index: r.index,
+      firstLine: r.firstLine,
+      lastLine: r.lastLine,
+      label: r.label,
+      tokens,
+      inContext: true,
+      action: f.action,
+      by: f.by,
+      reason,
+      tokensAfter: after.get(r.index) ?? 0,
+    });
   }
   const plan: CompactionPlan = {
     file: analysis.index.path,
@@ -152,7 +232,8 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     wireMessages: budget.wireMessages,
     preTokens,
     context: contextNow(analysis.report),
-    postTokens: keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration),
+    postTokens:
+      keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration),
     keptTokens,
     resentTokens: reannouncedAfter(analysis, planned, calibration),
     overheadTokens,
@@ -184,10 +265,18 @@ function keepPairsTogether(base: PlanBase, fate: Map<number, Fate>, conflicts: D
       const [kept, unkept, keptRound, unkeptRound] = a.action === 'keep' ? [a, b, use, result] : [b, a, result, use];
       const link = `the tool call ${id} in round ${use} is answered in round ${result}`;
       if (kept.by === 'plan' && unkept.by === 'user') {
-        fate.set(keptRound, { action: unkept.action, by: 'plan', reason: `${unkept.action === 'drop' ? 'dropped' : 'summarized'} with round ${unkeptRound}, which you chose to ${unkept.action}: ${link}` });
+        fate.set(keptRound, {
+          action: unkept.action,
+          by: 'plan',
+          reason: `${unkept.action === 'drop' ? 'dropped' : 'summarized'} with round ${unkeptRound}, which you chose to ${unkept.action}: ${link}`,
+        });
       } else {
         if (unkept.by === 'user') {
-          conflicts.push({ decision: `${unkept.action} round ${unkeptRound}`, round: unkeptRound, resolution: `kept verbatim instead: ${link}, and round ${keptRound} is kept${kept.by === 'user' ? ' by your choice' : ''}; a request must carry a tool call and its result together` });
+          conflicts.push({
+            decision: `${unkept.action} round ${unkeptRound}`,
+            round: unkeptRound,
+            resolution: `kept verbatim instead: ${link}, and round ${keptRound} is kept${kept.by === 'user' ? ' by your choice' : ''}; a request must carry a tool call and its result together`,
+          });
         }
         fate.set(unkeptRound, { action: 'keep', by: 'plan', reason: `kept with round ${keptRound}: ${link}` });
       }
@@ -210,14 +299,15 @@ function foldUnansweredCalls(base: PlanBase, fate: Map<number, Fate>, conflicts:
     if (!open) continue;
     const f = fate.get(ri)!;
     const why = `its tool call ${open.id} has no result, so it can only be the last round kept`;
-    if (f.by === 'user') conflicts.push({ decision: `keep round ${ri}`, round: ri, resolution: `summarized instead: ${why}` });
+    if (f.by === 'user')
+      conflicts.push({ decision: `keep round ${ri}`, round: ri, resolution: `summarized instead: ${why}` });
     fate.set(ri, { action: 'summarize', by: 'plan', reason: `summarized: ${why}` });
   }
 }
 
 function listRounds(rs: number[]): string {
   const parts: string[] = [];
-  for (let i = 0; i < rs.length; ) {
+  for (let i = 0; i < rs.length;) {
     let j = i;
     while (j + 1 < rs.length && rs[j + 1] === rs[j] + 1) j++;
     parts.push(i === j ? String(rs[i]) : `${rs[i]}-${rs[j]}`);

@@ -41,7 +41,12 @@ function renderBlockText(block: unknown): string {
 }
 
 /** Summarized rounds as text-only messages (tool calls rendered as text: no tool schemas needed). */
-function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<number, JsonObject>, calibration: number): Group<SummaryMessage[]>[] {
+function summaryGroups(
+  analysis: Analysis,
+  roundIdx: number[],
+  objects: Map<number, JsonObject>,
+  calibration: number,
+): Group<SummaryMessage[]>[] {
   return roundIdx.map((ri) => {
     const r = analysis.rounds[ri];
     const msgs: SummaryMessage[] = [];
@@ -53,11 +58,24 @@ function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<numb
       if (o.type === 'assistant') {
         role = 'assistant';
         const c = messageContent(o);
-        text = Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : jsonText(c ?? '');
+        text = Array.isArray(c)
+          ? (c as unknown[])
+              .map((b) => renderBlockText(b))
+              .filter(Boolean)
+              .join('\n')
+          : jsonText(c ?? '');
       } else if (o.type === 'user') {
         role = 'user';
         const c = messageContent(o);
-        text = typeof c === 'string' ? c : Array.isArray(c) ? (c as unknown[]).map((b) => renderBlockText(b)).filter(Boolean).join('\n') : '';
+        text =
+          typeof c === 'string'
+            ? c
+            : Array.isArray(c)
+              ? (c as unknown[])
+                  .map((b) => renderBlockText(b))
+                  .filter(Boolean)
+                  .join('\n')
+              : '';
       } else if (o.type === 'attachment') {
         const t = attachmentText(o);
         if (t) {
@@ -70,11 +88,13 @@ function summaryGroups(analysis: Analysis, roundIdx: number[], objects: Map<numb
       if (prev && prev.role === role) prev.text += `\n${text}`;
       else msgs.push({ role, text });
     }
-    const tokens = Math.max(1, msgs.reduce((s, m) => s + estimateStringTokens(m.text, 'prose', calibration), 0));
+    const tokens = Math.max(
+      1,
+      msgs.reduce((s, m) => s + estimateStringTokens(m.text, 'prose', calibration), 0),
+    );
     return { tokens, firstRole: msgs[0]?.role ?? 'user', payload: msgs };
   });
 }
-
 
 /** The earlier compaction summary that opens the active context, if any: its line, and its whole text. */
 export interface EarlierSummary {
@@ -136,8 +156,18 @@ export async function makeSummary(
   const summaryChars = summaryCharBudget(details.plan.settings.summaryTokens, details.calibration);
   if (summarized.length === 0) {
     // Budgets only: the earlier summary (if any) stays exactly as it was.
-    const attempts: AttemptRecord[] = [{ attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' }];
-    if (earlier) return { summary: earlier.text, protectedChars: earlier.text.length, verbatimContent: earlier.content, attempts, dropped: [], summarizer: 'none' };
+    const attempts: AttemptRecord[] = [
+      { attempt: 1, strategy: 'extractive', outcome: 'ok', detail: 'no rounds to summarize; tool-result budgets only' },
+    ];
+    if (earlier)
+      return {
+        summary: earlier.text,
+        protectedChars: earlier.text.length,
+        verbatimContent: earlier.content,
+        attempts,
+        dropped: [],
+        summarizer: 'none',
+      };
     const dropped = details.plan.droppedRounds;
     const text = dropped
       ? `No earlier rounds were summarized; ${dropped} round${dropped === 1 ? ' was' : 's were'} left out by the user's choice, and the rest follows verbatim.`
@@ -149,7 +179,12 @@ export async function makeSummary(
   const offline = (why: string): SummaryOutcome => {
     progress('Writing an offline extractive summary…');
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
-    return { ...offlineSummary(analysis, summarized, earlier, objects, summaryChars, details.plan.settings.summaryDetail), attempts, dropped: [], summarizer: 'extractive' };
+    return {
+      ...offlineSummary(analysis, summarized, earlier, objects, summaryChars, details.plan.settings.summaryDetail),
+      attempts,
+      dropped: [],
+      summarizer: 'extractive',
+    };
   };
   if (options.summarizer === 'claude-cli' || options.summarizer === 'codex-cli') {
     const kind = options.summarizer === 'claude-cli' ? CLAUDE_CLI : CODEX_CLI;
@@ -180,7 +215,12 @@ export async function makeSummary(
     if (!res.summary.trim()) return offline('the model returned an empty summary; used the offline summary');
     // The model saw the earlier summary as input, unless a prompt-too-long retry cut it: then quote it whole.
     const lost = earlier !== null && (!summarized.includes(earlier.round) || res.droppedRounds.includes(earlier.round));
-    return { ...withEarlier(lost ? earlier : null, res.summary), attempts, dropped: res.droppedRounds, summarizer: 'anthropic' };
+    return {
+      ...withEarlier(lost ? earlier : null, res.summary),
+      attempts,
+      dropped: res.droppedRounds,
+      summarizer: 'anthropic',
+    };
   } catch (err) {
     if (err instanceof PromptTooLongExhausted) {
       attempts.push(...err.attempts);
@@ -194,7 +234,6 @@ export async function makeSummary(
     throw err;
   }
 }
-
 
 /** Largest estimated request to an agent CLI: what the API path sends in one chunk. */
 const AGENT_CLI_MAX_INPUT_TOKENS = 150_000;
@@ -213,7 +252,9 @@ async function agentCliSummary(
   offline: (why: string) => SummaryOutcome,
 ): Promise<SummaryOutcome> {
   const cli = options.agentCli ?? {};
-  const program = (kind.strategy === 'claude-cli' ? cli.claudePath : cli.codexPath)?.trim() || (kind.strategy === 'claude-cli' ? 'claude' : 'codex');
+  const program =
+    (kind.strategy === 'claude-cli' ? cli.claudePath : cli.codexPath)?.trim() ||
+    (kind.strategy === 'claude-cli' ? 'claude' : 'codex');
   const groups = summaryGroups(analysis, summarized, objects, details.calibration);
   try {
     const res = await summarizeWithAgentCli(kind, groups, summarized, {
@@ -228,7 +269,12 @@ async function agentCliSummary(
     attempts.push(...res.attempts);
     // The model saw the earlier summary as input, unless it was left out as too long: then quote it whole.
     const lost = earlier !== null && (!summarized.includes(earlier.round) || res.droppedRounds.includes(earlier.round));
-    return { ...withEarlier(lost ? earlier : null, res.summary), attempts, dropped: res.droppedRounds, summarizer: kind.strategy };
+    return {
+      ...withEarlier(lost ? earlier : null, res.summary),
+      attempts,
+      dropped: res.droppedRounds,
+      summarizer: kind.strategy,
+    };
   } catch (err) {
     if (err instanceof CompactError && (err.code === 'api' || err.code === 'network')) {
       const prior = (err as CompactError & { attempts?: AttemptRecord[] }).attempts;
@@ -256,9 +302,14 @@ export function agentCliRefusal(summarizer: SummarizerChoice, agent: FormatId): 
 
 /** The text the user gave, used exactly as given (never clipped: the plan makes room for it). */
 export function givenSummary(text: string): SummaryOutcome {
-  return { summary: text, protectedChars: text.length, attempts: [{ attempt: 1, strategy: 'given', outcome: 'ok', detail: 'the summary text given, used verbatim' }], dropped: [], summarizer: 'given' };
+  return {
+    summary: text,
+    protectedChars: text.length,
+    attempts: [{ attempt: 1, strategy: 'given', outcome: 'ok', detail: 'the summary text given, used verbatim' }],
+    dropped: [],
+    summarizer: 'given',
+  };
 }
-
 
 /** Characters of summary text that fit a reserve of `summaryTokens` (calibrated prose estimate, prefix excluded). */
 export function summaryCharBudget(summaryTokens: number, calibration: number): number {
@@ -274,7 +325,15 @@ export function offlineSummary(
   maxChars: number,
   detail: SummaryDetail,
 ): { summary: string; protectedChars: number } {
-  const objs = roundIdx.flatMap((ri) => analysis.rounds[ri].entries.filter((e) => e !== earlier?.entry).map((e) => objects.get(e)!).filter(Boolean));
+  const objs = roundIdx.flatMap((ri) =>
+    analysis.rounds[ri].entries
+      .filter((e) => e !== earlier?.entry)
+      .map((e) => objects.get(e)!)
+      .filter(Boolean),
+  );
   const quoted = earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0;
-  return withEarlier(earlier, extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted), detail }));
+  return withEarlier(
+    earlier,
+    extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted), detail }),
+  );
 }

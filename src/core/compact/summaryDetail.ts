@@ -13,7 +13,11 @@ export const DEFAULT_SUMMARY_DETAIL: SummaryDetail = 'standard';
  * summary, the room the offline summary fills and the model's max_tokens. A brief summary is about a third of a
  * standard one; a full one has room for every fact of a long span and more of the latest work.
  */
-export const SUMMARY_TOKENS_BY_DETAIL: Readonly<Record<SummaryDetail, number>> = { brief: 1_500, standard: 4_000, full: 10_000 };
+export const SUMMARY_TOKENS_BY_DETAIL: Readonly<Record<SummaryDetail, number>> = {
+  brief: 1_500,
+  standard: 4_000,
+  full: 10_000,
+};
 
 export function isSummaryDetail(value: unknown): value is SummaryDetail {
   return typeof value === 'string' && (SUMMARY_DETAILS as readonly string[]).includes(value);

@@ -31,7 +31,9 @@ export function describeUndo(original: string, result: UndoableResult): UndoPlan
   return {
     changes: [
       `${basename(result.output)} (the ${result.mode === 'fork' ? 'fork' : 'output file'} written by the compaction) is deleted${written?.stateCreated ? ', with its state file' : ''}`,
-      ...(results ? [`${results} saved tool result${results === 1 ? '' : 's'} it created ${results === 1 ? 'is' : 'are'} deleted`] : []),
+      ...(results
+        ? [`${results} saved tool result${results === 1 ? '' : 's'} it created ${results === 1 ? 'is' : 'are'} deleted`]
+        : []),
       `${basename(original)} stays as it is (a fork never changes it)`,
     ],
   };
@@ -54,7 +56,8 @@ export async function undoCompaction(original: string, result: UndoableResult): 
     // each still a regular file (sidecarFiles.ts): a folder swapped for a link since is left alone.
     const dir = result.toolResultsDir;
     if (dir && dirname(dir) === dirname(original) && (await isRealDir(dir).catch(() => false))) {
-      for (const f of result.sidecarsWritten?.toolResults ?? []) if (dirname(f) === dir && (await isPlainFile(f))) await unlink(f).catch(gone);
+      for (const f of result.sidecarsWritten?.toolResults ?? [])
+        if (dirname(f) === dir && (await isPlainFile(f))) await unlink(f).catch(gone);
       if (result.sidecarsWritten?.toolResultsDirCreated && (await listSidecarDir(dir))?.length === 0) await rmdir(dir);
     }
     return null;

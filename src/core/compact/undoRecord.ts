@@ -73,7 +73,8 @@ export async function writeUndoRecord(given: string, result: CompactResult): Pro
 }
 
 /** A plain file name, nothing that leaves the folder. */
-const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v !== '.' && v !== '..' && !/[\\/\0]/.test(v);
+const isName = (v: unknown): v is string =>
+  typeof v === 'string' && v.length > 0 && v !== '.' && v !== '..' && !/[\\/\0]/.test(v);
 
 /**
  * The last compaction of `original` as its record names it, checked: what undoing it touches is in the session's
@@ -83,7 +84,10 @@ const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 
 export async function readUndoRecord(original: string): Promise<UndoableResult> {
   const path = undoRecordPath(original);
   const bytes = await readSidecar(path, MAX_RECORD_BYTES);
-  if (bytes === null) throw new Error(`${basename(original)} has no record of a compaction to undo (${basename(path)} is written by \`agent-compactor compact\`)`);
+  if (bytes === null)
+    throw new Error(
+      `${basename(original)} has no record of a compaction to undo (${basename(path)} is written by \`agent-compactor compact\`)`,
+    );
   let r: Partial<UndoRecord>;
   try {
     r = JSON.parse(bytes.toString('utf8')) as Partial<UndoRecord>;
@@ -91,9 +95,16 @@ export async function readUndoRecord(original: string): Promise<UndoableResult> 
     throw new Error(`${path}: not valid JSON; nothing was changed`);
   }
   const bad = (what: string) => new Error(`${path}: ${what}; nothing was changed`);
-  if (r?.version !== 1 || (r.mode !== 'in-place' && r.mode !== 'fork' && r.mode !== 'out')) throw bad('not an undo record (version 1)');
-  if (!isName(r.output) || (r.backup !== null && !isName(r.backup)) || (r.toolResultsDir !== null && !isName(r.toolResultsDir))) throw bad('a file it names is not a plain name in the session\'s folder');
-  if (!Array.isArray(r.toolResults) || !r.toolResults.every(isName)) throw bad('its saved tool results are not plain names');
+  if (r?.version !== 1 || (r.mode !== 'in-place' && r.mode !== 'fork' && r.mode !== 'out'))
+    throw bad('not an undo record (version 1)');
+  if (
+    !isName(r.output) ||
+    (r.backup !== null && !isName(r.backup)) ||
+    (r.toolResultsDir !== null && !isName(r.toolResultsDir))
+  )
+    throw bad("a file it names is not a plain name in the session's folder");
+  if (!Array.isArray(r.toolResults) || !r.toolResults.every(isName))
+    throw bad('its saved tool results are not plain names');
   const dir = dirname(original);
   const at = (name: string) => join(dir, name);
   const result: UndoableResult = {
@@ -109,13 +120,22 @@ export async function readUndoRecord(original: string): Promise<UndoableResult> 
   };
   if (r.mode === 'in-place') {
     if (r.output !== basename(original)) throw bad('an in-place compaction that wrote another file');
-    if (!result.backup || !(await listBackups(original)).includes(result.backup)) throw new Error(`the backup of the last compaction of ${basename(original)} is gone; see \`agent-compactor restore\` for the backups there are`);
+    if (!result.backup || !(await listBackups(original)).includes(result.backup))
+      throw new Error(
+        `the backup of the last compaction of ${basename(original)} is gone; see \`agent-compactor restore\` for the backups there are`,
+      );
     return result;
   }
   if (r.output === basename(original)) throw bad('a fork that is the session itself');
   const now = await sha256Of(result.output);
-  if (now === null) throw new Error(`${r.output}, written by the last compaction of ${basename(original)}, is gone (or not a regular file): nothing to undo`);
-  if (now !== r.outputSha256) throw new Error(`${r.output} changed since the compaction wrote it (it was resumed, perhaps): it is left as it is; delete it yourself if you no longer want it`);
+  if (now === null)
+    throw new Error(
+      `${r.output}, written by the last compaction of ${basename(original)}, is gone (or not a regular file): nothing to undo`,
+    );
+  if (now !== r.outputSha256)
+    throw new Error(
+      `${r.output} changed since the compaction wrote it (it was resumed, perhaps): it is left as it is; delete it yourself if you no longer want it`,
+    );
   return result;
 }
 

@@ -29,7 +29,9 @@ export interface ResumeCheckOptions {
 }
 
 export async function checkResumable(file: string, opts: ResumeCheckOptions = {}): Promise<ResumeCheck> {
-  const index = opts.prefix ? await indexAfter(opts.prefix.index, opts.prefix.bytes, file) : await indexTranscript(file);
+  const index = opts.prefix
+    ? await indexAfter(opts.prefix.index, opts.prefix.bytes, file)
+    : await indexTranscript(file);
   const analysis = analyze(index, { appendable: false });
   const { chain, rounds } = analysis;
   const problems: string[] = [];
@@ -37,18 +39,23 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
   const objects = await loadEntryObjects(file, index.entries, activeEntries);
   const messages = toApiMessages(activeEntries.map((i) => objects.get(i)!));
   for (const p of checkApiValidity(messages)) problems.push(`message ${p.message}: ${p.problem}`);
-  const leafUuid = chain.leaf >= 0 ? index.entries[chain.leaf].uuid ?? null : null;
-  if (opts.expectLeaf && leafUuid !== opts.expectLeaf) problems.push(`resume would start from leaf ${leafUuid}, not the compacted chain's leaf ${opts.expectLeaf}`);
+  const leafUuid = chain.leaf >= 0 ? (index.entries[chain.leaf].uuid ?? null) : null;
+  if (opts.expectLeaf && leafUuid !== opts.expectLeaf)
+    problems.push(`resume would start from leaf ${leafUuid}, not the compacted chain's leaf ${opts.expectLeaf}`);
   if (opts.expectSummaryFirst) {
     const first = activeEntries.map((i) => index.entries[i]).find((e) => e.kind === 'user');
-    if (!first?.isCompactSummary) problems.push('the first message of the resumed context is not the compaction summary');
+    if (!first?.isCompactSummary)
+      problems.push('the first message of the resumed context is not the compaction summary');
   }
   const calibration = opts.calibration ?? 1;
   const active = rounds.filter((r) => r.inContext);
   // What resuming it sends: the active rounds, and the session-start context the agent sends again when they lack it.
   const reannounced = reannouncedOnResume(index.entries, rounds, new Set(active.map((r) => r.index)), calibration);
-  const estimatedTokens = Math.round(active.reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)) * calibration, 0)) + reannounced;
-  if (opts.targetTokens !== undefined && estimatedTokens > opts.targetTokens) problems.push(`estimated ${estimatedTokens} tokens, over the ${opts.targetTokens}-token target`);
+  const estimatedTokens =
+    Math.round(active.reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)) * calibration, 0)) +
+    reannounced;
+  if (opts.targetTokens !== undefined && estimatedTokens > opts.targetTokens)
+    problems.push(`estimated ${estimatedTokens} tokens, over the ${opts.targetTokens}-token target`);
   // Responses must not merge: every assistant message id in the context is used by one response only.
   const seen = new Set<string>();
   for (const m of messages) {
@@ -66,7 +73,13 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
  */
 async function indexAfter(prefix: TranscriptIndex, bytes: number, file: string): Promise<TranscriptIndex> {
   if (prefix.size !== bytes || prefix.consumedBytes > bytes) return indexTranscript(file);
-  const index: TranscriptIndex = { ...prefix, path: file, entries: prefix.entries.slice(), malformed: prefix.malformed.slice(), reader: null };
+  const index: TranscriptIndex = {
+    ...prefix,
+    path: file,
+    entries: prefix.entries.slice(),
+    malformed: prefix.malformed.slice(),
+    reader: null,
+  };
   const { rebuilt } = await extendIndex(index);
   return rebuilt ? indexTranscript(file) : index;
 }

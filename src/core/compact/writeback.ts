@@ -62,7 +62,11 @@ export function fitSummary(summary: string, details: PlanDetails, protectedChars
   const fits = (s: string) => summaryRoundTokens(s, cal) <= room;
   const keep = Math.min(protectedChars, summary.length);
   if (fits(summary) || !fits(summary.slice(0, keep))) return summary;
-  const clipped = (n: number) => summary.slice(0, n).replace(/[\uD800-\uDBFF]$/, '').trimEnd() + SUMMARY_CLIPPED_MARKER;
+  const clipped = (n: number) =>
+    summary
+      .slice(0, n)
+      .replace(/[\uD800-\uDBFF]$/, '')
+      .trimEnd() + SUMMARY_CLIPPED_MARKER;
   if (!fits(clipped(keep))) return keep > 0 ? summary.slice(0, keep) : '';
   let lo = keep; // clipped(lo) fits
   let hi = summary.length; // clipped(hi) does not
@@ -81,7 +85,11 @@ function deterministicUuid(seed: string, n: number | string): string {
 }
 
 function newId(prefix: string, seed: string, old: string): string {
-  const h = createHash('sha256').update(`${seed}:${old}`).digest('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
+  const h = createHash('sha256')
+    .update(`${seed}:${old}`)
+    .digest('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 24);
   return `${prefix}${h}`;
 }
 
@@ -89,8 +97,14 @@ const COMMON_FIELDS = ['sessionId', 'cwd', 'version', 'gitBranch', 'userType', '
 
 export function buildAppendedLines(input: WriteInputs): WriteOutput {
   const { analysis, details, objects, seed } = input;
-  const summary = input.verbatimContent !== undefined ? input.summary : fitSummary(input.summary, details, input.protectedChars);
-  const postTokens = summary === input.summary ? input.postTokens : details.plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + reannouncedAfter(analysis, details.plan.rounds, details.calibration || 1);
+  const summary =
+    input.verbatimContent !== undefined ? input.summary : fitSummary(input.summary, details, input.protectedChars);
+  const postTokens =
+    summary === input.summary
+      ? input.postTokens
+      : details.plan.keptTokens +
+        Math.round(summaryRoundTokens(summary, details.calibration || 1)) +
+        reannouncedAfter(analysis, details.plan.rounds, details.calibration || 1);
   let counter = 0;
   const uuid = () => deterministicUuid(seed, counter++);
   const ts = input.now.toISOString();
@@ -115,14 +129,22 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       uuid: boundaryUuid,
       level: 'info',
       // As Claude Code records it: the whole context (the figure `contextNow` defines), system prompt and tools included.
-      compactMetadata: { trigger: 'manual', preTokens: contextNow(analysis.report).tokens, postTokens: postTokens + overhead, compactor: 'agent-compactor' },
+      compactMetadata: {
+        trigger: 'manual',
+        preTokens: contextNow(analysis.report).tokens,
+        postTokens: postTokens + overhead,
+        compactor: 'agent-compactor',
+      },
       ...common,
     }),
     JSON.stringify({
       parentUuid: boundaryUuid,
       isSidechain: false,
       type: 'user',
-      message: { role: 'user', content: input.verbatimContent !== undefined ? input.verbatimContent : SUMMARY_PREFIX + summary },
+      message: {
+        role: 'user',
+        content: input.verbatimContent !== undefined ? input.verbatimContent : SUMMARY_PREFIX + summary,
+      },
       isVisibleInTranscriptOnly: true,
       isCompactSummary: true,
       uuid: summaryUuid,
@@ -130,11 +152,23 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       ...common,
     }),
   ];
-  const relink = new Relinker(input, summaryUuid, uuid, Math.round(summaryRoundTokens(summary, details.calibration || 1)));
+  const relink = new Relinker(
+    input,
+    summaryUuid,
+    uuid,
+    Math.round(summaryRoundTokens(summary, details.calibration || 1)),
+  );
   for (const ri of details.kept) lines.push(...relink.round(ri));
   const leafUuid = relink.parent;
   if (input.lastPrompt) {
-    lines.push(JSON.stringify({ type: 'last-prompt', lastPrompt: input.lastPrompt.text ?? undefined, leafUuid, sessionId: common.sessionId }));
+    lines.push(
+      JSON.stringify({
+        type: 'last-prompt',
+        lastPrompt: input.lastPrompt.text ?? undefined,
+        leafUuid,
+        sessionId: common.sessionId,
+      }),
+    );
   }
   return { lines, boundaryUuid, summaryUuid, leafUuid, summary };
 }
@@ -209,7 +243,12 @@ class Relinker {
       // The old figures describe the old, larger context; an agent would see a full window.
       // (An array here has no output_tokens: 0, as before.)
       const outputTokens = (usage as JsonObject).output_tokens ?? 0;
-      message.usage = { input_tokens: this.context, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
+      message.usage = {
+        input_tokens: this.context,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: outputTokens,
+      };
       o.compactorEstimatedUsage = true;
     }
     return true;

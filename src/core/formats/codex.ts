@@ -13,7 +13,9 @@ export const CODEX_RECORD_TYPES = new Set(['session_meta', 'turn_context', 'resp
 /** True when a parsed JSONL value is a Codex rollout record. */
 export function isCodexRecord(v: unknown): boolean {
   const o = asObject(v);
-  return o !== undefined && typeof o.type === 'string' && CODEX_RECORD_TYPES.has(o.type) && asObject(o.payload) !== undefined;
+  return (
+    o !== undefined && typeof o.type === 'string' && CODEX_RECORD_TYPES.has(o.type) && asObject(o.payload) !== undefined
+  );
 }
 
 /** The uuid the reader gives the entry of a line, or of item `historyItem` of a compacted record's history. */
@@ -53,7 +55,13 @@ interface CodexState {
 /** User-side text Codex adds itself (instructions, environment): meta, not a prompt. */
 function isContextText(text: string): boolean {
   const t = text.trimStart();
-  return t.startsWith('<environment_context>') || t.startsWith('<user_instructions>') || t.startsWith('# AGENTS.md instructions') || t.startsWith('<permissions instructions>') || t.startsWith('<turn_aborted>');
+  return (
+    t.startsWith('<environment_context>') ||
+    t.startsWith('<user_instructions>') ||
+    t.startsWith('# AGENTS.md instructions') ||
+    t.startsWith('<permissions instructions>') ||
+    t.startsWith('<turn_aborted>')
+  );
 }
 
 /** Claude-shaped content blocks of a Codex message's content parts. */
@@ -77,7 +85,11 @@ export function codexOutputContent(output: unknown): { content: unknown; isError
   const o = asObject(output);
   if (o) {
     const inner = o.content ?? o.body ?? '';
-    const content = Array.isArray(inner) ? messageBlocks(inner) : typeof inner === 'string' ? inner : JSON.stringify(inner);
+    const content = Array.isArray(inner)
+      ? messageBlocks(inner)
+      : typeof inner === 'string'
+        ? inner
+        : JSON.stringify(inner);
     return { content, isError: o.success === false };
   }
   return { content: output === undefined || output === null ? '' : JSON.stringify(output), isError: false };
@@ -108,20 +120,56 @@ export function codexItemMessage(p: JsonObject): { side: Side; meta: boolean; bl
       return { side: 'input', meta: role !== 'user' || isContextText(text), blocks };
     }
     case 'reasoning':
-      return { side: 'model', meta: false, blocks: [{ type: 'thinking', thinking: reasoningText(p), signature: str(p, 'encrypted_content') ?? '' }] };
+      return {
+        side: 'model',
+        meta: false,
+        blocks: [{ type: 'thinking', thinking: reasoningText(p), signature: str(p, 'encrypted_content') ?? '' }],
+      };
     case 'function_call':
-      return { side: 'model', meta: false, blocks: [{ type: 'tool_use', id: str(p, 'call_id') ?? str(p, 'id') ?? '', name: str(p, 'name') ?? 'function', input: str(p, 'arguments') ?? p.arguments ?? '' }] };
+      return {
+        side: 'model',
+        meta: false,
+        blocks: [
+          {
+            type: 'tool_use',
+            id: str(p, 'call_id') ?? str(p, 'id') ?? '',
+            name: str(p, 'name') ?? 'function',
+            input: str(p, 'arguments') ?? p.arguments ?? '',
+          },
+        ],
+      };
     case 'custom_tool_call':
-      return { side: 'model', meta: false, blocks: [{ type: 'tool_use', id: str(p, 'call_id') ?? str(p, 'id') ?? '', name: str(p, 'name') ?? 'custom_tool', input: p.input ?? '' }] };
+      return {
+        side: 'model',
+        meta: false,
+        blocks: [
+          {
+            type: 'tool_use',
+            id: str(p, 'call_id') ?? str(p, 'id') ?? '',
+            name: str(p, 'name') ?? 'custom_tool',
+            input: p.input ?? '',
+          },
+        ],
+      };
     case 'local_shell_call':
-      return { side: 'model', meta: false, blocks: [{ type: 'tool_use', id: str(p, 'call_id') ?? str(p, 'id') ?? '', name: 'local_shell', input: p.action ?? {} }] };
+      return {
+        side: 'model',
+        meta: false,
+        blocks: [
+          { type: 'tool_use', id: str(p, 'call_id') ?? str(p, 'id') ?? '', name: 'local_shell', input: p.action ?? {} },
+        ],
+      };
     case 'web_search_call':
       return { side: 'model', meta: false, blocks: [{ type: 'web_search_call', action: p.action ?? null }] };
     case 'function_call_output':
     case 'custom_tool_call_output':
     case 'local_shell_call_output': {
       const { content, isError } = codexOutputContent(p.output);
-      return { side: 'input', meta: false, blocks: [{ type: 'tool_result', tool_use_id: str(p, 'call_id') ?? '', content, is_error: isError }] };
+      return {
+        side: 'input',
+        meta: false,
+        blocks: [{ type: 'tool_result', tool_use_id: str(p, 'call_id') ?? '', content, is_error: isError }],
+      };
     }
     case 'compaction':
     case 'compaction_summary':
@@ -144,7 +192,18 @@ function compactedContext(last: JsonObject | undefined): number | null {
 /** The Codex reader: one instance per file, fed its records in order. */
 export class CodexReader implements RecordReader {
   readonly format = 'codex' as const;
-  private s: CodexState = { lastUuid: null, responses: 0, open: false, lastTotal: null, counted: false, leading: null, model: null, version: null, sessionId: null, afterCompaction: false };
+  private s: CodexState = {
+    lastUuid: null,
+    responses: 0,
+    open: false,
+    lastTotal: null,
+    counted: false,
+    leading: null,
+    model: null,
+    version: null,
+    sessionId: null,
+    afterCompaction: false,
+  };
 
   version(): string | null {
     return this.s.version;
@@ -165,10 +224,23 @@ export class CodexReader implements RecordReader {
     const timestamp = str(o, 'timestamp');
     const type = str(o, 'type') ?? 'unknown';
     const st = this.s;
-    const plain = (kind: string, subtype?: string) => digestEntry({ type: kind, subtype, timestamp, sessionId: st.sessionId ?? undefined }, line, part, start, end);
+    const plain = (kind: string, subtype?: string) =>
+      digestEntry({ type: kind, subtype, timestamp, sessionId: st.sessionId ?? undefined }, line, part, start, end);
     const chained = (shape: JsonObject, historyItem?: number): Entry => {
       const uuid = codexEntryUuid(line, historyItem);
-      const e = digestEntry({ ...shape, uuid, parentUuid: shape.parentUuid === null ? null : st.lastUuid, timestamp, sessionId: st.sessionId ?? undefined }, line, 0, start, end);
+      const e = digestEntry(
+        {
+          ...shape,
+          uuid,
+          parentUuid: shape.parentUuid === null ? null : st.lastUuid,
+          timestamp,
+          sessionId: st.sessionId ?? undefined,
+        },
+        line,
+        0,
+        start,
+        end,
+      );
       st.lastUuid = uuid;
       return e;
     };
@@ -198,12 +270,29 @@ export class CodexReader implements RecordReader {
         const prev = st.lastUuid;
         // What the record says of the compaction, read as a Claude Code boundary's metadata is (entries.ts).
         const compactMetadata = { trigger: str(payload, 'trigger'), compactor: str(payload, 'compactor') };
-        const out = [chained({ type: 'system', subtype: 'compact_boundary', parentUuid: null, logicalParentUuid: prev ?? undefined, compactMetadata })];
+        const out = [
+          chained({
+            type: 'system',
+            subtype: 'compact_boundary',
+            parentUuid: null,
+            logicalParentUuid: prev ?? undefined,
+            compactMetadata,
+          }),
+        ];
         st.open = false;
         st.afterCompaction = true;
         const history = arr(payload, 'replacement_history');
         if (!history) {
-          out.push(chained({ type: 'user', isCompactSummary: true, message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] } }, 0));
+          out.push(
+            chained(
+              {
+                type: 'user',
+                isCompactSummary: true,
+                message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] },
+              },
+              0,
+            ),
+          );
           return out;
         }
         // The history the context restarts from: each item an entry, so that its newest rounds can be kept again.
@@ -220,7 +309,11 @@ export class CodexReader implements RecordReader {
   }
 
   /** The entry of one conversation item: the model's items share the current response; any input closes it. */
-  private itemEntry(m: NonNullable<ReturnType<typeof codexItemMessage>>, chained: (shape: JsonObject) => Entry, opensHistory: boolean): Entry {
+  private itemEntry(
+    m: NonNullable<ReturnType<typeof codexItemMessage>>,
+    chained: (shape: JsonObject) => Entry,
+    opensHistory: boolean,
+  ): Entry {
     const st = this.s;
     if (m.side === 'model') {
       if (!st.open) {
@@ -228,13 +321,25 @@ export class CodexReader implements RecordReader {
         st.open = true;
         st.counted = false;
       }
-      return chained({ type: 'assistant', message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: m.blocks } });
+      return chained({
+        type: 'assistant',
+        message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: m.blocks },
+      });
     }
     st.open = false;
-    return chained({ type: 'user', isMeta: m.meta || undefined, isCompactSummary: opensHistory || undefined, message: { role: 'user', content: m.blocks } });
+    return chained({
+      type: 'user',
+      isMeta: m.meta || undefined,
+      isCompactSummary: opensHistory || undefined,
+      message: { role: 'user', content: m.blocks },
+    });
   }
 
-  private event(payload: JsonObject, plain: (kind: string, subtype?: string) => Entry, chained: (shape: JsonObject) => Entry): Entry {
+  private event(
+    payload: JsonObject,
+    plain: (kind: string, subtype?: string) => Entry,
+    chained: (shape: JsonObject) => Entry,
+  ): Entry {
     const kind = str(payload, 'type') ?? 'unknown';
     if (kind !== 'token_count') return plain('event_msg', kind);
     const info = obj(payload, 'info');
@@ -245,7 +350,11 @@ export class CodexReader implements RecordReader {
   }
 
   /** A token count: the usage of the response it belongs to, or a plain event when it repeats one or opens none. */
-  private tokenCount(info: JsonObject | undefined, plain: (kind: string, subtype?: string) => Entry, chained: (shape: JsonObject) => Entry): Entry {
+  private tokenCount(
+    info: JsonObject | undefined,
+    plain: (kind: string, subtype?: string) => Entry,
+    chained: (shape: JsonObject) => Entry,
+  ): Entry {
     const st = this.s;
     const kind = 'token_count';
     const last = obj(info, 'last_token_usage');
@@ -280,7 +389,15 @@ export class CodexReader implements RecordReader {
     const st = this.s;
     const input = typeof last.input_tokens === 'number' ? last.input_tokens : 0;
     const cached = typeof last.cached_input_tokens === 'number' ? Math.min(input, last.cached_input_tokens) : 0;
-    const usage = { input_tokens: input - cached, cache_read_input_tokens: cached, cache_creation_input_tokens: 0, output_tokens: last.output_tokens ?? 0 };
-    return chained({ type: 'assistant', message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: [], usage } });
+    const usage = {
+      input_tokens: input - cached,
+      cache_read_input_tokens: cached,
+      cache_creation_input_tokens: 0,
+      output_tokens: last.output_tokens ?? 0,
+    };
+    return chained({
+      type: 'assistant',
+      message: { id: `resp-${st.responses}`, role: 'assistant', model: st.model ?? undefined, content: [], usage },
+    });
   }
 }

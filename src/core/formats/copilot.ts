@@ -51,7 +51,13 @@ export class CopilotReader implements RecordReader {
     const timestamp = str(o, 'timestamp');
     const chained = (shape: JsonObject): Entry => {
       const uuid = `copilot:${line}:${part}`;
-      const e = digestEntry({ ...shape, uuid, parentUuid: st.lastUuid, timestamp, sessionId: st.sessionId ?? undefined }, line, part, start, end);
+      const e = digestEntry(
+        { ...shape, uuid, parentUuid: st.lastUuid, timestamp, sessionId: st.sessionId ?? undefined },
+        line,
+        part,
+        start,
+        end,
+      );
       st.lastUuid = uuid;
       return e;
     };
@@ -66,7 +72,9 @@ export class CopilotReader implements RecordReader {
       case 'user.message':
         return [chained({ type: 'user', message: { role: 'user', content: str(data, 'content') ?? '' } })];
       case 'system.message':
-        return [chained({ type: 'user', isMeta: true, message: { role: 'user', content: str(data, 'content') ?? '' } })];
+        return [
+          chained({ type: 'user', isMeta: true, message: { role: 'user', content: str(data, 'content') ?? '' } }),
+        ];
       case 'assistant.message': {
         const content: JsonObject[] = [];
         const reasoning = str(data, 'reasoningText');
@@ -75,13 +83,39 @@ export class CopilotReader implements RecordReader {
         if (text && text.trim()) content.push({ type: 'text', text });
         for (const r of arr(data, 'toolRequests') ?? []) {
           const req = asObject(r);
-          if (req) content.push({ type: 'tool_use', id: str(req, 'toolCallId') ?? '', name: str(req, 'name') ?? 'tool', input: req.arguments ?? {} });
+          if (req)
+            content.push({
+              type: 'tool_use',
+              id: str(req, 'toolCallId') ?? '',
+              name: str(req, 'name') ?? 'tool',
+              input: req.arguments ?? {},
+            });
         }
         const model = str(data, 'model') ?? st.model ?? undefined;
-        return [chained({ type: 'assistant', message: { id: str(data, 'messageId') ?? `copilot-${line}`, role: 'assistant', model, content } })];
+        return [
+          chained({
+            type: 'assistant',
+            message: { id: str(data, 'messageId') ?? `copilot-${line}`, role: 'assistant', model, content },
+          }),
+        ];
       }
       case 'tool.execution_complete':
-        return [chained({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: str(data, 'toolCallId') ?? '', content: resultContent(data), is_error: data.success === false }] } })];
+        return [
+          chained({
+            type: 'user',
+            message: {
+              role: 'user',
+              content: [
+                {
+                  type: 'tool_result',
+                  tool_use_id: str(data, 'toolCallId') ?? '',
+                  content: resultContent(data),
+                  is_error: data.success === false,
+                },
+              ],
+            },
+          }),
+        ];
       default:
         break;
     }

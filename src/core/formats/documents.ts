@@ -23,7 +23,10 @@ export async function isJsonDocument(path: string): Promise<boolean> {
   try {
     const buf = Buffer.alloc(Math.min(st.size, 64 << 10));
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    head = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    head = buf
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
   } finally {
     await fh.close();
   }
@@ -84,7 +87,8 @@ export function messageElements(text: string, baseByte: number): Element[] {
     } else if (c === 10) line++;
     else if (c === 123 || c === 91) {
       if (c === 123 && arrayDepth >= 0 && depth === arrayDepth) cur = { from: i, start: byte, line };
-      if (c === 91 && arrayDepth < 0 && (depth === 0 || (depth === 1 && lastKey === 'messages'))) arrayDepth = depth + 1;
+      if (c === 91 && arrayDepth < 0 && (depth === 0 || (depth === 1 && lastKey === 'messages')))
+        arrayDepth = depth + 1;
       depth++;
     } else if (c === 125 || c === 93) {
       depth--;
@@ -114,25 +118,57 @@ function geminiShapes(m: JsonObject): JsonObject[] {
   if (type === 'user') return [{ ...base, type: 'user', message: { role: 'user', content: textBlocks(m.content) } }];
   if (type !== 'gemini') return [{ type: `gemini-${type ?? 'unknown'}`, timestamp: base.timestamp }];
   const content: JsonObject[] = [];
-  const thoughts = (arr(m, 'thoughts') ?? []).map((t) => `${str(asObject(t), 'subject') ?? ''}: ${str(asObject(t), 'description') ?? ''}`).join('\n');
+  const thoughts = (arr(m, 'thoughts') ?? [])
+    .map((t) => `${str(asObject(t), 'subject') ?? ''}: ${str(asObject(t), 'description') ?? ''}`)
+    .join('\n');
   if (thoughts) content.push({ type: 'thinking', thinking: thoughts });
   const reply = textBlocks(m.content);
-  if (typeof reply === 'string' ? reply.trim() : Array.isArray(reply) && reply.length) content.push(...(typeof reply === 'string' ? [{ type: 'text', text: reply }] : (reply as JsonObject[])));
+  if (typeof reply === 'string' ? reply.trim() : Array.isArray(reply) && reply.length)
+    content.push(...(typeof reply === 'string' ? [{ type: 'text', text: reply }] : (reply as JsonObject[])));
   const results: JsonObject[] = [];
   for (const call of arr(m, 'toolCalls') ?? []) {
     const c = asObject(call);
     if (!c) continue;
     const id = str(c, 'id') ?? '';
     content.push({ type: 'tool_use', id, name: str(c, 'name') ?? 'tool', input: c.args ?? {} });
-    const output = (arr(c, 'result') ?? []).map((r) => obj(obj(asObject(r), 'functionResponse'), 'response')?.output ?? obj(obj(asObject(r), 'functionResponse'), 'response') ?? r);
-    results.push({ type: 'tool_result', tool_use_id: id, content: output.map((o) => (typeof o === 'string' ? o : JSON.stringify(o))).join('\n'), is_error: str(c, 'status') === 'error' });
+    const output = (arr(c, 'result') ?? []).map(
+      (r) =>
+        obj(obj(asObject(r), 'functionResponse'), 'response')?.output ??
+        obj(obj(asObject(r), 'functionResponse'), 'response') ??
+        r,
+    );
+    results.push({
+      type: 'tool_result',
+      tool_use_id: id,
+      content: output.map((o) => (typeof o === 'string' ? o : JSON.stringify(o))).join('\n'),
+      is_error: str(c, 'status') === 'error',
+    });
   }
   const t = obj(m, 'tokens');
   const input = typeof t?.input === 'number' ? t.input : 0;
   const cached = typeof t?.cached === 'number' ? Math.min(input, t.cached) : 0;
-  const usage = t ? { input_tokens: input - cached, cache_read_input_tokens: cached, output_tokens: (typeof t.output === 'number' ? t.output : 0) + (typeof t.thoughts === 'number' ? t.thoughts : 0) } : undefined;
-  const shapes: JsonObject[] = [{ ...base, type: 'assistant', message: { id: base.uuid, role: 'assistant', model: str(m, 'model'), content, usage } }];
-  if (results.length) shapes.push({ uuid: `${base.uuid ?? ''}:results`, timestamp: base.timestamp, type: 'user', message: { role: 'user', content: results } });
+  const usage = t
+    ? {
+        input_tokens: input - cached,
+        cache_read_input_tokens: cached,
+        output_tokens:
+          (typeof t.output === 'number' ? t.output : 0) + (typeof t.thoughts === 'number' ? t.thoughts : 0),
+      }
+    : undefined;
+  const shapes: JsonObject[] = [
+    {
+      ...base,
+      type: 'assistant',
+      message: { id: base.uuid, role: 'assistant', model: str(m, 'model'), content, usage },
+    },
+  ];
+  if (results.length)
+    shapes.push({
+      uuid: `${base.uuid ?? ''}:results`,
+      timestamp: base.timestamp,
+      type: 'user',
+      message: { role: 'user', content: results },
+    });
   return shapes;
 }
 
@@ -152,7 +188,12 @@ async function clineUsage(historyPath: string): Promise<{ usage: JsonObject[]; c
       if (o?.say !== 'api_req_started' || typeof o.text !== 'string') continue;
       try {
         const t = asObject(JSON.parse(o.text)) ?? {};
-        out.push({ input_tokens: t.tokensIn ?? 0, cache_creation_input_tokens: t.cacheWrites ?? 0, cache_read_input_tokens: t.cacheReads ?? 0, output_tokens: t.tokensOut ?? 0 });
+        out.push({
+          input_tokens: t.tokensIn ?? 0,
+          cache_creation_input_tokens: t.cacheWrites ?? 0,
+          cache_read_input_tokens: t.cacheReads ?? 0,
+          output_tokens: t.tokensOut ?? 0,
+        });
         if (typeof t.cost === 'number' && Number.isFinite(t.cost) && t.cost >= 0) costUsd = (costUsd ?? 0) + t.cost;
       } catch {
         out.push({});
@@ -166,7 +207,10 @@ async function clineUsage(historyPath: string): Promise<{ usage: JsonObject[]; c
 
 /** Ids of the tool_use blocks of a Cline assistant message, in order. */
 function clineCalls(content: unknown): string[] {
-  return (Array.isArray(content) ? (content as unknown[]) : []).map(asObject).filter((b) => b?.type === 'tool_use' && typeof b.id === 'string').map((b) => b!.id as string);
+  return (Array.isArray(content) ? (content as unknown[]) : [])
+    .map(asObject)
+    .filter((b) => b?.type === 'tool_use' && typeof b.id === 'string')
+    .map((b) => b!.id as string);
 }
 
 /**
@@ -190,7 +234,8 @@ function detectDocument(doc: unknown): FormatId | null {
   if (o && Array.isArray(o.messages)) return 'gemini-cli';
   if (!Array.isArray(doc)) return null;
   const items = (doc as unknown[]).map(asObject);
-  if (items.some((i) => i && typeof i.type === 'string' && (typeof i.uuid === 'string' || i.type === 'summary'))) return 'claude-code';
+  if (items.some((i) => i && typeof i.type === 'string' && (typeof i.uuid === 'string' || i.type === 'summary')))
+    return 'claude-code';
   if (items.length && items.every((i) => i && typeof i.role === 'string' && 'content' in i)) return 'cline';
   return null;
 }
@@ -242,7 +287,13 @@ export async function indexJsonDocument(path: string): Promise<TranscriptIndex |
     });
   });
   // Cline's own figure for the task: carried like Claude Code's cost-state total (cost.ts agentCost reads the newest).
-  if (cline.costUsd !== null && entries.length) entries[entries.length - 1].agentCost = { usd: cline.costUsd, byModel: [], hasUnknownModelCost: false, source: "the cost of each API request in Cline's ui_messages.json" };
+  if (cline.costUsd !== null && entries.length)
+    entries[entries.length - 1].agentCost = {
+      usd: cline.costUsd,
+      byModel: [],
+      hasUnknownModelCost: false,
+      source: "the cost of each API request in Cline's ui_messages.json",
+    };
   const lines = text.split('\n').length;
   return {
     path,
@@ -258,6 +309,11 @@ export async function indexJsonDocument(path: string): Promise<TranscriptIndex |
     // A JSON document is read again whole on every change (inspect.ts `reinspect`): no fingerprint is needed.
     prefixDigest: '',
     reader: null,
-    format: { id: format, agent: agentName(format), version: format === 'claude-code' ? (values.map((x) => str(asObject(x), 'version')).find(Boolean) ?? null) : null, container: 'json' },
+    format: {
+      id: format,
+      agent: agentName(format),
+      version: format === 'claude-code' ? (values.map((x) => str(asObject(x), 'version')).find(Boolean) ?? null) : null,
+      container: 'json',
+    },
   };
 }

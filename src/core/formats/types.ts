@@ -34,9 +34,11 @@ export function agentName(id: FormatId): string {
 }
 
 const WHY_NOT: Partial<Record<FormatId, string>> = {
-  'gemini-cli': 'Gemini CLI sessions are read-only for now: Agent Compactor inspects them but does not write them back.',
+  'gemini-cli':
+    'Gemini CLI sessions are read-only for now: Agent Compactor inspects them but does not write them back.',
   cline: 'Cline / Roo Code tasks are read-only for now: Agent Compactor inspects them but does not write them back.',
-  'copilot-cli': 'GitHub Copilot CLI sessions are read-only for now: Agent Compactor inspects them but does not write them back.',
+  'copilot-cli':
+    'GitHub Copilot CLI sessions are read-only for now: Agent Compactor inspects them but does not write them back.',
 };
 
 /** What can be done with a file of this format; a Claude Code transcript stored as one JSON array is inspect-only. */
@@ -48,7 +50,8 @@ export function capabilitiesOf(format: Pick<FormatInfo, 'id' | 'container'>): Fo
 /** Why plan and compact are not offered for a format (null when they are). */
 export function unsupportedReason(format: Pick<FormatInfo, 'id' | 'container'>): string | null {
   if (capabilitiesOf(format).compact) return null;
-  if (format.id === 'claude-code') return 'This Claude Code transcript is stored as one JSON array, not as JSON lines: Agent Compactor inspects it but writes back only the JSONL files Claude Code resumes.';
+  if (format.id === 'claude-code')
+    return 'This Claude Code transcript is stored as one JSON array, not as JSON lines: Agent Compactor inspects it but writes back only the JSONL files Claude Code resumes.';
   return WHY_NOT[format.id] ?? 'This format is read-only for now.';
 }
 

@@ -66,13 +66,31 @@ export interface EstimateParts {
  * the character counts afterwards (e.g. a budget replacing a tool result by a preview),
  * the proxy is scaled by the characters left and characters beyond it use the per-char weights.
  */
-export function rawEstimateParts(c: RoundContent, continuesToolLoop: boolean, m: TokenModel = TOKEN_MODEL): EstimateParts {
+export function rawEstimateParts(
+  c: RoundContent,
+  continuesToolLoop: boolean,
+  m: TokenModel = TOKEN_MODEL,
+): EstimateParts {
   const p = c.proxy;
   return {
-    prose: part(c.assistantText + c.userText + c.attachment, p ? p.prose : 0, p ? p.proseChars : 0, m.proseScale, m.prose),
-    toolUseInput: part(c.toolUseInput, p ? p.toolUseInput : 0, p ? p.toolUseInputChars : 0, m.toolUseInputScale, m.toolUseInput),
+    prose: part(
+      c.assistantText + c.userText + c.attachment,
+      p ? p.prose : 0,
+      p ? p.proseChars : 0,
+      m.proseScale,
+      m.prose,
+    ),
+    toolUseInput: part(
+      c.toolUseInput,
+      p ? p.toolUseInput : 0,
+      p ? p.toolUseInputChars : 0,
+      m.toolUseInputScale,
+      m.toolUseInput,
+    ),
     toolResult: part(c.toolResult, p ? p.toolResult : 0, p ? p.toolResultChars : 0, m.toolResultScale, m.toolResult),
-    thinking: continuesToolLoop ? m.loopThinking * c.thinking + m.loopSignature * c.signature : m.endThinking * c.thinking + m.endSignature * c.signature,
+    thinking: continuesToolLoop
+      ? m.loopThinking * c.thinking + m.loopSignature * c.signature
+      : m.endThinking * c.thinking + m.endSignature * c.signature,
     images: m.image * c.images,
     framing: m.block * c.blocks + m.round,
   };
@@ -100,7 +118,12 @@ export function charsForTokens(tokens: number, kind: TextKind = 'prose', calibra
  * the per-character weights), times the session's calibration (1 for a raw estimate).
  */
 export function estimateStringTokens(text: string, kind: TextKind = 'prose', calibration = 1): number {
-  const scale = kind === 'prose' ? TOKEN_MODEL.proseScale : kind === 'toolResult' ? TOKEN_MODEL.toolResultScale : TOKEN_MODEL.toolUseInputScale;
+  const scale =
+    kind === 'prose'
+      ? TOKEN_MODEL.proseScale
+      : kind === 'toolResult'
+        ? TOKEN_MODEL.toolResultScale
+        : TOKEN_MODEL.toolUseInputScale;
   return Math.round(scale * textTokens(text) * calibration);
 }
 

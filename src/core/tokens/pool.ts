@@ -21,7 +21,11 @@ export function setTokenWorkerPath(path: string): void {
 }
 
 function defaultWorkerPath(): string | undefined {
-  const candidates = [workerPath, join(__dirname, 'tokens-worker.js'), join(__dirname, '..', 'dist', 'tokens-worker.js')];
+  const candidates = [
+    workerPath,
+    join(__dirname, 'tokens-worker.js'),
+    join(__dirname, '..', 'dist', 'tokens-worker.js'),
+  ];
   return candidates.find((p): p is string => !!p && existsSync(p));
 }
 

@@ -104,5 +104,12 @@ export function textFeatures(s: string): number[] {
 export function textTokens(s: string, w: TextTokenWeights = TEXT_TOKENS): number {
   if (s.length === 0) return 0;
   scanText(s);
-  return w.char * s.length + w.digit * acc[0] + w.punctRun * acc[1] + w.blankRun * acc[2] + w.nonAscii * acc[3] + w.upper * acc[4];
+  return (
+    w.char * s.length +
+    w.digit * acc[0] +
+    w.punctRun * acc[1] +
+    w.blankRun * acc[2] +
+    w.nonAscii * acc[3] +
+    w.upper * acc[4]
+  );
 }

@@ -47,7 +47,11 @@ export async function pickTranscript(title: string, openLabel: string): Promise<
  * The transcript a command acts on: the argument's, else the one shown in the tree, else
  * the active editor's, else (when `pick`) one chosen in a file dialog.
  */
-export async function resolveTranscript(s: Services, arg: unknown, pick: { title: string; openLabel: string } | false): Promise<string | undefined> {
+export async function resolveTranscript(
+  s: Services,
+  arg: unknown,
+  pick: { title: string; openLabel: string } | false,
+): Promise<string | undefined> {
   const fromArg = fileFromArg(arg);
   if (fromArg) return fromArg;
   if (s.store.file) return s.store.file;

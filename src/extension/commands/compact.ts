@@ -10,14 +10,29 @@ import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { contextNow, type ContextFigure } from '../../core/context';
 import { bytesAfterLastBoundary } from '../../core/compact/activePart';
-import { applyCompaction, DEFAULT_MODEL, planCompactionOf, type CompactOptions, type PlannedCompaction } from '../../core/compact/compact';
+import {
+  applyCompaction,
+  DEFAULT_MODEL,
+  planCompactionOf,
+  type CompactOptions,
+  type PlannedCompaction,
+} from '../../core/compact/compact';
 import { compactionEconomics } from '../../core/cache';
 import type { Analysis } from '../../core/inspect';
 import { priceTableFromSetting } from '../model/mapState';
 import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { agentCliRefusal } from '../../core/compact/summary';
 import { adviceFor, type ErrorAction } from '../model/errors';
-import { confirmationText, planSummary, RESULT_ACTIONS, resultActions, resultResumeCommand, resultSummary, type ResultFiles, type ResultOptions } from '../model/planText';
+import {
+  confirmationText,
+  planSummary,
+  RESULT_ACTIONS,
+  resultActions,
+  resultResumeCommand,
+  resultSummary,
+  type ResultFiles,
+  type ResultOptions,
+} from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import type { FormatId } from '../../core/formats/types';
 import { getSettings, SECTION } from '../settings';
@@ -43,7 +58,6 @@ interface Planned {
   analysis: Analysis;
 }
 
-
 /** Plans the compaction the run will apply, with the store's decisions of the file (a value read at the edge). */
 async function planFor(s: Services, req: Request, compactOptions: CompactOptions): Promise<Planned> {
   const decisions = await s.store.decisions(req.file);
@@ -52,11 +66,21 @@ async function planFor(s: Services, req: Request, compactOptions: CompactOptions
     () => planCompactionOf(req.file, { ...compactOptions, decisions }),
   );
   const analysis = planned.analysis;
-  return { planned, plan: planned.plan, context: contextNow(analysis.report), bytes: analysis.report.bytes, agent: analysis.index.format.id, analysis };
+  return {
+    planned,
+    plan: planned.plan,
+    context: contextNow(analysis.report),
+    bytes: analysis.report.bytes,
+    agent: analysis.index.format.id,
+    analysis,
+  };
 }
 
 /** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
-async function ensureKey(s: Services, summarizer: Summarizer): Promise<{ summarizer: Summarizer; apiKey?: string } | undefined> {
+async function ensureKey(
+  s: Services,
+  summarizer: Summarizer,
+): Promise<{ summarizer: Summarizer; apiKey?: string } | undefined> {
   if (summarizer !== 'anthropic') return { summarizer };
   const key = await s.secrets.getApiKey();
   if (key) return { summarizer, apiKey: key };
@@ -102,17 +126,21 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
       if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
       return undefined;
     }
-    if (err instanceof CompactError && err.code === 'nothing-to-compact') return handleFailure(s, err, arg, summarizer, programmatic);
+    if (err instanceof CompactError && err.code === 'nothing-to-compact')
+      return handleFailure(s, err, arg, summarizer, programmatic);
     s.log.error(`Could not plan a compaction of ${file}`, err);
     if (programmatic) throw err;
-    void vscode.window.showErrorMessage(`Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+    void vscode.window.showErrorMessage(
+      `Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return undefined;
   }
   const { plan, context } = planned;
   s.log.info(`Plan for ${file}: ${planSummary(plan, context)}`);
   // Before the confirmation, which would otherwise offer to send the session to the other agent.
   const wrongAgent = o.summaryText === undefined ? agentCliRefusal(summarizer, planned.agent) : null;
-  if (wrongAgent) return handleFailure(s, new CompactError('wrong-summarizer', wrongAgent), arg, summarizer, programmatic);
+  if (wrongAgent)
+    return handleFailure(s, new CompactError('wrong-summarizer', wrongAgent), arg, summarizer, programmatic);
   if (!(await confirmed(s, planned, req, o, programmatic))) return undefined;
 
   let result: CompactResult;
@@ -126,9 +154,15 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
 }
 
 /** The file, write mode, settings and summarizer (with its key), or undefined when the user stops or the workspace is restricted. */
-async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>, programmatic: boolean): Promise<Request | undefined> {
+async function settleRequest(
+  s: Services,
+  arg: unknown,
+  o: Partial<CompactArgs>,
+  programmatic: boolean,
+): Promise<Request | undefined> {
   if (!vscode.workspace.isTrusted) {
-    const msg = 'Compaction writes files and may send transcript content to the Anthropic API or your agent CLI, so it is disabled in Restricted Mode.';
+    const msg =
+      'Compaction writes files and may send transcript content to the Anthropic API or your agent CLI, so it is disabled in Restricted Mode.';
     if (programmatic) throw new CommandInputError(msg);
     const choice = await vscode.window.showWarningMessage(msg, 'Manage Workspace Trust');
     if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
@@ -167,16 +201,27 @@ async function settleRequest(s: Services, arg: unknown, o: Partial<CompactArgs>,
  * does not go on to a one-step compaction. With `agentCompactor.reviewSummary` on (the default)
  * its first choice writes the summary for review instead, and Apply Summary compacts later.
  */
-async function confirmed(s: Services, planned: Planned, req: Request, o: Partial<CompactArgs>, programmatic: boolean): Promise<boolean> {
+async function confirmed(
+  s: Services,
+  planned: Planned,
+  req: Request,
+  o: Partial<CompactArgs>,
+  programmatic: boolean,
+): Promise<boolean> {
   const { file } = req;
   const { plan, context } = planned;
   if (!programmatic && plan.nothingToDo) {
-    const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${planSummary(plan, context)}.`, 'Open Settings');
+    const choice = await vscode.window.showInformationMessage(
+      `${basename(file)}: ${planSummary(plan, context)}.`,
+      'Open Settings',
+    );
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
     return false;
   }
   if (o.confirm === false) return true;
-  const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(file)).get('prices')).table;
+  const prices = priceTableFromSetting(
+    vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(file)).get('prices'),
+  ).table;
   const summarizerModel = req.summarizer === 'anthropic' ? (req.config.model ?? DEFAULT_MODEL) : undefined;
   const economics = compactionEconomics(planned.analysis, plan, { now: Date.now(), prices, summarizerModel });
   const { message, detail } = confirmationText(plan, context, {
@@ -193,7 +238,8 @@ async function confirmed(s: Services, planned: Planned, req: Request, o: Partial
   const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, first, second, OPEN_BUDGET);
   if (choice === OPEN_BUDGET) await vscode.commands.executeCommand(CommandId.openBudget, { file });
   // The summarizer settled above (the user may have chosen the offline one instead of setting a key).
-  if (choice === REVIEW || choice === REVIEW_FIRST) await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer }, programmatic);
+  if (choice === REVIEW || choice === REVIEW_FIRST)
+    await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer }, programmatic);
   return choice === COMPACT || choice === COMPACT_NOW;
 }
 
@@ -226,9 +272,14 @@ function compactOptionsOf(req: Request, o: Partial<CompactArgs>): CompactOptions
   }
   if (summarizer === 'anthropic') {
     // The address the confirmation named, resolved the same way.
-    compactOptions.anthropic = { apiKey: req.apiKey, model: req.config.model, baseURL: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL) };
+    compactOptions.anthropic = {
+      apiKey: req.apiKey,
+      model: req.config.model,
+      baseURL: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL),
+    };
   }
-  if (summarizer === 'claude-cli' || summarizer === 'codex-cli') compactOptions.agentCli = { claudePath: req.config.claudePath, codexPath: req.config.codexPath };
+  if (summarizer === 'claude-cli' || summarizer === 'codex-cli')
+    compactOptions.agentCli = { claudePath: req.config.claudePath, codexPath: req.config.codexPath };
   return compactOptions;
 }
 
@@ -257,14 +308,23 @@ function runWithProgress(s: Services, req: Request, planned: PlannedCompaction):
 }
 
 /** Records and logs the result, shows the transcript again (in place), opens the result and notifies. */
-async function afterCompaction(s: Services, result: CompactResult, req: Request, o: Partial<CompactArgs>, planned: Planned): Promise<void> {
+async function afterCompaction(
+  s: Services,
+  result: CompactResult,
+  req: Request,
+  o: Partial<CompactArgs>,
+  planned: Planned,
+): Promise<void> {
   const { file, summarizer, config } = req;
   s.store.lastResult = result;
   // The folder Claude Code must be started in, read from the result's lines as Resume in Claude
   // Code reads it (the folder matching its project folder, else where it was started).
-  const cwd = await sessionCwd(result.output).catch(() => null) ?? result.cwd;
-  s.log.info(`${resultSummary(result, { requested: summarizer, claudePath: config.claudePath, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`);
-  for (const a of result.attempts) s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
+  const cwd = (await sessionCwd(result.output).catch(() => null)) ?? result.cwd;
+  s.log.info(
+    `${resultSummary(result, { requested: summarizer, claudePath: config.claudePath, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
+  );
+  for (const a of result.attempts)
+    s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
   if (req.mode === 'inPlace') {
     s.store.invalidate(file);
     if (s.store.file === file) await s.store.refresh(true);
@@ -276,18 +336,27 @@ async function afterCompaction(s: Services, result: CompactResult, req: Request,
       s.log.warn(`Could not open ${result.output}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  void notifyResult(s, result, { requested: summarizer, claudePath: config.claudePath, cwd, context: planned.context, files: await resultFiles(result, planned.bytes) });
+  void notifyResult(s, result, {
+    requested: summarizer,
+    claudePath: config.claudePath,
+    cwd,
+    context: planned.context,
+    files: await resultFiles(result, planned.bytes),
+  });
 }
 
 /** The sizes the result message names; none when a file cannot be read now (the message then leaves them out). */
 async function resultFiles(result: CompactResult, before: number): Promise<ResultFiles | undefined> {
   try {
-    return { before, written: (await stat(result.output)).size, agentReads: await bytesAfterLastBoundary(result.output) };
+    return {
+      before,
+      written: (await stat(result.output)).size,
+      agentReads: await bytesAfterLastBoundary(result.output),
+    };
   } catch {
     return undefined;
   }
 }
-
 
 /** The result notification: what was written, by which summarizer, and how to resume it. */
 async function notifyResult(s: Services, result: CompactResult, how: ResultOptions): Promise<void> {
@@ -299,7 +368,10 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd);
   const buttons = resultActions(result, command);
   const choice = fellBack
-    ? await vscode.window.showWarningMessage(`${text} The ${requested === 'anthropic' ? 'Anthropic' : requested} summary was not used${why ? `: ${why}` : '.'}`, ...buttons)
+    ? await vscode.window.showWarningMessage(
+        `${text} The ${requested === 'anthropic' ? 'Anthropic' : requested} summary was not used${why ? `: ${why}` : '.'}`,
+        ...buttons,
+      )
     : await vscode.window.showInformationMessage(text, ...buttons);
   // The session just written, by the id and folder the compaction reported.
   const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
@@ -309,22 +381,40 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
       // Copy Resume Command builds a Claude Code command; a Codex session's is the result's own.
       await vscode.env.clipboard.writeText(command);
       void vscode.window.showInformationMessage(`Copied to the clipboard: ${command}`);
-    } else if (choice === RESULT_ACTIONS.copyResume) await vscode.commands.executeCommand(CommandId.copyResumeCommand, session);
+    } else if (choice === RESULT_ACTIONS.copyResume)
+      await vscode.commands.executeCommand(CommandId.copyResumeCommand, session);
     else if (choice === RESULT_ACTIONS.diff) {
       const left = result.backup ?? file;
-      await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(left), vscode.Uri.file(result.output), `${basename(left)} ↔ ${basename(result.output)}`);
-    } else if (choice === RESULT_ACTIONS.reveal) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
+      await vscode.commands.executeCommand(
+        'vscode.diff',
+        vscode.Uri.file(left),
+        vscode.Uri.file(result.output),
+        `${basename(left)} ↔ ${basename(result.output)}`,
+      );
+    } else if (choice === RESULT_ACTIONS.reveal)
+      await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
   } catch (err) {
     // The commands already told the user; keep the detail in the log.
     s.log.warn(`${choice} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
-async function handleFailure(s: Services, err: unknown, arg: unknown, summarizer: Summarizer, programmatic: boolean): Promise<CompactResult | undefined> {
+async function handleFailure(
+  s: Services,
+  err: unknown,
+  arg: unknown,
+  summarizer: Summarizer,
+  programmatic: boolean,
+): Promise<CompactResult | undefined> {
   const advice = adviceFor(err, summarizer);
   if (advice.severity === 'info') s.log.info(advice.message);
   else s.log.error('Compaction failed', err);
-  const show = advice.severity === 'error' ? vscode.window.showErrorMessage : advice.severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const show =
+    advice.severity === 'error'
+      ? vscode.window.showErrorMessage
+      : advice.severity === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
   const pending = show(advice.message, ...advice.actions);
   if (programmatic) {
     void pending.then((choice) => act(s, choice, arg, programmatic)).then(undefined, () => undefined);
@@ -333,8 +423,15 @@ async function handleFailure(s: Services, err: unknown, arg: unknown, summarizer
   return act(s, await pending, arg, programmatic);
 }
 
-async function act(s: Services, choice: ErrorAction | undefined, arg: unknown, programmatic: boolean): Promise<CompactResult | undefined> {
-  const file = isProgrammatic(arg) ? (arg as CompactArgs).file ?? s.store.file : (arg instanceof vscode.Uri ? arg.fsPath : undefined) ?? s.store.file;
+async function act(
+  s: Services,
+  choice: ErrorAction | undefined,
+  arg: unknown,
+  programmatic: boolean,
+): Promise<CompactResult | undefined> {
+  const file = isProgrammatic(arg)
+    ? ((arg as CompactArgs).file ?? s.store.file)
+    : ((arg instanceof vscode.Uri ? arg.fsPath : undefined) ?? s.store.file);
   const base: CompactArgs = { ...(isProgrammatic(arg) ? arg : {}), file, confirm: false };
   // A re-run after the user already confirmed: no second dialog; its own failure is
   // shown by its own notification (and only thrown back to programmatic callers).
@@ -371,12 +468,23 @@ export async function applySummaryCommand(s: Services, arg?: unknown): Promise<C
   const file = reviewFileOf(s, arg);
   const review = file ? reviewOf(file) : undefined;
   if (!file || !review) {
-    if (isProgrammatic(arg)) throw new CommandInputError('applySummary: no summary is being reviewed for this transcript (run Review Summary first)');
-    void vscode.window.showWarningMessage('No summary is being reviewed; run Compact Transcript: Review Summary first.');
+    if (isProgrammatic(arg))
+      throw new CommandInputError(
+        'applySummary: no summary is being reviewed for this transcript (run Review Summary first)',
+      );
+    void vscode.window.showWarningMessage(
+      'No summary is being reviewed; run Compact Transcript: Review Summary first.',
+    );
     return undefined;
   }
   const summaryText = review.document.getText();
-  const result = await compactCommand(s, { ...review.args, ...options<CompactArgs>(arg), file, confirm: false, summaryText });
+  const result = await compactCommand(s, {
+    ...review.args,
+    ...options<CompactArgs>(arg),
+    file,
+    confirm: false,
+    summaryText,
+  });
   if (result) await endReview(file);
   return result;
 }

@@ -20,7 +20,16 @@ import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
 import { revealRound } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
-import { autoRoundCommand, chooseResultCommand, clearDecisionsCommand, dropRoundCommand, keepFromCommand, keepRoundCommand, summarizeRoundCommand, summarizeUpToCommand } from './steer';
+import {
+  autoRoundCommand,
+  chooseResultCommand,
+  clearDecisionsCommand,
+  dropRoundCommand,
+  keepFromCommand,
+  keepRoundCommand,
+  summarizeRoundCommand,
+  summarizeUpToCommand,
+} from './steer';
 import { addSummaryFactCommand, discardSummaryCommand, reviewSummaryCommand } from './review';
 import { undoLastCompactionCommand } from './undo';
 import { showConversationDiffCommand } from './conversationDiff';

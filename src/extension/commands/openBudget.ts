@@ -14,6 +14,7 @@ export async function openBudgetCommand(s: Services, arg?: unknown): Promise<Bud
   if (s.store.file !== file || s.store.state.status !== 'ready') await s.store.load(file);
   if (s.store.state.status === 'ready' && !s.store.plan) await s.store.preview();
   s.budget.show();
-  if (s.store.state.status === 'error' && !isProgrammatic(arg)) void vscode.window.showWarningMessage(s.store.state.message);
+  if (s.store.state.status === 'error' && !isProgrammatic(arg))
+    void vscode.window.showWarningMessage(s.store.state.message);
   return s.budget.state;
 }

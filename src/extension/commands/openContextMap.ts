@@ -13,6 +13,7 @@ export async function openContextMapCommand(s: Services, arg?: unknown): Promise
     return undefined;
   }
   const snapshot = await s.maps.open(file);
-  if (s.store.state.status === 'error' && s.store.file === file && !isProgrammatic(arg)) void vscode.window.showWarningMessage(s.store.state.message);
+  if (s.store.state.status === 'error' && s.store.file === file && !isProgrammatic(arg))
+    void vscode.window.showWarningMessage(s.store.state.message);
   return snapshot.state;
 }

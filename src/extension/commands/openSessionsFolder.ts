@@ -5,7 +5,14 @@ import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { scanSessions } from '../../core/sessionList';
-import { agentFolders, listAgentSessions, listSessions, sessionPickItem, sessionsFolder, type SessionFile } from '../model/sessions';
+import {
+  agentFolders,
+  listAgentSessions,
+  listSessions,
+  sessionPickItem,
+  sessionsFolder,
+  type SessionFile,
+} from '../model/sessions';
 import type { Services } from '../services';
 import { isProgrammatic } from './args';
 import { CommandId } from '../commandIds';
@@ -33,11 +40,17 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
   const result = { folder, exists, sessions, others };
   if (isProgrammatic(arg)) return result;
   if (!exists && others.length === 0) {
-    const choice = await vscode.window.showInformationMessage(`No sessions folder of Claude Code (${folder}), Codex, Gemini CLI, Cline or Roo Code was found.`, 'Open Transcript…');
+    const choice = await vscode.window.showInformationMessage(
+      `No sessions folder of Claude Code (${folder}), Codex, Gemini CLI, Cline or Roo Code was found.`,
+      'Open Transcript…',
+    );
     if (choice) await vscode.commands.executeCommand(CommandId.openTranscript);
     return result;
   }
-  const all = [...sessions.map((x) => ({ ...x, agent: 'Claude Code' })), ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, project: '' })))];
+  const all = [
+    ...sessions.map((x) => ({ ...x, agent: 'Claude Code' })),
+    ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, project: '' }))),
+  ];
   all.sort((a, b) => b.mtimeMs - a.mtimeMs);
   const titled = new Map((exists ? await scanSessions(folder) : []).map((x) => [x.file, x] as const));
   const items: Item[] = [
@@ -57,7 +70,8 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
     matchOnDetail: true,
   });
   if (!picked) return result;
-  if (picked.action === 'window') await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
+  if (picked.action === 'window')
+    await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
   else if (picked.action === 'os') await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(folder));
   else if (picked.file) await vscode.commands.executeCommand(CommandId.openTranscript, vscode.Uri.file(picked.file));
   return { ...result, picked: picked.file };

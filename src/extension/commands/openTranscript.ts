@@ -19,7 +19,6 @@ export interface OpenTranscriptResult {
   contextTokens: number;
 }
 
-
 export async function openTranscriptCommand(s: Services, arg?: unknown): Promise<OpenTranscriptResult | undefined> {
   const programmatic = isProgrammatic(arg);
   const o = options<OpenTranscriptArgs>(arg);
@@ -41,8 +40,12 @@ export async function openTranscriptCommand(s: Services, arg?: unknown): Promise
   }
   if (open) {
     const size = (await stat(file)).size;
-    if (size <= EDITOR_LIMIT) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file), { preview: true });
-    else if (!programmatic) void vscode.window.showInformationMessage(`${basename(file)} is too large to open in an editor; its rounds are in the Agent Compactor view.`);
+    if (size <= EDITOR_LIMIT)
+      await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file), { preview: true });
+    else if (!programmatic)
+      void vscode.window.showInformationMessage(
+        `${basename(file)} is too large to open in an editor; its rounds are in the Agent Compactor view.`,
+      );
   }
   if (!programmatic) await vscode.commands.executeCommand('agentCompactor.rounds.focus');
   return { file, rounds: analysis.report.totals.rounds, contextTokens: analysis.report.totals.currentContextTokens };

@@ -51,7 +51,9 @@ export async function previewCommand(s: Services, arg?: unknown): Promise<Compac
   if (!programmatic) {
     if (plan) vscode.window.setStatusBarMessage(`$(graph) ${planSummary(plan, contextNow(analysis.report))}`, 8000);
     else if (s.store.state.status === 'ready' && s.store.state.planError) {
-      void vscode.window.showErrorMessage(`Could not plan a compaction: ${s.store.state.planError}`, 'Show Log').then((c) => c && s.log.show());
+      void vscode.window
+        .showErrorMessage(`Could not plan a compaction: ${s.store.state.planError}`, 'Show Log')
+        .then((c) => c && s.log.show());
     }
   }
   return plan;
@@ -61,10 +63,24 @@ export async function previewCommand(s: Services, arg?: unknown): Promise<Compac
  * The input box's verdict on a typed target: an error for what is not a token count, a warning (the target can still
  * be accepted, and the plan then says the same) for one below the smallest reachable target.
  */
-export function targetValidation(text: string, smallest: number, overhead: number | null): vscode.InputBoxValidationMessage | undefined {
+export function targetValidation(
+  text: string,
+  smallest: number,
+  overhead: number | null,
+): vscode.InputBoxValidationMessage | undefined {
   const n = parseTokenCount(text);
-  if (n === null) return { message: 'A number of tokens between 1,000 and 10,000,000 (e.g. 120000 or 120k)', severity: vscode.InputBoxValidationSeverity.Error };
+  if (n === null)
+    return {
+      message: 'A number of tokens between 1,000 and 10,000,000 (e.g. 120000 or 120k)',
+      severity: vscode.InputBoxValidationSeverity.Error,
+    };
   if (n >= smallest) return undefined;
-  const why = overhead !== null && overhead >= n ? `the system prompt and tools alone take about ${formatNumber(overhead)} tokens` : 'the newest response is always kept verbatim';
-  return { message: `Unreachable: ${why}. The smallest reachable target is about ${formatNumber(smallest)}.`, severity: vscode.InputBoxValidationSeverity.Warning };
+  const why =
+    overhead !== null && overhead >= n
+      ? `the system prompt and tools alone take about ${formatNumber(overhead)} tokens`
+      : 'the newest response is always kept verbatim';
+  return {
+    message: `Unreachable: ${why}. The smallest reachable target is about ${formatNumber(smallest)}.`,
+    severity: vscode.InputBoxValidationSeverity.Warning,
+  };
 }

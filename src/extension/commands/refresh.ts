@@ -16,7 +16,8 @@ export async function refreshCommand(s: Services, arg?: unknown): Promise<Refres
   const editor = vscode.window.activeTextEditor;
   const file = named ?? s.store.file ?? (isTranscriptEditor(editor) ? editor.document.uri.fsPath : undefined);
   if (!file) return undefined;
-  const analysis = file === s.store.file ? await s.store.refresh(o.full === true) : await s.store.load(file, { force: true });
+  const analysis =
+    file === s.store.file ? await s.store.refresh(o.full === true) : await s.store.load(file, { force: true });
   if (!analysis) return undefined;
   return { file, rounds: analysis.report.totals.rounds, contextTokens: analysis.report.totals.currentContextTokens };
 }

@@ -43,7 +43,9 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   if (o.confirm !== false) {
     const { plan, before, after, canRepair, reason } = repairOutlook(await readSessionIndex(file));
     if (!canRepair) {
-      void vscode.window.showInformationMessage(`${basename(file)}: nothing Repair can fix (${reason}). Resume loads ${before.reachableMessages} of ${before.totalMessages} messages (${pct(before.reachability)}).`);
+      void vscode.window.showInformationMessage(
+        `${basename(file)}: nothing Repair can fix (${reason}). Resume loads ${before.reachableMessages} of ${before.totalMessages} messages (${pct(before.reachability)}).`,
+      );
       return undefined;
     }
     const choice = await vscode.window.showWarningMessage(
@@ -60,7 +62,10 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   }
   let result: RepairResult;
   try {
-    result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Repairing ${basename(file)}…` }, () => repairFile(file, { inPlace, out: o.out }));
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Repairing ${basename(file)}…` },
+      () => repairFile(file, { inPlace, out: o.out }),
+    );
   } catch (err) {
     const msg = `Repair failed: ${err instanceof Error ? err.message : String(err)}`;
     s.log.error(msg);
@@ -68,7 +73,9 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
     void vscode.window.showErrorMessage(msg);
     return undefined;
   }
-  s.log.info(`Repaired ${file}: ${result.changes.length} relinked, ${result.converted.length} converted, written to ${result.output ?? '(nothing)'}`);
+  s.log.info(
+    `Repaired ${file}: ${result.changes.length} relinked, ${result.converted.length} converted, written to ${result.output ?? '(nothing)'}`,
+  );
   for (const n of result.notes) s.log.info(`Repair: ${n}`);
   if (!result.output) return result;
   if (inPlace) s.store.invalidate(file);
@@ -77,7 +84,11 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   const offer = result.sessionId ? [RESUME] : [];
   const shown = vscode.window.showInformationMessage(text, ...offer);
   const follow = shown.then(async (choice) => {
-    if (choice === RESUME) await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, { file: result.output, sessionId: result.sessionId });
+    if (choice === RESUME)
+      await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, {
+        file: result.output,
+        sessionId: result.sessionId,
+      });
   });
   if (!programmatic) await follow;
   return result;

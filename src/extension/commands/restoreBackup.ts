@@ -33,7 +33,9 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
   const backups = await listBackups(file);
   if (!backups.length) {
     if (programmatic) throw new CommandInputError(`restoreBackup: ${file} has no backups`);
-    void vscode.window.showInformationMessage(`${basename(file)} has no backups (they are written by in-place compactions).`);
+    void vscode.window.showInformationMessage(
+      `${basename(file)} has no backups (they are written by in-place compactions).`,
+    );
     return undefined;
   }
   let backup = o.backup;
@@ -50,7 +52,11 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
         };
       }),
     );
-    const picked = await vscode.window.showQuickPick(items, { title: `Restore ${basename(file)} From Backup`, placeHolder: 'Backup to restore (each written by an in-place compaction before it rewrote the file; newest first)' });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Restore ${basename(file)} From Backup`,
+      placeHolder:
+        'Backup to restore (each written by an in-place compaction before it rewrote the file; newest first)',
+    });
     if (!picked) return undefined;
     backup = picked.backup;
   }
@@ -63,7 +69,11 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
   if (o.confirm !== false) {
     const choice = await vscode.window.showWarningMessage(
       `Replace ${basename(file)} with ${basename(backup)}?`,
-      { modal: true, detail: 'The current content of the transcript is replaced by the backup (taken by an in-place compaction), and its compactor state file and saved tool results go back to how they were then. The current content is itself backed up first, so this can be undone.' },
+      {
+        modal: true,
+        detail:
+          'The current content of the transcript is replaced by the backup (taken by an in-place compaction), and its compactor state file and saved tool results go back to how they were then. The current content is itself backed up first, so this can be undone.',
+      },
       'Restore',
     );
     if (choice !== 'Restore') return undefined;
@@ -74,12 +84,17 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
   } catch (err) {
     s.log.error(`Could not restore ${file} from ${backup}`, err);
     if (programmatic) throw err;
-    void vscode.window.showErrorMessage(`Could not restore ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+    void vscode.window.showErrorMessage(
+      `Could not restore ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return undefined;
   }
   s.log.info(`Restored ${file} from ${backup}; the replaced content was backed up to ${safety}`);
   s.store.invalidate(file);
   if (s.store.file === file) await s.store.refresh(true);
-  if (!programmatic) void vscode.window.showInformationMessage(`Restored ${basename(file)} from ${basename(backup)} (the replaced content is in ${basename(safety)}).`);
+  if (!programmatic)
+    void vscode.window.showInformationMessage(
+      `Restored ${basename(file)} from ${basename(backup)} (the replaced content is in ${basename(safety)}).`,
+    );
   return backup;
 }

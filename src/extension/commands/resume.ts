@@ -80,7 +80,8 @@ function missingClaude(s: Services, arg: unknown, claudePath: string): undefined
   s.log.warn(message);
   if (isProgrammatic(arg)) throw new CommandInputError(message);
   void vscode.window.showWarningMessage(message, OPEN_SETTING).then((choice) => {
-    if (choice === OPEN_SETTING) void vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.claudePath');
+    if (choice === OPEN_SETTING)
+      void vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.claudePath');
   });
   return undefined;
 }

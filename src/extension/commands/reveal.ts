@@ -37,7 +37,11 @@ export interface RevealResult {
 function columnBesideActive(file: string): vscode.ViewColumn {
   const active = vscode.window.tabGroups.activeTabGroup;
   const others = vscode.window.tabGroups.all.filter((g) => g !== active);
-  const holding = others.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === 'file' && t.input.uri.fsPath === file));
+  const holding = others.find((g) =>
+    g.tabs.some(
+      (t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === 'file' && t.input.uri.fsPath === file,
+    ),
+  );
   return (holding ?? others[0])?.viewColumn ?? vscode.ViewColumn.Beside;
 }
 
@@ -58,12 +62,29 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
     const analysis = s.store.file === file ? s.store.analysis : undefined;
     if (!analysis) return undefined;
     const entries = analysis.index.entries;
-    const round = typeof o.line === 'number' ? analysis.rounds.find((r) => r.entries.some((i) => entries[i].line === o.line)) : analysis.rounds.find((r) => r.index === o.round);
+    const round =
+      typeof o.line === 'number'
+        ? analysis.rounds.find((r) => r.entries.some((i) => entries[i].line === o.line))
+        : analysis.rounds.find((r) => r.index === o.round);
     if (round) {
       const doc = await vscode.workspace.openTextDocument(readableRoundUri(file, round.index));
-      const at = typeof o.line === 'number' ? Math.max(0, doc.getText().split('\n').findIndex((l) => l.startsWith(readableLineHeading(o.line!)))) : 0;
+      const at =
+        typeof o.line === 'number'
+          ? Math.max(
+              0,
+              doc
+                .getText()
+                .split('\n')
+                .findIndex((l) => l.startsWith(readableLineHeading(o.line!))),
+            )
+          : 0;
       const pos = new vscode.Position(at, 0);
-      const editor = await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, viewColumn, selection: new vscode.Range(pos, pos) });
+      const editor = await vscode.window.showTextDocument(doc, {
+        preserveFocus: o.focus !== true,
+        preview: true,
+        viewColumn,
+        selection: new vscode.Range(pos, pos),
+      });
       editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.AtTop);
       return { file, firstLine: round.firstLine, lastLine: round.lastLine, shownIn: 'readable-round' };
     }
@@ -98,7 +119,10 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
   }
   if ((await stat(file)).size > EDITOR_LIMIT) {
     if (roundIndex === undefined) {
-      if (!isProgrammatic(arg)) void vscode.window.showInformationMessage(`${basename(file)} is too large for an editor (over 50 MB); line ${first} can be shown only as part of its round.`);
+      if (!isProgrammatic(arg))
+        void vscode.window.showInformationMessage(
+          `${basename(file)} is too large for an editor (over 50 MB); line ${first} can be shown only as part of its round.`,
+        );
       return { file, firstLine: first, lastLine: last, shownIn: 'nowhere' };
     }
     const doc = await vscode.workspace.openTextDocument(roundDocumentUri(file, roundIndex));
@@ -111,14 +135,21 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     s.log.warn(`Could not open ${file}: ${why}`);
-    void vscode.window.showWarningMessage(`Cannot open the transcript in an editor (${why}). The lines are ${first}–${last}.`);
+    void vscode.window.showWarningMessage(
+      `Cannot open the transcript in an editor (${why}). The lines are ${first}–${last}.`,
+    );
     return { file, firstLine: first, lastLine: last, shownIn: 'nowhere' };
   }
   const lastIdx = Math.min(last, doc.lineCount) - 1;
   const firstIdx = Math.min(first, doc.lineCount) - 1;
   const start = new vscode.Position(Math.max(0, firstIdx), 0);
   const end = doc.lineAt(Math.max(0, lastIdx)).range.end;
-  const editor = await vscode.window.showTextDocument(doc, { preserveFocus: o.focus !== true, preview: true, selection: new vscode.Range(start, end), viewColumn });
+  const editor = await vscode.window.showTextDocument(doc, {
+    preserveFocus: o.focus !== true,
+    preview: true,
+    selection: new vscode.Range(start, end),
+    viewColumn,
+  });
   editor.revealRange(new vscode.Range(start, start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   return { file, firstLine: first, lastLine: last, shownIn: 'editor' };
 }

@@ -55,34 +55,58 @@ export async function reviewSummaryCommand(s: Services, arg?: unknown): Promise<
 }
 
 /** Review Summary for a settled transcript; failures are notified (thrown back only to programmatic callers). */
-export async function reviewAndOffer(s: Services, file: string, o: Partial<CompactArgs>, programmatic: boolean): Promise<DraftResult | undefined> {
+export async function reviewAndOffer(
+  s: Services,
+  file: string,
+  o: Partial<CompactArgs>,
+  programmatic: boolean,
+): Promise<DraftResult | undefined> {
   try {
     return await reviewSummary(s, file, o, programmatic);
   } catch (err) {
     if (programmatic) throw err;
     const cancelled = err instanceof CompactError && err.code === 'cancelled';
-    if (cancelled) void vscode.window.showInformationMessage(`Summary of ${basename(file)} cancelled; nothing was written.`);
+    if (cancelled)
+      void vscode.window.showInformationMessage(`Summary of ${basename(file)} cancelled; nothing was written.`);
     else {
       s.log.error(`Could not write the summary of ${file}`, err);
-      void vscode.window.showErrorMessage(`Cannot write the summary of ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(
+        `Cannot write the summary of ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     return undefined;
   }
 }
 
 /** Writes the summary (streamed into its editor when the Anthropic API writes it) and opens it for review. */
-async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>, programmatic: boolean): Promise<DraftResult> {
+async function reviewSummary(
+  s: Services,
+  file: string,
+  o: Partial<CompactArgs>,
+  programmatic: boolean,
+): Promise<DraftResult> {
   const config = getSettings(vscode.Uri.file(file));
-  const settings = { ...s.store.compactSettings(file), ...(o.targetTokens ? { targetTokens: o.targetTokens } : {}), ...(o.settings ?? {}) };
+  const settings = {
+    ...s.store.compactSettings(file),
+    ...(o.targetTokens ? { targetTokens: o.targetTokens } : {}),
+    ...(o.settings ?? {}),
+  };
   const anthropic = o.summarizer !== 'extractive' && config.summarizer === 'anthropic';
   // The user's agent CLI, when the setting chooses it (a caller can only opt out, as for the API).
-  const agentCli = o.summarizer !== 'extractive' && (config.summarizer === 'claude-cli' || config.summarizer === 'codex-cli') ? config.summarizer : undefined;
+  const agentCli =
+    o.summarizer !== 'extractive' && (config.summarizer === 'claude-cli' || config.summarizer === 'codex-cli')
+      ? config.summarizer
+      : undefined;
   const apiKey = anthropic ? await s.secrets.getApiKey() : undefined;
   const streamed = anthropic && apiKey ? await openStreamedDraft(file) : undefined;
   // The decisions the store holds for the file (what its plan shows), the same ones Apply Summary plans with.
   const decisions = await s.store.decisions(file);
   const draft = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Writing the summary of ${basename(file)}`, cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Writing the summary of ${basename(file)}`,
+      cancellable: true,
+    },
     async (progress, token) => {
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
@@ -92,7 +116,14 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
           decisions,
           summarizer: anthropic && apiKey ? 'anthropic' : (agentCli ?? 'extractive'),
           agentCli: agentCli ? { claudePath: config.claudePath, codexPath: config.codexPath } : undefined,
-          anthropic: anthropic && apiKey ? { apiKey, model: config.model, baseURL: anthropicBaseUrl(config.baseUrl, process.env.ANTHROPIC_BASE_URL) } : undefined,
+          anthropic:
+            anthropic && apiKey
+              ? {
+                  apiKey,
+                  model: config.model,
+                  baseURL: anthropicBaseUrl(config.baseUrl, process.env.ANTHROPIC_BASE_URL),
+                }
+              : undefined,
           instructions: o.instructions,
           signal: abort.signal,
           onProgress: (message) => progress.report({ message }),
@@ -113,12 +144,23 @@ async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>,
   // The streamed editor stays where it is; a new one opens where there is room.
   const column = reuse ? vscode.window.visibleTextEditors.find((e) => e.document === reuse)?.viewColumn : undefined;
   await vscode.window.showTextDocument(document, { viewColumn: column ?? summaryColumn(file), preview: false });
-  const analysis = s.store.file === file && s.store.analysis ? s.store.analysis : programmatic ? undefined : await inspectFile(file, { subagents: false });
+  const analysis =
+    s.store.file === file && s.store.analysis
+      ? s.store.analysis
+      : programmatic
+        ? undefined
+        : await inspectFile(file, { subagents: false });
   const figures = analysis ? planSummary(draft.plan, contextNow(analysis.report)) : undefined;
   pending.set(file, { document, args: { ...o, file, confirm: false }, facts: draft.facts ?? [], figures });
   reviewsChanged.fire();
-  s.log.info(`Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`);
-  if (!programmatic) vscode.window.setStatusBarMessage(`Summary of ${basename(file)} written: edit it, then Apply Summary or Discard (above it, or in its editor's title)`, 15_000);
+  s.log.info(
+    `Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`,
+  );
+  if (!programmatic)
+    vscode.window.setStatusBarMessage(
+      `Summary of ${basename(file)} written: edit it, then Apply Summary or Discard (above it, or in its editor's title)`,
+      15_000,
+    );
   return { file, summary: draft.summary, document: document.uri.toString() };
 }
 
@@ -131,8 +173,12 @@ function summaryColumn(transcript: string): vscode.ViewColumn {
   const groups = vscode.window.tabGroups.all;
   if (groups.length < 2) return vscode.ViewColumn.Beside;
   const showsWebview = (g: vscode.TabGroup) => g.activeTab?.input instanceof vscode.TabInputWebview;
-  const holdsTranscript = (g: vscode.TabGroup) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === transcript);
-  const room = groups.find((g) => !showsWebview(g) && !holdsTranscript(g)) ?? groups.find(holdsTranscript) ?? groups.find((g) => !showsWebview(g));
+  const holdsTranscript = (g: vscode.TabGroup) =>
+    g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === transcript);
+  const room =
+    groups.find((g) => !showsWebview(g) && !holdsTranscript(g)) ??
+    groups.find(holdsTranscript) ??
+    groups.find((g) => !showsWebview(g));
   return room?.viewColumn ?? vscode.ViewColumn.Beside;
 }
 
@@ -140,7 +186,11 @@ function summaryColumn(transcript: string): vscode.ViewColumn {
 async function replaceText(document: vscode.TextDocument, text: string): Promise<boolean> {
   if (document.isClosed || document.getText() === text) return true;
   const edit = new vscode.WorkspaceEdit();
-  edit.replace(document.uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), text);
+  edit.replace(
+    document.uri,
+    new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)),
+    text,
+  );
   return vscode.workspace.applyEdit(edit);
 }
 
@@ -148,9 +198,15 @@ async function replaceText(document: vscode.TextDocument, text: string): Promise
  * An editor beside the transcript that shows the reply as it streams. Edits are chained one
  * after another and coalesced (only the newest text is written), so a fast stream never queues up.
  */
-async function openStreamedDraft(file: string): Promise<{ document: vscode.TextDocument; show: (text: string) => void; settle: () => Promise<void> }> {
+async function openStreamedDraft(
+  file: string,
+): Promise<{ document: vscode.TextDocument; show: (text: string) => void; settle: () => Promise<void> }> {
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
-  await vscode.window.showTextDocument(document, { viewColumn: summaryColumn(file), preview: false, preserveFocus: true });
+  await vscode.window.showTextDocument(document, {
+    viewColumn: summaryColumn(file),
+    preview: false,
+    preserveFocus: true,
+  });
   let latest: string | undefined;
   let writing: Promise<void> = Promise.resolve();
   const flush = async (): Promise<void> => {
@@ -234,7 +290,11 @@ export function reviewLenses(document: vscode.TextDocument): vscode.CodeLens[] {
   const top = new vscode.Range(0, 0, 0, 0);
   const { report, missing } = reviewChecklist(facts, document.getText());
   const lenses = [
-    new vscode.CodeLens(top, { title: '$(check) Apply Summary', command: CommandId.applySummary, arguments: [{ file }] }),
+    new vscode.CodeLens(top, {
+      title: '$(check) Apply Summary',
+      command: CommandId.applySummary,
+      arguments: [{ file }],
+    }),
     new vscode.CodeLens(top, { title: '$(close) Discard', command: CommandId.discardSummary, arguments: [{ file }] }),
     new vscode.CodeLens(top, { title: checklistTitle(report), command: '' }),
   ];
@@ -244,9 +304,18 @@ export function reviewLenses(document: vscode.TextDocument): vscode.CodeLens[] {
   const second = new vscode.Range(Math.min(1, document.lineCount - 1), 0, Math.min(1, document.lineCount - 1), 0);
   for (const f of missing.slice(0, MAX_ADD_LENSES)) {
     const label = f.label.length > MAX_LENS_LABEL ? `${f.label.slice(0, MAX_LENS_LABEL - 1)}…` : f.label;
-    lenses.push(new vscode.CodeLens(second, { title: `Add: ${label}`, command: CommandId.addSummaryFact, arguments: [{ file, fact: facts.indexOf(f) }] }));
+    lenses.push(
+      new vscode.CodeLens(second, {
+        title: `Add: ${label}`,
+        command: CommandId.addSummaryFact,
+        arguments: [{ file, fact: facts.indexOf(f) }],
+      }),
+    );
   }
-  if (missing.length > MAX_ADD_LENSES) lenses.push(new vscode.CodeLens(second, { title: `and ${missing.length - MAX_ADD_LENSES} more missing`, command: '' }));
+  if (missing.length > MAX_ADD_LENSES)
+    lenses.push(
+      new vscode.CodeLens(second, { title: `and ${missing.length - MAX_ADD_LENSES} more missing`, command: '' }),
+    );
   return lenses;
 }
 
@@ -259,7 +328,10 @@ export function registerReviewUi(): vscode.Disposable[] {
     void vscode.commands.executeCommand('setContext', REVIEWING_SUMMARY_CONTEXT, reviewing);
   };
   return [
-    vscode.languages.registerCodeLensProvider({ scheme: 'untitled' }, { onDidChangeCodeLenses: lensesChanged.event, provideCodeLenses: reviewLenses }),
+    vscode.languages.registerCodeLensProvider(
+      { scheme: 'untitled' },
+      { onDidChangeCodeLenses: lensesChanged.event, provideCodeLenses: reviewLenses },
+    ),
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (![...pending.values()].some((p) => p.document === e.document)) return;
       clearTimeout(timer);

@@ -32,7 +32,10 @@ export async function revealSessionFileCommand(s: Services, arg?: unknown): Prom
     return 'os';
   }
   await vscode.env.clipboard.writeText(file);
-  if (!isProgrammatic(arg)) void vscode.window.showInformationMessage(`${basename(file)} is on the machine VS Code runs its extensions on; its path is copied to the clipboard: ${file}`);
+  if (!isProgrammatic(arg))
+    void vscode.window.showInformationMessage(
+      `${basename(file)} is on the machine VS Code runs its extensions on; its path is copied to the clipboard: ${file}`,
+    );
   return 'clipboard';
 }
 

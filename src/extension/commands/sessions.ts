@@ -5,7 +5,14 @@ import { isProgrammatic, options } from './args';
 
 export async function filterSessionsCommand(s: Services, arg?: unknown): Promise<string | undefined> {
   const o = options<{ text: string }>(arg);
-  const text = isProgrammatic(arg) && typeof o.text === 'string' ? o.text : await vscode.window.showInputBox({ title: 'Filter Sessions', prompt: 'Text in the title, project path, session id or model (empty: show all)', value: s.sessions.filter });
+  const text =
+    isProgrammatic(arg) && typeof o.text === 'string'
+      ? o.text
+      : await vscode.window.showInputBox({
+          title: 'Filter Sessions',
+          prompt: 'Text in the title, project path, session id or model (empty: show all)',
+          value: s.sessions.filter,
+        });
   if (text === undefined) return undefined;
   s.sessions.setFilter(text.trim());
   return text.trim();

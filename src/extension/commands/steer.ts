@@ -4,7 +4,16 @@
 // recomputed at once) and returns the new plan, so host tests drive them like a user.
 // Called from a tree item: (node, selectedNodes); programmatically: { file, rounds } or { file, round }.
 import * as vscode from 'vscode';
-import { chooseRounds, chooseToolResult, keepFrom, noDecisions, summarizeUpTo, type ResultChoice, type RoundChoice, type UserDecisions } from '../../core/compact/decisions';
+import {
+  chooseRounds,
+  chooseToolResult,
+  keepFrom,
+  noDecisions,
+  summarizeUpTo,
+  type ResultChoice,
+  type RoundChoice,
+  type UserDecisions,
+} from '../../core/compact/decisions';
 import type { CompactionPlan } from '../../core/compact/types';
 import type { Services } from '../services';
 import { CommandInputError, fileFromArg, isProgrammatic } from './args';
@@ -32,7 +41,12 @@ function roundsFrom(s: Services, arg: unknown, selected: unknown): RoundTarget {
 }
 
 /** Applies `change` to the store's decisions of `file` (saved, and replanned); shows a failure unless called by code. */
-async function decide(s: Services, arg: unknown, file: string, change: (d: UserDecisions) => UserDecisions): Promise<CompactionPlan | null> {
+async function decide(
+  s: Services,
+  arg: unknown,
+  file: string,
+  change: (d: UserDecisions) => UserDecisions,
+): Promise<CompactionPlan | null> {
   try {
     return await s.store.decide(file, change);
   } catch (err) {
@@ -69,7 +83,11 @@ export function keepFromCommand(s: Services, arg?: unknown): Promise<CompactionP
 export function chooseResultCommand(s: Services, arg?: unknown): Promise<CompactionPlan | null> {
   const o = (arg ?? {}) as { file?: unknown; toolUseId?: unknown; choice?: unknown };
   const file = fileFromArg(arg) ?? s.store.file;
-  if (!file || typeof o.toolUseId !== 'string' || (o.choice !== 'keep-full' && o.choice !== 'preview' && o.choice !== 'auto')) {
+  if (
+    !file ||
+    typeof o.toolUseId !== 'string' ||
+    (o.choice !== 'keep-full' && o.choice !== 'preview' && o.choice !== 'auto')
+  ) {
     throw new CommandInputError('chooseToolResult needs { file, toolUseId, choice: keep-full | preview | auto }');
   }
   const id = o.toolUseId;

@@ -21,7 +21,11 @@ export async function undoLastCompactionCommand(s: Services, arg?: unknown): Pro
   const original = result.plan.file;
   if (options<{ confirm: boolean }>(arg).confirm !== false) {
     const { changes } = describeUndo(original, result);
-    const choice = await vscode.window.showWarningMessage(`Undo the last compaction of ${basename(original)}?`, { modal: true, detail: changes.map((c) => `• ${c}`).join('\n') }, 'Undo Compaction');
+    const choice = await vscode.window.showWarningMessage(
+      `Undo the last compaction of ${basename(original)}?`,
+      { modal: true, detail: changes.map((c) => `• ${c}`).join('\n') },
+      'Undo Compaction',
+    );
     if (choice !== 'Undo Compaction') return false;
   }
   await undoCompaction(original, result);
@@ -33,13 +37,16 @@ export async function undoLastCompactionCommand(s: Services, arg?: unknown): Pro
     await closeTabsOf(result.output);
   }
   if (s.store.file === original || s.store.file === result.output) await s.store.load(original, { force: true });
-  if (!programmatic) void vscode.window.showInformationMessage(`The last compaction of ${basename(original)} was undone.`);
+  if (!programmatic)
+    void vscode.window.showInformationMessage(`The last compaction of ${basename(original)} was undone.`);
   return true;
 }
 
 /** Closes every tab that shows `file` (its text, its diff, a view of its rounds or conversation). */
 async function closeTabsOf(file: string): Promise<void> {
-  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => tabUris(t).some((u) => showsFile(u, file)));
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => tabUris(t).some((u) => showsFile(u, file)));
   if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
 }
 

@@ -105,6 +105,8 @@ export function buildBudgetState(file: string, analysis: Analysis, plan: Compact
       reason: t.reason,
       byUser: t.by === 'user',
     })),
-    userRounds: plan.rounds.filter((r) => r.by === 'user').map((r) => ({ round: r.index, mark: r.action, label: r.label })),
+    userRounds: plan.rounds
+      .filter((r) => r.by === 'user')
+      .map((r) => ({ round: r.index, mark: r.action, label: r.label })),
   };
 }

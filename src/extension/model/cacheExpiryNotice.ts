@@ -56,11 +56,14 @@ export class CacheExpiryNotices {
     if (this.pending.get(w.file)?.expiresAt === expiresAt) return;
     this.cancel(w.file);
     const at = expiresAt - noticeLeadMs(w.cache.ttlMs ?? 0);
-    const handle = this.timers.setTimeout(() => {
-      this.pending.delete(w.file);
-      this.shown.set(w.file, expiresAt);
-      this.notify(w.file, text);
-    }, Math.max(0, at - now));
+    const handle = this.timers.setTimeout(
+      () => {
+        this.pending.delete(w.file);
+        this.shown.set(w.file, expiresAt);
+        this.notify(w.file, text);
+      },
+      Math.max(0, at - now),
+    );
     this.pending.set(w.file, { expiresAt, handle });
   }
 

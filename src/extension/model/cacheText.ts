@@ -10,7 +10,12 @@ import { newestUsageInContext } from '../../core/tokens/usage';
 import { economicsText } from './planText';
 
 /** "Prompt cache: cache warm for 3 min more (…); the next turn's input as it is ≈ $0.05 (at claude-sonnet-4-6 rates)." */
-export function nextTurnText(analysis: Analysis, plan: CompactionPlan | null, now: number, prices: PriceTable = DEFAULT_PRICES): string {
+export function nextTurnText(
+  analysis: Analysis,
+  plan: CompactionPlan | null,
+  now: number,
+  prices: PriceTable = DEFAULT_PRICES,
+): string {
   if (plan && !plan.nothingToDo) return economicsText(compactionEconomics(analysis, plan, { now, prices }));
   const { entries } = analysis.index;
   const cache = cacheState(entries, analysis.rounds, analysis.index.format.id, now);
@@ -19,6 +24,13 @@ export function nextTurnText(analysis: Analysis, plan: CompactionPlan | null, no
   const priced = model ? priceFor(model, prices) : null;
   if (!priced) return `${state}.`;
   const contextTokens = contextNow(analysis.report).tokens;
-  const { asIsUsd } = nextTurnCost({ cache, contextTokens, overheadTokens: 0, afterTokens: contextTokens, summarizerUsd: 0, price: priced.price });
+  const { asIsUsd } = nextTurnCost({
+    cache,
+    contextTokens,
+    overheadTokens: 0,
+    afterTokens: contextTokens,
+    summarizerUsd: 0,
+    price: priced.price,
+  });
   return `${state}; the next turn's input as it is ≈ ${dollars(asIsUsd)} (at ${priced.key} rates).`;
 }

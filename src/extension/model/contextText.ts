@@ -21,8 +21,12 @@ export function contextText(c: ContextFigure): string {
  * records them (or only the transcript when the overhead is unknown).
  */
 export function contextPartsText(c: ContextFigure): string {
-  if (!c.overheadKnown) return `transcript ${formatNumber(c.transcript)}; system prompt and tools unknown (no usage in the file)`;
-  const overhead = c.overheadSource === 'recorded' ? `${formatNumber(c.overhead)} (recorded)` : `~${formatNumber(c.overhead)} (estimated)`;
+  if (!c.overheadKnown)
+    return `transcript ${formatNumber(c.transcript)}; system prompt and tools unknown (no usage in the file)`;
+  const overhead =
+    c.overheadSource === 'recorded'
+      ? `${formatNumber(c.overhead)} (recorded)`
+      : `~${formatNumber(c.overhead)} (estimated)`;
   const attached = c.attached ? ` + ~${formatNumber(c.attached)} ${ATTACHED_NOTE}` : '';
   return `system prompt and tools ${overhead} + transcript ${formatNumber(c.transcript)}${attached}`;
 }
@@ -46,7 +50,11 @@ export function targetPrompt(c: ContextFigure, smallest: number): string {
  * The shown transcript's status bar item, named (a live session's item may sit beside it: each says which session it
  * is), and its accessible name in plain words (the tooltip's markdown is no name: it read out `&nbsp;`).
  */
-export function statusBarItem(name: string, c: ContextFigure, report: InspectReport): { text: string; accessibilityLabel: string } {
+export function statusBarItem(
+  name: string,
+  c: ContextFigure,
+  report: InspectReport,
+): { text: string; accessibilityLabel: string } {
   const short = statusName(name);
   return {
     text: `${short}: ${statusBarText(c, report)}`,

@@ -25,21 +25,41 @@ export function adviceFor(error: unknown, summarizer: Summarizer): ErrorAdvice {
     case 'cancelled':
       return { severity: 'info', message: 'Compaction cancelled; nothing was written.', actions: [] };
     case 'auth':
-      return { severity: 'error', message: `The Anthropic API rejected the key: ${message}`, actions: ['Set API Key', ...offline] };
+      return {
+        severity: 'error',
+        message: `The Anthropic API rejected the key: ${message}`,
+        actions: ['Set API Key', ...offline],
+      };
     case 'not-found':
       return { severity: 'error', message: `Unknown model: ${message}`, actions: ['Open Settings', ...offline] };
     case 'network':
-      return { severity: 'error', message: `Could not reach the Anthropic API: ${message}`, actions: ['Retry', ...offline, 'Show Log'] };
+      return {
+        severity: 'error',
+        message: `Could not reach the Anthropic API: ${message}`,
+        actions: ['Retry', ...offline, 'Show Log'],
+      };
     case 'api':
-      return { severity: 'error', message: `The Anthropic API failed: ${message}`, actions: ['Retry', ...offline, 'Show Log'] };
+      return {
+        severity: 'error',
+        message: `The Anthropic API failed: ${message}`,
+        actions: ['Retry', ...offline, 'Show Log'],
+      };
     case 'changed-on-disk':
-      return { severity: 'warning', message: `The transcript changed while compacting; nothing was written. ${message}`, actions: ['Retry'] };
+      return {
+        severity: 'warning',
+        message: `The transcript changed while compacting; nothing was written. ${message}`,
+        actions: ['Retry'],
+      };
     case 'locked':
       return { severity: 'warning', message, actions: [] };
     case 'nothing-to-compact':
       return { severity: 'info', message, actions: ['Open Settings'] };
     case 'invalid-output':
-      return { severity: 'error', message: `The compacted transcript failed validation; nothing was written. ${message}`, actions: ['Show Log'] };
+      return {
+        severity: 'error',
+        message: `The compacted transcript failed validation; nothing was written. ${message}`,
+        actions: ['Show Log'],
+      };
     case 'unsafe-path':
       return { severity: 'error', message, actions: ['Show Log'] };
     case 'unsupported-format':

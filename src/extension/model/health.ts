@@ -46,16 +46,26 @@ export function healthNode(file: string, r: DoctorReport, canRepair: boolean): T
       `Rebuilt request: ${r.apiValid ? 'valid' : 'invalid (the API would reject it)'}.`,
       ...serious.slice(0, 8).map((p) => `Line ${p.line}: ${p.detail}`),
       serious.length > 8 ? `…and ${serious.length - 8} more in the Problems panel.` : '',
-      r.healthy ? '' : canRepair ? 'Repair Session links broken parents into a fork.' : 'None of these is one Repair Session can fix.',
+      r.healthy
+        ? ''
+        : canRepair
+          ? 'Repair Session links broken parents into a fork.'
+          : 'None of these is one Repair Session can fix.',
     ]
       .filter(Boolean)
       .join('\n'),
     icon: r.healthy ? 'pass' : r.problems.some((p) => p.severity === 'error') ? 'error' : 'warning',
-    color: r.healthy ? 'testing.iconPassed' : r.problems.some((p) => p.severity === 'error') ? 'problemsErrorIcon.foreground' : 'problemsWarningIcon.foreground',
+    color: r.healthy
+      ? 'testing.iconPassed'
+      : r.problems.some((p) => p.severity === 'error')
+        ? 'problemsErrorIcon.foreground'
+        : 'problemsWarningIcon.foreground',
     // The Repair action is shown on 'resumeHealth.repairable' only.
     contextValue: r.healthy ? 'resumeHealth' : canRepair ? 'resumeHealth.repairable' : 'resumeHealth.problems',
     collapsible: 'none',
-    command: serious.length ? { command: 'workbench.actions.view.problems', title: 'Show Problems', args: [] } : undefined,
+    command: serious.length
+      ? { command: 'workbench.actions.view.problems', title: 'Show Problems', args: [] }
+      : undefined,
     file,
     line: serious[0]?.line,
   };
@@ -71,5 +81,10 @@ export interface HealthDiagnostic {
 
 /** One diagnostic per problem at its line; notes (info) become hints, which stay out of the Problems panel. */
 export function healthDiagnostics(r: DoctorReport): HealthDiagnostic[] {
-  return r.problems.map((p) => ({ line: Math.max(0, p.line - 1), severity: p.severity === 'info' ? 'hint' : p.severity, message: `Resume: ${p.detail}`, code: p.kind }));
+  return r.problems.map((p) => ({
+    line: Math.max(0, p.line - 1),
+    severity: p.severity === 'info' ? 'hint' : p.severity,
+    message: `Resume: ${p.detail}`,
+    code: p.kind,
+  }));
 }

@@ -45,11 +45,14 @@ export class LiveMarks {
     this.stop();
     this.due = at;
     if (at === Infinity) return;
-    this.timer = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      this.due = Infinity;
-      this.expired();
-    }, Math.max(0, at - now));
+    this.timer = this.timers.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.due = Infinity;
+        this.expired();
+      },
+      Math.max(0, at - now),
+    );
   }
 
   private stop(): void {

@@ -13,7 +13,14 @@ import { planSummary } from './planText';
 import { nextTurnText } from './cacheText';
 import { contextNow } from '../../core/context';
 import { compactionCostText, compactionFigures, compactionTitle } from '../../core/agentCompactions';
-import { autoCompactText, claudeAutoCompactAt, claudeWindowOf, contextLimits, limitFacts, type ContextLimits } from '../../core/limits';
+import {
+  autoCompactText,
+  claudeAutoCompactAt,
+  claudeWindowOf,
+  contextLimits,
+  limitFacts,
+  type ContextLimits,
+} from '../../core/limits';
 import { planBound } from '../../core/compact/bound';
 import { unsupportedReason } from '../../core/formats/types';
 
@@ -40,12 +47,34 @@ const TOOL_SLOTS = [7, 8, 9, 10, 11, 12];
 const OTHER_TOOLS_SLOT = 13;
 /** Every agent's name for the same kind of tool gets that kind's slot: reading files is one colour everywhere. */
 const TOOL_KIND_SLOT: Record<string, number> = {
-  read: 7, read_file: 7, view: 7, read_many_files: 7,
-  bash: 8, run_shell_command: 8, shell: 8, exec_command: 8, execute_command: 8, local_shell: 8,
-  edit: 9, multiedit: 9, replace: 9, apply_patch: 9, str_replace_based_edit_tool: 9, replace_in_file: 9,
-  write: 10, write_file: 10, write_to_file: 10, create: 10,
-  grep: 11, glob: 11, grep_search: 11, search_files: 11, list_files: 11, ls: 11,
-  task: 12, agent: 12,
+  read: 7,
+  read_file: 7,
+  view: 7,
+  read_many_files: 7,
+  bash: 8,
+  run_shell_command: 8,
+  shell: 8,
+  exec_command: 8,
+  execute_command: 8,
+  local_shell: 8,
+  edit: 9,
+  multiedit: 9,
+  replace: 9,
+  apply_patch: 9,
+  str_replace_based_edit_tool: 9,
+  replace_in_file: 9,
+  write: 10,
+  write_file: 10,
+  write_to_file: 10,
+  create: 10,
+  grep: 11,
+  glob: 11,
+  grep_search: 11,
+  search_files: 11,
+  list_files: 11,
+  ls: 11,
+  task: 12,
+  agent: 12,
 };
 
 /**
@@ -91,15 +120,25 @@ export const PRICES_SETTING_HINT = 'the setting agentCompactor.prices';
 
 /** The price table from the `agentCompactor.prices` setting (model -> rates); a bad one is reported and ignored. */
 export function priceTableFromSetting(raw: unknown): { table: PriceTable; error?: string } {
-  if (raw === undefined || raw === null || (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0)) return { table: DEFAULT_PRICES };
-  if (typeof raw !== 'object' || Array.isArray(raw)) return { table: DEFAULT_PRICES, error: 'agentCompactor.prices must be an object of model -> rates' };
+  if (
+    raw === undefined ||
+    raw === null ||
+    (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0)
+  )
+    return { table: DEFAULT_PRICES };
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return { table: DEFAULT_PRICES, error: 'agentCompactor.prices must be an object of model -> rates' };
   for (const [model, v] of Object.entries(raw)) {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return { table: DEFAULT_PRICES, error: `agentCompactor.prices.${model} must be an object of rates` };
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      return { table: DEFAULT_PRICES, error: `agentCompactor.prices.${model} must be an object of rates` };
   }
   try {
     return { table: withPriceOverrides(raw as Record<string, Partial<ModelPrice>>) };
   } catch (err) {
-    return { table: DEFAULT_PRICES, error: `agentCompactor.prices: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      table: DEFAULT_PRICES,
+      error: `agentCompactor.prices: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }
 
@@ -108,7 +147,8 @@ function seriesFor(toolNames: string[]): MapSeries[] {
   const named = toolNames.slice(0, NAMED_TOOLS);
   const slots = toolSlots(named);
   const tools = named.map((n, k) => ({ key: `tool:${n}`, label: `${n} results`, colour: slots[k] }));
-  const other = toolNames.length > NAMED_TOOLS ? [{ key: 'tool:', label: 'other tool results', colour: OTHER_TOOLS_SLOT }] : [];
+  const other =
+    toolNames.length > NAMED_TOOLS ? [{ key: 'tool:', label: 'other tool results', colour: OTHER_TOOLS_SLOT }] : [];
   return [...BASE_SERIES, ...tools, ...other, ...TAIL_SERIES];
 }
 
@@ -152,7 +192,9 @@ function mapBase(analysis: Analysis, prices: PriceTable): MapBase {
   if (cached && cached.prices === prices) return cached.base;
   const map = contextMap(analysis, prices);
   const report = analysis.report;
-  const toolNames = [...map.tools].sort((a, b) => b.allTokens - a.allTokens || (a.name < b.name ? -1 : 1)).map((t) => t.name);
+  const toolNames = [...map.tools]
+    .sort((a, b) => b.allTokens - a.allTokens || (a.name < b.name ? -1 : 1))
+    .map((t) => t.name);
   const series = seriesFor(toolNames);
   const position = new Map(series.map((s, i) => [s.key, i]));
   const width = series.length;
@@ -179,12 +221,24 @@ function mapBase(analysis: Analysis, prices: PriceTable): MapBase {
       costUsd: map.rounds[i].cost?.usd ?? null,
     });
   }
-  const base: MapBase = { series, rounds, map, limits: contextLimits(limitFacts(analysis.index.format.id, analysis.index.entries)) };
+  const base: MapBase = {
+    series,
+    rounds,
+    map,
+    limits: contextLimits(limitFacts(analysis.index.format.id, analysis.index.entries)),
+  };
   bases.set(analysis, { prices, base });
   return base;
 }
 
-export function buildMapState(file: string, analysis: Analysis, plan: CompactionPlan | null, settingsTarget: number | undefined, prices: PriceTable = DEFAULT_PRICES, now = Date.now()): MapState {
+export function buildMapState(
+  file: string,
+  analysis: Analysis,
+  plan: CompactionPlan | null,
+  settingsTarget: number | undefined,
+  prices: PriceTable = DEFAULT_PRICES,
+  now = Date.now(),
+): MapState {
   const { series, rounds, map, limits } = mapBase(analysis, prices);
   const readOnly = unsupportedReason(analysis.index.format);
   const marks = new Map(plan ? plan.rounds.map((r) => [r.index, r.action]) : []);
@@ -211,7 +265,13 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
     contextNow: analysis.report.totals.currentContextTokens,
     tools: map.tools.map((t) => ({ ...t })),
     largest: map.largest.map((x) => ({ ...x })),
-    compactions: map.compactions.map((x) => ({ round: x.round, line: x.line, title: compactionTitle(x), figures: compactionFigures(x), cost: compactionCostText(x) })),
+    compactions: map.compactions.map((x) => ({
+      round: x.round,
+      line: x.line,
+      title: compactionTitle(x),
+      figures: compactionFigures(x),
+      cost: compactionCostText(x),
+    })),
     cost: {
       totalUsd: c.total.usd,
       inputUsd: c.total.input,
@@ -240,7 +300,9 @@ export function buildMapState(file: string, analysis: Analysis, plan: Compaction
 function reachableTargets(analysis: Analysis, plan: CompactionPlan | null): { floor: number; max: number } {
   const context = contextNow(analysis.report);
   const active = analysis.report.rounds.filter((r) => r.inContext);
-  const floor = plan ? planBound(plan).floorTokens : Math.min(context.tokens, context.overhead + (active[active.length - 1]?.tokens.estimate ?? 0));
+  const floor = plan
+    ? planBound(plan).floorTokens
+    : Math.min(context.tokens, context.overhead + (active[active.length - 1]?.tokens.estimate ?? 0));
   return { floor: Math.max(0, Math.round(floor)), max: Math.max(Math.round(floor), context.tokens) };
 }
 
@@ -249,7 +311,14 @@ function reachableTargets(analysis: Analysis, plan: CompactionPlan | null): { fl
  * vendor's model it is a close count of the same text, not that model's own.
  */
 export function exactCountLabel(format: Analysis['index']['format']['id']): { exactLabel: string; exactNote: string } {
-  if (format === 'codex') return { exactLabel: 'exact (o200k)', exactNote: "Counted with o200k_base, the tokenizer of Codex's OpenAI models." };
+  if (format === 'codex')
+    return {
+      exactLabel: 'exact (o200k)',
+      exactNote: "Counted with o200k_base, the tokenizer of Codex's OpenAI models.",
+    };
   const vendor = format === 'gemini-cli' ? 'Gemini' : format === 'copilot-cli' ? "the session's model" : 'Claude';
-  return { exactLabel: 'o200k count', exactNote: `Counted with o200k_base, OpenAI's tokenizer: a close count of this text, not ${vendor}'s own (its tokenizer is not public; the API's usage is the real figure).` };
+  return {
+    exactLabel: 'o200k count',
+    exactNote: `Counted with o200k_base, OpenAI's tokenizer: a close count of this text, not ${vendor}'s own (its tokenizer is not public; the API's usage is the real figure).`,
+  };
 }

@@ -89,7 +89,10 @@ export function contextChangeText(plan: CompactionPlan, context: ContextFigure):
 /** What the plan does to the rounds, without figures of the whole context: "12 rounds / 30,100 tokens would be summarized or dropped". */
 export function planActionText(plan: CompactionPlan): string {
   const f = planFigures(plan);
-  return userDecisionsText(plan) || `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped`;
+  return (
+    userDecisionsText(plan) ||
+    `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped`
+  );
 }
 
 /** The plan line: what would be summarized or dropped, the whole context before → after (or why nothing would change). */
@@ -106,7 +109,11 @@ export function planSummary(plan: CompactionPlan, context: ContextFigure): strin
 export function userDecisionsText(plan: CompactionPlan): string {
   const count = { keep: 0, drop: 0, summarize: 0 };
   for (const r of plan.rounds) if (r.inContext && r.by === 'user') count[r.action]++;
-  const parts = [count.keep ? `${formatNumber(count.keep)} kept by you` : '', count.drop ? `${formatNumber(count.drop)} dropped by you` : '', count.summarize ? `${formatNumber(count.summarize)} summarized by you` : ''].filter(Boolean);
+  const parts = [
+    count.keep ? `${formatNumber(count.keep)} kept by you` : '',
+    count.drop ? `${formatNumber(count.drop)} dropped by you` : '',
+    count.summarize ? `${formatNumber(count.summarize)} summarized by you` : '',
+  ].filter(Boolean);
   return parts.join(', ');
 }
 
@@ -115,16 +122,24 @@ export function userDecisionsText(plan: CompactionPlan): string {
  * share, and when it pays for itself; null economics: the newest response's model has no price.
  */
 export function economicsText(e: CompactionEconomics | null): string {
-  return e ? `Cost: ${economicsLine(e)}.` : 'Cost: not estimated (the newest response\'s model has no price; give one with the setting agentCompactor.prices).';
+  return e
+    ? `Cost: ${economicsLine(e)}.`
+    : "Cost: not estimated (the newest response's model has no price; give one with the setting agentCompactor.prices).";
 }
 
 /**
  * Longer explanation for tooltips and the confirmation dialog's detail. It names the parts of the context (the plan
  * line and the dialog's message say the whole), so each figure appears once beside them.
  */
-export function planDetail(plan: CompactionPlan, context: ContextFigure, economics?: CompactionEconomics | null): string {
+export function planDetail(
+  plan: CompactionPlan,
+  context: ContextFigure,
+  economics?: CompactionEconomics | null,
+): string {
   const f = planFigures(plan);
-  const overhead = context.overheadKnown ? `~${formatNumber(plan.overheadTokens)}, unchanged` : 'unknown (no usage in the file), not counted';
+  const overhead = context.overheadKnown
+    ? `~${formatNumber(plan.overheadTokens)}, unchanged`
+    : 'unknown (no usage in the file), not counted';
   const lines = [
     `Target: ${formatNumber(plan.settings.targetTokens)} tokens for the whole context.`,
     `System prompt and tools: ${overhead}.`,
@@ -144,7 +159,8 @@ export type { WriteMode } from './settings';
 /** Where a run would write, for the confirmation dialog: a fork is named as its agent names a session file. */
 export function writeTarget(file: string, mode: WriteMode, out?: string, agent: FormatId = 'claude-code'): string {
   const name = baseName(file);
-  if (mode === 'inPlace') return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
+  if (mode === 'inPlace')
+    return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
   if (out) return `${baseName(out)} (${name} is untouched)`;
   const fork = agent === 'codex' ? 'rollout-<time>-<new-id>.jsonl' : '<new-id>.jsonl';
   return `a new session ${fork} beside ${name}, which is untouched (resume the new session by its id)`;
@@ -154,17 +170,37 @@ export function confirmationText(
   plan: CompactionPlan,
   context: ContextFigure,
   /** baseUrl: the address the Anthropic summarizer sends to (anthropicBaseUrl), named so the user sees the host. */
-  options: { mode: WriteMode; summarizer: Summarizer; model?: string; baseUrl: string; out?: string; agent?: FormatId; economics?: CompactionEconomics | null },
+  options: {
+    mode: WriteMode;
+    summarizer: Summarizer;
+    model?: string;
+    baseUrl: string;
+    out?: string;
+    agent?: FormatId;
+    economics?: CompactionEconomics | null;
+  },
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;
   const host = baseUrlHost(options.baseUrl);
   const how = summarizerDestination(options.summarizer, options.model, host, `${plan.settings.summaryDetail} detail`);
-  const detail = [`${planActionText(plan)}.`, '', planDetail(plan, context, options.economics), '', how, `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`].join('\n');
+  const detail = [
+    `${planActionText(plan)}.`,
+    '',
+    planDetail(plan, context, options.economics),
+    '',
+    how,
+    `Writes: ${writeTarget(plan.file, options.mode, options.out, options.agent)}.`,
+  ].join('\n');
   return { message, detail };
 }
 
 /** Where the chosen summarizer sends the summarized rounds, as the confirmation says it. */
-export function summarizerDestination(summarizer: Summarizer, model: string | undefined, host: string, level?: string): string {
+export function summarizerDestination(
+  summarizer: Summarizer,
+  model: string | undefined,
+  host: string,
+  level?: string,
+): string {
   const at = level ? `, ${level}` : '';
   switch (summarizer) {
     case 'anthropic':
@@ -179,7 +215,11 @@ export function summarizerDestination(summarizer: Summarizer, model: string | un
 }
 
 /** The LLM summarizer a fallback replaced, as the result notification names it. */
-const FALLEN_BACK_FROM: Record<Exclude<Summarizer, 'extractive'>, string> = { anthropic: 'the Anthropic API', 'claude-cli': 'your Claude Code', 'codex-cli': 'your Codex' };
+const FALLEN_BACK_FROM: Record<Exclude<Summarizer, 'extractive'>, string> = {
+  anthropic: 'the Anthropic API',
+  'claude-cli': 'your Claude Code',
+  'codex-cli': 'your Codex',
+};
 
 /** Which summarizer wrote the summary, as the result notification names it. */
 export function summarizerText(result: CompactResult, requested?: Summarizer): string {
@@ -195,7 +235,9 @@ export function summarizerText(result: CompactResult, requested?: Summarizer): s
     case 'codex-cli':
       return 'summary by your Codex';
     case 'extractive':
-      return requested && requested !== 'extractive' ? `offline extractive summary: ${FALLEN_BACK_FROM[requested]} was not used${tries}` : 'offline extractive summary';
+      return requested && requested !== 'extractive'
+        ? `offline extractive summary: ${FALLEN_BACK_FROM[requested]} was not used${tries}`
+        : 'offline extractive summary';
     case 'given':
       return 'your summary, written as given';
     default:
@@ -222,14 +264,24 @@ export function resultTarget(result: CompactResult): string {
  * The POSIX shell command that resumes the result in the agent it was written for (null: not resumable by id): Claude
  * Code with the configured path, or Codex; in `cwd` when the caller found the session's folder itself.
  */
-export function resultResumeCommand(result: CompactResult, claudePath = 'claude', cwd: string | null = result.cwd): string | null {
+export function resultResumeCommand(
+  result: CompactResult,
+  claudePath = 'claude',
+  cwd: string | null = result.cwd,
+): string | null {
   // A Codex rollout is resumed by `codex resume`, never by the configured Claude Code.
-  if (result.resumeAgent === 'codex' || result.agent === 'codex') return resumeCommand(cwd, result.sessionId, undefined, 'codex');
+  if (result.resumeAgent === 'codex' || result.agent === 'codex')
+    return resumeCommand(cwd, result.sessionId, undefined, 'codex');
   return resumeCommand(cwd, result.sessionId, claudePath);
 }
 
 /** The result notification's buttons, by what they do. */
-export const RESULT_ACTIONS = { resume: 'Resume in Claude Code', copyResume: 'Copy Resume Command', diff: 'Show Diff', reveal: 'Reveal in Explorer' } as const;
+export const RESULT_ACTIONS = {
+  resume: 'Resume in Claude Code',
+  copyResume: 'Copy Resume Command',
+  diff: 'Show Diff',
+  reveal: 'Reveal in Explorer',
+} as const;
 export type ResultAction = (typeof RESULT_ACTIONS)[keyof typeof RESULT_ACTIONS];
 
 /**
@@ -237,8 +289,13 @@ export type ResultAction = (typeof RESULT_ACTIONS)[keyof typeof RESULT_ACTIONS];
  * session can be resumed in a terminal here; a Codex one is resumed by its command, copied.
  */
 export function resultActions(result: CompactResult, resumeCommandLine: string | null): ResultAction[] {
-  if (result.agent === 'codex') return resumeCommandLine ? [RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal] : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
-  return isSessionId(result.sessionId) ? [RESULT_ACTIONS.resume, RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff] : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
+  if (result.agent === 'codex')
+    return resumeCommandLine
+      ? [RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal]
+      : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
+  return isSessionId(result.sessionId)
+    ? [RESULT_ACTIONS.resume, RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff]
+    : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
 }
 
 /** Sizes on disk around a run: the file before, the written file, and the part of it the agent reads (null: unknown). */
@@ -253,7 +310,10 @@ export interface ResultFiles {
  * so the written file is about as big as the original (or bigger); the agent reads only the part after the boundary.
  */
 export function fileSizeText(result: CompactResult, files: ResultFiles): string {
-  const written = result.mode === 'in-place' ? `The file went from ${formatBytes(files.before)} to ${formatBytes(files.written)}` : `The written file is ${formatBytes(files.written)} (the original ${formatBytes(files.before)})`;
+  const written =
+    result.mode === 'in-place'
+      ? `The file went from ${formatBytes(files.before)} to ${formatBytes(files.written)}`
+      : `The written file is ${formatBytes(files.written)} (the original ${formatBytes(files.before)})`;
   if (files.agentReads === null) return `${written}.`;
   return `${written}: the history before the new compact boundary stays in it for the record; the agent reads only the ${formatBytes(files.agentReads)} after it.`;
 }
@@ -276,7 +336,10 @@ export function resultSummary(result: CompactResult, options: ResultOptions = {}
   const before = options.context ? contextFigureText(options.context) : formatNumber(result.preTokens + overhead);
   const head = `Compacted ${baseName(result.plan.file)}: context ${before} → ${formatNumber(result.postTokens + overhead)} tokens (${summarizerText(result, options.requested)}).`;
   const files = options.files ? ` ${fileSizeText(result, options.files)}` : '';
-  const carried = result.carriedOverBytes > 0 ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.` : '';
+  const carried =
+    result.carriedOverBytes > 0
+      ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.`
+      : '';
   const resume = resultResumeCommand(result, options.claudePath, options.cwd === undefined ? result.cwd : options.cwd);
   // The plan written is not the one confirmed when the file changed meanwhile: said, never applied silently.
   const replanned = result.replanned ? ` Not the plan you confirmed: ${result.replanned}.` : '';

@@ -33,7 +33,11 @@ export interface ResumeTarget {
  * Why the transcript cannot be resumed (null: it can). A copied command only needs the id
  * and the folder's name; launching also needs the folder to exist here.
  */
-export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy', claudePath = 'claude'): ResumeProblem | null {
+export function resumeProblem(
+  t: ResumeTarget,
+  purpose: 'launch' | 'copy',
+  claudePath = 'claude',
+): ResumeProblem | null {
   const name = baseName(t.file);
   if (!isSessionId(t.sessionId)) {
     return {
@@ -71,7 +75,11 @@ export function terminalName(sessionId: string): string {
  * PowerShell (VS Code's default there; a user who made cmd.exe the default gets a line cmd may misread, which is why
  * the folder is never part of it). Throws for an id that is not a UUID (resumeProblem says so first).
  */
-export function resumeShellLine(claudePath: string, sessionId: string, platform: NodeJS.Platform = process.platform): string {
+export function resumeShellLine(
+  claudePath: string,
+  sessionId: string,
+  platform: NodeJS.Platform = process.platform,
+): string {
   const argv = resumeArgv('claude-code', sessionId, claudePath);
   if (!argv) throw new Error(`not a session id: ${JSON.stringify(sessionId)}`);
   return commandLine(argv, platform === 'win32' ? 'powershell' : 'posix');
@@ -93,10 +101,16 @@ export function isInside(file: string, folder: string): boolean {
  * not an executable file there: the terminal would only say "command not found". On Windows, PATHEXT's extensions are
  * tried too. The extension host's PATH stands for the terminal's.
  */
-export async function findProgram(program: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<string | null> {
+export async function findProgram(
+  program: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Promise<string | null> {
   const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)] : [''];
   const named = /[\\/]/.test(program);
-  const dirs = named ? [''] : (env.PATH ?? env.Path ?? '').split(platform === 'win32' ? ';' : delimiter).filter(Boolean);
+  const dirs = named
+    ? ['']
+    : (env.PATH ?? env.Path ?? '').split(platform === 'win32' ? ';' : delimiter).filter(Boolean);
   for (const dir of dirs) {
     for (const ext of exts) {
       const candidate = named ? program + ext : join(dir, program + ext);

@@ -1,7 +1,15 @@
 // What the summary under review keeps, for the checklist beside it (CodeLenses on the review document): the counts per
 // category as it now reads, the facts it misses, and the line that adds one of them. Pure (no vscode): the span's facts
 // are computed once when the review starts (spanFacts); only "which are kept" runs again as the user edits.
-import { FACT_CATEGORIES, factKept, measureFidelity, wordsOf, type Fact, type FactCategory, type FidelityReport } from '../../core/compact/fidelity';
+import {
+  FACT_CATEGORIES,
+  factKept,
+  measureFidelity,
+  wordsOf,
+  type Fact,
+  type FactCategory,
+  type FidelityReport,
+} from '../../core/compact/fidelity';
 
 /** Short names for the one-line checklist. */
 const SHORT_NAMES: Record<FactCategory, string> = {
@@ -17,7 +25,9 @@ const SHORT_NAMES: Record<FactCategory, string> = {
 
 /** "Keeps 12/12 requests · 9/9 files edited · 2/3 errors", categories with no facts left out. */
 export function checklistTitle(r: FidelityReport): string {
-  const parts = FACT_CATEGORIES.filter((c) => r.categories[c].total).map((c) => `${r.categories[c].kept}/${r.categories[c].total} ${SHORT_NAMES[c]}`);
+  const parts = FACT_CATEGORIES.filter((c) => r.categories[c].total).map(
+    (c) => `${r.categories[c].kept}/${r.categories[c].total} ${SHORT_NAMES[c]}`,
+  );
   return parts.length ? `Keeps ${parts.join(' · ')}` : 'No facts to keep in the summarized part';
 }
 
@@ -52,7 +62,12 @@ export function factInsertion(summary: string, fact: Fact): { offset: number; te
   const bullet = `- ${factLine(fact)}`;
   const trimmed = summary.replace(/\s+$/, '');
   const lastHeading = trimmed.lastIndexOf(`\n${ALSO_HEADING}\n`);
-  const inAlso = lastHeading >= 0 && trimmed.slice(lastHeading + ALSO_HEADING.length + 2).split('\n').every((l) => l.startsWith('- '));
+  const inAlso =
+    lastHeading >= 0 &&
+    trimmed
+      .slice(lastHeading + ALSO_HEADING.length + 2)
+      .split('\n')
+      .every((l) => l.startsWith('- '));
   if (inAlso || trimmed.startsWith(`${ALSO_HEADING}\n`)) return { offset: trimmed.length, text: `\n${bullet}` };
   return { offset: trimmed.length, text: `${trimmed ? '\n\n' : ''}${ALSO_HEADING}\n${bullet}` };
 }

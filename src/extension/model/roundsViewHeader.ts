@@ -12,7 +12,11 @@ export interface RoundsViewHeader {
   badge: { value: number; tooltip: string } | undefined;
 }
 
-export function roundsViewHeader(file: string | undefined, plan: CompactionPlan | null | undefined, place: RoundsViewPlace): RoundsViewHeader {
+export function roundsViewHeader(
+  file: string | undefined,
+  plan: CompactionPlan | null | undefined,
+  place: RoundsViewPlace,
+): RoundsViewHeader {
   const name = file === undefined ? undefined : baseName(file);
   if (!plan || plan.nothingToDo) return { description: name, badge: undefined };
   const rounds = planFigures(plan).rounds;

@@ -6,7 +6,11 @@ import type { SessionSummary } from '../../core/sessionList';
 import type { SessionStats } from '../../core/sessionStats';
 
 /** What the view shows for a session's rounds and cost. */
-export type StatsState = { kind: 'ready'; stats: SessionStats; stale: boolean } | { kind: 'pending' } | { kind: 'failed'; reason: string } | { kind: 'none' };
+export type StatsState =
+  | { kind: 'ready'; stats: SessionStats; stale: boolean }
+  | { kind: 'pending' }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'none' };
 
 export class SessionStatsQueue {
   private readonly done = new Map<string, SessionStats>();
@@ -61,7 +65,11 @@ export class SessionStatsQueue {
         this.done.set(s.file, stats);
         this.failed.delete(s.file);
       } catch (err) {
-        this.failed.set(s.file, { size: s.size, mtimeMs: s.mtimeMs, reason: err instanceof Error ? err.message : String(err) });
+        this.failed.set(s.file, {
+          size: s.size,
+          mtimeMs: s.mtimeMs,
+          reason: err instanceof Error ? err.message : String(err),
+        });
       }
       const at = this.waiting.findIndex((w) => w.file === s.file);
       if (at !== -1) this.waiting.splice(at, 1);

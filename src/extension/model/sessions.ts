@@ -4,7 +4,14 @@ import { formatBytes, oneLine } from './format';
 import type { SessionFile } from '../../core/sessionFolders';
 
 // The folders and their listing live in core (the CLI's `sessions` verb reads them too).
-export { agentFolders, listAgentSessions, listSessions, sessionsFolder, type AgentFolder, type SessionFile } from '../../core/sessionFolders';
+export {
+  agentFolders,
+  listAgentSessions,
+  listSessions,
+  sessionsFolder,
+  type AgentFolder,
+  type SessionFile,
+} from '../../core/sessionFolders';
 
 /** "3 minutes ago", "2 days ago" (for quick pick descriptions). */
 export function timeAgo(ms: number, now = Date.now()): string {
@@ -29,8 +36,15 @@ export interface SessionPick {
  * project's real path, as the sessions scan read them from the file's two ends (`known`); the id stays in the detail.
  * Other agents' sessions (and a session the scan did not title) by their id and agent.
  */
-export function sessionPickItem(x: SessionFile & { agent: string }, known: { title: string; cwd: string | null } | undefined, now = Date.now()): SessionPick {
-  const id = x.agent === 'Claude Code' || x.agent === 'Codex CLI' ? basename(x.file, '.jsonl') : `${basename(dirname(x.file))}/${basename(x.file)}`;
+export function sessionPickItem(
+  x: SessionFile & { agent: string },
+  known: { title: string; cwd: string | null } | undefined,
+  now = Date.now(),
+): SessionPick {
+  const id =
+    x.agent === 'Claude Code' || x.agent === 'Codex CLI'
+      ? basename(x.file, '.jsonl')
+      : `${basename(dirname(x.file))}/${basename(x.file)}`;
   return {
     label: known ? oneLine(known.title, 80) : id,
     description: known?.cwd ? `${x.agent} · ${known.cwd}` : x.project ? `${x.agent} · ${x.project}` : x.agent,
@@ -38,4 +52,3 @@ export function sessionPickItem(x: SessionFile & { agent: string }, known: { tit
     file: x.file,
   };
 }
-

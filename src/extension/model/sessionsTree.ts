@@ -101,7 +101,10 @@ export function cacheExpiryNote(stats: StatsState, now: number): { mark: string;
   const { cache, contextTokens, expiredResume } = stats.stats;
   if (cache.status === 'unknown' || cache.expiresAt === null || now < cache.expiresAt) return null;
   if (contextTokens === null || contextTokens < EXPIRED_MARK_TOKENS || !expiredResume) return null;
-  const compacted = expiredResume.afterTokens < contextTokens ? `; compacted first ≈ ${dollars(expiredResume.compactedUsd)} (to ~${shortNumber(expiredResume.afterTokens)})` : '';
+  const compacted =
+    expiredResume.afterTokens < contextTokens
+      ? `; compacted first ≈ ${dollars(expiredResume.compactedUsd)} (to ~${shortNumber(expiredResume.afterTokens)})`
+      : '';
   return {
     mark: 'cache expired',
     tooltip: `cache expired ${span(now - cache.expiresAt)} ago: resuming re-writes ${shortNumber(contextTokens)} tokens, ≈ ${dollars(expiredResume.asIsUsd)}${compacted}`,
@@ -112,9 +115,16 @@ export function cacheExpiryNote(stats: StatsState, now: number): { mark: string;
  * The context the row shows: the background read's (the whole file, as the Rounds tree reads it) once it holds for the
  * file as it is now, else the quick read's from the file's end.
  */
-export function shownContext(s: SessionSummary, stats: StatsState): Pick<SessionSummary, 'contextTokens' | 'contextWindow' | 'model'> {
+export function shownContext(
+  s: SessionSummary,
+  stats: StatsState,
+): Pick<SessionSummary, 'contextTokens' | 'contextWindow' | 'model'> {
   if (stats.kind === 'ready' && !stats.stale) {
-    return { contextTokens: stats.stats.contextTokens, model: stats.stats.model, contextWindow: contextWindowOf(stats.stats.model) };
+    return {
+      contextTokens: stats.stats.contextTokens,
+      model: stats.stats.model,
+      contextWindow: contextWindowOf(stats.stats.model),
+    };
   }
   return s;
 }
@@ -126,7 +136,12 @@ export function forkText(forkOf: ForkOrigin, original: SessionSummary | undefine
 }
 
 /** `original`: the session a fork was forked from, when it is listed. */
-export function sessionNode(summary: SessionSummary, now = Date.now(), stats: StatsState = { kind: 'none' }, original?: SessionSummary): SessionNode {
+export function sessionNode(
+  summary: SessionSummary,
+  now = Date.now(),
+  stats: StatsState = { kind: 'none' },
+  original?: SessionSummary,
+): SessionNode {
   const s = { ...summary, ...shownContext(summary, stats) };
   const fill = fillText(s);
   const expiry = cacheExpiryNote(stats, now);
@@ -135,8 +150,29 @@ export function sessionNode(summary: SessionSummary, now = Date.now(), stats: St
     id: `session:${s.file}`,
     kind: 'session',
     label: oneLine(s.title, ROW_TITLE_CHARS),
-    description: [fillShare(s), costText(stats), s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), rounds, expiry?.mark].filter(Boolean).join(' · '),
-    tooltip: [s.title, s.file, s.forkOf ? forkText(s.forkOf, original) : '', `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`, `Size: ${formatBytes(s.size)}`, statsTooltip(stats), s.model ? `Model: ${s.model}` : '', fill ? `Context: ${fill}` : stats.kind === 'pending' ? 'Context: being read…' : 'No usage recorded yet', expiry?.tooltip].filter(Boolean).join('\n'),
+    description: [
+      fillShare(s),
+      costText(stats),
+      s.live ? 'writing now' : timeAgo(s.mtimeMs, now),
+      formatBytes(s.size),
+      rounds,
+      expiry?.mark,
+    ]
+      .filter(Boolean)
+      .join(' · '),
+    tooltip: [
+      s.title,
+      s.file,
+      s.forkOf ? forkText(s.forkOf, original) : '',
+      `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`,
+      `Size: ${formatBytes(s.size)}`,
+      statsTooltip(stats),
+      s.model ? `Model: ${s.model}` : '',
+      fill ? `Context: ${fill}` : stats.kind === 'pending' ? 'Context: being read…' : 'No usage recorded yet',
+      expiry?.tooltip,
+    ]
+      .filter(Boolean)
+      .join('\n'),
     icon: s.live ? 'circle-filled' : s.forkOf ? 'repo-forked' : 'comment-discussion',
     color: s.live ? 'charts.green' : undefined,
     contextValue: `${s.live ? 'session.live' : 'session'}${s.forkOf ? '.fork' : ''}`,
@@ -152,7 +188,13 @@ export function originalOf(s: SessionSummary, all: readonly SessionSummary[]): S
   return s.forkOf ? all.find((o) => o.id === s.forkOf!.sessionId && o.folder === s.folder) : undefined;
 }
 
-export function sessionTreeNodes(groups: ProjectGroup[], workspaceProject: string | null, now = Date.now(), statsOf: (s: SessionSummary) => StatsState = () => ({ kind: 'none' }), all: readonly SessionSummary[] = groups.flatMap((g) => g.sessions)): SessionNode[] {
+export function sessionTreeNodes(
+  groups: ProjectGroup[],
+  workspaceProject: string | null,
+  now = Date.now(),
+  statsOf: (s: SessionSummary) => StatsState = () => ({ kind: 'none' }),
+  all: readonly SessionSummary[] = groups.flatMap((g) => g.sessions),
+): SessionNode[] {
   return groups.map((g, i) => ({
     id: `project:${g.project}`,
     kind: 'project',

@@ -30,7 +30,14 @@ export const DEFAULT_CODEX_PATH = 'codex';
  * `.vscode/settings.json` must not set them (package.json gives them the "application" or "machine" scope, and
  * getSettings reads them through userScopedValue so a workspace value is ignored even if one is present).
  */
-export const USER_ONLY_SETTINGS: readonly string[] = ['summarizer', 'summaryDetail', 'model', 'baseUrl', 'claudePath', 'codexPath'];
+export const USER_ONLY_SETTINGS: readonly string[] = [
+  'summarizer',
+  'summaryDetail',
+  'model',
+  'baseUrl',
+  'claudePath',
+  'codexPath',
+];
 
 /** The parts of `WorkspaceConfiguration.inspect()` a value can come from (vscode's shape, without importing it). */
 export interface InspectedSetting {
@@ -83,7 +90,12 @@ export interface ExtensionSettings {
   previewOnOpen: boolean;
 }
 
-const NUMERIC: (keyof CompactSettings)[] = ['targetTokens', 'keepRecentTokens', 'maxToolResultCharsPerMessage', 'maxToolResultChars'];
+const NUMERIC: (keyof CompactSettings)[] = [
+  'targetTokens',
+  'keepRecentTokens',
+  'maxToolResultCharsPerMessage',
+  'maxToolResultChars',
+];
 
 function positiveInt(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;

@@ -9,9 +9,26 @@ import { roundCost } from '../../core/contextMap';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
 import { USER_ROUND_MARK, toolResultMark } from '../../webview/protocol';
-import { baseName, formatBytes, formatChars, formatNumber, formatTokens, formatUsd, oneLine, plainLabel, plural } from './format';
+import {
+  baseName,
+  formatBytes,
+  formatChars,
+  formatNumber,
+  formatTokens,
+  formatUsd,
+  oneLine,
+  plainLabel,
+  plural,
+} from './format';
 import { contextNow } from '../../core/context';
-import { agentCompactions, compactionCostText, compactionFigures, compactionTitle, NEXT_REQUEST_NOTE, type AgentCompaction } from '../../core/agentCompactions';
+import {
+  agentCompactions,
+  compactionCostText,
+  compactionFigures,
+  compactionTitle,
+  NEXT_REQUEST_NOTE,
+  type AgentCompaction,
+} from '../../core/agentCompactions';
 import { compactionEconomics, type CompactionEconomics } from '../../core/cache';
 import type { PriceTable } from '../../core/cost';
 import { contextPartsText, contextText } from './contextText';
@@ -37,7 +54,11 @@ export const BUDGET_COMMAND = CommandId.openBudget;
 export const OPEN_FILE_COMMAND = CommandId.openTranscript;
 
 export const MARK_TEXT: Record<RoundAction, string> = { keep: '', summarize: '[summarize]', drop: '[drop]' };
-export const MARK_ICON: Record<RoundAction, string> = { keep: 'comment-discussion', summarize: 'archive', drop: 'trash' };
+export const MARK_ICON: Record<RoundAction, string> = {
+  keep: 'comment-discussion',
+  summarize: 'archive',
+  drop: 'trash',
+};
 export const MARK_COLOR: Record<RoundAction, string | undefined> = {
   keep: undefined,
   summarize: 'agentCompactor.summarizeForeground',
@@ -95,20 +116,30 @@ type RoundCostFigure = NonNullable<ReturnType<typeof roundCost>>;
 function roundTooltip(r: RoundReport, planned: PlannedRound | undefined, cost: RoundCostFigure | null): string {
   const lines = [
     `Round #${r.index}: ${plainLabel(r.label, 200)}`,
-    r.firstLine === r.lastLine ? `Line ${r.firstLine}` : `Lines ${r.firstLine}–${r.lastLine} (${plural(r.lineCount, 'entry', 'entries')})`,
+    r.firstLine === r.lastLine
+      ? `Line ${r.firstLine}`
+      : `Lines ${r.firstLine}–${r.lastLine} (${plural(r.lineCount, 'entry', 'entries')})`,
     `Adds ${formatTokens(r.tokens.added, r.tokens.source)} tokens; calibrated estimate ~${formatNumber(r.tokens.estimate)}`,
     `Context after the round: ${formatTokens(r.cumulative.tokens, r.cumulative.source)}`,
   ];
-  if (r.usage) lines.push(`Request usage: ${formatNumber(r.usage.contextTokens)} context, ${formatNumber(r.usage.outputTokens)} output`);
+  if (r.usage)
+    lines.push(
+      `Request usage: ${formatNumber(r.usage.contextTokens)} context, ${formatNumber(r.usage.outputTokens)} output`,
+    );
   if (r.model) lines.push(`Model: ${r.model}`);
-  if (cost !== null) lines.push(`Cost of the response: ${formatUsd(cost.usd)} (default price table${cost.assumed ? `; ${r.model ?? 'its model'} is not in it: assumed at the rates of ${cost.priceKey}` : ''})`);
+  if (cost !== null)
+    lines.push(
+      `Cost of the response: ${formatUsd(cost.usd)} (default price table${cost.assumed ? `; ${r.model ?? 'its model'} is not in it: assumed at the rates of ${cost.priceKey}` : ''})`,
+    );
   if (r.messageId) lines.push(`Message id: ${r.messageId}`);
   if (r.toolUses.length) lines.push(`Tool calls: ${r.toolUses.map((t) => t.name).join(', ')}`);
   if (!r.inContext) lines.push('History: before the last compact boundary, not in the active context');
   if (planned) {
     lines.push(`${planned.by === 'user' ? 'Your decision' : 'Plan'}: ${planned.action} (${planned.reason})`);
     if (planned.action === 'keep' && planned.tokensAfter !== planned.tokens) {
-      lines.push(`Tokens after budgeting: ~${formatNumber(planned.tokensAfter)} (from ~${formatNumber(planned.tokens)})`);
+      lines.push(
+        `Tokens after budgeting: ~${formatNumber(planned.tokensAfter)} (from ~${formatNumber(planned.tokens)})`,
+      );
     }
   }
   return lines.join('\n');
@@ -119,7 +150,12 @@ export const USER_MARK_TEXT: Record<RoundAction, string> = USER_ROUND_MARK;
 export const USER_MARK_ICON: Record<RoundAction, string> = { keep: 'pinned', summarize: 'archive', drop: 'trash' };
 const USER_MARK_COLOR = 'charts.purple';
 
-function roundNode(file: string, r: RoundReport, p: PlannedRound | undefined, cost: RoundCostFigure | null): TreeNodeModel {
+function roundNode(
+  file: string,
+  r: RoundReport,
+  p: PlannedRound | undefined,
+  cost: RoundCostFigure | null,
+): TreeNodeModel {
   const mark: RoundAction = p?.action ?? 'keep';
   const byUser = p?.by === 'user';
   const { icon, color } = byUser ? { icon: USER_MARK_ICON[mark], color: USER_MARK_COLOR } : roundIcon(r, mark);
@@ -155,7 +191,11 @@ function historyGroup(input: TreeInput, segment: number): TreeNodeModel {
     id: `${file}#history-${segment}`,
     kind: 'history',
     label: `History ${segment + 1}: rounds #${first?.index ?? 0}–#${last?.index ?? 0}`,
-    description: [plural(rounds.length, 'round'), tokens ? `ended at ${formatTokens(tokens.tokens, tokens.source)}` : '', marked ? `${formatNumber(marked)} marked` : '']
+    description: [
+      plural(rounds.length, 'round'),
+      tokens ? `ended at ${formatTokens(tokens.tokens, tokens.source)}` : '',
+      marked ? `${formatNumber(marked)} marked` : '',
+    ]
       .filter(Boolean)
       .join(' · '),
     tooltip: 'Rounds before a compact boundary: kept in the file as history, not sent to the model on resume.',
@@ -163,7 +203,9 @@ function historyGroup(input: TreeInput, segment: number): TreeNodeModel {
     color: 'disabledForeground',
     contextValue: 'history',
     collapsible: 'collapsed',
-    command: first ? { command: REVEAL_COMMAND, title: 'Reveal History', args: [{ file, line: first.firstLine }] } : undefined,
+    command: first
+      ? { command: REVEAL_COMMAND, title: 'Reveal History', args: [{ file, line: first.firstLine }] }
+      : undefined,
     file,
     segment,
     line: first?.firstLine,
@@ -173,7 +215,15 @@ function historyGroup(input: TreeInput, segment: number): TreeNodeModel {
 /** Root nodes: header, plan summary, resume health, malformed lines, notes, sidechains, then rounds with boundary separators. */
 export function rootNodes(input: TreeInput): TreeNodeModel[] {
   const nodes = [headerNode(input)];
-  if (input.plan) nodes.push(planNode(input.file, input.plan, input.analysis, compactionEconomics(input.analysis, input.plan, { now: input.now ?? Date.now(), prices: input.prices })));
+  if (input.plan)
+    nodes.push(
+      planNode(
+        input.file,
+        input.plan,
+        input.analysis,
+        compactionEconomics(input.analysis, input.plan, { now: input.now ?? Date.now(), prices: input.prices }),
+      ),
+    );
   const health = resumeHealthOf(input.analysis);
   if (health) nodes.push(healthNode(input.file, health, repairableOf(input.analysis, health)));
   nodes.push(...groupNodes(input));
@@ -199,7 +249,9 @@ function headerNode(input: TreeInput): TreeNodeModel {
       `${formatBytes(report.bytes)}, ${plural(report.lines, 'line')}, ${plural(report.entries, 'entry', 'entries')}`,
       `${plural(t.rounds, 'round')} (${formatNumber(t.activeRounds)} in the active context), ${plural(t.toolUses, 'tool call')}`,
       `The next request would carry: ${contextText(context)} = ${contextPartsText(context)}`,
-      t.contextTokens !== null ? `Newest request usage: ${formatNumber(t.contextTokens)} tokens` : 'No usage records in the file',
+      t.contextTokens !== null
+        ? `Newest request usage: ${formatNumber(t.contextTokens)} tokens`
+        : 'No usage records in the file',
       `Output tokens: ${formatNumber(t.outputTokens)}; estimate calibration ×${t.calibrationFactor} from ${plural(t.calibrationSamples, 'sample')}`,
       report.subagentFile ? 'This file is a subagent transcript.' : '',
     ]
@@ -214,7 +266,12 @@ function headerNode(input: TreeInput): TreeNodeModel {
 }
 
 /** The plan node; its tooltip's cost line prices the offline summarizer (the dialog prices the one chosen). */
-function planNode(file: string, plan: CompactionPlan, analysis: Analysis, economics: CompactionEconomics | null): TreeNodeModel {
+function planNode(
+  file: string,
+  plan: CompactionPlan,
+  analysis: Analysis,
+  economics: CompactionEconomics | null,
+): TreeNodeModel {
   const context = contextNow(analysis.report);
   return {
     id: `${file}#plan`,
@@ -283,8 +340,9 @@ function groupNodes(input: TreeInput): TreeNodeModel[] {
 
 /** What can be done about a compaction: our own can be undone; before the agent's own, nothing is lost but there is no fork yet. */
 function compactionWayBack(c: AgentCompaction): string {
-  if (c.by === 'agent-compactor') return 'Agent Compactor made it: Undo Last Compaction puts the file back as it was before it (while it is the last one recorded).';
-  return 'The rounds above it stay in the file as history, unchanged. Agent Compactor does not fork a session from before a compaction; to go back to an earlier message, use the agent\'s own rewind.';
+  if (c.by === 'agent-compactor')
+    return 'Agent Compactor made it: Undo Last Compaction puts the file back as it was before it (while it is the last one recorded).';
+  return "The rounds above it stay in the file as history, unchanged. Agent Compactor does not fork a session from before a compaction; to go back to an earlier message, use the agent's own rewind.";
 }
 
 function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefined): TreeNodeModel {
@@ -336,8 +394,12 @@ function roundSequence(input: TreeInput): TreeNodeModel[] {
 function blockSummary(e: Entry): string {
   const parts: string[] = [];
   for (const b of e.blocks) {
-    if (b.type === 'tool_use' || b.type === 'server_tool_use') parts.push(`tool_use ${b.name ?? '?'} ${formatChars(b.chars)}`);
-    else if (b.type === 'tool_result') parts.push(`tool_result ${formatChars(b.chars)}${b.isError ? ' (error)' : ''}${b.images ? ` +${plural(b.images, 'image')}` : ''}`);
+    if (b.type === 'tool_use' || b.type === 'server_tool_use')
+      parts.push(`tool_use ${b.name ?? '?'} ${formatChars(b.chars)}`);
+    else if (b.type === 'tool_result')
+      parts.push(
+        `tool_result ${formatChars(b.chars)}${b.isError ? ' (error)' : ''}${b.images ? ` +${plural(b.images, 'image')}` : ''}`,
+      );
     else if (b.type === 'image') parts.push('image');
     else if (b.type === 'redacted_thinking') parts.push('redacted thinking');
     else parts.push(`${b.type} ${formatChars(b.chars)}`);
@@ -378,7 +440,9 @@ export function childNodes(input: TreeInput, node: TreeNodeModel): TreeNodeModel
       return roundChildren(input, node.round ?? -1);
     case 'history': {
       const planned = planIndex(plan);
-      return report.rounds.filter((r) => r.segment === node.segment && !r.inContext).map((r) => roundNode(file, r, planned.get(r.index), roundCost(analysis, r.messageId)));
+      return report.rounds
+        .filter((r) => r.segment === node.segment && !r.inContext)
+        .map((r) => roundNode(file, r, planned.get(r.index), roundCost(analysis, r.messageId)));
     }
     case 'malformedGroup':
       return report.malformed.map((m, i) => ({
@@ -428,7 +492,8 @@ export function childNodes(input: TreeInput, node: TreeNodeModel): TreeNodeModel
           ]
             .filter(Boolean)
             .join(' · '),
-          tooltip: s.file ?? `Inline sidechain ${s.id}${firstLine !== undefined ? ` starting at line ${firstLine}` : ''}`,
+          tooltip:
+            s.file ?? `Inline sidechain ${s.id}${firstLine !== undefined ? ` starting at line ${firstLine}` : ''}`,
           icon: s.source === 'file' ? 'file-symlink-file' : 'type-hierarchy-sub',
           contextValue: s.source === 'file' ? 'sidechain.file' : 'sidechain.inline',
           collapsible: 'none' as const,
@@ -462,7 +527,12 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
       kind: 'message',
       label: messageLabel(e),
       description: blockSummary(e),
-      tooltip: [`Line ${e.line}: ${e.kind}${e.subtype ? ` (${e.subtype})` : ''}`, e.uuid ? `uuid ${e.uuid}` : '', e.timestamp ?? '', blockSummary(e)]
+      tooltip: [
+        `Line ${e.line}: ${e.kind}${e.subtype ? ` (${e.subtype})` : ''}`,
+        e.uuid ? `uuid ${e.uuid}` : '',
+        e.timestamp ?? '',
+        blockSummary(e),
+      ]
         .filter(Boolean)
         .join('\n'),
       icon: messageIcon(e),
@@ -480,9 +550,13 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
       listed.add(use.id);
       const res = results.get(use.id);
       const d = decisions.get(use.id);
-      const marker = d && (d.action !== 'kept' || d.by === 'user') ? ` ${toolResultMark(d.action, d.by === 'user')}` : '';
+      const marker =
+        d && (d.action !== 'kept' || d.by === 'user') ? ` ${toolResultMark(d.action, d.by === 'user')}` : '';
       const desc = [`input ${formatChars(use.chars)}`];
-      if (res) desc.push(`→ result ${formatChars(res.chars)}${res.isError ? ' (error)' : ''}${res.images ? ` +${plural(res.images, 'image')}` : ''} at L${res.line}`);
+      if (res)
+        desc.push(
+          `→ result ${formatChars(res.chars)}${res.isError ? ' (error)' : ''}${res.images ? ` +${plural(res.images, 'image')}` : ''} at L${res.line}`,
+        );
       else desc.push('→ no result in this round');
       const tip = [`${use.name} (${use.id})`, `Input: ${formatChars(use.chars)}`];
       if (res) tip.push(`Result: ${formatChars(res.chars)} at line ${res.line}${res.isError ? ', is_error' : ''}`);
@@ -494,7 +568,11 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
         description: desc.join(' '),
         tooltip: tip.join('\n'),
         icon: res?.isError ? 'error' : d && d.action !== 'kept' ? 'scissors' : 'tools',
-        color: res?.isError ? 'problemsErrorIcon.foreground' : d && d.action !== 'kept' ? MARK_COLOR.summarize : undefined,
+        color: res?.isError
+          ? 'problemsErrorIcon.foreground'
+          : d && d.action !== 'kept'
+            ? MARK_COLOR.summarize
+            : undefined,
         contextValue: 'tool',
         collapsible: 'none',
         command: { command: REVEAL_COMMAND, title: 'Reveal Result', args: [{ file, line: res?.line ?? use.line }] },
@@ -510,7 +588,9 @@ export function roundChildren(input: TreeInput, roundIndex: number): TreeNodeMod
 /** The tree node of a round (inside its history group when it is not in the active context). */
 export function roundNodeByIndex(input: TreeInput, index: number): TreeNodeModel | undefined {
   const r = input.analysis.report.rounds.find((x) => x.index === index);
-  return r ? roundNode(input.file, r, planIndex(input.plan).get(r.index), roundCost(input.analysis, r.messageId)) : undefined;
+  return r
+    ? roundNode(input.file, r, planIndex(input.plan).get(r.index), roundCost(input.analysis, r.messageId))
+    : undefined;
 }
 
 /** Parent of a node (for TreeView.reveal): round → history group; message/tool → round. */
@@ -519,7 +599,8 @@ export function parentNode(input: TreeInput, node: TreeNodeModel): TreeNodeModel
     const r = input.analysis.report.rounds.find((x) => x.index === node.round);
     return r && !r.inContext ? historyGroup(input, r.segment) : undefined;
   }
-  if (node.kind === 'message' || node.kind === 'tool') return node.round !== undefined ? roundNodeByIndex(input, node.round) : undefined;
+  if (node.kind === 'message' || node.kind === 'tool')
+    return node.round !== undefined ? roundNodeByIndex(input, node.round) : undefined;
   if (node.kind === 'sidechain') return rootNodes(input).find((n) => n.kind === 'sidechains');
   if (node.kind === 'malformed') return rootNodes(input).find((n) => n.kind === 'malformedGroup');
   if (node.kind === 'note') return rootNodes(input).find((n) => n.kind === 'notes');
@@ -527,7 +608,12 @@ export function parentNode(input: TreeInput, node: TreeNodeModel): TreeNodeModel
 }
 
 /** Single-node trees for states without an analysis (loading, error, a file with no lines yet). */
-export function statusNode(file: string, label: string, detail: string | undefined, kind: 'loading' | 'error' | 'info'): TreeNodeModel {
+export function statusNode(
+  file: string,
+  label: string,
+  detail: string | undefined,
+  kind: 'loading' | 'error' | 'info',
+): TreeNodeModel {
   return {
     id: `${file}#status-${kind}`,
     kind: 'status',
@@ -549,6 +635,8 @@ export interface TreeSnapshot extends TreeNodeModel {
 
 export function snapshot(input: TreeInput, depth = 1): TreeSnapshot[] {
   const expand = (nodes: TreeNodeModel[], d: number): TreeSnapshot[] =>
-    nodes.map((n) => (d > 0 && n.collapsible !== 'none' ? { ...n, children: expand(childNodes(input, n), d - 1) } : { ...n }));
+    nodes.map((n) =>
+      d > 0 && n.collapsible !== 'none' ? { ...n, children: expand(childNodes(input, n), d - 1) } : { ...n },
+    );
   return expand(rootNodes(input), depth);
 }

@@ -16,7 +16,11 @@ export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
   const looks = new Map<string, number>();
   const publish = () => {
     void vscode.commands.executeCommand('setContext', FILES_WITH_BACKUPS, [...withBackups]);
-    void vscode.commands.executeCommand('setContext', CURRENT_HAS_BACKUP, store.file !== undefined && withBackups.has(store.file));
+    void vscode.commands.executeCommand(
+      'setContext',
+      CURRENT_HAS_BACKUP,
+      store.file !== undefined && withBackups.has(store.file),
+    );
   };
   const check = async (file: string | undefined) => {
     if (!file) return publish();

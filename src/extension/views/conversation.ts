@@ -8,7 +8,11 @@ import { readableConversation } from '../../core/compact/readable';
 export const CONVERSATION_SCHEME = 'agent-compactor-conversation';
 
 export function conversationUri(file: string, side: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: CONVERSATION_SCHEME, path: `/${basename(file)} (${side}).txt`, query: encodeURIComponent(file) });
+  return vscode.Uri.from({
+    scheme: CONVERSATION_SCHEME,
+    path: `/${basename(file)} (${side}).txt`,
+    query: encodeURIComponent(file),
+  });
 }
 
 export function registerConversationDocuments(): vscode.Disposable {

@@ -38,14 +38,20 @@ export class PlanDecorations implements vscode.Disposable {
         backgroundColor: new vscode.ThemeColor(`agentCompactor.${mark}Background`),
         rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
       });
-    this.types = { summarize: make('summarize', vscode.OverviewRulerLane.Left), drop: make('drop', vscode.OverviewRulerLane.Right) };
+    this.types = {
+      summarize: make('summarize', vscode.OverviewRulerLane.Left),
+      drop: make('drop', vscode.OverviewRulerLane.Right),
+    };
     this.disposables.push(
       store.onDidChange(() => this.update()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.update()),
-      vscode.languages.registerCodeLensProvider({ scheme: 'file', pattern: '**/*.jsonl' }, {
-        onDidChangeCodeLenses: this.lensEmitter.event,
-        provideCodeLenses: (doc) => this.lenses(doc),
-      }),
+      vscode.languages.registerCodeLensProvider(
+        { scheme: 'file', pattern: '**/*.jsonl' },
+        {
+          onDidChangeCodeLenses: this.lensEmitter.event,
+          provideCodeLenses: (doc) => this.lenses(doc),
+        },
+      ),
     );
     this.update();
   }
@@ -96,7 +102,9 @@ export class PlanDecorations implements vscode.Disposable {
       const end = Math.min(run.endLine, last);
       const range = new vscode.Range(run.startLine, 0, end, doc.lineAt(end).range.end.character);
       const hover = new vscode.MarkdownString();
-      hover.appendText(`Agent Compactor ${MARK_TEXT[mark]}: round #${run.round} would be ${mark === 'drop' ? 'dropped' : 'summarized'} (${run.reason})`);
+      hover.appendText(
+        `Agent Compactor ${MARK_TEXT[mark]}: round #${run.round} would be ${mark === 'drop' ? 'dropped' : 'summarized'} (${run.reason})`,
+      );
       out.push({ range, hoverMessage: hover });
     }
     return out;

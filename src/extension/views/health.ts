@@ -9,7 +9,11 @@ import type { TranscriptStore } from '../store';
 /** True while the shown transcript has a problem Repair Session can fix (package.json offers the command then). */
 export const CAN_REPAIR_CONTEXT = 'agentCompactor.canRepair';
 
-const SEVERITY = { error: vscode.DiagnosticSeverity.Error, warning: vscode.DiagnosticSeverity.Warning, hint: vscode.DiagnosticSeverity.Hint } as const;
+const SEVERITY = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  hint: vscode.DiagnosticSeverity.Hint,
+} as const;
 
 export class ResumeHealthDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('agentCompactor.resumeHealth');
@@ -23,12 +27,20 @@ export class ResumeHealthDiagnostics implements vscode.Disposable {
       this.collection.clear();
       this.current = undefined;
       const report = st.status === 'ready' ? resumeHealthOf(st.analysis) : undefined;
-      void vscode.commands.executeCommand('setContext', CAN_REPAIR_CONTEXT, st.status === 'ready' && report !== undefined && repairableOf(st.analysis, report));
+      void vscode.commands.executeCommand(
+        'setContext',
+        CAN_REPAIR_CONTEXT,
+        st.status === 'ready' && report !== undefined && repairableOf(st.analysis, report),
+      );
       if (st.status !== 'ready') return;
       this.current = report;
       if (!report) return;
       const diagnostics = healthDiagnostics(report).map((d) => {
-        const diag = new vscode.Diagnostic(new vscode.Range(d.line, 0, d.line, Number.MAX_SAFE_INTEGER), d.message, SEVERITY[d.severity]);
+        const diag = new vscode.Diagnostic(
+          new vscode.Range(d.line, 0, d.line, Number.MAX_SAFE_INTEGER),
+          d.message,
+          SEVERITY[d.severity],
+        );
         diag.source = 'Agent Compactor';
         diag.code = d.code;
         return diag;

@@ -18,11 +18,18 @@ import { SECTION } from '../settings';
 export const SETTLED_MS = 5_000;
 
 export class LiveSessionStatus implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('agentCompactor.liveSession', vscode.StatusBarAlignment.Right, 99);
+  private readonly item = vscode.window.createStatusBarItem(
+    'agentCompactor.liveSession',
+    vscode.StatusBarAlignment.Right,
+    99,
+  );
   private readonly subscription: vscode.Disposable;
   private readonly offered = new Set<string>();
   /** The cache-expiry notices (setting `cacheExpiryNotice`); a pending one outlives the session's live mark. */
-  private readonly notices = new CacheExpiryNotices(realTimers, (_, text) => void vscode.window.showInformationMessage(text));
+  private readonly notices = new CacheExpiryNotices(
+    realTimers,
+    (_, text) => void vscode.window.showInformationMessage(text),
+  );
   /** The file state (size:mtime) whose cache was last read for the notice, so a quiet file is read once. */
   private readFor = '';
   private readTimer: ReturnType<typeof setTimeout> | undefined;
@@ -51,8 +58,17 @@ export class LiveSessionStatus implements vscode.Disposable {
     this.item.text = status.text;
     this.item.tooltip = status.tooltip;
     this.item.accessibilityInformation = { label: status.accessibilityLabel };
-    this.item.backgroundColor = status.level === 'alert' ? new vscode.ThemeColor('statusBarItem.errorBackground') : status.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-    this.item.command = { command: CommandId.showRounds, title: 'Show Rounds', arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }] };
+    this.item.backgroundColor =
+      status.level === 'alert'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : status.level === 'warning'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
+    this.item.command = {
+      command: CommandId.showRounds,
+      title: 'Show Rounds',
+      arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }],
+    };
     this.item.show();
     // Read once the agent's turn has settled, not on every append of a growing file.
     clearTimeout(this.readTimer);
@@ -64,9 +80,19 @@ export class LiveSessionStatus implements vscode.Disposable {
   }
 
   private async offer(s: SessionSummary, text: string): Promise<void> {
-    const choice = await vscode.window.showWarningMessage(`${s.title}: ${text} of the context window. Claude Code will soon compact it on its own, unseen. Compact it now with a preview (as a fork), then resume?`, 'Compact Now');
+    const choice = await vscode.window.showWarningMessage(
+      `${s.title}: ${text} of the context window. Claude Code will soon compact it on its own, unseen. Compact it now with a preview (as a fork), then resume?`,
+      'Compact Now',
+    );
     if (choice !== 'Compact Now') return;
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Waiting for Claude Code to finish its turn in ${basename(s.file)} (nothing is written while it grows)…`, cancellable: true }, (_, token) => settled(s.file, token));
+    await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Waiting for Claude Code to finish its turn in ${basename(s.file)} (nothing is written while it grows)…`,
+        cancellable: true,
+      },
+      (_, token) => settled(s.file, token),
+    );
     await vscode.commands.executeCommand(CommandId.compact, vscode.Uri.file(s.file));
   }
 
@@ -79,7 +105,13 @@ export class LiveSessionStatus implements vscode.Disposable {
     this.readFor = key;
     try {
       const stats = await sessionStats(live.file, priceTableFromSetting(config.get('prices')).table);
-      this.notices.watch({ file: live.file, title: live.title, cache: stats.cache, contextTokens: stats.contextTokens, expiredResume: stats.expiredResume });
+      this.notices.watch({
+        file: live.file,
+        title: live.title,
+        cache: stats.cache,
+        contextTokens: stats.contextTokens,
+        expiredResume: stats.expiredResume,
+      });
     } catch {
       // A file being written may end mid-line or vanish; the next scan reads it again.
       this.readFor = '';

@@ -14,12 +14,20 @@ export const ROUND_SCHEME = 'agent-compactor-round';
 export const EDITOR_LIMIT = 50 * 1024 * 1024;
 
 export function roundDocumentUri(file: string, round: number): vscode.Uri {
-  return vscode.Uri.from({ scheme: ROUND_SCHEME, path: `/${basename(file)} · round ${round}.jsonl`, query: new URLSearchParams({ file, round: String(round) }).toString() });
+  return vscode.Uri.from({
+    scheme: ROUND_SCHEME,
+    path: `/${basename(file)} · round ${round}.jsonl`,
+    query: new URLSearchParams({ file, round: String(round) }).toString(),
+  });
 }
 
 /** The round's readable form (each line's role and text, tool calls and results). */
 export function readableRoundUri(file: string, round: number): vscode.Uri {
-  return vscode.Uri.from({ scheme: ROUND_SCHEME, path: `/${basename(file)} · round ${round} (readable).txt`, query: new URLSearchParams({ file, round: String(round), view: 'readable' }).toString() });
+  return vscode.Uri.from({
+    scheme: ROUND_SCHEME,
+    path: `/${basename(file)} · round ${round} (readable).txt`,
+    query: new URLSearchParams({ file, round: String(round), view: 'readable' }).toString(),
+  });
 }
 
 export function registerRoundDocuments(store: TranscriptStore): vscode.Disposable {
@@ -29,7 +37,8 @@ export function registerRoundDocuments(store: TranscriptStore): vscode.Disposabl
       const file = q.get('file') ?? '';
       const round = Number(q.get('round'));
       const analysis = store.file === file ? store.analysis : undefined;
-      if (!analysis || !Number.isInteger(round)) return `${basename(file)} is not the transcript shown in Agent Compactor; open it there first.`;
+      if (!analysis || !Number.isInteger(round))
+        return `${basename(file)} is not the transcript shown in Agent Compactor; open it there first.`;
       if (q.get('view') === 'readable') return readableRound(analysis, round);
       const lines = await readRoundLines(analysis, round);
       const header = `// ${basename(file)}, round #${round}: lines ${lines[0]?.line ?? '?'}–${lines[lines.length - 1]?.line ?? '?'} of ${analysis.index.lineCount.toLocaleString('en-US')} (read-only; the file is too large for an editor)`;

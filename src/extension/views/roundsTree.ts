@@ -1,7 +1,17 @@
 // The Rounds tree (activity bar container and explorer): maps the pure node model of
 // model/tree.ts to TreeItems; children are built when a node is expanded.
 import * as vscode from 'vscode';
-import { childNodes, parentNode, rootNodes, roundNodeByIndex, snapshot, statusNode, type TreeInput, type TreeNodeModel, type TreeSnapshot } from '../model/tree';
+import {
+  childNodes,
+  parentNode,
+  rootNodes,
+  roundNodeByIndex,
+  snapshot,
+  statusNode,
+  type TreeInput,
+  type TreeNodeModel,
+  type TreeSnapshot,
+} from '../model/tree';
 import { baseName } from '../model/format';
 import { roundsViewHeader } from '../model/roundsViewHeader';
 import { VIEW_IDS, isTranscriptEditor, type TranscriptStore } from '../store';
@@ -31,8 +41,17 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
     const s = this.store.state;
     if (s.status === 'empty') this.roots = [];
     else if (s.status === 'loading') this.roots = [statusNode(s.file, s.message, s.file, 'loading')];
-    else if (s.status === 'error' && s.empty) this.roots = [statusNode(s.file, `${baseName(s.file)} is empty`, 'No lines yet; its rounds appear here as soon as an agent writes to it.', 'info')];
-    else if (s.status === 'error') this.roots = [statusNode(s.file, `Cannot show ${baseName(s.file)}`, s.message, 'error')];
+    else if (s.status === 'error' && s.empty)
+      this.roots = [
+        statusNode(
+          s.file,
+          `${baseName(s.file)} is empty`,
+          'No lines yet; its rounds appear here as soon as an agent writes to it.',
+          'info',
+        ),
+      ];
+    else if (s.status === 'error')
+      this.roots = [statusNode(s.file, `Cannot show ${baseName(s.file)}`, s.message, 'error')];
     else {
       this.roots = rootNodes({ file: s.file, analysis: s.analysis, plan: s.plan });
       if (s.planError) this.roots.splice(1, 0, statusNode(s.file, 'Could not plan a compaction', s.planError, 'error'));
@@ -65,7 +84,8 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
     item.tooltip = node.tooltip;
     item.iconPath = new vscode.ThemeIcon(node.icon, node.color ? new vscode.ThemeColor(node.color) : undefined);
     item.contextValue = node.contextValue;
-    if (node.command) item.command = { command: node.command.command, title: node.command.title, arguments: node.command.args };
+    if (node.command)
+      item.command = { command: node.command.command, title: node.command.title, arguments: node.command.args };
     if (node.target) item.resourceUri = vscode.Uri.file(node.target);
     item.accessibilityInformation = { label: [node.label, node.description].filter(Boolean).join(', ') };
     return item;
@@ -101,8 +121,14 @@ const SHOWN_ONCE = 'agentCompactor.roundsViewShown';
  * transcript is shown in a workspace, the Rounds view is revealed (without taking focus from the editor), so a new
  * user finds the rounds without a hunt; later the views stay where the user put them.
  */
-export function createRoundsViews(store: TranscriptStore, provider: RoundsTreeProvider, workspaceState: vscode.Memento): vscode.Disposable[] {
-  const views = VIEW_IDS.map((id) => vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true }));
+export function createRoundsViews(
+  store: TranscriptStore,
+  provider: RoundsTreeProvider,
+  workspaceState: vscode.Memento,
+): vscode.Disposable[] {
+  const views = VIEW_IDS.map((id) =>
+    vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true }),
+  );
   const showOnce = () => {
     if (store.state.status !== 'ready' || workspaceState.get(SHOWN_ONCE) || views.some((v) => v.visible)) return;
     void workspaceState.update(SHOWN_ONCE, true);
@@ -113,7 +139,11 @@ export function createRoundsViews(store: TranscriptStore, provider: RoundsTreePr
     showOnce();
     const s = store.state;
     views.forEach((v, k) => {
-      const header = roundsViewHeader(s.status === 'empty' ? undefined : s.file, s.status === 'ready' ? s.plan : null, VIEW_IDS[k] === 'agentCompactor.roundsExplorer' ? 'explorer' : 'container');
+      const header = roundsViewHeader(
+        s.status === 'empty' ? undefined : s.file,
+        s.status === 'ready' ? s.plan : null,
+        VIEW_IDS[k] === 'agentCompactor.roundsExplorer' ? 'explorer' : 'container',
+      );
       v.description = header.description;
       v.message = undefined;
       v.badge = header.badge;
@@ -131,7 +161,8 @@ export function createRoundsViews(store: TranscriptStore, provider: RoundsTreePr
       timer = setTimeout(() => {
         const node = provider.roundAtLine(e.selections[0].active.line + 1);
         if (!node) return;
-        for (const v of views) if (v.visible) void Promise.resolve(v.reveal(node, { select: true, focus: false })).catch(() => undefined);
+        for (const v of views)
+          if (v.visible) void Promise.resolve(v.reveal(node, { select: true, focus: false })).catch(() => undefined);
       }, 150);
     }),
     { dispose: () => timer && clearTimeout(timer) },

@@ -38,7 +38,10 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
 
   /** `timers`: the clock the live marks run on. */
   constructor(private readonly timers: Timers = realTimers) {
-    this.view = vscode.window.createTreeView('agentCompactor.sessions', { treeDataProvider: this, showCollapseAll: true });
+    this.view = vscode.window.createTreeView('agentCompactor.sessions', {
+      treeDataProvider: this,
+      showCollapseAll: true,
+    });
     this.disposables.push(this.view, this.emitter, this.changed);
     this.live = new LiveMarks(timers, () => {
       this.sessions = this.live.apply(this.sessions);
@@ -81,7 +84,6 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     return this.wide || dir === this.root || this.narrowFolders().some((f) => join(this.root, f) === dir);
   }
 
-
   /** Folder → its watcher: the sessions folder (new projects) and each project folder (new or growing sessions). */
   private readonly watchers = new Map<string, FSWatcher>();
 
@@ -95,7 +97,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     if (existsSync(this.root)) {
       wanted.add(this.root);
       try {
-        for (const d of readdirSync(this.root, { withFileTypes: true })) if (d.isDirectory() && this.watched(join(this.root, d.name))) wanted.add(join(this.root, d.name));
+        for (const d of readdirSync(this.root, { withFileTypes: true }))
+          if (d.isDirectory() && this.watched(join(this.root, d.name))) wanted.add(join(this.root, d.name));
       } catch {
         /* the next rescan tries again */
       }
@@ -146,7 +149,10 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     if (known === -1) return this.scheduleRescan();
     const pending = this.grown.get(file!);
     if (pending) clearTimeout(pending);
-    this.grown.set(file!, setTimeout(() => void this.refreshOne(file!), RESCAN_DEBOUNCE_MS / 2));
+    this.grown.set(
+      file!,
+      setTimeout(() => void this.refreshOne(file!), RESCAN_DEBOUNCE_MS / 2),
+    );
   }
 
   private readonly grown = new Map<string, ReturnType<typeof setTimeout>>();
@@ -158,7 +164,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       if (at === -1) return;
       const fresh = await summarizeSession(file, this.sessions[at].folder, this.timers.now()).catch(() => null);
       if (!fresh) return void (await this.rescanNow());
-      this.sessions = this.live.apply([fresh, ...this.sessions.filter((s) => s.file !== file)].sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file)));
+      this.sessions = this.live.apply(
+        [fresh, ...this.sessions.filter((s) => s.file !== file)].sort(
+          (a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file),
+        ),
+      );
       this.rebuild();
       this.changed.fire();
     };
@@ -168,7 +178,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
 
   private async rescanNow(all = false): Promise<void> {
     this.watch();
-    this.sessions = this.live.apply(await scanSessions(this.root, this.timers.now(), all || this.wide ? undefined : this.narrowFolders()));
+    this.sessions = this.live.apply(
+      await scanSessions(this.root, this.timers.now(), all || this.wide ? undefined : this.narrowFolders()),
+    );
     this.rebuild();
     this.changed.fire();
   }
@@ -189,7 +201,13 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   private rebuild(): void {
-    this.nodes = sessionTreeNodes(groupSessions(this.sessions, this.workspaceProject(), this.filterText), this.workspaceProject(), this.timers.now(), (s) => this.stats.state(s), this.sessions);
+    this.nodes = sessionTreeNodes(
+      groupSessions(this.sessions, this.workspaceProject(), this.filterText),
+      this.workspaceProject(),
+      this.timers.now(),
+      (s) => this.stats.state(s),
+      this.sessions,
+    );
     this.emitter.fire(undefined);
   }
 
@@ -222,7 +240,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   getTreeItem(node: SessionNode): vscode.TreeItem {
     const item = new vscode.TreeItem(
       node.label,
-      node.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : node.collapsible === 'collapsed' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+      node.collapsible === 'expanded'
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : node.collapsible === 'collapsed'
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.None,
     );
     item.id = node.id;
     item.description = node.description;
@@ -230,7 +252,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     item.iconPath = new vscode.ThemeIcon(node.icon, node.color ? new vscode.ThemeColor(node.color) : undefined);
     item.contextValue = node.contextValue;
     if (node.file) {
-      item.command = { command: CommandId.showRounds, title: 'Show Rounds', arguments: [{ file: node.file, kind: node.kind, contextValue: node.contextValue }] };
+      item.command = {
+        command: CommandId.showRounds,
+        title: 'Show Rounds',
+        arguments: [{ file: node.file, kind: node.kind, contextValue: node.contextValue }],
+      };
     }
     return item;
   }

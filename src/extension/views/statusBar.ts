@@ -58,9 +58,13 @@ export class ContextStatusBar implements vscode.Disposable {
         `${s.analysis.index.format.agent} ${autoCompactText(limits)}`,
         `${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context`,
       ];
-      const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices')).table;
+      const prices = priceTableFromSetting(
+        vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(s.file)).get('prices'),
+      ).table;
       const cost = analysisCost(s.analysis, prices);
-      parts.push(`Cost: ${costFigure(cost, (n) => `$${n.toFixed(2)}`)} over ${plural(cost.responses.size, 'response')}${cost.agent ? `; the agent's own figure: $${cost.agent.usd.toFixed(2)}` : ''}`);
+      parts.push(
+        `Cost: ${costFigure(cost, (n) => `$${n.toFixed(2)}`)} over ${plural(cost.responses.size, 'response')}${cost.agent ? `; the agent's own figure: $${cost.agent.usd.toFixed(2)}` : ''}`,
+      );
       parts.push(...costNotes(cost, PRICES_SETTING_HINT));
       if (s.plan) parts.push(planSummary(s.plan, context));
       // The next turn as it is and (with a plan) compacted: the line the plan's tooltip and the dialog show.

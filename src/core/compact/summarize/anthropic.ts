@@ -48,47 +48,114 @@ export interface AnthropicSummary {
 }
 
 export class PromptTooLongExhausted extends Error {
-  constructor(readonly attempts: AttemptRecord[], readonly droppedRounds: number[]) {
+  constructor(
+    readonly attempts: AttemptRecord[],
+    readonly droppedRounds: number[],
+  ) {
     super('the summary request was still too long after head truncation');
   }
 }
 
 /** Error from the SDK → a CompactError that says what to do; null for prompt-too-long. */
 function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | null {
-  if (signal?.aborted || err instanceof Anthropic.APIUserAbortError) return new CompactError('cancelled', 'Compaction cancelled; nothing was written.', err);
+  if (signal?.aborted || err instanceof Anthropic.APIUserAbortError)
+    return new CompactError('cancelled', 'Compaction cancelled; nothing was written.', err);
   if (isPromptTooLong(err)) return null;
   if (err instanceof Anthropic.APIConnectionTimeoutError) {
-    return new CompactError('network', 'The Anthropic API did not answer in time. Check the base URL and your network, or use the offline extractive summary.', err);
+    return new CompactError(
+      'network',
+      'The Anthropic API did not answer in time. Check the base URL and your network, or use the offline extractive summary.',
+      err,
+    );
   }
   if (err instanceof Anthropic.APIConnectionError) {
-    return new CompactError('network', `Could not reach the Anthropic API (${(err as Error).message}). Check the base URL and your network, or use the offline extractive summary.`, err);
+    return new CompactError(
+      'network',
+      `Could not reach the Anthropic API (${(err as Error).message}). Check the base URL and your network, or use the offline extractive summary.`,
+      err,
+    );
   }
   if (isApiError(err)) {
     const status = err.status;
     const detail = apiMessage(err);
-    if (status === 401) return new CompactError('auth', `The Anthropic API rejected the API key (401: ${detail}). Set a valid key, or use the offline extractive summary.`, err);
-    if (status === 403) return new CompactError('auth', `The API key is not allowed to do this (403: ${detail}). Check the key's permissions, or use the offline extractive summary.`, err);
-    if (status === 404) return new CompactError('not-found', `The Anthropic API does not know this model (404: ${detail}). Choose another model in the settings.`, err);
-    if (status === 429) return new CompactError('api', `Rate limited by the Anthropic API (429: ${detail}), still after retries. Wait a minute and try again, or use the offline extractive summary.`, err);
-    if (status === 529) return new CompactError('api', `The Anthropic API is overloaded (529: ${detail}), still after retries. Try again later, or use the offline extractive summary.`, err);
-    if (status !== undefined && status >= 500) return new CompactError('api', `The Anthropic API failed (${status}: ${detail}), still after retries. Try again later, or use the offline extractive summary.`, err);
+    if (status === 401)
+      return new CompactError(
+        'auth',
+        `The Anthropic API rejected the API key (401: ${detail}). Set a valid key, or use the offline extractive summary.`,
+        err,
+      );
+    if (status === 403)
+      return new CompactError(
+        'auth',
+        `The API key is not allowed to do this (403: ${detail}). Check the key's permissions, or use the offline extractive summary.`,
+        err,
+      );
+    if (status === 404)
+      return new CompactError(
+        'not-found',
+        `The Anthropic API does not know this model (404: ${detail}). Choose another model in the settings.`,
+        err,
+      );
+    if (status === 429)
+      return new CompactError(
+        'api',
+        `Rate limited by the Anthropic API (429: ${detail}), still after retries. Wait a minute and try again, or use the offline extractive summary.`,
+        err,
+      );
+    if (status === 529)
+      return new CompactError(
+        'api',
+        `The Anthropic API is overloaded (529: ${detail}), still after retries. Try again later, or use the offline extractive summary.`,
+        err,
+      );
+    if (status !== undefined && status >= 500)
+      return new CompactError(
+        'api',
+        `The Anthropic API failed (${status}: ${detail}), still after retries. Try again later, or use the offline extractive summary.`,
+        err,
+      );
     // No status: an `error` event inside a 200 stream. The request was accepted, so say it failed midway.
     if (status === undefined) {
       const type = str(obj(asObject(err.error), 'error'), 'type') ?? 'error';
-      return new CompactError('api', `The Anthropic API failed in the middle of the summary (${type}: ${detail}). Try again later, or use the offline extractive summary.`, err);
+      return new CompactError(
+        'api',
+        `The Anthropic API failed in the middle of the summary (${type}: ${detail}). Try again later, or use the offline extractive summary.`,
+        err,
+      );
     }
-    return new CompactError('api', `The Anthropic API refused the summary request (${status}: ${detail}). Check the model and settings, or use the offline extractive summary.`, err);
+    return new CompactError(
+      'api',
+      `The Anthropic API refused the summary request (${status}: ${detail}). Check the model and settings, or use the offline extractive summary.`,
+      err,
+    );
   }
   // A connection cut mid-stream ("terminated") and an unreadable stream (invalid JSON) arrive as
   // low-level errors: name the cause and what to do.
   const chain = causeChain(err);
-  if (chain.some((e) => (e instanceof TypeError && /terminated/i.test(e.message)) || isSocketErrorCode((e as { code?: unknown }).code))) {
-    return new CompactError('network', `The connection to the Anthropic API broke while the summary was streaming (${(err as Error).message}). Check your network or proxy and try again, or use the offline extractive summary.`, err);
+  if (
+    chain.some(
+      (e) =>
+        (e instanceof TypeError && /terminated/i.test(e.message)) || isSocketErrorCode((e as { code?: unknown }).code),
+    )
+  ) {
+    return new CompactError(
+      'network',
+      `The connection to the Anthropic API broke while the summary was streaming (${(err as Error).message}). Check your network or proxy and try again, or use the offline extractive summary.`,
+      err,
+    );
   }
   if (chain.some((e) => e instanceof SyntaxError)) {
-    return new CompactError('api', `The Anthropic API sent an answer that could not be read (invalid JSON: ${(err as Error).message}). Check that the base URL points at the Anthropic Messages API, or use the offline extractive summary.`, err);
+    return new CompactError(
+      'api',
+      `The Anthropic API sent an answer that could not be read (invalid JSON: ${(err as Error).message}). Check that the base URL points at the Anthropic Messages API, or use the offline extractive summary.`,
+      err,
+    );
   }
-  return new CompactError('api', `The summary request failed: ${err instanceof Error ? err.message : String(err)}`, err);
+  return new CompactError(
+    'api',
+    `The summary request failed: ${err instanceof Error ? err.message : String(err)}`,
+    err,
+  );
 }
 
 /** `instanceof Anthropic.APIError`, typed with the class's declared parameters (the SDK's own narrowing gives `any`). */
@@ -131,8 +198,16 @@ interface Reply {
   stopReason: string | null;
 }
 
-async function callOnce(client: Anthropic, opts: AnthropicOptions, maxTokens: number, messages: { role: 'user' | 'assistant'; content: string }[]): Promise<Reply> {
-  const stream = client.messages.stream({ model: opts.model, max_tokens: maxTokens, messages }, { signal: opts.signal });
+async function callOnce(
+  client: Anthropic,
+  opts: AnthropicOptions,
+  maxTokens: number,
+  messages: { role: 'user' | 'assistant'; content: string }[],
+): Promise<Reply> {
+  const stream = client.messages.stream(
+    { model: opts.model, max_tokens: maxTokens, messages },
+    { signal: opts.signal },
+  );
   const onText = opts.onText;
   if (onText) {
     onText('');
@@ -165,8 +240,17 @@ export type ReplyVerdict = { ok: true; summary: string } | { ok: false; problem:
  */
 export function judgeSummaryReply(text: string, stopReason: string | null): ReplyVerdict {
   const summary = extractSummary(text);
-  if (stopReason === 'max_tokens') return { ok: false, problem: summary === null ? 'was cut off by max_tokens before </summary>' : 'was cut off by max_tokens after </summary>' };
-  if (summary === null) return { ok: false, problem: /<summary>/i.test(text) ? 'had no complete <summary> block (no </summary>)' : 'had no <summary> block' };
+  if (stopReason === 'max_tokens')
+    return {
+      ok: false,
+      problem:
+        summary === null ? 'was cut off by max_tokens before </summary>' : 'was cut off by max_tokens after </summary>',
+    };
+  if (summary === null)
+    return {
+      ok: false,
+      problem: /<summary>/i.test(text) ? 'had no complete <summary> block (no </summary>)' : 'had no <summary> block',
+    };
   return { ok: true, summary };
 }
 
@@ -175,8 +259,17 @@ export function judgeSummaryReply(text: string, stopReason: string | null): Repl
  * `chunkTokens`, carrying the running summary forward. On prompt-too-long, drops head groups
  * sized by the reported gap and retries up to `maxPtlRetries` times, then gives up.
  */
-export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], ids: number[], opts: AnthropicOptions): Promise<AnthropicSummary> {
-  const client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: opts.maxRetries ?? 3, timeout: opts.timeoutMs ?? 120_000 });
+export async function summarizeWithAnthropic(
+  groups: Group<SummaryMessage[]>[],
+  ids: number[],
+  opts: AnthropicOptions,
+): Promise<AnthropicSummary> {
+  const client = new Anthropic({
+    apiKey: opts.apiKey,
+    baseURL: opts.baseURL,
+    maxRetries: opts.maxRetries ?? 3,
+    timeout: opts.timeoutMs ?? 120_000,
+  });
   const attempts: AttemptRecord[] = [];
   const droppedRounds: number[] = [];
   const chunks: { groups: Group<SummaryMessage[]>[]; ids: number[] }[] = [];
@@ -209,7 +302,11 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
       const strategy: AttemptRecord['strategy'] = ptlRetries === 0 ? 'anthropic' : 'anthropic-truncated';
       const maxTokens = roomy ? cutOffRetryMaxTokens(opts.maxTokens) : opts.maxTokens;
       const prefix = running ? `Summary of the conversation before this part:\n${running}` : null;
-      const request = summaryRequestText(opts.instructions, { morePartsFollow: chunks.length > 1 && c < chunks.length - 1, tagsReminder: roomy, detail: opts.detail });
+      const request = summaryRequestText(opts.instructions, {
+        morePartsFollow: chunks.length > 1 && c < chunks.length - 1,
+        tagsReminder: roomy,
+        detail: opts.detail,
+      });
       opts.onProgress?.(progress);
       let reply: Reply;
       try {
@@ -217,27 +314,48 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
       } catch (err) {
         const classified = classifyApiError(err, opts.signal);
         if (classified) {
-          attempts.push({ attempt: attemptNo, strategy, outcome: classified.code === 'cancelled' ? 'cancelled' : 'error', detail: classified.message });
+          attempts.push({
+            attempt: attemptNo,
+            strategy,
+            outcome: classified.code === 'cancelled' ? 'cancelled' : 'error',
+            detail: classified.message,
+          });
           (classified as CompactError & { attempts?: AttemptRecord[] }).attempts = attempts;
           throw classified;
         }
         const gap = parseTokenGap(err);
-        const record: AttemptRecord = { attempt: attemptNo, strategy, outcome: 'prompt-too-long', detail: err instanceof Error ? err.message : String(err), tokenGap: gap };
+        const record: AttemptRecord = {
+          attempt: attemptNo,
+          strategy,
+          outcome: 'prompt-too-long',
+          detail: err instanceof Error ? err.message : String(err),
+          tokenGap: gap,
+        };
         attempts.push(record);
         if (ptlRetries >= opts.maxPtlRetries) throw new PromptTooLongExhausted(attempts, droppedRounds);
         // The gap is in the API's tokens but the groups are sized by our estimate, and the two can
         // disagree (a skewed session calibration). Cut the same *fraction* of the request that the
         // API says is over, measured in our own units.
         const total = parseTokenTotal(err);
-        const ours = work.reduce((s, w) => s + w.tokens, 0) + estimateStringTokens((prefix ?? '') + request, 'prose', opts.calibration || 1);
+        const ours =
+          work.reduce((s, w) => s + w.tokens, 0) +
+          estimateStringTokens((prefix ?? '') + request, 'prose', opts.calibration || 1);
         const cutGap = gap !== null && total ? Math.ceil((gap / total) * ours) : gap;
-        const cut = truncateHead(work, cutGap, () => ({ tokens: 10, marker: true, firstRole: 'user' as const, payload: [{ role: 'user' as const, text: TRUNCATION_MARKER }], id: -1 }));
+        const cut = truncateHead(work, cutGap, () => ({
+          tokens: 10,
+          marker: true,
+          firstRole: 'user' as const,
+          payload: [{ role: 'user' as const, text: TRUNCATION_MARKER }],
+          id: -1,
+        }));
         if (!cut) throw new PromptTooLongExhausted(attempts, droppedRounds);
         const removed = work.filter((w) => !w.marker).slice(0, cut.dropped);
         for (const r of removed) droppedRounds.push(r.id);
         record.droppedRounds = cut.dropped;
         ptlRetries++;
-        opts.onProgress?.(`Summary request too long${gap ? ` by ${gap} tokens` : ''}, dropping ${cut.dropped} oldest round${cut.dropped === 1 ? '' : 's'} and retrying (${ptlRetries + 1}/${opts.maxPtlRetries + 1})`);
+        opts.onProgress?.(
+          `Summary request too long${gap ? ` by ${gap} tokens` : ''}, dropping ${cut.dropped} oldest round${cut.dropped === 1 ? '' : 's'} and retrying (${ptlRetries + 1}/${opts.maxPtlRetries + 1})`,
+        );
         work = cut.groups as typeof work;
         progress = `Retrying summary with ${work.filter((w) => !w.marker).length} rounds${chunkLabel} (${ptlRetries + 1}/${opts.maxPtlRetries + 1})…`;
         continue;
@@ -245,10 +363,20 @@ export async function summarizeWithAnthropic(groups: Group<SummaryMessage[]>[], 
       const verdict = judgeSummaryReply(reply.text, reply.stopReason);
       if (verdict.ok) {
         running = verdict.summary;
-        attempts.push({ attempt: attemptNo, strategy, outcome: 'ok', detail: `summary of ${work.filter((w) => !w.marker).length} rounds${chunkLabel}` });
+        attempts.push({
+          attempt: attemptNo,
+          strategy,
+          outcome: 'ok',
+          detail: `summary of ${work.filter((w) => !w.marker).length} rounds${chunkLabel}`,
+        });
         break;
       }
-      attempts.push({ attempt: attemptNo, strategy, outcome: 'error', detail: `the model's reply ${verdict.problem} (max_tokens ${maxTokens}, stop_reason ${reply.stopReason ?? 'none'}, ${reply.text.length} characters)${chunkLabel}` });
+      attempts.push({
+        attempt: attemptNo,
+        strategy,
+        outcome: 'error',
+        detail: `the model's reply ${verdict.problem} (max_tokens ${maxTokens}, stop_reason ${reply.stopReason ?? 'none'}, ${reply.text.length} characters)${chunkLabel}`,
+      });
       if (roomy) {
         const error = new CompactError(
           'api',

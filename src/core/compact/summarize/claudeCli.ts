@@ -8,7 +8,8 @@
 import { asObject, str } from '../../json';
 import type { AgentCliKind, AgentCliReply, AgentCliRun } from './agentCli';
 
-export const CLAUDE_CLI_SYSTEM_PROMPT = 'You write handoff summaries of coding-agent conversations, so that the work can continue from the summary. Answer with text only.';
+export const CLAUDE_CLI_SYSTEM_PROMPT =
+  'You write handoff summaries of coding-agent conversations, so that the work can continue from the summary. Answer with text only.';
 
 /**
  * The argv after the program: print mode reading the request from stdin; one JSON result; no session saved among
@@ -37,17 +38,29 @@ export function readClaudeReply(run: AgentCliRun): AgentCliReply {
   const result = lastJsonObject(run.stdout);
   if (!result || result.type !== 'result') {
     const said = (run.stderr.trim() || run.stdout.trim()).slice(-500);
-    return { ok: false, problem: `its output was not a JSON result (exit code ${run.exitCode ?? 'none'}${said ? `: ${said}` : ''})` };
+    return {
+      ok: false,
+      problem: `its output was not a JSON result (exit code ${run.exitCode ?? 'none'}${said ? `: ${said}` : ''})`,
+    };
   }
   const text = str(result, 'result') ?? '';
-  if (result.is_error === true) return { ok: false, problem: text.trim() ? text.trim().slice(0, 500) : `it reported an error (${str(result, 'subtype') ?? 'no detail'})` };
+  if (result.is_error === true)
+    return {
+      ok: false,
+      problem: text.trim()
+        ? text.trim().slice(0, 500)
+        : `it reported an error (${str(result, 'subtype') ?? 'no detail'})`,
+    };
   if (!text.trim()) return { ok: false, problem: 'the reply was empty' };
   return { ok: true, text, stopReason: str(result, 'stop_reason') ?? null };
 }
 
 /** The last line of `stdout` that is a JSON object (the result comes last; nothing else is expected). */
 function lastJsonObject(stdout: string): Record<string, unknown> | undefined {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
     try {
       const o = asObject(JSON.parse(lines[i]));
@@ -59,4 +72,9 @@ function lastJsonObject(stdout: string): Record<string, unknown> | undefined {
   return undefined;
 }
 
-export const CLAUDE_CLI: AgentCliKind = { strategy: 'claude-cli', label: 'Claude Code', args: claudeSummaryArgs(), readReply: readClaudeReply };
+export const CLAUDE_CLI: AgentCliKind = {
+  strategy: 'claude-cli',
+  label: 'Claude Code',
+  args: claudeSummaryArgs(),
+  readReply: readClaudeReply,
+};

@@ -53,14 +53,25 @@ export function readCodexReply(run: AgentCliRun): AgentCliReply {
   }
   if (failed !== undefined) {
     const cutOff = /max_output_tokens/.test(failed);
-    return { ok: false, problem: cutOff ? `the reply was cut off by the output limit (${failed.slice(0, 300)})` : failed.slice(0, 500) };
+    return {
+      ok: false,
+      problem: cutOff ? `the reply was cut off by the output limit (${failed.slice(0, 300)})` : failed.slice(0, 500),
+    };
   }
   if (!completed) {
     const said = run.stderr.trim().slice(-500);
-    return { ok: false, problem: `it ended without finishing its turn (exit code ${run.exitCode ?? 'none'}${said ? `: ${said}` : ''})` };
+    return {
+      ok: false,
+      problem: `it ended without finishing its turn (exit code ${run.exitCode ?? 'none'}${said ? `: ${said}` : ''})`,
+    };
   }
   if (!text?.trim()) return { ok: false, problem: 'the reply was empty' };
   return { ok: true, text, stopReason: null };
 }
 
-export const CODEX_CLI: AgentCliKind = { strategy: 'codex-cli', label: 'Codex', args: codexSummaryArgs(), readReply: readCodexReply };
+export const CODEX_CLI: AgentCliKind = {
+  strategy: 'codex-cli',
+  label: 'Codex',
+  args: codexSummaryArgs(),
+  readReply: readCodexReply,
+};

@@ -17,7 +17,8 @@ export interface ExtractiveInput {
 }
 
 /** The sections listed after "Where the work stood", in their order. */
-type ListedSection = 'requests' | 'edited' | 'errors' | 'failedCommands' | 'otherCommands' | 'read' | 'tools' | 'earlierMessages';
+type ListedSection =
+  'requests' | 'edited' | 'errors' | 'failedCommands' | 'otherCommands' | 'read' | 'tools' | 'earlierMessages';
 
 /** What the offline summary keeps at one detail level. */
 export interface ExtractiveLevel {
@@ -50,7 +51,17 @@ export interface ExtractiveLevel {
  *   allows, so that a long session's full summary takes about the size reserved for it (the plan's figure).
  */
 export const EXTRACTIVE_LEVELS: Readonly<Record<SummaryDetail, ExtractiveLevel>> = {
-  brief: { todos: true, lastEdits: 0, latestFiles: false, identifiers: 0, latestTexts: 1, latestTextChars: 1_500, editChars: 400, earlierTexts: 0, sections: ['requests', 'edited'] },
+  brief: {
+    todos: true,
+    lastEdits: 0,
+    latestFiles: false,
+    identifiers: 0,
+    latestTexts: 1,
+    latestTextChars: 1_500,
+    editChars: 400,
+    earlierTexts: 0,
+    sections: ['requests', 'edited'],
+  },
   standard: {
     todos: true,
     lastEdits: 1,
@@ -94,7 +105,9 @@ function isHumanPrompt(text: string): boolean {
   const t = text.trim();
   if (!t) return false;
   return (
-    !/^<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args)>/.test(t) &&
+    !/^<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args)>/.test(
+      t,
+    ) &&
     !t.startsWith('Caveat: The messages below') &&
     !t.startsWith('[Request interrupted by user')
   );
@@ -140,7 +153,8 @@ export function userRequests(o: JsonObject): string[] {
   return out;
 }
 
-const ERROR_LINE = /error|fail|cannot|can't|could not|not found|does not exist|no such|undefined|panic|exception|denied|invalid|refused|timed out|expected/i;
+const ERROR_LINE =
+  /error|fail|cannot|can't|could not|not found|does not exist|no such|undefined|panic|exception|denied|invalid|refused|timed out|expected/i;
 
 /** The key line of an error text: the first line that says what went wrong, else its first non-empty line. */
 export function errorKeyLine(text: string): string {
@@ -154,7 +168,9 @@ export function errorKeyLine(text: string): string {
 
 /** Code names in a text: camelCase, PascalCase with two humps, snake_case; at least 4 characters. */
 function codeNames(text: string): string[] {
-  return (text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).filter((w) => w.length >= 4 && (/[a-z][A-Z]/.test(w) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(w)));
+  return (text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).filter(
+    (w) => w.length >= 4 && (/[a-z][A-Z]/.test(w) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(w)),
+  );
 }
 
 /** Every string inside a JSON value (tool inputs), in order. */
@@ -243,8 +259,10 @@ export function shapeForExtractive(o: JsonObject): JsonObject {
         .map(asObject)
         .filter((b): b is JsonObject => b?.type === 'text' || b?.type === 'tool_use' || b?.type === 'tool_result')
         .map((b): JsonObject => {
-          if (b.type === 'tool_result' && b.is_error !== true) return { type: 'tool_result', tool_use_id: b.tool_use_id };
-          if (b.type === 'tool_use') return { type: 'tool_use', id: b.id, name: b.name, input: shapeInput(b.name, obj(b, 'input')) };
+          if (b.type === 'tool_result' && b.is_error !== true)
+            return { type: 'tool_result', tool_use_id: b.tool_use_id };
+          if (b.type === 'tool_use')
+            return { type: 'tool_use', id: b.id, name: b.name, input: shapeInput(b.name, obj(b, 'input')) };
           return b;
         }),
     };
@@ -253,7 +271,11 @@ export function shapeForExtractive(o: JsonObject): JsonObject {
   if (o.type === 'attachment' && a && typeof a === 'object') {
     // An array here has neither field: both come out undefined, as they always did.
     const fields = a as JsonObject;
-    out.attachment = { type: fields.type, filename: fields.filename, content: attachmentText(o) ? '(attachment)' : undefined };
+    out.attachment = {
+      type: fields.type,
+      filename: fields.filename,
+      content: attachmentText(o) ? '(attachment)' : undefined,
+    };
   }
   return out;
 }
@@ -264,7 +286,8 @@ function shapeInput(tool: unknown, given: JsonObject | undefined): JsonObject {
   for (const [key, v] of Object.entries(given)) {
     if (typeof v === 'string') input[key] = v.length > INPUT_CHARS ? v.slice(0, INPUT_CHARS) : v;
     else if (tool === 'TodoWrite' && key === 'todos') input[key] = v;
-    else if (key === 'edits' && Array.isArray(v)) input[key] = (v as unknown[]).map((e) => shapeInput(undefined, asObject(e)));
+    else if (key === 'edits' && Array.isArray(v))
+      input[key] = (v as unknown[]).map((e) => shapeInput(undefined, asObject(e)));
   }
   return input;
 }
@@ -311,7 +334,8 @@ function renderSection(s: Section, room: number): string {
   const kept: string[] = [];
   let used = head.length + 40;
   for (const item of order) {
-    const text = kept.length === 0 && used + item.length + 1 > room ? clipNotingRest(item, Math.max(120, room - used - 40)) : item;
+    const text =
+      kept.length === 0 && used + item.length + 1 > room ? clipNotingRest(item, Math.max(120, room - used - 40)) : item;
     if (used + text.length + 1 > room && kept.length) break;
     kept.push(text);
     used += text.length + 1;
@@ -398,7 +422,9 @@ export function extractiveSummary(input: ExtractiveInput): string {
         const use = typeof b.tool_use_id === 'string' ? uses.get(b.tool_use_id) : undefined;
         if (use?.command) use.command.failed = true;
         const path = use && (str(use.input, 'file_path') ?? str(use.input, 'notebook_path'));
-        const where = use ? `${use.name}${path ? ` \`${shown(path)}\`` : use.command ? ` \`${clipNotingRest(oneLine(use.command.command), 80)}\`` : ''}` : 'a tool';
+        const where = use
+          ? `${use.name}${path ? ` \`${shown(path)}\`` : use.command ? ` \`${clipNotingRest(oneLine(use.command.command), 80)}\`` : ''}`
+          : 'a tool';
         errors.push({ where, key: errorKeyLine(text), text: oneLine(text) });
       }
     } else if (o.type === 'assistant') {
@@ -417,12 +443,26 @@ export function extractiveSummary(input: ExtractiveInput): string {
           const p = input[key];
           if (typeof p !== 'string' || !p) continue;
           const verbs = files.get(p) ?? new Set<string>();
-          verbs.add(/^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name) ? (name === 'Write' ? 'written' : 'edited') : name === 'Read' ? 'read' : name.toLowerCase());
+          verbs.add(
+            /^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name)
+              ? name === 'Write'
+                ? 'written'
+                : 'edited'
+              : name === 'Read'
+                ? 'read'
+                : name.toLowerCase(),
+          );
           files.set(p, verbs);
         }
-        const edited = /^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name) ? (str(input, 'file_path') ?? str(input, 'notebook_path')) : undefined;
+        const edited = /^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name)
+          ? (str(input, 'file_path') ?? str(input, 'notebook_path'))
+          : undefined;
         if (edited) {
-          const change = str(input, 'new_string') ?? str(input, 'content') ?? str(input, 'new_source') ?? stringsIn(input.edits).join('\n');
+          const change =
+            str(input, 'new_string') ??
+            str(input, 'content') ??
+            str(input, 'new_source') ??
+            stringsIn(input.edits).join('\n');
           edits.push({ path: edited, text: change });
         }
       }
@@ -445,7 +485,10 @@ export function extractiveSummary(input: ExtractiveInput): string {
     if (o.type !== 'assistant' || !Array.isArray(c)) continue;
     for (const item of c as unknown[]) {
       const b = asObject(item);
-      const p = b?.type === 'tool_use' ? (str(obj(b, 'input'), 'file_path') ?? str(obj(b, 'input'), 'notebook_path')) : undefined;
+      const p =
+        b?.type === 'tool_use'
+          ? (str(obj(b, 'input'), 'file_path') ?? str(obj(b, 'input'), 'notebook_path'))
+          : undefined;
       if (p) latestFiles.add(shown(p));
     }
   }
@@ -453,21 +496,41 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const lastRequest = requests[requests.length - 1];
   if (lastRequest) state.push(`- The user's latest request (verbatim): ${clipNotingRest(lastRequest, 1200)}`);
   const todos = level.todos ? openTodos(objects) : [];
-  if (todos.length) state.push(`- Open TODO items:\n${todos.map((t) => `  - ${clipNotingRest(oneLine(t), 300)}`).join('\n')}`);
+  if (todos.length)
+    state.push(`- Open TODO items:\n${todos.map((t) => `  - ${clipNotingRest(oneLine(t), 300)}`).join('\n')}`);
   const lastError = errors[errors.length - 1];
-  if (lastError) state.push(`- The last error (${lastError.where}): ${lastError.key}${lastError.text.length > lastError.key.length ? ` — ${clipNotingRest(lastError.text, 400)}` : ''}`);
+  if (lastError)
+    state.push(
+      `- The last error (${lastError.where}): ${lastError.key}${lastError.text.length > lastError.key.length ? ` — ${clipNotingRest(lastError.text, 400)}` : ''}`,
+    );
   const lastEdits = level.lastEdits ? edits.slice(-level.lastEdits) : [];
-  if (lastEdits.length === 1) state.push(`- The last edit, to \`${shown(lastEdits[0].path)}\`: ${clipNotingRest(oneLine(lastEdits[0].text), level.editChars)}`);
-  else if (lastEdits.length) state.push(`- The last ${lastEdits.length} edits (oldest first):`, ...lastEdits.map((e) => `  - to \`${shown(e.path)}\`: ${clipNotingRest(oneLine(e.text), level.editChars)}`));
-  if (level.latestFiles && latestFiles.size) state.push(`- Files worked on last: ${[...latestFiles].map((p) => `\`${p}\``).join(', ')}`);
+  if (lastEdits.length === 1)
+    state.push(
+      `- The last edit, to \`${shown(lastEdits[0].path)}\`: ${clipNotingRest(oneLine(lastEdits[0].text), level.editChars)}`,
+    );
+  else if (lastEdits.length)
+    state.push(
+      `- The last ${lastEdits.length} edits (oldest first):`,
+      ...lastEdits.map((e) => `  - to \`${shown(e.path)}\`: ${clipNotingRest(oneLine(e.text), level.editChars)}`),
+    );
+  if (level.latestFiles && latestFiles.size)
+    state.push(`- Files worked on last: ${[...latestFiles].map((p) => `\`${p}\``).join(', ')}`);
   const names = level.identifiers ? latestIdentifiers(latest, level.identifiers) : [];
   if (names.length) state.push(`- Names in the latest work: ${names.map((n) => `\`${n}\``).join(', ')}`);
   const said = latestAssistantTexts(objects, level.latestTexts);
-  if (said.length) state.push(`- The assistant's latest messages (oldest first), saying where the work stood and what comes next:`, ...said.map((t) => `  > ${clipNotingRest(oneLine(t), level.latestTextChars)}`));
+  if (said.length)
+    state.push(
+      `- The assistant's latest messages (oldest first), saying where the work stood and what comes next:`,
+      ...said.map((t) => `  > ${clipNotingRest(oneLine(t), level.latestTextChars)}`),
+    );
   else state.push('- (no assistant text in the summarized part)');
 
-  const edited = [...files].filter(([, v]) => v.has('edited') || v.has('written') || v.has('changed outside the agent'));
-  const others = [...files].filter(([, v]) => !(v.has('edited') || v.has('written') || v.has('changed outside the agent')));
+  const edited = [...files].filter(
+    ([, v]) => v.has('edited') || v.has('written') || v.has('changed outside the agent'),
+  );
+  const others = [...files].filter(
+    ([, v]) => !(v.has('edited') || v.has('written') || v.has('changed outside the agent')),
+  );
   // One line per folder: a session's files mostly share a few folders, and the base names are what is looked for.
   const fileItems = (list: [string, Set<string>][]) => {
     const byDir = new Map<string, string[]>();
@@ -483,15 +546,32 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const listed: Record<ListedSection, Section> = {
     requests: {
       heading: '## All user requests (verbatim, oldest first)',
-      items: requests.length ? requests.map((r, i) => `${i + 1}. ${clipNotingRest(r, 2000)}`) : ['(no typed user requests in the summarized part)'],
+      items: requests.length
+        ? requests.map((r, i) => `${i + 1}. ${clipNotingRest(r, 2000)}`)
+        : ['(no typed user requests in the summarized part)'],
       weight: 4,
       keep: 'first',
       clipItems: true,
     },
     edited: { heading: '## Files edited or written', items: fileItems(edited), weight: 1, keep: 'last' },
-    errors: { heading: '## Errors met (tool, then the line saying what went wrong)', items: errors.map((e) => `- ${e.where}: ${clipNotingRest(e.key, 240)}`), weight: 1.5, keep: 'last' },
-    failedCommands: { heading: '## Commands that failed', items: commands.filter((c) => c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 200)}`), weight: 0.7, keep: 'last' },
-    otherCommands: { heading: '## Other commands run', items: commands.filter((c) => !c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 160)}`), weight: 0.3, keep: 'last' },
+    errors: {
+      heading: '## Errors met (tool, then the line saying what went wrong)',
+      items: errors.map((e) => `- ${e.where}: ${clipNotingRest(e.key, 240)}`),
+      weight: 1.5,
+      keep: 'last',
+    },
+    failedCommands: {
+      heading: '## Commands that failed',
+      items: commands.filter((c) => c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 200)}`),
+      weight: 0.7,
+      keep: 'last',
+    },
+    otherCommands: {
+      heading: '## Other commands run',
+      items: commands.filter((c) => !c.failed).map((c) => `- ${clipNotingRest(oneLine(c.command), 160)}`),
+      weight: 0.3,
+      keep: 'last',
+    },
     read: { heading: '## Files read or searched', items: fileItems(others), weight: 0.3, keep: 'last' },
     earlierMessages: {
       heading: "## The assistant's earlier messages (oldest first)",
@@ -501,10 +581,26 @@ export function extractiveSummary(input: ExtractiveInput): string {
       weight: 1,
       keep: 'last',
     },
-    tools: { heading: '## Tools used', items: [[...toolCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([n, k]) => `${n} ×${k}`).join(', ')], weight: 0.2, keep: 'first' },
+    tools: {
+      heading: '## Tools used',
+      items: [
+        [...toolCounts]
+          .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+          .map(([n, k]) => `${n} ×${k}`)
+          .join(', '),
+      ],
+      weight: 0.2,
+      keep: 'first',
+    },
   };
   const sections = [
-    { heading: '## Where the work stood (the latest part)', items: state, weight: 4, keep: 'first', clipItems: true } satisfies Section as Section,
+    {
+      heading: '## Where the work stood (the latest part)',
+      items: state,
+      weight: 4,
+      keep: 'first',
+      clipItems: true,
+    } satisfies Section as Section,
     ...level.sections.map((id) => listed[id]),
   ].filter((s) => s.items.length && s.items.some((i) => i));
 
@@ -512,7 +608,8 @@ export function extractiveSummary(input: ExtractiveInput): string {
     "This is an extractive summary made offline by Agent Compactor: the user's requests and the assistant's latest messages are quoted verbatim; files, errors and commands are listed from the transcript; nothing was paraphrased by a model.",
   ];
   // Whole: an earlier summary is the only record of what came before it.
-  if (earlierSummaries.length) head.push(`## Summary of the conversation before an earlier compaction\n${earlierSummaries.join('\n\n')}`);
+  if (earlierSummaries.length)
+    head.push(`## Summary of the conversation before an earlier compaction\n${earlierSummaries.join('\n\n')}`);
   const fixed = head.join('\n\n').length + 2 * sections.length + 2;
   const room = allot(sections, Math.max(0, budget - fixed));
   let text = [...head, ...sections.map((s, i) => renderSection(s, room[i]))].join('\n\n');

@@ -39,7 +39,11 @@ First think in <analysis> tags, then write the summary in <summary> tags with th
 10. Latest Findings: what the assistant said last about where the work stood, what it decided and what it would do next, nearly verbatim.
 11. Optional Next Step: the next step in line with the user's most recent explicit request, quoting it.`;
 
-const INSTRUCTIONS_BY_DETAIL: Readonly<Record<SummaryDetail, string>> = { brief: BRIEF_INSTRUCTIONS, standard: SUMMARY_INSTRUCTIONS, full: FULL_INSTRUCTIONS };
+const INSTRUCTIONS_BY_DETAIL: Readonly<Record<SummaryDetail, string>> = {
+  brief: BRIEF_INSTRUCTIONS,
+  standard: SUMMARY_INSTRUCTIONS,
+  full: FULL_INSTRUCTIONS,
+};
 
 /** What a model is asked to write at a detail level: the sections of the handoff and how much goes in each. */
 export function summaryInstructions(detail: SummaryDetail = DEFAULT_SUMMARY_DETAIL): string {
