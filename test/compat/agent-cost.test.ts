@@ -127,7 +127,9 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
       const cwd = path.join(root, 'project');
       for (const d of [home, tmp, cwd]) fs.mkdirSync(d, { recursive: true });
       const answer = 'A long answer about the project. '.repeat(300);
-      fake.setScenario({ kind: 'text', text: answer, usage: USAGE });
+      // The original's turns report their true size (the fake counts each request), so the session grows and a
+      // compaction of it saves something; the fork's own turn reports USAGE, the figure its cost is checked against.
+      fake.setScenario({ kind: 'text', text: answer });
       const turn = async (args: string[]) => {
         const r = await spawnClaude({ bin, args: ['-p', ...args], cwd, home, tmp, fake });
         assert.equal(r.exitCode, 0, r.stderr + r.stdout);
@@ -140,9 +142,9 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
         fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!,
       );
       const id = path.basename(original, '.jsonl');
-      for (let i = 0; i < 3; i++) await turn(['--resume', id, `and more, part ${i}`]);
+      for (let i = 0; i < 7; i++) await turn(['--resume', id, `and more, part ${i}`]);
       const before = sessionCost((await indexTranscript(original)).entries);
-      assert.equal(before.responses.size, 4);
+      assert.equal(before.responses.size, 8);
       assert.ok(
         before.agent && Math.abs(before.total.usd - before.agent.usd) < 1e-6,
         `original: ours ${before.total.usd} vs ${before.agent?.usd}`,
@@ -154,10 +156,11 @@ describe('cost of sessions the real Claude Code writes today (2.1.330, offline)'
       });
       assert.equal(fork.mode, 'fork');
       const forked = sessionCost((await indexTranscript(fork.output)).entries);
-      assert.equal(forked.copiedResponses, 4, "the original's responses are copies");
+      assert.equal(forked.copiedResponses, 8, "the original's responses are copies");
       assert.equal(forked.total.usd, 0, 'nothing paid by the fork yet');
       assert.equal(forked.agent, null, 'no cost-state line of its own yet');
 
+      fake.setScenario({ kind: 'text', text: answer, usage: USAGE });
       await turn(['--resume', path.basename(fork.output, '.jsonl'), 'continue in the fork']);
       const resumed = sessionCost((await indexTranscript(fork.output)).entries);
       const one = costOfUsage(

@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planDetails } from '../../src/core/compact/plan';
-import { compactFile } from '../../src/core/compact/compact';
+import { compactFile, planCompactionOf } from '../../src/core/compact/compact';
 import { checkResumable } from '../../src/core/compact/validate';
 import { statePath } from '../../src/core/compact/state';
 import { SUMMARY_PREFIX, extractSummary } from '../../src/core/compact/summarize/prompt';
@@ -277,10 +277,32 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
         );
         assert.deepEqual((await checkResumable(work, { expectSummaryFirst: true })).problems, []);
 
-        // Compact again, below what it is now.
+        // Compact again, below what it is now: the largest cut (from 40% of the transcript down to 5%) whose plan, with
+        // the decisions saved beside the session, folds our first summary in and still keeps a round whose result the
+        // first compaction replaced (so that re-applying that decision is what is tested). How deep a cut keeps one
+        // depends on the summary's reserve and what a resume sends again, not on what this test is about.
         const probe2 = (await planDetails(resumed, { targetTokens: Number.MAX_SAFE_INTEGER })).plan;
         const pre2 = probe2.preTokens;
-        const target2 = probe2.overheadTokens + Math.round(pre2 * 0.6);
+        const firstPreview = new Map(replaced.map((d) => [d.toolUseId, d.preview]));
+        let target2 = 0;
+        for (const share of [0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]) {
+          const t = probe2.overheadTokens + Math.round(pre2 * share);
+          const planned = (
+            await planCompactionOf(work, { summarizer: 'extractive', settings: { ...settings, targetTokens: t } })
+          ).plan;
+          if (
+            planned.summarizedRounds > 0 &&
+            planned.rounds[active[0].index].action === 'summarize' &&
+            planned.toolResults.some((d) => firstPreview.has(d.toolUseId))
+          ) {
+            target2 = t;
+            break;
+          }
+        }
+        assert.ok(
+          target2 > 0,
+          'a second compaction that summarizes and keeps a round with a result replaced the first time',
+        );
         const second = await compactFile(work, {
           summarizer: 'extractive',
           settings: { ...settings, targetTokens: target2 },
@@ -294,7 +316,6 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
           'our first summary is folded into the second',
         );
         // Earlier replacements that are still kept are re-applied with the exact same preview.
-        const firstPreview = new Map(replaced.map((d) => [d.toolUseId, d.preview]));
         const again = second.plan.toolResults.filter((d) => firstPreview.has(d.toolUseId));
         assert.ok(again.length > 0, `${what}: some results replaced the first time are still kept`);
         for (const d of again) {

@@ -24,6 +24,7 @@ interface CommandContribution {
 const RESTRICTED = [
   'agentCompactor.baseUrl',
   'agentCompactor.claudePath',
+  'agentCompactor.codexPath',
   'agentCompactor.model',
   'agentCompactor.summarizer',
   'agentCompactor.writeMode',

@@ -203,6 +203,7 @@ describe('host: Sessions view', function () {
       30_000,
       'the status bar to show the appended usage',
     );
-    assert.match(text, /^◕ 150k \/ 200k · 75%$/);
+    // The item names its session (two live sessions are two items side by side), then the fill.
+    assert.match(text, /^◕ live: \S.* 150k \/ 200k · 75%$/);
   });
 });

@@ -72,6 +72,7 @@ export const RESTRICTED_WORKSPACE_SETTINGS: Record<string, unknown> = {
   'agentCompactor.baseUrl': 'http://127.0.0.1:9/untrusted-workspace',
   'agentCompactor.writeMode': 'inPlace',
   'agentCompactor.claudePath': '/untrusted-workspace/bin/claude',
+  'agentCompactor.codexPath': '/untrusted-workspace/bin/codex',
   'agentCompactor.targetTokens': 12345,
 };
 
