@@ -50,8 +50,8 @@ step provision-codex bash scripts/provision-codex.sh
 step provision-ccusage bash scripts/provision-ccusage.sh
 step unit npx mocha
 step compat npx mocha --no-config --node-option import=tsx --timeout 600000 'test/compat/**/*.test.ts'
-step host timeout 900 node --import tsx test/host/run.ts
-step ui timeout 900 node --import tsx test/ui/run.ts
+step host timeout 1800 node --import tsx test/host/run.ts
+step ui timeout 1800 node --import tsx test/ui/run.ts
 
 echo
 echo "=== summary ==="
