@@ -79,7 +79,9 @@ describe('UI: Context Map', function () {
   }
 
   async function openMap(file: string): Promise<Frame> {
-    await wb.openFileFromExplorer(file);
+    // A workbench started for one theme opens its first file while VS Code is still starting: on a loaded machine
+    // that took over 30 s.
+    await wb.openFileFromExplorer(file, 90_000);
     await wb.page
       .locator('.statusbar-item', { hasText: /context ~?[\d,]+ · \d+ rounds/ })
       .first()
