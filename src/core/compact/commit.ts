@@ -3,6 +3,7 @@
 import { chmod, lstat, open, readFile, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import type { PlanDetails } from './plan';
 import { CompactError, type WrittenSidecars } from './types';
 import { assertInside, backupName, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
@@ -46,6 +47,7 @@ export async function saveOriginals(
     undo.push(() => unlink(target));
     await writeFileAtomic(target, original);
     record.toolResults.push(target);
+    record.toolResultSha256[basename(target)] = createHash('sha256').update(original).digest('hex');
     const written = await stat(target);
     if (written.size !== original.length)
       throw new CompactError('invalid-output', `${target} was not written whole; nothing was written.`);
