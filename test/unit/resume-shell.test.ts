@@ -437,7 +437,7 @@ describe('the commands repair and sessions print, run in a real shell: hostile i
       copyFileSync(rollout, join(rollouts, `rollout-2026-01-02T00-00-00-x${k++}.jsonl`));
       rmSync(rollout);
     }
-    const env = { ...cliEnv(), HOME: home };
+    const env: NodeJS.ProcessEnv = { ...cliEnv(), HOME: home };
     delete env.CLAUDE_CONFIG_DIR;
     delete env.CODEX_HOME;
     const sessions = (json: boolean) =>
