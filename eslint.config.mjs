@@ -4,6 +4,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+/** `process.stdout` or `process.stderr`, however it is then used (written to, passed on, kept in a variable). */
+const STD_STREAM = "MemberExpression[object.name='process'][property.name=/^(stdout|stderr)$/]";
+
 export default tseslint.config(
   {
     ignores: [
@@ -38,17 +41,34 @@ export default tseslint.config(
     },
   },
   {
-    // The CLI writes to the terminal only through src/cli/format.ts, which makes transcript text terminal-safe.
+    // The CLI writes to the terminal only through src/cli/format.ts, which makes transcript text terminal-safe: no
+    // console, and process.stdout / process.stderr only to ask whether they are a terminal.
     files: ['src/cli/**/*.ts'],
     ignores: ['src/cli/format.ts'],
     rules: {
+      'no-console': 'error',
       'no-restricted-syntax': [
         'error',
         {
-          selector:
-            "CallExpression[callee.property.name='write'][callee.object.object.name='process'][callee.object.property.name=/^(stdout|stderr)$/]",
+          selector: `:not(MemberExpression[property.name=/^(isTTY|columns|rows)$/]) > ${STD_STREAM}`,
           message:
             'Write through printOut / printErr / printJson (src/cli/format.ts): they keep escape sequences from transcripts off the terminal.',
+        },
+      ],
+    },
+  },
+  {
+    // The core is shared by the CLI, the extension and the tests: it returns what it has to say and never writes to
+    // a terminal itself (its callers make text terminal-safe, or show it in VS Code).
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: STD_STREAM,
+          message:
+            'The core writes to no terminal: return the text (notes, progress callbacks) and let the CLI print it through src/cli/format.ts.',
         },
       ],
     },

@@ -258,11 +258,13 @@ if (/generate-large\.[tj]s$/.test(process.argv[1] ?? '')) {
 }
 
 /**
- * `lines` lines of one conversation (alternating user prompt and assistant reply, a minute apart so Claude Code's
- * loader bridges none of its gaps) in which every `every`-th line's parentUuid names a line that is not in the file:
- * the input of the repair benchmark and of repair's linear-work test (one broken link per `every` lines).
+ * `lines` lines of one conversation (alternating user prompt and assistant reply, `gapMs` apart) in which every
+ * `every`-th line's parentUuid names a line that is not in the file: the input of the repair benchmark and of
+ * repair's linear-work test (one broken link per `every` lines). A second apart, as agents write them, Claude Code's
+ * loader bridges every gap (CLAUDE_CODE_BRIDGE_GAP_MS) and the walk from the leaf continues through all of them; a
+ * minute apart it bridges none and stops at the last.
  */
-export function brokenLinksTranscript(lines: number, every = 10): string {
+export function brokenLinksTranscript(lines: number, every = 10, gapMs = 60_000): string {
   const t0 = Date.parse('2026-03-01T10:00:00.000Z');
   const out: string[] = [];
   for (let k = 0; k < lines; k++) {
@@ -271,7 +273,7 @@ export function brokenLinksTranscript(lines: number, every = 10): string {
       parentUuid,
       isSidechain: false,
       uuid: `line-${k}`,
-      timestamp: new Date(t0 + k * 60_000).toISOString(),
+      timestamp: new Date(t0 + k * gapMs).toISOString(),
       sessionId: 'S',
     };
     out.push(

@@ -3,6 +3,7 @@
 // backup comes back with its sidecars (the compacted version kept as a backup); a fork, the fork and what it wrote go.
 import { describeUndo, undoCompaction } from '../core/compact/undo';
 import { readUndoRecord, removeUndoRecord, type UndoableResult } from '../core/compact/undoRecord';
+import { CompactError } from '../core/compact/types';
 import { EXIT_OK, onePositional, readableTranscript, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
@@ -28,7 +29,15 @@ export async function runUndo(values: Values, positionals: string[]): Promise<nu
     throw new UsageError(`undo: ${sanitizeForTerminal(err instanceof Error ? err.message : String(err))}`);
   }
   const { changes } = describeUndo(file, result);
-  const safety = await undoCompaction(file, result);
+  let safety: string | null;
+  try {
+    safety = await undoCompaction(file, result);
+  } catch (err) {
+    // A fork changed since, or a record naming what no compaction of this session writes: refused, nothing changed.
+    if (err instanceof CompactError && (err.code === 'changed-on-disk' || err.code === 'unsafe-path'))
+      throw new UsageError(`undo: ${sanitizeForTerminal(err.message)}`);
+    throw err;
+  }
   await removeUndoRecord(file);
   if (bool(values, 'json'))
     printJson(

@@ -141,3 +141,16 @@ export async function* fileChunks(fh: FileHandle, chunkSize = 1 << 20): AsyncGen
     yield buf.subarray(0, bytesRead);
   }
 }
+
+/** sha256 (hex) of the regular file at `path`, streamed; null when nothing is there; refuses anything else (see above). */
+export async function hashSidecar(path: string): Promise<string | null> {
+  const opened = await openSidecar(path);
+  if (!opened) return null;
+  try {
+    const hash = createHash('sha256');
+    for await (const chunk of fileChunks(opened.fh)) hash.update(chunk);
+    return hash.digest('hex');
+  } finally {
+    await opened.fh.close();
+  }
+}

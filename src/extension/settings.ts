@@ -1,6 +1,8 @@
 // Reads `agentCompactor.*` configuration into engine settings (see model/settings.ts).
 import * as vscode from 'vscode';
 import { readSettings, userScopedValue, USER_ONLY_SETTINGS, type ExtensionSettings } from './model/settings';
+import { priceTableFromSetting } from './model/mapState';
+import type { PriceTable } from '../core/cost';
 
 export const SECTION = 'agentCompactor';
 
@@ -10,6 +12,11 @@ export function getSettings(scope?: vscode.Uri): ExtensionSettings {
   return readSettings((key) =>
     USER_ONLY_SETTINGS.includes(key) ? userScopedValue(config.inspect(key)) : config.get(key),
   );
+}
+
+/** The price table of the `prices` setting, the user's only (a workspace value is ignored); a bad one is reported and ignored. */
+export function getPrices(scope?: vscode.Uri): { table: PriceTable; error?: string } {
+  return priceTableFromSetting(userScopedValue(vscode.workspace.getConfiguration(SECTION, scope).inspect('prices')));
 }
 
 export function onSettingsChanged(listener: (e: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {

@@ -1,11 +1,14 @@
 // Hostile sidecars: whatever is planted beside a transcript (a link to an outside file or folder, to /dev/zero or
 // /dev/stdin, a dangling link, a link loop, a FIFO, a huge file), at every path the verbs read, write or delete
-// there, every verb (the real built CLI, and Restore From Backup in a process of its own) finishes, changes nothing
-// outside the transcript's folder, copies nothing from outside into it, and either succeeds or ends with exit 2 and
-// a one-line reason.
+// there, every verb of the real built CLI (inspect, plan, compact, doctor, repair, restore, undo, sessions; on a
+// Claude Code session, a Cline task and a Codex rollout) finishes, changes nothing outside the sessions' folders,
+// copies nothing from outside into them, and either succeeds or ends with exit 2 and a one-line reason. The
+// sessions live in a home folder of their own (`~/.claude/projects/…`, `~/.codex/sessions/…`), so `sessions` lists
+// them and whatever is planted among them. The extension's commands over the same plants: test/host/12-sidecars.
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   closeSync,
   copyFileSync,
   cpSync,
@@ -27,7 +30,6 @@ import { repoRoot, sharedFixtures } from '../support/fixtures';
 import { buildTranscript, diffSnapshots, Rng, snapshotDir } from '../support/reliability';
 
 const CLI = join(repoRoot, 'dist', 'cli.js');
-const RESTORE = join(repoRoot, 'test', 'support', 'restore-driver.ts');
 const SMALL = ['--target-tokens', '14000', '--keep-recent-tokens', '9000', '--max-result-chars', '2000'];
 /** A hang detector, not a speed test: every run here takes a second or two. */
 const HANG_MS = 60_000;
@@ -44,74 +46,205 @@ type Verb =
   | 'compact-in-place'
   | 'doctor'
   | 'repair'
+  | 'repair-in-place'
   | 'restore'
+  | 'undo'
   | 'cline-inspect'
-  | 'cline-plan';
-const CLAUDE_VERBS: Verb[] = ['inspect', 'plan', 'compact', 'compact-in-place', 'doctor', 'repair', 'restore'];
+  | 'cline-plan'
+  | 'sessions'
+  | 'codex-inspect'
+  | 'codex-plan'
+  | 'codex-compact'
+  | 'codex-compact-in-place'
+  | 'codex-restore'
+  | 'codex-undo';
+const CLAUDE_VERBS: Verb[] = [
+  'inspect',
+  'plan',
+  'compact',
+  'compact-in-place',
+  'doctor',
+  'repair',
+  'repair-in-place',
+  'restore',
+  'undo',
+];
 // Cline tasks are read-only: plan reads the task (and ui_messages.json) before refusing with exit 2; doctor reads JSONL only.
 const CLINE_VERBS: Verb[] = ['cline-inspect', 'cline-plan'];
+const CODEX_VERBS: Verb[] = [
+  'codex-inspect',
+  'codex-plan',
+  'codex-compact',
+  'codex-compact-in-place',
+  'codex-restore',
+  'codex-undo',
+];
+const ALL_VERBS: Verb[] = [...CLAUDE_VERBS, ...CLINE_VERBS, 'sessions', ...CODEX_VERBS];
 
-/** The template session's sidecar names, found once it is made. */
+/** Where the sessions are, relative to a case's folder: a home folder with Claude Code's and Codex's layouts. */
+const PROJECT = join('home', '.claude', 'projects', '-work-project');
+const CODEX_DAY = join('home', '.codex', 'sessions', '2026', '01', '02');
+const CODEX_ID = '019ed917-1cf7-72a3-92f5-c0aa98fb134e';
+const ROLLOUT = `rollout-2026-01-02T00-00-00-${CODEX_ID}`;
+const inProject = (p: string) => join(PROJECT, p);
+const inCodex = (p: string) => join(CODEX_DAY, p);
+
+/** The template's sidecar names, found once it is made. */
 interface Names {
+  /** The Claude Code session's backup (an in-place compaction) and the saved tool results it wrote. */
   backup: string;
   saved: string[];
+  /** The fork the session's undo record names (the last compaction was a fork). */
+  fork: string;
+  /** The Codex rollout's backup (its undo record names an in-place compaction). */
+  codexBackup: string;
 }
 
 interface Target {
   id: string;
-  /** Path of the sidecar, relative to the project folder. */
+  /** Path of the sidecar, relative to the case's folder. */
   path: (n: Names) => string;
   /** The verbs that read, write or delete it. */
   verbs: Verb[];
   /** False when planting it would take away the folder other targets live in. */
   withOthers: boolean;
+  /** The kinds planted there (default: all of them). */
+  kinds?: Kind[];
 }
+
+/**
+ * One of each class (a link out, a device, a FIFO, a huge file), for paths whose reads go through the same code as a
+ * path above that gets every kind (a Codex rollout's sidecars are a Claude Code session's), or that are only listed.
+ */
+const CLASSES: Kind[] = ['link-file', 'link-zero', 'fifo', 'huge'];
 
 const TARGETS: Target[] = [
   {
     id: 'state file',
-    path: () => 's.compactor-state.json',
-    verbs: ['plan', 'compact', 'compact-in-place', 'restore'],
+    path: () => inProject('s.compactor-state.json'),
+    verbs: ['plan', 'compact', 'compact-in-place', 'restore', 'undo'],
     withOthers: true,
   },
   {
     id: 'tool-results folder',
-    path: () => 's.tool-results',
-    verbs: ['compact', 'compact-in-place', 'restore'],
+    path: () => inProject('s.tool-results'),
+    verbs: ['compact', 'compact-in-place', 'restore', 'undo'],
     withOthers: false,
   },
   {
     id: 'a saved tool result',
-    path: (n) => join('s.tool-results', n.saved[0]),
-    verbs: ['compact', 'compact-in-place', 'restore'],
+    path: (n) => inProject(join('s.tool-results', n.saved[0])),
+    verbs: ['compact', 'compact-in-place', 'restore', 'undo'],
     withOthers: true,
   },
   {
     id: 'a subagent transcript',
-    path: () => join('s', 'subagents', 'agent-x.jsonl'),
+    path: () => inProject(join('s', 'subagents', 'agent-x.jsonl')),
     verbs: ['inspect', 'doctor'],
     withOthers: true,
   },
-  { id: 'the subagents folder', path: () => join('s', 'subagents'), verbs: ['inspect', 'doctor'], withOthers: false },
-  { id: 'the session folder', path: () => 's', verbs: ['inspect'], withOthers: false },
+  {
+    id: 'the subagents folder',
+    path: () => inProject(join('s', 'subagents')),
+    verbs: ['inspect', 'doctor'],
+    withOthers: false,
+  },
+  { id: 'the session folder', path: () => inProject('s'), verbs: ['inspect'], withOthers: false },
   {
     id: 'the lock',
-    path: () => 's.jsonl.compactor.lock',
-    verbs: ['compact', 'compact-in-place', 'repair', 'restore'],
+    path: () => inProject('s.jsonl.compactor.lock'),
+    verbs: ['compact', 'compact-in-place', 'repair', 'repair-in-place', 'restore', 'undo'],
     withOthers: true,
   },
-  { id: 'the backup', path: (n) => n.backup, verbs: ['restore', 'compact-in-place'], withOthers: true },
+  { id: 'the backup', path: (n) => inProject(n.backup), verbs: ['restore', 'compact-in-place'], withOthers: true },
   {
     id: "the backup's state file (its manifest says there is one)",
-    path: (n) => `${n.backup}.compactor-state.json`,
+    path: (n) => inProject(`${n.backup}.compactor-state.json`),
     verbs: ['restore'],
     withOthers: true,
   },
-  { id: "the backup's manifest", path: (n) => `${n.backup}.manifest.json`, verbs: ['restore'], withOthers: true },
+  {
+    id: "the backup's manifest",
+    path: (n) => inProject(`${n.backup}.manifest.json`),
+    verbs: ['restore'],
+    withOthers: true,
+  },
+  { id: 'the undo record', path: () => inProject('s.compactor-undo.json'), verbs: ['undo'], withOthers: true },
+  { id: 'the fork the undo record names', path: (n) => inProject(n.fork), verbs: ['undo'], withOthers: true },
+  {
+    id: "the fork's state file",
+    path: (n) => inProject(n.fork.replace(/\.jsonl$/, '.compactor-state.json')),
+    verbs: ['undo'],
+    withOthers: true,
+  },
   {
     id: "Cline's ui_messages.json",
-    path: () => join('cline', 'ui_messages.json'),
+    path: () => inProject(join('cline', 'ui_messages.json')),
     verbs: CLINE_VERBS,
+    withOthers: true,
+  },
+  { id: 'another session', path: () => inProject('other.jsonl'), verbs: ['sessions'], withOthers: true },
+  {
+    id: 'another project folder',
+    path: () => join('home', '.claude', 'projects', '-other'),
+    verbs: ['sessions'],
+    withOthers: true,
+    kinds: CLASSES,
+    kinds: CLASSES,
+  },
+  {
+    id: 'another Codex rollout',
+    path: () => inCodex(`rollout-2026-01-02T00-00-09-${CODEX_ID.replace(/^0/, '1')}.jsonl`),
+    verbs: ['sessions'],
+    withOthers: true,
+    kinds: CLASSES,
+  },
+  {
+    id: 'a Codex day folder',
+    path: () => join('home', '.codex', 'sessions', '2026', '01', '03'),
+    verbs: ['sessions'],
+    withOthers: true,
+    kinds: CLASSES,
+  },
+  {
+    id: "the Codex rollout's state file",
+    path: () => inCodex(`${ROLLOUT}.compactor-state.json`),
+    verbs: ['codex-plan', 'codex-compact', 'codex-compact-in-place', 'codex-restore', 'codex-undo'],
+    withOthers: true,
+    kinds: CLASSES,
+  },
+  {
+    id: "the Codex rollout's tool-results folder",
+    path: () => inCodex(`${ROLLOUT}.tool-results`),
+    verbs: ['codex-compact-in-place', 'codex-restore', 'codex-undo'],
+    withOthers: true,
+    kinds: CLASSES,
+  },
+  {
+    id: "the Codex rollout's lock",
+    path: () => inCodex(`${ROLLOUT}.jsonl.compactor.lock`),
+    verbs: ['codex-compact', 'codex-compact-in-place', 'codex-restore', 'codex-undo'],
+    withOthers: true,
+    kinds: CLASSES,
+  },
+  {
+    id: "the Codex rollout's backup",
+    path: (n) => inCodex(n.codexBackup),
+    verbs: ['codex-restore', 'codex-compact-in-place', 'codex-undo'],
+    withOthers: true,
+    kinds: CLASSES,
+  },
+  {
+    id: "the Codex backup's manifest",
+    path: (n) => inCodex(`${n.codexBackup}.manifest.json`),
+    verbs: ['codex-restore', 'codex-undo'],
+    withOthers: true,
+    kinds: CLASSES,
+  },
+  {
+    id: "the Codex rollout's undo record",
+    path: () => inCodex(`${ROLLOUT}.compactor-undo.json`),
+    verbs: ['codex-undo'],
     withOthers: true,
   },
 ];
@@ -124,15 +257,17 @@ interface Run {
   ms: number;
 }
 
-/** Runs `args` with stdin an open pipe nobody writes to (so reading /dev/stdin would block), killed after HANG_MS. */
-function runBounded(args: string[]): Promise<Run> {
+/**
+ * Runs `args` with stdin an open pipe nobody writes to (so reading /dev/stdin would block) and `home` as the home
+ * folder (no agent folder variable), killed after HANG_MS.
+ */
+function runBounded(args: string[], home: string): Promise<Run> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, args, {
-      cwd: repoRoot,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ANTHROPIC_API_KEY: '' },
-    });
+    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: '', HOME: home };
+    delete env.CLAUDE_CONFIG_DIR;
+    delete env.CODEX_HOME;
+    const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -145,12 +280,15 @@ function runBounded(args: string[]): Promise<Run> {
   });
 }
 
-function argsFor(verb: Verb, project: string): string[] {
-  const claude = join(project, 's.jsonl');
-  const cline = join(project, 'cline', 'api_conversation_history.json');
+function argsFor(verb: Verb, dir: string): string[] {
+  const claude = join(dir, PROJECT, 's.jsonl');
+  const cline = join(dir, PROJECT, 'cline', 'api_conversation_history.json');
+  const codex = join(dir, CODEX_DAY, `${ROLLOUT}.jsonl`);
   switch (verb) {
     case 'inspect':
     case 'doctor':
+    case 'undo':
+    case 'restore':
       return [CLI, verb, claude];
     case 'plan':
     case 'compact':
@@ -159,12 +297,26 @@ function argsFor(verb: Verb, project: string): string[] {
       return [CLI, 'compact', claude, '--in-place', ...SMALL];
     case 'repair':
       return [CLI, 'repair', claude];
-    case 'restore':
-      return ['--import', 'tsx', RESTORE, claude];
+    case 'repair-in-place':
+      return [CLI, 'repair', claude, '--in-place'];
     case 'cline-inspect':
       return [CLI, 'inspect', cline];
     case 'cline-plan':
       return [CLI, 'plan', cline, ...SMALL];
+    case 'sessions':
+      return [CLI, 'sessions', '--limit', '1000'];
+    case 'codex-inspect':
+      return [CLI, 'inspect', codex];
+    case 'codex-plan':
+      return [CLI, 'plan', codex, ...SMALL];
+    case 'codex-compact':
+      return [CLI, 'compact', codex, ...SMALL];
+    case 'codex-compact-in-place':
+      return [CLI, 'compact', codex, '--in-place', ...SMALL];
+    case 'codex-restore':
+      return [CLI, 'restore', codex];
+    case 'codex-undo':
+      return [CLI, 'undo', codex];
   }
 }
 
@@ -216,12 +368,14 @@ function leaks(dir: string, planted: Set<string>, bySize: boolean): string[] {
 }
 
 describe('hostile sidecars: every verb finishes, touches nothing outside, copies nothing in', function () {
-  this.timeout(1_800_000);
+  this.timeout(3_600_000);
   let root: string;
   let template: string;
   let names: Names;
   let caseNo = 0;
   const seed = Number(process.env.SIDECAR_FUZZ_SEED ?? 20261125);
+  /** Runs (and their time) over the whole suite, for the summary line. */
+  const runs: number[] = [];
 
   before(() => {
     const built = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
@@ -231,10 +385,16 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
     assert.equal(built.status, 0, built.stderr);
     root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
     template = join(root, 'template');
-    const project = join(template, 'project');
+    const project = join(template, PROJECT);
+    const cli = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
     mkdirSync(join(project, 's', 'subagents'), { recursive: true });
+    const claude = join(project, 's.jsonl');
     writeFileSync(
-      join(project, 's.jsonl'),
+      claude,
       buildTranscript({
         rounds: 16,
         textChars: 1_500,
@@ -242,23 +402,37 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
       }).join('\n') + '\n',
     );
     writeFileSync(join(project, 's', 'subagents', 'agent-a.jsonl'), buildTranscript({ rounds: 2 }).join('\n') + '\n');
+    writeFileSync(join(project, 'other.jsonl'), buildTranscript({ rounds: 2 }).join('\n') + '\n');
     mkdirSync(join(project, 'cline'));
     for (const f of ['api_conversation_history.json', 'ui_messages.json'])
       copyFileSync(join(sharedFixtures, 'cline', 'task-opus', f), join(project, 'cline', f));
     // A real in-place compaction: a backup with its manifest, a state file and saved tool results, as users have them.
-    const made = spawnSync(process.execPath, [CLI, 'compact', join(project, 's.jsonl'), '--in-place', ...SMALL], {
-      encoding: 'utf8',
-    });
-    assert.equal(made.status, 0, made.stderr);
+    cli('compact', claude, '--in-place', ...SMALL);
     const backup = readdirSync(project).find((n) => /^s\.jsonl\.bak-[0-9-]+$/.test(n));
     const saved = readdirSync(join(project, 's.tool-results'));
     assert.ok(backup && saved.length > 0, 'the template has a backup and saved tool results');
-    names = { backup, saved };
-    // The transcript back as it was, without the state file: so each compaction below decides afresh and writes its
-    // saved tool results (the same bytes: left alone), while the backup and its manifest stay for Restore.
-    copyFileSync(join(project, backup), join(project, 's.jsonl'));
+    // The transcript back as it was, without the state file or saved results: so each compaction below decides
+    // afresh and writes its saved tool results, while the backup and its manifest stay for Restore. Then a fork, the
+    // last compaction, which the undo record names: it wrote the same saved results again (Undo deletes them).
+    copyFileSync(join(project, backup), claude);
     rmSync(join(project, 's.compactor-state.json'));
-    // Outside the transcript's folder: what a planted link points at.
+    rmSync(join(project, 's.tool-results'), { recursive: true });
+    const fork = (JSON.parse(cli('compact', claude, ...SMALL, '--json')) as { output: string }).output;
+    assert.deepEqual(readdirSync(join(project, 's.tool-results')), saved, 'the fork saved the same results');
+    // A Codex rollout compacted in place (its undo record names that), then put back as it was.
+    const codexDay = join(template, CODEX_DAY);
+    mkdirSync(codexDay, { recursive: true });
+    const rollout = join(codexDay, `${ROLLOUT}.jsonl`);
+    copyFileSync(join(sharedFixtures, 'codex', 'rollout-0.140.jsonl'), rollout);
+    chmodSync(rollout, 0o644);
+    cli('compact', rollout, '--in-place', ...SMALL);
+    const codexBackup = readdirSync(codexDay).find(
+      (n) => n.startsWith(`${ROLLOUT}.jsonl.bak-`) && !n.endsWith('.json'),
+    );
+    assert.ok(codexBackup, 'the Codex rollout has a backup');
+    copyFileSync(join(codexDay, codexBackup), rollout);
+    names = { backup, saved, fork: basename(fork), codexBackup };
+    // Outside the sessions' folders: what a planted link points at.
     const outside = join(template, 'outside');
     mkdirSync(join(outside, 'dir'), { recursive: true });
     writeFileSync(
@@ -268,22 +442,29 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
     for (const n of [...saved, 'agent-x.jsonl', 'ui_messages.json'])
       writeFileSync(join(outside, 'dir', n), `${MARKER} ${n}\n`);
   });
-  after(() => rmSync(root, { recursive: true, force: true }));
+  after(() => {
+    rmSync(root, { recursive: true, force: true });
+    const sorted = [...runs].sort((a, b) => a - b);
+    console.log(
+      `      ${runs.length} runs; median ${sorted[sorted.length >> 1]} ms, slowest ${sorted.at(-1)} ms (a hang is ${HANG_MS} ms)`,
+    );
+  });
 
   /** One run: a fresh copy of the template, `plants` put in, `verb` run; every property checked. */
   async function check(verb: Verb, plants: [Target, Kind][]): Promise<Run> {
     const dir = join(root, `case-${caseNo++}`);
     cpSync(template, dir, { recursive: true, verbatimSymlinks: true });
-    const project = join(dir, 'project');
+    const home = join(dir, 'home');
     const outside = join(dir, 'outside');
     const planted = new Set<string>();
     for (const [t, kind] of plants) {
-      const path = join(project, t.path(names));
+      const path = join(dir, t.path(names));
       if (t.id.startsWith("the backup's state file")) {
         // A planted manifest that says a state file was recorded, so that restoring reads it.
         // (Before the manifest itself may be planted: TARGETS lists it first.)
-        const m = JSON.parse(readFileSync(join(project, `${names.backup}.manifest.json`), 'utf8')) as object;
-        writeFileSync(join(project, `${names.backup}.manifest.json`), JSON.stringify({ ...m, state: 'saved' }));
+        const manifest = join(dir, PROJECT, `${names.backup}.manifest.json`);
+        const m = JSON.parse(readFileSync(manifest, 'utf8')) as object;
+        writeFileSync(manifest, JSON.stringify({ ...m, state: 'saved' }));
       }
       plant(path, kind, outside);
       // Files from a checkout or an archive are not being written this second (a lock younger than 10 s with no
@@ -293,7 +474,8 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
       planted.add(path);
     }
     const before = snapshotDir(outside);
-    const r = await runBounded(argsFor(verb, project));
+    const r = await runBounded(argsFor(verb, dir), home);
+    runs.push(r.ms);
     const what = `${verb} with ${plants.map(([t, k]) => `${t.id} as ${k}`).join(', ')}`;
     assert.equal(
       r.signal,
@@ -303,11 +485,11 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
     assert.deepEqual(
       diffSnapshots(before, snapshotDir(outside)),
       { added: [], removed: [], changed: [] },
-      `${what}: nothing outside the transcript's folder changes`,
+      `${what}: nothing outside the sessions' folders changes`,
     );
     // A huge planted file may rightly be copied (a huge backup restored): the size check is for /dev/zero's bytes.
     assert.deepEqual(
-      leaks(project, planted, !plants.some(([, k]) => k === 'huge')),
+      leaks(home, planted, !plants.some(([, k]) => k === 'huge')),
       [],
       `${what}: nothing from outside is copied in`,
     );
@@ -321,18 +503,19 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
     return r;
   }
 
-  it('the template session itself: every verb succeeds (the checks below would pass on a refusal of anything)', async () => {
-    for (const verb of [...CLAUDE_VERBS, ...CLINE_VERBS]) {
+  it('the template sessions themselves: every verb succeeds (the checks below would pass on a refusal of anything)', async () => {
+    for (const verb of ALL_VERBS) {
       const r = await check(verb, []);
       if (verb === 'cline-plan') assert.match(r.stderr, /Cline \/ Roo Code tasks are read-only/, r.stderr);
       else assert.equal(r.code, 0, `${verb}: ${r.stderr}`);
+      if (verb === 'sessions') assert.equal(r.stdout.match(/^\S+ {2}(claude-code|codex) /gm)?.length, 4, r.stdout);
     }
   });
 
   for (const target of TARGETS) {
     it(`${target.id}: each kind of plant, against the verbs that touch it`, async () => {
       const codes: string[] = [];
-      for (const kind of KINDS)
+      for (const kind of target.kinds ?? KINDS)
         for (const verb of target.verbs) codes.push(`${kind}/${verb}:${(await check(verb, [[target, kind]])).code}`);
       console.log(`      ${codes.join(' ')}`);
     });
@@ -340,12 +523,13 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
 
   it('a seeded mix of kinds planted at every path at once, against every verb', async () => {
     const rng = new Rng(seed);
-    for (let round = 0; round < KINDS.length; round++) {
+    // Four rounds: the first all links to a private key, then seeded mixes (each round runs every verb).
+    for (let round = 0; round < 4; round++) {
       const plants = TARGETS.filter((t) => t.withOthers).map((t): [Target, Kind] => [
         t,
-        round === 0 ? KINDS[0] : rng.pick(KINDS),
+        round === 0 ? KINDS[0] : rng.pick(t.kinds ?? KINDS),
       ]);
-      for (const verb of [...CLAUDE_VERBS, ...CLINE_VERBS]) await check(verb, plants);
+      for (const verb of ALL_VERBS) await check(verb, plants);
     }
   });
 });

@@ -2,7 +2,9 @@
 // shell (/bin/sh -c): nothing but the agent runs (a marker file a hostile part would create is never made), and the
 // agent gets exactly the intended argv in exactly the intended folder (a fake `claude` / `codex` first on PATH records
 // both). Parts that cannot be made safe (ids that are not UUIDs, folders with control characters or not absolute) get
-// no command at all, with a reason, also through the real CLI (`compact --in-place` on a Codex rollout).
+// no command at all, with a reason, also through the real CLI: `compact` (a Codex rollout, a Claude Code transcript),
+// `repair` (a fork, in place, --out; text and --json) and `sessions` (text and --json, over a home folder of Claude
+// Code and Codex sessions with hostile ids and folders).
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import {
@@ -26,6 +28,8 @@ import {
   type ResumeAgent,
 } from '../../src/core/compact/resume';
 import { resumeProblem, resumeShellLine } from '../../src/extension/model/resume';
+import { brokenLinksTranscript } from '../../bench/generate-large';
+import { projectFolderName } from '../../src/core/session';
 import { agentFixtures, repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
 
@@ -299,6 +303,170 @@ describe('resume commands the CLI prints, run in a real shell', function () {
       assert.deepEqual(claudeRuns[0].argv?.slice(1), ['--resume', forkId], claudeRuns[0].stderr);
       assert.equal(claudeRuns[0].cwd, cwd);
       assert.ok(!existsSync(box.marker), `nothing else ran for folder ${JSON.stringify(name)}`);
+    }
+  });
+});
+
+/** `lines` lines of a conversation with broken parent links (one in 10), each recording `cwd` as its folder. */
+function brokenTranscriptIn(cwd: string, lines = 30): string {
+  return (
+    brokenLinksTranscript(lines, 10, 1000)
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.stringify({ ...(JSON.parse(l) as object), cwd }))
+      .join('\n') + '\n'
+  );
+}
+
+/** The `resume: <command>` lines of a verb's text output. */
+const resumeLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trimStart().startsWith('resume: '))
+    .map((l) => l.trimStart().slice('resume: '.length));
+
+describe('the commands repair and sessions print, run in a real shell: hostile ids and folders run nothing', function () {
+  this.timeout(600_000);
+  let box: Sandbox;
+  before(() => (box = sandbox()));
+  after(() => rmSync(box.root, { recursive: true, force: true }));
+  // Names a shell would act on, relative to the folder the commands run from (the sandbox): the marker file.
+  const HOSTILE_NAMES = [
+    'x; touch PWNED; echo ',
+    '$(touch PWNED)',
+    '`touch PWNED`',
+    `${ID}; touch PWNED`,
+    `${ID} && touch PWNED`,
+    '-rf',
+  ];
+
+  it('repair (a fork, --in-place, --out), text and --json, of sessions recorded in hostile folders: the resume line runs exactly claude --resume <id>, there', () => {
+    let offered = 0;
+    for (const [i, name] of hostileFolderNames(box.marker).entries()) {
+      const cwd = join(box.root, 'work', name);
+      mkdirSync(cwd, { recursive: true });
+      // Text and --json by turns (each folder name is met by both across the modes).
+      for (const mode of ['fork', 'in-place', 'out'] as const)
+        for (const json of [(i + ['fork', 'in-place', 'out'].indexOf(mode)) % 2 === 1]) {
+          const dir = mkdtempSync(join(box.root, 'repair-'));
+          const transcript = join(dir, `${ID}.jsonl`);
+          writeFileSync(transcript, brokenTranscriptIn(cwd));
+          const outId = '1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5';
+          const args = [
+            'repair',
+            transcript,
+            ...(mode === 'in-place' ? ['--in-place'] : []),
+            ...(json ? ['--json'] : []),
+          ];
+          if (mode === 'out') args.push('--out', join(dir, `${outId}.jsonl`));
+          const r = runCli(args);
+          assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+          const commands = json
+            ? [(JSON.parse(r.stdout) as { resumeCommand: string | null }).resumeCommand].filter((c) => c !== null)
+            : resumeLines(r.stdout);
+          assert.equal(commands.length, 1, r.stdout);
+          // A fork gets a new id of its own.
+          const id = mode === 'in-place' ? ID : mode === 'out' ? outId : null;
+          const run = runInShell(box, commands[0]);
+          assert.equal(run.status, 0, `${commands[0]}: ${run.stderr}`);
+          assert.equal(run.argv?.[1], '--resume', commands[0]);
+          if (id) assert.equal(run.argv?.[2], id);
+          else assert.match(run.argv?.[2] ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+          assert.equal(run.argv?.length, 3, commands[0]);
+          assert.equal(run.cwd, cwd, commands[0]);
+          assert.ok(!existsSync(box.marker), `nothing else ran: ${commands[0]}`);
+          offered++;
+        }
+    }
+    assert.equal(offered, hostileFolderNames(box.marker).length * 3);
+  });
+
+  it('repair of a session whose file name is a hostile id (in place, --out a hostile name): no command, nothing runs', () => {
+    const cwd = join(box.root, 'work', 'plain');
+    mkdirSync(cwd, { recursive: true });
+    for (const name of HOSTILE_NAMES) {
+      const dir = mkdtempSync(join(box.root, 'repair-id-'));
+      const transcript = join(dir, `${name}.jsonl`);
+      writeFileSync(transcript, brokenTranscriptIn(cwd));
+      for (const args of [
+        ['repair', transcript, '--in-place'],
+        ['repair', transcript, '--in-place', '--json'],
+        ['repair', join(dir, `${name}.jsonl`), '--out', join(dir, `${name}-out.jsonl`), '--json'],
+      ]) {
+        const r = runCli(args);
+        assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')}: ${r.stderr}`);
+        const commands = args.includes('--json')
+          ? [(JSON.parse(r.stdout) as { resumeCommand: string | null }).resumeCommand].filter((c) => c !== null)
+          : resumeLines(r.stdout);
+        assert.deepEqual(commands, [], `no command for ${JSON.stringify(name)}: ${r.stdout}`);
+      }
+      assert.ok(!existsSync(join(box.root, 'PWNED')), `nothing ran for ${JSON.stringify(name)}`);
+    }
+  });
+
+  it('sessions, text and --json, over Claude Code and Codex sessions with hostile ids and folders: every resume line runs exactly the agent, in its folder', () => {
+    const home = join(box.root, 'home');
+    const projects = join(home, '.claude', 'projects');
+    const rollouts = join(home, '.codex', 'sessions', '2026', '01', '02');
+    mkdirSync(rollouts, { recursive: true });
+    /** What each offered command must run: agent argv after the program, and the folder. */
+    const expected = new Map<string, string>();
+    let k = 0;
+    const uuid = () => `${(0x10000000 + k++).toString(16)}-2c3d-4e5f-8a9b-0c1d2e3f4a5b`;
+    for (const name of hostileFolderNames(box.marker)) {
+      const cwd = join(box.root, 'work', name);
+      mkdirSync(cwd, { recursive: true });
+      // Claude Code finds a session only from the folder its project folder names.
+      const id = uuid();
+      mkdirSync(join(projects, projectFolderName(cwd)), { recursive: true });
+      writeFileSync(join(projects, projectFolderName(cwd), `${id}.jsonl`), brokenTranscriptIn(cwd, 4));
+      expected.set(`claude --resume ${id}`, cwd);
+      const thread = uuid();
+      const rollout = codexRolloutWith(rollouts, thread, cwd);
+      copyFileSync(rollout, join(rollouts, `rollout-2026-01-02T00-00-0${k % 10}-${thread}.jsonl`));
+      rmSync(rollout);
+      expected.set(`codex resume ${thread}`, cwd);
+    }
+    // Hostile ids: a Claude Code file name, a Codex thread id. No command may be offered for them.
+    const plain = join(box.root, 'work', 'plain');
+    mkdirSync(plain, { recursive: true });
+    for (const name of HOSTILE_NAMES) {
+      mkdirSync(join(projects, projectFolderName(plain)), { recursive: true });
+      writeFileSync(join(projects, projectFolderName(plain), `${name}.jsonl`), brokenTranscriptIn(plain, 4));
+      const rollout = codexRolloutWith(rollouts, name, plain);
+      copyFileSync(rollout, join(rollouts, `rollout-2026-01-02T00-00-00-x${k++}.jsonl`));
+      rmSync(rollout);
+    }
+    const env: NodeJS.ProcessEnv = { ...cliEnv(), HOME: home };
+    delete env.CLAUDE_CONFIG_DIR;
+    delete env.CODEX_HOME;
+    const sessions = (json: boolean) =>
+      spawnSync(process.execPath, [cli, 'sessions', '--limit', '1000', ...(json ? ['--json'] : [])], {
+        encoding: 'utf8',
+        env,
+      });
+    const text = sessions(false);
+    assert.equal(text.status, 0, text.stderr);
+    const json = sessions(true);
+    assert.equal(json.status, 0, json.stderr);
+    const listed = JSON.parse(json.stdout) as { file: string; resumeCommand: string | null }[];
+    assert.equal(
+      listed.length,
+      2 * (hostileFolderNames(box.marker).length + HOSTILE_NAMES.length),
+      'every session listed',
+    );
+    for (const commands of [resumeLines(text.stdout), listed.map((s) => s.resumeCommand).filter((c) => c !== null)]) {
+      assert.equal(commands.length, expected.size, `one command per session with a UUID\n${commands.join('\n')}`);
+      const ran = new Set<string>();
+      for (const c of commands) {
+        const r = runInShell(box, c);
+        assert.equal(r.status, 0, `${c}: ${r.stderr}`);
+        const run = `${basename(r.argv?.[0] ?? '')} ${r.argv?.slice(1).join(' ')}`;
+        assert.equal(expected.get(run), r.cwd, `${c} ran ${run} in ${r.cwd}`);
+        ran.add(run);
+        assert.ok(!existsSync(box.marker) && !existsSync(join(box.root, 'PWNED')), `nothing else ran: ${c}`);
+      }
+      assert.equal(ran.size, expected.size, 'every session resumed by its own command');
     }
   });
 });

@@ -9,6 +9,8 @@ import {
   USER_ONLY_SETTINGS,
   type InspectedSetting,
 } from '../../src/extension/model/settings';
+import { priceTableFromSetting } from '../../src/extension/model/mapState';
+import { DEFAULT_PRICES } from '../../src/core/cost';
 
 interface SettingSchema {
   scope?: string;
@@ -109,5 +111,32 @@ describe("settings: where content and keys go is the user's choice", () => {
     ).capabilities.untrustedWorkspaces.restrictedConfigurations;
     for (const key of ['agentCompactor.summarizer', 'agentCompactor.claudePath', 'agentCompactor.codexPath'])
       assert.ok(restricted.includes(key), key);
+  });
+
+  it('a workspace cannot make compaction write in place, skip the summary review, or change the prices shown; the user can', () => {
+    // The manifest: VS Code itself refuses these in a workspace's settings file.
+    for (const key of ['writeMode', 'reviewSummary', 'prices']) {
+      assert.ok(USER_ONLY_SETTINGS.includes(key), `${key} is read through userScopedValue`);
+      assert.ok(SAFE_SCOPES.has(properties[`agentCompactor.${key}`].scope ?? 'window'), `agentCompactor.${key} scope`);
+    }
+    const read = (inspected: Record<string, InspectedSetting>) =>
+      readSettings((key) => (USER_ONLY_SETTINGS.includes(key) ? userScopedValue(inspected[key]) : undefined));
+    const workspace = read({
+      writeMode: { defaultValue: 'fork', workspaceValue: 'inPlace' },
+      reviewSummary: { defaultValue: true, workspaceFolderValue: false },
+    });
+    assert.equal(workspace.writeMode, 'fork');
+    assert.equal(workspace.reviewSummary, true);
+    const user = read({
+      writeMode: { defaultValue: 'fork', globalValue: 'inPlace', workspaceValue: 'fork' },
+      reviewSummary: { defaultValue: true, globalValue: false },
+    });
+    assert.equal(user.writeMode, 'inPlace');
+    assert.equal(user.reviewSummary, false);
+    // Prices as getPrices reads them: the user's table, never a workspace's.
+    const cheap = { 'claude-opus-4-5': { input: 0, output: 0 } };
+    const table = (i: InspectedSetting) => priceTableFromSetting(userScopedValue(i)).table;
+    assert.equal(table({ defaultValue: {}, workspaceValue: cheap }), DEFAULT_PRICES);
+    assert.notEqual(table({ defaultValue: {}, globalValue: cheap }), DEFAULT_PRICES);
   });
 });

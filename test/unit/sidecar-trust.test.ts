@@ -5,11 +5,14 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import {
+  closeSync,
   copyFileSync,
+  ftruncateSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -143,6 +146,35 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
     );
     writeFileSync(join(project, 'big'), Buffer.alloc(2 << 20));
     await assert.rejects(readSidecar(join(project, 'big'), 1 << 20), unsafe(/more than 1048576 bytes/));
+  });
+
+  it('a planted saved tool result of 3 GB (sparse) where a compaction saves one: refused as different, never read', async () => {
+    const first = await compactFile(file, { summarizer: 'extractive', settings });
+    const saved = first.sidecarsWritten!.toolResults;
+    assert.ok(saved.length > 0, 'the compaction saves tool results');
+    // The session as before that compaction, and a huge file where its first saved result goes.
+    rmSync(first.output);
+    rmSync(statePath(first.output));
+    rmSync(toolResultsDir(file), { recursive: true });
+    mkdirSync(toolResultsDir(file));
+    const fd = openSync(saved[0], 'w');
+    ftruncateSync(fd, 3 * 1024 ** 3);
+    closeSync(fd);
+    // (Listed, not hashed: a snapshot would read the 3 GB file itself.)
+    const listing = () => [...readdirSync(project), ...readdirSync(toolResultsDir(file))].sort();
+    const before = listing();
+    const rss = process.memoryUsage().rss;
+    await withTimeout(
+      assert.rejects(
+        compactFile(file, { summarizer: 'extractive', settings }),
+        unsafe(/already holds a different saved tool result; it is never overwritten/),
+      ),
+      60_000,
+      'compact beside a 3 GB saved result',
+    );
+    assert.ok(process.memoryUsage().rss - rss < 512 << 20, 'the file was not read into memory');
+    assert.deepEqual(listing(), before, 'nothing was written');
+    assert.equal(lstatSync(saved[0]).size, 3 * 1024 ** 3);
   });
 
   it('Undo of a fork whose tool-results folder was swapped for a link outside deletes nothing there', async () => {

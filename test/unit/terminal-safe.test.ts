@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { sanitizeForTerminal, terminalSafeJson, terminalText } from '../../src/cli/format';
 import { repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
@@ -135,5 +137,40 @@ describe('terminal safety: nothing from a transcript or a file name reaches the 
     const safe = terminalSafeJson(JSON.stringify(value));
     assert.doesNotMatch(safe, RAW_UNSAFE);
     assert.deepEqual(JSON.parse(safe), value);
+  });
+});
+
+describe('terminal safety by construction: the lint rule keeps terminal writing in src/cli/format.ts', function () {
+  this.timeout(300_000);
+  // The project's own ESLint configuration, without type information (a probe file is in no tsconfig project).
+  const lint = async (path: string, text: string) => {
+    const eslint = new ESLint({ cwd: repoRoot, overrideConfig: [tseslint.configs.disableTypeChecked] });
+    const [result] = await eslint.lintText(text, { filePath: join(repoRoot, path) });
+    return result.messages.map((m) => `${m.ruleId}:${m.line}`);
+  };
+  const PROBE = [
+    'export function f(w: (s: NodeJS.WritableStream) => void): boolean {',
+    "  console.log('x');",
+    "  process.stdout.write('y');",
+    '  w(process.stderr);',
+    '  return process.stderr.isTTY === true;',
+    '}',
+    '',
+  ].join('\n');
+
+  it('console.* and process.stdout / process.stderr are errors in src/cli (but asking isTTY) and anywhere in src/core', async () => {
+    assert.deepEqual(await lint('src/cli/probe.ts', PROBE), [
+      'no-console:2',
+      'no-restricted-syntax:3',
+      'no-restricted-syntax:4',
+    ]);
+    assert.deepEqual(await lint('src/core/compact/probe.ts', PROBE), [
+      'no-console:2',
+      'no-restricted-syntax:3',
+      'no-restricted-syntax:4',
+      'no-restricted-syntax:5',
+    ]);
+    // The one place that writes, and the extension (which writes to VS Code, not a terminal), are not restricted.
+    assert.deepEqual(await lint('src/cli/format.ts', PROBE), []);
   });
 });

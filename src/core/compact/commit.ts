@@ -1,8 +1,9 @@
 // Writing a compaction's files: the full originals of replaced tool results, the state file, the output streamed
 // after the original's bytes, and the in-place commit that carries over what a live agent appended meanwhile.
-import { chmod, lstat, open, readFile, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, open, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import type { PlanDetails } from './plan';
 import { CompactError, type WrittenSidecars } from './types';
 import { assertInside, backupName, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
@@ -32,12 +33,15 @@ export async function saveOriginals(
     const rep = details.budget.replacements.get(d.toolUseId);
     if (!rep) continue;
     const target = assertInside(toolDir, safeToolResultName(d.toolUseId));
-    // Only a regular file can be a saved original; a planted link is replaced by a file, never followed.
-    const priorStat = await lstat(target).catch(() => null);
-    const prior = priorStat?.isFile() ? await readFile(target) : null;
+    // Only a regular file can be a saved original; a planted link is replaced by a file, never followed. One of
+    // another size differs without being read (a planted one may be gigabytes); one of the same size is read within it.
     const original = Buffer.from(rep.original, 'utf8');
-    if (prior !== null) {
-      if (prior.equals(original)) continue;
+    const priorStat = await lstat(target).catch(() => null);
+    if (priorStat?.isFile()) {
+      const same =
+        priorStat.size === original.length &&
+        (await readSidecar(target, original.length).catch(() => null))?.equals(original) === true;
+      if (same) continue;
       throw new CompactError(
         'unsafe-path',
         `${target} already holds a different saved tool result; it is never overwritten. Nothing was written; move it aside to compact again.`,
@@ -46,6 +50,7 @@ export async function saveOriginals(
     undo.push(() => unlink(target));
     await writeFileAtomic(target, original);
     record.toolResults.push(target);
+    record.toolResultSha256[basename(target)] = createHash('sha256').update(original).digest('hex');
     const written = await stat(target);
     if (written.size !== original.length)
       throw new CompactError('invalid-output', `${target} was not written whole; nothing was written.`);

@@ -5,8 +5,7 @@
 // we write goes through the same phases, so the user's decisions, a given summary and the sidecars apply alike.
 import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createReadStream } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { loadEntryObjects, RawBytes } from './lines';
 import { unsupportedReason } from '../formats/types';
@@ -62,6 +61,7 @@ import {
 import { messageContent, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
+import { fileChunks, openSidecar } from '../sidecarFiles';
 
 export type { CompactOptions } from './options';
 
@@ -143,16 +143,26 @@ export async function checkOutputPath(path: string, file: string, force: boolean
   return out;
 }
 
-/** True when `path` holds a compact_boundary that Agent Compactor wrote (streamed; never the whole file in memory). */
+/**
+ * True when `path` is a regular file holding a compaction Agent Compactor wrote (Claude Code's compact_boundary or
+ * Codex's compacted record, both marked so), streamed, never the whole file in memory; a link or anything else that
+ * is not a regular file is refused (sidecarFiles.ts), false when nothing is there.
+ */
 export async function isOurOutput(path: string): Promise<boolean> {
   const needle = Buffer.from('"compactor":"agent-compactor"');
-  let tail = Buffer.alloc(0);
-  for await (const chunk of createReadStream(path)) {
-    const buf = Buffer.concat([tail, chunk as Buffer]);
-    if (buf.includes(needle)) return true;
-    tail = buf.subarray(Math.max(0, buf.length - needle.length));
+  const opened = await openSidecar(path);
+  if (!opened) return false;
+  try {
+    let tail = Buffer.alloc(0);
+    for await (const chunk of fileChunks(opened.fh)) {
+      const buf = Buffer.concat([tail, chunk]);
+      if (buf.includes(needle)) return true;
+      tail = buf.subarray(Math.max(0, buf.length - needle.length));
+    }
+    return false;
+  } finally {
+    await opened.fh.close();
   }
-  return false;
 }
 
 export function checkCancelled(signal?: AbortSignal): void {
@@ -702,12 +712,19 @@ async function writeOut(
   const plan = details.plan;
   progress('Writing the compacted transcript…');
   const out = target.out;
-  const tmp = await writeTemp(out, built.chunks);
+  // A new file (a fork, --out) is hashed as it is written: Undo deletes it only while it is still these bytes.
+  const outputHash = target.mode === 'in-place' ? null : createHash('sha256');
+  const tmp = await writeTemp(out, outputHash ? hashing(built.chunks, outputHash) : built.chunks);
   let backup: string | null;
   let toolDir: string | null;
   let carriedOverBytes: number;
   const undo: (() => Promise<unknown>)[] = [];
-  const sidecarsWritten: WrittenSidecars = { toolResults: [], toolResultsDirCreated: false, stateCreated: false };
+  const sidecarsWritten: WrittenSidecars = {
+    toolResults: [],
+    toolResultSha256: {},
+    toolResultsDirCreated: false,
+    stateCreated: false,
+  };
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
@@ -763,8 +780,17 @@ async function writeOut(
     summaryDetail: plan.settings.summaryDetail,
     toolResultsDir: toolDir,
     sidecarsWritten,
+    outputSha256: outputHash && outputHash.digest('hex'),
     ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
   };
+}
+
+/** `chunks` as they are, each added to `hash` on the way (a chunk may be a reused buffer: it is hashed before the next is asked for). */
+async function* hashing(chunks: AsyncIterable<Buffer | string>, hash: Hash): AsyncGenerator<Buffer | string> {
+  for await (const c of chunks) {
+    hash.update(typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
+    yield c;
+  }
 }
 
 async function buildOutput(

@@ -15,9 +15,16 @@
 // file someone changed, never one still in use. Every file is read through sidecarFiles (no links, no FIFOs or
 // devices, bounded size).
 import { rmdir, unlink } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { fileChunks, fitName, isPlainFile, listSidecarDir, openSidecar, readSidecar } from '../sidecarFiles';
+import {
+  fileChunks,
+  fitName,
+  hashSidecar,
+  isPlainFile,
+  listSidecarDir,
+  openSidecar,
+  readSidecar,
+} from '../sidecarFiles';
 import { writeFileAtomic } from './fsutil';
 import { isSavedResultName, MAX_STATE_BYTES, statePath, toolResultsDir } from './state';
 import { CompactError } from './types';
@@ -59,19 +66,6 @@ async function fileNames(dir: string): Promise<Set<string> | null> {
   return entries && new Set(entries.filter((e) => e.isFile).map((e) => e.name));
 }
 
-/** sha256 of the regular file at `path` (hex), streamed; null when it is not there. */
-async function hashFile(path: string): Promise<string | null> {
-  const opened = await openSidecar(path);
-  if (!opened) return null;
-  try {
-    const hash = createHash('sha256');
-    for await (const chunk of fileChunks(opened.fh)) hash.update(chunk);
-    return hash.digest('hex');
-  } finally {
-    await opened.fh.close();
-  }
-}
-
 /** What the sidecars of `file` are now (taken before a compaction writes any). */
 export async function snapshotSidecars(file: string): Promise<SidecarSnapshot> {
   const state = await readSidecar(statePath(file), MAX_STATE_BYTES);
@@ -87,7 +81,7 @@ export async function recordSidecars(file: string, backup: string, before: Sidec
   const created = [...(current ?? [])].filter((n) => !before.toolResults.has(n) && isSavedResultName(n)).sort();
   const sha256: Record<string, string> = {};
   for (const n of created) {
-    const h = await hashFile(join(dir, n));
+    const h = await hashSidecar(join(dir, n));
     if (h) sha256[n] = h;
   }
   const manifest: Manifest = {
@@ -134,7 +128,10 @@ async function readManifest(backup: string): Promise<Manifest | null> {
 }
 
 /** Which of `needles` occur in the bytes, read in chunks (transcripts can be large). */
-async function mentioned(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, needles: string[]): Promise<Set<string>> {
+export async function mentioned(
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  needles: string[],
+): Promise<Set<string>> {
   const found = new Set<string>();
   if (!needles.length) return found;
   const overlap = Math.max(...needles.map((n) => Buffer.byteLength(n)));
@@ -204,7 +201,7 @@ export async function planSidecarRestore(
   for (const n of candidates) {
     if (keep.has(n)) continue;
     const path = join(dir, n);
-    if ((await hashFile(path)) === recorded.get(n)) remove.push(path);
+    if ((await hashSidecar(path)) === recorded.get(n)) remove.push(path);
   }
   return { state, remove, dir, removeDirIfEmpty: own.toolResultsDirCreated };
 }

@@ -173,6 +173,8 @@ export interface CompactResult {
   toolResultsDir: string | null;
   /** The sidecar files this compaction created (for Undo Last Compaction: undo.ts). */
   sidecarsWritten?: WrittenSidecars;
+  /** sha256 (hex) of the output as written (a fork or `--out`; null in place): Undo deletes it only while it still is. */
+  outputSha256?: string | null;
   /** Which facts of the summarized rounds the written summary keeps (fidelity.ts); absent when nothing was summarized. */
   fidelity?: FidelityReport;
   /**
@@ -185,6 +187,8 @@ export interface CompactResult {
 export interface WrittenSidecars {
   /** Saved tool results this run created (absolute paths). */
   toolResults: string[];
+  /** sha256 (hex) of each of them as written, by file name: Undo deletes one only while it still is that. */
+  toolResultSha256: Record<string, string>;
   toolResultsDirCreated: boolean;
   /** The output's state file did not exist before. */
   stateCreated: boolean;

@@ -1,18 +1,23 @@
 // What the last compaction of a session wrote, kept beside it (`<session>.compactor-undo.json`) so that a later
 // process (the CLI's `undo`) can undo it as the extension's Undo Last Compaction does from memory (undo.ts).
-// The record is read like every file beside a transcript: untrusted. It names files only by their name in the
-// session's own folder, and a fork is removed only while its bytes are still the ones the compaction wrote (a fork
-// that was resumed and written to since is the user's work, and stays).
-import { createHash } from 'node:crypto';
+// The record is read like every file beside a transcript: untrusted (whoever shared the folder may have planted
+// it). Reading it only checks its shape: names files only by their name in the session's own folder, saved results
+// only by names we give in the folder a compaction of this session uses, with the sha256 of what was written. What
+// may then be deleted is decided by undo.ts, which checks every file against the record (and the record against
+// what a compaction of the session writes) before it deletes anything.
 import { unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileChunks, fitName, openSidecar, readSidecar } from '../sidecarFiles';
+import { fitName, readSidecar } from '../sidecarFiles';
 import { listBackups } from './backup';
 import { writeFileAtomic } from './fsutil';
+import { isSavedResultName, toolResultsDir } from './state';
 import type { CompactResult } from './types';
 
 /** The fields of a result that undoing it needs (undo.ts). */
-export type UndoableResult = Pick<CompactResult, 'mode' | 'output' | 'backup' | 'toolResultsDir' | 'sidecarsWritten'>;
+export type UndoableResult = Pick<
+  CompactResult,
+  'mode' | 'output' | 'backup' | 'toolResultsDir' | 'sidecarsWritten' | 'outputSha256'
+>;
 
 interface UndoRecord {
   version: 1;
@@ -22,6 +27,8 @@ interface UndoRecord {
   backup: string | null;
   toolResultsDir: string | null;
   toolResults: string[];
+  /** sha256 (hex) of each saved result as written, by name; one without is never deleted. */
+  toolResultSha256: Record<string, string>;
   toolResultsDirCreated: boolean;
   stateCreated: boolean;
   /** sha256 of the output as written (fork and --out). */
@@ -32,18 +39,6 @@ const MAX_RECORD_BYTES = 16 << 20;
 
 export function undoRecordPath(original: string): string {
   return join(dirname(original), fitName(basename(original).replace(/\.jsonl$/i, ''), '.compactor-undo.json'));
-}
-
-async function sha256Of(file: string): Promise<string | null> {
-  const src = await openSidecar(file);
-  if (!src) return null;
-  try {
-    const hash = createHash('sha256');
-    for await (const chunk of fileChunks(src.fh)) hash.update(chunk);
-    return hash.digest('hex');
-  } finally {
-    await src.fh.close();
-  }
 }
 
 /** Records `result`, a compaction of `original`, for `undo` (only a result whose files all sit beside `original`). */
@@ -65,9 +60,10 @@ export async function writeUndoRecord(given: string, result: CompactResult): Pro
     backup: result.backup && basename(result.backup),
     toolResultsDir: result.toolResultsDir && basename(result.toolResultsDir),
     toolResults: toolResults.map((f) => basename(f)),
+    toolResultSha256: written?.toolResultSha256 ?? {},
     toolResultsDirCreated: written?.toolResultsDirCreated ?? false,
     stateCreated: written?.stateCreated ?? false,
-    outputSha256: result.mode === 'in-place' ? null : await sha256Of(result.output),
+    outputSha256: result.outputSha256 ?? null,
   };
   await writeFileAtomic(undoRecordPath(original), JSON.stringify(record, null, 2) + '\n');
 }
@@ -76,12 +72,16 @@ export async function writeUndoRecord(given: string, result: CompactResult): Pro
 const isName = (v: unknown): v is string =>
   typeof v === 'string' && v.length > 0 && v !== '.' && v !== '..' && !/[\\/\0]/.test(v);
 
+const isSha256 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
 /**
- * The last compaction of `original` as its record names it, checked: what undoing it touches is in the session's
- * folder, an in-place backup is one of the session's backups, and a fork is still byte for byte what was written.
- * Throws with the reason when there is nothing to undo or the record cannot be trusted.
+ * The last compaction of `given` as its record names it, its shape checked: what undoing it touches is in the
+ * session's folder, saved results are names we give in the session's own tool-results folder, with the sha256 of
+ * what was written, and an in-place backup is one of the session's backups. Throws with the reason when there is
+ * nothing to undo or the record is not one we write. Whether the files are still what was written is for undo.ts.
  */
-export async function readUndoRecord(original: string): Promise<UndoableResult> {
+export async function readUndoRecord(given: string): Promise<UndoableResult> {
+  const original = resolve(given);
   const path = undoRecordPath(original);
   const bytes = await readSidecar(path, MAX_RECORD_BYTES);
   if (bytes === null)
@@ -103,20 +103,34 @@ export async function readUndoRecord(original: string): Promise<UndoableResult> 
     (r.toolResultsDir !== null && !isName(r.toolResultsDir))
   )
     throw bad("a file it names is not a plain name in the session's folder");
-  if (!Array.isArray(r.toolResults) || !r.toolResults.every(isName))
-    throw bad('its saved tool results are not plain names');
+  const ownDir = basename(toolResultsDir(original));
+  if (r.toolResultsDir !== null && r.toolResultsDir !== ownDir)
+    throw bad(
+      `${r.toolResultsDir} is not the folder a compaction of ${basename(original)} saves tool results in (${ownDir})`,
+    );
+  if (!Array.isArray(r.toolResults) || !r.toolResults.every((n) => typeof n === 'string' && isSavedResultName(n)))
+    throw bad('its saved tool results are not names Agent Compactor gives them');
+  if (r.toolResults.length && r.toolResultsDir === null) throw bad('it names saved tool results without their folder');
+  const hashes = r.toolResultSha256 ?? {};
+  if (typeof hashes !== 'object' || hashes === null || Array.isArray(hashes) || !Object.values(hashes).every(isSha256))
+    throw bad('its saved tool results have no sha256 of what was written');
+  if (r.mode !== 'in-place' && !isSha256(r.outputSha256)) throw bad('it has no sha256 of the file it wrote');
   const dir = dirname(original);
   const at = (name: string) => join(dir, name);
+  const toolSha256: Record<string, string> = {};
+  for (const n of r.toolResults) if (Object.hasOwn(hashes, n)) toolSha256[n] = hashes[n];
   const result: UndoableResult = {
     mode: r.mode,
     output: at(r.output),
     backup: r.backup ? at(r.backup) : null,
     toolResultsDir: r.toolResultsDir ? at(r.toolResultsDir) : null,
     sidecarsWritten: {
-      toolResults: r.toolResultsDir ? r.toolResults.map((n) => join(at(r.toolResultsDir as string), n)) : [],
+      toolResults: r.toolResultsDir ? r.toolResults.map((n) => join(at(ownDir), n)) : [],
+      toolResultSha256: toolSha256,
       toolResultsDirCreated: r.toolResultsDirCreated === true,
       stateCreated: r.stateCreated === true,
     },
+    outputSha256: r.mode === 'in-place' ? null : (r.outputSha256 ?? null),
   };
   if (r.mode === 'in-place') {
     if (r.output !== basename(original)) throw bad('an in-place compaction that wrote another file');
@@ -127,15 +141,6 @@ export async function readUndoRecord(original: string): Promise<UndoableResult> 
     return result;
   }
   if (r.output === basename(original)) throw bad('a fork that is the session itself');
-  const now = await sha256Of(result.output);
-  if (now === null)
-    throw new Error(
-      `${r.output}, written by the last compaction of ${basename(original)}, is gone (or not a regular file): nothing to undo`,
-    );
-  if (now !== r.outputSha256)
-    throw new Error(
-      `${r.output} changed since the compaction wrote it (it was resumed, perhaps): it is left as it is; delete it yourself if you no longer want it`,
-    );
   return result;
 }
 

@@ -19,7 +19,6 @@ import {
 } from '../../core/compact/compact';
 import { compactionEconomics } from '../../core/cache';
 import type { Analysis } from '../../core/inspect';
-import { priceTableFromSetting } from '../model/mapState';
 import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { agentCliRefusal } from '../../core/compact/summary';
 import { adviceFor, type ErrorAction } from '../model/errors';
@@ -35,7 +34,7 @@ import {
 } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import type { FormatId } from '../../core/formats/types';
-import { getSettings, SECTION } from '../settings';
+import { getPrices, getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -219,9 +218,7 @@ async function confirmed(
     return false;
   }
   if (o.confirm === false) return true;
-  const prices = priceTableFromSetting(
-    vscode.workspace.getConfiguration(SECTION, vscode.Uri.file(file)).get('prices'),
-  ).table;
+  const prices = getPrices(vscode.Uri.file(file)).table;
   const summarizerModel = req.summarizer === 'anthropic' ? (req.config.model ?? DEFAULT_MODEL) : undefined;
   const economics = compactionEconomics(planned.analysis, plan, { now: Date.now(), prices, summarizerModel });
   const { message, detail } = confirmationText(plan, context, {

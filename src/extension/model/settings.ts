@@ -26,9 +26,13 @@ export const DEFAULT_CLAUDE_PATH = 'claude';
 export const DEFAULT_CODEX_PATH = 'codex';
 
 /**
- * Settings that decide where transcript content and the API key go, or which program runs: a workspace's
- * `.vscode/settings.json` must not set them (package.json gives them the "application" or "machine" scope, and
- * getSettings reads them through userScopedValue so a workspace value is ignored even if one is present).
+ * Settings that decide where transcript content and the API key go, or which program runs, or that take away a check
+ * the user relies on or change the figures they decide by: a workspace's `.vscode/settings.json` (which comes with a
+ * shared repository) must not set them (package.json gives them the "application" or "machine" scope, and
+ * getSettings / getPrices read them through userScopedValue so a workspace value is ignored even if one is present).
+ * `writeMode`: a workspace must not make compaction replace the original. `reviewSummary`: nor skip the review of
+ * what is written. `prices`: nor change the costs shown (a session made to look cheap, or dear). The sizes
+ * (`targetTokens`, …) stay per workspace: they only shape a plan the user sees before anything is written.
  */
 export const USER_ONLY_SETTINGS: readonly string[] = [
   'summarizer',
@@ -37,6 +41,9 @@ export const USER_ONLY_SETTINGS: readonly string[] = [
   'baseUrl',
   'claudePath',
   'codexPath',
+  'writeMode',
+  'reviewSummary',
+  'prices',
 ];
 
 /** The parts of `WorkspaceConfiguration.inspect()` a value can come from (vscode's shape, without importing it). */

@@ -11,8 +11,7 @@ import { CommandId } from '../commandIds';
 import { sessionStats } from '../../core/sessionStats';
 import { CacheExpiryNotices } from '../model/cacheExpiryNotice';
 import { realTimers } from '../model/liveMarks';
-import { priceTableFromSetting } from '../model/mapState';
-import { SECTION } from '../settings';
+import { getPrices, SECTION } from '../settings';
 
 /** A file unchanged this long is taken as settled (the agent finished its turn). */
 export const SETTLED_MS = 5_000;
@@ -104,7 +103,7 @@ export class LiveSessionStatus implements vscode.Disposable {
     if (key === this.readFor) return;
     this.readFor = key;
     try {
-      const stats = await sessionStats(live.file, priceTableFromSetting(config.get('prices')).table);
+      const stats = await sessionStats(live.file, getPrices(vscode.Uri.file(live.file)).table);
       this.notices.watch({
         file: live.file,
         title: live.title,
