@@ -59,7 +59,7 @@ import {
   saveState,
   streamOutput,
 } from './commit';
-import { messageContent, type JsonObject } from '../json';
+import { asObject, messageContent, str, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 
@@ -568,9 +568,19 @@ async function loadForSummary(
   // A Codex record is read as the Claude Code line the summarizers know (codex.ts); its kept items are copied from
   // the file's bytes when written, not from these objects.
   const codex = analysis.index.format.id === 'codex';
+  // The session's folder, from its first session_meta (read first: lines are parsed in file order), so that the
+  // summaries name a Codex session's files relative to it as they do a Claude Code session's.
+  let codexCwd: string | undefined;
+  const firstMeta = codex ? analysis.index.entries.findIndex((e) => e.kind === 'session_meta') : -1;
+  if (firstMeta >= 0) needed.add(firstMeta);
   const forSummary = (line: JsonObject, i: number) => {
+    if (i === firstMeta) {
+      codexCwd = str(asObject(line.payload), 'cwd');
+      return NOT_A_MESSAGE;
+    }
     const o = codex ? codexSummaryShape(line, analysis.index.entries[i]) : line;
     if (o === null) return NOT_A_MESSAGE;
+    if (codexCwd !== undefined) o.cwd = codexCwd;
     if (written.has(i)) return o;
     if (offline) return shapeForExtractive(o);
     delete o.toolUseResult;
