@@ -468,9 +468,19 @@ async function summarize(
     made.protectedChars + 2_000,
   );
   let summary = made.summary;
-  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length)
-    summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
   const plan = details.plan;
+  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length) {
+    summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
+    // Said where the run's outcome is read (the attempts, the notes), not only in the summary's last line.
+    const clipped = clipNote(made, summaryChars, details);
+    made.attempts.push({
+      attempt: made.attempts.length + 1,
+      strategy: made.summarizer === 'none' || made.summarizer === 'given' ? 'extractive' : made.summarizer,
+      outcome: 'clipped',
+      detail: clipped,
+    });
+    plan.notes.push(clipped);
+  }
   for (const ri of made.dropped) {
     plan.rounds[ri] = {
       ...plan.rounds[ri],
@@ -503,6 +513,12 @@ async function summarize(
     fidelity,
     facts,
   };
+}
+
+/** What a clip of the summary to its reserve cut, for the attempts and the notes. */
+function clipNote(made: SummaryOutcome, summaryChars: number, details: PlanDetails): string {
+  const { summaryTokens, summaryDetail } = details.plan.settings;
+  return `the summary was ${made.summary.length} characters, over the ${summaryChars} its reserve holds (${summaryTokens} tokens, ${summaryDetail} detail): its last ${made.summary.length - summaryChars} characters were cut`;
 }
 
 async function planOrRefuse(
