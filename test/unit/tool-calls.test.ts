@@ -191,6 +191,25 @@ describe('tool calls of every agent: what they did (toolCalls.ts)', () => {
     );
   });
 
+  it("a Codex prompt with an image: the request is the user's words, not the image's markers", () => {
+    const span = codex({
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'Use the attached screenshot to redesign the session details panel' },
+        { type: 'input_text', text: '<image name=[Image #1]>' },
+        { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+        { type: 'input_text', text: '</image>' },
+      ],
+    });
+    assert.deepEqual(
+      spanFacts(span)
+        .filter((f) => f.category === 'requests')
+        .map((f) => f.label),
+      ['the request "Use the attached screenshot to redesign the session details panel"'],
+    );
+  });
+
   it('a Codex span: files from patches, errors from failed commands (not the exit line), the working set; the offline summary keeps them', () => {
     const late = Array.from({ length: 30 }, (_, i) => `+line ${i} ${'x'.repeat(60)}`).join('\n');
     const span = codex(

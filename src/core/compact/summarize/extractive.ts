@@ -101,7 +101,7 @@ function userTexts(o: JsonObject): string[] {
   return out;
 }
 
-/** Prompts typed by the user (not tool results, not injected reminders, command output or interruption notes). */
+/** Prompts typed by the user (not tool results, not injected reminders, command output, interruption notes or image markers). */
 function isHumanPrompt(text: string): boolean {
   const t = text.trim();
   if (!t) return false;
@@ -110,7 +110,9 @@ function isHumanPrompt(text: string): boolean {
       t,
     ) &&
     !t.startsWith('Caveat: The messages below') &&
-    !t.startsWith('[Request interrupted by user')
+    !t.startsWith('[Request interrupted by user') &&
+    // Codex wraps an image the user attached in text parts of their own: `<image name=[Image #1]>`, `</image>`.
+    !/^<\/?image( name=\[[^\]]*\])?>$/.test(t)
   );
 }
 
