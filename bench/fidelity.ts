@@ -21,6 +21,7 @@ import { summaryCharBudget } from '../src/core/compact/summary';
 import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../src/core/compact/summaryDetail';
 import type { JsonObject } from '../src/core/json';
 import { writeSection } from './results';
+import { LABELLED_FACTS, labelledKept } from './fidelity-labels';
 import { FIXTURE_DIR } from './accuracy';
 
 const ROOT = resolve(__dirname, '..');
@@ -91,6 +92,37 @@ function sizeNote(label: string, c: AgentCompaction): string {
   return `- ${label}: ${what}; ${readable}; ${size}.`;
 }
 
+/** The agent's summary and ours (at its size, and at the readable part's where that is stricter) on the labelled facts. */
+function labelledRows(): { rows: string[]; missing: string[] } {
+  const rows: string[] = [];
+  const missing: string[] = [];
+  for (const { label, c } of sharedCompactions()) {
+    const facts = LABELLED_FACTS[label];
+    if (!facts) {
+      rows.push(`| ${label} | (no labelled facts) | | |`);
+      continue;
+    }
+    const who = AGENT_NAMES[c.agent];
+    const r = offlineAgainstAgent(c);
+    const strict = c.size.basis === 'next-request' ? offlineAgainstAgent(c, 1, 'readable part') : null;
+    const summaries: [string, string, number][] = [
+      [c.summaryKind === 'text' ? who : `${who} (the part that can be read)`, c.summary, c.summary.length],
+      ['offline (ours), at its size', r.oursText, r.oursChars],
+      ...(strict
+        ? [['offline, at the size of its readable part', strict.oursText, strict.oursChars] as [string, string, number]]
+        : []),
+    ];
+    for (const [name, text, chars] of summaries) {
+      const k = labelledKept(facts, text);
+      rows.push(
+        `| ${label} | ${name} | ${chars} | **${k.kept}/${k.total} (${Math.round((100 * k.kept) / k.total)}%)** |`,
+      );
+      for (const m of k.missing) missing.push(`- ${label}, ${name} misses: ${m}`);
+    }
+  }
+  return { rows, missing };
+}
+
 /** The section: a row per summary per compaction, then the facts each missed. */
 export function fidelitySection(): string {
   const rows: string[] = [];
@@ -121,6 +153,7 @@ export function fidelitySection(): string {
       for (const m of rep.missing) missing.push(`- ${label}, ${name} misses ${CATEGORY_NAMES[m.category]}: ${m.label}`);
     }
   }
+  const labelled = labelledRows();
   const body = [
     HEADING,
     '',
@@ -144,6 +177,18 @@ export function fidelitySection(): string {
     missing.length ? 'Facts missed:' : 'No fact missed.',
     '',
     ...missing,
+    '',
+    '### The same summaries on facts a person labelled',
+    '',
+    'An independent check of the measure (it and the offline summary pick facts by the same rules): facts picked by reading each span ' +
+      '(bench/fidelity-labels.ts: the goal, decisions and preferences, files, errors, the latest request, where the work stood), ' +
+      'each kept when the summary holds the words written down for it.',
+    '',
+    '| compaction | summary | chars | labelled facts kept |',
+    '|---|---|---|---|',
+    ...labelled.rows,
+    '',
+    ...labelled.missing,
   ].join('\n');
   return body;
 }

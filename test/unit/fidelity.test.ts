@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import { FACT_CATEGORIES, measureFidelity, spanFacts, type FactCategory } from '../../src/core/compact/fidelity';
 import { agentCompactions, offlineAgainstAgent } from '../../src/core/compact/agentSummaries';
 import { agentFixtures, claudeFixtures } from '../support/fixtures';
+import { LABELLED_FACTS, labelledKept } from '../../bench/fidelity-labels';
 import { extractiveSummary } from '../../src/core/compact/summarize/extractive';
 import type { JsonObject } from '../../src/core/json';
 
@@ -334,5 +335,40 @@ describe("fidelity: the offline summary against the agent's own, on every compac
     }
     // 0.142-alpha's last update_plan list leaves three steps open.
     assert.equal(codex[1].filter((f) => f.category === 'todos').length, 3);
+  });
+});
+
+describe('fidelity, checked against facts a person labelled in the same spans (bench/fidelity-labels.ts)', () => {
+  const compactions = [...claudeFixtures(), ...agentFixtures('codex')].flatMap((file) =>
+    agentCompactions(parsedLines(file)).map((c) => ({ key: `${basename(file)}:${c.boundaryLine}`, c })),
+  );
+
+  it('every compaction an agent made in the shared fixtures has labelled facts', () => {
+    assert.deepEqual(
+      compactions.map(({ key }) => key).filter((key) => !LABELLED_FACTS[key]),
+      [],
+    );
+  });
+
+  for (const { key, c } of compactions) {
+    it(`${key}: the offline summary at the agent's size keeps at least 80% of the labelled facts`, () => {
+      const facts = LABELLED_FACTS[key] ?? [];
+      assert.ok(facts.length >= 10, `${facts.length} labelled facts`);
+      const ours = labelledKept(facts, offlineAgainstAgent(c).oursText);
+      assert.ok(
+        ours.kept >= 0.8 * ours.total,
+        `kept ${ours.kept} of ${ours.total}; missing: ${ours.missing.join('; ')}`,
+      );
+    });
+  }
+
+  it('the labels are not kept by any text: a summary of another span keeps few of them', () => {
+    // Each span's facts against the other spans' summaries: the labels name what is particular to their span.
+    assert.ok(compactions.length >= 2);
+    for (const { key } of compactions)
+      for (const other of compactions.filter((o) => o.key !== key)) {
+        const k = labelledKept(LABELLED_FACTS[key] ?? [], offlineAgainstAgent(other.c).oursText);
+        assert.ok(k.kept <= 0.25 * k.total, `${key}'s facts in ${other.key}'s summary: ${k.kept} of ${k.total}`);
+      }
   });
 });

@@ -1,20 +1,29 @@
 // What a summary keeps: the facts of the summarized span, and which of them a given summary text still holds.
 // Pure, deterministic and offline (no model judges anything): the same span and summary always give the same counts.
 //
-// Facts, per category, taken from the span's lines (Claude Code transcript objects, in chain order):
+// Facts, per category, taken from the span's lines (transcript lines in Claude Code's shape, in chain order: a Codex
+// rollout's items as its reader turns them into such lines). Tool calls of every agent are read through one function,
+// toolCallsIn in summarize/toolCalls.ts (Claude Code's tools; Codex's exec_command, shell_command, shell, local_shell,
+// write_stdin, apply_patch, update_plan):
 // - requests: each typed user request (userRequests in summarize/extractive.ts: prompts, a slash command's arguments,
 //   and what the user said when rejecting a tool use), when it has at least 2 distinctive words.
-// - files: each file edited or created (Edit, MultiEdit, Write, NotebookEdit).
-// - workingSet: each file read, edited or written in the last part of the span (the last fifth of its user and
-//   assistant lines, at least the last 10: latestPartStart in summarize/extractive.ts).
-// - errors: each distinct error a tool returned (is_error results, not the user's rejections), by its key line: the first
-//   line that says what went wrong (errorKeyLine in summarize/extractive.ts), else its first line.
-// - failedCommands: each distinct shell command whose result was an error.
+// - files: each file changed: edited, created, rewritten or deleted (Edit, MultiEdit, Write, NotebookEdit; the files
+//   of a Codex apply_patch).
+// - workingSet: each file read or changed in the last part of the span (the last fifth of its user and assistant
+//   lines, at least the last 10: latestPartStart in summarize/extractive.ts).
+// - errors: each distinct error a tool returned (is_error results, not the user's rejections; a Codex output that says
+//   its command exited non-zero, codexOutputFailed), by its key line: the first line that says what went wrong
+//   (errorKeyLine in summarize/extractive.ts), else its first line; an error that gives only an exit status is left to
+//   its command.
+// - failedCommands: each distinct shell command whose result was an error (for a Codex write_stdin poll that reports a
+//   failure, the command it polled).
 // - latest: the latest LATEST_TEXTS assistant texts that say something (latestAssistantTexts in summarize/extractive.ts),
 //   with at least 3 distinctive words: where the assistant said the work stood, what it decided and would do next.
 // - identifiers: the MAX_IDENTIFIERS code names (camelCase, PascalCase with two humps, snake_case) used most often in the
-//   last part's assistant texts and tool inputs (latestIdentifiers).
-// - todos: each item of the latest TodoWrite list that is not completed.
+//   last part's assistant texts and tool inputs' values (latestIdentifiers; not a Codex argument's keys, not a to-do
+//   item's status).
+// - todos: each open item of the latest to-do list (TodoWrite, update_plan) and of the tasks made since (TaskCreate,
+//   TaskUpdate): openPlanItems in summarize/toolCalls.ts.
 //
 // How a fact counts as kept by a summary:
 // - a file (files, workingSet) when the summary names its path, its path relative to the session's directory, or its
@@ -25,9 +34,13 @@
 //   the rarest in the span first (fewest lines holding them), at most MAX_WORDS. Paraphrases that keep the specific
 //   words count; a summary that reduces an error to its tool's name does not.
 //
-// The offline summary picks what to show with the same rules (the functions of summarize/extractive.ts named above), so
-// this measure is not independent of it: the summary Claude Code wrote itself of the same span (agentCompactions) is the
-// comparison that is (bench/fidelity.ts). Claude Code lines only: Codex sessions are not measured yet.
+// The limits. The offline summary picks what to show with the same rules (the functions named above), so this measure
+// is not independent of it: by construction it scores ours well. Two comparisons are independent of it: the summary
+// the agent wrote itself of the same span (agentSummaries.ts), measured alike; and facts a person picked by reading
+// three spans, with the words each needs, scored by a rule of their own (bench/fidelity-labels.ts). bench/fidelity.ts
+// prints both. They show what this measure does not see: decisions said in the middle of a span (the measure looks at
+// the latest texts only) count for nothing here, and on Claude Code's own compaction its summary keeps more of the
+// labelled facts than ours while the measure says the reverse. A span is measured back to the previous compaction.
 import { basename } from 'node:path';
 import { asObject, jsonText, messageContent, str, type JsonObject } from '../json';
 import { toolResultText } from './lines';

@@ -45,11 +45,13 @@ export interface ExtractiveLevel {
  * request verbatim (clipped to share the room), the last error and the assistant's latest words.
  * - brief: the current task (the latest request, open TODOs), the user's requests, files edited, the last error and
  *   the next step (the assistant's latest message);
- * - standard: today's summary: also the last edit, the files and names of the latest work, the latest three messages,
- *   every error, the commands (failed first), the files read and the tools used;
- * - full: every fact the fidelity measure knows (../fidelity.ts) and more of the latest work: the latest six messages
- *   quoted longer, the last three edits, twice the names, and the assistant's messages before those as far as room
- *   allows, so that a long session's full summary takes about the size reserved for it (the plan's figure).
+ * - standard: also the last edit, the files and names of the latest work, the latest three messages, every error,
+ *   the commands (failed first), the files read and the tools used, and in the room those leave the twelve messages
+ *   before the latest three (where the decisions of the last stretch of work were said);
+ * - full: every fact the fidelity measure knows (../fidelity.ts) and more of the latest work: the latest three
+ *   messages quoted longer, the last three edits, twice the names, and the assistant's messages before those as far
+ *   as room allows, so that a long session's full summary takes about the size reserved for it (the plan's figure).
+ * The earlier messages only fill the room the other sections leave (Section.fill), so they never crowd out a fact.
  */
 export const EXTRACTIVE_LEVELS: Readonly<Record<SummaryDetail, ExtractiveLevel>> = {
   brief: {
@@ -71,15 +73,15 @@ export const EXTRACTIVE_LEVELS: Readonly<Record<SummaryDetail, ExtractiveLevel>>
     latestTexts: 3,
     latestTextChars: 1_500,
     editChars: 400,
-    earlierTexts: 0,
-    sections: ['requests', 'edited', 'errors', 'failedCommands', 'otherCommands', 'read', 'tools'],
+    earlierTexts: 12,
+    sections: ['requests', 'edited', 'errors', 'failedCommands', 'earlierMessages', 'otherCommands', 'read', 'tools'],
   },
   full: {
     todos: true,
     lastEdits: 3,
     latestFiles: true,
     identifiers: 60,
-    latestTexts: 6,
+    latestTexts: 3,
     latestTextChars: 3_000,
     editChars: 1_000,
     earlierTexts: 200,
@@ -342,7 +344,12 @@ interface Section {
   keep: 'first' | 'last';
   /** Items are clipped to share the section's room (user requests), instead of dropped. */
   clipItems?: boolean;
+  /** Takes only the room the other sections leave (more of the same kind of thing: the assistant's earlier messages). */
+  fill?: boolean;
 }
+
+/** Least room a filling section is shown in (its heading and one quote); with less it is left out. */
+const MIN_FILL_CHARS = 300;
 
 const rendered = (s: Section) => s.heading.length + 1 + s.items.reduce((n, i) => n + i.length + 1, 0);
 
@@ -591,6 +598,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
         .map((t) => `> ${clipNotingRest(oneLine(t), level.latestTextChars)}`),
       weight: 1,
       keep: 'last',
+      fill: true,
     },
     tools: {
       heading: '## Tools used',
@@ -621,8 +629,17 @@ export function extractiveSummary(input: ExtractiveInput): string {
   if (earlierSummaries.length)
     head.push(`## Summary of the conversation before an earlier compaction\n${earlierSummaries.join('\n\n')}`);
   const fixed = head.join('\n\n').length + 2 * sections.length + 2;
-  const room = allot(sections, Math.max(0, budget - fixed));
-  let text = [...head, ...sections.map((s, i) => renderSection(s, room[i]))].join('\n\n');
+  const main = sections.filter((s) => !s.fill);
+  const mainRoom = allot(main, Math.max(0, budget - fixed));
+  const spare = Math.max(0, budget - fixed - main.reduce((n, s, i) => n + Math.min(rendered(s), mainRoom[i]), 0));
+  const fillers = sections.filter((s) => s.fill);
+  const fillRoom = allot(fillers, spare);
+  const room = new Map<Section, number>([
+    ...main.map((s, i): [Section, number] => [s, mainRoom[i]]),
+    ...fillers.map((s, i): [Section, number] => [s, fillRoom[i]]),
+  ]);
+  const rendering = sections.filter((s) => !s.fill || room.get(s)! >= MIN_FILL_CHARS);
+  let text = [...head, ...rendering.map((s) => renderSection(s, room.get(s)!))].join('\n\n');
   // The note clipNotingRest adds fits in the last 40 characters: the summary stays within its budget.
   if (text.length > budget) text = clipNotingRest(text, Math.max(0, budget - 40));
   return text;
