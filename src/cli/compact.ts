@@ -327,7 +327,7 @@ export function renderCompactResult(result: CompactResult, requested: Summarizer
         ? [`no resume command: ${result.resumeProblem}`]
         : []),
     `summarizer: ${summarizerText(result, requested, model)}`,
-    result.summarizer === 'extractive' || result.summarizer === 'anthropic'
+    result.summarizer !== 'none' && result.summarizer !== 'given'
       ? `summary detail: ${result.summaryDetail} (${result.summaryChars} characters)`
       : null,
     result.backup ? `backup ${result.backup}` : null,

@@ -18,7 +18,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
-import { SUMMARY_INSTRUCTIONS } from '../../src/core/compact/summarize/prompt';
+import { SUMMARY_INSTRUCTIONS, summaryInstructions } from '../../src/core/compact/summarize/prompt';
+import type { CompactSettings } from '../../src/core/compact/types';
 import { CLAUDE_CLI_SYSTEM_PROMPT } from '../../src/core/compact/summarize/claudeCli';
 import { spawn } from 'node:child_process';
 import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
@@ -40,6 +41,23 @@ function filesUnder(dir: string): string[] {
     .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
     .map((d) => path.relative(dir, path.join(d.parentPath, d.name)));
+}
+
+/**
+ * Proxy settings that keep everything but the loopback fakes on this machine: a logged-in Claude Code also asks
+ * api.anthropic.com for the account's profile (measured: it carries on when that fails), and no test may send a
+ * token there. Port 9 (discard) is closed here, so such a request fails at once.
+ */
+function offlineEnv(): NodeJS.ProcessEnv {
+  const dead = 'http://127.0.0.1:9';
+  return {
+    HTTPS_PROXY: dead,
+    HTTP_PROXY: dead,
+    https_proxy: dead,
+    http_proxy: dead,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+  };
 }
 
 /** Processes of this user whose environment holds `NAME=value` (the run's private HOME: only its own child has it). */
@@ -150,6 +168,7 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
   function env(): NodeJS.ProcessEnv {
     if (!fake) throw new Error('no fake server');
     return {
+      ...offlineEnv(),
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       LANG: 'C.UTF-8',
       HOME: home,
@@ -165,7 +184,12 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
 
   async function compactWith(
     scenario: ScenarioInput,
-    extra: { signal?: AbortSignal; timeoutMs?: number } = {},
+    extra: {
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      settings?: Partial<CompactSettings>;
+      env?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv;
+    } = {},
   ): Promise<{ copy: string; result: CompactResult; fake: FakeAnthropic }> {
     const own = await startFakeAnthropic({ scenario });
     fake = own;
@@ -174,8 +198,8 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     fs.chmodSync(copy, 0o644);
     const result = await compactFile(copy, {
       summarizer: 'claude-cli',
-      settings: SETTINGS,
-      agentCli: { claudePath: bin, env: env(), timeoutMs: extra.timeoutMs },
+      settings: { ...SETTINGS, ...extra.settings },
+      agentCli: { claudePath: bin, env: (extra.env ?? ((e) => e))(env()), timeoutMs: extra.timeoutMs },
       signal: extra.signal,
     });
     return { copy, result, fake: own };
@@ -203,6 +227,70 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     assert.ok(result.fidelity && result.fidelity.total > 0);
     // No session of its own among the user's sessions.
     assert.deepEqual(filesUnder(path.join(home, '.claude', 'projects')), []);
+  });
+
+  it("the request asks for the plan's detail level and gives the summary's room; a longer reply is clipped, and the clip is recorded in the attempts and the notes", async () => {
+    const long = `<summary>\nCLIP-MARKER ${'the work goes on; '.repeat(2_000)}\n</summary>`;
+    const { result, fake } = await compactWith({ kind: 'text', text: long }, { settings: { summaryDetail: 'brief' } });
+    assert.equal(result.summarizer, 'claude-cli', JSON.stringify(result.attempts));
+    const sent = userText(fake.messageRequests()[0].body);
+    assert.ok(sent.includes(summaryInstructions('brief')), 'the brief request is not in the request');
+    assert.ok(!sent.includes(SUMMARY_INSTRUCTIONS), 'the standard request was sent');
+    const room = Number(/room for about (\d+) characters/.exec(sent)?.[1]);
+    // The brief reserve (1,500 tokens) in characters, as the clip below measures it.
+    assert.ok(room > 4_000 && room < 7_000, `room ${room}`);
+    // The room told is the size the summary is clipped to.
+    assert.equal(result.summaryChars, room + '\n[summary clipped to fit the target]'.length);
+    const clipped = result.attempts.find((a) => a.outcome === 'clipped');
+    assert.ok(clipped && clipped.strategy === 'claude-cli', JSON.stringify(result.attempts));
+    assert.match(clipped.detail, new RegExp(`over the ${room} its reserve holds \\(1500 tokens, brief detail\\)`));
+    assert.ok(result.plan.notes.includes(clipped.detail), JSON.stringify(result.plan.notes));
+    const written = fs.readFileSync(result.output, 'utf8');
+    assert.ok(written.includes('CLIP-MARKER') && written.includes('[summary clipped to fit the target]'));
+  });
+
+  it('a reply within its room is not clipped, and says nothing of a clip', async () => {
+    const { result } = await compactWith({ kind: 'text', text: CLAUDE_REPLY }, { settings: { summaryDetail: 'full' } });
+    assert.equal(result.summarizer, 'claude-cli');
+    assert.ok(!result.attempts.some((a) => a.outcome === 'clipped'));
+    assert.ok(!fs.readFileSync(result.output, 'utf8').includes('[summary clipped'));
+  });
+
+  it('logged in with no API key (a subscription: the credentials /login stores): the request carries the login, no key, and the summary is written', async () => {
+    // What `claude /login` stores for a subscription (a made-up token: the fake checks nothing, and nothing goes further).
+    fs.writeFileSync(
+      path.join(home, '.claude', '.credentials.json'),
+      JSON.stringify({
+        claudeAiOauth: {
+          accessToken: 'sk-ant-oat01-fake-login',
+          refreshToken: 'sk-ant-ort01-fake-login',
+          expiresAt: Date.now() + 24 * 3600_000,
+          scopes: ['user:inference', 'user:profile'],
+          subscriptionType: 'max',
+        },
+      }),
+      { mode: 0o600 },
+    );
+    const { result, fake } = await compactWith(
+      { kind: 'text', text: CLAUDE_REPLY },
+      {
+        env: (e) => {
+          const { ANTHROPIC_API_KEY: _key, ...rest } = e;
+          return rest;
+        },
+      },
+    );
+    assert.equal(result.summarizer, 'claude-cli', JSON.stringify(result.attempts));
+    // One request, the summary's, with the login (the account profile Claude Code asks api.anthropic.com for does
+    // not come here, and the proxy settings keep it on this machine).
+    assert.deepEqual(
+      fake.requests.map((r) => `${r.method} ${r.pathname}`),
+      ['POST /v1/messages'],
+    );
+    const [request] = fake.messageRequests();
+    assert.equal(request.headers.authorization, true, 'no bearer login was sent');
+    assert.equal(request.headers['x-api-key'], undefined, 'an API key was sent');
+    assert.ok(fs.readFileSync(result.output, 'utf8').includes('CLI-SUMMARY-MARKER'));
   });
 
   it('a reply cut off by max_tokens falls back to the offline summary and says so', async () => {
@@ -309,7 +397,7 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
   async function compactWith(
     reply: string,
     scenario: ResponsesScenario,
-    extra: { signal?: AbortSignal } = {},
+    extra: { signal?: AbortSignal; settings?: Partial<CompactSettings> } = {},
   ): Promise<{ copy: string; result: CompactResult }> {
     const own = await startFakeResponses(reply, scenario);
     home = makeCodexHome(own);
@@ -320,6 +408,7 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     fs.copyFileSync(source, copy);
     fs.chmodSync(copy, 0o644);
     const env = {
+      ...offlineEnv(),
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: home.root,
       CODEX_HOME: home.codexHome,
@@ -329,7 +418,7 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     };
     const result = await compactFile(copy, {
       summarizer: 'codex-cli',
-      settings: { targetTokens: 60_000 },
+      settings: { targetTokens: 60_000, ...extra.settings },
       agentCli: { codexPath: codexBin, env },
       signal: extra.signal,
     });
@@ -358,6 +447,30 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     assert.ok(result.fidelity && result.fidelity.total > 0);
     assert.ok(fs.readFileSync(result.output, 'utf8').includes('CODEX-CLI-SUMMARY-MARKER'));
     assert.deepEqual(filesUnder(path.join(home.codexHome, 'sessions')), []);
+    // Nothing else reached the fake: besides the one request, only Codex's WebSocket attempts at the same path
+    // (measured with 0.169: bodiless GETs, answered 404, before it falls back to HTTP), nothing else of ours.
+    const others = fake!.requests.filter((r) => r !== requests[0]);
+    for (const r of others) {
+      assert.deepEqual([r.method, r.pathname, r.body], ['GET', '/v1/responses', undefined]);
+    }
+  });
+
+  it("the request asks for the plan's detail level and gives the summary's room; a longer reply is clipped, and the clip is recorded", async () => {
+    const long = `<summary>\nCODEX-CLIP-MARKER ${'the work goes on; '.repeat(2_000)}\n</summary>`;
+    const { result } = await compactWith(long, 'text', { settings: { summaryDetail: 'brief' } });
+    assert.equal(result.summarizer, 'codex-cli', JSON.stringify(result.attempts));
+    const body = fake!.responsesRequests()[0].body as any;
+    const ours = (body.input as any[])
+      .filter((i) => i.type === 'message' && i.role === 'user')
+      .map((i) => (i.content as any[]).map((c) => c.text ?? '').join(''))
+      .find((t) => t.includes('<conversation>'))!;
+    assert.ok(ours.includes(summaryInstructions('brief')) && !ours.includes(SUMMARY_INSTRUCTIONS));
+    const room = Number(/room for about (\d+) characters/.exec(ours)?.[1]);
+    assert.equal(result.summaryChars, room + '\n[summary clipped to fit the target]'.length);
+    const clipped = result.attempts.find((a) => a.outcome === 'clipped');
+    assert.ok(clipped && clipped.strategy === 'codex-cli', JSON.stringify(result.attempts));
+    assert.ok(result.plan.notes.includes(clipped.detail));
+    assert.ok(fs.readFileSync(result.output, 'utf8').includes('CODEX-CLIP-MARKER'));
   });
 
   it('a reply cut off by the output limit falls back to the offline summary and says so', async () => {

@@ -47,6 +47,29 @@ function stringsWith(jsonl: string, needle: string): string[] {
   return found;
 }
 
+/** The checklist lens of the summary under review, as the user reads it: its title and the counts summed. */
+async function checklist(lenses: Locator): Promise<{ title: string; kept: number; total: number }> {
+  const line = (
+    (await lenses
+      .filter({ hasText: /Keeps \d+\/\d+ /u })
+      .first()
+      .innerText()) ?? ''
+  ).replace(/\u00a0/g, ' ');
+  const title = (/Keeps [^|]*/.exec(line)?.[0] ?? '').trim();
+  const pairs = [...title.matchAll(/(\d+)\/(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  return { title, kept: pairs.reduce((n, p) => n + p[0], 0), total: pairs.reduce((n, p) => n + p[1], 0) };
+}
+
+/** The value `check` resolves to once it is defined, polling (the lenses follow an edit after a debounce). */
+async function until<T>(check: () => Promise<T | undefined>, what: string, tries = 120): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await check();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
 describe('UI: compact a transcript as a user would', function () {
   this.timeout(120_000);
   let wb: Workbench;
@@ -361,20 +384,61 @@ describe('UI: compact a transcript as a user would', function () {
       'nothing is written before Apply',
     );
 
-    // The user edits the summary: a line typed at its top.
+    // The checklist as the user reads it: what the drafted summary keeps of the summarized part, per category, and
+    // "Add:" beside the first facts it misses.
+    const first = await checklist(lenses);
+    assert.match(first.title, /^Keeps \d+\/\d+ requests · \d+\/\d+ files edited/);
+    assert.ok(first.kept < first.total, `the fake's summary misses facts: ${first.title}`);
+    const adds = async () =>
+      (await lenses.locator('a', { hasText: /^Add: / }).allTextContents()).map((t) => t.replace(/\u00a0/g, ' '));
+    const offered = await adds();
+    assert.ok(offered.length >= 2, `Add lenses: ${JSON.stringify(offered)}`);
+    // A request the summary misses, shown whole in its lens (typed as it reads: no quotes or brackets to auto-close).
+    const request = offered
+      .map((a) => /^Add: the request "([^"…()[\]{}`']+)"$/.exec(a)?.[1])
+      .find((r): r is string => r !== undefined && r.split(' ').length >= 4);
+    assert.ok(request, `a missing request to type: ${JSON.stringify(offered)}`);
+
+    // The user edits the summary: a line typed at its top, and the missing request typed on the next: the checklist
+    // counts it, and no longer offers to add it.
     await review.first().click();
     await wb.page.keyboard.press('Control+Home');
     await wb.page.keyboard.type(EDITED_LINE);
     await wb.page.keyboard.press('Enter');
+    const askedLine = `Also asked: ${request}`;
+    await wb.page.keyboard.type(askedLine);
+    await wb.page.keyboard.press('Enter');
     let typed = await shown();
-    for (let tries = 0; tries < 40 && !typed.startsWith(`${EDITED_LINE} `); tries++) {
+    for (let tries = 0; tries < 40 && !typed.startsWith(`${EDITED_LINE} ${askedLine} `); tries++) {
       await wb.page.waitForTimeout(250);
       typed = await shown();
     }
     assert.ok(
-      typed.startsWith(`${EDITED_LINE} `),
-      `the typed line is at the top of the summary: ${typed.slice(0, 200)}`,
+      typed.startsWith(`${EDITED_LINE} ${askedLine} `),
+      `the typed lines are at the top of the summary: ${typed.slice(0, 300)}`,
     );
+    const edited = await until(async () => {
+      const c = await checklist(lenses);
+      return c.kept > first.kept ? c : undefined;
+    }, 'the checklist counts the typed request');
+    assert.equal(edited.total, first.total);
+    assert.ok(!(await adds()).includes(`Add: the request "${request}"`), 'the typed request is no longer offered');
+
+    // One click on an Add lens: its fact goes under "Also:" at the end of the summary, and is counted.
+    const add = (await adds())[0];
+    await lenses.locator('a', { hasText: add }).first().click();
+    const added = await until(async () => {
+      const c = await checklist(lenses);
+      return c.kept > edited.kept ? c : undefined;
+    }, `the checklist counts the fact added by "${add}"`);
+    assert.equal(added.total, first.total);
+    let withAlso = await shown();
+    for (let tries = 0; tries < 40 && !/ Also: - \S/.test(withAlso); tries++) {
+      await wb.page.waitForTimeout(250);
+      withAlso = await shown();
+    }
+    assert.match(withAlso, /Continuing where the conversation left off\. Also: - \S/, 'the fact is added at the end');
+    console.log(`      checklist: ${first.title} → ${edited.kept} kept after typing → ${added.kept} after "${add}"`);
     await wb.screenshot('compact-review');
     await applyLens.click();
 
@@ -388,8 +452,9 @@ describe('UI: compact a transcript as a user would', function () {
     SESSION_ID = m[1];
     RESULT = `${SESSION_ID}.jsonl`;
     // The notification offers to resume the new session.
+    // A loaded machine can take seconds to lay out the toast's buttons after its text.
     for (const button of ['Resume in Claude Code', 'Copy Resume Command', 'Show Diff']) {
-      await toast.locator('.monaco-button', { hasText: button }).first().waitFor({ state: 'visible', timeout: 5_000 });
+      await toast.locator('.monaco-button', { hasText: button }).first().waitFor({ state: 'visible', timeout: 30_000 });
     }
     await wb.screenshot('compact-result');
     console.log(
@@ -410,20 +475,20 @@ describe('UI: compact a transcript as a user would', function () {
       ['example.jsonl', RESULT, TRANSCRIPT].sort(),
       'one new transcript: the fork',
     );
-    // Exactly the edited text: the typed line first, then the draft as it was.
+    // Exactly the edited text: the typed lines first, then the draft as it was, then the added fact.
     const summaries = stringsWith(fs.readFileSync(out, 'utf8'), EDITED_LINE);
     assert.equal(summaries.length, 1, 'the edited summary is written once');
-    const edited = summaries[0].slice(summaries[0].indexOf(EDITED_LINE));
+    const writtenSummary = summaries[0].slice(summaries[0].indexOf(EDITED_LINE));
     assert.ok(
-      edited.startsWith(`${EDITED_LINE}\n`),
-      `the typed line on its own line: ${JSON.stringify(edited.slice(0, 120))}`,
+      writtenSummary.startsWith(`${EDITED_LINE}\nAlso asked: `),
+      `the typed lines on lines of their own: ${JSON.stringify(writtenSummary.slice(0, 200))}`,
     );
     assert.ok(
-      edited.includes('FAKE-SUMMARY-MARKER') &&
-        edited.trimEnd().endsWith('Continuing where the conversation left off.'),
-      `the draft follows, unchanged: ${JSON.stringify(edited)}`,
+      writtenSummary.includes('FAKE-SUMMARY-MARKER') &&
+        /Continuing where the conversation left off\.\n\nAlso:\n- \S[^\n]*$/.test(writtenSummary.trimEnd()),
+      `the draft follows, unchanged, then the added fact: ${JSON.stringify(writtenSummary)}`,
     );
-    assert.doesNotMatch(edited, /<analysis>/);
+    assert.doesNotMatch(writtenSummary, /<analysis>/);
     assert.ok(
       fs.readFileSync(path.join(wb.workspace.dir, TRANSCRIPT)).equals(original),
       'the original is byte-identical',

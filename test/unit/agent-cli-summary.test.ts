@@ -16,7 +16,12 @@ import {
   readClaudeReply,
 } from '../../src/core/compact/summarize/claudeCli';
 import { codexSummaryArgs, readCodexReply } from '../../src/core/compact/summarize/codexCli';
-import { SUMMARY_INSTRUCTIONS } from '../../src/core/compact/summarize/prompt';
+import {
+  SUMMARY_INSTRUCTIONS,
+  summaryInstructions,
+  summaryRequestText,
+  summarySizeText,
+} from '../../src/core/compact/summarize/prompt';
 import { CompactError } from '../../src/core/compact/types';
 import { agentCliRefusal } from '../../src/core/compact/summary';
 import type { Group } from '../../src/core/compact/ptl';
@@ -143,6 +148,13 @@ describe('agent CLI summarizers', () => {
       assert.ok(text.indexOf('first prompt') < text.indexOf('an answer'));
       assert.ok(text.endsWith(SUMMARY_INSTRUCTIONS));
       assert.ok(text.indexOf('</conversation>') < text.indexOf(SUMMARY_INSTRUCTIONS));
+    });
+    it("the summarizing request at the plan's detail level, with the summary's room when one is given", () => {
+      const full = summaryRequestText(undefined, { detail: 'full', maxChars: 12_345 });
+      assert.ok(full.startsWith(summaryInstructions('full')));
+      assert.ok(full.includes(summarySizeText(12_345)));
+      assert.match(full, /room for about 12345 characters \(about 2058 words\)/);
+      assert.equal(summaryRequestText(undefined, { detail: 'brief' }), summaryInstructions('brief'));
     });
     it('a span over the limit keeps the newest rounds and names the ones left out', () => {
       const fit = fitNewest([group(50, 'a'), group(50, 'b'), group(50, 'c')], [4, 5, 6], 120);

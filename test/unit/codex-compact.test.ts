@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { compactFile } from '../../src/core/compact/compact';
+import { compactFile, draftSummary } from '../../src/core/compact/compact';
 import { pairCalls, rawPayload, unpairedCalls } from '../../src/core/compact/codex';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
@@ -122,6 +122,37 @@ describe('Codex compaction: every fixture × targets, fork then in place', funct
       });
     }
   }
+
+  it("the offline summary of a Codex rollout keeps its Codex facts: patched files (named from the session's folder), failed commands, open plan steps", async () => {
+    const facts = async (name: string, targetTokens: number) => {
+      const file = join(dir, name);
+      copyFileSync(
+        agentFixtures('codex').find((f) => f.endsWith(name))!,
+        file,
+      );
+      const draft = await draftSummary(file, { summarizer: 'extractive', settings: { targetTokens } });
+      assert.ok(draft.fidelity, 'no fidelity report');
+      return { draft, counts: draft.fidelity.categories };
+    };
+    const a = await facts('rollout-0.140.jsonl', 60_000);
+    assert.ok(
+      a.counts.files.total >= 4 && a.counts.todos.total >= 1 && a.counts.failedCommands.total >= 1,
+      JSON.stringify(a.counts),
+    );
+    assert.equal(
+      a.draft.fidelity!.kept,
+      a.draft.fidelity!.total,
+      a.draft.fidelity!.missing.map((m) => m.label).join('; '),
+    );
+    // 0.119 patches files by absolute path inside the session's folder: the summary names them from the folder.
+    const b = await facts('rollout-0.119-compacted-images.jsonl', 30_000);
+    assert.ok(b.counts.files.total >= 1, JSON.stringify(b.counts));
+    assert.match(b.draft.summary, /## Files edited or written\n- src\//);
+    assert.doesNotMatch(
+      b.draft.summary,
+      /Files edited or written\n- \/Users\/savekirk\/dev\/ai\/entire\/session-bridge\//,
+    );
+  });
 
   it('pairs calls as Codex does: an unanswered call gets an "aborted" output, an output without its call is left out', () => {
     const items = [

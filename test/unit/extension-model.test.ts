@@ -671,6 +671,15 @@ describe('extension model: plan marks', () => {
     );
     assert.equal(summarizerText(result({ summarizer: 'codex-cli' }), 'codex-cli'), 'summary by your Codex');
     assert.equal(summarizerText(result({ summarizer: 'none' })), 'no rounds summarized');
+    // A summary clipped to its reserve says so; the clip is no attempt of the summarizer's.
+    const clipped = result({
+      summarizer: 'claude-cli',
+      attempts: [
+        { attempt: 1, strategy: 'claude-cli', outcome: 'ok', detail: 'summary of 3 rounds by Claude Code' },
+        { attempt: 2, strategy: 'claude-cli', outcome: 'clipped', detail: 'the summary was 9000 characters, …' },
+      ],
+    });
+    assert.equal(summarizerText(clipped, 'claude-cli'), 'summary by your Claude Code, clipped to fit its reserve');
   });
 
   it('result summary (in place): the backup, bytes carried over, the same session id', () => {

@@ -3,15 +3,10 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import {
-  agentCompactions,
-  FACT_CATEGORIES,
-  measureFidelity,
-  offlineAgainstAgent,
-  spanFacts,
-  type FactCategory,
-} from '../../src/core/compact/fidelity';
-import { claudeFixtures } from '../support/fixtures';
+import { FACT_CATEGORIES, measureFidelity, spanFacts, type FactCategory } from '../../src/core/compact/fidelity';
+import { agentCompactions, offlineAgainstAgent } from '../../src/core/compact/agentSummaries';
+import { agentFixtures, claudeFixtures } from '../support/fixtures';
+import { LABELLED_FACTS, labelledKept } from '../../bench/fidelity-labels';
 import { extractiveSummary } from '../../src/core/compact/summarize/extractive';
 import type { JsonObject } from '../../src/core/json';
 
@@ -282,30 +277,41 @@ describe('the offline summary keeps where the work stood, within its size', () =
   });
 });
 
-describe("fidelity: the offline summary against Claude Code's own, on every compaction in the shared fixtures", () => {
-  const compactions = claudeFixtures().flatMap((file) => {
-    const lines = readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l): JsonObject | null => {
-        try {
-          return JSON.parse(l) as JsonObject;
-        } catch {
-          return null;
-        }
-      });
-    return agentCompactions(lines).map((c) => ({ name: `${basename(file)} (boundary at line ${c.boundaryLine})`, c }));
-  });
+/** Parsed lines of a fixture (null for a line that does not parse). */
+function parsedLines(file: string): (JsonObject | null)[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l): JsonObject | null => {
+      try {
+        return JSON.parse(l) as JsonObject;
+      } catch {
+        return null;
+      }
+    });
+}
 
-  it('the fixtures hold compactions to compare', () => {
-    assert.ok(compactions.length >= 1);
+describe("fidelity: the offline summary against the agent's own, on every compaction an agent made in the shared fixtures", () => {
+  const compactions = [...claudeFixtures(), ...agentFixtures('codex')].flatMap((file) =>
+    agentCompactions(parsedLines(file)).map((c) => ({
+      name: `${basename(file)} (${c.agent === 'codex' ? 'compacted record' : 'boundary'} at line ${c.boundaryLine})`,
+      c,
+    })),
+  );
+
+  it("the fixtures hold compactions to compare: Claude Code's and Codex's", () => {
+    assert.deepEqual(
+      compactions.map(({ c }) => `${c.agent}:${c.boundaryLine}:${c.summaryKind}:${c.size.basis}`),
+      ['claude-code:576:text:readable', 'codex:776:encrypted:next-request', 'codex:1318:not-recorded:next-request'],
+    );
   });
 
   for (const { name, c } of compactions) {
     it(`${name}: no longer than the agent's, keeps ≥ 90% of the facts and at least as many as the agent's`, () => {
       const r = offlineAgainstAgent(c);
       assert.ok(r.ours.total >= 20, `a span with facts to keep (${r.ours.total})`);
-      assert.ok(r.oursChars <= r.agentChars, `${r.oursChars} > ${r.agentChars}`);
+      assert.ok(r.oursChars <= c.size.chars, `${r.oursChars} > ${c.size.chars}`);
+      assert.ok(c.size.chars >= r.agentChars, 'its size is never below what can be read of it');
       assert.ok(
         r.ours.kept >= 0.9 * r.ours.total,
         `kept ${r.ours.kept} of ${r.ours.total}; missing: ${r.ours.missing.map((m) => m.label).join('; ')}`,
@@ -313,4 +319,56 @@ describe("fidelity: the offline summary against Claude Code's own, on every comp
       assert.ok(r.ours.kept >= r.agent.kept, `ours ${r.ours.kept} < the agent's ${r.agent.kept}`);
     });
   }
+
+  it('a Codex span has the facts of its own tools: apply_patch files, failed commands and their errors, update_plan items', () => {
+    const codex = compactions.filter(({ c }) => c.agent === 'codex').map(({ c }) => spanFacts(c.span));
+    for (const facts of codex) {
+      const count = (cat: FactCategory) => facts.filter((f) => f.category === cat).length;
+      assert.ok(count('files') >= 8, `files ${count('files')}`);
+      assert.ok(count('failedCommands') >= 4, `failed commands ${count('failedCommands')}`);
+      assert.ok(count('errors') >= 3, `errors ${count('errors')}`);
+      assert.ok(count('latest') === 3);
+      // A Codex argument string's keys (`yield_time_ms`, `max_output_tokens`) and a plan's states are no names of the work.
+      const names = facts.filter((f) => f.category === 'identifiers').map((f) => f.label);
+      for (const noise of ['`yield_time_ms`', '`max_output_tokens`', '`in_progress`', '`session_id`'])
+        assert.ok(!names.includes(noise), `${noise} among ${names.join(', ')}`);
+    }
+    // 0.142-alpha's last update_plan list leaves three steps open.
+    assert.equal(codex[1].filter((f) => f.category === 'todos').length, 3);
+  });
+});
+
+describe('fidelity, checked against facts a person labelled in the same spans (bench/fidelity-labels.ts)', () => {
+  const compactions = [...claudeFixtures(), ...agentFixtures('codex')].flatMap((file) =>
+    agentCompactions(parsedLines(file)).map((c) => ({ key: `${basename(file)}:${c.boundaryLine}`, c })),
+  );
+
+  it('every compaction an agent made in the shared fixtures has labelled facts', () => {
+    assert.deepEqual(
+      compactions.map(({ key }) => key).filter((key) => !LABELLED_FACTS[key]),
+      [],
+    );
+  });
+
+  for (const { key, c } of compactions) {
+    it(`${key}: the offline summary at the agent's size keeps at least 80% of the labelled facts`, () => {
+      const facts = LABELLED_FACTS[key] ?? [];
+      assert.ok(facts.length >= 10, `${facts.length} labelled facts`);
+      const ours = labelledKept(facts, offlineAgainstAgent(c).oursText);
+      assert.ok(
+        ours.kept >= 0.8 * ours.total,
+        `kept ${ours.kept} of ${ours.total}; missing: ${ours.missing.join('; ')}`,
+      );
+    });
+  }
+
+  it('the labels are not kept by any text: a summary of another span keeps few of them', () => {
+    // Each span's facts against the other spans' summaries: the labels name what is particular to their span.
+    assert.ok(compactions.length >= 2);
+    for (const { key } of compactions)
+      for (const other of compactions.filter((o) => o.key !== key)) {
+        const k = labelledKept(LABELLED_FACTS[key] ?? [], offlineAgainstAgent(other.c).oursText);
+        assert.ok(k.kept <= 0.25 * k.total, `${key}'s facts in ${other.key}'s summary: ${k.kept} of ${k.total}`);
+      }
+  });
 });

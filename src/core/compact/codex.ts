@@ -42,7 +42,12 @@ export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject 
       };
     item = asObject((Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [])[k]);
   } else if (record.type !== 'response_item') return null;
-  const m = item && codexItemMessage(item);
+  return item ? codexItemShape(item) : null;
+}
+
+/** A response item (of the rollout, or of a compacted record's history) as a Claude-shaped user/assistant line, or null. */
+export function codexItemShape(item: JsonObject): JsonObject | null {
+  const m = codexItemMessage(item);
   if (!m) return null;
   return {
     type: m.side === 'model' ? 'assistant' : 'user',

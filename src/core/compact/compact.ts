@@ -58,7 +58,7 @@ import {
   saveState,
   streamOutput,
 } from './commit';
-import { messageContent, type JsonObject } from '../json';
+import { asObject, messageContent, str, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 import { fileChunks, openSidecar } from '../sidecarFiles';
@@ -478,9 +478,19 @@ async function summarize(
     made.protectedChars + 2_000,
   );
   let summary = made.summary;
-  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length)
-    summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
   const plan = details.plan;
+  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length) {
+    summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
+    // Said where the run's outcome is read (the attempts, the notes), not only in the summary's last line.
+    const clipped = clipNote(made, summaryChars, details);
+    made.attempts.push({
+      attempt: made.attempts.length + 1,
+      strategy: made.summarizer === 'none' || made.summarizer === 'given' ? 'extractive' : made.summarizer,
+      outcome: 'clipped',
+      detail: clipped,
+    });
+    plan.notes.push(clipped);
+  }
   for (const ri of made.dropped) {
     plan.rounds[ri] = {
       ...plan.rounds[ri],
@@ -513,6 +523,12 @@ async function summarize(
     fidelity,
     facts,
   };
+}
+
+/** What a clip of the summary to its reserve cut, for the attempts and the notes. */
+function clipNote(made: SummaryOutcome, summaryChars: number, details: PlanDetails): string {
+  const { summaryTokens, summaryDetail } = details.plan.settings;
+  return `the summary was ${made.summary.length} characters, over the ${summaryChars} its reserve holds (${summaryTokens} tokens, ${summaryDetail} detail): its last ${made.summary.length - summaryChars} characters were cut`;
 }
 
 async function planOrRefuse(
@@ -578,9 +594,19 @@ async function loadForSummary(
   // A Codex record is read as the Claude Code line the summarizers know (codex.ts); its kept items are copied from
   // the file's bytes when written, not from these objects.
   const codex = analysis.index.format.id === 'codex';
+  // The session's folder, from its first session_meta (read first: lines are parsed in file order), so that the
+  // summaries name a Codex session's files relative to it as they do a Claude Code session's.
+  let codexCwd: string | undefined;
+  const firstMeta = codex ? analysis.index.entries.findIndex((e) => e.kind === 'session_meta') : -1;
+  if (firstMeta >= 0) needed.add(firstMeta);
   const forSummary = (line: JsonObject, i: number) => {
+    if (i === firstMeta) {
+      codexCwd = str(asObject(line.payload), 'cwd');
+      return NOT_A_MESSAGE;
+    }
     const o = codex ? codexSummaryShape(line, analysis.index.entries[i]) : line;
     if (o === null) return NOT_A_MESSAGE;
+    if (codexCwd !== undefined) o.cwd = codexCwd;
     if (written.has(i)) return o;
     if (offline) return shapeForExtractive(o);
     delete o.toolUseResult;

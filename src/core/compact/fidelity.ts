@@ -1,20 +1,29 @@
 // What a summary keeps: the facts of the summarized span, and which of them a given summary text still holds.
 // Pure, deterministic and offline (no model judges anything): the same span and summary always give the same counts.
 //
-// Facts, per category, taken from the span's lines (Claude Code transcript objects, in chain order):
+// Facts, per category, taken from the span's lines (transcript lines in Claude Code's shape, in chain order: a Codex
+// rollout's items as its reader turns them into such lines). Tool calls of every agent are read through one function,
+// toolCallsIn in summarize/toolCalls.ts (Claude Code's tools; Codex's exec_command, shell_command, shell, local_shell,
+// write_stdin, apply_patch, update_plan):
 // - requests: each typed user request (userRequests in summarize/extractive.ts: prompts, a slash command's arguments,
 //   and what the user said when rejecting a tool use), when it has at least 2 distinctive words.
-// - files: each file edited or created (Edit, MultiEdit, Write, NotebookEdit).
-// - workingSet: each file read, edited or written in the last part of the span (the last fifth of its user and
-//   assistant lines, at least the last 10: latestPartStart in summarize/extractive.ts).
-// - errors: each distinct error a tool returned (is_error results, not the user's rejections), by its key line: the first
-//   line that says what went wrong (errorKeyLine in summarize/extractive.ts), else its first line.
-// - failedCommands: each distinct shell command whose result was an error.
+// - files: each file changed: edited, created, rewritten or deleted (Edit, MultiEdit, Write, NotebookEdit; the files
+//   of a Codex apply_patch).
+// - workingSet: each file read or changed in the last part of the span (the last fifth of its user and assistant
+//   lines, at least the last 10: latestPartStart in summarize/extractive.ts).
+// - errors: each distinct error a tool returned (is_error results, not the user's rejections; a Codex output that says
+//   its command exited non-zero, codexOutputFailed), by its key line: the first line that says what went wrong
+//   (errorKeyLine in summarize/extractive.ts), else its first line; an error that gives only an exit status is left to
+//   its command.
+// - failedCommands: each distinct shell command whose result was an error (for a Codex write_stdin poll that reports a
+//   failure, the command it polled).
 // - latest: the latest LATEST_TEXTS assistant texts that say something (latestAssistantTexts in summarize/extractive.ts),
 //   with at least 3 distinctive words: where the assistant said the work stood, what it decided and would do next.
 // - identifiers: the MAX_IDENTIFIERS code names (camelCase, PascalCase with two humps, snake_case) used most often in the
-//   last part's assistant texts and tool inputs (latestIdentifiers).
-// - todos: each item of the latest TodoWrite list that is not completed.
+//   last part's assistant texts and tool inputs' values (latestIdentifiers; not a Codex argument's keys, not a to-do
+//   item's status).
+// - todos: each open item of the latest to-do list (TodoWrite, update_plan) and of the tasks made since (TaskCreate,
+//   TaskUpdate): openPlanItems in summarize/toolCalls.ts.
 //
 // How a fact counts as kept by a summary:
 // - a file (files, workingSet) when the summary names its path, its path relative to the session's directory, or its
@@ -25,24 +34,25 @@
 //   the rarest in the span first (fewest lines holding them), at most MAX_WORDS. Paraphrases that keep the specific
 //   words count; a summary that reduces an error to its tool's name does not.
 //
-// The offline summary picks what to show with the same rules (the functions of summarize/extractive.ts named above), so
-// this measure is not independent of it: the summary Claude Code wrote itself of the same span (agentCompactions) is the
-// comparison that is (bench/fidelity.ts). Claude Code lines only: Codex sessions are not measured yet.
+// The limits. The offline summary picks what to show with the same rules (the functions named above), so this measure
+// is not independent of it: by construction it scores ours well. Two comparisons are independent of it: the summary
+// the agent wrote itself of the same span (agentSummaries.ts), measured alike; and facts a person picked by reading
+// three spans, with the words each needs, scored by a rule of their own (bench/fidelity-labels.ts). bench/fidelity.ts
+// prints both. They show what this measure does not see: decisions said in the middle of a span (the measure looks at
+// the latest texts only) count for nothing here, and on Claude Code's own compaction its summary keeps more of the
+// labelled facts than ours while the measure says the reverse. A span is measured back to the previous compaction.
 import { basename } from 'node:path';
-import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
+import { asObject, jsonText, messageContent, str, type JsonObject } from '../json';
 import { toolResultText } from './lines';
 import {
   errorKeyLine,
-  extractiveSummary,
+  EXIT_STATUS,
   latestAssistantTexts,
-  isToolRejection,
   latestIdentifiers,
   latestPartStart,
-  openTodos,
-  shapeForExtractive,
   userRequests,
 } from './summarize/extractive';
-import { SUMMARY_PREFIX } from './summarize/prompt';
+import { openPlanItems, toolCallsIn, type FileChange } from './summarize/toolCalls';
 
 export const FACT_CATEGORIES = [
   'requests',
@@ -88,8 +98,13 @@ export interface FidelityReport {
 export const LATEST_TEXTS = 3;
 export const MAX_WORDS = 10;
 export const MAX_IDENTIFIERS = 20;
-const EDIT_TOOLS = /^(Edit|MultiEdit|Write|NotebookEdit)$/;
-const FILE_TOOLS = /^(Read|Edit|MultiEdit|Write|NotebookEdit)$/;
+/** How a file was changed, for labels ("edited `src/a.ts`"). */
+const CHANGE_LABELS: Record<FileChange['how'], string> = {
+  edited: 'edited',
+  created: 'created',
+  written: 'created or rewritten',
+  deleted: 'deleted',
+};
 
 const STOPWORDS = new Set(
   (
@@ -180,40 +195,32 @@ export function spanFacts(objects: JsonObject[]): Fact[] {
   const start = latestPartStart(lines.length);
   const edited = new Map<string, string>();
   const workingSet = new Set<string>();
-  const uses = new Map<string, { name: string; input: JsonObject }>();
   const errors = new Set<string>();
   const commands = new Set<string>();
-  lines.forEach((o, i) => {
-    for (const b of blocks(o)) {
-      if (b.type === 'tool_use') {
-        const name = jsonText(b.name ?? '');
-        const input = obj(b, 'input') ?? {};
-        if (typeof b.id === 'string') uses.set(b.id, { name, input });
-        const path = str(input, 'file_path') ?? str(input, 'notebook_path');
-        if (!path) continue;
-        if (EDIT_TOOLS.test(name) && !edited.has(path))
-          edited.set(path, name === 'Write' ? 'created or rewritten' : 'edited');
-        if (i >= start && FILE_TOOLS.test(name)) workingSet.add(path);
-      } else if (b.type === 'tool_result' && b.is_error === true) {
-        const text = toolResultText(b.content).text;
-        if (isToolRejection(text)) continue;
-        const use = typeof b.tool_use_id === 'string' ? uses.get(b.tool_use_id) : undefined;
-        const key = errorKeyLine(text);
-        const where = use
-          ? `${use.name}${str(use.input, 'file_path') ? ` \`${basename(str(use.input, 'file_path')!)}\`` : str(use.input, 'command') ? ` \`${short(str(use.input, 'command')!, 40)}\`` : ''}`
-          : 'a tool';
-        if (key && !errors.has(key)) {
-          errors.add(key);
-          textFact('errors', `the error in ${where}: ${short(key)}`, key);
-        }
-        const command = use?.name === 'Bash' ? str(use.input, 'command') : undefined;
-        if (command && !commands.has(command)) {
-          commands.add(command);
-          textFact('failedCommands', `the failed command \`${short(command, 80)}\``, command);
-        }
-      }
+  const calls = toolCallsIn(lines);
+  for (const call of calls) {
+    const { name, changes, uses } = call.facts;
+    for (const c of changes) if (!edited.has(c.path)) edited.set(c.path, CHANGE_LABELS[c.how]);
+    if (call.line >= start) {
+      for (const c of changes) workingSet.add(c.path);
+      for (const u of uses) if (u.file) workingSet.add(u.path);
     }
-  });
+    if (!call.failed) continue;
+    const text = call.result ?? '';
+    const key = errorKeyLine(text);
+    const path = changes[0]?.path ?? uses.find((u) => u.file)?.path;
+    const where = `${name}${path ? ` \`${basename(path)}\`` : call.failedCommand ? ` \`${short(call.failedCommand, 40)}\`` : ''}`;
+    // An error that only gives an exit status says nothing beyond its command (counted among failed commands).
+    if (key && !EXIT_STATUS.test(key) && !errors.has(key)) {
+      errors.add(key);
+      textFact('errors', `the error in ${where}: ${short(key)}`, key);
+    }
+    const command = call.failedCommand;
+    if (command && !commands.has(command)) {
+      commands.add(command);
+      textFact('failedCommands', `the failed command \`${short(command, 80)}\``, command);
+    }
+  }
   for (const [p, how] of edited)
     facts.push({ category: 'files', label: `${how} \`${shown(p)}\``, match: { kind: 'file', names: fileNames(p) } });
   for (const p of workingSet)
@@ -228,7 +235,7 @@ export function spanFacts(objects: JsonObject[]): Fact[] {
 
   for (const name of latestIdentifiers(lines.slice(start), MAX_IDENTIFIERS))
     facts.push({ category: 'identifiers', label: `\`${name}\``, match: { kind: 'identifier', name } });
-  for (const t of openTodos(lines)) textFact('todos', `the open TODO "${short(t, 80)}"`, t);
+  for (const t of openPlanItems(calls)) textFact('todos', `the open TODO "${short(t, 80)}"`, t);
   return facts;
 }
 
@@ -279,63 +286,4 @@ export function fidelityText(r: FidelityReport, shownMissing = 5): string {
   const missing = r.missing.slice(0, shownMissing).map((m) => m.label);
   const more = r.missing.length > shownMissing ? `; and ${r.missing.length - shownMissing} more` : '';
   return `the summary keeps ${r.kept} of ${r.total} facts of the summarized part${per.length ? ` (${per.join(', ')})` : ''}${missing.length ? `; missing: ${missing.join('; ')}${more}` : ''}`;
-}
-
-/** A compaction the agent made itself: the span it summarized (lines after the previous boundary), and its summary. */
-export interface AgentCompaction {
-  /** 1-based line number of the compact_boundary line. */
-  boundaryLine: number;
-  span: JsonObject[];
-  summary: string;
-}
-
-/** Claude Code's own compactions in a transcript's parsed lines (null for a line that did not parse). */
-export function agentCompactions(lines: (JsonObject | null)[]): AgentCompaction[] {
-  const out: AgentCompaction[] = [];
-  let from = 0;
-  lines.forEach((o, i) => {
-    if (o?.type !== 'system' || o.subtype !== 'compact_boundary') return;
-    const after = lines.slice(i + 1).find((l): l is JsonObject => l?.type === 'user' && l.isCompactSummary === true);
-    const c = messageContent(after);
-    const summary =
-      typeof c === 'string'
-        ? c
-        : after
-          ? blocks(after)
-              .filter((b) => b.type === 'text')
-              .map((b) => jsonText(b.text ?? ''))
-              .join('\n')
-          : '';
-    const span = lines.slice(from, i).filter((l): l is JsonObject => l !== null);
-    if (summary) out.push({ boundaryLine: i + 1, span, summary });
-    from = i + 1;
-  });
-  return out;
-}
-
-/** The agent's own summary of a compaction and our offline one of the same span, no longer (ours with its prefix), measured alike. */
-export interface SummaryComparison {
-  agent: FidelityReport;
-  ours: FidelityReport;
-  /** Characters of the agent's summary line, and of ours as it would be written (SUMMARY_PREFIX included). */
-  agentChars: number;
-  oursChars: number;
-  oursText: string;
-}
-
-/** `share`: ours limited to that share of the agent's size (1: the same size). */
-export function offlineAgainstAgent(c: AgentCompaction, share = 1): SummaryComparison {
-  const facts = spanFacts(c.span);
-  // Shaped as compact.ts loads summarized lines for the offline summary.
-  const oursText = extractiveSummary({
-    objects: c.span.map((o) => shapeForExtractive(o)),
-    maxChars: Math.floor(c.summary.length * share) - SUMMARY_PREFIX.length,
-  });
-  return {
-    agent: measureFidelity(facts, c.summary),
-    ours: measureFidelity(facts, oursText),
-    agentChars: c.summary.length,
-    oursChars: SUMMARY_PREFIX.length + oursText.length,
-    oursText,
-  };
 }

@@ -265,6 +265,8 @@ async function agentCliSummary(
       instructions: options.instructions,
       onProgress: progress,
       maxInputTokens: AGENT_CLI_MAX_INPUT_TOKENS,
+      detail: details.plan.settings.summaryDetail,
+      maxChars: summaryCharBudget(details.plan.settings.summaryTokens, details.calibration),
     });
     attempts.push(...res.attempts);
     // The model saw the earlier summary as input, unless it was left out as too long: then quote it whole.

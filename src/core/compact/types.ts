@@ -132,7 +132,8 @@ export interface CompactionPlan {
 export interface AttemptRecord {
   attempt: number;
   strategy: 'anthropic' | 'anthropic-truncated' | 'claude-cli' | 'codex-cli' | 'extractive' | 'given';
-  outcome: 'ok' | 'prompt-too-long' | 'error' | 'cancelled';
+  /** `clipped`: the summary was longer than its reserve and its end was cut (the attempt after the summarizer's `ok`). */
+  outcome: 'ok' | 'prompt-too-long' | 'error' | 'cancelled' | 'clipped';
   detail: string;
   droppedRounds?: number;
   tokenGap?: number | null;

@@ -80,7 +80,7 @@ function messageBlocks(content: unknown): JsonObject[] {
 
 /** Text of a tool output as Codex records it: a string, `{content, success}`, or content items. */
 export function codexOutputContent(output: unknown): { content: unknown; isError: boolean } {
-  if (typeof output === 'string') return { content: output, isError: false };
+  if (typeof output === 'string') return { content: output, isError: codexOutputFailed(output) };
   if (Array.isArray(output)) return { content: messageBlocks(output), isError: false };
   const o = asObject(output);
   if (o) {
@@ -93,6 +93,30 @@ export function codexOutputContent(output: unknown): { content: unknown; isError
     return { content, isError: o.success === false };
   }
   return { content: output === undefined || output === null ? '' : JSON.stringify(output), isError: false };
+}
+
+/**
+ * True when a tool output's text says the command failed: an exit code other than 0 in its header (`Exit code: 1`,
+ * unified exec's `Process exited with code 1`, an older sandbox's `… exit code: 1, stdout: …` first line), in the
+ * metadata of a JSON-wrapped output (`{"output": …, "metadata": {"exit_code": 1}}`), or a patch that did not apply.
+ * Codex marks none of them as errors; Claude Code marks a failed Bash call `is_error`, and so do we, alike.
+ */
+export function codexOutputFailed(text: string): boolean {
+  const t = text.trimStart();
+  if (t.startsWith('{')) {
+    try {
+      const code = obj(asObject(JSON.parse(t)), 'metadata')?.exit_code;
+      if (typeof code === 'number') return code !== 0;
+    } catch {
+      // not JSON: read as text
+    }
+  }
+  const head = t.split(/\nOutput:\n/)[0].slice(0, 600);
+  const header = /(?:^|\n)(?:Exit code:|Process exited with code) (-?\d+)/.exec(head);
+  if (header) return Number(header[1]) !== 0;
+  const firstLine = /exit code:? (-?\d+)/i.exec(t.split('\n')[0]);
+  if (firstLine) return Number(firstLine[1]) !== 0;
+  return /^(apply_patch verification failed|execution error)/i.test(t);
 }
 
 /** Text of a reasoning item: its summary (and content, when the rollout keeps it). */

@@ -223,7 +223,12 @@ const FALLEN_BACK_FROM: Record<Exclude<Summarizer, 'extractive'>, string> = {
 
 /** Which summarizer wrote the summary, as the result notification names it. */
 export function summarizerText(result: CompactResult, requested?: Summarizer): string {
-  const n = result.attempts.length;
+  const clipped = result.attempts.some((a) => a.outcome === 'clipped') ? ', clipped to fit its reserve' : '';
+  return summarizerName(result, requested) + clipped;
+}
+
+function summarizerName(result: CompactResult, requested?: Summarizer): string {
+  const n = result.attempts.filter((a) => a.outcome !== 'clipped').length;
   const tries = n > 1 ? `, ${n} attempts` : '';
   switch (result.summarizer) {
     case 'anthropic': {

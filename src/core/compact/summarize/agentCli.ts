@@ -9,6 +9,7 @@ import { CompactError, type AttemptRecord, type ProgressReporter } from '../type
 import type { Group } from '../ptl';
 import { summaryRequestText } from './prompt';
 import { judgeSummaryReply, type SummaryMessage } from './anthropic';
+import type { SummaryDetail } from '../summaryDetail';
 
 /** Largest reply read from the program's stdout; more is a runaway answer, not a summary (the run is stopped). */
 export const AGENT_CLI_MAX_STDOUT_BYTES = 16 * 1024 * 1024;
@@ -155,6 +156,10 @@ export interface AgentCliSummaryOptions {
   onProgress?: ProgressReporter;
   /** Largest estimated request; older rounds beyond it are left out (the newest are summarized). */
   maxInputTokens: number;
+  /** How much the summary keeps (the plan's detail level); standard when not given. */
+  detail?: SummaryDetail;
+  /** The summary's room in characters (the plan's reserve), said in the request: a longer summary is clipped to it. */
+  maxChars?: number;
 }
 
 export interface AgentCliSummary {
@@ -219,7 +224,8 @@ export async function summarizeWithAgentCli(
   opts: AgentCliSummaryOptions,
 ): Promise<AgentCliSummary> {
   const fit = fitNewest(groups, ids, opts.maxInputTokens);
-  const input = agentCliRequestText(fit.groups, summaryRequestText(opts.instructions), fit.dropped.length);
+  const request = summaryRequestText(opts.instructions, { detail: opts.detail, maxChars: opts.maxChars });
+  const input = agentCliRequestText(fit.groups, request, fit.dropped.length);
   const attempts: AttemptRecord[] = [];
   const fail = (error: CompactError): never => {
     attempts.push({

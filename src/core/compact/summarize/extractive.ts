@@ -6,6 +6,7 @@
 import { attachmentText, clipNotingRest } from '../messages';
 import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../../json';
 import { DEFAULT_SUMMARY_DETAIL, type SummaryDetail } from '../summaryDetail';
+import { isToolRejection, openPlanItems, toolCallsIn, toolInputObject } from './toolCalls';
 
 export interface ExtractiveInput {
   /** Entry objects of the summarized rounds, in chain order. */
@@ -44,11 +45,13 @@ export interface ExtractiveLevel {
  * request verbatim (clipped to share the room), the last error and the assistant's latest words.
  * - brief: the current task (the latest request, open TODOs), the user's requests, files edited, the last error and
  *   the next step (the assistant's latest message);
- * - standard: today's summary: also the last edit, the files and names of the latest work, the latest three messages,
- *   every error, the commands (failed first), the files read and the tools used;
- * - full: every fact the fidelity measure knows (../fidelity.ts) and more of the latest work: the latest six messages
- *   quoted longer, the last three edits, twice the names, and the assistant's messages before those as far as room
- *   allows, so that a long session's full summary takes about the size reserved for it (the plan's figure).
+ * - standard: also the last edit, the files and names of the latest work, the latest three messages, every error,
+ *   the commands (failed first), the files read and the tools used, and in the room those leave the twelve messages
+ *   before the latest three (where the decisions of the last stretch of work were said);
+ * - full: every fact the fidelity measure knows (../fidelity.ts) and more of the latest work: the latest three
+ *   messages quoted longer, the last three edits, twice the names, and the assistant's messages before those as far
+ *   as room allows, so that a long session's full summary takes about the size reserved for it (the plan's figure).
+ * The earlier messages only fill the room the other sections leave (Section.fill), so they never crowd out a fact.
  */
 export const EXTRACTIVE_LEVELS: Readonly<Record<SummaryDetail, ExtractiveLevel>> = {
   brief: {
@@ -70,15 +73,15 @@ export const EXTRACTIVE_LEVELS: Readonly<Record<SummaryDetail, ExtractiveLevel>>
     latestTexts: 3,
     latestTextChars: 1_500,
     editChars: 400,
-    earlierTexts: 0,
-    sections: ['requests', 'edited', 'errors', 'failedCommands', 'otherCommands', 'read', 'tools'],
+    earlierTexts: 12,
+    sections: ['requests', 'edited', 'errors', 'failedCommands', 'earlierMessages', 'otherCommands', 'read', 'tools'],
   },
   full: {
     todos: true,
     lastEdits: 3,
     latestFiles: true,
     identifiers: 60,
-    latestTexts: 6,
+    latestTexts: 3,
     latestTextChars: 3_000,
     editChars: 1_000,
     earlierTexts: 200,
@@ -100,7 +103,7 @@ function userTexts(o: JsonObject): string[] {
   return out;
 }
 
-/** Prompts typed by the user (not tool results, not injected reminders, command output or interruption notes). */
+/** Prompts typed by the user (not tool results, not injected reminders, command output, interruption notes or image markers). */
 function isHumanPrompt(text: string): boolean {
   const t = text.trim();
   if (!t) return false;
@@ -109,13 +112,10 @@ function isHumanPrompt(text: string): boolean {
       t,
     ) &&
     !t.startsWith('Caveat: The messages below') &&
-    !t.startsWith('[Request interrupted by user')
+    !t.startsWith('[Request interrupted by user') &&
+    // Codex wraps an image the user attached in text parts of their own: `<image name=[Image #1]>`, `</image>`.
+    !/^<\/?image( name=\[[^\]]*\])?>$/.test(t)
   );
-}
-
-/** A tool result that is the user's refusal of the tool use (or an interruption), not an error the tool met. */
-export function isToolRejection(text: string): boolean {
-  return /^(The user doesn't want to (proceed|take this action)|\[Request interrupted by user)/.test(text.trim());
 }
 
 /** Text of a tool result's content (string, or its text blocks). */
@@ -156,14 +156,21 @@ export function userRequests(o: JsonObject): string[] {
 const ERROR_LINE =
   /error|fail|cannot|can't|could not|not found|does not exist|no such|undefined|panic|exception|denied|invalid|refused|timed out|expected/i;
 
+/** Lines Codex puts above a command's output (unified exec, shell_command): not what the command said. */
+const CODEX_OUTPUT_HEADER = /^(Chunk ID: \S+|Wall time: .*|Original token count: \d+|Output:)$/;
+/** A line that only gives an exit status (Claude Code's `Exit code 1`, Codex's `Exit code: 1` or `Process exited with code 1`). */
+export const EXIT_STATUS = /^(Exit code:? -?\d+|Process exited with code -?\d+)$/;
+
 /** The key line of an error text: the first line that says what went wrong, else its first non-empty line. */
 export function errorKeyLine(text: string): string {
   const lines = text
     .replace(/<\/?tool_use_error>/g, '')
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l && !/^Exit code \d+$/.test(l));
-  return (lines.find((l) => ERROR_LINE.test(l)) ?? lines[0] ?? '').slice(0, 300);
+    .filter((l) => l && !CODEX_OUTPUT_HEADER.test(l));
+  const exit = lines.filter((l) => EXIT_STATUS.test(l));
+  const said = lines.filter((l) => !EXIT_STATUS.test(l));
+  return (said.find((l) => ERROR_LINE.test(l)) ?? said[0] ?? exit[0] ?? '').slice(0, 300);
 }
 
 /** Code names in a text: camelCase, PascalCase with two humps, snake_case; at least 4 characters. */
@@ -173,12 +180,20 @@ function codeNames(text: string): string[] {
   );
 }
 
-/** Every string inside a JSON value (tool inputs), in order. */
+/** Every string inside a JSON value (tool inputs), in order, but to-do states. */
 function stringsIn(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
   else if (Array.isArray(v)) for (const x of v as unknown[]) stringsIn(x, out);
-  else if (v && typeof v === 'object') for (const x of Object.values(v)) stringsIn(x, out);
+  // A to-do item's `status` (`in_progress`) is a state of the list, not a name of the work.
+  else if (v && typeof v === 'object')
+    for (const [key, x] of Object.entries(v)) if (key !== 'status') stringsIn(x, out);
   return out;
+}
+
+/** The strings of a tool input (a Codex argument string read as the JSON it holds, a patch as its text). */
+function inputStrings(input: unknown): string[] {
+  const parsed = typeof input === 'string' ? toolInputObject(input) : undefined;
+  return stringsIn(parsed && Object.keys(parsed).length ? parsed : input);
 }
 
 /** The `max` code names used most often in these lines' assistant texts and tool inputs (ties: first used first). */
@@ -190,7 +205,7 @@ export function latestIdentifiers(lines: JsonObject[], max: number): string[] {
     if (!Array.isArray(c)) continue;
     for (const item of c as unknown[]) {
       const b = asObject(item);
-      const texts = b?.type === 'text' ? [jsonText(b.text ?? '')] : b?.type === 'tool_use' ? stringsIn(b.input) : [];
+      const texts = b?.type === 'text' ? [jsonText(b.text ?? '')] : b?.type === 'tool_use' ? inputStrings(b.input) : [];
       for (const t of texts) for (const n of codeNames(t)) counts.set(n, (counts.get(n) ?? 0) + 1);
     }
   }
@@ -218,38 +233,32 @@ export function latestAssistantTexts(lines: JsonObject[], count: number): string
   return out.reverse();
 }
 
-/** The items of the latest TodoWrite list that are not completed. */
+/**
+ * The open to-do items as the span's calls left them (openPlanItems in toolCalls.ts): the latest TodoWrite or Codex
+ * update_plan list, and the Claude Code tasks (TaskCreate, TaskUpdate) made since, less those completed or deleted.
+ */
 export function openTodos(lines: JsonObject[]): string[] {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const c = lines[i].type === 'assistant' ? messageContent(lines[i]) : undefined;
-    if (!Array.isArray(c)) continue;
-    for (let j = c.length - 1; j >= 0; j--) {
-      const b = asObject(c[j]);
-      if (b?.type !== 'tool_use' || b.name !== 'TodoWrite') continue;
-      const todos = obj(b, 'input')?.todos;
-      if (!Array.isArray(todos)) continue;
-      return (todos as unknown[])
-        .map(asObject)
-        .filter((t) => t && t.status !== 'completed' && typeof t.content === 'string')
-        .map((t) => `${jsonText(t!.content)}${t!.status === 'in_progress' ? ' (in progress)' : ''}`);
-    }
-  }
-  return [];
+  return openPlanItems(toolCallsIn(lines));
 }
 
 /** Longest kept string of a tool input (an edit's text, a command): enough for the names and the gist of the change. */
 const INPUT_CHARS = 1_000;
+/** The head kept of a result that is not an error: enough for the id a call's result gives (a task's, a running command's). */
+const RESULT_HEAD_CHARS = 200;
 
 /**
  * The part of a line the extractive summary reads, made as the line is parsed so that a long session's summarized
- * lines do not all stay in memory whole: tool outputs only when they are errors, tool inputs' strings clipped to
- * INPUT_CHARS (TodoWrite lists whole), no thinking, no Claude Code copies of tool results, attachments only by kind
- * and file name. The summary reads every line through it, so whole and shaped lines give the same summary.
+ * lines do not all stay in memory whole: tool outputs whole only when they are errors (the head of the others),
+ * tool inputs' strings clipped to INPUT_CHARS (to-do lists whole; a Codex argument string as the object it holds; a
+ * patch by its file headers and the start of each file's added lines), no thinking, no Claude Code copies of tool
+ * results, attachments only by kind and file name. The summary reads every line through it, so whole and shaped
+ * lines give the same summary.
  */
 export function shapeForExtractive(o: JsonObject): JsonObject {
   const out: JsonObject = { type: o.type };
   if (o.isCompactSummary) out.isCompactSummary = true;
   if (o.isMeta) out.isMeta = true;
+  if (o.isSidechain) out.isSidechain = true;
   if (typeof o.cwd === 'string') out.cwd = o.cwd;
   const content = messageContent(o);
   if (typeof content === 'string') out.message = { content };
@@ -260,9 +269,13 @@ export function shapeForExtractive(o: JsonObject): JsonObject {
         .filter((b): b is JsonObject => b?.type === 'text' || b?.type === 'tool_use' || b?.type === 'tool_result')
         .map((b): JsonObject => {
           if (b.type === 'tool_result' && b.is_error !== true)
-            return { type: 'tool_result', tool_use_id: b.tool_use_id };
+            return {
+              type: 'tool_result',
+              tool_use_id: b.tool_use_id,
+              content: resultText(b.content).slice(0, RESULT_HEAD_CHARS),
+            };
           if (b.type === 'tool_use')
-            return { type: 'tool_use', id: b.id, name: b.name, input: shapeInput(b.name, obj(b, 'input')) };
+            return { type: 'tool_use', id: b.id, name: b.name, input: shapeToolInput(b.name, b.input) };
           return b;
         }),
     };
@@ -280,14 +293,44 @@ export function shapeForExtractive(o: JsonObject): JsonObject {
   return out;
 }
 
+/** A tool input as shapeForExtractive keeps it: an object's fields, a Codex argument string's object, a patch's outline. */
+function shapeToolInput(tool: unknown, given: unknown): JsonObject | string {
+  if (typeof given === 'string') {
+    const parsed = toolInputObject(given);
+    return Object.keys(parsed).length ? shapeInput(tool, parsed) : shapePatch(given);
+  }
+  return shapeInput(tool, asObject(given));
+}
+
+/** A patch (or any other text input) with every `*** ` line and each file's first INPUT_CHARS characters of changes. */
+function shapePatch(text: string): string {
+  const out: string[] = [];
+  let used = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('*** ')) {
+      out.push(line);
+      used = 0;
+    } else if (used < INPUT_CHARS) {
+      const kept = line.slice(0, INPUT_CHARS - used);
+      out.push(kept);
+      used += kept.length + 1;
+    }
+  }
+  return out.join('\n');
+}
+
 function shapeInput(tool: unknown, given: JsonObject | undefined): JsonObject {
   const input: JsonObject = {};
   if (!given) return input;
   for (const [key, v] of Object.entries(given)) {
-    if (typeof v === 'string') input[key] = v.length > INPUT_CHARS ? v.slice(0, INPUT_CHARS) : v;
-    else if (tool === 'TodoWrite' && key === 'todos') input[key] = v;
+    if (typeof v === 'string')
+      input[key] = v.includes('*** Begin Patch') ? shapePatch(v) : v.length > INPUT_CHARS ? v.slice(0, INPUT_CHARS) : v;
+    else if (typeof v === 'number' || typeof v === 'boolean') input[key] = v;
+    else if ((tool === 'TodoWrite' && key === 'todos') || (tool === 'update_plan' && key === 'plan')) input[key] = v;
     else if (key === 'edits' && Array.isArray(v))
       input[key] = (v as unknown[]).map((e) => shapeInput(undefined, asObject(e)));
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+      input[key] = v.map((x) => x.slice(0, INPUT_CHARS));
   }
   return input;
 }
@@ -301,7 +344,12 @@ interface Section {
   keep: 'first' | 'last';
   /** Items are clipped to share the section's room (user requests), instead of dropped. */
   clipItems?: boolean;
+  /** Takes only the room the other sections leave (more of the same kind of thing: the assistant's earlier messages). */
+  fill?: boolean;
 }
+
+/** Least room a filling section is shown in (its heading and one quote); with less it is left out. */
+const MIN_FILL_CHARS = 300;
 
 const rendered = (s: Section) => s.heading.length + 1 + s.items.reduce((n, i) => n + i.length + 1, 0);
 
@@ -346,6 +394,9 @@ function renderSection(s: Section, room: number): string {
   return `${head}\n${s.keep === 'last' && note ? `${note}\n` : ''}${shown.join('\n')}${s.keep === 'first' && note ? `\n${note}` : ''}`;
 }
 
+/** How the file lists say a file was changed (FileChange.how in toolCalls.ts, and an edit outside the agent). */
+const CHANGE_VERBS = ['edited', 'created', 'written', 'deleted', 'changed outside the agent'];
+
 /** Shortest share of an item clipped to make room (smaller shares say too little to keep). */
 const MIN_ITEM_CHARS = 100;
 /** Room for the note clipNotingRest adds and the line break. */
@@ -386,10 +437,12 @@ export function latestPartStart(count: number): number {
   return Math.max(0, Math.min(Math.floor(count * 0.8), count - 10));
 }
 
-function latestPart(lines: JsonObject[]): JsonObject[] {
-  const conv = lines.filter((o) => o.type === 'user' || o.type === 'assistant');
-  return conv.slice(latestPartStart(conv.length));
-}
+const HEAD =
+  "This is an extractive summary made offline by Agent Compactor: the user's requests and the assistant's latest messages are quoted verbatim; files, errors and commands are listed from the transcript; nothing was paraphrased by a model.";
+const SHORT_HEAD =
+  'This is an extractive summary made offline by Agent Compactor: requests and latest messages quoted verbatim, the rest listed from the transcript.';
+/** Budgets (characters) below which the summary opens with SHORT_HEAD. */
+const SHORT_HEAD_BELOW = 4_000;
 
 export function extractiveSummary(input: ExtractiveInput): string {
   const level = EXTRACTIVE_LEVELS[input.detail ?? DEFAULT_SUMMARY_DETAIL];
@@ -400,10 +453,14 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const files = new Map<string, Set<string>>();
   const commands: { command: string; failed: boolean }[] = [];
   const errors: { where: string; key: string; text: string }[] = [];
-  const uses = new Map<string, { name: string; input: JsonObject; command?: (typeof commands)[number] }>();
   const edits: { path: string; text: string }[] = [];
   const cwd = objects.map((o) => str(o, 'cwd')).find((c) => c !== undefined);
   const shown = (p: string) => (cwd && p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
+  const fileVerb = (p: string, verb: string) => {
+    const verbs = files.get(p) ?? new Set<string>();
+    verbs.add(verb);
+    files.set(p, verbs);
+  };
 
   for (const o of objects) {
     if (o.type === 'user') {
@@ -412,93 +469,57 @@ export function extractiveSummary(input: ExtractiveInput): string {
         continue;
       }
       requests.push(...userRequests(o));
-      const content = messageContent(o);
-      if (!Array.isArray(content)) continue;
-      for (const item of content as unknown[]) {
-        const b = asObject(item);
-        if (b?.type !== 'tool_result' || b.is_error !== true) continue;
-        const text = resultText(b.content).replace(/<\/?tool_use_error>/g, '');
-        if (isToolRejection(text)) continue;
-        const use = typeof b.tool_use_id === 'string' ? uses.get(b.tool_use_id) : undefined;
-        if (use?.command) use.command.failed = true;
-        const path = use && (str(use.input, 'file_path') ?? str(use.input, 'notebook_path'));
-        const where = use
-          ? `${use.name}${path ? ` \`${shown(path)}\`` : use.command ? ` \`${clipNotingRest(oneLine(use.command.command), 80)}\`` : ''}`
-          : 'a tool';
-        errors.push({ where, key: errorKeyLine(text), text: oneLine(text) });
-      }
-    } else if (o.type === 'assistant') {
-      const content = messageContent(o);
-      if (!Array.isArray(content)) continue;
-      for (const item of content as unknown[]) {
-        const b = asObject(item);
-        if (b?.type !== 'tool_use') continue;
-        const name = jsonText(b.name ?? 'tool');
-        const input = obj(b, 'input') ?? {};
-        toolCounts.set(name, (toolCounts.get(name) ?? 0) + 1);
-        const command = typeof input.command === 'string' ? { command: input.command, failed: false } : undefined;
-        if (command) commands.push(command);
-        if (typeof b.id === 'string') uses.set(b.id, { name, input, command });
-        for (const key of ['file_path', 'notebook_path', 'path']) {
-          const p = input[key];
-          if (typeof p !== 'string' || !p) continue;
-          const verbs = files.get(p) ?? new Set<string>();
-          verbs.add(
-            /^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name)
-              ? name === 'Write'
-                ? 'written'
-                : 'edited'
-              : name === 'Read'
-                ? 'read'
-                : name.toLowerCase(),
-          );
-          files.set(p, verbs);
-        }
-        const edited = /^(Edit|MultiEdit|Write|NotebookEdit)$/.test(name)
-          ? (str(input, 'file_path') ?? str(input, 'notebook_path'))
-          : undefined;
-        if (edited) {
-          const change =
-            str(input, 'new_string') ??
-            str(input, 'content') ??
-            str(input, 'new_source') ??
-            stringsIn(input.edits).join('\n');
-          edits.push({ path: edited, text: change });
-        }
-      }
     } else if (o.type === 'attachment') {
       const a = obj(o, 'attachment');
       const filename = str(a, 'filename');
-      if (a?.content && a.type === 'edited_text_file' && filename !== undefined) {
-        const verbs = files.get(filename) ?? new Set<string>();
-        verbs.add('changed outside the agent');
-        files.set(filename, verbs);
-      }
+      if (a?.content && a.type === 'edited_text_file' && filename !== undefined)
+        fileVerb(filename, 'changed outside the agent');
     }
+  }
+  const conversation = objects.filter((o) => o.type === 'user' || o.type === 'assistant');
+  const latestStart = latestPartStart(conversation.length);
+  const latestFiles = new Set<string>();
+  for (const call of toolCallsIn(conversation)) {
+    const { name, command, changes, uses } = call.facts;
+    toolCounts.set(name, (toolCounts.get(name) ?? 0) + 1);
+    if (command) commands.push({ command, failed: call.failed });
+    else if (call.failedCommand) {
+      // A poll of a running command reported its failure: the command failed.
+      for (let i = commands.length - 1; i >= 0; i--)
+        if (commands[i].command === call.failedCommand) {
+          commands[i].failed = true;
+          break;
+        }
+    }
+    for (const c of changes) {
+      fileVerb(c.path, c.how);
+      edits.push({ path: c.path, text: c.text });
+    }
+    for (const u of uses) fileVerb(u.path, u.verb);
+    if (call.line >= latestStart)
+      for (const p of [...changes.map((c) => c.path), ...uses.filter((u) => u.file).map((u) => u.path)])
+        latestFiles.add(shown(p));
+    if (!call.failed) continue;
+    const text = (call.result ?? '').replace(/<\/?tool_use_error>/g, '');
+    const path = changes[0]?.path ?? uses.find((u) => u.file)?.path;
+    const where = `${name}${path ? ` \`${shown(path)}\`` : call.failedCommand ? ` \`${clipNotingRest(oneLine(call.failedCommand), 80)}\`` : ''}`;
+    const body = text
+      .split('\n')
+      .filter((l) => !CODEX_OUTPUT_HEADER.test(l.trim()))
+      .join('\n');
+    errors.push({ where, key: errorKeyLine(text), text: oneLine(body) });
   }
 
   const budget = input.maxChars;
-  const latest = latestPart(objects);
-  const latestFiles = new Set<string>();
-  for (const o of latest) {
-    const c = messageContent(o);
-    if (o.type !== 'assistant' || !Array.isArray(c)) continue;
-    for (const item of c as unknown[]) {
-      const b = asObject(item);
-      const p =
-        b?.type === 'tool_use'
-          ? (str(obj(b, 'input'), 'file_path') ?? str(obj(b, 'input'), 'notebook_path'))
-          : undefined;
-      if (p) latestFiles.add(shown(p));
-    }
-  }
+  const latest = conversation.slice(latestStart);
   const state: string[] = [];
   const lastRequest = requests[requests.length - 1];
   if (lastRequest) state.push(`- The user's latest request (verbatim): ${clipNotingRest(lastRequest, 1200)}`);
   const todos = level.todos ? openTodos(objects) : [];
   if (todos.length)
     state.push(`- Open TODO items:\n${todos.map((t) => `  - ${clipNotingRest(oneLine(t), 300)}`).join('\n')}`);
-  const lastError = errors[errors.length - 1];
+  // The last error that says what went wrong: a failure that only gives its exit status is listed with its command.
+  const lastError = [...errors].reverse().find((e) => !EXIT_STATUS.test(e.key)) ?? errors[errors.length - 1];
   if (lastError)
     state.push(
       `- The last error (${lastError.where}): ${lastError.key}${lastError.text.length > lastError.key.length ? ` — ${clipNotingRest(lastError.text, 400)}` : ''}`,
@@ -525,12 +546,9 @@ export function extractiveSummary(input: ExtractiveInput): string {
     );
   else state.push('- (no assistant text in the summarized part)');
 
-  const edited = [...files].filter(
-    ([, v]) => v.has('edited') || v.has('written') || v.has('changed outside the agent'),
-  );
-  const others = [...files].filter(
-    ([, v]) => !(v.has('edited') || v.has('written') || v.has('changed outside the agent')),
-  );
+  const changed = (v: Set<string>) => CHANGE_VERBS.some((verb) => v.has(verb));
+  const edited = [...files].filter(([, v]) => changed(v));
+  const others = [...files].filter(([, v]) => !changed(v));
   // One line per folder: a session's files mostly share a few folders, and the base names are what is looked for.
   const fileItems = (list: [string, Set<string>][]) => {
     const byDir = new Map<string, string[]>();
@@ -580,6 +598,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
         .map((t) => `> ${clipNotingRest(oneLine(t), level.latestTextChars)}`),
       weight: 1,
       keep: 'last',
+      fill: true,
     },
     tools: {
       heading: '## Tools used',
@@ -604,15 +623,23 @@ export function extractiveSummary(input: ExtractiveInput): string {
     ...level.sections.map((id) => listed[id]),
   ].filter((s) => s.items.length && s.items.some((i) => i));
 
-  const head = [
-    "This is an extractive summary made offline by Agent Compactor: the user's requests and the assistant's latest messages are quoted verbatim; files, errors and commands are listed from the transcript; nothing was paraphrased by a model.",
-  ];
+  // A small summary says what it is in fewer words: the room is the facts'.
+  const head = [budget < SHORT_HEAD_BELOW ? SHORT_HEAD : HEAD];
   // Whole: an earlier summary is the only record of what came before it.
   if (earlierSummaries.length)
     head.push(`## Summary of the conversation before an earlier compaction\n${earlierSummaries.join('\n\n')}`);
   const fixed = head.join('\n\n').length + 2 * sections.length + 2;
-  const room = allot(sections, Math.max(0, budget - fixed));
-  let text = [...head, ...sections.map((s, i) => renderSection(s, room[i]))].join('\n\n');
+  const main = sections.filter((s) => !s.fill);
+  const mainRoom = allot(main, Math.max(0, budget - fixed));
+  const spare = Math.max(0, budget - fixed - main.reduce((n, s, i) => n + Math.min(rendered(s), mainRoom[i]), 0));
+  const fillers = sections.filter((s) => s.fill);
+  const fillRoom = allot(fillers, spare);
+  const room = new Map<Section, number>([
+    ...main.map((s, i): [Section, number] => [s, mainRoom[i]]),
+    ...fillers.map((s, i): [Section, number] => [s, fillRoom[i]]),
+  ]);
+  const rendering = sections.filter((s) => !s.fill || room.get(s)! >= MIN_FILL_CHARS);
+  let text = [...head, ...rendering.map((s) => renderSection(s, room.get(s)!))].join('\n\n');
   // The note clipNotingRest adds fits in the last 40 characters: the summary stays within its budget.
   if (text.length > budget) text = clipNotingRest(text, Math.max(0, budget - 40));
   return text;

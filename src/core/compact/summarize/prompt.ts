@@ -61,12 +61,23 @@ export interface SummaryRequestOptions {
   tagsReminder?: boolean;
   /** How much the summary keeps (summaryInstructions); standard when not given. */
   detail?: SummaryDetail;
+  /**
+   * The room the summary has, in characters, when nothing else bounds the reply (an agent CLI has no max_tokens we
+   * set): the request says it, since a longer summary is clipped to it.
+   */
+  maxChars?: number;
+}
+
+/** The sentence that gives the model the summary's room (SummaryRequestOptions.maxChars). */
+export function summarySizeText(maxChars: number): string {
+  return `Size: the summary inside the <summary> tags has room for about ${maxChars} characters (about ${Math.round(maxChars / 6)} words). Anything longer is cut off at that size, so keep within it and put what matters most for continuing the work first.`;
 }
 
 export function summaryRequestText(extraInstructions?: string, options: SummaryRequestOptions = {}): string {
   const extra = extraInstructions?.trim();
   const instructions = summaryInstructions(options.detail);
   let text = extra ? `${instructions}\n\nAdditional instructions from the user:\n${extra}` : instructions;
+  if (options.maxChars !== undefined) text += `\n\n${summarySizeText(options.maxChars)}`;
   if (options.morePartsFollow) text += '\n\n(This is one part of a longer conversation; later parts follow.)';
   if (options.tagsReminder) text += `\n\n${SUMMARY_TAGS_REMINDER}`;
   return text;
