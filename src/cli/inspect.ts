@@ -27,7 +27,7 @@ import {
 import { JsonList } from './jsonStream';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
-const PRICES_OPTION = {
+export const PRICES_OPTION = {
   flag: 'prices',
   type: 'string',
   value: 'FILE',
@@ -66,7 +66,7 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   return 0;
 }
 
-async function pricesFrom(file: string | undefined): Promise<PriceTable> {
+export async function pricesFrom(file: string | undefined): Promise<PriceTable> {
   if (file === undefined) return DEFAULT_PRICES;
   let parsed: unknown;
   try {

@@ -12,7 +12,7 @@ import { buildMapState, priceTableFromSetting } from './model/mapState';
 import { mapHtml } from './model/mapHtml';
 import { setUpWebviewPanel } from './webviewPanel';
 import { baseName } from './model/format';
-import { SECTION } from './settings';
+import { costSettings, SECTION } from './settings';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
 import { CommandId } from './commandIds';
@@ -77,7 +77,11 @@ class ContextMapPanel implements vscode.Disposable {
     const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, uri).get('prices'));
     if (prices.error) this.log.warn(prices.error);
     const target = this.store.compactSettings(this.file).targetTokens;
-    return { type: 'state', state: buildMapState(this.file, s.analysis, s.plan, target, prices.table) };
+    const { summarizer } = costSettings(this.file);
+    return {
+      type: 'state',
+      state: buildMapState(this.file, s.analysis, s.plan, target, prices.table, Date.now(), summarizer),
+    };
   }
 
   push(): void {

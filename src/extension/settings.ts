@@ -1,6 +1,9 @@
 // Reads `agentCompactor.*` configuration into engine settings (see model/settings.ts).
 import * as vscode from 'vscode';
 import { readSettings, userScopedValue, USER_ONLY_SETTINGS, type ExtensionSettings } from './model/settings';
+import { priceTableFromSetting } from './model/mapState';
+import type { PriceTable } from '../core/cost';
+import type { SummarizerPricing } from '../core/compact/summarizerCost';
 
 export const SECTION = 'agentCompactor';
 
@@ -16,4 +19,16 @@ export function onSettingsChanged(listener: (e: vscode.ConfigurationChangeEvent)
   return vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration(SECTION)) listener(e);
   });
+}
+
+/**
+ * What every surface prices a plan with: the `agentCompactor.prices` table and the summarizer a compaction would run
+ * (the `summarizer` and `model` settings), so the plan line, the Context Map, the status bar and the confirmation
+ * say the same figures.
+ */
+export function costSettings(file: string): { prices: PriceTable; summarizer: SummarizerPricing } {
+  const uri = vscode.Uri.file(file);
+  const prices = priceTableFromSetting(vscode.workspace.getConfiguration(SECTION, uri).get('prices')).table;
+  const config = getSettings(uri);
+  return { prices, summarizer: { summarizer: config.summarizer, model: config.model } };
 }

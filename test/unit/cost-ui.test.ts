@@ -124,17 +124,30 @@ describe('cost of a compaction in the extension', function () {
     });
 
     it('the Anthropic summarizer: its cost is named in the dialog, and makes the compacted turn dearer', () => {
-      const offline = compactionEconomics(analysis, plan, { now: at + 60_000 })!;
-      const llm = compactionEconomics(analysis, plan, { now: at + 60_000, summarizerModel: 'claude-sonnet-4-6' })!;
+      const offline = compactionEconomics(analysis, plan, { now: at + 60_000 });
+      const llm = compactionEconomics(analysis, plan, {
+        now: at + 60_000,
+        summarizer: { summarizer: 'anthropic', model: 'claude-sonnet-4-6' },
+      });
+      assert.ok(offline?.priced && llm?.priced);
       assert.ok(llm.compactedUsd > offline.compactedUsd);
-      assert.match(dialog(llm, 'anthropic'), /compacted \$[\d.]+, \$[\d.]+ of it the claude-sonnet-4-6 summary;/);
+      assert.match(
+        dialog(llm, 'anthropic'),
+        /compacted \$[\d.]+, \$[\d.]+ of it the summary by the Anthropic API \(claude-sonnet-4-6; an estimate: /,
+      );
     });
 
-    it('unpriced model: the dialog says so; without economics (nothing to do, or not given) no cost line', () => {
+    it('unpriced model: the dialog says so and why; without economics (nothing to do, or not given) no cost line', () => {
+      const unpriced = compactionEconomics(analysis, plan, {
+        now: at,
+        prices: { ...DEFAULT_PRICES, models: {} },
+        pricesHint: 'the setting agentCompactor.prices',
+      });
       assert.match(
-        dialog(null),
-        /\nCost: not estimated \(the newest response's model has no price; give one with the setting agentCompactor\.prices\)\.\n/,
+        dialog(unpriced),
+        /\nCost: next turn not priced \(no price for claude-sonnet-4-6: give one with the setting agentCompactor\.prices\)\.\n/,
       );
+      assert.doesNotMatch(dialog(null), /Cost:/);
       assert.doesNotMatch(dialog(undefined), /Cost:/);
       assert.doesNotMatch(planDetail({ ...plan, nothingToDo: true }, contextNow(analysis.report), null), /Cost:/);
     });
@@ -164,7 +177,12 @@ describe('cost of a compaction in the extension', function () {
         const planned = buildMapState(file, analysis, plan, undefined, DEFAULT_PRICES, T0 + 40 * 60_000);
         assert.equal(
           planned.cost.nextTurn,
-          economicsText(compactionEconomics(analysis, plan, { now: T0 + 40 * 60_000 })),
+          economicsText(
+            compactionEconomics(analysis, plan, {
+              now: T0 + 40 * 60_000,
+              pricesHint: 'the setting agentCompactor.prices',
+            })!,
+          ),
         );
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -29,7 +29,8 @@ import {
   NEXT_REQUEST_NOTE,
   type AgentCompaction,
 } from '../../core/agentCompactions';
-import { compactionEconomics, type CompactionEconomics } from '../../core/cache';
+import { compactionEconomics, type PlanEconomics } from '../../core/cache';
+import type { SummarizerPricing } from '../../core/compact/summarizerCost';
 import type { PriceTable } from '../../core/cost';
 import { contextPartsText, contextText } from './contextText';
 import { contextChangeText, planActionText, planDetail, planSummary } from './planText';
@@ -47,6 +48,8 @@ export interface TreeInput {
   now?: number;
   /** The price table of the `agentCompactor.prices` setting (default: the built-in one). */
   prices?: PriceTable;
+  /** The summarizer a compaction would run, priced in the plan's cost line (default: offline). */
+  summarizer?: SummarizerPricing;
 }
 
 export const REVEAL_COMMAND = CommandId.revealRound;
@@ -221,7 +224,12 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
         input.file,
         input.plan,
         input.analysis,
-        compactionEconomics(input.analysis, input.plan, { now: input.now ?? Date.now(), prices: input.prices }),
+        compactionEconomics(input.analysis, input.plan, {
+          now: input.now ?? Date.now(),
+          prices: input.prices,
+          summarizer: input.summarizer,
+          pricesHint: 'the setting agentCompactor.prices',
+        }),
       ),
     );
   const health = resumeHealthOf(input.analysis);
@@ -270,7 +278,7 @@ function planNode(
   file: string,
   plan: CompactionPlan,
   analysis: Analysis,
-  economics: CompactionEconomics | null,
+  economics: PlanEconomics | null,
 ): TreeNodeModel {
   const context = contextNow(analysis.report);
   return {
