@@ -272,9 +272,7 @@ export function compactionEconomics(
   const newest = newestUsageInContext(analysis.index.entries, analysis.rounds);
   const model = newest?.round.model ?? null;
   const priced = model ? priceFor(model, options.prices) : null;
-  const hint = options.pricesHint ?? PRICES_HINT;
-  if (!model) return { priced: false, cache, model, reason: 'no response of the active context names its model' };
-  if (!priced) return { priced: false, cache, model, reason: `no price for ${model}: give one with ${hint}` };
+  if (!model || !priced) return nextTurnAsIs(analysis, options) as UnpricedEconomics;
   const contextTokens = contextNow(analysis.report).tokens;
   const afterTokens = plan.postTokens + plan.overheadTokens;
   const summarizerCost = summarizerCostFor(analysis, plan, options.summarizer ?? OFFLINE_SUMMARIZER, options.prices);
@@ -298,6 +296,54 @@ export function compactionEconomics(
     summarizerUsd: summarizerCost.usd,
     summarizerCost,
   };
+}
+
+/** The next turn resumed as it is, without a plan: the cache's state and the input cost, or why it has no price. */
+export type AsIsNextTurn =
+  | {
+      priced: true;
+      cache: CacheState;
+      model: string;
+      priceKey: string;
+      assumed: boolean;
+      contextTokens: number;
+      asIsUsd: number;
+    }
+  | UnpricedEconomics;
+
+export function nextTurnAsIs(
+  analysis: Analysis,
+  options: Pick<EconomicsOptions, 'now' | 'prices' | 'pricesHint'>,
+): AsIsNextTurn {
+  const { entries } = analysis.index;
+  const cache = cacheState(entries, analysis.rounds, analysis.index.format.id, options.now);
+  const model = newestUsageInContext(entries, analysis.rounds)?.round.model ?? null;
+  const priced = model ? priceFor(model, options.prices) : null;
+  if (!model) return { priced: false, cache, model, reason: 'no response of the active context names its model' };
+  if (!priced)
+    return {
+      priced: false,
+      cache,
+      model,
+      reason: `no price for ${model}: give one with ${options.pricesHint ?? PRICES_HINT}`,
+    };
+  const contextTokens = contextNow(analysis.report).tokens;
+  const { asIsUsd } = nextTurnCost({
+    cache,
+    contextTokens,
+    overheadTokens: 0,
+    afterTokens: contextTokens,
+    summarizerUsd: 0,
+    price: priced.price,
+  });
+  return { priced: true, cache, model, priceKey: priced.key, assumed: priced.assumed, contextTokens, asIsUsd };
+}
+
+/** "the next turn's input as it is ≈ $0.05 (at claude-sonnet-4-6 rates)", or that it is not priced and why. */
+export function asIsLine(n: AsIsNextTurn): string {
+  if (!n.priced) return `the next turn is not priced (${n.reason})`;
+  const rates = n.assumed ? `${n.model} assumed at ${n.priceKey} rates` : `${n.priceKey} rates`;
+  return `the next turn's input as it is ≈ ${dollars(n.asIsUsd)} (at ${rates})`;
 }
 
 /** A cost in dollars: cents from a cent up, else four decimals. */

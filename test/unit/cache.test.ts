@@ -360,12 +360,37 @@ describe('prompt cache state and the next turn cost', function () {
     assert.equal(text.status, 0, text.stderr);
     assert.match(
       text.stdout,
-      /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\n$/,
+      /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\nthe next turn's input as it is ≈ \$[\d.]+ \(at claude-sonnet-4-6 rates\); nothing to compact at the default target of 100\.0k\n$/,
     );
     const json = cli(['inspect', file, '--json']);
-    const cache = (JSON.parse(json.stdout) as { cache: CacheState }).cache;
+    const parsed = JSON.parse(json.stdout) as {
+      cache: CacheState;
+      nextTurn: null;
+      nextTurnAsIs: { priced: boolean; asIsUsd: number };
+      nextTurnCompaction: { targetTokens: number; nothingToDo: boolean };
+    };
+    const cache = parsed.cache;
     assert.equal(cache.status, 'expired');
     assert.equal(cache.ttlMs, ONE_HOUR_MS);
+    assert.equal(parsed.nextTurn, null);
+    assert.ok(parsed.nextTurnAsIs.priced && parsed.nextTurnAsIs.asIsUsd > 0);
+    assert.deepEqual(parsed.nextTurnCompaction, { targetTokens: 100_000, nothingToDo: true, readOnly: null });
+    // A session the default settings compact: inspect gives the next turn both ways, as plan does.
+    const big = agentFixtures('codex').find((f) => f.endsWith('rollout-0.142-alpha-compacted.jsonl'))!;
+    const bigText = cli(['inspect', big]);
+    assert.equal(bigText.status, 0, bigText.stderr);
+    assert.match(
+      bigText.stdout,
+      /\nnext turn as it is \$[\d.]+ \(cache state unknown: [^)]*\), compacted \$[\d.]+; it .*\(input tokens at gpt-5\.5 rates\); compacted with the default settings \(target 100\.0k\)\n$/,
+    );
+    const bigJson = JSON.parse(cli(['inspect', big, '--json']).stdout) as {
+      nextTurn: { priced: boolean; asIsUsd: number; compactedUsd: number };
+    };
+    const bigPlan = JSON.parse(cli(['plan', big, '--json']).stdout) as {
+      nextTurn: { asIsUsd: number; compactedUsd: number };
+    };
+    assert.equal(bigJson.nextTurn.priced, true);
+    assert.equal(bigJson.nextTurn.compactedUsd, bigPlan.nextTurn.compactedUsd, 'inspect and plan agree');
     const plan = cli(['plan', file, '--target-tokens', '40000']);
     assert.equal(plan.status, 0, plan.stderr);
     assert.match(
