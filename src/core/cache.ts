@@ -375,10 +375,12 @@ export function economicsLine(e: PlanEconomics): string {
   return `next turn as it is ${dollars(e.asIsUsd)} (${cache}), compacted ${dollars(e.compactedUsd)}${summarizer}; ${pays}; ${horizon} (input tokens at ${rates})`;
 }
 
-/** What resuming a session whose cache has expired costs as it is and compacted first, for a list that does not plan. */
+/** What resuming a session costs as it is and compacted first, for a list that does not plan. */
 export interface ExpiredResume {
-  /** The whole context written to the cache anew. */
+  /** The whole context written to the cache anew (once the cache has expired). */
   asIsUsd: number;
+  /** The next turn while the cache is warm: its covered prefix read, the rest written (null when the state is not warm). */
+  warmUsd: number | null;
   /** The context compacted to `afterTokens` first, then written anew (offline summarizer: no cost of its own). */
   compactedUsd: number;
   /** The estimated context after the compaction: the target, or the context itself when it is smaller. */
@@ -387,7 +389,8 @@ export interface ExpiredResume {
 
 /**
  * The next turn after the cache expired, without a plan: the compacted context is estimated as `targetTokens` (what a
- * plan with default settings aims at), so callers say "≈". Written at the lifetime the session's writes used.
+ * plan with the user's target aims at), so callers say "≈". Written at the lifetime the session's writes used. While
+ * the cache is warm, also what the next turn costs now (`warmUsd`).
  */
 export function expiredResumeCost(
   cache: CacheState,
@@ -404,5 +407,10 @@ export function expiredResumeCost(
     summarizerUsd: 0,
     price,
   });
-  return { asIsUsd: cost.asIsUsd, compactedUsd: cost.compactedUsd, afterTokens };
+  const warmUsd =
+    cache.status === 'warm'
+      ? nextTurnCost({ cache, contextTokens, overheadTokens: 0, afterTokens: contextTokens, summarizerUsd: 0, price })
+          .asIsUsd
+      : null;
+  return { asIsUsd: cost.asIsUsd, warmUsd, compactedUsd: cost.compactedUsd, afterTokens };
 }
