@@ -350,7 +350,7 @@ function groupNodes(input: TreeInput): TreeNodeModel[] {
 function compactionWayBack(c: AgentCompaction): string {
   if (c.by === 'agent-compactor')
     return 'Agent Compactor made it: Undo Last Compaction puts the file back as it was before it (while it is the last one recorded).';
-  return "The rounds above it stay in the file as history, unchanged. Agent Compactor does not fork a session from before a compaction; to go back to an earlier message, use the agent's own rewind.";
+  return 'The rounds above it stay in the file as history, unchanged. To go on from before it (a compaction that discarded work), Fork From Before This Compaction (context menu) writes a new session holding the conversation as it was just before it.';
 }
 
 function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefined): TreeNodeModel {
@@ -377,6 +377,7 @@ function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefin
     command: { command: REVEAL_COMMAND, title: 'Reveal Boundary', args: [{ file, line: r.firstLine }] },
     file,
     line: r.firstLine,
+    compaction: c?.number,
   };
 }
 
