@@ -307,7 +307,7 @@ describe('UI: compact a transcript as a user would', function () {
 
     // The progress notification while the summary is written: cancellable.
     const progress = wb.page.locator('.notification-toast', { hasText: 'Writing the summary of session.jsonl' });
-    await progress.first().waitFor({ state: 'visible', timeout: 15_000 });
+    await progress.first().waitFor({ state: 'visible', timeout: 45_000 });
     await progress
       .first()
       .locator('.monaco-button', { hasText: 'Cancel' })

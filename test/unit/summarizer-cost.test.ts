@@ -115,6 +115,17 @@ describe("the summarizer's own cost: one function, every surface", function () {
     assert.match(economicsLine(e), /\(input tokens at gpt-5\.5 rates\)$/);
   });
 
+  it("an agent's CLI on the other agent's session is not priced: compact would refuse it", () => {
+    const c = summarizerCostFor(claude, claudePlan, { summarizer: 'codex-cli' });
+    assert.equal(c.usd, 0);
+    assert.equal(c.unpriced, 'your Codex summarizes Codex sessions only');
+    const e = priced(compactionEconomics(claude, claudePlan, { now: at, summarizer: { summarizer: 'codex-cli' } }));
+    assert.match(
+      economicsLine(e),
+      /the summary by your Codex is not priced \(your Codex summarizes Codex sessions only;/,
+    );
+  });
+
   it('the plan line, the Context Map, the status bar and the confirmation say the same line for the same summarizer', () => {
     for (const summarizer of [
       { summarizer: 'anthropic' as const, model: 'claude-sonnet-4-6' },

@@ -126,6 +126,10 @@ export function summarizerCostFor(
           ? `billed to your Codex plan (ChatGPT ${plan_}, the login this session records)`
           : 'billed to the login your Codex uses (your ChatGPT plan or its API key)';
   const estimate = { ...base, label, model, requests, inputTokens, outputTokens, billing };
+  // Each agent summarizes only its own sessions (summary.ts `agentCliRefusal`): compact would refuse the other's.
+  const own = summarizer === 'claude-cli' ? 'claude-code' : summarizer === 'codex-cli' ? 'codex' : null;
+  if (own && analysis.index.format.id !== own)
+    return { ...estimate, unpriced: `${label} summarizes ${own === 'codex' ? 'Codex' : 'Claude Code'} sessions only` };
   if (!model) return { ...estimate, unpriced: "the session's model is not known" };
   const priced = priceFor(model, prices);
   if (!priced) return { ...estimate, unpriced: `no price for ${model}` };
