@@ -108,7 +108,7 @@ export const compactVerb: VerbSpec = {
   run: runCompact,
 };
 
-const SUMMARIZERS: readonly SummarizerChoice[] = ['extractive', 'anthropic', 'claude-cli', 'codex-cli'];
+export const SUMMARIZERS: readonly SummarizerChoice[] = ['extractive', 'anthropic', 'claude-cli', 'codex-cli'];
 
 interface CompactRequest {
   file: string;

@@ -1,9 +1,12 @@
 // `agent-compactor inspect <file> [--json]`: rounds, token figures and totals.
 import { readFile } from 'node:fs/promises';
-import { inspectFile, type InspectReport } from '../core/inspect';
+import { inspectFile, type Analysis, type InspectReport } from '../core/inspect';
 import { contextMap, type ContextMap } from '../core/contextMap';
 import { contextNow, contextParts } from '../core/context';
-import { cacheState } from '../core/cache';
+import { asIsLine, cacheState, compactionEconomics, economicsLine, nextTurnAsIs } from '../core/cache';
+import { planCompaction } from '../core/compact/plan';
+import { DEFAULT_SETTINGS } from '../core/compact/types';
+import { unsupportedReason } from '../core/formats/types';
 import { compactionLine } from '../core/agentCompactions';
 import {
   agentCostGap,
@@ -27,7 +30,7 @@ import {
 import { JsonList } from './jsonStream';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
-const PRICES_OPTION = {
+export const PRICES_OPTION = {
   flag: 'prices',
   type: 'string',
   value: 'FILE',
@@ -54,19 +57,54 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   });
   if (showProgress) clearProgress();
   const report = analysis.report;
-  const map = contextMap(analysis, await pricesFrom(str(values, 'prices')));
-  const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, Date.now());
-  if (bool(values, 'json')) await printJsonValue({ ...jsonReport(report, map), cache });
+  const prices = await pricesFrom(str(values, 'prices'));
+  const map = contextMap(analysis, prices);
+  const now = Date.now();
+  const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, now);
+  const next = await nextTurnAtDefaults(analysis, now, prices);
+  if (bool(values, 'json')) await printJsonValue({ ...jsonReport(report, map), cache, ...next.json });
   else
     printOut(
       renderReport(report) +
         renderMap(map) +
-        `prompt cache: ${cache.status === 'unknown' ? `unknown (${cache.reason})` : cache.reason}\n`,
+        `prompt cache: ${cache.status === 'unknown' ? `unknown (${cache.reason})` : cache.reason}\n` +
+        `${sanitizeForTerminal(next.line)}\n`,
     );
   return 0;
 }
 
-async function pricesFrom(file: string | undefined): Promise<PriceTable> {
+/**
+ * The next turn's cost as `plan` gives it, for a compaction with the default settings (no saved decisions, the offline
+ * summary): `nextTurn` in --json and one line of text. Where there is nothing to compact at the default target, or
+ * the format is read-only, the next turn as it is, and why there is no compacted figure.
+ */
+async function nextTurnAtDefaults(
+  analysis: Analysis,
+  now: number,
+  prices: PriceTable,
+): Promise<{ json: Record<string, unknown>; line: string }> {
+  const target = DEFAULT_SETTINGS.targetTokens;
+  const options = { now, prices, pricesHint: PRICES_HINT };
+  const readOnly = unsupportedReason(analysis.index.format);
+  const plan = readOnly ? null : await planCompaction(analysis, DEFAULT_SETTINGS);
+  const economics = plan ? compactionEconomics(analysis, plan, options) : null;
+  const compaction = { targetTokens: target, nothingToDo: plan?.nothingToDo ?? null, readOnly };
+  if (economics)
+    return {
+      json: { nextTurn: economics, nextTurnCompaction: compaction },
+      line: `${economicsLine(economics)}; compacted with the default settings (target ${formatTokens(target)})`,
+    };
+  const asIs = nextTurnAsIs(analysis, options);
+  const why = readOnly
+    ? 'no compaction: this format is read-only'
+    : `nothing to compact at the default target of ${formatTokens(target)}`;
+  return {
+    json: { nextTurn: null, nextTurnAsIs: asIs, nextTurnCompaction: compaction },
+    line: `${asIsLine(asIs)}; ${why}`,
+  };
+}
+
+export async function pricesFrom(file: string | undefined): Promise<PriceTable> {
   if (file === undefined) return DEFAULT_PRICES;
   let parsed: unknown;
   try {

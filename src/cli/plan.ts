@@ -12,7 +12,11 @@ import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './ste
 import { contextParts } from '../core/context';
 import { unsupportedReason } from '../core/formats/types';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
-import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
+import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
+import { PRICES_OPTION, pricesFrom } from './inspect';
+import { SUMMARIZERS } from './compact';
+import { DEFAULT_MODEL } from '../core/compact/summary';
+import type { SummarizerPricing } from '../core/compact/summarizerCost';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
 
 export const planVerb: VerbSpec = {
@@ -29,6 +33,21 @@ export const planVerb: VerbSpec = {
       help: 'print the summary compact would write (the offline one, or the --summary-file text) instead of the plan; sends and writes nothing',
       default: 'off',
     },
+    {
+      flag: 'summarizer',
+      type: 'string',
+      value: 'extractive|anthropic|claude-cli|codex-cli',
+      help: "the summarizer the next turn's cost is priced with (its own cost included, estimated); plan sends nothing to it",
+      default: 'extractive',
+    },
+    {
+      flag: 'model',
+      type: 'string',
+      value: 'M',
+      help: 'the Anthropic model that --summarizer anthropic is priced at',
+      default: DEFAULT_MODEL,
+    },
+    PRICES_OPTION,
     JSON_OPTION,
     HELP_OPTION,
   ],
@@ -46,11 +65,29 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const { state, decisions } = await planInputsFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);
   const plan = await planCompaction(analysis, settings, state, decisions);
-  // What the next turn costs both ways (offline summary: the one plan describes), from the session's cache state now.
-  const nextTurn = compactionEconomics(analysis, plan, { now: Date.now() });
+  // What the next turn costs both ways, from the session's cache state now, with the summarizer's own cost estimated;
+  // an unpriced session says so (`nextTurn.priced` false and the reason) instead of leaving the line out.
+  const nextTurn = compactionEconomics(analysis, plan, {
+    now: Date.now(),
+    prices: await pricesFrom(str(values, 'prices')),
+    summarizer: summarizerPricingFrom(values),
+    pricesHint: '--prices FILE',
+  });
   if (bool(values, 'json')) printJson(JSON.stringify({ ...plan, bound: planBound(plan), nextTurn }, null, 2) + '\n');
-  else printOut(renderPlan(plan) + (nextTurn ? `${economicsLine(nextTurn)}\n` : ''));
+  else printOut(renderPlan(plan) + (nextTurn ? `${sanitizeForTerminal(economicsLine(nextTurn))}\n` : ''));
   return 0;
+}
+
+/** `--summarizer` and `--model` as the pricing of the summary (checked like compact checks them). */
+function summarizerPricingFrom(values: Values): SummarizerPricing {
+  const given = str(values, 'summarizer') ?? 'extractive';
+  const summarizer = SUMMARIZERS.find((s) => s === given);
+  if (!summarizer)
+    throw new UsageError(`--summarizer must be ${SUMMARIZERS.join(', ')}; got '${sanitizeForTerminal(given)}'`);
+  const model = str(values, 'model');
+  if (model !== undefined && summarizer !== 'anthropic')
+    throw new UsageError('--model only applies with --summarizer anthropic');
+  return { summarizer, model };
 }
 
 async function printSummary(

@@ -1,6 +1,7 @@
 // The verbs, in the order the help lists them.
 import { compactVerb } from './compact';
 import { doctorVerb } from './doctor';
+import { forkBeforeVerb } from './forkBefore';
 import { inspectVerb } from './inspect';
 import type { VerbSpec } from './options';
 import { planVerb } from './plan';
@@ -16,6 +17,7 @@ export const VERBS: readonly VerbSpec[] = [
   doctorVerb,
   repairVerb,
   undoVerb,
+  forkBeforeVerb,
   restoreVerb,
   sessionsVerb,
 ];

@@ -21,6 +21,13 @@ import type { Entry } from './entries';
 import type { Round } from './rounds';
 import { newestUsageInContext } from './tokens/usage';
 import { priceFor, type ModelPrice, type PriceTable } from './cost';
+import {
+  OFFLINE_SUMMARIZER,
+  summarizerCostFor,
+  summarizerCostText,
+  type SummarizerCost,
+  type SummarizerPricing,
+} from './compact/summarizerCost';
 import type { Analysis } from './analysis';
 import type { CompactionPlan } from './compact/types';
 import { contextNow } from './context';
@@ -213,73 +220,130 @@ export function nextTurnCost(input: NextTurnInput): NextTurnCost {
   };
 }
 
-/** The summarizer's own cost: the span it reads as input and the summary it writes as output, at its model's rates. */
-export function summarizerCost(inputTokens: number, outputTokens: number, price: ModelPrice | null): number {
-  if (!price) return 0;
-  return (Math.max(0, inputTokens) * price.input + Math.max(0, outputTokens) * price.output) / 1e6;
-}
-
 /** The figures a user weighs before compacting: the cache now, the next turn's cost both ways, and what was assumed. */
 export interface CompactionEconomics extends NextTurnCost {
+  priced: true;
   cache: CacheState;
   /** The model the next turn is priced at (the newest response's), and its price-table key. */
   model: string;
   priceKey: string;
+  /** The model is not in the price table: another model's rates were used (`PriceMatch.assumed`). */
+  assumed: boolean;
   contextTokens: number;
   afterTokens: number;
+  /** The summarizer's own cost (`summarizerCostFor`): 0 offline; counted in `compactedUsd`. */
   summarizerUsd: number;
-  /** `offline` (free) or the LLM summarizer's model. */
-  summarizer: string;
+  summarizerCost: SummarizerCost;
 }
+
+/** A plan whose next turn has no price: the newest response's model is unknown or not in the price table. */
+export interface UnpricedEconomics {
+  priced: false;
+  cache: CacheState;
+  model: string | null;
+  /** Why, in words a user reads, with where to give a price. */
+  reason: string;
+}
+
+export type PlanEconomics = CompactionEconomics | UnpricedEconomics;
 
 export interface EconomicsOptions {
   now: number;
   prices?: PriceTable;
-  /** The model of an LLM summarizer (priced at its rates, reading the span and writing the summary); omitted: offline. */
-  summarizerModel?: string;
+  /** The summarizer the compaction would run (priced by `summarizerCostFor`); omitted: offline. */
+  summarizer?: SummarizerPricing;
+  /** Where a price is given, for the unpriced reason (default: both the setting and the CLI option). */
+  pricesHint?: string;
 }
 
+const PRICES_HINT = 'the agentCompactor.prices setting or --prices';
+
 /**
- * The economics of the given plan for the analysed session: null when there is nothing to compact or the newest
- * response's model has no price (the caller says "unpriced" instead of a figure).
+ * The economics of the given plan for the analysed session: null when there is nothing to compact; unpriced (with
+ * the reason) when the newest response's model is unknown or has no price, so every surface says so.
  */
 export function compactionEconomics(
   analysis: Analysis,
   plan: CompactionPlan,
   options: EconomicsOptions,
-): CompactionEconomics | null {
+): PlanEconomics | null {
   if (plan.nothingToDo) return null;
-  const newest = newestUsageInContext(analysis.index.entries, analysis.rounds);
-  const model = newest?.round.model;
-  const priced = model ? priceFor(model, options.prices) : null;
-  if (!model || !priced) return null;
   const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, options.now);
+  const newest = newestUsageInContext(analysis.index.entries, analysis.rounds);
+  const model = newest?.round.model ?? null;
+  const priced = model ? priceFor(model, options.prices) : null;
+  if (!model || !priced) return nextTurnAsIs(analysis, options) as UnpricedEconomics;
   const contextTokens = contextNow(analysis.report).tokens;
   const afterTokens = plan.postTokens + plan.overheadTokens;
-  let summarizerUsd = 0;
-  if (options.summarizerModel) {
-    const span = plan.rounds.filter((r) => r.inContext && r.action === 'summarize').reduce((s, r) => s + r.tokens, 0);
-    const rates = priceFor(options.summarizerModel, options.prices)?.price ?? null;
-    summarizerUsd = summarizerCost(span, plan.settings.summaryTokens, rates);
-  }
+  const summarizerCost = summarizerCostFor(analysis, plan, options.summarizer ?? OFFLINE_SUMMARIZER, options.prices);
   const cost = nextTurnCost({
     cache,
     contextTokens,
     overheadTokens: plan.overheadTokens,
     afterTokens,
-    summarizerUsd,
+    summarizerUsd: summarizerCost.usd,
     price: priced.price,
   });
   return {
     ...cost,
+    priced: true,
     cache,
     model,
     priceKey: priced.key,
+    assumed: priced.assumed,
     contextTokens,
     afterTokens,
-    summarizerUsd,
-    summarizer: options.summarizerModel ?? 'offline',
+    summarizerUsd: summarizerCost.usd,
+    summarizerCost,
   };
+}
+
+/** The next turn resumed as it is, without a plan: the cache's state and the input cost, or why it has no price. */
+export type AsIsNextTurn =
+  | {
+      priced: true;
+      cache: CacheState;
+      model: string;
+      priceKey: string;
+      assumed: boolean;
+      contextTokens: number;
+      asIsUsd: number;
+    }
+  | UnpricedEconomics;
+
+export function nextTurnAsIs(
+  analysis: Analysis,
+  options: Pick<EconomicsOptions, 'now' | 'prices' | 'pricesHint'>,
+): AsIsNextTurn {
+  const { entries } = analysis.index;
+  const cache = cacheState(entries, analysis.rounds, analysis.index.format.id, options.now);
+  const model = newestUsageInContext(entries, analysis.rounds)?.round.model ?? null;
+  const priced = model ? priceFor(model, options.prices) : null;
+  if (!model) return { priced: false, cache, model, reason: 'no response of the active context names its model' };
+  if (!priced)
+    return {
+      priced: false,
+      cache,
+      model,
+      reason: `no price for ${model}: give one with ${options.pricesHint ?? PRICES_HINT}`,
+    };
+  const contextTokens = contextNow(analysis.report).tokens;
+  const { asIsUsd } = nextTurnCost({
+    cache,
+    contextTokens,
+    overheadTokens: 0,
+    afterTokens: contextTokens,
+    summarizerUsd: 0,
+    price: priced.price,
+  });
+  return { priced: true, cache, model, priceKey: priced.key, assumed: priced.assumed, contextTokens, asIsUsd };
+}
+
+/** "the next turn's input as it is ≈ $0.05 (at claude-sonnet-4-6 rates)", or that it is not priced and why. */
+export function asIsLine(n: AsIsNextTurn): string {
+  if (!n.priced) return `the next turn is not priced (${n.reason})`;
+  const rates = n.assumed ? `${n.model} assumed at ${n.priceKey} rates` : `${n.priceKey} rates`;
+  return `the next turn's input as it is ≈ ${dollars(n.asIsUsd)} (at ${rates})`;
 }
 
 /** A cost in dollars: cents from a cent up, else four decimals. */
@@ -287,8 +351,12 @@ export function dollars(usd: number): string {
   return usd >= 0.00995 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
 
-/** One line for the CLI and the dialogs: "next turn as it is $0.05 (cache warm until 14:06 UTC), compacted $0.08 …". */
-export function economicsLine(e: CompactionEconomics): string {
+/**
+ * One line for the CLI and the dialogs: "next turn as it is $0.05 (cache warm until 14:06 UTC), compacted $0.08 …";
+ * for an unpriced session, that it is not priced and why.
+ */
+export function economicsLine(e: PlanEconomics): string {
+  if (!e.priced) return `next turn not priced (${e.reason})`;
   const cache =
     e.cache.status === 'unknown' ? `cache state unknown: ${e.cache.reason}` : e.cache.reason.replace(/ \(.*\)$/, '');
   const pays =
@@ -301,14 +369,18 @@ export function economicsLine(e: CompactionEconomics): string {
     e.savedOverHorizonUsd >= 0
       ? `saves ≈ ${dollars(e.savedOverHorizonUsd)} over the next ${e.horizon}`
       : `costs ≈ ${dollars(-e.savedOverHorizonUsd)} more over the next ${e.horizon}`;
-  const summarizer = e.summarizerUsd > 0 ? `, ${dollars(e.summarizerUsd)} of it the ${e.summarizer} summary` : '';
-  return `next turn as it is ${dollars(e.asIsUsd)} (${cache}), compacted ${dollars(e.compactedUsd)}${summarizer}; ${pays}; ${horizon} (input tokens at ${e.priceKey} rates)`;
+  const share = summarizerCostText(e.summarizerCost, dollars);
+  const summarizer = share ? `, ${share}` : '';
+  const rates = e.assumed ? `${e.model} assumed at ${e.priceKey} rates` : `${e.priceKey} rates`;
+  return `next turn as it is ${dollars(e.asIsUsd)} (${cache}), compacted ${dollars(e.compactedUsd)}${summarizer}; ${pays}; ${horizon} (input tokens at ${rates})`;
 }
 
-/** What resuming a session whose cache has expired costs as it is and compacted first, for a list that does not plan. */
+/** What resuming a session costs as it is and compacted first, for a list that does not plan. */
 export interface ExpiredResume {
-  /** The whole context written to the cache anew. */
+  /** The whole context written to the cache anew (once the cache has expired). */
   asIsUsd: number;
+  /** The next turn while the cache is warm: its covered prefix read, the rest written (null when the state is not warm). */
+  warmUsd: number | null;
   /** The context compacted to `afterTokens` first, then written anew (offline summarizer: no cost of its own). */
   compactedUsd: number;
   /** The estimated context after the compaction: the target, or the context itself when it is smaller. */
@@ -317,7 +389,8 @@ export interface ExpiredResume {
 
 /**
  * The next turn after the cache expired, without a plan: the compacted context is estimated as `targetTokens` (what a
- * plan with default settings aims at), so callers say "≈". Written at the lifetime the session's writes used.
+ * plan with the user's target aims at), so callers say "≈". Written at the lifetime the session's writes used. While
+ * the cache is warm, also what the next turn costs now (`warmUsd`).
  */
 export function expiredResumeCost(
   cache: CacheState,
@@ -334,5 +407,10 @@ export function expiredResumeCost(
     summarizerUsd: 0,
     price,
   });
-  return { asIsUsd: cost.asIsUsd, compactedUsd: cost.compactedUsd, afterTokens };
+  const warmUsd =
+    cache.status === 'warm'
+      ? nextTurnCost({ cache, contextTokens, overheadTokens: 0, afterTokens: contextTokens, summarizerUsd: 0, price })
+          .asIsUsd
+      : null;
+  return { asIsUsd: cost.asIsUsd, warmUsd, compactedUsd: cost.compactedUsd, afterTokens };
 }

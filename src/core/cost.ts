@@ -59,6 +59,69 @@ function rates(
   return p;
 }
 
+/** Requests whose input exceeds this many tokens are priced at the long-context rates of the GPT-5.4 and later models. */
+const OPENAI_LONG_CONTEXT_INPUT = 272_000;
+
+/**
+ * An OpenAI model's rates: input, cached input and output. Codex records, per request, its input with the cached part
+ * inside it and its output with the reasoning inside it (`token_count` events: `input_tokens` ⊇ `cached_input_tokens`,
+ * `output_tokens` ⊇ `reasoning_output_tokens`); the reader keeps input − cached as input and cached as cache read, so
+ * reasoning is priced as output. Rollouts record no cache writes: the write rates are the input rate (what a prefix
+ * not yet cached costs; the 1.25× write premium of the GPT-5.6 and later models is not in the record). `long`: the
+ * whole request at 2× input and cached input and 1.5× output past 272,000 input tokens.
+ */
+function openai(input: number, cached: number, output: number, long = false): ModelPrice {
+  const p: ModelPrice = { input, output, cacheWrite5m: input, cacheWrite1h: input, cacheRead: cached };
+  if (long) {
+    p.longContext = {
+      input: input * 2,
+      output: output * 1.5,
+      cacheWrite5m: input * 2,
+      cacheWrite1h: input * 2,
+      cacheRead: cached * 2,
+    };
+    p.longContextAbove = OPENAI_LONG_CONTEXT_INPUT;
+  }
+  return p;
+}
+
+/**
+ * The OpenAI models Codex uses (its 0.169 model list, and the models of the rollouts in the fixtures), at OpenAI's
+ * standard API rates. Every row ccusage 20.0.24 prices offline (`ccusage codex session --offline`) is its rate,
+ * measured one kind of token at a time and at 272,000 / 272,001 input tokens, and matches OpenAI's published rates
+ * (https://developers.openai.com/api/docs/pricing, as read in the pricing posts of 2026-06 to 2026-11; GPT-5.6 Terra
+ * and Luna after the 2026-07-30 cut, GPT-5.6 Sol at its $4 / $20 rate); test/compat/ccusage-codex.test.ts checks our
+ * session totals against ccusage on every Codex fixture. The GPT-6 Sol / Luna, GPT-6.1 Sol and GPT-6.2 rows, which
+ * ccusage 20.0.24 does not price, are OpenAI's published rates of 2026-09-22 (GPT-6 Sol, Luna), 2026-09-29 (GPT-6.1
+ * Sol) and 2026-11-17 (GPT-6.2 Astra, Sol: cached input 60% below GPT-6 Astra's), long-context as their family's.
+ */
+const OPENAI_PRICES: Record<string, ModelPrice> = {
+  'gpt-6.2-astra': openai(8, 0.4, 40, true),
+  'gpt-6.2-sol': openai(2, 0.1, 10, true),
+  'gpt-6.1-sol': openai(2, 0.1, 10, true),
+  'gpt-6-astra': openai(10, 1, 50, true),
+  'gpt-6-sol': openai(2, 0.2, 10, true),
+  'gpt-6-luna': openai(0.1, 0.01, 0.5, true),
+  'gpt-5.6-sol': openai(4, 0.4, 20, true),
+  'gpt-5.6-terra': openai(2, 0.2, 12, true),
+  'gpt-5.6-luna': openai(0.2, 0.02, 1.2, true),
+  'gpt-5.5': openai(5, 0.5, 30, true),
+  'gpt-5.5-pro': openai(30, 30, 180, true),
+  'gpt-5.4': openai(2.5, 0.25, 15, true),
+  'gpt-5.4-pro': openai(30, 30, 180, true),
+  'gpt-5.4-mini': openai(0.75, 0.075, 4.5),
+  'gpt-5.4-nano': openai(0.2, 0.02, 1.25),
+  'gpt-5.3-codex': openai(1.75, 0.175, 14),
+  'gpt-5.2-codex': openai(1.75, 0.175, 14),
+  'gpt-5.2': openai(1.75, 0.175, 14),
+  'gpt-5.1-codex-max': openai(1.25, 0.125, 10),
+  'gpt-5.1-codex-mini': openai(0.25, 0.025, 2),
+  'gpt-5.1-codex': openai(1.25, 0.125, 10),
+  'gpt-5.1': openai(1.25, 0.125, 10),
+  'gpt-5-codex': openai(1.25, 0.125, 10),
+  'gpt-5': openai(1.25, 0.125, 10),
+};
+
 /**
  * The Claude models Claude Code uses, at Anthropic's list prices. Cache writes cost 1.25× input
  * (5-minute) or 2× input (1-hour), cache reads 0.1× input (0.05× on the 5.5 models). The older rows'
@@ -74,7 +137,8 @@ export const DEFAULT_PRICES: PriceTable = {
   date: '2026-11-25',
   source:
     'Anthropic list prices (https://docs.claude.com/en/docs/about-claude/pricing), checked against ccusage 20.0.24; ' +
-    'claude-opus-4-8 and the 5.x models at the rates Claude Code 2.1.330 records in its cost-state lines',
+    'claude-opus-4-8 and the 5.x models at the rates Claude Code 2.1.330 records in its cost-state lines; ' +
+    'OpenAI standard API rates (https://developers.openai.com/api/docs/pricing), checked against ccusage 20.0.24',
   models: {
     'claude-opus-5-5': rates(4, 20, undefined, 0.05),
     'claude-opus-5': rates(5, 25),
@@ -100,16 +164,21 @@ export const DEFAULT_PRICES: PriceTable = {
     'claude-3-5-haiku': rates(0.8, 4),
     'claude-3-opus': rates(15, 75),
     'claude-3-haiku': rates(0.25, 1.25),
+    ...OPENAI_PRICES,
   },
 };
 
 /**
  * The family key of a model id: lower case, dots as dashes, without a date (`-20250514`), a
  * provider prefix (`anthropic.`, `us.anthropic.`), a version suffix (`-v1:0`, `@...`) or a
- * context-size tag (`[1m]`, `-1m`). `claude-sonnet-4-20250514` -> `claude-sonnet-4`.
+ * context-size tag (`[1m]`, `-1m`). `claude-sonnet-4-20250514` -> `claude-sonnet-4`. An OpenAI
+ * id keeps its dots as OpenAI writes them and loses a provider prefix (`openai/`) and a date
+ * (`-2025-08-07`): `openai/gpt-5.4-2026-03-05` -> `gpt-5.4`.
  */
 export function modelKey(model: string): string {
   let m = model.toLowerCase().trim();
+  const gpt = /(?:^|[/.])(gpt-\d.*)$/.exec(m);
+  if (gpt && !m.includes('claude-')) return gpt[1].replace(/-\d{4}-\d{2}-\d{2}$/, '').replace(/-latest$/, '');
   m = m.replace(/^.*?(?=claude-)/, '');
   m = m
     .replace(/\[1m\]$/, '')
@@ -138,17 +207,26 @@ export interface PriceMatch {
 
 const FAMILIES = ['opus', 'sonnet', 'haiku'] as const;
 
-/** The family of a Claude model key (`claude-opus-4-8` -> `opus`, `claude-3-5-haiku` -> `haiku`), or null. */
+/**
+ * The family of a model key, or null: a Claude model's (`claude-opus-4-8` -> `opus`, `claude-3-5-haiku` -> `haiku`);
+ * an OpenAI model's tier, the words after its version (`gpt-6.1-terra` -> `gpt terra`, `gpt-5.5` -> `gpt`,
+ * `gpt-5-codex` -> `gpt codex`).
+ */
 export function modelFamily(key: string): string | null {
+  const gpt = /^gpt-\d+(?:\.\d+)?(?:-(.+))?$/.exec(key);
+  if (gpt) return gpt[1] ? `gpt ${gpt[1]}` : 'gpt';
   if (!key.startsWith('claude-')) return null;
   const words = key.split('-');
   return FAMILIES.find((f) => words.includes(f)) ?? null;
 }
 
-/** The version numbers in a model key, in order (`claude-opus-4-8` -> [4, 8], `claude-3-5-haiku` -> [3, 5]). */
+/**
+ * The version numbers in a model key, in order (`claude-opus-4-8` -> [4, 8], `claude-3-5-haiku` -> [3, 5],
+ * `gpt-5.6-sol` -> [5, 6]).
+ */
 function versionOf(key: string): number[] {
   return key
-    .split('-')
+    .split(/[-.]/)
     .filter((w) => /^\d{1,3}$/.test(w))
     .map(Number);
 }

@@ -108,6 +108,11 @@ export interface Entry {
    * `last_token_usage` with no input or output, its `total_tokens` the size it left). Not a request.
    */
   compactedContextTokens?: number;
+  /**
+   * Codex token counts: the plan of the ChatGPT login the agent ran on (`rate_limits.plan_type`, e.g. `plus`, `pro`),
+   * when it records one: its requests, and a summary by the same Codex, are billed to that plan.
+   */
+  loginPlan?: string;
 }
 
 /** What a compact boundary records of its compaction, beside `preTokens`. */
@@ -474,6 +479,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     recordedOverheadTokens: undefined,
     compactRecord: undefined,
     compactedContextTokens: undefined,
+    loginPlan: undefined,
   };
   if (e.kind === 'cost-state') e.agentCost = costStateOf(o);
   if (isCompactBoundary(e)) {

@@ -28,7 +28,7 @@ export interface SessionStats {
   model: string | null;
   /**
    * The prompt cache as the file left it (read at `now`; whether it has expired since is the caller's to say from
-   * `cache.expiresAt`), and what resuming after it expires costs, null when the model has no price.
+   * `cache.expiresAt`), and what resuming costs while it is warm and after it expires, null when the model has no price.
    */
   cache: CacheState;
   expiredResume: ExpiredResume | null;
@@ -40,10 +40,15 @@ export interface SessionStats {
 /** Lines read between yields to the event loop. */
 const YIELD_EVERY = 2000;
 
+/**
+ * `targetTokens`: the user's target (agentCompactor.targetTokens), what "compacted first" is estimated at, since
+ * planning every listed session in the background is too costly.
+ */
 export async function sessionStats(
   file: string,
   prices: PriceTable = DEFAULT_PRICES,
   now = Date.now(),
+  targetTokens = DEFAULT_SETTINGS.targetTokens,
 ): Promise<SessionStats> {
   const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
   assertTranscript(index);
@@ -53,11 +58,8 @@ export async function sessionStats(
   const cache = cacheState(index.entries, rounds, index.format.id, now);
   const contextTokens = newest?.usage.contextTokens ?? null;
   const priced = newest?.round.model ? priceFor(newest.round.model, prices) : null;
-  // Planning every listed session in the background is too costly; the default target stands for the plan's result.
   const expiredResume =
-    priced && contextTokens !== null
-      ? expiredResumeCost(cache, contextTokens, priced.price, DEFAULT_SETTINGS.targetTokens)
-      : null;
+    priced && contextTokens !== null ? expiredResumeCost(cache, contextTokens, priced.price, targetTokens) : null;
   return {
     rounds: rounds.length,
     costUsd: cost.total.usd,

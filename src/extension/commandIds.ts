@@ -33,6 +33,7 @@ export const CommandId = {
   undoLastCompaction: 'agentCompactor.undoLastCompaction',
   showConversationDiff: 'agentCompactor.showConversationDiff',
   repairSession: 'agentCompactor.repairSession',
+  forkBeforeCompaction: 'agentCompactor.forkBeforeCompaction',
   filterSessions: 'agentCompactor.filterSessions',
   refreshSessions: 'agentCompactor.refreshSessions',
   revealSessionFile: 'agentCompactor.revealSessionFile',

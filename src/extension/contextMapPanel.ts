@@ -12,7 +12,7 @@ import { buildMapState } from './model/mapState';
 import { mapHtml } from './model/mapHtml';
 import { setUpWebviewPanel } from './webviewPanel';
 import { baseName } from './model/format';
-import { getPrices, SECTION } from './settings';
+import { costSettings, getPrices, SECTION } from './settings';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
 import { CommandId } from './commandIds';
@@ -77,7 +77,11 @@ class ContextMapPanel implements vscode.Disposable {
     const prices = getPrices(uri);
     if (prices.error) this.log.warn(prices.error);
     const target = this.store.compactSettings(this.file).targetTokens;
-    return { type: 'state', state: buildMapState(this.file, s.analysis, s.plan, target, prices.table) };
+    const { summarizer } = costSettings(this.file);
+    return {
+      type: 'state',
+      state: buildMapState(this.file, s.analysis, s.plan, target, prices.table, Date.now(), summarizer),
+    };
   }
 
   push(): void {

@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import { readSettings, userScopedValue, USER_ONLY_SETTINGS, type ExtensionSettings } from './model/settings';
 import { priceTableFromSetting } from './model/mapState';
 import type { PriceTable } from '../core/cost';
+import { DEFAULT_SETTINGS } from '../core/compact/types';
+import type { SummarizerPricing } from '../core/compact/summarizerCost';
 
 export const SECTION = 'agentCompactor';
 
@@ -23,4 +25,25 @@ export function onSettingsChanged(listener: (e: vscode.ConfigurationChangeEvent)
   return vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration(SECTION)) listener(e);
   });
+}
+
+/**
+ * What every surface prices a plan with: the `agentCompactor.prices` table and the summarizer a compaction would run
+ * (the `summarizer` and `model` settings), so the plan line, the Context Map, the status bar and the confirmation
+ * say the same figures.
+ */
+export function costSettings(file: string): {
+  prices: PriceTable;
+  summarizer: SummarizerPricing;
+  /** The user's target (agentCompactor.targetTokens), what a list that does not plan estimates "compacted first" at. */
+  targetTokens: number;
+} {
+  const uri = vscode.Uri.file(file);
+  const prices = getPrices(uri).table;
+  const config = getSettings(uri);
+  return {
+    prices,
+    summarizer: { summarizer: config.summarizer, model: config.model },
+    targetTokens: config.compact.targetTokens ?? DEFAULT_SETTINGS.targetTokens,
+  };
 }

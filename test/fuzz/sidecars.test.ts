@@ -190,7 +190,6 @@ const TARGETS: Target[] = [
     verbs: ['sessions'],
     withOthers: true,
     kinds: CLASSES,
-    kinds: CLASSES,
   },
   {
     id: 'another Codex rollout',

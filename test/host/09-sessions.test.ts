@@ -125,6 +125,8 @@ describe('host: Sessions view', function () {
       'every project listed and rounds and cost in the workspace project',
     );
     assert.match(session.tooltip, /Rounds: \d+\nCost: \$\d/);
+    // Its prompt cache expired long ago: the tooltip says what resuming it re-writes and costs.
+    assert.match(session.tooltip, /\ncache expired \d+ days ago: resuming re-writes [\d.]+k tokens, ≈ \$[\d.]+/);
     const collapsed = api
       .getSessionsTree()
       .slice(1)

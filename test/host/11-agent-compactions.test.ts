@@ -5,6 +5,8 @@
  * node's tooltip shows).
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CompactionPlan } from '../../src/core/compact/types';
 import type { AgentCompactorApi } from '../../src/extension/api';
@@ -35,7 +37,40 @@ describe('host: compactions the agent made, and the status bar cost', function (
     assert.match(tip, /^Compaction 1: auto compaction by Claude Code, line 576\. Rounds above it are history/);
     assert.match(tip, /\nContext: 167,174 → not recorded; next request 51,732\.\n/);
     assert.match(tip, /\nIts own request \(the summary\): not recorded\.\n/);
-    assert.match(tip, /Agent Compactor does not fork a session from before a compaction/);
+    assert.match(tip, /Fork From Before This Compaction \(context menu\) writes a new session/);
+  });
+
+  it('Fork From Before This Compaction, run on the boundary node: a new session beside it, the original untouched', async () => {
+    const boundary = api.getRoundsTree(1).find((n) => n.kind === 'boundary');
+    assert.ok(boundary && boundary.contextValue === 'boundary');
+    const before = fs.readFileSync(file);
+    const files = fs.readdirSync(path.dirname(file));
+    // As the context menu calls it (the node itself), with the confirmation answered by a programmatic call's option.
+    const result = await withTimeout(
+      vscode.commands.executeCommand<{ output: string; sessionId: string; messages: number }>(
+        'agentCompactor.forkBeforeCompaction',
+        { file: boundary.file, compaction: (boundary as { compaction?: number }).compaction, confirm: false },
+      ),
+      60_000,
+      'fork before the compaction',
+    );
+    assert.ok(result, 'a fork was written');
+    assert.equal(path.dirname(result.output), path.dirname(file));
+    assert.deepEqual(fs.readFileSync(file), before, 'the original is untouched');
+    assert.deepEqual(fs.readdirSync(path.dirname(file)).sort(), [...files, path.basename(result.output)].sort());
+    const lines = before.toString('utf8').split('\n');
+    assert.equal(fs.readFileSync(result.output, 'utf8'), lines.slice(0, 575).join('\n') + '\n');
+    // The fork is shown: no compaction in it, its last round the one the compaction summarized.
+    await waitFor(
+      () => (api.getRoundsTree(1).some((n) => n.kind === 'header' && n.file === result.output) ? true : undefined),
+      30_000,
+      'the fork in the Rounds view',
+    );
+    assert.equal(api.getRoundsTree(1).filter((n) => n.kind === 'boundary').length, 0);
+    // Back to the original (the fork was shown without an editor of its own), then the fork goes.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await showTranscript(api, file);
+    fs.rmSync(result.output);
   });
 
   it('the Context Map lists it', async () => {
@@ -50,6 +85,11 @@ describe('host: compactions the agent made, and the status bar cost', function (
     );
     const shown = await waitFor(() => api.getContextMap(file)?.state, 30_000, 'the map state');
     assert.deepEqual(shown.compactions, state.compactions);
+    // Its cost section's next-turn line: the cache as the session left it and the next turn's input as it is.
+    assert.match(
+      shown.cost.nextTurn,
+      /^Prompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\); the next turn's input as it is ≈ \$[\d.]+ \(at [\w.-]+ rates\)\.$/,
+    );
   });
 
   it("the status bar's tooltip: the next turn's cost as it is; with a preview, the plan's cost line", async () => {

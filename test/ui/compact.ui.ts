@@ -34,6 +34,16 @@ const VIEWPORT = { width: 1400, height: 900 };
 /** The line the user types at the top of the reviewed summary. */
 const EDITED_LINE = 'UI-EDITED-MARKER: keep the failing test case in mind.';
 
+/** A transcript with every timestamp moved so that its newest is two minutes ago (order and gaps kept). */
+function recentCopy(jsonl: string): string {
+  const stamps = [...jsonl.matchAll(/"timestamp":"([^"]+)"/g)].map((m) => Date.parse(m[1]));
+  const delta = Date.now() - 2 * 60_000 - Math.max(...stamps);
+  return jsonl.replace(
+    /"timestamp":"([^"]+)"/g,
+    (_, t: string) => `"timestamp":"${new Date(Date.parse(t) + delta).toISOString()}"`,
+  );
+}
+
 /** Every string value in the JSON lines of a transcript that contains `needle`. */
 function stringsWith(jsonl: string, needle: string): string[] {
   const found: string[] = [];
@@ -74,7 +84,11 @@ describe('UI: compact a transcript as a user would', function () {
   this.timeout(120_000);
   let wb: Workbench;
   let fake: FakeAnthropic;
-  const original = fs.readFileSync(path.join(fixturesDir, 'claude-code', 'v2.1.97-live-before.jsonl'));
+  // The fixture as if its last reply came two minutes ago: its prompt cache (written for 1 hour) is warm, so the
+  // confirmation weighs a cheap cached next turn against the compaction and shows a break-even after some turns.
+  const original = Buffer.from(
+    recentCopy(fs.readFileSync(path.join(fixturesDir, 'claude-code', 'v2.1.97-live-before.jsonl'), 'utf8')),
+  );
 
   before(async function () {
     this.timeout(180_000);
@@ -89,7 +103,7 @@ describe('UI: compact a transcript as a user would', function () {
         'agentCompactor.baseUrl': fake.url,
       },
       workspaceFiles: {
-        [TRANSCRIPT]: { copyFrom: path.join('claude-code', 'v2.1.97-live-before.jsonl') },
+        [TRANSCRIPT]: original,
         'example.jsonl': { copyFrom: path.join('claude-code', 'example.jsonl') },
       },
     });
@@ -303,6 +317,12 @@ describe('UI: compact a transcript as a user would', function () {
     for (const b of ['Review Summary', 'Compact Without Review', 'Open Budget Preview'])
       assert.ok(buttons.includes(b), `dialog buttons: ${JSON.stringify(buttons)}`);
     assert.ok(!buttons.includes('Compact'), 'no one-step Compact while reviewing is on');
+    // The cost line: the warm cache read as it is, the compaction with the Anthropic summary's own (estimated) cost,
+    // and the turns after which it pays for itself.
+    assert.match(
+      text,
+      /Cost: next turn as it is \$[\d.]+ \(cache warm for \d+ min more\), compacted \$[\d.]+, \$[\d.]+ of it the summary by the Anthropic API \([\w.-]+; an estimate: [^)]*\); it pays for itself after \d+ turns?; (saves|costs) ≈ \$[\d.]+/,
+    );
     await wb.screenshot('compact-confirm');
     const t0 = Date.now();
     await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Review Summary$/ }).click();
@@ -310,7 +330,7 @@ describe('UI: compact a transcript as a user would', function () {
 
     // The progress notification while the summary is written: cancellable.
     const progress = wb.page.locator('.notification-toast', { hasText: 'Writing the summary of session.jsonl' });
-    await progress.first().waitFor({ state: 'visible', timeout: 15_000 });
+    await progress.first().waitFor({ state: 'visible', timeout: 45_000 });
     await progress
       .first()
       .locator('.monaco-button', { hasText: 'Cancel' })

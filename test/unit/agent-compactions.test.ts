@@ -297,8 +297,10 @@ describe('compactions the file records', function () {
       );
       assert.match(node.tooltip ?? '', /^Compaction 1: auto compaction by Claude Code, line 576\./);
       assert.match(node.tooltip ?? '', /Its own request \(the summary\): not recorded\./);
-      assert.match(node.tooltip ?? '', /does not fork a session from before a compaction/);
+      assert.match(node.tooltip ?? '', /Fork From Before This Compaction \(context menu\) writes a new session/);
       assert.equal(node.line, c.line);
+      assert.equal(node.compaction, 1, 'the node names its compaction for the context menu');
+      assert.equal(node.contextValue, 'boundary');
     });
 
     it("the Context Map's state lists it (valid for the webview)", async () => {

@@ -11,10 +11,11 @@ import {
   compactionEconomics,
   economicsLine,
   nextTurnCost,
-  summarizerCost,
   FIVE_MINUTES_MS,
   ONE_HOUR_MS,
   type CacheState,
+  type CompactionEconomics,
+  type PlanEconomics,
 } from '../../src/core/cache';
 import { DEFAULT_PRICES, priceFor } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
@@ -257,8 +258,7 @@ describe('prompt cache state and the next turn cost', function () {
     });
 
     it('an LLM summarizer adds its own cost and moves the break-even; a compaction that saves nothing never pays', () => {
-      const summarizer = summarizerCost(120_000, 4_000, price); // reads the span, writes the summary
-      near(summarizer, usd(120_000, 3) + usd(4_000, 15), 'summarizer');
+      const summarizer = usd(120_000, 3) + usd(8_000, 15); // reads the span, writes its analysis and the summary
       const offline = nextTurnCost({
         cache: state('warm', FIVE_MINUTES_MS, 150_000),
         contextTokens: 152_000,
@@ -291,7 +291,6 @@ describe('prompt cache state and the next turn cost', function () {
       });
       assert.equal(useless.breakEvenTurns, null);
       assert.ok(useless.savedOverHorizonUsd < 0);
-      assert.equal(summarizerCost(1e6, 1e6, null), 0, 'an unpriced model is said to cost nothing only by the caller');
     });
 
     it('a plan on a real session: the line names both costs, the cache and the break-even; an LLM summarizer costs more than offline', async () => {
@@ -300,14 +299,23 @@ describe('prompt cache state and the next turn cost', function () {
       const plan = await planCompaction(a, { ...DEFAULT_SETTINGS, targetTokens: 40_000 });
       const newest = a.rounds.filter((r) => r.usageEntry >= 0).at(-1)!;
       const at = Date.parse(a.index.entries[newest.usageEntry].timestamp!);
-      const warm = compactionEconomics(a, plan, { now: at + 60_000 })!;
-      const cold = compactionEconomics(a, plan, { now: at + 2 * ONE_HOUR_MS })!;
+      const priced = (e: PlanEconomics | null): CompactionEconomics => {
+        assert.ok(e && e.priced, 'priced');
+        return e;
+      };
+      const warm = priced(compactionEconomics(a, plan, { now: at + 60_000 }));
+      const cold = priced(compactionEconomics(a, plan, { now: at + 2 * ONE_HOUR_MS }));
       assert.equal(warm.cache.status, 'warm');
       assert.equal(cold.cache.status, 'expired');
       assert.equal(warm.afterTokens, plan.postTokens + plan.overheadTokens);
       assert.ok(warm.asIsUsd < cold.asIsUsd, 'a warm cache makes resuming cheaper');
       assert.equal(warm.summarizerUsd, 0);
-      const llm = compactionEconomics(a, plan, { now: at + 60_000, summarizerModel: 'claude-sonnet-4-6' })!;
+      const llm = priced(
+        compactionEconomics(a, plan, {
+          now: at + 60_000,
+          summarizer: { summarizer: 'anthropic', model: 'claude-sonnet-4-6' },
+        }),
+      );
       assert.ok(llm.summarizerUsd > 0 && llm.compactedUsd > warm.compactedUsd);
       const line = economicsLine(cold);
       assert.match(
@@ -315,7 +323,10 @@ describe('prompt cache state and the next turn cost', function () {
         /^next turn as it is \$\d+\.\d+ \(cache expired 60 min ago\), compacted \$\d+\.\d+; it pays for itself (at once|after \d+ turns?); saves ≈ \$\d+\.\d+ over the next 20 \(input tokens at claude-sonnet-4-6 rates\)$/,
         line,
       );
-      assert.match(economicsLine(llm), /, \$\d+\.\d+ of it the claude-sonnet-4-6 summary;/);
+      assert.match(
+        economicsLine(llm),
+        /, \$\d+\.\d+ of it the summary by the Anthropic API \(claude-sonnet-4-6; an estimate: ~\d+k tokens in, ~8k out; billed to your Anthropic API key\);/,
+      );
       assert.equal(
         compactionEconomics(a, { ...plan, nothingToDo: true }, { now: at }),
         null,
@@ -349,12 +360,37 @@ describe('prompt cache state and the next turn cost', function () {
     assert.equal(text.status, 0, text.stderr);
     assert.match(
       text.stdout,
-      /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\n$/,
+      /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\nthe next turn's input as it is ≈ \$[\d.]+ \(at claude-sonnet-4-6 rates\); nothing to compact at the default target of 100\.0k\n$/,
     );
     const json = cli(['inspect', file, '--json']);
-    const cache = (JSON.parse(json.stdout) as { cache: CacheState }).cache;
+    const parsed = JSON.parse(json.stdout) as {
+      cache: CacheState;
+      nextTurn: null;
+      nextTurnAsIs: { priced: boolean; asIsUsd: number };
+      nextTurnCompaction: { targetTokens: number; nothingToDo: boolean };
+    };
+    const cache = parsed.cache;
     assert.equal(cache.status, 'expired');
     assert.equal(cache.ttlMs, ONE_HOUR_MS);
+    assert.equal(parsed.nextTurn, null);
+    assert.ok(parsed.nextTurnAsIs.priced && parsed.nextTurnAsIs.asIsUsd > 0);
+    assert.deepEqual(parsed.nextTurnCompaction, { targetTokens: 100_000, nothingToDo: true, readOnly: null });
+    // A session the default settings compact: inspect gives the next turn both ways, as plan does.
+    const big = agentFixtures('codex').find((f) => f.endsWith('rollout-0.142-alpha-compacted.jsonl'))!;
+    const bigText = cli(['inspect', big]);
+    assert.equal(bigText.status, 0, bigText.stderr);
+    assert.match(
+      bigText.stdout,
+      /\nnext turn as it is \$[\d.]+ \(cache state unknown: [^)]*\), compacted \$[\d.]+; it .*\(input tokens at gpt-5\.5 rates\); compacted with the default settings \(target 100\.0k\)\n$/,
+    );
+    const bigJson = JSON.parse(cli(['inspect', big, '--json']).stdout) as {
+      nextTurn: { priced: boolean; asIsUsd: number; compactedUsd: number };
+    };
+    const bigPlan = JSON.parse(cli(['plan', big, '--json']).stdout) as {
+      nextTurn: { asIsUsd: number; compactedUsd: number };
+    };
+    assert.equal(bigJson.nextTurn.priced, true);
+    assert.equal(bigJson.nextTurn.compactedUsd, bigPlan.nextTurn.compactedUsd, 'inspect and plan agree');
     const plan = cli(['plan', file, '--target-tokens', '40000']);
     assert.equal(plan.status, 0, plan.stderr);
     assert.match(

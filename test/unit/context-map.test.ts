@@ -219,7 +219,7 @@ describe('Context Map figures', function () {
       assert.equal(modelKey('claude-sonnet-4-6[1m]'), 'claude-sonnet-4-6');
       assert.equal(priceFor('claude-opus-4-1-20250805')!.key, 'claude-opus-4-1');
       assert.equal(priceFor('claude-opus-4-20250514')!.key, 'claude-opus-4');
-      assert.equal(priceFor('gpt-5'), null);
+      assert.equal(priceFor('llama-4-maverick'), null);
       assert.equal(
         priceFor('claude-sonnet-4-5-20250929', withPriceOverrides({ 'claude-sonnet-4-5': { input: 2 } }))!.price
           .cacheRead,

@@ -124,17 +124,30 @@ describe('cost of a compaction in the extension', function () {
     });
 
     it('the Anthropic summarizer: its cost is named in the dialog, and makes the compacted turn dearer', () => {
-      const offline = compactionEconomics(analysis, plan, { now: at + 60_000 })!;
-      const llm = compactionEconomics(analysis, plan, { now: at + 60_000, summarizerModel: 'claude-sonnet-4-6' })!;
+      const offline = compactionEconomics(analysis, plan, { now: at + 60_000 });
+      const llm = compactionEconomics(analysis, plan, {
+        now: at + 60_000,
+        summarizer: { summarizer: 'anthropic', model: 'claude-sonnet-4-6' },
+      });
+      assert.ok(offline?.priced && llm?.priced);
       assert.ok(llm.compactedUsd > offline.compactedUsd);
-      assert.match(dialog(llm, 'anthropic'), /compacted \$[\d.]+, \$[\d.]+ of it the claude-sonnet-4-6 summary;/);
+      assert.match(
+        dialog(llm, 'anthropic'),
+        /compacted \$[\d.]+, \$[\d.]+ of it the summary by the Anthropic API \(claude-sonnet-4-6; an estimate: /,
+      );
     });
 
-    it('unpriced model: the dialog says so; without economics (nothing to do, or not given) no cost line', () => {
+    it('unpriced model: the dialog says so and why; without economics (nothing to do, or not given) no cost line', () => {
+      const unpriced = compactionEconomics(analysis, plan, {
+        now: at,
+        prices: { ...DEFAULT_PRICES, models: {} },
+        pricesHint: 'the setting agentCompactor.prices',
+      });
       assert.match(
-        dialog(null),
-        /\nCost: not estimated \(the newest response's model has no price; give one with the setting agentCompactor\.prices\)\.\n/,
+        dialog(unpriced),
+        /\nCost: next turn not priced \(no price for claude-sonnet-4-6: give one with the setting agentCompactor\.prices\)\.\n/,
       );
+      assert.doesNotMatch(dialog(null), /Cost:/);
       assert.doesNotMatch(dialog(undefined), /Cost:/);
       assert.doesNotMatch(planDetail({ ...plan, nothingToDo: true }, contextNow(analysis.report), null), /Cost:/);
     });
@@ -164,7 +177,12 @@ describe('cost of a compaction in the extension', function () {
         const planned = buildMapState(file, analysis, plan, undefined, DEFAULT_PRICES, T0 + 40 * 60_000);
         assert.equal(
           planned.cost.nextTurn,
-          economicsText(compactionEconomics(analysis, plan, { now: T0 + 40 * 60_000 })),
+          economicsText(
+            compactionEconomics(analysis, plan, {
+              now: T0 + 40 * 60_000,
+              pricesHint: 'the setting agentCompactor.prices',
+            })!,
+          ),
         );
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -186,10 +204,10 @@ describe('cost of a compaction in the extension', function () {
     before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-ui-'))));
     after(() => rmSync(dir, { recursive: true, force: true }));
 
-    async function statsOf(context: number, lifetime: '5m' | '1h', name: string) {
+    async function statsOf(context: number, lifetime: '5m' | '1h', name: string, target?: number) {
       const file = join(dir, `${name}.jsonl`);
       writeFileSync(file, oneTurn(context, T0, lifetime));
-      return sessionStats(file, DEFAULT_PRICES, T0 + 1000);
+      return sessionStats(file, DEFAULT_PRICES, T0 + 1000, target);
     }
     const summary = (file: string, size: number, mtimeMs: number): SessionSummary => ({
       file,
@@ -206,11 +224,24 @@ describe('cost of a compaction in the extension', function () {
       forkOf: null,
     });
 
-    it('5-minute writes, 152k context: warm → no mark; 40 min after expiry → mark and the resume costs as it is and compacted first', async () => {
+    it('5-minute writes, 152k context: warm → no mark, the next turn now and after expiry; 40 min after expiry → mark and the resume costs as it is and compacted first', async () => {
       const stats = await statsOf(152_000, '5m', 'five');
       assert.equal(stats.cache.status, 'warm', 'read one second after the reply');
       assert.equal(stats.cache.expiresAt, T0 + FIVE_MINUTES_MS);
-      assert.equal(cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + FIVE_MINUTES_MS - 1), null);
+      const warm = cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + 60_000)!;
+      assert.equal(warm.mark, null, 'warm: no mark');
+      // Warm: the next turn reads the covered prefix (152k, all of it here) and writes the rest (nothing).
+      assert.equal(
+        warm.tooltip,
+        `cache warm until 14:05 UTC (4 min more): the next turn ≈ ${cents(usd(152_000, price.cacheRead))} now; after that resuming re-writes 152k tokens, ≈ ${cents(usd(152_000, price.cacheWrite5m))}; compacted first ≈ ${cents(usd(100_000, price.cacheWrite5m))} (to ~100k)`,
+      );
+      const warmNode = sessionNode(summary(join(dir, 'five.jsonl'), stats.size, stats.mtimeMs), T0 + 60_000, {
+        kind: 'ready',
+        stats,
+        stale: false,
+      });
+      assert.doesNotMatch(warmNode.description, /cache/);
+      assert.ok(warmNode.tooltip.endsWith(`\n${warm.tooltip}`), warmNode.tooltip);
       const later = T0 + FIVE_MINUTES_MS + 40 * 60_000;
       const note = cacheExpiryNote({ kind: 'ready', stats, stale: false }, later)!;
       // Everything written anew at the 5-minute rate; compacted first to the default 100k target.
@@ -236,7 +267,10 @@ describe('cost of a compaction in the extension', function () {
 
     it('1-hour writes: still warm at 40 minutes, expired after the hour at the 1-hour rate', async () => {
       const stats = await statsOf(152_000, '1h', 'hour');
-      assert.equal(cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + 40 * 60_000), null);
+      assert.match(
+        cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + 40 * 60_000)!.tooltip,
+        /^cache warm until 15:00 UTC \(20 min more\): the next turn ≈ \$[\d.]+ now; after that resuming re-writes 152k tokens/,
+      );
       const note = cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + ONE_HOUR_MS + 3 * 3_600_000)!;
       assert.equal(
         note.tooltip,
@@ -246,7 +280,9 @@ describe('cost of a compaction in the extension', function () {
 
     it('a small context, an unknown state (Codex-like rules), or no figures yet: no mark', async () => {
       const small = await statsOf(EXPIRED_MARK_TOKENS - 1, '5m', 'small');
-      assert.equal(cacheExpiryNote({ kind: 'ready', stats: small, stale: false }, T0 + ONE_HOUR_MS), null);
+      const smallNote = cacheExpiryNote({ kind: 'ready', stats: small, stale: false }, T0 + ONE_HOUR_MS)!;
+      assert.equal(smallNote.mark, null, 'a small context: figures, no mark');
+      assert.match(smallNote.tooltip, /^cache expired 55 min ago: resuming re-writes 50k tokens/);
       const mid = await statsOf(80_000, '5m', 'mid');
       const midNote = cacheExpiryNote({ kind: 'ready', stats: mid, stale: false }, T0 + ONE_HOUR_MS)!;
       assert.match(
@@ -258,6 +294,15 @@ describe('cost of a compaction in the extension', function () {
       const unknown = { ...big, cache: { ...big.cache, status: 'unknown' as const } };
       assert.equal(cacheExpiryNote({ kind: 'ready', stats: unknown, stale: false }, T0 + ONE_HOUR_MS), null);
       assert.equal(cacheExpiryNote({ kind: 'pending' }, T0 + ONE_HOUR_MS), null);
+    });
+
+    it("compacted first is estimated at the user's target, not the default", async () => {
+      const stats = await statsOf(152_000, '5m', 'target', 60_000);
+      const note = cacheExpiryNote({ kind: 'ready', stats, stale: false }, T0 + ONE_HOUR_MS)!;
+      assert.ok(
+        note.tooltip.endsWith(`; compacted first ≈ ${cents(usd(60_000, price.cacheWrite5m))} (to ~60k)`),
+        note.tooltip,
+      );
     });
   });
 

@@ -17,7 +17,7 @@ import {
 } from '../../src/core/cost';
 import { parseLine } from '../../src/core/entries';
 import { indexTranscript } from '../../src/core/transcript';
-import { repoRoot } from '../support/fixtures';
+import { agentFixtures, repoRoot } from '../support/fixtures';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
@@ -159,7 +159,7 @@ describe("price lookup for today's model ids", () => {
   });
 
   it('an unknown family is unpriced, and the note names the override', async () => {
-    assert.equal(priceFor('gpt-5'), null);
+    assert.equal(priceFor('llama-4-maverick'), null);
     assert.equal(priceFor('claude-mythos-1'), null);
     const c = await costOfLines([
       user('u0', null),
@@ -185,6 +185,94 @@ describe("price lookup for today's model ids", () => {
       'claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5.',
     ]);
     assert.equal(costFigure(c), '$6.00 (assumed prices)');
+  });
+});
+
+describe('Codex rollouts are priced at the OpenAI rates of their model', () => {
+  it('every model of the Codex fixtures has its own rates: no "No price" note, a cost above zero', async () => {
+    for (const file of agentFixtures('codex')) {
+      const c = sessionCost((await indexTranscript(file)).entries);
+      assert.deepEqual(c.unpriced, [], `${file}: ${c.unpriced.join(', ')}`);
+      assert.deepEqual(c.assumed, [], file);
+      assert.ok(c.total.usd > 0, `${file}: $${c.total.usd}`);
+      assert.deepEqual(costNotes(c, '--prices FILE'), [], file);
+    }
+  });
+
+  it("a token count's input holds its cached part and its output its reasoning: input − cached at the input rate, cached at the cached rate, all output at the output rate", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ac-codex-price-')), 'rollout.jsonl');
+    try {
+      const count = (input: number, cached: number, output: number, reasoning: number, total: number) =>
+        JSON.stringify({
+          timestamp: '2026-11-20T10:00:02.000Z',
+          type: 'event_msg',
+          payload: {
+            type: 'token_count',
+            info: {
+              total_token_usage: {
+                input_tokens: input,
+                cached_input_tokens: cached,
+                output_tokens: output,
+                total_tokens: total,
+              },
+              last_token_usage: {
+                input_tokens: input,
+                cached_input_tokens: cached,
+                output_tokens: output,
+                reasoning_output_tokens: reasoning,
+                total_tokens: input + output,
+              },
+            },
+          },
+        });
+      const lines = [
+        JSON.stringify({
+          timestamp: '2026-11-20T10:00:00.000Z',
+          type: 'session_meta',
+          payload: { id: '0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee', cwd: '/p', cli_version: '0.169.0' },
+        }),
+        JSON.stringify({
+          timestamp: '2026-11-20T10:00:01.000Z',
+          type: 'turn_context',
+          payload: { cwd: '/p', model: 'gpt-5.5' },
+        }),
+        count(100_000, 60_000, 2_000, 1_500, 102_000),
+        JSON.stringify({
+          timestamp: '2026-11-20T10:00:03.000Z',
+          type: 'response_item',
+          payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] },
+        }),
+      ];
+      writeFileSync(file, lines.join('\n') + '\n');
+      const c = sessionCost((await indexTranscript(file)).entries);
+      near(c.total.usd, (40_000 * 5 + 60_000 * 0.5 + 2_000 * 30) / 1e6, 'gpt-5.5');
+      near(c.total.cacheRead, (60_000 * 0.5) / 1e6, 'cached part');
+      near(c.total.output, (2_000 * 30) / 1e6, 'reasoning inside the output');
+    } finally {
+      rmSync(join(file, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('past 272,000 input tokens the whole request is at the long-context rates (2× input, 1.5× output)', () => {
+    const p = priceFor('gpt-5.4')!.price;
+    const u = (input: number) => ({ input, output: 1000, cacheCreation: 0, cacheRead: 0 });
+    near(costOfUsage(u(272_000), p).usd, (272_000 * 2.5 + 1000 * 15) / 1e6, 'at 272,000');
+    near(costOfUsage(u(272_001), p).usd, (272_001 * 5 + 1000 * 22.5) / 1e6, 'at 272,001');
+  });
+
+  it("OpenAI ids keep their dots; dated and prefixed ids find their model; an unknown tier or version is assumed at its family's newest", () => {
+    assert.equal(priceFor('gpt-5.4-2026-03-05')!.key, 'gpt-5.4');
+    assert.equal(priceFor('openai/gpt-5.5')!.key, 'gpt-5.5');
+    assert.deepEqual(
+      { key: priceFor('gpt-6.1-terra')!.key, assumed: priceFor('gpt-6.1-terra')!.assumed },
+      { key: 'gpt-5.6-terra', assumed: true },
+    );
+    assert.deepEqual(
+      { key: priceFor('gpt-5.7')!.key, assumed: priceFor('gpt-5.7')!.assumed },
+      { key: 'gpt-5.5', assumed: true },
+    );
+    assert.equal(priceFor('gpt-5.5')!.assumed, false);
+    assert.equal(priceFor('claude-opus-4-7')!.key, 'claude-opus-4-7');
   });
 });
 

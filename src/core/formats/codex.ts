@@ -370,6 +370,8 @@ export class CodexReader implements RecordReader {
     const e = this.tokenCount(info, plain, chained);
     const window = info?.model_context_window;
     if (typeof window === 'number' && Number.isFinite(window) && window > 0) e.contextWindow = window;
+    const plan = str(obj(payload, 'rate_limits'), 'plan_type');
+    if (plan) e.loginPlan = plan;
     return e;
   }
 

@@ -12,7 +12,6 @@ import { contextNow, type ContextFigure } from '../../core/context';
 import { bytesAfterLastBoundary } from '../../core/compact/activePart';
 import {
   applyCompaction,
-  DEFAULT_MODEL,
   planCompactionOf,
   type CompactOptions,
   type PlannedCompaction,
@@ -34,7 +33,7 @@ import {
 } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import type { FormatId } from '../../core/formats/types';
-import { getPrices, getSettings } from '../settings';
+import { costSettings, getSettings } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -218,9 +217,14 @@ async function confirmed(
     return false;
   }
   if (o.confirm === false) return true;
-  const prices = getPrices(vscode.Uri.file(file)).table;
-  const summarizerModel = req.summarizer === 'anthropic' ? (req.config.model ?? DEFAULT_MODEL) : undefined;
-  const economics = compactionEconomics(planned.analysis, plan, { now: Date.now(), prices, summarizerModel });
+  // Priced as the plan line prices it (the same settings), with the summarizer this run settled on.
+  const { prices } = costSettings(file);
+  const economics = compactionEconomics(planned.analysis, plan, {
+    now: Date.now(),
+    prices,
+    summarizer: { summarizer: req.summarizer, model: req.config.model },
+    pricesHint: 'the setting agentCompactor.prices',
+  });
   const { message, detail } = confirmationText(plan, context, {
     economics,
     mode: req.mode,

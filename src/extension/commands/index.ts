@@ -13,6 +13,7 @@ import { openTranscriptCommand } from './openTranscript';
 import { previewCommand } from './preview';
 import { refreshCommand } from './refresh';
 import { repairSessionCommand } from './repairSession';
+import { forkBeforeCompactionCommand } from './forkBefore';
 import { filterSessionsCommand, refreshSessionsCommand } from './sessions';
 import { openOriginalSessionCommand, revealSessionFileCommand } from './sessionActions';
 import { restoreBackupCommand } from './restoreBackup';
@@ -66,6 +67,7 @@ export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?:
   [CommandId.undoLastCompaction]: undoLastCompactionCommand,
   [CommandId.showConversationDiff]: showConversationDiffCommand,
   [CommandId.repairSession]: repairSessionCommand,
+  [CommandId.forkBeforeCompaction]: forkBeforeCompactionCommand,
   [CommandId.filterSessions]: filterSessionsCommand,
   [CommandId.refreshSessions]: refreshSessionsCommand,
   [CommandId.revealSessionFile]: revealSessionFileCommand,

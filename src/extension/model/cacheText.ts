@@ -2,12 +2,13 @@
 // Map's cost section): with a plan, the plan's economics (core/cache.ts `compactionEconomics`); without one, the
 // cache's state and what the next turn's input costs as it is. Pure: no `vscode` import.
 import type { Analysis } from '../../core/inspect';
-import { cacheState, compactionEconomics, dollars, nextTurnCost } from '../../core/cache';
+import { asIsLine, compactionEconomics, nextTurnAsIs } from '../../core/cache';
+import { OFFLINE_SUMMARIZER, type SummarizerPricing } from '../../core/compact/summarizerCost';
 import type { CompactionPlan } from '../../core/compact/types';
-import { contextNow } from '../../core/context';
-import { DEFAULT_PRICES, priceFor, type PriceTable } from '../../core/cost';
-import { newestUsageInContext } from '../../core/tokens/usage';
+import { DEFAULT_PRICES, type PriceTable } from '../../core/cost';
 import { economicsText } from './planText';
+
+const PRICES_SETTING = 'the setting agentCompactor.prices';
 
 /** "Prompt cache: cache warm for 3 min more (…); the next turn's input as it is ≈ $0.05 (at claude-sonnet-4-6 rates)." */
 export function nextTurnText(
@@ -15,22 +16,14 @@ export function nextTurnText(
   plan: CompactionPlan | null,
   now: number,
   prices: PriceTable = DEFAULT_PRICES,
+  summarizer: SummarizerPricing = OFFLINE_SUMMARIZER,
 ): string {
-  if (plan && !plan.nothingToDo) return economicsText(compactionEconomics(analysis, plan, { now, prices }));
-  const { entries } = analysis.index;
-  const cache = cacheState(entries, analysis.rounds, analysis.index.format.id, now);
+  const planned = plan
+    ? compactionEconomics(analysis, plan, { now, prices, summarizer, pricesHint: PRICES_SETTING })
+    : null;
+  if (planned) return economicsText(planned);
+  const asIs = nextTurnAsIs(analysis, { now, prices, pricesHint: PRICES_SETTING });
+  const cache = asIs.cache;
   const state = `Prompt cache: ${cache.status === 'unknown' ? `state unknown (${cache.reason})` : cache.reason}`;
-  const model = newestUsageInContext(entries, analysis.rounds)?.round.model;
-  const priced = model ? priceFor(model, prices) : null;
-  if (!priced) return `${state}.`;
-  const contextTokens = contextNow(analysis.report).tokens;
-  const { asIsUsd } = nextTurnCost({
-    cache,
-    contextTokens,
-    overheadTokens: 0,
-    afterTokens: contextTokens,
-    summarizerUsd: 0,
-    price: priced.price,
-  });
-  return `${state}; the next turn's input as it is ≈ ${dollars(asIsUsd)} (at ${priced.key} rates).`;
+  return `${state}; ${asIsLine(asIs)}.`;
 }

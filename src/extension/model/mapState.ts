@@ -11,6 +11,7 @@ import { chartPoints } from './budget';
 import { baseName } from './format';
 import { planSummary } from './planText';
 import { nextTurnText } from './cacheText';
+import { OFFLINE_SUMMARIZER, type SummarizerPricing } from '../../core/compact/summarizerCost';
 import { contextNow } from '../../core/context';
 import { compactionCostText, compactionFigures, compactionTitle } from '../../core/agentCompactions';
 import {
@@ -238,6 +239,7 @@ export function buildMapState(
   settingsTarget: number | undefined,
   prices: PriceTable = DEFAULT_PRICES,
   now = Date.now(),
+  summarizer: SummarizerPricing = OFFLINE_SUMMARIZER,
 ): MapState {
   const { series, rounds, map, limits } = mapBase(analysis, prices);
   const readOnly = unsupportedReason(analysis.index.format);
@@ -287,7 +289,7 @@ export function buildMapState(
       notes: costNotes(c, PRICES_SETTING_HINT),
       priceSource: c.priceSource,
       priceDate: c.priceDate,
-      nextTurn: nextTurnText(analysis, plan, now, prices),
+      nextTurn: nextTurnText(analysis, plan, now, prices, summarizer),
     },
   };
 }

@@ -1,7 +1,7 @@
 // Human text about a compaction plan: the tree's summary node, the confirmation dialog,
 // the notification after a run. Pure: no `vscode` import.
 import type { CompactionPlan, CompactResult } from '../../core/compact/types';
-import { economicsLine, type CompactionEconomics } from '../../core/cache';
+import { economicsLine, type PlanEconomics } from '../../core/cache';
 import { isSessionId, resumeCommand } from '../../core/compact/resume';
 import { planBound } from '../../core/compact/bound';
 import type { FormatId } from '../../core/formats/types';
@@ -119,23 +119,17 @@ export function userDecisionsText(plan: CompactionPlan): string {
 
 /**
  * The plan's cost line (core/cache.ts `compactionEconomics`): the next turn as it is and compacted, the summarizer's
- * share, and when it pays for itself; null economics: the newest response's model has no price.
+ * share, and when it pays for itself; for an unpriced session, that it is not priced and why.
  */
-export function economicsText(e: CompactionEconomics | null): string {
-  return e
-    ? `Cost: ${economicsLine(e)}.`
-    : "Cost: not estimated (the newest response's model has no price; give one with the setting agentCompactor.prices).";
+export function economicsText(e: PlanEconomics): string {
+  return `Cost: ${economicsLine(e)}.`;
 }
 
 /**
  * Longer explanation for tooltips and the confirmation dialog's detail. It names the parts of the context (the plan
  * line and the dialog's message say the whole), so each figure appears once beside them.
  */
-export function planDetail(
-  plan: CompactionPlan,
-  context: ContextFigure,
-  economics?: CompactionEconomics | null,
-): string {
+export function planDetail(plan: CompactionPlan, context: ContextFigure, economics?: PlanEconomics | null): string {
   const f = planFigures(plan);
   const overhead = context.overheadKnown
     ? `~${formatNumber(plan.overheadTokens)}, unchanged`
@@ -150,7 +144,7 @@ export function planDetail(
   lines.push(`What bounds the result: ${planBound(plan).text}.`);
   for (const c of plan.conflicts) lines.push(`Your choice to ${c.decision}: ${c.resolution}.`);
   for (const n of plan.notes) lines.push(n);
-  if (economics !== undefined && !plan.nothingToDo) lines.push(economicsText(economics));
+  if (economics && !plan.nothingToDo) lines.push(economicsText(economics));
   return lines.join('\n');
 }
 
@@ -177,7 +171,7 @@ export function confirmationText(
     baseUrl: string;
     out?: string;
     agent?: FormatId;
-    economics?: CompactionEconomics | null;
+    economics?: PlanEconomics | null;
   },
 ): { message: string; detail: string } {
   const message = `Compact ${baseName(plan.file)}? ${contextChangeText(plan, context).replace(/^context/, 'Context')}`;

@@ -92,22 +92,33 @@ export function statsTooltip(state: StatsState): string {
 export const EXPIRED_MARK_TOKENS = 50_000;
 
 /**
- * A quiet mark and a tooltip line for a session whose prompt cache has expired and whose context is large: what resuming
- * it re-writes, and (≈, the default target standing for a plan) what it would cost compacted first. Null otherwise,
- * also while the figures are of an earlier size of the file. It only informs: nothing is compacted by itself.
+ * The tooltip line of a session's prompt cache and what resuming it costs, and a quiet mark when the cache has expired
+ * and the context is large. Warm: what the next turn costs now, when the cache expires and what resuming costs after
+ * that; expired: what resuming re-writes. Both with (≈, the user's target standing for a plan) what it would cost
+ * compacted first. Null without figures (state unknown, model unpriced), and while the figures are of an earlier
+ * size of the file. It only informs: nothing is compacted by itself.
  */
-export function cacheExpiryNote(stats: StatsState, now: number): { mark: string; tooltip: string } | null {
+export function cacheExpiryNote(stats: StatsState, now: number): { mark: string | null; tooltip: string } | null {
   if (stats.kind !== 'ready' || stats.stale) return null;
   const { cache, contextTokens, expiredResume } = stats.stats;
-  if (cache.status === 'unknown' || cache.expiresAt === null || now < cache.expiresAt) return null;
-  if (contextTokens === null || contextTokens < EXPIRED_MARK_TOKENS || !expiredResume) return null;
+  if (cache.status === 'unknown' || cache.expiresAt === null) return null;
+  if (contextTokens === null || !expiredResume) return null;
   const compacted =
     expiredResume.afterTokens < contextTokens
       ? `; compacted first ≈ ${dollars(expiredResume.compactedUsd)} (to ~${shortNumber(expiredResume.afterTokens)})`
       : '';
+  const rewrite = `resuming re-writes ${shortNumber(contextTokens)} tokens, ≈ ${dollars(expiredResume.asIsUsd)}`;
+  if (now < cache.expiresAt && expiredResume.warmUsd !== null) {
+    const until = new Date(cache.expiresAt).toISOString().slice(11, 16);
+    return {
+      mark: null,
+      tooltip: `cache warm until ${until} UTC (${span(cache.expiresAt - now)} more): the next turn ≈ ${dollars(expiredResume.warmUsd)} now; after that ${rewrite}${compacted}`,
+    };
+  }
+  if (now < cache.expiresAt) return null;
   return {
-    mark: 'cache expired',
-    tooltip: `cache expired ${span(now - cache.expiresAt)} ago: resuming re-writes ${shortNumber(contextTokens)} tokens, ≈ ${dollars(expiredResume.asIsUsd)}${compacted}`,
+    mark: contextTokens >= EXPIRED_MARK_TOKENS ? 'cache expired' : null,
+    tooltip: `cache expired ${span(now - cache.expiresAt)} ago: ${rewrite}${compacted}`,
   };
 }
 

@@ -29,7 +29,8 @@ import {
   NEXT_REQUEST_NOTE,
   type AgentCompaction,
 } from '../../core/agentCompactions';
-import { compactionEconomics, type CompactionEconomics } from '../../core/cache';
+import { compactionEconomics, type PlanEconomics } from '../../core/cache';
+import type { SummarizerPricing } from '../../core/compact/summarizerCost';
 import type { PriceTable } from '../../core/cost';
 import { contextPartsText, contextText } from './contextText';
 import { contextChangeText, planActionText, planDetail, planSummary } from './planText';
@@ -47,6 +48,8 @@ export interface TreeInput {
   now?: number;
   /** The price table of the `agentCompactor.prices` setting (default: the built-in one). */
   prices?: PriceTable;
+  /** The summarizer a compaction would run, priced in the plan's cost line (default: offline). */
+  summarizer?: SummarizerPricing;
 }
 
 export const REVEAL_COMMAND = CommandId.revealRound;
@@ -221,7 +224,12 @@ export function rootNodes(input: TreeInput): TreeNodeModel[] {
         input.file,
         input.plan,
         input.analysis,
-        compactionEconomics(input.analysis, input.plan, { now: input.now ?? Date.now(), prices: input.prices }),
+        compactionEconomics(input.analysis, input.plan, {
+          now: input.now ?? Date.now(),
+          prices: input.prices,
+          summarizer: input.summarizer,
+          pricesHint: 'the setting agentCompactor.prices',
+        }),
       ),
     );
   const health = resumeHealthOf(input.analysis);
@@ -270,7 +278,7 @@ function planNode(
   file: string,
   plan: CompactionPlan,
   analysis: Analysis,
-  economics: CompactionEconomics | null,
+  economics: PlanEconomics | null,
 ): TreeNodeModel {
   const context = contextNow(analysis.report);
   return {
@@ -342,7 +350,7 @@ function groupNodes(input: TreeInput): TreeNodeModel[] {
 function compactionWayBack(c: AgentCompaction): string {
   if (c.by === 'agent-compactor')
     return 'Agent Compactor made it: Undo Last Compaction puts the file back as it was before it (while it is the last one recorded).';
-  return "The rounds above it stay in the file as history, unchanged. Agent Compactor does not fork a session from before a compaction; to go back to an earlier message, use the agent's own rewind.";
+  return 'The rounds above it stay in the file as history, unchanged. To go on from before it (a compaction that discarded work), Fork From Before This Compaction (context menu) writes a new session holding the conversation as it was just before it.';
 }
 
 function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefined): TreeNodeModel {
@@ -369,6 +377,7 @@ function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefin
     command: { command: REVEAL_COMMAND, title: 'Reveal Boundary', args: [{ file, line: r.firstLine }] },
     file,
     line: r.firstLine,
+    compaction: c?.number,
   };
 }
 

@@ -46,4 +46,6 @@ export interface TreeNodeModel {
   mark?: RoundAction;
   /** For sidechains stored in their own file. */
   target?: string;
+  /** Compact boundaries: the compaction's number (1-based, in file order). */
+  compaction?: number;
 }

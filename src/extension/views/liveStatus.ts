@@ -11,7 +11,7 @@ import { CommandId } from '../commandIds';
 import { sessionStats } from '../../core/sessionStats';
 import { CacheExpiryNotices } from '../model/cacheExpiryNotice';
 import { realTimers } from '../model/liveMarks';
-import { getPrices, SECTION } from '../settings';
+import { costSettings, SECTION } from '../settings';
 
 /** A file unchanged this long is taken as settled (the agent finished its turn). */
 export const SETTLED_MS = 5_000;
@@ -103,7 +103,8 @@ export class LiveSessionStatus implements vscode.Disposable {
     if (key === this.readFor) return;
     this.readFor = key;
     try {
-      const stats = await sessionStats(live.file, getPrices(vscode.Uri.file(live.file)).table);
+      const { prices, targetTokens } = costSettings(live.file);
+      const stats = await sessionStats(live.file, prices, Date.now(), targetTokens);
       this.notices.watch({
         file: live.file,
         title: live.title,

@@ -15,6 +15,7 @@ import {
 import { baseName } from '../model/format';
 import { roundsViewHeader } from '../model/roundsViewHeader';
 import { VIEW_IDS, isTranscriptEditor, type TranscriptStore } from '../store';
+import { costSettings } from '../settings';
 
 export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNodeModel | undefined>();
@@ -53,7 +54,7 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
     else if (s.status === 'error')
       this.roots = [statusNode(s.file, `Cannot show ${baseName(s.file)}`, s.message, 'error')];
     else {
-      this.roots = rootNodes({ file: s.file, analysis: s.analysis, plan: s.plan });
+      this.roots = rootNodes({ file: s.file, analysis: s.analysis, plan: s.plan, ...costSettings(s.file) });
       if (s.planError) this.roots.splice(1, 0, statusNode(s.file, 'Could not plan a compaction', s.planError, 'error'));
     }
     return this.roots;

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { groupSessions, scanSessions, summarizeSession, type SessionSummary } from '../../core/sessionList';
 import { sessionStats } from '../../core/sessionStats';
+import { costSettings } from '../settings';
 import { LiveMarks, realTimers, type Timers } from '../model/liveMarks';
 import { sessionsFolder } from '../model/sessions';
 import { projectFolderName } from '../../core/session';
@@ -50,7 +51,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     });
     // Figures arrive one file at a time: the tree is redrawn at most every RESCAN_DEBOUNCE_MS for them.
     this.stats = new SessionStatsQueue(
-      (file) => sessionStats(file),
+      (file) => {
+        // Priced with the user's prices, "compacted first" at the user's target.
+        const { prices, targetTokens } = costSettings(file);
+        return sessionStats(file, prices, Date.now(), targetTokens);
+      },
       () => {
         if (this.statsTimer !== undefined) return;
         this.statsTimer = timers.setTimeout(() => {

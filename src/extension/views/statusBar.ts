@@ -9,7 +9,7 @@ import { nextTurnText } from '../model/cacheText';
 import { PRICES_SETTING_HINT } from '../model/mapState';
 import { analysisCost } from '../../core/contextMap';
 import { costFigure, costNotes } from '../../core/cost';
-import { getPrices } from '../settings';
+import { costSettings } from '../settings';
 import type { TranscriptStore } from '../store';
 
 export class ContextStatusBar implements vscode.Disposable {
@@ -58,7 +58,7 @@ export class ContextStatusBar implements vscode.Disposable {
         `${s.analysis.index.format.agent} ${autoCompactText(limits)}`,
         `${plural(t.rounds, 'round')}, ${formatNumber(t.activeRounds)} in the active context`,
       ];
-      const prices = getPrices(vscode.Uri.file(s.file)).table;
+      const { prices, summarizer } = costSettings(s.file);
       const cost = analysisCost(s.analysis, prices);
       parts.push(
         `Cost: ${costFigure(cost, (n) => `$${n.toFixed(2)}`)} over ${plural(cost.responses.size, 'response')}${cost.agent ? `; the agent's own figure: $${cost.agent.usd.toFixed(2)}` : ''}`,
@@ -66,7 +66,7 @@ export class ContextStatusBar implements vscode.Disposable {
       parts.push(...costNotes(cost, PRICES_SETTING_HINT));
       if (s.plan) parts.push(planSummary(s.plan, context));
       // The next turn as it is and (with a plan) compacted: the line the plan's tooltip and the dialog show.
-      parts.push(nextTurnText(s.analysis, s.plan, Date.now(), prices));
+      parts.push(nextTurnText(s.analysis, s.plan, Date.now(), prices, summarizer));
       parts.push('Click to show the rounds.');
       this.tooltipText = parts.join('\n\n');
       const tip = new vscode.MarkdownString();
