@@ -239,6 +239,11 @@ function textOf(v: unknown): number {
 
 /** The text `textOf` measures: the string itself, or the JSON of anything else. */
 /** The text of a record-level `rendered` list (`[{content: string}]`), or undefined when there is none. */
+/** The text an attachment record says the agent sent (2.1.330's `rendered` beside `attachment`), or undefined. */
+export function recordedRenderedText(o: Record<string, unknown>): string | undefined {
+  return recordRendered(o.rendered);
+}
+
 function recordRendered(v: unknown): string | undefined {
   if (!Array.isArray(v)) return undefined;
   return v
