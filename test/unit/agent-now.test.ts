@@ -9,6 +9,9 @@ import {
   AGENT_NOW_FILES,
   claudeAgentNowOf,
   claudeSessionsFolderOf,
+  codexAgentNowOf,
+  codexResumeOverhead,
+  codexSessionsFolderOf,
   readClaudeAgentNow,
   resumeOverhead,
 } from '../../src/core/agentNow';
@@ -305,5 +308,69 @@ describe("agentNow: what the user's agent sends now, from their own newest sessi
     assert.deepEqual(middle.shapes, [], 'the middle of a long file is not read');
     writeFileSync(long, filler + filler + record);
     assert.equal((await readClaudeAgentNow(long)).shapes.length, 1, 'its tail is');
+  });
+});
+
+describe("agentNow for Codex: what the user's Codex sends a resumed thread, from its newest rollout", () => {
+  const rec = (type: string, payload: Record<string, unknown>) =>
+    JSON.stringify({ timestamp: '2026-11-26T10:00:00Z', type, payload });
+  const msg = (role: string, text: string) =>
+    rec('response_item', { type: 'message', role, content: [{ type: 'input_text', text }] });
+  /** A 0.169 rollout's head: meta, context messages, the prompt, the first answer and its usage. */
+  const head = (o: { id: string; at: string; model: string; input: number; base?: string; dynamic?: unknown[] }) => [
+    rec('session_meta', {
+      id: o.id,
+      timestamp: o.at,
+      cli_version: '0.169.0',
+      ...(o.base ? { base_instructions: { text: o.base } } : {}),
+      ...(o.dynamic ? { dynamic_tools: o.dynamic } : {}),
+    }),
+    msg('developer', '<permissions instructions>\nNo sandbox.\n</permissions instructions>'),
+    msg('user', '<environment_context>\n  <cwd>/home/u/work</cwd>\n</environment_context>'),
+    rec('turn_context', { model: o.model }),
+    msg('user', 'Show calc.js.'),
+    rec('response_item', { type: 'function_call', name: 'exec_command', arguments: '{}', call_id: 'c1' }),
+    rec('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: o.input, output_tokens: 5 } } }),
+  ];
+  const ends = (file: string, lines: string[]) => ({ file, head: lines, tail: [] });
+
+  it('the newest thread by its own start time; its tools and instructions are its first request less its items', () => {
+    const older = head({ id: 'old', at: '2026-01-01T00:00:00Z', model: 'gpt-4', input: 9000 });
+    const newer = head({ id: 'new', at: '2026-11-26T00:00:00Z', model: 'gpt-5', input: 7000 });
+    const own = head({ id: 'own', at: '2025-09-01T00:00:00Z', model: 'gpt-5-codex', input: 12000 });
+    const now = codexAgentNowOf([ends('/s/a.jsonl', older), ends('/s/b.jsonl', newer)], own)!;
+    assert.equal(now.sessionId, 'new');
+    assert.equal(now.model, 'gpt-5');
+    assert.ok(now.overheadTokens > 6900 && now.overheadTokens < 7000, 'the usage less the items before the answer');
+    assert.ok(now.contextTokens > 10, 'its permissions and environment messages');
+    assert.equal(now.fileInstructions, null, 'the thread records no instructions of its own');
+    assert.equal(codexAgentNowOf([ends('/s/c.jsonl', newer.slice(0, 4))], own), null, 'no first request: nothing');
+    assert.equal(codexResumeOverhead(now, 'gpt-5-codex').tokens, now.overheadTokens + now.contextTokens);
+  });
+
+  it("a thread with its own instructions and another model is resumed with them first, then Codex's as a switch", () => {
+    const newer = head({ id: 'new', at: '2026-11-26T00:00:00Z', model: 'gpt-5', input: 7000 });
+    const base = 'You are Codex, based on GPT-5.5. Follow the rules. '.repeat(80);
+    const tools = [
+      { name: 'visible', description: 'sent', inputSchema: { type: 'object' } },
+      { name: 'deferred', description: 'not sent', inputSchema: { type: 'object' }, deferLoading: true },
+    ];
+    const own = head({ id: 'own', at: '2026-06-01T00:00:00Z', model: 'gpt-5.5', input: 9000, base, dynamic: tools });
+    const now = codexAgentNowOf([ends('/s/b.jsonl', newer)], own)!;
+    assert.ok(now.fileInstructions! > 500);
+    assert.ok(now.fileTools > 0 && now.fileTools < 40, 'only the tools Codex sends (not deferred)');
+    const switched = codexResumeOverhead(now, 'gpt-5.5');
+    assert.equal(switched.tokens, now.overheadTokens + now.contextTokens + now.fileTools + now.fileInstructions!);
+    assert.match(switched.from, /after this session's own instructions for gpt-5\.5/);
+    const same = codexResumeOverhead(now, 'gpt-5');
+    assert.equal(same.tokens, now.overheadTokens + now.contextTokens + now.fileTools, 'same model: no switch');
+  });
+
+  it("a rollout's own sessions folder is read, else the user's", () => {
+    assert.equal(
+      codexSessionsFolderOf('/home/u/.codex/sessions/2026/11/26/rollout-x.jsonl'),
+      '/home/u/.codex/sessions',
+    );
+    assert.equal(codexSessionsFolderOf('/tmp/rollout-x.jsonl', { CODEX_HOME: '/opt/codex' }), '/opt/codex/sessions');
   });
 });

@@ -131,14 +131,15 @@ async function planBase(
   const notes: string[] = [];
   // The target is for the whole resumed context: leave room for the system prompt and tools, and for the context
   // Codex gives the resumed thread again (in no kept round: see codexResumeContextTokens).
-  const resumeContext = index.format.id === 'codex' ? codexResumeContextTokens(analysis, calibration) : 0;
+  // The system prompt and tools of the resumed request: as the user's agent sends them today where their own newest
+  // sessions record it (a resume is sent by the agent installed now, not the one that wrote the file).
+  const resume = resumeBasis(analysis, agentNow);
+  const resumeContext =
+    index.format.id === 'codex' && !resume.includesResumeContext ? codexResumeContextTokens(analysis, calibration) : 0;
   if (resumeContext > 0)
     notes.push(
       `Codex gives the resumed thread its context again (permissions, instructions, environment: about ${resumeContext} tokens), counted with its instructions and tools`,
     );
-  // The system prompt and tools of the resumed request: as the user's agent sends them today where their own newest
-  // sessions record it (a resume is sent by the agent installed now, not the one that wrote the file).
-  const resume = resumeBasis(analysis, agentNow);
   const overheadTokens = resume.tokens + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
   if (overheadTokens > settings.targetTokens * 0.9) {

@@ -13,7 +13,7 @@ import { asObject, messageContent } from '../json';
 import type { BudgetState } from './state';
 import type { CompactSettings, CompactionPlan, PlannedRound } from './types';
 import { reannouncedOnResume } from '../context';
-import { resumeOverhead, resumeOverheadLabel, type AgentNow } from '../agentNow';
+import { codexResumeOverhead, resumeOverhead, resumeOverheadLabel, type AgentNow } from '../agentNow';
 import { limitFacts } from '../limits';
 
 export interface PlanDetails {
@@ -97,6 +97,8 @@ export interface ResumeBasis {
   from: string;
   /** The session-start context the user's agent announces today (agentNow.ts), or null: the file's own. */
   announced: Readonly<Record<string, number>> | null;
+  /** `tokens` already holds the context Codex gives a resumed thread (from the user's Codex, not this file). */
+  includesResumeContext?: boolean;
 }
 
 /**
@@ -117,7 +119,12 @@ export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | unde
           : 'unknown',
     announced: null,
   };
-  if (analysis.index.format.id !== 'claude-code' || !agentNow) return own;
+  if (agentNow?.agent === 'codex' && analysis.index.format.id === 'codex') {
+    const model = limitFacts('codex', analysis.index.entries).model;
+    const now = codexResumeOverhead(agentNow, model);
+    return { tokens: now.tokens, source: 'agent-now', from: now.from, announced: null, includesResumeContext: true };
+  }
+  if (analysis.index.format.id !== 'claude-code' || agentNow?.agent !== 'claude-code') return own;
   const announced = agentNow.announced?.kinds ?? null;
   const model = resumedModel(analysis);
   const now = resumeOverhead(agentNow, model);
