@@ -572,10 +572,12 @@ async function loadForSummary(
   // A Codex record is read as the Claude Code line the summarizers know (codex.ts); its kept items are copied from
   // the file's bytes when written, not from these objects.
   const codex = analysis.index.format.id === 'codex';
+  // The agent's preserved segment is quoted whole if it is summarized (summary.ts offlineSummary): loaded whole too.
+  const preserved = new Set(analysis.chain.preserved);
   const forSummary = (line: JsonObject, i: number) => {
     const o = codex ? codexSummaryShape(line, analysis.index.entries[i]) : line;
     if (o === null) return NOT_A_MESSAGE;
-    if (written.has(i)) return o;
+    if (written.has(i) || preserved.has(i)) return o;
     if (offline) return shapeForExtractive(o);
     delete o.toolUseResult;
     return o;
