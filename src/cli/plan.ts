@@ -10,6 +10,7 @@ import { planBound } from '../core/compact/bound';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
 import { contextParts } from '../core/context';
+import { readAgentNow } from '../core/agentNow';
 import { unsupportedReason } from '../core/formats/types';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
@@ -64,7 +65,8 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   if (refusal) throw new UsageError(`${file}: ${refusal}`);
   const { state, decisions } = await planInputsFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);
-  const plan = await planCompaction(analysis, settings, state, decisions);
+  // What the user's agent sends now, read here at the edge: the resume the plan promises is sent by it.
+  const plan = await planCompaction(analysis, settings, state, decisions, await readAgentNow(file, analysis));
   // What the next turn costs both ways, from the session's cache state now, with the summarizer's own cost estimated;
   // an unpriced session says so (`nextTurn.priced` false and the reason) instead of leaving the line out.
   const nextTurn = compactionEconomics(analysis, plan, {
@@ -162,7 +164,7 @@ export function renderPlan(plan: CompactionPlan): string {
       `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
         `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens - (plan.resentTokens ?? 0))} included` : ''}${plan.resentTokens ? `, and ${formatTokens(plan.resentTokens)} the agent sends again on resume` : ''})` +
         (plan.overheadTokens
-          ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}`
+          ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools${plan.overheadFrom ? ` (${sanitizeForTerminal(plan.overheadFrom)})` : ''}, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}`
           : ''),
     );
   out.push(`bound: ${sanitizeForTerminal(planBound(plan).text)}`);

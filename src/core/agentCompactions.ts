@@ -135,7 +135,47 @@ function isResponse(e: Entry): boolean {
   return e.kind === 'assistant' && e.usage !== undefined && !e.isApiErrorMessage && e.model !== '<synthetic>';
 }
 
-function costBetween(entries: Entry[], boundary: number): CompactionCost | null {
+/** A compaction's own request as the agent's running total records it: its tokens and the model they were billed to. */
+export interface RecordedCompactionRequest {
+  /** 1-based line of the compact boundary. */
+  line: number;
+  tokens: AgentTokenTotals;
+  /** The model whose running total grew across the boundary (null when the records do not tell). */
+  model: string | null;
+}
+
+/**
+ * The compaction requests the agent's running total records (see CompactionCost) at the compact boundaries from entry
+ * `from` on (the lines before it are copied from another session, and so are its compactions): its summary requests
+ * leave no response in the file, so a session's cost must add them to match the agent's own.
+ */
+export function recordedCompactionRequests(entries: readonly Entry[], from = 0): RecordedCompactionRequest[] {
+  const out: RecordedCompactionRequest[] = [];
+  for (let i = from; i < entries.length; i++) {
+    const e = entries[i];
+    if (e.kind !== 'system' || e.subtype !== 'compact_boundary') continue;
+    const cost = costBetween(entries, i);
+    if (!cost?.tokens) continue;
+    out.push({ line: e.line, tokens: cost.tokens, model: modelBilled(entries, cost) });
+  }
+  return out;
+}
+
+/** The model whose recorded cost grew most between the two `cost-state` lines of a compaction's cost. */
+function modelBilled(entries: readonly Entry[], cost: CompactionCost): string | null {
+  const at = (line: number) => entries.find((e) => e.line === line && e.agentCost)?.agentCost;
+  const from = at(cost.fromLine);
+  const to = at(cost.toLine);
+  if (!from || !to) return null;
+  let best: { model: string; grew: number } | null = null;
+  for (const m of to.byModel) {
+    const grew = m.usd - (from.byModel.find((x) => x.model === m.model)?.usd ?? 0);
+    if (grew > 0 && (!best || grew > best.grew)) best = { model: m.model, grew };
+  }
+  return best?.model ?? null;
+}
+
+function costBetween(entries: readonly Entry[], boundary: number): CompactionCost | null {
   let before = -1;
   for (let i = boundary - 1; i >= 0; i--) {
     if (entries[i].agentCost) {

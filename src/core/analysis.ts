@@ -2,6 +2,7 @@
 // to extend that analysis by appended lines. Types only, in a module of their own so that the verbs that build an
 // analysis (inspect.ts) and extend it (incremental.ts) both depend on it and not on each other.
 import type { Chain, ChainTables } from './chain';
+import type { Entry } from './entries';
 import type { InspectReport, ReportState } from './report';
 import type { Round } from './rounds';
 import type { TranscriptIndex } from './transcript';
@@ -54,4 +55,9 @@ export interface Analysis {
    * cannot be extended).
    */
   appendState: IncrementalState | null;
+  /**
+   * The responses of the session's subagent transcripts (`<session>/subagents/*.jsonl`, read when inspected with
+   * them): the agent paid for them, and its own running total counts them.
+   */
+  subagentResponses?: Entry[];
 }

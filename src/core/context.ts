@@ -88,37 +88,42 @@ export const ATTACHED_NOTE =
  * resume of our result carries every announced kind its kept rounds do not hold, at the size of the newest one.
  * Counted only where the file shows the agent doing it: attachments with rendered text before the first response.
  * `kept` are the indices of the rounds the result keeps; `calibration` the session's factor (1 for a raw estimate).
+ * `announcedNow`: what the user's agent announces today (agentNow.ts, by kind, in tokens as sent), which a resume
+ * sends whatever the file's own agent announced; without it, the file's own announcements.
  */
 export function reannouncedOnResume(
   entries: readonly Entry[],
   rounds: readonly Round[],
   kept: ReadonlySet<number>,
   calibration: number,
+  announcedNow?: Readonly<Record<string, number>> | null,
 ): number {
+  const announced = announcedNow ? new Map(Object.entries(announcedNow)) : fileAnnouncements(entries);
+  if (announced.size === 0) return 0;
+  for (const r of rounds) {
+    if (!kept.has(r.index)) continue;
+    for (const i of r.entries) announced.delete(entries[i].attachmentType ?? '');
+  }
+  const sum = [...announced.values()].reduce((n, t) => n + t, 0);
+  // The user's agent's announcements are counted as sent (agentNow.ts); the file's own are estimates of this session.
+  return Math.round(announcedNow ? sum : sum * calibration);
+}
+
+/** The session-start context the file's own agent announced, by kind, at the size of the newest of each kind. */
+function fileAnnouncements(entries: readonly Entry[]): Map<string, number> {
   const announced = new Map<string, number>();
   // Announced before the file's first request (its request records where it writes them, else its first response).
   const requestAt = entries.findIndex(isRequestRecord);
   const end = requestAt >= 0 ? requestAt : entries.findIndex((e) => e.kind === 'assistant');
   for (const e of entries.slice(0, end < 0 ? entries.length : end)) {
-    if (
-      e.kind === 'attachment' &&
-      e.attachmentType &&
-      e.attachmentChars &&
-      !REATTACHED_BY_COMPACTION.has(e.attachmentType)
-    )
-      announced.set(e.attachmentType, 0);
+    if (isAnnouncement(e)) announced.set(e.attachmentType!, 0);
   }
-  if (announced.size === 0) return 0;
+  if (announced.size === 0) return announced;
   for (const e of entries) {
     if (e.kind === 'attachment' && e.attachmentType && announced.has(e.attachmentType) && e.attachmentChars)
       announced.set(e.attachmentType, attachmentTokens(e));
   }
-  for (const r of rounds) {
-    if (!kept.has(r.index)) continue;
-    for (const i of r.entries) announced.delete(entries[i].attachmentType ?? '');
-  }
-  const raw = [...announced.values()].reduce((n, t) => n + t, 0);
-  return Math.round(raw * calibration);
+  return announced;
 }
 
 /** Records the agent writes as it sends a request (2.1.330): the prompt snapshot and the request shape and record. */
@@ -137,8 +142,18 @@ function isRequestRecord(e: Entry): boolean {
  */
 const REATTACHED_BY_COMPACTION = new Set(['file', 'compact_file_reference']);
 
+/** An attachment with rendered text that is session-start context (not a file re-attached by a compaction). */
+export function isAnnouncement(e: Entry): boolean {
+  return (
+    e.kind === 'attachment' &&
+    !!e.attachmentType &&
+    !!e.attachmentChars &&
+    !REATTACHED_BY_COMPACTION.has(e.attachmentType)
+  );
+}
+
 /** Uncalibrated tokens of an attachment's rendered text (by its proxy count where indexed, else per character). */
-function attachmentTokens(e: Entry): number {
+export function attachmentTokens(e: Entry): number {
   return e.attachmentTokens !== undefined
     ? TOKEN_MODEL.proseScale * e.attachmentTokens
     : TOKEN_MODEL.prose * (e.attachmentChars ?? 0);

@@ -85,7 +85,7 @@ export function analysisCost(analysis: Analysis, prices: PriceTable = DEFAULT_PR
   let byTable = costs.get(analysis);
   if (!byTable) costs.set(analysis, (byTable = new Map<PriceTable, SessionCost>()));
   let c = byTable.get(prices);
-  if (!c) byTable.set(prices, (c = sessionCost(analysis.index.entries, prices)));
+  if (!c) byTable.set(prices, (c = sessionCost(analysis.index.entries, prices, analysis.subagentResponses)));
   return c;
 }
 

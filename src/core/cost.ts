@@ -4,6 +4,7 @@
 // usage (earlier lines may hold placeholders), so summing lines would count a response many times.
 import { isCompactBoundary, type AgentCostRecord, type Entry, type Usage } from './entries';
 import { ownValue, setOwn } from './json';
+import { recordedCompactionRequests } from './agentCompactions';
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -327,6 +328,12 @@ export interface SessionCost {
   unpriced: string[];
   /** Models priced at another model's rates (`PriceMatch.assumed`), with the key whose rates were used. */
   assumed: { model: string; priceKey: string }[];
+  /**
+   * Requests that left no response in the file, counted in `total`: the agent's own compactions (their summary
+   * requests, priced from the tokens its running total records for them; one whose figures are not recorded, like
+   * an automatic compaction mid-turn, is not in here) and its subagents' responses (in their own transcripts).
+   */
+  unanswered: { compactions: number; compactionCost: Cost; subagentResponses: number; subagentCost: Cost };
   /** The agent's own figure for the responses this file received (`agentCost`), or null when it records none. */
   agent: AgentCost | null;
   /** Responses left out as copies of another session's file (`copiedFrom`, `copiedResponse`). */
@@ -424,7 +431,7 @@ export function costNotes(c: CostFacts, override: string): string[] {
     // Claude Code's total also counts requests that leave no response line in the file (its own compactions' summaries).
     const why =
       c.agent!.usd > c.total.usd
-        ? ' Its figure also counts requests that left no response in the file, such as its own compactions.'
+        ? ' Its figure also counts requests whose figures the file does not record, such as an automatic compaction mid-turn.'
         : '';
     notes.push(
       `The agent recorded ${formatCostUsd(c.agent!.usd)} for this session, ours is ${formatCostUsd(c.total.usd)} (${(gap * 100).toFixed(0)}% apart).${why}`,
@@ -452,7 +459,11 @@ function usageTotal(u: Usage): number {
  * a group's lines the one with the largest token total counts (the final figures), a main-chain
  * line before a sidechain replay of it. Synthetic responses (API errors) carry no cost.
  */
-export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAULT_PRICES): SessionCost {
+export function sessionCost(
+  entries: readonly Entry[],
+  table: PriceTable = DEFAULT_PRICES,
+  subagentResponses: readonly Entry[] = [],
+): SessionCost {
   const from = copiedFrom(entries);
   const chosen = new Map<string, Entry>();
   let copiedResponses = 0;
@@ -494,10 +505,39 @@ export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAU
     total = addCost(total, cost);
     if (model) byModel.set(model, addCost(byModel.get(model) ?? { ...ZERO_COST }, cost));
   }
+  // What the agent paid for beside the file's responses: its compactions' summary requests, its subagents' responses.
+  const unanswered = { ...NO_UNANSWERED };
+  const fallbackModel = [...chosen.values()]
+    .map((e) => e.model)
+    .filter((m) => m && m !== '<synthetic>')
+    .pop();
+  for (const c of recordedCompactionRequests(entries, from)) {
+    const model = c.model ?? fallbackModel ?? null;
+    const found = model ? priceFor(model, table) : null;
+    if (!found) continue;
+    const usage = {
+      input: c.tokens.input,
+      output: c.tokens.output,
+      cacheCreation: c.tokens.cacheCreation,
+      cacheRead: c.tokens.cacheRead,
+    };
+    unanswered.compactions++;
+    unanswered.compactionCost = addCost(unanswered.compactionCost, costOfUsage(usage, found.price));
+    if (found.assumed) assumed.set(model!, found.key);
+  }
+  if (subagentResponses.length) {
+    const sub = sessionCost(subagentResponses, table);
+    unanswered.subagentResponses = sub.responses.size;
+    unanswered.subagentCost = sub.total;
+    for (const m of sub.unpriced) unpriced.add(m);
+    for (const a of sub.assumed) assumed.set(a.model, a.priceKey);
+  }
+  total = addCost(addCost(total, unanswered.compactionCost), unanswered.subagentCost);
   return {
     responses,
     total,
     byModel,
+    unanswered,
     unpriced: [...unpriced].sort(),
     assumed: [...assumed]
       .map(([model, priceKey]) => ({ model, priceKey }))
@@ -510,6 +550,13 @@ export function sessionCost(entries: readonly Entry[], table: PriceTable = DEFAU
     priceSource: table.source,
   };
 }
+
+const NO_UNANSWERED: SessionCost['unanswered'] = {
+  compactions: 0,
+  compactionCost: ZERO_COST,
+  subagentResponses: 0,
+  subagentCost: ZERO_COST,
+};
 
 /**
  * A response another session requested, copied into this file: Claude Code 2.1.330's `--fork-session` copies the

@@ -244,6 +244,11 @@ function textOf(v: unknown): number {
 
 /** The text `textOf` measures: the string itself, or the JSON of anything else. */
 /** The text of a record-level `rendered` list (`[{content: string}]`), or undefined when there is none. */
+/** The text an attachment record says the agent sent (2.1.330's `rendered` beside `attachment`), or undefined. */
+export function recordedRenderedText(o: Record<string, unknown>): string | undefined {
+  return recordRendered(o.rendered);
+}
+
 function recordRendered(v: unknown): string | undefined {
   if (!Array.isArray(v)) return undefined;
   return v
@@ -543,10 +548,15 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
 /** Largest recorded request shape counted (characters): a real one is tens of KB; a bigger one is left to the estimate. */
 const MAX_SHAPE_CHARS = 1 << 20;
 
-/** Tokens of a recorded request shape `{system, tools}`: each system text block, and the tools as their JSON. */
+/**
+ * Tokens of a recorded request shape `{system, tools}`: each system text block, and the tools as their JSON. A shape
+ * without system text or without a tools list is not one the agent sent (a newer or damaged record): undefined, so
+ * the figure is estimated instead of "recorded" as nothing.
+ */
 function shapeTokens(shape: unknown): number | undefined {
   if (!shape || typeof shape !== 'object') return undefined;
   const { system, tools } = shape as Record<string, unknown>;
+  if (!Array.isArray(tools)) return undefined;
   const texts: string[] = [];
   if (typeof system === 'string') texts.push(system);
   else if (Array.isArray(system)) {
@@ -556,7 +566,8 @@ function shapeTokens(shape: unknown): number | undefined {
       if (typeof text === 'string') texts.push(text);
     }
   }
-  if (Array.isArray(tools)) texts.push(JSON.stringify(tools));
+  if (texts.length === 0) return undefined;
+  texts.push(JSON.stringify(tools));
   if (texts.reduce((n, t) => n + t.length, 0) > MAX_SHAPE_CHARS) return undefined;
   return texts.reduce((n, t) => n + countTokensInPieces(t), 0);
 }

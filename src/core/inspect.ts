@@ -115,6 +115,9 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
       await assertSubagentFile(sub);
       const subIndex = await indexTranscript(sub, options);
       const subAnalysis = analyze(subIndex, { appendable: false });
+      (analysis.subagentResponses ??= []).push(
+        ...subIndex.entries.filter((e) => e.kind === 'assistant' && e.usage !== undefined),
+      );
       analysis.report.sidechains.push({
         id: basename(sub, '.jsonl'),
         source: 'file',
@@ -155,5 +158,6 @@ export async function reinspect(
   const fileSidechains = rebuilt ? [] : previous.report.sidechains.filter((s) => s.source === 'file');
   if (fileSidechains.length)
     next.report.sidechains = [...next.report.sidechains.filter((s) => s.source !== 'file'), ...fileSidechains];
+  if (!rebuilt && previous.subagentResponses) next.subagentResponses = previous.subagentResponses;
   return Object.assign(next, { rebuilt, incremental: extended });
 }

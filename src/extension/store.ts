@@ -8,6 +8,7 @@ import { basename, dirname } from 'node:path';
 import { inspectFile, reinspect, type Analysis } from '../core/inspect';
 import { NotATranscriptError, prefixUnchanged } from '../core/transcript';
 import { planCompaction } from '../core/compact/plan';
+import { readAgentNow, type AgentNow } from '../core/agentNow';
 import { anchored, type UserDecisions } from '../core/compact/decisions';
 import { loadSavedPlanInputs, saveDecisions, type SavedPlanInputs } from '../core/compact/savedDecisions';
 import type { CompactionPlan, CompactResult, CompactSettings } from '../core/compact/types';
@@ -78,6 +79,7 @@ export class TranscriptStore implements vscode.Disposable {
    * read from its state file once and then held as a value: a decision updates it here and is persisted from here.
    */
   private readonly saved = new Map<string, SavedPlanInputs>();
+  private readonly agentNow = new Map<string, AgentNow | null>();
   lastResult: CompactResult | undefined;
 
   constructor(private readonly log: Log) {}
@@ -316,6 +318,16 @@ export class TranscriptStore implements vscode.Disposable {
   invalidate(file: string): void {
     this.cache.delete(file);
     this.saved.delete(file);
+    this.agentNow.delete(file);
+  }
+
+  /**
+   * What the user's agent sends now (the system prompt and tools a resume of `file` is sent with), read from its
+   * sessions folder the first time a plan of `file` is made (the edge) and then held with the saved inputs.
+   */
+  private async agentNowFor(file: string, analysis: Analysis): Promise<AgentNow | null> {
+    if (!this.agentNow.has(file)) this.agentNow.set(file, await readAgentNow(file, analysis));
+    return this.agentNow.get(file) ?? null;
   }
 
   /** The saved state and decisions of `file`, read from its state file the first time (the edge) and then held. */
@@ -367,7 +379,8 @@ export class TranscriptStore implements vscode.Disposable {
     if (this.isPreviewing(file) && capabilitiesOf(analysis.index.format).plan) {
       try {
         const { state, decisions } = await this.savedInputs(file);
-        plan = await planCompaction(analysis, this.compactSettings(file), state, decisions);
+        const agentNow = await this.agentNowFor(file, analysis);
+        plan = await planCompaction(analysis, this.compactSettings(file), state, decisions, agentNow);
       } catch (err) {
         planError = err instanceof Error ? err.message : String(err);
         this.log.error(`Could not plan a compaction of ${file}`, err);

@@ -4,53 +4,12 @@
 // same file, within 1%. One fixture at a time: two fixtures of one session (live-before and
 // live-after) share responses, which ccusage would count once across files.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { sessionCost } from '../../src/core/cost';
 import { indexTranscript } from '../../src/core/transcript';
-import { claudeFixtures, repoRoot } from '../support/fixtures';
-
-const CCUSAGE = join(repoRoot, '.cache', 'ccusage', 'node_modules', '.bin', 'ccusage');
-
-interface CcusageSession {
-  totalCost: number;
-  modelBreakdowns: {
-    modelName: string;
-    cost: number;
-    inputTokens: number;
-    outputTokens: number;
-    cacheCreationTokens: number;
-    cacheReadTokens: number;
-  }[];
-}
-
-function ccusageSession(file: string): CcusageSession | null {
-  const home = mkdtempSync(join(tmpdir(), 'ac-ccusage-'));
-  try {
-    const project = join(home, '.claude', 'projects', '-work-project');
-    mkdirSync(project, { recursive: true });
-    copyFileSync(file, join(project, basename(file)));
-    const r = spawnSync(CCUSAGE, ['session', '--json', '--offline'], {
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        CLAUDE_CONFIG_DIR: join(home, '.claude'),
-        TZ: 'UTC',
-        NO_COLOR: '1',
-      },
-    });
-    assert.equal(r.status, 0, `ccusage on ${basename(file)}: ${r.stderr}`);
-    const out = JSON.parse(r.stdout) as { session: CcusageSession[] };
-    assert.ok(out.session.length <= 1, `one session per file, got ${out.session.length}`);
-    return out.session[0] ?? null;
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}
+import { claudeFixtures } from '../support/fixtures';
+import { CCUSAGE, ccusageSession } from '../support/ccusage';
 
 describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', function () {
   this.timeout(600_000);

@@ -28,7 +28,7 @@ import * as path from 'node:path';
 import { checkRequestInvariants, requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { countRequestTokens, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { activeSummary } from '../support/summaries';
-import { generateTodaySession, type TodaySession } from '../support/today-sessions';
+import { generateTodaySession, TODAY_MARKERS, type TodaySession } from '../support/today-sessions';
 import { compactFile } from '../../src/core/compact/compact';
 import type { CompactResult } from '../../src/core/compact/types';
 import { checkResumable } from '../../src/core/compact/validate';
@@ -167,8 +167,18 @@ describe("compat: compacting sessions today's Claude Code wrote, resumed by the 
   }
 
   for (const mode of ['in-place', 'forks'] as const) {
-    it(`three compactions in a row (${mode}), each resumed by the real CLI: nothing lost, API-valid, predicted = sent within 5%`, async () => {
+    it(`three compactions in a row (${mode}), each resumed by the real CLI: nothing lost (its preserved segment included), API-valid, predicted = sent within 5%`, async () => {
       let current = sources[1].file();
+      // Claude Code's /compact kept the reply before it verbatim (its preserved segment), and still sends it: its text
+      // must reach every resumed request, kept as it is or quoted in our summary. Before it was quoted, the offline
+      // summary of that round dropped it (lost from the first compaction on).
+      const start = await inspectFile(current, { subagents: false });
+      const preservedLines = fs.readFileSync(current, 'utf8').split('\n');
+      const preserved = start.chain.preserved.map((i) => preservedLines[start.index.entries[i].line - 1]).join('\n');
+      assert.ok(
+        preserved.includes(TODAY_MARKERS.talk),
+        'the session has an active preserved segment with a known reply',
+      );
       let summaries: string[] = [];
       for (let step = 1; step <= STEPS; step++) {
         const label = `${mode} step ${step}`;
@@ -230,6 +240,10 @@ describe("compat: compacting sessions today's Claude Code wrote, resumed by the 
         const pieces = requestPieces(body);
         for (const piece of kept)
           assert.ok(pieces.includes(piece), `${label}: kept ${piece} is in the resumed request`);
+        assert.ok(
+          pieces.includes(TODAY_MARKERS.talk),
+          `${label}: the reply Claude Code's own compaction preserved is in the resumed request`,
+        );
         process.stdout.write(
           `      ${label}: promised ${promised}, sent ${sent} (${pct(err(promised, sent))}), ${kept.length} pieces of kept rounds carried\n`,
         );

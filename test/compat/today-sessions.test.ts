@@ -20,6 +20,9 @@ import { parseJsonl } from '../support/claude-code';
 import { TODAY_MARKERS, generateTodaySession, type TodaySession } from '../support/today-sessions';
 import { REPO_ROOT } from '../support/claude-code';
 import { claudeFixtures } from '../support/fixtures';
+import { ccusageSession } from '../support/ccusage';
+import { analysisCost } from '../../src/core/contextMap';
+import { costNotes } from '../../src/core/cost';
 
 /** The record kinds of a session: `type`, and `attachment:<attachment.type>` for attachments. */
 function recordKinds(text: string): Set<string> {
@@ -175,14 +178,74 @@ describe("sessions as today's Claude Code writes them (real CLI, generated)", fu
       assert.ok(kinds.has(k), `${k} indexed`);
   });
 
-  it('docs/FORMATS.md describes every record kind the generated session and the shared fixtures hold', () => {
+  it('docs/FORMATS.md describes every record kind the generated session, its --fork-session file, its subagent transcripts and the shared fixtures hold', () => {
     const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'FORMATS.md'), 'utf8');
+    const subagents = path.join(path.dirname(session.sessionFile), session.sessionId, 'subagents');
+    const subagentFiles = fs
+      .readdirSync(subagents)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => path.join(subagents, f));
+    assert.ok(subagentFiles.length > 0 && session.forkFile, 'a subagent transcript and a fork to read');
+    const generated = [session.forkFile, ...subagentFiles];
     const kinds = new Set([
       ...recordKinds(text),
+      ...generated.flatMap((f) => [...recordKinds(fs.readFileSync(f, 'utf8'))]),
       ...claudeFixtures().flatMap((f) => [...recordKinds(fs.readFileSync(f, 'utf8'))]),
     ]);
     const missing = [...kinds].filter((k) => !doc.includes(`\`${k.replace(/^attachment:/, '')}\``));
     assert.deepEqual(missing, [], 'record kinds missing from docs/FORMATS.md');
+  });
+
+  it('the --fork-session file and the subagent transcripts are read without a malformed line', async () => {
+    const subagents = path.join(path.dirname(session.sessionFile), session.sessionId, 'subagents');
+    for (const f of [
+      session.forkFile!,
+      ...fs
+        .readdirSync(subagents)
+        .filter((n) => n.endsWith('.jsonl'))
+        .map((n) => path.join(subagents, n)),
+    ]) {
+      const index = await indexTranscript(f);
+      assert.deepEqual(index.malformed, [], path.basename(f));
+      assert.equal(index.entries.length, parseJsonl(fs.readFileSync(f, 'utf8')).length, path.basename(f));
+    }
+  });
+
+  // Claude Code's running total (`cost-state`) counts what leaves no response in the session file: its own /compact's
+  // summary request and its Agent subagent's responses (in their own transcripts). Measured 2026-11-27 on a generated
+  // session before these were counted: ours $1.459 against its $1.632 (-11%): the /compact request ($0.087, 21,233
+  // input tokens) and the subagent's two responses ($0.086).
+  it("the cost of every generated session equals Claude Code's own running total within 2%: its /compact and its subagent counted, the fork's copies its original's", async () => {
+    const main = await inspectFile(session.sessionFile);
+    const cost = analysisCost(main);
+    assert.ok(cost.agent, 'the session records its own total');
+    assert.equal(cost.unanswered.compactions, 1, "the /compact's summary request, from the running total's tokens");
+    assert.ok(cost.unanswered.subagentResponses > 0, "the subagent's responses, from its transcript");
+    const gap = Math.abs(cost.total.usd - cost.agent.usd) / cost.agent.usd;
+    process.stdout.write(
+      `      session: ours $${cost.total.usd.toFixed(6)} (its /compact $${cost.unanswered.compactionCost.usd.toFixed(6)}, subagent $${cost.unanswered.subagentCost.usd.toFixed(6)}), Claude Code's $${cost.agent.usd.toFixed(6)} (${(100 * gap).toFixed(2)}%)\n`,
+    );
+    assert.ok(gap <= 0.02, `ours $${cost.total.usd}, Claude Code's $${cost.agent.usd}`);
+    assert.deepEqual(costNotes(cost, '--prices'), [], 'nothing to explain');
+    // The --fork-session fork's running total carries its original's on: its own responses and the original's total.
+    const fork = analysisCost(await inspectFile(session.forkFile!));
+    assert.ok(fork.agent && fork.agentIncludesCopies, 'the fork carries its original’s total, and says so');
+    const forkGap = Math.abs(fork.total.usd + cost.agent.usd - fork.agent.usd) / fork.agent.usd;
+    process.stdout.write(
+      `      --fork-session: ours $${fork.total.usd.toFixed(6)} + the original's $${cost.agent.usd.toFixed(6)}, Claude Code's $${fork.agent.usd.toFixed(6)} (${(100 * forkGap).toFixed(2)}%)\n`,
+    );
+    assert.ok(forkGap <= 0.02, `fork: ours $${fork.total.usd} + original $${cost.agent.usd}, its $${fork.agent.usd}`);
+    // ccusage 20.0.24 has no price for today's default model (missingPricing): its token counts of the file's own
+    // responses are what applies, and they equal ours.
+    const theirs = ccusageSession(session.sessionFile);
+    assert.ok(theirs, 'ccusage reads the session');
+    let input = 0;
+    let output = 0;
+    for (const r of analysisCost(main).responses.values()) {
+      input += r.usage.input;
+      output += r.usage.output;
+    }
+    assert.deepEqual([theirs.inputTokens, theirs.outputTokens], [input, output], "ccusage's tokens of its responses");
   });
 
   for (const step of ['turn:after-compact', 'resume']) {

@@ -485,3 +485,62 @@ export async function generateTodaySession(
     },
   };
 }
+
+/** Sessions of the pinned Claude Code with given models, one short turn each, written into a HOME of their own. */
+export interface ModelSessions {
+  /** The session files written, one per model it accepted (oldest first). */
+  files: string[];
+  /** Models the CLI said are retired (it still answers with them given `--model`; a resume replaces them): no session kept. */
+  retired: string[];
+  cleanup(): void;
+}
+
+/**
+ * One `claude -p --model <m>` turn per model (in order, so the last is the newest), as a user of those models has in
+ * their sessions folder: what Claude Code records of its requests with each model (api-request-shape, api-request).
+ * A model the CLI calls retired (its warning on stderr or stdout) is not used by a user of today's agent, and
+ * Claude Code resumes a session of it with its default model: its session is removed and the model listed.
+ */
+export async function generateModelSessions(models: readonly string[]): Promise<ModelSessions> {
+  const bin = requireClaudeBinary();
+  const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-models-')));
+  const home = path.join(tempRoot, 'home');
+  const tmp = path.join(tempRoot, 'tmp');
+  const projectDir = path.join(tempRoot, 'models');
+  for (const d of [home, tmp, projectDir]) fs.mkdirSync(d, { recursive: true });
+  const fake = await startFakeAnthropic({ scenario: { kind: 'text', text: 'Hello; ready when you are.' } });
+  const files: string[] = [];
+  const retired: string[] = [];
+  try {
+    for (const model of models) {
+      const sessionId = crypto.randomUUID();
+      const run = await spawnClaude({
+        bin,
+        args: ['-p', '--model', model, '--session-id', sessionId, '--', 'Say hello.'],
+        cwd: projectDir,
+        home,
+        tmp,
+        fake,
+      });
+      const file = path.join(home, '.claude', 'projects', projectDirName(projectDir), `${sessionId}.jsonl`);
+      if (run.exitCode !== 0 || !fs.existsSync(file))
+        throw new Error(`claude -p --model ${model} failed (exit ${run.exitCode}): ${run.stderr.slice(0, 1000)}`);
+      if (/was retired/i.test(run.stderr + run.stdout)) {
+        retired.push(model);
+        fs.rmSync(file);
+      } else files.push(file);
+    }
+  } catch (err) {
+    await fake.close();
+    fs.rmSync(tempRoot, { recursive: true, force: true });
+    throw err;
+  }
+  await fake.close();
+  return {
+    files,
+    retired,
+    cleanup() {
+      if (!process.env.KEEP_CLAUDE_HOME) fs.rmSync(tempRoot, { recursive: true, force: true });
+    },
+  };
+}

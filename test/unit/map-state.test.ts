@@ -234,7 +234,7 @@ describe('Context Map state kept per analysis', function () {
       assert.equal(state.cost.agentUsd, 1.26);
       assert.deepEqual(state.cost.notes, [
         'claude-opus-4-9 is not in the price table: assumed at the rates of claude-opus-5-5.',
-        'The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests that left no response in the file, such as its own compactions.',
+        'The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests whose figures the file does not record, such as an automatic compaction mid-turn.',
       ]);
       const round = rootNodes({ file: f, analysis }).find(
         (n) => n.kind === 'round' && n.tooltip?.includes('Cost of the response'),

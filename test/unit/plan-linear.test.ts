@@ -212,6 +212,14 @@ async function referencePlan(
     keptTokens,
     resentTokens,
     overheadTokens,
+    // Without the user's agent read (no agentNow given), the file's own figure and its source.
+    overheadSource: report.totals.overheadSource,
+    overheadFrom:
+      report.totals.overheadSource === 'recorded'
+        ? 'as this session recorded it'
+        : report.totals.overheadSource === 'estimated'
+          ? "estimated from this session's usage"
+          : 'unknown',
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
     droppedRounds: 0,
@@ -227,6 +235,7 @@ async function referencePlan(
     budget: choice.budget,
     state,
     calibration,
+    announced: null,
   };
 }
 

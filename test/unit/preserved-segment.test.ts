@@ -13,6 +13,7 @@ import { buildChain } from '../../src/core/chain';
 import { diagnose } from '../../src/core/doctor';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
+import { compactFile } from '../../src/core/compact/compact';
 
 const SESSION = '7b1f3c2a-1111-4222-8333-944455556666';
 let clock = Date.parse('2026-11-25T01:00:00.000Z');
@@ -177,5 +178,49 @@ describe("preserved segment of Claude Code's own /compact (hand-built, real reco
       report.problems.filter((p) => p.severity !== 'info'),
       [],
     );
+  });
+
+  it('a compaction that summarizes the preserved rounds quotes them whole in the summary: nothing the agent still sent is lost', async () => {
+    // The preserved tool call's result is long (a real test run's output): worth compacting, and quoted capped.
+    const lines = session({ headUuid: 'p1', anchorUuid: 's1', tailUuid: 'p4' }).map((o) =>
+      (o as { uuid?: string }).uuid === 'p3'
+        ? user('p3', 'p2', [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_2',
+              content: 'all tests passed\n' + 'ok 1 - adds\n'.repeat(3000),
+            },
+          ])
+        : (o as { uuid?: string }).uuid === 'p4'
+          ? assistant('p4', 'p3', 'msg_4', { type: 'text', text: 'PRESERVED-REPLY: the tests pass.' }, 19_500)
+          : (o as { uuid?: string }).uuid === 'n2'
+            ? assistant('n2', 'n1', 'msg_5', { type: 'text', text: 'AFTER-COMPACT-REPLY' }, 21_000)
+            : o,
+    );
+    const file = write('summarized.jsonl', lines);
+    const overhead = (await inspectFile(file)).report.totals.overheadTokens!;
+    // Keep only the newest round: the boundary round and the preserved ones are summarized.
+    const result = await compactFile(file, {
+      summarizer: 'extractive',
+      settings: { targetTokens: overhead + 2_000, keepRecentTokens: 1, summaryTokens: 1_500 },
+    });
+    const actions = result.plan.rounds.filter((r) => r.inContext).map((r) => r.action);
+    assert.deepEqual(actions, ['summarize', 'summarize', 'summarize', 'keep']);
+    const written = fs
+      .readFileSync(result.output, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const summary = written.find((o) => o.isCompactSummary && o.sessionId === result.sessionId);
+    const text = JSON.stringify(summary.message.content);
+    for (const piece of [
+      'Run the tests',
+      'Bash',
+      'node test.js',
+      'all tests passed',
+      'PRESERVED-REPLY: the tests pass.',
+    ])
+      assert.ok(text.includes(piece), `the summary quotes the preserved segment's ${piece}`);
+    assert.ok(text.indexOf('SUMMARY') < text.indexOf('PRESERVED-REPLY'), 'after the summary it followed');
   });
 });

@@ -306,7 +306,7 @@ describe("the agent's own cost (cost-state) beside ours", () => {
     ]);
     assert.ok(agentCostGap(c)! > 0.02);
     assert.deepEqual(costNotes(c, '--prices'), [
-      'The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests that left no response in the file, such as its own compactions.',
+      'The agent recorded $1.26 for this session, ours is $0.4000 (68% apart). Its figure also counts requests whose figures the file does not record, such as an automatic compaction mid-turn.',
     ]);
     const close = await costOfLines([
       user('u0', null),

@@ -62,6 +62,8 @@ import { asObject, messageContent, str, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 import { fileChunks, openSidecar } from '../sidecarFiles';
+import { readAgentNow } from '../agentNow';
+import { reannouncedOnResume } from '../context';
 
 export type { CompactOptions } from './options';
 
@@ -282,6 +284,8 @@ async function planOver(
     codex = await codexFacts(file, analysis);
   }
   refuseHalfWrittenTail(file, analysis, options.inPlace === true, codex ? 'Codex' : 'an agent');
+  // What the user's agent sends now, read once here (the edge) and kept with the plan: a re-plan uses the same.
+  if (options.agentNow === undefined) options = { ...options, agentNow: await readAgentNow(file, analysis) };
   const { details, loaded } = await planLoaded(file, analysis, options, state, decisions);
   const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs };
   return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, codex };
@@ -501,7 +505,7 @@ async function summarize(
   }
   plan.droppedRounds += made.dropped.length;
   plan.summarizedRounds -= made.dropped.length;
-  plan.resentTokens = reannouncedAfter(analysis, plan.rounds, details.calibration || 1);
+  plan.resentTokens = reannouncedAfter(analysis, plan.rounds, details.calibration || 1, details.announced);
   plan.postTokens =
     plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + plan.resentTokens;
   const measured = summarized.filter((ri) => !made.dropped.includes(ri));
@@ -537,7 +541,7 @@ async function planOrRefuse(
   state: BudgetState,
   decisions: UserDecisions,
 ): Promise<PlanDetails> {
-  const first = await planDetails(analysis, options.settings, state, decisions);
+  const first = await planDetails(analysis, options.settings, state, decisions, options.agentNow);
   const plan = first.plan;
   if (plan.nothingToDo && options.summaryText === undefined) {
     if (plan.rounds.some((r) => r.by === 'user')) {
@@ -599,6 +603,8 @@ async function loadForSummary(
   let codexCwd: string | undefined;
   const firstMeta = codex ? analysis.index.entries.findIndex((e) => e.kind === 'session_meta') : -1;
   if (firstMeta >= 0) needed.add(firstMeta);
+  // The agent's preserved segment is quoted whole if it is summarized (summary.ts offlineSummary): loaded whole too.
+  const preserved = new Set(analysis.chain.preserved);
   const forSummary = (line: JsonObject, i: number) => {
     if (i === firstMeta) {
       codexCwd = str(asObject(line.payload), 'cwd');
@@ -607,7 +613,7 @@ async function loadForSummary(
     const o = codex ? codexSummaryShape(line, analysis.index.entries[i]) : line;
     if (o === null) return NOT_A_MESSAGE;
     if (codexCwd !== undefined) o.cwd = codexCwd;
-    if (written.has(i)) return o;
+    if (written.has(i) || preserved.has(i)) return o;
     if (offline) return shapeForExtractive(o);
     delete o.toolUseResult;
     return o;
@@ -754,7 +760,7 @@ async function writeOut(
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
-    acceptEstimate(plan, await built.check(tmp));
+    acceptEstimate(plan, await built.check(tmp), resentUncompacted(prepared.analysis, details));
     checkCancelled(options.signal);
 
     // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
@@ -859,6 +865,7 @@ async function checkClaudeOutput(
   const check = await checkResumable(tmp, {
     targetTokens: plan.messageTarget,
     calibration: details.calibration,
+    announcedNow: details.announced,
     expectLeaf: leafUuid,
     expectSummaryFirst: true,
     prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize },
@@ -872,12 +879,34 @@ async function checkClaudeOutput(
   return { estimatedTokens: check.estimatedTokens, overTarget: fatal.length < check.problems.length };
 }
 
-/** Refuses a result that is no smaller than the original; notes one over the target. Sets the plan's final size. */
-function acceptEstimate(plan: CompactionPlan, check: { estimatedTokens: number; overTarget: boolean }): void {
-  if (check.estimatedTokens >= plan.preTokens) {
+/**
+ * What a resume of the file as it is would send again beyond its transcript: the session-start context its active
+ * rounds do not hold (today's agent announces it to an old session as much as to our result).
+ */
+function resentUncompacted(analysis: Analysis, details: PlanDetails): number {
+  const active = new Set(analysis.rounds.filter((r) => r.inContext).map((r) => r.index));
+  return reannouncedOnResume(
+    analysis.index.entries,
+    analysis.rounds,
+    active,
+    details.calibration || 1,
+    details.announced,
+  );
+}
+
+/**
+ * Refuses a result that is no smaller than a resume of the original would be (its transcript, and what the agent
+ * sends again with it: `resentNow`); notes one over the target. Sets the plan's final size.
+ */
+function acceptEstimate(
+  plan: CompactionPlan,
+  check: { estimatedTokens: number; overTarget: boolean },
+  resentNow: number,
+): void {
+  if (check.estimatedTokens >= plan.preTokens + resentNow) {
     throw new CompactError(
       'nothing-to-compact',
-      `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens} it holds now (the summary and its framing cost more than they save). Nothing was written.`,
+      `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens + resentNow} it holds now${resentNow ? ` (with the ${resentNow} the agent sends again on resume)` : ''} (the summary and its framing cost more than they save). Nothing was written.`,
     );
   }
   if (check.overTarget)
@@ -925,6 +954,7 @@ async function reclaimSummaryReserve(
     { ...(options.settings ?? {}), summaryTokens: need },
     first.state,
     decisions,
+    options.agentNow,
   );
   if (!given && (second.kept.length <= first.kept.length || second.plan.nothingToDo)) return first;
   if (given) return second;

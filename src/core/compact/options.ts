@@ -1,6 +1,7 @@
 // What a caller asks of a compaction (compact.ts runs it; summary.ts reads the summarizer's part). A module of its own
 // so that the steps of a compaction depend on it and not on the pipeline that calls them.
 import type { UserDecisions } from './decisions';
+import type { AgentNow } from '../agentNow';
 import type { CompactSettings, ProgressReporter } from './types';
 
 /** Who writes the summary: offline, the Anthropic API, or the user's own Claude Code / Codex CLI. */
@@ -47,4 +48,10 @@ export interface CompactOptions {
   decisions?: UserDecisions;
   /** The summary to write, used exactly as given instead of one the summarizer writes (the plan makes room for it). */
   summaryText?: string;
+  /**
+   * What the user's agent sends now with every request (agentNow.ts), for the resume the plan promises. By default
+   * read at planning from the agent's sessions folder (the one the file is in, else the user's); null: none (the
+   * file's own figure).
+   */
+  agentNow?: AgentNow | null;
 }

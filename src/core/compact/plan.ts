@@ -15,6 +15,7 @@ import {
   adjustedContent,
   loadResultTexts,
   reannouncedAfter,
+  resumeBasis,
   roundTokens,
   summaryFloorTokens,
   yieldClock,
@@ -42,6 +43,7 @@ import {
 } from './types';
 import { unsupportedReason } from '../formats/types';
 import { codexResumeContextTokens } from './codex';
+import type { AgentNow } from '../agentNow';
 import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from './summaryDetail';
 
 export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
@@ -76,8 +78,9 @@ export async function planCompaction(
   settings?: Partial<CompactSettings>,
   state?: BudgetState,
   decisions?: UserDecisions,
+  agentNow?: AgentNow | null,
 ): Promise<CompactionPlan> {
-  return (await planDetails(analysis, settings, state, decisions)).plan;
+  return (await planDetails(analysis, settings, state, decisions, agentNow)).plan;
 }
 
 /**
@@ -101,6 +104,7 @@ async function planBase(
   analysis: Analysis,
   partial: Partial<CompactSettings> | undefined,
   givenState: BudgetState | undefined,
+  agentNow: AgentNow | null | undefined,
 ): Promise<PlanBase> {
   const refusal = unsupportedReason(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', refusal);
@@ -127,12 +131,16 @@ async function planBase(
   const notes: string[] = [];
   // The target is for the whole resumed context: leave room for the system prompt and tools, and for the context
   // Codex gives the resumed thread again (in no kept round: see codexResumeContextTokens).
-  const resumeContext = index.format.id === 'codex' ? codexResumeContextTokens(analysis, calibration) : 0;
+  // The system prompt and tools of the resumed request: as the user's agent sends them today where their own newest
+  // sessions record it (a resume is sent by the agent installed now, not the one that wrote the file).
+  const resume = resumeBasis(analysis, agentNow);
+  const resumeContext =
+    index.format.id === 'codex' && !resume.includesResumeContext ? codexResumeContextTokens(analysis, calibration) : 0;
   if (resumeContext > 0)
     notes.push(
       `Codex gives the resumed thread its context again (permissions, instructions, environment: about ${resumeContext} tokens), counted with its instructions and tools`,
     );
-  const overheadTokens = (report.totals.overheadTokens ?? 0) + resumeContext;
+  const overheadTokens = resume.tokens + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
   if (overheadTokens > settings.targetTokens * 0.9) {
     notes.push(
@@ -148,6 +156,7 @@ async function planBase(
     sizes,
     preTokens,
     overheadTokens,
+    resume,
     messageTarget,
     notes,
     toolDir: toolResultsDir(index.path),
@@ -167,8 +176,9 @@ export async function planDetails(
   partial?: Partial<CompactSettings>,
   givenState?: BudgetState,
   decisions?: UserDecisions,
+  agentNow?: AgentNow | null,
 ): Promise<PlanDetails> {
-  const base = await planBase(analysis, partial, givenState);
+  const base = await planBase(analysis, partial, givenState, agentNow);
   const chosen = decisions ?? noDecisions();
   const { choices, unfollowed } = resultChoicesForFormat(analysis, chosen.toolResults);
   const details = hasRoundDecisions(chosen)
@@ -250,7 +260,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
 
   const planned = await plannedRounds(base, choice, underTarget);
   const keptTokens = choice.total;
-  const resentTokens = reannouncedAfter(analysis, planned, calibration);
+  const resentTokens = reannouncedAfter(analysis, planned, calibration, base.resume.announced);
   const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + resentTokens;
   const plan: CompactionPlan = {
     file: analysis.index.path,
@@ -264,6 +274,8 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     keptTokens,
     resentTokens,
     overheadTokens,
+    overheadSource: base.resume.source,
+    overheadFrom: base.resume.from,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
     droppedRounds: 0,
@@ -280,6 +292,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     budget: choice.budget,
     state,
     calibration,
+    announced: base.resume.announced,
   };
 }
 

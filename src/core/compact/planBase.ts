@@ -13,6 +13,8 @@ import { asObject, messageContent } from '../json';
 import type { BudgetState } from './state';
 import type { CompactSettings, CompactionPlan, PlannedRound } from './types';
 import { reannouncedOnResume } from '../context';
+import { codexResumeOverhead, resumeOverhead, resumeOverheadLabel, type AgentNow } from '../agentNow';
+import { limitFacts } from '../limits';
 
 export interface PlanDetails {
   plan: CompactionPlan;
@@ -25,6 +27,8 @@ export interface PlanDetails {
   budget: BudgetOutcome;
   state: BudgetState;
   calibration: number;
+  /** The session-start context the user's agent announces today, or null: the file's own (ResumeBasis). */
+  announced: Readonly<Record<string, number>> | null;
 }
 
 /**
@@ -59,9 +63,74 @@ export function summaryRoundTokens(summary: string, calibration: number): number
  * What a resume of the planned result sends beyond its kept rounds and summary: the agent's session-start context
  * its kept rounds no longer hold (src/core/context.ts `reannouncedOnResume`). Part of every promised size.
  */
-export function reannouncedAfter(analysis: Analysis, planned: readonly PlannedRound[], calibration: number): number {
+export function reannouncedAfter(
+  analysis: Analysis,
+  planned: readonly PlannedRound[],
+  calibration: number,
+  announcedNow: Readonly<Record<string, number>> | null,
+): number {
   const kept = new Set(planned.filter((p) => p.action === 'keep' && p.inContext).map((p) => p.index));
-  return reannouncedOnResume(analysis.index.entries, analysis.rounds, kept, calibration);
+  return reannouncedOnResume(analysis.index.entries, analysis.rounds, kept, calibration, announcedNow);
+}
+
+/**
+ * The model the file's own agent used last, which Claude Code resumes it with: the newest main-chain response's
+ * (limits.ts), or in a subagent's transcript (every line a sidechain) its newest response's.
+ */
+function resumedModel(analysis: Analysis): string | null {
+  const main = limitFacts('claude-code', analysis.index.entries).model;
+  if (main !== null || !analysis.chain.subagentFile) return main;
+  const entries = analysis.index.entries;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const m = entries[i].model;
+    if (entries[i].kind === 'assistant' && m && m !== '<synthetic>') return m;
+  }
+  return null;
+}
+
+/** The system prompt and tools a resume of the result is sent with, where the figure comes from, and what it announces. */
+export interface ResumeBasis {
+  /** System prompt and tools, tokens (0 when unknown). */
+  tokens: number;
+  source: NonNullable<CompactionPlan['overheadSource']> | null;
+  /** `source` in words. */
+  from: string;
+  /** The session-start context the user's agent announces today (agentNow.ts), or null: the file's own. */
+  announced: Readonly<Record<string, number>> | null;
+  /** `tokens` already holds the context Codex gives a resumed thread (from the user's Codex, not this file). */
+  includesResumeContext?: boolean;
+}
+
+/**
+ * The resume's system prompt and tools: as the user's agent sends them today with the model the resume uses (their
+ * own newest sessions record it); else the file's own record of them; else as their agent sends them with another
+ * model (assumed); else the file's usage-based estimate. Codex: the file's estimate (its rollouts record no tools).
+ */
+export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | undefined): ResumeBasis {
+  const t = analysis.report.totals;
+  const own: ResumeBasis = {
+    tokens: t.overheadTokens ?? 0,
+    source: t.overheadSource,
+    from:
+      t.overheadSource === 'recorded'
+        ? 'as this session recorded it'
+        : t.overheadSource === 'estimated'
+          ? "estimated from this session's usage"
+          : 'unknown',
+    announced: null,
+  };
+  if (agentNow?.agent === 'codex' && analysis.index.format.id === 'codex') {
+    const model = limitFacts('codex', analysis.index.entries).model;
+    const now = codexResumeOverhead(agentNow, model);
+    return { tokens: now.tokens, source: 'agent-now', from: now.from, announced: null, includesResumeContext: true };
+  }
+  if (analysis.index.format.id !== 'claude-code' || agentNow?.agent !== 'claude-code') return own;
+  const announced = agentNow.announced?.kinds ?? null;
+  const model = resumedModel(analysis);
+  const now = resumeOverhead(agentNow, model);
+  if (now && (now.source === 'agent-now' || t.overheadSource !== 'recorded'))
+    return { tokens: now.tokens, source: now.source, from: resumeOverheadLabel(now), announced };
+  return { ...own, announced };
 }
 
 export function summaryFloorTokens(calibration: number): number {
@@ -126,6 +195,8 @@ export interface PlanBase {
   sizes: Map<number, number>;
   preTokens: number;
   overheadTokens: number;
+  /** What the resume is sent with beside the transcript (overheadTokens includes its `tokens`). */
+  resume: ResumeBasis;
   messageTarget: number;
   notes: string[];
   toolDir: string;

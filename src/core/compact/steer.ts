@@ -224,6 +224,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
       tokensAfter: after.get(r.index) ?? 0,
     });
   }
+  const resentTokens = reannouncedAfter(analysis, planned, calibration, base.resume.announced);
   const plan: CompactionPlan = {
     file: analysis.index.path,
     settings,
@@ -232,11 +233,12 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     wireMessages: budget.wireMessages,
     preTokens,
     context: contextNow(analysis.report),
-    postTokens:
-      keptTokens + (summarizing ? settings.summaryTokens : 0) + reannouncedAfter(analysis, planned, calibration),
+    postTokens: keptTokens + (summarizing ? settings.summaryTokens : 0) + resentTokens,
     keptTokens,
-    resentTokens: reannouncedAfter(analysis, planned, calibration),
+    resentTokens,
     overheadTokens,
+    overheadSource: base.resume.source,
+    overheadFrom: base.resume.from,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.inContext && p.action === 'summarize').length,
     droppedRounds: planned.filter((p) => p.action === 'drop').length,
@@ -245,7 +247,16 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     conflicts,
   };
   const firstUnkept = active.find((ri) => fate.get(ri)!.action !== 'keep');
-  return { plan, tailStart: firstUnkept ?? active[0] ?? 0, kept, stripThinking, budget, state, calibration };
+  return {
+    plan,
+    tailStart: firstUnkept ?? active[0] ?? 0,
+    kept,
+    stripThinking,
+    budget,
+    state,
+    calibration,
+    announced: base.resume.announced,
+  };
 }
 
 /**

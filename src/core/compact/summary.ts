@@ -333,9 +333,42 @@ export function offlineSummary(
       .map((e) => objects.get(e)!)
       .filter(Boolean),
   );
-  const quoted = earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0;
-  return withEarlier(
-    earlier,
-    extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted), detail }),
-  );
+  // What the agent's own compaction kept verbatim (its preserved segment) is quoted whole when it is summarized: the
+  // agent was still sending it, and an extract of facts would drop it.
+  const summarized = new Set(roundIdx.flatMap((ri) => analysis.rounds[ri].entries));
+  const preserved = preservedText(analysis.chain.preserved.filter((e) => summarized.has(e)).map((e) => objects.get(e)));
+  const kept = preserved ? PRESERVED_HEADING + preserved : '';
+  const quoted = (earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0) + (kept ? kept.length + 2 : 0);
+  const rest = extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted), detail });
+  const withKept = withEarlier(earlier, kept ? `${kept}\n\n${rest}` : rest);
+  return { summary: withKept.summary, protectedChars: withKept.protectedChars + (kept ? kept.length + 2 : 0) };
+}
+
+const PRESERVED_HEADING = "## Kept verbatim by the agent's own compaction, after its summary (quoted whole)\n";
+/** Longest tool result quoted from a preserved segment; the rest is named by its size. */
+const PRESERVED_RESULT_CHARS = 2_000;
+
+/** The messages of a preserved segment as text: who said it, its text, its tool calls and (capped) results. */
+function preservedText(objects: readonly (JsonObject | undefined)[]): string {
+  const out: string[] = [];
+  for (const o of objects) {
+    const content = messageContent(o);
+    const role = o?.type === 'assistant' ? 'Assistant' : 'User';
+    const blocks =
+      typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+    for (const item of blocks as unknown[]) {
+      const b = asObject(item);
+      if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim()) out.push(`${role}: ${b.text}`);
+      else if (b?.type === 'tool_use')
+        out.push(`${role} called ${String(b.name)}: ${JSON.stringify(b.input ?? {}).slice(0, PRESERVED_RESULT_CHARS)}`);
+      else if (b?.type === 'tool_result') {
+        const text = contentText(b.content);
+        const more = text.length - PRESERVED_RESULT_CHARS;
+        out.push(
+          `Tool result: ${text.slice(0, PRESERVED_RESULT_CHARS)}${more > 0 ? ` [… ${more} more characters]` : ''}`,
+        );
+      }
+    }
+  }
+  return out.join('\n');
 }

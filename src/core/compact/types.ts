@@ -114,10 +114,19 @@ export interface CompactionPlan {
    */
   resentTokens?: number;
   /**
-   * Estimated tokens every request carries beyond the transcript (system prompt, tool
-   * definitions), from the session's usage; 0 when unknown. The target covers it too.
+   * Tokens a resumed request of the result carries beyond the transcript (system prompt, tool definitions, and for
+   * Codex the context it gives a resumed thread again); 0 when unknown. The target covers it too.
    */
   overheadTokens: number;
+  /**
+   * Where the system prompt and tools of `overheadTokens` come from: `agent-now` as the user's agent sends them today
+   * with the model the resume uses (recorded in their own newest sessions, agentNow.ts), `agent-now-assumed` as it
+   * sends them with another model, `recorded` / `estimated` from this file (its own record, or its usage), null
+   * unknown. Absent in plans from before it was recorded.
+   */
+  overheadSource?: 'agent-now' | 'agent-now-assumed' | 'recorded' | 'estimated' | null;
+  /** `overheadSource` in words for every surface, e.g. "as your Claude Code 2.1.330 sends it with claude-opus-5-5, from session …". */
+  overheadFrom?: string;
   /** Room for transcript content: targetTokens − overheadTokens (not below 0). */
   messageTarget: number;
   summarizedRounds: number;

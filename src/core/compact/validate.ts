@@ -26,6 +26,8 @@ export interface ResumeCheckOptions {
    * result is the same as indexing `file` from scratch, without a second index of the original in memory.
    */
   prefix?: { index: TranscriptIndex; bytes: number };
+  /** The session-start context the user's agent announces today (agentNow.ts), sent again on resume; default the file's own. */
+  announcedNow?: Readonly<Record<string, number>> | null;
 }
 
 export async function checkResumable(file: string, opts: ResumeCheckOptions = {}): Promise<ResumeCheck> {
@@ -50,7 +52,13 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
   const calibration = opts.calibration ?? 1;
   const active = rounds.filter((r) => r.inContext);
   // What resuming it sends: the active rounds, and the session-start context the agent sends again when they lack it.
-  const reannounced = reannouncedOnResume(index.entries, rounds, new Set(active.map((r) => r.index)), calibration);
+  const reannounced = reannouncedOnResume(
+    index.entries,
+    rounds,
+    new Set(active.map((r) => r.index)),
+    calibration,
+    opts.announcedNow,
+  );
   const estimatedTokens =
     Math.round(active.reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)) * calibration, 0)) +
     reannounced;

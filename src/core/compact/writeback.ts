@@ -104,7 +104,7 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
       ? input.postTokens
       : details.plan.keptTokens +
         Math.round(summaryRoundTokens(summary, details.calibration || 1)) +
-        reannouncedAfter(analysis, details.plan.rounds, details.calibration || 1);
+        reannouncedAfter(analysis, details.plan.rounds, details.calibration || 1, details.announced);
   let counter = 0;
   const uuid = () => deterministicUuid(seed, counter++);
   const ts = input.now.toISOString();

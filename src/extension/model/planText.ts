@@ -131,9 +131,14 @@ export function economicsText(e: PlanEconomics): string {
  */
 export function planDetail(plan: CompactionPlan, context: ContextFigure, economics?: PlanEconomics | null): string {
   const f = planFigures(plan);
-  const overhead = context.overheadKnown
-    ? `~${formatNumber(plan.overheadTokens)}, unchanged`
-    : 'unknown (no usage in the file), not counted';
+  // A resume is sent by the agent installed now: where the user's own sessions record what it sends, that is the
+  // figure, and it may differ from what this session's requests carried.
+  const overhead =
+    plan.overheadSource === 'agent-now' || plan.overheadSource === 'agent-now-assumed'
+      ? `~${formatNumber(plan.overheadTokens)} on resume, ${plan.overheadFrom} (this session's requests carry ~${formatNumber(context.overhead)})`
+      : context.overheadKnown
+        ? `~${formatNumber(plan.overheadTokens)}, unchanged`
+        : 'unknown (no usage in the file), not counted';
   const lines = [
     `Target: ${formatNumber(plan.settings.targetTokens)} tokens for the whole context.`,
     `System prompt and tools: ${overhead}.`,
