@@ -7,6 +7,7 @@ import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import type { UserDecisions } from '../core/compact/decisions';
 import { planBound } from '../core/compact/bound';
+import { promisedContext } from '../core/compact/promise';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
 import { contextParts } from '../core/context';
@@ -119,13 +120,17 @@ export function renderPlan(plan: CompactionPlan): string {
   }
   out.push('');
   out.push(`context now: ${formatTokens(plan.context.tokens)} tokens (${contextParts(plan.context, formatTokens)})`);
-  if (plan.nothingToDo) out.push(`nothing to do: about ${formatTokens(plan.preTokens)} tokens, within the target`);
+  // One figure: the context now (the line above), not the rounds' estimate of the transcript.
+  if (plan.nothingToDo)
+    out.push(
+      `nothing to do: the context now (${formatTokens(plan.context.tokens)}) is within the ${formatTokens(plan.settings.targetTokens)} target`,
+    );
   else
     out.push(
       `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
         `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens - (plan.resentTokens ?? 0))} included` : ''}${plan.resentTokens ? `, and ${formatTokens(plan.resentTokens)} the agent sends again on resume` : ''})` +
         (plan.overheadTokens
-          ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}`
+          ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools, the resumed context is about ${formatTokens(promisedContext(plan).tokens)}`
           : ''),
     );
   out.push(`bound: ${sanitizeForTerminal(planBound(plan).text)}`);

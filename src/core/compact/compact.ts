@@ -21,9 +21,11 @@ import {
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
+import { deliveredContext, promisedContext } from './promise';
 import {
   CompactError,
   type AttemptRecord,
+  type ContextAfter,
   type CompactionPlan,
   type CompactResult,
   type ProgressReporter,
@@ -337,7 +339,7 @@ async function applyLocked(shown: PlannedCompaction, options: CompactOptions): P
     planned = await planOver(shown.file, shown.given, options, saved.state, shown.decisions);
     replanned = planChanges(shown, planned, now.size);
   }
-  const result = await writePlan(planned, options, progress, replanned);
+  const result = await writePlan(planned, options, progress, replanned, shown.plan);
   return replanned === undefined ? result : { ...result, replanned };
 }
 
@@ -346,6 +348,8 @@ async function writePlan(
   options: CompactOptions,
   progress: ProgressReporter,
   replanned: string | undefined,
+  /** The plan the user was shown (confirmed): what the result is measured against. */
+  shown: CompactionPlan,
 ): Promise<CompactResult> {
   const { file, given, analysis } = planned;
   // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
@@ -363,7 +367,7 @@ async function writePlan(
   const built = codex
     ? await codexOutput(file, prepared, target, codex)
     : await claudeOutput(file, prepared, target, options);
-  return writeOut(file, prepared, target, options, progress, built);
+  return writeOut(file, prepared, target, options, progress, built, promisedContext(shown));
 }
 
 function copyPlan(plan: CompactionPlan): CompactionPlan {
@@ -412,11 +416,14 @@ export async function draftSummary(
   summarizer: CompactResult['summarizer'];
   attempts: AttemptRecord[];
   plan: PlanDetails['plan'];
+  /** The context after as the plan promised it before the summary was written (with its reserve). */
+  promised: ContextAfter;
   fidelity?: FidelityReport;
   facts?: Fact[];
 }> {
   // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
   const planned = await planWithSaved(await compactedFile(file, options), options);
+  const promised = promisedContext(planned.plan);
   const progress = options.onProgress ?? (() => undefined);
   const { made, summary, details, fidelity, facts } = await summarize(
     planned.analysis,
@@ -425,7 +432,15 @@ export async function draftSummary(
     options,
     progress,
   );
-  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity, facts };
+  return {
+    summary,
+    summarizer: made.summarizer,
+    attempts: made.attempts,
+    plan: details.plan,
+    promised,
+    fidelity,
+    facts,
+  };
 }
 
 /** The plan with the lines it needs loaded: planned, refused when there is nothing to do, settled by the summary's real size. */
@@ -638,6 +653,8 @@ interface BuiltOutput {
   cwd: string | null;
   /** The agent that resumes the written session. */
   resumeAgent: ResumeAgent;
+  /** The summary as written (clipped to fit the target when it had to be). */
+  summary: string;
 }
 
 async function claudeOutput(
@@ -659,6 +676,7 @@ async function claudeOutput(
     writer: 'an agent',
     cwd: built.cwd,
     resumeAgent: 'claude-code',
+    summary: built.summary,
   };
 }
 
@@ -687,6 +705,7 @@ async function codexOutput(
     writer: 'Codex',
     cwd: facts.cwd,
     resumeAgent: 'codex',
+    summary: prepared.summary,
   };
 }
 
@@ -697,6 +716,7 @@ async function writeOut(
   options: CompactOptions,
   progress: ProgressReporter,
   built: BuiltOutput,
+  promised: ContextAfter,
 ): Promise<CompactResult> {
   const { readSize, details, made, summary } = prepared;
   const plan = details.plan;
@@ -706,12 +726,16 @@ async function writeOut(
   let backup: string | null;
   let toolDir: string | null;
   let carriedOverBytes: number;
+  let delivered: ContextAfter;
   const undo: (() => Promise<unknown>)[] = [];
   const sidecarsWritten: WrittenSidecars = { toolResults: [], toolResultsDirCreated: false, stateCreated: false };
   try {
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
     acceptEstimate(plan, await built.check(tmp));
+    // The summary line as written, sized as the plan sizes its reserve.
+    const summaryTokens = Math.round(summaryRoundTokens(built.summary, details.calibration || 1));
+    delivered = deliveredContext(plan, summaryTokens, plan.postTokens);
     checkCancelled(options.signal);
 
     // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
@@ -764,6 +788,8 @@ async function writeOut(
     toolResultsDir: toolDir,
     sidecarsWritten,
     ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
+    promised,
+    delivered,
   };
 }
 

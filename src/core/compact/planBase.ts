@@ -85,8 +85,12 @@ export function adjustedContent(
     if (len !== undefined) c.toolResult += len - t.chars;
   }
   if (strip) {
+    // The writer removes the blocks themselves (writeback.ts rewriteResponse), so their framing goes too: the kept
+    // round is then sized as the written file's round is.
     c.thinking = 0;
     c.signature = 0;
+    c.blocks -= c.thinkingBlocks ?? 0;
+    c.thinkingBlocks = 0;
   }
   return c;
 }
@@ -126,7 +130,14 @@ export interface PlanBase {
   sizes: Map<number, number>;
   preTokens: number;
   overheadTokens: number;
+  /** Part of `overheadTokens`: the context Codex gives a resumed thread again (CompactionPlan.resumeContextTokens). */
+  resumeContextTokens: number;
   messageTarget: number;
+  /**
+   * Room a summarizing plan keeps within `messageTarget` for what a resume sends again (`reannouncedAfter`): the most
+   * it can be (no announced kind kept), so the promised size, which includes it, stays within the target.
+   */
+  resendReserve: number;
   notes: string[];
   toolDir: string;
   clock: YieldClock;
