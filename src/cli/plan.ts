@@ -2,7 +2,7 @@
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
 import { compactionEconomics, economicsLine } from '../core/cache';
-import { draftSummary } from '../core/compact/compact';
+import { draftSummary, planCompactionOf } from '../core/compact/compact';
 import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import type { UserDecisions } from '../core/compact/decisions';
@@ -46,12 +46,35 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   if (refusal) throw new UsageError(`${file}: ${refusal}`);
   const { state, decisions } = await planInputsFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);
-  const plan = await planCompaction(analysis, settings, state, decisions);
+  const plan = await promisedPlan(file, analysis, settings, state, decisions, summaryText);
   // What the next turn costs both ways (offline summary: the one plan describes), from the session's cache state now.
   const nextTurn = compactionEconomics(analysis, plan, { now: Date.now() });
   if (bool(values, 'json')) printJson(JSON.stringify({ ...plan, bound: planBound(plan), nextTurn }, null, 2) + '\n');
   else printOut(renderPlan(plan) + (nextTurn ? `${economicsLine(nextTurn)}\n` : ''));
   return 0;
+}
+
+/**
+ * The plan `compact` applies with these settings: the planner's, or with `--summary-file` the plan made for that text's
+ * size (planned over the lines, as compact plans it), so the promise printed is the one compact delivers against; the
+ * planner's own plan when there is nothing to do.
+ */
+async function promisedPlan(
+  file: string,
+  analysis: Awaited<ReturnType<typeof inspectFile>>,
+  settings: ReturnType<typeof settingsFrom>,
+  state: Awaited<ReturnType<typeof planInputsFor>>['state'],
+  decisions: UserDecisions,
+  summaryText: string | undefined,
+): Promise<CompactionPlan> {
+  if (summaryText === undefined) return planCompaction(analysis, settings, state, decisions);
+  try {
+    return (await planCompactionOf(file, { summarizer: 'extractive', settings, decisions, summaryText }, analysis))
+      .plan;
+  } catch (err) {
+    if (!(err instanceof CompactError) || err.code !== 'nothing-to-compact') throw err;
+    return planCompaction(analysis, settings, state, decisions);
+  }
 }
 
 async function printSummary(

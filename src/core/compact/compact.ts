@@ -41,7 +41,6 @@ import {
   earlierSummaryOf,
   givenSummary,
   makeSummary,
-  offlineSummary,
   summaryCharBudget,
   type EarlierSummary,
   type SummaryOutcome,
@@ -609,7 +608,11 @@ function isOffline(options: CompactOptions): boolean {
   return options.summarizer === 'anthropic' && !options.anthropic?.apiKey;
 }
 
-/** The plan with the summary's real size when it can be known first (offline or given); re-reads newly kept lines whole. */
+/**
+ * The plan with the summary's real size when it is given (Apply Summary's reviewed text, `--summary-file`); re-reads
+ * newly kept lines whole. A summary still to be written keeps its reserve, so the plan is the one every surface showed
+ * (the Rounds view, the map, `plan`, the dialog); the result says how the summary as written differs from it.
+ */
 async function settlePlan(
   file: string,
   analysis: Analysis,
@@ -618,29 +621,15 @@ async function settlePlan(
   options: CompactOptions,
   decisions: UserDecisions,
 ): Promise<PlanDetails> {
-  const draft = options.summaryText ?? (isOffline(options) ? offlineDraft(analysis, firstPlan, loaded) : null);
+  const given = options.summaryText;
   const details =
-    draft === null ? firstPlan : await reclaimSummaryReserve(analysis, firstPlan, options, draft, decisions);
+    given === undefined ? firstPlan : await reserveForGivenSummary(analysis, firstPlan, options, given, decisions);
   const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
   for (const e of nowKept) loaded.written.add(e);
   if (nowKept.length)
     for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes))
       loaded.objects.set(i, o);
   return details;
-}
-
-function offlineDraft(analysis: Analysis, first: PlanDetails, loaded: Loaded): string | null {
-  const summarized = summarizedRounds(analysis, first);
-  if (summarized.length === 0) return null;
-  const settings = first.plan.settings;
-  return offlineSummary(
-    analysis,
-    summarized,
-    loaded.earlier,
-    loaded.objects,
-    summaryCharBudget(settings.summaryTokens, first.calibration),
-    settings.summaryDetail,
-  ).summary;
 }
 
 /** One agent's compacted file, to be written to a temp file, checked, then committed (the same way for every agent). */
@@ -875,35 +864,21 @@ async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: s
 }
 
 /**
- * The plan reserves `summaryTokens` for a summary it has not seen yet. The offline summary (or the text the user
- * gave) can be measured first: plan again with its real size, so room it does not need goes to recent rounds kept
- * verbatim (every round the new plan keeps was loaded for the first one; newly kept lines are read again), and a
- * given text larger than the reserve gets the room it needs.
+ * The plan reserves `summaryTokens` for a summary it has not seen yet. A text the user gave can be measured first: plan
+ * again with its size, so a text larger than the reserve gets the room it needs and room a shorter one does not need
+ * goes to recent rounds kept verbatim (newly kept lines are read again).
  */
-async function reclaimSummaryReserve(
+async function reserveForGivenSummary(
   analysis: Analysis,
   first: PlanDetails,
   options: CompactOptions,
-  draft: string,
+  given: string,
   decisions: UserDecisions,
 ): Promise<PlanDetails> {
-  const settings = first.plan.settings;
-  const given = options.summaryText !== undefined;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims).
   const need =
-    Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
-  if (need === settings.summaryTokens || (!given && need > settings.summaryTokens)) return first;
-  const second = await planDetails(
-    analysis,
-    { ...(options.settings ?? {}), summaryTokens: need },
-    first.state,
-    decisions,
-  );
-  if (!given && (second.kept.length <= first.kept.length || second.plan.nothingToDo)) return first;
-  if (given) return second;
-  second.plan.notes.push(
-    `the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`,
-  );
-  return second;
+    Math.ceil(summaryRoundTokens(given, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
+  if (need === first.plan.settings.summaryTokens) return first;
+  return planDetails(analysis, { ...(options.settings ?? {}), summaryTokens: need }, first.state, decisions);
 }

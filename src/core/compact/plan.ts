@@ -15,6 +15,7 @@ import {
   adjustedContent,
   loadResultTexts,
   reannouncedAfter,
+  resendReserveOf,
   roundTokens,
   summaryFloorTokens,
   yieldClock,
@@ -42,7 +43,6 @@ import {
 } from './types';
 import { unsupportedReason } from '../formats/types';
 import { codexResumeContextTokens } from './codex';
-import { reannouncedOnResume } from '../reannounced';
 import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from './summaryDetail';
 
 export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
@@ -135,7 +135,7 @@ async function planBase(
     );
   const overheadTokens = (report.totals.overheadTokens ?? 0) + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
-  const resendReserve = reannouncedOnResume(index.entries, rounds, new Set(), calibration);
+  const resendReserve = resendReserveOf(analysis, calibration);
   if (overheadTokens > settings.targetTokens * 0.9) {
     notes.push(
       `the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`,

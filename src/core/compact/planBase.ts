@@ -64,6 +64,14 @@ export function reannouncedAfter(analysis: Analysis, planned: readonly PlannedRo
   return reannouncedOnResume(analysis.index.entries, analysis.rounds, kept, calibration);
 }
 
+/**
+ * The room a summarizing plan keeps for what a resume sends again (PlanBase.resendReserve): the most it can be, with
+ * no announced kind kept.
+ */
+export function resendReserveOf(analysis: Analysis, calibration: number): number {
+  return reannouncedOnResume(analysis.index.entries, analysis.rounds, new Set(), calibration);
+}
+
 export function summaryFloorTokens(calibration: number): number {
   return Math.ceil(summaryRoundTokens('', calibration));
 }
