@@ -222,7 +222,9 @@ function usageOfLine(
   if (!line.includes('"usage"') || !line.includes('"assistant"')) return null;
   const o = parse(line);
   const msg = o?.message as { usage?: Record<string, unknown>; model?: unknown; id?: unknown } | undefined;
+  // Usage a compaction of ours rewrote for its kept rounds is an estimate, not a request's (entries.ts ignores it too).
   if (o?.type !== 'assistant' || o.isSidechain === true || !msg?.usage || msg.model === '<synthetic>') return null;
+  if (o.compactorEstimatedUsage === true) return null;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
   return {
     contextTokens:

@@ -156,6 +156,12 @@ describe('Every number the same', function () {
       const count = readFileSync(src, 'utf8').split('\n').length;
       for (const at of [0.3, 0.6, 0.9]) files.push(cut(src, Math.max(1, Math.round(count * at))));
     }
+    // A fork we wrote: its kept rounds carry usage we estimated, which is no request's.
+    const forked = await compactFile(copy(fixture('v2.1.97-live-after.jsonl')), {
+      summarizer: 'extractive',
+      settings: { targetTokens: 40_000 },
+    });
+    files.push(forked.output);
     let quickExact = 0;
     for (const file of files) {
       const where = file.replace(dir, '');
