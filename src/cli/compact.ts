@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { applyCompaction, DEFAULT_MODEL, planCompactionOf } from '../core/compact/compact';
 import { writeUndoRecord } from '../core/compact/undoRecord';
 import { CompactError, type CompactResult } from '../core/compact/types';
+import { promiseGap } from '../core/compact/promise';
 import {
   EXIT_CANCELLED,
   EXIT_FAILURE,
@@ -314,6 +315,17 @@ function summarizerText(result: CompactResult, requested: SummarizerChoice, mode
   }
 }
 
+/**
+ * The context after, as the written file counts it (its own context figure), and how it differs from what the plan
+ * promised, part by part (promise.ts); null for a result without them.
+ */
+function deliveredLine(result: CompactResult): string | null {
+  const { promised, delivered } = result;
+  if (!promised || !delivered) return null;
+  const gap = promiseGap(promised, delivered, formatTokens);
+  return `context after: ${formatTokens(delivered.tokens)} tokens${gap ? ` (planned ${formatTokens(promised.tokens)}: ${gap})` : ' (as planned)'}`;
+}
+
 /** Text report: the file, the mode, the session id, the resume command on its own line, the summarizer, the figures. */
 export function renderCompactResult(result: CompactResult, requested: SummarizerChoice, model: string): string {
   const p = result.plan;
@@ -331,6 +343,7 @@ export function renderCompactResult(result: CompactResult, requested: Summarizer
       ? `summary detail: ${result.summaryDetail} (${result.summaryChars} characters)`
       : null,
     result.backup ? `backup ${result.backup}` : null,
+    deliveredLine(result),
     `${formatTokens(result.preTokens)} → ${formatTokens(result.postTokens)} tokens of transcript (estimated; about ${formatTokens(p.overheadTokens)} of system prompt and tools come on top); ` +
       `${p.rounds.filter((r) => r.inContext && r.action === 'keep').length} rounds kept verbatim, ${p.summarizedRounds} summarized, ${p.droppedRounds} dropped; ` +
       `${p.toolResults.filter((t) => t.preview).length} tool results replaced by previews`,

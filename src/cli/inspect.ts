@@ -222,7 +222,7 @@ export function renderReport(report: InspectReport): string {
       (t.contextTokens !== null
         ? `; newest request by usage: ${formatTokens(t.contextTokens)}`
         : '; no usage in the active context') +
-      `; estimate calibration ×${t.calibrationFactor} from ${t.calibrationSamples} rounds`,
+      `; estimate calibration ×${+t.calibrationFactor.toFixed(3)} from ${t.calibrationSamples} rounds`,
   );
   if (report.compactBoundaries.length)
     out.push(`compact boundaries at lines ${report.compactBoundaries.map((b) => b.line).join(', ')}`);

@@ -2,15 +2,16 @@
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
 import { compactionEconomics, economicsLine } from '../core/cache';
-import { draftSummary } from '../core/compact/compact';
+import { draftSummary, planCompactionOf } from '../core/compact/compact';
 import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';
 import type { UserDecisions } from '../core/compact/decisions';
 import { planBound } from '../core/compact/bound';
+import { promisedContext } from '../core/compact/promise';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
 import { contextParts } from '../core/context';
-import { readAgentNow } from '../core/agentNow';
+import { readAgentNow, type AgentNow } from '../core/agentNow';
 import { unsupportedReason } from '../core/formats/types';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
@@ -66,7 +67,8 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const { state, decisions } = await planInputsFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);
   // What the user's agent sends now, read here at the edge: the resume the plan promises is sent by it.
-  const plan = await planCompaction(analysis, settings, state, decisions, await readAgentNow(file, analysis));
+  const agentNow = await readAgentNow(file, analysis);
+  const plan = await promisedPlan(file, analysis, settings, state, decisions, summaryText, agentNow);
   // What the next turn costs both ways, from the session's cache state now, with the summarizer's own cost estimated;
   // an unpriced session says so (`nextTurn.priced` false and the reason) instead of leaving the line out.
   const nextTurn = compactionEconomics(analysis, plan, {
@@ -90,6 +92,31 @@ function summarizerPricingFrom(values: Values): SummarizerPricing {
   if (model !== undefined && summarizer !== 'anthropic')
     throw new UsageError('--model only applies with --summarizer anthropic');
   return { summarizer, model };
+}
+
+/**
+ * The plan `compact` applies with these settings: the planner's, or with `--summary-file` the plan made for that text's
+ * size (planned over the lines, as compact plans it), so the promise printed is the one compact delivers against; the
+ * planner's own plan when there is nothing to do.
+ */
+async function promisedPlan(
+  file: string,
+  analysis: Awaited<ReturnType<typeof inspectFile>>,
+  settings: ReturnType<typeof settingsFrom>,
+  state: Awaited<ReturnType<typeof planInputsFor>>['state'],
+  decisions: UserDecisions,
+  summaryText: string | undefined,
+  agentNow: AgentNow | null,
+): Promise<CompactionPlan> {
+  if (summaryText === undefined) return planCompaction(analysis, settings, state, decisions, agentNow);
+  try {
+    return (
+      await planCompactionOf(file, { summarizer: 'extractive', settings, decisions, summaryText, agentNow }, analysis)
+    ).plan;
+  } catch (err) {
+    if (!(err instanceof CompactError) || err.code !== 'nothing-to-compact') throw err;
+    return planCompaction(analysis, settings, state, decisions, agentNow);
+  }
 }
 
 async function printSummary(
@@ -158,13 +185,17 @@ export function renderPlan(plan: CompactionPlan): string {
   }
   out.push('');
   out.push(`context now: ${formatTokens(plan.context.tokens)} tokens (${contextParts(plan.context, formatTokens)})`);
-  if (plan.nothingToDo) out.push(`nothing to do: about ${formatTokens(plan.preTokens)} tokens, within the target`);
+  // One figure: the context now (the line above), not the rounds' estimate of the transcript.
+  if (plan.nothingToDo)
+    out.push(
+      `nothing to do: the context now (${formatTokens(plan.context.tokens)}) is within the ${formatTokens(plan.settings.targetTokens)} target`,
+    );
   else
     out.push(
       `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
         `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens - (plan.resentTokens ?? 0))} included` : ''}${plan.resentTokens ? `, and ${formatTokens(plan.resentTokens)} the agent sends again on resume` : ''})` +
         (plan.overheadTokens
-          ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools${plan.overheadFrom ? ` (${sanitizeForTerminal(plan.overheadFrom)})` : ''}, the resumed context is about ${formatTokens(plan.postTokens + plan.overheadTokens)}`
+          ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools${plan.overheadFrom ? ` (${sanitizeForTerminal(plan.overheadFrom)})` : ''}, the resumed context is about ${formatTokens(promisedContext(plan).tokens)}`
           : ''),
     );
   out.push(`bound: ${sanitizeForTerminal(planBound(plan).text)}`);

@@ -11,7 +11,7 @@ import { basename, dirname } from 'node:path';
 import { digestEntry, recordedRenderedText, type Entry } from './entries';
 import { countTokensInPieces } from './tokens/exact';
 import { agentFolders, listAgentSessions, listSessions, sessionsFolder, type SessionFile } from './sessionFolders';
-import { attachmentTokens, isAnnouncement } from './context';
+import { attachmentTokens, isAnnouncement } from './reannounced';
 import { asObject } from './json';
 
 /** The system prompt and tools the agent sent with one model, as recorded in one of the user's sessions. */

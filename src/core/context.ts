@@ -1,10 +1,13 @@
 // "The context": what the next request of the session would carry, system prompt and tools included. Defined here
 // once; every surface (status bar, tree, input box, plan line, dialog, chart, CLI, the boundary we write) shows this
 // figure, and names its parts where it shows one.
-import type { Entry } from './entries';
+import { parseLine, type Entry } from './entries';
 import type { InspectReport, TokenSource } from './report';
-import type { Round } from './rounds';
-import { TOKEN_MODEL } from './tokens/estimate';
+import { buildChain } from './chain';
+import { buildRounds } from './rounds';
+import { continuesToolLoop, rawEstimate } from './tokens/estimate';
+
+export { reannouncedOnResume } from './reannounced';
 
 export interface ContextFigure {
   /** Tokens of the next request: the newest request's usage plus estimates of what followed it (else all estimated). */
@@ -12,7 +15,7 @@ export interface ContextFigure {
   source: TokenSource;
   /** System prompt and tool definitions, estimated from usage (0 when the file has no usage to tell). */
   overhead: number;
-  /** The active transcript: `tokens - overhead - attached`. */
+  /** The active transcript: `tokens - overhead - attached - resent`. */
   transcript: number;
   /**
    * What the newest request carried beyond its system prompt, tools and transcript lines: after its own compaction
@@ -20,6 +23,11 @@ export interface ContextFigure {
    * the file starts without them. 0 unless usage says so (see `attachedByAgent`).
    */
   attached: number;
+  /**
+   * What a resume sends again that no active line holds (the agent's session-start context), counted when the next
+   * request is a resume of a file without usage in its active context (just compacted by us); 0 otherwise.
+   */
+  resent: number;
   /** True when `overhead` is known (recorded or estimated from usage), false when unknown (then 0). */
   overheadKnown: boolean;
   /** `recorded`: counted from the agent's own record of its requests; `estimated`: from usage; null: unknown. */
@@ -30,15 +38,61 @@ export function contextNow(report: InspectReport): ContextFigure {
   const t = report.totals;
   const overhead = Math.min(t.overheadTokens ?? 0, t.currentContextTokens);
   const attached = attachedByAgent(report, overhead);
+  const resent = t.resentTokens;
   return {
     tokens: t.currentContextTokens,
     source: t.currentContextSource,
     overhead,
-    transcript: t.currentContextTokens - overhead - attached,
+    transcript: t.currentContextTokens - overhead - attached - resent,
     attached,
+    resent,
     overheadKnown: t.overheadTokens !== null,
     overheadSource: t.overheadSource,
   };
+}
+
+/**
+ * The context figure as read from the file's end alone (the Sessions list and the live status item read only the two
+ * ends of a file), as `contextNow` counts it: from the newest request's usage (`usage`: its figure, `raw` the
+ * uncalibrated estimates of its round and every later one), or, when the agent compacted by itself after it, from the
+ * agent's count of what its compaction kept (`compaction`: Claude Code's `postTokens`, `raw` the rounds after the
+ * boundary's). `contextFromTail` gives the figure with the session's calibration factor and system prompt and tools
+ * (both known once the whole file has been read: sessionStats.ts).
+ */
+export interface ContextTail {
+  from: 'usage' | 'compaction';
+  tokens: number;
+  raw: number[];
+}
+
+/**
+ * `contextNow`'s figure from a tail, each later round's estimate rounded as the report rounds it; after a compaction it
+ * needs the system prompt and tools (`overhead`), null while they are unknown.
+ */
+export function contextFromTail(tail: ContextTail, calibration: number, overhead: number | null): number | null {
+  const later = tail.raw.reduce((sum, r) => sum + Math.round(r * calibration), 0);
+  if (tail.from === 'usage') return tail.tokens + later;
+  return overhead === null ? null : overhead + tail.tokens + later;
+}
+
+/**
+ * The tail's round estimates from the file's last lines, parsed, built as the whole file's analysis builds them (chain,
+ * rounds, estimator): from the round of the newest usage's response (`messageId`; `lines` run from its first line to
+ * the end, possibly with earlier lines before it, which belong to earlier rounds), or, with `messageId` null, from the
+ * compact boundary that `lines` start with: the rounds after the boundary's own when the agent counted what it kept
+ * (`counted`), else from the boundary's round on.
+ */
+export function tailRoundEstimates(lines: readonly string[], messageId: string | null, counted = true): number[] {
+  // Each line read as the indexer reads it (objects joined on one line recovered, a line that is not one left out).
+  const entries: Entry[] = lines.flatMap((text, i) => parseLine(text, i + 1, 0, 0).entries);
+  const rounds = buildRounds(entries, buildChain(entries));
+  const from =
+    messageId !== null
+      ? rounds.findIndex((r) => r.messageId === messageId)
+      : counted
+        ? rounds.findIndex((r) => !r.startsAtBoundary && r.firstLine > (entries[0]?.line ?? 0))
+        : rounds.findIndex((r) => r.startsAtBoundary);
+  return from < 0 ? [] : rounds.slice(from).map((r) => rawEstimate(r.content, continuesToolLoop(r)));
 }
 
 /**
@@ -73,88 +127,13 @@ export function contextParts(figure: ContextFigure, format: (n: number) => strin
   const parts = [`transcript ${format(figure.transcript)}`];
   if (figure.overheadKnown) parts.push(`system prompt and tools ${format(figure.overhead)} (${figure.overheadSource})`);
   if (figure.attached) parts.push(`≈${format(figure.attached)} ${ATTACHED_NOTE}`);
+  if (figure.resent) parts.push(`${format(figure.resent)} ${RESENT_NOTE}`);
   return parts.join(' + ');
 }
+
+/** What `resent` is, in words. */
+export const RESENT_NOTE = 'the agent sends again on resume (its session-start context)';
 
 /** Why `attached` matters to the user. */
 export const ATTACHED_NOTE =
   'attached by the agent after its compaction, not in the transcript: a resume starts without it';
-
-/**
- * Tokens a resumed request carries that a compacted transcript no longer holds and the agent sends again: the
- * context Claude Code announces at a session's start as rendered attachments (2.1.330: environment, model, deferred
- * tools, agent types, skills, date as one role "system" message; the attribution reminder beside the prompt). It
- * sends each kind again whenever the chain it resumes holds none (it re-writes them after its own /compact too), so a
- * resume of our result carries every announced kind its kept rounds do not hold, at the size of the newest one.
- * Counted only where the file shows the agent doing it: attachments with rendered text before the first response.
- * `kept` are the indices of the rounds the result keeps; `calibration` the session's factor (1 for a raw estimate).
- * `announcedNow`: what the user's agent announces today (agentNow.ts, by kind, in tokens as sent), which a resume
- * sends whatever the file's own agent announced; without it, the file's own announcements.
- */
-export function reannouncedOnResume(
-  entries: readonly Entry[],
-  rounds: readonly Round[],
-  kept: ReadonlySet<number>,
-  calibration: number,
-  announcedNow?: Readonly<Record<string, number>> | null,
-): number {
-  const announced = announcedNow ? new Map(Object.entries(announcedNow)) : fileAnnouncements(entries);
-  if (announced.size === 0) return 0;
-  for (const r of rounds) {
-    if (!kept.has(r.index)) continue;
-    for (const i of r.entries) announced.delete(entries[i].attachmentType ?? '');
-  }
-  const sum = [...announced.values()].reduce((n, t) => n + t, 0);
-  // The user's agent's announcements are counted as sent (agentNow.ts); the file's own are estimates of this session.
-  return Math.round(announcedNow ? sum : sum * calibration);
-}
-
-/** The session-start context the file's own agent announced, by kind, at the size of the newest of each kind. */
-function fileAnnouncements(entries: readonly Entry[]): Map<string, number> {
-  const announced = new Map<string, number>();
-  // Announced before the file's first request (its request records where it writes them, else its first response).
-  const requestAt = entries.findIndex(isRequestRecord);
-  const end = requestAt >= 0 ? requestAt : entries.findIndex((e) => e.kind === 'assistant');
-  for (const e of entries.slice(0, end < 0 ? entries.length : end)) {
-    if (isAnnouncement(e)) announced.set(e.attachmentType!, 0);
-  }
-  if (announced.size === 0) return announced;
-  for (const e of entries) {
-    if (e.kind === 'attachment' && e.attachmentType && announced.has(e.attachmentType) && e.attachmentChars)
-      announced.set(e.attachmentType, attachmentTokens(e));
-  }
-  return announced;
-}
-
-/** Records the agent writes as it sends a request (2.1.330): the prompt snapshot and the request shape and record. */
-function isRequestRecord(e: Entry): boolean {
-  return (
-    e.kind === 'api-request' ||
-    e.kind === 'api-request-shape' ||
-    (e.kind === 'attachment' && e.attachmentType === 'prompt_snapshot')
-  );
-}
-
-/**
- * Attachments the agent's own compaction writes (files it re-reads for the new context), not session-start context:
- * a file that begins at its compaction (a `--fork-session` copy) holds them before its first request, yet a resume of
- * it does not send them again.
- */
-const REATTACHED_BY_COMPACTION = new Set(['file', 'compact_file_reference']);
-
-/** An attachment with rendered text that is session-start context (not a file re-attached by a compaction). */
-export function isAnnouncement(e: Entry): boolean {
-  return (
-    e.kind === 'attachment' &&
-    !!e.attachmentType &&
-    !!e.attachmentChars &&
-    !REATTACHED_BY_COMPACTION.has(e.attachmentType)
-  );
-}
-
-/** Uncalibrated tokens of an attachment's rendered text (by its proxy count where indexed, else per character). */
-export function attachmentTokens(e: Entry): number {
-  return e.attachmentTokens !== undefined
-    ? TOKEN_MODEL.proseScale * e.attachmentTokens
-    : TOKEN_MODEL.prose * (e.attachmentChars ?? 0);
-}

@@ -7,6 +7,7 @@ import type { Round } from './rounds';
 import type { TranscriptIndex } from './transcript';
 import { roundUsage, type RoundUsage } from './tokens/usage';
 import { continuesToolLoop, rawEstimate, SessionCalibration } from './tokens/estimate';
+import { reannouncedOnResume } from './reannounced';
 
 export type TokenSource = 'usage' | 'estimate';
 
@@ -87,6 +88,12 @@ export interface InspectReport {
     overheadSource: 'recorded' | 'estimated' | null;
     /** Calibrated estimate of the active transcript's lines alone (the sum of the in-context rounds' estimates). */
     transcriptEstimateTokens: number;
+    /**
+     * Part of `currentContextTokens` without usage in the active context: what resuming the file sends again that no
+     * active line holds (the agent's session-start context, `reannouncedOnResume`): after our compaction the next
+     * request is a resume. 0 otherwise.
+     */
+    resentTokens: number;
   };
 }
 
@@ -115,6 +122,11 @@ export interface ReportState {
   boundaryMessages: number | null;
   /** Estimates of the current segment's rounds that the boundary's count does not cover (neither it nor preserved). */
   afterBoundaryEstimate: number;
+  /**
+   * True while the current segment's rounds have no usage since its boundary and the running figure counts up from
+   * `boundaryBase` (the rounds the boundary's own count covers add nothing to it).
+   */
+  fromBoundaryBase: boolean;
 }
 
 export function freshReportState(): ReportState {
@@ -137,6 +149,7 @@ export function freshReportState(): ReportState {
     boundaryLine: -1,
     boundaryMessages: null,
     afterBoundaryEstimate: 0,
+    fromBoundaryBase: false,
   };
 }
 
@@ -198,14 +211,28 @@ export function reportRounds(
     if (r.startsAtBoundary) {
       st.running = 0;
       st.runningSource = 'estimate';
-    }
+      st.fromBoundaryBase = false;
+      // No request after the compaction yet: the next one carries the system prompt and tools and what the
+      // compaction left, as the context figure counts them (assembleReport), so the rounds' figures lead up to it.
+      if (!u && !nextUsage) {
+        const kept = new Set<number>();
+        for (let j = i; j < rounds.length && rounds[j].segment === r.segment; j++) kept.add(rounds[j].index);
+        st.running = boundaryBase(
+          st.boundaryMessages,
+          recordedOverhead(entries) ?? st.overhead ?? 0,
+          st.boundaryMessages === null ? reannouncedOnResume(entries, rounds, kept, calibration.factor) : 0,
+        );
+        st.fromBoundaryBase = true;
+      }
+    } else if (u || nextUsage) st.fromBoundaryBase = false;
     let cumulative: { tokens: number; source: TokenSource };
     if (nextUsage) {
       cumulative = { tokens: nextUsage.contextTokens, source: 'usage' };
       st.running = nextUsage.contextTokens;
       st.runningSource = 'usage';
     } else {
-      st.running = (u ? u.contextTokens : st.running) + added;
+      const coveredByBoundary = st.fromBoundaryBase && st.boundaryMessages !== null && r.firstLine <= st.boundaryLine;
+      st.running = (u ? u.contextTokens : st.running) + (coveredByBoundary ? 0 : added);
       if (u) st.runningSource = 'usage';
       cumulative = { tokens: Math.round(st.running), source: u && source === 'usage' ? 'usage' : 'estimate' };
       if (!u && st.runningSource === 'usage') cumulative.source = 'estimate';
@@ -244,6 +271,17 @@ export function reportRounds(
     if (!r.startsAtBoundary && r.firstLine > st.boundaryLine) st.afterBoundaryEstimate += estimate;
   }
   return { reports, final: st, resume };
+}
+
+/**
+ * What the next request after a compaction carries before the rounds after it add theirs: the system prompt and tools,
+ * and what the compaction left that the rounds' own estimates do not hold: the agent's count of the messages it kept
+ * (Claude Code's `postTokens`: its summary and preserved rounds), else what a resume sends again (our compactions: the
+ * summary is the boundary's round and is estimated with the others). The rounds' running figure and the context
+ * figure both start from it.
+ */
+function boundaryBase(boundaryMessages: number | null, overhead: number, resent: number): number {
+  return overhead + (boundaryMessages ?? resent);
 }
 
 /** A round that starts at a compact boundary: the segment's line and the agent's own count of what follows it. */
@@ -315,17 +353,19 @@ export function assembleReport(
   const usageInContext = newestUsageRound >= 0 && rounds[newestUsageRound].inContext;
   let current: number;
   let currentSource: TokenSource = 'estimate';
+  let resentTokens = 0;
   if (usageInContext) {
     current = final.usagePlusLater;
     if (current === newestUsage) currentSource = 'usage';
+  } else if (final.boundaryMessages !== null && rounds.length > 0 && rounds[rounds.length - 1].inContext) {
+    // Right after the agent's own compaction its count of the messages it kept is better than our estimate of them.
+    current = boundaryBase(final.boundaryMessages, overheadTokens ?? 0, 0) + final.afterBoundaryEstimate;
   } else {
-    // Without usage in the active context (e.g. just compacted), add the system prompt and tools; right after the
-    // agent's own compaction its count of the messages it kept is better than our estimate of them.
-    const messages =
-      final.boundaryMessages !== null && rounds.length > 0 && rounds[rounds.length - 1].inContext
-        ? final.boundaryMessages + final.afterBoundaryEstimate
-        : activeEstimate;
-    current = messages + (overheadTokens ?? 0);
+    // Without usage in the active context (e.g. just compacted by us), the next request is a resume: the system
+    // prompt and tools, what the resume sends again that no active line holds, and the active rounds.
+    const active = new Set(rounds.filter((r) => r.inContext).map((r) => r.index));
+    resentTokens = reannouncedOnResume(entries, rounds, active, calibration.factor);
+    current = boundaryBase(null, overheadTokens ?? 0, resentTokens) + activeEstimate;
   }
   current = Math.round(current);
 
@@ -354,11 +394,12 @@ export function assembleReport(
       currentContextTokens: current,
       currentContextSource: currentSource,
       outputTokens,
-      calibrationFactor: Math.round(calibration.factor * 1000) / 1000,
+      calibrationFactor: calibration.factor,
       calibrationSamples: calibration.samples,
       overheadTokens,
       overheadSource,
       transcriptEstimateTokens: Math.round(activeEstimate),
+      resentTokens,
     },
   };
 }

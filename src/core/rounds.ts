@@ -33,6 +33,8 @@ export interface RoundContent {
   images: number;
   /** Content blocks sent (each costs framing tokens). */
   blocks: number;
+  /** Of `blocks`, the thinking and redacted thinking ones (a compaction strips them from kept rounds, framing and all). */
+  thinkingBlocks?: number;
   /** Proxy token counts (tokens/estimate.ts `textTokens`) of the characters above, by kind, with the characters they cover. */
   proxy?: ContentProxy;
 }
@@ -89,6 +91,7 @@ function emptyContent(): RoundContent {
     attachment: 0,
     images: 0,
     blocks: 0,
+    thinkingBlocks: 0,
     proxy: { prose: 0, proseChars: 0, toolUseInput: 0, toolUseInputChars: 0, toolResult: 0, toolResultChars: 0 },
   };
 }
@@ -134,6 +137,7 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
       } else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
         c.thinking += b.chars;
         c.signature += b.signatureChars ?? 0;
+        c.thinkingBlocks = (c.thinkingBlocks ?? 0) + 1;
       } else if (b.type === 'tool_use' || b.type === 'server_tool_use') {
         c.toolUseInput += b.chars + (b.name?.length ?? 0);
         if (b.tokens !== undefined) {

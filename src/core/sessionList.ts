@@ -6,6 +6,7 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { claudeWindowOf } from './limits';
+import { contextFromTail, tailRoundEstimates, type ContextTail } from './context';
 
 export interface SessionSummary {
   file: string;
@@ -18,8 +19,14 @@ export interface SessionSummary {
   title: string;
   size: number;
   mtimeMs: number;
-  /** Context of the newest request (input + cache creation + cache read), read back from the end; null when none, or not within `USAGE_SCAN_BYTES`. */
+  /**
+   * The context figure (context.ts `contextNow`) as the file's end tells it: the newest request's usage plus the
+   * uncalibrated estimates of what follows it (`contextTail`); null when no usage is within `USAGE_SCAN_BYTES` or it
+   * comes before a compaction (the whole file's read, sessionStats.ts, supplies it then).
+   */
   contextTokens: number | null;
+  /** What `contextTokens` is made of, to calibrate it with the session's factor once the whole file has been read. */
+  contextTail?: ContextTail | null;
   model: string | null;
   /** The model's context window (tokens). */
   contextWindow: number;
@@ -171,7 +178,9 @@ export async function summarizeSession(file: string, folder: string, now = Date.
     const usage = await newestUsage(fh, st.size);
     return {
       ...summary,
-      contextTokens: usage?.contextTokens ?? null,
+      // The context figure (context.ts) from the tail, calibrated once the whole file has been read (sessionStats).
+      contextTokens: usage?.tail ? contextFromTail(usage.tail, 1, null) : (usage?.contextTokens ?? null),
+      contextTail: usage?.tail ?? null,
       model: usage?.model ?? null,
       contextWindow: contextWindowOf(usage?.model),
     };
@@ -191,21 +200,37 @@ export const USAGE_SCAN_BYTES = 256 * 1024;
 const USAGE_FIRST_CHUNK = FIRST_LOOK;
 const USAGE_MAX_CHUNK = 1024 * 1024;
 
-/** What one line says about the context, read back from the end: the newest main-chain usage, or a compaction after it. */
-function usageOfLine(line: string): { contextTokens: number; model: string | null } | 'compacted' | null {
+/**
+ * What one line says about the context, read back from the end: the newest main-chain usage, or a compaction after it:
+ * the agent's own with its count of what it kept (Claude Code's `postTokens`), or without one (`estimated`: the rounds
+ * from the boundary on are the figure), or ours (null: a resume of it sends more than its lines, see `resentTokens`).
+ */
+function usageOfLine(
+  line: string,
+):
+  | { contextTokens: number; model: string | null; messageId: string | null }
+  | { compacted: number | 'estimated' | null }
+  | null {
   if (line.includes('"compact_boundary"')) {
     const o = parse(line);
-    if (o?.type === 'system' && o.subtype === 'compact_boundary') return 'compacted';
+    if (o?.type === 'system' && o.subtype === 'compact_boundary') {
+      const meta = o.compactMetadata as { postTokens?: unknown; compactor?: unknown } | undefined;
+      if (meta?.compactor !== undefined) return { compacted: null };
+      return { compacted: typeof meta?.postTokens === 'number' ? meta.postTokens : 'estimated' };
+    }
   }
   if (!line.includes('"usage"') || !line.includes('"assistant"')) return null;
   const o = parse(line);
-  const msg = o?.message as { usage?: Record<string, unknown>; model?: unknown } | undefined;
+  const msg = o?.message as { usage?: Record<string, unknown>; model?: unknown; id?: unknown } | undefined;
+  // Usage a compaction of ours rewrote for its kept rounds is an estimate, not a request's (entries.ts ignores it too).
   if (o?.type !== 'assistant' || o.isSidechain === true || !msg?.usage || msg.model === '<synthetic>') return null;
+  if (o.compactorEstimatedUsage === true) return null;
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
   return {
     contextTokens:
       n(msg.usage.input_tokens) + n(msg.usage.cache_creation_input_tokens) + n(msg.usage.cache_read_input_tokens),
     model: typeof msg.model === 'string' ? msg.model : null,
+    messageId: typeof msg.id === 'string' ? msg.id : null,
   };
 }
 
@@ -219,17 +244,14 @@ function mayTellUsage(line: Buffer): boolean {
 }
 
 /**
- * The newest main-chain request's context size and model, read back from the end of the file a chunk at a time until
- * one is found (a long tool result or many progress lines can sit between it and the end, and an early request in
- * the head is not the session's context). Null when the newest one comes before a compaction (as the full analysis
- * says: that usage is not in the active context), when there is none, or past `USAGE_SCAN_BYTES`.
+ * The file's complete lines from `end` back to `floor` (the first one may start before `floor` when `floor` is 0),
+ * newest first, each with the offset it starts at; read a chunk at a time (small first, each next one twice as large).
  */
-async function newestUsage(
+async function* linesBack(
   fh: import('node:fs/promises').FileHandle,
-  size: number,
-): Promise<{ contextTokens: number; model: string | null } | null> {
-  const floor = Math.max(0, size - USAGE_SCAN_BYTES);
-  let end = size;
+  end: number,
+  floor: number,
+): AsyncGenerator<{ start: number; line: Buffer }> {
   // The start of a line cut by the previous chunk (bytes after this chunk, up to the first newline seen).
   let rest = Buffer.alloc(0);
   for (let chunkBytes = USAGE_FIRST_CHUNK; end > floor; chunkBytes = Math.min(USAGE_MAX_CHUNK, chunkBytes * 2)) {
@@ -239,20 +261,89 @@ async function newestUsage(
     let buf = Buffer.concat([chunk.subarray(0, bytesRead), rest]);
     let cut = buf.length;
     for (let nl = buf.lastIndexOf(0x0a, cut - 1); nl >= 0; nl = nl > 0 ? buf.lastIndexOf(0x0a, nl - 1) : -1) {
-      const found = mayTellUsage(buf.subarray(nl + 1, cut)) ? usageOfLine(buf.toString('utf8', nl + 1, cut)) : null;
-      if (found === 'compacted') return null;
-      if (found) return found;
+      yield { start: from + nl + 1, line: buf.subarray(nl + 1, cut) };
       cut = nl;
     }
     buf = buf.subarray(0, cut);
     if (from === 0) {
-      const found = usageOfLine(buf.toString('utf8'));
-      return found === 'compacted' ? null : found;
+      yield { start: 0, line: buf };
+      return;
     }
     rest = buf;
     end = from;
   }
-  return null;
+}
+
+/** The newest usage found reading back, with what the context figure adds to it (context.ts `ContextTail`). */
+export interface NewestUsage {
+  /** The newest request's usage; null after a compaction the agent made by itself (`tail` then starts there). */
+  contextTokens: number | null;
+  model: string | null;
+  /** What the context figure is made of from the end; null when it could not be read. */
+  tail: ContextTail | null;
+}
+
+/**
+ * The newest main-chain request's context size and model, read back from the end of the file a chunk at a time until
+ * one is found (a long tool result or many progress lines can sit between it and the end, and an early request in
+ * the head is not the session's context), with the tail after it (its response's first line to the end). Null when
+ * the newest one comes before a compaction (as the full analysis says: that usage is not in the active context), when
+ * there is none, or past `USAGE_SCAN_BYTES`.
+ */
+export async function newestUsage(
+  fh: import('node:fs/promises').FileHandle,
+  size: number,
+): Promise<NewestUsage | null> {
+  const floor = Math.max(0, size - USAGE_SCAN_BYTES);
+  let found: { contextTokens: number; model: string | null; messageId: string | null } | null = null;
+  let at = -1;
+  for await (const { start, line } of linesBack(fh, size, floor)) {
+    const seen = mayTellUsage(line) ? usageOfLine(line.toString('utf8')) : null;
+    if (seen && 'compacted' in seen) {
+      // The usage before it is not the active context's: the figure starts from the agent's own count, if it has one.
+      if (seen.compacted === null) return null;
+      const lines = sliceLines(await readSlice(fh, start, size - start));
+      const counted = seen.compacted !== 'estimated';
+      return {
+        contextTokens: null,
+        model: null,
+        tail: {
+          from: 'compaction',
+          tokens: counted ? (seen.compacted as number) : 0,
+          raw: tailRoundEstimates(lines, null, counted),
+        },
+      };
+    }
+    if (seen) {
+      found = seen;
+      at = start;
+      break;
+    }
+  }
+  if (!found) return null;
+  const usage = { contextTokens: found.contextTokens, model: found.model };
+  if (found.messageId === null) return { ...usage, tail: null };
+  // The response's first line: back until an assistant line of another response (the previous round's).
+  let from = floor;
+  for await (const { start, line } of linesBack(fh, at, floor)) {
+    if (!line.includes('"assistant"') || line.includes(`"${found.messageId}"`)) continue;
+    const o = parse(line.toString('utf8'));
+    const id = (o?.message as { id?: unknown } | undefined)?.id;
+    if (o?.type === 'assistant' && o.isSidechain !== true && typeof id === 'string' && id !== found.messageId) {
+      from = start + line.length + 1;
+      break;
+    }
+  }
+  const lines = sliceLines(await readSlice(fh, from, size - from));
+  return {
+    ...usage,
+    tail: { from: 'usage', tokens: found.contextTokens, raw: tailRoundEstimates(lines, found.messageId) },
+  };
+}
+
+/** The lines of a slice that starts at a line (a last one cut by the slice's end is still being written). */
+function sliceLines(text: string): string[] {
+  return text.split('\n');
 }
 
 async function summarizeSlices(
@@ -298,6 +389,7 @@ async function summarizeSlices(
     size: st.size,
     mtimeMs: st.mtimeMs,
     contextTokens: null,
+    contextTail: null,
     model: null,
     contextWindow: contextWindowOf(null),
     live: now - st.mtimeMs < LIVE_MS,

@@ -1,13 +1,15 @@
 // Rounds and cost of one session, for the Sessions list: the one figure there that needs the whole file. Read with the
 // streaming indexer (yielding to the event loop as it goes, so a 100 MB file never holds up its caller's thread) and
 // priced like the Rounds tree prices it (cost.ts).
-import { buildChain } from './chain';
 import { cacheState, expiredResumeCost, type CacheState, type ExpiredResume } from './cache';
 import { DEFAULT_SETTINGS } from './compact/types';
 import { DEFAULT_PRICES, priceFor, sessionCost, type PriceTable, type SessionCost } from './cost';
-import { buildRounds } from './rounds';
 import { assertTranscript, indexTranscript } from './transcript';
-import { newestUsageInContext } from './tokens/usage';
+import { analyze } from './inspect';
+import { contextFromTail, contextNow } from './context';
+import { contextLimits, limitFacts, type ContextLimits, type LimitFacts } from './limits';
+import type { SessionSummary } from './sessionList';
+import type { TokenSource } from './report';
 
 export interface SessionStats {
   /** Rounds of the main conversation (history and active context), as the Rounds tree lists them. */
@@ -21,11 +23,20 @@ export interface SessionStats {
   agent: SessionCost['agent'];
   priceDate: string;
   /**
-   * The newest request's context (input + cache writes + cache reads) and model, as the Rounds tree finds them: the
-   * list's quick read of the file's end leaves it unknown when that request lies far back, and this corrects it.
+   * The context figure (context.ts `contextNow`), as the Rounds tree, the status bar and the map show it: the list's
+   * quick read of the file's end leaves it unknown when the newest request lies far back or before a compaction, and
+   * this corrects it. Null only for a file without rounds.
    */
   contextTokens: number | null;
+  contextSource: TokenSource;
+  /** The session's estimate calibration (report `calibrationFactor`): the quick read's tail figure is calibrated by it. */
+  calibration: number;
+  /** System prompt and tools (report `overheadTokens`): the quick read's figure after a compaction needs them. */
+  overhead: number | null;
+  /** The newest model of the main conversation. */
   model: string | null;
+  /** What the session shows of its limits (limits.ts): its window as recorded, its own auto-compactions. */
+  limits: LimitFacts;
   /**
    * The prompt cache as the file left it (read at `now`; whether it has expired since is the caller's to say from
    * `cache.expiresAt`), and what resuming costs while it is warm and after it expires, null when the model has no price.
@@ -52,12 +63,13 @@ export async function sessionStats(
 ): Promise<SessionStats> {
   const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
   assertTranscript(index);
-  const rounds = buildRounds(index.entries, buildChain(index.entries));
+  const { rounds, report } = analyze(index, { appendable: false });
   const cost = sessionCost(index.entries, prices);
-  const newest = newestUsageInContext(index.entries, rounds);
   const cache = cacheState(index.entries, rounds, index.format.id, now);
-  const contextTokens = newest?.usage.contextTokens ?? null;
-  const priced = newest?.round.model ? priceFor(newest.round.model, prices) : null;
+  const context = contextNow(report);
+  const contextTokens = rounds.length ? context.tokens : null;
+  const limits = limitFacts(index.format.id, index.entries);
+  const priced = limits.model ? priceFor(limits.model, prices) : null;
   const expiredResume =
     priced && contextTokens !== null ? expiredResumeCost(cache, contextTokens, priced.price, targetTokens) : null;
   return {
@@ -68,10 +80,51 @@ export async function sessionStats(
     agent: cost.agent,
     priceDate: cost.priceDate,
     contextTokens,
-    model: newest?.round.model ?? null,
+    contextSource: context.source,
+    calibration: report.totals.calibrationFactor,
+    overhead: report.totals.overheadTokens,
+    model: limits.model,
+    limits,
     cache,
     expiredResume,
     size: index.size,
     mtimeMs: index.mtimeMs,
   };
+}
+
+/** A session's context as the Sessions list and the live status item show it: the one figure, its window and limits. */
+export interface SessionContext {
+  /** The context figure (`contextNow`); null while unknown. */
+  tokens: number | null;
+  /** True when it is the quick read's figure not yet calibrated by a whole read of the file (then ≈ the figure). */
+  approximate: boolean;
+  model: string | null;
+  limits: ContextLimits;
+}
+
+/**
+ * The one route from a session's two reads to what its row and the live status item show: the whole file's figures
+ * while they hold for the file as it is (`stats`, not `stale`); else the quick read's tail (sessionList.ts) calibrated
+ * by the session's factor from an earlier whole read, or uncalibrated (≈) before any; the limits from what the whole
+ * read saw (its own auto-compactions, the window its agent recorded), which an append does not undo.
+ */
+export function sessionContext(s: SessionSummary, stats: SessionStats | null, stale: boolean): SessionContext {
+  const facts: LimitFacts = stats?.limits ?? {
+    format: 'claude-code',
+    model: s.model,
+    recordedWindow: null,
+    autoCompactions: [],
+  };
+  if (stats && !stale)
+    return { tokens: stats.contextTokens, approximate: false, model: stats.model, limits: contextLimits(facts) };
+  const model = s.model ?? facts.model;
+  const limits = contextLimits({ ...facts, model });
+  if (s.contextTail)
+    return {
+      tokens: contextFromTail(s.contextTail, stats?.calibration ?? 1, stats?.overhead ?? null),
+      approximate: !stats,
+      model,
+      limits,
+    };
+  return { tokens: s.contextTokens, approximate: s.contextTokens !== null, model, limits };
 }

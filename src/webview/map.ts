@@ -522,6 +522,12 @@ function renderDetail(): HTMLElement {
   }
   const r = state.rounds[selected];
   const total = r.stack.reduce((a, b) => a + b, 0);
+  // The figure the Rounds tree and the CLI show for this round (usage where the file records it); the bar's estimate by
+  // category beside it, labelled, when it is not the same figure.
+  const context =
+    r.contextSource === 'usage'
+      ? `context after it ${num(r.context)} tokens (usage)${Math.round(total) !== r.context ? `; estimate by category ≈${num(total)}` : ''}`
+      : `context after it ≈${num(r.context)} tokens (estimate)`;
   section.append(
     el(
       'h2',
@@ -534,7 +540,7 @@ function renderDetail(): HTMLElement {
     el(
       'p',
       { class: 'muted' },
-      `${r.label} · context after it ≈${num(total)} tokens · [${MARK_TEXT[r.mark]}]${r.costUsd !== null ? ` · response cost ${usd(r.costUsd)}` : ''}`,
+      `${r.label} · ${context} · [${MARK_TEXT[r.mark]}]${r.costUsd !== null ? ` · response cost ${usd(r.costUsd)}` : ''}`,
     ),
   );
   if (!detail || detail.round !== selected) {

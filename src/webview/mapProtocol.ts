@@ -22,6 +22,12 @@ export interface MapRound {
   stack: number[];
   /** Context after the round as the API reported it (null when unknown). */
   usage: number | null;
+  /**
+   * Context after the round as the Rounds tree and the CLI say it (the report's running figure: the next request's
+   * usage where the file records it, else the estimate), and where it comes from.
+   */
+  context: number;
+  contextSource: 'usage' | 'estimate';
   mark: MapMark;
   /** Starts at a compact boundary (the context starts again). */
   boundary: boolean;
@@ -233,6 +239,8 @@ function validRound(width: number): (r: unknown) => r is MapRound {
     r.stack.length === width &&
     r.stack.every(isCount) &&
     isCountOrNull(r.usage) &&
+    isCount(r.context) &&
+    (r.contextSource === 'usage' || r.contextSource === 'estimate') &&
     typeof r.mark === 'string' &&
     MARKS.includes(r.mark) &&
     typeof r.boundary === 'boolean' &&

@@ -464,7 +464,7 @@ describe('UI: compact a transcript as a user would', function () {
 
     // Done: the result notification, the file on disk and in the Explorer; the original untouched.
     const done =
-      /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. The written file is [\d.]+ (?:B|KiB|MiB) \(the original [\d.]+ (?:B|KiB|MiB)\): the history before the new compact boundary stays in it for the record; the agent reads only the [\d.]+ (?:B|KiB|MiB) after it\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
+      /Compacted session\.jsonl: context ~?[\d,]+ → [\d,]+ tokens \(your summary, written as given\)\. Planned [\d,]+: the summary came out at [\d,]+, below its [\d,]+ reserve(?:; [^.]+)?\. New session ([0-9a-f-]{36}) beside session\.jsonl, which is untouched\. The written file is [\d.]+ (?:B|KiB|MiB) \(the original [\d.]+ (?:B|KiB|MiB)\): the history before the new compact boundary stays in it for the record; the agent reads only the [\d.]+ (?:B|KiB|MiB) after it\. Resume: cd \/home\/vwestberg\/Claude && claude --resume ([0-9a-f-]{36})/;
     const toast = wb.page.locator('.notification-toast', { hasText: done }).first();
     await toast.waitFor({ state: 'visible', timeout: 60_000 });
     const m = done.exec((await toast.innerText()) ?? '');

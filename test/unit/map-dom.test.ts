@@ -214,6 +214,28 @@ describe('Context Map webview in Chromium', function () {
     assert.equal(await get<unknown>('window.__pwned'), undefined);
   });
 
+  it("a round's panel says the Rounds tree's figure for it (usage where the file records it), the bars' estimate labelled beside it", async () => {
+    const page = b!.page;
+    const drawn = await bars();
+    const report = (await inspectFile(fixture('with-compactions.jsonl'))).report;
+    // A round whose usage and whose estimate by category differ (they did: the panel said the estimate alone).
+    const k = drawn.findIndex((bar) => {
+      const tree = report.rounds[bar.peak].cumulative;
+      return tree.source === 'usage' && Math.round(stackTotal(state.rounds[bar.peak])) !== tree.tokens;
+    });
+    assert.ok(k >= 0, 'a round with usage whose estimate differs');
+    const r = state.rounds[drawn[k].peak];
+    const tree = report.rounds[r.round].cumulative;
+    await page.locator('g.bar').nth(k).locator('rect.hit').click();
+    await page.waitForSelector(`#detail-h:has-text("Round #${r.round} ")`);
+    const text = (await page.locator('#detail p.muted').first().textContent()) ?? '';
+    const n = (v: number) => Math.round(v).toLocaleString('en-US');
+    assert.ok(
+      text.includes(`context after it ${n(tree.tokens)} tokens (usage); estimate by category ≈${n(stackTotal(r))}`),
+      text,
+    );
+  });
+
   it('dragging the target line posts the new target; the keyboard moves it too', async () => {
     const page = b!.page;
     const grip = page.locator('#target rect.grip');

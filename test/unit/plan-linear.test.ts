@@ -42,8 +42,11 @@ function adjusted(round: Round, budget: BudgetOutcome | null, strip: boolean): R
     }
   }
   if (strip) {
+    // Stripped thinking takes its blocks' framing with it (the writer removes the blocks).
     c.thinking = 0;
     c.signature = 0;
+    c.blocks -= c.thinkingBlocks ?? 0;
+    c.thinkingBlocks = 0;
   }
   return c;
 }
@@ -130,10 +133,12 @@ async function referencePlan(
   };
 
   const summaryTokens = tailPos > 0 ? settings.summaryTokens : 0;
+  // A summarizing plan keeps room for what a resume sends again, at the most it can be.
+  const room = Math.max(0, messageTarget - reannouncedOnResume(entries, rounds, new Set(), calibration));
   let choice = evaluate(tailPos, false);
   if (!underTarget) {
-    if (choice.total + summaryTokens > messageTarget) choice = evaluate(tailPos, true);
-    while (choice.total + settings.summaryTokens > messageTarget && tailPos < last) {
+    if (choice.total + summaryTokens > room) choice = evaluate(tailPos, true);
+    while (choice.total + settings.summaryTokens > room && tailPos < last) {
       tailPos++;
       while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
       choice = evaluate(tailPos, true);
@@ -141,7 +146,7 @@ async function referencePlan(
     // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
     // clipped to the room left (writeback.ts fitSummary). This note used to be given whenever the summary reserve
     // did not fit, also when the result then met the target.
-    if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
+    if (choice.total + summaryFloorTokens(calibration) > room) {
       notes.push(
         `the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`,
       );

@@ -26,7 +26,8 @@ import {
   TAIL_BYTES,
   USAGE_SCAN_BYTES,
 } from '../../src/core/sessionList';
-import { sessionStats } from '../../src/core/sessionStats';
+import { sessionContext, sessionStats } from '../../src/core/sessionStats';
+import { contextNow } from '../../src/core/context';
 import { shownContext } from '../../src/extension/model/sessionsTree';
 import { inspectFile } from '../../src/core/inspect';
 import { claudeFixtures, fixture } from '../support/fixtures';
@@ -50,9 +51,11 @@ describe('sessions list', function () {
     assert.equal(s.cwd, cwd);
     assert.equal(s.id, '0b6c3e2a-4d5f-4a1b-8c9d-7e6f5a4b3c2d');
     assert.ok(s.title.length > 0 && s.title !== '(no prompt)', s.title);
-    // The newest request's context, as the full analysis finds it.
+    // The context figure from the end: the newest request's usage plus what followed it, as the full analysis counts
+    // it once calibrated by the session's factor.
     const a = await inspectFile(src);
-    assert.equal(s.contextTokens, a.report.totals.contextTokens);
+    assert.equal(s.contextTail?.tokens, a.report.totals.contextTokens);
+    assert.equal(sessionContext(s, await sessionStats(file), true).tokens, contextNow(a.report).tokens);
     assert.equal(s.contextWindow, 200_000);
     assert.equal(s.live, true);
     utimesSync(file, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
@@ -131,14 +134,14 @@ describe('sessions list', function () {
     );
   });
 
-  it('the newest context on every fixture, also when long lines follow the newest request (never an early request of the head)', async () => {
+  it('the context figure on every fixture, also when long lines follow the newest request (never an early request of the head)', async () => {
     const dir = join(root, 'newest', 'p');
     mkdirSync(dir, { recursive: true });
     let checked = 0;
     let headHadUsage = 0;
     let leftToBackground = 0;
     for (const src of claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl'))) {
-      const expected = (await inspectFile(src)).report.totals.contextTokens;
+      const expected = contextNow((await inspectFile(src)).report).tokens;
       const file = join(dir, 'session.jsonl');
       writeFileSync(file, readFileSync(src));
       for (const tail of [0, TAIL_BYTES + 1000, USAGE_SCAN_BYTES + 1000]) {
@@ -152,11 +155,15 @@ describe('sessions list', function () {
         const quick = await summarizeSession(file, 'p');
         const whole = await sessionStats(file);
         const where = `${src} with ${tail} more bytes after the newest request`;
-        // The background read (the whole file) is the Rounds tree's figure, always; the quick read is the same, or
-        // unknown when the newest request lies further back than it reads (and the row then shows the background's).
+        // The background read (the whole file) is the Rounds tree's figure, always; the quick read is the same once
+        // calibrated by it (within the calibration's share before), or unknown when the newest request lies further
+        // back than it reads (and the row then shows the background's).
         assert.equal(whole.contextTokens, expected, where);
         if (quick.contextTokens === null && expected !== null) leftToBackground++;
-        else assert.equal(quick.contextTokens, expected, where);
+        else {
+          assert.ok(Math.abs(quick.contextTokens! - expected) <= expected * 0.01, `${where}: ${quick.contextTokens}`);
+          assert.equal(sessionContext(quick, whole, true).tokens, expected, where);
+        }
         const shown = shownContext(quick, { kind: 'ready', stats: whole, stale: false });
         assert.equal(shown.contextTokens, expected, where);
         if (expected !== null)

@@ -114,7 +114,11 @@ describe('sessions view: rounds and cost', function () {
       agent: null,
       priceDate: '2026-01-15',
       contextTokens: 80_000,
+      contextSource: 'usage',
+      calibration: 1,
+      overhead: 10_000,
       model: 'claude-sonnet-4-6',
+      limits: { format: 'claude-code', model: 'claude-sonnet-4-6', recordedWindow: null, autoCompactions: [] },
       cache: {
         status: 'unknown',
         reason: 'the record does not say',

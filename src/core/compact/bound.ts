@@ -16,7 +16,9 @@ export type PlanBoundKind =
   /** Above the target: the rounds the user chose to keep are more than the target leaves room for. */
   | 'pinned'
   /** Above the target: the newest round (always kept) with the system prompt, tools and summary is more than it. */
-  | 'newest-round';
+  | 'newest-round'
+  /** Above the target although its floor is not: the parts of the result, named with their sizes, say by how much. */
+  | 'parts';
 
 export interface PlanBound {
   kind: PlanBoundKind;
@@ -27,7 +29,8 @@ export interface PlanBound {
   contextTokens: number;
   /**
    * About the least any target can make of this context: the system prompt and tools, the newest round and the
-   * rounds the user pinned (as budgeted), and the summary's room when older rounds would be summarized.
+   * rounds the user pinned (as budgeted), and the summary's room and what a resume sends again when older rounds
+   * would be summarized.
    */
   floorTokens: number;
   /** One sentence for the user. */
@@ -50,7 +53,8 @@ export function planFloor(plan: CompactionPlan): number {
   const active = plan.rounds.filter((r) => r.inContext);
   const newest = active[active.length - 1];
   const pinned = active.filter((r) => r !== newest && r.by === 'user' && r.action === 'keep');
-  const summary = active.length > 1 + pinned.length ? plan.settings.summaryTokens : 0;
+  const summarizing = active.length > 1 + pinned.length;
+  const summary = summarizing ? plan.settings.summaryTokens + (plan.resentTokens ?? 0) : 0;
   const newestTokens = newest ? (newest.action === 'keep' ? keptSize(newest) : newest.tokens) : 0;
   return Math.round(plan.overheadTokens + newestTokens + pinned.reduce((s, r) => s + keptSize(r), 0) + summary);
 }
@@ -95,10 +99,21 @@ export function planBound(plan: CompactionPlan): PlanBound {
         `the ${pinned.length} round${pinned.length === 1 ? '' : 's'} you chose to keep take ~${k(pinnedTokens)}`,
       );
     }
-    return above(
-      'newest-round',
-      `the least this context can become is ~${k(floorTokens)} (system prompt and tools, the newest round, always kept, and the summary)`,
-    );
+    if (floorTokens > target)
+      return above(
+        'newest-round',
+        `the least this context can become is ~${k(floorTokens)} (system prompt and tools, the newest round, always kept, and the summary)`,
+      );
+    // The floor is within the target, so it explains nothing: say what the result is made of, and by how much it is over.
+    const resent = plan.resentTokens ?? 0;
+    const summary = Math.max(0, plan.postTokens - plan.keptTokens - resent);
+    const parts = [
+      `system prompt and tools ~${k(plan.overheadTokens)}`,
+      `kept verbatim ~${k(plan.keptTokens)}`,
+      summary ? `summary ~${k(summary)}` : '',
+      resent ? `sent again on resume ~${k(resent)}` : '',
+    ].filter(Boolean);
+    return above('parts', `${(result - target).toLocaleString('en-US')} tokens over, made of ${parts.join(' + ')}`);
   }
   // Under the target: would the next older round the plan summarized have fitted? Then the keep-recent limit, not the
   // target, stopped the kept part (plan.ts tailCandidate grows the tail only within keepRecentTokens).

@@ -20,9 +20,11 @@ import {
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
+import { deliveredContext, promisedContext } from './promise';
 import {
   CompactError,
   type AttemptRecord,
+  type ContextAfter,
   type CompactionPlan,
   type CompactResult,
   type ProgressReporter,
@@ -38,7 +40,6 @@ import {
   earlierSummaryOf,
   givenSummary,
   makeSummary,
-  offlineSummary,
   summaryCharBudget,
   type EarlierSummary,
   type SummaryOutcome,
@@ -351,7 +352,7 @@ async function applyLocked(shown: PlannedCompaction, options: CompactOptions): P
     planned = await planOver(shown.file, shown.given, options, saved.state, shown.decisions);
     replanned = planChanges(shown, planned, now.size);
   }
-  const result = await writePlan(planned, options, progress, replanned);
+  const result = await writePlan(planned, options, progress, replanned, shown.plan);
   return replanned === undefined ? result : { ...result, replanned };
 }
 
@@ -360,6 +361,8 @@ async function writePlan(
   options: CompactOptions,
   progress: ProgressReporter,
   replanned: string | undefined,
+  /** The plan the user was shown (confirmed): what the result is measured against. */
+  shown: CompactionPlan,
 ): Promise<CompactResult> {
   const { file, given, analysis } = planned;
   // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
@@ -377,7 +380,7 @@ async function writePlan(
   const built = codex
     ? await codexOutput(file, prepared, target, codex)
     : await claudeOutput(file, prepared, target, options);
-  return writeOut(file, prepared, target, options, progress, built);
+  return writeOut(file, prepared, target, options, progress, built, promisedContext(shown));
 }
 
 function copyPlan(plan: CompactionPlan): CompactionPlan {
@@ -426,11 +429,14 @@ export async function draftSummary(
   summarizer: CompactResult['summarizer'];
   attempts: AttemptRecord[];
   plan: PlanDetails['plan'];
+  /** The context after as the plan promised it before the summary was written (with its reserve). */
+  promised: ContextAfter;
   fidelity?: FidelityReport;
   facts?: Fact[];
 }> {
   // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
   const planned = await planWithSaved(await compactedFile(file, options), options);
+  const promised = promisedContext(planned.plan);
   const progress = options.onProgress ?? (() => undefined);
   const { made, summary, details, fidelity, facts } = await summarize(
     planned.analysis,
@@ -439,7 +445,15 @@ export async function draftSummary(
     options,
     progress,
   );
-  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity, facts };
+  return {
+    summary,
+    summarizer: made.summarizer,
+    attempts: made.attempts,
+    plan: details.plan,
+    promised,
+    fidelity,
+    facts,
+  };
 }
 
 /** The plan with the lines it needs loaded: planned, refused when there is nothing to do, settled by the summary's real size. */
@@ -636,7 +650,11 @@ function isOffline(options: CompactOptions): boolean {
   return options.summarizer === 'anthropic' && !options.anthropic?.apiKey;
 }
 
-/** The plan with the summary's real size when it can be known first (offline or given); re-reads newly kept lines whole. */
+/**
+ * The plan with the summary's real size when it is given (Apply Summary's reviewed text, `--summary-file`); re-reads
+ * newly kept lines whole. A summary still to be written keeps its reserve, so the plan is the one every surface showed
+ * (the Rounds view, the map, `plan`, the dialog); the result says how the summary as written differs from it.
+ */
 async function settlePlan(
   file: string,
   analysis: Analysis,
@@ -645,29 +663,15 @@ async function settlePlan(
   options: CompactOptions,
   decisions: UserDecisions,
 ): Promise<PlanDetails> {
-  const draft = options.summaryText ?? (isOffline(options) ? offlineDraft(analysis, firstPlan, loaded) : null);
+  const given = options.summaryText;
   const details =
-    draft === null ? firstPlan : await reclaimSummaryReserve(analysis, firstPlan, options, draft, decisions);
+    given === undefined ? firstPlan : await reserveForGivenSummary(analysis, firstPlan, options, given, decisions);
   const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
   for (const e of nowKept) loaded.written.add(e);
   if (nowKept.length)
     for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes))
       loaded.objects.set(i, o);
   return details;
-}
-
-function offlineDraft(analysis: Analysis, first: PlanDetails, loaded: Loaded): string | null {
-  const summarized = summarizedRounds(analysis, first);
-  if (summarized.length === 0) return null;
-  const settings = first.plan.settings;
-  return offlineSummary(
-    analysis,
-    summarized,
-    loaded.earlier,
-    loaded.objects,
-    summaryCharBudget(settings.summaryTokens, first.calibration),
-    settings.summaryDetail,
-  ).summary;
 }
 
 /** One agent's compacted file, to be written to a temp file, checked, then committed (the same way for every agent). */
@@ -680,6 +684,8 @@ interface BuiltOutput {
   cwd: string | null;
   /** The agent that resumes the written session. */
   resumeAgent: ResumeAgent;
+  /** The summary as written (clipped to fit the target when it had to be). */
+  summary: string;
 }
 
 async function claudeOutput(
@@ -701,6 +707,7 @@ async function claudeOutput(
     writer: 'an agent',
     cwd: built.cwd,
     resumeAgent: 'claude-code',
+    summary: built.summary,
   };
 }
 
@@ -729,6 +736,7 @@ async function codexOutput(
     writer: 'Codex',
     cwd: facts.cwd,
     resumeAgent: 'codex',
+    summary: prepared.summary,
   };
 }
 
@@ -739,6 +747,7 @@ async function writeOut(
   options: CompactOptions,
   progress: ProgressReporter,
   built: BuiltOutput,
+  promised: ContextAfter,
 ): Promise<CompactResult> {
   const { readSize, details, made, summary } = prepared;
   const plan = details.plan;
@@ -750,6 +759,7 @@ async function writeOut(
   let backup: string | null;
   let toolDir: string | null;
   let carriedOverBytes: number;
+  let delivered: ContextAfter;
   const undo: (() => Promise<unknown>)[] = [];
   const sidecarsWritten: WrittenSidecars = {
     toolResults: [],
@@ -761,6 +771,9 @@ async function writeOut(
     // The result keeps the original's permissions.
     await chmod(tmp, (await stat(file)).mode & 0o777);
     acceptEstimate(plan, await built.check(tmp), resentUncompacted(prepared.analysis, details));
+    // The summary line as written, sized as the plan sizes its reserve.
+    const summaryTokens = Math.round(summaryRoundTokens(built.summary, details.calibration || 1));
+    delivered = deliveredContext(plan, summaryTokens, plan.postTokens);
     checkCancelled(options.signal);
 
     // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
@@ -814,6 +827,8 @@ async function writeOut(
     sidecarsWritten,
     outputSha256: outputHash && outputHash.digest('hex'),
     ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
+    promised,
+    delivered,
   };
 }
 
@@ -930,36 +945,27 @@ async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: s
 }
 
 /**
- * The plan reserves `summaryTokens` for a summary it has not seen yet. The offline summary (or the text the user
- * gave) can be measured first: plan again with its real size, so room it does not need goes to recent rounds kept
- * verbatim (every round the new plan keeps was loaded for the first one; newly kept lines are read again), and a
- * given text larger than the reserve gets the room it needs.
+ * The plan reserves `summaryTokens` for a summary it has not seen yet. A text the user gave can be measured first: plan
+ * again with its size, so a text larger than the reserve gets the room it needs and room a shorter one does not need
+ * goes to recent rounds kept verbatim (newly kept lines are read again).
  */
-async function reclaimSummaryReserve(
+async function reserveForGivenSummary(
   analysis: Analysis,
   first: PlanDetails,
   options: CompactOptions,
-  draft: string,
+  given: string,
   decisions: UserDecisions,
 ): Promise<PlanDetails> {
-  const settings = first.plan.settings;
-  const given = options.summaryText !== undefined;
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims).
   const need =
-    Math.ceil(summaryRoundTokens(draft, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
-  if (need === settings.summaryTokens || (!given && need > settings.summaryTokens)) return first;
-  const second = await planDetails(
+    Math.ceil(summaryRoundTokens(given, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
+  if (need === first.plan.settings.summaryTokens) return first;
+  return planDetails(
     analysis,
     { ...(options.settings ?? {}), summaryTokens: need },
     first.state,
     decisions,
     options.agentNow,
   );
-  if (!given && (second.kept.length <= first.kept.length || second.plan.nothingToDo)) return first;
-  if (given) return second;
-  second.plan.notes.push(
-    `the offline summary needs about ${need} tokens, so the ${settings.summaryTokens}-token reserve was lowered and ${second.kept.length - first.kept.length} more recent rounds are kept verbatim`,
-  );
-  return second;
 }

@@ -16,6 +16,7 @@ import {
   loadResultTexts,
   reannouncedAfter,
   resumeBasis,
+  resendReserveOf,
   roundTokens,
   summaryFloorTokens,
   yieldClock,
@@ -142,6 +143,7 @@ async function planBase(
     );
   const overheadTokens = resume.tokens + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
+  const resendReserve = resendReserveOf(analysis, calibration);
   if (overheadTokens > settings.targetTokens * 0.9) {
     notes.push(
       `the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`,
@@ -157,7 +159,9 @@ async function planBase(
     preTokens,
     overheadTokens,
     resume,
+    resumeContextTokens: resumeContext,
     messageTarget,
+    resendReserve,
     notes,
     toolDir: toolResultsDir(index.path),
     clock,
@@ -218,6 +222,8 @@ function resultChoicesForFormat(
 async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, ResultChoice>>): Promise<PlanDetails> {
   const { analysis, settings, state, calibration, active, preTokens, overheadTokens, messageTarget, notes, clock } =
     base;
+  // What a summarizing plan leaves for its kept rounds and summary: a resume of it sends the announced context again.
+  const room = Math.max(0, messageTarget - base.resendReserve);
   const { rounds } = analysis;
   const last = active.length - 1;
   // A target at or above the context now asks for nothing, whatever the rounds' estimates sum to.
@@ -235,10 +241,10 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     // The steps of the quadratic planner, with each candidate's total read off the tables above.
     let strip = false;
     let total = await tables.firstTotal(false);
-    if (total + summaryTokens > messageTarget) total = await tables.firstTotal((strip = true));
-    if (total + settings.summaryTokens > messageTarget && tailPos < last) {
+    if (total + summaryTokens > room) total = await tables.firstTotal((strip = true));
+    if (total + settings.summaryTokens > room && tailPos < last) {
       const totals = await tables.strippedTotals();
-      while (total + settings.summaryTokens > messageTarget && tailPos < last) {
+      while (total + settings.summaryTokens > room && tailPos < last) {
         tailPos++;
         while (tailPos < last && rounds[active[tailPos]].startsAtBoundary) tailPos++;
         total = tables.spans[tailPos] ? (await tables.evaluate(tailPos, true)).total : totals[tailPos];
@@ -248,7 +254,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     choice = await tables.choose(tailPos, strip);
     // Out of reach only when the kept rounds with an empty summary are over the target; otherwise the summary is
     // clipped to the room left (writeback.ts fitSummary) and the result meets the target.
-    if (choice.total + summaryFloorTokens(calibration) > messageTarget) {
+    if (choice.total + summaryFloorTokens(calibration) > room) {
       notes.push(
         `the newest response alone is about ${choice.total} tokens after budgeting: the result cannot reach the ${settings.targetTokens}-token target (${messageTarget} for the transcript beside about ${overheadTokens} of system prompt and tools)`,
       );
@@ -276,6 +282,7 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     overheadTokens,
     overheadSource: base.resume.source,
     overheadFrom: base.resume.from,
+    resumeContextTokens: base.resumeContextTokens,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
     droppedRounds: 0,

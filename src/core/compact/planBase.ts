@@ -133,6 +133,14 @@ export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | unde
   return { ...own, announced };
 }
 
+/**
+ * The room a summarizing plan keeps for what a resume sends again (PlanBase.resendReserve): the most it can be, with
+ * no announced kind kept.
+ */
+export function resendReserveOf(analysis: Analysis, calibration: number): number {
+  return reannouncedOnResume(analysis.index.entries, analysis.rounds, new Set(), calibration);
+}
+
 export function summaryFloorTokens(calibration: number): number {
   return Math.ceil(summaryRoundTokens('', calibration));
 }
@@ -154,8 +162,12 @@ export function adjustedContent(
     if (len !== undefined) c.toolResult += len - t.chars;
   }
   if (strip) {
+    // The writer removes the blocks themselves (writeback.ts rewriteResponse), so their framing goes too: the kept
+    // round is then sized as the written file's round is.
     c.thinking = 0;
     c.signature = 0;
+    c.blocks -= c.thinkingBlocks ?? 0;
+    c.thinkingBlocks = 0;
   }
   return c;
 }
@@ -197,7 +209,14 @@ export interface PlanBase {
   overheadTokens: number;
   /** What the resume is sent with beside the transcript (overheadTokens includes its `tokens`). */
   resume: ResumeBasis;
+  /** Part of `overheadTokens`: the context Codex gives a resumed thread again (CompactionPlan.resumeContextTokens). */
+  resumeContextTokens: number;
   messageTarget: number;
+  /**
+   * Room a summarizing plan keeps within `messageTarget` for what a resume sends again (`reannouncedAfter`): the most
+   * it can be (no announced kind kept), so the promised size, which includes it, stays within the target.
+   */
+  resendReserve: number;
   notes: string[];
   toolDir: string;
   clock: YieldClock;

@@ -1,8 +1,9 @@
 // The smallest target a compaction can reach: what every request carries (system prompt and tools), the newest
-// response (always kept verbatim, after budgeting its tool results) and the smallest summary; or the context as it
-// is, when that is smaller (a target it already fits needs no compaction).
+// response (always kept verbatim, after budgeting its tool results), the smallest summary and what a resume sends
+// again; or the context as it is, when that is smaller (a target it already fits needs no compaction).
 import type { Analysis } from '../inspect';
 import { planDetails, summaryFloorTokens } from './plan';
+import { resendReserveOf } from './planBase';
 import type { CompactSettings } from './types';
 
 export async function smallestReachableTarget(
@@ -10,8 +11,10 @@ export async function smallestReachableTarget(
   settings?: Partial<CompactSettings>,
 ): Promise<number> {
   const { plan, calibration } = await planDetails(analysis, { ...settings, targetTokens: 1 });
-  const byRounds =
-    Math.min(plan.preTokens, plan.keptTokens + summaryFloorTokens(calibration || 1)) + plan.overheadTokens;
+  // Summarizing, the plan keeps room for what a resume sends again (planBase.ts resendReserveOf).
+  const summarized =
+    plan.keptTokens + summaryFloorTokens(calibration || 1) + resendReserveOf(analysis, calibration || 1);
+  const byRounds = Math.min(plan.preTokens, summarized) + plan.overheadTokens;
   // A target at or above the context now plans nothing (plan.ts): reached as it is, whatever the rounds' estimates.
   return Math.min(byRounds, analysis.report.totals.currentContextTokens);
 }

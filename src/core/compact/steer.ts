@@ -107,7 +107,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     };
     let pinned = 0;
     for (const ri of active) if (fate.get(ri)?.action === 'keep') pinned += est(ri);
-    const room = underTarget ? Infinity : messageTarget - settings.summaryTokens - pinned;
+    const room = underTarget ? Infinity : messageTarget - base.resendReserve - settings.summaryTokens - pinned;
     const recent = underTarget ? Infinity : settings.keepRecentTokens;
     let acc = 0;
     let open_ = true;
@@ -181,7 +181,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     keptTokens += t;
   }
   const pinnedRounds = kept.filter((ri) => fate.get(ri)!.by === 'user');
-  if (summarizing && keptTokens + summaryFloorTokens(calibration) > messageTarget) {
+  if (summarizing && keptTokens + summaryFloorTokens(calibration) + base.resendReserve > messageTarget) {
     const pinnedTokens = pinnedRounds.reduce((s, ri) => s + after.get(ri)!, 0);
     const who = pinnedRounds.length
       ? `the rounds you chose to keep (${listRounds(pinnedRounds)}) take about ${pinnedTokens} tokens and the`
@@ -239,6 +239,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     overheadTokens,
     overheadSource: base.resume.source,
     overheadFrom: base.resume.from,
+    resumeContextTokens: base.resumeContextTokens,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.inContext && p.action === 'summarize').length,
     droppedRounds: planned.filter((p) => p.action === 'drop').length,

@@ -127,6 +127,11 @@ export interface CompactionPlan {
   overheadSource?: 'agent-now' | 'agent-now-assumed' | 'recorded' | 'estimated' | null;
   /** `overheadSource` in words for every surface, e.g. "as your Claude Code 2.1.330 sends it with claude-opus-5-5, from session …". */
   overheadFrom?: string;
+  /**
+   * Part of `overheadTokens`: the context Codex gives a resumed thread again (permissions, instructions, environment),
+   * which the session's own figure does not count as system prompt and tools; absent or 0 for other agents.
+   */
+  resumeContextTokens?: number;
   /** Room for transcript content: targetTokens − overheadTokens (not below 0). */
   messageTarget: number;
   summarizedRounds: number;
@@ -136,6 +141,23 @@ export interface CompactionPlan {
   notes: string[];
   /** User decisions the plan could not follow as given (empty without decisions). */
   conflicts: DecisionConflict[];
+}
+
+/** The context after a compaction by parts, promised by a plan or delivered by a run (promise.ts). */
+export interface ContextAfter {
+  /** The whole context after the compaction: the sum of the parts below (and, delivered, `measured`). */
+  tokens: number;
+  /** System prompt and tools (and what Codex gives a resumed thread again). */
+  overhead: number;
+  /** The rounds kept verbatim, as budgeted. */
+  kept: number;
+  keptRounds: number;
+  /** The summary: its reserve in a plan, the summary as written once it is. 0 when nothing is summarized. */
+  summary: number;
+  /** What a resume sends again that no kept line holds. */
+  resent: number;
+  /** Delivered only: what the written file measures beyond the parts (e.g. previews sized from their own text). */
+  measured: number;
 }
 
 export interface AttemptRecord {
@@ -187,6 +209,12 @@ export interface CompactResult {
   outputSha256?: string | null;
   /** Which facts of the summarized rounds the written summary keeps (fidelity.ts); absent when nothing was summarized. */
   fidelity?: FidelityReport;
+  /**
+   * The context after the compaction as the plan shown promised it and as the written file delivers it, by parts
+   * (promise.ts; `delivered.tokens` is the written file's own context figure); `promiseGap` says why they differ.
+   */
+  promised?: ContextAfter;
+  delivered?: ContextAfter;
   /**
    * Present when the transcript changed between the plan shown and its application (a live agent appended): it was
    * planned again over the file as it then was, and this says what changed (the plan's first note says it too).

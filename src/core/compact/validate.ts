@@ -59,8 +59,9 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
     calibration,
     opts.announcedNow,
   );
+  // Each round rounded as the report rounds it (report.ts), so the figure is the written file's own context figure.
   const estimatedTokens =
-    Math.round(active.reduce((s, r) => s + rawEstimate(r.content, continuesToolLoop(r)) * calibration, 0)) +
+    active.reduce((s, r) => s + Math.round(rawEstimate(r.content, continuesToolLoop(r)) * calibration), 0) +
     reannounced;
   if (opts.targetTokens !== undefined && estimatedTokens > opts.targetTokens)
     problems.push(`estimated ${estimatedTokens} tokens, over the ${opts.targetTokens}-token target`);

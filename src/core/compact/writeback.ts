@@ -57,8 +57,9 @@ export const SUMMARY_CLIPPED_MARKER = '\n[summary clipped to fit the target]';
 export function fitSummary(summary: string, details: PlanDetails, protectedChars = 0): string {
   const { plan } = details;
   const cal = details.calibration > 0 ? details.calibration : 1;
-  // Room for the summary round: the target minus the kept rounds (and a token per round for rounding).
-  const room = plan.messageTarget - plan.keptTokens - details.kept.length - 2;
+  // Room for the summary round: the target minus the kept rounds, what a resume sends again (and a token per round
+  // for rounding).
+  const room = plan.messageTarget - plan.keptTokens - (plan.resentTokens ?? 0) - details.kept.length - 2;
   const fits = (s: string) => summaryRoundTokens(s, cal) <= room;
   const keep = Math.min(protectedChars, summary.length);
   if (fits(summary) || !fits(summary.slice(0, keep))) return summary;

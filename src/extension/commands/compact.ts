@@ -17,6 +17,7 @@ import {
   type PlannedCompaction,
 } from '../../core/compact/compact';
 import { compactionEconomics } from '../../core/cache';
+import { promisedContext } from '../../core/compact/promise';
 import type { Analysis } from '../../core/inspect';
 import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { agentCliRefusal } from '../../core/compact/summary';
@@ -239,8 +240,9 @@ async function confirmed(
   const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, first, second, OPEN_BUDGET);
   if (choice === OPEN_BUDGET) await vscode.commands.executeCommand(CommandId.openBudget, { file });
   // The summarizer settled above (the user may have chosen the offline one instead of setting a key).
+  // The review carries the figure this dialog promised, so the result measures itself against it.
   if (choice === REVIEW || choice === REVIEW_FIRST)
-    await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer }, programmatic);
+    await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer, promised: promisedContext(plan) }, programmatic);
   return choice === COMPACT || choice === COMPACT_NOW;
 }
 
@@ -342,6 +344,7 @@ async function afterCompaction(
     claudePath: config.claudePath,
     cwd,
     context: planned.context,
+    promised: o.promised,
     files: await resultFiles(result, planned.bytes),
   });
 }

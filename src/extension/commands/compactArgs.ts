@@ -1,6 +1,6 @@
 // What Compact Transcript is asked (from the palette, the tree, a notification or another extension), in one type that
 // Review Summary and Apply Summary share with it.
-import type { CompactSettings } from '../../core/compact/types';
+import type { CompactSettings, ContextAfter } from '../../core/compact/types';
 import type { Summarizer, WriteMode } from '../model/settings';
 
 export interface CompactArgs {
@@ -24,4 +24,9 @@ export interface CompactArgs {
   open?: boolean;
   /** The summary to write, exactly as given (Apply Summary passes the reviewed text). */
   summaryText?: string;
+  /**
+   * The context after that the user was promised where they confirmed the compaction (Apply Summary passes the
+   * dialog's): the result says how what it delivered differs from it. Default: the plan the run applies.
+   */
+  promised?: ContextAfter;
 }

@@ -12,6 +12,8 @@ import { contextNow } from '../../core/context';
 import { inspectFile } from '../../core/inspect';
 import { CompactError } from '../../core/compact/types';
 import { planSummary } from '../model/planText';
+import { formatNumber } from '../model/format';
+import { promiseGap, promisedContext } from '../../core/compact/promise';
 import { anthropicBaseUrl } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
@@ -150,8 +152,13 @@ async function reviewSummary(
       : programmatic
         ? undefined
         : await inspectFile(file, { subagents: false });
-  const figures = analysis ? planSummary(draft.plan, contextNow(analysis.report)) : undefined;
-  pending.set(file, { document, args: { ...o, file, confirm: false }, facts: draft.facts ?? [], figures });
+  // The plan with this summary (its size, not the reserve), against what the confirmation promised.
+  const promised = o.promised ?? draft.promised;
+  const gap = promiseGap(promised, promisedContext(draft.plan), formatNumber);
+  const figures = analysis
+    ? `${planSummary(draft.plan, contextNow(analysis.report))}${gap ? ` (planned ${formatNumber(promised.tokens)}: ${gap})` : ''}`
+    : undefined;
+  pending.set(file, { document, args: { ...o, file, confirm: false, promised }, facts: draft.facts ?? [], figures });
   reviewsChanged.fire();
   s.log.info(
     `Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`,

@@ -1,7 +1,7 @@
 // The one context figure (src/core/context.ts `contextNow`) as every surface words it: status bar, tree header,
 // target input box, plan line, dialog. One function per wording, so the figure reads the same everywhere.
 // Pure: no `vscode` import.
-import { ATTACHED_NOTE, type ContextFigure } from '../../core/context';
+import { ATTACHED_NOTE, RESENT_NOTE, type ContextFigure } from '../../core/context';
 import type { InspectReport } from '../../core/inspect';
 import { formatNumber, plural } from './format';
 import { statusName } from './liveStatus';
@@ -28,7 +28,8 @@ export function contextPartsText(c: ContextFigure): string {
       ? `${formatNumber(c.overhead)} (recorded)`
       : `~${formatNumber(c.overhead)} (estimated)`;
   const attached = c.attached ? ` + ~${formatNumber(c.attached)} ${ATTACHED_NOTE}` : '';
-  return `system prompt and tools ${overhead} + transcript ${formatNumber(c.transcript)}${attached}`;
+  const resent = c.resent ? ` + ~${formatNumber(c.resent)} ${RESENT_NOTE}` : '';
+  return `system prompt and tools ${overhead} + transcript ${formatNumber(c.transcript)}${attached}${resent}`;
 }
 
 /** "transcript 5,947 of 48,314": where only the transcript part of the context is meant. */

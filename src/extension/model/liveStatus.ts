@@ -1,12 +1,16 @@
 // The live session's status bar text as plain data: context fill against the model's window, and how close it is to
 // Claude Code's auto-compaction (core/limits.ts, the same threshold the Context Map draws). Pure: no `vscode` import.
 import type { SessionSummary } from '../../core/sessionList';
-import { autoCompactShare, autoCompactText, contextLimits } from '../../core/limits';
+import type { SessionContext } from '../../core/sessionStats';
+import { autoCompactText, claudeWindowOf } from '../../core/limits';
 import { shortNumber } from './format';
 
-/** Below the auto-compaction threshold (a share of the window) the item turns yellow, then red, and the notification is offered. */
-export const WARN_BELOW = 0.17;
-export const ALERT_BELOW = 0.07;
+/**
+ * Shares of the auto-compaction threshold from which the item turns yellow, then red, and the notification is offered
+ * (with Claude Code's 167k of 200k: from ~134k and ~153k).
+ */
+export const WARN_AT = 0.8;
+export const ALERT_AT = 0.92;
 
 export interface LiveStatus {
   text: string;
@@ -25,19 +29,29 @@ export function statusName(name: string, max = 24): string {
 
 const PIE = ['○', '◔', '◑', '◕', '●'];
 
-export function liveStatus(s: SessionSummary): LiveStatus | null {
-  if (s.contextTokens === null) return null;
-  const share = s.contextTokens / s.contextWindow;
-  const limits = contextLimits({ format: 'claude-code', model: s.model, recordedWindow: null, autoCompactions: [] });
-  const threshold = autoCompactShare(limits) ?? 1;
+/**
+ * The live status of session `s` with its context as the Sessions list shows it (core sessionStats.ts
+ * `sessionContext`: the one context figure, and the limits the session shows: its own auto-compactions, the window its
+ * agent recorded), so the item, the row and the Context Map say the same figure and the same threshold. Levels are
+ * shares of that threshold: yellow from WARN_AT of it, red from ALERT_AT.
+ */
+export function liveStatus(s: SessionSummary, context: SessionContext): LiveStatus | null {
+  const tokens = context.tokens;
+  if (tokens === null) return null;
+  const limits = context.limits;
+  const window = limits.window ?? claudeWindowOf(context.model);
+  const share = tokens / window;
+  const toThreshold = limits.autoCompactAt !== null ? tokens / limits.autoCompactAt : share;
   const pie = PIE[Math.max(0, Math.min(4, Math.round(share * 4)))];
-  const level = share >= threshold - ALERT_BELOW ? 'alert' : share >= threshold - WARN_BELOW ? 'warning' : 'normal';
+  const level = toThreshold >= ALERT_AT ? 'alert' : toThreshold >= WARN_AT ? 'warning' : 'normal';
   const name = statusName(s.title);
-  const fill = `${shortNumber(s.contextTokens)} / ${shortNumber(s.contextWindow)} · ${Math.round(share * 100)}%`;
+  const about = context.approximate ? '≈' : '';
+  const fill = `${about}${shortNumber(tokens)} / ${shortNumber(window)} · ${Math.round(share * 100)}%`;
+  const count = (n: number) => n.toLocaleString('en-US');
   return {
     text: `${pie} live: ${name} ${fill}`,
-    tooltip: `Live session: ${s.title}\n${s.model ?? 'unknown model'}: ${s.contextTokens.toLocaleString('en-US')} of ${s.contextWindow.toLocaleString('en-US')} tokens in the newest request.\nClaude Code ${autoCompactText(limits)}.\nClick to show its rounds.`,
-    accessibilityLabel: `Live session ${name}: context ${s.contextTokens.toLocaleString('en-US')} of ${s.contextWindow.toLocaleString('en-US')} tokens, ${Math.round(share * 100)} percent`,
+    tooltip: `Live session: ${s.title}\n${context.model ?? 'unknown model'}: context ${about}${count(tokens)} of ${count(window)} tokens (the newest request and what followed it).\nClaude Code ${autoCompactText(limits)}.\nClick to show its rounds.`,
+    accessibilityLabel: `Live session ${name}: context ${context.approximate ? 'about ' : ''}${count(tokens)} of ${count(window)} tokens, ${Math.round(share * 100)} percent`,
     level,
     share,
   };

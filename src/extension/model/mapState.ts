@@ -217,6 +217,8 @@ function mapBase(analysis: Analysis, prices: PriceTable): MapBase {
       firstLine: r.firstLine,
       stack: [...running],
       usage: points[i].usage,
+      context: r.cumulative.tokens,
+      contextSource: r.cumulative.source,
       boundary: r.startsAtBoundary,
       inContext: r.inContext,
       costUsd: map.rounds[i].cost?.usd ?? null,

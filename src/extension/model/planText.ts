@@ -1,6 +1,7 @@
 // Human text about a compaction plan: the tree's summary node, the confirmation dialog,
 // the notification after a run. Pure: no `vscode` import.
-import type { CompactionPlan, CompactResult } from '../../core/compact/types';
+import type { CompactionPlan, CompactResult, ContextAfter } from '../../core/compact/types';
+import { promiseGap, promisedContext } from '../../core/compact/promise';
 import { economicsLine, type PlanEconomics } from '../../core/cache';
 import { isSessionId, resumeCommand } from '../../core/compact/resume';
 import { planBound } from '../../core/compact/bound';
@@ -67,9 +68,9 @@ export function planFigures(plan: CompactionPlan): PlanFigures {
   };
 }
 
-/** The whole context after compaction: the resumed transcript plus the system prompt and tools. */
+/** The whole context after compaction: the resumed transcript plus the system prompt and tools (core's promise). */
 export function contextAfter(plan: CompactionPlan): number {
-  return Math.round(plan.postTokens + plan.overheadTokens);
+  return promisedContext(plan).tokens;
 }
 
 /**
@@ -131,14 +132,20 @@ export function economicsText(e: PlanEconomics): string {
  */
 export function planDetail(plan: CompactionPlan, context: ContextFigure, economics?: PlanEconomics | null): string {
   const f = planFigures(plan);
+  // Codex gives a resumed thread its context again: counted beside the system prompt and tools, and named, so the
+  // figure here is the context figure's own.
+  const resumed = plan.resumeContextTokens ?? 0;
+  const again = resumed
+    ? `; and ~${formatNumber(resumed)} that Codex gives the resumed thread again (permissions, instructions, environment), which no kept round holds`
+    : '';
   // A resume is sent by the agent installed now: where the user's own sessions record what it sends, that is the
   // figure, and it may differ from what this session's requests carried.
   const overhead =
     plan.overheadSource === 'agent-now' || plan.overheadSource === 'agent-now-assumed'
-      ? `~${formatNumber(plan.overheadTokens)} on resume, ${plan.overheadFrom} (this session's requests carry ~${formatNumber(context.overhead)})`
+      ? `~${formatNumber(plan.overheadTokens - resumed)} on resume, ${plan.overheadFrom} (this session's requests carry ~${formatNumber(context.overhead)})${again}`
       : context.overheadKnown
-        ? `~${formatNumber(plan.overheadTokens)}, unchanged`
-        : 'unknown (no usage in the file), not counted';
+        ? `~${formatNumber(plan.overheadTokens - resumed)}, unchanged${again}`
+        : `unknown (no usage in the file), not counted${again}`;
   const lines = [
     `Target: ${formatNumber(plan.settings.targetTokens)} tokens for the whole context.`,
     `System prompt and tools: ${overhead}.`,
@@ -332,13 +339,36 @@ export interface ResultOptions {
   cwd?: string | null;
   /** The context figure the run started from (the one the dialog showed). */
   context?: ContextFigure;
+  /**
+   * The context after, as promised where the user confirmed it (the dialog's plan, also when the compaction was applied
+   * later from a reviewed summary); default: the plan the run applied.
+   */
+  promised?: ContextAfter;
   files?: ResultFiles;
+}
+
+/**
+ * The figure the result delivered (the written file's own context figure: what its status bar and Rounds header show),
+ * and, when it is not the one promised, why: "Planned 40,303: the summary came out at 2,431, below its 4,000 reserve."
+ */
+export function deliveredText(
+  result: CompactResult,
+  promised: ContextAfter | undefined,
+): {
+  after: number;
+  gap: string;
+} {
+  const after = result.delivered?.tokens ?? Math.round(result.postTokens + result.plan.overheadTokens);
+  const planned = promised ?? result.promised;
+  const why = planned && result.delivered ? promiseGap(planned, result.delivered, formatNumber) : null;
+  return { after, gap: why && planned ? ` Planned ${formatNumber(planned.tokens)}: ${why}.` : '' };
 }
 
 export function resultSummary(result: CompactResult, options: ResultOptions = {}): string {
   const overhead = result.plan.overheadTokens;
   const before = options.context ? contextFigureText(options.context) : formatNumber(result.preTokens + overhead);
-  const head = `Compacted ${baseName(result.plan.file)}: context ${before} → ${formatNumber(result.postTokens + overhead)} tokens (${summarizerText(result, options.requested)}).`;
+  const delivered = deliveredText(result, options.promised);
+  const head = `Compacted ${baseName(result.plan.file)}: context ${before} → ${formatNumber(delivered.after)} tokens (${summarizerText(result, options.requested)}).${delivered.gap}`;
   const files = options.files ? ` ${fileSizeText(result, options.files)}` : '';
   const carried =
     result.carriedOverBytes > 0

@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { dollars, span } from '../../core/cache';
 import { costFigure, costNotes, type CostFacts } from '../../core/cost';
 import { contextWindowOf, type ForkOrigin, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
-import type { SessionStats } from '../../core/sessionStats';
+import { sessionContext, type SessionStats } from '../../core/sessionStats';
 import { PRICES_SETTING_HINT } from './mapState';
 import { formatBytes, formatNumber, formatUsd, oneLine, plural, shortNumber } from './format';
 import type { StatsState } from './sessionStatsQueue';
@@ -123,21 +123,16 @@ export function cacheExpiryNote(stats: StatsState, now: number): { mark: string 
 }
 
 /**
- * The context the row shows: the background read's (the whole file, as the Rounds tree reads it) once it holds for the
- * file as it is now, else the quick read's from the file's end.
+ * The context the row shows, by core's one route (sessionStats.ts `sessionContext`, which the live status item takes
+ * too): the background read's (the whole file, as the Rounds tree reads it) once it holds for the file as it is now,
+ * else the quick read's from the file's end, calibrated by an earlier background read.
  */
 export function shownContext(
   s: SessionSummary,
   stats: StatsState,
 ): Pick<SessionSummary, 'contextTokens' | 'contextWindow' | 'model'> {
-  if (stats.kind === 'ready' && !stats.stale) {
-    return {
-      contextTokens: stats.stats.contextTokens,
-      model: stats.stats.model,
-      contextWindow: contextWindowOf(stats.stats.model),
-    };
-  }
-  return s;
+  const c = sessionContext(s, stats.kind === 'ready' ? stats.stats : null, stats.kind === 'ready' && stats.stale);
+  return { contextTokens: c.tokens, model: c.model, contextWindow: c.limits.window ?? contextWindowOf(c.model) };
 }
 
 /** The tooltip's line for a fork: which session it was forked from and by whom. */

@@ -260,7 +260,7 @@ function headerNode(input: TreeInput): TreeNodeModel {
       t.contextTokens !== null
         ? `Newest request usage: ${formatNumber(t.contextTokens)} tokens`
         : 'No usage records in the file',
-      `Output tokens: ${formatNumber(t.outputTokens)}; estimate calibration ×${t.calibrationFactor} from ${plural(t.calibrationSamples, 'sample')}`,
+      `Output tokens: ${formatNumber(t.outputTokens)}; estimate calibration ×${+t.calibrationFactor.toFixed(3)} from ${plural(t.calibrationSamples, 'sample')}`,
       report.subagentFile ? 'This file is a subagent transcript.' : '',
     ]
       .filter(Boolean)

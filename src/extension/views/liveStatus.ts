@@ -22,7 +22,7 @@ export class LiveSessionStatus implements vscode.Disposable {
     vscode.StatusBarAlignment.Right,
     99,
   );
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
   private readonly offered = new Set<string>();
   /** The cache-expiry notices (setting `cacheExpiryNotice`); a pending one outlives the session's live mark. */
   private readonly notices = new CacheExpiryNotices(
@@ -37,7 +37,7 @@ export class LiveSessionStatus implements vscode.Disposable {
 
   constructor(private readonly sessions: SessionsView) {
     this.item.name = 'Agent Compactor: live session';
-    this.subscription = sessions.onDidScan(() => this.update());
+    this.subscriptions = [sessions.onDidScan(() => this.update()), sessions.onDidReadFigures(() => this.update())];
     this.update();
   }
 
@@ -48,7 +48,8 @@ export class LiveSessionStatus implements vscode.Disposable {
   private update(): void {
     const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const live = project ? this.sessions.all.find((s) => s.cwd === project && s.live) : undefined;
-    const status = live ? liveStatus(live) : null;
+    // The row's figure and limits (one route in core), not a figure of its own.
+    const status = live ? liveStatus(live, this.sessions.contextOf(live)) : null;
     this.session = status ? live : undefined;
     if (!live || !status) {
       this.item.hide();
@@ -121,7 +122,7 @@ export class LiveSessionStatus implements vscode.Disposable {
   dispose(): void {
     clearTimeout(this.readTimer);
     this.notices.dispose();
-    this.subscription.dispose();
+    for (const d of this.subscriptions) d.dispose();
     this.item.dispose();
   }
 }

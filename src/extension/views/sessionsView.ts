@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { groupSessions, scanSessions, summarizeSession, type SessionSummary } from '../../core/sessionList';
-import { sessionStats } from '../../core/sessionStats';
+import { sessionContext, sessionStats, type SessionContext } from '../../core/sessionStats';
 import { costSettings } from '../settings';
 import { LiveMarks, realTimers, type Timers } from '../model/liveMarks';
 import { sessionsFolder } from '../model/sessions';
@@ -25,6 +25,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after every rescan. */
   readonly onDidScan = this.changed.event;
+  private readonly figuresRead = new vscode.EventEmitter<void>();
+  /** Fires when the whole read of sessions (rounds, cost, the context figure) brought new figures. */
+  readonly onDidReadFigures = this.figuresRead.event;
   private sessions: SessionSummary[] = [];
   private nodes: SessionNode[] = [];
   private filterText = '';
@@ -43,7 +46,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       treeDataProvider: this,
       showCollapseAll: true,
     });
-    this.disposables.push(this.view, this.emitter, this.changed);
+    this.disposables.push(this.view, this.emitter, this.changed, this.figuresRead);
     this.live = new LiveMarks(timers, () => {
       this.sessions = this.live.apply(this.sessions);
       this.rebuild();
@@ -61,6 +64,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
         this.statsTimer = timers.setTimeout(() => {
           this.statsTimer = undefined;
           this.rebuild();
+          this.figuresRead.fire();
         }, RESCAN_DEBOUNCE_MS);
       },
     );
@@ -224,6 +228,16 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   /** Every session found by the last scan, newest first. */
   get all(): readonly SessionSummary[] {
     return this.sessions;
+  }
+
+  /**
+   * The context a session's row shows, by core's one route (sessionContext): the live status item shows the same. A
+   * session not yet read whole is queued for it (its figures then arrive with onDidReadFigures).
+   */
+  contextOf(s: SessionSummary): SessionContext {
+    const state = this.stats.state(s);
+    if (state.kind === 'none') this.stats.want([s]);
+    return sessionContext(s, state.kind === 'ready' ? state.stats : null, state.kind === 'ready' && state.stale);
   }
 
   getChildren(node?: SessionNode): SessionNode[] {
