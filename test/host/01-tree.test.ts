@@ -117,6 +117,39 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     );
   });
 
+  it("Reveal Round takes what VS Code gives it: a round item of the tree (its menu), the item's own click", async () => {
+    api ??= await getApi();
+    await showTranscript(api, file);
+    engine ??= await inspectFile(file);
+    const node = roundNodes(api.getRoundsTree(1)).find((n) => n.contextValue.startsWith('round.') && n.round! > 3)!;
+    const round = engine.report.rounds[node.round!];
+    // The context menu and the inline button pass the tree node itself.
+    const viaNode = await withTimeout(
+      vscode.commands.executeCommand<{ firstLine: number; lastLine: number; shownIn: string }>(
+        'agentCompactor.revealRound',
+        node,
+      ),
+      30_000,
+      'Reveal Round (node)',
+    );
+    assert.deepEqual(
+      [viaNode.firstLine, viaNode.lastLine, viaNode.shownIn],
+      [round.firstLine, round.lastLine, 'editor'],
+    );
+    const editor = vscode.window.activeTextEditor;
+    assert.equal(editor?.document.uri.fsPath, file);
+    assert.equal(editor.selection.start.line, round.firstLine - 1, "the round's first line is selected");
+    assert.equal(editor.selection.end.line, round.lastLine - 1, "to the round's last line");
+    // A click runs the item's own command with its own arguments.
+    assert.ok(node.command, 'a round item reveals itself when clicked');
+    const viaClick = await withTimeout(
+      vscode.commands.executeCommand<{ firstLine: number }>(node.command.command, ...node.command.args),
+      30_000,
+      'Reveal Round (click)',
+    );
+    assert.equal(viaClick.firstLine, round.firstLine);
+  });
+
   it('Preview Compaction marks exactly the rounds the engine plans to summarize or drop', async () => {
     api ??= await getApi();
     await showTranscript(api, file);

@@ -109,6 +109,11 @@ interface Request {
   config: ReturnType<typeof getSettings>;
 }
 
+/** Compact Transcript on `file`, as from a menu: plan, confirm, then review or compact (the Budget Preview's button). */
+export function compactTranscript(s: Services, file: string): Promise<CompactResult | undefined> {
+  return compactCommand(s, vscode.Uri.file(file));
+}
+
 export async function compactCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
   const programmatic = isProgrammatic(arg);
   const o = options<CompactArgs>(arg);

@@ -17,7 +17,7 @@ import { filterSessionsCommand, refreshSessionsCommand } from './sessions';
 import { openOriginalSessionCommand, revealSessionFileCommand } from './sessionActions';
 import { restoreBackupCommand } from './restoreBackup';
 import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
-import { revealRound } from './reveal';
+import { revealRoundCommand } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
 import {
@@ -44,7 +44,7 @@ export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?:
   [CommandId.setApiKey]: setApiKeyCommand,
   [CommandId.clearApiKey]: clearApiKeyCommand,
   [CommandId.restoreBackup]: restoreBackupCommand,
-  [CommandId.revealRound]: revealRound,
+  [CommandId.revealRound]: revealRoundCommand,
   [CommandId.openTranscript]: openTranscriptCommand,
   [CommandId.showRounds]: openTranscriptCommand,
   [CommandId.openSessionsFolder]: openSessionsFolderCommand,
