@@ -249,14 +249,14 @@ describe('host: the Sessions list as a place to work', function () {
     assert.equal(tabOf(fork), undefined, "the fork's tab is closed");
   });
 
-  it('Resume in Claude Code where claude is not installed: says so before any terminal', async () => {
+  it('Resume Session where claude is not installed: says so before any terminal', async () => {
     const missing = path.join(workspaceDir(), 'no-such-dir', 'claude');
     await cfg().update('claudePath', missing, vscode.ConfigurationTarget.Global);
     await waitFor(() => cfg().get('claudePath') === missing, 10_000, 'the claudePath setting to apply');
     const terminals = vscode.window.terminals.length;
     await assert.rejects(
       Promise.resolve(
-        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file: original, cwd: workspaceDir() }),
+        vscode.commands.executeCommand('agentCompactor.resumeSession', { file: original, cwd: workspaceDir() }),
       ),
       /Claude Code was not found: ".*no-such-dir\/claude" is not an executable file/,
     );
@@ -265,7 +265,7 @@ describe('host: the Sessions list as a place to work', function () {
     await waitFor(() => cfg().get('claudePath') === onPath, 10_000, 'the claudePath setting to apply');
     await assert.rejects(
       Promise.resolve(
-        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file: original, cwd: workspaceDir() }),
+        vscode.commands.executeCommand('agentCompactor.resumeSession', { file: original, cwd: workspaceDir() }),
       ),
       /"claude-not-installed-here" is not a program on PATH/,
     );

@@ -27,6 +27,7 @@ import {
   confirmationText,
   planSummary,
   RESULT_ACTIONS,
+  resumeAction,
   resultActions,
   resultResumeCommand,
   resultSummary,
@@ -36,7 +37,7 @@ import {
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 import type { FormatId } from '../../core/formats/types';
 import { getSettings, SECTION } from '../settings';
-import { sessionCwd } from './resume';
+import { copyResumeCommand, resumeSession, sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 import { endReview, reviewAndOffer, reviewFileOf, reviewOf } from './review';
@@ -322,11 +323,13 @@ async function afterCompaction(
 ): Promise<void> {
   const { file, summarizer, config } = req;
   s.store.lastResult = result;
-  // The folder Claude Code must be started in, read from the result's lines as Resume in Claude
-  // Code reads it (the folder matching its project folder, else where it was started).
-  const cwd = (await sessionCwd(result.output).catch(() => null)) ?? result.cwd;
+  // The folder the agent must be started in: a Codex rollout's session_meta (the result's), or read from a Claude Code
+  // result's lines as Resume Session reads it (the folder matching its project folder, else where it was started).
+  const cwd =
+    result.agent === 'codex' ? result.cwd : ((await sessionCwd(result.output).catch(() => null)) ?? result.cwd);
+  const programs = { claudePath: config.claudePath, codexPath: config.codexPath };
   s.log.info(
-    `${resultSummary(result, { requested: summarizer, claudePath: config.claudePath, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
+    `${resultSummary(result, { requested: summarizer, ...programs, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
   );
   for (const a of result.attempts)
     s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
@@ -343,7 +346,7 @@ async function afterCompaction(
   }
   void notifyResult(s, result, {
     requested: summarizer,
-    claudePath: config.claudePath,
+    ...programs,
     cwd,
     context: planned.context,
     files: await resultFiles(result, planned.bytes),
@@ -370,7 +373,7 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   const text = resultSummary(result, how);
   const fellBack = requested !== undefined && requested !== 'extractive' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
-  const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd);
+  const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd, how.codexPath);
   const buttons = resultActions(result, command);
   const choice = fellBack
     ? await vscode.window.showWarningMessage(
@@ -378,16 +381,11 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
         ...buttons,
       )
     : await vscode.window.showInformationMessage(text, ...buttons);
-  // The session just written, by the id and folder the compaction reported.
+  // The session just written, by the id and folder the compaction reported; a refusal is said by the function itself.
   const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
   try {
-    if (choice === RESULT_ACTIONS.resume) await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, session);
-    else if (choice === RESULT_ACTIONS.copyResume && result.agent === 'codex' && command) {
-      // Copy Resume Command builds a Claude Code command; a Codex session's is the result's own.
-      await vscode.env.clipboard.writeText(command);
-      void vscode.window.showInformationMessage(`Copied to the clipboard: ${command}`);
-    } else if (choice === RESULT_ACTIONS.copyResume)
-      await vscode.commands.executeCommand(CommandId.copyResumeCommand, session);
+    if (choice === resumeAction(result)) await resumeSession(s, session);
+    else if (choice === RESULT_ACTIONS.copyResume) await copyResumeCommand(s, session);
     else if (choice === RESULT_ACTIONS.diff) {
       const left = result.backup ?? file;
       await vscode.commands.executeCommand(

@@ -16,7 +16,7 @@ import { repairSessionCommand } from './repairSession';
 import { filterSessionsCommand, refreshSessionsCommand } from './sessions';
 import { openOriginalSessionCommand, revealSessionFileCommand } from './sessionActions';
 import { restoreBackupCommand } from './restoreBackup';
-import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
+import { copyResumeCommandCommand, resumeSessionCommand } from './resume';
 import { revealRoundCommand } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
@@ -49,7 +49,7 @@ export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?:
   [CommandId.showRounds]: openTranscriptCommand,
   [CommandId.openSessionsFolder]: openSessionsFolderCommand,
   [CommandId.showLog]: showLogCommand,
-  [CommandId.resumeInClaudeCode]: resumeInClaudeCodeCommand,
+  [CommandId.resumeSession]: resumeSessionCommand,
   [CommandId.copyResumeCommand]: copyResumeCommandCommand,
   [CommandId.keepRound]: keepRoundCommand,
   [CommandId.dropRound]: dropRoundCommand,

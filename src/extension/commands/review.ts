@@ -6,6 +6,8 @@
 // are found once, when the review starts), one "Add" per missing fact, and Apply / Discard (also the editor's title
 // actions, shown while a review document is the active editor).
 import * as vscode from 'vscode';
+import { ContextKey } from '../contextKeys';
+import { setContext } from '../setContext';
 import { basename } from 'node:path';
 import { draftSummary } from '../../core/compact/compact';
 import { contextNow } from '../../core/context';
@@ -29,9 +31,6 @@ export interface Pending {
   /** The plan's figures (tokens before and after), when known. */
   figures?: string;
 }
-
-/** Context key: the active editor is a summary under review (its title shows Apply and Discard). */
-export const REVIEWING_SUMMARY_CONTEXT = 'agentCompactor.reviewingSummary';
 
 /** Reviews in progress, by transcript. */
 const pending = new Map<string, Pending>();
@@ -322,10 +321,10 @@ export function reviewLenses(document: vscode.TextDocument): vscode.CodeLens[] {
 /** The review documents' CodeLenses (re-measured, debounced, as the user edits) and the context key of their editors. */
 export function registerReviewUi(): vscode.Disposable[] {
   let timer: NodeJS.Timeout | undefined;
-  const setContext = () => {
+  const updateReviewingKey = () => {
     const doc = vscode.window.activeTextEditor?.document;
     const reviewing = doc !== undefined && [...pending.values()].some((p) => p.document === doc);
-    void vscode.commands.executeCommand('setContext', REVIEWING_SUMMARY_CONTEXT, reviewing);
+    void setContext(ContextKey.reviewingSummary, reviewing);
   };
   return [
     vscode.languages.registerCodeLensProvider(
@@ -340,11 +339,11 @@ export function registerReviewUi(): vscode.Disposable[] {
     vscode.workspace.onDidCloseTextDocument((doc) => {
       // A review whose document was closed cannot be applied (its text is gone): it is over.
       for (const [file, p] of pending) if (p.document === doc) pending.delete(file);
-      setContext();
+      updateReviewingKey();
     }),
-    vscode.window.onDidChangeActiveTextEditor(setContext),
+    vscode.window.onDidChangeActiveTextEditor(updateReviewingKey),
     reviewsChanged.event(() => {
-      setContext();
+      updateReviewingKey();
       lensesChanged.fire();
     }),
     { dispose: () => clearTimeout(timer) },
