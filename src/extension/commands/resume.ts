@@ -21,6 +21,7 @@ import { noResumeReason, resumeAgentName, resumeAgentOf, type ResumeAgent } from
 import { projectFolderOf, readCodexSessionMeta, readSessionInfo, sessionIdFromFile } from '../../core/session';
 import { agentFolders } from '../../core/sessionFolders';
 import { detectRecordFormat } from '../../core/formats/detect';
+import { indexJsonDocument } from '../../core/formats/documents';
 import type { FormatId } from '../../core/formats/types';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
@@ -57,7 +58,8 @@ const HEAD_BYTES = 64 * 1024;
 /** The agent that wrote `file`: the shown transcript's, else decided by content as the reader decides it. */
 async function formatOf(s: Services, file: string): Promise<FormatId> {
   if (s.store.file === file && s.store.analysis) return s.store.analysis.index.format.id;
-  if (!/\.jsonl$/i.test(file)) return /api_conversation_history\.json$/i.test(file) ? 'cline' : 'gemini-cli';
+  // A JSON document (Gemini CLI, Cline, a Claude Code array) is told apart by reading it, as the store does.
+  if (!/\.jsonl$/i.test(file)) return (await indexJsonDocument(file))?.format.id ?? 'claude-code';
   const fh = await open(file, 'r');
   let head: string;
   try {
