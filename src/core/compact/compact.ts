@@ -403,6 +403,8 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, inPlace: boolea
 /**
  * The summary `compactFile` would write with these options, and the plan it goes with, without writing anything
  * (the first step of a compaction the user reviews: the text can be edited and given back as `summaryText`).
+ * `planned` is that plan, to apply as reviewed: `applyCompaction` with the reviewed text as `summaryText` writes it,
+ * or plans again and says so when the file changed meanwhile.
  */
 export async function draftSummary(
   file: string,
@@ -414,6 +416,7 @@ export async function draftSummary(
   plan: PlanDetails['plan'];
   fidelity?: FidelityReport;
   facts?: Fact[];
+  planned: PlannedCompaction;
 }> {
   // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
   const planned = await planWithSaved(await compactedFile(file, options), options);
@@ -425,7 +428,15 @@ export async function draftSummary(
     options,
     progress,
   );
-  return { summary, summarizer: made.summarizer, attempts: made.attempts, plan: details.plan, fidelity, facts };
+  return {
+    summary,
+    summarizer: made.summarizer,
+    attempts: made.attempts,
+    plan: details.plan,
+    fidelity,
+    facts,
+    planned,
+  };
 }
 
 /** The plan with the lines it needs loaded: planned, refused when there is nothing to do, settled by the summary's real size. */

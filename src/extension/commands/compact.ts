@@ -34,14 +34,14 @@ import {
   type ResultFiles,
   type ResultOptions,
 } from '../model/planText';
-import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
+import { anthropicBaseUrl, type Summarizer, type WriteMode } from '../model/settings';
 import type { FormatId } from '../../core/formats/types';
 import { getSettings, SECTION } from '../settings';
 import { copyResumeCommand, resumeSession, sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 import { endReview, reviewAndOffer, reviewFileOf, reviewOf } from './review';
-import type { CompactArgs } from './compactArgs';
+import { writeTargetOf, type CompactArgs } from './compactArgs';
 import { CommandId } from '../commandIds';
 
 export type { CompactArgs } from './compactArgs';
@@ -66,6 +66,11 @@ async function planFor(s: Services, req: Request, compactOptions: CompactOptions
     { location: vscode.ProgressLocation.Window, title: `Agent Compactor: planning ${basename(req.file)}` },
     () => planCompactionOf(req.file, { ...compactOptions, decisions }),
   );
+  return plannedOf(planned);
+}
+
+/** A planned compaction with the figures every surface shows of it. */
+function plannedOf(planned: PlannedCompaction): Planned {
   const analysis = planned.analysis;
   return {
     planned,
@@ -148,12 +153,23 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   if (wrongAgent)
     return handleFailure(s, new CompactError('wrong-summarizer', wrongAgent), arg, summarizer, programmatic);
   if (!(await confirmed(s, planned, req, o, programmatic))) return undefined;
+  return applyPlanned(s, req, o, planned, arg, programmatic);
+}
 
+/** Applies the plan the user confirmed (or reviewed), then shows the result; a failure gets its notification. */
+async function applyPlanned(
+  s: Services,
+  req: Request,
+  o: Partial<CompactArgs>,
+  planned: Planned,
+  arg: unknown,
+  programmatic: boolean,
+): Promise<CompactResult | undefined> {
   let result: CompactResult;
   try {
     result = await runWithProgress(s, req, planned.planned);
   } catch (err) {
-    return handleFailure(s, err, arg, summarizer, programmatic);
+    return handleFailure(s, err, arg, req.summarizer, programmatic);
   }
   await afterCompaction(s, result, req, o, planned);
   return result;
@@ -180,8 +196,7 @@ async function settleRequest(
     return undefined;
   }
   const config = getSettings(vscode.Uri.file(file));
-  const mode: WriteMode = o.writeMode !== undefined ? normalizeWriteMode(o.writeMode) : config.writeMode;
-  const out = mode !== 'inPlace' && typeof o.out === 'string' && o.out ? o.out : undefined;
+  const { mode, out } = writeTargetOf(o, config.writeMode);
   // The target of this file's own preview, if it has one; never one typed for another file.
   let settings: Partial<CompactSettings> = s.store.compactSettings(file);
   if (o.targetTokens) settings = { ...settings, targetTokens: o.targetTokens };
@@ -274,7 +289,7 @@ function compactOptionsOf(req: Request, o: Partial<CompactArgs>): CompactOptions
   };
   if (req.out) {
     compactOptions.out = req.out;
-    if (o.force === true) compactOptions.force = true;
+    if (writeTargetOf(o, req.mode).force) compactOptions.force = true;
   }
   if (summarizer === 'anthropic') {
     // The address the confirmation named, resolved the same way.
@@ -466,12 +481,17 @@ async function act(
   }
 }
 
-/** Compacts with the reviewed summary, exactly as it now reads in its editor (Apply Summary). */
+/**
+ * Apply Summary: writes the plan the review was drafted from, with the summary exactly as it now reads in its editor
+ * (the same plan → apply path as Compact). If the session changed since the draft, core plans again and the result's
+ * notification says what changed ("Not the plan you confirmed"); a different plan is never written silently.
+ */
 export async function applySummaryCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
+  const programmatic = isProgrammatic(arg);
   const file = reviewFileOf(s, arg);
   const review = file ? reviewOf(file) : undefined;
   if (!file || !review) {
-    if (isProgrammatic(arg))
+    if (programmatic)
       throw new CommandInputError(
         'applySummary: no summary is being reviewed for this transcript (run Review Summary first)',
       );
@@ -480,14 +500,37 @@ export async function applySummaryCommand(s: Services, arg?: unknown): Promise<C
     );
     return undefined;
   }
-  const summaryText = review.document.getText();
-  const result = await compactCommand(s, {
-    ...review.args,
-    ...options<CompactArgs>(arg),
+  if (!vscode.workspace.isTrusted) {
+    const msg = 'Compaction writes files, so it is disabled in Restricted Mode.';
+    if (programmatic) throw new CommandInputError(msg);
+    void vscode.window.showWarningMessage(msg);
+    return undefined;
+  }
+  const o: Partial<CompactArgs> = { ...review.args, ...options<CompactArgs>(arg), file, confirm: false };
+  const { planned } = review;
+  // The reviewed text is the summary; the draft's own progress, cancellation and stream are over.
+  const reviewed: PlannedCompaction = {
+    ...planned,
+    options: {
+      ...planned.options,
+      summaryText: review.document.getText(),
+      signal: undefined,
+      onProgress: undefined,
+      onSummaryText: undefined,
+    },
+  };
+  const config = getSettings(vscode.Uri.file(file));
+  const req: Request = {
     file,
-    confirm: false,
-    summaryText,
-  });
+    mode: planned.options.inPlace ? 'inPlace' : 'fork',
+    out: planned.options.out,
+    settings: planned.options.settings ?? {},
+    summarizer: planned.options.summarizer,
+    config,
+  };
+  // A Retry after a failure compacts again with the reviewed text (the review stays open until one succeeds).
+  const retryArgs = { ...o, summaryText: reviewed.options.summaryText };
+  const result = await applyPlanned(s, req, o, plannedOf(reviewed), retryArgs, programmatic);
   if (result) await endReview(file);
   return result;
 }
