@@ -1,10 +1,9 @@
 // `agent-compactor sessions [--agent ID] [--json] [--limit N]`: every agent's sessions on this machine, newest first,
 // from the folders each agent keeps them in (core/sessionFolders.ts), with a title where one is cheap to read and the
 // command that resumes the session where its agent has one. Reads only.
-import { open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { resumeFields, type ResumeAgent } from '../core/compact/resume';
-import { readSessionInfo, projectFolderName, sessionIdFromFile } from '../core/session';
+import { readCodexSessionMeta, readSessionInfo, projectFolderName, sessionIdFromFile } from '../core/session';
 import { agentFolders, listAgentSessions, type AgentId, type SessionFile } from '../core/sessionFolders';
 import { summarizeSession } from '../core/sessionList';
 import { EXIT_OK, intOption, UsageError } from './args';
@@ -95,7 +94,7 @@ async function describeSession(s: SessionFile & { id: AgentId }): Promise<Listed
       return { ...base, title: summary.title, ...resume('claude-code', cwd, sessionIdFromFile(s.file)) };
     }
     if (s.id === 'codex') {
-      const meta = await codexMeta(s.file);
+      const meta = await readCodexSessionMeta(s.file);
       return { ...base, title: null, ...resume('codex', meta.cwd, meta.id) };
     }
   } catch {
@@ -111,31 +110,6 @@ async function describeSession(s: SessionFile & { id: AgentId }): Promise<Listed
       ? { resumeProblem: 'the session could not be read' }
       : { resumeProblem: 'this agent has no resume command Agent Compactor offers' }),
   };
-}
-
-/** Bytes of a rollout's first line read at most (its session_meta record). */
-const META_BYTES = 64 * 1024;
-
-/** The thread id and folder a Codex rollout's first record (session_meta) names, as Codex resumes it. */
-async function codexMeta(file: string): Promise<{ id: string | null; cwd: string | null }> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(META_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, META_BYTES, 0);
-    const first = buf.toString('utf8', 0, bytesRead).split('\n')[0];
-    const rec = JSON.parse(first) as {
-      type?: unknown;
-      payload?: { id?: unknown; session_id?: unknown; cwd?: unknown };
-    };
-    if (rec?.type !== 'session_meta' || !rec.payload) return { id: null, cwd: null };
-    const p = rec.payload;
-    const id = typeof p.id === 'string' ? p.id : typeof p.session_id === 'string' ? p.session_id : null;
-    return { id, cwd: typeof p.cwd === 'string' ? p.cwd : null };
-  } catch {
-    return { id: null, cwd: null };
-  } finally {
-    await fh.close();
-  }
 }
 
 function size(n: number): string {

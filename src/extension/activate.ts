@@ -3,6 +3,9 @@ import * as vscode from 'vscode';
 import { createApi, type AgentCompactorApi } from './api';
 import { BudgetPanel } from './budgetPanel';
 import { registerCommands } from './commands';
+import { compactTranscript } from './commands/compact';
+import { revealInTranscript } from './commands/reveal';
+import type { PanelActions } from './panelActions';
 import { ContextMapPanels } from './contextMapPanel';
 import { Log } from './log';
 import { Secrets } from './secrets';
@@ -25,6 +28,11 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const store = new TranscriptStore(log);
   const tree = new RoundsTreeProvider(store);
   const sessions = new SessionsView();
+  // The panels' links and buttons call the commands' own functions (with the services, once made).
+  const actions: PanelActions = {
+    reveal: (target, how) => revealInTranscript(s, target, how),
+    compact: (file) => compactTranscript(s, file),
+  };
   const s: Services = {
     context,
     log,
@@ -32,8 +40,8 @@ export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
     tree,
     secrets: new Secrets(context.secrets, log),
     decorations: new PlanDecorations(store, context.extensionUri),
-    budget: new BudgetPanel(store, context.extensionUri, log),
-    maps: new ContextMapPanels(store, context.extensionUri, log),
+    budget: new BudgetPanel(store, context.extensionUri, log, actions),
+    maps: new ContextMapPanels(store, context.extensionUri, log, actions),
     status: new ContextStatusBar(store),
     health: new ResumeHealthDiagnostics(store),
     sessions,

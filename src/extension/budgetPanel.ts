@@ -1,5 +1,6 @@
 // Host side of the Budget Preview webview: builds its state from the store's plan, posts
-// typed messages, validates every message it receives (src/webview/protocol.ts).
+// typed messages, validates every message it receives (src/webview/protocol.ts), and answers its links and its
+// Compact button with the typed functions the commands call (panelActions.ts).
 import * as vscode from 'vscode';
 import { parseWebviewToHost, type BudgetState, type HostToWebview } from '../webview/protocol';
 import { buildBudgetState } from './model/budget';
@@ -8,7 +9,7 @@ import { setUpWebviewPanel } from './webviewPanel';
 import { baseName } from './model/format';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
-import { CommandId } from './commandIds';
+import type { PanelActions } from './panelActions';
 
 export const BUDGET_VIEW_TYPE = 'agentCompactor.budget';
 
@@ -23,6 +24,7 @@ export class BudgetPanel implements vscode.Disposable {
     private readonly store: TranscriptStore,
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
+    private readonly actions: PanelActions,
   ) {
     this.disposables.push(
       store.onDidChange(() => this.push()),
@@ -112,7 +114,8 @@ export class BudgetPanel implements vscode.Disposable {
       this.log.warn('Ignored a malformed message from the Budget Preview webview');
       return;
     }
-    const file = this.store.file;
+    // Links and the Compact button act on the transcript the panel shows (its last state), not on one shown since.
+    const file = this.state?.file;
     switch (msg.type) {
       case 'ready':
         this.ready = true;
@@ -122,15 +125,23 @@ export class BudgetPanel implements vscode.Disposable {
         void this.store.refresh();
         break;
       case 'compact':
-        if (file) void vscode.commands.executeCommand(CommandId.compact, vscode.Uri.file(file));
+        if (file) this.act('Compact', () => this.actions.compact(file));
         break;
       case 'revealRound':
-        if (file) void vscode.commands.executeCommand(CommandId.revealRound, { file, round: msg.round });
+        if (file) this.act('Reveal Round', () => this.actions.reveal({ file, round: msg.round }, {}));
         break;
       case 'revealLine':
-        if (file) void vscode.commands.executeCommand(CommandId.revealRound, { file, line: msg.line });
+        if (file) this.act('Reveal Line', () => this.actions.reveal({ file, line: msg.line }, {}));
         break;
     }
+  }
+
+  /** Runs a link's or a button's action; a failure is logged and shown (the webview has no error view). */
+  private act(what: string, run: () => Promise<unknown>): void {
+    run().catch((err: unknown) => {
+      this.log.error(`Budget Preview: ${what} failed`, err);
+      void vscode.window.showErrorMessage(`Agent Compactor: ${err instanceof Error ? err.message : String(err)}`);
+    });
   }
 
   dispose(): void {

@@ -16,7 +16,7 @@ export const CommandId = {
   showRounds: 'agentCompactor.showRounds',
   openSessionsFolder: 'agentCompactor.openSessionsFolder',
   showLog: 'agentCompactor.showLog',
-  resumeInClaudeCode: 'agentCompactor.resumeInClaudeCode',
+  resumeSession: 'agentCompactor.resumeSession',
   copyResumeCommand: 'agentCompactor.copyResumeCommand',
   keepRound: 'agentCompactor.keepRound',
   dropRound: 'agentCompactor.dropRound',

@@ -2,7 +2,8 @@
 // analysis and plan of its file (looking at a panel makes its file the shown one, so the tree
 // and the editor decorations follow); dragging the target replans through the store; selecting
 // a round reads it from the file and counts its items exactly (o200k) on the token worker.
-// Every message from the webview is validated (src/webview/mapProtocol.ts).
+// Every message from the webview is validated (src/webview/mapProtocol.ts); its links call Reveal Round's function
+// directly (panelActions.ts), never the command bus.
 import * as vscode from 'vscode';
 import { readRoundItems } from '../core/roundDetail';
 import { chooseRounds, chooseToolResult, type UserDecisions } from '../core/compact/decisions';
@@ -15,7 +16,7 @@ import { baseName } from './model/format';
 import { costSettings, getPrices, SECTION } from './settings';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
-import { CommandId } from './commandIds';
+import type { PanelActions, RevealTarget } from './panelActions';
 
 export const MAP_VIEW_TYPE = 'agentCompactor.contextMap';
 
@@ -48,6 +49,7 @@ class ContextMapPanel implements vscode.Disposable {
     private readonly store: TranscriptStore,
     extensionUri: vscode.Uri,
     private readonly log: Log,
+    private readonly actions: PanelActions,
     onDispose: () => void,
   ) {
     this.snapshot = { file, state: undefined, message: undefined, detail: undefined, exact: undefined };
@@ -123,20 +125,10 @@ class ContextMapPanel implements vscode.Disposable {
         break;
       // Shown readable, in the transcript's own group: the map keeps its place and its selection.
       case 'revealRound':
-        await vscode.commands.executeCommand(CommandId.revealRound, {
-          file: this.file,
-          round: msg.round,
-          readable: true,
-          keepGroup: true,
-        });
+        await this.reveal({ file: this.file, round: msg.round });
         break;
       case 'revealLine':
-        await vscode.commands.executeCommand(CommandId.revealRound, {
-          file: this.file,
-          line: msg.line,
-          readable: true,
-          keepGroup: true,
-        });
+        await this.reveal({ file: this.file, line: msg.line });
         break;
       // A decision changes the store's decisions value of this panel's file (saved, and replanned); the store's
       // change redraws the map.
@@ -150,6 +142,16 @@ class ContextMapPanel implements vscode.Disposable {
         await this.decide((d) => chooseToolResult(d, id, 'preview'));
         break;
       }
+    }
+  }
+
+  /** Reveal Round's function, for the map's links; a failure is shown here (the webview has no error view). */
+  private async reveal(target: RevealTarget): Promise<void> {
+    try {
+      await this.actions.reveal(target, { readable: true, keepGroup: true });
+    } catch (err) {
+      this.log.error(`Could not show ${target.file}`, err);
+      void vscode.window.showErrorMessage(`Agent Compactor: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
@@ -258,6 +260,7 @@ export class ContextMapPanels implements vscode.Disposable {
     private readonly store: TranscriptStore,
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
+    private readonly actions: PanelActions,
   ) {
     this.disposables.push(
       vscode.window.registerWebviewPanelSerializer(MAP_VIEW_TYPE, {
@@ -307,7 +310,9 @@ export class ContextMapPanels implements vscode.Disposable {
 
   private adopt(file: string, panel: vscode.WebviewPanel): ContextMapPanel {
     this.panels.get(file)?.panel.dispose();
-    const p = new ContextMapPanel(file, panel, this.store, this.extensionUri, this.log, () => this.panels.delete(file));
+    const p = new ContextMapPanel(file, panel, this.store, this.extensionUri, this.log, this.actions, () =>
+      this.panels.delete(file),
+    );
     this.panels.set(file, p);
     return p;
   }

@@ -1,9 +1,10 @@
 // The Anthropic API key lives in SecretStorage only: never in settings, never logged.
 import * as vscode from 'vscode';
+import { ContextKey } from './contextKeys';
+import { setContext } from './setContext';
 import type { Log } from './log';
 
 const KEY = 'agentCompactor.anthropicApiKey';
-export const HAS_KEY_CONTEXT = 'agentCompactor.hasApiKey';
 
 export class Secrets implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
@@ -29,7 +30,7 @@ export class Secrets implements vscode.Disposable {
       this.cached = undefined;
     }
     this.log.setSecrets([this.cached]);
-    await vscode.commands.executeCommand('setContext', HAS_KEY_CONTEXT, !!this.cached);
+    await setContext(ContextKey.hasApiKey, !!this.cached);
   }
 
   async getApiKey(): Promise<string | undefined> {

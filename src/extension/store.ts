@@ -3,6 +3,9 @@
 // up with a live session through a file watcher and `reinspect` (only appended bytes are
 // parsed), and serialises every operation so views never see a half-updated state.
 import { capabilitiesOf } from '../core/formats/types';
+import { ContextKey } from './contextKeys';
+import { setContext } from './setContext';
+import { resumeAgentOf } from '../core/compact/resume';
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
 import { inspectFile, reinspect, type Analysis } from '../core/inspect';
@@ -108,21 +111,14 @@ export class TranscriptStore implements vscode.Disposable {
 
   private set(state: StoreState): void {
     this._state = state;
-    void vscode.commands.executeCommand('setContext', 'agentCompactor.hasTranscript', state.status === 'ready');
-    void vscode.commands.executeCommand('setContext', 'agentCompactor.loading', state.status === 'loading');
-    void vscode.commands.executeCommand(
-      'setContext',
-      'agentCompactor.hasPlan',
-      state.status === 'ready' && state.plan !== null,
-    );
-    // Commands a format does not support are disabled for it (package.json `enablement`), with the reason in the header.
+    void setContext(ContextKey.hasTranscript, state.status === 'ready');
+    void setContext(ContextKey.loading, state.status === 'loading');
+    void setContext(ContextKey.hasPlan, state.status === 'ready' && state.plan !== null);
+    // Commands an agent does not support are disabled for its sessions (package.json `enablement`), with the reason in
+    // the header (compaction) or said when asked (resume).
     const format = state.status === 'ready' ? state.analysis.index.format : null;
-    void vscode.commands.executeCommand('setContext', 'agentCompactor.format', format?.id ?? '');
-    void vscode.commands.executeCommand(
-      'setContext',
-      'agentCompactor.canCompact',
-      format !== null && capabilitiesOf(format).compact,
-    );
+    void setContext(ContextKey.canCompact, format !== null && capabilitiesOf(format).compact);
+    void setContext(ContextKey.canResume, format !== null && resumeAgentOf(format.id) !== null);
     this.emitter.fire(state);
   }
 

@@ -1,12 +1,45 @@
-// Messages between the Budget Preview webview and the extension host, shared by both
-// sides. Pure TypeScript: no `vscode`, no DOM. Every message crossing the boundary is
-// validated by the receiver with the parse functions below (never trusted as typed).
-import type { WireMessageBudget } from '../core/compact/types';
+// Messages between the Budget Preview webview and the extension host, shared by both sides. Pure TypeScript: no
+// `vscode`, no DOM. Each message and each part of one is declared once, as a schema of the validator kit
+// (validate.ts): the receiver checks every message with it (never trusted as typed), and its type is derived from it.
+import {
+  array,
+  bool,
+  count,
+  int,
+  literal,
+  messages,
+  nullable,
+  object,
+  oneOf,
+  parse,
+  str,
+  type Infer,
+  type Schema,
+} from './validate';
 
 export const PROTOCOL_VERSION = 1;
 
-export type Decision = 'kept' | 'replaced' | 'frozen';
-export type RoundMark = 'keep' | 'summarize' | 'drop';
+/** The bounds of this protocol's strings and arrays. */
+const LIMIT = {
+  /** A tool name or id, a model name. */
+  name: 1000,
+  /** A round's label, a file name. */
+  label: 1000,
+  /** A path. */
+  path: 10_000,
+  /** A sentence or note of ours (it may quote a file name or a label). */
+  sentence: 10_000,
+  /** Transcript text shown as it is (a tool result's preview). */
+  text: 200_000,
+  notes: 1000,
+  /** Rounds, tool results, messages of a session. */
+  rows: 1_000_000,
+} as const;
+
+const DECISIONS = ['kept', 'replaced', 'frozen'] as const;
+const ROUND_MARKS = ['keep', 'summarize', 'drop'] as const;
+export type Decision = (typeof DECISIONS)[number];
+export type RoundMark = (typeof ROUND_MARKS)[number];
 
 /** The marks of the user's own round decisions, the same in the Rounds tree and the Budget Preview. */
 export const USER_ROUND_MARK: Record<RoundMark, string> = {
@@ -23,238 +56,119 @@ export function toolResultMark(decision: Decision, byUser: boolean): string {
 }
 
 /** A round the user decided (pinned, dropped or summarized by you). */
-export interface UserRoundRow {
-  round: number;
-  mark: RoundMark;
-  label: string;
-}
+const userRoundRow = object({
+  round: int(),
+  mark: oneOf(ROUND_MARKS),
+  label: str(LIMIT.label),
+});
+export type UserRoundRow = Infer<typeof userRoundRow>;
 
 /** One point of the context-size chart (one API round). */
-export interface ChartPoint {
-  round: number;
+const chartPoint = object({
+  round: int(),
   /** Context size after the round as the API reported it (null when unknown). */
-  usage: number | null;
+  usage: nullable(count()),
   /** Calibrated running estimate of the context after the round. */
-  estimate: number;
-  mark: RoundMark;
+  estimate: count(),
+  mark: oneOf(ROUND_MARKS),
   /** Round starts at a compact boundary (the running figures reset). */
-  boundary: boolean;
-  inContext: boolean;
-}
+  boundary: bool,
+  inContext: bool,
+});
+export type ChartPoint = Infer<typeof chartPoint>;
 
-export interface ChartData {
-  points: ChartPoint[];
-  targetTokens: number;
+const chartData = object({
+  points: array(chartPoint, LIMIT.rows),
+  targetTokens: count(),
   /**
    * What every request carries whatever is compacted (system prompt and tool definitions, `contextNow`'s overhead):
    * the floor under any target. Null when the file has no usage to estimate it from.
    */
-  floorTokens: number | null;
+  floorTokens: nullable(count()),
   /** Rounds up to and including this one are summarized or dropped (null: no cut). */
-  cutAfterRound: number | null;
-  preTokens: number;
-  postTokens: number;
-}
+  cutAfterRound: nullable(int()),
+  preTokens: count(),
+  postTokens: count(),
+});
+export type ChartData = Infer<typeof chartData>;
 
-export interface ToolResultRow {
-  toolUseId: string;
-  toolName: string;
-  round: number;
-  line: number;
-  wireMessage: number;
-  originalChars: number;
-  decision: Decision;
+const toolResultRow = object({
+  toolUseId: str(LIMIT.name),
+  toolName: str(LIMIT.name),
+  round: int(),
+  line: int(),
+  wireMessage: int(),
+  originalChars: count(),
+  decision: oneOf(DECISIONS),
   /** Exact text that replaces the result (null when kept). */
-  preview: string | null;
-  fullTextPath: string | null;
-  reason: string;
+  preview: nullable(str(LIMIT.text)),
+  fullTextPath: nullable(str(LIMIT.path)),
+  reason: str(LIMIT.sentence),
   /** The user decided it (Keep in Full / Replace by Preview), not the budget. */
-  byUser: boolean;
-}
+  byUser: bool,
+});
+export type ToolResultRow = Infer<typeof toolResultRow>;
 
-/** One wire message's before/after tool-result totals: the plan's own record, sent as is. */
-export type WireMessageRow = WireMessageBudget;
+/** One wire message's before/after tool-result totals: the plan's own record (core's `WireMessageBudget`). */
+const wireMessageRow = object({
+  index: int(),
+  round: int(),
+  lines: array(int(), LIMIT.rows),
+  beforeChars: count(),
+  afterChars: count(),
+  limit: count(),
+});
+export type WireMessageRow = Infer<typeof wireMessageRow>;
 
-export interface BudgetState {
-  version: number;
-  file: string;
-  fileName: string;
+const budgetState = object({
+  version: literal(PROTOCOL_VERSION),
+  file: str(LIMIT.path),
+  fileName: str(LIMIT.label),
   /** "N rounds / T tokens would be summarized or dropped; X → Y tokens". */
-  summary: string;
-  nothingToDo: boolean;
-  notes: string[];
-  counts: {
-    kept: number;
-    replaced: number;
-    frozen: number;
-    keepRounds: number;
-    summarizeRounds: number;
-    dropRounds: number;
-  };
-  chart: ChartData;
-  wireMessages: WireMessageRow[];
-  toolResults: ToolResultRow[];
+  summary: str(LIMIT.sentence),
+  nothingToDo: bool,
+  notes: array(str(LIMIT.sentence), LIMIT.notes),
+  counts: object({
+    kept: int(),
+    replaced: int(),
+    frozen: int(),
+    keepRounds: int(),
+    summarizeRounds: int(),
+    dropRounds: int(),
+  }),
+  chart: chartData,
+  wireMessages: array(wireMessageRow, LIMIT.rows),
+  toolResults: array(toolResultRow, LIMIT.rows),
   /** The rounds the user decided, in order. */
-  userRounds: UserRoundRow[];
-}
-
-export type HostToWebview =
-  { type: 'state'; state: BudgetState } | { type: 'empty'; message: string } | { type: 'busy'; message: string };
-
-export type WebviewToHost =
-  | { type: 'ready' }
-  | { type: 'revealRound'; round: number }
-  | { type: 'revealLine'; line: number }
-  | { type: 'compact' }
-  | { type: 'refresh' };
+  userRounds: array(userRoundRow, LIMIT.rows),
+});
+export type BudgetState = Infer<typeof budgetState>;
+export const isBudgetState: Schema<BudgetState> = budgetState;
 
 // ---------------------------------------------------------------------------------------------
-// Validation helpers
+// The messages, each declared once (its type and fields); the receiver parses every one.
 
-type Obj = Record<string, unknown>;
+const hostToWebview = messages({
+  state: { state: budgetState },
+  empty: { message: str(LIMIT.sentence) },
+  busy: { message: str(LIMIT.sentence) },
+});
+export type HostToWebview = Infer<typeof hostToWebview>;
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+const webviewToHost = messages({
+  ready: {},
+  revealRound: { round: int() },
+  revealLine: { line: int({ min: 1 }) },
+  compact: {},
+  refresh: {},
+});
+export type WebviewToHost = Infer<typeof webviewToHost>;
 
-function isCount(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
-}
-
-function isInt(v: unknown): v is number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-}
-
-function isStr(v: unknown, max = Number.MAX_SAFE_INTEGER): v is string {
-  return typeof v === 'string' && v.length <= max;
-}
-
-function isStrOrNull(v: unknown): v is string | null {
-  return v === null || typeof v === 'string';
-}
-
-function isNumOrNull(v: unknown): v is number | null {
-  return v === null || isCount(v);
-}
-
-const DECISIONS: readonly string[] = ['kept', 'replaced', 'frozen'];
-const MARKS: readonly string[] = ['keep', 'summarize', 'drop'];
+/** The message types of each direction (tests go through every one). */
+export const BUDGET_MESSAGE_TYPES = { hostToWebview: hostToWebview.types, webviewToHost: webviewToHost.types };
 
 /** Validates a message posted by the webview. Returns null for anything malformed. */
-export function parseWebviewToHost(v: unknown): WebviewToHost | null {
-  if (!isObj(v) || typeof v.type !== 'string') return null;
-  switch (v.type) {
-    case 'ready':
-    case 'compact':
-    case 'refresh':
-      return { type: v.type };
-    case 'revealRound':
-      return isInt(v.round) ? { type: 'revealRound', round: v.round } : null;
-    case 'revealLine':
-      return isInt(v.line) && v.line >= 1 ? { type: 'revealLine', line: v.line } : null;
-    default:
-      return null;
-  }
-}
-
-function validPoint(p: unknown): p is ChartPoint {
-  return (
-    isObj(p) &&
-    isInt(p.round) &&
-    isNumOrNull(p.usage) &&
-    isCount(p.estimate) &&
-    typeof p.mark === 'string' &&
-    MARKS.includes(p.mark) &&
-    typeof p.boundary === 'boolean' &&
-    typeof p.inContext === 'boolean'
-  );
-}
-
-function validChart(c: unknown): c is ChartData {
-  return (
-    isObj(c) &&
-    Array.isArray(c.points) &&
-    c.points.every(validPoint) &&
-    isCount(c.targetTokens) &&
-    isNumOrNull(c.floorTokens) &&
-    (c.cutAfterRound === null || isInt(c.cutAfterRound)) &&
-    isCount(c.preTokens) &&
-    isCount(c.postTokens)
-  );
-}
-
-function validToolRow(r: unknown): r is ToolResultRow {
-  return (
-    isObj(r) &&
-    isStr(r.toolUseId) &&
-    isStr(r.toolName) &&
-    isInt(r.round) &&
-    isInt(r.line) &&
-    isInt(r.wireMessage) &&
-    isCount(r.originalChars) &&
-    typeof r.decision === 'string' &&
-    DECISIONS.includes(r.decision) &&
-    isStrOrNull(r.preview) &&
-    isStrOrNull(r.fullTextPath) &&
-    isStr(r.reason) &&
-    typeof r.byUser === 'boolean'
-  );
-}
-
-function validWireRow(r: unknown): r is WireMessageRow {
-  return (
-    isObj(r) &&
-    isInt(r.index) &&
-    isInt(r.round) &&
-    Array.isArray(r.lines) &&
-    r.lines.every(isInt) &&
-    isCount(r.beforeChars) &&
-    isCount(r.afterChars) &&
-    isCount(r.limit)
-  );
-}
-
-function validUserRound(r: unknown): r is UserRoundRow {
-  return isObj(r) && isInt(r.round) && typeof r.mark === 'string' && MARKS.includes(r.mark) && isStr(r.label);
-}
-
-function validCounts(c: unknown): c is BudgetState['counts'] {
-  return (
-    isObj(c) && ['kept', 'replaced', 'frozen', 'keepRounds', 'summarizeRounds', 'dropRounds'].every((k) => isInt(c[k]))
-  );
-}
-
-export function isBudgetState(s: unknown): s is BudgetState {
-  return (
-    isObj(s) &&
-    s.version === PROTOCOL_VERSION &&
-    isStr(s.file) &&
-    isStr(s.fileName) &&
-    isStr(s.summary) &&
-    typeof s.nothingToDo === 'boolean' &&
-    Array.isArray(s.notes) &&
-    s.notes.every((n) => isStr(n)) &&
-    validCounts(s.counts) &&
-    validChart(s.chart) &&
-    Array.isArray(s.wireMessages) &&
-    s.wireMessages.every(validWireRow) &&
-    Array.isArray(s.toolResults) &&
-    s.toolResults.every(validToolRow) &&
-    Array.isArray(s.userRounds) &&
-    s.userRounds.every(validUserRound)
-  );
-}
+export const parseWebviewToHost = (v: unknown): WebviewToHost | null => parse(webviewToHost, v);
 
 /** Validates a message posted by the host. Returns null for anything malformed. */
-export function parseHostToWebview(v: unknown): HostToWebview | null {
-  if (!isObj(v) || typeof v.type !== 'string') return null;
-  switch (v.type) {
-    case 'state':
-      return isBudgetState(v.state) ? { type: 'state', state: v.state } : null;
-    case 'empty':
-    case 'busy':
-      return isStr(v.message, 10_000) ? { type: v.type, message: v.message } : null;
-    default:
-      return null;
-  }
-}
+export const parseHostToWebview = (v: unknown): HostToWebview | null => parse(hostToWebview, v);

@@ -16,7 +16,6 @@ import {
   getApi,
   roundNodes,
   showTranscript,
-  waitFor,
   withTimeout,
   workspaceDir,
 } from './helpers';
@@ -37,24 +36,19 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     file = path.join(workspaceDir(), FIXTURE);
   });
 
-  it('activates when a Claude Code transcript from the workspace is opened', async () => {
+  it('a Claude Code transcript from the workspace is followed once the extension is active (by content, any name)', async () => {
     const ext = vscode.extensions.getExtension<AgentCompactorApi>(EXTENSION_ID);
     assert.ok(ext, `${EXTENSION_ID} is installed`);
-    // activationEvents: opening a .jsonl (Claude Code, Codex, Copilot CLI), its views and commands; not every JSON
-    // file (00-activation.test.ts); nothing activates it at startup.
+    // activationEvents: the agents' session files by path or name (00-activation.test.ts), the views and commands;
+    // not every JSON or JSON Lines file; nothing activates it at startup.
     const events = ext.packageJSON.activationEvents as string[];
-    assert.ok(events.includes('onLanguage:jsonl'), JSON.stringify(events));
+    assert.ok(events.includes('onLanguage:agent-session'), JSON.stringify(events));
     assert.ok(!events.includes('*') && !events.includes('onStartupFinished'), JSON.stringify(events));
-    const wasActive = ext.isActive;
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-    assert.equal(doc.languageId, 'jsonl');
-    await vscode.window.showTextDocument(doc, { preview: false });
-    await waitFor(() => ext.isActive, 30_000, `${EXTENSION_ID} to activate`);
     api = await getApi();
     assert.equal(typeof api.getRoundsTree, 'function', 'activate() returns the test API');
-    console.log(
-      `      (extension was ${wasActive ? 'already active (another suite opened a transcript first)' : 'inactive before the transcript was opened'})`,
-    );
+    // A fixture's own name is no agent's: VS Code opens it as JSON Lines, and the active extension reads it by content.
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    assert.equal(doc.languageId, 'jsonl');
     await showTranscript(api, file);
     assert.equal(api.getState().status, 'ready');
   });
@@ -115,6 +109,39 @@ describe('host: activation, rounds tree and preview on a shared fixture', functi
     console.log(
       `      ${nodes.length} rounds; header: ${header.description}; e.g. ${nodes[nodes.length - 1].label} — ${nodes[nodes.length - 1].description}`,
     );
+  });
+
+  it("Reveal Round takes what VS Code gives it: a round item of the tree (its menu), the item's own click", async () => {
+    api ??= await getApi();
+    await showTranscript(api, file);
+    engine ??= await inspectFile(file);
+    const node = roundNodes(api.getRoundsTree(1)).find((n) => n.contextValue.startsWith('round.') && n.round! > 3)!;
+    const round = engine.report.rounds[node.round!];
+    // The context menu and the inline button pass the tree node itself.
+    const viaNode = await withTimeout(
+      vscode.commands.executeCommand<{ firstLine: number; lastLine: number; shownIn: string }>(
+        'agentCompactor.revealRound',
+        node,
+      ),
+      30_000,
+      'Reveal Round (node)',
+    );
+    assert.deepEqual(
+      [viaNode.firstLine, viaNode.lastLine, viaNode.shownIn],
+      [round.firstLine, round.lastLine, 'editor'],
+    );
+    const editor = vscode.window.activeTextEditor;
+    assert.equal(editor?.document.uri.fsPath, file);
+    assert.equal(editor.selection.start.line, round.firstLine - 1, "the round's first line is selected");
+    assert.equal(editor.selection.end.line, round.lastLine - 1, "to the round's last line");
+    // A click runs the item's own command with its own arguments.
+    assert.ok(node.command, 'a round item reveals itself when clicked');
+    const viaClick = await withTimeout(
+      vscode.commands.executeCommand<{ firstLine: number }>(node.command.command, ...node.command.args),
+      30_000,
+      'Reveal Round (click)',
+    );
+    assert.equal(viaClick.firstLine, round.firstLine);
   });
 
   it('Preview Compaction marks exactly the rounds the engine plans to summarize or drop', async () => {

@@ -69,7 +69,7 @@ describe('host: Restricted Mode (workspace opened untrusted)', function () {
       'agentCompactor.openBudget',
       'agentCompactor.refresh',
       'agentCompactor.revealRound',
-      'agentCompactor.resumeInClaudeCode',
+      'agentCompactor.resumeSession',
       'agentCompactor.copyResumeCommand',
     ]) {
       assert.ok(!/isWorkspaceTrusted/.test(enablement(id) ?? ''), `${id} is available in Restricted Mode`);

@@ -2,7 +2,7 @@
  * Fork-mode compaction and resuming in Claude Code, in a real extension host,
  * through the commands only: Compact Transcript (default write mode: a new
  * session `<uuid>.jsonl` beside the original), Copy Resume Command (read back
- * from the real clipboard), Resume in Claude Code (a real integrated terminal
+ * from the real clipboard), Resume Session (a real integrated terminal
  * whose shell runs a stand-in `claude`: a script, set as
  * agentCompactor.claudePath, that records its arguments and working folder).
  * A file name that is not a session id, and a working folder that does not
@@ -35,7 +35,7 @@ function sessionCopy(name: string, id: string, cwd?: string): string {
 
 const ourTerminals = () => vscode.window.terminals.filter((t) => t.name.startsWith('Claude Code: '));
 
-describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', function () {
+describe('host: fork compaction, Copy Resume Command, Resume Session in Claude Code', function () {
   this.timeout(180_000);
   let tmp: string;
   let fork: CompactResult;
@@ -56,7 +56,7 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     // (VS Code normalizes the when clauses it hands out: quotes, order, the remote scheme.)
     const menus = pkg.contributes.menus as Record<string, { command: string; when?: string }[]>;
-    for (const id of ['agentCompactor.resumeInClaudeCode', 'agentCompactor.copyResumeCommand']) {
+    for (const id of ['agentCompactor.resumeSession', 'agentCompactor.copyResumeCommand']) {
       assert.ok(
         pkg.contributes.commands.some((c: { command: string }) => c.command === id),
         `${id} is contributed`,
@@ -155,7 +155,7 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     assert.equal(viaResult, resumeCommand(fork.cwd, fork.sessionId), "the core's resumeCommand");
   });
 
-  it('Resume in Claude Code opens a terminal "Claude Code: <short id>" in the session folder running `<claudePath> --resume <id>`', async () => {
+  it('Resume Session on a Claude Code session opens a terminal "Claude Code: <short id>" in the session folder running `<claudePath> --resume <id>`', async () => {
     // A stand-in for claude, in a folder with a space and a quote: it records its arguments and working folder.
     const binDir = path.join(tmp, "fake bin's");
     fs.mkdirSync(binDir);
@@ -179,7 +179,7 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
 
     const launch = await withTimeout(
       vscode.commands.executeCommand<{ sessionId: string; cwd: string; terminalName: string; commandLine: string }>(
-        'agentCompactor.resumeInClaudeCode',
+        'agentCompactor.resumeSession',
         vscode.Uri.file(file),
       ),
       30_000,
@@ -223,7 +223,7 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
       /^Claude Code cannot resume not-a-session\.jsonl by id: it finds a session by its file name, so the transcript must be named <session-uuid>\.jsonl and sit in ~\/\.claude\/projects\/<project>\//;
     await assert.rejects(
       withTimeout(
-        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file }),
+        vscode.commands.executeCommand('agentCompactor.resumeSession', { file }),
         30_000,
         'resume (not a session id)',
       ),
@@ -240,7 +240,7 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     // A claimed id that is not a UUID is refused the same way.
     await assert.rejects(
       withTimeout(
-        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file, sessionId: '$(touch /tmp/x)' }),
+        vscode.commands.executeCommand('agentCompactor.resumeSession', { file, sessionId: '$(touch /tmp/x)' }),
         30_000,
         'resume (bad id)',
       ),
@@ -262,7 +262,7 @@ describe('host: fork compaction, Copy Resume Command, Resume in Claude Code', fu
     const terminals = [...vscode.window.terminals];
     await assert.rejects(
       withTimeout(
-        vscode.commands.executeCommand('agentCompactor.resumeInClaudeCode', { file }),
+        vscode.commands.executeCommand('agentCompactor.resumeSession', { file }),
         30_000,
         'resume (missing folder)',
       ),

@@ -1,15 +1,17 @@
 /**
  * Review Summary's checklist in a real extension host: the summary's editor shows, as CodeLenses, what it keeps of the
  * summarized part's facts and one "Add" per missing fact; clicking one adds the fact and the count goes up; the Apply
- * lens compacts with exactly the edited text and closes the summary without a save prompt.
+ * lens compacts with exactly the edited text and closes the summary without a save prompt. Apply writes the plan the
+ * review was drafted from; if the session grew meanwhile, it is planned again and the result says so.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { CompactResult } from '../../src/core/compact/types';
+import type { CompactionPlan, CompactResult } from '../../src/core/compact/types';
+import { resultSummary } from '../../src/extension/model/planText';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import type { AgentCompactorApi } from '../../src/extension/api';
-import { copyFixture, getApi, showTranscript, waitFor, withTimeout } from './helpers';
+import { copyFixture, fixture, getApi, showTranscript, waitFor, withTimeout } from './helpers';
 
 type Json = Record<string, unknown>;
 
@@ -121,6 +123,60 @@ describe('host: review checklist beside the summary, add a missing fact, apply f
       !vscode.workspace.textDocuments.some((d) => d.uri.toString() === draft.document && d.isDirty),
       'nothing is left dirty',
     );
+  });
+
+  it('Apply writes the plan the review was drafted from, with the text as edited (not a plan made again for it)', async () => {
+    const file = copyFixture('v2.1.97-live-before.jsonl', 'review-plan.jsonl');
+    await showTranscript(api, file);
+    const run = <T>(id: string, arg: unknown) =>
+      withTimeout(Promise.resolve(vscode.commands.executeCommand<T>(id, arg)), 60_000, id);
+    const draft = await run<{ document: string; plan: CompactionPlan }>('agentCompactor.reviewSummary', {
+      file,
+      summarizer: 'extractive',
+      targetTokens: 30_000,
+    });
+    const reviewed = draft.plan.rounds.map((r) => `${r.index}:${r.action}`);
+    assert.ok(draft.plan.summarizedRounds > 0, 'the draft summarizes rounds');
+    // The user cuts the summary to one line: a plan made again for it would reclaim the summary's room and keep more
+    // (on this session at this target, 40 rounds summarized instead of 42).
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === draft.document)!;
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), 'One line.');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    const result = await run<CompactResult>('agentCompactor.applySummary', { file, open: false });
+    assert.equal(result.replanned, undefined, 'the file did not change: the plan is the one reviewed');
+    assert.deepEqual(
+      result.plan.rounds.map((r) => `${r.index}:${r.action}`),
+      reviewed,
+      'every round as the review planned it',
+    );
+    assert.ok(fs.readFileSync(result.output, 'utf8').includes('One line.'), 'the edited text is written');
+  });
+
+  it('Apply after the session grew during the review: planned again over the file as it is, and the result says so', async () => {
+    const file = copyFixture('v2.1.97-live-before.jsonl', 'review-grown.jsonl');
+    await showTranscript(api, file);
+    const run = <T>(id: string, arg: unknown) =>
+      withTimeout(Promise.resolve(vscode.commands.executeCommand<T>(id, arg)), 60_000, id);
+    const draft = await run<{ document: string; plan: CompactionPlan }>('agentCompactor.reviewSummary', {
+      file,
+      summarizer: 'extractive',
+      targetTokens: 30_000,
+    });
+    // The live agent goes on writing while the user reads the summary: live-after is live-before and what followed.
+    const before = fs.statSync(file).size;
+    const after = fs.readFileSync(fixture('v2.1.97-live-after.jsonl'));
+    fs.appendFileSync(file, after.subarray(before));
+    const result = await run<CompactResult>('agentCompactor.applySummary', { file, open: false });
+    assert.match(
+      result.replanned ?? '',
+      new RegExp(`^the transcript changed after the plan was made \\(${after.length - before} bytes were appended;`),
+      'the result says the plan was made again and why',
+    );
+    assert.ok(result.plan.rounds.length > draft.plan.rounds.length, 'planned over the grown file');
+    assert.match(result.plan.notes[0] ?? '', /the transcript changed after the plan was made/);
+    // What the notification shows (model/planText.ts resultSummary): "Not the plan you confirmed: …".
+    assert.match(resultSummary(result), /Not the plan you confirmed: the transcript changed after the plan was made/);
   });
 
   it('Discard from the editor title writes nothing, closes the summary, and Apply then has nothing to apply', async () => {

@@ -1,8 +1,10 @@
 /**
  * First real-host test: the extension is installed in a real VS Code and
- * activates when a Claude Code transcript (.jsonl) from the workspace opens.
+ * activates when a Claude Code session (a transcript named by its session id) opens.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 const EXTENSION_ID = 'agent-compactor.agent-compactor';
@@ -23,7 +25,7 @@ describe('smoke: the extension in a real VS Code', () => {
     assert.ok(vscode.version.startsWith(expected), `vscode.version ${vscode.version} should start with ${expected}`);
   });
 
-  it('is installed and active after a .jsonl transcript from the workspace is opened', async () => {
+  it('is installed and active after a Claude Code session from the workspace is opened', async () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(ext, `extension ${EXTENSION_ID} is not installed`);
 
@@ -34,16 +36,26 @@ describe('smoke: the extension in a real VS Code', () => {
 
     const found = await vscode.workspace.findFiles('**/*.jsonl');
     assert.ok(found.length > 0, 'the workspace holds .jsonl transcripts');
-    const uri = found.sort((a, b) => a.fsPath.localeCompare(b.fsPath))[0];
+    const source = found.sort((a, b) => a.fsPath.localeCompare(b.fsPath))[0];
+    // Claude Code names a session's file by its id: that is how the extension knows it before reading it.
+    const dir = path.join(folder.uri.fsPath, 'smoke-session');
+    fs.mkdirSync(dir, { recursive: true });
+    const uri = vscode.Uri.file(path.join(dir, '0d9c8b7a-6f5e-4d3c-9b2a-1f0e9d8c7b6a.jsonl'));
+    fs.copyFileSync(source.fsPath, uri.fsPath);
 
-    const doc = await vscode.workspace.openTextDocument(uri);
-    const editor = await vscode.window.showTextDocument(doc);
-    assert.equal(editor.document.uri.toString(), uri.toString());
-    assert.equal(doc.languageId, 'jsonl');
-    assert.ok(doc.lineCount > 1, 'the transcript has lines');
+    try {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const editor = await vscode.window.showTextDocument(doc);
+      assert.equal(editor.document.uri.toString(), uri.toString());
+      assert.equal(doc.languageId, 'agent-session');
+      assert.ok(doc.lineCount > 1, 'the transcript has lines');
 
-    await waitFor(() => ext.isActive, 30_000, `${EXTENSION_ID} to activate`);
-    await ext.activate(); // resolves with its exports once activation finished
-    assert.equal(ext.isActive, true);
+      await waitFor(() => ext.isActive, 30_000, `${EXTENSION_ID} to activate`);
+      await ext.activate(); // resolves with its exports once activation finished
+      assert.equal(ext.isActive, true);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

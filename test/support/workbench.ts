@@ -104,7 +104,10 @@ export class Workbench {
       let extensionId = '';
       server = await startCodeServer({
         smokeTestDriver: false,
-        settings: opts.settings,
+        // The scenarios' transcripts are hand-named copies (markup.jsonl, session.jsonl) that no agent's file name marks
+        // as a session (test/host/00-activation.test.ts covers those): the setting a person with such copies uses
+        // opens them as Agent Sessions, which activates the extension as opening a real session does.
+        settings: { 'files.associations': { '*.jsonl': 'agent-session' }, ...opts.settings },
         env: opts.env,
         prepare: (dirs) => {
           extensionId = installExtensionLink(extensionPath, dirs.extensionsDir);

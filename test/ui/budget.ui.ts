@@ -331,4 +331,17 @@ describe('UI: Budget Preview webview', function () {
     await wb.page.waitForTimeout(300);
     await wb.screenshot('budget-preview');
   });
+  it("its Compact… button asks Compact Transcript's confirmation for the transcript it shows; Cancel writes nothing", async () => {
+    const frame = await budgetFrame(FILE);
+    const before = fs.readdirSync(wb.workspace.dir).sort();
+    // The message the button sends (compact) reaches Compact Transcript's function with the panel's file.
+    await frame.locator('.actions button', { hasText: 'Compact…' }).click();
+    const dialog = wb.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match((await dialog.textContent()) ?? '', /Compact markup\.jsonl\? Context ~?[\d,]+ → [\d,]+ tokens/);
+    await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Cancel$/ }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+    await wb.page.waitForTimeout(500);
+    assert.deepEqual(fs.readdirSync(wb.workspace.dir).sort(), before, 'nothing was written');
+  });
 });

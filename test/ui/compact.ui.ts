@@ -460,6 +460,9 @@ describe('UI: compact a transcript as a user would', function () {
     assert.match(withAlso, /Continuing where the conversation left off\. Also: - \S/, 'the fact is added at the end');
     console.log(`      checklist: ${first.title} → ${edited.kept} kept after typing → ${added.kept} after "${add}"`);
     await wb.screenshot('compact-review');
+    // While the summary waits, the status bar says so (an item of the review, not a message on a timer).
+    const hint = wb.page.locator('.statusbar-item', { hasText: 'Summary of session.jsonl: Apply or Discard' });
+    await hint.first().waitFor({ state: 'visible', timeout: 10_000 });
     await applyLens.click();
 
     // Done: the result notification, the file on disk and in the Explorer; the original untouched.
@@ -476,6 +479,8 @@ describe('UI: compact a transcript as a user would', function () {
     for (const button of ['Resume in Claude Code', 'Copy Resume Command', 'Show Diff']) {
       await toast.locator('.monaco-button', { hasText: button }).first().waitFor({ state: 'visible', timeout: 30_000 });
     }
+    // The review is over: its status bar item goes with it.
+    await hint.first().waitFor({ state: 'detached', timeout: 10_000 });
     await wb.screenshot('compact-result');
     console.log(
       `      compacted in ${Date.now() - t0} ms; ${fake.messageRequests().length} Messages API request(s); new session ${SESSION_ID}`,

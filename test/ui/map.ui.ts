@@ -173,6 +173,37 @@ describe('UI: Context Map', function () {
     assert.equal(saved.steering?.rounds[String(round)], 'drop', 'saved with the session');
   });
 
+  it("a largest item's line link: its round in readable form, in the transcript's group; the map stays where it is", async () => {
+    const frame = await mapFrame(FILE);
+    const row = frame.locator('#largest-table tbody tr').first();
+    const round = Number(((await row.locator('td').nth(2).innerText()) ?? '').replace(/^#/, ''));
+    assert.ok(Number.isInteger(round), `round of the largest item: ${round}`);
+    const groups = wb.page.locator('.editor-group-container');
+    const mapGroup = groups.filter({ has: wb.page.locator('.tab', { hasText: `Context Map: ${FILE}` }) });
+    assert.equal(await mapGroup.count(), 1, 'one group holds the map');
+    // The message the link sends (revealLine) reaches Reveal Round's function, asked for the readable form beside.
+    await row.locator('td').nth(3).locator('a').click();
+    const readable = `${FILE} · round ${round} (readable).txt`;
+    const tab = wb.page.locator('.tab', { hasText: readable });
+    await tab.first().waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(
+      await mapGroup.locator('.tab', { hasText: readable }).count(),
+      0,
+      'the readable round opens in another group than the map',
+    );
+    assert.ok(
+      await mapGroup
+        .locator('.tab.active', { hasText: `Context Map: ${FILE}` })
+        .isVisible()
+        .catch(() => false),
+      'the map is still the shown tab of its group',
+    );
+    await wb.page
+      .locator('.editor-group-container .view-lines', { hasText: `Round #${round}: lines` })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
+  });
+
   /** The map of the real session alone in the window, a round selected, as a screenshot. */
   async function screenshotRealMap(w: Workbench, name: string): Promise<void> {
     wb = w;

@@ -1,5 +1,5 @@
 // What the extension says about a Codex compaction, from a real one: the confirmation names the file a fork is
-// written to as Codex names it, and the result is resumed with Codex (its command, copied), never offered to
+// written to as Codex names it, and the result is resumed in Codex (here, or its command copied), never offered to
 // Claude Code. A Claude Code result keeps its own wording and buttons.
 import { strict as assert } from 'node:assert';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { inspectFile } from '../../src/core/inspect';
 import {
   confirmationText,
   RESULT_ACTIONS,
+  resumeAction,
   resultActions,
   resultResumeCommand,
   resultSummary,
@@ -72,15 +73,18 @@ describe("the extension's words for a Codex compaction", function () {
     assert.match(basename(claude.output), templatePattern(claudeNamed));
   });
 
-  it('a Codex result is resumed with `codex resume <id>`, copied; Resume in Claude Code is not offered', () => {
+  it('a Codex result is resumed in Codex with `codex resume <id>` (here, or copied); Resume in Claude Code is not offered', () => {
     assert.equal(codex.agent, 'codex');
     const command = resultResumeCommand(codex, '/opt/claude');
     assert.equal(command, codex.resumeCommand);
     assert.match(command!, new RegExp(`codex resume ${codex.sessionId}$`));
     assert.doesNotMatch(resultSummary(codex, { claudePath: '/opt/claude' }), /claude/i);
-    const actions = resultActions(codex, command);
-    assert.ok(!actions.includes(RESULT_ACTIONS.resume), `offered: ${actions.join(', ')}`);
-    assert.ok(actions.includes(RESULT_ACTIONS.copyResume));
+    assert.equal(resumeAction(codex), 'Resume in Codex');
+    assert.deepEqual(resultActions(codex, command), [
+      'Resume in Codex',
+      RESULT_ACTIONS.copyResume,
+      RESULT_ACTIONS.diff,
+    ]);
   });
 
   it('a Claude Code result keeps Resume in Claude Code and its claude --resume command', () => {
@@ -88,9 +92,14 @@ describe("the extension's words for a Codex compaction", function () {
     const command = resultResumeCommand(claude, '/opt/claude');
     assert.match(command!, new RegExp(`/opt/claude --resume ${claude.sessionId}$`));
     assert.deepEqual(resultActions(claude, command), [
-      RESULT_ACTIONS.resume,
+      'Resume in Claude Code',
       RESULT_ACTIONS.copyResume,
       RESULT_ACTIONS.diff,
     ]);
+    assert.deepEqual(
+      resultActions(claude, null),
+      [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal],
+      'no command: no resume',
+    );
   });
 });

@@ -78,7 +78,7 @@ describe('command ids: one table, the manifest and the code agree', () => {
       CommandId.showRounds,
       CommandId.openContextMap,
       CommandId.compact,
-      CommandId.resumeInClaudeCode,
+      CommandId.resumeSession,
       CommandId.copyResumeCommand,
       CommandId.revealSessionFile,
     ];

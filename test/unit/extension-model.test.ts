@@ -41,6 +41,7 @@ import {
   terminalName,
 } from '../../src/extension/model/resume';
 import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../src/core/session';
+import { noResumeReason, resumeAgentOf } from '../../src/core/compact/resume';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
 import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
 import {
@@ -627,12 +628,17 @@ describe('extension model: plan marks', () => {
     assert.equal(resultResumeCommand(result({ cwd: null, resumeCommand: null })), null);
   });
 
-  it('a Codex result is resumed by `codex resume`, never by the configured Claude Code', () => {
+  it('a Codex result is resumed by `codex resume` with the configured Codex, never by the configured Claude Code', () => {
     const codex = result({ resumeAgent: 'codex', resumeCommand: `cd '/home/me/my project' && codex resume ${ID}` });
     assert.equal(resultResumeCommand(codex, '/opt/my tools/claude'), `cd '/home/me/my project' && codex resume ${ID}`);
     assert.ok(
       resultSummary(codex, { claudePath: '/opt/my tools/claude' }).endsWith(
         `Resume: cd '/home/me/my project' && codex resume ${ID}`,
+      ),
+    );
+    assert.ok(
+      resultSummary(codex, { claudePath: '/opt/claude', codexPath: '/opt/my tools/codex' }).endsWith(
+        `Resume: cd '/home/me/my project' && '/opt/my tools/codex' resume ${ID}`,
       ),
     );
   });
@@ -698,7 +704,7 @@ describe('extension model: plan marks', () => {
   });
 });
 
-describe('extension model: resuming a transcript in Claude Code', () => {
+describe('extension model: resuming a session in its agent', () => {
   const ID = '9f8e7d6c-5b4a-4321-8fed-cba987654321';
   let dir: string;
   before(() => {
@@ -768,7 +774,7 @@ describe('extension model: resuming a transcript in Claude Code', () => {
   });
 
   it('says what stands in the way: a file name that is not a session id, no folder, a missing folder', () => {
-    const ok = { file: `/p/${ID}.jsonl`, sessionId: ID, cwd: '/w', cwdExists: true };
+    const ok = { file: `/p/${ID}.jsonl`, agent: 'claude-code' as const, sessionId: ID, cwd: '/w', cwdExists: true };
     assert.equal(resumeProblem(ok, 'launch'), null);
     const notId = resumeProblem({ ...ok, file: '/p/session.jsonl', sessionId: null }, 'copy')!;
     assert.equal(notId.code, 'not-session-id');
@@ -785,16 +791,55 @@ describe('extension model: resuming a transcript in Claude Code', () => {
     assert.equal(resumeProblem({ ...ok, cwdExists: false }, 'copy'), null);
   });
 
+  it('a Codex rollout: its thread id, never a Claude Code file name; the reasons name Codex', () => {
+    const rollout = `/s/rollout-2026-01-02T00-00-00-${ID}.jsonl`;
+    const ok = { file: rollout, agent: 'codex' as const, sessionId: ID, cwd: '/w', cwdExists: true };
+    assert.equal(resumeProblem(ok, 'launch', '/opt/codex'), null);
+    const notId = resumeProblem({ ...ok, sessionId: null }, 'copy')!;
+    assert.equal(notId.code, 'not-session-id');
+    assert.match(notId.message, /^Codex cannot resume rollout-.*\.jsonl by id: .*session_meta/);
+    assert.doesNotMatch(notId.message, /Claude Code|<session-uuid>\.jsonl/);
+    assert.match(resumeProblem({ ...ok, cwd: null, cwdExists: false }, 'copy')!.message, /where Codex must be started/);
+    assert.match(
+      resumeProblem({ ...ok, cwdExists: false }, 'launch')!.message,
+      /Codex starts the resumed thread in it/,
+    );
+    assert.equal(terminalName('codex', ID), 'Codex: 9f8e7d6c');
+    assert.equal(resumeShellLine('codex', '/opt/my codex', ID, 'linux'), `'/opt/my codex' resume ${ID}`);
+    assert.equal(copyableResumeCommand(ok, 'codex'), `cd /w && codex resume ${ID}`);
+    assert.equal(resumeProblem({ ...ok, cwd: 'relative/dir' }, 'copy')!.code, 'unsafe');
+  });
+
+  it('the read-only agents: no resume command, and why', () => {
+    assert.equal(resumeAgentOf('claude-code'), 'claude-code');
+    assert.equal(resumeAgentOf('codex'), 'codex');
+    for (const format of ['gemini-cli', 'cline', 'copilot-cli'] as const) {
+      assert.equal(resumeAgentOf(format), null, format);
+      assert.ok((noResumeReason(format) ?? '').length > 40, `${format}: ${noResumeReason(format)}`);
+    }
+    assert.match(noResumeReason('cline')!, /task history in their own VS Code panel/);
+    assert.equal(noResumeReason('codex'), null);
+  });
+
   it('terminal name, typed line and copied command', () => {
-    assert.equal(terminalName(ID), 'Claude Code: 9f8e7d6c');
-    assert.equal(resumeShellLine('claude', ID, 'linux'), `claude --resume ${ID}`);
-    assert.equal(resumeShellLine("/opt/it's/claude", ID, 'linux'), `'/opt/it'\\''s/claude' --resume ${ID}`);
+    assert.equal(terminalName('claude-code', ID), 'Claude Code: 9f8e7d6c');
+    assert.equal(resumeShellLine('claude-code', 'claude', ID, 'linux'), `claude --resume ${ID}`);
     assert.equal(
-      resumeShellLine('C:\\Program Files\\claude.exe', ID, 'win32'),
+      resumeShellLine('claude-code', "/opt/it's/claude", ID, 'linux'),
+      `'/opt/it'\\''s/claude' --resume ${ID}`,
+    );
+    assert.equal(
+      resumeShellLine('claude-code', 'C:\\Program Files\\claude.exe', ID, 'win32'),
       `& 'C:\\Program Files\\claude.exe' --resume ${ID}`,
     );
-    assert.equal(resumeShellLine('claude', ID, 'win32'), `claude --resume ${ID}`);
-    const t = { file: `/p/${ID}.jsonl`, sessionId: ID, cwd: '/home/me/a b', cwdExists: true };
+    assert.equal(resumeShellLine('claude-code', 'claude', ID, 'win32'), `claude --resume ${ID}`);
+    const t = {
+      file: `/p/${ID}.jsonl`,
+      agent: 'claude-code' as const,
+      sessionId: ID,
+      cwd: '/home/me/a b',
+      cwdExists: true,
+    };
     assert.equal(copyableResumeCommand(t, 'claude'), `cd '/home/me/a b' && claude --resume ${ID}`);
     assert.equal(copyableResumeCommand({ ...t, sessionId: null }, 'claude'), null);
     assert.equal(isInside('/h/.claude/projects/-w/x.jsonl', '/h/.claude/projects'), true);
@@ -927,10 +972,7 @@ describe('extension model: Budget Preview state and protocol', () => {
     assert.equal(isBudgetState({}), false);
 
     assert.deepEqual(parseWebviewToHost({ type: 'ready' }), { type: 'ready' });
-    assert.deepEqual(parseWebviewToHost({ type: 'revealRound', round: 3, extra: 'x' }), {
-      type: 'revealRound',
-      round: 3,
-    });
+    assert.deepEqual(parseWebviewToHost({ type: 'revealRound', round: 3 }), { type: 'revealRound', round: 3 });
     assert.deepEqual(parseWebviewToHost({ type: 'revealLine', line: 12 }), { type: 'revealLine', line: 12 });
     assert.deepEqual(parseWebviewToHost({ type: 'compact' }), { type: 'compact' });
     for (const bad of [
@@ -942,6 +984,8 @@ describe('extension model: Budget Preview state and protocol', () => {
       { type: 'revealRound', round: '3' },
       { type: 'revealLine', line: 0 },
       { type: 'runCommand', command: 'rm' },
+      // A field the message does not declare: refused, not stripped.
+      { type: 'revealRound', round: 3, extra: 'x' },
     ]) {
       assert.equal(parseWebviewToHost(bad), null, JSON.stringify(bad));
     }

@@ -91,12 +91,9 @@ describe('Context Map state', function () {
 
   it('messages from the webview: only well-formed ones pass', () => {
     assert.deepEqual(parseMapToHost({ type: 'setTarget', tokens: 50_000 }), { type: 'setTarget', tokens: 50_000 });
-    assert.deepEqual(parseMapToHost({ type: 'selectRound', round: 3, extra: '<x>' }), {
-      type: 'selectRound',
-      round: 3,
-    });
+    assert.deepEqual(parseMapToHost({ type: 'selectRound', round: 3 }), { type: 'selectRound', round: 3 });
     assert.deepEqual(parseMapToHost({ type: 'dropRound', round: 4 }), { type: 'dropRound', round: 4 });
-    assert.deepEqual(parseMapToHost({ type: 'previewResult', toolUseId: 'toolu_1', choice: 'keep-full' }), {
+    assert.deepEqual(parseMapToHost({ type: 'previewResult', toolUseId: 'toolu_1' }), {
       type: 'previewResult',
       toolUseId: 'toolu_1',
     });
@@ -113,6 +110,9 @@ describe('Context Map state', function () {
       { type: 'selectRound', round: '3' },
       { type: 'revealLine', line: 0 },
       { type: 'compact' },
+      // Fields the message does not declare: refused, not stripped.
+      { type: 'selectRound', round: 3, extra: '<x>' },
+      { type: 'previewResult', toolUseId: 'toolu_1', choice: 'keep-full' },
     ]) {
       assert.equal(parseMapToHost(bad), null, JSON.stringify(bad));
     }

@@ -170,12 +170,12 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
     const program = join(dir, 'claude');
     copyFileSync(join(box.bin, 'claude'), program);
     chmodSync(program, 0o755);
-    const line = resumeShellLine(program, ID, 'linux');
+    const line = resumeShellLine('claude-code', program, ID, 'linux');
     const r = runInShell(box, line);
     assert.equal(r.status, 0, `${line}: ${r.stderr}`);
     assert.deepEqual(r.argv, [program, '--resume', ID]);
     assert.ok(!existsSync(box.marker));
-    assert.throws(() => resumeShellLine(program, `x; touch ${box.marker}`, 'linux'), /not a session id/);
+    assert.throws(() => resumeShellLine('claude-code', program, `x; touch ${box.marker}`, 'linux'), /not a session id/);
   });
 
   it('PowerShell (the extension on Windows): single quotes, typographic quotes included, are doubled; the program goes through the call operator', () => {
@@ -187,17 +187,20 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
       "'a\u2019\u2019b\u2018\u2018c\u201a\u201ad\u201b\u201be'",
     );
     assert.equal(powerShellQuote('$(Remove-Item x) `n $env:PATH'), "'$(Remove-Item x) `n $env:PATH'");
-    assert.equal(resumeShellLine('claude', ID, 'win32'), `claude --resume ${ID}`);
+    assert.equal(resumeShellLine('claude-code', 'claude', ID, 'win32'), `claude --resume ${ID}`);
     assert.equal(
-      resumeShellLine('C:\\Program Files\\Claude\\claude.exe', ID, 'win32'),
+      resumeShellLine('claude-code', 'C:\\Program Files\\Claude\\claude.exe', ID, 'win32'),
       `& 'C:\\Program Files\\Claude\\claude.exe' --resume ${ID}`,
     );
     assert.equal(commandLine(['-x', 'resume', ID], 'powershell'), `& '-x' resume ${ID}`);
   });
 
-  it('the extension refuses a folder with control characters, for Copy Resume Command and Resume in Claude Code alike', () => {
+  it('the extension refuses a folder with control characters, for Copy Resume Command and Resume Session alike', () => {
     for (const purpose of ['copy', 'launch'] as const) {
-      const p = resumeProblem({ file: `/x/${ID}.jsonl`, sessionId: ID, cwd: '/tmp/a\nb', cwdExists: true }, purpose);
+      const p = resumeProblem(
+        { file: `/x/${ID}.jsonl`, agent: 'claude-code', sessionId: ID, cwd: '/tmp/a\nb', cwdExists: true },
+        purpose,
+      );
       assert.equal(p?.code, 'unsafe');
       assert.match(p.message, /control characters/);
     }

@@ -420,6 +420,8 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, inPlace: boolea
 /**
  * The summary `compactFile` would write with these options, and the plan it goes with, without writing anything
  * (the first step of a compaction the user reviews: the text can be edited and given back as `summaryText`).
+ * `planned` is that plan, to apply as reviewed: `applyCompaction` with the reviewed text as `summaryText` writes it,
+ * or plans again and says so when the file changed meanwhile.
  */
 export async function draftSummary(
   file: string,
@@ -433,6 +435,7 @@ export async function draftSummary(
   promised: ContextAfter;
   fidelity?: FidelityReport;
   facts?: Fact[];
+  planned: PlannedCompaction;
 }> {
   // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
   const planned = await planWithSaved(await compactedFile(file, options), options);
@@ -453,6 +456,7 @@ export async function draftSummary(
     promised,
     fidelity,
     facts,
+    planned,
   };
 }
 

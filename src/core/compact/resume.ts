@@ -9,6 +9,7 @@
 // `<program> <args>` (the folder is the terminal's cwd, never part of the line), quoted for PowerShell on Windows,
 // VS Code's default shell there (`commandLine`).
 import { posix, win32 } from 'node:path';
+import type { FormatId } from '../formats/types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,6 +25,33 @@ const AGENTS: Record<ResumeAgent, { name: string; program: string; args: (id: st
   'claude-code': { name: 'Claude Code', program: 'claude', args: (id) => ['--resume', id] },
   codex: { name: 'Codex', program: 'codex', args: (id) => ['resume', id] },
 };
+
+/** The display name of the agent that resumes (for terminals and messages). */
+export function resumeAgentName(agent: ResumeAgent): string {
+  return AGENTS[agent].name;
+}
+
+/**
+ * The agent that resumes a session of `format` by its id, or null: Gemini CLI, Cline / Roo Code and Copilot CLI
+ * sessions are read-only here, and no command to resume one by id is offered (`noResumeReason` says why).
+ */
+export function resumeAgentOf(format: FormatId): ResumeAgent | null {
+  return format === 'claude-code' || format === 'codex' ? format : null;
+}
+
+const NO_RESUME: Record<Exclude<FormatId, ResumeAgent>, string> = {
+  'gemini-cli':
+    'Gemini CLI chats are read-only in Agent Compactor, which offers no command to resume one: resume it from Gemini CLI itself, started in its project folder.',
+  cline:
+    'Cline and Roo Code tasks are resumed from the task history in their own VS Code panel; they have no command line to resume one by id.',
+  'copilot-cli':
+    'GitHub Copilot CLI sessions are read-only in Agent Compactor, which offers no command to resume one: resume it from Copilot CLI itself.',
+};
+
+/** Why no resume command is offered for a session of `format` (null: one is). */
+export function noResumeReason(format: FormatId): string | null {
+  return resumeAgentOf(format) ? null : NO_RESUME[format as Exclude<FormatId, ResumeAgent>];
+}
 
 /** `<program> --resume <id>` (Claude Code) or `<program> resume <id>` (Codex); null unless the id is a UUID. */
 export function resumeArgv(agent: ResumeAgent, sessionId: string, program = AGENTS[agent].program): string[] | null {

@@ -37,7 +37,10 @@ export async function pickTranscript(title: string, openLabel: string): Promise<
     canSelectMany: false,
     canSelectFiles: true,
     canSelectFolders: false,
-    filters: { 'Agent sessions': ['jsonl', 'json'], 'All files': ['*'] },
+    filters: {
+      'Agent sessions (Claude Code, Codex, Copilot CLI, Gemini CLI, Cline)': ['jsonl', 'json'],
+      'All files': ['*'],
+    },
     defaultUri: existsSync(folder) ? vscode.Uri.file(folder) : undefined,
   });
   return picked?.[0]?.fsPath;

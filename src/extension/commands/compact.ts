@@ -26,20 +26,21 @@ import {
   confirmationText,
   planSummary,
   RESULT_ACTIONS,
+  resumeAction,
   resultActions,
   resultResumeCommand,
   resultSummary,
   type ResultFiles,
   type ResultOptions,
 } from '../model/planText';
-import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
+import { anthropicBaseUrl, type Summarizer, type WriteMode } from '../model/settings';
 import type { FormatId } from '../../core/formats/types';
 import { costSettings, getSettings } from '../settings';
-import { sessionCwd } from './resume';
+import { copyResumeCommand, resumeSession, sessionCwd } from './resume';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 import { endReview, reviewAndOffer, reviewFileOf, reviewOf } from './review';
-import type { CompactArgs } from './compactArgs';
+import { writeTargetOf, type CompactArgs } from './compactArgs';
 import { CommandId } from '../commandIds';
 
 export type { CompactArgs } from './compactArgs';
@@ -64,6 +65,11 @@ async function planFor(s: Services, req: Request, compactOptions: CompactOptions
     { location: vscode.ProgressLocation.Window, title: `Agent Compactor: planning ${basename(req.file)}` },
     () => planCompactionOf(req.file, { ...compactOptions, decisions }),
   );
+  return plannedOf(planned);
+}
+
+/** A planned compaction with the figures every surface shows of it. */
+function plannedOf(planned: PlannedCompaction): Planned {
   const analysis = planned.analysis;
   return {
     planned,
@@ -108,6 +114,11 @@ interface Request {
   config: ReturnType<typeof getSettings>;
 }
 
+/** Compact Transcript on `file`, as from a menu: plan, confirm, then review or compact (the Budget Preview's button). */
+export function compactTranscript(s: Services, file: string): Promise<CompactResult | undefined> {
+  return compactCommand(s, vscode.Uri.file(file));
+}
+
 export async function compactCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
   const programmatic = isProgrammatic(arg);
   const o = options<CompactArgs>(arg);
@@ -141,12 +152,23 @@ export async function compactCommand(s: Services, arg?: unknown): Promise<Compac
   if (wrongAgent)
     return handleFailure(s, new CompactError('wrong-summarizer', wrongAgent), arg, summarizer, programmatic);
   if (!(await confirmed(s, planned, req, o, programmatic))) return undefined;
+  return applyPlanned(s, req, o, planned, arg, programmatic);
+}
 
+/** Applies the plan the user confirmed (or reviewed), then shows the result; a failure gets its notification. */
+async function applyPlanned(
+  s: Services,
+  req: Request,
+  o: Partial<CompactArgs>,
+  planned: Planned,
+  arg: unknown,
+  programmatic: boolean,
+): Promise<CompactResult | undefined> {
   let result: CompactResult;
   try {
     result = await runWithProgress(s, req, planned.planned);
   } catch (err) {
-    return handleFailure(s, err, arg, summarizer, programmatic);
+    return handleFailure(s, err, arg, req.summarizer, programmatic);
   }
   await afterCompaction(s, result, req, o, planned);
   return result;
@@ -173,8 +195,7 @@ async function settleRequest(
     return undefined;
   }
   const config = getSettings(vscode.Uri.file(file));
-  const mode: WriteMode = o.writeMode !== undefined ? normalizeWriteMode(o.writeMode) : config.writeMode;
-  const out = mode !== 'inPlace' && typeof o.out === 'string' && o.out ? o.out : undefined;
+  const { mode, out } = writeTargetOf(o, config.writeMode);
   // The target of this file's own preview, if it has one; never one typed for another file.
   let settings: Partial<CompactSettings> = s.store.compactSettings(file);
   if (o.targetTokens) settings = { ...settings, targetTokens: o.targetTokens };
@@ -271,7 +292,7 @@ function compactOptionsOf(req: Request, o: Partial<CompactArgs>): CompactOptions
   };
   if (req.out) {
     compactOptions.out = req.out;
-    if (o.force === true) compactOptions.force = true;
+    if (writeTargetOf(o, req.mode).force) compactOptions.force = true;
   }
   if (summarizer === 'anthropic') {
     // The address the confirmation named, resolved the same way.
@@ -320,11 +341,13 @@ async function afterCompaction(
 ): Promise<void> {
   const { file, summarizer, config } = req;
   s.store.lastResult = result;
-  // The folder Claude Code must be started in, read from the result's lines as Resume in Claude
-  // Code reads it (the folder matching its project folder, else where it was started).
-  const cwd = (await sessionCwd(result.output).catch(() => null)) ?? result.cwd;
+  // The folder the agent must be started in: a Codex rollout's session_meta (the result's), or read from a Claude Code
+  // result's lines as Resume Session reads it (the folder matching its project folder, else where it was started).
+  const cwd =
+    result.agent === 'codex' ? result.cwd : ((await sessionCwd(result.output).catch(() => null)) ?? result.cwd);
+  const programs = { claudePath: config.claudePath, codexPath: config.codexPath };
   s.log.info(
-    `${resultSummary(result, { requested: summarizer, claudePath: config.claudePath, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
+    `${resultSummary(result, { requested: summarizer, ...programs, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
   );
   for (const a of result.attempts)
     s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
@@ -341,7 +364,7 @@ async function afterCompaction(
   }
   void notifyResult(s, result, {
     requested: summarizer,
-    claudePath: config.claudePath,
+    ...programs,
     cwd,
     context: planned.context,
     promised: o.promised,
@@ -369,7 +392,7 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   const text = resultSummary(result, how);
   const fellBack = requested !== undefined && requested !== 'extractive' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
-  const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd);
+  const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd, how.codexPath);
   const buttons = resultActions(result, command);
   const choice = fellBack
     ? await vscode.window.showWarningMessage(
@@ -377,16 +400,11 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
         ...buttons,
       )
     : await vscode.window.showInformationMessage(text, ...buttons);
-  // The session just written, by the id and folder the compaction reported.
+  // The session just written, by the id and folder the compaction reported; a refusal is said by the function itself.
   const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
   try {
-    if (choice === RESULT_ACTIONS.resume) await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, session);
-    else if (choice === RESULT_ACTIONS.copyResume && result.agent === 'codex' && command) {
-      // Copy Resume Command builds a Claude Code command; a Codex session's is the result's own.
-      await vscode.env.clipboard.writeText(command);
-      void vscode.window.showInformationMessage(`Copied to the clipboard: ${command}`);
-    } else if (choice === RESULT_ACTIONS.copyResume)
-      await vscode.commands.executeCommand(CommandId.copyResumeCommand, session);
+    if (choice === resumeAction(result)) await resumeSession(s, session);
+    else if (choice === RESULT_ACTIONS.copyResume) await copyResumeCommand(s, session);
     else if (choice === RESULT_ACTIONS.diff) {
       const left = result.backup ?? file;
       await vscode.commands.executeCommand(
@@ -467,12 +485,17 @@ async function act(
   }
 }
 
-/** Compacts with the reviewed summary, exactly as it now reads in its editor (Apply Summary). */
+/**
+ * Apply Summary: writes the plan the review was drafted from, with the summary exactly as it now reads in its editor
+ * (the same plan → apply path as Compact). If the session changed since the draft, core plans again and the result's
+ * notification says what changed ("Not the plan you confirmed"); a different plan is never written silently.
+ */
 export async function applySummaryCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
+  const programmatic = isProgrammatic(arg);
   const file = reviewFileOf(s, arg);
   const review = file ? reviewOf(file) : undefined;
   if (!file || !review) {
-    if (isProgrammatic(arg))
+    if (programmatic)
       throw new CommandInputError(
         'applySummary: no summary is being reviewed for this transcript (run Review Summary first)',
       );
@@ -481,14 +504,37 @@ export async function applySummaryCommand(s: Services, arg?: unknown): Promise<C
     );
     return undefined;
   }
-  const summaryText = review.document.getText();
-  const result = await compactCommand(s, {
-    ...review.args,
-    ...options<CompactArgs>(arg),
+  if (!vscode.workspace.isTrusted) {
+    const msg = 'Compaction writes files, so it is disabled in Restricted Mode.';
+    if (programmatic) throw new CommandInputError(msg);
+    void vscode.window.showWarningMessage(msg);
+    return undefined;
+  }
+  const o: Partial<CompactArgs> = { ...review.args, ...options<CompactArgs>(arg), file, confirm: false };
+  const { planned } = review;
+  // The reviewed text is the summary; the draft's own progress, cancellation and stream are over.
+  const reviewed: PlannedCompaction = {
+    ...planned,
+    options: {
+      ...planned.options,
+      summaryText: review.document.getText(),
+      signal: undefined,
+      onProgress: undefined,
+      onSummaryText: undefined,
+    },
+  };
+  const config = getSettings(vscode.Uri.file(file));
+  const req: Request = {
     file,
-    confirm: false,
-    summaryText,
-  });
+    mode: planned.options.inPlace ? 'inPlace' : 'fork',
+    out: planned.options.out,
+    settings: planned.options.settings ?? {},
+    summarizer: planned.options.summarizer,
+    config,
+  };
+  // A Retry after a failure compacts again with the reviewed text (the review stays open until one succeeds).
+  const retryArgs = { ...o, summaryText: reviewed.options.summaryText };
+  const result = await applyPlanned(s, req, o, plannedOf(reviewed), retryArgs, programmatic);
   if (result) await endReview(file);
   return result;
 }

@@ -1,7 +1,7 @@
 // What Compact Transcript is asked (from the palette, the tree, a notification or another extension), in one type that
 // Review Summary and Apply Summary share with it.
 import type { CompactSettings, ContextAfter } from '../../core/compact/types';
-import type { Summarizer, WriteMode } from '../model/settings';
+import { normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 
 export interface CompactArgs {
   file?: string;
@@ -29,4 +29,14 @@ export interface CompactArgs {
    * dialog's): the result says how what it delivered differs from it. Default: the plan the run applies.
    */
   promised?: ContextAfter;
+}
+
+/** Where a run writes, from the arguments over the setting: in place, or a fork (or `out`, replaced only with `force`). */
+export function writeTargetOf(
+  o: Partial<CompactArgs>,
+  configured: WriteMode,
+): { mode: WriteMode; out?: string; force?: true } {
+  const mode: WriteMode = o.writeMode !== undefined ? normalizeWriteMode(o.writeMode) : configured;
+  const out = mode !== 'inPlace' && typeof o.out === 'string' && o.out ? o.out : undefined;
+  return { mode, out, ...(out && o.force === true ? { force: true as const } : {}) };
 }

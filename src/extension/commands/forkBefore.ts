@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { forkBeforeCompaction, type ForkBeforeResult } from '../../core/forkBefore';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options } from './args';
-import { CommandId } from '../commandIds';
+import { resumeSession } from './resume';
 
 export interface ForkBeforeArgs {
   file: string;
@@ -67,11 +67,11 @@ export async function forkBeforeCompactionCommand(s: Services, arg?: unknown): P
   const text = `Wrote ${basename(result.output)}: ${basename(file)} as it was before compaction ${number} (${result.messages} messages on resume).`;
   const shown = vscode.window.showInformationMessage(text, ...(result.resumeCommand ? [RESUME] : []));
   const follow = shown.then(async (choice) => {
+    // A refusal (no program, Restricted Mode) is said by resumeSession itself.
     if (choice === RESUME)
-      await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, {
-        file: result.output,
-        sessionId: result.sessionId,
-      });
+      await resumeSession(s, { file: result.output, sessionId: result.sessionId }).catch((err: unknown) =>
+        s.log.warn(`Resume failed: ${err instanceof Error ? err.message : String(err)}`),
+      );
   });
   if (!programmatic) await follow;
   return result;

@@ -17,8 +17,8 @@ import { forkBeforeCompactionCommand } from './forkBefore';
 import { filterSessionsCommand, refreshSessionsCommand } from './sessions';
 import { openOriginalSessionCommand, revealSessionFileCommand } from './sessionActions';
 import { restoreBackupCommand } from './restoreBackup';
-import { copyResumeCommandCommand, resumeInClaudeCodeCommand } from './resume';
-import { revealRound } from './reveal';
+import { copyResumeCommandCommand, resumeSessionCommand } from './resume';
+import { revealRoundCommand } from './reveal';
 import { setApiKeyCommand } from './setApiKey';
 import { showLogCommand } from './showLog';
 import {
@@ -45,12 +45,12 @@ export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?:
   [CommandId.setApiKey]: setApiKeyCommand,
   [CommandId.clearApiKey]: clearApiKeyCommand,
   [CommandId.restoreBackup]: restoreBackupCommand,
-  [CommandId.revealRound]: revealRound,
+  [CommandId.revealRound]: revealRoundCommand,
   [CommandId.openTranscript]: openTranscriptCommand,
   [CommandId.showRounds]: openTranscriptCommand,
   [CommandId.openSessionsFolder]: openSessionsFolderCommand,
   [CommandId.showLog]: showLogCommand,
-  [CommandId.resumeInClaudeCode]: resumeInClaudeCodeCommand,
+  [CommandId.resumeSession]: resumeSessionCommand,
   [CommandId.copyResumeCommand]: copyResumeCommandCommand,
   [CommandId.keepRound]: keepRoundCommand,
   [CommandId.dropRound]: dropRoundCommand,

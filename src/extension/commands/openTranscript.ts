@@ -26,7 +26,7 @@ export async function openTranscriptCommand(s: Services, arg?: unknown): Promise
   let open = o.open;
   if (!file) {
     if (programmatic) throw new CommandInputError('openTranscript: { file } is required');
-    file = await pickTranscript('Open Claude Code Transcript', 'Show Rounds');
+    file = await pickTranscript('Open Agent Session', 'Show Rounds');
     if (!file) return undefined;
     open ??= true;
   }

@@ -7,7 +7,7 @@ import { readSessionIndex } from '../../core/inspect';
 import { repairFile, repairOutlook, type RepairResult } from '../../core/repair';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import { CommandId } from '../commandIds';
+import { resumeSession } from './resume';
 
 export interface RepairSessionArgs {
   file?: string;
@@ -84,11 +84,9 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   const offer = result.sessionId ? [RESUME] : [];
   const shown = vscode.window.showInformationMessage(text, ...offer);
   const follow = shown.then(async (choice) => {
-    if (choice === RESUME)
-      await vscode.commands.executeCommand(CommandId.resumeInClaudeCode, {
-        file: result.output,
-        sessionId: result.sessionId,
-      });
+    // A refusal (no folder here, no claude) is already said by resumeSession.
+    if (choice === RESUME && result.output)
+      await resumeSession(s, { file: result.output, sessionId: result.sessionId ?? undefined }).catch(() => undefined);
   });
   if (!programmatic) await follow;
   return result;

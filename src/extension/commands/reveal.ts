@@ -1,6 +1,8 @@
 // Reveal Round: opens the transcript and selects a round's lines (or one line); or, asked for `readable` (the Context
 // Map's links), the round's readable form, since a line's JSON is often one line of tens of thousands of characters.
 // Asked to `keepGroup` (the map), it opens in the transcript's own editor group, never over the map.
+// `revealInTranscript` is the typed function: the webview panels call it directly; the command takes what VS Code
+// gives it (a Rounds tree item's own location, a tree node, a Uri, or nothing: then a round is picked).
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { EDITOR_LIMIT, readableRoundUri, roundDocumentUri } from '../views/roundDocuments';
@@ -8,19 +10,10 @@ import { readableLineHeading } from '../../core/compact/readable';
 import { basename } from 'node:path';
 import { formatNumber } from '../model/format';
 import type { Services } from '../services';
-import { isProgrammatic, options, resolveTranscript } from './args';
+import { fileFromArg, resolveTranscript } from './args';
+import type { RevealHow, RevealTarget } from '../panelActions';
 
-export interface RevealArgs {
-  file?: string;
-  round?: number;
-  line?: number;
-  /** Move focus to the editor (default false: the tree keeps focus). */
-  focus?: boolean;
-  /** Show the round's readable form (for `line`: the round holding it, at the line's part) instead of the raw lines. */
-  readable?: boolean;
-  /** Leave the active editor group (a webview such as the Context Map) as it is: open in the transcript's group. */
-  keepGroup?: boolean;
-}
+export type { RevealHow, RevealTarget } from '../panelActions';
 
 export interface RevealResult {
   file: string;
@@ -45,14 +38,36 @@ function columnBesideActive(file: string): vscode.ViewColumn {
   return (holding ?? others[0])?.viewColumn ?? vscode.ViewColumn.Beside;
 }
 
-export async function revealRound(s: Services, arg?: unknown): Promise<RevealResult | undefined> {
-  const o: Partial<RevealArgs> = typeof arg === 'number' ? { round: arg } : options<RevealArgs>(arg);
-  const file = await resolveTranscript(s, arg, false);
+/** The round or line a Reveal Round invocation names: a tree item's location, a tree node's, a round index. */
+function targetOf(arg: unknown): { round?: number; line?: number } {
+  if (typeof arg === 'number') return { round: arg };
+  if (!arg || typeof arg !== 'object' || arg instanceof vscode.Uri) return {};
+  const { round, line } = arg as { round?: unknown; line?: unknown };
+  const whole = (n: unknown) => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined);
+  // A node gives both (its round and the round's first line): the round is what it stands for.
+  return whole(round) !== undefined ? { round: whole(round) } : { line: whole(line) };
+}
+
+/** Reveal Round (the command): the transcript of the argument, else the shown one, else the active editor's. */
+export async function revealRoundCommand(s: Services, arg?: unknown): Promise<RevealResult | undefined> {
+  const file = fileFromArg(arg) ?? (await resolveTranscript(s, undefined, false));
   if (!file) {
-    if (isProgrammatic(arg)) throw new Error('revealRound: no transcript');
-    void vscode.window.showInformationMessage('Open a Claude Code transcript first.');
+    void vscode.window.showInformationMessage('Open an agent session first (a transcript the Rounds view can show).');
     return undefined;
   }
+  return revealInTranscript(s, { file, ...targetOf(arg) });
+}
+
+/**
+ * Shows `target` as asked (the Reveal Round command, the Budget Preview's and the Context Map's links); undefined when
+ * the transcript cannot be read or the user picks no round. Errors are the caller's to show.
+ */
+export async function revealInTranscript(
+  s: Pick<Services, 'store' | 'log'>,
+  target: RevealTarget,
+  o: RevealHow = {},
+): Promise<RevealResult | undefined> {
+  const { file } = target;
   let first: number;
   let last: number;
   let roundIndex: number | undefined;
@@ -63,19 +78,19 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
     if (!analysis) return undefined;
     const entries = analysis.index.entries;
     const round =
-      typeof o.line === 'number'
-        ? analysis.rounds.find((r) => r.entries.some((i) => entries[i].line === o.line))
-        : analysis.rounds.find((r) => r.index === o.round);
+      typeof target.line === 'number'
+        ? analysis.rounds.find((r) => r.entries.some((i) => entries[i].line === target.line))
+        : analysis.rounds.find((r) => r.index === target.round);
     if (round) {
       const doc = await vscode.workspace.openTextDocument(readableRoundUri(file, round.index));
       const at =
-        typeof o.line === 'number'
+        typeof target.line === 'number'
           ? Math.max(
               0,
               doc
                 .getText()
                 .split('\n')
-                .findIndex((l) => l.startsWith(readableLineHeading(o.line!))),
+                .findIndex((l) => l.startsWith(readableLineHeading(target.line!))),
             )
           : 0;
       const pos = new vscode.Position(at, 0);
@@ -89,13 +104,13 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
       return { file, firstLine: round.firstLine, lastLine: round.lastLine, shownIn: 'readable-round' };
     }
   }
-  if (typeof o.line === 'number') {
-    first = last = o.line;
+  if (typeof target.line === 'number') {
+    first = last = target.line;
   } else {
     if (s.store.file !== file) await s.store.load(file);
     const analysis = s.store.file === file ? s.store.analysis : undefined;
     if (!analysis) return undefined;
-    let index = o.round;
+    let index = target.round;
     if (index === undefined) {
       const picked = await vscode.window.showQuickPick(
         analysis.report.rounds.map((r) => ({
@@ -109,20 +124,16 @@ export async function revealRound(s: Services, arg?: unknown): Promise<RevealRes
       index = picked.index;
     }
     const round = analysis.report.rounds.find((r) => r.index === index);
-    if (!round) {
-      if (isProgrammatic(arg)) throw new Error(`revealRound: no round #${index}`);
-      return undefined;
-    }
+    if (!round) throw new Error(`${basename(file)} has no round #${index}`);
     first = round.firstLine;
     last = round.lastLine;
     roundIndex = round.index;
   }
   if ((await stat(file)).size > EDITOR_LIMIT) {
     if (roundIndex === undefined) {
-      if (!isProgrammatic(arg))
-        void vscode.window.showInformationMessage(
-          `${basename(file)} is too large for an editor (over 50 MB); line ${first} can be shown only as part of its round.`,
-        );
+      void vscode.window.showInformationMessage(
+        `${basename(file)} is too large for an editor (over 50 MB); line ${first} can be shown only as part of its round.`,
+      );
       return { file, firstLine: first, lastLine: last, shownIn: 'nowhere' };
     }
     const doc = await vscode.workspace.openTextDocument(roundDocumentUri(file, roundIndex));

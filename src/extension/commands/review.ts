@@ -6,11 +6,13 @@
 // are found once, when the review starts), one "Add" per missing fact, and Apply / Discard (also the editor's title
 // actions, shown while a review document is the active editor).
 import * as vscode from 'vscode';
+import { ContextKey } from '../contextKeys';
+import { setContext } from '../setContext';
 import { basename } from 'node:path';
-import { draftSummary } from '../../core/compact/compact';
+import { draftSummary, type PlannedCompaction } from '../../core/compact/compact';
 import { contextNow } from '../../core/context';
 import { inspectFile } from '../../core/inspect';
-import { CompactError } from '../../core/compact/types';
+import { CompactError, type CompactionPlan } from '../../core/compact/types';
 import { planSummary } from '../model/planText';
 import { formatNumber } from '../model/format';
 import { promiseGap, promisedContext } from '../../core/compact/promise';
@@ -18,7 +20,7 @@ import { anthropicBaseUrl } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import type { CompactArgs } from './compactArgs';
+import { writeTargetOf, type CompactArgs } from './compactArgs';
 import { CommandId } from '../commandIds';
 import type { Fact } from '../../core/compact/fidelity';
 import { factInsertion, reviewChecklist, checklistTitle } from '../model/reviewChecklist';
@@ -26,14 +28,15 @@ import { factInsertion, reviewChecklist, checklistTitle } from '../model/reviewC
 export interface Pending {
   document: vscode.TextDocument;
   args: CompactArgs;
+  /** The plan the summary was drafted for: Apply Summary writes it (core plans again, and says so, if the file changed). */
+  planned: PlannedCompaction;
+  /** The status bar item that says a summary is waiting (gone when the review ends). */
+  hint: vscode.StatusBarItem;
   /** The summarized part's facts, found when the review started (the checklist measures the text against them). */
   facts: Fact[];
   /** The plan's figures (tokens before and after), when known. */
   figures?: string;
 }
-
-/** Context key: the active editor is a summary under review (its title shows Apply and Discard). */
-export const REVIEWING_SUMMARY_CONTEXT = 'agentCompactor.reviewingSummary';
 
 /** Reviews in progress, by transcript. */
 const pending = new Map<string, Pending>();
@@ -43,6 +46,8 @@ export interface DraftResult {
   summary: string;
   /** The editor's document holding the summary (edit it, then Apply Summary). */
   document: string;
+  /** The plan the summary was drafted for, which Apply Summary writes. */
+  plan: CompactionPlan;
 }
 
 export async function reviewSummaryCommand(s: Services, arg?: unknown): Promise<DraftResult | undefined> {
@@ -88,6 +93,7 @@ async function reviewSummary(
   programmatic: boolean,
 ): Promise<DraftResult> {
   const config = getSettings(vscode.Uri.file(file));
+  const target = writeTargetOf(o, config.writeMode);
   const settings = {
     ...s.store.compactSettings(file),
     ...(o.targetTokens ? { targetTokens: o.targetTokens } : {}),
@@ -116,6 +122,10 @@ async function reviewSummary(
         return await draftSummary(file, {
           settings,
           decisions,
+          // Where Apply Summary writes, as Compact would: the plan is made for it (in place refuses a half-written tail).
+          inPlace: target.mode === 'inPlace',
+          out: target.out,
+          force: target.force,
           summarizer: anthropic && apiKey ? 'anthropic' : (agentCli ?? 'extractive'),
           agentCli: agentCli ? { claudePath: config.claudePath, codexPath: config.codexPath } : undefined,
           anthropic:
@@ -158,18 +168,38 @@ async function reviewSummary(
   const figures = analysis
     ? `${planSummary(draft.plan, contextNow(analysis.report))}${gap ? ` (planned ${formatNumber(promised.tokens)}: ${gap})` : ''}`
     : undefined;
-  pending.set(file, { document, args: { ...o, file, confirm: false, promised }, facts: draft.facts ?? [], figures });
+  previous?.hint.dispose();
+  pending.set(file, {
+    document,
+    args: { ...o, file, confirm: false, promised },
+    planned: draft.planned,
+    hint: reviewHint(file, document),
+    facts: draft.facts ?? [],
+    figures,
+  });
   reviewsChanged.fire();
   s.log.info(
     `Summary of ${file} drafted (${draft.summarizer}, ${draft.summary.length} characters); ${draft.plan.keptTokens} tokens kept verbatim`,
   );
-  if (!programmatic)
-    vscode.window.setStatusBarMessage(
-      `Summary of ${basename(file)} written: edit it, then Apply Summary or Discard (above it, or in its editor's title)`,
-      15_000,
-    );
-  return { file, summary: draft.summary, document: document.uri.toString() };
+  return { file, summary: draft.summary, document: document.uri.toString(), plan: draft.plan };
 }
+
+/**
+ * The status bar item of a review: it says a summary is waiting and shows it when clicked, for as long as the review
+ * is open (a timed message outlived Apply and Discard, and vanished while the summary still waited).
+ */
+function reviewHint(file: string, document: vscode.TextDocument): vscode.StatusBarItem {
+  const item = vscode.window.createStatusBarItem(REVIEW_HINT_ID, vscode.StatusBarAlignment.Left, 100);
+  item.name = 'Agent Compactor: summary under review';
+  item.text = `$(edit) Summary of ${basename(file)}: Apply or Discard`;
+  item.tooltip = `The summary of ${basename(file)} is written and nothing else yet: edit it, then Apply Summary or Discard (above it, or in its editor's title). Click to show it.`;
+  item.command = { title: 'Show the summary', command: 'vscode.open', arguments: [document.uri] };
+  item.show();
+  return item;
+}
+
+/** The review hint's id (its element in the status bar). */
+export const REVIEW_HINT_ID = 'agentCompactor.reviewHint';
 
 /**
  * Where the summary opens: beside the transcript when it is alone; with two or more groups, never a new one (a third
@@ -251,6 +281,7 @@ export function reviewFileOf(s: Services, arg: unknown): string | undefined {
 /** The review of `file` is over (applied or discarded): its document closes without asking to save (it is untitled). */
 export async function endReview(file: string): Promise<void> {
   const review = pending.get(file);
+  review?.hint.dispose();
   pending.delete(file);
   reviewsChanged.fire();
   if (review && !review.document.isClosed) {
@@ -329,10 +360,10 @@ export function reviewLenses(document: vscode.TextDocument): vscode.CodeLens[] {
 /** The review documents' CodeLenses (re-measured, debounced, as the user edits) and the context key of their editors. */
 export function registerReviewUi(): vscode.Disposable[] {
   let timer: NodeJS.Timeout | undefined;
-  const setContext = () => {
+  const updateReviewingKey = () => {
     const doc = vscode.window.activeTextEditor?.document;
     const reviewing = doc !== undefined && [...pending.values()].some((p) => p.document === doc);
-    void vscode.commands.executeCommand('setContext', REVIEWING_SUMMARY_CONTEXT, reviewing);
+    void setContext(ContextKey.reviewingSummary, reviewing);
   };
   return [
     vscode.languages.registerCodeLensProvider(
@@ -346,14 +377,23 @@ export function registerReviewUi(): vscode.Disposable[] {
     }),
     vscode.workspace.onDidCloseTextDocument((doc) => {
       // A review whose document was closed cannot be applied (its text is gone): it is over.
-      for (const [file, p] of pending) if (p.document === doc) pending.delete(file);
-      setContext();
+      for (const [file, p] of pending)
+        if (p.document === doc) {
+          p.hint.dispose();
+          pending.delete(file);
+        }
+      updateReviewingKey();
     }),
-    vscode.window.onDidChangeActiveTextEditor(setContext),
+    vscode.window.onDidChangeActiveTextEditor(updateReviewingKey),
     reviewsChanged.event(() => {
-      setContext();
+      updateReviewingKey();
       lensesChanged.fire();
     }),
-    { dispose: () => clearTimeout(timer) },
+    {
+      dispose: () => {
+        clearTimeout(timer);
+        for (const p of pending.values()) p.hint.dispose();
+      },
+    },
   ];
 }

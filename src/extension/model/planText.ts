@@ -3,7 +3,7 @@
 import type { CompactionPlan, CompactResult, ContextAfter } from '../../core/compact/types';
 import { promiseGap, promisedContext } from '../../core/compact/promise';
 import { economicsLine, type PlanEconomics } from '../../core/cache';
-import { isSessionId, resumeCommand } from '../../core/compact/resume';
+import { isSessionId, resumeAgentName, resumeCommand, type ResumeAgent } from '../../core/compact/resume';
 import { planBound } from '../../core/compact/bound';
 import type { FormatId } from '../../core/formats/types';
 import type { ContextFigure } from '../../core/context';
@@ -273,39 +273,42 @@ export function resultTarget(result: CompactResult): string {
 
 /**
  * The POSIX shell command that resumes the result in the agent it was written for (null: not resumable by id): Claude
- * Code with the configured path, or Codex; in `cwd` when the caller found the session's folder itself.
+ * Code or Codex, each with its configured program; in `cwd` when the caller found the session's folder itself.
  */
 export function resultResumeCommand(
   result: CompactResult,
   claudePath = 'claude',
   cwd: string | null = result.cwd,
+  codexPath = 'codex',
 ): string | null {
-  // A Codex rollout is resumed by `codex resume`, never by the configured Claude Code.
-  if (result.resumeAgent === 'codex' || result.agent === 'codex')
-    return resumeCommand(cwd, result.sessionId, undefined, 'codex');
-  return resumeCommand(cwd, result.sessionId, claudePath);
+  const agent = resultAgent(result);
+  return resumeCommand(cwd, result.sessionId, agent === 'codex' ? codexPath : claudePath, agent);
 }
 
-/** The result notification's buttons, by what they do. */
+/** The agent that resumes a result: the one the compaction reported (a Codex rollout is never Claude Code's). */
+function resultAgent(result: CompactResult): ResumeAgent {
+  return result.resumeAgent === 'codex' || result.agent === 'codex' ? 'codex' : 'claude-code';
+}
+
+/** The result notification's buttons, by what they do (resuming is named by the agent: `resumeAction`). */
 export const RESULT_ACTIONS = {
-  resume: 'Resume in Claude Code',
   copyResume: 'Copy Resume Command',
   diff: 'Show Diff',
   reveal: 'Reveal in Explorer',
 } as const;
-export type ResultAction = (typeof RESULT_ACTIONS)[keyof typeof RESULT_ACTIONS];
+
+/** "Resume in Claude Code", "Resume in Codex": the button that resumes a result in its agent. */
+export function resumeAction(result: CompactResult): string {
+  return `Resume in ${resumeAgentName(resultAgent(result))}`;
+}
 
 /**
- * The buttons for a result (three fit a notification; the result is already open in an editor): a Claude Code
- * session can be resumed in a terminal here; a Codex one is resumed by its command, copied.
+ * The buttons for a result (three fit a notification; the result is already open in an editor): a session its agent
+ * can resume by id is resumed in a terminal here, or its command copied.
  */
-export function resultActions(result: CompactResult, resumeCommandLine: string | null): ResultAction[] {
-  if (result.agent === 'codex')
-    return resumeCommandLine
-      ? [RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal]
-      : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
-  return isSessionId(result.sessionId)
-    ? [RESULT_ACTIONS.resume, RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff]
+export function resultActions(result: CompactResult, resumeCommandLine: string | null): string[] {
+  return isSessionId(result.sessionId) && resumeCommandLine
+    ? [resumeAction(result), RESULT_ACTIONS.copyResume, RESULT_ACTIONS.diff]
     : [RESULT_ACTIONS.diff, RESULT_ACTIONS.reveal];
 }
 
@@ -336,6 +339,7 @@ export function fileSizeText(result: CompactResult, files: ResultFiles): string 
 export interface ResultOptions {
   requested?: Summarizer;
   claudePath?: string;
+  codexPath?: string;
   cwd?: string | null;
   /** The context figure the run started from (the one the dialog showed). */
   context?: ContextFigure;
@@ -374,7 +378,12 @@ export function resultSummary(result: CompactResult, options: ResultOptions = {}
     result.carriedOverBytes > 0
       ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.`
       : '';
-  const resume = resultResumeCommand(result, options.claudePath, options.cwd === undefined ? result.cwd : options.cwd);
+  const resume = resultResumeCommand(
+    result,
+    options.claudePath,
+    options.cwd === undefined ? result.cwd : options.cwd,
+    options.codexPath,
+  );
   // The plan written is not the one confirmed when the file changed meanwhile: said, never applied silently.
   const replanned = result.replanned ? ` Not the plan you confirmed: ${result.replanned}.` : '';
   return `${head}${replanned} ${resultTarget(result)}${files}${carried}${resume ? ` Resume: ${resume}` : ''}`;

@@ -1,9 +1,17 @@
-// Resuming a transcript in Claude Code: its session id (the file name, which is how Claude
-// Code finds a session), its working folder (from its lines: Claude Code must be started
-// there), and what stands in the way. Node fs only, no `vscode` import.
+// Resuming a session in the agent that wrote it: Claude Code (`claude --resume <id>`: the id is the file name, which
+// is how Claude Code finds a session) or Codex (`codex resume <id>`: the thread id its rollout's session_meta names),
+// started in the session's working folder (from its lines), and what stands in the way. Node fs only, no `vscode`.
 import { access, constants, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
-import { commandLine, isSessionId, resumeArgv, resumeCommand, resumeParts } from '../../core/compact/resume';
+import {
+  commandLine,
+  isSessionId,
+  resumeAgentName,
+  resumeArgv,
+  resumeCommand,
+  resumeParts,
+  type ResumeAgent,
+} from '../../core/compact/resume';
 import { baseName } from './format';
 
 export async function isDirectory(path: string): Promise<boolean> {
@@ -23,81 +31,90 @@ export interface ResumeProblem {
 
 export interface ResumeTarget {
   file: string;
+  /** The agent that resumes it. */
+  agent: ResumeAgent;
   sessionId: string | null;
   cwd: string | null;
   /** Whether `cwd` is an existing folder on this machine. */
   cwdExists: boolean;
 }
 
+/** Where each agent finds a session by its id, said when the id is not one. */
+const NOT_AN_ID: Record<ResumeAgent, (name: string) => string> = {
+  'claude-code': (name) =>
+    `Claude Code cannot resume ${name} by id: it finds a session by its file name, so the transcript must be named ` +
+    '<session-uuid>.jsonl and sit in ~/.claude/projects/<project>/ (the folder Claude Code keeps for the project it was started in).',
+  codex: (name) =>
+    `Codex cannot resume ${name} by id: it finds a rollout by the thread id its first record (session_meta) names, and this one names none that is a UUID.`,
+};
+
+/** Why the folder must exist to launch, per agent. */
+const FOLDER_NEEDED: Record<ResumeAgent, string> = {
+  'claude-code': 'Claude Code finds a session only when started in the folder it was recorded in',
+  codex: 'Codex starts the resumed thread in it',
+};
+
 /**
- * Why the transcript cannot be resumed (null: it can). A copied command only needs the id
- * and the folder's name; launching also needs the folder to exist here.
+ * Why the session cannot be resumed (null: it can). A copied command only needs the id and the folder's name;
+ * launching also needs the folder to exist here.
  */
-export function resumeProblem(
-  t: ResumeTarget,
-  purpose: 'launch' | 'copy',
-  claudePath = 'claude',
-): ResumeProblem | null {
+export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy', program?: string): ResumeProblem | null {
   const name = baseName(t.file);
-  if (!isSessionId(t.sessionId)) {
-    return {
-      code: 'not-session-id',
-      message:
-        `Claude Code cannot resume ${name} by id: it finds a session by its file name, so the transcript must be named ` +
-        '<session-uuid>.jsonl and sit in ~/.claude/projects/<project>/ (the folder Claude Code keeps for the project it was started in).',
-    };
-  }
+  const agent = resumeAgentName(t.agent);
+  if (!isSessionId(t.sessionId)) return { code: 'not-session-id', message: NOT_AN_ID[t.agent](name) };
   if (!t.cwd) {
     return {
       code: 'no-cwd',
-      message: `${name} records no working folder (none of its lines has a "cwd"), so it is not known where Claude Code must be started to resume session ${t.sessionId}.`,
+      message: `${name} records no working folder, so it is not known where ${agent} must be started to resume session ${t.sessionId}.`,
     };
   }
   // A folder that is not absolute or holds control characters, or a program that holds them: no command is made.
-  const parts = resumeParts('claude-code', t.cwd, t.sessionId, claudePath);
+  const parts = resumeParts(t.agent, t.cwd, t.sessionId, program);
   if (!parts.ok) return { code: 'unsafe', message: `Cannot resume ${name}: ${parts.reason}.` };
   if (purpose === 'launch' && !t.cwdExists) {
     return {
       code: 'cwd-missing',
-      message: `Cannot resume session ${t.sessionId} here: its working folder ${t.cwd} does not exist on this machine, and Claude Code finds a session only when started in the folder it was recorded in.`,
+      message: `Cannot resume session ${t.sessionId} here: its working folder ${t.cwd} does not exist on this machine, and ${FOLDER_NEEDED[t.agent]}.`,
     };
   }
   return null;
 }
 
-/** "Claude Code: 1234abcd". */
-export function terminalName(sessionId: string): string {
-  return `Claude Code: ${sessionId.slice(0, 8)}`;
+/** "Claude Code: 1234abcd", "Codex: 1234abcd". */
+export function terminalName(agent: ResumeAgent, sessionId: string): string {
+  return `${resumeAgentName(agent)}: ${sessionId.slice(0, 8)}`;
 }
 
 /**
- * The line typed into the terminal: `<claude> --resume <id>`, quoted for the terminal's shell: POSIX sh, or on Windows
- * PowerShell (VS Code's default there; a user who made cmd.exe the default gets a line cmd may misread, which is why
- * the folder is never part of it). Throws for an id that is not a UUID (resumeProblem says so first).
+ * The line typed into the terminal: `<claude> --resume <id>` or `<codex> resume <id>`, quoted for the terminal's
+ * shell: POSIX sh, or on Windows PowerShell (VS Code's default there; a user who made cmd.exe the default gets a line
+ * cmd may misread, which is why the folder is never part of it). Throws for an id that is not a UUID (resumeProblem
+ * says so first).
  */
 export function resumeShellLine(
-  claudePath: string,
+  agent: ResumeAgent,
+  program: string,
   sessionId: string,
   platform: NodeJS.Platform = process.platform,
 ): string {
-  const argv = resumeArgv('claude-code', sessionId, claudePath);
+  const argv = resumeArgv(agent, sessionId, program);
   if (!argv) throw new Error(`not a session id: ${JSON.stringify(sessionId)}`);
   return commandLine(argv, platform === 'win32' ? 'powershell' : 'posix');
 }
 
-/** `cd <cwd> && <claude> --resume <id>` (the core's resumeCommand), or null. */
-export function copyableResumeCommand(t: ResumeTarget, claudePath: string): string | null {
-  return resumeCommand(t.cwd, t.sessionId, claudePath);
+/** `cd <cwd> && <program> --resume <id>` / `… resume <id>` (the core's resumeCommand), or null. */
+export function copyableResumeCommand(t: ResumeTarget, program: string): string | null {
+  return resumeCommand(t.cwd, t.sessionId, program, t.agent);
 }
 
-/** True when `file` is inside `folder` (Claude Code's sessions folder). */
+/** True when `file` is inside `folder` (an agent's sessions folder). */
 export function isInside(file: string, folder: string): boolean {
   const rel = relative(folder, file);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 /**
- * Where `program` (the `agentCompactor.claudePath` setting: a name looked up on PATH, or a path) is, or null when it is
+ * Where `program` (`agentCompactor.claudePath` or `codexPath`: a name looked up on PATH, or a path) is, or null when it is
  * not an executable file there: the terminal would only say "command not found". On Windows, PATHEXT's extensions are
  * tried too. The extension host's PATH stands for the terminal's.
  */

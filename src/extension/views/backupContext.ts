@@ -2,25 +2,20 @@
 // is offered only where there is something to restore: `agentCompactor.currentHasBackup` for the shown transcript,
 // `agentCompactor.filesWithBackups` (paths) for the Explorer's menu on workspace files.
 import { watch, type FSWatcher } from 'node:fs';
+import { ContextKey } from '../contextKeys';
+import { setContext } from '../setContext';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { listBackups, transcriptOfBackup } from '../../core/compact/backup';
 import { backupPrefix } from '../../core/compact/fsutil';
 import type { TranscriptStore } from '../store';
 
-export const CURRENT_HAS_BACKUP = 'agentCompactor.currentHasBackup';
-export const FILES_WITH_BACKUPS = 'agentCompactor.filesWithBackups';
-
 export function trackBackups(store: TranscriptStore): vscode.Disposable[] {
   const withBackups = new Set<string>();
   const looks = new Map<string, number>();
   const publish = () => {
-    void vscode.commands.executeCommand('setContext', FILES_WITH_BACKUPS, [...withBackups]);
-    void vscode.commands.executeCommand(
-      'setContext',
-      CURRENT_HAS_BACKUP,
-      store.file !== undefined && withBackups.has(store.file),
-    );
+    void setContext(ContextKey.filesWithBackups, [...withBackups]);
+    void setContext(ContextKey.currentHasBackup, store.file !== undefined && withBackups.has(store.file));
   };
   const check = async (file: string | undefined) => {
     if (!file) return publish();

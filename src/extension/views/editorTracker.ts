@@ -3,10 +3,10 @@
 // Tabs are watched too: VS Code gives extensions no TextEditor for files over 50 MB, but the
 // active tab still names the file, so large transcripts are followed as well.
 import * as vscode from 'vscode';
+import { ContextKey } from '../contextKeys';
+import { setContext } from '../setContext';
 import { isTranscriptUri, type TranscriptStore } from '../store';
 import { onSettingsChanged } from '../settings';
-
-export const ACTIVE_TRANSCRIPT_CONTEXT = 'agentCompactor.activeEditorIsTranscript';
 
 function activeTabUri(): vscode.Uri | undefined {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
@@ -18,7 +18,7 @@ export function trackActiveEditor(store: TranscriptStore): vscode.Disposable[] {
   const update = () => {
     const uri = vscode.window.activeTextEditor?.document.uri ?? activeTabUri();
     const is = isTranscriptUri(uri);
-    void vscode.commands.executeCommand('setContext', ACTIVE_TRANSCRIPT_CONTEXT, is);
+    void setContext(ContextKey.activeEditorIsTranscript, is);
     const file = is ? uri.fsPath : undefined;
     if (file && file !== last) void store.load(file);
     last = file;

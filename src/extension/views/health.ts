@@ -2,12 +2,11 @@
 // kept up to date as the store re-reads the file (a live session included); and the context key that offers Repair
 // Session (palette) only for a transcript whose problems core's repair outlook says it can fix.
 import * as vscode from 'vscode';
+import { ContextKey } from '../contextKeys';
+import { setContext } from '../setContext';
 import { healthDiagnostics, repairableOf, resumeHealthOf } from '../model/health';
 import type { DoctorReport } from '../../core/doctor';
 import type { TranscriptStore } from '../store';
-
-/** True while the shown transcript has a problem Repair Session can fix (package.json offers the command then). */
-export const CAN_REPAIR_CONTEXT = 'agentCompactor.canRepair';
 
 const SEVERITY = {
   error: vscode.DiagnosticSeverity.Error,
@@ -27,9 +26,8 @@ export class ResumeHealthDiagnostics implements vscode.Disposable {
       this.collection.clear();
       this.current = undefined;
       const report = st.status === 'ready' ? resumeHealthOf(st.analysis) : undefined;
-      void vscode.commands.executeCommand(
-        'setContext',
-        CAN_REPAIR_CONTEXT,
+      void setContext(
+        ContextKey.canRepair,
         st.status === 'ready' && report !== undefined && repairableOf(st.analysis, report),
       );
       if (st.status !== 'ready') return;
