@@ -10,7 +10,7 @@ import { planBound } from '../core/compact/bound';
 import { onePositional, readableTranscript, UsageError } from './args';
 import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
 import { contextParts } from '../core/context';
-import { unsupportedReason } from '../core/formats/types';
+import { unsupported } from '../core/formats/registry';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
@@ -41,7 +41,7 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const file = await readableTranscript(onePositional(positionals, 'plan'));
   const summaryText = await summaryTextFrom(values);
   const analysis = await inspectFile(file, { subagents: false, appendable: false });
-  const refusal = unsupportedReason(analysis.index.format);
+  const refusal = unsupported(analysis.index.format);
   if (refusal) throw new UsageError(`${file}: ${refusal}`);
   const { state, decisions } = await planInputsFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);

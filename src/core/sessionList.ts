@@ -5,7 +5,7 @@
 // right now.
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { claudeWindowOf } from './limits';
+import { claudeWindowOf } from './formats/claude-code/limits';
 
 export interface SessionSummary {
   file: string;

@@ -2,7 +2,7 @@
 // background (chunked parsing with yields, progress in the view and the status bar), keeps
 // up with a live session through a file watcher and `reinspect` (only appended bytes are
 // parsed), and serialises every operation so views never see a half-updated state.
-import { capabilitiesOf } from '../core/formats/types';
+import { capabilitiesOf } from '../core/formats/registry';
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
 import { inspectFile, reinspect, type Analysis } from '../core/inspect';

@@ -20,7 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { contextNow, recordedContextWindow } from '../../src/core/context';
-import { historyItemOf } from '../../src/core/formats/codex';
+import { historyItemOf } from '../../src/core/formats/codex/reader';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
 import { countResponsesItemTokens, countResponsesRequestTokens } from '../support/fake-responses';

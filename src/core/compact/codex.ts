@@ -10,14 +10,12 @@ import { basename } from 'node:path';
 import type { Analysis } from '../inspect';
 import { analyze } from '../inspect';
 import { indexTranscript } from '../transcript';
-import { codexItemMessage, historyItemOf } from '../formats/codex';
-import type { Entry } from '../entries';
+import { historyItemOf } from '../formats/codex/reader';
 import { asObject, str, type JsonObject } from '../json';
 import { loadEntryObjects } from './lines';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import { forkedMetaLine } from './codexThreadId';
 import { CompactError } from './types';
-import { TOKEN_MODEL } from '../tokens/estimate';
 
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
 const OUR_MARK = '"compactor":"agent-compactor"';
@@ -26,62 +24,6 @@ const OUR_MARK = '"compactor":"agent-compactor"';
 export function codexRolloutName(id: string, now: Date): string {
   const t = now.toISOString().slice(0, 19).replace(/:/g, '-');
   return `rollout-${t}-${id}.jsonl`;
-}
-
-/** An entry as the summarizers read it (a Claude-shaped user/assistant line): its item, or its compacted record's item. */
-export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject | null {
-  const payload = asObject(record.payload) ?? {};
-  let item: JsonObject | undefined = payload;
-  if (record.type === 'compacted') {
-    if (entry.kind === 'system') return null;
-    const k = historyItemOf(entry.uuid);
-    if (k === null)
-      return {
-        type: 'user',
-        message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] },
-      };
-    item = asObject((Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [])[k]);
-  } else if (record.type !== 'response_item') return null;
-  const m = item && codexItemMessage(item);
-  if (!m) return null;
-  return {
-    type: m.side === 'model' ? 'assistant' : 'user',
-    isMeta: m.meta || undefined,
-    message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks },
-  };
-}
-
-/** The first text of a context message Codex writes with every full context it gives a thread (all versions). */
-const ENVIRONMENT_CONTEXT = '<environment_context>';
-
-/**
- * Tokens of the context Codex adds again when it resumes a rollout we compacted. Codex (0.169, "cold_resume") gives a
- * thread its full context (the developer message of permissions, skills and instructions; the environment message)
- * whenever the history it rebuilds holds none since the newest compaction, and our `compacted` record ends the file:
- * so the next request carries that context beside our summary and kept items, in no kept round. Estimated as the
- * newest full context the rollout records: the newest run of consecutive context messages that holds an environment
- * message (in the file's order, compacted histories included), each block as prose, calibrated like the rounds.
- */
-export function codexResumeContextTokens(analysis: Analysis, calibration: number): number {
-  let newest = 0;
-  let run = 0;
-  let hasEnvironment = false;
-  for (const e of analysis.index.entries) {
-    if (e.kind !== 'user' && e.kind !== 'assistant') continue;
-    if (e.kind === 'user' && e.isMeta && !e.isCompactSummary) {
-      for (const b of e.blocks)
-        run +=
-          TOKEN_MODEL.block +
-          (b.tokens !== undefined ? TOKEN_MODEL.proseScale * b.tokens : TOKEN_MODEL.prose * b.chars);
-      if (e.blocks.some((b) => b.preview?.startsWith(ENVIRONMENT_CONTEXT))) hasEnvironment = true;
-      continue;
-    }
-    if (run > 0 && hasEnvironment) newest = run;
-    run = 0;
-    hasEnvironment = false;
-  }
-  if (run > 0 && hasEnvironment) newest = run;
-  return Math.round(newest * calibration);
 }
 
 /** Index just past the JSON object or array that starts at `from` in `text`, or -1 when it does not close. */

@@ -9,15 +9,8 @@ import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { loadEntryObjects, RawBytes } from './lines';
-import { unsupportedReason } from '../formats/types';
-import {
-  checkCodexOutput,
-  codexCompactedRecord,
-  codexFacts,
-  codexRolloutName,
-  codexSummaryShape,
-  type CodexFacts,
-} from './codex';
+import { agentModule, unsupported, type AgentId } from '../formats/registry';
+import { checkCodexOutput, codexCompactedRecord, codexFacts, codexRolloutName, type CodexFacts } from './codex';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
@@ -49,7 +42,7 @@ import { acquireLock, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
 import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
-import { resumeFields, type ResumeAgent } from './resume';
+import { resumeFields } from './resume';
 import {
   commitOutput,
   exists,
@@ -259,7 +252,7 @@ async function planOver(
     progress('Reading transcript…');
     analysis = await inspectFile(file, { subagents: false });
   }
-  const refusal = unsupportedReason(analysis.index.format);
+  const refusal = unsupported(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
   let codex: CodexFacts | undefined;
   if (analysis.index.format.id === 'codex') {
@@ -565,11 +558,11 @@ async function loadForSummary(
   const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
   if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
   if (earlierAt) written.add(earlierAt.entry);
-  // A Codex record is read as the Claude Code line the summarizers know (codex.ts); its kept items are copied from
-  // the file's bytes when written, not from these objects.
-  const codex = analysis.index.format.id === 'codex';
+  // A record is read as the message the summarizers know (its agent's `message`; Claude Code's lines are one
+  // already); what is written is copied from the file's bytes, not from these objects.
+  const message = agentModule(analysis.index.format.id).records?.message;
   const forSummary = (line: JsonObject, i: number) => {
-    const o = codex ? codexSummaryShape(line, analysis.index.entries[i]) : line;
+    const o = message ? message(line, analysis.index.entries[i]) : line;
     if (o === null) return NOT_A_MESSAGE;
     if (written.has(i)) return o;
     if (offline) return shapeForExtractive(o);
@@ -637,7 +630,7 @@ interface BuiltOutput {
   writer: string;
   cwd: string | null;
   /** The agent that resumes the written session. */
-  resumeAgent: ResumeAgent;
+  resumeAgent: AgentId;
 }
 
 async function claudeOutput(

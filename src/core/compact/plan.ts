@@ -40,8 +40,7 @@ import {
   type DecisionConflict,
   type PlannedRound,
 } from './types';
-import { unsupportedReason } from '../formats/types';
-import { codexResumeContextTokens } from './codex';
+import { agentModule, capabilitiesOf, unsupported } from '../formats/registry';
 import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from './summaryDetail';
 
 export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
@@ -81,15 +80,15 @@ export async function planCompaction(
 }
 
 /**
- * Settings as they apply to a file's format: tool-result previews rewrite Claude Code lines only, so another
- * format's plan keeps every kept tool output whole.
+ * Settings as they apply to a file's format: where the agent's capabilities have no tool-result previews (they
+ * rewrite Claude Code lines only), the plan keeps every kept tool output whole.
  */
 export function settingsForFormat(
   format: Analysis['index']['format'],
   partial?: Partial<CompactSettings>,
 ): CompactSettings {
   const settings = resolveSettings(partial);
-  if (format.id === 'claude-code') return settings;
+  if (capabilitiesOf(format).previews) return settings;
   return {
     ...settings,
     maxToolResultChars: Number.MAX_SAFE_INTEGER,
@@ -102,7 +101,7 @@ async function planBase(
   partial: Partial<CompactSettings> | undefined,
   givenState: BudgetState | undefined,
 ): Promise<PlanBase> {
-  const refusal = unsupportedReason(analysis.index.format);
+  const refusal = unsupported(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', refusal);
   const settings = settingsForFormat(analysis.index.format, partial);
   const { rounds, report, index } = analysis;
@@ -125,13 +124,11 @@ async function planBase(
   }
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
-  // The target is for the whole resumed context: leave room for the system prompt and tools, and for the context
-  // Codex gives the resumed thread again (in no kept round: see codexResumeContextTokens).
-  const resumeContext = index.format.id === 'codex' ? codexResumeContextTokens(analysis, calibration) : 0;
-  if (resumeContext > 0)
-    notes.push(
-      `Codex gives the resumed thread its context again (permissions, instructions, environment: about ${resumeContext} tokens), counted with its instructions and tools`,
-    );
+  // The target is for the whole resumed context: leave room for the system prompt and tools, and for what the agent
+  // gives the resumed session again in no kept round (its module's resumeOverhead: Codex's thread context).
+  const overhead = agentModule(index.format.id).resumeOverhead?.(index.entries, calibration);
+  const resumeContext = overhead?.tokens ?? 0;
+  if (overhead && resumeContext > 0) notes.push(overhead.note);
   const overheadTokens = (report.totals.overheadTokens ?? 0) + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
   if (overheadTokens > settings.targetTokens * 0.9) {
@@ -179,15 +176,16 @@ export async function planDetails(
 }
 
 /**
- * The tool-result choices a format's compaction can follow: previews rewrite Claude Code lines only (another format
- * keeps every kept tool output whole, settingsForFormat), so a choice of a preview there is said not to apply.
+ * The tool-result choices a format's compaction can follow: where the agent has no previews (another format keeps
+ * every kept tool output whole, settingsForFormat), a choice of a preview is said not to apply, with its reason.
  */
 function resultChoicesForFormat(
   analysis: Analysis,
   choices: Readonly<Record<string, ResultChoice>>,
 ): { choices: Record<string, ResultChoice>; unfollowed: DecisionConflict[] } {
   const format = analysis.index.format;
-  if (format.id === 'claude-code') return { choices: { ...choices }, unfollowed: [] };
+  const noPreviews = unsupported(format, 'previews');
+  if (noPreviews === null) return { choices: { ...choices }, unfollowed: [] };
   const followed: Record<string, ResultChoice> = {};
   const unfollowed: DecisionConflict[] = [];
   for (const [id, choice] of Object.entries(choices)) {
@@ -199,7 +197,7 @@ function resultChoicesForFormat(
     unfollowed.push({
       decision: `replace tool result ${id} by a preview`,
       round: round?.index ?? null,
-      resolution: `kept in full instead: previews rewrite Claude Code lines only, and a ${format.agent} session keeps every tool output whole`,
+      resolution: `kept in full instead. ${noPreviews}`,
     });
   }
   return { choices: followed, unfollowed };

@@ -34,7 +34,7 @@ import {
   type ResultOptions,
 } from '../model/planText';
 import { anthropicBaseUrl, normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
-import type { FormatId } from '../../core/formats/types';
+import type { AgentId } from '../../core/formats/registry';
 import { getSettings, SECTION } from '../settings';
 import { sessionCwd } from './resume';
 import type { Services } from '../services';
@@ -53,7 +53,7 @@ interface Planned {
   context: ContextFigure;
   bytes: number;
   /** The session's agent: how a fork is named and resumed. */
-  agent: FormatId;
+  agent: AgentId;
   /** The session as planned: the confirmation prices the next turn from it. */
   analysis: Analysis;
 }

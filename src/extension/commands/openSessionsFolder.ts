@@ -14,6 +14,7 @@ import {
   type SessionFile,
 } from '../model/sessions';
 import type { Services } from '../services';
+import { agentName, type AgentId } from '../../core/formats/registry';
 import { isProgrammatic } from './args';
 import { CommandId } from '../commandIds';
 
@@ -23,7 +24,7 @@ export interface SessionsResult {
   exists: boolean;
   sessions: SessionFile[];
   /** Every other agent's sessions folder found on this machine, with its sessions. */
-  others: { agent: string; folder: string; sessions: SessionFile[] }[];
+  others: { agent: string; id: AgentId; folder: string; sessions: SessionFile[] }[];
   picked?: string;
 }
 
@@ -35,7 +36,8 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
   const sessions = exists ? await listSessions(folder) : [];
   const others: SessionsResult['others'] = [];
   for (const f of agentFolders(process.env, undefined, dirname(s.context.globalStorageUri.fsPath)).slice(1)) {
-    if (existsSync(f.folder)) others.push({ ...f, sessions: await listAgentSessions(f) });
+    if (existsSync(f.folder))
+      others.push({ agent: f.agent, id: f.id, folder: f.folder, sessions: await listAgentSessions(f) });
   }
   const result = { folder, exists, sessions, others };
   if (isProgrammatic(arg)) return result;
@@ -48,8 +50,8 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
     return result;
   }
   const all = [
-    ...sessions.map((x) => ({ ...x, agent: 'Claude Code' })),
-    ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, project: '' }))),
+    ...sessions.map((x) => ({ ...x, agent: agentName('claude-code'), id: 'claude-code' as const })),
+    ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, id: o.id, project: '' }))),
   ];
   all.sort((a, b) => b.mtimeMs - a.mtimeMs);
   const titled = new Map((exists ? await scanSessions(folder) : []).map((x) => [x.file, x] as const));

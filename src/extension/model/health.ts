@@ -4,12 +4,16 @@ import type { Analysis } from '../../core/inspect';
 import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/doctor';
 import { repairOutlook } from '../../core/repair';
 import type { TreeNodeModel } from './treeNode';
+import { capabilitiesOf } from '../../core/formats/registry';
 
 const reports = new WeakMap<Analysis, DoctorReport>();
 
-/** The doctor's report of `analysis` (each analysis is diagnosed once); none for other agents' sessions (it models Claude Code's loader). */
+/**
+ * The doctor's report of `analysis` (each analysis is diagnosed once); none where the agent's capabilities have no
+ * resume health (it models Claude Code's loader).
+ */
 export function resumeHealthOf(analysis: Analysis): DoctorReport | undefined {
-  if (analysis.index.format.id !== 'claude-code' || analysis.index.format.container !== 'jsonl') return undefined;
+  if (!capabilitiesOf(analysis.index.format).doctor) return undefined;
   let r = reports.get(analysis);
   if (!r) reports.set(analysis, (r = diagnose(analysis.index)));
   return r;

@@ -4,7 +4,7 @@ import type { CompactionPlan, CompactResult } from '../../core/compact/types';
 import { economicsLine, type CompactionEconomics } from '../../core/cache';
 import { isSessionId, resumeCommand } from '../../core/compact/resume';
 import { planBound } from '../../core/compact/bound';
-import type { FormatId } from '../../core/formats/types';
+import type { AgentId } from '../../core/formats/registry';
 import type { ContextFigure } from '../../core/context';
 import { contextFigureText, contextText } from './contextText';
 import { baseName, formatBytes, formatNumber, plural } from './format';
@@ -157,7 +157,7 @@ export function planDetail(
 export type { WriteMode } from './settings';
 
 /** Where a run would write, for the confirmation dialog: a fork is named as its agent names a session file. */
-export function writeTarget(file: string, mode: WriteMode, out?: string, agent: FormatId = 'claude-code'): string {
+export function writeTarget(file: string, mode: WriteMode, out?: string, agent: AgentId = 'claude-code'): string {
   const name = baseName(file);
   if (mode === 'inPlace')
     return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
@@ -176,7 +176,7 @@ export function confirmationText(
     model?: string;
     baseUrl: string;
     out?: string;
-    agent?: FormatId;
+    agent?: AgentId;
     economics?: CompactionEconomics | null;
   },
 ): { message: string; detail: string } {

@@ -3,9 +3,9 @@
 // reads: conversation items (`response_item`) become user/assistant entries on one linear chain, the model's
 // items between two requests share one response id (one round), `event_msg` token counts carry the usage truth,
 // and a `compacted` record is a compact boundary followed by the history it replaces the context with.
-import { digestEntry, type Entry } from '../entries';
-import { arr, asObject, obj, str, type JsonObject } from '../json';
-import type { RecordReader } from './types';
+import { digestEntry, type Entry } from '../../entries';
+import { arr, asObject, obj, str, type JsonObject } from '../../json';
+import type { RecordReader } from '../agent';
 
 /** Record types a Codex rollout is made of (detection and validation). */
 export const CODEX_RECORD_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
@@ -53,7 +53,7 @@ interface CodexState {
 }
 
 /** User-side text Codex adds itself (instructions, environment): meta, not a prompt. */
-function isContextText(text: string): boolean {
+export function isContextText(text: string): boolean {
   const t = text.trimStart();
   return (
     t.startsWith('<environment_context>') ||
@@ -191,7 +191,6 @@ function compactedContext(last: JsonObject | undefined): number | null {
 
 /** The Codex reader: one instance per file, fed its records in order. */
 export class CodexReader implements RecordReader {
-  readonly format = 'codex' as const;
   private s: CodexState = {
     lastUuid: null,
     responses: 0,

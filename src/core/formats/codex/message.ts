@@ -1,0 +1,28 @@
+// A Codex record's message in the engine's message shape (`{type, message: {role, content}}` with Anthropic-style
+// blocks, as the reader maps it): what the summarizers and the fidelity measure read of a rollout.
+import type { Entry } from '../../entries';
+import { asObject, str, type JsonObject } from '../../json';
+import { codexItemMessage, historyItemOf } from './reader';
+
+/** An entry's message as the summarizers read it: its item, or its compacted record's item; null for none. */
+export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject | null {
+  const payload = asObject(record.payload) ?? {};
+  let item: JsonObject | undefined = payload;
+  if (record.type === 'compacted') {
+    if (entry.kind === 'system') return null;
+    const k = historyItemOf(entry.uuid);
+    if (k === null)
+      return {
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] },
+      };
+    item = asObject((Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [])[k]);
+  } else if (record.type !== 'response_item') return null;
+  const m = item && codexItemMessage(item);
+  if (!m) return null;
+  return {
+    type: m.side === 'model' ? 'assistant' : 'user',
+    isMeta: m.meta || undefined,
+    message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks },
+  };
+}
