@@ -108,6 +108,12 @@ export interface Entry {
    * `last_token_usage` with no input or output, its `total_tokens` the size it left). Not a request.
    */
   compactedContextTokens?: number;
+  /**
+   * Where in its record the entry stands, when the record holds a list of conversation items and the entry is one of
+   * them (a Codex `compacted` record's `replacement_history`): the item's index. The record is the entry's line (and
+   * part); absent for an entry that is its whole record.
+   */
+  item?: number;
 }
 
 /** What a compact boundary records of its compaction, beside `preTokens`. */
@@ -474,6 +480,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     recordedOverheadTokens: undefined,
     compactRecord: undefined,
     compactedContextTokens: undefined,
+    item: undefined,
   };
   if (e.kind === 'cost-state') e.agentCost = costStateOf(o);
   if (isCompactBoundary(e)) {

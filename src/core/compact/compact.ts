@@ -1,16 +1,18 @@
 // Compact Transcript: plan, summarize (Anthropic or offline; summary.ts), write back atomically with a
 // backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines,
-// write the summary), then writeOut (the agent's output — Claude Code lines, or Codex's compacted record built in
-// codex.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit). Every agent
-// we write goes through the same phases, so the user's decisions, a given summary and the sidecars apply alike.
+// write the summary), then writeOut (the output the agent's writer builds — formats/<agent>/writer.ts, from
+// formats/writers.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit).
+// Every agent we write goes through the same phases, so the user's decisions, a given summary and the sidecars
+// apply alike.
 import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { inspectFile, type Analysis } from '../inspect';
 import { loadEntryObjects, RawBytes } from './lines';
-import { agentModule, unsupported, type AgentId } from '../formats/registry';
-import { checkCodexOutput, codexCompactedRecord, codexFacts, codexRolloutName, type CodexFacts } from './codex';
+import { agentModule, agentName, unsupported, type AgentId } from '../formats/registry';
+import { writerOf } from '../formats/writers';
+import type { AgentWriter, BuiltOutput, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
@@ -35,26 +37,15 @@ import {
   offlineSummary,
   summaryCharBudget,
   type EarlierSummary,
-  type SummaryOutcome,
 } from './summary';
-import { buildAppendedLines } from './writeback';
 import { acquireLock, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
-import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields } from './resume';
-import {
-  commitOutput,
-  exists,
-  missingSavedOriginals,
-  restorer,
-  saveOriginals,
-  saveState,
-  streamOutput,
-} from './commit';
+import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState } from './commit';
 import { messageContent, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
-import { readSessionInfo, sessionIdFromFile } from '../session';
+import { sessionIdFromFile } from '../session';
 
 export type { CompactOptions } from './options';
 
@@ -62,29 +53,6 @@ export { DEFAULT_MODEL } from './summary';
 
 /** The progress message of the last step (see `CompactOptions.onProgress`). */
 export const COMMITTING = 'Committing the result…';
-
-interface OutputTarget {
-  out: string;
-  mode: CompactResult['mode'];
-  /** Session id the result is resumed by: the fork's new id, else the file name when it is a UUID. */
-  sessionId: string | null;
-  /** A new id to write into the result (forks, and Codex `--out` files). */
-  newSessionId?: string;
-}
-
-/** How an agent names a compaction's output. */
-interface OutputNaming {
-  /** The id the original is resumed by (kept in place). */
-  inPlaceId: string | null;
-  /** A fork's file name for its new id. */
-  forkName: (id: string) => string;
-  /** An `--out` file gets a new id too (Codex finds a rollout by the id in it; Claude Code by the file name). */
-  outGetsNewId: boolean;
-}
-
-function claudeNaming(file: string): OutputNaming {
-  return { inPlaceId: sessionIdFromFile(file), forkName: (id) => `${id}.jsonl`, outGetsNewId: false };
-}
 
 /**
  * Where the result goes. `given` is the path the user named, which differs from `file` when it is a symbolic link:
@@ -188,8 +156,8 @@ export interface PlannedCompaction {
   analysis: Analysis;
   details: PlanDetails;
   loaded: Loaded;
-  /** Codex only: what the compacted record needs from the rollout. */
-  codex?: CodexFacts;
+  /** What the agent's writer read of the file for its output (its `prepare`). */
+  facts: unknown;
 }
 
 /**
@@ -252,22 +220,15 @@ async function planOver(
     progress('Reading transcript…');
     analysis = await inspectFile(file, { subagents: false });
   }
-  const refusal = unsupported(analysis.index.format);
+  const format = analysis.index.format;
+  const refusal = unsupported(format, 'compact') ?? (options.fresh ? unsupported(format, 'fresh') : null);
   if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
-  let codex: CodexFacts | undefined;
-  if (analysis.index.format.id === 'codex') {
-    // A rollout without its session_meta records cannot be resumed by Codex, and they come first.
-    if (options.fresh)
-      throw new CompactError(
-        'unsupported-format',
-        `${basename(file)}: a fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Nothing was written; compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).`,
-      );
-    codex = await codexFacts(file, analysis);
-  }
-  refuseHalfWrittenTail(file, analysis, options.inPlace === true, codex ? 'Codex' : 'an agent');
+  const writer = writerFor(format.id);
+  const facts = await writer.prepare(file, analysis);
+  refuseHalfWrittenTail(file, analysis, options.inPlace === true, writer.writerName);
   const { details, loaded } = await planLoaded(file, analysis, options, state, decisions);
   const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs };
-  return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, codex };
+  return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, facts };
 }
 
 /**
@@ -344,41 +305,23 @@ async function writePlan(
   // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
   const details: PlanDetails = { ...planned.details, plan: copyPlan(planned.details.plan) };
   if (replanned !== undefined) details.plan.notes.unshift(replanned);
-  const codex = planned.codex;
-  const target = codex
-    ? await resolveOutput(file, given, options, {
-        inPlaceId: codex.threadId,
-        forkName: (id) => codexRolloutName(id, new Date()),
-        outGetsNewId: true,
-      })
-    : await resolveOutput(file, given, options, claudeNaming(given));
+  const agent = analysis.index.format.id;
+  const writer = writerFor(agent);
+  const target = await resolveOutput(file, given, options, writer.naming(given, planned.facts));
   const prepared = await summarize(analysis, details, planned.loaded, options, progress);
-  const built = codex
-    ? await codexOutput(file, prepared, target, codex)
-    : await claudeOutput(file, prepared, target, options);
-  return writeOut(file, prepared, target, options, progress, built);
+  const built = await writer.build({ file, prepared, target, options, facts: planned.facts });
+  return writeOut(file, prepared, target, options, progress, { ...built, writer: writer.writerName, agent });
 }
 
 function copyPlan(plan: CompactionPlan): CompactionPlan {
   return { ...plan, rounds: [...plan.rounds], notes: [...plan.notes], conflicts: [...plan.conflicts] };
 }
 
-/** Everything read and decided before anything is written: the plan, the loaded lines and the summary. */
-interface Prepared {
-  analysis: Analysis;
-  readSize: number;
-  readMtime: number;
-  details: PlanDetails;
-  objects: Map<number, JsonObject>;
-  /** Carries bytes that are not UTF-8 in written lines through to the output. */
-  rawBytes: RawBytes;
-  made: SummaryOutcome;
-  /** The summary text to write (clipped to its reserve unless given verbatim or quoting an earlier one whole). */
-  summary: string;
-  /** What the summary keeps of the summarized rounds' facts; undefined when none were summarized. */
-  fidelity?: FidelityReport;
-  /** The summarized rounds' facts (spanFacts), to measure an edited summary against; undefined with fidelity. */
-  facts?: Fact[];
+/** The writer of an agent we write back (its capabilities were checked first). */
+function writerFor(agent: AgentId): AgentWriter {
+  const writer = writerOf(agent);
+  if (!writer) throw new CompactError('unsupported-format', `${agentName(agent)} sessions are not written back.`);
+  return writer;
 }
 
 /** In place, a file that ends in the middle of a line is being written: refuse rather than cut its last line. */
@@ -447,7 +390,7 @@ async function summarize(
   loaded: Loaded,
   options: CompactOptions,
   progress: ProgressReporter,
-): Promise<Prepared> {
+): Promise<PreparedOutput> {
   const readSize = analysis.index.size;
   const readMtime = analysis.index.mtimeMs;
   const summarized = summarizedRounds(analysis, details);
@@ -621,75 +564,13 @@ function offlineDraft(analysis: Analysis, first: PlanDetails, loaded: Loaded): s
   ).summary;
 }
 
-/** One agent's compacted file, to be written to a temp file, checked, then committed (the same way for every agent). */
-interface BuiltOutput {
-  chunks: AsyncIterable<Buffer | string>;
-  /** Checks the written temp file as the agent will read it (throws 'invalid-output'); its estimated context. */
-  check: (tmp: string) => Promise<{ estimatedTokens: number; overTarget: boolean }>;
-  /** Who may be writing the session, for messages ("a live agent", "Codex"). */
-  writer: string;
-  cwd: string | null;
-  /** The agent that resumes the written session. */
-  resumeAgent: AgentId;
-}
-
-async function claudeOutput(
-  file: string,
-  prepared: Prepared,
-  target: OutputTarget,
-  options: CompactOptions,
-): Promise<BuiltOutput> {
-  const built = await buildOutput(file, prepared, target);
-  const plan = prepared.details.plan;
-  const appended = prepared.rawBytes.encode(built.lines.join('\n') + '\n');
-  if (prepared.rawBytes.lossy)
-    plan.notes.push(
-      `${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`,
-    );
-  return {
-    chunks: streamOutput(file, prepared.readSize, appended, options.fresh === true),
-    check: (tmp) => checkClaudeOutput(tmp, prepared, built.leafUuid, options),
-    writer: 'an agent',
-    cwd: built.cwd,
-    resumeAgent: 'claude-code',
-  };
-}
-
-async function codexOutput(
-  file: string,
-  prepared: Prepared,
-  target: OutputTarget,
-  facts: CodexFacts,
-): Promise<BuiltOutput> {
-  const plan = prepared.details.plan;
-  const record = await codexCompactedRecord(
-    file,
-    prepared.analysis,
-    prepared.details.kept,
-    prepared.summary,
-    facts,
-    target.newSessionId ?? null,
-    plan.notes,
-  );
-  return {
-    chunks: record.chunks,
-    check: async (tmp) => {
-      const estimatedTokens = await checkCodexOutput(tmp, record.line, record.history);
-      return { estimatedTokens, overTarget: estimatedTokens > plan.messageTarget };
-    },
-    writer: 'Codex',
-    cwd: facts.cwd,
-    resumeAgent: 'codex',
-  };
-}
-
 async function writeOut(
   file: string,
-  prepared: Prepared,
+  prepared: PreparedOutput,
   target: OutputTarget,
   options: CompactOptions,
   progress: ProgressReporter,
-  built: BuiltOutput,
+  built: BuiltOutput & { writer: string; agent: AgentId },
 ): Promise<CompactResult> {
   const { readSize, details, made, summary } = prepared;
   const plan = details.plan;
@@ -743,8 +624,8 @@ async function writeOut(
     mode: target.mode,
     sessionId: target.sessionId,
     cwd: built.cwd,
-    ...resumeFields(built.resumeAgent, built.cwd, target.sessionId),
-    agent: prepared.analysis.index.format.id,
+    ...resumeFields(built.agent, built.cwd, target.sessionId),
+    agent: built.agent,
     summarizer: made.summarizer,
     carriedOverBytes,
     backup,
@@ -760,59 +641,6 @@ async function writeOut(
   };
 }
 
-async function buildOutput(
-  file: string,
-  prepared: Prepared,
-  target: OutputTarget,
-): Promise<ReturnType<typeof buildAppendedLines> & { cwd: string | null }> {
-  const { analysis, readSize, details, made, summary, objects } = prepared;
-  const plan = details.plan;
-  const lastPrompt = await lastPromptOf(file, analysis);
-  // Where the session was started (the folder that names its project folder), not where its last command ran.
-  const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(resolve(file))) });
-  const seed = `${basename(file)}:${readSize}:${analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid : ''}:${JSON.stringify(plan.settings)}:${target.newSessionId ?? ''}`;
-  const built = buildAppendedLines({
-    analysis,
-    details,
-    summary,
-    protectedChars: made.protectedChars,
-    verbatimContent: made.verbatimContent,
-    sessionId: target.newSessionId,
-    objects,
-    seed,
-    preTokens: plan.preTokens,
-    postTokens: plan.postTokens,
-    lastPrompt,
-    now: new Date(),
-  });
-  return { ...built, cwd };
-}
-
-/** Checks the written Claude Code temp file resumes; problems other than being over the target refuse it. */
-async function checkClaudeOutput(
-  tmp: string,
-  prepared: Prepared,
-  leafUuid: string,
-  options: CompactOptions,
-): Promise<{ estimatedTokens: number; overTarget: boolean }> {
-  const { analysis, readSize, details } = prepared;
-  const plan = details.plan;
-  const check = await checkResumable(tmp, {
-    targetTokens: plan.messageTarget,
-    calibration: details.calibration,
-    expectLeaf: leafUuid,
-    expectSummaryFirst: true,
-    prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize },
-  });
-  const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
-  if (fatal.length)
-    throw new CompactError(
-      'invalid-output',
-      `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`,
-    );
-  return { estimatedTokens: check.estimatedTokens, overTarget: fatal.length < check.problems.length };
-}
-
 /** Refuses a result that is no smaller than the original; notes one over the target. Sets the plan's final size. */
 function acceptEstimate(plan: CompactionPlan, check: { estimatedTokens: number; overTarget: boolean }): void {
   if (check.estimatedTokens >= plan.preTokens) {
@@ -826,19 +654,6 @@ function acceptEstimate(plan: CompactionPlan, check: { estimatedTokens: number; 
       `after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`,
     );
   plan.postTokens = check.estimatedTokens;
-}
-
-async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: string | null } | null> {
-  const entries = analysis.index.entries;
-  let at = -1;
-  for (let i = entries.length - 1; i >= 0; i--)
-    if (entries[i].kind === 'last-prompt') {
-      at = i;
-      break;
-    }
-  if (at < 0) return null;
-  const lp = (await loadEntryObjects(file, entries, [at])).get(at);
-  return { text: typeof lp?.lastPrompt === 'string' ? lp.lastPrompt : null };
 }
 
 /**

@@ -5,6 +5,7 @@ import { economicsLine, type CompactionEconomics } from '../../core/cache';
 import { isSessionId, resumeCommand } from '../../core/compact/resume';
 import { planBound } from '../../core/compact/bound';
 import type { AgentId } from '../../core/formats/registry';
+import { writerOf } from '../../core/formats/writers';
 import type { ContextFigure } from '../../core/context';
 import { contextFigureText, contextText } from './contextText';
 import { baseName, formatBytes, formatNumber, plural } from './format';
@@ -162,7 +163,7 @@ export function writeTarget(file: string, mode: WriteMode, out?: string, agent: 
   if (mode === 'inPlace')
     return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
   if (out) return `${baseName(out)} (${name} is untouched)`;
-  const fork = agent === 'codex' ? 'rollout-<time>-<new-id>.jsonl' : '<new-id>.jsonl';
+  const fork = writerOf(agent)?.forkPattern ?? '<new-id>.jsonl';
   return `a new session ${fork} beside ${name}, which is untouched (resume the new session by its id)`;
 }
 

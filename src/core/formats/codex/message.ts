@@ -2,7 +2,7 @@
 // blocks, as the reader maps it): what the summarizers and the fidelity measure read of a rollout.
 import type { Entry } from '../../entries';
 import { asObject, str, type JsonObject } from '../../json';
-import { codexItemMessage, historyItemOf } from './reader';
+import { codexItemMessage } from './reader';
 
 /** An entry's message as the summarizers read it: its item, or its compacted record's item; null for none. */
 export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject | null {
@@ -10,8 +10,8 @@ export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject 
   let item: JsonObject | undefined = payload;
   if (record.type === 'compacted') {
     if (entry.kind === 'system') return null;
-    const k = historyItemOf(entry.uuid);
-    if (k === null)
+    const k = entry.item;
+    if (k === undefined)
       return {
         type: 'user',
         message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] },

@@ -18,15 +18,12 @@ export function isCodexRecord(v: unknown): boolean {
   );
 }
 
-/** The uuid the reader gives the entry of a line, or of item `historyItem` of a compacted record's history. */
-export function codexEntryUuid(line: number, historyItem?: number): string {
+/**
+ * The uuid the reader gives the entry of a line, or of item `historyItem` of a compacted record's history: an opaque
+ * identity for the chain (the item's position is the entry's `item`, never read back from this string).
+ */
+function codexEntryUuid(line: number, historyItem?: number): string {
   return historyItem === undefined ? `codex:${line}` : `codex:${line}:h${historyItem}`;
-}
-
-/** The history item an entry stands for (its index in its compacted record's replacement_history), if any. */
-export function historyItemOf(uuid: string | undefined): number | null {
-  const m = uuid ? /:h(\d+)$/.exec(uuid) : null;
-  return m ? Number(m[1]) : null;
 }
 
 interface CodexState {
@@ -240,6 +237,7 @@ export class CodexReader implements RecordReader {
         start,
         end,
       );
+      if (historyItem !== undefined) e.item = historyItem;
       st.lastUuid = uuid;
       return e;
     };

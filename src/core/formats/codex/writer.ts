@@ -1,5 +1,5 @@
-// Writing a compacted Codex CLI rollout. The pipeline (plan, decisions, summary, checks, sidecars, commit) is the one
-// compact.ts runs for every agent; this module writes it back in Codex's own way. Codex rebuilds a resumed thread
+// Writing a compacted Codex CLI rollout (Codex's AgentWriter). The pipeline (plan, decisions, summary, checks,
+// sidecars, commit) is the one compact.ts runs for every agent; this module writes it back in Codex's own way. Codex rebuilds a resumed thread
 // from the newest `compacted` record that has a `replacement_history` (that history replaces everything before it;
 // later response items are replayed on top), so compaction appends one such record: our summary as a user message,
 // then the kept rounds' response items, each copied byte for byte from its line. Ordinals continue where the file
@@ -7,15 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Analysis } from '../inspect';
-import { analyze } from '../inspect';
-import { indexTranscript } from '../transcript';
-import { historyItemOf } from '../formats/codex/reader';
-import { asObject, str, type JsonObject } from '../json';
-import { loadEntryObjects } from './lines';
-import { SUMMARY_PREFIX } from './summarize/prompt';
-import { forkedMetaLine } from './codexThreadId';
-import { CompactError } from './types';
+import type { Analysis } from '../../analysis';
+import { analyze } from '../../inspect';
+import { indexTranscript } from '../../transcript';
+import { asObject, str, type JsonObject } from '../../json';
+import { loadEntryObjects } from '../../compact/lines';
+import { SUMMARY_PREFIX } from '../../compact/summarize/prompt';
+import { CompactError } from '../../compact/errors';
+import type { AgentWriter, BuiltOutput, WriteInput } from '../writer';
+import { forkedMetaLine } from './threadId';
 
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
 const OUR_MARK = '"compactor":"agent-compactor"';
@@ -280,9 +280,9 @@ export async function codexCompactedRecord(
     if (e.kind !== 'user' && e.kind !== 'assistant') continue;
     if (e.blocks.length === 0) continue; // a token count: usage, not history
     const line = await readRange(file, e.start, e.end);
-    const k = historyItemOf(e.uuid);
+    const k = e.item;
     const payload = rawPayload(line);
-    const raw = k === null ? payload : payload === null ? null : (rawHistoryItems(payload)[k] ?? null);
+    const raw = k === undefined ? payload : payload === null ? null : (rawHistoryItems(payload)[k] ?? null);
     if (raw === null)
       throw new CompactError(
         'invalid-output',
@@ -324,3 +324,35 @@ export async function codexCompactedRecord(
     line: index.lineCount + 1,
   };
 }
+
+export const codexWriter: AgentWriter<CodexFacts> = {
+  writerName: 'Codex',
+  forkPattern: 'rollout-<time>-<new-id>.jsonl',
+  prepare: codexFacts,
+  // Codex finds a rollout by the thread id in it (and its name): an `--out` file gets a new id too.
+  naming: (_given, facts) => ({
+    inPlaceId: facts.threadId,
+    forkName: (id) => codexRolloutName(id, new Date()),
+    outGetsNewId: true,
+  }),
+  async build({ file, prepared, target, facts }: WriteInput<CodexFacts>): Promise<BuiltOutput> {
+    const plan = prepared.details.plan;
+    const record = await codexCompactedRecord(
+      file,
+      prepared.analysis,
+      prepared.details.kept,
+      prepared.summary,
+      facts,
+      target.newSessionId ?? null,
+      plan.notes,
+    );
+    return {
+      chunks: record.chunks,
+      check: async (tmp) => {
+        const estimatedTokens = await checkCodexOutput(tmp, record.line, record.history);
+        return { estimatedTokens, overTarget: estimatedTokens > plan.messageTarget };
+      },
+      cwd: facts.cwd,
+    };
+  },
+};
