@@ -5,7 +5,6 @@
 // together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
 import { contextNow } from '../context';
 import type { Analysis } from '../inspect';
-import { TOKEN_MODEL } from '../tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { emptyState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
@@ -13,6 +12,7 @@ import { planSteered } from './steer';
 import {
   adjusted,
   adjustedContent,
+  budgetedRoundSize,
   loadResultTexts,
   reannouncedAfter,
   roundTokens,
@@ -286,19 +286,12 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
  * newest always), never an old boundary round; every active round when the context is under the target.
  */
 async function tailCandidate(base: PlanBase, underTarget: boolean): Promise<number> {
-  const { analysis, settings, calibration, active, sizes, clock } = base;
+  const { analysis, settings, active, clock } = base;
   const { rounds } = analysis;
-  const calibrationNow = calibration;
   const last = active.length - 1;
   let tailPos = Math.max(0, last);
-  // Grow the tail by each round's size once over-long results become previews, so one huge
-  // tool result does not stop recent work from being kept (the exact budget is applied below).
-  const budgetedSize = (ri: number) => {
-    let saved = 0;
-    for (const t of rounds[ri].toolResults)
-      if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
-    return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibrationNow));
-  };
+  // Grow the tail by each round's size once over-long results become previews (the exact budget is applied below).
+  const budgetedSize = (ri: number) => budgetedRoundSize(base, ri);
   let acc = last >= 0 ? budgetedSize(active[last]) : 0;
   while (tailPos > 0 && acc + budgetedSize(active[tailPos - 1]) <= settings.keepRecentTokens) {
     tailPos--;
