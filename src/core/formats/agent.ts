@@ -223,6 +223,23 @@ export function readOnly(): AgentCapabilities {
   };
 }
 
+/** Why `what` is not available for the sessions of an agent the product reads only (`name`: its display name). */
+export function readOnlyReason(name: string, what: Capability): string {
+  switch (what) {
+    case 'doctor':
+      return `Resume health (doctor) is not available for ${name} sessions: it checks what Claude Code's loader rebuilds from a transcript's parent links when it resumes one.`;
+    case 'repair':
+      return `Repair is not available for ${name} sessions: it relinks the broken parent links of a Claude Code transcript.`;
+    case 'undo':
+    case 'restore':
+      return `${name} sessions are never written by Agent Compactor, so there is no compaction to undo and no backup to restore.`;
+    case 'resume':
+      return `${name} sessions have no resume command Agent Compactor offers.`;
+    default:
+      return `${name} sessions are read-only for now: Agent Compactor inspects them but does not write them back.`;
+  }
+}
+
 /** The o200k count as a close count of another vendor's text (`vendor`: whose tokenizer it is not). */
 export function o200kApproximation(vendor: string): { label: string; note: string } {
   return {

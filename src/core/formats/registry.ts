@@ -2,6 +2,7 @@
 // here (and, for an agent we write back, one in writers.ts). The order is the order agents are shown in, and the
 // order their formats are tried in (a JSONL file by its first record; the agent whose reader takes any JSON lines,
 // Claude Code's, last).
+import { CompactError } from '../compact/errors';
 import type { AgentCapabilities, AgentModule, Capability, Container, RecordFormat } from './agent';
 import { claudeCode } from './claude-code';
 import { codex } from './codex';
@@ -78,4 +79,17 @@ export function capabilitiesOf(format: Pick<FormatInfo, 'id' | 'container'>): Ag
 export function unsupported(format: Pick<FormatInfo, 'id' | 'container'>, what: Capability = 'compact'): string | null {
   if (capabilitiesOf(format)[what]) return null;
   return agentModule(format.id).unsupported(what, format.container);
+}
+
+/**
+ * Refuses `what` for a file of this format, when its agent cannot do it: a CompactError ('unsupported-format') that
+ * names `subject` (the file) and says why. The gate every verb that is not offered for every agent passes first.
+ */
+export function requireCapability(
+  format: Pick<FormatInfo, 'id' | 'container'>,
+  what: Capability,
+  subject: string,
+): void {
+  const why = unsupported(format, what);
+  if (why) throw new CompactError('unsupported-format', `${subject}: ${why}`);
 }

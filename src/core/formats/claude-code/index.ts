@@ -25,8 +25,12 @@ function capabilities(container: Container): AgentCapabilities {
 }
 
 /** Only a transcript stored as one JSON array lacks anything: every command but inspect. */
-function unsupported(_what: Capability, _container: Container): string {
-  return 'This Claude Code transcript is stored as one JSON array, not as JSON lines: Agent Compactor inspects it but writes back only the JSONL files Claude Code resumes.';
+function unsupported(what: Capability, _container: Container): string {
+  const why =
+    'This Claude Code transcript is stored as one JSON array, not as JSON lines: Agent Compactor inspects it but';
+  return what === 'doctor' || what === 'repair'
+    ? `${why} checks and repairs only the JSONL files Claude Code resumes.`
+    : `${why} writes back only the JSONL files Claude Code resumes.`;
 }
 
 export const claudeCode: AgentModule<'claude-code'> = {

@@ -3,7 +3,7 @@
 import { basename, dirname, join } from 'node:path';
 import { asObject, str } from '../../json';
 import type { AgentModule, SessionFacts, SessionsLocation, SessionsWhere } from '../agent';
-import { o200kApproximation, readOnly, shortTokens } from '../agent';
+import { o200kApproximation, readOnly, readOnlyReason, shortTokens } from '../agent';
 import { claudeWindowOf } from '../claude-code/limits';
 import { headMessages } from '../document';
 import { headText, titleOf } from '../head';
@@ -49,9 +49,11 @@ async function taskFacts(file: string): Promise<SessionFacts> {
   return { title: titleOf(task ? task[1] : body), sessionId: basename(dirname(file)), cwd: cwd ? cwd[1] : null };
 }
 
+const NAME = 'Cline / Roo Code';
+
 export const cline: AgentModule<'cline'> = {
   id: 'cline',
-  name: 'Cline / Roo Code',
+  name: NAME,
   document: {
     detect: isClineHistory,
     messages: (doc) => doc as unknown[],
@@ -59,8 +61,7 @@ export const cline: AgentModule<'cline'> = {
     version: () => null,
   },
   capabilities: readOnly,
-  unsupported: () =>
-    'Cline / Roo Code tasks are read-only for now: Agent Compactor inspects them but does not write them back.',
+  unsupported: (what) => readOnlyReason(NAME, what),
   sessions: {
     locations: [
       tasksLocation('Cline', 'saoudrizwan.claude-dev'),

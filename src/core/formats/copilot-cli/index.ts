@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { obj, str } from '../../json';
 import type { AgentModule, SessionFacts } from '../agent';
-import { o200kApproximation, readOnly } from '../agent';
+import { o200kApproximation, readOnly, readOnlyReason } from '../agent';
 import { headObjects, titleOf } from '../head';
 import { CopilotReader, isCopilotEvent } from './reader';
 
@@ -23,9 +23,11 @@ async function eventsFacts(file: string): Promise<SessionFacts> {
   return facts;
 }
 
+const NAME = 'GitHub Copilot CLI';
+
 export const copilotCli: AgentModule<'copilot-cli'> = {
   id: 'copilot-cli',
-  name: 'GitHub Copilot CLI',
+  name: NAME,
   records: {
     detect: isCopilotEvent,
     reader: () => new CopilotReader(),
@@ -35,8 +37,7 @@ export const copilotCli: AgentModule<'copilot-cli'> = {
         : `${path}: recognised as a GitHub Copilot CLI file, but it holds no conversation records`,
   },
   capabilities: readOnly,
-  unsupported: () =>
-    'GitHub Copilot CLI sessions are read-only for now: Agent Compactor inspects them but does not write them back.',
+  unsupported: (what) => readOnlyReason(NAME, what),
   sessions: {
     locations: [
       {

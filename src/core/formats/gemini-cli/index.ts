@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { asObject, str } from '../../json';
 import type { AgentModule, SessionFacts } from '../agent';
-import { o200kApproximation, readOnly, shortTokens } from '../agent';
+import { o200kApproximation, readOnly, readOnlyReason, shortTokens } from '../agent';
 import { headMessages } from '../document';
 import { headText, titleOf } from '../head';
 import { geminiEntries, geminiMessages, isGeminiChat, textBlocks } from './reader';
@@ -31,9 +31,11 @@ async function chatFacts(file: string): Promise<SessionFacts> {
   return { title: titleOf(prompt), sessionId: id ? id[1] : null, cwd: null };
 }
 
+const NAME = 'Gemini CLI';
+
 export const geminiCli: AgentModule<'gemini-cli'> = {
   id: 'gemini-cli',
-  name: 'Gemini CLI',
+  name: NAME,
   document: {
     detect: isGeminiChat,
     messages: geminiMessages,
@@ -41,8 +43,7 @@ export const geminiCli: AgentModule<'gemini-cli'> = {
     version: () => null,
   },
   capabilities: readOnly,
-  unsupported: () =>
-    'Gemini CLI sessions are read-only for now: Agent Compactor inspects them but does not write them back.',
+  unsupported: (what) => readOnlyReason(NAME, what),
   sessions: {
     locations: [
       {
