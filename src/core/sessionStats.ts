@@ -6,7 +6,9 @@ import { cacheState, expiredResumeCost, type CacheState, type ExpiredResume } fr
 import { DEFAULT_SETTINGS } from './compact/types';
 import { DEFAULT_PRICES, priceFor, sessionCost, type PriceTable, type SessionCost } from './cost';
 import { buildRounds } from './rounds';
-import { assertTranscript, indexTranscript } from './transcript';
+import { readSessionIndex } from './inspect';
+import { agentModule } from './formats/registry';
+import { limitFacts } from './limits';
 import { newestUsageInContext } from './tokens/usage';
 
 export interface SessionStats {
@@ -26,6 +28,8 @@ export interface SessionStats {
    */
   contextTokens: number | null;
   model: string | null;
+  /** The window of that model as the session's agent knows it (its module's limits); null when it does not say. */
+  contextWindow: number | null;
   /**
    * The prompt cache as the file left it (read at `now`; whether it has expired since is the caller's to say from
    * `cache.expiresAt`), and what resuming after it expires costs, null when the model has no price.
@@ -45,8 +49,8 @@ export async function sessionStats(
   prices: PriceTable = DEFAULT_PRICES,
   now = Date.now(),
 ): Promise<SessionStats> {
-  const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
-  assertTranscript(index);
+  // Any agent's session: JSON lines, or one JSON document (Gemini CLI, Cline).
+  const index = await readSessionIndex(file, { yieldEvery: YIELD_EVERY });
   const rounds = buildRounds(index.entries, buildChain(index.entries));
   const cost = sessionCost(index.entries, prices);
   const newest = newestUsageInContext(index.entries, rounds);
@@ -67,6 +71,10 @@ export async function sessionStats(
     priceDate: cost.priceDate,
     contextTokens,
     model: newest?.round.model ?? null,
+    contextWindow: agentModule(index.format.id).limits(
+      newest?.round.model ?? null,
+      limitFacts(index.format.id, index.entries).recordedWindow,
+    ).window,
     cache,
     expiredResume,
     size: index.size,

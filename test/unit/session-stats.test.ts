@@ -115,6 +115,7 @@ describe('sessions view: rounds and cost', function () {
       priceDate: '2026-01-15',
       contextTokens: 80_000,
       model: 'claude-sonnet-4-6',
+      contextWindow: 200_000,
       cache: {
         status: 'unknown',
         reason: 'the record does not say',

@@ -48,7 +48,10 @@ export class LiveSessionStatus implements vscode.Disposable {
 
   private update(): void {
     const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const live = project ? this.sessions.all.find((s) => s.cwd === project && s.live) : undefined;
+    // The live session of the project whose context the list measures (another agent's, with no figure, is passed by).
+    const live = project
+      ? this.sessions.all.find((s) => s.cwd === project && s.live && s.contextTokens !== null)
+      : undefined;
     const status = live ? liveStatus(live) : null;
     this.session = status ? live : undefined;
     if (!live || !status) {
