@@ -168,16 +168,23 @@ describe('every agent in the sessions list (core)', function () {
         ['agent', 'Claude Code'],
         ['agent', 'Codex CLI'],
         ['agent', 'Gemini CLI'],
-        ['agent', 'GitHub Copilot CLI'],
         ['agent', 'Cline / Roo Code'],
+        ['agent', 'GitHub Copilot CLI'],
       ],
+      'in the registry order',
     );
     const rows = nodes.flatMap((a) => (a.children ?? []).flatMap((p) => p.children ?? []));
+    const tagOf = new Map(list.map((s) => [s.file, `session${actionTags(s.agent)}`] as const));
     assert.deepEqual(
       rows.map((r) => r.contextValue),
-      list.map((s) => `session${actionTags(s.agent)}`),
+      rows.map((r) => tagOf.get(r.file!)),
     );
-    assert.ok(rows[0].contextValue.includes('.compact') && !rows[2].contextValue.includes('.compact'));
+    assert.deepEqual(
+      rows.map((r) => r.contextValue.includes('.compact')),
+      [true, true, false, false, false],
+      'Claude Code and Codex sessions are compacted, the others read only',
+    );
+    assert.equal(new Set(rows.map((r) => r.id)).size, rows.length);
     // One agent only: the projects at the top, as the view always showed Claude Code's.
     const claudeOnly = sessionTreeNodes(
       groupSessions(

@@ -203,6 +203,10 @@ export function actionTags(agent: AgentId): string {
   return `${compact}${module.resume ? `.resume-${module.resume.program}` : ''}`;
 }
 
+/**
+ * The project nodes of `groups`. `parent`: the agent node's id they are under, which prefixes their ids and their
+ * sessions' (VS Code keeps an item's parent by its id: an id must not move between the flat and the nested tree).
+ */
 function projectNodes<T extends SessionSummary>(
   groups: readonly ProjectGroup<T>[],
   workspaceProject: string | null,
@@ -210,9 +214,11 @@ function projectNodes<T extends SessionSummary>(
   statsOf: (s: T) => StatsState,
   all: readonly SessionSummary[],
   expandFirst: boolean,
+  parent = '',
 ): SessionNode[] {
+  const under = (id: string) => (parent ? `${parent}/${id}` : id);
   return groups.map((g, i) => ({
-    id: g.agent ? `project:${g.agent}:${g.project}` : `project:${g.project}`,
+    id: under(`project:${g.project}`),
     kind: 'project',
     label: basename(g.project) || g.project,
     description: `${g.project} · ${g.sessions.length} session${g.sessions.length === 1 ? '' : 's'}`,
@@ -221,7 +227,10 @@ function projectNodes<T extends SessionSummary>(
     contextValue: 'project',
     collapsible: expandFirst && i === 0 ? 'expanded' : 'collapsed',
     project: g.project,
-    children: g.sessions.map((s) => sessionNode(s, now, statsOf(s), originalOf(s, all))),
+    children: g.sessions.map((s) => {
+      const node = sessionNode(s, now, statsOf(s), originalOf(s, all));
+      return { ...node, id: under(node.id) };
+    }),
   }));
 }
 
@@ -259,7 +268,7 @@ export function sessionTreeNodes<T extends SessionSummary & { agent?: AgentId; l
       contextValue: 'agent',
       collapsible: i === 0 ? 'expanded' : 'collapsed',
       project: '',
-      children: projectNodes(own, workspaceProject, now, statsOf, all, i === 0),
+      children: projectNodes(own, workspaceProject, now, statsOf, all, i === 0, `agent:${id ?? ''}`),
     };
   });
 }
