@@ -1,8 +1,8 @@
 // Rebuilds the conversation the way Claude Code does on resume: pick the leaf, walk
 // parentUuid back (across earlier compactions via logicalParentUuid), bring back sibling
 // tool results of parallel tool calls, and mark where the active context starts.
-// Over 400 lines: the walk, the resume-time boundary cut, sibling recovery and Claude Code's own loader bridge
-// (ChainMode) are one algorithm with shared tables; split, each part would need the others' state.
+// Over 400 lines: the walk, the resume-time boundary cut and sibling recovery are one algorithm with shared tables;
+// split, each part would need the others' state. An agent's own loader rules (ChainLoader) come from its module.
 import { isCompactBoundary, type Entry } from './entries';
 
 export interface Chain {
@@ -54,16 +54,25 @@ export interface ChainTables {
 }
 
 /**
- * How the chain is rebuilt. `product`: dangling parents always link to the nearest earlier entry (and, after a
- * boundary, to the previous line in the file), which shows the whole conversation a session holds. `claude-code`:
- * as Claude Code 2.1.330 loads a session on resume: a dangling parent links to the latest entry of the same side
- * whose timestamp is not later than the entry's own, not yet walked and at most CLAUDE_CODE_BRIDGE_GAP_MS older;
- * otherwise the walk stops there and everything behind it is left out of the resumed request.
+ * How an agent's own loader rebuilds a session's chain when it resumes it, where it differs from the product's view:
+ * the loader model of an agent lives in its module (Claude Code's: formats/claude-code/loader.ts).
  */
-export type ChainMode = 'product' | 'claude-code';
+export interface ChainLoader {
+  /**
+   * The entry that stands in for the missing parent of `e` (or for one already walked), or -1: the walk stops there and
+   * everything behind it is left out of the resumed request. `seen`: the entries walked so far.
+   */
+  bridge(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number;
+  /** The loader keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded. */
+  lastCopyOnly: boolean;
+}
 
-/** Longest gap (ms) Claude Code 2.1.330 bridges from an entry with a missing parent to an earlier entry (read from its loader). */
-export const CLAUDE_CODE_BRIDGE_GAP_MS = 5000;
+/**
+ * How the chain is rebuilt. `product`: dangling parents always link to the nearest earlier entry (and, after a
+ * boundary, to the previous line in the file), which shows the whole conversation a session holds. A ChainLoader: as
+ * that agent loads a session on resume (a parent already walked counts as missing, so the walk never loops).
+ */
+export type ChainMode = 'product' | ChainLoader;
 
 export interface Sidechain {
   id: string;
@@ -105,14 +114,14 @@ function walk(
     }
     if (parent === null) break;
     const next = byUuid.get(parent);
-    // Claude Code's loader treats a parent it has already walked like a missing one (and so never loops).
-    if (next !== undefined && !(record.mode === 'claude-code' && seen.has(next))) {
+    // An agent's loader treats a parent it has already walked like a missing one (and so never loops).
+    if (next !== undefined && !(record.loader && seen.has(next))) {
       cur = next;
       continue;
     }
     // Dangling parent: nearest earlier entry by timestamp among candidates.
     let repaired: number;
-    if (record.mode === 'claude-code') repaired = loaderBridge(entries, candidates, e, seen);
+    if (record.loader) repaired = record.loader.bridge(entries, candidates, e, seen);
     else {
       repaired = nearestEarlier(entries, candidates, e, cur, seen);
       if (repaired === -1 && fileOrderFallback) repaired = previousInFile(candidates, cur, seen);
@@ -131,35 +140,9 @@ function walk(
 }
 
 interface WalkRecord {
-  mode: ChainMode;
+  /** The agent's loader being modelled, or null (the product's view). */
+  loader: ChainLoader | null;
   bridges: Map<number, number>;
-}
-
-/**
- * Claude Code's own choice for an entry whose parent is missing: among candidates not yet walked (any position in
- * the file; file snapshots and progress lines excluded, which the compatibility suite confirms), the one with the latest timestamp not later than the entry's, when at most
- * CLAUDE_CODE_BRIDGE_GAP_MS older (ties: the earliest in the file). -1 when there is none.
- */
-export function loaderBridge(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number {
-  const t = e.timestamp ? Date.parse(e.timestamp) : NaN;
-  if (Number.isNaN(t)) return -1;
-  let best = -1;
-  let bestTime = -Infinity;
-  for (const i of candidates) {
-    const c = entries[i];
-    if (
-      seen.has(i) ||
-      c.isSidechain !== e.isSidechain ||
-      c.kind === 'progress' ||
-      (c.kind === 'system' && c.subtype === 'file_snapshot')
-    )
-      continue;
-    const ct = c.timestamp ? Date.parse(c.timestamp) : NaN;
-    if (Number.isNaN(ct) || ct > t || ct <= bestTime) continue;
-    best = i;
-    bestTime = ct;
-  }
-  return best !== -1 && t - bestTime <= CLAUDE_CODE_BRIDGE_GAP_MS ? best : -1;
 }
 
 /** The closest candidate before `idx` in file order that the walk has not visited. */
@@ -404,14 +387,15 @@ export function buildChainWithTables(
   for (const i of primary) byUuid.set(entries[i].uuid!, i);
 
   const leaf = pickLeaf(entries, byUuid, primary);
-  const record: WalkRecord = { mode, bridges: new Map() };
+  const loader = mode === 'product' ? null : mode;
+  const record: WalkRecord = { loader, bridges: new Map() };
   const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes, record));
   const walked = new Set(onChain);
-  // Claude Code keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded.
+  // A loader that keeps one entry per uuid (the later line) never loads an earlier copy of a line written twice.
   const recovery = recoverSiblings(
     entries,
     onChain,
-    mode === 'claude-code' ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary,
+    loader?.lastCopyOnly ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary,
   );
   // Entry indices follow file order (the index is built by reading the file front to back).
   const inFileOrder = Array.from(Int32Array.from(onChain).sort());

@@ -30,13 +30,13 @@ export interface SessionSummary {
 }
 
 /**
- * Where a fork came from. `claude-code`: Claude Code's own branch (`--fork-session`, /branch), whose copied lines carry
- * `forkedFrom: { sessionId, messageUuid }`. `compaction`: a fork a compaction or repair wrote, whose first lines are the
+ * Where a fork came from. `agent`: the agent's own branch (Claude Code's `--fork-session`, /branch), whose copied
+ * lines carry `forkedFrom: { sessionId, messageUuid }`. `compaction`: a fork a compaction or repair wrote, whose first lines are the
  * original's, copied with its session id, before the lines under the fork's own id (the file's name).
  */
 export interface ForkOrigin {
   sessionId: string;
-  by: 'claude-code' | 'compaction';
+  by: 'agent' | 'compaction';
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,7 +59,7 @@ export function forkOrigin(
       from.sessionId !== id &&
       UUID.test(from.sessionId)
     )
-      return { sessionId: from.sessionId, by: 'claude-code' };
+      return { sessionId: from.sessionId, by: 'agent' };
   }
   if (!UUID.test(id)) return null;
   const first = lines.find((o) => typeof o.sessionId === 'string');

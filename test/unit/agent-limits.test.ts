@@ -84,7 +84,7 @@ describe("Each agent's window, thresholds and cost", function () {
 
   it('the live status item and the map say the same threshold (one function), name their session, and have a plain accessible name', async () => {
     const s = summary({});
-    const status = liveStatus(s)!;
+    const status = liveStatus({ ...s, agent: 'claude-code' })!;
     const limits = contextLimits({ format: 'claude-code', model: s.model, recordedWindow: null, autoCompactions: [] });
     assert.ok(status.tooltip.includes(autoCompactText(limits)), status.tooltip);
     assert.match(status.tooltip, /auto-compacts near 167k \(84% of 200k\)/);

@@ -1,8 +1,9 @@
 // The live session's status bar text as plain data: context fill against the model's window, and how close it is to
-// Claude Code's auto-compaction (core/limits.ts, the same threshold the Context Map draws). Pure: no `vscode` import.
+// the agent's auto-compaction (core/limits.ts, the same threshold the Context Map draws). Pure: no `vscode` import.
 import type { SessionSummary } from '../../core/sessionList';
 import { autoCompactShare, autoCompactText, contextLimits } from '../../core/limits';
 import { shortNumber } from './format';
+import { agentName, type AgentId } from '../../core/formats/registry';
 
 /** Below the auto-compaction threshold (a share of the window) the item turns yellow, then red, and the notification is offered. */
 export const WARN_BELOW = 0.17;
@@ -25,10 +26,11 @@ export function statusName(name: string, max = 24): string {
 
 const PIE = ['○', '◔', '◑', '◕', '●'];
 
-export function liveStatus(s: SessionSummary): LiveStatus | null {
+/** The status of a session of `s.agent` (its window and threshold by its module's limits). */
+export function liveStatus(s: SessionSummary & { agent: AgentId }): LiveStatus | null {
   if (s.contextTokens === null) return null;
   const share = s.contextTokens / s.contextWindow;
-  const limits = contextLimits({ format: 'claude-code', model: s.model, recordedWindow: null, autoCompactions: [] });
+  const limits = contextLimits({ format: s.agent, model: s.model, recordedWindow: null, autoCompactions: [] });
   const threshold = autoCompactShare(limits) ?? 1;
   const pie = PIE[Math.max(0, Math.min(4, Math.round(share * 4)))];
   const level = share >= threshold - ALERT_BELOW ? 'alert' : share >= threshold - WARN_BELOW ? 'warning' : 'normal';
@@ -36,7 +38,7 @@ export function liveStatus(s: SessionSummary): LiveStatus | null {
   const fill = `${shortNumber(s.contextTokens)} / ${shortNumber(s.contextWindow)} · ${Math.round(share * 100)}%`;
   return {
     text: `${pie} live: ${name} ${fill}`,
-    tooltip: `Live session: ${s.title}\n${s.model ?? 'unknown model'}: ${s.contextTokens.toLocaleString('en-US')} of ${s.contextWindow.toLocaleString('en-US')} tokens in the newest request.\nClaude Code ${autoCompactText(limits)}.\nClick to show its rounds.`,
+    tooltip: `Live session: ${s.title}\n${s.model ?? 'unknown model'}: ${s.contextTokens.toLocaleString('en-US')} of ${s.contextWindow.toLocaleString('en-US')} tokens in the newest request.\n${agentName(s.agent)} ${autoCompactText(limits)}.\nClick to show its rounds.`,
     accessibilityLabel: `Live session ${name}: context ${s.contextTokens.toLocaleString('en-US')} of ${s.contextWindow.toLocaleString('en-US')} tokens, ${Math.round(share * 100)} percent`,
     level,
     share,

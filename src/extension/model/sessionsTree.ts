@@ -135,8 +135,9 @@ export function shownContext(
 }
 
 /** The tooltip's line for a fork: which session it was forked from and by whom. */
-export function forkText(forkOf: ForkOrigin, original: SessionSummary | undefined): string {
-  const by = forkOf.by === 'claude-code' ? 'Claude Code' : 'a compaction or repair';
+/** `agent`: the name of the agent whose session it is (the one that forked it, when it forked it itself). */
+export function forkText(forkOf: ForkOrigin, original: SessionSummary | undefined, agent = 'the agent'): string {
+  const by = forkOf.by === 'agent' ? agent : 'a compaction or repair';
   return `Fork of ${original ? `"${oneLine(original.title, 60)}" (${forkOf.sessionId})` : `session ${forkOf.sessionId} (not found beside it)`}, written by ${by}. Open Original Session shows it.`;
 }
 
@@ -168,7 +169,7 @@ export function sessionNode(
     tooltip: [
       s.title,
       s.location ? `${s.location} · ${s.file}` : s.file,
-      s.forkOf ? forkText(s.forkOf, original) : '',
+      s.forkOf ? forkText(s.forkOf, original, s.agent ? agentName(s.agent) : undefined) : '',
       `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`,
       `Size: ${formatBytes(s.size)}`,
       statsTooltip(stats),
