@@ -5,7 +5,8 @@
 import { capabilitiesOf } from '../core/formats/registry';
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
-import { inspectFile, reinspect, type Analysis } from '../core/inspect';
+import { inspectFile, reinspect } from '../core/inspect';
+import type { Analysis } from '../core/analysis';
 import { NotATranscriptError, prefixUnchanged } from '../core/transcript';
 import { planCompaction } from '../core/compact/plan';
 import { anchored, type UserDecisions } from '../core/compact/decisions';

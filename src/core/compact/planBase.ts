@@ -1,7 +1,7 @@
 // What the automatic planner (plan.ts) and the steered one (steer.ts) share: the plan's details, the sizes of rounds
 // and of the summary, a round's budgeted content, the base every plan starts from and the tool-result texts it budgets.
 // A module of its own so that the two planners depend on it and not on each other.
-import type { Analysis } from '../inspect';
+import type { Analysis } from '../analysis';
 import { userTextContent, type Round, type RoundContent } from '../rounds';
 import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
 import { SUMMARY_PREFIX } from './summarize/prompt';

@@ -1,7 +1,7 @@
 // The summary a compaction writes: the earlier summary that opens the active context (quoted whole
 // when the rounds around it are summarized), the Anthropic summary with its fallbacks to the
 // offline one, the offline (extractive) summary itself, or the text the user gave, used verbatim.
-import type { Analysis } from '../inspect';
+import type { Analysis } from '../analysis';
 import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
 import type { PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type ProgressReporter } from './types';

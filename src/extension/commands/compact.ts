@@ -18,7 +18,7 @@ import {
   type PlannedCompaction,
 } from '../../core/compact/compact';
 import { compactionEconomics } from '../../core/cache';
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import { priceTableFromSetting } from '../model/mapState';
 import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { agentCliRefusal } from '../../core/compact/summary';

@@ -1,7 +1,7 @@
 // The prompt cache and the next turn's cost in words, for the surfaces that hold a session's analysis (the Context
 // Map's cost section): with a plan, the plan's economics (core/cache.ts `compactionEconomics`); without one, the
 // cache's state and what the next turn's input costs as it is. Pure: no `vscode` import.
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import { cacheState, compactionEconomics, dollars, nextTurnCost } from '../../core/cache';
 import type { CompactionPlan } from '../../core/compact/types';
 import { contextNow } from '../../core/context';

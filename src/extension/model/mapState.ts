@@ -1,6 +1,6 @@
 // Builds the Context Map's state (what its webview draws) from an analysis, the core's
 // context map figures and the compaction plan. Pure: no `vscode` import.
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import type { CompactionPlan } from '../../core/compact/types';
 import { DEFAULT_SETTINGS } from '../../core/compact/types';
 import type { Breakdown } from '../../core/breakdown';

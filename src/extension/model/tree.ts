@@ -4,7 +4,8 @@
 // Over 400 lines: every node kind of one view (header, plan, health, groups, rounds, their children and marks)
 // shares the label rules here; each builder is short.
 import { unsupported } from '../../core/formats/registry';
-import type { Analysis, RoundReport } from '../../core/inspect';
+import type { RoundReport } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import { roundCost } from '../../core/contextMap';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
