@@ -1,6 +1,9 @@
 // Shared argument and input handling for the CLI verbs: exit codes, numbers, the transcript path.
 import { open, stat } from 'node:fs/promises';
 import { errnoReason } from '../core/compact/fsutil';
+import type { Capability } from '../core/formats/agent';
+import { unsupported } from '../core/formats/registry';
+import { readSessionIndex } from '../core/inspect';
 import { sanitizeForTerminal } from './format';
 
 export const EXIT_OK = 0;
@@ -75,4 +78,19 @@ export async function readableTranscript(path: string): Promise<string> {
     throw new UsageError(describeFsError(err) ?? `cannot read ${shown(path)}: ${(err as Error).message}`);
   }
   return path;
+}
+
+/**
+ * Exits 2 with the reason when `file` is a session of an agent for which `what` is not available (its module's
+ * capabilities). A file that cannot be read as a session passes: undo and restore must work on a damaged one.
+ */
+export async function refuseUnsupported(file: string, what: Capability, verb: string): Promise<void> {
+  let format;
+  try {
+    format = (await readSessionIndex(file)).format;
+  } catch {
+    return;
+  }
+  const why = unsupported(format, what);
+  if (why) throw new UsageError(`${verb}: ${shown(file)}: ${why}`);
 }

@@ -22,7 +22,7 @@ import { inspectFile } from '../core/inspect';
 import { DecisionError, type UserDecisions } from '../core/compact/decisions';
 import type { SummarizerChoice } from '../core/compact/options';
 import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
-import type { Analysis } from '../core/inspect';
+import type { Analysis } from '../core/analysis';
 
 export const compactVerb: VerbSpec = {
   name: 'compact',

@@ -2,7 +2,8 @@
 import type { DoctorReport } from '../core/doctor';
 import { repairOutlook } from '../core/repair';
 import { readSessionIndex } from '../core/inspect';
-import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript } from './args';
+import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript, shown, UsageError } from './args';
+import { unsupported } from '../core/formats/registry';
 import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
 
@@ -13,14 +14,17 @@ export const doctorVerb: VerbSpec = {
     'What Claude Code would load on resume, and every broken link, orphan or dead end that makes it load less; reads only.',
   options: [JSON_OPTION, HELP_OPTION],
   notes: [
-    'Exit 0 when healthy, 1 when problems were found (the last line says whether `agent-compactor repair` can fix them; --json: repairable), 2 on unusable input.',
+    'Exit 0 when healthy, 1 when problems were found (the last line says whether `agent-compactor repair` can fix them; --json: repairable), 2 on unusable input or a session of an agent doctor does not model (it checks Claude Code transcripts; other agents exit 2 with the reason).',
   ],
   run: runDoctor,
 };
 
 export async function runDoctor(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'doctor'));
-  const { before: report, canRepair, reason } = repairOutlook(await readSessionIndex(file));
+  const index = await readSessionIndex(file);
+  const refusal = unsupported(index.format, 'doctor');
+  if (refusal) throw new UsageError(`doctor: ${shown(file)}: ${refusal}`);
+  const { before: report, canRepair, reason } = repairOutlook(index);
   const repair = { repairable: canRepair, notRepairable: reason };
   if (bool(values, 'json')) printJson(JSON.stringify({ ...report, ...repair }, null, 2) + '\n');
   else printOut(renderDoctor(report, repair));

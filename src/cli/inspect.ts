@@ -6,7 +6,7 @@ import { contextNow, contextParts } from '../core/context';
 import { asIsLine, cacheState, compactionEconomics, economicsLine, nextTurnAsIs } from '../core/cache';
 import { planCompaction } from '../core/compact/plan';
 import { DEFAULT_SETTINGS } from '../core/compact/types';
-import { unsupportedReason } from '../core/formats/types';
+import { unsupported } from '../core/formats/registry';
 import { compactionLine } from '../core/agentCompactions';
 import {
   agentCostGap,
@@ -85,7 +85,7 @@ async function nextTurnAtDefaults(
 ): Promise<{ json: Record<string, unknown>; line: string }> {
   const target = DEFAULT_SETTINGS.targetTokens;
   const options = { now, prices, pricesHint: PRICES_HINT };
-  const readOnly = unsupportedReason(analysis.index.format);
+  const readOnly = unsupported(analysis.index.format);
   const plan = readOnly ? null : await planCompaction(analysis, DEFAULT_SETTINGS);
   const economics = plan ? compactionEconomics(analysis, plan, options) : null;
   const compaction = { targetTokens: target, nothingToDo: plan?.nothingToDo ?? null, readOnly };

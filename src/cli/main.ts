@@ -5,6 +5,7 @@ import { describeFsError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from '
 import { renderExitCodes, renderVerbSection, parseVerbArgs, bool, type VerbSpec } from './options';
 import { findVerb, VERBS } from './verbs';
 import { NotATranscriptError } from '../core/transcript';
+import { AGENTS } from '../core/formats/registry';
 import { CompactError } from '../core/compact/types';
 import { printErr, printOut, sanitizeForTerminal } from './format';
 
@@ -13,10 +14,17 @@ const TOP_OPTIONS: readonly [string, string][] = [
   ['--version', 'print the version'],
 ];
 
+/** The agents read, and which of them are written back, from the registry: "Claude Code, Codex CLI (compacted); …". */
+function agentList(): string {
+  const compacted = AGENTS.filter((a) => a.capabilities('jsonl').compact).map((a) => a.name);
+  const read = AGENTS.filter((a) => !a.capabilities('jsonl').compact).map((a) => a.name);
+  return `${compacted.join(', ')}: inspected and compacted; ${read.join(', ')}: inspected`;
+}
+
 export function renderHelp(): string {
   return (
     [
-      'agent-compactor: inspect and compact coding-agent session transcripts (Claude Code JSONL)',
+      `agent-compactor: inspect and compact coding-agent session transcripts (${agentList()})`,
       '',
       ...TOP_OPTIONS.map(([f, h]) => `  ${f.padEnd(12)} ${h}`),
       '',

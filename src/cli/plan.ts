@@ -12,7 +12,7 @@ import { onePositional, readableTranscript, UsageError } from './args';
 import { planInputsFor, STEER_NOTE, STEER_OPTIONS, summaryTextFrom } from './steer';
 import { contextParts } from '../core/context';
 import { readAgentNow, type AgentNow } from '../core/agentNow';
-import { unsupportedReason } from '../core/formats/types';
+import { unsupported } from '../core/formats/registry';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
 import { PRICES_OPTION, pricesFrom } from './inspect';
@@ -62,7 +62,7 @@ export async function runPlan(values: Values, positionals: string[]): Promise<nu
   const file = await readableTranscript(onePositional(positionals, 'plan'));
   const summaryText = await summaryTextFrom(values);
   const analysis = await inspectFile(file, { subagents: false, appendable: false });
-  const refusal = unsupportedReason(analysis.index.format);
+  const refusal = unsupported(analysis.index.format);
   if (refusal) throw new UsageError(`${file}: ${refusal}`);
   const { state, decisions } = await planInputsFor(file, analysis, values);
   if (bool(values, 'summary')) return printSummary(file, values, settings, decisions, summaryText);

@@ -29,7 +29,7 @@ export const repairVerb: VerbSpec = {
     HELP_OPTION,
   ],
   notes: [
-    'Exit 0 when resume loads the transcript whole and valid afterwards (repaired, or nothing needed repair), 1 when problems remain (including ones repair cannot fix, such as a uuid written twice) or the file changed while it was read, 2 on unusable input.',
+    'Exit 0 when resume loads the transcript whole and valid afterwards (repaired, or nothing needed repair), 1 when problems remain (including ones repair cannot fix, such as a uuid written twice) or the file changed while it was read, 2 on unusable input or a session of an agent repair does not mend (it relinks Claude Code transcripts; other agents exit 2 with the reason).',
   ],
   run: runRepair,
 };
@@ -45,7 +45,9 @@ export async function runRepair(values: Values, positionals: string[]): Promise<
   } catch (err) {
     if (err instanceof CompactError) {
       printErr(`agent-compactor: ${sanitizeForTerminal(err.message)}\n`);
-      return err.code === 'exists' || err.code === 'unsafe-path' ? EXIT_USAGE : EXIT_FAILURE;
+      return err.code === 'exists' || err.code === 'unsafe-path' || err.code === 'unsupported-format'
+        ? EXIT_USAGE
+        : EXIT_FAILURE;
     }
     throw err;
   }

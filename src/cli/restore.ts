@@ -3,7 +3,7 @@
 // file and saved tool results recorded beside it; the replaced content is itself backed up first, so this is undoable.
 import { resolve } from 'node:path';
 import { listBackups, restoreBackup } from '../core/compact/backup';
-import { EXIT_OK, onePositional, readableTranscript, UsageError } from './args';
+import { EXIT_OK, onePositional, readableTranscript, refuseUnsupported, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
@@ -31,6 +31,7 @@ export const restoreVerb: VerbSpec = {
 
 export async function runRestore(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'restore'));
+  await refuseUnsupported(file, 'restore', 'restore');
   const backups = await listBackups(file);
   if (!backups.length)
     throw new UsageError(

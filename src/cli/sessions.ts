@@ -1,24 +1,22 @@
 // `agent-compactor sessions [--agent ID] [--json] [--limit N]`: every agent's sessions on this machine, newest first,
 // from the folders each agent keeps them in (core/sessionFolders.ts), with a title where one is cheap to read and the
 // command that resumes the session where its agent has one. Reads only.
-import { basename, dirname } from 'node:path';
-import { resumeFields, type ResumeAgent } from '../core/compact/resume';
-import { readCodexSessionMeta, readSessionInfo, projectFolderName, sessionIdFromFile } from '../core/session';
-import { agentFolders, listAgentSessions, type AgentId, type SessionFile } from '../core/sessionFolders';
-import { summarizeSession } from '../core/sessionList';
+import { resumeFields } from '../core/compact/resume';
+import { agentModule, AGENTS, type AgentId } from '../core/formats/registry';
+import { agentFolders, listAgentSessions, type SessionFile } from '../core/sessionFolders';
 import { EXIT_OK, intOption, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal, truncate } from './format';
 import { HELP_OPTION, JSON_OPTION, str, bool, type Values, type VerbSpec } from './options';
 
-/** The agents `--agent` takes: those whose folders are found from the home folder and the environment alone. */
-const CLI_AGENTS = ['claude-code', 'codex', 'gemini-cli', 'copilot-cli'] as const satisfies readonly AgentId[];
+/** The agents `--agent` takes: every agent whose module says where it keeps its sessions. */
+const CLI_AGENTS: readonly AgentId[] = AGENTS.filter((a) => a.sessions).map((a) => a.id);
 const DEFAULT_LIMIT = 50;
 
 export const sessionsVerb: VerbSpec = {
   name: 'sessions',
   args: '',
   summary:
-    "Every agent's sessions on this machine, newest first: agent, file, size, modified time, a title where one is cheap to read (Claude Code), and the command that resumes it (Claude Code, Codex); reads only.",
+    "Every agent's sessions on this machine, newest first: agent, file, size, modified time, the title the session records (or its first prompt), its folder, and the command that resumes it (Claude Code, Codex); reads only.",
   options: [
     {
       flag: 'agent',
@@ -32,13 +30,15 @@ export const sessionsVerb: VerbSpec = {
     HELP_OPTION,
   ],
   notes: [
-    'Folders: Claude Code $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; Codex $CODEX_HOME/sessions or ~/.codex/sessions; Gemini CLI ~/.gemini/tmp/*/chats; Copilot CLI ~/.copilot/session-state/*/events.jsonl.',
+    'Folders: Claude Code $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; Codex $CODEX_HOME/sessions or ~/.codex/sessions; Gemini CLI ~/.gemini/tmp/*/chats; Cline and Roo Code tasks in the global storage of VS Code (and Insiders, VSCodium, Cursor, VS Code Server, code-server); Copilot CLI ~/.copilot/session-state/*/events.jsonl.',
   ],
   run: runSessions,
 };
 
 export interface ListedSession {
   agent: AgentId;
+  /** Where it was found, when that is not the agent itself ('Roo Code' for a Cline task of Roo Code). */
+  location?: string;
   file: string;
   size: number;
   modified: string;
@@ -46,7 +46,7 @@ export interface ListedSession {
   sessionId: string | null;
   cwd: string | null;
   /** The agent that resumes it (Claude Code and Codex sessions). */
-  resumeAgent?: ResumeAgent;
+  resumeAgent?: AgentId;
   resumeCommand: string | null;
   resumeProblem?: string;
 }
@@ -61,10 +61,10 @@ export async function runSessions(values: Values, positionals: string[]): Promis
     throw new UsageError(`--agent must be one of ${CLI_AGENTS.join(', ')}, all; got '${sanitizeForTerminal(agent)}'`);
   const limitText = str(values, 'limit');
   const limit = limitText === undefined ? DEFAULT_LIMIT : intOption(limitText, 'limit');
-  const found: (SessionFile & { id: AgentId })[] = [];
+  const found: Found[] = [];
   for (const f of agentFolders()) {
     if (agent !== 'all' && f.id !== agent) continue;
-    for (const s of await listAgentSessions(f, limit)) found.push({ ...s, id: f.id });
+    for (const s of await listAgentSessions(f, limit)) found.push({ ...s, id: f.id, location: f.agent });
   }
   found.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
   const listed: ListedSession[] = [];
@@ -74,29 +74,23 @@ export async function runSessions(values: Values, positionals: string[]): Promis
   return EXIT_OK;
 }
 
-/** One session's row: its title and resume command read from the file's head (never the whole file). */
-async function describeSession(s: SessionFile & { id: AgentId }): Promise<ListedSession> {
-  const base = { agent: s.id, file: s.file, size: s.size, modified: new Date(s.mtimeMs).toISOString() };
-  const resume = (agent: ResumeAgent, cwd: string | null, sessionId: string | null) => ({
-    sessionId,
-    cwd,
-    ...resumeFields(agent, cwd, sessionId),
-  });
+type Found = SessionFile & { id: AgentId; location: string };
+
+/** One session's row: what its agent's module reads of it from the file's head (never the whole file). */
+async function describeSession(s: Found): Promise<ListedSession> {
+  const agent = agentModule(s.id);
+  const base = {
+    agent: s.id,
+    ...(s.location !== agent.name ? { location: s.location } : {}),
+    file: s.file,
+    size: s.size,
+    modified: new Date(s.mtimeMs).toISOString(),
+  };
   try {
-    if (s.id === 'claude-code') {
-      const folder = basename(dirname(s.file));
-      const summary = await summarizeSession(s.file, folder);
-      // Claude Code finds a session only when started in the folder its project folder names (core/session.ts).
-      const cwd =
-        summary.cwd && projectFolderName(summary.cwd) === folder
-          ? summary.cwd
-          : (await readSessionInfo(s.file, { projectFolder: folder })).cwd;
-      return { ...base, title: summary.title, ...resume('claude-code', cwd, sessionIdFromFile(s.file)) };
-    }
-    if (s.id === 'codex') {
-      const meta = await readCodexSessionMeta(s.file);
-      return { ...base, title: null, ...resume('codex', meta.cwd, meta.id) };
-    }
+    const facts = await agent.sessions!.describe(s.file);
+    const { title, sessionId, cwd } = facts;
+    if (!agent.resume) return { ...base, title, sessionId, cwd, resumeCommand: null, resumeProblem: noResume(s.id) };
+    return { ...base, title, sessionId, cwd, ...resumeFields(s.id, cwd, sessionId) };
   } catch {
     /* unreadable or vanished since it was listed: listed without title or command */
   }
@@ -106,10 +100,12 @@ async function describeSession(s: SessionFile & { id: AgentId }): Promise<Listed
     sessionId: null,
     cwd: null,
     resumeCommand: null,
-    ...(s.id === 'claude-code' || s.id === 'codex'
-      ? { resumeProblem: 'the session could not be read' }
-      : { resumeProblem: 'this agent has no resume command Agent Compactor offers' }),
+    resumeProblem: agent.resume ? 'the session could not be read' : noResume(s.id),
   };
+}
+
+function noResume(id: AgentId): string {
+  return `${agentModule(id).name} sessions have no resume command Agent Compactor offers`;
 }
 
 function size(n: number): string {
@@ -123,7 +119,7 @@ export function renderSessions(list: readonly ListedSession[]): string {
   const out: string[] = [];
   for (const s of list) {
     out.push(
-      `${s.modified}  ${s.agent}  ${size(s.size)}${s.title ? `  ${sanitizeForTerminal(truncate(s.title.replace(/\s+/g, ' '), 80))}` : ''}`,
+      `${s.modified}  ${s.agent}${s.location ? ` (${sanitizeForTerminal(s.location)})` : ''}  ${size(s.size)}${s.title ? `  ${sanitizeForTerminal(truncate(s.title.replace(/\s+/g, ' '), 80))}` : ''}`,
     );
     out.push(`  ${sanitizeForTerminal(s.file)}`);
     if (s.resumeCommand) out.push(`  resume: ${sanitizeForTerminal(s.resumeCommand)}`);

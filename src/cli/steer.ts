@@ -1,7 +1,7 @@
 // The options that steer a compaction by hand (plan and compact share them): rounds to keep,
 // drop or summarize, tool results to keep in full or replace by a preview, and a summary text.
 import { readFile } from 'node:fs/promises';
-import type { Analysis } from '../core/inspect';
+import type { Analysis } from '../core/analysis';
 import {
   chooseRounds,
   chooseToolResult,

@@ -4,7 +4,7 @@
 import { describeUndo, undoCompaction } from '../core/compact/undo';
 import { readUndoRecord, removeUndoRecord, type UndoableResult } from '../core/compact/undoRecord';
 import { CompactError } from '../core/compact/types';
-import { EXIT_OK, onePositional, readableTranscript, UsageError } from './args';
+import { EXIT_OK, onePositional, readableTranscript, refuseUnsupported, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
 
@@ -22,6 +22,7 @@ export const undoVerb: VerbSpec = {
 
 export async function runUndo(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'undo'));
+  await refuseUnsupported(file, 'undo', 'undo');
   let result: UndoableResult;
   try {
     result = await readUndoRecord(file);

@@ -13,6 +13,7 @@ import { countTokensInPieces } from './tokens/exact';
 import { agentFolders, listAgentSessions, listSessions, sessionsFolder, type SessionFile } from './sessionFolders';
 import { attachmentTokens, isAnnouncement } from './reannounced';
 import { asObject } from './json';
+import { agentModule, agentName } from './formats/registry';
 
 /** The system prompt and tools the agent sent with one model, as recorded in one of the user's sessions. */
 export interface RecordedRequestShape {
@@ -303,7 +304,10 @@ export async function readCodexAgentNow(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<CodexAgentNow | null> {
   const folder = codexSessionsFolderOf(file, env);
-  const files = await listAgentSessions({ agent: 'Codex CLI', id: 'codex', folder }, AGENT_NOW_FILES).catch(() => []);
+  const files = await listAgentSessions(
+    { agent: agentName('codex'), id: 'codex', folder, location: agentModule('codex').sessions!.locations[0] },
+    AGENT_NOW_FILES,
+  ).catch(() => []);
   const heads = await Promise.all(files.map((f) => readEnds(f.file)));
   const own = await readEnds(file);
   return codexAgentNowOf(heads, own.head);

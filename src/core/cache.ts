@@ -7,7 +7,7 @@
 // So the newest response tells what the cache holds now (its read + write: the request's prefix up to the last
 // breakpoint) and, with its timestamp and the lifetime of the writes that made that prefix, until when.
 //
-// Rules are per agent (`CACHE_RULES`): Claude Code records the lifetimes; Codex's rollouts record cached input but not
+// Rules are per agent (its module's `cache`): Claude Code records the lifetimes; Codex's rollouts record cached input but not
 // how long the provider keeps it, so its state is "unknown" (never guessed as warm or cold).
 //
 // The next turn's input cost (output is the same either way and left out):
@@ -31,8 +31,10 @@ import {
 import type { Analysis } from './analysis';
 import type { CompactionPlan } from './compact/types';
 import { contextNow } from './context';
+import type { CacheRules } from './formats/agent';
+import { agentModule, type AgentId } from './formats/registry';
 
-export const FIVE_MINUTES_MS = 5 * 60_000;
+export { FIVE_MINUTES_MS } from './formats/agent';
 export const ONE_HOUR_MS = 60 * 60_000;
 
 export type CacheStatus = 'warm' | 'expired' | 'unknown';
@@ -53,21 +55,11 @@ export interface CacheState {
   requestTokens: number;
 }
 
-/** How one agent's records tell the cache's lifetime. */
-export interface CacheRules {
-  /** Whether the agent's usage records say how long the cache lives (else every state is "unknown"). */
-  recordsLifetime: boolean;
-  /** The lifetime of a write whose usage does not split it by lifetime. */
-  defaultTtlMs: number;
-}
+export type { CacheRules } from './formats/agent';
 
-export const CACHE_RULES: Readonly<Record<string, CacheRules>> = Object.freeze({
-  'claude-code': { recordsLifetime: true, defaultTtlMs: FIVE_MINUTES_MS },
-  codex: { recordsLifetime: false, defaultTtlMs: FIVE_MINUTES_MS },
-});
-
-function rulesFor(agent: string): CacheRules | null {
-  return Object.hasOwn(CACHE_RULES, agent) ? CACHE_RULES[agent] : null;
+/** The agent's cache rules (its module's): null when its records do not say how long the cache lives. */
+function rulesFor(agent: AgentId): CacheRules | null {
+  return agentModule(agent).cache.rules;
 }
 
 function timeOf(e: Entry | undefined): number | null {
@@ -104,8 +96,8 @@ function prefixTtl(entries: Entry[], rounds: Round[], upTo: number, rules: Cache
   return null;
 }
 
-/** The cache's state at `now` from the session's own records (`agent`: a format id, e.g. `claude-code`, `codex`). */
-export function cacheState(entries: Entry[], rounds: Round[], agent: string, now: number): CacheState {
+/** The cache's state at `now` from the session's own records, read by the rules of the agent that wrote them. */
+export function cacheState(entries: Entry[], rounds: Round[], agent: AgentId, now: number): CacheState {
   const newest = newestUsageInContext(entries, rounds);
   const none = (reason: string, extra: Partial<CacheState> = {}): CacheState => ({
     status: 'unknown',
@@ -123,11 +115,7 @@ export function cacheState(entries: Entry[], rounds: Round[], agent: string, now
   const coveredTokens = u ? u.cacheRead + u.cacheCreation : 0;
   const base = { lastRequestAt, coveredTokens, requestTokens: newest.usage.contextTokens };
   const rules = rulesFor(agent);
-  if (!rules || !rules.recordsLifetime)
-    return none(
-      `${agent === 'codex' ? 'Codex' : 'this agent'}'s records do not say how long the provider keeps its cache`,
-      base,
-    );
+  if (!rules || !rules.recordsLifetime) return none(agentModule(agent).cache.unknown, base);
   if (lastRequestAt === null) return none('the newest response records no time', base);
   if (coveredTokens === 0) return none('the newest request neither read nor wrote the cache', base);
   const index = rounds.indexOf(newest.round);

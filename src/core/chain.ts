@@ -1,8 +1,8 @@
 // Rebuilds the conversation the way Claude Code does on resume: pick the leaf, walk
 // parentUuid back (across earlier compactions via logicalParentUuid), bring back sibling
 // tool results of parallel tool calls, and mark where the active context starts.
-// Over 400 lines: the walk, the resume-time boundary cut, sibling recovery and Claude Code's own loader bridge
-// (ChainMode) are one algorithm with shared tables; split, each part would need the others' state.
+// Over 400 lines: the walk, the resume-time boundary cut and sibling recovery are one algorithm with shared tables;
+// split, each part would need the others' state. An agent's own loader rules (ChainLoader) come from its module.
 import { isCompactBoundary, type Entry } from './entries';
 
 export interface Chain {
@@ -54,16 +54,25 @@ export interface ChainTables {
 }
 
 /**
- * How the chain is rebuilt. `product`: dangling parents always link to the nearest earlier entry (and, after a
- * boundary, to the previous line in the file), which shows the whole conversation a session holds. `claude-code`:
- * as Claude Code 2.1.330 loads a session on resume: a dangling parent links to the latest entry of the same side
- * whose timestamp is not later than the entry's own, not yet walked and at most CLAUDE_CODE_BRIDGE_GAP_MS older;
- * otherwise the walk stops there and everything behind it is left out of the resumed request.
+ * How an agent's own loader rebuilds a session's chain when it resumes it, where it differs from the product's view:
+ * the loader model of an agent lives in its module (Claude Code's: formats/claude-code/loader.ts).
  */
-export type ChainMode = 'product' | 'claude-code';
+export interface ChainLoader {
+  /**
+   * The entry that stands in for the missing parent of `e` (or for one already walked), or -1: the walk stops there and
+   * everything behind it is left out of the resumed request. `seen`: the entries walked so far.
+   */
+  bridge(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number;
+  /** The loader keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded. */
+  lastCopyOnly: boolean;
+}
 
-/** Longest gap (ms) Claude Code 2.1.330 bridges from an entry with a missing parent to an earlier entry (read from its loader). */
-export const CLAUDE_CODE_BRIDGE_GAP_MS = 5000;
+/**
+ * How the chain is rebuilt. `product`: dangling parents always link to the nearest earlier entry (and, after a
+ * boundary, to the previous line in the file), which shows the whole conversation a session holds. A ChainLoader: as
+ * that agent loads a session on resume (a parent already walked counts as missing, so the walk never loops).
+ */
+export type ChainMode = 'product' | ChainLoader;
 
 export interface Sidechain {
   id: string;
@@ -105,14 +114,14 @@ function walk(
     }
     if (parent === null) break;
     const next = byUuid.get(parent);
-    // Claude Code's loader treats a parent it has already walked like a missing one (and so never loops).
-    if (next !== undefined && !(record.mode === 'claude-code' && seen.has(next))) {
+    // An agent's loader treats a parent it has already walked like a missing one (and so never loops).
+    if (next !== undefined && !(record.loader && seen.has(next))) {
       cur = next;
       continue;
     }
     // Dangling parent: nearest earlier entry by timestamp among candidates.
     let repaired: number;
-    if (record.mode === 'claude-code') repaired = loaderBridge(entries, candidates, e, seen);
+    if (record.loader) repaired = record.loader.bridge(entries, candidates, e, seen);
     else {
       repaired = nearestEarlier(entries, candidates, e, cur, seen);
       if (repaired === -1 && fileOrderFallback) repaired = previousInFile(candidates, cur, seen);
@@ -131,88 +140,9 @@ function walk(
 }
 
 interface WalkRecord {
-  mode: ChainMode;
+  /** The agent's loader being modelled, or null (the product's view). */
+  loader: ChainLoader | null;
   bridges: Map<number, number>;
-}
-
-/**
- * Claude Code's own choice for an entry whose parent is missing: among candidates not yet walked (any position in
- * the file; file snapshots and progress lines excluded, which the compatibility suite confirms), the one with the latest timestamp not later than the entry's, when at most
- * CLAUDE_CODE_BRIDGE_GAP_MS older (ties: the earliest in the file). -1 when there is none.
- *
- * A walk may bridge at every tenth line (a session written a second apart, with links broken throughout): each choice
- * is a binary search in the candidates sorted once by time (each timestamp parsed once), then a step down past the
- * ones this walk has already taken, which are skipped for good (union-find over the sorted positions: `seen` only
- * grows during a walk). Linear in the candidates overall, where a scan per choice was quadratic.
- */
-export function loaderBridge(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number {
-  const t = e.timestamp ? Date.parse(e.timestamp) : NaN;
-  if (Number.isNaN(t)) return -1;
-  const side = bridgeSides(entries, candidates)[e.isSidechain ? 1 : 0];
-  const { order, times } = side;
-  // The last sorted position whose time is not later than the entry's.
-  let lo = 0;
-  for (let hi = order.length; lo < hi;) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  let walked = bridgeWalked.get(seen);
-  if (!walked) bridgeWalked.set(seen, (walked = new Map<BridgeSide, Int32Array>()));
-  let skip = walked.get(side);
-  if (!skip) {
-    skip = new Int32Array(order.length);
-    for (let k = 0; k < skip.length; k++) skip[k] = k;
-    walked.set(side, skip);
-  }
-  for (let p = lo - 1; ;) {
-    p = unwalkedAtOrBelow(skip, p);
-    if (p < 0) return -1;
-    if (!seen.has(order[p])) return t - times[p] <= CLAUDE_CODE_BRIDGE_GAP_MS ? order[p] : -1;
-    skip[p] = p - 1;
-  }
-}
-
-/** The candidates Claude Code's loader may bridge to, per side (main, sidechain), in the order it prefers them. */
-interface BridgeSide {
-  /** Entry indices by time, and among equal times the latest in the file first (so the earliest is met first going down). */
-  order: Int32Array;
-  /** Their times (Date.parse, as the loader compares them). */
-  times: Float64Array;
-}
-
-const bridgeSideCache = new WeakMap<number[], [BridgeSide, BridgeSide]>();
-/** Per walk (its `seen` set): for each side, union-find links from a walked sorted position down to the next one to try. */
-const bridgeWalked = new WeakMap<Set<number>, Map<BridgeSide, Int32Array>>();
-
-function bridgeSides(entries: Entry[], candidates: number[]): [BridgeSide, BridgeSide] {
-  const cached = bridgeSideCache.get(candidates);
-  if (cached) return cached;
-  const pick: [{ i: number; t: number }[], { i: number; t: number }[]] = [[], []];
-  for (const i of candidates) {
-    const c = entries[i];
-    if (c.kind === 'progress' || (c.kind === 'system' && c.subtype === 'file_snapshot')) continue;
-    const ct = c.timestamp ? Date.parse(c.timestamp) : NaN;
-    if (!Number.isNaN(ct)) pick[c.isSidechain ? 1 : 0].push({ i, t: ct });
-  }
-  const sorted = pick.map((xs) => {
-    xs.sort((a, b) => a.t - b.t || b.i - a.i);
-    return { order: Int32Array.from(xs, (x) => x.i), times: Float64Array.from(xs, (x) => x.t) };
-  }) as [BridgeSide, BridgeSide];
-  bridgeSideCache.set(candidates, sorted);
-  return sorted;
-}
-
-/** The highest position at or below `p` not known to be walked (-1 when none), compressing the links it follows. */
-function unwalkedAtOrBelow(skip: Int32Array, p: number): number {
-  let root = p;
-  while (root >= 0 && skip[root] !== root) root = skip[root];
-  while (p >= 0 && skip[p] !== p) {
-    const next = skip[p];
-    skip[p] = root;
-    p = next;
-  }
-  return root;
 }
 
 /** The closest candidate before `idx` in file order that the walk has not visited. */
@@ -457,14 +387,15 @@ export function buildChainWithTables(
   for (const i of primary) byUuid.set(entries[i].uuid!, i);
 
   const leaf = pickLeaf(entries, byUuid, primary);
-  const record: WalkRecord = { mode, bridges: new Map() };
+  const loader = mode === 'product' ? null : mode;
+  const record: WalkRecord = { loader, bridges: new Map() };
   const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes, record));
   const walked = new Set(onChain);
-  // Claude Code keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded.
+  // A loader that keeps one entry per uuid (the later line) never loads an earlier copy of a line written twice.
   const recovery = recoverSiblings(
     entries,
     onChain,
-    mode === 'claude-code' ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary,
+    loader?.lastCopyOnly ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary,
   );
   // Entry indices follow file order (the index is built by reading the file front to back).
   const inFileOrder = Array.from(Int32Array.from(onChain).sort());

@@ -1,7 +1,7 @@
 // The Context Map's figures for one inspected transcript: per round what it adds by category
 // and what its response cost; per tool its share; the largest items in the active context;
 // the session's cost. Shared by `inspect` (CLI) and the map panel.
-import type { Analysis } from './inspect';
+import type { Analysis } from './analysis';
 import { breakdownTotal, roundBreakdown, toolSummary, type Breakdown, type ToolSummary } from './breakdown';
 import { agentCompactions, type AgentCompaction } from './agentCompactions';
 import { DEFAULT_PRICES, sessionCost, type AgentCost, type Cost, type PriceTable, type SessionCost } from './cost';

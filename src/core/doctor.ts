@@ -1,7 +1,8 @@
 // What `claude --resume` would load from a transcript, and the structural problems that make it load less: the chain
-// is rebuilt the way Claude Code's loader does it (chain.ts, mode 'claude-code'), then compared with every
+// is rebuilt the way Claude Code's loader does it (formats/claude-code/loader.ts), then compared with every
 // conversation entry after the last compact boundary. Works on entry digests only (no line is re-read).
-import { buildChainWithTables, CLAUDE_CODE_BRIDGE_GAP_MS, type Chain, type ChainTables } from './chain';
+import { buildChainWithTables, type Chain, type ChainTables } from './chain';
+import { CLAUDE_CODE_BRIDGE_GAP_MS, claudeLoader } from './formats/claude-code/loader';
 import { isCompactBoundary, type Entry } from './entries';
 import { readSessionIndex } from './inspect';
 import type { TranscriptIndex } from './transcript';
@@ -81,7 +82,7 @@ export async function doctorFile(file: string): Promise<DoctorReport> {
 
 export function diagnose(index: TranscriptIndex): DoctorReport {
   const entries = index.entries;
-  const built = buildChainWithTables(entries, 'claude-code');
+  const built = buildChainWithTables(entries, claudeLoader);
   const { chain, tables } = built;
   const { region, cut } = activeRegion(entries, built);
   const onMain = new Set(chain.main);

@@ -113,6 +113,12 @@ export interface Entry {
    * when it records one: its requests, and a summary by the same Codex, are billed to that plan.
    */
   loginPlan?: string;
+  /**
+   * Where in its record the entry stands, when the record holds a list of conversation items and the entry is one of
+   * them (a Codex `compacted` record's `replacement_history`): the item's index. The record is the entry's line (and
+   * part); absent for an entry that is its whole record.
+   */
+  item?: number;
 }
 
 /** What a compact boundary records of its compaction, beside `preTokens`. */
@@ -485,6 +491,7 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
     compactRecord: undefined,
     compactedContextTokens: undefined,
     loginPlan: undefined,
+    item: undefined,
   };
   if (e.kind === 'cost-state') e.agentCost = costStateOf(o);
   if (isCompactBoundary(e)) {

@@ -13,7 +13,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { agentCompactions, type AgentCompaction } from './agentCompactions';
 import { commitOutput } from './compact/commit';
 import { acquireLock, writeTemp } from './compact/fsutil';
-import { resumeFields, type ResumeAgent } from './compact/resume';
+import { resumeFields } from './compact/resume';
+import type { AgentId } from './formats/registry';
 import { CompactError } from './compact/types';
 import { checkResumable } from './compact/validate';
 import { inspectFile } from './inspect';
@@ -34,7 +35,7 @@ export interface ForkBeforeResult {
   /** The share of the conversation's messages resume loads (doctor's figure; below 1 when a link was broken before). */
   reachability: number;
   estimatedTokens: number;
-  resumeAgent: ResumeAgent;
+  resumeAgent: AgentId;
   resumeCommand: string | null;
   resumeProblem?: string;
 }

@@ -14,6 +14,7 @@ import { CompactError } from './compact/types';
 import { convertLine } from './orphanResults';
 import { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 import { readSessionInfo, sessionIdFromFile } from './session';
+import { requireCapability } from './formats/registry';
 
 export { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 
@@ -206,6 +207,7 @@ export function resumeStillBroken(r: DoctorReport): boolean {
 export async function repairFile(file: string, options: RepairOptions = {}): Promise<RepairResult> {
   file = resolve(file);
   const index = await readSessionIndex(file);
+  requireCapability(index.format, 'repair', basename(file));
   const { plan, before, after, canRepair, reason } = repairOutlook(index);
   const mode: RepairResult['mode'] = options.inPlace ? 'in-place' : options.out !== undefined ? 'out' : 'fork';
   const none: RepairResult = {

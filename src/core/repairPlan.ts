@@ -5,6 +5,7 @@
 // byte, a relinked line differs only in its parentUuid value, and a converted line only in those blocks (and its
 // parentUuid). Only a line holding several joined JSON objects, which cannot be changed alone, is routed around.
 import { buildChainWithTables } from './chain';
+import { claudeLoader } from './formats/claude-code/loader';
 import { activeRegion } from './doctor';
 import type { Entry } from './entries';
 import { convertEntry } from './orphanResults';
@@ -89,7 +90,7 @@ function withConversions(entries: Entry[], converted: RepairConversion[]): Entry
  */
 export function planRepair(entries: Entry[]): RepairPlan {
   // Converting blocks changes no parent link, so the region and the loader's bridges are those of the file as it is.
-  const built = buildChainWithTables(entries, 'claude-code');
+  const built = buildChainWithTables(entries, claudeLoader);
   const converted = planConversions(entries, activeRegion(entries, built).region);
   const base = withConversions(entries, converted);
   const plan = { ...planLinks(base, built), converted };
@@ -129,7 +130,7 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
   };
   const view = () => {
     const linked = withLinks(base, plan.changes);
-    const built = buildChainWithTables(linked, 'claude-code');
+    const built = buildChainWithTables(linked, claudeLoader);
     return { linked, built, on: new Set(built.chain.main), region: activeRegion(linked, built).region };
   };
   // Rebuilt only after a splice: most converted results are on the chain once their parent is linked.

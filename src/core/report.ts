@@ -2,7 +2,7 @@
 // session's totals, computed by one loop that incremental re-inspection can resume at a round.
 import type { Chain } from './chain';
 import type { Entry } from './entries';
-import type { FormatInfo } from './formats/types';
+import type { FormatInfo } from './formats/registry';
 import type { Round } from './rounds';
 import type { TranscriptIndex } from './transcript';
 import { roundUsage, type RoundUsage } from './tokens/usage';

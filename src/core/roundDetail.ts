@@ -1,7 +1,7 @@
 // One round as a person reads it: the prompt, the assistant's text, thinking, each tool call
 // with its input and each result with its size, re-read from the file by byte offset. Texts
 // are returned whole (for exact counting) and cut for display by the caller.
-import type { Analysis } from './inspect';
+import type { Analysis } from './analysis';
 import { loadEntryObjects } from './compact/lines';
 import { isObject, messageContent, type JsonObject } from './json';
 import { estimateStringTokens } from './tokens/estimate';

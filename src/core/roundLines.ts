@@ -1,6 +1,6 @@
 // The raw lines of one round, read by their byte offsets (for showing a round of a file too large to open whole).
 import { open } from 'node:fs/promises';
-import type { Analysis } from './inspect';
+import type { Analysis } from './analysis';
 
 export interface RoundLine {
   line: number;

@@ -2,6 +2,7 @@
 // and carries the lines that follow it (tool results, attachments, the next prompt) until
 // the next new id, so a round can be kept or dropped without breaking tool_use/tool_result pairs.
 import { isCompactBoundary, type Entry } from './entries';
+import { textTokens } from './tokens/text';
 import type { Chain } from './chain';
 
 export interface ToolUseInfo {
@@ -94,6 +95,19 @@ function emptyContent(): RoundContent {
     thinkingBlocks: 0,
     proxy: { prose: 0, proseChars: 0, toolUseInput: 0, toolUseInputChars: 0, toolResult: 0, toolResultChars: 0 },
   };
+}
+
+/**
+ * The content of a message holding one user text block, `text`: what a summary adds to a resumed context, sized from
+ * its text alone like any round's content (no line needs to be made up for it).
+ */
+export function userTextContent(text: string): RoundContent {
+  const c = emptyContent();
+  c.blocks = 1;
+  c.userText = text.length;
+  c.proxy!.prose = textTokens(text);
+  c.proxy!.proseChars = text.length;
+  return c;
 }
 
 function newRound(

@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { isSessionId } from './compact/resume';
+import { isSessionId } from './sessionId';
 
 export interface SessionInfo {
   /** The file name without `.jsonl` when it is a UUID, else null: Claude Code resumes `<id>.jsonl` only. */

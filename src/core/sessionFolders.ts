@@ -1,12 +1,16 @@
-// Where each agent keeps its sessions (from the environment and the home folder) and the session files in those
-// folders, newest first. Shared by the extension's Sessions view and pickers and the CLI's `sessions` verb.
+// Where each agent keeps its sessions and the session files in those folders, newest first: every agent's module
+// says where (its sessions locations), this walks them. Shared by the extension's Sessions view and pickers and the
+// CLI's `sessions` verb.
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { homedir } from 'node:os';
+import type { SessionsLocation } from './formats/agent';
+import { claudeProjectsFolder } from './formats/claude-code/sessions';
+import { agentModule, AGENTS, type AgentId } from './formats/registry';
 
 export interface SessionFile {
   file: string;
-  /** The project folder's name (Claude Code's encoding of the project path); for other agents, the agent. */
+  /** The project folder's name (Claude Code's encoding of the project path); for other agents, the location's name. */
   project: string;
   size: number;
   mtimeMs: number;
@@ -14,9 +18,7 @@ export interface SessionFile {
 
 /** Claude Code's sessions folder: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
 export function sessionsFolder(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  const config =
-    env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.trim() ? env.CLAUDE_CONFIG_DIR.trim() : join(home, '.claude');
-  return join(config, 'projects');
+  return claudeProjectsFolder(env, home);
 }
 
 /** Claude Code transcripts directly inside each project folder (subagent files excluded), newest first. */
@@ -50,66 +52,81 @@ export async function listSessions(folder: string, limit = 200): Promise<Session
   return newestFirst(out).slice(0, limit);
 }
 
-function newestFirst(list: SessionFile[]): SessionFile[] {
+function newestFirst<T extends { mtimeMs: number; file: string }>(list: T[]): T[] {
   return list.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
 }
 
-/** The agents whose sessions folders are known, by the id the CLI takes (`--agent`). */
-export type AgentId = 'claude-code' | 'codex' | 'gemini-cli' | 'copilot-cli' | 'cline' | 'roo-code';
-
 /** An agent's sessions folder, where it keeps one. */
 export interface AgentFolder {
-  /** The agent's display name ('Claude Code', 'Codex CLI', …). */
+  /** The location's display name ('Claude Code', 'Codex CLI', 'Roo Code', …). */
   agent: string;
   id: AgentId;
   folder: string;
+  /** The agent module's location the folder is of (its depth and which files are sessions). */
+  location: SessionsLocation;
+}
+
+/** The VS Code builds whose global storage may hold extensions' tasks (Cline, Roo Code), by their user data folder. */
+const VSCODE_BUILDS = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor'];
+
+/**
+ * VS Code's global storage folders on this machine, as the CLI finds them (the extension knows its own): each build's
+ * `User/globalStorage` in the platform's user data folder, then VS Code Server's and code-server's.
+ */
+export function vscodeGlobalStorage(
+  env: NodeJS.ProcessEnv = process.env,
+  home = homedir(),
+  platform: NodeJS.Platform = process.platform,
+): string[] {
+  const data =
+    platform === 'darwin'
+      ? join(home, 'Library', 'Application Support')
+      : platform === 'win32'
+        ? (env.APPDATA ?? join(home, 'AppData', 'Roaming'))
+        : env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.trim()
+          ? env.XDG_CONFIG_HOME.trim()
+          : join(home, '.config');
+  return [
+    ...VSCODE_BUILDS.map((b) => join(data, b, 'User', 'globalStorage')),
+    join(home, '.vscode-server', 'data', 'User', 'globalStorage'),
+    join(home, '.local', 'share', 'code-server', 'User', 'globalStorage'),
+  ];
 }
 
 /**
- * The sessions folders of every agent Agent Compactor reads: Claude Code's projects, Codex's sessions
- * (`$CODEX_HOME/sessions`, nested by date), Gemini CLI's chats (`~/.gemini/tmp/<project>/chats`), Copilot CLI's
- * session state (`~/.copilot/session-state/<id>/events.jsonl`), and, given VS Code's global storage folder, the task
- * folders of Cline and Roo Code in it.
+ * The sessions folders of every agent Agent Compactor reads, in the registry's order, as each agent's module names
+ * them: Claude Code's projects, Codex's sessions (`$CODEX_HOME/sessions`, nested by date), Gemini CLI's chats, Cline's
+ * and Roo Code's task folders in VS Code's global storage (`globalStorage`: the extension's own; by default every
+ * VS Code build's, vscodeGlobalStorage), Copilot CLI's session state.
  */
 export function agentFolders(
   env: NodeJS.ProcessEnv = process.env,
   home = homedir(),
-  globalStorage?: string,
+  globalStorage?: string | readonly string[],
 ): AgentFolder[] {
-  const codexHome = env.CODEX_HOME && env.CODEX_HOME.trim() ? env.CODEX_HOME.trim() : join(home, '.codex');
-  const folders: AgentFolder[] = [
-    { agent: 'Claude Code', id: 'claude-code', folder: sessionsFolder(env, home) },
-    { agent: 'Codex CLI', id: 'codex', folder: join(codexHome, 'sessions') },
-    { agent: 'Gemini CLI', id: 'gemini-cli', folder: join(home, '.gemini', 'tmp') },
-    { agent: 'Copilot CLI', id: 'copilot-cli', folder: join(home, '.copilot', 'session-state') },
-  ];
-  if (globalStorage) {
-    folders.push({ agent: 'Cline', id: 'cline', folder: join(globalStorage, 'saoudrizwan.claude-dev', 'tasks') });
-    folders.push({
-      agent: 'Roo Code',
-      id: 'roo-code',
-      folder: join(globalStorage, 'rooveterinaryinc.roo-cline', 'tasks'),
-    });
-  }
+  const storage =
+    globalStorage === undefined
+      ? vscodeGlobalStorage(env, home)
+      : typeof globalStorage === 'string'
+        ? [globalStorage]
+        : globalStorage;
+  const where = { env, home, globalStorage: storage };
+  const folders: AgentFolder[] = [];
+  for (const agent of AGENTS)
+    for (const location of agent.sessions?.locations ?? [])
+      for (const folder of location.folders(where))
+        folders.push({ agent: location.label, id: agent.id, folder, location });
   return folders;
 }
 
-/** How deep below its folder each agent keeps its session files. */
-const DEPTH: Record<AgentId, number> = {
-  'claude-code': 1,
-  codex: 3,
-  'gemini-cli': 2,
-  'copilot-cli': 1,
-  cline: 1,
-  'roo-code': 1,
-};
-
-/** The session files of an agent's folder, by its layout, newest first (`project` names the agent, Claude Code's its project too). */
+/**
+ * The session files of an agent's folder, by its layout (files `depth` folders below it that the location calls
+ * sessions), newest first; `project` names the location, and where its first folders are projects (Claude Code's),
+ * the project folder too.
+ */
 export async function listAgentSessions(f: AgentFolder, limit = 200): Promise<SessionFile[]> {
-  if (f.id === 'claude-code')
-    return (await listSessions(f.folder, limit)).map((s) => ({ ...s, project: `Claude Code · ${s.project}` }));
-  const files: string[] = [];
-  const walk = async (dir: string, depth: number): Promise<void> => {
+  const files: { file: string; top: string }[] = [];
+  const walk = async (dir: string, depth: number, top: string): Promise<void> => {
     let list;
     try {
       list = await readdir(dir, { withFileTypes: true });
@@ -118,16 +135,17 @@ export async function listAgentSessions(f: AgentFolder, limit = 200): Promise<Se
     }
     for (const d of list) {
       const p = join(dir, d.name);
-      if (d.isDirectory() && depth > 0) await walk(p, depth - 1);
-      else if (d.isFile() && isSessionFileName(f.id, d.name, dir)) files.push(p);
+      if (d.isDirectory() && depth > 0) await walk(p, depth - 1, top || d.name);
+      else if (depth === 0 && d.isFile() && f.location.isSessionFile(d.name, dir)) files.push({ file: p, top });
     }
   };
-  await walk(f.folder, DEPTH[f.id]);
+  await walk(f.folder, f.location.depth, '');
   const out: SessionFile[] = [];
-  for (const file of files) {
+  for (const { file, top } of files) {
     try {
       const st = await stat(file);
-      out.push({ file, project: f.agent, size: st.size, mtimeMs: st.mtimeMs });
+      const project = f.location.projectFolders ? `${f.agent} · ${top}` : f.agent;
+      out.push({ file, project, size: st.size, mtimeMs: st.mtimeMs });
     } catch {
       /* vanished */
     }
@@ -135,9 +153,8 @@ export async function listAgentSessions(f: AgentFolder, limit = 200): Promise<Se
   return newestFirst(out).slice(0, limit);
 }
 
-function isSessionFileName(agent: AgentId, name: string, dir: string): boolean {
-  if (agent === 'codex') return /^rollout-.*\.jsonl$/.test(name);
-  if (agent === 'gemini-cli') return /[\\/]chats$/.test(dir) && name.endsWith('.json');
-  if (agent === 'copilot-cli') return name === 'events.jsonl';
-  return name === 'api_conversation_history.json';
+/** How a session file of an agent is named in a list where no title is known (its module's `nameOf`). */
+export function sessionName(id: AgentId, file: string): string {
+  const nameOf = agentModule(id).sessions?.nameOf;
+  return nameOf ? nameOf(file) : `${basename(dirname(file))}/${basename(file)}`;
 }

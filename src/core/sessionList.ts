@@ -5,8 +5,8 @@
 // right now.
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { claudeWindowOf } from './limits';
-import { contextFromTail, tailRoundEstimates, type ContextTail } from './context';
+import { claudeWindowOf } from './formats/claude-code/limits';
+import { contextFromTail, tailRoundEstimates, type ContextTail } from './contextTail';
 
 export interface SessionSummary {
   file: string;
@@ -37,13 +37,13 @@ export interface SessionSummary {
 }
 
 /**
- * Where a fork came from. `claude-code`: Claude Code's own branch (`--fork-session`, /branch), whose copied lines carry
- * `forkedFrom: { sessionId, messageUuid }`. `compaction`: a fork a compaction or repair wrote, whose first lines are the
+ * Where a fork came from. `agent`: the agent's own branch (Claude Code's `--fork-session`, /branch), whose copied
+ * lines carry `forkedFrom: { sessionId, messageUuid }`. `compaction`: a fork a compaction or repair wrote, whose first lines are the
  * original's, copied with its session id, before the lines under the fork's own id (the file's name).
  */
 export interface ForkOrigin {
   sessionId: string;
-  by: 'claude-code' | 'compaction';
+  by: 'agent' | 'compaction';
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,7 +66,7 @@ export function forkOrigin(
       from.sessionId !== id &&
       UUID.test(from.sessionId)
     )
-      return { sessionId: from.sessionId, by: 'claude-code' };
+      return { sessionId: from.sessionId, by: 'agent' };
   }
   if (!UUID.test(id)) return null;
   const first = lines.find((o) => typeof o.sessionId === 'string');
@@ -441,27 +441,35 @@ export async function scanSessions(
   return out;
 }
 
-export interface ProjectGroup {
+export interface ProjectGroup<T extends SessionSummary = SessionSummary> {
   /** The project's real path (or the folder's name when no line records one). */
   project: string;
-  sessions: SessionSummary[];
+  /** The agent whose sessions these are, when the sessions name theirs (every agent's sessions in one list). */
+  agent?: string;
+  sessions: T[];
 }
 
 /**
- * Sessions grouped by project (real path), newest project first, `first` (the workspace's project) at the top;
- * `filter` keeps the sessions whose title, project, id or model contains it (any case).
+ * Sessions grouped by agent (when they name theirs) and project (real path), newest project first, `first` (the
+ * workspace's project) at the top; `filter` keeps the sessions whose title, project, id or model contains it (any
+ * case).
  */
-export function groupSessions(sessions: SessionSummary[], first?: string | null, filter?: string): ProjectGroup[] {
+export function groupSessions<T extends SessionSummary & { agent?: string }>(
+  sessions: T[],
+  first?: string | null,
+  filter?: string,
+): ProjectGroup<T>[] {
   const needle = filter?.trim().toLowerCase();
-  const groups = new Map<string, SessionSummary[]>();
+  const groups = new Map<string, ProjectGroup<T>>();
   for (const s of sessions) {
     const project = s.cwd ?? s.folder;
     if (needle && ![s.title, project, s.id, s.model ?? ''].some((t) => t.toLowerCase().includes(needle))) continue;
-    let g = groups.get(project);
-    if (!g) groups.set(project, (g = []));
-    g.push(s);
+    const key = `${s.agent ?? ''}\0${project}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { project, ...(s.agent !== undefined ? { agent: s.agent } : {}), sessions: [] }));
+    g.sessions.push(s);
   }
-  const list = [...groups].map(([project, ss]) => ({ project, sessions: ss }));
+  const list = [...groups.values()];
   list.sort(
     (a, b) =>
       Number(b.project === first) - Number(a.project === first) || b.sessions[0].mtimeMs - a.sessions[0].mtimeMs,

@@ -4,12 +4,13 @@
 import { cacheState, expiredResumeCost, type CacheState, type ExpiredResume } from './cache';
 import { DEFAULT_SETTINGS } from './compact/types';
 import { DEFAULT_PRICES, priceFor, sessionCost, type PriceTable, type SessionCost } from './cost';
-import { assertTranscript, indexTranscript } from './transcript';
-import { analyze } from './inspect';
-import { contextFromTail, contextNow } from './context';
+import { analyze, readSessionIndex } from './inspect';
+import { contextNow } from './context';
+import { contextFromTail } from './contextTail';
 import { contextLimits, limitFacts, type ContextLimits, type LimitFacts } from './limits';
 import type { SessionSummary } from './sessionList';
 import type { TokenSource } from './report';
+import type { AgentId } from './formats/registry';
 
 export interface SessionStats {
   /** Rounds of the main conversation (history and active context), as the Rounds tree lists them. */
@@ -61,8 +62,8 @@ export async function sessionStats(
   now = Date.now(),
   targetTokens = DEFAULT_SETTINGS.targetTokens,
 ): Promise<SessionStats> {
-  const index = await indexTranscript(file, { yieldEvery: YIELD_EVERY });
-  assertTranscript(index);
+  // Any agent's session: JSON lines, or one JSON document (Gemini CLI, Cline).
+  const index = await readSessionIndex(file, { yieldEvery: YIELD_EVERY });
   const { rounds, report } = analyze(index, { appendable: false });
   const cost = sessionCost(index.entries, prices);
   const cache = cacheState(index.entries, rounds, index.format.id, now);
@@ -108,9 +109,13 @@ export interface SessionContext {
  * by the session's factor from an earlier whole read, or uncalibrated (≈) before any; the limits from what the whole
  * read saw (its own auto-compactions, the window its agent recorded), which an append does not undo.
  */
-export function sessionContext(s: SessionSummary, stats: SessionStats | null, stale: boolean): SessionContext {
+export function sessionContext(
+  s: SessionSummary & { agent?: AgentId },
+  stats: SessionStats | null,
+  stale: boolean,
+): SessionContext {
   const facts: LimitFacts = stats?.limits ?? {
-    format: 'claude-code',
+    format: s.agent ?? 'claude-code',
     model: s.model,
     recordedWindow: null,
     autoCompactions: [],

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { decodeLine, readLineBatches, DEFAULT_MAX_LINE_BYTES } from './reader';
 import { parseLine, type DigestFn, type Entry, type Malformed } from './entries';
-import { detectRecordFormat, recordReader } from './formats/detect';
-import { agentName, type FormatInfo, type RecordReader } from './formats/types';
+import type { RecordReader } from './formats/agent';
+import { agentModule, fallbackRecordAgent, formatOf, recordAgentOf, type FormatInfo } from './formats/registry';
 
 export interface TranscriptIndex {
   path: string;
@@ -64,7 +64,7 @@ function emptyIndex(path: string): TranscriptIndex {
     crlfLines: 0,
     unterminatedTail: false,
     prefixDigest: '',
-    format: { id: 'claude-code', agent: agentName('claude-code'), version: null, container: 'jsonl' },
+    format: formatOf(fallbackRecordAgent().id, 'jsonl'),
     reader: null,
   };
 }
@@ -78,7 +78,10 @@ export interface ReaderSlot {
 
 function slotOf(index: TranscriptIndex): ReaderSlot {
   // An index copied from another one (validate.ts, with `reader: null`) continues in the format already decided.
-  index.reader ??= { reader: index.entries.length ? recordReader(index.format.id) : null, beforeTail: null };
+  index.reader ??= {
+    reader: index.entries.length ? (agentModule(index.format.id).records?.reader() ?? null) : null,
+    beforeTail: null,
+  };
   return index.reader;
 }
 
@@ -86,13 +89,9 @@ function slotOf(index: TranscriptIndex): ReaderSlot {
 function digestFor(index: TranscriptIndex, slot: ReaderSlot): DigestFn {
   return (value, line, part, start, end) => {
     if (!slot.reader) {
-      slot.reader = recordReader(detectRecordFormat(value));
-      index.format = {
-        id: slot.reader.format,
-        agent: agentName(slot.reader.format),
-        version: null,
-        container: 'jsonl',
-      };
+      const agent = recordAgentOf(value);
+      slot.reader = agent.records.reader();
+      index.format = formatOf(agent.id, 'jsonl');
     }
     return slot.reader.digest(value, line, part, start, end);
   };
@@ -286,23 +285,6 @@ export async function extendIndex(
   return { rebuilt, newEntries: index.entries.length - before, droppedEntries };
 }
 
-const KNOWN_KINDS = new Set([
-  'user',
-  'assistant',
-  'system',
-  'summary',
-  'progress',
-  'attachment',
-  'file-history-snapshot',
-  'queue-operation',
-  'permission-mode',
-  'last-prompt',
-  'pr-link',
-  'custom-title',
-  'tag',
-  'agent-name',
-]);
-
 /** Throws NotATranscriptError with a one-line reason when the file is not a session of a format the engine reads. */
 export function assertTranscript(index: TranscriptIndex): void {
   if (index.lineCount === 0 || (index.entries.length === 0 && index.malformed.length === 0)) {
@@ -312,23 +294,12 @@ export function assertTranscript(index: TranscriptIndex): void {
     const m = index.malformed[0];
     throw new NotATranscriptError(`${index.path}: not a JSONL transcript (line ${m.line}: ${m.error})`);
   }
-  if (index.format.id !== 'claude-code') {
-    if (!index.entries.some((e) => e.uuid !== undefined || e.kind === 'session_meta' || e.kind === 'session.start')) {
-      throw new NotATranscriptError(
-        `${index.path}: recognised as a ${index.format.agent} file, but it holds no conversation records`,
-      );
-    }
-    return;
-  }
-  const recognised = index.entries.some(
-    (e) =>
-      KNOWN_KINDS.has(e.kind) && (e.uuid !== undefined || e.kind === 'summary' || e.kind === 'file-history-snapshot'),
-  );
-  if (!recognised) {
-    const kinds = [...new Set(index.entries.slice(0, 200).map((e) => e.kind))].slice(0, 6).join(', ');
-    throw new NotATranscriptError(
-      `${index.path}: JSON lines, but none is a Claude Code transcript entry (no user/assistant/system lines with a uuid), a Codex CLI rollout record or a Copilot CLI event ` +
-        `(recognised: ${index.entries.length} JSON object${index.entries.length === 1 ? '' : 's'} with type ${kinds || 'none'})`,
-    );
-  }
+  // The agent's own check: its reader read every line, and none is a record of a session.
+  const records = agentModule(index.format.id).records;
+  const why = records
+    ? records.notASession(index.path, index.entries)
+    : index.entries.some((e) => e.uuid !== undefined)
+      ? null
+      : `${index.path}: recognised as a ${index.format.agent} file, but it holds no conversation records`;
+  if (why) throw new NotATranscriptError(why);
 }

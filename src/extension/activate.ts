@@ -1,5 +1,6 @@
 // Extension entry point: creates the services, registers views and commands, returns the public API (docs/API.md).
 import * as vscode from 'vscode';
+import { dirname } from 'node:path';
 import { createApi, type AgentCompactorApi } from './api';
 import { BudgetPanel } from './budgetPanel';
 import { registerCommands } from './commands';
@@ -21,13 +22,15 @@ import { ContextStatusBar } from './views/statusBar';
 import { registerConversationDocuments } from './views/conversation';
 import { ResumeHealthDiagnostics } from './views/health';
 import { SessionsView } from './views/sessionsView';
+import { realTimers } from './model/liveMarks';
 import { LiveSessionStatus } from './views/liveStatus';
 
 export function activate(context: vscode.ExtensionContext): AgentCompactorApi {
   const log = new Log();
   const store = new TranscriptStore(log);
   const tree = new RoundsTreeProvider(store);
-  const sessions = new SessionsView();
+  // Cline's and Roo Code's tasks are in VS Code's global storage, beside this extension's own folder there.
+  const sessions = new SessionsView(realTimers, dirname(context.globalStorageUri.fsPath));
   // The panels' links and buttons call the commands' own functions (with the services, once made).
   const actions: PanelActions = {
     reveal: (target, how) => revealInTranscript(s, target, how),

@@ -2,7 +2,7 @@
 // (documented in docs/API.md). It describes the transcript the views show, as data: no UI is scraped through it.
 // Versioned: fields are only ever added within a version; `version` changes when one is removed or changes meaning.
 import type * as vscode from 'vscode';
-import type { Analysis } from '../core/inspect';
+import type { Analysis } from '../core/analysis';
 import type { DoctorReport } from '../core/doctor';
 import type { SessionNode } from './model/sessionsTree';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';

@@ -2,13 +2,14 @@
 // background (chunked parsing with yields, progress in the view and the status bar), keeps
 // up with a live session through a file watcher and `reinspect` (only appended bytes are
 // parsed), and serialises every operation so views never see a half-updated state.
-import { capabilitiesOf } from '../core/formats/types';
+import { capabilitiesOf } from '../core/formats/registry';
 import { ContextKey } from './contextKeys';
 import { setContext } from './setContext';
 import { resumeAgentOf } from '../core/compact/resume';
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
-import { inspectFile, reinspect, type Analysis } from '../core/inspect';
+import { inspectFile, reinspect } from '../core/inspect';
+import type { Analysis } from '../core/analysis';
 import { NotATranscriptError, prefixUnchanged } from '../core/transcript';
 import { planCompaction } from '../core/compact/plan';
 import { readAgentNow, type AgentNow } from '../core/agentNow';

@@ -20,7 +20,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { contextNow, recordedContextWindow } from '../../src/core/context';
-import { historyItemOf } from '../../src/core/formats/codex';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
 import { countResponsesItemTokens, countResponsesRequestTokens } from '../support/fake-responses';
@@ -79,8 +78,8 @@ async function activeItems(file: string): Promise<string[]> {
       const e = analysis.index.entries[i];
       if ((e.kind !== 'user' && e.kind !== 'assistant') || e.blocks.length === 0) continue;
       const rec = recs[e.line - 1];
-      const k = historyItemOf(e.uuid);
-      out.push(itemProjection(k === null ? rec.payload : rec.payload.replacement_history[k]));
+      const k = e.item;
+      out.push(itemProjection(k === undefined ? rec.payload : rec.payload.replacement_history[k]));
     }
   }
   return out;

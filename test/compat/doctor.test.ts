@@ -10,6 +10,7 @@ import { checkRequestInvariants, requireClaudeBinary, resumeWithClaude } from '.
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { fixture } from '../support/fixtures';
 import { buildChain, buildChainWithTables } from '../../src/core/chain';
+import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { activeRegion, diagnose } from '../../src/core/doctor';
 import { repairFile } from '../../src/core/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
@@ -25,7 +26,7 @@ function requestCalls(body: { messages?: { content?: unknown }[] } | undefined):
 
 /** tool_use ids resume loads from `index` by doctor's model, in file order, only those whose result is loaded too (Claude Code drops the others). */
 function predictedCalls(index: TranscriptIndex): string[] {
-  const built = buildChainWithTables(index.entries, 'claude-code');
+  const built = buildChainWithTables(index.entries, claudeLoader);
   const chain = built.chain;
   const on = new Set(chain.main);
   const { region } = activeRegion(index.entries, built);

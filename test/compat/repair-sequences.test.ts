@@ -15,6 +15,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropi
 import { claudeFixtures } from '../support/fixtures';
 import { Rng } from '../support/reliability';
 import { buildChainWithTables } from '../../src/core/chain';
+import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { activeRegion, diagnose } from '../../src/core/doctor';
 import { orphanHeader } from '../../src/core/orphanResults';
 import { repairFile } from '../../src/core/repair';
@@ -43,7 +44,7 @@ function requestCalls(messages: { content?: unknown }[]): string[] {
 
 /** tool_use ids resume loads from `index` by doctor's model, in file order, only those whose result is loaded too (Claude Code drops the others). */
 function predictedCalls(index: TranscriptIndex): string[] {
-  const built = buildChainWithTables(index.entries, 'claude-code');
+  const built = buildChainWithTables(index.entries, claudeLoader);
   const on = new Set(built.chain.main);
   const { region } = activeRegion(index.entries, built);
   const loaded = region.filter((i) => on.has(i)).map((i) => index.entries[i]);

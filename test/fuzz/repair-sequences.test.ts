@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { buildChainWithTables } from '../../src/core/chain';
+import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { activeRegion, diagnose, type ProblemKind } from '../../src/core/doctor';
 import { repairFile, type RepairResult } from '../../src/core/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
@@ -32,7 +33,7 @@ const REACHABILITY: ProblemKind[] = [
 
 /** Uuids of the user and assistant entries resume loads in the active context. */
 export function loadedMessages(index: TranscriptIndex): Set<string> {
-  const built = buildChainWithTables(index.entries, 'claude-code');
+  const built = buildChainWithTables(index.entries, claudeLoader);
   const on = new Set(built.chain.main);
   const { region } = activeRegion(index.entries, built);
   return new Set(

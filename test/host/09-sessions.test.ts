@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentCompactorApi } from '../../src/extension/api';
+import { actionTags } from '../../src/extension/model/sessionsTree';
 import { fixture, getApi, waitFor, withTimeout, workspaceDir } from './helpers';
 
 const folderOf = (cwd: string) => cwd.replace(/[^a-zA-Z0-9]/g, '-');
@@ -157,7 +158,7 @@ describe('host: Sessions view', function () {
       30_000,
       'the new session in the view',
     );
-    assert.equal(node.contextValue, 'session.live');
+    assert.equal(node.contextValue, `session.live${actionTags('claude-code')}`);
     assert.match(node.description, /writing now/);
     await vscode.commands.executeCommand('agentCompactor.showRounds', {
       file,

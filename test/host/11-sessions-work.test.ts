@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentCompactorApi } from '../../src/extension/api';
+import { actionTags } from '../../src/extension/model/sessionsTree';
 import type { SessionNode } from '../../src/extension/model/sessionsTree';
 import type { CompactResult } from '../../src/core/compact/types';
 import { fixture, getApi, waitFor, withTimeout, workspaceDir } from './helpers';
@@ -169,12 +170,12 @@ describe('host: the Sessions list as a place to work', function () {
 
   it("forks: Claude Code's own fork is marked and linked to its original; Open Original Session shows it", async () => {
     const fork = await nodeOf(claudeFork);
-    assert.equal(fork.contextValue, 'session.fork');
+    assert.equal(fork.contextValue, `session${actionTags('claude-code')}.fork`);
     assert.equal(fork.icon, 'repo-forked');
     assert.equal(fork.forkOf, original);
     assert.match(fork.tooltip, new RegExp(`Fork of ".+" \\(${ORIGINAL_ID}\\), written by Claude Code\\.`));
     const originalNode = await nodeOf(original);
-    assert.equal(originalNode.contextValue, 'session', 'the original is no fork');
+    assert.equal(originalNode.contextValue, `session${actionTags('claude-code')}`, 'the original is no fork');
     const opened = await withTimeout(
       vscode.commands.executeCommand<string>('agentCompactor.openOriginalSession', { file: claudeFork }),
       30_000,

@@ -85,7 +85,10 @@ describe("Each agent's window, thresholds and cost", function () {
   it('the live status item and the map say the same threshold (one function), name their session, and have a plain accessible name', async () => {
     const s = summary({});
     const limits = contextLimits({ format: 'claude-code', model: s.model, recordedWindow: null, autoCompactions: [] });
-    const status = liveStatus(s, { tokens: s.contextTokens, approximate: false, model: s.model, limits })!;
+    const status = liveStatus(
+      { ...s, agent: 'claude-code' },
+      { tokens: s.contextTokens, approximate: false, model: s.model, limits },
+    )!;
     assert.ok(status.tooltip.includes(autoCompactText(limits)), status.tooltip);
     assert.match(status.tooltip, /auto-compacts near 167k \(84% of 200k\)/);
     assert.doesNotMatch(status.tooltip, /92%/);

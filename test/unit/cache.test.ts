@@ -2,6 +2,7 @@
 // the timing rules with an injected clock (warm / expired, 5-minute / 1-hour writes, reads that refresh a write's
 // lifetime, agents whose records do not say), and the break-even over warm / expired, 5-minute / 1-hour and
 // offline / LLM summarizer cases, each checked against the figures worked out by hand from the price table.
+import type { AgentId } from '../../src/core/formats/registry';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,7 +96,7 @@ describe('prompt cache state and the next turn cost', function () {
   before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cache-'))));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function stateOf(turns: Turn[], now: number, agent = 'claude-code'): Promise<CacheState> {
+  async function stateOf(turns: Turn[], now: number, agent: AgentId = 'claude-code'): Promise<CacheState> {
     const file = join(dir, `s${Math.random().toString(36).slice(2)}.jsonl`);
     writeFileSync(file, session(turns).join('\n') + '\n');
     const a = await inspectFile(file);

@@ -29,7 +29,7 @@ const CODEX_ID = '019ed917-1cf7-72a3-92f5-c0aa98fb134e';
 function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const e = { ...process.env };
   for (const k of Object.keys(e))
-    if (k.startsWith('ANTHROPIC_') || k === 'CODEX_HOME' || k === 'CLAUDE_CONFIG_DIR') delete e[k];
+    if (k.startsWith('ANTHROPIC_') || ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_CONFIG_HOME'].includes(k)) delete e[k];
   return { ...e, ...extra };
 }
 const run = (args: string[], extra: Record<string, string> = {}) =>
@@ -56,8 +56,18 @@ function firstCwd(file: string): string {
   throw new Error(`no cwd in ${file}`);
 }
 
+/** A prompt as a list shows it: one line, at most 100 characters. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 100);
+
+const jsonLines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, any>);
+
 interface Listed {
   agent: string;
+  location?: string;
   file: string;
   size: number;
   modified: string;
@@ -104,6 +114,15 @@ describe('CLI sessions and restore', function () {
       join(home, '.copilot', 'session-state', '07c40cd0-ff51-4d6e-bdcd-ac2f90877203', 'events.jsonl'),
       t + 10,
     );
+    // Cline and Roo Code tasks in VS Code's global storage (~/.config/Code/User/globalStorage on Linux).
+    const storage = join(home, '.config', 'Code', 'User', 'globalStorage');
+    for (const [ext, task, t2] of [
+      ['saoudrizwan.claude-dev', '1769034370431', t + 5],
+      ['rooveterinaryinc.roo-cline', '1769034370432', t + 4],
+    ] as const) {
+      for (const f of ['api_conversation_history.json', 'ui_messages.json'])
+        place(join(sharedFixtures, 'cline', 'task-opus', f), join(storage, ext, 'tasks', task, f), t2);
+    }
     // Not sessions: a Claude Code subagent file one level deeper, a Codex file not named rollout-*, Gemini's logs.
     place(claudeSrc, join(home, '.claude', 'projects', 'p', CLAUDE_ID, 'subagents', 'agent-1.jsonl'), t + 50);
     place(claudeSrc, join(home, '.codex', 'sessions', '2026', '06', '18', 'history.jsonl'), t + 50);
@@ -125,9 +144,9 @@ describe('CLI sessions and restore', function () {
     const all = list();
     assert.deepEqual(
       all.map((s) => s.agent),
-      ['claude-code', 'codex', 'gemini-cli', 'copilot-cli'],
+      ['claude-code', 'codex', 'gemini-cli', 'copilot-cli', 'cline', 'cline'],
     );
-    const [claude, codex, gemini, copilot] = all;
+    const [claude, codex, gemini, copilot, cline, roo] = all;
     assert.equal(claude.sessionId, CLAUDE_ID);
     assert.equal(claude.cwd, claudeCwd);
     assert.ok(claude.title && claude.title.length > 0, 'a Claude Code session has a title');
@@ -138,7 +157,30 @@ describe('CLI sessions and restore', function () {
     assert.equal(codex.sessionId, CODEX_ID);
     assert.equal(codex.cwd, '/home/entity/projects/EntityProcess/agentv');
     assert.equal(codex.resumeCommand, `cd /home/entity/projects/EntityProcess/agentv && codex resume ${CODEX_ID}`);
-    for (const s of [gemini, copilot]) assert.equal(s.resumeCommand, null);
+    for (const s of [gemini, copilot, cline, roo]) assert.equal(s.resumeCommand, null);
+    // Each agent's title is what its file records first: the first prompt (Codex's user_message event, Gemini's first
+    // user message, Copilot's user.message, the task Cline was given); and its id and folder where it records them.
+    const codexPrompt = jsonLines(join(sharedFixtures, 'codex', 'rollout-0.140.jsonl')).find(
+      (r) => r.type === 'event_msg' && r.payload.type === 'user_message',
+    )!.payload.message as string;
+    assert.equal(codex.title, oneLine(codexPrompt));
+    const chat = JSON.parse(readFileSync(join(sharedFixtures, 'gemini-cli', 'session-a.json'), 'utf8'));
+    assert.equal(gemini.title, oneLine(chat.messages.find((m: any) => m.type === 'user').content));
+    assert.equal(gemini.sessionId, chat.sessionId);
+    const events = jsonLines(join(sharedFixtures, 'copilot-cli', 'events-1.0.64.jsonl'));
+    assert.equal(copilot.title, oneLine(events.find((e) => e.type === 'user.message')!.data.content));
+    const start = events.find((e) => e.type === 'session.start')!.data;
+    assert.equal(copilot.sessionId, start.sessionId);
+    assert.equal(copilot.cwd, start.context.cwd);
+    const task = JSON.parse(
+      readFileSync(join(sharedFixtures, 'cline', 'task-opus', 'api_conversation_history.json'), 'utf8'),
+    )[0].content[0].text as string;
+    assert.equal(cline.title, oneLine(/<task>([\s\S]*?)<\/task>/.exec(task)![1]));
+    assert.equal(cline.sessionId, '1769034370431');
+    assert.equal(cline.cwd, '/workspaces/Online-Card-Architecture');
+    assert.equal(cline.location, 'Cline');
+    assert.equal(roo.location, 'Roo Code');
+    assert.equal(roo.sessionId, '1769034370432');
     assert.equal(copilot.size, readFileSync(join(sharedFixtures, 'copilot-cli', 'events-1.0.64.jsonl')).length);
     assert.equal(gemini.modified, new Date(1_800_000_020_000).toISOString());
     const text = run(['sessions'], { HOME: home });
@@ -147,7 +189,7 @@ describe('CLI sessions and restore', function () {
       text.stdout.includes(`resume: cd /home/entity/projects/EntityProcess/agentv && codex resume ${CODEX_ID}`),
       text.stdout,
     );
-    assert.equal(text.stdout.split('\n').filter((l) => /^\d{4}-/.test(l)).length, 4);
+    assert.equal(text.stdout.split('\n').filter((l) => /^\d{4}-/.test(l)).length, 6);
   });
 
   it('--agent picks one agent, --limit caps the list, and CODEX_HOME and CLAUDE_CONFIG_DIR move the folders', () => {
@@ -162,9 +204,17 @@ describe('CLI sessions and restore', function () {
     const moved = list([], { CODEX_HOME: join(dir, 'nowhere'), CLAUDE_CONFIG_DIR: join(home, '.gemini') });
     assert.deepEqual(
       moved.map((s) => s.agent),
-      ['gemini-cli', 'copilot-cli'],
+      ['gemini-cli', 'copilot-cli', 'cline', 'cline'],
     );
-    const bad = run(['sessions', '--agent', 'cline'], { HOME: home });
+    assert.deepEqual(
+      list(['--agent', 'cline']).map((s) => s.location),
+      ['Cline', 'Roo Code'],
+    );
+    assert.deepEqual(
+      list(['--agent', 'cline'], { XDG_CONFIG_HOME: join(dir, 'nowhere') }).map((s) => s.location),
+      [],
+    );
+    const bad = run(['sessions', '--agent', 'roo'], { HOME: home });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--agent must be one of/);
     assert.equal(run(['sessions', '--limit', '0'], { HOME: home }).status, 2);

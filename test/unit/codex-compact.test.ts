@@ -8,7 +8,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile, draftSummary } from '../../src/core/compact/compact';
-import { pairCalls, rawPayload, unpairedCalls } from '../../src/core/compact/codex';
+import { pairCalls, rawPayload, unpairedCalls } from '../../src/core/formats/codex/writer';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { inspectFile } from '../../src/core/inspect';

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
-import { rawPayload } from '../../src/core/compact/codex';
+import { rawPayload } from '../../src/core/formats/codex/writer';
 import { chooseRounds, chooseToolResult, noDecisions } from '../../src/core/compact/decisions';
 import { planCompaction } from '../../src/core/compact/plan';
 import { loadDecisions, saveDecisions } from '../../src/core/compact/savedDecisions';

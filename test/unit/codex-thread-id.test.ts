@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
-import { forkedMetaLine, idRenameProblem, replaceIdValues } from '../../src/core/compact/codexThreadId';
+import { forkedMetaLine, idRenameProblem, replaceIdValues } from '../../src/core/formats/codex/threadId';
 import { CompactError } from '../../src/core/compact/types';
 import { agentFixtures } from '../support/fixtures';
 

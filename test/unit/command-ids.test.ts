@@ -5,6 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { actionTags } from '../../src/extension/model/sessionsTree';
 import { CommandId } from '../../src/extension/commandIds';
 import { repoRoot } from '../support/fixtures';
 
@@ -82,7 +83,9 @@ describe('command ids: one table, the manifest and the code agree', () => {
       CommandId.copyResumeCommand,
       CommandId.revealSessionFile,
     ];
-    for (const row of ['session', 'session.live', 'session.fork', 'session.live.fork']) {
+    // A Claude Code session's row, as the view tags it from the agent's module (sessionsTree.ts actionTags).
+    const claude = `session${actionTags('claude-code')}`;
+    for (const row of [claude, `session.live${actionTags('claude-code')}`, `${claude}.fork`]) {
       for (const c of menu) assert.ok(shown(row, false).includes(c), `${c} in the context menu of a ${row} row`);
       for (const c of [CommandId.openContextMap, CommandId.compact])
         assert.ok(shown(row, true).includes(c), `${c} inline on a ${row} row`);
@@ -92,7 +95,26 @@ describe('command ids: one table, the manifest and the code agree', () => {
         `Open Original Session on forks only (${row})`,
       );
     }
+    // Another agent's row offers what its module can do: a Codex session is compacted and resumed (in Codex); a
+    // Gemini CLI, Cline or Copilot CLI session is read only.
+    const codex = shown(`session${actionTags('codex')}`, false);
+    assert.ok(
+      codex.includes(CommandId.compact) &&
+        codex.includes(CommandId.resumeSession) &&
+        codex.includes(CommandId.copyResumeCommand),
+      codex.join(' '),
+    );
+    for (const agent of ['gemini-cli', 'cline', 'copilot-cli'] as const) {
+      const row = `session.live${actionTags(agent)}`;
+      assert.deepEqual(
+        shown(row, false).sort(),
+        [CommandId.showRounds, CommandId.openContextMap, CommandId.revealSessionFile].sort(),
+        row,
+      );
+      assert.deepEqual(shown(row, true), [CommandId.openContextMap], row);
+    }
     assert.deepEqual(shown('project', false), [], 'no session action on a project row');
+    assert.deepEqual(shown('agent', false), [], 'no session action on an agent row');
   });
 
   it("Repair Session is offered only where core's repair outlook says it can fix something", () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildChainWithTables } from '../../src/core/chain';
+import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { activeRegion, diagnose, doctorFile, type DoctorReport, type ProblemKind } from '../../src/core/doctor';
 import { applyPlan, planRepair, relinkLine, repairFile, repairOutlook } from '../../src/core/repair';
 import { healthNode, repairableOf, resumeHealthOf } from '../../src/extension/model/health';
@@ -428,7 +429,7 @@ describe('doctor and repair on the real fixtures', () => {
 
   /** Uuids of messages the resume of `index` loads in its active context. */
   function loaded(index: TranscriptIndex): Set<string> {
-    const built = buildChainWithTables(index.entries, 'claude-code');
+    const built = buildChainWithTables(index.entries, claudeLoader);
     const chain = built.chain;
     const on = new Set(chain.main);
     const { region } = activeRegion(index.entries, built);
@@ -445,7 +446,7 @@ describe('doctor and repair on the real fixtures', () => {
       const lines = readFileSync(source, 'utf8').split('\n');
       const original = await indexTranscript(source);
       const before = loaded(original);
-      const built = buildChainWithTables(original.entries, 'claude-code');
+      const built = buildChainWithTables(original.entries, claudeLoader);
       const chain = built.chain;
       const { region } = activeRegion(original.entries, built);
       const messageLines = region

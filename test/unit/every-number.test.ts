@@ -171,7 +171,7 @@ describe('Every number the same', function () {
       assert.equal(stats.contextTokens, expected, `${where}: the whole read`);
       const row = shownContext(quick, { kind: 'ready', stats, stale: false });
       assert.equal(row.contextTokens, expected, `${where}: the row`);
-      const live = liveStatus({ ...quick, live: true }, sessionContext(quick, stats, false));
+      const live = liveStatus({ ...quick, live: true, agent: 'claude-code' }, sessionContext(quick, stats, false));
       assert.ok(live?.tooltip.includes(`context ${expected.toLocaleString('en-US')} of`), `${where}: ${live?.tooltip}`);
       // The quick read of the end, calibrated by an earlier whole read (a live session is not read whole on every
       // append): the same figure, or unknown (then the row and the item wait for the whole read).
@@ -197,7 +197,7 @@ describe('Every number the same', function () {
         '"model":"claude-opus-4-6-1m"',
       ),
     );
-    const quick = { ...(await summarizeSession(file, 'p')), live: true };
+    const quick = { ...(await summarizeSession(file, 'p')), live: true, agent: 'claude-code' as const };
     const stats = await sessionStats(file);
     const context = sessionContext(quick, stats, true);
     assert.equal(context.limits.autoCompactAt, 167_174);

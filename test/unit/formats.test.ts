@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectFile, reinspect } from '../../src/core/inspect';
 import { NotATranscriptError } from '../../src/core/transcript';
-import { capabilitiesOf, unsupportedReason } from '../../src/core/formats/types';
+import { capabilitiesOf, unsupported } from '../../src/core/formats/registry';
 import { messageElements } from '../../src/core/formats/documents';
 import { agentFixtures, claudeFixtureDir, sharedFixtures } from '../support/fixtures';
 
@@ -101,7 +101,13 @@ describe('format layer: Codex CLI rollouts', () => {
           rounds.filter((r) => r.inContext).every((r) => r.firstLine >= compactedLines[compactedLines.length - 1]),
         );
       assert.equal(index.format.container, 'jsonl');
-      assert.deepEqual(capabilitiesOf(report.format), { inspect: true, plan: true, compact: true });
+      const can = capabilitiesOf(report.format);
+      assert.deepEqual([can.inspect, can.plan, can.compact, can.resume], [true, true, true, true]);
+      // What a Codex session cannot have, each with its reason: previews and a fresh file, resume health and repair.
+      for (const what of ['previews', 'fresh', 'doctor', 'repair'] as const) {
+        assert.equal(can[what], false, what);
+        assert.match(unsupported(report.format, what) ?? '', /Codex/);
+      }
     });
   }
 
@@ -168,7 +174,7 @@ describe('format layer: Copilot CLI, Gemini CLI, Cline, Claude Code as a JSON ar
         report.rounds.flatMap((r) => r.toolUses.map((t) => t.id)).filter((id) => !completed.has(id)),
       );
       assert.equal(capabilitiesOf(report.format).compact, false);
-      assert.ok(unsupportedReason(report.format));
+      assert.ok(unsupported(report.format));
     });
   }
 
@@ -230,7 +236,8 @@ describe('format layer: Copilot CLI, Gemini CLI, Cline, Claude Code as a JSON ar
         a.rounds.map((r) => [r.label, r.tokens.added, r.toolUses.length]),
         b.rounds.map((r) => [r.label, r.tokens.added, r.toolUses.length]),
       );
-      assert.deepEqual(capabilitiesOf(a.format), { inspect: true, plan: false, compact: false });
+      const can = capabilitiesOf(a.format);
+      assert.deepEqual([can.inspect, can.plan, can.compact, can.doctor], [true, false, false, false]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

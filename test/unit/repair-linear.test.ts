@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brokenLinksTranscript } from '../../bench/generate-large';
-import { CLAUDE_CODE_BRIDGE_GAP_MS, loaderBridge } from '../../src/core/chain';
+import { CLAUDE_CODE_BRIDGE_GAP_MS, loaderBridge } from '../../src/core/formats/claude-code/loader';
 import { diagnose } from '../../src/core/doctor';
 import type { Entry } from '../../src/core/entries';
 import { planRepair } from '../../src/core/repair';

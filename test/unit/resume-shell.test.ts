@@ -20,13 +20,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import {
-  commandLine,
-  powerShellQuote,
-  resumeCommand,
-  resumeParts,
-  type ResumeAgent,
-} from '../../src/core/compact/resume';
+import { commandLine, powerShellQuote, resumeCommand, resumeParts } from '../../src/core/compact/resume';
+import type { AgentId } from '../../src/core/formats/registry';
 import { resumeProblem, resumeShellLine } from '../../src/extension/model/resume';
 import { brokenLinksTranscript } from '../../bench/generate-large';
 import { projectFolderName } from '../../src/core/session';
@@ -129,7 +124,7 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
   before(() => (box = sandbox()));
   after(() => rmSync(box.root, { recursive: true, force: true }));
 
-  const expectedArgs = (agent: ResumeAgent) => (agent === 'codex' ? ['resume', ID] : ['--resume', ID]);
+  const expectedArgs = (agent: AgentId) => (agent === 'codex' ? ['resume', ID] : ['--resume', ID]);
 
   for (const agent of ['claude-code', 'codex'] as const) {
     it(`${agent}: a folder named with quotes, $(), backticks, ;, &&, |, globs, a leading - : cd there and run exactly the agent`, () => {

@@ -108,7 +108,7 @@ describe('sessions list', function () {
     const fork = '22222222-2222-4222-8222-222222222222';
     assert.deepEqual(
       forkOrigin([{ type: 'user', sessionId: fork, forkedFrom: { sessionId: orig, messageUuid: 'u1' } }], fork, true),
-      { sessionId: orig, by: 'claude-code' },
+      { sessionId: orig, by: 'agent' },
     );
     assert.deepEqual(
       forkOrigin(

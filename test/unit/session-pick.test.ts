@@ -28,7 +28,7 @@ describe('Open Sessions Folder: the picker items', () => {
     const st = statSync(file);
     const now = st.mtimeMs + 3 * 3_600_000;
     const item = sessionPickItem(
-      { file, project: folder, size: st.size, mtimeMs: st.mtimeMs, agent: 'Claude Code' },
+      { file, project: folder, size: st.size, mtimeMs: st.mtimeMs, agent: 'Claude Code', id: 'claude-code' },
       scanned,
       now,
     );
@@ -42,7 +42,7 @@ describe('Open Sessions Folder: the picker items', () => {
   it("a session the scan did not title, and another agent's, by id and agent", () => {
     const codex = '/x/sessions/2026/01/02/rollout-2026-01-02T03-04-05-019ed917.jsonl';
     const item = sessionPickItem(
-      { file: codex, project: '', size: 2048, mtimeMs: 0, agent: 'Codex CLI' },
+      { file: codex, project: '', size: 2048, mtimeMs: 0, agent: 'Codex CLI', id: 'codex' },
       undefined,
       60_000,
     );
@@ -54,8 +54,11 @@ describe('Open Sessions Folder: the picker items', () => {
     });
     const cline = '/x/tasks/1712345678/api_conversation_history.json';
     assert.equal(
-      sessionPickItem({ file: cline, project: '', size: 10, mtimeMs: 0, agent: 'Cline / Roo Code' }, undefined, 0)
-        .label,
+      sessionPickItem(
+        { file: cline, project: '', size: 10, mtimeMs: 0, agent: 'Cline / Roo Code', id: 'cline' },
+        undefined,
+        0,
+      ).label,
       '1712345678/api_conversation_history.json',
     );
   });

@@ -2,11 +2,11 @@
 // offline summary make of it: Codex items go through the reader's own conversion (codexItemShape), as a compaction
 // of a Codex rollout loads them.
 import { strict as assert } from 'node:assert';
-import { codexItemShape } from '../../src/core/compact/codex';
+import { codexItemShape } from '../../src/core/formats/codex/message';
 import { spanFacts, measureFidelity } from '../../src/core/compact/fidelity';
 import { extractiveSummary, openTodos, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
 import { patchChanges, toolCallFacts, toolCallsIn } from '../../src/core/compact/summarize/toolCalls';
-import { codexOutputFailed } from '../../src/core/formats/codex';
+import { codexOutputFailed } from '../../src/core/formats/codex/reader';
 import type { JsonObject } from '../../src/core/json';
 
 const CWD = '/home/me/proj';

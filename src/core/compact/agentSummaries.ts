@@ -20,8 +20,8 @@
 import { arr, asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
 import { charsForTokens, estimateStringTokens, TOKEN_MODEL } from '../tokens/estimate';
 import { toolResultText } from './lines';
-import { isCodexRecord } from '../formats/codex';
-import { codexItemShape } from './codex';
+import { isCodexRecord } from '../formats/codex/reader';
+import { codexItemShape } from '../formats/codex/message';
 import { measureFidelity, spanFacts, type FidelityReport } from './fidelity';
 import { extractiveSummary, shapeForExtractive } from './summarize/extractive';
 import { SUMMARY_PREFIX } from './summarize/prompt';

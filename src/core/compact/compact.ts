@@ -1,22 +1,18 @@
 // Compact Transcript: plan, summarize (Anthropic or offline; summary.ts), write back atomically with a
 // backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines,
-// write the summary), then writeOut (the agent's output — Claude Code lines, or Codex's compacted record built in
-// codex.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit). Every agent
-// we write goes through the same phases, so the user's decisions, a given summary and the sidecars apply alike.
+// write the summary), then writeOut (the output the agent's writer builds — formats/<agent>/writer.ts, from
+// formats/writers.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit).
+// Every agent we write goes through the same phases, so the user's decisions, a given summary and the sidecars
+// apply alike.
 import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash, randomUUID, type Hash } from 'node:crypto';
-import { inspectFile, type Analysis } from '../inspect';
+import { inspectFile } from '../inspect';
+import type { Analysis } from '../analysis';
 import { loadEntryObjects, RawBytes } from './lines';
-import { unsupportedReason } from '../formats/types';
-import {
-  checkCodexOutput,
-  codexCompactedRecord,
-  codexFacts,
-  codexRolloutName,
-  codexSummaryShape,
-  type CodexFacts,
-} from './codex';
+import { agentModule, agentName, unsupported, type AgentId } from '../formats/registry';
+import { writerOf } from '../formats/writers';
+import type { AgentWriter, BuiltOutput, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import type { CompactOptions } from './options';
@@ -44,24 +40,14 @@ import {
   type EarlierSummary,
   type SummaryOutcome,
 } from './summary';
-import { buildAppendedLines } from './writeback';
 import { acquireLock, sameFile, writeTemp } from './fsutil';
 import { statePath } from './state';
-import { checkResumable } from './validate';
 import { recordSidecars, snapshotSidecars } from './sidecars';
-import { resumeFields, type ResumeAgent } from './resume';
-import {
-  commitOutput,
-  exists,
-  missingSavedOriginals,
-  restorer,
-  saveOriginals,
-  saveState,
-  streamOutput,
-} from './commit';
+import { resumeFields } from './resume';
+import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState } from './commit';
 import { asObject, messageContent, str, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
-import { readSessionInfo, sessionIdFromFile } from '../session';
+import { sessionIdFromFile } from '../session';
 import { fileChunks, openSidecar } from '../sidecarFiles';
 import { readAgentNow } from '../agentNow';
 import { reannouncedOnResume } from '../context';
@@ -72,29 +58,6 @@ export { DEFAULT_MODEL } from './summary';
 
 /** The progress message of the last step (see `CompactOptions.onProgress`). */
 export const COMMITTING = 'Committing the result…';
-
-interface OutputTarget {
-  out: string;
-  mode: CompactResult['mode'];
-  /** Session id the result is resumed by: the fork's new id, else the file name when it is a UUID. */
-  sessionId: string | null;
-  /** A new id to write into the result (forks, and Codex `--out` files). */
-  newSessionId?: string;
-}
-
-/** How an agent names a compaction's output. */
-interface OutputNaming {
-  /** The id the original is resumed by (kept in place). */
-  inPlaceId: string | null;
-  /** A fork's file name for its new id. */
-  forkName: (id: string) => string;
-  /** An `--out` file gets a new id too (Codex finds a rollout by the id in it; Claude Code by the file name). */
-  outGetsNewId: boolean;
-}
-
-function claudeNaming(file: string): OutputNaming {
-  return { inPlaceId: sessionIdFromFile(file), forkName: (id) => `${id}.jsonl`, outGetsNewId: false };
-}
 
 /**
  * Where the result goes. `given` is the path the user named, which differs from `file` when it is a symbolic link:
@@ -208,8 +171,8 @@ export interface PlannedCompaction {
   analysis: Analysis;
   details: PlanDetails;
   loaded: Loaded;
-  /** Codex only: what the compacted record needs from the rollout. */
-  codex?: CodexFacts;
+  /** What the agent's writer read of the file for its output (its `prepare`). */
+  facts: unknown;
 }
 
 /**
@@ -272,24 +235,17 @@ async function planOver(
     progress('Reading transcript…');
     analysis = await inspectFile(file, { subagents: false });
   }
-  const refusal = unsupportedReason(analysis.index.format);
+  const format = analysis.index.format;
+  const refusal = unsupported(format, 'compact') ?? (options.fresh ? unsupported(format, 'fresh') : null);
   if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
-  let codex: CodexFacts | undefined;
-  if (analysis.index.format.id === 'codex') {
-    // A rollout without its session_meta records cannot be resumed by Codex, and they come first.
-    if (options.fresh)
-      throw new CompactError(
-        'unsupported-format',
-        `${basename(file)}: a fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Nothing was written; compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).`,
-      );
-    codex = await codexFacts(file, analysis);
-  }
-  refuseHalfWrittenTail(file, analysis, options.inPlace === true, codex ? 'Codex' : 'an agent');
+  const writer = writerFor(format.id);
+  const facts = await writer.prepare(file, analysis);
+  refuseHalfWrittenTail(file, analysis, options.inPlace === true, writer.writerName);
   // What the user's agent sends now, read once here (the edge) and kept with the plan: a re-plan uses the same.
   if (options.agentNow === undefined) options = { ...options, agentNow: await readAgentNow(file, analysis) };
   const { details, loaded } = await planLoaded(file, analysis, options, state, decisions);
   const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs };
-  return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, codex };
+  return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, facts };
 }
 
 /**
@@ -368,41 +324,31 @@ async function writePlan(
   // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
   const details: PlanDetails = { ...planned.details, plan: copyPlan(planned.details.plan) };
   if (replanned !== undefined) details.plan.notes.unshift(replanned);
-  const codex = planned.codex;
-  const target = codex
-    ? await resolveOutput(file, given, options, {
-        inPlaceId: codex.threadId,
-        forkName: (id) => codexRolloutName(id, new Date()),
-        outGetsNewId: true,
-      })
-    : await resolveOutput(file, given, options, claudeNaming(given));
+  const agent = analysis.index.format.id;
+  const writer = writerFor(agent);
+  const target = await resolveOutput(file, given, options, writer.naming(given, planned.facts));
   const prepared = await summarize(analysis, details, planned.loaded, options, progress);
-  const built = codex
-    ? await codexOutput(file, prepared, target, codex)
-    : await claudeOutput(file, prepared, target, options);
-  return writeOut(file, prepared, target, options, progress, built, promisedContext(shown));
+  const built = await writer.build({ file, prepared, target, options, facts: planned.facts });
+  return writeOut(
+    file,
+    prepared,
+    target,
+    options,
+    progress,
+    { ...built, writer: writer.writerName, agent },
+    promisedContext(shown),
+  );
 }
 
 function copyPlan(plan: CompactionPlan): CompactionPlan {
   return { ...plan, rounds: [...plan.rounds], notes: [...plan.notes], conflicts: [...plan.conflicts] };
 }
 
-/** Everything read and decided before anything is written: the plan, the loaded lines and the summary. */
-interface Prepared {
-  analysis: Analysis;
-  readSize: number;
-  readMtime: number;
-  details: PlanDetails;
-  objects: Map<number, JsonObject>;
-  /** Carries bytes that are not UTF-8 in written lines through to the output. */
-  rawBytes: RawBytes;
-  made: SummaryOutcome;
-  /** The summary text to write (clipped to its reserve unless given verbatim or quoting an earlier one whole). */
-  summary: string;
-  /** What the summary keeps of the summarized rounds' facts; undefined when none were summarized. */
-  fidelity?: FidelityReport;
-  /** The summarized rounds' facts (spanFacts), to measure an edited summary against; undefined with fidelity. */
-  facts?: Fact[];
+/** The writer of an agent we write back (its capabilities were checked first). */
+function writerFor(agent: AgentId): AgentWriter {
+  const writer = writerOf(agent);
+  if (!writer) throw new CompactError('unsupported-format', `${agentName(agent)} sessions are not written back.`);
+  return writer;
 }
 
 /** In place, a file that ends in the middle of a line is being written: refuse rather than cut its last line. */
@@ -486,7 +432,7 @@ async function summarize(
   loaded: Loaded,
   options: CompactOptions,
   progress: ProgressReporter,
-): Promise<Prepared> {
+): Promise<PreparedOutput> {
   const readSize = analysis.index.size;
   const readMtime = analysis.index.mtimeMs;
   const summarized = summarizedRounds(analysis, details);
@@ -613,24 +559,24 @@ async function loadForSummary(
   const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
   if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
   if (earlierAt) written.add(earlierAt.entry);
-  // A Codex record is read as the Claude Code line the summarizers know (codex.ts); its kept items are copied from
-  // the file's bytes when written, not from these objects.
-  const codex = analysis.index.format.id === 'codex';
-  // The session's folder, from its first session_meta (read first: lines are parsed in file order), so that the
-  // summaries name a Codex session's files relative to it as they do a Claude Code session's.
-  let codexCwd: string | undefined;
-  const firstMeta = codex ? analysis.index.entries.findIndex((e) => e.kind === 'session_meta') : -1;
+  // A record is read as the message the summarizers know (its agent's `message`; Claude Code's lines are one
+  // already); what is written is copied from the file's bytes, not from these objects.
+  const message = agentModule(analysis.index.format.id).records?.message;
+  // The session's folder, from its first session_meta (Codex's; read first: lines are parsed in file order), so that
+  // the summaries name a Codex session's files relative to it as they do a Claude Code session's.
+  let metaCwd: string | undefined;
+  const firstMeta = analysis.index.entries.findIndex((e) => e.kind === 'session_meta');
   if (firstMeta >= 0) needed.add(firstMeta);
   // The agent's preserved segment is quoted whole if it is summarized (summary.ts offlineSummary): loaded whole too.
   const preserved = new Set(analysis.chain.preserved);
   const forSummary = (line: JsonObject, i: number) => {
     if (i === firstMeta) {
-      codexCwd = str(asObject(line.payload), 'cwd');
+      metaCwd = str(asObject(line.payload), 'cwd');
       return NOT_A_MESSAGE;
     }
-    const o = codex ? codexSummaryShape(line, analysis.index.entries[i]) : line;
+    const o = message ? message(line, analysis.index.entries[i]) : line;
     if (o === null) return NOT_A_MESSAGE;
-    if (codexCwd !== undefined) o.cwd = codexCwd;
+    if (metaCwd !== undefined) o.cwd = metaCwd;
     if (written.has(i) || preserved.has(i)) return o;
     if (offline) return shapeForExtractive(o);
     delete o.toolUseResult;
@@ -678,79 +624,13 @@ async function settlePlan(
   return details;
 }
 
-/** One agent's compacted file, to be written to a temp file, checked, then committed (the same way for every agent). */
-interface BuiltOutput {
-  chunks: AsyncIterable<Buffer | string>;
-  /** Checks the written temp file as the agent will read it (throws 'invalid-output'); its estimated context. */
-  check: (tmp: string) => Promise<{ estimatedTokens: number; overTarget: boolean }>;
-  /** Who may be writing the session, for messages ("a live agent", "Codex"). */
-  writer: string;
-  cwd: string | null;
-  /** The agent that resumes the written session. */
-  resumeAgent: ResumeAgent;
-  /** The summary as written (clipped to fit the target when it had to be). */
-  summary: string;
-}
-
-async function claudeOutput(
-  file: string,
-  prepared: Prepared,
-  target: OutputTarget,
-  options: CompactOptions,
-): Promise<BuiltOutput> {
-  const built = await buildOutput(file, prepared, target);
-  const plan = prepared.details.plan;
-  const appended = prepared.rawBytes.encode(built.lines.join('\n') + '\n');
-  if (prepared.rawBytes.lossy)
-    plan.notes.push(
-      `${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`,
-    );
-  return {
-    chunks: streamOutput(file, prepared.readSize, appended, options.fresh === true),
-    check: (tmp) => checkClaudeOutput(tmp, prepared, built.leafUuid, options),
-    writer: 'an agent',
-    cwd: built.cwd,
-    resumeAgent: 'claude-code',
-    summary: built.summary,
-  };
-}
-
-async function codexOutput(
-  file: string,
-  prepared: Prepared,
-  target: OutputTarget,
-  facts: CodexFacts,
-): Promise<BuiltOutput> {
-  const plan = prepared.details.plan;
-  const record = await codexCompactedRecord(
-    file,
-    prepared.analysis,
-    prepared.details.kept,
-    prepared.summary,
-    facts,
-    target.newSessionId ?? null,
-    plan.notes,
-  );
-  return {
-    chunks: record.chunks,
-    check: async (tmp) => {
-      const estimatedTokens = await checkCodexOutput(tmp, record.line, record.history);
-      return { estimatedTokens, overTarget: estimatedTokens > plan.messageTarget };
-    },
-    writer: 'Codex',
-    cwd: facts.cwd,
-    resumeAgent: 'codex',
-    summary: prepared.summary,
-  };
-}
-
 async function writeOut(
   file: string,
-  prepared: Prepared,
+  prepared: PreparedOutput,
   target: OutputTarget,
   options: CompactOptions,
   progress: ProgressReporter,
-  built: BuiltOutput,
+  built: BuiltOutput & { writer: string; agent: AgentId },
   promised: ContextAfter,
 ): Promise<CompactResult> {
   const { readSize, details, made, summary } = prepared;
@@ -816,8 +696,8 @@ async function writeOut(
     mode: target.mode,
     sessionId: target.sessionId,
     cwd: built.cwd,
-    ...resumeFields(built.resumeAgent, built.cwd, target.sessionId),
-    agent: prepared.analysis.index.format.id,
+    ...resumeFields(built.agent, built.cwd, target.sessionId),
+    agent: built.agent,
     summarizer: made.summarizer,
     carriedOverBytes,
     backup,
@@ -842,60 +722,6 @@ async function* hashing(chunks: AsyncIterable<Buffer | string>, hash: Hash): Asy
     hash.update(typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
     yield c;
   }
-}
-
-async function buildOutput(
-  file: string,
-  prepared: Prepared,
-  target: OutputTarget,
-): Promise<ReturnType<typeof buildAppendedLines> & { cwd: string | null }> {
-  const { analysis, readSize, details, made, summary, objects } = prepared;
-  const plan = details.plan;
-  const lastPrompt = await lastPromptOf(file, analysis);
-  // Where the session was started (the folder that names its project folder), not where its last command ran.
-  const { cwd } = await readSessionInfo(file, { projectFolder: basename(dirname(resolve(file))) });
-  const seed = `${basename(file)}:${readSize}:${analysis.chain.leaf >= 0 ? analysis.index.entries[analysis.chain.leaf].uuid : ''}:${JSON.stringify(plan.settings)}:${target.newSessionId ?? ''}`;
-  const built = buildAppendedLines({
-    analysis,
-    details,
-    summary,
-    protectedChars: made.protectedChars,
-    verbatimContent: made.verbatimContent,
-    sessionId: target.newSessionId,
-    objects,
-    seed,
-    preTokens: plan.preTokens,
-    postTokens: plan.postTokens,
-    lastPrompt,
-    now: new Date(),
-  });
-  return { ...built, cwd };
-}
-
-/** Checks the written Claude Code temp file resumes; problems other than being over the target refuse it. */
-async function checkClaudeOutput(
-  tmp: string,
-  prepared: Prepared,
-  leafUuid: string,
-  options: CompactOptions,
-): Promise<{ estimatedTokens: number; overTarget: boolean }> {
-  const { analysis, readSize, details } = prepared;
-  const plan = details.plan;
-  const check = await checkResumable(tmp, {
-    targetTokens: plan.messageTarget,
-    calibration: details.calibration,
-    announcedNow: details.announced,
-    expectLeaf: leafUuid,
-    expectSummaryFirst: true,
-    prefix: options.fresh ? undefined : { index: analysis.index, bytes: readSize },
-  });
-  const fatal = check.problems.filter((p) => !/over the .*target/.test(p));
-  if (fatal.length)
-    throw new CompactError(
-      'invalid-output',
-      `The compacted transcript failed validation, so nothing was written: ${fatal.slice(0, 3).join('; ')}`,
-    );
-  return { estimatedTokens: check.estimatedTokens, overTarget: fatal.length < check.problems.length };
 }
 
 /**
@@ -933,19 +759,6 @@ function acceptEstimate(
       `after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`,
     );
   plan.postTokens = check.estimatedTokens;
-}
-
-async function lastPromptOf(file: string, analysis: Analysis): Promise<{ text: string | null } | null> {
-  const entries = analysis.index.entries;
-  let at = -1;
-  for (let i = entries.length - 1; i >= 0; i--)
-    if (entries[i].kind === 'last-prompt') {
-      at = i;
-      break;
-    }
-  if (at < 0) return null;
-  const lp = (await loadEntryObjects(file, entries, [at])).get(at);
-  return { text: typeof lp?.lastPrompt === 'string' ? lp.lastPrompt : null };
 }
 
 /**

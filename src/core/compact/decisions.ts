@@ -2,7 +2,7 @@
 // (pinned) / drop / summarize (absent = auto, the plan decides), two ranges, and per tool result
 // keep-in-full / replace-by-preview. Operations return a new value (last decision wins), so the
 // editor, the CLI and tests build decisions the same way; the planner (steer.ts) honours them.
-import type { Analysis } from '../inspect';
+import type { Analysis } from '../analysis';
 import { ownValue, setOwn } from '../json';
 
 export type RoundChoice = 'keep' | 'drop' | 'summarize';

@@ -4,8 +4,7 @@
 // Over 400 lines: the shared base (sizes, overhead, target room) and the automatic path's kept-tail rule belong
 // together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
 import { contextNow } from '../context';
-import type { Analysis } from '../inspect';
-import { TOKEN_MODEL } from '../tokens/estimate';
+import type { Analysis } from '../analysis';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { emptyState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
@@ -13,6 +12,7 @@ import { planSteered } from './steer';
 import {
   adjusted,
   adjustedContent,
+  budgetedRoundSize,
   loadResultTexts,
   reannouncedAfter,
   resumeBasis,
@@ -42,8 +42,7 @@ import {
   type DecisionConflict,
   type PlannedRound,
 } from './types';
-import { unsupportedReason } from '../formats/types';
-import { codexResumeContextTokens } from './codex';
+import { agentModule, capabilitiesOf, unsupported } from '../formats/registry';
 import type { AgentNow } from '../agentNow';
 import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from './summaryDetail';
 
@@ -85,15 +84,15 @@ export async function planCompaction(
 }
 
 /**
- * Settings as they apply to a file's format: tool-result previews rewrite Claude Code lines only, so another
- * format's plan keeps every kept tool output whole.
+ * Settings as they apply to a file's format: where the agent's capabilities have no tool-result previews (they
+ * rewrite Claude Code lines only), the plan keeps every kept tool output whole.
  */
 export function settingsForFormat(
   format: Analysis['index']['format'],
   partial?: Partial<CompactSettings>,
 ): CompactSettings {
   const settings = resolveSettings(partial);
-  if (format.id === 'claude-code') return settings;
+  if (capabilitiesOf(format).previews) return settings;
   return {
     ...settings,
     maxToolResultChars: Number.MAX_SAFE_INTEGER,
@@ -107,7 +106,7 @@ async function planBase(
   givenState: BudgetState | undefined,
   agentNow: AgentNow | null | undefined,
 ): Promise<PlanBase> {
-  const refusal = unsupportedReason(analysis.index.format);
+  const refusal = unsupported(analysis.index.format);
   if (refusal) throw new CompactError('unsupported-format', refusal);
   const settings = settingsForFormat(analysis.index.format, partial);
   const { rounds, report, index } = analysis;
@@ -130,17 +129,17 @@ async function planBase(
   }
   const preTokens = active.reduce((s, i) => s + sizes.get(i)!, 0);
   const notes: string[] = [];
-  // The target is for the whole resumed context: leave room for the system prompt and tools, and for the context
-  // Codex gives the resumed thread again (in no kept round: see codexResumeContextTokens).
+  // The target is for the whole resumed context: leave room for the system prompt and tools, and for what the agent
+  // gives the resumed session again in no kept round (its module's resumeOverhead: Codex's thread context).
   // The system prompt and tools of the resumed request: as the user's agent sends them today where their own newest
-  // sessions record it (a resume is sent by the agent installed now, not the one that wrote the file).
+  // sessions record it (a resume is sent by the agent installed now, not the one that wrote the file); that figure
+  // may hold the resume context already (Codex's, read from the user's Codex).
   const resume = resumeBasis(analysis, agentNow);
-  const resumeContext =
-    index.format.id === 'codex' && !resume.includesResumeContext ? codexResumeContextTokens(analysis, calibration) : 0;
-  if (resumeContext > 0)
-    notes.push(
-      `Codex gives the resumed thread its context again (permissions, instructions, environment: about ${resumeContext} tokens), counted with its instructions and tools`,
-    );
+  const overhead = resume.includesResumeContext
+    ? undefined
+    : agentModule(index.format.id).resumeOverhead?.(index.entries, calibration);
+  const resumeContext = overhead?.tokens ?? 0;
+  if (overhead && resumeContext > 0) notes.push(overhead.note);
   const overheadTokens = resume.tokens + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
   const resendReserve = resendReserveOf(analysis, calibration);
@@ -193,15 +192,16 @@ export async function planDetails(
 }
 
 /**
- * The tool-result choices a format's compaction can follow: previews rewrite Claude Code lines only (another format
- * keeps every kept tool output whole, settingsForFormat), so a choice of a preview there is said not to apply.
+ * The tool-result choices a format's compaction can follow: where the agent has no previews (another format keeps
+ * every kept tool output whole, settingsForFormat), a choice of a preview is said not to apply, with its reason.
  */
 function resultChoicesForFormat(
   analysis: Analysis,
   choices: Readonly<Record<string, ResultChoice>>,
 ): { choices: Record<string, ResultChoice>; unfollowed: DecisionConflict[] } {
   const format = analysis.index.format;
-  if (format.id === 'claude-code') return { choices: { ...choices }, unfollowed: [] };
+  const noPreviews = unsupported(format, 'previews');
+  if (noPreviews === null) return { choices: { ...choices }, unfollowed: [] };
   const followed: Record<string, ResultChoice> = {};
   const unfollowed: DecisionConflict[] = [];
   for (const [id, choice] of Object.entries(choices)) {
@@ -213,7 +213,7 @@ function resultChoicesForFormat(
     unfollowed.push({
       decision: `replace tool result ${id} by a preview`,
       round: round?.index ?? null,
-      resolution: `kept in full instead: previews rewrite Claude Code lines only, and a ${format.agent} session keeps every tool output whole`,
+      resolution: `kept in full instead. ${noPreviews}`,
     });
   }
   return { choices: followed, unfollowed };
@@ -308,19 +308,12 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
  * newest always), never an old boundary round; every active round when the context is under the target.
  */
 async function tailCandidate(base: PlanBase, underTarget: boolean): Promise<number> {
-  const { analysis, settings, calibration, active, sizes, clock } = base;
+  const { analysis, settings, active, clock } = base;
   const { rounds } = analysis;
-  const calibrationNow = calibration;
   const last = active.length - 1;
   let tailPos = Math.max(0, last);
-  // Grow the tail by each round's size once over-long results become previews, so one huge
-  // tool result does not stop recent work from being kept (the exact budget is applied below).
-  const budgetedSize = (ri: number) => {
-    let saved = 0;
-    for (const t of rounds[ri].toolResults)
-      if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
-    return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibrationNow));
-  };
+  // Grow the tail by each round's size once over-long results become previews (the exact budget is applied below).
+  const budgetedSize = (ri: number) => budgetedRoundSize(base, ri);
   let acc = last >= 0 ? budgetedSize(active[last]) : 0;
   while (tailPos > 0 && acc + budgetedSize(active[tailPos - 1]) <= settings.keepRecentTokens) {
     tailPos--;

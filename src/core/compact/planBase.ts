@@ -1,11 +1,9 @@
 // What the automatic planner (plan.ts) and the steered one (steer.ts) share: the plan's details, the sizes of rounds
 // and of the summary, a round's budgeted content, the base every plan starts from and the tool-result texts it budgets.
 // A module of its own so that the two planners depend on it and not on each other.
-import type { Analysis } from '../inspect';
-import type { Round, RoundContent } from '../rounds';
-import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
-import { digestEntry } from '../entries';
-import { buildRounds } from '../rounds';
+import type { Analysis } from '../analysis';
+import { userTextContent, type Round, type RoundContent } from '../rounds';
+import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { BudgetOutcome, ResultText } from './budget';
 import { loadEntryObjects, toolResultText } from './lines';
@@ -32,33 +30,14 @@ export interface PlanDetails {
 }
 
 /**
- * Tokens of the summary round (boundary + isCompactSummary line with `summary`) in the resumed context, estimated the
- * way checkResumable estimates the written file (same entry summary, round content and estimator).
+ * Tokens of the summary round in the resumed context: a function of the summary's text (with the continuation prefix
+ * every writer puts before it) and the calibration, estimated as checkResumable estimates the written file (the same
+ * round content and estimator; a message of one text block ends no tool loop).
  */
 export function summaryRoundTokens(summary: string, calibration: number): number {
-  const entry = digestEntry(
-    { type: 'user', uuid: 'summary', parentUuid: null, message: { role: 'user', content: SUMMARY_PREFIX + summary } },
-    1,
-    0,
-    0,
-    0,
-  );
-  const chain = {
-    main: [0],
-    preserved: [],
-    activeStart: 0,
-    boundaries: [],
-    leaf: 0,
-    sidechains: [],
-    offChain: 0,
-    notes: [],
-    subagentFile: false,
-  };
-  const [round] = buildRounds([entry], chain);
-  return rawEstimate(round.content, continuesToolLoop(round)) * calibration;
+  return rawEstimate(userTextContent(SUMMARY_PREFIX + summary), false) * calibration;
 }
 
-/** Tokens of the summary round with an empty summary (the continuation prefix and its framing), as validated. */
 /**
  * What a resume of the planned result sends beyond its kept rounds and summary: the agent's session-start context
  * its kept rounds no longer hold (src/core/context.ts `reannouncedOnResume`). Part of every promised size.
@@ -141,6 +120,7 @@ export function resendReserveOf(analysis: Analysis, calibration: number): number
   return reannouncedOnResume(analysis.index.entries, analysis.rounds, new Set(), calibration);
 }
 
+/** Tokens of the summary round with an empty summary (the continuation prefix and its framing), as validated. */
 export function summaryFloorTokens(calibration: number): number {
   return Math.ceil(summaryRoundTokens('', calibration));
 }
@@ -220,6 +200,18 @@ export interface PlanBase {
   notes: string[];
   toolDir: string;
   clock: YieldClock;
+}
+
+/**
+ * A round's planning size with its over-long tool results counted as previews: how both planners grow the kept tail
+ * before the exact budget is applied, so that one huge tool result does not stop recent work from being kept.
+ */
+export function budgetedRoundSize(base: PlanBase, ri: number): number {
+  const { settings, sizes, calibration } = base;
+  let saved = 0;
+  for (const t of base.analysis.rounds[ri].toolResults)
+    if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
+  return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibration));
 }
 
 const LOAD_BATCH_BYTES = 1 << 20;

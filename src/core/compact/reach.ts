@@ -1,7 +1,7 @@
 // The smallest target a compaction can reach: what every request carries (system prompt and tools), the newest
 // response (always kept verbatim, after budgeting its tool results), the smallest summary and what a resume sends
 // again; or the context as it is, when that is smaller (a target it already fits needs no compaction).
-import type { Analysis } from '../inspect';
+import type { Analysis } from '../analysis';
 import { planDetails, summaryFloorTokens } from './plan';
 import { resendReserveOf } from './planBase';
 import type { CompactSettings } from './types';

@@ -3,7 +3,8 @@
 // after a compaction). Before and after a compaction, side by side in a diff, this shows what the
 // agent will see; the raw JSON lines tell a person little. Text only: transcripts are untrusted.
 import { indexTranscript } from '../transcript';
-import { analyze, type Analysis } from '../inspect';
+import { analyze } from '../inspect';
+import type { Analysis } from '../analysis';
 import { loadEntryObjects, toolResultText } from './lines';
 import { toApiMessages, type ApiBlock } from './messages';
 

@@ -1,5 +1,6 @@
-// How a user resumes a session: the agent's program with the session id, started in the session's working folder
-// (Claude Code picks the project folder from the process cwd; Codex starts the resumed thread there). The id and the
+// How a user resumes a session: the agent's program with the session id (its module's resume part), started in the
+// session's working folder (Claude Code picks the project folder from the process cwd; Codex starts the resumed
+// thread there). The id and the
 // folder come from the transcript, which is untrusted, so every command we print, copy or type is made here from
 // parts checked first (`resumeParts`), then quoted for the shell it is meant for.
 //
@@ -9,53 +10,48 @@
 // `<program> <args>` (the folder is the terminal's cwd, never part of the line), quoted for PowerShell on Windows,
 // VS Code's default shell there (`commandLine`).
 import { posix, win32 } from 'node:path';
-import type { FormatId } from '../formats/types';
+import { isSessionId } from '../sessionId';
+import { agentModule, type AgentId } from '../formats/registry';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { isSessionId } from '../sessionId';
 
-/** True for the ids Claude Code accepts with `--resume` and Codex with `resume` (a UUID: Claude Code's file name, Codex's thread id). */
-export function isSessionId(id: unknown): id is string {
-  return typeof id === 'string' && UUID_RE.test(id);
-}
-
-/** The agents a session is resumed in. */
-export type ResumeAgent = 'claude-code' | 'codex';
-
-const AGENTS: Record<ResumeAgent, { name: string; program: string; args: (id: string) => string[] }> = {
-  'claude-code': { name: 'Claude Code', program: 'claude', args: (id) => ['--resume', id] },
-  codex: { name: 'Codex', program: 'codex', args: (id) => ['resume', id] },
-};
-
-/** The display name of the agent that resumes (for terminals and messages). */
-export function resumeAgentName(agent: ResumeAgent): string {
-  return AGENTS[agent].name;
+/** The program that resumes an agent's sessions (its module's resume part), when it has one. */
+export function resumeProgram(agent: AgentId): string | null {
+  return agentModule(agent).resume?.program ?? null;
 }
 
 /**
- * The agent that resumes a session of `format` by its id, or null: Gemini CLI, Cline / Roo Code and Copilot CLI
+ * The agents whose sessions the extension resumes in a terminal (each module with a `resume` part); its messages name
+ * what each needs (extension/model/resume.ts).
+ */
+export type ResumeAgent = Extract<AgentId, 'claude-code' | 'codex'>;
+
+/** The display name of the agent that resumes (for terminals and messages): its module's. */
+export function resumeAgentName(agent: AgentId): string {
+  return agentModule(agent).name;
+}
+
+/**
+ * The agent that resumes a session of `format` by its id (its module has a resume command), or null: the others'
  * sessions are read-only here, and no command to resume one by id is offered (`noResumeReason` says why).
  */
-export function resumeAgentOf(format: FormatId): ResumeAgent | null {
-  return format === 'claude-code' || format === 'codex' ? format : null;
+export function resumeAgentOf(format: AgentId): ResumeAgent | null {
+  return agentModule(format).resume ? (format as ResumeAgent) : null;
 }
 
-const NO_RESUME: Record<Exclude<FormatId, ResumeAgent>, string> = {
-  'gemini-cli':
-    'Gemini CLI chats are read-only in Agent Compactor, which offers no command to resume one: resume it from Gemini CLI itself, started in its project folder.',
-  cline:
-    'Cline and Roo Code tasks are resumed from the task history in their own VS Code panel; they have no command line to resume one by id.',
-  'copilot-cli':
-    'GitHub Copilot CLI sessions are read-only in Agent Compactor, which offers no command to resume one: resume it from Copilot CLI itself.',
-};
-
-/** Why no resume command is offered for a session of `format` (null: one is). */
-export function noResumeReason(format: FormatId): string | null {
-  return resumeAgentOf(format) ? null : NO_RESUME[format as Exclude<FormatId, ResumeAgent>];
+/** Why no resume command is offered for a session of `format` (null: one is): its module's reason. */
+export function noResumeReason(format: AgentId): string | null {
+  const agent = agentModule(format);
+  return agent.resume ? null : agent.unsupported('resume', agent.records ? 'jsonl' : 'json');
 }
 
-/** `<program> --resume <id>` (Claude Code) or `<program> resume <id>` (Codex); null unless the id is a UUID. */
-export function resumeArgv(agent: ResumeAgent, sessionId: string, program = AGENTS[agent].program): string[] | null {
-  return isSessionId(sessionId) ? [program, ...AGENTS[agent].args(sessionId)] : null;
+/**
+ * The argv that resumes `sessionId` in `agent` (its module's program and arguments: `claude --resume <id>`, `codex
+ * resume <id>`); null unless the id is a UUID and the agent has a resume command.
+ */
+export function resumeArgv(agent: AgentId, sessionId: string, program?: string): string[] | null {
+  const spec = agentModule(agent).resume;
+  return spec && isSessionId(sessionId) ? [program ?? spec.program, ...spec.args(sessionId)] : null;
 }
 
 /** The program, its arguments and the folder to start it in; or why no command can be offered. */
@@ -75,12 +71,14 @@ const quoted = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}â
  * without control characters.
  */
 export function resumeParts(
-  agent: ResumeAgent,
+  agent: AgentId,
   cwd: string | null | undefined,
   sessionId: string | null | undefined,
-  program = AGENTS[agent].program,
+  program?: string | null,
 ): ResumeParts {
-  const { name } = AGENTS[agent];
+  const { name, resume } = agentModule(agent);
+  if (!resume) return { ok: false, reason: `${name} sessions have no resume command Agent Compactor offers` };
+  program ??= resume.program;
   if (!sessionId)
     return { ok: false, reason: `no session id is known, so ${name} cannot be told which session to resume` };
   if (!isSessionId(sessionId))
@@ -143,7 +141,7 @@ export function resumeCommand(
   cwd: string | null | undefined,
   sessionId: string | null | undefined,
   program?: string,
-  agent: ResumeAgent = 'claude-code',
+  agent: AgentId = 'claude-code',
 ): string | null {
   const parts = resumeParts(agent, cwd, sessionId, program);
   return parts.ok ? posixResumeCommand(parts) : null;
@@ -151,10 +149,10 @@ export function resumeCommand(
 
 /** A result's resume fields: the agent that resumes it, and the POSIX command or why none is offered. */
 export function resumeFields(
-  agent: ResumeAgent,
+  agent: AgentId,
   cwd: string | null | undefined,
   sessionId: string | null | undefined,
-): { resumeAgent: ResumeAgent; resumeCommand: string | null; resumeProblem?: string } {
+): { resumeAgent: AgentId; resumeCommand: string | null; resumeProblem?: string } {
   const parts = resumeParts(agent, cwd, sessionId);
   return parts.ok
     ? { resumeAgent: agent, resumeCommand: posixResumeCommand(parts) }

@@ -5,10 +5,10 @@
 // plan says which decision gave way and what it did instead.
 import { contextNow } from '../context';
 import { applyBudget, wireMessages } from './budget';
-import { TOKEN_MODEL } from '../tokens/estimate';
 import { resolveRounds, type RoundChoice, type UserDecisions } from './decisions';
 import {
   adjusted,
+  budgetedRoundSize,
   loadResultTexts,
   reannouncedAfter,
   roundTokens,
@@ -99,12 +99,7 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
     for (const ri of open)
       fate.set(ri, { action: 'keep', by: 'plan', reason: 'the context is already under the target' });
   } else {
-    const est = (ri: number) => {
-      let saved = 0;
-      for (const t of rounds[ri].toolResults)
-        if (t.chars > settings.maxToolResultChars) saved += t.chars - settings.previewBytes - 300;
-      return Math.max(0, sizes.get(ri)! - Math.round(saved * TOKEN_MODEL.toolResult * calibration));
-    };
+    const est = (ri: number) => budgetedRoundSize(base, ri);
     let pinned = 0;
     for (const ri of active) if (fate.get(ri)?.action === 'keep') pinned += est(ri);
     const room = underTarget ? Infinity : messageTarget - base.resendReserve - settings.summaryTokens - pinned;

@@ -1,7 +1,7 @@
 // The summary a compaction writes: the earlier summary that opens the active context (quoted whole
 // when the rounds around it are summarized), the Anthropic summary with its fallbacks to the
 // offline one, the offline (extractive) summary itself, or the text the user gave, used verbatim.
-import type { Analysis } from '../inspect';
+import type { Analysis } from '../analysis';
 import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
 import type { PlanDetails } from './plan';
 import { CompactError, type AttemptRecord, type CompactResult, type ProgressReporter } from './types';
@@ -17,7 +17,7 @@ import type { SummaryDetail } from './summaryDetail';
 import { summarizeWithAgentCli, type AgentCliKind } from './summarize/agentCli';
 import { CLAUDE_CLI } from './summarize/claudeCli';
 import { CODEX_CLI } from './summarize/codexCli';
-import type { FormatId } from '../formats/types';
+import { agentModule, agentName, type AgentId } from '../formats/registry';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -292,14 +292,14 @@ async function agentCliSummary(
  * sessions: their content has already gone to that agent's provider, and sending it to the other agent would send it
  * somewhere the user has not sent it before; so a mismatch is refused, never switched silently.
  */
-export function agentCliRefusal(summarizer: SummarizerChoice, agent: FormatId): string | null {
-  if (summarizer === 'claude-cli' && agent !== 'claude-code') {
-    return `The claude-cli summarizer (your Claude Code) summarizes Claude Code sessions only, and this is a ${agent} session. Choose codex-cli for a Codex session, or the offline (extractive) summary; nothing was sent or written.`;
+export function agentCliRefusal(summarizer: SummarizerChoice, agent: AgentId): string | null {
+  if (summarizer !== 'claude-cli' && summarizer !== 'codex-cli') return null;
+  if (agentModule(agent).capabilities('jsonl').summarizerCli === summarizer) return null;
+  const name = agentName(agent);
+  if (summarizer === 'claude-cli') {
+    return `The claude-cli summarizer (your Claude Code) summarizes Claude Code sessions only, and this is a ${name} session. Choose codex-cli for a Codex session, or the offline (extractive) summary; nothing was sent or written.`;
   }
-  if (summarizer === 'codex-cli' && agent !== 'codex') {
-    return `The codex-cli summarizer (your Codex) summarizes Codex sessions only, and this is a ${agent} session. Choose claude-cli for a Claude Code session, or the offline (extractive) summary; nothing was sent or written.`;
-  }
-  return null;
+  return `The codex-cli summarizer (your Codex) summarizes Codex sessions only, and this is a ${name} session. Choose claude-cli for a Claude Code session, or the offline (extractive) summary; nothing was sent or written.`;
 }
 
 /** The text the user gave, used exactly as given (never clipped: the plan makes room for it). */

@@ -1,7 +1,7 @@
 // Pure data describing a compaction: what happens to each round and each tool result, and
 // the token figures before and after. The CLI prints it, the extension draws it, apply runs it.
 import type { ContextFigure } from '../context';
-import type { FormatId } from '../formats/types';
+import type { AgentId } from '../formats/registry';
 import type { FidelityReport } from './fidelity';
 import { DEFAULT_SUMMARY_DETAIL, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from './summaryDetail';
 
@@ -182,11 +182,11 @@ export interface CompactResult {
   /** `cd <cwd> && claude --resume <id>` (Codex: `codex resume <id>`) for a POSIX shell; null when it cannot be offered. */
   resumeCommand: string | null;
   /** The agent that resumes the result (absent in results from before it was recorded: Claude Code). */
-  resumeAgent?: 'claude-code' | 'codex';
+  resumeAgent?: AgentId;
   /** Why `resumeCommand` is null: no id or folder known, or one that is not safe to put in a command (core/compact/resume.ts). */
   resumeProblem?: string;
   /** The agent the written session is for (absent in results from before it was recorded: Claude Code). */
-  agent?: FormatId;
+  agent?: AgentId;
   /**
    * The summarizer that actually produced the summary (the Anthropic one and the agent CLIs may fall back to the
    * offline one); 'given': the text passed in, verbatim.
@@ -234,30 +234,6 @@ export interface WrittenSidecars {
 
 export type ProgressReporter = (message: string) => void;
 
-export type CompactErrorCode =
-  | 'cancelled'
-  | 'auth' // 401/403: key missing or rejected
-  | 'not-found' // 404: unknown model
-  | 'api' // other API failure after retries
-  | 'network' // connection refused/reset/timeout
-  | 'changed-on-disk' // the transcript changed since it was read
-  | 'locked' // another compaction of the same file is running
-  | 'nothing-to-compact' // nothing safe to summarize or drop
-  | 'invalid-output' // the result failed validation; nothing written
-  | 'unsafe-path' // a write would escape its folder
-  | 'exists' // the output file exists and is not this session's own output (use --force)
-  | 'write-failed' // a file could not be written (permission, read-only or full file system); the original is unchanged
-  | 'unsupported-format' // the file's format is read-only (inspect only)
-  | 'wrong-summarizer'; // the agent CLI chosen to summarize is not the session's own agent
-
-/** A failure the user can act on; `message` says the cause and what to do. */
-export class CompactError extends Error {
-  constructor(
-    readonly code: CompactErrorCode,
-    message: string,
-    override readonly cause?: unknown,
-  ) {
-    super(message);
-    this.name = 'CompactError';
-  }
-}
+// The error every verb reports: in a module of its own so that the modules below the engine (sidecar reads, agent
+// readers) can raise it without importing the engine's types.
+export { CompactError, type CompactErrorCode } from './errors';

@@ -3,7 +3,7 @@
 // line, then the kept rounds re-linked onto it with fresh, unique uuids and message ids.
 import { createHash } from 'node:crypto';
 import { contextNow } from '../context';
-import type { Analysis } from '../inspect';
+import type { Analysis } from '../analysis';
 import { summaryRoundTokens, type PlanDetails } from './plan';
 import { reannouncedAfter } from './planBase';
 import { SUMMARY_PREFIX } from './summarize/prompt';

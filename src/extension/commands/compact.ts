@@ -18,7 +18,7 @@ import {
 } from '../../core/compact/compact';
 import { compactionEconomics } from '../../core/cache';
 import { promisedContext } from '../../core/compact/promise';
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { agentCliRefusal } from '../../core/compact/summary';
 import { adviceFor, type ErrorAction } from '../model/errors';
@@ -34,7 +34,7 @@ import {
   type ResultOptions,
 } from '../model/planText';
 import { anthropicBaseUrl, type Summarizer, type WriteMode } from '../model/settings';
-import type { FormatId } from '../../core/formats/types';
+import type { AgentId } from '../../core/formats/registry';
 import { costSettings, getSettings } from '../settings';
 import { copyResumeCommand, resumeSession, sessionCwd } from './resume';
 import type { Services } from '../services';
@@ -53,7 +53,7 @@ interface Planned {
   context: ContextFigure;
   bytes: number;
   /** The session's agent: how a fork is named and resumed. */
-  agent: FormatId;
+  agent: AgentId;
   /** The session as planned: the confirmation prices the next turn from it. */
   analysis: Analysis;
 }

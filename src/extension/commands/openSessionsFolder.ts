@@ -14,6 +14,7 @@ import {
   type SessionFile,
 } from '../model/sessions';
 import type { Services } from '../services';
+import type { AgentId } from '../../core/formats/registry';
 import { isProgrammatic } from './args';
 import { CommandId } from '../commandIds';
 
@@ -23,19 +24,24 @@ export interface SessionsResult {
   exists: boolean;
   sessions: SessionFile[];
   /** Every other agent's sessions folder found on this machine, with its sessions. */
-  others: { agent: string; folder: string; sessions: SessionFile[] }[];
+  others: { agent: string; id: AgentId; folder: string; sessions: SessionFile[] }[];
   picked?: string;
 }
 
 type Item = vscode.QuickPickItem & { file?: string; action?: 'window' | 'os' };
 
 export async function openSessionsFolderCommand(s: Services, arg?: unknown): Promise<SessionsResult> {
-  const folder = sessionsFolder();
+  const folders = agentFolders(process.env, undefined, dirname(s.context.globalStorageUri.fsPath));
+  // The folder of projects (Claude Code's) is the one opened or revealed; every agent's sessions are listed.
+  const main = folders.find((f) => f.location.projectFolders);
+  const folder = main?.folder ?? sessionsFolder();
   const exists = existsSync(folder);
   const sessions = exists ? await listSessions(folder) : [];
   const others: SessionsResult['others'] = [];
-  for (const f of agentFolders(process.env, undefined, dirname(s.context.globalStorageUri.fsPath)).slice(1)) {
-    if (existsSync(f.folder)) others.push({ ...f, sessions: await listAgentSessions(f) });
+  for (const f of folders) {
+    if (f === main) continue;
+    if (existsSync(f.folder))
+      others.push({ agent: f.agent, id: f.id, folder: f.folder, sessions: await listAgentSessions(f) });
   }
   const result = { folder, exists, sessions, others };
   if (isProgrammatic(arg)) return result;
@@ -48,8 +54,8 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
     return result;
   }
   const all = [
-    ...sessions.map((x) => ({ ...x, agent: 'Claude Code' })),
-    ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, project: '' }))),
+    ...(main ? sessions.map((x) => ({ ...x, agent: main.agent, id: main.id })) : []),
+    ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, id: o.id, project: '' }))),
   ];
   all.sort((a, b) => b.mtimeMs - a.mtimeMs);
   const titled = new Map((exists ? await scanSessions(folder) : []).map((x) => [x.file, x] as const));
@@ -64,7 +70,7 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
     ...all.map((x) => sessionPickItem(x, titled.get(x.file))),
   ];
   const picked = await vscode.window.showQuickPick(items, {
-    title: `Agent Sessions (${[exists ? 'Claude Code' : '', ...others.map((o) => o.agent)].filter(Boolean).join(', ')})`,
+    title: `Agent Sessions (${[exists ? (main?.agent ?? '') : '', ...others.map((o) => o.agent)].filter(Boolean).join(', ')})`,
     placeHolder: sessions.length ? 'Pick a session to show its rounds' : 'No sessions yet',
     matchOnDescription: true,
     matchOnDetail: true,

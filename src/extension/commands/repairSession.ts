@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { readSessionIndex } from '../../core/inspect';
+import { unsupported } from '../../core/formats/registry';
 import { repairFile, repairOutlook, type RepairResult } from '../../core/repair';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -39,9 +40,17 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
     if (programmatic) throw new CommandInputError('Repair Session: no transcript given and none is shown');
     return undefined;
   }
+  const index = await readSessionIndex(file);
+  // Repair mends Claude Code's parent links: for another agent's session it says why it is not offered.
+  const refusal = unsupported(index.format, 'repair');
+  if (refusal) {
+    if (programmatic) throw new CommandInputError(`Repair Session: ${refusal}`);
+    void vscode.window.showInformationMessage(`${basename(file)}: ${refusal}`);
+    return undefined;
+  }
   let inPlace = o.inPlace === true;
   if (o.confirm !== false) {
-    const { plan, before, after, canRepair, reason } = repairOutlook(await readSessionIndex(file));
+    const { plan, before, after, canRepair, reason } = repairOutlook(index);
     if (!canRepair) {
       void vscode.window.showInformationMessage(
         `${basename(file)}: nothing Repair can fix (${reason}). Resume loads ${before.reachableMessages} of ${before.totalMessages} messages (${pct(before.reachability)}).`,

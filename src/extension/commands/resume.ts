@@ -20,9 +20,8 @@ import {
 import { noResumeReason, resumeAgentName, resumeAgentOf, type ResumeAgent } from '../../core/compact/resume';
 import { projectFolderOf, readCodexSessionMeta, readSessionInfo, sessionIdFromFile } from '../../core/session';
 import { agentFolders } from '../../core/sessionFolders';
-import { detectRecordFormat } from '../../core/formats/detect';
+import { recordAgentOf, type AgentId } from '../../core/formats/registry';
 import { indexJsonDocument } from '../../core/formats/documents';
-import type { FormatId } from '../../core/formats/types';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -56,7 +55,7 @@ export async function sessionCwd(file: string): Promise<string | null> {
 const HEAD_BYTES = 64 * 1024;
 
 /** The agent that wrote `file`: the shown transcript's, else decided by content as the reader decides it. */
-async function formatOf(s: Services, file: string): Promise<FormatId> {
+async function formatOf(s: Services, file: string): Promise<AgentId> {
   if (s.store.file === file && s.store.analysis) return s.store.analysis.index.format.id;
   // A JSON document (Gemini CLI, Cline, a Claude Code array) is told apart by reading it, as the store does.
   if (!/\.jsonl$/i.test(file)) return (await indexJsonDocument(file))?.format.id ?? 'claude-code';
@@ -72,7 +71,7 @@ async function formatOf(s: Services, file: string): Promise<FormatId> {
   for (const line of head.split('\n')) {
     if (!line.trim()) continue;
     try {
-      return detectRecordFormat(JSON.parse(line));
+      return recordAgentOf(JSON.parse(line)).id;
     } catch {
       break; // not JSON (or cut at HEAD_BYTES): Claude Code's reader is the default
     }

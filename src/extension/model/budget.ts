@@ -1,6 +1,6 @@
 // Builds the Budget Preview's state (what the webview draws) from an analysis and a plan.
 // Pure: no `vscode` import.
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import type { CompactionPlan } from '../../core/compact/types';
 import { PROTOCOL_VERSION, type BudgetState, type ChartPoint } from '../../webview/protocol';
 import { baseName } from './format';

@@ -1,7 +1,7 @@
 // Editor decoration ranges for a compaction plan: the lines of each summarized or dropped
 // round, merged into runs of consecutive lines. Pure: no `vscode` import (0-based lines,
 // the view turns them into Ranges).
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import type { CompactionPlan, RoundAction } from '../../core/compact/types';
 
 export interface LineRun {

@@ -1,15 +1,19 @@
 // Resume Health as plain data: the doctor's report of the shown transcript (computed once per analysis), the tree
 // line under the header, and the diagnostics for the Problems panel. Pure: no `vscode` import.
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/doctor';
 import { repairOutlook } from '../../core/repair';
 import type { TreeNodeModel } from './treeNode';
+import { capabilitiesOf } from '../../core/formats/registry';
 
 const reports = new WeakMap<Analysis, DoctorReport>();
 
-/** The doctor's report of `analysis` (each analysis is diagnosed once); none for other agents' sessions (it models Claude Code's loader). */
+/**
+ * The doctor's report of `analysis` (each analysis is diagnosed once); none where the agent's capabilities have no
+ * resume health (it models Claude Code's loader).
+ */
 export function resumeHealthOf(analysis: Analysis): DoctorReport | undefined {
-  if (analysis.index.format.id !== 'claude-code' || analysis.index.format.container !== 'jsonl') return undefined;
+  if (!capabilitiesOf(analysis.index.format).doctor) return undefined;
   let r = reports.get(analysis);
   if (!r) reports.set(analysis, (r = diagnose(analysis.index)));
   return r;

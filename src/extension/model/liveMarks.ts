@@ -28,7 +28,7 @@ export class LiveMarks {
   ) {}
 
   /** `sessions` with each live mark as of now (unchanged objects where it holds); sets the timer for the next to clear. */
-  apply(sessions: readonly SessionSummary[]): SessionSummary[] {
+  apply<T extends SessionSummary>(sessions: readonly T[]): T[] {
     const now = this.timers.now();
     let next = Infinity;
     const out = sessions.map((s) => {

@@ -1,9 +1,10 @@
 // The live session's status bar text as plain data: context fill against the model's window, and how close it is to
-// Claude Code's auto-compaction (core/limits.ts, the same threshold the Context Map draws). Pure: no `vscode` import.
+// the agent's auto-compaction (core/limits.ts, the same threshold the Context Map draws). Pure: no `vscode` import.
 import type { SessionSummary } from '../../core/sessionList';
 import type { SessionContext } from '../../core/sessionStats';
 import { autoCompactText, claudeWindowOf } from '../../core/limits';
 import { shortNumber } from './format';
+import { agentName, type AgentId } from '../../core/formats/registry';
 
 /**
  * Shares of the auto-compaction threshold from which the item turns yellow, then red, and the notification is offered
@@ -35,7 +36,7 @@ const PIE = ['○', '◔', '◑', '◕', '●'];
  * agent recorded), so the item, the row and the Context Map say the same figure and the same threshold. Levels are
  * shares of that threshold: yellow from WARN_AT of it, red from ALERT_AT.
  */
-export function liveStatus(s: SessionSummary, context: SessionContext): LiveStatus | null {
+export function liveStatus(s: SessionSummary & { agent: AgentId }, context: SessionContext): LiveStatus | null {
   const tokens = context.tokens;
   if (tokens === null) return null;
   const limits = context.limits;
@@ -50,7 +51,7 @@ export function liveStatus(s: SessionSummary, context: SessionContext): LiveStat
   const count = (n: number) => n.toLocaleString('en-US');
   return {
     text: `${pie} live: ${name} ${fill}`,
-    tooltip: `Live session: ${s.title}\n${context.model ?? 'unknown model'}: context ${about}${count(tokens)} of ${count(window)} tokens (the newest request and what followed it).\nClaude Code ${autoCompactText(limits)}.\nClick to show its rounds.`,
+    tooltip: `Live session: ${s.title}\n${context.model ?? 'unknown model'}: context ${about}${count(tokens)} of ${count(window)} tokens (the newest request and what followed it).\n${agentName(s.agent)} ${autoCompactText(limits)}.\nClick to show its rounds.`,
     accessibilityLabel: `Live session ${name}: context ${context.approximate ? 'about ' : ''}${count(tokens)} of ${count(window)} tokens, ${Math.round(share * 100)} percent`,
     level,
     share,

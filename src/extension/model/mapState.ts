@@ -1,6 +1,6 @@
 // Builds the Context Map's state (what its webview draws) from an analysis, the core's
 // context map figures and the compaction plan. Pure: no `vscode` import.
-import type { Analysis } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import type { CompactionPlan } from '../../core/compact/types';
 import { DEFAULT_SETTINGS } from '../../core/compact/types';
 import type { Breakdown } from '../../core/breakdown';
@@ -23,7 +23,7 @@ import {
   type ContextLimits,
 } from '../../core/limits';
 import { planBound } from '../../core/compact/bound';
-import { unsupportedReason } from '../../core/formats/types';
+import { agentModule, unsupported, type AgentId } from '../../core/formats/registry';
 
 /** Tools with a series of their own in the chart; the rest share "other tools". */
 const NAMED_TOOLS = 6;
@@ -244,7 +244,7 @@ export function buildMapState(
   summarizer: SummarizerPricing = OFFLINE_SUMMARIZER,
 ): MapState {
   const { series, rounds, map, limits } = mapBase(analysis, prices);
-  const readOnly = unsupportedReason(analysis.index.format);
+  const readOnly = unsupported(analysis.index.format);
   const marks = new Map(plan ? plan.rounds.map((r) => [r.index, r.action]) : []);
   const c = map.cost;
   return {
@@ -311,18 +311,10 @@ function reachableTargets(analysis: Analysis, plan: CompactionPlan | null): { fl
 }
 
 /**
- * What the round reader's exact counts are: o200k_base is OpenAI's tokenizer, the one Codex's models use; for another
- * vendor's model it is a close count of the same text, not that model's own.
+ * What the round reader's exact counts are (the agent's module says): o200k_base is OpenAI's tokenizer, the one
+ * Codex's models use; for another vendor's model it is a close count of the same text, not that model's own.
  */
-export function exactCountLabel(format: Analysis['index']['format']['id']): { exactLabel: string; exactNote: string } {
-  if (format === 'codex')
-    return {
-      exactLabel: 'exact (o200k)',
-      exactNote: "Counted with o200k_base, the tokenizer of Codex's OpenAI models.",
-    };
-  const vendor = format === 'gemini-cli' ? 'Gemini' : format === 'copilot-cli' ? "the session's model" : 'Claude';
-  return {
-    exactLabel: 'o200k count',
-    exactNote: `Counted with o200k_base, OpenAI's tokenizer: a close count of this text, not ${vendor}'s own (its tokenizer is not public; the API's usage is the real figure).`,
-  };
+export function exactCountLabel(format: AgentId): { exactLabel: string; exactNote: string } {
+  const { label, note } = agentModule(format).tokenizer;
+  return { exactLabel: label, exactNote: note };
 }

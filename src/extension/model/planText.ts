@@ -5,7 +5,8 @@ import { promiseGap, promisedContext } from '../../core/compact/promise';
 import { economicsLine, type PlanEconomics } from '../../core/cache';
 import { isSessionId, resumeAgentName, resumeCommand, type ResumeAgent } from '../../core/compact/resume';
 import { planBound } from '../../core/compact/bound';
-import type { FormatId } from '../../core/formats/types';
+import type { AgentId } from '../../core/formats/registry';
+import { writerOf } from '../../core/formats/writers';
 import type { ContextFigure } from '../../core/context';
 import { contextFigureText, contextText } from './contextText';
 import { baseName, formatBytes, formatNumber, plural } from './format';
@@ -163,12 +164,12 @@ export function planDetail(plan: CompactionPlan, context: ContextFigure, economi
 export type { WriteMode } from './settings';
 
 /** Where a run would write, for the confirmation dialog: a fork is named as its agent names a session file. */
-export function writeTarget(file: string, mode: WriteMode, out?: string, agent: FormatId = 'claude-code'): string {
+export function writeTarget(file: string, mode: WriteMode, out?: string, agent: AgentId = 'claude-code'): string {
   const name = baseName(file);
   if (mode === 'inPlace')
     return `${name} in place (a backup ${name}.bak-<timestamp> is written first; the session keeps its id)`;
   if (out) return `${baseName(out)} (${name} is untouched)`;
-  const fork = agent === 'codex' ? 'rollout-<time>-<new-id>.jsonl' : '<new-id>.jsonl';
+  const fork = writerOf(agent)?.forkPattern ?? '<new-id>.jsonl';
   return `a new session ${fork} beside ${name}, which is untouched (resume the new session by its id)`;
 }
 
@@ -182,7 +183,7 @@ export function confirmationText(
     model?: string;
     baseUrl: string;
     out?: string;
-    agent?: FormatId;
+    agent?: AgentId;
     economics?: PlanEconomics | null;
   },
 ): { message: string; detail: string } {

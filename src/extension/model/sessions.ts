@@ -1,7 +1,7 @@
 // Sessions as the extension's pickers show them. Node only, no `vscode` import.
-import { basename, dirname } from 'node:path';
 import { formatBytes, oneLine } from './format';
-import type { SessionFile } from '../../core/sessionFolders';
+import { sessionName, type SessionFile } from '../../core/sessionFolders';
+import type { AgentId } from '../../core/formats/registry';
 
 // The folders and their listing live in core (the CLI's `sessions` verb reads them too).
 export {
@@ -37,14 +37,11 @@ export interface SessionPick {
  * Other agents' sessions (and a session the scan did not title) by their id and agent.
  */
 export function sessionPickItem(
-  x: SessionFile & { agent: string },
+  x: SessionFile & { agent: string; id: AgentId },
   known: { title: string; cwd: string | null } | undefined,
   now = Date.now(),
 ): SessionPick {
-  const id =
-    x.agent === 'Claude Code' || x.agent === 'Codex CLI'
-      ? basename(x.file, '.jsonl')
-      : `${basename(dirname(x.file))}/${basename(x.file)}`;
+  const id = sessionName(x.id, x.file);
   return {
     label: known ? oneLine(known.title, 80) : id,
     description: known?.cwd ? `${x.agent} · ${known.cwd}` : x.project ? `${x.agent} · ${x.project}` : x.agent,

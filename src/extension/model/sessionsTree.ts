@@ -12,11 +12,13 @@ import { sessionContext, type SessionStats } from '../../core/sessionStats';
 import { PRICES_SETTING_HINT } from './mapState';
 import { formatBytes, formatNumber, formatUsd, oneLine, plural, shortNumber } from './format';
 import type { StatsState } from './sessionStatsQueue';
+import { AGENT_IDS, agentModule, agentName, capabilitiesOf, type AgentId } from '../../core/formats/registry';
 import { timeAgo } from './sessions';
 
 export interface SessionNode {
   id: string;
-  kind: 'project' | 'session';
+  /** An agent (when the list holds several agents' sessions), a project of an agent, or a session. */
+  kind: 'agent' | 'project' | 'session';
   label: string;
   description: string;
   tooltip: string;
@@ -39,7 +41,8 @@ export function fillBar(share: number, width = 5): string {
 }
 
 export function fillText(s: Pick<SessionSummary, 'contextTokens' | 'contextWindow'>): string | null {
-  if (s.contextTokens === null) return null;
+  // A window of 0: the agent does not say its model's window (there is no fill to show).
+  if (s.contextTokens === null || s.contextWindow <= 0) return null;
   const share = s.contextTokens / s.contextWindow;
   return `${fillBar(share)} ${shortNumber(s.contextTokens)} / ${shortNumber(s.contextWindow)} · ${Math.round(share * 100)}%`;
 }
@@ -50,7 +53,9 @@ function costOf(s: SessionStats): CostFacts {
 
 /** The fill as a share, for the start of a row (`40%`), or null when not known. */
 export function fillShare(s: Pick<SessionSummary, 'contextTokens' | 'contextWindow'>): string | null {
-  return s.contextTokens === null ? null : `${Math.round((s.contextTokens / s.contextWindow) * 100)}%`;
+  return s.contextTokens === null || s.contextWindow <= 0
+    ? null
+    : `${Math.round((s.contextTokens / s.contextWindow) * 100)}%`;
 }
 
 /** The cost for the start of a row (`$1.23`; `≈` while figures of an earlier size are shown), or null. */
@@ -136,14 +141,15 @@ export function shownContext(
 }
 
 /** The tooltip's line for a fork: which session it was forked from and by whom. */
-export function forkText(forkOf: ForkOrigin, original: SessionSummary | undefined): string {
-  const by = forkOf.by === 'claude-code' ? 'Claude Code' : 'a compaction or repair';
+/** `agent`: the name of the agent whose session it is (the one that forked it, when it forked it itself). */
+export function forkText(forkOf: ForkOrigin, original: SessionSummary | undefined, agent = 'the agent'): string {
+  const by = forkOf.by === 'agent' ? agent : 'a compaction or repair';
   return `Fork of ${original ? `"${oneLine(original.title, 60)}" (${forkOf.sessionId})` : `session ${forkOf.sessionId} (not found beside it)`}, written by ${by}. Open Original Session shows it.`;
 }
 
 /** `original`: the session a fork was forked from, when it is listed. */
 export function sessionNode(
-  summary: SessionSummary,
+  summary: SessionSummary & { agent?: AgentId; location?: string },
   now = Date.now(),
   stats: StatsState = { kind: 'none' },
   original?: SessionSummary,
@@ -168,8 +174,8 @@ export function sessionNode(
       .join(' · '),
     tooltip: [
       s.title,
-      s.file,
-      s.forkOf ? forkText(s.forkOf, original) : '',
+      s.location ? `${s.location} · ${s.file}` : s.file,
+      s.forkOf ? forkText(s.forkOf, original, s.agent ? agentName(s.agent) : undefined) : '',
       `Last activity: ${new Date(s.mtimeMs).toLocaleString()}${s.live ? ' (being written now)' : ''}`,
       `Size: ${formatBytes(s.size)}`,
       statsTooltip(stats),
@@ -181,7 +187,7 @@ export function sessionNode(
       .join('\n'),
     icon: s.live ? 'circle-filled' : s.forkOf ? 'repo-forked' : 'comment-discussion',
     color: s.live ? 'charts.green' : undefined,
-    contextValue: `${s.live ? 'session.live' : 'session'}${s.forkOf ? '.fork' : ''}`,
+    contextValue: `${s.live ? 'session.live' : 'session'}${s.agent ? actionTags(s.agent) : ''}${s.forkOf ? '.fork' : ''}`,
     collapsible: 'none',
     file: s.file,
     forkOf: s.forkOf ? (original?.file ?? null) : undefined,
@@ -194,23 +200,82 @@ export function originalOf(s: SessionSummary, all: readonly SessionSummary[]): S
   return s.forkOf ? all.find((o) => o.id === s.forkOf!.sessionId && o.folder === s.folder) : undefined;
 }
 
-export function sessionTreeNodes(
-  groups: ProjectGroup[],
+/**
+ * What a session row of an agent offers, for the menus (package.json `viewItem`): `.compact` where the agent's
+ * capabilities compact it, `.resume-<program>` for the program that resumes it.
+ */
+export function actionTags(agent: AgentId): string {
+  const module = agentModule(agent);
+  const compact = capabilitiesOf({ id: agent, container: 'jsonl' }).compact ? '.compact' : '';
+  return `${compact}${module.resume ? `.resume-${module.resume.program}` : ''}`;
+}
+
+/**
+ * The project nodes of `groups`. `parent`: the agent node's id they are under, which prefixes their ids and their
+ * sessions' (VS Code keeps an item's parent by its id: an id must not move between the flat and the nested tree).
+ */
+function projectNodes<T extends SessionSummary>(
+  groups: readonly ProjectGroup<T>[],
   workspaceProject: string | null,
-  now = Date.now(),
-  statsOf: (s: SessionSummary) => StatsState = () => ({ kind: 'none' }),
-  all: readonly SessionSummary[] = groups.flatMap((g) => g.sessions),
+  now: number,
+  statsOf: (s: T) => StatsState,
+  all: readonly SessionSummary[],
+  expandFirst: boolean,
+  parent = '',
 ): SessionNode[] {
+  const under = (id: string) => (parent ? `${parent}/${id}` : id);
   return groups.map((g, i) => ({
-    id: `project:${g.project}`,
+    id: under(`project:${g.project}`),
     kind: 'project',
     label: basename(g.project) || g.project,
     description: `${g.project} · ${g.sessions.length} session${g.sessions.length === 1 ? '' : 's'}`,
     tooltip: g.project,
     icon: g.project === workspaceProject ? 'root-folder-opened' : 'folder',
     contextValue: 'project',
-    collapsible: i === 0 ? 'expanded' : 'collapsed',
+    collapsible: expandFirst && i === 0 ? 'expanded' : 'collapsed',
     project: g.project,
-    children: g.sessions.map((s) => sessionNode(s, now, statsOf(s), originalOf(s, all))),
+    children: g.sessions.map((s) => {
+      const node = sessionNode(s, now, statsOf(s), originalOf(s, all));
+      return { ...node, id: under(node.id) };
+    }),
   }));
+}
+
+/**
+ * The tree: the groups' projects, each holding its sessions; when the sessions are of more than one agent, one node
+ * per agent (in the registry's order) holding its projects.
+ */
+export function sessionTreeNodes<T extends SessionSummary & { agent?: AgentId; location?: string }>(
+  groups: ProjectGroup<T>[],
+  workspaceProject: string | null,
+  now = Date.now(),
+  statsOf: (s: T) => StatsState = () => ({ kind: 'none' }),
+  all: readonly SessionSummary[] = groups.flatMap((g) => g.sessions),
+): SessionNode[] {
+  // One node per agent, in the registry's order (an agent's place does not move as sessions are written).
+  const byAgent = new Map<AgentId | undefined, ProjectGroup<T>[]>();
+  for (const g of groups) {
+    const id = g.sessions[0]?.agent;
+    byAgent.set(id, [...(byAgent.get(id) ?? []), g]);
+  }
+  if (byAgent.size <= 1) return projectNodes(groups, workspaceProject, now, statsOf, all, true);
+  const order = (id: AgentId | undefined) => (id === undefined ? AGENT_IDS.length : AGENT_IDS.indexOf(id));
+  const agents = [...byAgent.keys()].sort((a, b) => order(a) - order(b));
+  return agents.map((id, i) => {
+    const own = byAgent.get(id)!;
+    const count = own.reduce((n, g) => n + g.sessions.length, 0);
+    const name = id ? agentName(id) : 'Sessions';
+    return {
+      id: `agent:${id ?? ''}`,
+      kind: 'agent',
+      label: name,
+      description: `${count} session${count === 1 ? '' : 's'} · ${own.length} project${own.length === 1 ? '' : 's'}`,
+      tooltip: `${name}: ${count} session${count === 1 ? '' : 's'}`,
+      icon: 'hubot',
+      contextValue: 'agent',
+      collapsible: i === 0 ? 'expanded' : 'collapsed',
+      project: '',
+      children: projectNodes(own, workspaceProject, now, statsOf, all, i === 0, `agent:${id ?? ''}`),
+    };
+  });
 }

@@ -3,8 +3,9 @@
 // Pure: no `vscode` import; the view maps these nodes to TreeItems one to one.
 // Over 400 lines: every node kind of one view (header, plan, health, groups, rounds, their children and marks)
 // shares the label rules here; each builder is short.
-import { unsupportedReason } from '../../core/formats/types';
-import type { Analysis, RoundReport } from '../../core/inspect';
+import { unsupported } from '../../core/formats/registry';
+import type { RoundReport } from '../../core/inspect';
+import type { Analysis } from '../../core/analysis';
 import { roundCost } from '../../core/contextMap';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
@@ -253,7 +254,7 @@ function headerNode(input: TreeInput): TreeNodeModel {
     tooltip: [
       file,
       `${report.format.agent}${report.format.version ? ` ${report.format.version}` : ''} session${report.format.container === 'json' ? ' (one JSON document)' : ''}`,
-      unsupportedReason(report.format) ?? '',
+      unsupported(report.format) ?? '',
       `${formatBytes(report.bytes)}, ${plural(report.lines, 'line')}, ${plural(report.entries, 'entry', 'entries')}`,
       `${plural(t.rounds, 'round')} (${formatNumber(t.activeRounds)} in the active context), ${plural(t.toolUses, 'tool call')}`,
       `The next request would carry: ${contextText(context)} = ${contextPartsText(context)}`,

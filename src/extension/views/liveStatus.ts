@@ -47,8 +47,11 @@ export class LiveSessionStatus implements vscode.Disposable {
 
   private update(): void {
     const project = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const live = project ? this.sessions.all.find((s) => s.cwd === project && s.live) : undefined;
-    // The row's figure and limits (one route in core), not a figure of its own.
+    // The live session of the project whose context the list measures (another agent's, with no figure, is passed by);
+    // the row's figure and limits (one route in core), not a figure of its own.
+    const live = project
+      ? this.sessions.all.find((s) => s.cwd === project && s.live && this.sessions.contextOf(s).tokens !== null)
+      : undefined;
     const status = live ? liveStatus(live, this.sessions.contextOf(live)) : null;
     this.session = status ? live : undefined;
     if (!live || !status) {

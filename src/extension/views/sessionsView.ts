@@ -1,13 +1,18 @@
-// The Sessions view: every Claude Code session under the sessions folder, by project, kept current by watching the
-// folder (a rescan reads only stats and the ends of files). Rounds and cost, which need a whole file, are read in
-// the background for the sessions of expanded projects only. The live mark clears once a session goes quiet.
-// Opening a session shows it in the Rounds tree.
-// Lazy: every project is scanned and watched only while the view is shown (or when asked to refresh); otherwise
-// only the workspace's own project folder is, which is all the live status bar item needs.
+// The Sessions view: every agent's sessions from core (agentSessions.ts, from the folders each agent's module names),
+// by agent and project: Claude Code's under its sessions folder by project, kept current by watching the folders (a
+// rescan reads only stats and the ends of files), and every other agent's from the heads of its session files. Rounds
+// and cost, which need a whole file, are read in the background for the sessions of expanded projects only. The live
+// mark clears once a session goes quiet. Opening a session shows it in the Rounds tree.
+// Lazy: every project and every other agent's folder is scanned and watched only while the view is shown (or when
+// asked to refresh); otherwise only the workspace's own Claude Code project folder is, which is all the live status
+// bar item needs.
 import * as vscode from 'vscode';
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { groupSessions, scanSessions, summarizeSession, type SessionSummary } from '../../core/sessionList';
+import { groupSessions, type SessionSummary } from '../../core/sessionList';
+import { rescanSession, scanAgentSessions, type ListedSession } from '../../core/agentSessions';
+import { agentFolders, type AgentFolder } from '../../core/sessionFolders';
 import { sessionContext, sessionStats, type SessionContext } from '../../core/sessionStats';
 import { costSettings } from '../settings';
 import { LiveMarks, realTimers, type Timers } from '../model/liveMarks';
@@ -28,7 +33,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   private readonly figuresRead = new vscode.EventEmitter<void>();
   /** Fires when the whole read of sessions (rounds, cost, the context figure) brought new figures. */
   readonly onDidReadFigures = this.figuresRead.event;
-  private sessions: SessionSummary[] = [];
+  private sessions: ListedSession[] = [];
   private nodes: SessionNode[] = [];
   private filterText = '';
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -40,8 +45,15 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   private readonly stats: SessionStatsQueue;
   private statsTimer: unknown;
 
-  /** `timers`: the clock the live marks run on. */
-  constructor(private readonly timers: Timers = realTimers) {
+  /** Every agent's sessions folders (Cline's and Roo Code's in VS Code's global storage, `globalStorage`). */
+  private readonly folders: readonly AgentFolder[];
+
+  /** `timers`: the clock the live marks run on; `globalStorage`: VS Code's global storage folder. */
+  constructor(
+    private readonly timers: Timers = realTimers,
+    globalStorage?: string,
+  ) {
+    this.folders = agentFolders(process.env, homedir(), globalStorage ?? []);
     this.view = vscode.window.createTreeView('agentCompactor.sessions', {
       treeDataProvider: this,
       showCollapseAll: true,
@@ -116,10 +128,27 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
       wanted.add(dir);
     }
+    // Every other agent's folders, while the view is shown: watched with their subfolders (Codex's are by date).
+    const others = new Set<string>();
+    if (this.wide)
+      for (const f of this.folders) if (!f.location.projectFolders && existsSync(f.folder)) others.add(f.folder);
     for (const [dir, w] of this.watchers) {
-      if (wanted.has(dir)) continue;
+      if (wanted.has(dir) || others.has(dir)) continue;
       w.close();
       this.watchers.delete(dir);
+    }
+    for (const dir of others) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        const w = watch(dir, { persistent: false, recursive: true }, () => this.scheduleRescan());
+        w.on('error', () => {
+          w.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, w);
+      } catch {
+        /* vanished, unreadable, or no recursive watching here: Refresh Sessions reads it again */
+      }
     }
     for (const dir of wanted) {
       if (this.watchers.has(dir)) continue;
@@ -171,7 +200,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       this.grown.delete(file);
       const at = this.sessions.findIndex((s) => s.file === file);
       if (at === -1) return;
-      const fresh = await summarizeSession(file, this.sessions[at].folder, this.timers.now()).catch(() => null);
+      const fresh = await rescanSession(this.sessions[at], this.folders, this.timers.now()).catch(() => null);
       if (!fresh) return void (await this.rescanNow());
       this.sessions = this.live.apply(
         [fresh, ...this.sessions.filter((s) => s.file !== file)].sort(
@@ -187,8 +216,12 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
 
   private async rescanNow(all = false): Promise<void> {
     this.watch();
+    const known = new Map(this.sessions.map((x) => [x.file, x] as const));
     this.sessions = this.live.apply(
-      await scanSessions(this.root, this.timers.now(), all || this.wide ? undefined : this.narrowFolders()),
+      await scanAgentSessions(this.folders, this.timers.now(), {
+        only: all || this.wide ? undefined : this.narrowFolders(),
+        known,
+      }),
     );
     this.rebuild();
     this.changed.fire();
@@ -226,7 +259,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   /** Every session found by the last scan, newest first. */
-  get all(): readonly SessionSummary[] {
+  get all(): readonly ListedSession[] {
     return this.sessions;
   }
 
@@ -234,7 +267,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
    * The context a session's row shows, by core's one route (sessionContext): the live status item shows the same. A
    * session not yet read whole is queued for it (its figures then arrive with onDidReadFigures).
    */
-  contextOf(s: SessionSummary): SessionContext {
+  contextOf(s: SessionSummary & { agent?: ListedSession['agent'] }): SessionContext {
     const state = this.stats.state(s);
     if (state.kind === 'none') this.stats.want([s]);
     return sessionContext(s, state.kind === 'ready' ? state.stats : null, state.kind === 'ready' && state.stale);
@@ -242,8 +275,15 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
 
   getChildren(node?: SessionNode): SessionNode[] {
     if (!node) {
-      // The project shown expanded from the start counts as expanded.
-      for (const n of this.nodes) if (n.collapsible === 'expanded') this.wantStats(n);
+      // The project shown expanded from the start (inside its agent, when there are several) counts as expanded.
+      const expanded = (nodes: readonly SessionNode[]): void => {
+        for (const n of nodes)
+          if (n.collapsible === 'expanded') {
+            this.wantStats(n);
+            expanded(n.children ?? []);
+          }
+      };
+      expanded(this.nodes);
       return this.nodes;
     }
     this.wantStats(node);

@@ -1,9 +1,9 @@
 // GitHub Copilot CLI session events (~/.copilot/session-state/<id>/events.jsonl): one `{type, data, id, timestamp,
 // parentId}` event a line. Messages and tool executions become common entries on one linear chain (each
 // `assistant.message` is one model response, so one round); hooks, turn markers and notices stay off the chain.
-import { digestEntry, type Entry } from '../entries';
-import { arr, asObject, obj, str, type JsonObject } from '../json';
-import type { RecordReader } from './types';
+import { digestEntry, type Entry } from '../../entries';
+import { arr, asObject, obj, str, type JsonObject } from '../../json';
+import type { RecordReader } from '../agent';
 
 /** True when a parsed JSONL value is a Copilot CLI session event. */
 export function isCopilotEvent(v: unknown): boolean {
@@ -27,7 +27,6 @@ function resultContent(data: JsonObject): unknown {
 }
 
 export class CopilotReader implements RecordReader {
-  readonly format = 'copilot-cli' as const;
   private s: CopilotState = { lastUuid: null, version: null, sessionId: null, model: null };
 
   version(): string | null {

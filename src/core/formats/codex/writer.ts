@@ -1,5 +1,5 @@
-// Writing a compacted Codex CLI rollout. The pipeline (plan, decisions, summary, checks, sidecars, commit) is the one
-// compact.ts runs for every agent; this module writes it back in Codex's own way. Codex rebuilds a resumed thread
+// Writing a compacted Codex CLI rollout (Codex's AgentWriter). The pipeline (plan, decisions, summary, checks,
+// sidecars, commit) is the one compact.ts runs for every agent; this module writes it back in Codex's own way. Codex rebuilds a resumed thread
 // from the newest `compacted` record that has a `replacement_history` (that history replaces everything before it;
 // later response items are replayed on top), so compaction appends one such record: our summary as a user message,
 // then the kept rounds' response items, each copied byte for byte from its line. Ordinals continue where the file
@@ -7,17 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Analysis } from '../inspect';
-import { analyze } from '../inspect';
-import { indexTranscript } from '../transcript';
-import { codexItemMessage, historyItemOf } from '../formats/codex';
-import type { Entry } from '../entries';
-import { asObject, str, type JsonObject } from '../json';
-import { loadEntryObjects } from './lines';
-import { SUMMARY_PREFIX } from './summarize/prompt';
-import { forkedMetaLine } from './codexThreadId';
-import { CompactError } from './types';
-import { TOKEN_MODEL } from '../tokens/estimate';
+import type { Analysis } from '../../analysis';
+import { analyze } from '../../inspect';
+import { indexTranscript } from '../../transcript';
+import { asObject, str, type JsonObject } from '../../json';
+import { loadEntryObjects } from '../../compact/lines';
+import { SUMMARY_PREFIX } from '../../compact/summarize/prompt';
+import { CompactError } from '../../compact/errors';
+import type { AgentWriter, BuiltOutput, WriteInput } from '../writer';
+import { forkedMetaLine } from './threadId';
 
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
 const OUR_MARK = '"compactor":"agent-compactor"';
@@ -26,67 +24,6 @@ const OUR_MARK = '"compactor":"agent-compactor"';
 export function codexRolloutName(id: string, now: Date): string {
   const t = now.toISOString().slice(0, 19).replace(/:/g, '-');
   return `rollout-${t}-${id}.jsonl`;
-}
-
-/** An entry as the summarizers read it (a Claude-shaped user/assistant line): its item, or its compacted record's item. */
-export function codexSummaryShape(record: JsonObject, entry: Entry): JsonObject | null {
-  const payload = asObject(record.payload) ?? {};
-  let item: JsonObject | undefined = payload;
-  if (record.type === 'compacted') {
-    if (entry.kind === 'system') return null;
-    const k = historyItemOf(entry.uuid);
-    if (k === null)
-      return {
-        type: 'user',
-        message: { role: 'user', content: [{ type: 'text', text: str(payload, 'message') ?? '' }] },
-      };
-    item = asObject((Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]) : [])[k]);
-  } else if (record.type !== 'response_item') return null;
-  return item ? codexItemShape(item) : null;
-}
-
-/** A response item (of the rollout, or of a compacted record's history) as a Claude-shaped user/assistant line, or null. */
-export function codexItemShape(item: JsonObject): JsonObject | null {
-  const m = codexItemMessage(item);
-  if (!m) return null;
-  return {
-    type: m.side === 'model' ? 'assistant' : 'user',
-    isMeta: m.meta || undefined,
-    message: { role: m.side === 'model' ? 'assistant' : 'user', content: m.blocks },
-  };
-}
-
-/** The first text of a context message Codex writes with every full context it gives a thread (all versions). */
-const ENVIRONMENT_CONTEXT = '<environment_context>';
-
-/**
- * Tokens of the context Codex adds again when it resumes a rollout we compacted. Codex (0.169, "cold_resume") gives a
- * thread its full context (the developer message of permissions, skills and instructions; the environment message)
- * whenever the history it rebuilds holds none since the newest compaction, and our `compacted` record ends the file:
- * so the next request carries that context beside our summary and kept items, in no kept round. Estimated as the
- * newest full context the rollout records: the newest run of consecutive context messages that holds an environment
- * message (in the file's order, compacted histories included), each block as prose, calibrated like the rounds.
- */
-export function codexResumeContextTokens(analysis: Analysis, calibration: number): number {
-  let newest = 0;
-  let run = 0;
-  let hasEnvironment = false;
-  for (const e of analysis.index.entries) {
-    if (e.kind !== 'user' && e.kind !== 'assistant') continue;
-    if (e.kind === 'user' && e.isMeta && !e.isCompactSummary) {
-      for (const b of e.blocks)
-        run +=
-          TOKEN_MODEL.block +
-          (b.tokens !== undefined ? TOKEN_MODEL.proseScale * b.tokens : TOKEN_MODEL.prose * b.chars);
-      if (e.blocks.some((b) => b.preview?.startsWith(ENVIRONMENT_CONTEXT))) hasEnvironment = true;
-      continue;
-    }
-    if (run > 0 && hasEnvironment) newest = run;
-    run = 0;
-    hasEnvironment = false;
-  }
-  if (run > 0 && hasEnvironment) newest = run;
-  return Math.round(newest * calibration);
 }
 
 /** Index just past the JSON object or array that starts at `from` in `text`, or -1 when it does not close. */
@@ -343,9 +280,9 @@ export async function codexCompactedRecord(
     if (e.kind !== 'user' && e.kind !== 'assistant') continue;
     if (e.blocks.length === 0) continue; // a token count: usage, not history
     const line = await readRange(file, e.start, e.end);
-    const k = historyItemOf(e.uuid);
+    const k = e.item;
     const payload = rawPayload(line);
-    const raw = k === null ? payload : payload === null ? null : (rawHistoryItems(payload)[k] ?? null);
+    const raw = k === undefined ? payload : payload === null ? null : (rawHistoryItems(payload)[k] ?? null);
     if (raw === null)
       throw new CompactError(
         'invalid-output',
@@ -387,3 +324,36 @@ export async function codexCompactedRecord(
     line: index.lineCount + 1,
   };
 }
+
+export const codexWriter: AgentWriter<CodexFacts> = {
+  writerName: 'Codex',
+  forkPattern: 'rollout-<time>-<new-id>.jsonl',
+  prepare: codexFacts,
+  // Codex finds a rollout by the thread id in it (and its name): an `--out` file gets a new id too.
+  naming: (_given, facts) => ({
+    inPlaceId: facts.threadId,
+    forkName: (id) => codexRolloutName(id, new Date()),
+    outGetsNewId: true,
+  }),
+  async build({ file, prepared, target, facts }: WriteInput<CodexFacts>): Promise<BuiltOutput> {
+    const plan = prepared.details.plan;
+    const record = await codexCompactedRecord(
+      file,
+      prepared.analysis,
+      prepared.details.kept,
+      prepared.summary,
+      facts,
+      target.newSessionId ?? null,
+      plan.notes,
+    );
+    return {
+      chunks: record.chunks,
+      check: async (tmp) => {
+        const estimatedTokens = await checkCodexOutput(tmp, record.line, record.history);
+        return { estimatedTokens, overTarget: estimatedTokens > plan.messageTarget };
+      },
+      cwd: facts.cwd,
+      summary: prepared.summary,
+    };
+  },
+};

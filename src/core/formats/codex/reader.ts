@@ -3,9 +3,9 @@
 // reads: conversation items (`response_item`) become user/assistant entries on one linear chain, the model's
 // items between two requests share one response id (one round), `event_msg` token counts carry the usage truth,
 // and a `compacted` record is a compact boundary followed by the history it replaces the context with.
-import { digestEntry, type Entry } from '../entries';
-import { arr, asObject, obj, str, type JsonObject } from '../json';
-import type { RecordReader } from './types';
+import { digestEntry, type Entry } from '../../entries';
+import { arr, asObject, obj, str, type JsonObject } from '../../json';
+import type { RecordReader } from '../agent';
 
 /** Record types a Codex rollout is made of (detection and validation). */
 export const CODEX_RECORD_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
@@ -18,15 +18,12 @@ export function isCodexRecord(v: unknown): boolean {
   );
 }
 
-/** The uuid the reader gives the entry of a line, or of item `historyItem` of a compacted record's history. */
-export function codexEntryUuid(line: number, historyItem?: number): string {
+/**
+ * The uuid the reader gives the entry of a line, or of item `historyItem` of a compacted record's history: an opaque
+ * identity for the chain (the item's position is the entry's `item`, never read back from this string).
+ */
+function codexEntryUuid(line: number, historyItem?: number): string {
   return historyItem === undefined ? `codex:${line}` : `codex:${line}:h${historyItem}`;
-}
-
-/** The history item an entry stands for (its index in its compacted record's replacement_history), if any. */
-export function historyItemOf(uuid: string | undefined): number | null {
-  const m = uuid ? /:h(\d+)$/.exec(uuid) : null;
-  return m ? Number(m[1]) : null;
 }
 
 interface CodexState {
@@ -53,7 +50,7 @@ interface CodexState {
 }
 
 /** User-side text Codex adds itself (instructions, environment): meta, not a prompt. */
-function isContextText(text: string): boolean {
+export function isContextText(text: string): boolean {
   const t = text.trimStart();
   return (
     t.startsWith('<environment_context>') ||
@@ -215,7 +212,6 @@ function compactedContext(last: JsonObject | undefined): number | null {
 
 /** The Codex reader: one instance per file, fed its records in order. */
 export class CodexReader implements RecordReader {
-  readonly format = 'codex' as const;
   private s: CodexState = {
     lastUuid: null,
     responses: 0,
@@ -265,6 +261,7 @@ export class CodexReader implements RecordReader {
         start,
         end,
       );
+      if (historyItem !== undefined) e.item = historyItem;
       st.lastUuid = uuid;
       return e;
     };

@@ -1,0 +1,258 @@
+// One agent, one module: what the engine knows of an agent lives in its folder (src/core/formats/<agent>/) and is
+// reached through this interface, so that generic code asks the agent's module instead of comparing agent ids. The
+// modules are registered in registry.ts, one line each; docs/ADDING-AN-AGENT.md says how to add one.
+//
+// This is the reading layer: how the agent's files are recognised and read into the common entries, where its
+// sessions live and what they record of themselves, how a session is resumed, its limits, cache and tokenizer, and
+// what the product can do with its sessions. It imports nothing of the engine above the entries, so the engine's
+// reading code (transcript.ts, limits.ts, cache.ts) can ask the registry without an import circle. The parts that need
+// the engine, writing a compacted session back (formats/writer.ts), are registered beside it in formats/writers.ts.
+import type { Entry } from '../entries';
+import type { JsonObject } from '../json';
+
+/** How a file stores its session: one JSON value per line, or one JSON document. */
+export type Container = 'jsonl' | 'json';
+
+/**
+ * Reads the records of one JSONL format, one parsed JSON value at a time, in file order. Readers may keep state
+ * between records (a Codex response spans several records); `snapshot`/`restore` let the index re-read an
+ * unterminated last line without that state drifting.
+ */
+export interface RecordReader {
+  /** Entries for one JSON value found on a line; throws when the value is not an object. */
+  digest(value: unknown, line: number, part: number, start: number, end: number): Entry[];
+  version(): string | null;
+  snapshot(): unknown;
+  restore(snapshot: unknown): void;
+}
+
+/** An agent whose sessions are JSON lines: how its first record is recognised and how its records are read. */
+export interface RecordFormat {
+  /** True when the first JSON object of a JSONL file is one of this agent's records. */
+  detect(first: unknown): boolean;
+  /**
+   * True for the agent whose reader takes any JSON lines no other agent recognised (Claude Code: its line kinds are
+   * open-ended). Exactly one registered agent has it.
+   */
+  fallback?: boolean;
+  /** A reader for one file. */
+  reader(): RecordReader;
+  /**
+   * Why a file read by this agent's reader holds no session (every line read, none of them the agent's conversation
+   * records), or null when it holds one. `path` and `entries` are the index's.
+   */
+  notASession(path: string, entries: readonly Entry[]): string | null;
+  /**
+   * The message a record holds, in the engine's message shape (a `{type, message: {role, content}}` object with
+   * Anthropic-style content blocks), for the summarizers and the fidelity measure; null when the record holds none
+   * (metadata, a token count). Absent: the record is in that shape already (Claude Code's lines).
+   */
+  message?: (record: JsonObject, entry: Entry) => JsonObject | null;
+}
+
+/** One message element of a JSON document: where it starts (line, byte) and ends. */
+export interface DocumentElement {
+  line: number;
+  start: number;
+  end: number;
+}
+
+/** An agent whose sessions are one JSON document (a chat object, a message array). */
+export interface DocumentFormat {
+  /** True when the parsed document is one of this agent's sessions. */
+  detect(doc: unknown): boolean;
+  /** The document's message values, in order (the elements of its message array). */
+  messages(doc: unknown): unknown[];
+  /**
+   * The common entries of the document's messages; `elements[k]` is where message `k` sits in the file. `path` is
+   * the document's (an agent may read a file beside it, as Cline's usage figures are).
+   */
+  read(path: string, messages: unknown[], elements: readonly DocumentElement[]): Promise<Entry[]>;
+  /** The agent's version as the document records it, when it does. */
+  version(messages: unknown[]): string | null;
+}
+
+/** Where an agent keeps its sessions: one folder, the depth of its files below it, and which files are sessions. */
+export interface SessionsLocation {
+  /** The name the location is shown with ('Claude Code', 'Roo Code'): the agent's, or the product's that keeps it. */
+  label: string;
+  /** The folders, from the environment, the home folder and (VS Code extensions' tasks) VS Code's global storage. */
+  folders(where: SessionsWhere): string[];
+  /** How deep below the folder its session files are (1: directly in the folder's subfolders). */
+  depth: number;
+  /** True when `name` in `dir` is a session file. */
+  isSessionFile(name: string, dir: string): boolean;
+  /** The folders directly below it are projects (Claude Code's, named after the project's path). */
+  projectFolders?: boolean;
+}
+
+/** What session folders are found from. */
+export interface SessionsWhere {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** VS Code's global storage folders (where VS Code extensions such as Cline keep their tasks), most likely first. */
+  globalStorage: readonly string[];
+}
+
+/** What a session file records of itself, read from its head (and tail) only, never the whole file. */
+export interface SessionFacts {
+  /** A title: the session's own, or its first prompt; null when it records none. */
+  title: string | null;
+  /** The id the agent resumes it by; null when unknown. */
+  sessionId: string | null;
+  /** The folder the session was started in (its project); null when not recorded. */
+  cwd: string | null;
+}
+
+export interface AgentSessions {
+  locations: readonly SessionsLocation[];
+  /**
+   * How a session file is named in a list where no title is known: its file name when the name is the session's own
+   * (Claude Code's `<id>.jsonl`, Codex's `rollout-<time>-<id>.jsonl`); absent: its folder and file name (the files of
+   * other agents share one name, and their folder names the session).
+   */
+  nameOf?: (file: string) => string;
+  /** What the file records of itself (title, id, folder); throws when it cannot be read. */
+  describe(file: string): Promise<SessionFacts>;
+}
+
+/** How a session is resumed: the program and its arguments (quoted and checked by compact/resume.ts). */
+export interface ResumeSpec {
+  /** The agent's program as it is usually installed ('claude', 'codex'). */
+  program: string;
+  /** The arguments that resume session `id`. */
+  args(id: string): string[];
+  /** The id a session file is resumed by and the folder to start the program in; null when the file records none. */
+  locate(file: string): Promise<{ sessionId: string | null; cwd: string | null }>;
+}
+
+/** A context window and an auto-compaction threshold, and where each comes from (core/limits.ts `ContextLimits`). */
+export interface AgentLimits {
+  window: number | null;
+  windowFrom: string;
+  autoCompactAt: number | null;
+  autoCompactFrom: string;
+}
+
+/** The prompt cache's default lifetime (Anthropic's; a write's lifetime when its usage does not say). */
+export const FIVE_MINUTES_MS = 5 * 60_000;
+
+/** How one agent's records tell the prompt cache's lifetime (core/cache.ts). */
+export interface CacheRules {
+  /** Whether the agent's usage records say how long the cache lives (else every state is "unknown"). */
+  recordsLifetime: boolean;
+  /** The lifetime of a write whose usage does not split it by lifetime. */
+  defaultTtlMs: number;
+}
+
+/** What a resumed session is given again by its agent that no kept round holds (beside the system prompt and tools). */
+export interface ResumeOverhead {
+  tokens: number;
+  /** Said in the plan's notes when tokens > 0. */
+  note: string;
+}
+
+/** The decisions a user can make about a session's compaction. */
+export type SteeringKind = 'keep' | 'drop' | 'summarize' | 'keepResult' | 'previewResult';
+
+/** What the product can do with a session of an agent (and a container: one agent may be written in one only). */
+export interface AgentCapabilities {
+  inspect: true;
+  plan: boolean;
+  compact: boolean;
+  /** Tool results replaced by previews (budgets): else every kept tool output stays whole. */
+  previews: boolean;
+  /** The decisions a plan follows. */
+  steering: readonly SteeringKind[];
+  /** A fresh file (without the original's lines). */
+  fresh: boolean;
+  /** Resume health (`doctor`): what resuming loads, checked with the agent's own loader model. */
+  doctor: boolean;
+  /** Repair of what doctor finds. */
+  repair: boolean;
+  /** Undo of the last compaction, and Restore From Backup. */
+  undo: boolean;
+  restore: boolean;
+  /** A command that resumes the session. */
+  resume: boolean;
+  /** The agent's own CLI as the summarizer (`claude-cli`, `codex-cli`), when it has one. */
+  summarizerCli: 'claude-cli' | 'codex-cli' | null;
+}
+
+export type Capability = Exclude<keyof AgentCapabilities, 'inspect' | 'steering' | 'summarizerCli'>;
+
+/** One agent: its id, its one display name, and its parts. */
+export interface AgentModule<Id extends string = string> {
+  readonly id: Id;
+  /** The agent's display name, the one every surface uses ('Claude Code', 'Codex CLI', …). */
+  readonly name: string;
+  /** JSON lines sessions (at most one of records and document is the agent's way, or both). */
+  readonly records?: RecordFormat;
+  readonly document?: DocumentFormat;
+  /** What can be done with its sessions stored in `container`. */
+  capabilities(container: Container): AgentCapabilities;
+  /** Why `what` is not available for its sessions stored in `container` (called only when it is not). */
+  unsupported(what: Capability, container: Container): string;
+  readonly sessions?: AgentSessions;
+  readonly resume?: ResumeSpec;
+  /** The context window and auto-compaction threshold, from the newest model and the window the file records. */
+  limits(model: string | null, recordedWindow: number | null): AgentLimits;
+  /** How the prompt cache is told (null: the records do not say), and how to say it is not. */
+  readonly cache: { rules: CacheRules | null; unknown: string };
+  /** What the exact o200k count of a round's text is for this agent's models. */
+  readonly tokenizer: { label: string; note: string };
+  /** What the agent gives a resumed session again that no kept round holds (none when absent). */
+  resumeOverhead?: (entries: readonly Entry[], calibration: number) => ResumeOverhead;
+}
+
+/** Capabilities of an agent the product reads only. */
+export function readOnly(): AgentCapabilities {
+  return {
+    inspect: true,
+    plan: false,
+    compact: false,
+    previews: false,
+    steering: [],
+    fresh: false,
+    doctor: false,
+    repair: false,
+    undo: false,
+    restore: false,
+    resume: false,
+    summarizerCli: null,
+  };
+}
+
+/** Why `what` is not available for the sessions of an agent the product reads only (`name`: its display name). */
+export function readOnlyReason(name: string, what: Capability): string {
+  switch (what) {
+    case 'doctor':
+      return `Resume health (doctor) is not available for ${name} sessions: it checks what Claude Code's loader rebuilds from a transcript's parent links when it resumes one.`;
+    case 'repair':
+      return `Repair is not available for ${name} sessions: it relinks the broken parent links of a Claude Code transcript.`;
+    case 'undo':
+    case 'restore':
+      return `${name} sessions are never written by Agent Compactor, so there is no compaction to undo and no backup to restore.`;
+    case 'resume':
+      return `${name} sessions have no resume command Agent Compactor offers.`;
+    default:
+      return `${name} sessions are read-only for now: Agent Compactor inspects them but does not write them back.`;
+  }
+}
+
+/** The o200k count as a close count of another vendor's text (`vendor`: whose tokenizer it is not). */
+export function o200kApproximation(vendor: string): { label: string; note: string } {
+  return {
+    label: 'o200k count',
+    note: `Counted with o200k_base, OpenAI's tokenizer: a close count of this text, not ${vendor}'s own (its tokenizer is not public; the API's usage is the real figure).`,
+  };
+}
+
+/** "10k", "1M": a window size in a sentence. */
+export function shortTokens(n: number): string {
+  return n >= 1_000_000 && n % 1_000_000 === 0
+    ? `${n / 1_000_000}M`
+    : n >= 1000
+      ? `${Math.round(n / 1000)}k`
+      : String(n);
+}

@@ -1,0 +1,51 @@
+// Where Claude Code keeps its sessions (`$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`, one folder per project
+// named after its path), what a session file records of itself, and how it is resumed: `claude --resume <id>`, where
+// the id is the file's name, started in the folder that names its project folder.
+import { basename, dirname, join, resolve } from 'node:path';
+import { projectFolderName, readSessionInfo, sessionIdFromFile } from '../../session';
+import { summarizeSession } from '../../sessionList';
+import type { AgentSessions, ResumeSpec, SessionFacts, SessionsWhere } from '../agent';
+
+/** Claude Code's sessions folder: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+export function claudeProjectsFolder(env: NodeJS.ProcessEnv, home: string): string {
+  const config =
+    env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.trim() ? env.CLAUDE_CONFIG_DIR.trim() : join(home, '.claude');
+  return join(config, 'projects');
+}
+
+/** The folder Claude Code must be started in to resume `file` (the one its project folder names), from its lines. */
+async function sessionCwd(file: string, recorded: string | null): Promise<string | null> {
+  const folder = basename(dirname(resolve(file)));
+  // Claude Code finds a session only when started in the folder its project folder names (core/session.ts).
+  if (recorded && projectFolderName(recorded) === folder) return recorded;
+  return (await readSessionInfo(file, { projectFolder: folder })).cwd;
+}
+
+export const claudeSessions: AgentSessions = {
+  locations: [
+    {
+      label: 'Claude Code',
+      folders: (w: SessionsWhere) => [claudeProjectsFolder(w.env, w.home)],
+      depth: 1,
+      isSessionFile: (name) => name.endsWith('.jsonl'),
+      projectFolders: true,
+    },
+  ],
+  nameOf: (file) => basename(file, '.jsonl'),
+  async describe(file: string): Promise<SessionFacts> {
+    const summary = await summarizeSession(file, basename(dirname(file)));
+    return {
+      title: summary.title,
+      sessionId: sessionIdFromFile(file),
+      cwd: await sessionCwd(file, summary.cwd),
+    };
+  },
+};
+
+export const claudeResume: ResumeSpec = {
+  program: 'claude',
+  args: (id) => ['--resume', id],
+  async locate(file) {
+    return { sessionId: sessionIdFromFile(file), cwd: await sessionCwd(file, null) };
+  },
+};
