@@ -505,7 +505,7 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
   it('the template sessions themselves: every verb succeeds (the checks below would pass on a refusal of anything)', async () => {
     for (const verb of ALL_VERBS) {
       const r = await check(verb, []);
-      if (verb === 'cline-plan') assert.match(r.stderr, /Cline \/ Roo Code tasks are read-only/, r.stderr);
+      if (verb === 'cline-plan') assert.match(r.stderr, /Cline \/ Roo Code sessions are read-only/, r.stderr);
       else assert.equal(r.code, 0, `${verb}: ${r.stderr}`);
       if (verb === 'sessions') assert.equal(r.stdout.match(/^\S+ {2}(claude-code|codex) /gm)?.length, 4, r.stdout);
     }

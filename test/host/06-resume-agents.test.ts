@@ -1,7 +1,7 @@
 /**
  * Resume Session and Copy Resume Command in the agent that wrote the session, in a real extension host. A Codex
  * rollout in Codex's sessions folder: Copy Resume Command puts `cd <its folder> && <codexPath> resume <thread id>` on
- * the real clipboard; Resume Session opens a terminal "Codex: <short id>" in the rollout's folder and types
+ * the real clipboard; Resume Session opens a terminal "Codex CLI: <short id>" in the rollout's folder and types
  * `<codexPath> resume <id>` there, where agentCompactor.codexPath is a wrapper that hands its arguments to the REAL
  * Codex CLI (pinned, offline against the local fake Responses API, as `codex exec … resume <id> <prompt>`): the request
  * Codex sends carries the rollout's own history, so the id and folder we typed are the ones Codex resumes. A codexPath
@@ -74,7 +74,7 @@ describe('host: Resume Session and Copy Resume Command in each agent', function 
   });
 
   after(async () => {
-    for (const t of vscode.window.terminals) if (t.name.startsWith('Codex: ')) t.dispose();
+    for (const t of vscode.window.terminals) if (t.name.startsWith('Codex CLI: ')) t.dispose();
     await setPath('codexPath', undefined);
     await fake?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -108,7 +108,7 @@ describe('host: Resume Session and Copy Resume Command in each agent', function 
     assert.doesNotMatch(copied, /claude/);
   });
 
-  it('Resume Session on a Codex rollout: a terminal "Codex: <id>" in its folder runs <codexPath> resume <id>, and the real Codex resumes that thread', async () => {
+  it('Resume Session on a Codex rollout: a terminal "Codex CLI: <id>" in its folder runs <codexPath> resume <id>, and the real Codex resumes that thread', async () => {
     // The wrapper records how it was started, then hands its arguments to the real Codex, non-interactively.
     const bin = path.join(tmp, "codex bin's");
     fs.mkdirSync(bin);
@@ -125,7 +125,7 @@ describe('host: Resume Session and Copy Resume Command in each agent', function 
     );
     fs.chmodSync(wrapper, 0o755);
     await setPath('codexPath', wrapper);
-    const name = `Codex: ${THREAD_ID.slice(0, 8)}`;
+    const name = `Codex CLI: ${THREAD_ID.slice(0, 8)}`;
     const launch = await withTimeout(
       vscode.commands.executeCommand<{ agent: string; sessionId: string; cwd: string; terminalName: string }>(
         'agentCompactor.resumeSession',
@@ -166,7 +166,7 @@ describe('host: Resume Session and Copy Resume Command in each agent', function 
     const terminals = vscode.window.terminals.length;
     await assert.rejects(
       Promise.resolve(vscode.commands.executeCommand('agentCompactor.resumeSession', { file: rollout })),
-      /Codex was not found: ".*no-such-dir\/codex" is not an executable file\. Install Codex, or set agentCompactor\.codexPath/,
+      /Codex CLI was not found: ".*no-such-dir\/codex" is not an executable file\. Install Codex CLI, or set agentCompactor\.codexPath/,
     );
     assert.equal(vscode.window.terminals.length, terminals, 'no terminal was started');
   });

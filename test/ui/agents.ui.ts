@@ -137,7 +137,7 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     const why = ((await hover.textContent()) ?? '').replace(/\s+/g, ' ');
     assert.match(
       why,
-      /Cline \/ Roo Code tasks are read-only for now: Agent Compactor inspects them but does not write them back\./,
+      /Cline \/ Roo Code sessions are read-only for now: Agent Compactor inspects them but does not write them back\./,
     );
     await wb.screenshot('agents-cline');
     console.log(`      ${h.label}: ${h.description}`);

@@ -79,9 +79,9 @@ describe("the extension's words for a Codex compaction", function () {
     assert.equal(command, codex.resumeCommand);
     assert.match(command!, new RegExp(`codex resume ${codex.sessionId}$`));
     assert.doesNotMatch(resultSummary(codex, { claudePath: '/opt/claude' }), /claude/i);
-    assert.equal(resumeAction(codex), 'Resume in Codex');
+    assert.equal(resumeAction(codex), 'Resume in Codex CLI');
     assert.deepEqual(resultActions(codex, command), [
-      'Resume in Codex',
+      'Resume in Codex CLI',
       RESULT_ACTIONS.copyResume,
       RESULT_ACTIONS.diff,
     ]);

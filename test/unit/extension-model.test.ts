@@ -799,12 +799,15 @@ describe('extension model: resuming a session in its agent', () => {
     assert.equal(notId.code, 'not-session-id');
     assert.match(notId.message, /^Codex cannot resume rollout-.*\.jsonl by id: .*session_meta/);
     assert.doesNotMatch(notId.message, /Claude Code|<session-uuid>\.jsonl/);
-    assert.match(resumeProblem({ ...ok, cwd: null, cwdExists: false }, 'copy')!.message, /where Codex must be started/);
+    assert.match(
+      resumeProblem({ ...ok, cwd: null, cwdExists: false }, 'copy')!.message,
+      /where Codex CLI must be started/,
+    );
     assert.match(
       resumeProblem({ ...ok, cwdExists: false }, 'launch')!.message,
       /Codex starts the resumed thread in it/,
     );
-    assert.equal(terminalName('codex', ID), 'Codex: 9f8e7d6c');
+    assert.equal(terminalName('codex', ID), 'Codex CLI: 9f8e7d6c');
     assert.equal(resumeShellLine('codex', '/opt/my codex', ID, 'linux'), `'/opt/my codex' resume ${ID}`);
     assert.equal(copyableResumeCommand(ok, 'codex'), `cd /w && codex resume ${ID}`);
     assert.equal(resumeProblem({ ...ok, cwd: 'relative/dir' }, 'copy')!.code, 'unsafe');

@@ -225,6 +225,8 @@ async function referencePlan(
         : report.totals.overheadSource === 'estimated'
           ? "estimated from this session's usage"
           : 'unknown',
+    // Claude Code sessions only here: nothing is given again on resume beyond the system prompt and tools.
+    resumeContextTokens: 0,
     messageTarget,
     summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
     droppedRounds: 0,

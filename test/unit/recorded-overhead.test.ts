@@ -117,5 +117,13 @@ describe("system prompt and tools from the agent's recorded request shape", () =
       const text = fs.readFileSync(path.join(__dirname, '..', '..', f), 'utf8');
       assert.equal(countTokensInPieces(text), countTokensExact(text), f);
     }
+    // Pretty-printed JSON of short strings: lines of indentation and a quoted word, no space after a non-space for
+    // more than a piece (a cut inside the indentation counted one token more).
+    const lists = JSON.stringify(
+      { a: { b: { c: Array.from({ length: 400 }, (_, i) => `**/x${i}/*.jsonl`) } } },
+      null,
+      4,
+    );
+    assert.equal(countTokensInPieces(lists), countTokensExact(lists), 'indented JSON');
   });
 });

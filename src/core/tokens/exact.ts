@@ -60,7 +60,7 @@ const HARD_PIECE = 32;
 /**
  * The o200k_base count of `text` fed in pieces of at most BOUNDED_PIECE characters. A piece ends just before a space
  * that follows a non-space (where the pre-tokenizer starts a " word" piece anyway, so ordinary text counts as it
- * would whole), else before any whitespace, else (a run without whitespace) hard, every HARD_PIECE characters. A transcript's 100,000-character
+ * would whole), else at the start of a line, else before any whitespace, else (a run without whitespace) hard, every HARD_PIECE characters. A transcript's 100,000-character
  * word then costs linear time instead of minutes. For counts of text a transcript controls (recorded system prompts
  * and tools) and for the test API's usage figures.
  */
@@ -80,6 +80,12 @@ function pieceEnd(text: string, from: number): number {
   const limit = from + BOUNDED_PIECE;
   for (let cut = limit; cut > from + 1; cut--) {
     if (text.charCodeAt(cut) === 32 && !isSpace(text.charCodeAt(cut - 1))) return cut;
+  }
+  // Indented lines (pretty-printed JSON) have no such space: the start of a line is a boundary too, unless the line
+  // begins with more of what ends a pre-token at a newline (`[\r\n/]*` after punctuation).
+  for (let cut = limit; cut > from + 1; cut--) {
+    const next = text.charCodeAt(cut);
+    if (text.charCodeAt(cut - 1) === 10 && next !== 10 && next !== 13 && next !== 47) return cut;
   }
   for (let cut = limit; cut > from; cut--) if (isSpace(text.charCodeAt(cut))) return cut;
   return from + HARD_PIECE;

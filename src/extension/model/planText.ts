@@ -298,7 +298,7 @@ export const RESULT_ACTIONS = {
   reveal: 'Reveal in Explorer',
 } as const;
 
-/** "Resume in Claude Code", "Resume in Codex": the button that resumes a result in its agent. */
+/** "Resume in Claude Code", "Resume in Codex CLI": the button that resumes a result in its agent. */
 export function resumeAction(result: CompactResult): string {
   return `Resume in ${resumeAgentName(resultAgent(result))}`;
 }

@@ -80,7 +80,7 @@ export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy', progr
   return null;
 }
 
-/** "Claude Code: 1234abcd", "Codex: 1234abcd". */
+/** "Claude Code: 1234abcd", "Codex CLI: 1234abcd" (the agent's display name). */
 export function terminalName(agent: ResumeAgent, sessionId: string): string {
   return `${resumeAgentName(agent)}: ${sessionId.slice(0, 8)}`;
 }
