@@ -142,7 +142,8 @@ async function planBase(
   if (overhead && resumeContext > 0) notes.push(overhead.note);
   const overheadTokens = resume.tokens + resumeContext;
   const messageTarget = Math.max(0, settings.targetTokens - overheadTokens);
-  const resendReserve = resendReserveOf(analysis, calibration);
+  // As a resume by the user's agent sends it (its announcements where known): what the plan's resent figure counts.
+  const resendReserve = resendReserveOf(analysis, calibration, resume.announced);
   if (overheadTokens > settings.targetTokens * 0.9) {
     notes.push(
       `the system prompt and tools alone take about ${overheadTokens} tokens, ${overheadTokens >= settings.targetTokens ? 'more than' : 'most of'} the ${settings.targetTokens}-token target`,

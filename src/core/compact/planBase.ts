@@ -116,8 +116,12 @@ export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | unde
  * The room a summarizing plan keeps for what a resume sends again (PlanBase.resendReserve): the most it can be, with
  * no announced kind kept.
  */
-export function resendReserveOf(analysis: Analysis, calibration: number): number {
-  return reannouncedOnResume(analysis.index.entries, analysis.rounds, new Set(), calibration);
+export function resendReserveOf(
+  analysis: Analysis,
+  calibration: number,
+  announcedNow: Readonly<Record<string, number>> | null = null,
+): number {
+  return reannouncedOnResume(analysis.index.entries, analysis.rounds, new Set(), calibration, announcedNow);
 }
 
 /** Tokens of the summary round with an empty summary (the continuation prefix and its framing), as validated. */

@@ -10,10 +10,10 @@ export async function smallestReachableTarget(
   analysis: Analysis,
   settings?: Partial<CompactSettings>,
 ): Promise<number> {
-  const { plan, calibration } = await planDetails(analysis, { ...settings, targetTokens: 1 });
+  const { plan, calibration, announced } = await planDetails(analysis, { ...settings, targetTokens: 1 });
   // Summarizing, the plan keeps room for what a resume sends again (planBase.ts resendReserveOf).
   const summarized =
-    plan.keptTokens + summaryFloorTokens(calibration || 1) + resendReserveOf(analysis, calibration || 1);
+    plan.keptTokens + summaryFloorTokens(calibration || 1) + resendReserveOf(analysis, calibration || 1, announced);
   const byRounds = Math.min(plan.preTokens, summarized) + plan.overheadTokens;
   // A target at or above the context now plans nothing (plan.ts): reached as it is, whatever the rounds' estimates.
   return Math.min(byRounds, analysis.report.totals.currentContextTokens);

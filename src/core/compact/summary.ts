@@ -4,6 +4,7 @@
 import type { Analysis } from '../analysis';
 import { charsForTokens, estimateStringTokens } from '../tokens/estimate';
 import type { PlanDetails } from './plan';
+import { summaryRoundTokens } from './planBase';
 import { CompactError, type AttemptRecord, type CompactResult, type ProgressReporter } from './types';
 import { extractiveSummary } from './summarize/extractive';
 import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
@@ -153,7 +154,6 @@ export async function makeSummary(
   options: CompactOptions,
   progress: ProgressReporter,
 ): Promise<SummaryOutcome> {
-  const summaryChars = summaryCharBudget(details.plan.settings.summaryTokens, details.calibration);
   if (summarized.length === 0) {
     // Budgets only: the earlier summary (if any) stays exactly as it was.
     const attempts: AttemptRecord[] = [
@@ -180,7 +180,7 @@ export async function makeSummary(
     progress('Writing an offline extractive summary…');
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
     return {
-      ...offlineSummary(analysis, summarized, earlier, objects, summaryChars, details.plan.settings.summaryDetail),
+      ...offlineWithinReserve(analysis, summarized, earlier, objects, details),
       attempts,
       dropped: [],
       summarizer: 'extractive',
@@ -316,6 +316,33 @@ export function givenSummary(text: string): SummaryOutcome {
 /** Characters of summary text that fit a reserve of `summaryTokens` (calibrated prose estimate, prefix excluded). */
 export function summaryCharBudget(summaryTokens: number, calibration: number): number {
   return charsForTokens(summaryTokens, 'prose', calibration > 0 ? calibration : 1) - SUMMARY_PREFIX.length;
+}
+
+/**
+ * The offline summary within its reserve in tokens, not only in characters: the character budget assumes prose, and a
+ * summary that fills it with paths, commands and numbers estimates above the reserve (v2.1.97-images at 15%: 4,082
+ * tokens for a 4,000 reserve), which takes the margin the plan kept for the request as the agent sends it. Made again
+ * with fewer characters, in proportion, while it is over (an earlier summary quoted whole may keep it over: the plan
+ * says so).
+ */
+function offlineWithinReserve(
+  analysis: Analysis,
+  summarized: number[],
+  earlier: EarlierSummary | null,
+  objects: Map<number, JsonObject>,
+  details: PlanDetails,
+): { summary: string; protectedChars: number } {
+  const { summaryTokens, summaryDetail } = details.plan.settings;
+  const calibration = details.calibration > 0 ? details.calibration : 1;
+  let chars = summaryCharBudget(summaryTokens, details.calibration);
+  let made = offlineSummary(analysis, summarized, earlier, objects, chars, summaryDetail);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const tokens = summaryRoundTokens(made.summary, calibration);
+    if (tokens <= summaryTokens || made.summary.length <= made.protectedChars) break;
+    chars = Math.floor(Math.min(chars, made.summary.length) * (summaryTokens / tokens) * 0.99);
+    made = offlineSummary(analysis, summarized, earlier, objects, chars, summaryDetail);
+  }
+  return made;
 }
 
 /** The offline extractive summary of the given rounds at a detail level, an earlier summary among them quoted whole ahead of it. */
