@@ -182,7 +182,10 @@ describe('UI: Context Map', function () {
     const mapGroup = groups.filter({ has: wb.page.locator('.tab', { hasText: `Context Map: ${FILE}` }) });
     assert.equal(await mapGroup.count(), 1, 'one group holds the map');
     // The message the link sends (revealLine) reaches Reveal Round's function, asked for the readable form beside.
-    await row.locator('td').nth(3).locator('a').click();
+    const link = row.locator('td').nth(3).locator('a');
+    const line = Number(/\d+/.exec((await link.innerText()) ?? '')?.[0]);
+    assert.ok(Number.isInteger(line), `the link names a line: ${line}`);
+    await link.click();
     const readable = `${FILE} · round ${round} (readable).txt`;
     const tab = wb.page.locator('.tab', { hasText: readable });
     await tab.first().waitFor({ state: 'visible', timeout: 30_000 });
@@ -198,8 +201,9 @@ describe('UI: Context Map', function () {
         .catch(() => false),
       'the map is still the shown tab of its group',
     );
+    // The readable round is scrolled to the linked line (its header may be above the view).
     await wb.page
-      .locator('.editor-group-container .view-lines', { hasText: `Round #${round}: lines` })
+      .locator('.editor-group-container .view-lines', { hasText: `line ${line} ·` })
       .first()
       .waitFor({ state: 'visible', timeout: 30_000 });
   });

@@ -115,10 +115,16 @@ export function planBound(plan: CompactionPlan): PlanBound {
     ].filter(Boolean);
     return above('parts', `${(result - target).toLocaleString('en-US')} tokens over, made of ${parts.join(' + ')}`);
   }
-  // Under the target: would the next older round the plan summarized have fitted? Then the keep-recent limit, not the
-  // target, stopped the kept part (plan.ts tailCandidate grows the tail only within keepRecentTokens).
+  // Under the target: would the next older round the plan summarized have fitted the target, but not the keep-recent
+  // limit? Then that limit, not the target, stopped the kept part (plan.ts tailCandidate grows the tail only within
+  // keepRecentTokens). One that fitted both was left out by the room a summarizing plan keeps for what a resume sends
+  // again (its most), which is the target's doing.
   const nextOlder = [...active].reverse().find((r) => r.action === 'summarize' && r.by === 'plan');
-  if (nextOlder && result + nextOlder.tokens <= target) {
+  if (
+    nextOlder &&
+    result + nextOlder.tokens <= target &&
+    plan.keptTokens + nextOlder.tokens > plan.settings.keepRecentTokens
+  ) {
     const reason = `kept verbatim capped at ${k(plan.settings.keepRecentTokens)} by Keep Recent Tokens`;
     return {
       ...base,
