@@ -201,7 +201,11 @@ describe('UI: one compaction from the Sessions view to Undo, every figure agains
     );
     assert.equal(num(/^context ~?([\d,]+)/.exec(lastText)?.[1] ?? '0'), delivered, `last round: ${lastText}`);
     // The Sessions view lists the fork with the same figure as its fill.
-    const forkRow = rows('Sessions').filter({ hasText: new RegExp(`^${Math.round((delivered / 200_000) * 100)}% · `) });
+    const forkRow = rows('Sessions').filter({
+      has: wb.page.locator('.label-description', {
+        hasText: new RegExp(`^${Math.round((delivered / 200_000) * 100)}% · `),
+      }),
+    });
     await forkRow.first().waitFor({ state: 'visible', timeout: 60_000 });
   });
 
