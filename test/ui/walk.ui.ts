@@ -230,7 +230,19 @@ describe('UI: one compaction from the Sessions view to Undo, every figure agains
       15_000,
     );
     assert.ok(!tabs.some((l) => l.includes(fork)), `no tab of the fork: ${JSON.stringify(tabs)}`);
-    // The Rounds view shows the session the user came from, with the figure the dialog started from.
+    // The Rounds view shows the session the user came from, with the figure the dialog started from. It may keep the
+    // scroll of the fork's last round (the step above went to the end): back to the top, where the header is.
+    await until(
+      async () => {
+        await rows('Rounds').first().click();
+        await wb.page.keyboard.press('Home');
+        return rows('Rounds')
+          .filter({ hasText: `${ID}.jsonl` })
+          .count();
+      },
+      (n) => n > 0,
+      30_000,
+    );
     const header = rows('Rounds')
       .filter({ hasText: `${ID}.jsonl` })
       .filter({ hasText: /context ~?[\d,]+ tokens/ })
