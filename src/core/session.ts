@@ -2,7 +2,6 @@
 // where the session was started (Claude Code picks the project folder from the process cwd). Codex: the thread id and
 // the folder its rollout's first record (session_meta) names. Node fs only.
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isSessionId } from './sessionId';
@@ -90,27 +89,3 @@ export async function readSessionInfo(
   return info;
 }
 
-/** Bytes of a rollout's first line read at most (its session_meta record). */
-const CODEX_META_BYTES = 64 * 1024;
-
-/** The thread id and folder a Codex rollout's first record (session_meta) names, as Codex resumes it (null: none). */
-export async function readCodexSessionMeta(file: string): Promise<{ id: string | null; cwd: string | null }> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(CODEX_META_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, CODEX_META_BYTES, 0);
-    const first = buf.toString('utf8', 0, bytesRead).split('\n')[0];
-    const rec = JSON.parse(first) as {
-      type?: unknown;
-      payload?: { id?: unknown; session_id?: unknown; cwd?: unknown };
-    };
-    if (rec?.type !== 'session_meta' || !rec.payload) return { id: null, cwd: null };
-    const p = rec.payload;
-    const id = typeof p.id === 'string' ? p.id : typeof p.session_id === 'string' ? p.session_id : null;
-    return { id, cwd: typeof p.cwd === 'string' ? p.cwd : null };
-  } catch {
-    return { id: null, cwd: null };
-  } finally {
-    await fh.close();
-  }
-}

@@ -2,6 +2,8 @@
 // lines, and every capability backed by the part that provides it (a writer for compact, a resume program for resume,
 // sessions locations for the session lists), so that adding an agent cannot half-register it.
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { AGENTS, agentModule, agentName, unsupported } from '../../src/core/formats/registry';
 import { writerOf } from '../../src/core/formats/writers';
 
@@ -39,6 +41,26 @@ describe('agent modules and the registry', () => {
       if (a.capabilities('jsonl').compact) assert.ok(writerOf(a.id), `${a.id} is compacted but has no writer`);
       else assert.equal(writerOf(a.id), null, `${a.id} has a writer but is not compacted`);
       assert.ok(a.sessions?.locations.length, `${a.id}: the session lists do not know where it keeps its sessions`);
+    }
+  });
+
+  it('each agent that resumes names its program, the setting and option that configure it, and its own reasons', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+    };
+    const settings = pkg.contributes.configuration.properties;
+    const resuming = AGENTS.filter((a) => a.resume);
+    assert.ok(resuming.length >= 2, 'Claude Code and Codex resume');
+    assert.equal(new Set(resuming.map((a) => a.resume!.programOption)).size, resuming.length, 'one program each');
+    for (const a of resuming) {
+      const spec = a.resume!;
+      const setting = settings[`agentCompactor.${spec.programOption}`];
+      assert.ok(setting, `${a.id}: agentCompactor.${spec.programOption} is not a setting in package.json`);
+      assert.equal(setting.default, spec.program, `${a.id}: the setting's default is the usual program`);
+      assert.ok(
+        spec.notAnId('s.jsonl').includes('s.jsonl') && spec.notAnId('s.jsonl').startsWith(a.name.split(' ')[0]),
+      );
+      assert.ok(spec.folderNeeded.length > 20, `${a.id}: why its folder must exist`);
     }
   });
 });

@@ -75,10 +75,10 @@ describe("the extension's words for a Codex compaction", function () {
 
   it('a Codex result is resumed in Codex with `codex resume <id>` (here, or copied); Resume in Claude Code is not offered', () => {
     assert.equal(codex.agent, 'codex');
-    const command = resultResumeCommand(codex, '/opt/claude');
+    const command = resultResumeCommand(codex, { claudePath: '/opt/claude' });
     assert.equal(command, codex.resumeCommand);
     assert.match(command!, new RegExp(`codex resume ${codex.sessionId}$`));
-    assert.doesNotMatch(resultSummary(codex, { claudePath: '/opt/claude' }), /claude/i);
+    assert.doesNotMatch(resultSummary(codex, { programs: { claudePath: '/opt/claude' } }), /claude/i);
     assert.equal(resumeAction(codex), 'Resume in Codex CLI');
     assert.deepEqual(resultActions(codex, command), [
       'Resume in Codex CLI',
@@ -89,7 +89,7 @@ describe("the extension's words for a Codex compaction", function () {
 
   it('a Claude Code result keeps Resume in Claude Code and its claude --resume command', () => {
     assert.equal(claude.agent, 'claude-code');
-    const command = resultResumeCommand(claude, '/opt/claude');
+    const command = resultResumeCommand(claude, { claudePath: '/opt/claude' });
     assert.match(command!, new RegExp(`/opt/claude --resume ${claude.sessionId}$`));
     assert.deepEqual(resultActions(claude, command), [
       'Resume in Claude Code',

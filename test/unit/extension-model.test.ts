@@ -606,18 +606,21 @@ describe('extension model: plan marks', () => {
     );
     // The configured Claude Code path, quoted for the shell.
     assert.ok(
-      resultSummary(result({}), { claudePath: '/opt/my tools/claude' }).endsWith(
+      resultSummary(result({}), { programs: { claudePath: '/opt/my tools/claude' } }).endsWith(
         `Resume: cd '/home/me/my project' && '/opt/my tools/claude' --resume ${ID}`,
       ),
     );
-    assert.equal(resultResumeCommand(result({}), 'claude'), `cd '/home/me/my project' && claude --resume ${ID}`);
+    assert.equal(
+      resultResumeCommand(result({}), { claudePath: 'claude' }),
+      `cd '/home/me/my project' && claude --resume ${ID}`,
+    );
     // The folder the extension found for the session, over the one the core reported.
     assert.ok(
       resultSummary(result({}), { cwd: '/home/me/started-here' }).endsWith(
         `Resume: cd /home/me/started-here && claude --resume ${ID}`,
       ),
     );
-    assert.equal(resultResumeCommand(result({}), 'claude', null), null);
+    assert.equal(resultResumeCommand(result({}), { claudePath: 'claude' }, null), null);
     // No resume command without a session id or a folder.
     assert.ok(!resultSummary(result({ sessionId: null, resumeCommand: null })).includes('Resume:'));
     assert.ok(
@@ -630,14 +633,17 @@ describe('extension model: plan marks', () => {
 
   it('a Codex result is resumed by `codex resume` with the configured Codex, never by the configured Claude Code', () => {
     const codex = result({ resumeAgent: 'codex', resumeCommand: `cd '/home/me/my project' && codex resume ${ID}` });
-    assert.equal(resultResumeCommand(codex, '/opt/my tools/claude'), `cd '/home/me/my project' && codex resume ${ID}`);
+    assert.equal(
+      resultResumeCommand(codex, { claudePath: '/opt/my tools/claude' }),
+      `cd '/home/me/my project' && codex resume ${ID}`,
+    );
     assert.ok(
-      resultSummary(codex, { claudePath: '/opt/my tools/claude' }).endsWith(
+      resultSummary(codex, { programs: { claudePath: '/opt/my tools/claude' } }).endsWith(
         `Resume: cd '/home/me/my project' && codex resume ${ID}`,
       ),
     );
     assert.ok(
-      resultSummary(codex, { claudePath: '/opt/claude', codexPath: '/opt/my tools/codex' }).endsWith(
+      resultSummary(codex, { programs: { claudePath: '/opt/claude', codexPath: '/opt/my tools/codex' } }).endsWith(
         `Resume: cd '/home/me/my project' && '/opt/my tools/codex' resume ${ID}`,
       ),
     );

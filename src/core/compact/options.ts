@@ -2,16 +2,14 @@
 // so that the steps of a compaction depend on it and not on the pipeline that calls them.
 import type { UserDecisions } from './decisions';
 import type { AgentNow } from '../agentNow';
+import type { AgentPrograms } from '../formats/agent';
 import type { CompactSettings, ProgressReporter } from './types';
 
 /** Who writes the summary: offline, the Anthropic API, or the user's own Claude Code / Codex CLI. */
 export type SummarizerChoice = 'extractive' | 'anthropic' | 'claude-cli' | 'codex-cli';
 
-export interface AgentCliOptions {
-  /** The `claude` program (default: `claude` on PATH). */
-  claudePath?: string;
-  /** The `codex` program (default: `codex` on PATH). */
-  codexPath?: string;
+/** The `claude` and `codex` programs (default: each on PATH), and how they are run as summarizers. */
+export interface AgentCliOptions extends AgentPrograms {
   /** Longest run of the program before it is killed and the offline summary used (default 10 minutes). */
   timeoutMs?: number;
   /** Environment of the program (default: this process's, passed through so that its login and settings work). */

@@ -11,6 +11,7 @@
 // VS Code's default shell there (`commandLine`).
 import { posix, win32 } from 'node:path';
 import { isSessionId } from '../sessionId';
+import type { AgentPrograms, ResumeSpec } from '../formats/agent';
 import { agentModule, type AgentId } from '../formats/registry';
 
 export { isSessionId } from '../sessionId';
@@ -19,12 +20,6 @@ export { isSessionId } from '../sessionId';
 export function resumeProgram(agent: AgentId): string | null {
   return agentModule(agent).resume?.program ?? null;
 }
-
-/**
- * The agents whose sessions the extension resumes in a terminal (each module with a `resume` part); its messages name
- * what each needs (extension/model/resume.ts).
- */
-export type ResumeAgent = Extract<AgentId, 'claude-code' | 'codex'>;
 
 /** The display name of the agent that resumes (for terminals and messages): its module's. */
 export function resumeAgentName(agent: AgentId): string {
@@ -35,8 +30,21 @@ export function resumeAgentName(agent: AgentId): string {
  * The agent that resumes a session of `format` by its id (its module has a resume command), or null: the others'
  * sessions are read-only here, and no command to resume one by id is offered (`noResumeReason` says why).
  */
-export function resumeAgentOf(format: AgentId): ResumeAgent | null {
-  return agentModule(format).resume ? (format as ResumeAgent) : null;
+export function resumeAgentOf(format: AgentId): AgentId | null {
+  return agentModule(format).resume ? format : null;
+}
+
+/** The agent's resume part (its program, arguments and messages); throws for an agent without one. */
+export function resumeSpec(agent: AgentId): ResumeSpec {
+  const { name, resume } = agentModule(agent);
+  if (!resume) throw new Error(`${name} sessions have no resume command`);
+  return resume;
+}
+
+/** The program that resumes the agent's sessions: the one the user configured for it, else its usual name. */
+export function programFor(agent: AgentId, programs: AgentPrograms = {}): string {
+  const spec = resumeSpec(agent);
+  return programs[spec.programOption] ?? spec.program;
 }
 
 /** Why no resume command is offered for a session of `format` (null: one is): its module's reason. */

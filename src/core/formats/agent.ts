@@ -116,10 +116,26 @@ export interface AgentSessions {
   describe(file: string): Promise<SessionFacts>;
 }
 
+/**
+ * The programs of the agents that resume sessions, as the user configured them: the CLI's `--claude-path` /
+ * `--codex-path`, the settings `agentCompactor.claudePath` / `codexPath`. An agent with a resume command adds its key
+ * here (and the setting to package.json).
+ */
+export interface AgentPrograms {
+  claudePath?: string;
+  codexPath?: string;
+}
+
 /** How a session is resumed: the program and its arguments (quoted and checked by compact/resume.ts). */
 export interface ResumeSpec {
   /** The agent's program as it is usually installed ('claude', 'codex'). */
   program: string;
+  /** Which of the configured programs is this agent's (the option and the setting that name it). */
+  programOption: keyof AgentPrograms;
+  /** Why the session in the file called `name` cannot be resumed by id (it records no id the agent finds it by). */
+  notAnId(name: string): string;
+  /** Why the program must be started in the session's folder (said when that folder is missing on this machine). */
+  folderNeeded: string;
   /** The arguments that resume session `id`. */
   args(id: string): string[];
   /** The id a session file is resumed by and the folder to start the program in; null when the file records none. */

@@ -21,6 +21,7 @@ import { promisedContext } from '../../core/compact/promise';
 import type { Analysis } from '../../core/analysis';
 import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { agentCliRefusal } from '../../core/compact/summary';
+import { resumeAgentOf } from '../../core/compact/resume';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import {
   confirmationText,
@@ -28,6 +29,7 @@ import {
   RESULT_ACTIONS,
   resumeAction,
   resultActions,
+  resultAgent,
   resultResumeCommand,
   resultSummary,
   type ResultFiles,
@@ -341,13 +343,12 @@ async function afterCompaction(
 ): Promise<void> {
   const { file, summarizer, config } = req;
   s.store.lastResult = result;
-  // The folder the agent must be started in: a Codex rollout's session_meta (the result's), or read from a Claude Code
-  // result's lines as Resume Session reads it (the folder matching its project folder, else where it was started).
-  const cwd =
-    result.agent === 'codex' ? result.cwd : ((await sessionCwd(result.output).catch(() => null)) ?? result.cwd);
+  // The folder the agent must be started in, located in the written file as Resume Session locates it.
+  const agent = resumeAgentOf(resultAgent(result));
+  const cwd = (agent && (await sessionCwd(agent, result.output).catch(() => null))) || result.cwd;
   const programs = { claudePath: config.claudePath, codexPath: config.codexPath };
   s.log.info(
-    `${resultSummary(result, { requested: summarizer, ...programs, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
+    `${resultSummary(result, { requested: summarizer, programs, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
   );
   for (const a of result.attempts)
     s.log.info(`  attempt ${a.attempt}: ${a.strategy} → ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`);
@@ -364,7 +365,7 @@ async function afterCompaction(
   }
   void notifyResult(s, result, {
     requested: summarizer,
-    ...programs,
+    programs,
     cwd,
     context: planned.context,
     promised: o.promised,
@@ -392,7 +393,7 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
   const text = resultSummary(result, how);
   const fellBack = requested !== undefined && requested !== 'extractive' && result.summarizer === 'extractive';
   const why = [...result.attempts].reverse().find((a) => a.strategy === 'extractive')?.detail;
-  const command = resultResumeCommand(result, how.claudePath, cwd === undefined ? result.cwd : cwd, how.codexPath);
+  const command = resultResumeCommand(result, how.programs, cwd === undefined ? result.cwd : cwd);
   const buttons = resultActions(result, command);
   const choice = fellBack
     ? await vscode.window.showWarningMessage(

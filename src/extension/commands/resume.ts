@@ -6,7 +6,6 @@
 // said before anything is started.
 import * as vscode from 'vscode';
 import { open } from 'node:fs/promises';
-import { sessionsFolder } from '../model/sessions';
 import {
   copyableResumeCommand,
   findProgram,
@@ -17,8 +16,7 @@ import {
   terminalName,
   type ResumeTarget,
 } from '../model/resume';
-import { noResumeReason, resumeAgentName, resumeAgentOf, type ResumeAgent } from '../../core/compact/resume';
-import { projectFolderOf, readCodexSessionMeta, readSessionInfo, sessionIdFromFile } from '../../core/session';
+import { noResumeReason, programFor, resumeAgentName, resumeAgentOf, resumeSpec } from '../../core/compact/resume';
 import { agentFolders } from '../../core/sessionFolders';
 import { recordAgentOf, type AgentId } from '../../core/formats/registry';
 import { indexJsonDocument } from '../../core/formats/documents';
@@ -38,7 +36,7 @@ export interface ResumeRequest {
 export interface ResumeLaunch {
   file: string;
   /** The agent it was resumed in. */
-  agent: ResumeAgent;
+  agent: AgentId;
   sessionId: string;
   cwd: string;
   terminalName: string;
@@ -46,9 +44,13 @@ export interface ResumeLaunch {
   commandLine: string;
 }
 
-/** The folder Claude Code must be started in to resume the session in `file` (null: none recorded). */
-export async function sessionCwd(file: string): Promise<string | null> {
-  return (await readSessionInfo(file, { projectFolder: projectFolderOf(file, sessionsFolder()) })).cwd;
+/**
+ * The folder the agent must be started in to resume the session in `file` (null: none recorded), as its module
+ * locates it: for Claude Code the recorded folder that names its project folder, else where it was started; for
+ * Codex the rollout's session_meta.
+ */
+export async function sessionCwd(agent: AgentId, file: string): Promise<string | null> {
+  return (await resumeSpec(agent).locate(file)).cwd;
 }
 
 /** Bytes read at most to find a JSONL file's first record. */
@@ -79,28 +81,29 @@ async function formatOf(s: Services, file: string): Promise<AgentId> {
   return 'claude-code';
 }
 
-/** The program of the agent's setting. */
-function programOf(agent: ResumeAgent, file: string): { program: string; setting: string } {
+/** The agent's program, as its setting names it (`agentCompactor.claudePath`, `agentCompactor.codexPath`). */
+function programOf(agent: AgentId, file: string): { program: string; setting: string } {
   const config = getSettings(vscode.Uri.file(file));
-  return agent === 'codex'
-    ? { program: config.codexPath, setting: 'agentCompactor.codexPath' }
-    : { program: config.claudePath, setting: 'agentCompactor.claudePath' };
+  return {
+    program: programFor(agent, { claudePath: config.claudePath, codexPath: config.codexPath }),
+    setting: `agentCompactor.${resumeSpec(agent).programOption}`,
+  };
 }
 
-/** Where the agent keeps its sessions (it finds a session by id only there). */
-function agentSessionsFolder(agent: ResumeAgent): string {
-  return agent === 'codex' ? agentFolders().find((f) => f.id === 'codex')!.folder : sessionsFolder();
+/** Where the agent keeps its sessions (it finds a session by id only there), as its module names the folder. */
+function agentSessionsFolder(agent: AgentId): string | null {
+  return agentFolders().find((f) => f.id === agent)?.folder ?? null;
 }
 
-/** The session's agent, id and folder; a Codex id and folder from its session_meta, a Claude Code id from its name. */
+/** The session's agent, and the id and folder its module locates (unless the request names them). */
 export async function resumeTargetOf(s: Services, request: ResumeRequest): Promise<ResumeTarget | { refusal: string }> {
   const { file } = request;
   const format = await formatOf(s, file);
   const agent = resumeAgentOf(format);
   if (!agent) return { refusal: noResumeReason(format)! };
-  const meta = agent === 'codex' ? await readCodexSessionMeta(file) : undefined;
-  const sessionId = request.sessionId || (meta ? meta.id : sessionIdFromFile(file));
-  const cwd = request.cwd || (meta ? meta.cwd : await sessionCwd(file));
+  const located = request.sessionId && request.cwd ? null : await resumeSpec(agent).locate(file);
+  const sessionId = request.sessionId || located!.sessionId;
+  const cwd = request.cwd || located!.cwd;
   return { file, agent, sessionId, cwd, cwdExists: cwd ? await isDirectory(cwd) : false };
 }
 
@@ -129,7 +132,7 @@ function refuse(s: Services, message: string): never {
 const OPEN_SETTING = 'Open Setting';
 
 /** The agent's program is not where its setting says: no terminal is started; the message offers the setting. */
-function missingProgram(s: Services, agent: ResumeAgent, program: string, setting: string): never {
+function missingProgram(s: Services, agent: AgentId, program: string, setting: string): never {
   const name = resumeAgentName(agent);
   const message = `${name} was not found: "${program}" is not ${/[\\/]/.test(program) ? 'an executable file' : 'a program on PATH'}. Install ${name}, or set ${setting} to where it is (Copy Resume Command still copies the command).`;
   s.log.warn(message);
@@ -172,7 +175,7 @@ export async function resumeSession(s: Services, request: ResumeRequest): Promis
   const agent = resumeAgentName(t.agent);
   s.log.info(`Resume in ${agent}: ${commandLine} in ${cwd} (terminal "${name}")`);
   const folder = agentSessionsFolder(t.agent);
-  if (!isInside(t.file, folder)) {
+  if (folder && !isInside(t.file, folder)) {
     void vscode.window.showWarningMessage(
       `Started \`${commandLine}\` in ${cwd}. Note: ${t.file} is not in ${agent}'s sessions folder (${folder}), so ${agent} finds session ${sessionId} only if a copy of it is there.`,
     );

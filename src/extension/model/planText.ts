@@ -3,7 +3,8 @@
 import type { CompactionPlan, CompactResult, ContextAfter } from '../../core/compact/types';
 import { promiseGap, promisedContext } from '../../core/compact/promise';
 import { economicsLine, type PlanEconomics } from '../../core/cache';
-import { isSessionId, resumeAgentName, resumeCommand, type ResumeAgent } from '../../core/compact/resume';
+import { isSessionId, programFor, resumeAgentName, resumeAgentOf, resumeCommand } from '../../core/compact/resume';
+import type { AgentPrograms } from '../../core/formats/agent';
 import { planBound } from '../../core/compact/bound';
 import type { AgentId } from '../../core/formats/registry';
 import { writerOf } from '../../core/formats/writers';
@@ -278,17 +279,16 @@ export function resultTarget(result: CompactResult): string {
  */
 export function resultResumeCommand(
   result: CompactResult,
-  claudePath = 'claude',
+  programs: AgentPrograms = {},
   cwd: string | null = result.cwd,
-  codexPath = 'codex',
 ): string | null {
-  const agent = resultAgent(result);
-  return resumeCommand(cwd, result.sessionId, agent === 'codex' ? codexPath : claudePath, agent);
+  const agent = resumeAgentOf(resultAgent(result));
+  return agent && resumeCommand(cwd, result.sessionId, programFor(agent, programs), agent);
 }
 
 /** The agent that resumes a result: the one the compaction reported (a Codex rollout is never Claude Code's). */
-function resultAgent(result: CompactResult): ResumeAgent {
-  return result.resumeAgent === 'codex' || result.agent === 'codex' ? 'codex' : 'claude-code';
+export function resultAgent(result: CompactResult): AgentId {
+  return result.resumeAgent ?? result.agent ?? 'claude-code';
 }
 
 /** The result notification's buttons, by what they do (resuming is named by the agent: `resumeAction`). */
@@ -339,8 +339,8 @@ export function fileSizeText(result: CompactResult, files: ResultFiles): string 
  */
 export interface ResultOptions {
   requested?: Summarizer;
-  claudePath?: string;
-  codexPath?: string;
+  /** The programs the user configured for the agents (the resume command names the result's agent's). */
+  programs?: AgentPrograms;
   cwd?: string | null;
   /** The context figure the run started from (the one the dialog showed). */
   context?: ContextFigure;
@@ -379,12 +379,7 @@ export function resultSummary(result: CompactResult, options: ResultOptions = {}
     result.carriedOverBytes > 0
       ? ` ${formatBytes(result.carriedOverBytes)} a live session appended meanwhile were carried over.`
       : '';
-  const resume = resultResumeCommand(
-    result,
-    options.claudePath,
-    options.cwd === undefined ? result.cwd : options.cwd,
-    options.codexPath,
-  );
+  const resume = resultResumeCommand(result, options.programs, options.cwd === undefined ? result.cwd : options.cwd);
   // The plan written is not the one confirmed when the file changed meanwhile: said, never applied silently.
   const replanned = result.replanned ? ` Not the plan you confirmed: ${result.replanned}.` : '';
   return `${head}${replanned} ${resultTarget(result)}${files}${carried}${resume ? ` Resume: ${resume}` : ''}`;

@@ -10,8 +10,9 @@ import {
   resumeArgv,
   resumeCommand,
   resumeParts,
-  type ResumeAgent,
+  resumeSpec,
 } from '../../core/compact/resume';
+import type { AgentId } from '../../core/formats/registry';
 import { baseName } from './format';
 
 export async function isDirectory(path: string): Promise<boolean> {
@@ -32,27 +33,12 @@ export interface ResumeProblem {
 export interface ResumeTarget {
   file: string;
   /** The agent that resumes it. */
-  agent: ResumeAgent;
+  agent: AgentId;
   sessionId: string | null;
   cwd: string | null;
   /** Whether `cwd` is an existing folder on this machine. */
   cwdExists: boolean;
 }
-
-/** Where each agent finds a session by its id, said when the id is not one. */
-const NOT_AN_ID: Record<ResumeAgent, (name: string) => string> = {
-  'claude-code': (name) =>
-    `Claude Code cannot resume ${name} by id: it finds a session by its file name, so the transcript must be named ` +
-    '<session-uuid>.jsonl and sit in ~/.claude/projects/<project>/ (the folder Claude Code keeps for the project it was started in).',
-  codex: (name) =>
-    `Codex cannot resume ${name} by id: it finds a rollout by the thread id its first record (session_meta) names, and this one names none that is a UUID.`,
-};
-
-/** Why the folder must exist to launch, per agent. */
-const FOLDER_NEEDED: Record<ResumeAgent, string> = {
-  'claude-code': 'Claude Code finds a session only when started in the folder it was recorded in',
-  codex: 'Codex starts the resumed thread in it',
-};
 
 /**
  * Why the session cannot be resumed (null: it can). A copied command only needs the id and the folder's name;
@@ -61,7 +47,7 @@ const FOLDER_NEEDED: Record<ResumeAgent, string> = {
 export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy', program?: string): ResumeProblem | null {
   const name = baseName(t.file);
   const agent = resumeAgentName(t.agent);
-  if (!isSessionId(t.sessionId)) return { code: 'not-session-id', message: NOT_AN_ID[t.agent](name) };
+  if (!isSessionId(t.sessionId)) return { code: 'not-session-id', message: resumeSpec(t.agent).notAnId(name) };
   if (!t.cwd) {
     return {
       code: 'no-cwd',
@@ -74,14 +60,14 @@ export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy', progr
   if (purpose === 'launch' && !t.cwdExists) {
     return {
       code: 'cwd-missing',
-      message: `Cannot resume session ${t.sessionId} here: its working folder ${t.cwd} does not exist on this machine, and ${FOLDER_NEEDED[t.agent]}.`,
+      message: `Cannot resume session ${t.sessionId} here: its working folder ${t.cwd} does not exist on this machine, and ${resumeSpec(t.agent).folderNeeded}.`,
     };
   }
   return null;
 }
 
 /** "Claude Code: 1234abcd", "Codex CLI: 1234abcd" (the agent's display name). */
-export function terminalName(agent: ResumeAgent, sessionId: string): string {
+export function terminalName(agent: AgentId, sessionId: string): string {
   return `${resumeAgentName(agent)}: ${sessionId.slice(0, 8)}`;
 }
 
@@ -92,7 +78,7 @@ export function terminalName(agent: ResumeAgent, sessionId: string): string {
  * says so first).
  */
 export function resumeShellLine(
-  agent: ResumeAgent,
+  agent: AgentId,
   program: string,
   sessionId: string,
   platform: NodeJS.Platform = process.platform,

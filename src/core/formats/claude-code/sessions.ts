@@ -2,7 +2,8 @@
 // named after its path), what a session file records of itself, and how it is resumed: `claude --resume <id>`, where
 // the id is the file's name, started in the folder that names its project folder.
 import { basename, dirname, join, resolve } from 'node:path';
-import { projectFolderName, readSessionInfo, sessionIdFromFile } from '../../session';
+import { homedir } from 'node:os';
+import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../session';
 import { summarizeSession } from '../../sessionList';
 import type { AgentSessions, ResumeSpec, SessionFacts, SessionsWhere } from '../agent';
 
@@ -44,8 +45,17 @@ export const claudeSessions: AgentSessions = {
 
 export const claudeResume: ResumeSpec = {
   program: 'claude',
+  programOption: 'claudePath',
   args: (id) => ['--resume', id],
+  notAnId: (name) =>
+    `Claude Code cannot resume ${name} by id: it finds a session by its file name, so the transcript must be named ` +
+    '<session-uuid>.jsonl and sit in ~/.claude/projects/<project>/ (the folder Claude Code keeps for the project it was started in).',
+  folderNeeded: 'Claude Code finds a session only when started in the folder it was recorded in',
   async locate(file) {
-    return { sessionId: sessionIdFromFile(file), cwd: await sessionCwd(file, null) };
+    // The project folder names the folder only when the file is in Claude Code's sessions folder; elsewhere the
+    // folder the session was started in is its first recorded one.
+    const inProjects = projectFolderOf(file, claudeProjectsFolder(process.env, homedir()));
+    const cwd = inProjects ? await sessionCwd(file, null) : (await readSessionInfo(file)).cwd;
+    return { sessionId: sessionIdFromFile(file), cwd };
   },
 };

@@ -61,7 +61,11 @@ export const codexSessions: AgentSessions = {
 
 export const codexResume: ResumeSpec = {
   program: 'codex',
+  programOption: 'codexPath',
   args: (id) => ['resume', id],
+  notAnId: (name) =>
+    `Codex cannot resume ${name} by id: it finds a rollout by the thread id its first record (session_meta) names, and this one names none that is a UUID.`,
+  folderNeeded: 'Codex starts the resumed thread in it',
   async locate(file) {
     const { sessionId, cwd } = await rolloutFacts(file);
     return { sessionId, cwd };
