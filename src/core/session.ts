@@ -88,4 +88,3 @@ export async function readSessionInfo(
   info.cwd ??= first ?? sidechainCwd;
   return info;
 }
-

@@ -45,7 +45,7 @@ import { statePath } from './state';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState } from './commit';
-import { asObject, messageContent, str, type JsonObject } from '../json';
+import { messageContent, type JsonObject } from '../json';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { sessionIdFromFile } from '../session';
 import { fileChunks, openSidecar } from '../sidecarFiles';
@@ -561,17 +561,19 @@ async function loadForSummary(
   if (earlierAt) written.add(earlierAt.entry);
   // A record is read as the message the summarizers know (its agent's `message`; Claude Code's lines are one
   // already); what is written is copied from the file's bytes, not from these objects.
-  const message = agentModule(analysis.index.format.id).records?.message;
-  // The session's folder, from its first session_meta (Codex's; read first: lines are parsed in file order), so that
-  // the summaries name a Codex session's files relative to it as they do a Claude Code session's.
+  const records = agentModule(analysis.index.format.id).records;
+  const message = records?.message;
+  // The folder the session names once for all its records, where its agent does (read first: lines are parsed in
+  // file order), so that the summaries name its files relative to it as they do on lines that carry their own.
   let metaCwd: string | undefined;
-  const firstMeta = analysis.index.entries.findIndex((e) => e.kind === 'session_meta');
+  const folder = records?.sessionFolder;
+  const firstMeta = folder ? analysis.index.entries.findIndex((e) => folder.holds(e)) : -1;
   if (firstMeta >= 0) needed.add(firstMeta);
   // The agent's preserved segment is quoted whole if it is summarized (summary.ts offlineSummary): loaded whole too.
   const preserved = new Set(analysis.chain.preserved);
   const forSummary = (line: JsonObject, i: number) => {
     if (i === firstMeta) {
-      metaCwd = str(asObject(line.payload), 'cwd');
+      metaCwd = folder!.read(line) ?? undefined;
       return NOT_A_MESSAGE;
     }
     const o = message ? message(line, analysis.index.entries[i]) : line;

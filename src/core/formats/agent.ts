@@ -48,6 +48,12 @@ export interface RecordFormat {
    * (metadata, a token count). Absent: the record is in that shape already (Claude Code's lines).
    */
   message?: (record: JsonObject, entry: Entry) => JsonObject | null;
+  /**
+   * Where a session names its working folder once for all its records (Codex's session_meta; Claude Code's lines
+   * each carry their own `cwd`): the first entry that `holds` it, and the folder its record names. The summaries name
+   * the session's files relative to it.
+   */
+  sessionFolder?: { holds(entry: Entry): boolean; read(record: JsonObject): string | null };
 }
 
 /** One message element of a JSON document: where it starts (line, byte) and ends. */

@@ -3,6 +3,7 @@
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
 import { FIVE_MINUTES_MS, readOnly } from '../agent';
 import { codexLimits, codexResumeOverhead } from './context';
+import { asObject, str } from '../../json';
 import { codexSummaryShape } from './message';
 import { CodexReader, isCodexRecord } from './reader';
 import { codexResume, codexSessions } from './sessions';
@@ -47,6 +48,10 @@ export const codex: AgentModule<'codex'> = {
         ? null
         : `${path}: recognised as a Codex CLI file, but it holds no conversation records`,
     message: codexSummaryShape,
+    sessionFolder: {
+      holds: (entry) => entry.kind === 'session_meta',
+      read: (record) => str(asObject(record.payload), 'cwd') ?? null,
+    },
   },
   capabilities,
   unsupported: (what, container) =>
