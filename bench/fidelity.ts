@@ -55,7 +55,8 @@ function fixtureFiles(): string[] {
   );
 }
 
-function parsedLines(file: string): (JsonObject | null)[] {
+/** Parsed lines of a fixture (null for a line that does not parse), as the agent-compaction readers take them. */
+export function parsedLines(file: string): (JsonObject | null)[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim())

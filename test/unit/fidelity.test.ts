@@ -1,12 +1,12 @@
 // The fidelity measure (src/core/compact/fidelity.ts) on small hand-built spans, one category at a time, and the offline
 // summary against Claude Code's own summary on every compaction Claude Code made in the shared fixtures.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { FACT_CATEGORIES, measureFidelity, spanFacts, type FactCategory } from '../../src/core/compact/fidelity';
 import { agentCompactions, offlineAgainstAgent } from '../../src/core/compact/agentSummaries';
 import { agentFixtures, claudeFixtures } from '../support/fixtures';
 import { LABELLED_FACTS, labelledKept } from '../../bench/fidelity-labels';
+import { parsedLines } from '../../bench/fidelity';
 import { extractiveSummary } from '../../src/core/compact/summarize/extractive';
 import type { JsonObject } from '../../src/core/json';
 
@@ -276,20 +276,6 @@ describe('the offline summary keeps where the work stood, within its size', () =
     assert.match(summary, /Request 39:/, 'the latest request stays');
   });
 });
-
-/** Parsed lines of a fixture (null for a line that does not parse). */
-function parsedLines(file: string): (JsonObject | null)[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l): JsonObject | null => {
-      try {
-        return JSON.parse(l) as JsonObject;
-      } catch {
-        return null;
-      }
-    });
-}
 
 describe("fidelity: the offline summary against the agent's own, on every compaction an agent made in the shared fixtures", () => {
   const compactions = [...claudeFixtures(), ...agentFixtures('codex')].flatMap((file) =>
