@@ -3,7 +3,6 @@
 // same input and settings.
 // Over 400 lines: the shared base (sizes, overhead, target room) and the automatic path's kept-tail rule belong
 // together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
-import { contextNow } from '../context';
 import type { Analysis } from '../analysis';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { emptyState, toolResultsDir, type BudgetState } from './state';
@@ -14,7 +13,7 @@ import {
   adjustedContent,
   budgetedRoundSize,
   loadResultTexts,
-  reannouncedAfter,
+  planDetailsOf,
   resumeBasis,
   resendReserveOf,
   roundTokens,
@@ -221,8 +220,7 @@ function resultChoicesForFormat(
 }
 
 async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, ResultChoice>>): Promise<PlanDetails> {
-  const { analysis, settings, state, calibration, active, preTokens, overheadTokens, messageTarget, notes, clock } =
-    base;
+  const { analysis, settings, calibration, active, preTokens, overheadTokens, messageTarget, notes, clock } = base;
   // What a summarizing plan leaves for its kept rounds and summary: a resume of it sends the announced context again.
   const room = Math.max(0, messageTarget - base.resendReserve);
   const { rounds } = analysis;
@@ -266,42 +264,20 @@ async function planAutomatic(base: PlanBase, choices: Readonly<Record<string, Re
     notes.push('nothing older than the kept rounds to summarize; only tool-result budgets apply');
 
   const planned = await plannedRounds(base, choice, underTarget);
-  const keptTokens = choice.total;
-  const resentTokens = reannouncedAfter(analysis, planned, calibration, base.resume.announced);
-  const postTokens = keptTokens + (summarizing ? settings.summaryTokens : 0) + resentTokens;
-  const plan: CompactionPlan = {
-    file: analysis.index.path,
-    settings,
+  return planDetailsOf(base, {
     rounds: planned,
-    toolResults: choice.budget.decisions,
-    wireMessages: choice.budget.wireMessages,
-    preTokens,
-    context: contextNow(analysis.report),
-    postTokens,
-    keptTokens,
-    resentTokens,
-    overheadTokens,
-    overheadSource: base.resume.source,
-    overheadFrom: base.resume.from,
-    resumeContextTokens: base.resumeContextTokens,
-    messageTarget,
-    summarizedRounds: planned.filter((p) => p.action === 'summarize').length,
-    droppedRounds: 0,
+    budget: choice.budget,
+    keptTokens: choice.total,
+    summarizing,
     // A frozen replacement whose preview is already the text in the file changes nothing.
     nothingToDo: underTarget && [...choice.budget.replacements.values()].every((r) => r.original === r.preview),
+    droppedRounds: 0,
     notes,
     conflicts: [],
-  };
-  return {
-    plan,
     tailStart: summarizing ? (active[tailPos] ?? rounds.length) : (active[0] ?? 0),
     kept: choice.kept,
     stripThinking: choice.stripSet,
-    budget: choice.budget,
-    state,
-    calibration,
-    announced: base.resume.announced,
-  };
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import { loadEntryObjects, toolResultText } from './lines';
 import { asObject, messageContent } from '../json';
 import type { BudgetState } from './state';
 import type { CompactSettings, CompactionPlan, PlannedRound } from './types';
-import { reannouncedOnResume } from '../context';
+import { contextNow, reannouncedOnResume } from '../context';
 import { codexResumeOverhead, resumeOverhead, resumeOverheadLabel, type AgentNow } from '../agentNow';
 import { limitFacts } from '../limits';
 
@@ -204,6 +204,64 @@ export interface PlanBase {
   notes: string[];
   toolDir: string;
   clock: YieldClock;
+}
+
+/** What a planner decided; `planDetailsOf` derives the plan's figures from it the same way for every planner. */
+export interface PlanDecided {
+  rounds: PlannedRound[];
+  budget: BudgetOutcome;
+  /** Tokens of the kept rounds after budgeting. */
+  keptTokens: number;
+  /** Whether a summary replaces the rounds before the kept ones. */
+  summarizing: boolean;
+  nothingToDo: boolean;
+  droppedRounds: number;
+  notes: string[];
+  conflicts: CompactionPlan['conflicts'];
+  tailStart: number;
+  kept: number[];
+  stripThinking: Set<number>;
+}
+
+/**
+ * The plan and its details from what a planner decided (plan.ts's and steer.ts's): the promised size is the kept
+ * rounds, the summary's reserve when summarizing, and what a resume sends again beside the kept rounds.
+ */
+export function planDetailsOf(base: PlanBase, d: PlanDecided): PlanDetails {
+  const { analysis, settings, calibration } = base;
+  const resentTokens = reannouncedAfter(analysis, d.rounds, calibration, base.resume.announced);
+  const plan: CompactionPlan = {
+    file: analysis.index.path,
+    settings,
+    rounds: d.rounds,
+    toolResults: d.budget.decisions,
+    wireMessages: d.budget.wireMessages,
+    preTokens: base.preTokens,
+    context: contextNow(analysis.report),
+    postTokens: d.keptTokens + (d.summarizing ? settings.summaryTokens : 0) + resentTokens,
+    keptTokens: d.keptTokens,
+    resentTokens,
+    overheadTokens: base.overheadTokens,
+    overheadSource: base.resume.source,
+    overheadFrom: base.resume.from,
+    resumeContextTokens: base.resumeContextTokens,
+    messageTarget: base.messageTarget,
+    summarizedRounds: d.rounds.filter((p) => p.inContext && p.action === 'summarize').length,
+    droppedRounds: d.droppedRounds,
+    nothingToDo: d.nothingToDo,
+    notes: d.notes,
+    conflicts: d.conflicts,
+  };
+  return {
+    plan,
+    tailStart: d.tailStart,
+    kept: d.kept,
+    stripThinking: d.stripThinking,
+    budget: d.budget,
+    state: base.state,
+    calibration,
+    announced: base.resume.announced,
+  };
 }
 
 /**

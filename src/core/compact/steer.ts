@@ -3,20 +3,19 @@
 // keeps a recent tail), and where a decision would make the request invalid (a tool call and its
 // result split between a kept and an unkept round) whole rounds keep their pairs together and the
 // plan says which decision gave way and what it did instead.
-import { contextNow } from '../context';
 import { applyBudget, wireMessages } from './budget';
 import { resolveRounds, type RoundChoice, type UserDecisions } from './decisions';
 import {
   adjusted,
   budgetedRoundSize,
   loadResultTexts,
-  reannouncedAfter,
+  planDetailsOf,
   roundTokens,
   summaryFloorTokens,
   type PlanBase,
   type PlanDetails,
 } from './planBase';
-import type { CompactionPlan, DecidedBy, DecisionConflict, PlannedRound, RoundAction } from './types';
+import type { DecidedBy, DecisionConflict, PlannedRound, RoundAction } from './types';
 
 interface Fate {
   action: RoundAction;
@@ -219,40 +218,20 @@ export async function planSteered(base: PlanBase, decisions: UserDecisions): Pro
       tokensAfter: after.get(r.index) ?? 0,
     });
   }
-  const resentTokens = reannouncedAfter(analysis, planned, calibration, base.resume.announced);
-  const plan: CompactionPlan = {
-    file: analysis.index.path,
-    settings,
+  const firstUnkept = active.find((ri) => fate.get(ri)!.action !== 'keep');
+  return planDetailsOf(base, {
     rounds: planned,
-    toolResults: budget.decisions,
-    wireMessages: budget.wireMessages,
-    preTokens,
-    context: contextNow(analysis.report),
-    postTokens: keptTokens + (summarizing ? settings.summaryTokens : 0) + resentTokens,
+    budget,
     keptTokens,
-    resentTokens,
-    overheadTokens,
-    overheadSource: base.resume.source,
-    overheadFrom: base.resume.from,
-    resumeContextTokens: base.resumeContextTokens,
-    messageTarget,
-    summarizedRounds: planned.filter((p) => p.inContext && p.action === 'summarize').length,
-    droppedRounds: planned.filter((p) => p.action === 'drop').length,
+    summarizing,
     nothingToDo: !summarizing && [...budget.replacements.values()].every((r) => r.original === r.preview),
+    droppedRounds: planned.filter((p) => p.action === 'drop').length,
     notes,
     conflicts,
-  };
-  const firstUnkept = active.find((ri) => fate.get(ri)!.action !== 'keep');
-  return {
-    plan,
     tailStart: firstUnkept ?? active[0] ?? 0,
     kept,
     stripThinking,
-    budget,
-    state,
-    calibration,
-    announced: base.resume.announced,
-  };
+  });
 }
 
 /**
