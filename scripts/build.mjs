@@ -1,6 +1,7 @@
 // Builds the extension host bundle, the CLI bundle, the webview bundle and the benchmark.
 import { build } from 'esbuild';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const production = process.argv.includes('--production');
@@ -13,7 +14,12 @@ const common = {
   minify: production,
   logLevel: 'warning',
   define: { VERSION: JSON.stringify(pkg.version) },
+  // The tokenizer's ranks (2 MB of source) stay out of the bundles: a copy beside them is loaded on first count only
+  // (src/core/tokens/exact.ts).
+  external: ['js-tiktoken/ranks/*'],
 };
+mkdirSync('dist', { recursive: true });
+copyFileSync(createRequire(import.meta.url).resolve('js-tiktoken/ranks/o200k_base'), 'dist/o200k_base.cjs');
 
 const jobs = [
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
@@ -26,7 +32,7 @@ if (existsSync('src/extension/activate.ts')) {
       ...common,
       entryPoints: ['src/extension/activate.ts'],
       outfile: 'dist/extension.js',
-      external: ['vscode'],
+      external: [...common.external, 'vscode'],
     }),
   );
 }

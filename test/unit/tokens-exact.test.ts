@@ -1,6 +1,6 @@
 // Exact token counts (js-tiktoken o200k_base, bundled ranks) and the worker-thread pool.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -51,6 +51,8 @@ describe('countInWorker', function () {
       outfile: out,
       logLevel: 'warning',
     });
+    // The ranks beside the bundle, as scripts/build.mjs puts them (the bundle leaves them out).
+    copyFileSync(require.resolve('js-tiktoken/ranks/o200k_base'), join(dir, 'o200k_base.cjs'));
     setTokenWorkerPath(out);
     const texts = ['hello world', '', 'The quick brown fox jumps over the lazy dog.', 'x'.repeat(1000)];
     const [a, b] = await Promise.all([countInWorker(texts), countInWorker(['Hello, world!'])]);
@@ -60,5 +62,7 @@ describe('countInWorker', function () {
     );
     assert.deepEqual(b, [4]);
     assert.deepEqual(await countInWorker([]), []);
+    // The bundle holds the encoder, not the ranks' 2 MB (every process that loads a bundle parses and keeps it).
+    assert.ok(statSync(out).size < 200_000, `the worker bundle is ${statSync(out).size} bytes`);
   });
 });

@@ -3,9 +3,21 @@
 // Claude's own tokenizer is not public; o200k_base is the closest openly available one,
 // so "exact" means an exact tokenizer pass, not Claude's billing figure (see bench/RESULTS.md).
 // The encoder (~2 MB of ranks, a few hundred ms to build) is created on first use only.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Tiktoken, TiktokenBPE } from 'js-tiktoken/lite' with { 'resolution-mode': 'import' };
 
 let encoder: Tiktoken | undefined;
+
+/**
+ * The ranks' file beside the running bundle (dist/o200k_base.cjs, copied there by scripts/build.mjs), else the
+ * package's (running from source). The bundles leave the ranks out: held in a bundle, their 2 MB of source was parsed
+ * and kept by every process that loads it, counting or not (inspect's peak RSS on the bench file: 157 → 176 MB).
+ */
+function ranksModule(): string {
+  const beside = join(__dirname, 'o200k_base.cjs');
+  return existsSync(beside) ? beside : 'js-tiktoken/ranks/o200k_base';
+}
 
 function getEncoder(): Tiktoken {
   if (!encoder) {
@@ -14,7 +26,7 @@ function getEncoder(): Tiktoken {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const lite = require('js-tiktoken/lite') as { Tiktoken: new (ranks: TiktokenBPE) => Tiktoken };
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const ranks = require('js-tiktoken/ranks/o200k_base') as TiktokenBPE | { default: TiktokenBPE };
+    const ranks = require(ranksModule()) as TiktokenBPE | { default: TiktokenBPE };
     encoder = new lite.Tiktoken('default' in ranks ? ranks.default : ranks);
   }
   return encoder;
