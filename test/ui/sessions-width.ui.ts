@@ -114,6 +114,6 @@ describe('UI: the Sessions view at the default side bar width', function () {
         .then(() => true)
         .catch(() => false);
     }
-    assert.ok(shown, 'the whole title is shown in the row\'s tooltip');
+    assert.ok(shown, "the whole title is shown in the row's tooltip");
   });
 });
