@@ -35,7 +35,7 @@ import {
   type ResultFiles,
   type ResultOptions,
 } from '../model/planText';
-import { anthropicBaseUrl, type Summarizer, type WriteMode } from '../model/settings';
+import { agentPrograms, anthropicBaseUrl, type Summarizer, type WriteMode } from '../model/settings';
 import type { AgentId } from '../../core/formats/registry';
 import { costSettings, getSettings } from '../settings';
 import { copyResumeCommand, resumeSession, sessionCwd } from './resume';
@@ -304,8 +304,7 @@ function compactOptionsOf(req: Request, o: Partial<CompactArgs>): CompactOptions
       baseURL: anthropicBaseUrl(req.config.baseUrl, process.env.ANTHROPIC_BASE_URL),
     };
   }
-  if (summarizer === 'claude-cli' || summarizer === 'codex-cli')
-    compactOptions.agentCli = { claudePath: req.config.claudePath, codexPath: req.config.codexPath };
+  if (summarizer === 'claude-cli' || summarizer === 'codex-cli') compactOptions.agentCli = agentPrograms(req.config);
   return compactOptions;
 }
 
@@ -346,7 +345,7 @@ async function afterCompaction(
   // The folder the agent must be started in, located in the written file as Resume Session locates it.
   const agent = resumeAgentOf(resultAgent(result));
   const cwd = (agent && (await sessionCwd(agent, result.output).catch(() => null))) || result.cwd;
-  const programs = { claudePath: config.claudePath, codexPath: config.codexPath };
+  const programs = agentPrograms(config);
   s.log.info(
     `${resultSummary(result, { requested: summarizer, programs, cwd })} Mode ${result.mode}; output: ${result.output}${result.backup ? `; backup ${result.backup}` : ''}`,
   );

@@ -20,6 +20,7 @@ import { noResumeReason, programFor, resumeAgentName, resumeAgentOf, resumeSpec 
 import { agentFolders } from '../../core/sessionFolders';
 import { recordAgentOf, type AgentId } from '../../core/formats/registry';
 import { indexJsonDocument } from '../../core/formats/documents';
+import { agentPrograms } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -85,7 +86,7 @@ async function formatOf(s: Services, file: string): Promise<AgentId> {
 function programOf(agent: AgentId, file: string): { program: string; setting: string } {
   const config = getSettings(vscode.Uri.file(file));
   return {
-    program: programFor(agent, { claudePath: config.claudePath, codexPath: config.codexPath }),
+    program: programFor(agent, agentPrograms(config)),
     setting: `agentCompactor.${resumeSpec(agent).programOption}`,
   };
 }

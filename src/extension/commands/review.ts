@@ -16,7 +16,7 @@ import { CompactError, type CompactionPlan } from '../../core/compact/types';
 import { planSummary } from '../model/planText';
 import { formatNumber } from '../model/format';
 import { promiseGap, promisedContext } from '../../core/compact/promise';
-import { anthropicBaseUrl } from '../model/settings';
+import { agentPrograms, anthropicBaseUrl } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
@@ -127,7 +127,7 @@ async function reviewSummary(
           out: target.out,
           force: target.force,
           summarizer: anthropic && apiKey ? 'anthropic' : (agentCli ?? 'extractive'),
-          agentCli: agentCli ? { claudePath: config.claudePath, codexPath: config.codexPath } : undefined,
+          agentCli: agentCli ? agentPrograms(config) : undefined,
           anthropic:
             anthropic && apiKey
               ? {

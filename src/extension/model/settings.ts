@@ -2,6 +2,7 @@
 // getter over `workspace.getConfiguration('agentCompactor')`.
 import type { CompactSettings } from '../../core/compact/types';
 import { isSummaryDetail } from '../../core/compact/summaryDetail';
+import type { AgentPrograms } from '../../core/formats/agent';
 
 export type Summarizer = 'extractive' | 'anthropic' | 'claude-cli' | 'codex-cli';
 
@@ -106,6 +107,11 @@ const NUMERIC: (keyof CompactSettings)[] = [
 
 function positiveInt(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
+}
+
+/** The agents' programs as the settings name them: what resuming and the agent-CLI summarizers run. */
+export function agentPrograms(s: Pick<ExtensionSettings, 'claudePath' | 'codexPath'>): AgentPrograms {
+  return { claudePath: s.claudePath, codexPath: s.codexPath };
 }
 
 function nonEmpty(v: unknown): string | undefined {

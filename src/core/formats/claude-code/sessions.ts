@@ -53,9 +53,8 @@ export const claudeResume: ResumeSpec = {
   folderNeeded: 'Claude Code finds a session only when started in the folder it was recorded in',
   async locate(file) {
     // The project folder names the folder only when the file is in Claude Code's sessions folder; elsewhere the
-    // folder the session was started in is its first recorded one.
-    const inProjects = projectFolderOf(file, claudeProjectsFolder(process.env, homedir()));
-    const cwd = inProjects ? await sessionCwd(file, null) : (await readSessionInfo(file)).cwd;
-    return { sessionId: sessionIdFromFile(file), cwd };
+    // folder the session was started in is its first recorded one (readSessionInfo without a project folder).
+    const projectFolder = projectFolderOf(file, claudeProjectsFolder(process.env, homedir()));
+    return { sessionId: sessionIdFromFile(file), cwd: (await readSessionInfo(file, { projectFolder })).cwd };
   },
 };
