@@ -205,8 +205,28 @@ export class Workbench {
     return this.page.locator('.quick-input-widget');
   }
 
-  /** Open the command palette (F1) and type `text`, leaving the list open. */
+  /**
+   * Open the command palette (F1) and type `text`, leaving the list open. A workbench still starting (or on a busy
+   * machine) can drop the typed text or fill the list late, so a list that does not show the command is closed and the
+   * palette opened and typed into again, up to three times, before the test fails.
+   */
   async openCommandPalette(text = '', timeoutMs = 15_000): Promise<void> {
+    const attempts = text ? 3 : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.typeIntoPalette(text, timeoutMs);
+        return;
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+        await this.page.keyboard.press('Escape').catch(() => undefined);
+        await this.quickInput()
+          .waitFor({ state: 'hidden', timeout: 5_000 })
+          .catch(() => undefined);
+      }
+    }
+  }
+
+  private async typeIntoPalette(text: string, timeoutMs: number): Promise<void> {
     const page = this.page;
     const input = this.quickInput().locator('input.input');
     if (!(await input.isVisible())) {
