@@ -53,6 +53,17 @@ module.exports = {
       from: { path: '^src/extension/' },
       to: { path: '^src/webview/(?!(protocol|mapProtocol)\\.ts$)' },
     },
+    {
+      name: 'engine-reads-no-agent-schema',
+      severity: 'error',
+      comment:
+        'What reads a session after its reader (compaction, the summarizers, the fidelity measure, the readable views) ' +
+        "reads the engine's model (core/conversation.ts) through the registry, never an agent's own module.",
+      from: {
+        path: '^src/core/(compact/(compact|summary|fidelity|messages|readable|lines|plan|planBase|steer)\\.ts|compact/summarize/|roundDetail\\.ts)',
+      },
+      to: { path: '^src/core/formats/[^/]+/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -36,7 +36,7 @@ const pct = (r: FidelityReport) => (r.total ? `${Math.round((100 * r.kept) / r.t
 /** Our offline summary of the compaction's span at a detail level, in the room the level reserves (as compact sizes it, calibration 1). */
 function offlineAtLevel(c: AgentCompaction, detail: SummaryDetail): { report: FidelityReport; chars: number } {
   const text = extractiveSummary({
-    objects: c.span.map((o) => shapeForExtractive(o)),
+    records: c.span.map((o) => shapeForExtractive(o)),
     maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1),
     detail,
   });

@@ -2,8 +2,8 @@
 // with its input and each result with its size, re-read from the file by byte offset. Texts
 // are returned whole (for exact counting) and cut for display by the caller.
 import type { Analysis } from './analysis';
-import { loadEntryObjects } from './compact/lines';
-import { isObject, messageContent, type JsonObject } from './json';
+import { loadConversation } from './compact/lines';
+import { isObject } from './json';
 import { estimateStringTokens } from './tokens/estimate';
 
 export type RoundItemKind =
@@ -31,20 +31,14 @@ function textOfResult(content: unknown): string {
   return parts.join('\n');
 }
 
-function attachmentText(o: JsonObject): string {
-  const a = o.attachment;
-  if (!isObject(a)) return '';
-  const t = a.rendered ?? a.content ?? a.snippet ?? '';
-  return typeof t === 'string' ? t : JSON.stringify(t);
-}
-
 /** The items of round `round` (an index into the analysis' rounds), in file order. */
 export async function readRoundItems(analysis: Analysis, round: number): Promise<RoundItem[]> {
   const r = analysis.rounds[round];
   if (!r) throw new Error(`no round ${round} (the transcript has ${analysis.rounds.length})`);
   const calibration = analysis.report.totals.calibrationFactor;
   const entries = analysis.index.entries;
-  const objects = await loadEntryObjects(analysis.index.path, entries, r.entries);
+  // Each record as its agent's module reads it (core/conversation.ts).
+  const records = await loadConversation(analysis.index.path, analysis.index.format.id, entries, r.entries);
   const toolNames = new Map<string, string>();
   for (const rr of analysis.rounds.slice(Math.max(0, round - 1), round + 1))
     for (const u of rr.toolUses) toolNames.set(u.id, u.name);
@@ -62,15 +56,14 @@ export async function readRoundItems(analysis: Analysis, round: number): Promise
   };
   for (const idx of r.entries) {
     const e = entries[idx];
-    const o = objects.get(idx);
+    const o = records.get(idx);
     if (!o) continue;
-    if (e.kind === 'attachment') {
-      const t = attachmentText(o);
-      if (t) push('attachment', e.line, t);
+    if (o.kind === 'attachment') {
+      if (o.text) push('attachment', e.line, o.text);
       continue;
     }
     if (e.kind !== 'user' && e.kind !== 'assistant') continue;
-    const content = messageContent(o);
+    const content = o.content;
     const userKind: RoundItemKind = e.isCompactSummary ? 'summary' : e.isMeta ? 'attachment' : 'prompt';
     if (typeof content === 'string') {
       push(e.kind === 'assistant' ? 'text' : userKind, e.line, content);

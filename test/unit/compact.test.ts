@@ -23,6 +23,7 @@ import { CompactError } from '../../src/core/compact/types';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { claudeFixtures, fixture } from '../support/fixtures';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
+import { claudeRecords } from '../support/records';
 
 const root = mkdtempSync(join(tmpdir(), 'ac-compact-'));
 let n = 0;
@@ -525,9 +526,9 @@ describe('the offline summary reads only what shapeForExtractive keeps', () => {
           /* malformed lines are not summarized */
         }
       }
-      const whole = extractiveSummary({ objects: lines, maxChars: 1_000_000 });
+      const whole = extractiveSummary({ records: claudeRecords(lines), maxChars: 1_000_000 });
       const shaped = extractiveSummary({
-        objects: lines.map((o) => shapeForExtractive(structuredClone(o))),
+        records: claudeRecords(lines).map((o) => shapeForExtractive(structuredClone(o))),
         maxChars: 1_000_000,
       });
       assert.ok(whole.length > 200, 'a real summary');

@@ -9,6 +9,7 @@ import { LABELLED_FACTS, labelledKept } from '../../bench/fidelity-labels';
 import { parsedLines } from '../../bench/fidelity';
 import { extractiveSummary } from '../../src/core/compact/summarize/extractive';
 import type { JsonObject } from '../../src/core/json';
+import { claudeRecords } from '../support/records';
 
 const CWD = '/home/me/proj';
 const user = (content: unknown, extra: JsonObject = {}): JsonObject => ({
@@ -39,7 +40,7 @@ const filler = (n: number) =>
   );
 
 function only(category: FactCategory, span: JsonObject[], summary: string) {
-  const facts = spanFacts(span).filter((f) => f.category === category);
+  const facts = spanFacts(claudeRecords(span)).filter((f) => f.category === category);
   const report = measureFidelity(facts, summary);
   return { facts, report, counts: report.categories[category], missing: report.missing.map((m) => m.label) };
 }
@@ -60,7 +61,7 @@ describe('fidelity: the facts of a span and which a summary keeps', () => {
         true,
       ),
     ];
-    const facts = spanFacts(span).filter((f) => f.category === 'requests');
+    const facts = spanFacts(claudeRecords(span)).filter((f) => f.category === 'requests');
     assert.deepEqual(
       facts.map((f) => f.label),
       [
@@ -90,7 +91,7 @@ describe('fidelity: the facts of a span and which a summary keeps', () => {
       ...call('Read', { file_path: `${CWD}/README.md` }, 'text'),
     ];
     assert.deepEqual(
-      spanFacts(span)
+      spanFacts(claudeRecords(span))
         .filter((f) => f.category === 'files')
         .map((f) => f.label),
       ['edited `src/api/pagination.ts`', 'created or rewritten `src/api/cursor.ts`'],
@@ -214,7 +215,7 @@ describe('fidelity: the facts of a span and which a summary keeps', () => {
 
   it('the report counts every category, kept and total', () => {
     const report = measureFidelity(
-      spanFacts([user('Please refactor the pagination helper')]),
+      spanFacts(claudeRecords([user('Please refactor the pagination helper')])),
       'refactor pagination helper',
     );
     assert.deepEqual(Object.keys(report.categories), [...FACT_CATEGORIES]);
@@ -260,9 +261,9 @@ describe('the offline summary keeps where the work stood, within its size', () =
         ),
       ),
     ];
-    const summary = extractiveSummary({ objects: span, maxChars: 4_000 });
+    const summary = extractiveSummary({ records: claudeRecords(span), maxChars: 4_000 });
     assert.ok(summary.length <= 4_000, `${summary.length}`);
-    const report = measureFidelity(spanFacts(span), summary);
+    const report = measureFidelity(spanFacts(claudeRecords(span)), summary);
     for (const c of ['errors', 'failedCommands', 'todos', 'latest', 'files', 'workingSet'] as const) {
       assert.deepEqual(
         report.categories[c].kept,

@@ -10,6 +10,7 @@ import {
   reviewChecklist,
 } from '../../src/extension/model/reviewChecklist';
 import type { JsonObject } from '../../src/core/json';
+import { claudeRecords } from '../support/records';
 
 const CWD = '/home/me/proj';
 const user = (content: unknown): JsonObject => ({ type: 'user', cwd: CWD, message: { role: 'user', content } });
@@ -41,7 +42,7 @@ const span = [
   ...call('Edit', { file_path: `${CWD}/src/pagination.ts`, old_string: 'a', new_string: 'b' }, 'ok'),
   ...call('Bash', { command: 'npx mocha test/pagination.test.ts' }, LONG_ERROR, true),
 ];
-const facts = spanFacts(span);
+const facts = spanFacts(claudeRecords(span));
 
 describe('review checklist: what the summary under review keeps, as it is edited', () => {
   it('counts per category with short names, and lists the facts missed', () => {

@@ -22,6 +22,8 @@ import { readSettings, userScopedValue, USER_ONLY_SETTINGS } from '../../src/ext
 import type { JsonObject } from '../../src/core/json';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { claudeFixtures, fixture, repoRoot } from '../support/fixtures';
+import { claudeRecords } from '../support/records';
+import type { ConversationRecord } from '../../src/core/conversation';
 
 function parsedLines(file: string): (JsonObject | null)[] {
   return readFileSync(file, 'utf8')
@@ -50,7 +52,7 @@ function seeded(seed: number): () => number {
 
 interface Span {
   label: string;
-  objects: JsonObject[];
+  records: ConversationRecord[];
 }
 
 /** Every compaction Claude Code made in the fixtures, and three random spans (20 lines or more) of every fixture. */
@@ -60,13 +62,16 @@ function spans(): Span[] {
   for (const file of claudeFixtures()) {
     const lines = parsedLines(file);
     for (const c of agentCompactions(lines))
-      out.push({ label: `${basename(file)}: Claude Code's compaction at line ${c.boundaryLine}`, objects: c.span });
+      out.push({ label: `${basename(file)}: Claude Code's compaction at line ${c.boundaryLine}`, records: c.span });
     const objects = lines.filter((o): o is JsonObject => o !== null);
     if (objects.length < 20) continue;
     for (let k = 0; k < 3; k++) {
       const start = Math.floor(random() * (objects.length - 20));
       const end = start + 20 + Math.floor(random() * (objects.length - start - 20));
-      out.push({ label: `${basename(file)}: lines ${start + 1}-${end}`, objects: objects.slice(start, end) });
+      out.push({
+        label: `${basename(file)}: lines ${start + 1}-${end}`,
+        records: claudeRecords(objects.slice(start, end)),
+      });
     }
   }
   return out;
@@ -75,7 +80,7 @@ function spans(): Span[] {
 /** The offline summary of a span at a level, in the room the level reserves, shaped as compact loads the lines. */
 function summaryAt(span: Span, detail: SummaryDetail): string {
   return extractiveSummary({
-    objects: span.objects.map((o) => shapeForExtractive(o)),
+    records: span.records.map((o) => shapeForExtractive(o)),
     maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1),
     detail,
   });
@@ -96,7 +101,7 @@ describe('summary detail: brief, standard, full', function () {
     const all = spans();
     assert.ok(all.length >= 30, `spans measured: ${all.length}`);
     for (const span of all) {
-      const facts = spanFacts(span.objects);
+      const facts = spanFacts(span.records);
       const text = Object.fromEntries(SUMMARY_DETAILS.map((d) => [d, summaryAt(span, d)])) as Record<
         SummaryDetail,
         string
@@ -133,7 +138,7 @@ describe('summary detail: brief, standard, full', function () {
   it("on Claude Code's own compaction: full keeps every fact of the span, brief still keeps the requests, files edited, errors and the next step", () => {
     const span = spans().find((s) => /compaction/.test(s.label));
     assert.ok(span, 'the fixtures hold a compaction Claude Code made');
-    const facts = spanFacts(span.objects);
+    const facts = spanFacts(span.records);
     const full = measureFidelity(facts, summaryAt(span, 'full'));
     assert.equal(full.kept, full.total, `full misses ${full.missing.map((m) => m.label).join('; ')}`);
     const brief = measureFidelity(facts, summaryAt(span, 'brief'));

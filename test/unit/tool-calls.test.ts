@@ -1,8 +1,10 @@
 // What a tool call did, for every agent (src/core/compact/summarize/toolCalls.ts), and what the fidelity measure and the
-// offline summary make of it: Codex items go through the reader's own conversion (codexItemShape), as a compaction
+// offline summary make of it: Codex items go through the reader's own conversion (codexItemRecord), as a compaction
 // of a Codex rollout loads them.
 import { strict as assert } from 'node:assert';
-import { codexItemShape } from '../../src/core/formats/codex/message';
+import { codexItemRecord } from '../../src/core/formats/codex/message';
+import type { ConversationRecord } from '../../src/core/conversation';
+import { claudeRecords } from '../support/records';
 import { spanFacts, measureFidelity } from '../../src/core/compact/fidelity';
 import { extractiveSummary, openTodos, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
 import { patchChanges, toolCallFacts, toolCallsIn } from '../../src/core/compact/summarize/toolCalls';
@@ -11,7 +13,8 @@ import type { JsonObject } from '../../src/core/json';
 
 const CWD = '/home/me/proj';
 /** Codex response items as the summarizers read them, with the session's cwd. */
-const codex = (...items: JsonObject[]): JsonObject[] => items.map((item) => ({ ...codexItemShape(item)!, cwd: CWD }));
+const codex = (...items: JsonObject[]): ConversationRecord[] =>
+  items.map((item) => ({ ...codexItemRecord(item)!, cwd: CWD }));
 let n = 0;
 function exec(cmd: string, output: string, name = 'exec_command'): JsonObject[] {
   const call_id = `call_${++n}`;
@@ -131,7 +134,7 @@ describe('tool calls of every agent: what they did (toolCalls.ts)', () => {
       ],
     );
     assert.match(
-      extractiveSummary({ objects: span, maxChars: 4_000 }),
+      extractiveSummary({ records: span, maxChars: 4_000 }),
       /## Commands that failed\n- entire search "level 2"/,
     );
   });
@@ -157,7 +160,7 @@ describe('tool calls of every agent: what they did (toolCalls.ts)', () => {
         { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: id, content: result }] } },
       ];
     };
-    const claudeSpan = [
+    const claudeSpan = claudeRecords([
       ...task(
         'TaskCreate',
         { subject: 'Add EndedAt field to State', description: 'x' },
@@ -176,7 +179,7 @@ describe('tool calls of every agent: what they did (toolCalls.ts)', () => {
       ...task('TaskUpdate', { taskId: '7', status: 'completed' }, 'Updated task #7 status'),
       ...task('TaskUpdate', { taskId: '8', status: 'in_progress' }, 'Updated task #8 status'),
       ...task('TaskUpdate', { taskId: '9', status: 'deleted' }, 'Updated task #9 status'),
-    ];
+    ]);
     assert.deepEqual(openTodos(claudeSpan), ['Install the session-end hook (in progress)']);
     // The shaped lines the offline summary reads keep what it takes (a task's id is in its result's head).
     assert.deepEqual(openTodos(claudeSpan.map((o) => shapeForExtractive(o))), openTodos(claudeSpan));
@@ -186,7 +189,7 @@ describe('tool calls of every agent: what they did (toolCalls.ts)', () => {
       ['the open TODO "Install the session-end hook (in progress)"'],
     );
     assert.match(
-      extractiveSummary({ objects: claudeSpan, maxChars: 4_000 }),
+      extractiveSummary({ records: claudeSpan, maxChars: 4_000 }),
       /Open TODO items:\n {2}- Install the session-end hook \(in progress\)/,
     );
   });
@@ -259,7 +262,7 @@ describe('tool calls of every agent: what they did (toolCalls.ts)', () => {
         .map((f) => f.label),
       labels('files'),
     );
-    const summary = extractiveSummary({ objects: shaped, maxChars: 6_000 });
+    const summary = extractiveSummary({ records: shaped, maxChars: 6_000 });
     const report = measureFidelity(facts, summary);
     assert.equal(report.kept, report.total, report.missing.map((m) => m.label).join('; '));
     assert.match(

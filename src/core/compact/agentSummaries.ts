@@ -1,5 +1,5 @@
 // Compactions an agent made itself in a session file, as the fidelity measure compares them (bench/fidelity.ts, the
-// fidelity tests): the span each summarized, in Claude Code's line shape, and the text the agent kept of it that can
+// fidelity tests): the span each summarized, as the summarizers read it (core/conversation.ts), and the text the agent kept of it that can
 // be read, beside our offline summary of the same span at no more than that size.
 //
 // Claude Code: a `compact_boundary` line; the span is the lines before it back to the previous boundary (the earlier
@@ -17,11 +17,13 @@
 // - its size is a lower bound too (the encrypted part adds to it), and ours is held to it: the comparison is strict
 //   on ours there. Codex's own count of the context right after the compaction is no measure of the summary (it
 //   counts its context messages and estimates the encrypted blob by its length), so it is not used.
-import { arr, asObject, jsonText, messageContent, obj, str, type JsonObject } from '../json';
+import { arr, asObject, jsonText, obj, str, type JsonObject } from '../json';
+import { contentBlocks, messageOf, type ConversationMessage, type ConversationRecord } from '../conversation';
+import { claudeConversationRecord } from '../formats/claude-code/message';
 import { charsForTokens, estimateStringTokens, TOKEN_MODEL } from '../tokens/estimate';
 import { toolResultText } from './lines';
 import { isCodexRecord } from '../formats/codex/reader';
-import { codexItemShape } from '../formats/codex/message';
+import { codexItemRecord } from '../formats/codex/message';
 import { measureFidelity, spanFacts, type FidelityReport } from './fidelity';
 import { extractiveSummary, shapeForExtractive } from './summarize/extractive';
 import { SUMMARY_PREFIX } from './summarize/prompt';
@@ -34,8 +36,8 @@ export interface AgentCompaction {
   agent: 'claude-code' | 'codex';
   /** 1-based line number of the compact_boundary line (Codex: of the `compacted` record). */
   boundaryLine: number;
-  /** The summarized lines in Claude Code's line shape (Codex items as the summarizers read them, with the session's cwd). */
-  span: JsonObject[];
+  /** The summarized records as the summarizers read them (each agent's module maps them; Codex's with the session's cwd). */
+  span: ConversationRecord[];
   /** The readable text the agent kept: its summary, and for Codex the messages it retained (see the header). */
   summary: string;
   summaryKind: AgentSummaryKind;
@@ -47,13 +49,11 @@ export interface AgentCompaction {
   size: { chars: number; basis: 'readable' | 'next-request'; tokens?: number };
 }
 
-function textOf(o: JsonObject | undefined): string {
-  const c = messageContent(o);
+function textOf(o: ConversationRecord | null | undefined): string {
+  const c = messageOf(o ?? undefined)?.content;
   if (typeof c === 'string') return c;
-  if (!Array.isArray(c)) return '';
-  return (c as unknown[])
-    .map(asObject)
-    .filter((b): b is JsonObject => b?.type === 'text')
+  return contentBlocks(o ?? undefined)
+    .filter((b) => b.type === 'text')
     .map((b) => jsonText(b.text ?? ''))
     .join('\n');
 }
@@ -70,8 +70,11 @@ function claudeCompactions(lines: (JsonObject | null)[]): AgentCompaction[] {
   lines.forEach((o, i) => {
     if (o?.type !== 'system' || o.subtype !== 'compact_boundary') return;
     const after = lines.slice(i + 1).find((l): l is JsonObject => l?.type === 'user' && l.isCompactSummary === true);
-    const summary = textOf(after);
-    const span = lines.slice(from, i).filter((l): l is JsonObject => l !== null);
+    const summary = textOf(after && claudeConversationRecord(after));
+    const span = lines
+      .slice(from, i)
+      .map((l) => l && claudeConversationRecord(l))
+      .filter((r): r is ConversationRecord => r !== null);
     if (summary)
       out.push({
         agent: 'claude-code',
@@ -97,8 +100,8 @@ export function codexKeptText(payload: JsonObject): { text: string; kind: AgentS
       encrypted = true;
       continue;
     }
-    const o = it && codexItemShape(it);
-    if (!o || o.isMeta) continue;
+    const o = it && codexItemRecord(it);
+    if (!o || o.meta) continue;
     const t = textOf(o).trim();
     if (t) texts.push(t);
   }
@@ -114,36 +117,35 @@ function requestTokens(o: JsonObject): number | undefined {
   return typeof input === 'number' && input > 0 ? input : undefined;
 }
 
-/** Our estimate of a Claude-shaped line's tokens: its text as prose, a tool output as one, an image at the model's figure. */
-function lineTokens(o: JsonObject): number {
-  const c = messageContent(o);
-  if (typeof c === 'string') return estimateStringTokens(c);
+/** Our estimate of a message's tokens: its text as prose, a tool output as one, an image at the model's figure. */
+function lineTokens(o: ConversationMessage): number {
+  if (typeof o.content === 'string') return estimateStringTokens(o.content);
   let n = 0;
-  for (const b of Array.isArray(c) ? (c as unknown[]).map(asObject) : []) {
-    if (b?.type === 'text') n += estimateStringTokens(jsonText(b.text ?? ''));
-    else if (b?.type === 'image') n += TOKEN_MODEL.image;
-    else if (b?.type === 'tool_result') n += estimateStringTokens(toolResultText(b.content).text, 'toolResult');
+  for (const b of contentBlocks(o)) {
+    if (b.type === 'text') n += estimateStringTokens(jsonText(b.text ?? ''));
+    else if (b.type === 'image') n += TOKEN_MODEL.image;
+    else if (b.type === 'tool_result') n += estimateStringTokens(toolResultText(b.content).text, 'toolResult');
   }
   return n;
 }
 
 /** The input lines a request sent after `from` before the model's first item: what the next request adds to the history. */
-function inputsFrom(lines: (JsonObject | null)[], from: number): JsonObject[] {
-  const out: JsonObject[] = [];
+function inputsFrom(lines: (JsonObject | null)[], from: number): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
   for (let i = from; i < lines.length; i++) {
     const o = lines[i];
     const payload = asObject(o?.payload);
     if (!o || !payload || o.type === 'compacted') break;
     if (o.type !== 'response_item') continue;
-    const line = codexItemShape(payload);
+    const line = codexItemRecord(payload);
     if (!line) continue;
-    if (line.type === 'assistant') break;
+    if (line.role === 'assistant') break;
     out.push(line);
   }
   return out;
 }
 
-const sum = (lines: JsonObject[]) => lines.reduce((n, o) => n + lineTokens(o), 0);
+const sum = (lines: ConversationMessage[]) => lines.reduce((n, o) => n + lineTokens(o), 0);
 
 /**
  * The size of a Codex compaction's kept part (its readable messages and its summary, readable or not) as the next
@@ -152,7 +154,7 @@ const sum = (lines: JsonObject[]) => lines.reduce((n, o) => n + lineTokens(o), 0
  * first message: instructions, tools, the context messages), less the growth of the context messages between the two.
  * null when the file records either request. Our estimate serves only for the small parts added or taken away.
  */
-function measuredKeptTokens(lines: (JsonObject | null)[], at: number, history: JsonObject[]): number | null {
+function measuredKeptTokens(lines: (JsonObject | null)[], at: number, history: ConversationMessage[]): number | null {
   let first: number | undefined;
   let firstAt = -1;
   for (let i = 0; i < at && first === undefined; i++) {
@@ -168,39 +170,38 @@ function measuredKeptTokens(lines: (JsonObject | null)[], at: number, history: J
   }
   if (first === undefined || next === undefined) return null;
   const opening = inputsFrom(lines.slice(0, firstAt), 0);
-  const context = (ls: JsonObject[]) => ls.filter((o) => o.isMeta);
-  const images = history.filter((o) => !o.isMeta).reduce((n, o) => n + imagesIn(o), 0);
+  const context = (ls: ConversationMessage[]) => ls.filter((o) => o.meta);
+  const images = history.filter((o) => !o.meta).reduce((n, o) => n + imagesIn(o), 0);
   const kept =
     next -
     sum(inputsFrom(lines, at + 1)) -
-    (first - sum(opening.filter((o) => !o.isMeta))) -
+    (first - sum(opening.filter((o) => !o.meta))) -
     (sum(context(history)) - sum(context(opening))) -
     images * TOKEN_MODEL.image;
   return Math.round(kept);
 }
 
-function imagesIn(o: JsonObject): number {
-  const c = messageContent(o);
-  return Array.isArray(c) ? (c as unknown[]).filter((b) => asObject(b)?.type === 'image').length : 0;
+function imagesIn(o: ConversationMessage): number {
+  return contentBlocks(o).filter((b) => b.type === 'image').length;
 }
 
 function codexCompactions(lines: (JsonObject | null)[]): AgentCompaction[] {
   const out: AgentCompaction[] = [];
-  let span: JsonObject[] = [];
+  let span: ConversationRecord[] = [];
   let cwd: string | undefined;
   lines.forEach((o, i) => {
     const payload = asObject(o?.payload);
     if (!o || !payload) return;
     if (o.type === 'session_meta' || o.type === 'turn_context') cwd = str(payload, 'cwd') ?? cwd;
     else if (o.type === 'response_item') {
-      const line = codexItemShape(payload);
+      const line = codexItemRecord(payload);
       if (line) span.push(cwd ? { ...line, cwd } : line);
     } else if (o.type === 'compacted') {
       const kept = codexKeptText(payload);
       if (kept.text) {
         const history = (arr(payload, 'replacement_history') ?? [])
-          .map((item) => codexItemShape(asObject(item) ?? {}))
-          .filter((l): l is JsonObject => l !== null);
+          .map((item) => codexItemRecord(asObject(item) ?? {}))
+          .filter((l): l is ConversationMessage => l !== null);
         const measured = kept.kind === 'text' ? null : measuredKeptTokens(lines, i, history);
         // Never below what can be read: the summary that cannot be read is not smaller than nothing.
         const sizeChars =
@@ -218,10 +219,11 @@ function codexCompactions(lines: (JsonObject | null)[]): AgentCompaction[] {
         });
       }
       // The next span opens with what this one kept, as a Claude Code span opens with the earlier summary.
-      const earlier: JsonObject = {
-        type: 'user',
-        isCompactSummary: true,
-        message: { role: 'user', content: [{ type: 'text', text: kept.text }] },
+      const earlier: ConversationMessage = {
+        kind: 'message',
+        role: 'user',
+        compactSummary: true,
+        content: [{ type: 'text', text: kept.text }],
       };
       span = kept.text ? [cwd ? { ...earlier, cwd } : earlier] : [];
     }
@@ -253,7 +255,7 @@ export function offlineAgainstAgent(
   const chars = size === 'its size' ? c.size.chars : c.summary.length;
   // Shaped as compact.ts loads summarized lines for the offline summary.
   const oursText = extractiveSummary({
-    objects: c.span.map((o) => shapeForExtractive(o)),
+    records: c.span.map((o) => shapeForExtractive(o)),
     maxChars: Math.floor(chars * share) - SUMMARY_PREFIX.length,
   });
   return {

@@ -32,7 +32,6 @@ import type { UserDecisions } from './decisions';
 import { shapeForExtractive } from './summarize/extractive';
 import {
   agentCliRefusal,
-  contentText,
   earlierSummaryOf,
   givenSummary,
   makeSummary,
@@ -45,7 +44,8 @@ import { statePath } from './state';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields } from './resume';
 import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState } from './commit';
-import { messageContent, type JsonObject } from '../json';
+import type { JsonObject } from '../json';
+import { contentText, messageOf, type ConversationRecord } from '../conversation';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { sessionIdFromFile } from '../session';
 import { fileChunks, openSidecar } from '../sidecarFiles';
@@ -439,7 +439,7 @@ async function summarize(
   const made =
     options.summaryText !== undefined
       ? givenSummary(options.summaryText)
-      : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.objects, options, progress);
+      : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.records, options, progress);
   checkCancelled(options.signal);
   const summaryChars = Math.max(
     summaryCharBudget(details.plan.settings.summaryTokens, details.calibration),
@@ -475,8 +475,8 @@ async function summarize(
   const measured = summarized.filter((ri) => !made.dropped.includes(ri));
   const span = measured
     .flatMap((ri) => analysis.rounds[ri].entries)
-    .map((e) => loaded.objects.get(e))
-    .filter((o): o is JsonObject => o !== undefined);
+    .map((e) => loaded.records.get(e))
+    .filter((o): o is ConversationRecord => o !== undefined);
   const facts = made.summarizer === 'none' || !span.length ? undefined : spanFacts(span);
   const fidelity = facts ? measureFidelity(facts, summary) : undefined;
   return {
@@ -528,11 +528,14 @@ function summarizedRounds(analysis: Analysis, d: PlanDetails): number[] {
     .map((r) => r.index);
 }
 
-/** Stands for a Codex record that holds no message (metadata, a token count): left out of what is summarized. */
-const NOT_A_MESSAGE: JsonObject = Object.freeze({});
+/** Stands for a line loaded only to be summarized: its record is kept (Loaded.records), the line itself is not. */
+const NOT_WRITTEN: JsonObject = Object.freeze({});
 
 export interface Loaded {
+  /** The lines written as they are (kept rounds, the leaf, the earlier summary), parsed whole: what the writer copies. */
   objects: Map<number, JsonObject>;
+  /** What the summarizers and the fidelity measure read: each loaded entry's message as its agent's module maps it. */
+  records: Map<number, ConversationRecord>;
   earlier: EarlierSummary | null;
   /** Entries loaded whole (written as they are). */
   written: Set<number>;
@@ -552,15 +555,14 @@ async function loadForSummary(
     for (const e of analysis.rounds[ri].entries) needed.add(e);
   if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
   if (earlierAt) needed.add(earlierAt.entry);
-  // Lines that are only summarized are cut down to what the summarizer reads as each is parsed (the offline summary
-  // reads little; the Anthropic one reads the text, not Claude Code's `toolUseResult` copies). Written lines and the
-  // earlier summary stay whole.
-  const offline = isOffline(options);
   const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
   if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
   if (earlierAt) written.add(earlierAt.entry);
-  // A record is read as the message the summarizers know (its agent's `message`; Claude Code's lines are one
-  // already); what is written is copied from the file's bytes, not from these objects.
+  // Each record is read as its message in the engine's model by its agent's module, as it is parsed. A line only
+  // summarized is not kept; its message is cut down to what the summarizer reads (the offline summary reads little;
+  // the others the messages, never an agent's own copies of tool results). Written lines stay whole, and so do the
+  // earlier summary and the agent's preserved segment (quoted whole if summarized: summary.ts offlineSummary).
+  const offline = isOffline(options);
   const records = agentModule(analysis.index.format.id).records;
   const message = records?.message;
   // The folder the session names once for all its records, where its agent does (read first: lines are parsed in
@@ -569,32 +571,25 @@ async function loadForSummary(
   const folder = records?.sessionFolder;
   const firstMeta = folder ? analysis.index.entries.findIndex((e) => folder.holds(e)) : -1;
   if (firstMeta >= 0) needed.add(firstMeta);
-  // The agent's preserved segment is quoted whole if it is summarized (summary.ts offlineSummary): loaded whole too.
   const preserved = new Set(analysis.chain.preserved);
-  const forSummary = (line: JsonObject, i: number) => {
-    if (i === firstMeta) {
-      metaCwd = folder!.read(line) ?? undefined;
-      return NOT_A_MESSAGE;
+  const conversation = new Map<number, ConversationRecord>();
+  const read = (line: JsonObject, i: number) => {
+    if (i === firstMeta) metaCwd = folder!.read(line) ?? undefined;
+    const r = message?.(line, analysis.index.entries[i]);
+    if (r) {
+      if (metaCwd !== undefined) r.cwd = metaCwd;
+      conversation.set(i, written.has(i) || preserved.has(i) || !offline ? r : shapeForExtractive(r));
     }
-    const o = message ? message(line, analysis.index.entries[i]) : line;
-    if (o === null) return NOT_A_MESSAGE;
-    if (metaCwd !== undefined) o.cwd = metaCwd;
-    if (written.has(i) || preserved.has(i)) return o;
-    if (offline) return shapeForExtractive(o);
-    delete o.toolUseResult;
-    return o;
+    return written.has(i) ? line : NOT_WRITTEN;
   };
   const rawBytes = new RawBytes(written);
-  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], forSummary, rawBytes);
-  for (const [i, o] of objects) if (o === NOT_A_MESSAGE) objects.delete(i);
+  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], read, rawBytes);
+  for (const [i, o] of objects) if (o === NOT_WRITTEN) objects.delete(i);
+  const earlierContent = earlierAt ? messageOf(conversation.get(earlierAt.entry))?.content : undefined;
   const earlier: EarlierSummary | null = earlierAt
-    ? {
-        ...earlierAt,
-        content: messageContent(objects.get(earlierAt.entry)),
-        text: contentText(messageContent(objects.get(earlierAt.entry))),
-      }
+    ? { ...earlierAt, content: earlierContent, text: contentText(earlierContent) }
     : null;
-  return { objects, earlier, written, rawBytes };
+  return { objects, records: conversation, earlier, written, rawBytes };
 }
 
 function isOffline(options: CompactOptions): boolean {

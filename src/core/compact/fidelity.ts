@@ -1,8 +1,8 @@
 // What a summary keeps: the facts of the summarized span, and which of them a given summary text still holds.
 // Pure, deterministic and offline (no model judges anything): the same span and summary always give the same counts.
 //
-// Facts, per category, taken from the span's lines (transcript lines in Claude Code's shape, in chain order: a Codex
-// rollout's items as its reader turns them into such lines). Tool calls of every agent are read through one function,
+// Facts, per category, taken from the span's records (core/conversation.ts, in chain order, as each agent's module
+// reads its records). Tool calls of every agent are read through one function,
 // toolCallsIn in summarize/toolCalls.ts (Claude Code's tools; Codex's exec_command, shell_command, shell, local_shell,
 // write_stdin, apply_patch, update_plan):
 // - requests: each typed user request (userRequests in summarize/extractive.ts: prompts, a slash command's arguments,
@@ -42,7 +42,8 @@
 // the latest texts only) count for nothing here, and on Claude Code's own compaction its summary keeps more of the
 // labelled facts than ours while the measure says the reverse. A span is measured back to the previous compaction.
 import { basename } from 'node:path';
-import { asObject, jsonText, messageContent, str, type JsonObject } from '../json';
+import { contentBlocks, messageOf, type ConversationMessage, type ConversationRecord } from '../conversation';
+import { jsonText } from '../json';
 import { toolResultText } from './lines';
 import {
   errorKeyLine,
@@ -131,16 +132,11 @@ export function wordsOf(text: string): string[] {
   return out;
 }
 
-function blocks(o: JsonObject): JsonObject[] {
-  const c = messageContent(o);
-  return Array.isArray(c) ? (c as unknown[]).map(asObject).filter((b): b is JsonObject => b !== undefined) : [];
-}
-
 /** All strings of a line's message, for the span's word frequencies. */
-function lineText(o: JsonObject): string {
-  const c = messageContent(o);
+function lineText(o: ConversationRecord): string {
+  const c = messageOf(o)?.content;
   if (typeof c === 'string') return c;
-  return blocks(o)
+  return contentBlocks(o)
     .map((b) =>
       b.type === 'text'
         ? jsonText(b.text ?? '')
@@ -159,14 +155,14 @@ const short = (s: string, n = 90) => {
 };
 
 /** The conversation lines of a span (user and assistant, not sidechains, not an earlier summary). */
-function conversation(objects: JsonObject[]): JsonObject[] {
-  return objects.filter((o) => (o.type === 'user' || o.type === 'assistant') && !o.isSidechain && !o.isCompactSummary);
+function conversation(records: ConversationRecord[]): ConversationMessage[] {
+  return records.filter((o): o is ConversationMessage => o.kind === 'message' && !o.sidechain && !o.compactSummary);
 }
 
 /** The facts of a summarized span (see the header); paths are also matched relative to the session's `cwd`. */
-export function spanFacts(objects: JsonObject[]): Fact[] {
-  const lines = conversation(objects);
-  const cwd = objects.map((o) => str(o, 'cwd')).find((c) => c !== undefined);
+export function spanFacts(records: ConversationRecord[]): Fact[] {
+  const lines = conversation(records);
+  const cwd = records.map((o) => o.cwd).find((c) => c !== undefined);
   // Span frequency of each word: how many lines hold it (rarer words are more distinctive).
   const lineCount = new Map<string, number>();
   for (const o of lines) for (const w of wordsOf(lineText(o))) lineCount.set(w, (lineCount.get(w) ?? 0) + 1);
@@ -190,7 +186,7 @@ export function spanFacts(objects: JsonObject[]): Fact[] {
   };
 
   for (const o of lines)
-    if (o.type === 'user') for (const r of userRequests(o)) textFact('requests', `the request "${short(r, 80)}"`, r);
+    if (o.role === 'user') for (const r of userRequests(o)) textFact('requests', `the request "${short(r, 80)}"`, r);
 
   const start = latestPartStart(lines.length);
   const edited = new Map<string, string>();
@@ -274,7 +270,7 @@ export function measureFidelity(facts: Fact[], summary: string): FidelityReport 
 }
 
 /** What `summary` keeps of the facts of `span` (the summarized lines, whole or shaped for the offline summary). */
-export function summaryFidelity(span: JsonObject[], summary: string): FidelityReport {
+export function summaryFidelity(span: ConversationRecord[], summary: string): FidelityReport {
   return measureFidelity(spanFacts(span), summary);
 }
 

@@ -3,6 +3,9 @@ import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { splitJoinedObjects, type Entry } from '../entries';
 import { isObject, type JsonObject } from '../json';
+import type { ConversationRecord } from '../conversation';
+import { agentModule } from '../formats/registry';
+import type { AgentId } from '../formats/registry';
 
 /**
  * Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). `shape`, when given,
@@ -47,6 +50,26 @@ export async function loadEntryObjects(
     }
   } finally {
     await fh.close();
+  }
+  return out;
+}
+
+/**
+ * The records of `indices` read as messages of the engine's model by their agent's module (RecordFormat.message);
+ * an entry whose record holds no message is absent.
+ */
+export async function loadConversation(
+  path: string,
+  agent: AgentId,
+  entries: Entry[],
+  indices: number[],
+): Promise<Map<number, ConversationRecord>> {
+  const out = new Map<number, ConversationRecord>();
+  const message = agentModule(agent).records?.message;
+  if (!message) return out;
+  for (const [i, o] of await loadEntryObjects(path, entries, indices)) {
+    const r = message(o, entries[i]);
+    if (r) out.set(i, r);
   }
   return out;
 }

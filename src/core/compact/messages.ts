@@ -1,6 +1,7 @@
-// Rebuilds API messages from transcript entries the way Claude Code does on resume:
-// assistant lines sharing a message.id merge, consecutive user lines merge.
-import { isObject, obj, str, type JsonObject } from '../json';
+// Rebuilds API messages from a session's records (core/conversation.ts) the way Claude Code does on resume:
+// assistant records sharing a message id merge, consecutive user records merge.
+import type { ConversationRecord } from '../conversation';
+import { isObject, type JsonObject } from '../json';
 
 export type ApiBlock = JsonObject & { type: string };
 export interface ApiMessage {
@@ -16,42 +17,28 @@ function blocksOf(content: unknown): ApiBlock[] {
   return content.filter((b): b is ApiBlock => isObject(b) && typeof b.type === 'string');
 }
 
-/** Text a `attachment` line contributes (Claude Code renders it as a meta user message). */
 /** The first `max` characters of `s`, followed by a note of how many were left out (`s` itself when it fits). */
 export function clipNotingRest(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max)} […${s.length - max} more characters]`;
 }
 
-export function attachmentText(line: JsonObject): string | null {
-  const a = obj(line, 'attachment');
-  if (!a) return null;
-  const body = a.rendered ?? a.content ?? a.snippet;
-  if (body === undefined || body === null || body === '') return null;
-  return typeof body === 'string' ? body : JSON.stringify(body);
-}
-
-/** Objects in chain order → API messages (progress, snapshots and system lines are not sent). */
-export function toApiMessages(objs: JsonObject[]): ApiMessage[] {
+/** Records in chain order → API messages (an attachment with text as a `<system-reminder>` user message). */
+export function toApiMessages(records: readonly (ConversationRecord | null | undefined)[]): ApiMessage[] {
   const out: ApiMessage[] = [];
-  for (const o of objs) {
+  for (const r of records) {
+    if (!r) continue;
     let role: 'user' | 'assistant' | null = null;
     let blocks: ApiBlock[] = [];
-    if (o.type === 'assistant' && o.message) {
-      role = 'assistant';
-      blocks = blocksOf(obj(o, 'message')?.content);
-    } else if (o.type === 'user' && o.message) {
+    if (r.kind === 'message') {
+      role = r.role;
+      blocks = blocksOf(r.content);
+    } else if (r.text) {
       role = 'user';
-      blocks = blocksOf(obj(o, 'message')?.content);
-    } else if (o.type === 'attachment') {
-      const t = attachmentText(o);
-      if (t) {
-        role = 'user';
-        blocks = [{ type: 'text', text: `<system-reminder>\n${t}\n</system-reminder>` }];
-      }
+      blocks = [{ type: 'text', text: `<system-reminder>\n${r.text}\n</system-reminder>` }];
     }
     if (!role || blocks.length === 0) continue;
     const prev = out[out.length - 1];
-    const id = role === 'assistant' ? str(obj(o, 'message'), 'id') : undefined;
+    const id = r.kind === 'message' && role === 'assistant' ? r.id : undefined;
     if (prev && prev.role === role && (role === 'user' || (id !== undefined && prev.id === id))) {
       prev.content.push(...blocks);
     } else {

@@ -3,9 +3,10 @@
 // after a compaction). Before and after a compaction, side by side in a diff, this shows what the
 // agent will see; the raw JSON lines tell a person little. Text only: transcripts are untrusted.
 import { indexTranscript } from '../transcript';
+import { agentModule } from '../formats/registry';
 import { analyze } from '../inspect';
 import type { Analysis } from '../analysis';
-import { loadEntryObjects, toolResultText } from './lines';
+import { loadConversation, loadEntryObjects, toolResultText } from './lines';
 import { toApiMessages, type ApiBlock } from './messages';
 
 const LONG = 4_000;
@@ -50,8 +51,8 @@ export async function readableConversation(file: string): Promise<string> {
   const index = await indexTranscript(file);
   const { chain } = analyze(index);
   const active = chain.main.slice(chain.activeStart);
-  const objects = await loadEntryObjects(file, index.entries, active);
-  const messages = toApiMessages(active.map((i) => objects.get(i)!).filter(Boolean));
+  const records = await loadConversation(file, index.format.id, index.entries, active);
+  const messages = toApiMessages(active.map((i) => records.get(i)));
   const out: string[] = [];
   messages.forEach((m, i) => {
     out.push(`── ${i + 1}. ${m.role === 'user' ? 'User' : 'Assistant'} ${'─'.repeat(40)}`);
@@ -76,6 +77,7 @@ export async function readableRound(analysis: Analysis, index: number): Promise<
   if (!round) throw new Error(`no round #${index}`);
   const entries = analysis.index.entries;
   const objects = await loadEntryObjects(analysis.index.path, entries, round.entries);
+  const message = agentModule(analysis.index.format.id).records?.message;
   const out: string[] = [
     `Round #${index}: lines ${round.firstLine}–${round.lastLine} (readable form; the raw lines are in the transcript)`,
     '',
@@ -83,7 +85,7 @@ export async function readableRound(analysis: Analysis, index: number): Promise<
   for (const i of round.entries) {
     const o = objects.get(i);
     if (!o) continue;
-    const [m] = toApiMessages([o]);
+    const [m] = toApiMessages([message?.(o, entries[i])]);
     const who = m ? (m.role === 'user' ? 'User' : 'Assistant') : `(${typeof o.type === 'string' ? o.type : 'record'})`;
     out.push(`${readableLineHeading(entries[i].line)}· ${who} ${'─'.repeat(30)}`);
     if (m) for (const b of m.content) out.push(renderBlock(b));

@@ -10,9 +10,10 @@ import { extractiveSummary } from './summarize/extractive';
 import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } from './summarize/anthropic';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
-import { attachmentText, clipNotingRest } from './messages';
+import { clipNotingRest } from './messages';
 import { toolResultText } from './lines';
-import { asObject, jsonText, messageContent, type JsonObject } from '../json';
+import { contentText, messageOf, type ConversationRecord } from '../conversation';
+import { asObject, jsonText } from '../json';
 import type { CompactOptions, SummarizerChoice } from './options';
 import type { SummaryDetail } from './summaryDetail';
 import { summarizeWithAgentCli, type AgentCliKind } from './summarize/agentCli';
@@ -45,44 +46,29 @@ function renderBlockText(block: unknown): string {
 function summaryGroups(
   analysis: Analysis,
   roundIdx: number[],
-  objects: Map<number, JsonObject>,
+  records: Map<number, ConversationRecord>,
   calibration: number,
 ): Group<SummaryMessage[]>[] {
   return roundIdx.map((ri) => {
     const r = analysis.rounds[ri];
     const msgs: SummaryMessage[] = [];
     for (const ei of r.entries) {
-      const o = objects.get(ei);
+      const o = records.get(ei);
       if (!o) continue;
       let role: 'user' | 'assistant' | null = null;
       let text = '';
-      if (o.type === 'assistant') {
-        role = 'assistant';
-        const c = messageContent(o);
-        text = Array.isArray(c)
-          ? (c as unknown[])
-              .map((b) => renderBlockText(b))
-              .filter(Boolean)
-              .join('\n')
-          : jsonText(c ?? '');
-      } else if (o.type === 'user') {
-        role = 'user';
-        const c = messageContent(o);
+      if (o.kind === 'message') {
+        role = o.role;
         text =
-          typeof c === 'string'
-            ? c
-            : Array.isArray(c)
-              ? (c as unknown[])
-                  .map((b) => renderBlockText(b))
-                  .filter(Boolean)
-                  .join('\n')
-              : '';
-      } else if (o.type === 'attachment') {
-        const t = attachmentText(o);
-        if (t) {
-          role = 'user';
-          text = `<system-reminder>${clipNotingRest(t, 4000)}</system-reminder>`;
-        }
+          typeof o.content === 'string'
+            ? o.content
+            : o.content
+                .map((b) => renderBlockText(b))
+                .filter(Boolean)
+                .join('\n');
+      } else if (o.text) {
+        role = 'user';
+        text = `<system-reminder>${clipNotingRest(o.text, 4000)}</system-reminder>`;
       }
       if (!role || !text.trim()) continue;
       const prev = msgs[msgs.length - 1];
@@ -113,17 +99,6 @@ export function earlierSummaryOf(analysis: Analysis, active: number[]): { round:
   return entry === undefined ? null : { round: first, entry };
 }
 
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return (content as unknown[])
-    .map((item) => {
-      const b = asObject(item);
-      return b?.type === 'text' && typeof b.text === 'string' ? b.text : '';
-    })
-    .join('\n');
-}
-
 export interface SummaryOutcome {
   summary: string;
   /** Leading characters of `summary` that quote an earlier summary whole (never clipped). */
@@ -150,7 +125,7 @@ export async function makeSummary(
   details: PlanDetails,
   summarized: number[],
   earlier: EarlierSummary | null,
-  objects: Map<number, JsonObject>,
+  records: Map<number, ConversationRecord>,
   options: CompactOptions,
   progress: ProgressReporter,
 ): Promise<SummaryOutcome> {
@@ -180,7 +155,7 @@ export async function makeSummary(
     progress('Writing an offline extractive summary…');
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
     return {
-      ...offlineWithinReserve(analysis, summarized, earlier, objects, details),
+      ...offlineWithinReserve(analysis, summarized, earlier, records, details),
       attempts,
       dropped: [],
       summarizer: 'extractive',
@@ -188,12 +163,12 @@ export async function makeSummary(
   };
   if (options.summarizer === 'claude-cli' || options.summarizer === 'codex-cli') {
     const kind = options.summarizer === 'claude-cli' ? CLAUDE_CLI : CODEX_CLI;
-    return agentCliSummary(kind, analysis, details, summarized, earlier, objects, options, progress, attempts, offline);
+    return agentCliSummary(kind, analysis, details, summarized, earlier, records, options, progress, attempts, offline);
   }
   const apiKey = options.anthropic?.apiKey;
   if (options.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
   if (!apiKey) return offline('no Anthropic API key was given; used the offline summary');
-  const groups = summaryGroups(analysis, summarized, objects, details.calibration);
+  const groups = summaryGroups(analysis, summarized, records, details.calibration);
   try {
     const res = await summarizeWithAnthropic(groups, summarized, {
       apiKey,
@@ -245,7 +220,7 @@ async function agentCliSummary(
   details: PlanDetails,
   summarized: number[],
   earlier: EarlierSummary | null,
-  objects: Map<number, JsonObject>,
+  records: Map<number, ConversationRecord>,
   options: CompactOptions,
   progress: ProgressReporter,
   attempts: AttemptRecord[],
@@ -255,7 +230,7 @@ async function agentCliSummary(
   const program =
     (kind.strategy === 'claude-cli' ? cli.claudePath : cli.codexPath)?.trim() ||
     (kind.strategy === 'claude-cli' ? 'claude' : 'codex');
-  const groups = summaryGroups(analysis, summarized, objects, details.calibration);
+  const groups = summaryGroups(analysis, summarized, records, details.calibration);
   try {
     const res = await summarizeWithAgentCli(kind, groups, summarized, {
       program,
@@ -329,18 +304,18 @@ function offlineWithinReserve(
   analysis: Analysis,
   summarized: number[],
   earlier: EarlierSummary | null,
-  objects: Map<number, JsonObject>,
+  records: Map<number, ConversationRecord>,
   details: PlanDetails,
 ): { summary: string; protectedChars: number } {
   const { summaryTokens, summaryDetail } = details.plan.settings;
   const calibration = details.calibration > 0 ? details.calibration : 1;
   let chars = summaryCharBudget(summaryTokens, details.calibration);
-  let made = offlineSummary(analysis, summarized, earlier, objects, chars, summaryDetail);
+  let made = offlineSummary(analysis, summarized, earlier, records, chars, summaryDetail);
   for (let attempt = 0; attempt < 3; attempt++) {
     const tokens = summaryRoundTokens(made.summary, calibration);
     if (tokens <= summaryTokens || made.summary.length <= made.protectedChars) break;
     chars = Math.floor(Math.min(chars, made.summary.length) * (summaryTokens / tokens) * 0.99);
-    made = offlineSummary(analysis, summarized, earlier, objects, chars, summaryDetail);
+    made = offlineSummary(analysis, summarized, earlier, records, chars, summaryDetail);
   }
   return made;
 }
@@ -350,23 +325,23 @@ export function offlineSummary(
   analysis: Analysis,
   roundIdx: number[],
   earlier: EarlierSummary | null,
-  objects: Map<number, JsonObject>,
+  records: Map<number, ConversationRecord>,
   maxChars: number,
   detail: SummaryDetail,
 ): { summary: string; protectedChars: number } {
   const objs = roundIdx.flatMap((ri) =>
     analysis.rounds[ri].entries
       .filter((e) => e !== earlier?.entry)
-      .map((e) => objects.get(e)!)
+      .map((e) => records.get(e)!)
       .filter(Boolean),
   );
   // What the agent's own compaction kept verbatim (its preserved segment) is quoted whole when it is summarized: the
   // agent was still sending it, and an extract of facts would drop it.
   const summarized = new Set(roundIdx.flatMap((ri) => analysis.rounds[ri].entries));
-  const preserved = preservedText(analysis.chain.preserved.filter((e) => summarized.has(e)).map((e) => objects.get(e)));
+  const preserved = preservedText(analysis.chain.preserved.filter((e) => summarized.has(e)).map((e) => records.get(e)));
   const kept = preserved ? PRESERVED_HEADING + preserved : '';
   const quoted = (earlier ? EARLIER_HEADING.length + earlier.text.length + 2 : 0) + (kept ? kept.length + 2 : 0);
-  const rest = extractiveSummary({ objects: objs, maxChars: Math.max(2_000, maxChars - quoted), detail });
+  const rest = extractiveSummary({ records: objs, maxChars: Math.max(2_000, maxChars - quoted), detail });
   const withKept = withEarlier(earlier, kept ? `${kept}\n\n${rest}` : rest);
   return { summary: withKept.summary, protectedChars: withKept.protectedChars + (kept ? kept.length + 2 : 0) };
 }
@@ -376,14 +351,14 @@ const PRESERVED_HEADING = "## Kept verbatim by the agent's own compaction, after
 const PRESERVED_RESULT_CHARS = 2_000;
 
 /** The messages of a preserved segment as text: who said it, its text, its tool calls and (capped) results. */
-function preservedText(objects: readonly (JsonObject | undefined)[]): string {
+function preservedText(records: readonly (ConversationRecord | undefined)[]): string {
   const out: string[] = [];
-  for (const o of objects) {
-    const content = messageContent(o);
-    const role = o?.type === 'assistant' ? 'Assistant' : 'User';
+  for (const o of records) {
+    const content = messageOf(o)?.content;
+    const role = messageOf(o, 'assistant') ? 'Assistant' : 'User';
     const blocks =
       typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
-    for (const item of blocks as unknown[]) {
+    for (const item of blocks) {
       const b = asObject(item);
       if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim()) out.push(`${role}: ${b.text}`);
       else if (b?.type === 'tool_use')

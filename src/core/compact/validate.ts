@@ -4,7 +4,7 @@ import { reannouncedOnResume } from '../context';
 import { analyze } from '../inspect';
 import { extendIndex, indexTranscript, type TranscriptIndex } from '../transcript';
 import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
-import { loadEntryObjects } from './lines';
+import { loadConversation } from './lines';
 import { checkApiValidity, toApiMessages, type ApiMessage } from './messages';
 
 export interface ResumeCheck {
@@ -38,8 +38,8 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
   const { chain, rounds } = analysis;
   const problems: string[] = [];
   const activeEntries = chain.main.slice(chain.activeStart);
-  const objects = await loadEntryObjects(file, index.entries, activeEntries);
-  const messages = toApiMessages(activeEntries.map((i) => objects.get(i)!));
+  const records = await loadConversation(file, index.format.id, index.entries, activeEntries);
+  const messages = toApiMessages(activeEntries.map((i) => records.get(i)));
   for (const p of checkApiValidity(messages)) problems.push(`message ${p.message}: ${p.problem}`);
   const leafUuid = chain.leaf >= 0 ? (index.entries[chain.leaf].uuid ?? null) : null;
   if (opts.expectLeaf && leafUuid !== opts.expectLeaf)

@@ -7,6 +7,7 @@
 // what the product can do with its sessions. It imports nothing of the engine above the entries, so the engine's
 // reading code (transcript.ts, limits.ts, cache.ts) can ask the registry without an import circle. The parts that need
 // the engine, writing a compacted session back (formats/writer.ts), are registered beside it in formats/writers.ts.
+import type { ConversationRecord } from '../conversation';
 import type { Entry } from '../entries';
 import type { JsonObject } from '../json';
 
@@ -43,11 +44,11 @@ export interface RecordFormat {
    */
   notASession(path: string, entries: readonly Entry[]): string | null;
   /**
-   * The message a record holds, in the engine's message shape (a `{type, message: {role, content}}` object with
-   * Anthropic-style content blocks), for the summarizers and the fidelity measure; null when the record holds none
-   * (metadata, a token count). Absent: the record is in that shape already (Claude Code's lines).
+   * The message a record holds, in the engine's model (core/conversation.ts), for the summarizers, the fidelity
+   * measure and the readable views; null when the record holds none (metadata, a token count). Absent: the agent's
+   * records are not read as messages (its sessions are inspected, never summarized).
    */
-  message?: (record: JsonObject, entry: Entry) => JsonObject | null;
+  message?: (record: JsonObject, entry: Entry) => ConversationRecord | null;
   /**
    * Where a session names its working folder once for all its records (Codex's session_meta; Claude Code's lines
    * each carry their own `cwd`): the first entry that `holds` it, and the folder its record names. The summaries name

@@ -3,14 +3,15 @@
 // files edited, errors by their key line, failed commands, commands run, files read and tools used. Needs no network,
 // so the main job always works. What it keeps is measured by ../fidelity.ts. How much it keeps follows the summary
 // detail level (EXTRACTIVE_LEVELS).
-import { attachmentText, clipNotingRest } from '../messages';
-import { asObject, jsonText, messageContent, obj, str, type JsonObject } from '../../json';
+import { clipNotingRest } from '../messages';
+import { messageOf, type ConversationRecord } from '../../conversation';
+import { asObject, jsonText, type JsonObject } from '../../json';
 import { DEFAULT_SUMMARY_DETAIL, type SummaryDetail } from '../summaryDetail';
 import { isToolRejection, openPlanItems, toolCallsIn, toolInputObject } from './toolCalls';
 
 export interface ExtractiveInput {
-  /** Entry objects of the summarized rounds, in chain order. */
-  objects: JsonObject[];
+  /** The summarized rounds' records, in chain order. */
+  records: ConversationRecord[];
   /** Approximate size limit of the summary, in characters. */
   maxChars: number;
   /** How much the summary keeps (EXTRACTIVE_LEVELS); standard when not given. */
@@ -91,12 +92,12 @@ export const EXTRACTIVE_LEVELS: Readonly<Record<SummaryDetail, ExtractiveLevel>>
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-function userTexts(o: JsonObject): string[] {
-  const c = messageContent(o);
+function userTexts(o: ConversationRecord): string[] {
+  const c = messageOf(o)?.content;
   if (typeof c === 'string') return [c];
   if (!Array.isArray(c)) return [];
   const out: string[] = [];
-  for (const item of c as unknown[]) {
+  for (const item of c) {
     const b = asObject(item);
     if (b?.type === 'text' && typeof b.text === 'string') out.push(b.text);
   }
@@ -129,8 +130,8 @@ function resultText(content: unknown): string {
  * What the user asked in one line: typed prompts, a slash command with its arguments (`/name args`), and what the user
  * said when refusing a tool use. Not meta lines, not compaction summaries.
  */
-export function userRequests(o: JsonObject): string[] {
-  if (o.type !== 'user' || o.isMeta || o.isCompactSummary) return [];
+export function userRequests(o: ConversationRecord): string[] {
+  if (o.kind !== 'message' || o.role !== 'user' || o.meta || o.compactSummary) return [];
   const out: string[] = [];
   for (const t of userTexts(o)) {
     if (isHumanPrompt(t)) out.push(t.trim());
@@ -140,9 +141,9 @@ export function userRequests(o: JsonObject): string[] {
       if (args && name) out.push(`${name} ${args}`);
     }
   }
-  const content = messageContent(o);
+  const content = o.content;
   if (Array.isArray(content)) {
-    for (const item of content as unknown[]) {
+    for (const item of content) {
       const b = asObject(item);
       if (b?.type !== 'tool_result' || b.is_error !== true) continue;
       const text = resultText(b.content);
@@ -197,13 +198,12 @@ function inputStrings(input: unknown): string[] {
 }
 
 /** The `max` code names used most often in these lines' assistant texts and tool inputs (ties: first used first). */
-export function latestIdentifiers(lines: JsonObject[], max: number): string[] {
+export function latestIdentifiers(lines: ConversationRecord[], max: number): string[] {
   const counts = new Map<string, number>();
   for (const o of lines) {
-    if (o.type !== 'assistant') continue;
-    const c = messageContent(o);
+    const c = messageOf(o, 'assistant')?.content;
     if (!Array.isArray(c)) continue;
-    for (const item of c as unknown[]) {
+    for (const item of c) {
       const b = asObject(item);
       const texts = b?.type === 'text' ? [jsonText(b.text ?? '')] : b?.type === 'tool_use' ? inputStrings(b.input) : [];
       for (const t of texts) for (const n of codeNames(t)) counts.set(n, (counts.get(n) ?? 0) + 1);
@@ -217,12 +217,12 @@ export function latestIdentifiers(lines: JsonObject[], max: number): string[] {
 }
 
 /** The latest `count` assistant texts that say something (at least 3 words of 4+ letters, not "You good?"), oldest first. */
-export function latestAssistantTexts(lines: JsonObject[], count: number): string[] {
+export function latestAssistantTexts(lines: ConversationRecord[], count: number): string[] {
   const out: string[] = [];
   for (let i = lines.length - 1; i >= 0 && out.length < count; i--) {
-    const c = lines[i].type === 'assistant' ? messageContent(lines[i]) : undefined;
+    const c = messageOf(lines[i], 'assistant')?.content;
     if (!Array.isArray(c)) continue;
-    const t = (c as unknown[])
+    const t = c
       .map(asObject)
       .filter((b) => b?.type === 'text' && typeof b.text === 'string')
       .map((b) => jsonText(b!.text))
@@ -237,7 +237,7 @@ export function latestAssistantTexts(lines: JsonObject[], count: number): string
  * The open to-do items as the span's calls left them (openPlanItems in toolCalls.ts): the latest TodoWrite or Codex
  * update_plan list, and the Claude Code tasks (TaskCreate, TaskUpdate) made since, less those completed or deleted.
  */
-export function openTodos(lines: JsonObject[]): string[] {
+export function openTodos(lines: ConversationRecord[]): string[] {
   return openPlanItems(toolCallsIn(lines));
 }
 
@@ -254,43 +254,41 @@ const RESULT_HEAD_CHARS = 200;
  * results, attachments only by kind and file name. The summary reads every line through it, so whole and shaped
  * lines give the same summary.
  */
-export function shapeForExtractive(o: JsonObject): JsonObject {
-  const out: JsonObject = { type: o.type };
-  if (o.isCompactSummary) out.isCompactSummary = true;
-  if (o.isMeta) out.isMeta = true;
-  if (o.isSidechain) out.isSidechain = true;
-  if (typeof o.cwd === 'string') out.cwd = o.cwd;
-  const content = messageContent(o);
-  if (typeof content === 'string') out.message = { content };
-  else if (Array.isArray(content)) {
-    out.message = {
-      content: (content as unknown[])
-        .map(asObject)
-        .filter((b): b is JsonObject => b?.type === 'text' || b?.type === 'tool_use' || b?.type === 'tool_result')
-        .map((b): JsonObject => {
-          if (b.type === 'tool_result' && b.is_error !== true)
-            return {
-              type: 'tool_result',
-              tool_use_id: b.tool_use_id,
-              content: resultText(b.content).slice(0, RESULT_HEAD_CHARS),
-            };
-          if (b.type === 'tool_use')
-            return { type: 'tool_use', id: b.id, name: b.name, input: shapeToolInput(b.name, b.input) };
-          return b;
-        }),
+export function shapeForExtractive(o: ConversationRecord): ConversationRecord {
+  if (o.kind === 'attachment')
+    return {
+      kind: 'attachment',
+      ...(o.type !== undefined && { type: o.type }),
+      ...(o.filename !== undefined && { filename: o.filename }),
+      text: o.text ? '(attachment)' : null,
+      ...(o.cwd !== undefined && { cwd: o.cwd }),
     };
-  }
-  const a = o.attachment;
-  if (o.type === 'attachment' && a && typeof a === 'object') {
-    // An array here has neither field: both come out undefined, as they always did.
-    const fields = a as JsonObject;
-    out.attachment = {
-      type: fields.type,
-      filename: fields.filename,
-      content: attachmentText(o) ? '(attachment)' : undefined,
-    };
-  }
-  return out;
+  const { content, role, meta, compactSummary, sidechain, cwd } = o;
+  return {
+    kind: 'message',
+    role,
+    meta,
+    compactSummary,
+    sidechain,
+    cwd,
+    content:
+      typeof content === 'string'
+        ? content
+        : content
+            .map(asObject)
+            .filter((b): b is JsonObject => b?.type === 'text' || b?.type === 'tool_use' || b?.type === 'tool_result')
+            .map((b): JsonObject => {
+              if (b.type === 'tool_result' && b.is_error !== true)
+                return {
+                  type: 'tool_result',
+                  tool_use_id: b.tool_use_id,
+                  content: resultText(b.content).slice(0, RESULT_HEAD_CHARS),
+                };
+              if (b.type === 'tool_use')
+                return { type: 'tool_use', id: b.id, name: b.name, input: shapeToolInput(b.name, b.input) };
+              return b;
+            }),
+  };
 }
 
 /** A tool input as shapeForExtractive keeps it: an object's fields, a Codex argument string's object, a patch's outline. */
@@ -446,7 +444,7 @@ const SHORT_HEAD_BELOW = 4_000;
 
 export function extractiveSummary(input: ExtractiveInput): string {
   const level = EXTRACTIVE_LEVELS[input.detail ?? DEFAULT_SUMMARY_DETAIL];
-  const objects = input.objects.map(shapeForExtractive);
+  const records = input.records.map(shapeForExtractive);
   const requests: string[] = [];
   const earlierSummaries: string[] = [];
   const toolCounts = new Map<string, number>();
@@ -454,7 +452,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const commands: { command: string; failed: boolean }[] = [];
   const errors: { where: string; key: string; text: string }[] = [];
   const edits: { path: string; text: string }[] = [];
-  const cwd = objects.map((o) => str(o, 'cwd')).find((c) => c !== undefined);
+  const cwd = records.map((o) => o.cwd).find((c) => c !== undefined);
   const shown = (p: string) => (cwd && p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
   const fileVerb = (p: string, verb: string) => {
     const verbs = files.get(p) ?? new Set<string>();
@@ -462,21 +460,19 @@ export function extractiveSummary(input: ExtractiveInput): string {
     files.set(p, verbs);
   };
 
-  for (const o of objects) {
-    if (o.type === 'user') {
-      if (o.isCompactSummary) {
+  for (const o of records) {
+    if (o.kind === 'message' && o.role === 'user') {
+      if (o.compactSummary) {
         earlierSummaries.push(userTexts(o).join('\n'));
         continue;
       }
       requests.push(...userRequests(o));
-    } else if (o.type === 'attachment') {
-      const a = obj(o, 'attachment');
-      const filename = str(a, 'filename');
-      if (a?.content && a.type === 'edited_text_file' && filename !== undefined)
-        fileVerb(filename, 'changed outside the agent');
+    } else if (o.kind === 'attachment') {
+      if (o.text && o.type === 'edited_text_file' && o.filename !== undefined)
+        fileVerb(o.filename, 'changed outside the agent');
     }
   }
-  const conversation = objects.filter((o) => o.type === 'user' || o.type === 'assistant');
+  const conversation = records.filter((o) => o.kind === 'message');
   const latestStart = latestPartStart(conversation.length);
   const latestFiles = new Set<string>();
   for (const call of toolCallsIn(conversation)) {
@@ -515,7 +511,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
   const state: string[] = [];
   const lastRequest = requests[requests.length - 1];
   if (lastRequest) state.push(`- The user's latest request (verbatim): ${clipNotingRest(lastRequest, 1200)}`);
-  const todos = level.todos ? openTodos(objects) : [];
+  const todos = level.todos ? openTodos(records) : [];
   if (todos.length)
     state.push(`- Open TODO items:\n${todos.map((t) => `  - ${clipNotingRest(oneLine(t), 300)}`).join('\n')}`);
   // The last error that says what went wrong: a failure that only gives its exit status is listed with its command.
@@ -538,7 +534,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
     state.push(`- Files worked on last: ${[...latestFiles].map((p) => `\`${p}\``).join(', ')}`);
   const names = level.identifiers ? latestIdentifiers(latest, level.identifiers) : [];
   if (names.length) state.push(`- Names in the latest work: ${names.map((n) => `\`${n}\``).join(', ')}`);
-  const said = latestAssistantTexts(objects, level.latestTexts);
+  const said = latestAssistantTexts(records, level.latestTexts);
   if (said.length)
     state.push(
       `- The assistant's latest messages (oldest first), saying where the work stood and what comes next:`,
@@ -593,7 +589,7 @@ export function extractiveSummary(input: ExtractiveInput): string {
     read: { heading: '## Files read or searched', items: fileItems(others), weight: 0.3, keep: 'last' },
     earlierMessages: {
       heading: "## The assistant's earlier messages (oldest first)",
-      items: latestAssistantTexts(objects, level.latestTexts + level.earlierTexts)
+      items: latestAssistantTexts(records, level.latestTexts + level.earlierTexts)
         .slice(0, -level.latestTexts)
         .map((t) => `> ${clipNotingRest(oneLine(t), level.latestTextChars)}`),
       weight: 1,

@@ -6,6 +6,7 @@
 // TaskUpdate…). Codex's function calls take their arguments as a JSON string (exec_command `cmd`, shell_command
 // `command`, shell `command` as an argv, write_stdin, update_plan `plan`), apply_patch a patch text (a custom tool's
 // input, or an older function call's `input` argument), local_shell an `action` object with an argv.
+import { contentBlocks, messageOf, type ConversationRecord } from '../../conversation';
 import { asObject, jsonText, str, type JsonObject } from '../../json';
 import { toolResultText } from '../lines';
 
@@ -226,20 +227,16 @@ export interface ToolCall {
   failedCommand?: string;
 }
 
-function blocksOf(o: JsonObject): JsonObject[] {
-  const c = asObject(o.message)?.content;
-  return Array.isArray(c) ? (c as unknown[]).map(asObject).filter((b): b is JsonObject => b !== undefined) : [];
-}
-
-/** Every tool call of `lines` (transcript lines in Claude Code's shape, in order), each with its result. */
-export function toolCallsIn(lines: JsonObject[]): ToolCall[] {
+/** Every tool call of `lines` (a span's records, in order), each with its result. */
+export function toolCallsIn(lines: ConversationRecord[]): ToolCall[] {
   const calls: ToolCall[] = [];
   const byId = new Map<string, ToolCall>();
   // Codex unified exec: a command still running is polled by write_stdin under the session id its output gave.
   const running = new Map<number, string>();
   lines.forEach((o, i) => {
-    for (const b of blocksOf(o)) {
-      if (o.type === 'assistant' && b.type === 'tool_use') {
+    const role = messageOf(o)?.role;
+    for (const b of contentBlocks(o)) {
+      if (role === 'assistant' && b.type === 'tool_use') {
         const call: ToolCall = {
           facts: toolCallFacts(jsonText(b.name ?? 'tool'), b.input),
           line: i,
@@ -248,7 +245,7 @@ export function toolCallsIn(lines: JsonObject[]): ToolCall[] {
         };
         calls.push(call);
         if (typeof b.id === 'string' && b.id) byId.set(b.id, call);
-      } else if (o.type === 'user' && b.type === 'tool_result') {
+      } else if (role === 'user' && b.type === 'tool_result') {
         const call = typeof b.tool_use_id === 'string' ? byId.get(b.tool_use_id) : undefined;
         if (!call) continue;
         const text = toolOutputText(b.content);

@@ -3,6 +3,7 @@
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
 import { FIVE_MINUTES_MS, o200kApproximation, readOnly } from '../agent';
 import { claudeLimits } from './limits';
+import { claudeConversationRecord } from './message';
 import { claudeArrayEntries, claudeArrayVersion, claudeNotASession, ClaudeCodeReader, isClaudeArray } from './reader';
 import { claudeResume, claudeSessions } from './sessions';
 
@@ -41,6 +42,7 @@ export const claudeCode: AgentModule<'claude-code'> = {
     fallback: true,
     reader: () => new ClaudeCodeReader(),
     notASession: claudeNotASession,
+    message: claudeConversationRecord,
   },
   document: {
     detect: isClaudeArray,

@@ -4,7 +4,7 @@ import type { AgentCapabilities, AgentModule, Capability, Container } from '../a
 import { FIVE_MINUTES_MS, readOnly } from '../agent';
 import { codexLimits, codexResumeOverhead } from './context';
 import { asObject, str } from '../../json';
-import { codexSummaryShape } from './message';
+import { codexConversationRecord } from './message';
 import { CodexReader, isCodexRecord } from './reader';
 import { codexResume, codexSessions } from './sessions';
 
@@ -47,7 +47,7 @@ export const codex: AgentModule<'codex'> = {
       entries.some((e) => e.uuid !== undefined || e.kind === 'session_meta')
         ? null
         : `${path}: recognised as a Codex CLI file, but it holds no conversation records`,
-    message: codexSummaryShape,
+    message: codexConversationRecord,
     sessionFolder: {
       holds: (entry) => entry.kind === 'session_meta',
       read: (record) => str(asObject(record.payload), 'cwd') ?? null,

@@ -61,7 +61,7 @@ export function isContextText(text: string): boolean {
   );
 }
 
-/** Claude-shaped content blocks of a Codex message's content parts. */
+/** Anthropic-style content blocks (the engine's, core/conversation.ts) of a Codex message's content parts. */
 function messageBlocks(content: unknown): JsonObject[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const out: JsonObject[] = [];
@@ -130,7 +130,7 @@ function reasoningText(p: JsonObject): string {
 
 type Side = 'model' | 'input';
 
-/** A response item as a Claude-shaped message: which side produced it, and its content blocks. */
+/** A response item as a message: which side produced it, and its Anthropic-style content blocks. */
 export function codexItemMessage(p: JsonObject): { side: Side; meta: boolean; blocks: JsonObject[] } | null {
   switch (p.type) {
     case 'message': {
