@@ -2,7 +2,7 @@
 // read of a session, whatever agent wrote it. Each agent's module maps its records to it (RecordFormat.message:
 // Claude Code's lines in formats/claude-code/message.ts, Codex's response items in formats/codex/message.ts), so
 // nothing after reading knows an agent's line schema.
-import { asObject, jsonText, type JsonObject } from './json';
+import { asObject, type JsonObject } from './json';
 
 /** A user or assistant message, with Anthropic-style content (a string, or text, tool_use, tool_result, image blocks). */
 export interface ConversationMessage {
@@ -59,13 +59,4 @@ export function contentText(content: unknown): string {
       return b?.type === 'text' && typeof b.text === 'string' ? b.text : '';
     })
     .join('\n');
-}
-
-/** The text blocks of a message's content, each as written (a string content is one). */
-export function textBlocks(r: ConversationRecord | undefined): string[] {
-  const c = messageOf(r)?.content;
-  if (typeof c === 'string') return [c];
-  return contentBlocks(r)
-    .filter((b) => b.type === 'text')
-    .map((b) => jsonText(b.text ?? ''));
 }
