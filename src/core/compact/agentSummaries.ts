@@ -1,6 +1,6 @@
 // Compactions an agent made itself in a session file, as the fidelity measure compares them (bench/fidelity.ts, the
-// fidelity tests): the span each summarized, as the summarizers read it (core/conversation.ts), and the text the agent kept of it that can
-// be read, beside our offline summary of the same span at no more than that size.
+// fidelity tests): the span each summarized, as the summarizers read it (core/conversation.ts), and the text the
+// agent kept of it that can be read, beside our offline summary of the same span at no more than that size.
 //
 // Claude Code: a `compact_boundary` line; the span is the lines before it back to the previous boundary (the earlier
 // summary among them), its summary the `isCompactSummary` line after it.

@@ -2,9 +2,9 @@
 // Pure, deterministic and offline (no model judges anything): the same span and summary always give the same counts.
 //
 // Facts, per category, taken from the span's records (core/conversation.ts, in chain order, as each agent's module
-// reads its records). Tool calls of every agent are read through one function,
-// toolCallsIn in summarize/toolCalls.ts (Claude Code's tools; Codex's exec_command, shell_command, shell, local_shell,
-// write_stdin, apply_patch, update_plan):
+// reads its records). Tool calls of every agent are read through one function, toolCallsIn in summarize/toolCalls.ts
+// (Claude Code's tools; Codex's exec_command, shell_command, shell, local_shell, write_stdin, apply_patch,
+// update_plan):
 // - requests: each typed user request (userRequests in summarize/extractive.ts: prompts, a slash command's arguments,
 //   and what the user said when rejecting a tool use), when it has at least 2 distinctive words.
 // - files: each file changed: edited, created, rewritten or deleted (Edit, MultiEdit, Write, NotebookEdit; the files

@@ -4,8 +4,7 @@ import { open } from 'node:fs/promises';
 import { splitJoinedObjects, type Entry } from '../entries';
 import { isObject, type JsonObject } from '../json';
 import type { ConversationRecord } from '../conversation';
-import { agentModule } from '../formats/registry';
-import type { AgentId } from '../formats/registry';
+import { agentModule, type AgentId } from '../formats/registry';
 
 /**
  * Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). `shape`, when given,

@@ -354,8 +354,9 @@ const PRESERVED_RESULT_CHARS = 2_000;
 function preservedText(records: readonly (ConversationRecord | undefined)[]): string {
   const out: string[] = [];
   for (const o of records) {
-    const content = messageOf(o)?.content;
-    const role = messageOf(o, 'assistant') ? 'Assistant' : 'User';
+    const m = messageOf(o);
+    const content = m?.content;
+    const role = m?.role === 'assistant' ? 'Assistant' : 'User';
     const blocks =
       typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
     for (const item of blocks) {
