@@ -268,6 +268,36 @@ export class Workbench {
     await this.quickInput().waitFor({ state: 'hidden', timeout: timeoutMs });
   }
 
+  /**
+   * The text of the hover shown on pointing at `target`, once it matches `match` (a string matches as it is). A hover is cancelled when its
+   * row re-renders under the pointer (views refresh as background reads land), and can vanish between two calls, so
+   * the text is read in the same page step that finds it; the pointer leaves and comes back until one is read.
+   */
+  async hoverText(target: Locator, match: RegExp | string, attempts = 6): Promise<string> {
+    const pattern = typeof match === 'string' ? new RegExp(escapeRegExp(match)) : match;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      await this.page.mouse.move(900, 450);
+      await target.hover();
+      const text = await this.page
+        .waitForFunction(
+          ({ source, flags }) => {
+            const re = new RegExp(source, flags);
+            for (const e of document.querySelectorAll('.monaco-hover, .workbench-hover')) {
+              const t = (e.textContent ?? '').replace(/\s+/g, ' ');
+              if (re.test(t)) return t;
+            }
+            return undefined;
+          },
+          { source: pattern.source, flags: pattern.flags },
+          { timeout: 6_000 },
+        )
+        .then((h) => h.jsonValue() as Promise<string>)
+        .catch(() => undefined);
+      if (text !== undefined) return text;
+    }
+    throw new Error(`no hover matching ${pattern} after ${attempts} attempts`);
+  }
+
   async closeQuickInput(): Promise<void> {
     if (await this.quickInput().isVisible()) {
       await this.page.keyboard.press('Escape');

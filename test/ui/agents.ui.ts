@@ -125,16 +125,7 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     );
     assert.equal(await isDisabled(compactAction()), true, 'Compact Transcript is disabled for Cline');
     // Hovering the header says why.
-    // A hover shows on the pointer entering the row: if it does not appear (the pointer was already there, or the
-    // tooltip was still resolving), move away and come back, as a user would.
-    const hover = wb.page.locator('.monaco-hover, .workbench-hover', { hasText: /read-only for now/ }).first();
-    for (let tries = 0; tries < 4 && !(await hover.isVisible()); tries++) {
-      await wb.page.mouse.move(700, 450);
-      await rows().filter({ hasText: CLINE_FILE }).first().hover();
-      await hover.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
-    }
-    await hover.waitFor({ state: 'visible', timeout: 5_000 });
-    const why = ((await hover.textContent()) ?? '').replace(/\s+/g, ' ');
+    const why = await wb.hoverText(rows().filter({ hasText: CLINE_FILE }).first(), /read-only for now/);
     assert.match(
       why,
       /Cline \/ Roo Code sessions are read-only for now: Agent Compactor inspects them but does not write them back\./,
