@@ -82,4 +82,50 @@ describe("conversation records: each agent's records read as the engine's messag
       assert.ok(rounds > 0, `${basename(file)}: no conversational round`);
     }
   });
+
+  it('a Codex tool call reads as the arguments it holds: a JSON object as JSON, a patch as its text, never escaped', async function () {
+    this.timeout(120_000);
+    let objects = 0;
+    let texts = 0;
+    for (const file of agentFixtures('codex', /\.jsonl$/)) {
+      const analysis = await inspectFile(file);
+      for (const round of analysis.rounds) {
+        const records = await loadEntryObjects(file, analysis.index.entries, round.entries);
+        const calls = round.entries.flatMap((e) => {
+          const r = agentModule('codex').records!.message!(records.get(e)!, analysis.index.entries[e]);
+          return r?.kind === 'message' && Array.isArray(r.content)
+            ? r.content.filter((b) => b.type === 'tool_use' && typeof b.input === 'string')
+            : [];
+        });
+        if (!calls.length) continue;
+        const text = await readableRound(analysis, round.index);
+        for (const call of calls) {
+          const input = call.input as string;
+          const where = `${basename(file)} round ${round.index} call ${String(call.id)}`;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(input);
+          } catch {
+            parsed = undefined;
+          }
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length) {
+            const key = Object.keys(parsed)[0];
+            assert.ok(text.includes(`    {\n     ${JSON.stringify(key)}: `), `${where}: ${key} not shown as JSON`);
+            objects++;
+          } else if (input.trim() && parsed === undefined) {
+            const first = input.replace(/\r\n?/g, '\n').split('\n')[0];
+            assert.ok(text.includes(`\n    ${first}`), `${where}: its text not shown as it is: ${first}`);
+            texts++;
+          }
+          // What follows the call's heading is the arguments; a JSON-encoded string would open with a quote.
+          const heading = `[${String(call.id)}]\n`;
+          const shown = text.slice(text.indexOf(heading) + heading.length).split('\n')[0];
+          assert.ok(text.includes(heading), `${where}: no heading`);
+          assert.ok(!shown.startsWith('    "'), `${where}: shown as an escaped string: ${shown}`);
+        }
+      }
+    }
+    assert.ok(objects > 0, 'no Codex tool call with JSON arguments among the fixtures');
+    console.log(`      ${objects} calls with JSON arguments, ${texts} with text`);
+  });
 });

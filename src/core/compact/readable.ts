@@ -8,6 +8,7 @@ import { analyze } from '../inspect';
 import type { Analysis } from '../analysis';
 import { loadConversation, loadEntryObjects, toolResultText } from './lines';
 import { toApiMessages, type ApiBlock } from './messages';
+import { toolInputObject } from './summarize/toolCalls';
 
 const LONG = 4_000;
 
@@ -25,6 +26,16 @@ function indent(text: string): string {
     .join('\n');
 }
 
+/**
+ * A tool call's input as a person reads it. Codex records a function call's arguments as a JSON string and a custom
+ * tool's (apply_patch) as plain text: shown as the object they hold, or as the text, not as an escaped string.
+ */
+function toolInputText(input: unknown): string {
+  if (typeof input !== 'string') return JSON.stringify(input ?? {}, null, 1);
+  const parsed = toolInputObject(input);
+  return Object.keys(parsed).length > 0 ? JSON.stringify(parsed, null, 1) : input;
+}
+
 function renderBlock(b: ApiBlock): string {
   switch (b.type) {
     case 'text':
@@ -34,7 +45,7 @@ function renderBlock(b: ApiBlock): string {
     case 'redacted_thinking':
       return '  (redacted thinking)';
     case 'tool_use':
-      return `  → tool call ${String(b.name)} [${String(b.id)}]\n${indent(clip(JSON.stringify(b.input ?? {}, null, 1)))}`;
+      return `  → tool call ${String(b.name)} [${String(b.id)}]\n${indent(clip(toolInputText(b.input)))}`;
     case 'tool_result': {
       const { text } = toolResultText(b.content);
       return `  ← tool result [${String(b.tool_use_id)}]${b.is_error ? ' (error)' : ''}\n${indent(clip(text))}`;
