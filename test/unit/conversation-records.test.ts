@@ -3,6 +3,7 @@
 // On every shared fixture of an agent whose records are read as messages.
 import { strict as assert } from 'node:assert';
 import { basename } from 'node:path';
+import { contentBlocks } from '../../src/core/conversation';
 import { AGENT_IDS, agentModule } from '../../src/core/formats/registry';
 import { inspectFile } from '../../src/core/inspect';
 import { loadEntryObjects } from '../../src/core/compact/lines';
@@ -93,9 +94,7 @@ describe("conversation records: each agent's records read as the engine's messag
         const records = await loadEntryObjects(file, analysis.index.entries, round.entries);
         const calls = round.entries.flatMap((e) => {
           const r = agentModule('codex').records!.message!(records.get(e)!, analysis.index.entries[e]);
-          return r?.kind === 'message' && Array.isArray(r.content)
-            ? r.content.filter((b) => b.type === 'tool_use' && typeof b.input === 'string')
-            : [];
+          return contentBlocks(r ?? undefined).filter((b) => b.type === 'tool_use' && typeof b.input === 'string');
         });
         if (!calls.length) continue;
         const text = await readableRound(analysis, round.index);
