@@ -269,9 +269,10 @@ export class Workbench {
   }
 
   /**
-   * The text of the hover shown on pointing at `target`, once it matches `match` (a string matches as it is). A hover is cancelled when its
-   * row re-renders under the pointer (views refresh as background reads land), and can vanish between two calls, so
-   * the text is read in the same page step that finds it; the pointer leaves and comes back until one is read.
+   * The text of the hover shown on pointing at `target`, once it matches `match` (a string matches as it is). A hover
+   * is cancelled when its row re-renders under the pointer (views refresh as background reads land), and can vanish
+   * between two calls, so the text is read in the same page step that finds it; the pointer leaves and comes back
+   * until one is read.
    */
   async hoverText(target: Locator, match: RegExp | string, attempts = 6): Promise<string> {
     const pattern = typeof match === 'string' ? new RegExp(escapeRegExp(match)) : match;
