@@ -274,9 +274,15 @@ describe('UI: compact a transcript as a user would', function () {
     // The open transcript is marked too: a CodeLens above each marked round's first line.
     const lens = wb.page.locator('.codelens-decoration', { hasText: /\[summarize\] round #\d+: / });
     await lens.first().waitFor({ state: 'visible', timeout: 30_000 });
-    // The view's badge counts the marked rounds.
+    // The view's badge counts the rounds the plan row names. The badge element can be there before its count (the
+    // workbench renders it when the view's badge changes), so wait for the count rather than read it once.
+    const planned = /^(\d+) rounds/.exec(plan.description)![1];
     const badge = activityItem().locator('.badge-content');
-    assert.match((await badge.textContent({ timeout: 10_000 })) ?? '', /^\d+$/);
+    await activityItem()
+      .locator('.badge-content', { hasText: new RegExp(`^${planned}$`) })
+      .waitFor({ state: 'attached', timeout: 30_000 })
+      .catch(() => undefined);
+    assert.equal(((await badge.textContent()) ?? '').trim(), planned, 'the badge counts the planned rounds');
     const shot = await wb.screenshot('rounds-tree');
     console.log(`      ${plan.label}; screenshot ${path.basename(shot)}`);
   });
