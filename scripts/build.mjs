@@ -5,6 +5,11 @@ import { createRequire } from 'node:module';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const production = process.argv.includes('--production');
+// --outdir DIR: the bundles a package needs into DIR instead of dist/ (a test packages a .vsix from a copy, so that
+// tests reading dist/ beside it never see a half-written bundle). Only dist/ gets the benchmark and host tests.
+const outdirAt = process.argv.indexOf('--outdir');
+const outdir = outdirAt >= 0 ? process.argv[outdirAt + 1] : 'dist';
+const intoDist = outdirAt < 0;
 const common = {
   bundle: true,
   platform: 'node',
@@ -18,20 +23,20 @@ const common = {
   // (src/core/tokens/exact.ts).
   external: ['js-tiktoken/ranks/*'],
 };
-mkdirSync('dist', { recursive: true });
-copyFileSync(createRequire(import.meta.url).resolve('js-tiktoken/ranks/o200k_base'), 'dist/o200k_base.cjs');
+mkdirSync(outdir, { recursive: true });
+copyFileSync(createRequire(import.meta.url).resolve('js-tiktoken/ranks/o200k_base'), `${outdir}/o200k_base.cjs`);
 
 const jobs = [
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
+  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: `${outdir}/cli.js` }),
   // Exact token counting off the main thread (src/core/tokens/pool.ts finds it beside the running bundle).
-  build({ ...common, entryPoints: ['src/core/tokens/worker.ts'], outfile: 'dist/tokens-worker.js' }),
+  build({ ...common, entryPoints: ['src/core/tokens/worker.ts'], outfile: `${outdir}/tokens-worker.js` }),
 ];
 if (existsSync('src/extension/activate.ts')) {
   jobs.push(
     build({
       ...common,
       entryPoints: ['src/extension/activate.ts'],
-      outfile: 'dist/extension.js',
+      outfile: `${outdir}/extension.js`,
       external: [...common.external, 'vscode'],
     }),
   );
@@ -44,7 +49,7 @@ if (existsSync('src/webview/main.ts')) {
       format: 'iife',
       target: 'es2022',
       entryPoints: ['src/webview/main.ts'],
-      outfile: 'dist/webview.js',
+      outfile: `${outdir}/webview.js`,
     }),
   );
 }
@@ -56,14 +61,14 @@ if (existsSync('src/webview/map.ts')) {
       format: 'iife',
       target: 'es2022',
       entryPoints: ['src/webview/map.ts'],
-      outfile: 'dist/map.js',
+      outfile: `${outdir}/map.js`,
     }),
   );
 }
-if (existsSync('bench/bench.ts')) {
+if (intoDist && existsSync('bench/bench.ts')) {
   jobs.push(build({ ...common, entryPoints: ['bench/bench.ts'], outfile: 'dist/bench.js' }));
 }
-if (existsSync('scripts/build-host-tests.mjs')) {
+if (intoDist && existsSync('scripts/build-host-tests.mjs')) {
   jobs.push(import('./build-host-tests.mjs').then((m) => m.default?.()));
 }
 await Promise.all(jobs);

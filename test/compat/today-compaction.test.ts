@@ -6,7 +6,7 @@
 //    dialog promises) against that request, within 5%, on every generated session (the one before Claude Code's own
 //    /compact, the one after it, and the `--fork-session` copy), compacted to a fork and in place.
 // 2. Repeated compaction (issue #20 item 6): three compactions in a row, in place and as a chain of forks, each
-//    resumed by the real CLI; after each step the invariants of test/fuzz/repeated.test.ts that apply, and: the
+//    resumed by the real CLI; after each step the invariants of test/integration/property/repeated.test.ts that apply, and: the
 //    resumed request is API-valid (every tool_use answered), opens with our summary, carries every round the plan
 //    kept, and predicted = sent within 5%.
 //

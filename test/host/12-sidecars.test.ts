@@ -4,7 +4,7 @@
  * there, and the extension's own commands run over it as a user would (Show Rounds, Context Map, Repair Session,
  * Restore From Backup, Compact Transcript as a fork and in place, Undo Last Compaction). Each command ends within
  * its time bound (done, or refused with an error), nothing outside the session's folder is written or deleted, and
- * nothing from outside is copied into it. The CLI over the same plants: test/fuzz/sidecars.test.ts.
+ * nothing from outside is copied into it. The CLI over the same plants: test/integration/property/sidecars.test.ts.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// A child process for test/fuzz/crash.test.ts: compacts one transcript in place through the library and stops at
+// A child process for test/integration/property/crash.test.ts: compacts one transcript in place through the library and stops at
 // every progress step the library reports, so the parent can SIGKILL it at a known point of the run whatever the
 // machine's speed.
 //   argv: <file> <settings as JSON>

@@ -1,4 +1,4 @@
-// A child process for test/unit/lock.test.ts: takes part in lock races when told to, so that
+// A child process for test/integration/lock.test.ts: takes part in lock races when told to, so that
 // several real processes contend for one lock file. Commands arrive as JSON lines on stdin,
 // answers leave as JSON lines on stdout:
 //   {"cmd":"acquire","round":n,"file":f,"at":ms} → {"round":n,"pid":p,"won":true} | {"round":n,"pid":p,"won":false,"code":c,"message":m}

@@ -3,11 +3,11 @@
 // own transcript sizes plus the system prompt and tools, which left out what Claude Code re-attaches after its own
 // compaction (6-23% apart on compacted sessions).
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { agentFixtures, claudeFixtures, repoRoot, sharedFixtures } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
+import { agentFixtures, claudeFixtures, sharedFixtures } from '../support/fixtures';
 
 interface Figure {
   tokens: number;
@@ -16,12 +16,11 @@ interface Figure {
   attached: number;
 }
 
-function cli(args: string[]): { code: number | null; json: Record<string, unknown> | null; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts'), ...args], {
-    encoding: 'utf8',
-    cwd: repoRoot,
-    maxBuffer: 256 * 1024 * 1024,
-  });
+/** The verb in this process, as `agent-compactor` runs it (the bundle's own wiring: test/integration/cli.test.ts). */
+async function cli(
+  args: string[],
+): Promise<{ code: number | null; json: Record<string, unknown> | null; stderr: string }> {
+  const r = await runCliInProcess(args);
   return {
     code: r.status,
     json: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : null,
@@ -47,11 +46,11 @@ describe('the context figure on the CLI', function () {
   const dir = mkdtempSync(join(tmpdir(), 'ac-context-cli-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("inspect --json's context figure is plan --json's starting figure, for every shared fixture of every agent", () => {
+  it("inspect --json's context figure is plan --json's starting figure, for every shared fixture of every agent", async () => {
     let planned = 0;
     for (const file of allFixtures()) {
       const name = basename(file);
-      const inspected = cli(['inspect', '--json', file]);
+      const inspected = await cli(['inspect', '--json', file]);
       assert.equal(inspected.code, 0, `${name}: inspect: ${inspected.stderr}`);
       const context = inspected.json!.context as Figure;
       assert.equal(
@@ -60,7 +59,7 @@ describe('the context figure on the CLI', function () {
         `${name}: inspect's figure is its totals'`,
       );
       assertParts(context, `${name} inspect`);
-      const plan = cli(['plan', '--json', file]);
+      const plan = await cli(['plan', '--json', file]);
       if (plan.code === 2) {
         // Read-only formats: plan refuses with a one-line reason; there is no starting figure to compare.
         assert.match(plan.stderr, /read-only|not supported|cannot|only/i, `${name}: ${plan.stderr}`);
@@ -73,8 +72,8 @@ describe('the context figure on the CLI', function () {
     assert.ok(planned >= 15, `plans compared: ${planned}`);
   });
 
-  it('names what Claude Code attached after its own compaction, which no transcript line holds', () => {
-    const inspected = cli(['inspect', '--json', join(sharedFixtures, 'claude-code', 'with-compactions.jsonl')]);
+  it('names what Claude Code attached after its own compaction, which no transcript line holds', async () => {
+    const inspected = await cli(['inspect', '--json', join(sharedFixtures, 'claude-code', 'with-compactions.jsonl')]);
     const context = inspected.json!.context as Figure;
     const totals = inspected.json!.totals as {
       currentContextTokens: number;
@@ -90,11 +89,11 @@ describe('the context figure on the CLI', function () {
   });
 
   for (const name of ['with-compactions.jsonl', 'example.jsonl']) {
-    it(`${name}: compact --json carries the same context figure in its plan`, () => {
+    it(`${name}: compact --json carries the same context figure in its plan`, async () => {
       const file = join(dir, name);
       copyFileSync(join(sharedFixtures, 'claude-code', name), file);
-      const context = cli(['inspect', '--json', file]).json!.context as Figure;
-      const result = cli([
+      const context = (await cli(['inspect', '--json', file])).json!.context as Figure;
+      const result = await cli([
         'compact',
         '--json',
         '--summarizer',

@@ -26,6 +26,7 @@ import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { CompactError, type CompactResult, type CompactionPlan } from '../../src/core/compact/types';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { agentFixtures, repoRoot } from '../support/fixtures';
+import { assertCliBuilt } from '../support/cli';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const ROLLOUT = agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl')!;
@@ -56,11 +57,7 @@ describe('Codex: compact applies the plan the user saw', function () {
   let dir: string;
   let file: string;
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-codex-steer-'));

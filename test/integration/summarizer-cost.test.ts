@@ -28,6 +28,7 @@ import { buildMapState } from '../../src/extension/model/mapState';
 import { nextTurnText } from '../../src/extension/model/cacheText';
 import { DEFAULT_PRICES } from '../../src/core/cost';
 import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
+import { assertCliBuilt } from '../support/cli';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
@@ -176,11 +177,7 @@ describe("the summarizer's own cost: one function, every surface", function () {
   });
 
   it('the CLI: plan --summarizer prices the summary; an unpriced session says so in text and --json', function () {
-    const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(build.status, 0, build.stderr);
+    assertCliBuilt();
     const cli = (args: string[]) =>
       spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
     const file = fixture('v2.1.97-live-after.jsonl');

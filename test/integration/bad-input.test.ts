@@ -8,6 +8,7 @@ import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript, NotATranscriptError, assertTranscript } from '../../src/core/transcript';
 import { readLines } from '../../src/core/reader';
 import { repoRoot } from '../support/fixtures';
+import { assertCliBuilt } from '../support/cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'ac-bad-'));
 let n = 0;
@@ -171,11 +172,7 @@ describe('bad input', () => {
     const cli = join(repoRoot, 'dist', 'cli.js');
     const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
     before(function () {
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-        cwd: repoRoot,
-        encoding: 'utf8',
-      });
-      assert.equal(r.status, 0, r.stderr);
+      assertCliBuilt();
     });
     it('exits 2 with a one-line reason on unusable input', () => {
       for (const p of [file(''), file('not json at all\n'), join(dir, 'missing.jsonl')]) {

@@ -27,15 +27,15 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { inspectFile, type Analysis } from '../../src/core/inspect';
-import { NotATranscriptError } from '../../src/core/transcript';
-import { planCompaction } from '../../src/core/compact/plan';
-import { compactFile } from '../../src/core/compact/compact';
-import { CompactError } from '../../src/core/compact/types';
-import { checkResumable } from '../../src/core/compact/validate';
-import { statePath } from '../../src/core/compact/state';
-import { agentFixtures, claudeFixtures } from '../support/fixtures';
-import { Rng, diffSnapshots, sha256, snapshotDir, withTimeout, secs } from '../support/reliability';
+import { inspectFile, type Analysis } from '../../../src/core/inspect';
+import { NotATranscriptError } from '../../../src/core/transcript';
+import { planCompaction } from '../../../src/core/compact/plan';
+import { compactFile } from '../../../src/core/compact/compact';
+import { CompactError } from '../../../src/core/compact/types';
+import { checkResumable } from '../../../src/core/compact/validate';
+import { statePath } from '../../../src/core/compact/state';
+import { agentFixtures, claudeFixtures } from '../../support/fixtures';
+import { Rng, diffSnapshots, sha256, snapshotDir, withTimeout, secs } from '../../support/reliability';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20250101);
 const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 40_000);

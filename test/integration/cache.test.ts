@@ -24,6 +24,7 @@ import { agentFixtures, claudeFixtures, fixture, repoRoot } from '../support/fix
 import { spawnSync } from 'node:child_process';
 import { planCompaction } from '../../src/core/compact/plan';
 import { DEFAULT_SETTINGS } from '../../src/core/compact/types';
+import { assertCliBuilt } from '../support/cli';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -349,11 +350,7 @@ describe('prompt cache state and the next turn cost', function () {
     });
   });
   it('the CLI: inspect says the cache state (text and --json), plan adds the next turn both ways (text and --json)', function () {
-    const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(build.status, 0, build.stderr);
+    assertCliBuilt();
     const cli = (args: string[]) =>
       spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
     const file = fixture('v2.1.97-live-after.jsonl');

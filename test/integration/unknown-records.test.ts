@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
+import { assertCliBuilt } from '../support/cli';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 
@@ -70,11 +71,7 @@ describe('unknown and odd records are never an error, for any verb', function ()
   let odd: string;
 
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-unknown-'));

@@ -24,6 +24,7 @@ import { VERBS } from '../../src/cli/verbs';
 import { startFakeAnthropic } from '../support/fake-anthropic';
 import { claudeFixtureDir, repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
+import { assertCliBuilt } from '../support/cli';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const KEY = 'sk-ant-api03-cli-test-key';
@@ -97,11 +98,7 @@ describe('CLI', function () {
   let transcript: string;
 
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-cli-'));

@@ -7,13 +7,13 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compactFile } from '../../src/core/compact/compact';
-import { CompactError } from '../../src/core/compact/types';
-import { checkResumable } from '../../src/core/compact/validate';
-import { fixture } from '../support/fixtures';
-import { inspectFile } from '../../src/core/inspect';
-import { doctorFile } from '../../src/core/doctor';
-import { repairFile } from '../../src/core/repair';
+import { compactFile } from '../../../src/core/compact/compact';
+import { CompactError } from '../../../src/core/compact/types';
+import { checkResumable } from '../../../src/core/compact/validate';
+import { fixture } from '../../support/fixtures';
+import { inspectFile } from '../../../src/core/inspect';
+import { doctorFile } from '../../../src/core/doctor';
+import { repairFile } from '../../../src/core/repair';
 
 // Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
 // when it started: it never sees our compaction), then a last-prompt line naming its newest entry.

@@ -5,7 +5,7 @@
 // the raw bytes through a recording proxy). With the extractive summarizer (and inspect/plan)
 // nothing is sent anywhere: zero connections even with a key and a base URL in the environment.
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
@@ -17,6 +17,7 @@ import { compactFile } from '../../src/core/compact/compact';
 import { startFakeAnthropic, type FakeAnthropic, type Scenario } from '../support/fake-anthropic';
 import { repoRoot } from '../support/fixtures';
 import { buildTranscript, snapshotDir } from '../support/reliability';
+import { assertCliBuilt } from '../support/cli';
 
 const KEY = `sk-ant-api03-CANARY-${randomBytes(12).toString('hex')}-DO-NOT-LEAK`;
 const SETTINGS = { targetTokens: 6_000, keepRecentTokens: 2_000, maxToolResultChars: 1_000 };
@@ -128,11 +129,7 @@ describe('secrets: the API key never leaks', function () {
   let file: string;
   const saved = { key: process.env.ANTHROPIC_API_KEY, base: process.env.ANTHROPIC_BASE_URL };
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-secret-'));

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FACT_CATEGORIES, type FidelityReport } from '../../src/core/compact/fidelity';
 import { fixture, repoRoot } from '../support/fixtures';
+import { assertCliBuilt } from '../support/cli';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const SETTINGS = ['--target-tokens', '20000'];
@@ -31,11 +32,7 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
   let dir: string;
   let transcript: string;
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
     dir = mkdtempSync(join(tmpdir(), 'ac-fidelity-'));
     transcript = join(dir, 's.jsonl');
     copyFileSync(fixture('v2.1.97-live-before.jsonl'), transcript);

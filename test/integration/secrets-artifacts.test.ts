@@ -3,7 +3,7 @@
 // developer's shell would have it, and every byte produced is searched for it.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -18,8 +18,18 @@ describe('secrets in shipped artifacts', function () {
   const out = mkdtempSync(join(tmpdir(), 'ac-vsix-'));
   const vsix = join(out, 'agent-compactor.vsix');
 
+  // The package is made from a copy of what the .vsix takes (manifest, docs, media) with its own production build,
+  // so the dist/ that other tests run beside this one is never rebuilt under them.
+  const pkg = join(out, 'package');
+  const dist = join(pkg, 'dist');
+
   before(() => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--production'], {
+    mkdirSync(pkg);
+    for (const name of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore']) {
+      copyFileSync(join(repoRoot, name), join(pkg, name));
+    }
+    cpSync(join(repoRoot, 'media'), join(pkg, 'media'), { recursive: true });
+    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--production', '--outdir', dist], {
       cwd: repoRoot,
       env,
       encoding: 'utf8',
@@ -29,7 +39,7 @@ describe('secrets in shipped artifacts', function () {
     const pack = spawnSync(
       process.execPath,
       [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', vsix],
-      { cwd: repoRoot, env, encoding: 'utf8' },
+      { cwd: pkg, env, encoding: 'utf8' },
     );
     assert.equal(pack.status, 0, pack.stderr + pack.stdout);
   });
@@ -55,8 +65,10 @@ describe('secrets in shipped artifacts', function () {
   });
 
   it('the built bundles hold no trace of the key', () => {
-    for (const name of readdirSync(join(repoRoot, 'dist')).filter((n) => n.endsWith('.js'))) {
-      const text = readFileSync(join(repoRoot, 'dist', name), 'latin1');
+    const bundles = readdirSync(dist).filter((n) => n.endsWith('.js'));
+    assert.ok(bundles.includes('extension.js') && bundles.includes('cli.js'), bundles.join(', '));
+    for (const name of bundles) {
+      const text = readFileSync(join(dist, name), 'latin1');
       assert.equal(text.includes(canary), false, `the key is in dist/${name}`);
     }
   });

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { claudeFixtureDir, repoRoot, sharedFixtures } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
+import { assertCliBuilt } from '../support/cli';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const CLAUDE_ID = '0b6f3a52-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -84,11 +85,7 @@ describe('CLI sessions and restore', function () {
   const claudeCwd = firstCwd(claudeSrc);
 
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-sessions-'));

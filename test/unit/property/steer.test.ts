@@ -15,12 +15,12 @@ import { strict as assert } from 'node:assert';
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { inspectFile, type Analysis } from '../../src/core/inspect';
-import { planCompaction, planDetails } from '../../src/core/compact/plan';
-import { applyCompaction, compactFile, draftSummary, planCompactionOf } from '../../src/core/compact/compact';
-import { loadEntryObjects } from '../../src/core/compact/lines';
-import { checkResumable } from '../../src/core/compact/validate';
-import { loadDecisions, loadSavedPlanInputs, saveDecisions } from '../../src/core/compact/savedDecisions';
+import { inspectFile, type Analysis } from '../../../src/core/inspect';
+import { planCompaction, planDetails } from '../../../src/core/compact/plan';
+import { applyCompaction, compactFile, draftSummary, planCompactionOf } from '../../../src/core/compact/compact';
+import { loadEntryObjects } from '../../../src/core/compact/lines';
+import { checkResumable } from '../../../src/core/compact/validate';
+import { loadDecisions, loadSavedPlanInputs, saveDecisions } from '../../../src/core/compact/savedDecisions';
 import {
   chooseRounds,
   chooseToolResult,
@@ -30,16 +30,16 @@ import {
   summarizeUpTo,
   type RoundChoice,
   type UserDecisions,
-} from '../../src/core/compact/decisions';
-import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
+} from '../../../src/core/compact/decisions';
+import { SUMMARY_PREFIX } from '../../../src/core/compact/summarize/prompt';
 import {
   CompactError,
   type CompactResult,
   type CompactSettings,
   type CompactionPlan,
-} from '../../src/core/compact/types';
-import { agentFixtures, claudeFixtures } from '../support/fixtures';
-import { diffSnapshots, Rng, snapshotDir } from '../support/reliability';
+} from '../../../src/core/compact/types';
+import { agentFixtures, claudeFixtures } from '../../support/fixtures';
+import { diffSnapshots, Rng, snapshotDir } from '../../support/reliability';
 
 const STEPS = 9;
 const COMPACT_EVERY = 3;

@@ -30,19 +30,20 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { COMMITTING, compactFile } from '../../src/core/compact/compact';
-import { CompactError } from '../../src/core/compact/types';
-import { checkResumable } from '../../src/core/compact/validate';
-import { inspectFile } from '../../src/core/inspect';
-import { fixture, repoRoot } from '../support/fixtures';
-import { Rng, diffSnapshots, snapshotDir, secs, buildTranscript } from '../support/reliability';
+import { COMMITTING, compactFile } from '../../../src/core/compact/compact';
+import { CompactError } from '../../../src/core/compact/types';
+import { checkResumable } from '../../../src/core/compact/validate';
+import { inspectFile } from '../../../src/core/inspect';
+import { fixture, repoRoot } from '../../support/fixtures';
+import { Rng, diffSnapshots, snapshotDir, secs, buildTranscript } from '../../support/reliability';
+import { assertCliBuilt } from '../../support/cli';
 
 const RUNS = Number(process.env.CRASH_RUNS ?? 40);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
 const SOURCE = fixture('with-compactions.jsonl');
 // Summarizes a few rounds and replaces two large tool results, so the run also writes sidecars.
 const SETTINGS = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
-const CHILD_SOURCE = join(__dirname, '..', 'support', 'crash-child.ts');
+const CHILD_SOURCE = join(__dirname, '..', '..', 'support', 'crash-child.ts');
 // Bundled like the CLI (a plain `node` start, no compile on load): a slow start would only make the runs longer.
 const CHILD = join(repoRoot, 'dist-test', 'crash-child.js');
 const cli = join(repoRoot, 'dist', 'cli.js');
@@ -299,11 +300,7 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
   before(async function () {
     this.timeout(120_000);
     // dist/tokens-worker.js, which the bundled child finds beside dist-test/.
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
     await build({
       entryPoints: [CHILD_SOURCE],
       outfile: CHILD,
@@ -522,13 +519,7 @@ describe('concurrency', function () {
   });
 
   it("across processes: the CLI is refused with 'locked' while another compaction runs", async function () {
-    if (!existsSync(cli)) {
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-        cwd: repoRoot,
-        encoding: 'utf8',
-      });
-      assert.equal(r.status, 0, r.stderr);
-    }
+    assertCliBuilt();
     const { dir, file, original } = make();
     let cliRun: ReturnType<typeof spawnSync> | undefined;
     await compactFile(file, {

@@ -26,8 +26,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { repoRoot, sharedFixtures } from '../support/fixtures';
-import { buildTranscript, diffSnapshots, Rng, snapshotDir } from '../support/reliability';
+import { repoRoot, sharedFixtures } from '../../support/fixtures';
+import { buildTranscript, diffSnapshots, Rng, snapshotDir } from '../../support/reliability';
+import { assertCliBuilt } from '../../support/cli';
 
 const CLI = join(repoRoot, 'dist', 'cli.js');
 const SMALL = ['--target-tokens', '14000', '--keep-recent-tokens', '9000', '--max-result-chars', '2000'];
@@ -377,11 +378,7 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
   const runs: number[] = [];
 
   before(() => {
-    const built = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(built.status, 0, built.stderr);
+    assertCliBuilt();
     root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
     template = join(root, 'template');
     const project = join(template, PROJECT);

@@ -10,6 +10,7 @@ import { basename, join } from 'node:path';
 import { repairFile } from '../../src/core/repair';
 import { CompactError } from '../../src/core/compact/types';
 import { claudeFixtureDir, repoRoot, sharedFixtures } from '../support/fixtures';
+import { assertCliBuilt } from '../support/cli';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
@@ -20,11 +21,7 @@ describe('CLI verbs gated by the agent module capabilities', function () {
   const files: Record<string, string> = {};
 
   before(() => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
+    assertCliBuilt();
     dir = mkdtempSync(join(tmpdir(), 'ac-capabilities-'));
     const copy = (src: string, name: string) => {
       const sub = join(dir, name);
