@@ -4,7 +4,6 @@
 // records): the figures are compared with the raw lines of the file, read here apart from the engine. Then the
 // surfaces that show them: the Rounds tree's boundary node, the Context Map's state and `inspect` (text and --json).
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,8 @@ import { agentCompactions, compactionLine } from '../../src/core/agentCompaction
 import { rootNodes } from '../../src/extension/model/tree';
 import { buildMapState } from '../../src/extension/model/mapState';
 import { isMapState } from '../../src/webview/mapProtocol';
-import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
+import { agentFixtures, fixture } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
 /** The file's lines parsed (1-based: `lines[n - 1]` is line n). */
 function rawLines(file: string): any[] {
@@ -323,19 +323,16 @@ describe('compactions the file records', function () {
       );
     });
 
-    it('inspect prints it (text and --json)', () => {
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts'), ...args], {
-          encoding: 'utf8',
-          cwd: repoRoot,
-        });
-      const text = run(['inspect', file]);
+    it('inspect prints it (text and --json)', async () => {
+      // The verb in this process, as `agent-compactor` runs it (the bundle's own wiring: test/integration/cli.test.ts).
+      const run = (args: string[]) => runCliInProcess(args);
+      const text = await run(['inspect', file]);
       assert.equal(text.status, 0, text.stderr);
       assert.match(
         text.stdout,
         /\ncompactions:\n {2}line 576: auto compaction by Claude Code: 167,174 → not recorded; next request 51,732; cost not recorded\n/,
       );
-      const json = run(['inspect', '--json', file]);
+      const json = await run(['inspect', '--json', file]);
       assert.equal(json.status, 0, json.stderr);
       const j = JSON.parse(json.stdout) as {
         compactions: {

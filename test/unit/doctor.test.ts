@@ -1,8 +1,8 @@
 // Doctor and repair: each problem kind on hand-made transcripts and on broken copies of the real fixtures (derived
-// here, never edited), the CLI's exit codes, byte-identity of everything repair does not change, and a property run
-// that breaks every fixture at random points and requires repair to bring back every message resume loaded before.
+// here, never edited), the CLI's exit codes (its verbs in this process, as `agent-compactor` runs them), byte-identity
+// of everything repair does not change, and a property run that breaks every fixture at random points and requires
+// repair to bring back every message resume loaded before.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,8 @@ import { healthNode, repairableOf, resumeHealthOf } from '../../src/extension/mo
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { claudeFixtures, repoRoot } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
-const cli = join(repoRoot, 'dist', 'cli.js');
 let dir: string;
 before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-doctor-'))));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -521,17 +521,15 @@ describe('what repair can fix: one check for doctor, the CLI and the extension',
 });
 
 describe('doctor and repair: CLI', () => {
-  before(function () {
-    if (!existsSync(cli)) throw new Error(`build first: ${cli}`);
-  });
-  const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  // The verbs in this process, as `agent-compactor` runs them (the bundle's own wiring: test/integration/cli.test.ts).
+  const run = (args: string[]) => runCliInProcess(args);
 
-  it('doctor: exit 0 healthy, 1 with problems, 2 on unusable input; --json has the documented fields', () => {
-    const healthy = run(['doctor', write(conversation(1))]);
+  it('doctor: exit 0 healthy, 1 with problems, 2 on unusable input; --json has the documented fields', async () => {
+    const healthy = await run(['doctor', write(conversation(1))]);
     assert.equal(healthy.status, 0, healthy.stderr);
     assert.match(healthy.stdout, /resume loads 40 of 40 messages \(100\.0%\)/);
     const broken = write(without(conversation(60), 'b4'));
-    const sick = run(['doctor', broken, '--json']);
+    const sick = await run(['doctor', broken, '--json']);
     assert.equal(sick.status, 1, sick.stderr);
     const j = JSON.parse(sick.stdout) as DoctorReport;
     assert.equal(j.reachableMessages, 20);
@@ -542,41 +540,47 @@ describe('doctor and repair: CLI', () => {
       [['dangling-parent', 20]],
     );
     assert.ok(typeof j.problems[0].detail === 'string');
-    assert.equal(run(['doctor', join(dir, 'missing.jsonl')]).status, 2);
-    assert.equal(run(['doctor', write(['not json at all'])]).status, 2);
+    assert.equal((await run(['doctor', join(dir, 'missing.jsonl')])).status, 2);
+    assert.equal((await run(['doctor', write(['not json at all'])])).status, 2);
   });
 
-  it('a uuid written twice: doctor does not send you to repair; repair writes nothing and says it cannot fix it', () => {
+  it('a uuid written twice: doctor does not send you to repair; repair writes nothing and says it cannot fix it', async () => {
     const dup = write(leafWrittenTwice());
-    const d = run(['doctor', dup]);
+    const d = await run(['doctor', dup]);
     assert.equal(d.status, 1, d.stderr);
     assert.match(d.stdout, /none of them is one `agent-compactor repair` can fix \(no broken parent links/);
-    assert.equal((JSON.parse(run(['doctor', dup, '--json']).stdout) as { repairable: boolean }).repairable, false);
     assert.equal(
-      (JSON.parse(run(['doctor', write(without(conversation(60), 'b4')), '--json']).stdout) as { repairable: boolean })
-        .repairable,
+      (JSON.parse((await run(['doctor', dup, '--json'])).stdout) as { repairable: boolean }).repairable,
+      false,
+    );
+    assert.equal(
+      (
+        JSON.parse((await run(['doctor', write(without(conversation(60), 'b4')), '--json'])).stdout) as {
+          repairable: boolean;
+        }
+      ).repairable,
       true,
     );
     const out = join(dir, 'cli-dup.jsonl');
-    const r = run(['repair', dup, '--out', out]);
+    const r = await run(['repair', dup, '--out', out]);
     assert.match(r.stdout, /nothing to repair: no broken parent links/);
     assert.ok(!existsSync(out));
   });
 
-  it('repair exits 1 when the result it reports is still invalid, even with nothing it can change (a uuid written twice, a first message from the assistant)', () => {
+  it('repair exits 1 when the result it reports is still invalid, even with nothing it can change (a uuid written twice, a first message from the assistant)', async () => {
     const c = conversation(60)
       .slice(1)
       .map((l) => ((l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: null } : l));
     const f = write([...c.slice(0, 10), c[9], ...c.slice(10)]);
     const out = join(dir, 'cli-invalid.jsonl');
-    const r = run(['repair', f, '--out', out]);
+    const r = await run(['repair', f, '--out', out]);
     assert.match(r.stdout, /rebuilt request INVALID/);
     assert.match(r.stdout, /not something repair can fix: invalid-request/);
     assert.equal(r.status, 1, r.stdout);
     assert.ok(!existsSync(out));
   });
 
-  it('a first line that is an array, or lines ended by a carriage return alone: every verb refuses it the same way, exit 2', () => {
+  it('a first line that is an array, or lines ended by a carriage return alone: every verb refuses it the same way, exit 2', async () => {
     const lines = conversation(1)
       .slice(0, 4)
       .map((l) => JSON.stringify(l));
@@ -585,7 +589,7 @@ describe('doctor and repair: CLI', () => {
     for (const [what, f] of Object.entries(files)) {
       const seen = new Map<string, string>();
       for (const verb of ['inspect', 'plan', 'compact', 'doctor', 'repair']) {
-        const r = run([
+        const r = await run([
           verb,
           f,
           ...(verb === 'compact' || verb === 'repair' ? ['--out', join(dir, `never-${verb}.jsonl`)] : []),
@@ -596,28 +600,30 @@ describe('doctor and repair: CLI', () => {
       assert.equal(new Set(seen.values()).size, 1, `${what}: ${JSON.stringify([...seen])}`);
       assert.match(seen.get('doctor')!, /one JSON document, but no session format/);
     }
-    assert.match(run(['doctor', files['CR only']]).stderr, /end in a carriage return alone/);
+    assert.match((await run(['doctor', files['CR only']])).stderr, /end in a carriage return alone/);
   });
 
-  it('repair: writes what --out names, reports the change; --out and --in-place together is a usage error', () => {
+  it('repair: writes what --out names, reports the change; --out and --in-place together is a usage error', async () => {
     const broken = write(without(conversation(60), 'b4'));
     const out = join(dir, 'cli-fixed.jsonl');
-    const r = run(['repair', broken, '--out', out]);
+    const r = await run(['repair', broken, '--out', out]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /line 20: parentUuid b4 -> r4/);
     assert.match(r.stdout, /before, 39 of 39 \(100\.0%\) after/);
-    assert.equal(run(['doctor', out]).status, 0);
-    assert.equal(run(['repair', broken, '--out', out]).status, 2, 'an existing output is not replaced');
-    assert.equal(run(['repair', broken, '--out', join(dir, 'x.jsonl'), '--in-place']).status, 2);
+    assert.equal((await run(['doctor', out])).status, 0);
+    assert.equal((await run(['repair', broken, '--out', out])).status, 2, 'an existing output is not replaced');
+    assert.equal((await run(['repair', broken, '--out', join(dir, 'x.jsonl'), '--in-place'])).status, 2);
   });
 
-  it('repair: a tool result whose call is gone is reported as converted, in text and in --json', () => {
+  it('repair: a tool result whose call is gone is reported as converted, in text and in --json', async () => {
     const broken = write(without(conversation(60), 'a3'));
-    const r = run(['repair', broken, '--out', join(dir, 'cli-converted.jsonl')]);
+    const r = await run(['repair', broken, '--out', join(dir, 'cli-converted.jsonl')]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /line 14: tool_result t3 -> text block \(the tool_use of t3 is not in what resume loads/);
     assert.match(r.stdout, /line 14: parentUuid a3 -> u3/);
-    const j = JSON.parse(run(['repair', broken, '--out', join(dir, 'cli-converted-2.jsonl'), '--json']).stdout) as {
+    const j = JSON.parse(
+      (await run(['repair', broken, '--out', join(dir, 'cli-converted-2.jsonl'), '--json'])).stdout,
+    ) as {
       converted: { line: number; toolIds: string[] }[];
     };
     assert.deepEqual(

@@ -1,17 +1,14 @@
 // An agent that upgrades every week writes record kinds we have never seen, and records we read (cost-state,
 // api-request-shape, api-request, attachments) in shapes we did not expect. None of that is ever an error: every verb
-// of the built CLI (inspect, plan, compact, doctor, repair) gives on a session holding such lines what it gives on
-// the same session without them (exit code, findings, plan), and what it writes keeps them byte for byte.
+// of the CLI (inspect, plan, compact, doctor, repair; run in this process as `agent-compactor` runs it) gives on a
+// session holding such lines what it gives on the same session without them (exit code, findings, plan), and what it
+// writes keeps them byte for byte.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
-import { assertCliBuilt } from '../support/cli';
-
-const cli = join(repoRoot, 'dist', 'cli.js');
+import { runCliInProcess } from '../support/cliInProcess';
 
 /** Lines with no uuid (off the chain): unknown kinds, and known ones in shapes nobody promised. */
 const METADATA = [
@@ -59,9 +56,9 @@ function withOddLines(lines: string[]): string[] {
   return out;
 }
 
-function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+/** The verb in this process, as `agent-compactor` runs it (the bundle's own wiring: test/integration/cli.test.ts). */
+function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return runCliInProcess(args);
 }
 
 describe('unknown and odd records are never an error, for any verb', function () {
@@ -70,9 +67,6 @@ describe('unknown and odd records are never an error, for any verb', function ()
   let clean: string;
   let odd: string;
 
-  before(() => {
-    assertCliBuilt();
-  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-unknown-'));
     const lines = buildTranscript({ rounds: 14, textChars: 1_500, resultChars: (r) => (r % 3 === 0 ? 3_000 : 300) });
@@ -83,9 +77,9 @@ describe('unknown and odd records are never an error, for any verb', function ()
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('inspect: exit 0, no malformed line, the same rounds and context figure', () => {
-    const a = run(['inspect', clean, '--json']);
-    const b = run(['inspect', odd, '--json']);
+  it('inspect: exit 0, no malformed line, the same rounds and context figure', async () => {
+    const a = await run(['inspect', clean, '--json']);
+    const b = await run(['inspect', odd, '--json']);
     assert.equal(b.status, 0, b.stderr);
     assert.equal(b.stderr, '');
     const ra = JSON.parse(a.stdout);
@@ -98,14 +92,14 @@ describe('unknown and odd records are never an error, for any verb', function ()
       ra.totals.overheadSource,
       'a shape that cannot be counted is not "recorded"',
     );
-    const text = run(['inspect', odd]);
+    const text = await run(['inspect', odd]);
     assert.equal(text.status, 0, text.stderr);
   });
 
-  it('plan: exit 0 and the same plan (actions and the resumed size)', () => {
+  it('plan: exit 0 and the same plan (actions and the resumed size)', async () => {
     const small = ['--target-tokens', '8000', '--keep-recent-tokens', '2000'];
-    const a = JSON.parse(run(['plan', clean, ...small, '--json']).stdout);
-    const b = run(['plan', odd, ...small, '--json']);
+    const a = JSON.parse((await run(['plan', clean, ...small, '--json'])).stdout);
+    const b = await run(['plan', odd, ...small, '--json']);
     assert.equal(b.status, 0, b.stderr);
     const pb = JSON.parse(b.stdout);
     assert.deepEqual(
@@ -113,12 +107,12 @@ describe('unknown and odd records are never an error, for any verb', function ()
       a.rounds.map((r: { action: string }) => r.action),
     );
     assert.ok(pb.summarizedRounds > 0, 'a real cut');
-    assert.equal(run(['plan', odd, ...small]).status, 0);
+    assert.equal((await run(['plan', odd, ...small])).status, 0);
   });
 
-  it('compact: exit 0, a fork that keeps every odd line byte for byte, and the odd session resumes', () => {
+  it('compact: exit 0, a fork that keeps every odd line byte for byte, and the odd session resumes', async () => {
     const original = readFileSync(odd);
-    const r = run(['compact', odd, '--target-tokens', '8000', '--keep-recent-tokens', '2000', '--json']);
+    const r = await run(['compact', odd, '--target-tokens', '8000', '--keep-recent-tokens', '2000', '--json']);
     assert.equal(r.status, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assert.equal(result.mode, 'fork');
@@ -126,25 +120,25 @@ describe('unknown and odd records are never an error, for any verb', function ()
     const out = readFileSync(result.output);
     assert.ok(out.subarray(0, original.length).equals(original), 'the fork starts with every original byte');
     // The fork is an ordinary session for every verb again.
-    assert.equal(run(['inspect', result.output, '--json']).status, 0);
-    assert.equal(run(['doctor', result.output]).status, 0, 'the fork resumes whole');
+    assert.equal((await run(['inspect', result.output, '--json'])).status, 0);
+    assert.equal((await run(['doctor', result.output])).status, 0, 'the fork resumes whole');
   });
 
-  it('doctor: the same verdict and findings as without the odd lines', () => {
-    const a = run(['doctor', clean, '--json']);
-    const b = run(['doctor', odd, '--json']);
+  it('doctor: the same verdict and findings as without the odd lines', async () => {
+    const a = await run(['doctor', clean, '--json']);
+    const b = await run(['doctor', odd, '--json']);
     assert.equal(b.status, a.status, b.stdout + b.stderr);
     assert.equal(b.status, 0, 'healthy');
     const da = JSON.parse(a.stdout);
     const db = JSON.parse(b.stdout);
     assert.deepEqual(db.problems ?? db.issues ?? [], da.problems ?? da.issues ?? []);
-    assert.equal(run(['doctor', odd]).status, 0);
+    assert.equal((await run(['doctor', odd])).status, 0);
   });
 
-  it('repair: nothing to repair, as without the odd lines; nothing written', () => {
+  it('repair: nothing to repair, as without the odd lines; nothing written', async () => {
     const before = readdirSync(dir).sort();
-    const a = run(['repair', clean, '--json']);
-    const b = run(['repair', odd, '--json']);
+    const a = await run(['repair', clean, '--json']);
+    const b = await run(['repair', odd, '--json']);
     assert.equal(b.status, a.status, b.stdout + b.stderr);
     assert.equal(b.status, 0);
     assert.deepEqual(JSON.parse(b.stdout).repaired ?? null, JSON.parse(a.stdout).repaired ?? null);

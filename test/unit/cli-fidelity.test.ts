@@ -1,23 +1,18 @@
 // `plan --summary` and `compact --json` report what the summary keeps of the summarized part's facts (fidelity.ts),
-// through the real built CLI on a copy of a real session.
+// through the CLI as `agent-compactor` runs it (in this process; the bundle's own wiring: test/integration/cli.test.ts)
+// on a copy of a real session.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FACT_CATEGORIES, type FidelityReport } from '../../src/core/compact/fidelity';
-import { fixture, repoRoot } from '../support/fixtures';
-import { assertCliBuilt } from '../support/cli';
+import { fixture } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
-const cli = join(repoRoot, 'dist', 'cli.js');
 const SETTINGS = ['--target-tokens', '20000'];
 
-function env(): NodeJS.ProcessEnv {
-  const e = { ...process.env };
-  for (const k of Object.keys(e)) if (k.startsWith('ANTHROPIC_')) delete e[k];
-  return e;
-}
-const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env() });
+/** The verb without any Anthropic variable (runCliInProcess removes them). */
+const run = (args: string[]) => runCliInProcess(args);
 
 /** The report is whole and adds up: per category kept ≤ total, totals the sums, one missing label per fact not kept. */
 function checkReport(r: FidelityReport): void {
@@ -32,15 +27,14 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
   let dir: string;
   let transcript: string;
   before(() => {
-    assertCliBuilt();
     dir = mkdtempSync(join(tmpdir(), 'ac-fidelity-'));
     transcript = join(dir, 's.jsonl');
     copyFileSync(fixture('v2.1.97-live-before.jsonl'), transcript);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('plan --summary --json: the offline summary keeps the facts; a bare given summary keeps almost none; stdout stays the summary alone', () => {
-    const offline = run(['plan', transcript, ...SETTINGS, '--summary', '--json']);
+  it('plan --summary --json: the offline summary keeps the facts; a bare given summary keeps almost none; stdout stays the summary alone', async () => {
+    const offline = await run(['plan', transcript, ...SETTINGS, '--summary', '--json']);
     assert.equal(offline.status, 0, offline.stderr);
     const drafted = JSON.parse(offline.stdout) as { summary: string; fidelity: FidelityReport };
     checkReport(drafted.fidelity);
@@ -50,7 +44,7 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
     const bare = join(dir, 'bare.md');
     writeFileSync(bare, 'We worked on the project and made progress.\n');
     const given = JSON.parse(
-      run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare, '--json']).stdout,
+      (await run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare, '--json'])).stdout,
     ) as { summary: string; fidelity: FidelityReport };
     checkReport(given.fidelity);
     // A short given summary frees its reserve for kept rounds: the summarized part (and its facts) may be a little smaller.
@@ -58,7 +52,7 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
     assert.ok(given.fidelity.kept <= 0.1 * given.fidelity.total, `${given.fidelity.kept} kept by a bare sentence`);
     assert.ok(given.fidelity.missing.some((m) => m.category === 'requests' && m.label.startsWith('the request "')));
 
-    const text = run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare]);
+    const text = await run(['plan', transcript, ...SETTINGS, '--summary', '--summary-file', bare]);
     assert.equal(text.stdout, 'We worked on the project and made progress.\n');
     assert.match(
       text.stderr,
@@ -69,12 +63,12 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
     );
   });
 
-  it('compact --json: the result carries the fidelity of the summary written, the same as planned', () => {
-    const planned = JSON.parse(run(['plan', transcript, ...SETTINGS, '--summary', '--json']).stdout) as {
+  it('compact --json: the result carries the fidelity of the summary written, the same as planned', async () => {
+    const planned = JSON.parse((await run(['plan', transcript, ...SETTINGS, '--summary', '--json'])).stdout) as {
       summary: string;
       fidelity: FidelityReport;
     };
-    const c = run(['compact', transcript, ...SETTINGS, '--json']);
+    const c = await run(['compact', transcript, ...SETTINGS, '--json']);
     assert.equal(c.status, 0, c.stderr);
     const result = JSON.parse(c.stdout) as { output: string; fidelity: FidelityReport };
     checkReport(result.fidelity);

@@ -4,7 +4,6 @@
 // be an estimate. The plan line, the Context Map, the status bar and the confirmation carry the same line for the
 // same settings, and `plan --summarizer` prints it too.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,8 +26,8 @@ import { rootNodes } from '../../src/extension/model/tree';
 import { buildMapState } from '../../src/extension/model/mapState';
 import { nextTurnText } from '../../src/extension/model/cacheText';
 import { DEFAULT_PRICES } from '../../src/core/cost';
-import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
-import { assertCliBuilt } from '../support/cli';
+import { agentFixtures, fixture } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
@@ -176,31 +175,30 @@ describe("the summarizer's own cost: one function, every surface", function () {
     );
   });
 
-  it('the CLI: plan --summarizer prices the summary; an unpriced session says so in text and --json', function () {
-    assertCliBuilt();
-    const cli = (args: string[]) =>
-      spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
+  // The verb in this process, as `agent-compactor` runs it (the bundle's own wiring: test/integration/cli.test.ts).
+  it('the CLI: plan --summarizer prices the summary; an unpriced session says so in text and --json', async function () {
+    const cli = (args: string[]) => runCliInProcess(args);
     const file = fixture('v2.1.97-live-after.jsonl');
-    const llm = cli(['plan', file, '--target-tokens', '40000', '--summarizer', 'claude-cli']);
+    const llm = await cli(['plan', file, '--target-tokens', '40000', '--summarizer', 'claude-cli']);
     assert.equal(llm.status, 0, llm.stderr);
     assert.match(llm.stdout, /\nnext turn as it is \$[\d.]+ .*of it the summary by your Claude Code \(/);
     const codex = agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!;
-    const codexPlan = cli(['plan', codex, '--target-tokens', '20000']);
+    const codexPlan = await cli(['plan', codex, '--target-tokens', '20000']);
     assert.equal(codexPlan.status, 0, codexPlan.stderr);
     assert.match(
       codexPlan.stdout,
       /\nnext turn as it is \$[\d.]+ \(cache state unknown: .*\(input tokens at gpt-5\.5 rates\)\n$/,
     );
-    const wrong = cli(['plan', file, '--summarizer', 'gpt']);
+    const wrong = await cli(['plan', file, '--summarizer', 'gpt']);
     assert.equal(wrong.status, 2);
     const dir = mkdtempSync(join(tmpdir(), 'ac-unpriced-'));
     try {
       const unpriced = join(dir, 'unpriced.jsonl');
       writeFileSync(unpriced, readFileSync(file, 'utf8').replace(/"model":"claude-[^"]+"/g, '"model":"mythos-1"'));
-      const text = cli(['plan', unpriced, '--target-tokens', '40000']);
+      const text = await cli(['plan', unpriced, '--target-tokens', '40000']);
       assert.equal(text.status, 0, text.stderr);
       assert.match(text.stdout, /\nnext turn not priced \(no price for mythos-1: give one with --prices FILE\)\n$/);
-      const json = JSON.parse(cli(['plan', unpriced, '--target-tokens', '40000', '--json']).stdout) as {
+      const json = JSON.parse((await cli(['plan', unpriced, '--target-tokens', '40000', '--json'])).stdout) as {
         nextTurn: { priced: boolean; model: string; reason: string };
       };
       assert.deepEqual(
@@ -209,7 +207,7 @@ describe("the summarizer's own cost: one function, every surface", function () {
       );
       const prices = join(dir, 'prices.json');
       writeFileSync(prices, JSON.stringify({ 'mythos-1': { input: 1, output: 5 } }));
-      const given = cli(['plan', unpriced, '--target-tokens', '40000', '--prices', prices]);
+      const given = await cli(['plan', unpriced, '--target-tokens', '40000', '--prices', prices]);
       assert.match(given.stdout, /\nnext turn as it is \$[\d.]+ .*\(input tokens at mythos-1 rates\)\n$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

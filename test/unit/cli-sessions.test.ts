@@ -1,8 +1,8 @@
-// The `sessions` and `restore` verbs through the real built CLI (`node dist/cli.js`): every agent's sessions from a
+// The `sessions`, `undo` and `restore` verbs as `agent-compactor` runs them (in this process; the bundle's own wiring:
+// test/integration/cli.test.ts): every agent's sessions from a
 // fake home folder holding real fixture files of each agent (copied into a temp folder, never into the repo), newest
 // first, with the resume command where the agent has one; and Restore From Backup putting back the exact bytes.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,
@@ -18,23 +18,21 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { claudeFixtureDir, repoRoot, sharedFixtures } from '../support/fixtures';
+import { claudeFixtureDir, sharedFixtures } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
-import { assertCliBuilt } from '../support/cli';
+import { runCliInProcess } from '../support/cliInProcess';
 
-const cli = join(repoRoot, 'dist', 'cli.js');
 const CLAUDE_ID = '0b6f3a52-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CODEX_ID = '019ed917-1cf7-72a3-92f5-c0aa98fb134e';
 
-/** The environment with no agent folder variable and no Anthropic key, plus `extra`. */
-function env(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const e = { ...process.env };
-  for (const k of Object.keys(e))
-    if (k.startsWith('ANTHROPIC_') || ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_CONFIG_HOME'].includes(k)) delete e[k];
-  return { ...e, ...extra };
-}
-const run = (args: string[], extra: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env(extra) });
+/** The environment with no agent folder variable and no Anthropic key (runCliInProcess removes those), plus `extra`. */
+const env = (extra: Record<string, string>): Record<string, string | undefined> => ({
+  CODEX_HOME: undefined,
+  CLAUDE_CONFIG_DIR: undefined,
+  XDG_CONFIG_HOME: undefined,
+  ...extra,
+});
+const run = (args: string[], extra: Record<string, string> = {}) => runCliInProcess(args, { env: env(extra) });
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function place(src: string, dest: string, mtimeSec: number): string {
@@ -84,9 +82,6 @@ describe('CLI sessions and restore', function () {
   const claudeSrc = join(claudeFixtureDir, 'example.jsonl');
   const claudeCwd = firstCwd(claudeSrc);
 
-  before(() => {
-    assertCliBuilt();
-  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-sessions-'));
     home = join(dir, 'home');
@@ -131,14 +126,14 @@ describe('CLI sessions and restore', function () {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const list = (args: string[] = [], extra: Record<string, string> = {}): Listed[] => {
-    const r = run(['sessions', '--json', ...args], { HOME: home, ...extra });
+  const list = async (args: string[] = [], extra: Record<string, string> = {}): Promise<Listed[]> => {
+    const r = await run(['sessions', '--json', ...args], { HOME: home, ...extra });
     assert.equal(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as Listed[];
   };
 
-  it("lists every agent's sessions from the home folder, newest first, with the resume command where the agent has one", () => {
-    const all = list();
+  it("lists every agent's sessions from the home folder, newest first, with the resume command where the agent has one", async () => {
+    const all = await list();
     assert.deepEqual(
       all.map((s) => s.agent),
       ['claude-code', 'codex', 'gemini-cli', 'copilot-cli', 'cline', 'cline'],
@@ -180,7 +175,7 @@ describe('CLI sessions and restore', function () {
     assert.equal(roo.sessionId, '1769034370432');
     assert.equal(copilot.size, readFileSync(join(sharedFixtures, 'copilot-cli', 'events-1.0.64.jsonl')).length);
     assert.equal(gemini.modified, new Date(1_800_000_020_000).toISOString());
-    const text = run(['sessions'], { HOME: home });
+    const text = await run(['sessions'], { HOME: home });
     assert.equal(text.status, 0, text.stderr);
     assert.ok(
       text.stdout.includes(`resume: cd /home/entity/projects/EntityProcess/agentv && codex resume ${CODEX_ID}`),
@@ -189,32 +184,32 @@ describe('CLI sessions and restore', function () {
     assert.equal(text.stdout.split('\n').filter((l) => /^\d{4}-/.test(l)).length, 6);
   });
 
-  it('--agent picks one agent, --limit caps the list, and CODEX_HOME and CLAUDE_CONFIG_DIR move the folders', () => {
+  it('--agent picks one agent, --limit caps the list, and CODEX_HOME and CLAUDE_CONFIG_DIR move the folders', async () => {
     assert.deepEqual(
-      list(['--agent', 'codex']).map((s) => s.sessionId),
+      (await list(['--agent', 'codex'])).map((s) => s.sessionId),
       [CODEX_ID],
     );
     assert.deepEqual(
-      list(['--limit', '2']).map((s) => s.agent),
+      (await list(['--limit', '2'])).map((s) => s.agent),
       ['claude-code', 'codex'],
     );
-    const moved = list([], { CODEX_HOME: join(dir, 'nowhere'), CLAUDE_CONFIG_DIR: join(home, '.gemini') });
+    const moved = await list([], { CODEX_HOME: join(dir, 'nowhere'), CLAUDE_CONFIG_DIR: join(home, '.gemini') });
     assert.deepEqual(
       moved.map((s) => s.agent),
       ['gemini-cli', 'copilot-cli', 'cline', 'cline'],
     );
     assert.deepEqual(
-      list(['--agent', 'cline']).map((s) => s.location),
+      (await list(['--agent', 'cline'])).map((s) => s.location),
       ['Cline', 'Roo Code'],
     );
     assert.deepEqual(
-      list(['--agent', 'cline'], { XDG_CONFIG_HOME: join(dir, 'nowhere') }).map((s) => s.location),
+      (await list(['--agent', 'cline'], { XDG_CONFIG_HOME: join(dir, 'nowhere') })).map((s) => s.location),
       [],
     );
-    const bad = run(['sessions', '--agent', 'roo'], { HOME: home });
+    const bad = await run(['sessions', '--agent', 'roo'], { HOME: home });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--agent must be one of/);
-    assert.equal(run(['sessions', '--limit', '0'], { HOME: home }).status, 2);
+    assert.equal((await run(['sessions', '--limit', '0'], { HOME: home })).status, 2);
   });
 
   describe('undo', () => {
@@ -229,12 +224,12 @@ describe('CLI sessions and restore', function () {
       );
     });
 
-    it('after compact --in-place, puts back the exact bytes and the sidecars as they were; then there is nothing left to undo', () => {
+    it('after compact --in-place, puts back the exact bytes and the sidecars as they were; then there is nothing left to undo', async () => {
       const before = sha(transcript);
-      const c = run(['compact', transcript, '--in-place', ...SMALL]);
+      const c = await run(['compact', transcript, '--in-place', ...SMALL]);
       assert.equal(c.status, 0, c.stderr);
       assert.notEqual(sha(transcript), before);
-      const r = run(['undo', transcript, '--json']);
+      const r = await run(['undo', transcript, '--json']);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(sha(transcript), before);
       assert.ok(!existsSync(join(dir, 's.compactor-state.json')), 'the state file the compaction created is gone');
@@ -242,43 +237,42 @@ describe('CLI sessions and restore', function () {
         !existsSync(join(dir, 's.tool-results')) || readdirSync(join(dir, 's.tool-results')).length === 0,
         'no saved tool results are left',
       );
-      const again = run(['undo', transcript]);
+      const again = await run(['undo', transcript]);
       assert.equal(again.status, 2);
       assert.match(again.stderr, /no record of a compaction to undo/);
     });
 
-    it('the same with the transcript named by a relative path (the record is kept however the file was named)', () => {
+    it('the same with the transcript named by a relative path (the record is kept however the file was named)', async () => {
       const before = sha(transcript);
-      const inDir = (args: string[]) =>
-        spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: env({}), cwd: dir });
-      const c = inDir(['compact', 's.jsonl', '--in-place', ...SMALL]);
+      const inDir = (args: string[]) => runCliInProcess(args, { env: env({}), cwd: dir });
+      const c = await inDir(['compact', 's.jsonl', '--in-place', ...SMALL]);
       assert.equal(c.status, 0, c.stderr);
       assert.ok(existsSync(join(dir, 's.compactor-undo.json')), 'the compaction is recorded for undo');
-      const r = inDir(['undo', 's.jsonl']);
+      const r = await inDir(['undo', 's.jsonl']);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(sha(transcript), before);
     });
 
-    it('after a fork, removes the fork and every file it wrote, and leaves the original byte for byte', () => {
+    it('after a fork, removes the fork and every file it wrote, and leaves the original byte for byte', async () => {
       const before = sha(transcript);
       const files = readdirSync(dir).sort();
-      const c = run(['compact', transcript, ...SMALL, '--json']);
+      const c = await run(['compact', transcript, ...SMALL, '--json']);
       assert.equal(c.status, 0, c.stderr);
       const fork = (JSON.parse(c.stdout) as { output: string }).output;
       assert.ok(existsSync(fork));
-      const r = run(['undo', transcript]);
+      const r = await run(['undo', transcript]);
       assert.equal(r.status, 0, r.stderr);
       assert.deepEqual(readdirSync(dir).sort(), files, 'the folder holds exactly what it held before the compaction');
       assert.equal(sha(transcript), before);
     });
 
-    it('refuses (exit 2, nothing changed) a fork that was written to since, and a record naming a file outside the folder', () => {
-      const c = run(['compact', transcript, ...SMALL, '--json']);
+    it('refuses (exit 2, nothing changed) a fork that was written to since, and a record naming a file outside the folder', async () => {
+      const c = await run(['compact', transcript, ...SMALL, '--json']);
       assert.equal(c.status, 0, c.stderr);
       const fork = (JSON.parse(c.stdout) as { output: string }).output;
       appendFileSync(fork, '{"type":"user","message":{"role":"user","content":"resumed"}}\n');
       const resumed = sha(fork);
-      const r = run(['undo', transcript]);
+      const r = await run(['undo', transcript]);
       assert.equal(r.status, 2);
       assert.match(r.stderr, /changed since the compaction wrote it/);
       assert.equal(sha(fork), resumed);
@@ -287,7 +281,7 @@ describe('CLI sessions and restore', function () {
       const record = join(dir, 's.compactor-undo.json');
       const planted = { ...(JSON.parse(readFileSync(record, 'utf8')) as object), output: '../home/victim.txt' };
       writeFileSync(record, JSON.stringify(planted));
-      const p = run(['undo', transcript]);
+      const p = await run(['undo', transcript]);
       assert.equal(p.status, 2);
       assert.match(p.stderr, /not a plain name/);
       assert.equal(readFileSync(victim, 'utf8'), 'keep me\n');
@@ -306,14 +300,14 @@ describe('CLI sessions and restore', function () {
       );
     });
 
-    it('after compact --in-place, puts back the exact bytes and removes the state file the compaction created; the restore is itself restorable', () => {
+    it('after compact --in-place, puts back the exact bytes and removes the state file the compaction created; the restore is itself restorable', async () => {
       const before = sha(transcript);
-      const c = run(['compact', transcript, '--in-place', ...SMALL]);
+      const c = await run(['compact', transcript, '--in-place', ...SMALL]);
       assert.equal(c.status, 0, c.stderr);
       const compacted = sha(transcript);
       assert.notEqual(compacted, before, 'the compaction changed the file');
       assert.ok(existsSync(join(dir, 's.compactor-state.json')), 'the compaction wrote a state file');
-      const r = run(['restore', transcript, '--json']);
+      const r = await run(['restore', transcript, '--json']);
       assert.equal(r.status, 0, r.stderr);
       const out = JSON.parse(r.stdout) as { restored: string; replacedBackup: string };
       assert.equal(sha(transcript), before);
@@ -322,29 +316,29 @@ describe('CLI sessions and restore', function () {
         'the state file is gone again, as before the compaction',
       );
       assert.equal(sha(out.replacedBackup), compacted, 'the replaced content was backed up');
-      const back = run(['restore', transcript, '--backup', out.replacedBackup]);
+      const back = await run(['restore', transcript, '--backup', out.replacedBackup]);
       assert.equal(back.status, 0, back.stderr);
       assert.equal(sha(transcript), compacted);
     });
 
-    it("refuses with a reason (exit 2) a transcript without backups, a fork, another agent's file and a file that is not one of its backups", () => {
-      const c = run(['compact', transcript, ...SMALL, '--json']);
+    it("refuses with a reason (exit 2) a transcript without backups, a fork, another agent's file and a file that is not one of its backups", async () => {
+      const c = await run(['compact', transcript, ...SMALL, '--json']);
       assert.equal(c.status, 0, c.stderr);
       const fork = (JSON.parse(c.stdout) as { output: string }).output;
       for (const file of [transcript, fork, join(home, '.gemini', 'tmp', 'a1b2c3', 'chats', 'session-a.json')]) {
         const before = sha(file);
-        const r = run(['restore', file]);
+        const r = await run(['restore', file]);
         assert.equal(r.status, 2, r.stderr);
         // Another agent's file: its module says Agent Compactor never writes it (before looking for backups).
         assert.match(r.stderr, file.endsWith('.json') ? /are never written by Agent Compactor/ : /has no backups/);
         assert.equal(sha(file), before);
       }
-      assert.ok(run(['compact', transcript, '--in-place', ...SMALL]).status === 0);
+      assert.ok((await run(['compact', transcript, '--in-place', ...SMALL])).status === 0);
       const other = join(dir, 'other.jsonl.bak-20260101T000000Z');
       writeFileSync(other, 'x\n');
       const compacted = sha(transcript);
       const files = readdirSync(dir).sort();
-      const r = run(['restore', transcript, '--backup', other]);
+      const r = await run(['restore', transcript, '--backup', other]);
       assert.equal(r.status, 2);
       assert.match(r.stderr, /is not a backup of/);
       assert.equal(sha(transcript), compacted);

@@ -3,12 +3,10 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript, NotATranscriptError, assertTranscript } from '../../src/core/transcript';
 import { readLines } from '../../src/core/reader';
-import { repoRoot } from '../support/fixtures';
-import { assertCliBuilt } from '../support/cli';
+import { runCliInProcess } from '../support/cliInProcess';
 
 const dir = mkdtempSync(join(tmpdir(), 'ac-bad-'));
 let n = 0;
@@ -168,29 +166,26 @@ describe('bad input', () => {
     }
   });
 
+  // The verbs in this process, as `agent-compactor` runs them (the bundle's own wiring: test/integration/cli.test.ts).
   describe('CLI', () => {
-    const cli = join(repoRoot, 'dist', 'cli.js');
-    const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
-    before(function () {
-      assertCliBuilt();
-    });
-    it('exits 2 with a one-line reason on unusable input', () => {
+    const run = (...args: string[]) => runCliInProcess(args);
+    it('exits 2 with a one-line reason on unusable input', async () => {
       for (const p of [file(''), file('not json at all\n'), join(dir, 'missing.jsonl')]) {
-        const r = run('inspect', p);
+        const r = await run('inspect', p);
         assert.equal(r.status, 2, r.stderr);
         assert.equal(r.stdout, '');
         assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
         assert.match(r.stderr, /^agent-compactor: /);
       }
     });
-    it('exits 2 on bad arguments', () => {
-      assert.equal(run('inspect').status, 2);
-      assert.equal(run('inspect', '--bogus', 'x').status, 2);
-      assert.equal(run('frobnicate').status, 2);
+    it('exits 2 on bad arguments', async () => {
+      assert.equal((await run('inspect')).status, 2);
+      assert.equal((await run('inspect', '--bogus', 'x')).status, 2);
+      assert.equal((await run('frobnicate')).status, 2);
     });
-    it('prints JSON with the documented fields', () => {
+    it('prints JSON with the documented fields', async () => {
       const p = file(good.join('\n') + '\n');
-      const r = run('inspect', p, '--json');
+      const r = await run('inspect', p, '--json');
       assert.equal(r.status, 0, r.stderr);
       const j = JSON.parse(r.stdout);
       assert.equal(j.rounds.length, 3);

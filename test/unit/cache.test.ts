@@ -20,11 +20,10 @@ import {
 } from '../../src/core/cache';
 import { DEFAULT_PRICES, priceFor } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
-import { agentFixtures, claudeFixtures, fixture, repoRoot } from '../support/fixtures';
-import { spawnSync } from 'node:child_process';
+import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { planCompaction } from '../../src/core/compact/plan';
 import { DEFAULT_SETTINGS } from '../../src/core/compact/types';
-import { assertCliBuilt } from '../support/cli';
+import { runCliInProcess } from '../support/cliInProcess';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -349,18 +348,17 @@ describe('prompt cache state and the next turn cost', function () {
       assert.equal(c.warm, false);
     });
   });
-  it('the CLI: inspect says the cache state (text and --json), plan adds the next turn both ways (text and --json)', function () {
-    assertCliBuilt();
-    const cli = (args: string[]) =>
-      spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
+  // The verbs in this process, as `agent-compactor` runs them (the bundle's own wiring: test/integration/cli.test.ts).
+  it('the CLI: inspect says the cache state (text and --json), plan adds the next turn both ways (text and --json)', async function () {
+    const cli = (args: string[]) => runCliInProcess(args);
     const file = fixture('v2.1.97-live-after.jsonl');
-    const text = cli(['inspect', file]);
+    const text = await cli(['inspect', file]);
     assert.equal(text.status, 0, text.stderr);
     assert.match(
       text.stdout,
       /\nprompt cache: cache expired \d+ days ago \(written for 1 hour, last used at \d\d:\d\d UTC\)\nthe next turn's input as it is ≈ \$[\d.]+ \(at claude-sonnet-4-6 rates\); nothing to compact at the default target of 100\.0k\n$/,
     );
-    const json = cli(['inspect', file, '--json']);
+    const json = await cli(['inspect', file, '--json']);
     const parsed = JSON.parse(json.stdout) as {
       cache: CacheState;
       nextTurn: null;
@@ -375,27 +373,27 @@ describe('prompt cache state and the next turn cost', function () {
     assert.deepEqual(parsed.nextTurnCompaction, { targetTokens: 100_000, nothingToDo: true, readOnly: null });
     // A session the default settings compact: inspect gives the next turn both ways, as plan does.
     const big = agentFixtures('codex').find((f) => f.endsWith('rollout-0.142-alpha-compacted.jsonl'))!;
-    const bigText = cli(['inspect', big]);
+    const bigText = await cli(['inspect', big]);
     assert.equal(bigText.status, 0, bigText.stderr);
     assert.match(
       bigText.stdout,
       /\nnext turn as it is \$[\d.]+ \(cache state unknown: [^)]*\), compacted \$[\d.]+; it .*\(input tokens at gpt-5\.5 rates\); compacted with the default settings \(target 100\.0k\)\n$/,
     );
-    const bigJson = JSON.parse(cli(['inspect', big, '--json']).stdout) as {
+    const bigJson = JSON.parse((await cli(['inspect', big, '--json'])).stdout) as {
       nextTurn: { priced: boolean; asIsUsd: number; compactedUsd: number };
     };
-    const bigPlan = JSON.parse(cli(['plan', big, '--json']).stdout) as {
+    const bigPlan = JSON.parse((await cli(['plan', big, '--json'])).stdout) as {
       nextTurn: { asIsUsd: number; compactedUsd: number };
     };
     assert.equal(bigJson.nextTurn.priced, true);
     assert.equal(bigJson.nextTurn.compactedUsd, bigPlan.nextTurn.compactedUsd, 'inspect and plan agree');
-    const plan = cli(['plan', file, '--target-tokens', '40000']);
+    const plan = await cli(['plan', file, '--target-tokens', '40000']);
     assert.equal(plan.status, 0, plan.stderr);
     assert.match(
       plan.stdout,
       /\nnext turn as it is \$[\d.]+ \(cache expired \d+ days ago\), compacted \$[\d.]+; it pays for itself/,
     );
-    const planJson = JSON.parse(cli(['plan', file, '--target-tokens', '40000', '--json']).stdout) as {
+    const planJson = JSON.parse((await cli(['plan', file, '--target-tokens', '40000', '--json'])).stdout) as {
       nextTurn: { asIsUsd: number; compactedUsd: number; cache: CacheState };
       postTokens: number;
     };
@@ -404,7 +402,7 @@ describe('prompt cache state and the next turn cost', function () {
       'an expired cache: the smaller context is the cheaper next turn',
     );
     assert.equal(planJson.nextTurn.cache.status, 'expired');
-    const nothing = JSON.parse(cli(['plan', file, '--target-tokens', '900000', '--json']).stdout) as {
+    const nothing = JSON.parse((await cli(['plan', file, '--target-tokens', '900000', '--json'])).stdout) as {
       nextTurn: unknown;
       nothingToDo: boolean;
     };

@@ -1,19 +1,18 @@
-// Verbs that are not offered for every agent say so plainly, through the real built CLI: doctor and repair model
+// Verbs that are not offered for every agent say so plainly, through the CLI (in this process): doctor and repair model
 // Claude Code's loader, so on a Codex rollout, a Gemini CLI chat, a Cline task or a Copilot CLI session they exit 2
 // with the reason (they used to report Claude Code's view of the file: a Codex rollout was "healthy"), write nothing,
 // and undo and restore say there is nothing Agent Compactor wrote; a Claude Code transcript is checked as before.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { repairFile } from '../../src/core/repair';
 import { CompactError } from '../../src/core/compact/types';
-import { claudeFixtureDir, repoRoot, sharedFixtures } from '../support/fixtures';
-import { assertCliBuilt } from '../support/cli';
+import { claudeFixtureDir, sharedFixtures } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
-const cli = join(repoRoot, 'dist', 'cli.js');
-const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+/** The verb as `agent-compactor` runs it, in this process (the bundle's own wiring: test/integration/cli.test.ts). */
+const run = (args: string[]) => runCliInProcess(args);
 
 describe('CLI verbs gated by the agent module capabilities', function () {
   this.timeout(300_000);
@@ -21,7 +20,6 @@ describe('CLI verbs gated by the agent module capabilities', function () {
   const files: Record<string, string> = {};
 
   before(() => {
-    assertCliBuilt();
     dir = mkdtempSync(join(tmpdir(), 'ac-capabilities-'));
     const copy = (src: string, name: string) => {
       const sub = join(dir, name);
@@ -41,12 +39,12 @@ describe('CLI verbs gated by the agent module capabilities', function () {
 
   const listing = () => readdirSync(dir, { recursive: true }).map(String).sort();
 
-  it('doctor and repair exit 2 on every other agent, naming the agent and why, and write nothing', () => {
+  it('doctor and repair exit 2 on every other agent, naming the agent and why, and write nothing', async () => {
     const before = listing();
     for (const [agent, file] of Object.entries(files)) {
       for (const verb of ['doctor', 'repair']) {
         for (const json of [[], ['--json']]) {
-          const r = run([verb, file, ...json]);
+          const r = await run([verb, file, ...json]);
           assert.equal(r.status, 2, `${verb} ${agent}: ${r.stdout}${r.stderr}`);
           assert.equal(r.stdout, '', `${verb} ${agent} printed a report`);
           assert.ok(r.stderr.includes(agent), `${verb} ${agent}: ${r.stderr}`);
@@ -57,10 +55,10 @@ describe('CLI verbs gated by the agent module capabilities', function () {
     assert.deepEqual(listing(), before);
   });
 
-  it('undo and restore on an agent Agent Compactor never writes say so (exit 2)', () => {
+  it('undo and restore on an agent Agent Compactor never writes say so (exit 2)', async () => {
     for (const agent of ['Gemini CLI', 'GitHub Copilot CLI', 'Cline / Roo Code']) {
       for (const verb of ['undo', 'restore']) {
-        const r = run([verb, files[agent]]);
+        const r = await run([verb, files[agent]]);
         assert.equal(r.status, 2, `${verb} ${agent}: ${r.stdout}${r.stderr}`);
         assert.match(r.stderr, /never written by Agent Compactor/, r.stderr);
       }
@@ -75,8 +73,8 @@ describe('CLI verbs gated by the agent module capabilities', function () {
     );
   });
 
-  it('doctor still checks a Claude Code transcript', () => {
-    const r = run(['doctor', join(claudeFixtureDir, 'example.jsonl'), '--json']);
+  it('doctor still checks a Claude Code transcript', async () => {
+    const r = await run(['doctor', join(claudeFixtureDir, 'example.jsonl'), '--json']);
     assert.ok(r.status === 0 || r.status === 1, r.stderr);
     const report = JSON.parse(r.stdout) as { totalMessages: number };
     assert.ok(report.totalMessages > 0);

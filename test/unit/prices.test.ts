@@ -1,7 +1,6 @@
 // The price lookup for today's model ids (exact, dated, unknown versions of a known family, unknown families), the
 // agent's own figure from Claude Code's `cost-state` lines beside ours, and a fork's copied responses left out.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,8 @@ import {
 } from '../../src/core/cost';
 import { parseLine } from '../../src/core/entries';
 import { indexTranscript } from '../../src/core/transcript';
-import { agentFixtures, repoRoot } from '../support/fixtures';
+import { agentFixtures } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
@@ -391,8 +391,9 @@ describe("the agent's own cost (cost-state) beside ours", () => {
   });
 });
 
-describe("inspect (the built CLI) shows assumed rates, unpriced models and the agent's own figure", () => {
-  it('text and --json', () => {
+// The verb in this process, as `agent-compactor` runs it (the bundle's own wiring: test/integration/cli.test.ts).
+describe("inspect (the CLI) shows assumed rates, unpriced models and the agent's own figure", () => {
+  it('text and --json', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-prices-cli-'));
     try {
       const f = join(dir, 's.jsonl');
@@ -406,9 +407,8 @@ describe("inspect (the built CLI) shows assumed rates, unpriced models and the a
           costState(1.26, { 'claude-opus-4-9': 1.26 }),
         ].join('\n') + '\n',
       );
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'inspect', ...args, f], { encoding: 'utf8' });
-      const text = run([]);
+      const run = (args: string[]) => runCliInProcess(['inspect', ...args, f]);
+      const text = await run([]);
       assert.equal(text.status, 0, text.stderr);
       assert.match(text.stdout, /^cost: \$0\.4000 \(assumed prices\) over 2 responses/m);
       assert.match(text.stdout, /the agent's own figure: \$1\.26 \(cost-state, line 5\)/);
@@ -418,7 +418,7 @@ describe("inspect (the built CLI) shows assumed rates, unpriced models and the a
         text.stdout,
         /The agent recorded \$1\.26 for this session, ours is \$0\.4000 \(68% apart\)\. Its figure also counts/,
       );
-      const json = run(['--json']);
+      const json = await run(['--json']);
       assert.equal(json.status, 0, json.stderr);
       const cost = (
         JSON.parse(json.stdout) as {

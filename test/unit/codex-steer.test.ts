@@ -1,9 +1,9 @@
 // A Codex rollout is compacted as its plan says: the per-round steering flags `plan` shows are the ones `compact`
-// applies (through the real built CLI, on a real rollout), the given summary is written verbatim, an in-place run
-// leaves no saved decisions behind about content it replaced, --fresh is refused rather than ignored, and a preview
-// choice that a Codex rollout cannot follow is said in the plan instead of shown as done.
+// applies (through the CLI as `agent-compactor` runs it, in this process, on a real rollout), the given summary is
+// written verbatim, an in-place run leaves no saved decisions behind about content it replaced, --fresh is refused
+// rather than ignored, and a preview choice that a Codex rollout cannot follow is said in the plan instead of shown as
+// done.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -25,16 +25,14 @@ import { statePath } from '../../src/core/compact/state';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { CompactError, type CompactResult, type CompactionPlan } from '../../src/core/compact/types';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
-import { agentFixtures, repoRoot } from '../support/fixtures';
-import { assertCliBuilt } from '../support/cli';
+import { agentFixtures } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
-const cli = join(repoRoot, 'dist', 'cli.js');
 const ROLLOUT = agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl')!;
 
+/** The verb without any Anthropic variable (runCliInProcess removes them; the bundle's own wiring: cli.test.ts). */
 function run(args: string[]) {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('ANTHROPIC_')) delete env[k];
-  return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env });
+  return runCliInProcess(args);
 }
 
 /** The compacted record our compaction appended (the written file's last line), with its raw text. */
@@ -56,9 +54,6 @@ describe('Codex: compact applies the plan the user saw', function () {
   this.timeout(300_000);
   let dir: string;
   let file: string;
-  before(() => {
-    assertCliBuilt();
-  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-codex-steer-'));
     file = join(dir, basename(ROLLOUT));
@@ -73,12 +68,12 @@ describe('Codex: compact applies the plan the user saw', function () {
     const newest = active[active.length - 1];
     // Round 0 is the oldest (the plan alone would summarize it); the round before the newest would be kept.
     const steer = ['--target-tokens', '30000', '--keep', '0', '--drop', '5', '--summarize', String(newest - 1)];
-    const shownRun = run(['plan', file, ...steer, '--json']);
+    const shownRun = await run(['plan', file, ...steer, '--json']);
     assert.equal(shownRun.status, 0, shownRun.stderr);
     const shown = JSON.parse(shownRun.stdout) as CompactionPlan;
-    const text = run(['plan', file, ...steer]);
+    const text = await run(['plan', file, ...steer]);
     assert.match(text.stdout, /^0 +3-7 +◆ keep \(you\)/m);
-    const applied = run(['compact', file, ...steer, '--json']);
+    const applied = await run(['compact', file, ...steer, '--json']);
     assert.equal(applied.status, 0, applied.stderr);
     const result = JSON.parse(applied.stdout) as CompactResult;
 
@@ -107,11 +102,11 @@ describe('Codex: compact applies the plan the user saw', function () {
     }
   });
 
-  it('CLI: --summary-file is written verbatim as the summary', () => {
+  it('CLI: --summary-file is written verbatim as the summary', async () => {
     const summary = 'Summary by hand: ünïcödé ✓, "quoted" \\ text\nsecond line\n';
     const summaryFile = join(dir, 'summary.txt');
     writeFileSync(summaryFile, summary);
-    const applied = run(['compact', file, '--target-tokens', '30000', '--summary-file', summaryFile, '--json']);
+    const applied = await run(['compact', file, '--target-tokens', '30000', '--summary-file', summaryFile, '--json']);
     assert.equal(applied.status, 0, applied.stderr);
     const result = JSON.parse(applied.stdout) as CompactResult;
     assert.equal(result.summarizer, 'given');

@@ -1,9 +1,8 @@
 // The Context Map's figures: per-round breakdowns that sum to the round's estimate on every
 // fixture, categories found where the fixtures hold them, cost against figures computed by hand
 // from the fixtures' usage, one price per response however many lines repeat it, price lookup
-// and overrides, and the CLI's `inspect` output (text and --json) through the built CLI.
+// and overrides, and the CLI's `inspect` output (text and --json), the verb run in this process.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -12,7 +11,8 @@ import { apportion, breakdownTotal, BREAKDOWN_CATEGORIES } from '../../src/core/
 import { contextMap, mappedTotal } from '../../src/core/contextMap';
 import { costOfUsage, DEFAULT_PRICES, modelKey, priceFor, sessionCost, withPriceOverrides } from '../../src/core/cost';
 import { indexTranscript } from '../../src/core/transcript';
-import { claudeFixtures, fixture, repoRoot } from '../support/fixtures';
+import { claudeFixtures, fixture } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} ≠ ${b}`);
 
@@ -240,12 +240,12 @@ describe('Context Map figures', function () {
     });
   });
 
-  describe('inspect (the built CLI)', () => {
-    const cli = join(repoRoot, 'dist', 'cli.js');
-    const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  // The verb in this process, as `agent-compactor` runs it (the bundle's own wiring: test/integration/cli.test.ts).
+  describe('inspect (the CLI)', () => {
+    const run = (args: string[]) => runCliInProcess(args);
 
-    it('--json: a breakdown summing to the estimate and a cost with its price source on each round; the session cost', () => {
-      const r = run(['inspect', '--json', fixture('example.jsonl')]);
+    it('--json: a breakdown summing to the estimate and a cost with its price source on each round; the session cost', async () => {
+      const r = await run(['inspect', '--json', fixture('example.jsonl')]);
       assert.equal(r.status, 0, r.stderr);
       const j = JSON.parse(r.stdout) as {
         rounds: {
@@ -271,8 +271,8 @@ describe('Context Map figures', function () {
       assert.ok(j.tools.some((t) => t.name === 'Read'));
     });
 
-    it('text: a per-tool table and the session cost; --prices replaces rates; a bad --prices file exits 2 with one line', () => {
-      const r = run(['inspect', fixture('example.jsonl')]);
+    it('text: a per-tool table and the session cost; --prices replaces rates; a bad --prices file exits 2 with one line', async () => {
+      const r = await run(['inspect', fixture('example.jsonl')]);
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /^tool +calls +in context/m);
       const base = /cost: \$([\d.]+) over 13 responses/.exec(r.stdout);
@@ -281,10 +281,12 @@ describe('Context Map figures', function () {
       try {
         const prices = join(dir, 'p.json');
         writeFileSync(prices, JSON.stringify({ 'claude-sonnet-4': { input: 6, output: 30 } }));
-        const doubled = /cost: \$([\d.]+)/.exec(run(['inspect', '--prices', prices, fixture('example.jsonl')]).stdout);
+        const doubled = /cost: \$([\d.]+)/.exec(
+          (await run(['inspect', '--prices', prices, fixture('example.jsonl')])).stdout,
+        );
         assert.ok(Math.abs(Number(doubled![1]) - 2 * Number(base[1])) < 0.001, `${doubled![1]} vs 2 × ${base[1]}`);
         writeFileSync(prices, '{"claude-sonnet-4": {"input": "cheap"}}');
-        const bad = run(['inspect', '--prices', prices, fixture('example.jsonl')]);
+        const bad = await run(['inspect', '--prices', prices, fixture('example.jsonl')]);
         assert.equal(bad.status, 2);
         assert.match(bad.stderr, /claude-sonnet-4\.input/);
         assert.equal(bad.stderr.trim().split('\n').length, 1);
