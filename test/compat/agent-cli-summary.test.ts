@@ -26,7 +26,14 @@ import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
 import { contentTexts, requireClaudeBinary } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic, type ScenarioInput } from '../support/fake-anthropic';
 import { startFakeResponses, type FakeResponses, type ResponsesScenario } from '../support/fake-responses';
-import { codexBin, makeCodexHome, requireCodexBinary, type CodexHome } from '../support/codex';
+import {
+  codexBin,
+  makeCodexHome,
+  requireCodexBinary,
+  startWebSocketRefusal,
+  type CodexHome,
+  type WebSocketRefusal,
+} from '../support/codex';
 
 const SETTINGS = { targetTokens: 20_000, keepRecentTokens: 4_000 };
 const CLAUDE_REPLY =
@@ -383,11 +390,16 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
   this.timeout(600_000);
   // Cleared after each test, so that a test waiting for its own fake's request never sees the previous one's.
   let fake: FakeResponses | undefined;
+  // Codex's home points at this front of the fake: it answers Codex's WebSocket attempts 426, on which Codex goes to
+  // HTTP at once (answered 404 it reconnects five times with backoff first), and passes every other request through.
+  let front: WebSocketRefusal | undefined;
   let home: CodexHome;
   let work: string;
 
   before(() => requireCodexBinary());
   afterEach(async () => {
+    await front?.close();
+    front = undefined;
     await fake?.close();
     fake = undefined;
     fs.rmSync(home.root, { recursive: true, force: true });
@@ -400,8 +412,9 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     extra: { signal?: AbortSignal; settings?: Partial<CompactSettings> } = {},
   ): Promise<{ copy: string; result: CompactResult }> {
     const own = await startFakeResponses(reply, scenario);
-    home = makeCodexHome(own);
     fake = own;
+    front = await startWebSocketRefusal(own);
+    home = makeCodexHome({ ...own, url: front.url });
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-codex-cli-'));
     const source = agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!;
     const copy = path.join(work, path.basename(source));
@@ -448,11 +461,13 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     assert.ok(fs.readFileSync(result.output, 'utf8').includes('CODEX-CLI-SUMMARY-MARKER'));
     assert.deepEqual(filesUnder(path.join(home.codexHome, 'sessions')), []);
     // Nothing else reached the fake: besides the one request, only Codex's WebSocket attempts at the same path
-    // (measured with 0.169: bodiless GETs, answered 404, before it falls back to HTTP), nothing else of ours.
+    // (measured with 0.169: bodiless GETs, answered 426 by the front, before it falls back to HTTP), nothing else of
+    // ours.
     const others = fake!.requests.filter((r) => r !== requests[0]);
     for (const r of others) {
       assert.deepEqual([r.method, r.pathname, r.body], ['GET', '/v1/responses', undefined]);
     }
+    for (const r of front!.refused) assert.deepEqual([r.method, r.pathname, r.bodyBytes], ['GET', '/v1/responses', 0]);
   });
 
   it("the request asks for the plan's detail level and gives the summary's room; a longer reply is clipped, and the clip is recorded", async () => {

@@ -28,6 +28,9 @@
  * session Claude Code resumes: it refuses the original with "No conversation found"; our engine compacts it anyway
  * (its output is a main-chain file: writeback writes isSidechain false), checked in its own test below.
  *
+ * The cases that run Claude Code run two at a time (./lanes.ts), each lane with its own fake servers (the reply fake
+ * and the summary fake), so each case sees only its own requests.
+ *
  * Run: bash scripts/provision-claude-code.sh && npx mocha --no-config --node-option import=tsx --timeout 600000 test/compat/compacted.test.ts
  * Nothing is skipped: without the binary every test fails with the provisioning command to run.
  */
@@ -58,6 +61,7 @@ import {
   ourSummaryText,
   resumeAndCheck,
 } from '../support/compacted-request';
+import { LANES, Lanes } from './lanes';
 
 /** Fixtures whose every entry is a sidechain (subagent transcripts): Claude Code does not resume them. */
 const SUBAGENT_ONLY = new Set(['v2.1.63-subagent.jsonl']);
@@ -78,6 +82,12 @@ const timings: {
   claudeMs: number;
 }[] = [];
 
+/** A lane's fake servers: the one Claude Code talks to, and the one our Anthropic summarizer talks to. */
+interface Fakes {
+  replyFake: FakeAnthropic;
+  summaryFake: FakeAnthropic;
+}
+
 interface Case {
   name: string;
   label: string;
@@ -88,8 +98,8 @@ interface Case {
 
 describe('compacted transcripts resumed by the real Claude Code (fake Anthropic API)', function () {
   this.timeout(600_000);
-  let replyFake: FakeAnthropic;
-  let summaryFake: FakeAnthropic;
+  const lanes = new Lanes<Fakes>();
+  const fakes: Fakes[] = [];
   const analyses = new Map<
     string,
     Promise<{ analysis: Analysis; pre: number; overhead: number; calibration: number }>
@@ -116,12 +126,18 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
 
   before(async () => {
     requireClaudeBinary(); // throws "run bash scripts/provision-claude-code.sh" when missing: the suite FAILS
-    replyFake = await startFakeAnthropic({ scenario: { kind: 'text', text: REPLY } });
-    summaryFake = await startFakeAnthropic({ scenario: { kind: 'text', text: SUMMARY_REPLY } });
+    for (let i = 0; i < LANES; i++)
+      fakes.push({
+        replyFake: await startFakeAnthropic({ scenario: { kind: 'text', text: REPLY } }),
+        summaryFake: await startFakeAnthropic({ scenario: { kind: 'text', text: SUMMARY_REPLY } }),
+      });
+    await lanes.run(fakes);
   });
   after(async () => {
-    await replyFake?.close();
-    await summaryFake?.close();
+    for (const f of fakes) {
+      await f.replyFake.close();
+      await f.summaryFake.close();
+    }
     if (timings.length) {
       const total = timings.reduce((s, t) => s + t.compactMs + t.claudeMs, 0);
       console.log(
@@ -130,7 +146,7 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
     }
   });
 
-  async function runCase(c: Case): Promise<void> {
+  async function runCase(c: Case, { replyFake, summaryFake }: Fakes): Promise<void> {
     const original = path.join(claudeFixtureDir, c.name);
     const { analysis, pre, overhead, calibration } = await analysisOf(c.name);
     assert.equal(
@@ -244,16 +260,20 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
     describe(name, () => {
       for (const fraction of FRACTIONS) {
         const label = `offline summary, target ${Math.round(fraction * 100)}%`;
-        it(label, () => runCase({ name, label, fraction, summarizer: 'extractive' }));
+        lanes.it(label, (fakes) => runCase({ name, label, fraction, summarizer: 'extractive' }, fakes));
       }
-      it('Anthropic summarizer (fake API), target 35%, --fresh output', () =>
-        runCase({
-          name,
-          label: 'Anthropic summarizer, target 35%, fresh',
-          fraction: 0.35,
-          summarizer: 'anthropic',
-          fresh: true,
-        }));
+      lanes.it('Anthropic summarizer (fake API), target 35%, --fresh output', (fakes) =>
+        runCase(
+          {
+            name,
+            label: 'Anthropic summarizer, target 35%, fresh',
+            fraction: 0.35,
+            summarizer: 'anthropic',
+            fresh: true,
+          },
+          fakes,
+        ),
+      );
       it('target 150%: nothing to compact, said explicitly, nothing written', async () => {
         const { pre, overhead, analysis } = await analysisOf(name);
         const target = overhead + Math.round(pre * 1.5);
@@ -287,47 +307,50 @@ describe('compacted transcripts resumed by the real Claude Code (fake Anthropic 
   }
 
   describe('subagent-only transcript (v2.1.63-subagent.jsonl)', () => {
-    it('Claude Code refuses the original ("No conversation found"); our engine compacts it into a file that resumes', async () => {
-      const name = 'v2.1.63-subagent.jsonl';
-      const original = path.join(claudeFixtureDir, name);
-      const { analysis, pre, overhead, calibration } = await analysisOf(name);
-      assert.equal(analysis.chain.subagentFile, true);
-      const refused = await resumeWithClaude({ sessionFile: original, prompt: 'hello', fake: replyFake });
-      try {
-        assert.equal(refused.exitCode, 1, describeRun(refused));
-        assert.match(refused.stderr, /No conversation found with session ID/);
-        assert.equal(refused.requests.length, 0, 'no request sent');
-      } finally {
-        refused.cleanup();
-      }
-      const target = overhead + Math.round(pre * 0.35);
-      const compacted = await compactCopy(original, { summarizer: 'extractive', settings: { targetTokens: target } });
-      try {
-        const result = compacted.result;
-        const check = await checkResumable(result.output, {
-          targetTokens: target,
-          calibration,
-          expectSummaryFirst: true,
-        });
-        assert.deepEqual(check.problems, [], describeCompaction(result));
-        // The compacted chain is written with isSidechain false, so Claude Code now treats it as a main session.
-        const prompt = 'Continue the subagent work.';
-        const run = await resumeWithClaude({ sessionFile: result.output, prompt, fake: replyFake });
+    lanes.it(
+      'Claude Code refuses the original ("No conversation found"); our engine compacts it into a file that resumes',
+      async ({ replyFake }) => {
+        const name = 'v2.1.63-subagent.jsonl';
+        const original = path.join(claudeFixtureDir, name);
+        const { analysis, pre, overhead, calibration } = await analysisOf(name);
+        assert.equal(analysis.chain.subagentFile, true);
+        const refused = await resumeWithClaude({ sessionFile: original, prompt: 'hello', fake: replyFake });
         try {
-          assert.equal(run.exitCode, 0, describeRun(run));
-          const body = run.mainRequest!.body;
-          assert.deepEqual(checkRequestInvariants(body), []);
-          assert.equal(contentTexts(body.messages[0].content).join('\n'), ourSummaryText(result.output));
-          const expected = await keptRoundsExpectation(original, result.plan, analysis);
-          assert.deepEqual(checkVerbatim(body, expected.items).problems, []);
-          assert.ok(estimateRequestMessages(body, calibration, prompt).tokens <= target);
+          assert.equal(refused.exitCode, 1, describeRun(refused));
+          assert.match(refused.stderr, /No conversation found with session ID/);
+          assert.equal(refused.requests.length, 0, 'no request sent');
         } finally {
-          run.cleanup();
+          refused.cleanup();
         }
-      } finally {
-        compacted.cleanup();
-      }
-    });
+        const target = overhead + Math.round(pre * 0.35);
+        const compacted = await compactCopy(original, { summarizer: 'extractive', settings: { targetTokens: target } });
+        try {
+          const result = compacted.result;
+          const check = await checkResumable(result.output, {
+            targetTokens: target,
+            calibration,
+            expectSummaryFirst: true,
+          });
+          assert.deepEqual(check.problems, [], describeCompaction(result));
+          // The compacted chain is written with isSidechain false, so Claude Code now treats it as a main session.
+          const prompt = 'Continue the subagent work.';
+          const run = await resumeWithClaude({ sessionFile: result.output, prompt, fake: replyFake });
+          try {
+            assert.equal(run.exitCode, 0, describeRun(run));
+            const body = run.mainRequest!.body;
+            assert.deepEqual(checkRequestInvariants(body), []);
+            assert.equal(contentTexts(body.messages[0].content).join('\n'), ourSummaryText(result.output));
+            const expected = await keptRoundsExpectation(original, result.plan, analysis);
+            assert.deepEqual(checkVerbatim(body, expected.items).problems, []);
+            assert.ok(estimateRequestMessages(body, calibration, prompt).tokens <= target);
+          } finally {
+            run.cleanup();
+          }
+        } finally {
+          compacted.cleanup();
+        }
+      },
+    );
   });
 
   describe('regression: the summary fits the room the kept rounds leave', () => {

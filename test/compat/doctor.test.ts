@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkRequestInvariants, requireClaudeBinary, resumeWithClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
+import { LANES, Lanes } from './lanes';
 import { fixture } from '../support/fixtures';
 import { buildChain, buildChainWithTables } from '../../src/core/chain';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
@@ -59,90 +60,97 @@ const CASES: Case[] = [
   { source: 'with-compactions.jsonl', at: 0.5, count: 2, part: 'history' },
 ];
 
+// The cases, each in its own folder, run side by side, each lane with its own fake (./lanes.ts).
 describe('compat: doctor predicts what Claude Code resumes, and repair brings the rest back (real Claude Code)', function () {
   this.timeout(600_000);
-  let fake: FakeAnthropic;
+  const lanes = new Lanes<FakeAnthropic>();
+  const fakes: FakeAnthropic[] = [];
   let root: string;
   before(async () => {
     requireClaudeBinary();
-    fake = await startFakeAnthropic();
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-doctor-compat-')));
+    for (let i = 0; i < LANES; i++) fakes.push(await startFakeAnthropic());
+    await lanes.run(fakes);
   });
   after(async () => {
-    await fake.close();
+    for (const fake of fakes) await fake.close();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
   for (const c of CASES) {
-    it(`${c.source}: ${c.count} lines removed at ${c.at} of the ${c.part === 'active' ? 'active context (after the last boundary, if any)' : 'history before the last boundary'}`, async () => {
-      const src = fixture(c.source);
-      const original = await indexTranscript(src);
-      const chain = buildChain(original.entries);
-      const pool = c.part === 'history' ? chain.main.slice(0, chain.activeStart) : chain.main.slice(chain.activeStart);
-      const msgs = pool.map((i) => original.entries[i]).filter((e) => e.kind === 'user' || e.kind === 'assistant');
-      const from = Math.floor(msgs.length * c.at);
-      const drop = new Set(msgs.slice(from, from + c.count).map((e) => e.line));
-      const dir = fs.mkdtempSync(path.join(root, 'case-'));
-      const broken = path.join(dir, 'broken.jsonl');
-      fs.writeFileSync(
-        broken,
-        fs
-          .readFileSync(src, 'utf8')
-          .split('\n')
-          .filter((_, k) => !drop.has(k + 1))
-          .join('\n'),
-      );
-
-      const index = await indexTranscript(broken);
-      const report = diagnose(index);
-      const run = await resumeWithClaude({ sessionFile: broken, prompt: 'resume the broken session', fake });
-      try {
-        assert.equal(run.exitCode, 0, run.stderr);
-        assert.deepEqual(
-          requestCalls(run.mainRequest?.body),
-          predictedCalls(index),
-          'doctor predicts the calls Claude Code sends',
+    lanes.it(
+      `${c.source}: ${c.count} lines removed at ${c.at} of the ${c.part === 'active' ? 'active context (after the last boundary, if any)' : 'history before the last boundary'}`,
+      async (fake) => {
+        const src = fixture(c.source);
+        const original = await indexTranscript(src);
+        const chain = buildChain(original.entries);
+        const pool =
+          c.part === 'history' ? chain.main.slice(0, chain.activeStart) : chain.main.slice(chain.activeStart);
+        const msgs = pool.map((i) => original.entries[i]).filter((e) => e.kind === 'user' || e.kind === 'assistant');
+        const from = Math.floor(msgs.length * c.at);
+        const drop = new Set(msgs.slice(from, from + c.count).map((e) => e.line));
+        const dir = fs.mkdtempSync(path.join(root, 'case-'));
+        const broken = path.join(dir, 'broken.jsonl');
+        fs.writeFileSync(
+          broken,
+          fs
+            .readFileSync(src, 'utf8')
+            .split('\n')
+            .filter((_, k) => !drop.has(k + 1))
+            .join('\n'),
         );
-        if (c.part === 'active')
-          assert.ok(
-            report.problems.some((p) => p.kind === 'dangling-parent'),
-            'the break is named',
+
+        const index = await indexTranscript(broken);
+        const report = diagnose(index);
+        const run = await resumeWithClaude({ sessionFile: broken, prompt: 'resume the broken session', fake });
+        try {
+          assert.equal(run.exitCode, 0, run.stderr);
+          assert.deepEqual(
+            requestCalls(run.mainRequest?.body),
+            predictedCalls(index),
+            'doctor predicts the calls Claude Code sends',
           );
-      } finally {
-        run.cleanup();
-      }
+          if (c.part === 'active')
+            assert.ok(
+              report.problems.some((p) => p.kind === 'dangling-parent'),
+              'the break is named',
+            );
+        } finally {
+          run.cleanup();
+        }
 
-      // Repair refuses when it would load less than Claude Code's own loader already does (it bridges some gaps):
-      // then the broken file itself must resume with every remaining call, which the checks below verify.
-      const repaired = await repairFile(broken, { out: path.join(dir, 'repaired.jsonl') }).catch((e: Error) => {
-        if (/would make resume load fewer messages/.test(e.message)) return { output: null };
-        throw e;
-      });
-      const fixedIndex = repaired.output ? await indexTranscript(repaired.output) : index;
-      const after = diagnose(fixedIndex);
-      assert.equal(after.apiValid, true);
-      // Every call of the original's active context that is still in the file with its result, in order.
-      const remaining = predictedCalls(original).filter(
-        (id) =>
-          fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_use' && b.toolId === id)) &&
-          fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_result' && b.toolId === id)),
-      );
-      const resumed = await resumeWithClaude({
-        sessionFile: repaired.output ?? broken,
-        prompt: 'resume the repaired session',
-        fake,
-      });
-      try {
-        assert.equal(resumed.exitCode, 0, resumed.stderr);
-        assert.deepEqual(checkRequestInvariants(resumed.mainRequest?.body), [], 'the request is valid');
-        assert.deepEqual(
-          requestCalls(resumed.mainRequest?.body),
-          remaining,
-          'every remaining call of the active context, in order',
+        // Repair refuses when it would load less than Claude Code's own loader already does (it bridges some gaps):
+        // then the broken file itself must resume with every remaining call, which the checks below verify.
+        const repaired = await repairFile(broken, { out: path.join(dir, 'repaired.jsonl') }).catch((e: Error) => {
+          if (/would make resume load fewer messages/.test(e.message)) return { output: null };
+          throw e;
+        });
+        const fixedIndex = repaired.output ? await indexTranscript(repaired.output) : index;
+        const after = diagnose(fixedIndex);
+        assert.equal(after.apiValid, true);
+        // Every call of the original's active context that is still in the file with its result, in order.
+        const remaining = predictedCalls(original).filter(
+          (id) =>
+            fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_use' && b.toolId === id)) &&
+            fixedIndex.entries.some((e) => e.blocks.some((b) => b.type === 'tool_result' && b.toolId === id)),
         );
-      } finally {
-        resumed.cleanup();
-      }
-    });
+        const resumed = await resumeWithClaude({
+          sessionFile: repaired.output ?? broken,
+          prompt: 'resume the repaired session',
+          fake,
+        });
+        try {
+          assert.equal(resumed.exitCode, 0, resumed.stderr);
+          assert.deepEqual(checkRequestInvariants(resumed.mainRequest?.body), [], 'the request is valid');
+          assert.deepEqual(
+            requestCalls(resumed.mainRequest?.body),
+            remaining,
+            'every remaining call of the active context, in order',
+          );
+        } finally {
+          resumed.cleanup();
+        }
+      },
+    );
   }
 });

@@ -22,6 +22,7 @@ import {
   resumeWithClaude,
   type ClaudeRunResult,
 } from '../support/claude-code';
+import { LANES, Lanes } from './lanes';
 
 const FIXTURES = process.env.AGENT_COMPACTOR_FIXTURES ?? '/work/shared/fixtures/claude-code';
 const REPLY = 'FAKE-REPLY-FROM-TEST-SERVER';
@@ -61,21 +62,25 @@ function assertInOrder(haystack: string, needles: string[], what: string) {
   }
 }
 
+// The runs, each in its own HOME, go two at a time, each lane with its own fake (./lanes.ts).
 describe('Claude Code compatibility harness (real Claude Code, fake Anthropic API)', function () {
   this.timeout(300_000);
-  let fake: FakeAnthropic;
+  const lanes = new Lanes<FakeAnthropic>();
+  const fakes: FakeAnthropic[] = [];
 
-  before(async () => {
+  before(async function () {
+    this.timeout(600_000); // every run of the block, each bounded by resumeWithClaude's own timeout
     requireClaudeBinary(); // throws "run bash scripts/provision-claude-code.sh" when missing: the suite FAILS
-    fake = await startFakeAnthropic({ scenario: { kind: 'text', text: REPLY } });
+    for (let i = 0; i < LANES; i++) fakes.push(await startFakeAnthropic({ scenario: { kind: 'text', text: REPLY } }));
+    await lanes.run(fakes);
   });
   after(async () => {
-    await fake?.close();
+    for (const fake of fakes) await fake.close();
   });
 
   describe('resuming unmodified fixtures', () => {
     for (const name of RESUMABLE) {
-      it(name, async () => {
+      lanes.it(name, async (fake) => {
         const prompt = `Compatibility probe for ${name}: reply briefly.`;
         const r = await resumeWithClaude({ sessionFile: fixture(name), prompt, fake, timeoutMs: 120_000 });
         try {
@@ -130,18 +135,21 @@ describe('Claude Code compatibility harness (real Claude Code, fake Anthropic AP
       });
     }
 
-    it('a subagent transcript (all entries isSidechain) is not resumable: "No conversation found"', async () => {
-      const r = await resumeWithClaude({ sessionFile: fixture('v2.1.63-subagent.jsonl'), prompt: 'hello', fake });
-      try {
-        assert.equal(r.exitCode, 1, describeRun(r));
-        assert.match(r.stderr, /No conversation found with session ID/);
-        assert.equal(r.requests.length, 0);
-      } finally {
-        r.cleanup();
-      }
-    });
+    lanes.it(
+      'a subagent transcript (all entries isSidechain) is not resumable: "No conversation found"',
+      async (fake) => {
+        const r = await resumeWithClaude({ sessionFile: fixture('v2.1.63-subagent.jsonl'), prompt: 'hello', fake });
+        try {
+          assert.equal(r.exitCode, 1, describeRun(r));
+          assert.match(r.stderr, /No conversation found with session ID/);
+          assert.equal(r.requests.length, 0);
+        } finally {
+          r.cleanup();
+        }
+      },
+    );
 
-    it('the file name (a UUID) selects the session, not the sessionId fields inside', async () => {
+    lanes.it('the file name (a UUID) selects the session, not the sessionId fields inside', async (fake) => {
       const other = '0b0b0b0b-1111-4222-8333-444444444444';
       const r = await resumeWithClaude({
         sessionFile: fixture('example.jsonl'),
@@ -163,70 +171,73 @@ describe('Claude Code compatibility harness (real Claude Code, fake Anthropic AP
 
   describe("Claude Code's own /compact", () => {
     for (const name of ['example.jsonl', 'with-compactions.jsonl']) {
-      it(`${name}: appends compact_boundary + isCompactSummary, and the result resumes from the summary`, async () => {
-        fake.setScenario({ kind: 'text', text: DEFAULT_SUMMARY_TEXT });
-        const c = await compactWithClaude({ sessionFile: fixture(name), fake });
-        let resumedTmp: string | undefined;
-        try {
-          assert.equal(c.exitCode, 0, describeRun(c));
-          assert.equal(c.requests.length, 1, 'one summarize request (the fake summary has a <summary> block)');
-          assert.ok(c.mainRequest && isCompactRequest(c.mainRequest.body));
-          assert.deepEqual(checkRequestInvariants(c.mainRequest.body), []);
-          assert.equal(c.mainRequest.body.messages[0].role, 'user');
-
-          assert.equal(c.compactBoundaries.length, 1, 'one compact_boundary line appended');
-          assert.equal(c.compactSummaries.length, 1, 'one isCompactSummary user line appended');
-          const boundary = c.compactBoundaries[0];
-          const summary = c.compactSummaries[0];
-          assert.equal(boundary.parentUuid, null);
-          assert.equal(typeof boundary.logicalParentUuid, 'string');
-          assert.equal(boundary.compactMetadata?.trigger, 'manual');
-          assert.equal(typeof boundary.compactMetadata?.preTokens, 'number');
-          assert.equal(summary.parentUuid, boundary.uuid);
-          assert.equal(summary.isVisibleInTranscriptOnly, true);
-          const summaryText = JSON.stringify(summary.message?.content);
-          assert.match(summaryText, /This session is being continued from a previous conversation/);
-          assert.match(summaryText, /FAKE-SUMMARY-MARKER/);
-          const all = parseJsonl(c.resumedText);
-          assert.ok(
-            all.indexOf(all.find((l) => l.uuid === boundary.uuid)) <
-              all.indexOf(all.find((l) => l.uuid === summary.uuid)),
-          );
-
-          // Resume Claude Code's compacted file: the request starts at the summary.
-          fake.setScenario({ kind: 'text', text: REPLY });
-          resumedTmp = path.join(c.tempRoot, 'compacted-copy.jsonl');
-          fs.writeFileSync(resumedTmp, c.resumedText);
-          const r = await resumeWithClaude({
-            sessionFile: resumedTmp,
-            sessionId: c.sessionId,
-            prompt: 'after compaction',
-            fake,
-          });
+      lanes.it(
+        `${name}: appends compact_boundary + isCompactSummary, and the result resumes from the summary`,
+        async (fake) => {
+          fake.setScenario({ kind: 'text', text: DEFAULT_SUMMARY_TEXT });
+          const c = await compactWithClaude({ sessionFile: fixture(name), fake });
+          let resumedTmp: string | undefined;
           try {
-            assert.equal(r.exitCode, 0, describeRun(r));
-            const body = r.mainRequest?.body;
-            assert.deepEqual(checkRequestInvariants(body), []);
-            assert.equal(body.messages[0].role, 'user');
-            assert.match(
-              JSON.stringify(body.messages[0].content),
-              /This session is being continued[\s\S]*FAKE-SUMMARY-MARKER/,
+            assert.equal(c.exitCode, 0, describeRun(c));
+            assert.equal(c.requests.length, 1, 'one summarize request (the fake summary has a <summary> block)');
+            assert.ok(c.mainRequest && isCompactRequest(c.mainRequest.body));
+            assert.deepEqual(checkRequestInvariants(c.mainRequest.body), []);
+            assert.equal(c.mainRequest.body.messages[0].role, 'user');
+
+            assert.equal(c.compactBoundaries.length, 1, 'one compact_boundary line appended');
+            assert.equal(c.compactSummaries.length, 1, 'one isCompactSummary user line appended');
+            const boundary = c.compactBoundaries[0];
+            const summary = c.compactSummaries[0];
+            assert.equal(boundary.parentUuid, null);
+            assert.equal(typeof boundary.logicalParentUuid, 'string');
+            assert.equal(boundary.compactMetadata?.trigger, 'manual');
+            assert.equal(typeof boundary.compactMetadata?.preTokens, 'number');
+            assert.equal(summary.parentUuid, boundary.uuid);
+            assert.equal(summary.isVisibleInTranscriptOnly, true);
+            const summaryText = JSON.stringify(summary.message?.content);
+            assert.match(summaryText, /This session is being continued from a previous conversation/);
+            assert.match(summaryText, /FAKE-SUMMARY-MARKER/);
+            const all = parseJsonl(c.resumedText);
+            assert.ok(
+              all.indexOf(all.find((l) => l.uuid === boundary.uuid)) <
+                all.indexOf(all.find((l) => l.uuid === summary.uuid)),
             );
-            if (name === 'example.jsonl') {
-              assert.ok(
-                !requestText(body).includes('Make the colors green and yellow'),
-                'the pre-compaction first prompt is gone',
+
+            // Resume Claude Code's compacted file: the request starts at the summary.
+            fake.setScenario({ kind: 'text', text: REPLY });
+            resumedTmp = path.join(c.tempRoot, 'compacted-copy.jsonl');
+            fs.writeFileSync(resumedTmp, c.resumedText);
+            const r = await resumeWithClaude({
+              sessionFile: resumedTmp,
+              sessionId: c.sessionId,
+              prompt: 'after compaction',
+              fake,
+            });
+            try {
+              assert.equal(r.exitCode, 0, describeRun(r));
+              const body = r.mainRequest?.body;
+              assert.deepEqual(checkRequestInvariants(body), []);
+              assert.equal(body.messages[0].role, 'user');
+              assert.match(
+                JSON.stringify(body.messages[0].content),
+                /This session is being continued[\s\S]*FAKE-SUMMARY-MARKER/,
               );
+              if (name === 'example.jsonl') {
+                assert.ok(
+                  !requestText(body).includes('Make the colors green and yellow'),
+                  'the pre-compaction first prompt is gone',
+                );
+              }
+              assert.ok(body.messages.length < c.mainRequest.body.messages.length);
+            } finally {
+              r.cleanup();
             }
-            assert.ok(body.messages.length < c.mainRequest.body.messages.length);
           } finally {
-            r.cleanup();
+            fake.setScenario({ kind: 'text', text: REPLY });
+            c.cleanup();
           }
-        } finally {
-          fake.setScenario({ kind: 'text', text: REPLY });
-          c.cleanup();
-        }
-      });
+        },
+      );
     }
   });
 });

@@ -12,6 +12,9 @@
 // Measured 2026-11-27 before the plan read the user's agent (whole promise against the request sent): example
 // +37%, v1.0.98-small +38%, v1.0.108-medium +58%, with-compactions +80% (41.8k of system prompt and tools from the
 // file's agent, with MCP tools, against 16.6k), malformed-joined-lines +106%, v2.1.97-images +27%.
+//
+// The user's sessions (the per-model ones and the corpus, each in its own HOME with its own fake) are generated side by
+// side, and the fixtures' resumes, each in its own HOME, run two at a time, each lane with its own fake (./lanes.ts).
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -34,6 +37,7 @@ import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 import { limitFacts } from '../../src/core/limits';
 import type { SummaryDetail } from '../../src/core/compact/summaryDetail';
+import { LANES, Lanes, type Log } from './lanes';
 
 const TOLERANCE = 0.05;
 
@@ -195,10 +199,10 @@ async function measure(
   };
 }
 
-function report(name: string, m: Measured): void {
+function report(log: Log, name: string, m: Measured): void {
   const p = m.promisedParts;
   const q = m.sentParts;
-  process.stdout.write(
+  log(
     `      ${name}: promised ${m.promised}, sent ${m.sent} (${pct(err(m.promised, m.sent))}); ` +
       `system prompt and tools ${m.promisedOverhead} vs ${m.sentOverhead} (${pct(err(m.promisedOverhead, m.sentOverhead))}), ${m.result.plan.overheadFrom}; ` +
       `summary ${p.summary} vs ${q.summary}, kept ${p.kept} vs ${q.kept}, sent again ${p.announced} vs ${q.announced}, prompt ${q.prompt}\n`,
@@ -207,7 +211,8 @@ function report(name: string, m: Measured): void {
 
 describe('compat: the resumed context a plan promises is what the real Claude Code sends', function () {
   this.timeout(1_800_000);
-  let fake: FakeAnthropic;
+  const lanes = new Lanes<FakeAnthropic>();
+  const fakes: FakeAnthropic[] = [];
   let root: string;
   let corpus: TodaySession;
   let models: ModelSessions;
@@ -216,7 +221,7 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
 
   before(async () => {
     requireClaudeBinary();
-    fake = await startFakeAnthropic();
+    for (let i = 0; i < LANES; i++) fakes.push(await startFakeAnthropic());
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-predicted-')));
     const fixtureModels = new Set<string>();
     for (const f of claudeFixtures()) {
@@ -227,15 +232,15 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
         entries.filter((e) => e.kind === 'assistant' && e.model && e.model !== '<synthetic>').at(-1)?.model;
       if (model) fixtureModels.add(model);
     }
-    models = await generateModelSessions([...fixtureModels].sort());
+    [models, corpus] = await Promise.all([generateModelSessions([...fixtureModels].sort()), generateTodaySession()]);
     process.stdout.write(
       `      the user's sessions: one with each of ${models.files.length} models; retired (resumed with the default): ${models.retired.join(', ') || 'none'}\n`,
     );
-    corpus = await generateTodaySession();
     userSessions = [...models.files, corpus.sessionFile];
+    await lanes.run(fakes);
   });
   after(async () => {
-    await fake?.close();
+    for (const fake of fakes) await fake.close();
     corpus?.cleanup();
     models?.cleanup();
     if (root) fs.rmSync(root, { recursive: true, force: true });
@@ -267,60 +272,66 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
       : COUNTED_BY_THE_REAL_API.has(name)
         ? 'within 5% with its kept rounds as the fake counts them (whole error printed)'
         : 'within 5%';
-    it(`${name}: the promised resumed context against the request the resumed 2.1.330 sends, ${rule}`, async () => {
-      const where = userHome(path.join(root, name.replace(/\W/g, '-')), userSessions);
-      const file = placeSession(source, where.home, where.cwd, '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b');
-      if (TOO_SMALL.has(name)) {
-        await assert.rejects(
-          measure(file, where, fake),
-          (e: unknown) => e instanceof CompactError && e.code === 'nothing-to-compact',
-          'a session smaller than a summary is refused with the reason',
+    lanes.it(
+      `${name}: the promised resumed context against the request the resumed 2.1.330 sends, ${rule}`,
+      async (fake, log) => {
+        const where = userHome(path.join(root, name.replace(/\W/g, '-')), userSessions);
+        const file = placeSession(source, where.home, where.cwd, '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b');
+        if (TOO_SMALL.has(name)) {
+          await assert.rejects(
+            measure(file, where, fake),
+            (e: unknown) => e instanceof CompactError && e.code === 'nothing-to-compact',
+            'a session smaller than a summary is refused with the reason',
+          );
+          return;
+        }
+        const m = await measure(file, where, fake);
+        report(log, name, m);
+        assert.ok(m.sent > m.sentOverhead && m.promised > m.promisedOverhead, 'both carry a transcript');
+        assert.match(
+          m.result.plan.overheadSource ?? '',
+          /^agent-now/,
+          'the system prompt and tools are what the user’s agent sends now',
         );
-        return;
-      }
-      const m = await measure(file, where, fake);
-      report(name, m);
-      assert.ok(m.sent > m.sentOverhead && m.promised > m.promisedOverhead, 'both carry a transcript');
-      assert.match(
-        m.result.plan.overheadSource ?? '',
-        /^agent-now/,
-        'the system prompt and tools are what the user’s agent sends now',
-      );
-      assert.match(m.result.plan.overheadFrom ?? '', /as your Claude Code 2\.1\.330 sends it/);
-      assert.ok(
-        err(m.promisedOverhead, m.sentOverhead) <= 0.02,
-        `system prompt and tools promised ${m.promisedOverhead}, sent ${m.sentOverhead}`,
-      );
-      if (COUNTED_BY_THE_REAL_API.has(name)) {
-        const promised = m.promised - m.promisedParts.kept + m.sentParts.kept;
-        process.stdout.write(
-          `      ${name} with the kept rounds as the fake counts them: promised ${promised}, sent ${m.sent} (${pct(err(promised, m.sent))})\n`,
-        );
-        assert.ok(err(promised, m.sent) <= TOLERANCE, `promised ${promised}, sent ${m.sent}`);
-      } else
+        assert.match(m.result.plan.overheadFrom ?? '', /as your Claude Code 2\.1\.330 sends it/);
         assert.ok(
-          err(m.promised, m.sent) <= TOLERANCE,
-          `promised ${m.promised}, sent ${m.sent} (${pct(err(m.promised, m.sent))})`,
+          err(m.promisedOverhead, m.sentOverhead) <= 0.02,
+          `system prompt and tools promised ${m.promisedOverhead}, sent ${m.sentOverhead}`,
         );
-    });
+        if (COUNTED_BY_THE_REAL_API.has(name)) {
+          const promised = m.promised - m.promisedParts.kept + m.sentParts.kept;
+          log(
+            `      ${name} with the kept rounds as the fake counts them: promised ${promised}, sent ${m.sent} (${pct(err(promised, m.sent))})\n`,
+          );
+          assert.ok(err(promised, m.sent) <= TOLERANCE, `promised ${promised}, sent ${m.sent}`);
+        } else
+          assert.ok(
+            err(m.promised, m.sent) <= TOLERANCE,
+            `promised ${m.promised}, sent ${m.sent} (${pct(err(m.promised, m.sent))})`,
+          );
+      },
+    );
   }
 
   // The summary detail changes the summary's size; the plan's promise follows it (the offline summary is measured
   // before writing and the plan sized with it), so a brief and a full summary are held to the same 5%.
   for (const detail of ['brief', 'full'] as const) {
-    it(`with-compactions.jsonl with a ${detail} summary: the promised resumed context against the request sent, within 5% (kept rounds as the fake counts them)`, async () => {
-      const where = userHome(path.join(root, `with-compactions-${detail}`), userSessions);
-      const file = placeSession(
-        fixture('with-compactions.jsonl'),
-        where.home,
-        where.cwd,
-        '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b',
-      );
-      const m = await measure(file, where, fake, detail);
-      report(`with-compactions.jsonl, ${detail}`, m);
-      // Its kept rounds as the fake counts them (COUNTED_BY_THE_REAL_API): the summary is the part that changes here.
-      const promised = m.promised - m.promisedParts.kept + m.sentParts.kept;
-      assert.ok(err(promised, m.sent) <= TOLERANCE, `promised ${promised}, sent ${m.sent}`);
-    });
+    lanes.it(
+      `with-compactions.jsonl with a ${detail} summary: the promised resumed context against the request sent, within 5% (kept rounds as the fake counts them)`,
+      async (fake, log) => {
+        const where = userHome(path.join(root, `with-compactions-${detail}`), userSessions);
+        const file = placeSession(
+          fixture('with-compactions.jsonl'),
+          where.home,
+          where.cwd,
+          '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b',
+        );
+        const m = await measure(file, where, fake, detail);
+        report(log, `with-compactions.jsonl, ${detail}`, m);
+        // Its kept rounds as the fake counts them (COUNTED_BY_THE_REAL_API): the summary is the part that changes here.
+        const promised = m.promised - m.promisedParts.kept + m.sentParts.kept;
+        assert.ok(err(promised, m.sent) <= TOLERANCE, `promised ${promised}, sent ${m.sent}`);
+      },
+    );
   }
 });
