@@ -37,7 +37,16 @@ export interface LaunchBrowserOptions {
   timeoutMs?: number;
 }
 
-export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<LaunchedBrowser> {
+export const DEFAULT_VIEWPORT = { width: 1400, height: 900 };
+
+export interface LaunchedChromium {
+  browser: Browser;
+  /** Close the browser and remove the private HOME. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a private HOME, and no page yet (see newPage). */
+export async function launchChromium(opts: { timeoutMs?: number } = {}): Promise<LaunchedChromium> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`${CHROMIUM_PATH} is missing: run \`bash scripts/provision-vscode.sh\` first`);
   }
@@ -71,16 +80,9 @@ export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<La
     untrackTempDir(tmp);
     throw e;
   }
-  const context = await browser.newContext({
-    viewport: opts.viewport ?? { width: 1400, height: 900 },
-    deviceScaleFactor: 1,
-  });
-  const page = await context.newPage();
   let closing: Promise<void> | undefined;
   return {
     browser,
-    context,
-    page,
     close: () =>
       (closing ??= (async () => {
         // A hung close must not hang the run (playwright also kills the browser on process exit).
@@ -89,4 +91,33 @@ export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<La
         untrackTempDir(tmp);
       })()),
   };
+}
+
+/**
+ * A page in a new browser context: its own cookies, localStorage and IndexedDB, which is where the VS Code web
+ * workbench keeps its UI state (view sizes and layout, extensions' globalState, SecretStorage), so a page in a new
+ * context starts as a first visit does.
+ */
+export async function newPage(
+  browser: Browser,
+  viewport: { width: number; height: number } = DEFAULT_VIEWPORT,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  try {
+    return { context, page: await context.newPage() };
+  } catch (e) {
+    await context.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+export async function launchBrowser(opts: LaunchBrowserOptions = {}): Promise<LaunchedBrowser> {
+  const launched = await launchChromium(opts);
+  try {
+    const { context, page } = await newPage(launched.browser, opts.viewport);
+    return { browser: launched.browser, context, page, close: () => launched.close() };
+  } catch (e) {
+    await launched.close();
+    throw e;
+  }
 }

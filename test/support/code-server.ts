@@ -110,6 +110,17 @@ export const UNTRUSTED_USER_SETTINGS: Record<string, unknown> = {
   'security.workspace.trust.untrustedFiles': 'open',
 };
 
+/**
+ * Write User/settings.json of a user-data dir: DEFAULT_USER_SETTINGS with `settings` over them. A window opened
+ * afterwards reads them at its start (a window already open sees the change too). Returns the file's path.
+ */
+export function writeUserSettings(userDataDir: string, settings: Record<string, unknown> = {}): string {
+  const file = path.join(userDataDir, 'User', 'settings.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...settings }, null, 2));
+  return file;
+}
+
 export interface StartCodeServerOptions {
   /**
    * Let VS Code decide workspace trust (no --disable-workspace-trust). Default false: every workspace is trusted.
@@ -261,12 +272,7 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   }
   const configFile = path.join(tmp, 'config.yaml');
   fs.writeFileSync(configFile, '');
-  const userDir = path.join(dirs.userDataDir, 'User');
-  fs.mkdirSync(userDir, { recursive: true });
-  fs.writeFileSync(
-    path.join(userDir, 'settings.json'),
-    JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...(opts.settings ?? {}) }, null, 2),
-  );
+  writeUserSettings(dirs.userDataDir, opts.settings);
   await opts.prepare?.(dirs);
 
   const host = '127.0.0.1';

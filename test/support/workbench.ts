@@ -5,32 +5,55 @@
  * workspace of fixtures, and headless Chromium on it; plus small helpers that
  * act as a person would (explorer, command palette, notifications).
  *
- *   const wb = await Workbench.start();
+ * One code-server and one Chromium serve the whole UI run (Workbench.open): they start with the first file that
+ * opens a workbench and stop when the runner calls stopAllWorkbenches(). Each open() writes its user settings,
+ * creates its own workspace folder and opens it in a page of a new browser context, so every file gets a new window
+ * (a new extension host, which reads the settings and the environment afresh) and a first visit's browser state
+ * (view layout, extensions' globalState, SecretStorage: the web workbench keeps them in the browser). What the server
+ * keeps is shared: its user-data dir (settings.json is rewritten by every open()), HOME, and the environment, whose
+ * CLAUDE_CONFIG_DIR is Workbench.claudeConfigDir(), a folder a file seeds before it opens.
+ *
+ *   const wb = await Workbench.open({ settings: { ... } });
  *   await wb.openFileFromExplorer('example.jsonl');
  *   await wb.screenshot('transcript');
- *   await wb.stop();
+ *   await wb.stop();   // closes this file's page and workspace; the server and browser stay
+ *
+ * Workbench.start() still starts a private code-server and Chromium, for a scenario that needs its own environment
+ * or a fresh user-data dir.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
-import { launchBrowser, type LaunchedBrowser } from './browser';
-import { assertExtensionBuilt, repoRoot, startCodeServer, type CodeServer } from './code-server';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { DEFAULT_VIEWPORT, launchChromium, newPage, type LaunchedChromium } from './browser';
+import {
+  assertExtensionBuilt,
+  repoRoot,
+  startCodeServer,
+  trackTempDir,
+  untrackTempDir,
+  writeUserSettings,
+  type CodeServer,
+} from './code-server';
 import { createWorkspace, defaultWorkspaceFiles, type TempWorkspace, type WorkspaceFiles } from './workspace';
 
 export const screenshotsDir = path.join(repoRoot, 'test-results', 'screenshots');
 
-export interface WorkbenchOptions {
-  /** Extension folder to install. Default: $AGENT_COMPACTOR_EXTENSION_PATH or the repo root. */
-  extensionPath?: string;
-  /** Extra user settings. */
+export interface OpenOptions {
+  /** Extra user settings, written over the defaults into User/settings.json before the window opens. */
   settings?: Record<string, unknown>;
   /** Files of the temp workspace. Default: a few Claude Code fixtures. */
   workspaceFiles?: WorkspaceFiles;
-  /** Extra environment for code-server and so for the extension host. */
-  env?: Record<string, string>;
   viewport?: { width: number; height: number };
   /** Milliseconds to wait for the workbench to show the workspace. Default 90000. */
   readyTimeoutMs?: number;
+}
+
+export interface WorkbenchOptions extends OpenOptions {
+  /** Extension folder to install. Default: $AGENT_COMPACTOR_EXTENSION_PATH or the repo root. */
+  extensionPath?: string;
+  /** Extra environment for code-server and so for the extension host. */
+  env?: Record<string, string>;
 }
 
 export interface Notification {
@@ -59,11 +82,98 @@ export function installExtensionLink(extensionPath: string, extensionsDir: strin
   return id;
 }
 
+/**
+ * The scenarios' transcripts are hand-named copies (markup.jsonl, session.jsonl) that no agent's file name marks as a
+ * session (test/host/00-activation.test.ts covers those): the setting a person with such copies uses opens them as
+ * Agent Sessions, which activates the extension as opening a real session does.
+ */
+const SCENARIO_SETTINGS: Record<string, unknown> = { 'files.associations': { '*.jsonl': 'agent-session' } };
+
+function extensionPathOf(opts: { extensionPath?: string }): string {
+  return path.resolve(repoRoot, opts.extensionPath ?? process.env.AGENT_COMPACTOR_EXTENSION_PATH ?? '.');
+}
+
 const liveWorkbenches = new Set<Workbench>();
 
-/** Stop every workbench still running (signal handlers, overall timeouts). */
+/** The code-server and Chromium every Workbench.open() uses. */
+interface Shared {
+  server: CodeServer;
+  chromium: LaunchedChromium;
+  extensionId: string;
+}
+let shared: Promise<Shared> | undefined;
+/** Temp folder of the shared workbench's own files (the Claude Code config folder); made on first use. */
+let sharedRoot: string | undefined;
+/** Workbench.claudeConfigDir() was called since the last open(): its contents are the next window's. */
+let claudeConfigSeeded = false;
+
+function sharedRootDir(): string {
+  if (!sharedRoot) {
+    sharedRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-ui-')));
+    if (process.env.KEEP_TEST_TMP !== '1') trackTempDir(sharedRoot);
+  }
+  return sharedRoot;
+}
+
+function claudeConfigPath(): string {
+  return path.join(sharedRootDir(), 'claude-config');
+}
+
+async function startShared(): Promise<Shared> {
+  const extensionPath = extensionPathOf({});
+  assertExtensionBuilt(extensionPath);
+  let extensionId = '';
+  const [server, chromium] = await Promise.allSettled([
+    startCodeServer({
+      smokeTestDriver: false,
+      settings: SCENARIO_SETTINGS,
+      // Set once for the whole run: a window's extension host inherits the server's environment.
+      env: { CLAUDE_CONFIG_DIR: claudeConfigPath() },
+      prepare: (dirs) => {
+        extensionId = installExtensionLink(extensionPath, dirs.extensionsDir);
+      },
+    }),
+    launchChromium(),
+  ]);
+  if (server.status === 'fulfilled' && chromium.status === 'fulfilled') {
+    return { server: server.value, chromium: chromium.value, extensionId };
+  }
+  if (server.status === 'fulfilled') await server.value.stop();
+  if (chromium.status === 'fulfilled') await chromium.value.close();
+  throw server.status === 'rejected' ? server.reason : (chromium as PromiseRejectedResult).reason;
+}
+
+/** The shared code-server and Chromium, started on first use (and again if the browser went away). */
+async function sharedWorkbench(): Promise<Shared> {
+  if (shared) {
+    const s = await shared.catch(() => undefined);
+    if (s?.chromium.browser.isConnected()) return s;
+    await stopShared();
+  }
+  return (shared = startShared());
+}
+
+async function stopShared(): Promise<void> {
+  const s = await shared?.catch(() => undefined);
+  shared = undefined;
+  if (s) {
+    await s.chromium.close();
+    await s.server.stop().catch(() => undefined);
+  }
+  if (sharedRoot) {
+    if (process.env.KEEP_TEST_TMP === '1') console.log(`[workbench] kept ${sharedRoot}`);
+    else {
+      fs.rmSync(sharedRoot, { recursive: true, force: true, maxRetries: 3 });
+      untrackTempDir(sharedRoot);
+    }
+    sharedRoot = undefined;
+  }
+}
+
+/** Stop every workbench still running, then the shared code-server and Chromium (end of run, signals, timeouts). */
 export async function stopAllWorkbenches(): Promise<void> {
   await Promise.all([...liveWorkbenches].map((w) => w.stop().catch(() => undefined)));
+  await stopShared();
 }
 
 /** A mocha `afterEach` hook that saves a screenshot of the workbench when the test failed. */
@@ -82,77 +192,123 @@ export class Workbench {
 
   private constructor(
     readonly server: CodeServer,
-    readonly browser: LaunchedBrowser,
+    readonly context: BrowserContext,
+    readonly page: Page,
     readonly workspace: TempWorkspace,
     readonly extensionId: string,
+    private readonly release: () => Promise<void>,
   ) {}
 
-  get page(): Page {
-    return this.browser.page;
+  /**
+   * The Claude Code config folder (CLAUDE_CONFIG_DIR) of the shared workbench, emptied: what a file writes into it
+   * before its Workbench.open() is what that window's extension host finds there. A window opened without calling this
+   * first finds no such folder (as with an empty HOME).
+   */
+  static claudeConfigDir(): string {
+    const dir = claudeConfigPath();
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    fs.mkdirSync(dir, { recursive: true });
+    claudeConfigSeeded = true;
+    return dir;
   }
 
+  /**
+   * A window of the shared workbench on a new workspace folder of `workspaceFiles`, with `settings` as the user
+   * settings and a fresh browser context of `viewport`; resolves once the window shows the folder. Starts the shared
+   * code-server and Chromium on first use. stop() closes the window and removes the folder.
+   */
+  static async open(opts: OpenOptions = {}): Promise<Workbench> {
+    const s = await sharedWorkbench();
+    // Whatever an earlier file left in the Claude Code config folder is not this window's.
+    if (!claudeConfigSeeded) fs.rmSync(claudeConfigPath(), { recursive: true, force: true, maxRetries: 3 });
+    claudeConfigSeeded = false;
+    writeUserSettings(s.server.userDataDir, { ...SCENARIO_SETTINGS, ...opts.settings });
+    const workspace = createWorkspace(opts.workspaceFiles ?? defaultWorkspaceFiles());
+    let wb: Workbench | undefined;
+    try {
+      const { context, page } = await newPage(s.chromium.browser, opts.viewport ?? DEFAULT_VIEWPORT);
+      wb = new Workbench(s.server, context, page, workspace, s.extensionId, async () => {
+        // A hung close must not hang the run; the server ends the window's extension host when its page is gone.
+        await Promise.race([context.close().catch(() => undefined), new Promise((r) => setTimeout(r, 10_000).unref())]);
+        workspace.dispose();
+      });
+      liveWorkbenches.add(wb);
+      await wb.gotoWorkspace(opts.readyTimeoutMs ?? 90_000);
+      return wb;
+    } catch (e) {
+      if (wb) await wb.stop();
+      else workspace.dispose();
+      throw e;
+    }
+  }
+
+  /** A private code-server and Chromium for one scenario (its own environment, a fresh user-data dir). */
   static async start(opts: WorkbenchOptions = {}): Promise<Workbench> {
-    const extensionPath = path.resolve(
-      repoRoot,
-      opts.extensionPath ?? process.env.AGENT_COMPACTOR_EXTENSION_PATH ?? '.',
-    );
+    const extensionPath = extensionPathOf(opts);
     assertExtensionBuilt(extensionPath);
     const workspace = createWorkspace(opts.workspaceFiles ?? defaultWorkspaceFiles());
     let server: CodeServer | undefined;
-    let browser: LaunchedBrowser | undefined;
+    let chromium: LaunchedChromium | undefined;
     try {
       let extensionId = '';
       server = await startCodeServer({
         smokeTestDriver: false,
-        // The scenarios' transcripts are hand-named copies (markup.jsonl, session.jsonl) that no agent's file name marks
-        // as a session (test/host/00-activation.test.ts covers those): the setting a person with such copies uses
-        // opens them as Agent Sessions, which activates the extension as opening a real session does.
-        settings: { 'files.associations': { '*.jsonl': 'agent-session' }, ...opts.settings },
+        settings: { ...SCENARIO_SETTINGS, ...opts.settings },
         env: opts.env,
         prepare: (dirs) => {
           extensionId = installExtensionLink(extensionPath, dirs.extensionsDir);
         },
       });
-      browser = await launchBrowser({ viewport: opts.viewport });
-      const wb = new Workbench(server, browser, workspace, extensionId);
-      liveWorkbenches.add(wb);
-      await browser.page.goto(`${server.url}/?folder=${encodeURIComponent(workspace.dir)}`, {
-        waitUntil: 'domcontentloaded',
-        timeout: 60_000,
+      chromium = await launchChromium();
+      const { context, page } = await newPage(chromium.browser, opts.viewport ?? DEFAULT_VIEWPORT);
+      const [srv, chr] = [server, chromium];
+      const wb = new Workbench(server, context, page, workspace, extensionId, async () => {
+        const t0 = Date.now();
+        await chr.close().catch(() => undefined);
+        const t1 = Date.now();
+        await srv.stop().catch(() => undefined);
+        workspace.dispose();
+        if (process.env.UI_TEST_DEBUG === '1')
+          console.log(`[workbench] stopped: browser ${t1 - t0} ms, code-server ${Date.now() - t1} ms`);
       });
-      await wb.waitForReady(opts.readyTimeoutMs ?? 90_000);
+      liveWorkbenches.add(wb);
+      await wb.gotoWorkspace(opts.readyTimeoutMs ?? 90_000);
       return wb;
     } catch (e) {
-      await browser?.close();
+      await chromium?.close();
       await server?.stop();
       workspace.dispose();
       throw e;
     }
   }
 
-  /** The workbench is up and the explorer lists the workspace. */
+  private async gotoWorkspace(readyTimeoutMs: number): Promise<void> {
+    await this.page.goto(`${this.server.url}/?folder=${encodeURIComponent(this.workspace.dir)}`, {
+      waitUntil: 'domcontentloaded',
+      timeout: 60_000,
+    });
+    await this.waitForReady(readyTimeoutMs);
+  }
+
+  /** The workbench is up, its window is on this workspace's folder, and the explorer lists the folder. */
   async waitForReady(timeoutMs: number): Promise<void> {
     const page = this.page;
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: timeoutMs });
+    await page.waitForFunction((name) => document.title.includes(name), path.basename(this.workspace.dir), {
+      timeout: timeoutMs,
+    });
     await this.explorerRows().first().waitFor({ state: 'visible', timeout: timeoutMs });
     // The extension host is connected once the status bar shows the remote indicator's neighbours;
     // give late contributions a moment to settle.
     await page.waitForTimeout(500);
   }
 
+  /** Close this window (and, for Workbench.start(), its code-server and Chromium); remove its workspace. */
   stop(): Promise<void> {
-    return (this.stopping ??= this.doStop());
-  }
-
-  private async doStop(): Promise<void> {
-    liveWorkbenches.delete(this);
-    const t0 = Date.now();
-    await this.browser.close().catch(() => undefined);
-    const t1 = Date.now();
-    await this.server.stop().catch(() => undefined);
-    this.workspace.dispose();
-    if (process.env.UI_TEST_DEBUG === '1')
-      console.log(`[workbench] stopped: browser ${t1 - t0} ms, code-server ${Date.now() - t1} ms`);
+    return (this.stopping ??= (async () => {
+      liveWorkbenches.delete(this);
+      await this.release();
+    })());
   }
 
   private explorerRows(): Locator {

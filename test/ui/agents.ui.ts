@@ -21,7 +21,7 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
 
   before(async function () {
     this.timeout(180_000);
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: VIEWPORT,
       workspaceFiles: {
         [ROLLOUT]: { copyFrom: path.join('codex', 'rollout-0.140.jsonl') },

@@ -52,7 +52,7 @@ describe('UI: Budget Preview webview', function () {
 
   before(async function () {
     this.timeout(180_000);
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: { width: 1400, height: 900 },
       // A target the real session is well above: its plan summarizes the oldest rounds of the context.
       settings: { 'agentCompactor.targetTokens': 60_000 },

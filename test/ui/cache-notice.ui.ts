@@ -10,7 +10,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Workbench, screenshotOnFailure } from '../support/workbench';
 
@@ -66,10 +65,9 @@ describe('UI: the notice before a large session’s prompt cache expires (by its
   let configDir: string;
 
   before(async function () {
-    configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-claude-config-'));
-    wb = await Workbench.start({
+    configDir = Workbench.claudeConfigDir();
+    wb = await Workbench.open({
       viewport: VIEWPORT,
-      env: { CLAUDE_CONFIG_DIR: configDir },
       settings: { 'agentCompactor.cacheExpiryNotice': true },
       workspaceFiles: { 'README.md': '# billing\n' },
     });
@@ -80,7 +78,6 @@ describe('UI: the notice before a large session’s prompt cache expires (by its
   after(async function () {
     this.timeout(60_000);
     await wb?.stop();
-    if (configDir && process.env.KEEP_TEST_TMP !== '1') fs.rmSync(configDir, { recursive: true, force: true });
   });
 
   it('a session being written in the workspace project, its 1-hour cache 4 minutes from expiring: the notice says when and what it costs after', async () => {

@@ -94,7 +94,7 @@ describe('UI: compact a transcript as a user would', function () {
     this.timeout(180_000);
     // ~10 SSE events 400 ms apart: the summary takes a few seconds, like a real API call.
     fake = await startFakeAnthropic({ eventDelayMs: 400 });
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: VIEWPORT,
       settings: {
         'agentCompactor.targetTokens': 20_000,

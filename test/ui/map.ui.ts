@@ -43,7 +43,7 @@ describe('UI: Context Map', function () {
 
   before(async function () {
     this.timeout(180_000);
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: { width: 1400, height: 950 },
       workspaceFiles: { [FILE]: markupTranscript(), [REAL]: { copyFrom: `claude-code/${REAL}` } },
       settings: { 'workbench.colorTheme': 'Default Dark Modern' },
@@ -239,12 +239,12 @@ describe('UI: Context Map', function () {
     await wb.closeAllEditors();
     await screenshotRealMap(wb, 'context-map-dark');
     const first = wb;
-    // One workbench per further theme, started with it (the theme picker is not driven reliably headless).
+    // One window per further theme, opened with it as the user setting (the theme picker is not driven reliably headless).
     for (const [theme, name] of [
       ['Default Light Modern', 'context-map-light'],
       ['Default High Contrast', 'context-map-hc'],
     ] as const) {
-      const w = await Workbench.start({
+      const w = await Workbench.open({
         viewport: { width: 1400, height: 950 },
         workspaceFiles: { [REAL]: { copyFrom: `claude-code/${REAL}` } },
         settings: { 'workbench.colorTheme': theme },

@@ -1,8 +1,10 @@
 /**
  * Runs the Playwright UI scenarios (test/ui/*.ui.ts) with mocha, on the
  * machine's Node, against a real VS Code workbench (code-server + headless
- * Chromium, see test/support/workbench.ts). Screenshots go to
- * test-results/screenshots/.
+ * Chromium, see test/support/workbench.ts): one code-server and one Chromium
+ * for the whole run, started by the first file's Workbench.open() and stopped
+ * here at the end; each file gets its own window, workspace folder and
+ * settings. Screenshots go to test-results/screenshots/.
  *
  *   bash scripts/provision-vscode.sh      # once; cached in .vscode-test/
  *   npm run build                         # dist/extension.js

@@ -7,7 +7,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Workbench, screenshotOnFailure } from '../support/workbench';
 import { fixturesDir } from '../support/workspace';
@@ -23,7 +22,7 @@ describe('UI: the Sessions view at the default side bar width', function () {
 
   before(async function () {
     this.timeout(180_000);
-    configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-claude-config-'));
+    configDir = Workbench.claudeConfigDir();
     const dir = path.join(configDir, 'projects', CWD.replace(/[^a-zA-Z0-9]/g, '-'));
     fs.mkdirSync(dir, { recursive: true });
     // A real session of many rounds, its first prompt replaced by a long one (the title a person would type).
@@ -51,9 +50,8 @@ describe('UI: the Sessions view at the default side bar width', function () {
     fs.writeFileSync(file, lines.join('\n') + '\n');
     const then = new Date(Date.now() - 2 * 3_600_000);
     fs.utimesSync(file, then, then);
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: { width: 1400, height: 900 },
-      env: { CLAUDE_CONFIG_DIR: configDir },
       workspaceFiles: { 'README.md': '# a project\n' },
     });
   });
@@ -63,7 +61,6 @@ describe('UI: the Sessions view at the default side bar width', function () {
   after(async function () {
     this.timeout(60_000);
     await wb?.stop();
-    if (configDir && process.env.KEEP_TEST_TMP !== '1') fs.rmSync(configDir, { recursive: true, force: true });
   });
 
   it('a long-titled session shows its fill and cost whole; the title is shortened and whole in the tooltip', async () => {

@@ -11,7 +11,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { Workbench, screenshotOnFailure } from '../support/workbench';
@@ -74,7 +73,7 @@ describe('UI: find a broken session, see its health, repair it', function () {
 
   before(async function () {
     this.timeout(180_000);
-    configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-claude-config-'));
+    configDir = Workbench.claudeConfigDir();
     projects = path.join(configDir, 'projects');
     const t0 = Date.now() - 3 * 86_400_000;
     OTHERS.forEach((o, k) => place(projects, o.cwd, o.id, relocated(o.source, o.cwd), new Date(t0 + k * 3_600_000)));
@@ -82,9 +81,8 @@ describe('UI: find a broken session, see its health, repair it', function () {
     removedUuids = broken.removedUuids;
     brokenLines = broken.text.split('\n');
     brokenFile = place(projects, BROKEN_CWD, BROKEN_ID, broken.text, new Date(Date.now() - 2 * 3_600_000));
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: VIEWPORT,
-      env: { CLAUDE_CONFIG_DIR: configDir },
       workspaceFiles: { 'README.md': '# a project\n' },
     });
   });
@@ -94,7 +92,6 @@ describe('UI: find a broken session, see its health, repair it', function () {
   after(async function () {
     this.timeout(60_000);
     await wb?.stop();
-    if (configDir && process.env.KEEP_TEST_TMP !== '1') fs.rmSync(configDir, { recursive: true, force: true });
   });
 
   const sidebar = () => wb.page.locator('.part.sidebar');

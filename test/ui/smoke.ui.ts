@@ -11,7 +11,7 @@ describe('UI smoke: Agent Compactor in the code-server workbench', function () {
 
   before(async function () {
     this.timeout(180_000);
-    wb = await Workbench.start();
+    wb = await Workbench.open();
   });
 
   afterEach(screenshotOnFailure(() => wb));

@@ -23,7 +23,7 @@ describe('UI: steer a compaction by hand', function () {
 
   before(async function () {
     this.timeout(180_000);
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: { width: 1400, height: 900 },
       settings: {
         'agentCompactor.targetTokens': 20_000,

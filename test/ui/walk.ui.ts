@@ -15,7 +15,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Workbench, screenshotOnFailure } from '../support/workbench';
 import { fixturesDir } from '../support/workspace';
@@ -41,7 +40,7 @@ describe('UI: one compaction from the Sessions view to Undo, every figure agains
 
   before(async function () {
     this.timeout(180_000);
-    configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-claude-config-'));
+    configDir = Workbench.claudeConfigDir();
     const dir = path.join(configDir, 'projects', CWD.replace(/[^a-zA-Z0-9]/g, '-'));
     fs.mkdirSync(dir, { recursive: true });
     session = path.join(dir, `${ID}.jsonl`);
@@ -53,9 +52,8 @@ describe('UI: one compaction from the Sessions view to Undo, every figure agains
     );
     const then = new Date(Date.now() - 2 * 3_600_000);
     fs.utimesSync(session, then, then);
-    wb = await Workbench.start({
+    wb = await Workbench.open({
       viewport: VIEWPORT,
-      env: { CLAUDE_CONFIG_DIR: configDir },
       settings: { 'agentCompactor.targetTokens': TARGET },
       workspaceFiles: { 'README.md': '# a project\n' },
     });
@@ -66,7 +64,6 @@ describe('UI: one compaction from the Sessions view to Undo, every figure agains
   after(async function () {
     this.timeout(60_000);
     await wb?.stop();
-    if (configDir && process.env.KEEP_TEST_TMP !== '1') fs.rmSync(configDir, { recursive: true, force: true });
   });
 
   const sidebar = () => wb.page.locator('.part.sidebar');
