@@ -82,6 +82,22 @@ function processesWithEnv(name: string, value: string): number[] {
   return pids;
 }
 
+/**
+ * Waits until no process of this user has `NAME=value` in its environment, and returns those still there after
+ * `limitMs`. The product SIGKILLs the program's whole process group before it settles; a killed process is gone once
+ * the kernel has run it and its parent has reaped it, which on a busy machine is not at once (a CPU hog beside the
+ * suite left three Codex processes listed at the first look). A process that left the group would stay: it is
+ * returned, and the test fails.
+ */
+async function processesLeftWithEnv(name: string, value: string, limitMs = 30_000): Promise<number[]> {
+  const started = Date.now();
+  for (;;) {
+    const left = processesWithEnv(name, value);
+    if (left.length === 0 || Date.now() - started > limitMs) return left;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Resolves once `check` holds, polling on the event loop (no fixed sleep decides the outcome). */
 async function until(check: () => boolean, what: string, limitMs = 120_000): Promise<void> {
   const started = Date.now();
@@ -320,7 +336,7 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     assert.ok(processesWithEnv('HOME', home).length > 0, 'Claude Code is not running');
     controller.abort();
     await assert.rejects(waiting, (err: unknown) => err instanceof CompactError && err.code === 'cancelled');
-    assert.deepEqual(processesWithEnv('HOME', home), []);
+    assert.deepEqual(await processesLeftWithEnv('HOME', home), []);
     assert.deepEqual(
       fs.readdirSync(copyDir).filter((n) => n.endsWith('.jsonl')),
       ['session.jsonl'],
@@ -331,7 +347,7 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
     // The fake never answers, so the timeout always ends the run (its length decides nothing else).
     const { result } = await compactWith({ kind: 'hang' }, { timeoutMs: 3_000 });
     assertFellBack(result, 'claude-cli', 'Claude Code', /did not finish the summary within 3 s/);
-    assert.deepEqual(processesWithEnv('HOME', home), []);
+    assert.deepEqual(await processesLeftWithEnv('HOME', home), []);
   });
 
   it('the CLI: compact --summarizer claude-cli --claude-path runs it with the environment passed through, and says so', async () => {
@@ -506,7 +522,7 @@ describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Re
     assert.ok(processesWithEnv('CODEX_HOME', home.codexHome).length > 0, 'Codex is not running');
     controller.abort();
     await assert.rejects(waiting, (err: unknown) => err instanceof CompactError && err.code === 'cancelled');
-    assert.deepEqual(processesWithEnv('CODEX_HOME', home.codexHome), []);
+    assert.deepEqual(await processesLeftWithEnv('CODEX_HOME', home.codexHome), []);
     assert.deepEqual(fs.readdirSync(work), [
       path.basename(agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!),
     ]);
