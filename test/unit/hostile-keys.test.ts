@@ -12,7 +12,7 @@ import { chooseToolResult, noDecisions, parseDecisions } from '../../src/core/co
 import { loadDecisions, saveDecisions } from '../../src/core/compact/savedDecisions';
 import { contextMap } from '../../src/core/contextMap';
 import { priceFor, withPriceOverrides } from '../../src/core/cost';
-import { sessionWithResults } from './budget.test';
+import { sessionWithResults } from '../support/sessions';
 
 const HOSTILE = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
 const dir = mkdtempSync(join(tmpdir(), 'ac-hostile-'));
