@@ -3,6 +3,8 @@
 // file and saved tool results recorded beside it; the replaced content is itself backed up first, so this is undoable.
 import { resolve } from 'node:path';
 import { listBackups, restoreBackup } from '../core/compact/backup';
+import { backupFault } from '../core/compact/sidecars';
+import { CompactError } from '../core/compact/types';
 import { EXIT_OK, onePositional, readableTranscript, refuseUnsupported, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
@@ -18,13 +20,15 @@ export const restoreVerb: VerbSpec = {
       type: 'string',
       value: 'FILE',
       help: 'the backup to restore (one of <file>.bak-<time> beside it)',
-      default: 'the newest',
+      default: 'the newest whole one',
     },
     JSON_OPTION,
     HELP_OPTION,
   ],
   notes: [
-    'Exit 0 when restored, 2 when the transcript has no backup (only in-place compactions of Claude Code and Codex sessions write them) or FILE is not one of its backups, 1 when a file could not be written.',
+    'A backup is restored only whole: as the manifest written last with it records it (size and sha256). One cut short by a crash, or made by an older version, is refused with the reason; by default the newest whole backup is restored.',
+    'A session that changes while it is restored (a live agent) is refused and left as it was; bytes appended in the last instant are carried over after the restored content.',
+    'Exit 0 when restored, 2 when the transcript has no backup (only in-place compactions of Claude Code and Codex sessions write them), FILE is not one of its backups, the backup is not whole, or the session changed meanwhile, 1 when a file could not be written.',
   ],
   run: runRestore,
 };
@@ -38,17 +42,58 @@ export async function runRestore(values: Values, positionals: string[]): Promise
       `restore: ${sanitizeForTerminal(file)} has no backups (they are written by in-place compactions and repairs, which Claude Code and Codex sessions support)`,
     );
   const wanted = str(values, 'backup');
-  const backup = wanted === undefined ? backups[0] : backups.find((b) => resolve(b) === resolve(wanted));
-  if (!backup)
-    throw new UsageError(
-      `restore: ${sanitizeForTerminal(wanted ?? '')} is not a backup of ${sanitizeForTerminal(file)} (its backups: ${backups.map(sanitizeForTerminal).join(', ')})`,
-    );
-  const safety = await restoreBackup(file, backup);
+  /** Newer backups passed over because they are not whole, with the reason. */
+  const skipped: { backup: string; reason: string }[] = [];
+  let backup: string | undefined;
+  if (wanted === undefined) {
+    for (const b of backups) {
+      const fault = await backupFault(b);
+      if (fault === null) {
+        backup = b;
+        break;
+      }
+      skipped.push({ backup: b, reason: fault });
+    }
+    if (!backup)
+      throw new UsageError(
+        `restore: no backup of ${sanitizeForTerminal(file)} is known to be whole: ${skipped.map((s) => sanitizeForTerminal(s.reason)).join('; ')}`,
+      );
+  } else {
+    backup = backups.find((b) => resolve(b) === resolve(wanted));
+    if (!backup)
+      throw new UsageError(
+        `restore: ${sanitizeForTerminal(wanted)} is not a backup of ${sanitizeForTerminal(file)} (its backups: ${backups.map(sanitizeForTerminal).join(', ')})`,
+      );
+  }
+  let done: Awaited<ReturnType<typeof restoreBackup>>;
+  try {
+    done = await restoreBackup(file, backup);
+  } catch (err) {
+    // Refused before anything was written: the backup is not whole, or the session changed meanwhile.
+    if (err instanceof CompactError && (err.code === 'bad-backup' || err.code === 'changed-on-disk'))
+      throw new UsageError(`restore: ${sanitizeForTerminal(err.message)}`);
+    throw err;
+  }
   if (bool(values, 'json'))
-    printJson(JSON.stringify({ file, restored: backup, replacedBackup: safety }, null, 2) + '\n');
+    printJson(
+      JSON.stringify(
+        {
+          file,
+          restored: backup,
+          replacedBackup: done.safety,
+          skipped,
+          carriedOverBytes: done.carriedOverBytes,
+          notes: done.notes,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   else
     printOut(
-      `restored ${sanitizeForTerminal(file)} from ${sanitizeForTerminal(backup)}; the replaced content is in ${sanitizeForTerminal(safety)}\n`,
+      skipped.map((s) => `skipped ${sanitizeForTerminal(s.backup)}: ${sanitizeForTerminal(s.reason)}\n`).join('') +
+        `restored ${sanitizeForTerminal(file)} from ${sanitizeForTerminal(backup)}; the replaced content is in ${sanitizeForTerminal(done.safety)}\n` +
+        done.notes.map((n) => `note: ${sanitizeForTerminal(n)}\n`).join(''),
     );
   return EXIT_OK;
 }

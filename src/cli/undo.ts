@@ -15,7 +15,8 @@ export const undoVerb: VerbSpec = {
     'Undoes the last compaction of the session that `agent-compactor compact` recorded: in place, the backup comes back byte for byte with its state file and saved tool results (the compacted version is kept as a backup); a fork (or output file) is deleted with the state file and saved tool results it created, while it is still as written.',
   options: [JSON_OPTION, HELP_OPTION],
   notes: [
-    'Exit 0 when undone, 2 when there is nothing to undo or it cannot be undone safely (no record, the backup gone, a fork written to since), 1 when a file could not be written.',
+    'An in-place compaction is undone only while the session is exactly what it wrote: when turns were added since, undo refuses and changes nothing (restore the backup explicitly to go back anyway; the current content is then kept as a backup).',
+    'Exit 0 when undone, 2 when there is nothing to undo or it cannot be undone safely (no record, the backup gone or not whole, the session gone on since, a fork written to since), 1 when a file could not be written.',
   ],
   run: runUndo,
 };
@@ -35,7 +36,10 @@ export async function runUndo(values: Values, positionals: string[]): Promise<nu
     safety = await undoCompaction(file, result);
   } catch (err) {
     // A fork changed since, or a record naming what no compaction of this session writes: refused, nothing changed.
-    if (err instanceof CompactError && (err.code === 'changed-on-disk' || err.code === 'unsafe-path'))
+    if (
+      err instanceof CompactError &&
+      (err.code === 'changed-on-disk' || err.code === 'unsafe-path' || err.code === 'bad-backup')
+    )
       throw new UsageError(`undo: ${sanitizeForTerminal(err.message)}`);
     throw err;
   }

@@ -26,7 +26,7 @@ import { statePath, toolResultsDir } from '../../src/core/compact/state';
 import { CompactError } from '../../src/core/compact/types';
 import { readSidecar } from '../../src/core/sidecarFiles';
 import { fixture } from '../support/fixtures';
-import { withTimeout } from '../support/reliability';
+import { withTimeout, plantedManifest } from '../support/reliability';
 
 const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nnot really a key\n-----END OPENSSH PRIVATE KEY-----\n';
@@ -64,7 +64,9 @@ describe('Restore From Backup and compact never block on or read what is planted
       30_000,
       'restore with a FIFO manifest',
     );
+    // A whole backup's manifest, so that the restore goes on to read the state file.
     rmSync(manifestPath(backup));
+    writeFileSync(manifestPath(backup), plantedManifest(backup, null));
     execFileSync('mkfifo', [statePath(file)]);
     await withTimeout(
       assert.rejects(restoreBackup(file, backup), unsafe(/compactor-state\.json: it is a named pipe/)),

@@ -208,3 +208,12 @@ export function buildTranscript(opts: BuildOptions = {}): string[] {
 export function secs(ms: number): string {
   return (ms / 1000).toFixed(2);
 }
+
+/**
+ * A backup manifest (version 2) as someone planting one beside a backup would write it: the backup's true size and
+ * sha256, which anyone holding the backup can compute, and the sidecar record `sidecars` (null: none).
+ */
+export function plantedManifest(backup: string, sidecars: object | null): string {
+  const bytes = readFileSync(backup);
+  return JSON.stringify({ version: 2, backup: { size: bytes.length, sha256: sha256(bytes) }, sidecars });
+}

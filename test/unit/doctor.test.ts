@@ -356,7 +356,17 @@ describe('repair: hand-made', () => {
     assert.equal((await doctorFile(f)).reachability, 1);
     const again = await repairFile(f, { inPlace: true });
     assert.equal(again.output, null);
-    assert.equal(readdirSync(sub).filter((x) => x.includes('.bak-')).length, 1);
+    // One backup, whole: with the manifest written last.
+    assert.deepEqual(
+      readdirSync(sub)
+        .filter((x) => x.includes('.bak-'))
+        .map((x) => x.replace(/\.bak-[0-9-]+/, '.bak-*'))
+        .sort(),
+      [
+        '11111111-2222-4333-8444-555555555555.jsonl.bak-*',
+        '11111111-2222-4333-8444-555555555555.jsonl.bak-*.manifest.json',
+      ],
+    );
     assert.ok(!readdirSync(sub).some((x) => x.includes('.lock') || x.includes('.tmp-')));
   });
 

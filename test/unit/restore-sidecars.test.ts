@@ -94,7 +94,7 @@ describe('Restore From Backup brings back the sidecars of an in-place compaction
     const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: first });
     const compacted = readFileSync(file);
     const state = readFileSync(statePath(file));
-    const safety = await restoreBackup(file, res.backup!);
+    const { safety } = await restoreBackup(file, res.backup!);
     assert.ok(!existsSync(statePath(file)));
     await restoreBackup(file, safety);
     assert.ok(readFileSync(file).equals(compacted));

@@ -30,7 +30,7 @@ import { CompactError } from '../../src/core/compact/types';
 import { undoCompaction } from '../../src/core/compact/undo';
 import { fitName, NAME_MAX } from '../../src/core/sidecarFiles';
 import { fixture } from '../support/fixtures';
-import { diffSnapshots, snapshotDir } from '../support/reliability';
+import { diffSnapshots, plantedManifest, snapshotDir } from '../support/reliability';
 
 const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nnot really a key\n-----END OPENSSH PRIVATE KEY-----\n';
@@ -61,11 +61,13 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  const plantManifest = (m: object) => writeFileSync(manifestPath(backup), JSON.stringify(m));
+  /** A manifest as a planter would write it: the backup's true size and hash (the planter can compute them), and `sidecars`. */
+  const plantManifest = (sidecars: object, of = backup) =>
+    writeFileSync(manifestPath(of), plantedManifest(of, sidecars));
 
   it('a tool-results folder that links outside: restoring a backup whose manifest names a file there deletes nothing, changes nothing', async () => {
     symlinkSync(outside, toolResultsDir(file));
-    plantManifest({ version: 1, state: 'none', toolResultsDirCreated: false, toolResults: ['toolu_precious.txt'] });
+    plantManifest({ state: 'none', toolResultsDirCreated: false, toolResults: ['toolu_precious.txt'] });
     const before = snapshotDir(root);
     await assert.rejects(restoreBackup(file, backup), unsafe(/session\.tool-results: it is a symbolic link/));
     assert.deepEqual(diffSnapshots(before, snapshotDir(root)), { added: [], removed: [], changed: [] });
@@ -73,7 +75,7 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
 
   it("the backup's recorded state file linked to a private key: refused, the key is not copied in, nothing changes", async () => {
     symlinkSync(join(outside, 'id_ed25519'), statePath(backup));
-    plantManifest({ version: 1, state: 'saved', toolResultsDirCreated: false, toolResults: [] });
+    plantManifest({ state: 'saved', toolResultsDirCreated: false, toolResults: [] });
     const before = snapshotDir(root);
     await assert.rejects(restoreBackup(file, backup), unsafe(/compactor-state\.json: it is a symbolic link/));
     assert.deepEqual(diffSnapshots(before, snapshotDir(root)), { added: [], removed: [], changed: [] });
@@ -96,7 +98,6 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
     writeFileSync(mine, 'a saved result of mine\n');
     writeFileSync(other, 'another saved result\n');
     plantManifest({
-      version: 1,
       state: 'none',
       toolResultsDirCreated: false,
       toolResults: ['toolu_mine.txt', 'toolu_other.txt'],
@@ -108,16 +109,17 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
 
     const second = `${file}.bak-20260101-000000-001`;
     copyFileSync(backup, second);
-    writeFileSync(
-      manifestPath(second),
-      JSON.stringify({
-        version: 1,
-        state: 'none',
-        toolResultsDirCreated: false,
-        toolResults: ['../../outside/toolu_precious.txt'],
-      }),
+    plantManifest(
+      { state: 'none', toolResultsDirCreated: false, toolResults: ['../../outside/toolu_precious.txt'] },
+      second,
     );
-    await assert.rejects(restoreBackup(file, second), unsafe(/not a backup manifest Agent Compactor wrote/));
+    await assert.rejects(
+      restoreBackup(file, second),
+      (e: unknown) =>
+        e instanceof CompactError &&
+        e.code === 'bad-backup' &&
+        /not a backup manifest Agent Compactor wrote/.test(e.message),
+    );
     assert.ok(existsSync(join(outside, 'toolu_precious.txt')));
   });
 

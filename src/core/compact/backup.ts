@@ -1,13 +1,16 @@
 // Backups made by in-place compaction, and restoring one (itself undoable: the current
-// file is backed up first). The sidecars recorded with a backup (sidecars.ts) come back with it.
+// file is backed up first). A backup is restored only whole: as the manifest written last with it says (size, sha256). The sidecars recorded with a backup (sidecars.ts) come back with it.
 // A backup is read like every file beside a transcript (sidecarFiles.ts): only a regular file, never
 // through a link (a planted `<file>.bak-…` link must not copy, say, a private key over the transcript).
-import { chmod, readdir, unlink } from 'node:fs/promises';
+import { chmod, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { fileChunks, openSidecar } from '../sidecarFiles';
-import { acquireLock, backupPrefix, commitTemp, makeBackup, writeTemp } from './fsutil';
+import { commitOutput } from './commit';
+import { acquireLock, backupPrefix, writeTemp } from './fsutil';
 import {
   applySidecarRestore,
+  expectedBackup,
   isBackupSideFile,
   planSidecarRestore,
   recordSidecars,
@@ -42,39 +45,136 @@ export async function listBackups(file: string): Promise<string[]> {
     .map((n) => join(dirname(file), n));
 }
 
-/** Restores `backup` over `file` atomically; returns the backup made of the replaced file. */
-export async function restoreBackup(file: string, backup: string): Promise<string> {
+/** What a restore did. */
+export interface Restored {
+  /** The backup made of the replaced content (whole, with its manifest): restoring it undoes the restore. */
+  safety: string;
+  /** Bytes an agent appended while the restore was being committed, carried over after the restored content. */
+  carriedOverBytes: number;
+  notes: string[];
+}
+
+/** What the file must be for an undo: the bytes the compaction wrote, nothing added since. */
+export interface ExpectedContent {
+  size: number;
+  sha256: string;
+  /** Why it must be, for the refusal. */
+  what: string;
+}
+
+/**
+ * Restores `backup` over `file` through the one commit (commit.ts): the backup is copied to a temporary file and
+ * checked against its manifest on the way (a backup not known to be whole is refused, 'bad-backup'); the current
+ * content is backed up whole first; a file that changed while this ran is refused ('changed-on-disk', nothing
+ * changed) and bytes appended in the last instant are carried over. A failure removes what it made. `expect`
+ * (undo): the file must be exactly those bytes, or the restore is refused before anything is written.
+ */
+export async function restoreBackup(
+  file: string,
+  backup: string,
+  options: { task?: 'restore' | 'undo'; expect?: ExpectedContent } = {},
+): Promise<Restored> {
   if (dirname(backup) !== dirname(file) || !isBackupName(file, basename(backup))) {
     throw new Error(`${backup} is not a backup of ${file}`);
   }
+  const task = options.task ?? 'restore';
   const lock = await acquireLock(file);
   try {
-    // Everything read and checked first, so a refused backup, manifest or sidecar changes nothing.
-    const newer = (await listBackups(file)).filter((b) => basename(b) > basename(backup));
-    const sidecars = await planSidecarRestore(file, backup, newer);
-    const before = await snapshotSidecars(file);
+    const read = await stat(file);
+    if (options.expect) await checkContent(file, read.size, options.expect);
+    // Everything read and checked first, so a refused backup, manifest or sidecar changes nothing. The backup is
+    // opened first: a planted link is refused as such, never followed.
     const source = await openSidecar(backup);
-    if (!source) throw new CompactError('unsafe-path', `${backup} is gone; nothing was changed`);
-    let safety: string;
+    if (!source) throw new CompactError('bad-backup', `${backup} is gone; nothing was changed`);
+    const hash = createHash('sha256');
+    let size = 0;
+    let tmp: string;
+    let want: { size: number; sha256: string };
+    let sidecars: Awaited<ReturnType<typeof planSidecarRestore>>;
+    let before: Awaited<ReturnType<typeof snapshotSidecars>>;
     try {
-      safety = await makeBackup(file);
-      // So that undoing the restore (restoring `safety`) brings back today's state file too.
-      await recordSidecars(file, safety, before);
-      const tmp = await writeTemp(file, fileChunks(source.fh));
-      try {
-        // As a copy would: the restored file has the backup's permissions.
-        await chmod(tmp, source.mode & 0o777);
-        await commitTemp(tmp, file);
-      } catch (err) {
-        await unlink(tmp).catch(() => undefined);
-        throw err;
-      }
+      want = await expectedBackup(backup);
+      const newer = (await listBackups(file)).filter((b) => basename(b) > basename(backup));
+      sidecars = await planSidecarRestore(file, backup, newer);
+      before = await snapshotSidecars(file);
+      tmp = await writeTemp(
+        file,
+        (async function* () {
+          for await (const chunk of fileChunks(source.fh)) {
+            hash.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        })(),
+      );
+      // As a copy would: the restored file has the backup's permissions.
+      await chmod(tmp, source.mode & 0o777).catch(() => undefined);
     } finally {
       await source.fh.close();
     }
+    const notes: string[] = [];
+    let committed: { backup: string | null; carriedOverBytes: number };
+    try {
+      if (size !== want.size || hash.digest('hex') !== want.sha256)
+        throw new CompactError(
+          'bad-backup',
+          `${basename(backup)} is not the backup its manifest describes (${size === want.size ? 'its sha256 differs' : `${size} bytes, not ${want.size}`}): it was cut short or changed since it was made; nothing was changed`,
+        );
+      committed = await commitOutput(
+        {
+          file,
+          tmp,
+          mode: 'in-place',
+          out: file,
+          readSize: read.size,
+          readMtime: read.mtimeMs,
+          writer: 'an agent',
+          task,
+          // So that undoing the restore (restoring the safety backup) brings back today's sidecars too.
+          afterBackup: (made) => recordSidecars(file, made, before),
+          progress: () => undefined,
+        },
+        notes,
+      );
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw err;
+    }
     if (sidecars) await applySidecarRestore(file, sidecars);
-    return safety;
+    return { safety: committed.backup!, carriedOverBytes: committed.carriedOverBytes, notes };
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * Refuses (nothing changed) unless `file`, `size` bytes now, is exactly `expect`. Turns an agent added since are
+ * named as such: an undo would take them out of the session.
+ */
+async function checkContent(file: string, size: number, expect: ExpectedContent): Promise<void> {
+  const hash = createHash('sha256');
+  const opened = await openSidecar(file);
+  if (!opened) throw new CompactError('changed-on-disk', `${basename(file)} is gone; nothing was changed`);
+  try {
+    let got = 0;
+    for await (const chunk of fileChunks(opened.fh)) {
+      const room = expect.size - got;
+      if (room <= 0) break;
+      hash.update(room < chunk.length ? chunk.subarray(0, room) : chunk);
+      got += Math.min(room, chunk.length);
+    }
+    const samePrefix = got === expect.size && hash.digest('hex') === expect.sha256;
+    if (samePrefix && size === expect.size) return;
+    if (samePrefix)
+      throw new CompactError(
+        'changed-on-disk',
+        `${basename(file)} went on after ${expect.what}: ${size - expect.size} bytes were added since (new turns, most likely). Undoing would take them out of the session, so nothing was changed. To keep them, leave it as it is (compact it again if it is too long); to go back anyway, restore the backup explicitly (the current content, new turns included, is kept as a backup).`,
+      );
+    throw new CompactError(
+      'changed-on-disk',
+      `${basename(file)} is no longer what ${expect.what} wrote (it was changed or replaced since); nothing was changed. To go back anyway, restore the backup explicitly (the current content is kept as a backup).`,
+    );
+  } finally {
+    await opened.fh.close();
   }
 }

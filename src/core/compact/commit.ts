@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { PlanDetails } from './plan';
 import { CompactError, type WrittenSidecars } from './types';
 import { assertInside, backupName, commitTemp, ensureRealDir, makeBackup, writeFileAtomic, writeTemp } from './fsutil';
+import { removeBackup, writeBackupManifest, type SidecarRecord } from './sidecars';
 import { MAX_STATE_BYTES, statePath, safeToolResultName, toolResultsDir, type BudgetState } from './state';
 import { ownValue, setOwn } from '../json';
 import { readSidecar } from '../sidecarFiles';
@@ -241,10 +242,13 @@ export interface CommitTarget {
   readMtime: number;
   /** Which agent may be writing the session, for the messages ("a live agent", "Codex"). */
   writer: string;
-  /** What is being committed, for the messages: 'compaction' (the default) or 'repair'. */
-  task?: 'compaction' | 'repair';
-  /** Runs after the backup is made and before the original is replaced (records the sidecars with it). */
-  afterBackup?: (backup: string) => Promise<void>;
+  /** What is being committed, for the messages: 'compaction' (the default), 'repair', 'restore' or 'undo'. */
+  task?: CommitTask;
+  /**
+   * Runs after the backup is made and before the original is replaced: records the sidecars with it, for its
+   * manifest (none: a restore of the backup leaves the sidecars alone).
+   */
+  afterBackup?: (backup: string) => Promise<SidecarRecord>;
   progress: (message: string) => void;
 }
 
@@ -262,22 +266,33 @@ export async function commitOutput(
     const task = t.task ?? 'compaction';
     throw new CompactError(
       'changed-on-disk',
-      `${basename(t.file)} changed while it was being ${task === 'repair' ? 'repaired' : 'compacted'} (${now.size - t.readSize >= 0 ? `${now.size - t.readSize} bytes appended` : 'it shrank'}; is ${t.writer} still writing to it?). Nothing was written; run the ${task} again when the session is idle.`,
+      `${basename(t.file)} changed while it was being ${TASK_DOING[task]} (${now.size - t.readSize >= 0 ? `${now.size - t.readSize} bytes appended` : 'it shrank'}; is ${t.writer} still writing to it?). Nothing was written; run the ${task} again when the session is idle.`,
     );
   }
   if (t.mode !== 'in-place') {
     if (t.mode === 'fork' && (await exists(t.out)))
       throw new CompactError(
         'exists',
-        `${t.out} appeared while ${t.task === 'repair' ? 'repairing' : 'compacting'}; nothing was written.`,
+        `${t.out} appeared while it was being ${TASK_DOING[t.task ?? 'compaction']}; nothing was written.`,
       );
     await commitTemp(t.tmp, t.out);
     return { backup: null, carriedOverBytes: 0 };
   }
   t.progress('Backing up the original…');
   const backup = await makeBackup(t.file);
-  await t.afterBackup?.(backup);
-  const { carriedOverBytes, unplaced } = await commitInPlace(t.file, t.tmp, t.readSize);
+  let placed: Awaited<ReturnType<typeof commitInPlace>>;
+  try {
+    const sidecars = t.afterBackup ? await t.afterBackup(backup.path) : null;
+    // Last: a backup with its manifest is whole.
+    await writeBackupManifest(backup, sidecars);
+    placed = await commitInPlace(t.file, t.tmp, t.readSize);
+  } catch (err) {
+    // The file was not replaced (commitInPlace throws only before): the backup of it goes too, or a retry would
+    // take it for the newest and restore the content this operation meant to replace.
+    await removeBackup(backup.path);
+    throw err;
+  }
+  const { carriedOverBytes, unplaced } = placed;
   if (carriedOverBytes)
     notes.push(
       `${carriedOverBytes} bytes ${t.writer} appended while the result was being committed were carried over after it, in the order written (they continue the history before this ${t.task ?? 'compaction'}; run it again when the session is idle)`,
@@ -286,8 +301,17 @@ export async function commitOutput(
     notes.push(
       `${t.writer} kept appending while the file was being replaced; the last bytes it appended to the old file could not be placed in order and were saved to ${unplaced} instead (they come just before the last lines it appended to the file; nothing was lost)`,
     );
-  return { backup, carriedOverBytes };
+  return { backup: backup.path, carriedOverBytes };
 }
+
+export type CommitTask = 'compaction' | 'repair' | 'restore' | 'undo';
+
+const TASK_DOING: Record<CommitTask, string> = {
+  compaction: 'compacted',
+  repair: 'repaired',
+  restore: 'restored',
+  undo: 'undone',
+};
 
 export async function exists(path: string): Promise<boolean> {
   return lstat(path).then(

@@ -634,9 +634,11 @@ async function writeOut(
   const plan = details.plan;
   progress('Writing the compacted transcript…');
   const out = target.out;
-  // A new file (a fork, --out) is hashed as it is written: Undo deletes it only while it is still these bytes.
-  const outputHash = target.mode === 'in-place' ? null : createHash('sha256');
-  const tmp = await writeTemp(out, outputHash ? hashing(built.chunks, outputHash) : built.chunks);
+  // Hashed as it is written: Undo deletes a fork only while it is still these bytes, and puts an in-place
+  // compaction's backup back only while the session still is (nothing added since).
+  const outputHash = createHash('sha256');
+  const outputSize = { bytes: 0 };
+  const tmp = await writeTemp(out, hashing(built.chunks, outputHash, outputSize));
   let backup: string | null;
   let toolDir: string | null;
   let carriedOverBytes: number;
@@ -706,7 +708,8 @@ async function writeOut(
     summaryDetail: plan.settings.summaryDetail,
     toolResultsDir: toolDir,
     sidecarsWritten,
-    outputSha256: outputHash && outputHash.digest('hex'),
+    outputSha256: outputHash.digest('hex'),
+    outputSize: outputSize.bytes,
     ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
     promised,
     delivered,
@@ -714,10 +717,16 @@ async function writeOut(
 }
 
 /** `chunks` as they are, each added to `hash` on the way (a chunk may be a reused buffer: it is hashed before the next is asked for). */
-async function* hashing(chunks: AsyncIterable<Buffer | string>, hash: Hash): AsyncGenerator<Buffer | string> {
+async function* hashing(
+  chunks: AsyncIterable<Buffer | string>,
+  hash: Hash,
+  size: { bytes: number },
+): AsyncGenerator<Buffer | string> {
   for await (const c of chunks) {
-    hash.update(typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
-    yield c;
+    const bytes = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
+    hash.update(bytes);
+    size.bytes += bytes.length;
+    yield bytes;
   }
 }
 

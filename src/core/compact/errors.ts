@@ -14,7 +14,8 @@ export type CompactErrorCode =
   | 'exists' // the output file exists and is not this session's own output (use --force)
   | 'write-failed' // a file could not be written (permission, read-only or full file system); the original is unchanged
   | 'unsupported-format' // the file's format is read-only (inspect only)
-  | 'wrong-summarizer'; // the agent CLI chosen to summarize is not the session's own agent
+  | 'wrong-summarizer' // the agent CLI chosen to summarize is not the session's own agent
+  | 'bad-backup'; // a backup not known to be whole (no manifest, or not the bytes it recorded): never restored
 
 /** A failure the user can act on; `message` says the cause and what to do. */
 export class CompactError extends Error {

@@ -2,10 +2,10 @@
 // compactions of one file cannot both write.
 import { constants } from 'node:fs';
 import {
+  chmod,
   open,
   rename,
   unlink,
-  copyFile,
   link,
   lstat,
   mkdir,
@@ -115,7 +115,12 @@ export async function commitTemp(tmp: string, target: string): Promise<void> {
 
 export async function writeFileAtomic(target: string, data: string | Buffer): Promise<void> {
   const tmp = await writeTemp(target, [data]);
-  await commitTemp(tmp, target);
+  try {
+    await commitTemp(tmp, target);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** Room for a backup's time stamp and collision counter: `20260101-120000-000-50`. */
@@ -133,20 +138,79 @@ export function backupName(file: string, now = new Date()): string {
   return join(dirname(file), `${backupPrefix(file)}${stamp}`);
 }
 
-/** Copies `file` to a new backup and fsyncs it. */
-export async function makeBackup(file: string): Promise<string> {
-  let target = backupName(file);
-  for (let i = 1; ; i++) {
-    try {
-      await copyFile(file, target, 1 /* COPYFILE_EXCL */);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || i > 50) throw writeFailure(err, target);
-      target = `${backupName(file)}-${i}`;
-    }
+/** A backup as it was made: where, and the size and sha256 of its bytes (what its manifest records). */
+export interface BackupMade {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * Copies `file` to a new backup: written under a temporary name, hashed on the way and fsynced, and only then given
+ * its backup name (a hard link, so an existing name is never replaced). A crash leaves at most a temporary file,
+ * never a cut-short file under a backup's name. Its manifest (sidecars.ts, `writeBackupManifest`) is the caller's to
+ * write, last: a backup without one is not known to be whole and is never restored.
+ */
+export async function makeBackup(file: string): Promise<BackupMade> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const source = await open(file, 'r');
+  let tmp: string;
+  try {
+    const mode = (await source.stat()).mode & 0o777;
+    tmp = await writeTemp(
+      backupName(file),
+      (async function* () {
+        const buf = Buffer.allocUnsafe(1 << 20);
+        for (;;) {
+          const { bytesRead } = await source.read(buf, 0, buf.length, size);
+          if (bytesRead === 0) return;
+          size += bytesRead;
+          hash.update(buf.subarray(0, bytesRead));
+          yield buf.subarray(0, bytesRead);
+        }
+      })(),
+    );
+    // As a copy would: a backup has the transcript's permissions.
+    await chmod(tmp, mode).catch(() => undefined);
+  } finally {
+    await source.close();
   }
-  await fsyncPath(target);
-  return target;
+  try {
+    let target = backupName(file);
+    for (let i = 1; ; i++) {
+      try {
+        await link(tmp, target);
+        break;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' && i <= 50) {
+          target = `${backupName(file)}-${i}`;
+          continue;
+        }
+        if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') {
+          // No hard links on this file system: a rename, after checking the name is free (the lock on the
+          // transcript keeps our own processes from racing for it).
+          if (
+            await lstat(target).then(
+              () => true,
+              () => false,
+            )
+          ) {
+            target = `${backupName(file)}-${i}`;
+            continue;
+          }
+          await rename(tmp, target);
+          break;
+        }
+        throw writeFailure(err, target);
+      }
+    }
+    await fsyncDir(dirname(target));
+    return { path: target, size, sha256: hash.digest('hex') };
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
 }
 
 /** Ensures `child` resolves inside `dir` (no `..`, no absolute escape). */
@@ -310,14 +374,15 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS')
+      throw writeFailure(err, path);
     // No hard links on this file system: still exclusive, only not atomic in content.
     try {
       await writeFile(path, content, { flag: 'wx', mode: 0o600 });
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw e;
+      throw writeFailure(e, path);
     }
   } finally {
     await unlink(tmp).catch(() => undefined);
@@ -369,7 +434,11 @@ export async function acquireLock(file: string): Promise<Lock> {
         release: () =>
           removeIfStill(path, mine).then(
             () => undefined,
-            () => undefined,
+            // No room for the claim (a full disk): our own lock is removed directly while it is still ours. Only a
+            // lock judged stale is ever taken over, and ours is not while this process lives.
+            async () => {
+              if ((await readEntry(path).catch(() => null))?.raw === mine) await unlink(path).catch(() => undefined);
+            },
           ),
       };
     const entry = await readEntry(path);

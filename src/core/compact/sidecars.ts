@@ -4,7 +4,8 @@
 //
 //   <file>.bak-<stamp>                        the transcript before the compaction
 //   <file>.bak-<stamp>.compactor-state.json   the state file before it (statePath of the backup)
-//   <file>.bak-<stamp>.manifest.json          whether there was one, and the saved results it created
+//   <file>.bak-<stamp>.manifest.json          the backup's size and sha256, whether there was a state file,
+//                                             and the saved results the compaction created; written last
 //
 // A manifest, like the backup, may come from someone else (a shared folder, a checkpoint): restoring never
 // trusts it further than this. It can only name saved results: plain names `safeToolResultName` gives, in
@@ -25,7 +26,8 @@ import {
   openSidecar,
   readSidecar,
 } from '../sidecarFiles';
-import { writeFileAtomic } from './fsutil';
+import { createHash } from 'node:crypto';
+import { writeFileAtomic, type BackupMade } from './fsutil';
 import { isSavedResultName, MAX_STATE_BYTES, statePath, toolResultsDir } from './state';
 import { CompactError } from './types';
 
@@ -35,8 +37,8 @@ export interface SidecarSnapshot {
   toolResults: Set<string>;
 }
 
-interface Manifest {
-  version: 1;
+/** The sidecars an in-place compaction changed, as recorded with its backup. */
+export interface SidecarRecord {
   /** 'saved': the prior state file is at statePath(backup); 'none': there was none. */
   state: 'saved' | 'none';
   toolResultsDirCreated: boolean;
@@ -44,6 +46,23 @@ interface Manifest {
   toolResults: string[];
   /** sha256 (hex) of each of them as written; a name without one is never removed. */
   sha256?: Record<string, string>;
+}
+
+/**
+ * Version 2, written last, once the backup is whole under its name: its size and sha256, and the sidecars recorded
+ * with it (null: none were, as for a repair, so a restore leaves them alone). Version 1 (0.1) recorded only the
+ * sidecars; such a backup is not known to be whole.
+ */
+interface Manifest {
+  version: 2;
+  backup: { size: number; sha256: string };
+  sidecars: SidecarRecord | null;
+}
+
+/** A manifest as read: `whole` is undefined for a version 1 manifest (it did not record it). */
+interface ReadManifest {
+  whole?: { size: number; sha256: string };
+  sidecars: SidecarRecord | null;
 }
 
 /** A manifest names a few hundred files at most. */
@@ -73,8 +92,11 @@ export async function snapshotSidecars(file: string): Promise<SidecarSnapshot> {
   return { state, toolDirExisted: existing !== null, toolResults: existing ?? new Set() };
 }
 
-/** Records, beside `backup`, the sidecars `before` and which saved results appeared since (with their hashes). */
-export async function recordSidecars(file: string, backup: string, before: SidecarSnapshot): Promise<void> {
+/**
+ * Saves, beside `backup`, the state file `before` held, and returns the record of the sidecars for its manifest:
+ * which saved results appeared since (with their hashes).
+ */
+export async function recordSidecars(file: string, backup: string, before: SidecarSnapshot): Promise<SidecarRecord> {
   if (before.state) await writeFileAtomic(statePath(backup), before.state);
   const dir = toolResultsDir(file);
   const current = await fileNames(dir);
@@ -84,47 +106,115 @@ export async function recordSidecars(file: string, backup: string, before: Sidec
     const h = await hashSidecar(join(dir, n));
     if (h) sha256[n] = h;
   }
-  const manifest: Manifest = {
-    version: 1,
+  return {
     state: before.state ? 'saved' : 'none',
     toolResultsDirCreated: !before.toolDirExisted && current !== null,
     toolResults: created,
     sha256,
   };
-  await writeFileAtomic(manifestPath(backup), JSON.stringify(manifest, null, 1) + '\n');
 }
 
-async function readManifest(backup: string): Promise<Manifest | null> {
+/** Writes the manifest of a whole backup: the last file of a backup, so that one without it is known not to be whole. */
+export async function writeBackupManifest(made: BackupMade, sidecars: SidecarRecord | null): Promise<void> {
+  const manifest: Manifest = { version: 2, backup: { size: made.size, sha256: made.sha256 }, sidecars };
+  await writeFileAtomic(manifestPath(made.path), JSON.stringify(manifest, null, 1) + '\n');
+}
+
+/** Removes a backup and the files recorded beside it (a failed operation's own backup). */
+export async function removeBackup(backup: string): Promise<void> {
+  for (const p of [manifestPath(backup), statePath(backup), backup]) await unlink(p).catch(() => undefined);
+}
+
+function checkSidecarRecord(m: Partial<SidecarRecord> | null | undefined): m is SidecarRecord {
+  if (!m || typeof m !== 'object') return false;
+  if ((m.state !== 'saved' && m.state !== 'none') || typeof m.toolResultsDirCreated !== 'boolean') return false;
+  if (!Array.isArray(m.toolResults) || !m.toolResults.every((n) => typeof n === 'string' && isSavedResultName(n)))
+    return false;
+  const hashes = m.sha256 ?? {};
+  return (
+    typeof hashes === 'object' &&
+    hashes !== null &&
+    Object.values(hashes).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))
+  );
+}
+
+async function readManifest(backup: string): Promise<ReadManifest | null> {
   const path = manifestPath(backup);
   const bytes = await readSidecar(path, MAX_MANIFEST_BYTES);
   if (!bytes) return null;
   const bad = () =>
     new CompactError(
-      'unsafe-path',
-      `${path}: not a backup manifest Agent Compactor wrote (version 1); move it aside to restore the backup without its sidecars`,
+      'bad-backup',
+      `${path}: not a backup manifest Agent Compactor wrote, so ${basename(backup)} is not known to be whole; nothing was changed`,
     );
-  let m: Manifest;
+  let m: { version?: unknown; backup?: { size?: unknown; sha256?: unknown }; sidecars?: unknown };
   try {
-    m = JSON.parse(bytes.toString('utf8')) as Manifest;
+    m = JSON.parse(bytes.toString('utf8')) as typeof m;
   } catch {
     throw bad();
   }
+  if (m?.version === 1) {
+    if (!checkSidecarRecord(m as Partial<SidecarRecord>)) throw bad();
+    return { sidecars: m as unknown as SidecarRecord };
+  }
+  if (m?.version !== 2) throw bad();
+  const size = m.backup?.size;
+  const sha256 = m.backup?.sha256;
   if (
-    m?.version !== 1 ||
-    (m.state !== 'saved' && m.state !== 'none') ||
-    typeof m.toolResultsDirCreated !== 'boolean' ||
-    !Array.isArray(m.toolResults)
+    !Number.isSafeInteger(size) ||
+    (size as number) < 0 ||
+    typeof sha256 !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(sha256)
   )
     throw bad();
-  if (!m.toolResults.every((n) => typeof n === 'string' && isSavedResultName(n))) throw bad();
-  const hashes = m.sha256 ?? {};
-  if (
-    typeof hashes !== 'object' ||
-    hashes === null ||
-    !Object.values(hashes).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))
-  )
-    throw bad();
-  return m;
+  if (m.sidecars !== null && !checkSidecarRecord(m.sidecars)) throw bad();
+  return { whole: { size: size as number, sha256 }, sidecars: m.sidecars };
+}
+
+/**
+ * What `backup` must be to be restored: its size and sha256 as its manifest recorded them when it was made whole.
+ * Refuses ('bad-backup', with the reason) a backup without a manifest (cut short by a crash, or made by 0.1) or
+ * one whose manifest does not say.
+ */
+export async function expectedBackup(backup: string): Promise<{ size: number; sha256: string }> {
+  const m = await readManifest(backup);
+  const name = basename(backup);
+  if (!m)
+    throw new CompactError(
+      'bad-backup',
+      `${name} has no manifest, so it is not known to be whole (a backup cut short by a crash, or one made by an older version); nothing was changed. If you know it is whole, copy it over the session yourself`,
+    );
+  if (!m.whole)
+    throw new CompactError(
+      'bad-backup',
+      `${name} was made by an older version that did not record its size and hash, so it is not known to be whole; nothing was changed. If you know it is whole, copy it over the session yourself`,
+    );
+  return m.whole;
+}
+
+/**
+ * Why `backup` cannot be restored, or null when it can: its manifest must say it is whole and its size must be the
+ * one recorded; `hash` also reads it whole to compare its sha256 (a restore does that as it copies).
+ */
+export async function backupFault(backup: string, hash = false): Promise<string | null> {
+  try {
+    const want = await expectedBackup(backup);
+    const opened = await openSidecar(backup);
+    if (!opened) return `${basename(backup)} is gone`;
+    try {
+      if (opened.size !== want.size)
+        return `${basename(backup)} holds ${opened.size} bytes, not the ${want.size} its manifest recorded (cut short or changed since)`;
+      if (!hash) return null;
+      const h = createHash('sha256');
+      for await (const chunk of fileChunks(opened.fh)) h.update(chunk);
+      if (h.digest('hex') !== want.sha256) return `${basename(backup)} changed since it was made (its sha256 differs)`;
+    } finally {
+      await opened.fh.close();
+    }
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 /** Which of `needles` occur in the bytes, read in chunks (transcripts can be large). */
@@ -168,7 +258,7 @@ export async function planSidecarRestore(
   backup: string,
   newer: string[],
 ): Promise<SidecarRestore | null> {
-  const own = await readManifest(backup);
+  const own = (await readManifest(backup))?.sidecars;
   if (!own) return null;
   let state: Buffer | null = null;
   if (own.state === 'saved') {
@@ -180,11 +270,11 @@ export async function planSidecarRestore(
       );
   }
   const recorded = new Map<string, string>();
-  const note = (m: Manifest | null) => {
+  const note = (m: SidecarRecord | null | undefined) => {
     for (const n of m?.toolResults ?? []) if (m?.sha256?.[n]) recorded.set(n, m.sha256[n]);
   };
   note(own);
-  for (const b of newer) note(await readManifest(b).catch(() => null));
+  for (const b of newer) note((await readManifest(b).catch(() => null))?.sidecars);
   const dir = toolResultsDir(file);
   const present = (await fileNames(dir)) ?? new Set<string>();
   const candidates = [...recorded.keys()].filter((n) => present.has(n));

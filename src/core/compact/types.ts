@@ -205,8 +205,13 @@ export interface CompactResult {
   toolResultsDir: string | null;
   /** The sidecar files this compaction created (for Undo Last Compaction: undo.ts). */
   sidecarsWritten?: WrittenSidecars;
-  /** sha256 (hex) of the output as written (a fork or `--out`; null in place): Undo deletes it only while it still is. */
+  /**
+   * sha256 (hex) of the output as written: a fork or `--out` is deleted by Undo only while it still is these bytes;
+   * in place, Undo puts the backup back only while the session still is (nothing added since).
+   */
   outputSha256?: string | null;
+  /** Bytes of the output as written (in place, not counting bytes carried over after it). */
+  outputSize?: number | null;
   /** Which facts of the summarized rounds the written summary keeps (fidelity.ts); absent when nothing was summarized. */
   fidelity?: FidelityReport;
   /**

@@ -147,7 +147,16 @@ export async function undoCompaction(given: string, result: UndoableResult): Pro
   const original = resolve(given);
   if (result.mode === 'in-place') {
     if (!result.backup) throw new Error(`the compaction of ${basename(original)} left no backup to restore`);
-    return restoreBackup(original, result.backup);
+    if (!result.outputSha256 || typeof result.outputSize !== 'number')
+      throw new CompactError(
+        'changed-on-disk',
+        `the record of the last compaction of ${basename(original)} was written by an older version, which did not record what it wrote, so whether the session went on since cannot be told; nothing was changed. To go back anyway, restore ${basename(result.backup)} explicitly (the current content is kept as a backup)`,
+      );
+    const done = await restoreBackup(original, result.backup, {
+      task: 'undo',
+      expect: { size: result.outputSize, sha256: result.outputSha256, what: 'the compaction' },
+    });
+    return done.safety;
   }
   const lock = await acquireLock(original);
   try {

@@ -16,7 +16,7 @@ import type { CompactResult } from './types';
 /** The fields of a result that undoing it needs (undo.ts). */
 export type UndoableResult = Pick<
   CompactResult,
-  'mode' | 'output' | 'backup' | 'toolResultsDir' | 'sidecarsWritten' | 'outputSha256'
+  'mode' | 'output' | 'backup' | 'toolResultsDir' | 'sidecarsWritten' | 'outputSha256' | 'outputSize'
 >;
 
 interface UndoRecord {
@@ -31,8 +31,10 @@ interface UndoRecord {
   toolResultSha256: Record<string, string>;
   toolResultsDirCreated: boolean;
   stateCreated: boolean;
-  /** sha256 of the output as written (fork and --out). */
+  /** sha256 of the output as written (in place: of the compacted session, before any bytes carried over after it). */
   outputSha256: string | null;
+  /** Its size in bytes. */
+  outputSize?: number | null;
 }
 
 const MAX_RECORD_BYTES = 16 << 20;
@@ -64,6 +66,7 @@ export async function writeUndoRecord(given: string, result: CompactResult): Pro
     toolResultsDirCreated: written?.toolResultsDirCreated ?? false,
     stateCreated: written?.stateCreated ?? false,
     outputSha256: result.outputSha256 ?? null,
+    outputSize: result.outputSize ?? null,
   };
   await writeFileAtomic(undoRecordPath(original), JSON.stringify(record, null, 2) + '\n');
 }
@@ -130,7 +133,9 @@ export async function readUndoRecord(given: string): Promise<UndoableResult> {
       toolResultsDirCreated: r.toolResultsDirCreated === true,
       stateCreated: r.stateCreated === true,
     },
-    outputSha256: r.mode === 'in-place' ? null : (r.outputSha256 ?? null),
+    outputSha256: isSha256(r.outputSha256) ? r.outputSha256 : null,
+    // A record without them (an older version's) is refused by undo for an in-place compaction, with the reason.
+    outputSize: Number.isSafeInteger(r.outputSize) && (r.outputSize as number) >= 0 ? r.outputSize : null,
   };
   if (r.mode === 'in-place') {
     if (r.output !== basename(original)) throw bad('an in-place compaction that wrote another file');

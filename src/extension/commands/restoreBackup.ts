@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { listBackups, restoreBackup } from '../../core/compact/backup';
+import { backupFault } from '../../core/compact/sidecars';
 import { formatBytes } from '../model/format';
 import { timeAgo } from '../model/sessions';
 import type { Services } from '../services';
@@ -38,8 +39,12 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
     );
     return undefined;
   }
+  // A backup not known to be whole (no manifest: cut short by a crash, or an older version's) is shown, with the
+  // reason, but never offered as the newest nor restored.
+  const faults = await Promise.all(backups.map((b) => backupFault(b)));
+  const newestWhole = backups.find((_, i) => faults[i] === null);
   let backup = o.backup;
-  if (!backup && programmatic) backup = backups[0];
+  if (!backup && programmatic) backup = newestWhole ?? backups[0];
   if (!backup) {
     const items = await Promise.all(
       backups.map(async (b, i) => {
@@ -47,7 +52,7 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
         return {
           label: basename(b),
           description: st ? `${timeAgo(st.mtimeMs)} · ${formatBytes(st.size)}` : undefined,
-          detail: i === 0 ? 'newest' : undefined,
+          detail: faults[i] !== null ? `not restorable: ${faults[i]}` : b === newestWhole ? 'newest' : undefined,
           backup: b,
         };
       }),
@@ -80,7 +85,7 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
   }
   let safety: string;
   try {
-    safety = await restoreBackup(file, backup);
+    ({ safety } = await restoreBackup(file, backup));
   } catch (err) {
     s.log.error(`Could not restore ${file} from ${backup}`, err);
     if (programmatic) throw err;

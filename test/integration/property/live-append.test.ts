@@ -192,7 +192,7 @@ describe('live agent appends while compacting in place, many times', function ()
         'resume starts from the newest message (the last line names it)',
       );
       for (const n of readdirSync(dir))
-        assert.match(n, /^7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71\.jsonl(\.bak-[0-9-]+)?$/, n);
+        assert.match(n, /^7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71\.jsonl(\.bak-[0-9-]+(\.manifest\.json)?)?$/, n);
       console.log(
         `      ${total} lines appended; ${outcomes.committed} repairs committed (${outcomes.carried} carried over late appends), ${outcomes.nothing} found nothing to do, ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`,
       );

@@ -605,7 +605,8 @@ function makeTemplate(template: string): Names {
   rmSync(join(project, 's.tool-results'), { recursive: true });
   const fork = (JSON.parse(cli('compact', claude, ...SMALL, '--json')) as { output: string }).output;
   assert.deepEqual(readdirSync(join(project, 's.tool-results')), saved, 'the fork saved the same results');
-  // A Codex rollout compacted in place (its undo record names that), then put back as it was.
+  // A Codex rollout compacted in place (its undo record names that, and undo puts the backup back only while the
+  // rollout is still what the compaction wrote).
   const codexDay = join(template, CODEX_DAY);
   mkdirSync(codexDay, { recursive: true });
   const rollout = join(codexDay, `${ROLLOUT}.jsonl`);
@@ -614,7 +615,6 @@ function makeTemplate(template: string): Names {
   cli('compact', rollout, '--in-place', ...SMALL);
   const codexBackup = readdirSync(codexDay).find((n) => n.startsWith(`${ROLLOUT}.jsonl.bak-`) && !n.endsWith('.json'));
   assert.ok(codexBackup, 'the Codex rollout has a backup');
-  copyFileSync(join(codexDay, codexBackup), rollout);
   // Outside the sessions' folders: what a planted link points at.
   const outside = join(template, 'outside');
   mkdirSync(join(outside, 'dir'), { recursive: true });
