@@ -14,6 +14,9 @@ import { fixture } from '../../support/fixtures';
 import { inspectFile } from '../../../src/core/inspect';
 import { doctorFile } from '../../../src/core/doctor';
 import { repairFile } from '../../../src/core/repair';
+import { listBackups, restoreBackup } from '../../../src/core/compact/backup';
+import { backupFault } from '../../../src/core/compact/sidecars';
+import { undoCompaction } from '../../../src/core/compact/undo';
 
 // Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
 // when it started: it never sees our compaction), then a last-prompt line naming its newest entry.
@@ -57,6 +60,28 @@ function seqs(text: string): number[] {
     if (o.uuid === undefined || o.uuid.startsWith('live-')) out.push(o.seq);
   }
   return out;
+}
+
+/**
+ * Restore and undo replace the session's content, so what it held goes to a backup: every line the agent appended is
+ * in the session or in one of its backups (or a file of appends that could not be placed, which a commit names), and
+ * the session holds its lines once each, in the order written.
+ */
+function assertNoneLost(dir: string, file: string, total: number): void {
+  const everywhere = new Set<number>();
+  for (const n of readdirSync(dir)) {
+    if (n.endsWith('.json') || !(n.includes('.bak-') || n.includes('.unplaced-appends-') || join(dir, n) === file))
+      continue;
+    for (const k of seqs(readFileSync(join(dir, n), 'utf8'))) everywhere.add(k);
+  }
+  const missing = Array.from({ length: total }, (_, k) => k).filter((k) => !everywhere.has(k));
+  assert.deepEqual(missing, [], 'every appended line is in the session or a backup');
+  const inSession = seqs(readFileSync(file, 'utf8'));
+  assert.deepEqual(
+    inSession,
+    [...new Set(inSession)].sort((a, b) => a - b),
+    "the session's appended lines are there once each, in the order written",
+  );
 }
 
 /** Every line the agent appended is in the file exactly once, in the order it wrote them. */
@@ -196,6 +221,61 @@ describe('live agent appends while compacting in place, many times', function ()
       console.log(
         `      ${total} lines appended; ${outcomes.committed} repairs committed (${outcomes.carried} carried over late appends), ${outcomes.nothing} found nothing to do, ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`,
       );
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('restore and undo while the agent appends: each refuses, changing nothing, or commits carrying over; no line is lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-live-restore-'));
+    const file = join(dir, '8c6f3e40-1d3f-4e5c-a041-3f4e5d6c7b82.jsonl');
+    copyFileSync(fixture('v1.0.108-medium.jsonl'), file);
+    const settings = { targetTokens: 12_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 };
+    await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
+    const a = await inspectFile(file, { subagents: false });
+    const { child, exited, total: appendedLines } = spawnAppender(file, 31, a.index.entries[a.chain.leaf].uuid!, false);
+    let running = true;
+    void exited.then(() => (running = false));
+    const outcomes = new Map<string, number>();
+    const count = (what: string) => outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+    /** A refusal the verb promises ('changed-on-disk': the session changed meanwhile, or went on since); else thrown. */
+    const refused = (verb: string) => (err: unknown) => {
+      assert.ok(err instanceof CompactError, String(err));
+      if (err.code === 'changed-on-disk' || err.code === 'nothing-to-compact') count(`${verb} ${err.code}`);
+      else throw err;
+    };
+    try {
+      for (let i = 0; running; i++) {
+        if (i % 2 === 0) {
+          // Restore the newest whole backup (alternately the oldest), as the CLI's default does.
+          const backups = await listBackups(file);
+          const whole: string[] = [];
+          for (const b of backups) if ((await backupFault(b)) === null) whole.push(b);
+          assert.ok(whole.length > 0, 'there is a whole backup to restore');
+          await restoreBackup(file, i % 4 === 0 ? whole[0] : whole[whole.length - 1]).then((r) => {
+            count(r.carriedOverBytes > 0 ? 'restore carried over' : 'restore committed');
+          }, refused('restore'));
+        } else {
+          // Compact and undo at once: the undo commits only when nothing was appended in between.
+          const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings }).catch(
+            (e: unknown) => {
+              refused('compact')(e);
+              return null;
+            },
+          );
+          if (res) await undoCompaction(file, res).then(() => count('undo committed'), refused('undo'));
+        }
+      }
+      assert.equal(await exited, 0);
+      const total = appendedLines();
+      assert.ok(total > 20, `the appender wrote ${total} lines`);
+      assertNoneLost(dir, file, total);
+      const committed = [...outcomes]
+        .filter(([k]) => /^restore (committed|carried)/.test(k))
+        .reduce((n, [, v]) => n + v, 0);
+      assert.ok(committed >= 2, `restores committed: ${JSON.stringify([...outcomes])}`);
+      console.log(`      ${total} lines appended; ${JSON.stringify(Object.fromEntries(outcomes))}`);
     } finally {
       child.kill();
       rmSync(dir, { recursive: true, force: true });
