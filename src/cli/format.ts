@@ -1,4 +1,5 @@
 // Plain-text tables for terminal output, and the only place the CLI writes to stdout and stderr.
+import { TERMINAL_UNSAFE_CHARS } from '../core/terminalChars';
 import { writeJson } from './jsonStream';
 
 export function formatTokens(n: number | null | undefined): string {
@@ -28,8 +29,7 @@ export function truncate(s: string, n: number): string {
 // terminal raw: C0 and C1 controls, ESC, BEL, DEL, LRM/RLM and the bidi embeddings, overrides and isolates
 // (U+202A–202E, U+2066–2069) are shown as `\x1b` or `\u202e`.
 
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNSAFE_RE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_RE = new RegExp(TERMINAL_UNSAFE_CHARS.source, 'g');
 // The same but line breaks and tabs, which a whole block of output keeps.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE_IN_BLOCK_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

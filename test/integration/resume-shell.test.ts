@@ -88,7 +88,10 @@ const hostileFolderNames = (marker: string) => [
   '!event #comment',
 ];
 
-/** Folders refused outright: control characters (a newline included) or not absolute. */
+/**
+ * Folders refused outright: control characters (a newline included), bidi marks, embeddings, overrides and isolates
+ * (a terminal shows the command rewritten or reordered, so the `cd` shown is not one that works), or not absolute.
+ */
 const REFUSED_FOLDERS = [
   'relative/dir',
   '-P',
@@ -101,6 +104,11 @@ const REFUSED_FOLDERS = [
   '/tmp/del\x7f',
   '/tmp/tab\there',
   '/tmp/nul\u0000',
+  '/tmp/\u202eevil',
+  '/tmp/\u202aembed',
+  '/tmp/iso\u2066late\u2069',
+  '/tmp/lrm\u200e',
+  '/tmp/rlm\u200f',
 ];
 
 /** Ids refused outright: not UUIDs. */
@@ -150,7 +158,7 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
       }
     });
 
-    it(`${agent}: a folder with control characters, or not absolute, gets no command, with a reason`, () => {
+    it(`${agent}: a folder with control or bidi characters, or not absolute, gets no command, with a reason`, () => {
       for (const cwd of REFUSED_FOLDERS) {
         assert.equal(resumeCommand(cwd, ID, undefined, agent), null, JSON.stringify(cwd));
         const parts = resumeParts(agent, cwd, ID);
@@ -190,15 +198,16 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
     assert.equal(commandLine(['-x', 'resume', ID], 'powershell'), `& '-x' resume ${ID}`);
   });
 
-  it('the extension refuses a folder with control characters, for Copy Resume Command and Resume Session alike', () => {
-    for (const purpose of ['copy', 'launch'] as const) {
-      const p = resumeProblem(
-        { file: `/x/${ID}.jsonl`, agent: 'claude-code', sessionId: ID, cwd: '/tmp/a\nb', cwdExists: true },
-        purpose,
-      );
-      assert.equal(p?.code, 'unsafe');
-      assert.match(p.message, /control characters/);
-    }
+  it('the extension refuses a folder with control or bidi characters, for Copy Resume Command and Resume Session alike', () => {
+    for (const purpose of ['copy', 'launch'] as const)
+      for (const cwd of ['/tmp/a\nb', '/tmp/\u202eevil']) {
+        const p = resumeProblem(
+          { file: `/x/${ID}.jsonl`, agent: 'claude-code', sessionId: ID, cwd, cwdExists: true },
+          purpose,
+        );
+        assert.equal(p?.code, 'unsafe');
+        assert.match(p.message, /holds control or bidi characters, which a terminal does not show as they are/);
+      }
   });
 });
 

@@ -11,6 +11,7 @@
 // VS Code's default shell there (`commandLine`).
 import { posix, win32 } from 'node:path';
 import { isSessionId } from '../sessionId';
+import { hasTerminalUnsafeChars } from '../terminalChars';
 import type { AgentPrograms, ResumeSpec } from '../formats/agent';
 import { agentModule, type AgentId } from '../formats/registry';
 
@@ -65,11 +66,6 @@ export function resumeArgv(agent: AgentId, sessionId: string, program?: string):
 /** The program, its arguments and the folder to start it in; or why no command can be offered. */
 export type ResumeParts = { ok: true; cwd: string; argv: string[] } | { ok: false; reason: string };
 
-// C0 controls, DEL and C1 controls: a newline or an escape in a folder name would be invisible or rewritten on a
-// terminal, so a command holding one could not be read or copied as it is meant.
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** A string for a reason: JSON-quoted and cut short, so that a hostile value reads as data. */
 const quoted = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);
 
@@ -104,13 +100,18 @@ export function resumeParts(
       ok: false,
       reason: `the recorded working folder ${quoted(cwd)} is not an absolute path, so no command to resume session ${sessionId} is offered`,
     };
-  if (CONTROL_RE.test(cwd))
+  // A control or bidi character would be shown rewritten (cli/format.ts) or reordered on a terminal: the command as
+  // shown would not be the one that works (a `cd` to a folder that does not exist), so none is printed.
+  if (hasTerminalUnsafeChars(cwd))
     return {
       ok: false,
-      reason: `the recorded working folder ${quoted(cwd)} holds control characters, so no command to resume session ${sessionId} is offered`,
+      reason: `the recorded working folder ${quoted(cwd)} holds control or bidi characters, which a terminal does not show as they are, so no command to resume session ${sessionId} is offered`,
     };
-  if (!program || CONTROL_RE.test(program))
-    return { ok: false, reason: `the ${name} program ${quoted(program)} is empty or holds control characters` };
+  if (!program || hasTerminalUnsafeChars(program))
+    return {
+      ok: false,
+      reason: `the ${name} program ${quoted(program)} is empty or holds control or bidi characters`,
+    };
   return { ok: true, cwd, argv: resumeArgv(agent, sessionId, program)! };
 }
 

@@ -54,7 +54,7 @@ export function resumeProblem(t: ResumeTarget, purpose: 'launch' | 'copy', progr
       message: `${name} records no working folder, so it is not known where ${agent} must be started to resume session ${t.sessionId}.`,
     };
   }
-  // A folder that is not absolute or holds control characters, or a program that holds them: no command is made.
+  // A folder that is not absolute or holds control or bidi characters, or a program that holds them: no command is made.
   const parts = resumeParts(t.agent, t.cwd, t.sessionId, program);
   if (!parts.ok) return { code: 'unsafe', message: `Cannot resume ${name}: ${parts.reason}.` };
   if (purpose === 'launch' && !t.cwdExists) {
