@@ -6,6 +6,11 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, U
 import { printErr, printJson, printOut, sanitizeForTerminal } from './format';
 import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
 
+/** Up to this many changes are listed one a line; a repair of more lists the first few of each kind and counts the rest. */
+const LISTED_CHANGES = 20;
+/** Of each kind, when summarized. */
+const LISTED_PER_KIND = 5;
+
 export const repairVerb: VerbSpec = {
   name: 'repair',
   args: '<file>',
@@ -24,6 +29,12 @@ export const repairVerb: VerbSpec = {
       type: 'boolean',
       help: 'replace the original, after a backup beside it (<file>.bak-<time>)',
       default: 'off: a fork',
+    },
+    {
+      flag: 'verbose',
+      type: 'boolean',
+      help: `list every change (by default a repair of more than ${LISTED_CHANGES} changes lists the first few of each kind and counts the rest)`,
+      default: 'off',
     },
     JSON_OPTION,
     HELP_OPTION,
@@ -52,19 +63,35 @@ export async function runRepair(values: Values, positionals: string[]): Promise<
     throw err;
   }
   if (bool(values, 'json')) printJson(JSON.stringify(result, null, 2) + '\n');
-  else printOut(renderRepair(result));
+  else printOut(renderRepair(result, bool(values, 'verbose')));
   return resumeStillBroken(result.after) ? EXIT_FAILURE : EXIT_OK;
 }
 
-export function renderRepair(r: RepairResult): string {
+export function renderRepair(r: RepairResult, verbose = false): string {
   const out: string[] = [];
   const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
   if (r.notRepaired) out.push(`nothing to repair: ${r.notRepaired}`);
-  for (const c of r.converted)
-    out.push(`line ${c.line}: tool_result ${c.toolIds.join(', ')} -> text block (${c.reason})`);
-  for (const c of r.changes)
-    out.push(`line ${c.line}: parentUuid ${c.from ?? 'null'} -> ${c.to} (line ${c.toLine}: ${c.reason})`);
-  for (const s of r.skipped) out.push(`line ${s.line}: left as it is: ${s.reason}`);
+  const kinds: [string, string[]][] = [
+    [
+      'tool results turned into text',
+      r.converted.map((c) => `line ${c.line}: tool_result ${c.toolIds.join(', ')} -> text block (${c.reason})`),
+    ],
+    [
+      'parent links changed',
+      r.changes.map((c) => `line ${c.line}: parentUuid ${c.from ?? 'null'} -> ${c.to} (line ${c.toLine}: ${c.reason})`),
+    ],
+    ['lines left as they are', r.skipped.map((s) => `line ${s.line}: left as it is: ${s.reason}`)],
+  ];
+  const total = kinds.reduce((n, [, lines]) => n + lines.length, 0);
+  // Thousands of changes would scroll the outcome off the screen: the first few of each kind, and how many in all.
+  const summarize = !verbose && total > LISTED_CHANGES;
+  for (const [kind, lines] of kinds) {
+    if (!lines.length) continue;
+    if (summarize) out.push(`${lines.length} ${kind}${lines.length > LISTED_PER_KIND ? ', the first:' : ':'}`);
+    for (const line of summarize ? lines.slice(0, LISTED_PER_KIND) : lines) out.push(summarize ? `  ${line}` : line);
+    if (summarize && lines.length > LISTED_PER_KIND) out.push(`  … and ${lines.length - LISTED_PER_KIND} more`);
+  }
+  if (summarize) out.push(`${total} changes in all (every one: --verbose or --json)`);
   out.push(
     `resume loads ${r.before.reachableMessages} of ${r.before.totalMessages} messages (${pct(r.before.reachability)}) before, ${r.after.reachableMessages} of ${r.after.totalMessages} (${pct(r.after.reachability)}) after; rebuilt request ${r.after.apiValid ? 'valid' : 'INVALID'}`,
   );

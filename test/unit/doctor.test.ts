@@ -577,6 +577,24 @@ describe('doctor and repair: CLI', () => {
     assert.ok(!existsSync(out));
   });
 
+  it('repair of many broken links lists the first few of each kind and counts them; --verbose and --json give every change', async () => {
+    // 40 turns a minute apart (the loader bridges none); every prompt after the first is gone, so 39 links break.
+    const lines: object[] = [user('u0', null, 0, 'prompt 0')];
+    for (let k = 0; k < 40; k++) lines.push(asst(`a${k}`, `u${k}`, 120 * k + 60, `m${k}`, [text(`answer ${k}`)]));
+    const f = write(lines);
+    const summary = await run(['repair', f, '--out', join(dir, 'many-summary.jsonl')]);
+    const changes = summary.stdout.split('\n').filter((l) => /^ {2}line \d+: parentUuid/.test(l));
+    assert.equal(changes.length, 5, summary.stdout);
+    assert.match(summary.stdout, /^39 parent links changed, the first:$/m);
+    assert.match(summary.stdout, /^ {2}… and 34 more$/m);
+    assert.match(summary.stdout, /^39 changes in all \(every one: --verbose or --json\)$/m);
+    const verbose = await run(['repair', f, '--out', join(dir, 'many-verbose.jsonl'), '--verbose']);
+    assert.equal(verbose.stdout.split('\n').filter((l) => /^line \d+: parentUuid/.test(l)).length, 39, verbose.stdout);
+    assert.doesNotMatch(verbose.stdout, /changes in all/);
+    const json = await run(['repair', f, '--out', join(dir, 'many-json.jsonl'), '--json']);
+    assert.equal((JSON.parse(json.stdout) as { changes: unknown[] }).changes.length, 39);
+  });
+
   it('repair exits 1 when the result it reports is still invalid, even with nothing it can change (a uuid written twice, a first message from the assistant)', async () => {
     const c = conversation(60)
       .slice(1)
