@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { describeUndo, undoCompaction } from '../../core/compact/undo';
+import { CompactError } from '../../core/compact/types';
 import type { Services } from '../services';
 import { ROUND_SCHEME } from '../views/roundDocuments';
 import { CONVERSATION_SCHEME } from '../views/conversation';
@@ -28,7 +29,16 @@ export async function undoLastCompactionCommand(s: Services, arg?: unknown): Pro
     );
     if (choice !== 'Undo Compaction') return false;
   }
-  await undoCompaction(original, result);
+  try {
+    await undoCompaction(original, result);
+  } catch (err) {
+    // Refused before anything was written: the session went on since (turns an undo would take out), or the backup
+    // is not whole. The result stays, so the undo can be tried again once the reason is dealt with.
+    if (programmatic || !(err instanceof CompactError)) throw err;
+    s.log.warn(`Did not undo the compaction of ${original}: ${err.message}`);
+    void vscode.window.showWarningMessage(`Cannot undo the last compaction of ${basename(original)}: ${err.message}`);
+    return false;
+  }
   s.store.lastResult = undefined;
   s.log.info(`Undid the compaction of ${original} (${result.mode}; ${result.output})`);
   s.store.invalidate(original);

@@ -62,6 +62,8 @@ export function adviceFor(error: unknown, summarizer: Summarizer): ErrorAdvice {
       };
     case 'unsafe-path':
       return { severity: 'error', message, actions: ['Show Log'] };
+    case 'bad-backup':
+      return { severity: 'error', message, actions: [] };
     case 'unsupported-format':
       return { severity: 'warning', message, actions: [] };
     case 'wrong-summarizer':
