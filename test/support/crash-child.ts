@@ -1,7 +1,7 @@
 // A child process for test/integration/property/crash.test.ts: compacts one transcript in place through the library and stops at
 // every progress step the library reports, so the parent can SIGKILL it at a known point of the run whatever the
 // machine's speed.
-//   argv: <file> <settings as JSON> [restore <backup> | undo | repair]
+//   argv: <file> <settings as JSON> [restore <backup> | undo | repair | compact <settings> | fork-before <n>]
 //   stdout: `step <n> <message>` at each progress step; the child then waits for one byte on stdin before going on
 //           (stdin closed: it no longer waits); `done` when the compaction finished, `error <code> <message>` if not.
 import { readSync, writeSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { restoreBackup } from '../../src/core/compact/backup';
 import { undoCompaction } from '../../src/core/compact/undo';
 import { readUndoRecord } from '../../src/core/compact/undoRecord';
 import { repairFile } from '../../src/core/repair';
+import { forkBeforeCompaction } from '../../src/core/forkBefore';
 
 const [file, settingsJson] = process.argv.slice(2, 4);
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -33,7 +34,8 @@ function waitForParent(): void {
 
 /**
  * The other writing verbs (test/integration/property/crash-verbs.test.ts): `restore <backup>`, `undo` (the record
- * `agent-compactor compact` leaves beside the session) and `repair`, all in place. They do not stop at steps: the
+ * `agent-compactor compact` leaves beside the session), `repair` and `compact` (of another agent's session), all in
+ * place, and `fork-before <n>`. They do not stop at steps: the
  * parent kills them some time after `ready`, which is printed just before the verb starts.
  */
 function runVerb(verb: string, arg: string | undefined): Promise<unknown> {
@@ -45,6 +47,10 @@ function runVerb(verb: string, arg: string | undefined): Promise<unknown> {
       return readUndoRecord(file).then((r) => undoCompaction(file, r));
     case 'repair':
       return repairFile(file, { inPlace: true });
+    case 'compact':
+      return compactFile(file, { summarizer: 'extractive', inPlace: true, settings: JSON.parse(arg!) as object });
+    case 'fork-before':
+      return forkBeforeCompaction(file, Number(arg));
     default:
       return Promise.reject(new Error(`unknown verb ${verb}`));
   }

@@ -11,7 +11,17 @@
 // left a cut-short backup that the next restore put back.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -23,7 +33,9 @@ import { CompactError } from '../../../src/core/compact/types';
 import { undoCompaction } from '../../../src/core/compact/undo';
 import { readUndoRecord, writeUndoRecord } from '../../../src/core/compact/undoRecord';
 import { repairFile } from '../../../src/core/repair';
-import { repoRoot } from '../../support/fixtures';
+import { forkBeforeCompaction } from '../../../src/core/forkBefore';
+import { inspectFile } from '../../../src/core/inspect';
+import { fixture, repoRoot, sharedFixtures } from '../../support/fixtures';
 import { assertCliBuilt } from '../../support/cli';
 import { buildTranscript, Rng, secs } from '../../support/reliability';
 
@@ -33,6 +45,9 @@ const CHILD_SOURCE = join(__dirname, '..', '..', 'support', 'crash-child.ts');
 // Its own bundle: crash.test.ts builds the same source to another file, and the two may run side by side.
 const CHILD = join(repoRoot, 'dist-test', 'crash-child-verbs.js');
 const SETTINGS = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
+const CODEX_SETTINGS = { targetTokens: 20_000 };
+const CODEX_FIXTURE = 'rollout-0.142.jsonl';
+const ROLLOUT = 'rollout-2026-01-02T00-00-00-019ed917-1cf7-72a3-92f5-c0aa98fb134e.jsonl';
 
 interface Run {
   killed: boolean;
@@ -84,19 +99,40 @@ function bigSession(): string[] {
   return lines;
 }
 
+/** What a verb's run may leave, and how the user finishes the job after a kill. */
 interface Verb {
-  name: 'restore' | 'undo' | 'repair';
+  name: string;
+  /** The session it runs on, in a fresh copy of the template folder: `s.jsonl` unless said. */
+  session?: string;
   /** The child's arguments after the file. */
   args: (dir: string) => string[];
+  /** Puts the session as the verb finds it into a fresh copy (default: as the template holds it). */
+  prepare?: (dir: string) => void;
+  /**
+   * Whether `now`, the session after a run that changed it, is the verb's result (the reference run's bytes for a
+   * verb whose output is fixed; checked otherwise for one that stamps the time).
+   */
+  isResult: (now: Buffer, reference: Buffer, file: string) => Promise<boolean> | boolean;
+  /** Runs the verb again in this process (the user's retry after the kill). */
+  again: (file: string, dir: string) => Promise<unknown>;
+  /** Files other than backups the run may leave (a fork): each must be whole. */
+  newFiles?: (dir: string, reference: Map<string, Buffer>, label: string) => number;
 }
 
-describe('crash safety: SIGKILL during restore, undo and repair', function () {
+/** Files of `dir` the template does not hold: new sessions (not hidden temporary files, not backups or their side files). */
+const forks = (dir: string, template: string) => {
+  const had = new Set(readdirSync(template));
+  return readdirSync(dir).filter(
+    (n) => !had.has(n) && !n.startsWith('.') && n.endsWith('.jsonl') && !n.includes('.bak-'),
+  );
+};
+
+describe('crash safety: SIGKILL during restore, undo, repair, a Codex compaction and fork-before', function () {
   this.timeout(20 * 60_000);
   let root: string;
   let template: string;
   /** The session before the compaction (what its backup holds) and after it (what restore and undo replace). */
   let original: Buffer;
-  let compacted: Buffer;
   let backupName: string;
 
   before(async function () {
@@ -120,52 +156,123 @@ describe('crash safety: SIGKILL during restore, undo and repair', function () {
     // An in-place compaction as `agent-compactor compact` makes one: its backup, and the record undo reads.
     const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: SETTINGS });
     await writeUndoRecord(file, res);
-    compacted = readFileSync(file);
     backupName = res.backup!.slice(template.length + 1);
     assert.ok(original.length > 12e6, `the session is ${original.length} bytes`);
+    // A Codex rollout (its own writer: the compaction is appended as Codex items) and a Claude Code session with
+    // compactions of its own (fork-before copies what came before one).
+    copyFileSync(join(sharedFixtures, 'codex', CODEX_FIXTURE), join(template, ROLLOUT));
+    chmodSync(join(template, ROLLOUT), 0o644);
+    copyFileSync(fixture('with-compactions.jsonl'), join(template, 'agent.jsonl'));
+    chmodSync(join(template, 'agent.jsonl'), 0o644);
   });
   after(() => root && rmSync(root, { recursive: true, force: true }));
 
-  /** A fresh copy of the template; for repair, the original session (broken link and all) in place. */
-  const fresh = (name: string, verb: Verb['name']): string => {
+  const fresh = (name: string, verb: Verb): string => {
     const dir = join(root, name);
     cpSync(template, dir, { recursive: true });
-    if (verb === 'repair') writeFileSync(join(dir, 's.jsonl'), original);
+    verb.prepare?.(dir);
     return dir;
   };
+  const sameAsReference = (now: Buffer, reference: Buffer) => now.equals(reference);
 
   const verbs: Verb[] = [
-    { name: 'restore', args: (dir) => ['restore', join(dir, backupName)] },
-    { name: 'undo', args: () => ['undo'] },
-    { name: 'repair', args: () => ['repair'] },
+    {
+      name: 'restore',
+      args: (dir) => ['restore', join(dir, backupName)],
+      isResult: sameAsReference,
+      again: (file, dir) => restoreBackup(file, join(dir, backupName)),
+    },
+    {
+      name: 'undo',
+      args: () => ['undo'],
+      isResult: sameAsReference,
+      again: async (file) => undoCompaction(file, await readUndoRecord(file)),
+    },
+    {
+      name: 'repair',
+      args: () => ['repair'],
+      prepare: (dir) => writeFileSync(join(dir, 's.jsonl'), original),
+      isResult: sameAsReference,
+      again: (file) => repairFile(file, { inPlace: true }),
+    },
+    {
+      name: 'compact (a Codex rollout)',
+      session: ROLLOUT,
+      args: () => ['compact', JSON.stringify(CODEX_SETTINGS)],
+      // The compaction is appended after the rollout's bytes, stamped with the time: the original is its prefix and
+      // the result reads as a whole Codex rollout again.
+      isResult: async (now, _reference, file) => {
+        const before = readFileSync(join(template, ROLLOUT));
+        if (now.length <= before.length || !now.subarray(0, before.length).equals(before)) return false;
+        const a = await inspectFile(file, { subagents: false });
+        return a.report.malformed.length === 0;
+      },
+      again: (file) =>
+        compactFile(file, { summarizer: 'extractive', inPlace: true, settings: CODEX_SETTINGS }).catch((e: unknown) => {
+          if (!(e instanceof CompactError && e.code === 'nothing-to-compact')) throw e;
+        }),
+    },
+    {
+      name: 'fork-before',
+      session: 'agent.jsonl',
+      args: () => ['fork-before', '1'],
+      isResult: () => false, // the original is never written
+      again: (file) => forkBeforeCompaction(file, 1),
+      newFiles: (dir, reference, label) => {
+        const made = forks(dir, template);
+        for (const n of made)
+          assert.ok(
+            [...reference.values()].some((r) => r.equals(readFileSync(join(dir, n)))),
+            `${label}: the fork ${n} is not whole`,
+          );
+        return made.length;
+      },
+    },
   ];
 
   for (const verb of verbs) {
-    it(`${verb.name}: ${KILLS} kills across its run leave the session before or after, whole backups only, and the verb then succeeds`, async () => {
+    it(`${verb.name}: ${KILLS} kills across its run leave the session before or after, whole backups and forks only, and the verb then succeeds`, async () => {
       const started = Date.now();
-      const ref = fresh(`${verb.name}-reference`, verb.name);
-      const refRun = await runChild(join(ref, 's.jsonl'), verb.args(ref), null);
+      const session = verb.session ?? 's.jsonl';
+      const ref = fresh(`${verb.name}-reference`.replace(/\W+/g, '-'), verb);
+      const before = readFileSync(join(ref, session));
+      const refRun = await runChild(join(ref, session), verb.args(ref), null);
       assert.match(refRun.output, /\ndone\n/, refRun.output);
-      const before = verb.name === 'repair' ? original : compacted;
-      const after = readFileSync(join(ref, 's.jsonl'));
-      assert.ok(!after.equals(before), 'the reference run changed the session');
-      if (verb.name !== 'repair') assert.ok(after.equals(original), 'restore and undo put the original back');
+      const reference = readFileSync(join(ref, session));
+      const referenceForks = new Map(forks(ref, template).map((n) => [n, readFileSync(join(ref, n))]));
+      if (verb.newFiles) assert.equal(referenceForks.size, 1, 'the reference run wrote one fork');
+      else
+        assert.ok(
+          !reference.equals(before) && (await verb.isResult(reference, reference, join(ref, session))),
+          'the reference run changed the session',
+        );
+      if (verb.name === 'restore' || verb.name === 'undo')
+        assert.ok(reference.equals(original), 'restore and undo put the original back');
 
       const rng = new Rng(SEED);
-      const counts = { runs: 0, inside: 0, before: 0, after: 0, retried: 0, wholeBackups: 0, notWhole: 0 };
+      const counts = { runs: 0, inside: 0, before: 0, after: 0, retried: 0, wholeBackups: 0, notWhole: 0, forks: 0 };
       for (let k = 0; k < KILLS; k++) {
         let delayMs = Math.round(((k + rng.next()) / KILLS) * refRun.ms);
         for (let n = 0; ; n++) {
-          const dir = fresh(`${verb.name}-${k}-${n}`, verb.name);
-          const file = join(dir, 's.jsonl');
+          const dir = fresh(`${verb.name}-${k}-${n}`.replace(/\W+/g, '-'), verb);
+          const file = join(dir, session);
           const backupsBefore = new Set(await listBackups(file));
           const r = await runChild(file, verb.args(dir), delayMs);
           counts.runs++;
           const label = `${verb.name} killed ${delayMs} ms after ready (${r.inside ? 'inside the run' : 'after it finished'})`;
           const now = readFileSync(file);
-          if (now.equals(before)) counts.before++;
-          else if (now.equals(after)) counts.after++;
-          else assert.fail(`${label}: the session is neither what it was nor the verb's result (${now.length} bytes)`);
+          let done: boolean;
+          if (now.equals(before)) done = false;
+          else {
+            done = await verb.isResult(now, reference, file);
+            assert.ok(done, `${label}: the session is neither what it was nor the verb's result (${now.length} bytes)`);
+          }
+          counts[done ? 'after' : 'before']++;
+          if (verb.newFiles) {
+            const made = verb.newFiles(dir, referenceForks, label);
+            counts.forks += made;
+            done = made > 0;
+          }
           // Every backup this run made: whole ones hold what was replaced; others are refused by restore.
           for (const b of await listBackups(file)) {
             if (backupsBefore.has(b)) continue;
@@ -186,20 +293,23 @@ describe('crash safety: SIGKILL during restore, undo and repair', function () {
             }
           }
           // The verb again, as the user would: it takes over the dead process's lock and finishes the job.
-          if (now.equals(before)) {
-            if (verb.name === 'restore') await restoreBackup(file, join(dir, backupName));
-            else if (verb.name === 'undo') await undoCompaction(file, await readUndoRecord(file));
-            else await repairFile(file, { inPlace: true });
-            assert.ok(
-              readFileSync(file).equals(after),
-              `${label}: the verb run again did not give the reference result`,
-            );
+          if (!done) {
+            await verb.again(file, dir);
+            const after = readFileSync(file);
+            if (verb.newFiles)
+              assert.ok(verb.newFiles(dir, referenceForks, `${label}, run again`) >= 1, `${label}: no fork`);
+            else {
+              assert.ok(
+                await verb.isResult(after, reference, file),
+                `${label}: the verb run again did not give its result`,
+              );
+            }
           } else {
             // Done before the kill; the dead process's lock, if left, is taken over by the next operation.
             await (await acquireLock(file)).release();
           }
           assert.ok(
-            !readdirSync(dir).includes('s.jsonl.compactor.lock'),
+            !readdirSync(dir).some((n) => n.endsWith('.compactor.lock')),
             `${label}: a lock is left after the next operation`,
           );
           rmSync(dir, { recursive: true, force: true });
