@@ -4,7 +4,7 @@
 // gaps (as an agent writes a turn, then waits), while this process compacts in place as often as it can.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactFile } from '../../../src/core/compact/compact';
@@ -17,6 +17,7 @@ import { repairFile } from '../../../src/core/repair';
 import { listBackups, restoreBackup } from '../../../src/core/compact/backup';
 import { backupFault } from '../../../src/core/compact/sidecars';
 import { undoCompaction } from '../../../src/core/compact/undo';
+import { forkBeforeCompaction } from '../../../src/core/forkBefore';
 
 // Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
 // when it started: it never sees our compaction), then a last-prompt line naming its newest entry.
@@ -276,6 +277,46 @@ describe('live agent appends while compacting in place, many times', function ()
         .reduce((n, [, v]) => n + v, 0);
       assert.ok(committed >= 2, `restores committed: ${JSON.stringify([...outcomes])}`);
       console.log(`      ${total} lines appended; ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fork-before while the agent appends: each writes a whole fork or refuses; the session, never written, keeps every line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-live-fork-before-'));
+    const file = join(dir, '9d7a4f51-2e40-4f6d-b152-4a5f6e7d8c93.jsonl');
+    copyFileSync(fixture('with-compactions.jsonl'), file);
+    // The fixture's last line has no newline; an agent ends each line it writes, so the line before its first does too.
+    if (!readFileSync(file).toString('latin1').endsWith('\n')) appendFileSync(file, '\n');
+    const a = await inspectFile(file, { subagents: false });
+    const { child, exited, total: appendedLines } = spawnAppender(file, 37, a.index.entries[a.chain.leaf].uuid!, false);
+    let running = true;
+    void exited.then(() => (running = false));
+    const outcomes = { forks: 0, changed: 0 };
+    const forks = new Set<string>();
+    try {
+      while (running) {
+        try {
+          forks.add((await forkBeforeCompaction(file, 1)).output);
+          outcomes.forks++;
+        } catch (err) {
+          assert.ok(err instanceof CompactError && err.code === 'changed-on-disk', String(err));
+          outcomes.changed++;
+        }
+      }
+      assert.equal(await exited, 0);
+      const total = appendedLines();
+      assert.ok(total > 20, `the appender wrote ${total} lines`);
+      assertAllInOrder(file, total);
+      assert.ok(outcomes.forks >= 2, `forks written: ${JSON.stringify(outcomes)}`);
+      // Each fork is the lines before the first compaction, byte for byte: the same bytes every time.
+      const bytes = [...forks].map((f) => readFileSync(f));
+      assert.ok(
+        bytes.every((b) => b.equals(bytes[0])),
+        'every fork holds the same lines',
+      );
+      console.log(`      ${total} lines appended; ${JSON.stringify(outcomes)}`);
     } finally {
       child.kill();
       rmSync(dir, { recursive: true, force: true });
