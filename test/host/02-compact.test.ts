@@ -126,6 +126,18 @@ describe('host: Compact Transcript (offline summary) and Restore From Backup', f
     );
     await api.whenIdle();
 
+    // The session goes on (the agent appends a turn): Undo Last Compaction refuses, changing nothing, instead of
+    // taking the new turn out of the session.
+    const compacted = fs.readFileSync(file);
+    const turn = `${JSON.stringify({ type: 'user', uuid: 'a-turn-after', parentUuid: null, message: { role: 'user', content: 'go on' } })}\n`;
+    fs.appendFileSync(file, turn);
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('agentCompactor.undoLastCompaction', { confirm: false })),
+      /went on after the compaction: \d+ bytes were added since/,
+    );
+    assert.ok(fs.readFileSync(file).equals(Buffer.concat([compacted, Buffer.from(turn)])), 'nothing was changed');
+    fs.writeFileSync(file, compacted);
+
     const restored = await withTimeout(
       vscode.commands.executeCommand<string>('agentCompactor.restoreBackup', {
         file,
