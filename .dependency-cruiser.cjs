@@ -19,6 +19,14 @@ module.exports = {
       to: { path: '^src/(extension|cli|webview)/|^vscode$', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'io-is-the-bottom-layer',
+      severity: 'error',
+      comment:
+        'src/core/io is how every file is written (atomic writes, the lock, backups, the one commit) and read beside a transcript: it depends on nothing in the engine but core/errors.ts, so every write can go through it.',
+      from: { path: '^src/core/io/' },
+      to: { path: '^src/core/', pathNot: '^src/core/(io/|errors\\.ts$)' },
+    },
+    {
       name: 'core-no-vscode-types',
       severity: 'error',
       comment: 'src/core does not even name vscode types.',

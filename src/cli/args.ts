@@ -1,6 +1,6 @@
 // Shared argument and input handling for the CLI verbs: exit codes, numbers, the transcript path.
 import { open, stat } from 'node:fs/promises';
-import { errnoReason } from '../core/compact/fsutil';
+import { errnoReason } from '../core/io/atomic';
 import type { Capability } from '../core/formats/agent';
 import { unsupported } from '../core/formats/registry';
 import { readSessionIndex } from '../core/inspect';

@@ -3,7 +3,7 @@
 // file and saved tool results recorded beside it; the replaced content is itself backed up first, so this is undoable.
 import { resolve } from 'node:path';
 import { listBackups, restoreBackup } from '../core/compact/backup';
-import { backupFault } from '../core/compact/sidecars';
+import { backupFault } from '../core/io/backups';
 import { CompactError } from '../core/compact/types';
 import { EXIT_OK, onePositional, readableTranscript, refuseUnsupported, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';

@@ -12,7 +12,7 @@ import {
   type TranscriptIndex,
 } from './transcript';
 import { indexJsonDocument, isJsonDocument } from './formats/documents';
-import { isRealDir, listSidecarDir, openSidecar } from './sidecarFiles';
+import { isRealDir, listSidecarDir, openSidecar } from './io/sidecarFiles';
 import { buildIncrementalState, extendAnalysis } from './incremental';
 import type { Analysis } from './analysis';
 import { assembleReport, freshReportState, reportRounds, sidechainReport } from './report';

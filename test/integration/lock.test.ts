@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync,
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { acquireLock, HALF_WRITTEN_LOCK_STALE_MS } from '../../src/core/compact/fsutil';
+import { acquireLock, HALF_WRITTEN_LOCK_STALE_MS } from '../../src/core/io/lock';
 import { CompactError } from '../../src/core/compact/types';
 
 const RACER = join(__dirname, '..', 'support', 'lock-racer.ts');
@@ -268,7 +268,7 @@ describe('compaction lock', function () {
     const dead = deadPid();
     const stale = JSON.stringify({ pid: dead, host: hostname(), started: new Date().toISOString(), token: 'stale' });
     writeFileSync(lockOf(file), stale);
-    // The claim's name is derived from the stale lock's content (see removeIfStill in fsutil.ts).
+    // The claim's name is derived from the stale lock's content (see removeIfStill in core/io/lock.ts).
     const claim = join(
       dir,
       `.${basename(lockOf(file))}.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`,

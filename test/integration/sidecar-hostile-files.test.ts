@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { restoreBackup } from '../../src/core/compact/backup';
-import { manifestPath } from '../../src/core/compact/sidecars';
+import { manifestPath } from '../../src/core/io/backups';
 import { statePath, toolResultsDir } from '../../src/core/compact/state';
 import { CompactError } from '../../src/core/compact/types';
-import { readSidecar } from '../../src/core/sidecarFiles';
+import { readSidecar } from '../../src/core/io/sidecarFiles';
 import { fixture } from '../support/fixtures';
 import { withTimeout, plantedManifest } from '../support/reliability';
 

@@ -5,7 +5,7 @@
 //     (waits until the wall clock reaches `at`, so all racers start together; a winner holds the lock)
 //   {"cmd":"release","round":n}                  → {"round":n,"released":true}
 import { createInterface } from 'node:readline';
-import { acquireLock, type Lock } from '../../src/core/compact/fsutil';
+import { acquireLock, type Lock } from '../../src/core/io/lock';
 import { CompactError } from '../../src/core/compact/types';
 
 let held: Lock | null = null;

@@ -23,12 +23,13 @@ import { compactFile } from '../../src/core/compact/compact';
 import { planCompaction } from '../../src/core/compact/plan';
 import { inspectFile } from '../../src/core/inspect';
 import { listBackups, restoreBackup } from '../../src/core/compact/backup';
-import { lockPath, tempPathFor } from '../../src/core/compact/fsutil';
-import { manifestPath } from '../../src/core/compact/sidecars';
+import { lockPath } from '../../src/core/io/lock';
+import { tempPathFor } from '../../src/core/io/atomic';
+import { manifestPath } from '../../src/core/io/backups';
 import { loadState, statePath, toolResultsDir } from '../../src/core/compact/state';
 import { CompactError } from '../../src/core/compact/types';
 import { undoCompaction } from '../../src/core/compact/undo';
-import { fitName, NAME_MAX } from '../../src/core/sidecarFiles';
+import { fitName, NAME_MAX } from '../../src/core/io/sidecarFiles';
 import { fixture } from '../support/fixtures';
 import { diffSnapshots, plantedManifest, snapshotDir } from '../support/reliability';
 

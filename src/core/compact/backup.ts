@@ -5,17 +5,13 @@
 import { chmod, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { fileChunks, openSidecar } from '../sidecarFiles';
-import { commitOutput } from './commit';
-import { acquireLock, backupPrefix, writeTemp } from './fsutil';
-import {
-  applySidecarRestore,
-  expectedBackup,
-  isBackupSideFile,
-  planSidecarRestore,
-  recordSidecars,
-  snapshotSidecars,
-} from './sidecars';
+import { fileChunks, openSidecar } from '../io/sidecarFiles';
+import { commitOutput } from '../io/commit';
+import { acquireLock } from '../io/lock';
+import { backupPrefix } from '../io/backups';
+import { writeTemp } from '../io/atomic';
+import { applySidecarRestore, planSidecarRestore, recordSidecars, snapshotSidecars } from './sidecars';
+import { expectedBackup, isBackupSideFile } from '../io/backups';
 import { CompactError } from './types';
 
 function isBackupName(file: string, name: string): boolean {
@@ -63,7 +59,7 @@ export interface ExpectedContent {
 }
 
 /**
- * Restores `backup` over `file` through the one commit (commit.ts): the backup is copied to a temporary file and
+ * Restores `backup` over `file` through the one commit (core/io/commit.ts): the backup is copied to a temporary file and
  * checked against its manifest on the way (a backup not known to be whole is refused, 'bad-backup'); the current
  * content is backed up whole first; a file that changed while this ran is refused ('changed-on-disk', nothing
  * changed) and bytes appended in the last instant are carried over. A failure removes what it made. `expect`

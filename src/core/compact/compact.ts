@@ -39,16 +39,19 @@ import {
   type EarlierSummary,
   type SummaryOutcome,
 } from './summary';
-import { acquireLock, sameFile, writeTemp } from './fsutil';
+import { acquireLock } from '../io/lock';
+import { sameFile, writeTemp } from '../io/atomic';
 import { statePath } from './state';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields } from './resume';
-import { commitOutput, exists, missingSavedOriginals, restorer, saveOriginals, saveState } from './commit';
+import { commitOutput } from '../io/commit';
+import { exists } from '../io/atomic';
+import { missingSavedOriginals, restorer, saveOriginals, saveState } from './outputFiles';
 import type { JsonObject } from '../json';
 import { contentText, messageOf, type ConversationRecord } from '../conversation';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { sessionIdFromFile } from '../session';
-import { fileChunks, openSidecar } from '../sidecarFiles';
+import { fileChunks, openSidecar } from '../io/sidecarFiles';
 import { readAgentNow } from '../agentNow';
 import { reannouncedOnResume } from '../context';
 

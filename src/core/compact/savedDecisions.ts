@@ -2,7 +2,8 @@
 // decisions, so they survive reloads and come back with an in-place backup on Undo. Written
 // under the session's compaction lock: a compaction rewrites the same file.
 import { unlink } from 'node:fs/promises';
-import { acquireLock, writeFileAtomic } from './fsutil';
+import { acquireLock } from '../io/lock';
+import { writeFileAtomic } from '../io/atomic';
 import { isEmptyDecisions, noDecisions, type UserDecisions } from './decisions';
 import { loadState, statePath, type BudgetState } from './state';
 

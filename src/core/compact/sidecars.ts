@@ -16,18 +16,10 @@
 // file someone changed, never one still in use. Every file is read through sidecarFiles (no links, no FIFOs or
 // devices, bounded size).
 import { rmdir, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import {
-  fileChunks,
-  fitName,
-  hashSidecar,
-  isPlainFile,
-  listSidecarDir,
-  openSidecar,
-  readSidecar,
-} from '../sidecarFiles';
-import { createHash } from 'node:crypto';
-import { writeFileAtomic, type BackupMade } from './fsutil';
+import { basename, join } from 'node:path';
+import { fileChunks, hashSidecar, isPlainFile, listSidecarDir, openSidecar, readSidecar } from '../io/sidecarFiles';
+import { writeFileAtomic } from '../io/atomic';
+import { manifestPath, readManifest, type SidecarRecord } from '../io/backups';
 import { isSavedResultName, MAX_STATE_BYTES, statePath, toolResultsDir } from './state';
 import { CompactError } from './types';
 
@@ -35,48 +27,6 @@ export interface SidecarSnapshot {
   state: Buffer | null;
   toolDirExisted: boolean;
   toolResults: Set<string>;
-}
-
-/** The sidecars an in-place compaction changed, as recorded with its backup. */
-export interface SidecarRecord {
-  /** 'saved': the prior state file is at statePath(backup); 'none': there was none. */
-  state: 'saved' | 'none';
-  toolResultsDirCreated: boolean;
-  /** File names (in the tool-results folder) this compaction created. */
-  toolResults: string[];
-  /** sha256 (hex) of each of them as written; a name without one is never removed. */
-  sha256?: Record<string, string>;
-}
-
-/**
- * Version 2, written last, once the backup is whole under its name: its size and sha256, and the sidecars recorded
- * with it (null: none were, as for a repair, so a restore leaves them alone). Version 1 (0.1) recorded only the
- * sidecars; such a backup is not known to be whole.
- */
-interface Manifest {
-  version: 2;
-  backup: { size: number; sha256: string };
-  sidecars: SidecarRecord | null;
-}
-
-/** A manifest as read: `whole` is undefined for a version 1 manifest (it did not record it). */
-interface ReadManifest {
-  whole?: { size: number; sha256: string };
-  sidecars: SidecarRecord | null;
-}
-
-/** A manifest names a few hundred files at most. */
-const MAX_MANIFEST_BYTES = 16 << 20;
-
-const SIDE_SUFFIXES = ['.manifest.json', '.compactor-state.json'];
-
-/** True for the files recorded beside a backup (not backups themselves). */
-export function isBackupSideFile(name: string): boolean {
-  return SIDE_SUFFIXES.some((s) => name.endsWith(s));
-}
-
-export function manifestPath(backup: string): string {
-  return join(dirname(backup), fitName(basename(backup), '.manifest.json'));
 }
 
 /** Names of the regular files in the real folder `dir` (null when there is none). */
@@ -112,109 +62,6 @@ export async function recordSidecars(file: string, backup: string, before: Sidec
     toolResults: created,
     sha256,
   };
-}
-
-/** Writes the manifest of a whole backup: the last file of a backup, so that one without it is known not to be whole. */
-export async function writeBackupManifest(made: BackupMade, sidecars: SidecarRecord | null): Promise<void> {
-  const manifest: Manifest = { version: 2, backup: { size: made.size, sha256: made.sha256 }, sidecars };
-  await writeFileAtomic(manifestPath(made.path), JSON.stringify(manifest, null, 1) + '\n');
-}
-
-/** Removes a backup and the files recorded beside it (a failed operation's own backup). */
-export async function removeBackup(backup: string): Promise<void> {
-  for (const p of [manifestPath(backup), statePath(backup), backup]) await unlink(p).catch(() => undefined);
-}
-
-function checkSidecarRecord(m: Partial<SidecarRecord> | null | undefined): m is SidecarRecord {
-  if (!m || typeof m !== 'object') return false;
-  if ((m.state !== 'saved' && m.state !== 'none') || typeof m.toolResultsDirCreated !== 'boolean') return false;
-  if (!Array.isArray(m.toolResults) || !m.toolResults.every((n) => typeof n === 'string' && isSavedResultName(n)))
-    return false;
-  const hashes = m.sha256 ?? {};
-  return (
-    typeof hashes === 'object' &&
-    hashes !== null &&
-    Object.values(hashes).every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))
-  );
-}
-
-async function readManifest(backup: string): Promise<ReadManifest | null> {
-  const path = manifestPath(backup);
-  const bytes = await readSidecar(path, MAX_MANIFEST_BYTES);
-  if (!bytes) return null;
-  const bad = () =>
-    new CompactError(
-      'bad-backup',
-      `${path}: not a backup manifest Agent Compactor wrote, so ${basename(backup)} is not known to be whole; nothing was changed`,
-    );
-  let m: { version?: unknown; backup?: { size?: unknown; sha256?: unknown }; sidecars?: unknown };
-  try {
-    m = JSON.parse(bytes.toString('utf8')) as typeof m;
-  } catch {
-    throw bad();
-  }
-  if (m?.version === 1) {
-    if (!checkSidecarRecord(m as Partial<SidecarRecord>)) throw bad();
-    return { sidecars: m as unknown as SidecarRecord };
-  }
-  if (m?.version !== 2) throw bad();
-  const size = m.backup?.size;
-  const sha256 = m.backup?.sha256;
-  if (
-    !Number.isSafeInteger(size) ||
-    (size as number) < 0 ||
-    typeof sha256 !== 'string' ||
-    !/^[0-9a-f]{64}$/.test(sha256)
-  )
-    throw bad();
-  if (m.sidecars !== null && !checkSidecarRecord(m.sidecars)) throw bad();
-  return { whole: { size: size as number, sha256 }, sidecars: m.sidecars };
-}
-
-/**
- * What `backup` must be to be restored: its size and sha256 as its manifest recorded them when it was made whole.
- * Refuses ('bad-backup', with the reason) a backup without a manifest (cut short by a crash, or made by 0.1) or
- * one whose manifest does not say.
- */
-export async function expectedBackup(backup: string): Promise<{ size: number; sha256: string }> {
-  const m = await readManifest(backup);
-  const name = basename(backup);
-  if (!m)
-    throw new CompactError(
-      'bad-backup',
-      `${name} has no manifest, so it is not known to be whole (a backup cut short by a crash, or one made by an older version); nothing was changed. If you know it is whole, copy it over the session yourself`,
-    );
-  if (!m.whole)
-    throw new CompactError(
-      'bad-backup',
-      `${name} was made by an older version that did not record its size and hash, so it is not known to be whole; nothing was changed. If you know it is whole, copy it over the session yourself`,
-    );
-  return m.whole;
-}
-
-/**
- * Why `backup` cannot be restored, or null when it can: its manifest must say it is whole and its size must be the
- * one recorded; `hash` also reads it whole to compare its sha256 (a restore does that as it copies).
- */
-export async function backupFault(backup: string, hash = false): Promise<string | null> {
-  try {
-    const want = await expectedBackup(backup);
-    const opened = await openSidecar(backup);
-    if (!opened) return `${basename(backup)} is gone`;
-    try {
-      if (opened.size !== want.size)
-        return `${basename(backup)} holds ${opened.size} bytes, not the ${want.size} its manifest recorded (cut short or changed since)`;
-      if (!hash) return null;
-      const h = createHash('sha256');
-      for await (const chunk of fileChunks(opened.fh)) h.update(chunk);
-      if (h.digest('hex') !== want.sha256) return `${basename(backup)} changed since it was made (its sha256 differs)`;
-    } finally {
-      await opened.fh.close();
-    }
-    return null;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
 }
 
 /** Which of `needles` occur in the bytes, read in chunks (transcripts can be large). */
@@ -260,6 +107,11 @@ export async function planSidecarRestore(
 ): Promise<SidecarRestore | null> {
   const own = (await readManifest(backup))?.sidecars;
   if (!own) return null;
+  if (!own.toolResults.every(isSavedResultName))
+    throw new CompactError(
+      'bad-backup',
+      `${manifestPath(backup)}: not a backup manifest Agent Compactor wrote (it names saved tool results by names no compaction gives them); nothing was changed`,
+    );
   let state: Buffer | null = null;
   if (own.state === 'saved') {
     state = await readSidecar(statePath(backup), MAX_STATE_BYTES);
@@ -271,7 +123,7 @@ export async function planSidecarRestore(
   }
   const recorded = new Map<string, string>();
   const note = (m: SidecarRecord | null | undefined) => {
-    for (const n of m?.toolResults ?? []) if (m?.sha256?.[n]) recorded.set(n, m.sha256[n]);
+    for (const n of m?.toolResults ?? []) if (m?.sha256?.[n] && isSavedResultName(n)) recorded.set(n, m.sha256[n]);
   };
   note(own);
   for (const b of newer) note((await readManifest(b).catch(() => null))?.sidecars);

@@ -3,7 +3,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { parseDecisions, type UserDecisions } from './decisions';
-import { fitName, readSidecar } from '../sidecarFiles';
+import { fitName, readSidecar } from '../io/sidecarFiles';
 
 export interface FrozenDecision {
   action: 'kept' | 'replaced';

@@ -241,4 +241,4 @@ export type ProgressReporter = (message: string) => void;
 
 // The error every verb reports: in a module of its own so that the modules below the engine (sidecar reads, agent
 // readers) can raise it without importing the engine's types.
-export { CompactError, type CompactErrorCode } from './errors';
+export { CompactError, type CompactErrorCode } from '../errors';

@@ -15,7 +15,7 @@ import { lstat, rmdir, unlink } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { restoreBackup } from './backup';
 import { isOurOutput } from './compact';
-import { acquireLock } from './fsutil';
+import { acquireLock } from '../io/lock';
 import { mentioned } from './sidecars';
 import { isSavedResultName, MAX_STATE_BYTES, statePath, toolResultsDir } from './state';
 import { CompactError } from './types';
@@ -27,7 +27,7 @@ import {
   listSidecarDir,
   openSidecar,
   readSidecar,
-} from '../sidecarFiles';
+} from '../io/sidecarFiles';
 import type { UndoableResult } from './undoRecord';
 
 export interface UndoPlan {

@@ -7,9 +7,9 @@
 // what a compaction of the session writes) before it deletes anything.
 import { unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fitName, readSidecar } from '../sidecarFiles';
+import { fitName, readSidecar } from '../io/sidecarFiles';
 import { listBackups } from './backup';
-import { writeFileAtomic } from './fsutil';
+import { writeFileAtomic } from '../io/atomic';
 import { isSavedResultName, toolResultsDir } from './state';
 import type { CompactResult } from './types';
 

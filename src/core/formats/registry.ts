@@ -2,7 +2,7 @@
 // here (and, for an agent we write back, one in writers.ts). The order is the order agents are shown in, and the
 // order their formats are tried in (a JSONL file by its first record; the agent whose reader takes any JSON lines,
 // Claude Code's, last).
-import { CompactError } from '../compact/errors';
+import { CompactError } from '../errors';
 import type { AgentCapabilities, AgentModule, Capability, Container, RecordFormat } from './agent';
 import { claudeCode } from './claude-code';
 import { codex } from './codex';

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { listBackups, restoreBackup } from '../../core/compact/backup';
-import { backupFault } from '../../core/compact/sidecars';
+import { backupFault } from '../../core/io/backups';
 import { formatBytes } from '../model/format';
 import { timeAgo } from '../model/sessions';
 import type { Services } from '../services';

@@ -7,7 +7,7 @@ import { setContext } from '../setContext';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { listBackups, transcriptOfBackup } from '../../core/compact/backup';
-import { backupPrefix } from '../../core/compact/fsutil';
+import { backupPrefix } from '../../core/io/backups';
 import type { TranscriptStore } from '../store';
 
 export function trackBackups(store: TranscriptStore): vscode.Disposable[] {

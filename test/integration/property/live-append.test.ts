@@ -15,7 +15,7 @@ import { inspectFile } from '../../../src/core/inspect';
 import { doctorFile } from '../../../src/core/doctor';
 import { repairFile } from '../../../src/core/repair';
 import { listBackups, restoreBackup } from '../../../src/core/compact/backup';
-import { backupFault } from '../../../src/core/compact/sidecars';
+import { backupFault } from '../../../src/core/io/backups';
 import { undoCompaction } from '../../../src/core/compact/undo';
 import { forkBeforeCompaction } from '../../../src/core/forkBefore';
 

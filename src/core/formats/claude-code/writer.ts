@@ -4,9 +4,9 @@
 // `<new-id>.jsonl` beside the original: Claude Code finds a session by its file name.
 import { basename, dirname, resolve } from 'node:path';
 import type { Analysis } from '../../analysis';
-import { streamOutput } from '../../compact/commit';
+import { streamOutput } from '../../compact/outputFiles';
 import { loadEntryObjects } from '../../compact/lines';
-import { CompactError } from '../../compact/errors';
+import { CompactError } from '../../errors';
 import { checkResumable } from '../../compact/validate';
 import { buildAppendedLines } from '../../compact/writeback';
 import { readSessionInfo, sessionIdFromFile } from '../../session';

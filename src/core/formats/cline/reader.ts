@@ -4,7 +4,7 @@
 import { dirname, join } from 'node:path';
 import type { Entry } from '../../entries';
 import { asObject, str, type JsonObject } from '../../json';
-import { readSidecar } from '../../sidecarFiles';
+import { readSidecar } from '../../io/sidecarFiles';
 import type { DocumentElement } from '../agent';
 import { linkedEntries } from '../document';
 

@@ -1,7 +1,7 @@
 // A Codex fork gets a new thread id: its session_meta lines are copied with the id's *values* replaced. The line's
 // other bytes stay as they were (so the fork is the original byte for byte apart from the id), and a key that happens
 // to spell the id (a thread id `id` or `cwd`) is left alone: only string values are compared with the id.
-import { CompactError } from '../../compact/errors';
+import { CompactError } from '../../errors';
 
 /**
  * `line` (one JSON record) with every string value equal to `oldId` replaced by `newId`, keys and all other bytes

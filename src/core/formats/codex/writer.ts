@@ -13,7 +13,7 @@ import { indexTranscript } from '../../transcript';
 import { asObject, str, type JsonObject } from '../../json';
 import { loadEntryObjects } from '../../compact/lines';
 import { SUMMARY_PREFIX } from '../../compact/summarize/prompt';
-import { CompactError } from '../../compact/errors';
+import { CompactError } from '../../errors';
 import type { AgentWriter, BuiltOutput, WriteInput } from '../writer';
 import { forkedMetaLine } from './threadId';
 

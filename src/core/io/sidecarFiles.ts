@@ -10,7 +10,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { CompactError } from './compact/errors';
+import { CompactError } from '../errors';
 
 /** Longest file name (bytes) on the file systems transcripts live on (ext4, APFS, NTFS in UTF-16 units). */
 export const NAME_MAX = 255;
