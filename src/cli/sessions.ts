@@ -1,7 +1,7 @@
 // `agent-compactor sessions [--agent ID] [--json] [--limit N]`: every agent's sessions on this machine, newest first,
 // from the folders each agent keeps them in (core/sessionFolders.ts), with a title where one is cheap to read and the
 // command that resumes the session where its agent has one. Reads only.
-import { resumeFields } from '../core/compact/resume';
+import { resumeFields } from '../core/resume';
 import { agentModule, AGENTS, type AgentId } from '../core/formats/registry';
 import { agentFolders, listAgentSessions, type SessionFile } from '../core/sessionFolders';
 import { EXIT_OK, intOption, UsageError } from './args';

@@ -1,7 +1,7 @@
 // The characters a terminal acts on instead of showing: C0 and C1 controls (escape sequences that set the title,
 // clear the screen, plant links), DEL, and the bidi marks, embeddings, overrides and isolates (LRM/RLM,
 // U+202A–202E, U+2066–2069) that make text read in another order. The CLI shows each of them visibly
-// (cli/format.ts); a command we print to be run (core/compact/resume.ts) must hold none, since the shown form would
+// (cli/format.ts); a command we print to be run (core/resume.ts) must hold none, since the shown form would
 // not be the command that works. One set, so both agree.
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point

@@ -5,7 +5,7 @@
 import { capabilitiesOf } from '../core/formats/registry';
 import { ContextKey } from './contextKeys';
 import { setContext } from './setContext';
-import { resumeAgentOf } from '../core/compact/resume';
+import { resumeAgentOf } from '../core/resume';
 import * as vscode from 'vscode';
 import { basename, dirname } from 'node:path';
 import { inspectFile, reinspect } from '../core/inspect';

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { noResumeReason } from '../../src/core/compact/resume';
+import { noResumeReason } from '../../src/core/resume';
 import { startFakeResponses, type FakeResponses } from '../support/fake-responses';
 import { getApi, waitFor, withTimeout, workspaceDir } from './helpers';
 

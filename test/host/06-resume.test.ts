@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isSessionId, resumeCommand } from '../../src/core/compact/resume';
+import { isSessionId, resumeCommand } from '../../src/core/resume';
 import type { CompactResult } from '../../src/core/compact/types';
 import { EXTENSION_ID, copyFixture, fixture, getApi, sha256, waitFor, withTimeout, workspaceDir } from './helpers';
 

@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { commandLine, powerShellQuote, resumeCommand, resumeParts } from '../../src/core/compact/resume';
+import { commandLine, powerShellQuote, resumeCommand, resumeParts } from '../../src/core/resume';
 import type { AgentId } from '../../src/core/formats/registry';
 import { resumeProblem, resumeShellLine } from '../../src/extension/model/resume';
 import { brokenLinksTranscript } from '../../bench/generate-large';

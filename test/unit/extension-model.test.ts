@@ -41,7 +41,7 @@ import {
   terminalName,
 } from '../../src/extension/model/resume';
 import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../src/core/session';
-import { noResumeReason, resumeAgentOf } from '../../src/core/compact/resume';
+import { noResumeReason, resumeAgentOf } from '../../src/core/resume';
 import { buildBudgetState, chartPoints, cutAfterRound } from '../../src/extension/model/budget';
 import { budgetHtml, contentSecurityPolicy } from '../../src/extension/model/budgetHtml';
 import {

@@ -43,7 +43,7 @@ import { acquireLock } from '../io/lock';
 import { sameFile, writeTemp } from '../io/atomic';
 import { statePath } from './state';
 import { recordSidecars, snapshotSidecars } from './sidecars';
-import { resumeFields } from './resume';
+import { resumeFields } from '../resume';
 import { commitOutput } from '../io/commit';
 import { exists } from '../io/atomic';
 import { missingSavedOriginals, restorer, saveOriginals, saveState } from './outputFiles';

@@ -183,7 +183,7 @@ export interface CompactResult {
   resumeCommand: string | null;
   /** The agent that resumes the result (absent in results from before it was recorded: Claude Code). */
   resumeAgent?: AgentId;
-  /** Why `resumeCommand` is null: no id or folder known, or one that is not safe to put in a command (core/compact/resume.ts). */
+  /** Why `resumeCommand` is null: no id or folder known, or one that is not safe to put in a command (core/resume.ts). */
   resumeProblem?: string;
   /** The agent the written session is for (absent in results from before it was recorded: Claude Code). */
   agent?: AgentId;

@@ -133,7 +133,7 @@ export interface AgentPrograms {
   codexPath?: string;
 }
 
-/** How a session is resumed: the program and its arguments (quoted and checked by compact/resume.ts). */
+/** How a session is resumed: the program and its arguments (quoted and checked by core/resume.ts). */
 export interface ResumeSpec {
   /** The agent's program as it is usually installed ('claude', 'codex'). */
   program: string;

@@ -21,7 +21,7 @@ import { promisedContext } from '../../core/compact/promise';
 import type { Analysis } from '../../core/analysis';
 import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
 import { agentCliRefusal } from '../../core/compact/summary';
-import { resumeAgentOf } from '../../core/compact/resume';
+import { resumeAgentOf } from '../../core/resume';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import {
   confirmationText,

@@ -16,7 +16,7 @@ import {
   terminalName,
   type ResumeTarget,
 } from '../model/resume';
-import { noResumeReason, programFor, resumeAgentName, resumeAgentOf, resumeSpec } from '../../core/compact/resume';
+import { noResumeReason, programFor, resumeAgentName, resumeAgentOf, resumeSpec } from '../../core/resume';
 import { agentFolders } from '../../core/sessionFolders';
 import { recordAgentOf, type AgentId } from '../../core/formats/registry';
 import { indexJsonDocument } from '../../core/formats/documents';

@@ -3,7 +3,7 @@
 import type { CompactionPlan, CompactResult, ContextAfter } from '../../core/compact/types';
 import { promiseGap, promisedContext } from '../../core/compact/promise';
 import { economicsLine, type PlanEconomics } from '../../core/cache';
-import { isSessionId, programFor, resumeAgentName, resumeAgentOf, resumeCommand } from '../../core/compact/resume';
+import { isSessionId, programFor, resumeAgentName, resumeAgentOf, resumeCommand } from '../../core/resume';
 import type { AgentPrograms } from '../../core/formats/agent';
 import { planBound } from '../../core/compact/bound';
 import type { AgentId } from '../../core/formats/registry';

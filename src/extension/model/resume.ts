@@ -11,7 +11,7 @@ import {
   resumeCommand,
   resumeParts,
   resumeSpec,
-} from '../../core/compact/resume';
+} from '../../core/resume';
 import type { AgentId } from '../../core/formats/registry';
 import { baseName } from './format';
 

@@ -10,12 +10,12 @@
 // `<program> <args>` (the folder is the terminal's cwd, never part of the line), quoted for PowerShell on Windows,
 // VS Code's default shell there (`commandLine`).
 import { posix, win32 } from 'node:path';
-import { isSessionId } from '../sessionId';
-import { hasTerminalUnsafeChars } from '../terminalChars';
-import type { AgentPrograms, ResumeSpec } from '../formats/agent';
-import { agentModule, type AgentId } from '../formats/registry';
+import { isSessionId } from './sessionId';
+import { hasTerminalUnsafeChars } from './terminalChars';
+import type { AgentPrograms, ResumeSpec } from './formats/agent';
+import { agentModule, type AgentId } from './formats/registry';
 
-export { isSessionId } from '../sessionId';
+export { isSessionId } from './sessionId';
 
 /** The program that resumes an agent's sessions (its module's resume part), when it has one. */
 export function resumeProgram(agent: AgentId): string | null {
