@@ -1,4 +1,4 @@
-// Generates a rollout as today's Codex CLI (the pinned 0.169.0) writes it, with the real CLI run offline against the
+// Generates a rollout as today's Codex CLI (the pinned one) writes it, with the real CLI run offline against the
 // scripted loopback fake: exec_command turns (cat, the tests, an apply_patch) on a small sample project, Codex's own
 // (remote, auto) compaction, then `codex exec resume` turns (see test/support/codex-sessions.ts). Run it again after
 // a version bump of the Codex CLI. Writes, into the output directory (a temp dir by default; never commit them):

@@ -1,4 +1,4 @@
-// Generates a session as today's Claude Code (the pinned 2.1.330) writes it, with the real CLI run offline against
+// Generates a session as today's Claude Code (the pinned one) writes it, with the real CLI run offline against
 // the scripted loopback fake: Read (large files, an image), Bash, Edit and Agent turns with thinking on a sample
 // project, its own /compact, more turns, a plain --resume and a --fork-session (see test/support/today-sessions.ts).
 // Writes, into the output directory (a temp dir by default; never commit generated sessions):

@@ -11,8 +11,8 @@
 # The binary ends up at
 #   .cache/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude
 # (native executable from the optional dependency; it works even if npm skips the
-# package's own install script). Keep CLAUDE_CODE_VERSION in sync with
-# CLAUDE_CODE_VERSION in test/support/claude-code.ts.
+# package's own install script). CLAUDE_CODE_VERSION below is the one place the pin is set: the
+# tests read it from this line (test/support/pins.ts); keep it a line of its own, NAME="x.y.z".
 set -euo pipefail
 
 CLAUDE_CODE_VERSION="2.1.330"

@@ -8,7 +8,8 @@
 #         CODEX_FORCE=1 bash scripts/provision-codex.sh   (reinstall)
 #
 # The native binary comes with the optional dependency @openai/codex-linux-x64; the launcher is
-# .cache/codex/node_modules/.bin/codex. Keep CODEX_VERSION in sync with test/support/codex.ts.
+# .cache/codex/node_modules/.bin/codex. CODEX_VERSION below is the one place the pin is set: the tests read it
+# from this line (test/support/pins.ts); keep it a line of its own, NAME="x.y.z".
 set -euo pipefail
 
 CODEX_VERSION="0.169.0"

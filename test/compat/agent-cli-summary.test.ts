@@ -1,6 +1,6 @@
 /**
- * The claude-cli and codex-cli summarizers run the REAL agent CLIs (Claude Code 2.1.330 against the fake Anthropic
- * server, Codex 0.169.0 against the fake Responses API), each with a private HOME, as a user's own Claude Code / Codex:
+ * The claude-cli and codex-cli summarizers run the REAL, pinned agent CLIs (Claude Code against the fake Anthropic
+ * server, Codex against the fake Responses API), each with a private HOME, as a user's own Claude Code / Codex:
  *  - the one model request carries the summarized rounds' text and our summarizing request, and nothing else of ours:
  *    Claude Code offers no tools at all; Codex offers only `request_user_input` (measured: it has no flag to remove
  *    it, and it cannot act in `exec` mode);
@@ -23,6 +23,7 @@ import type { CompactSettings } from '../../src/core/compact/types';
 import { CLAUDE_CLI_SYSTEM_PROMPT } from '../../src/core/compact/summarize/claudeCli';
 import { spawn } from 'node:child_process';
 import { agentFixtures, fixture, repoRoot } from '../support/fixtures';
+import { CLAUDE_CODE_VERSION, CODEX_VERSION, shortVersion } from '../support/pins';
 import { contentTexts, requireClaudeBinary } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic, type ScenarioInput } from '../support/fake-anthropic';
 import { startFakeResponses, type FakeResponses, type ResponsesScenario } from '../support/fake-responses';
@@ -166,7 +167,7 @@ function assertFellBack(
   assert.ok(result.fidelity && result.fidelity.total > 0, 'no fidelity report');
 }
 
-describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary (fake Anthropic API)', function () {
+describe(`claude-cli summarizer: the real Claude Code ${CLAUDE_CODE_VERSION} writes the summary (fake Anthropic API)`, function () {
   this.timeout(600_000);
   let bin: string;
   let root: string;
@@ -402,7 +403,7 @@ describe('claude-cli summarizer: the real Claude Code 2.1.330 writes the summary
   });
 });
 
-describe('codex-cli summarizer: the real Codex 0.169 writes the summary (fake Responses API)', function () {
+describe(`codex-cli summarizer: the real Codex ${shortVersion(CODEX_VERSION)} writes the summary (fake Responses API)`, function () {
   this.timeout(600_000);
   // Cleared after each test, so that a test waiting for its own fake's request never sees the previous one's.
   let fake: FakeResponses | undefined;

@@ -1,4 +1,4 @@
-// Claude Code's own /compact as today's CLI writes it (the real 2.1.330, offline against the fake; see
+// Claude Code's own /compact as today's CLI writes it (the real, pinned CLI, offline against the fake; see
 // test/support/today-sessions.ts), read by core/agentCompactions.ts: the trigger, preTokens and postTokens its boundary
 // records, the cost of its summary request from the agent's running total (checked against the request the fake
 // answered for /compact: its true size), and the first request after it (checked against the request the fake got).

@@ -1,4 +1,4 @@
-// The real Claude Code (pinned 2.1.330) run offline against the fake API, starting a new session with no model chosen
+// The real Claude Code (the pinned one) run offline against the fake API, starting a new session with no model chosen
 // and with each model it knows of today: the model its request names is in our price table (its default one is not
 // "unpriced" and not "assumed"), and our cost of the session file it wrote agrees with the running total it records
 // itself in its `cost-state` lines. Each kind of token (input, output, cache writes, cache reads) is billed in every
@@ -15,6 +15,7 @@ import { indexTranscript } from '../../src/core/transcript';
 import { sessionStats } from '../../src/core/sessionStats';
 import { requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
+import { CLAUDE_CODE_VERSION } from '../support/pins';
 import { LANES, Lanes } from './lanes';
 
 const USAGE = {
@@ -66,7 +67,7 @@ async function newSession(fake: FakeAnthropic, modelArgs: string[]): Promise<Run
   };
 }
 
-describe('cost of sessions the real Claude Code writes today (2.1.330, offline)', function () {
+describe(`cost of sessions the real Claude Code writes today (${CLAUDE_CODE_VERSION}, offline)`, function () {
   this.timeout(600_000);
   const lanes = new Lanes<FakeAnthropic>();
   const fakes: FakeAnthropic[] = [];

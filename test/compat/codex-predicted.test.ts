@@ -1,11 +1,11 @@
 /**
  * Predicted = sent for Codex: the resumed context a plan promises (`postTokens + overheadTokens`, what `plan` prints)
- * against the first request the real Codex CLI 0.169 sends when `codex exec resume` resumes our fork of every shared
+ * against the first request the real, pinned Codex CLI sends when `codex exec resume` resumes our fork of every shared
  * Codex fixture, counted by the fake Responses API (the tokenizer count of its tools and input items).
  *
  * The resume is sent by the Codex installed now: its tools and instructions and the context it gives a resumed
  * thread come from the user's own newest rollout of it (src/core/agentNow.ts), so each fixture sits, as on a user's
- * machine, in a Codex home whose sessions folder holds a rollout the same 0.169 wrote (the generated corpus,
+ * machine, in a Codex home whose sessions folder holds a rollout the same pinned CLI wrote (the generated corpus,
  * test/support/codex-sessions.ts). Observed with 0.169: a resumed thread starts with its own recorded base
  * instructions (`session_meta.base_instructions`; Codex's own where it records none), and when its model differs
  * from the one configured now, Codex's own instructions follow as a `<model_switch>` developer message; its own
@@ -35,6 +35,7 @@ import {
 } from '../support/fake-responses';
 import { makeCodexHome, runCodex, type CodexHome } from '../support/codex';
 import { codexExecArgs, generateCodexSession, type CodexSession } from '../support/codex-sessions';
+import { CODEX_VERSION, versionPattern } from '../support/pins';
 
 const TOLERANCE = 0.05;
 const err = (a: number, b: number) => Math.abs(a - b) / b;
@@ -127,7 +128,10 @@ describe('compat: the resumed context a Codex plan promises is what the real Cod
         },
       });
       assert.equal(result.plan.overheadSource, 'agent-now');
-      assert.match(result.plan.overheadFrom ?? '', /as your Codex CLI 0\.169\.0 sends it/);
+      assert.match(
+        result.plan.overheadFrom ?? '',
+        new RegExp(`as your Codex CLI ${versionPattern(CODEX_VERSION)} sends it`),
+      );
       const prompt = `PREDICTED-SENT ${name}`;
       const before = fake.responsesRequests().length;
       const run = await runCodex(home, fake, codexExecArgs(prompt, result.sessionId));

@@ -1,11 +1,11 @@
 /**
- * The REAL Codex CLI (pinned 0.169.0) judges our compacted rollouts, offline against the fake Responses API:
+ * The REAL Codex CLI (pinned) judges our compacted rollouts, offline against the fake Responses API:
  *  1. every Codex fixture (0.36 … 0.142, with and without earlier compactions, one with `window_id` records) is
  *     compacted to a fork, and `codex exec resume <new id>` sends a request whose history starts from our summary
  *     (only Codex's own instructions before it), holds the kept items in order and as written, answers every call,
  *     and is within the target;
  *  2. a steered fork (a pinned old round, a dropped one, the summary given) resumes with that summary and those items;
- *  3. a rollout Codex 0.169 writes itself (with `ordinal` on every record) is compacted in place, our record continues
+ *  3. a rollout the CLI writes itself (with `ordinal` on every record) is compacted in place, our record continues
  *     the ordinals, and Codex resumes it the same way.
  *
  * Run: bash scripts/provision-codex.sh && npx mocha --no-config --node-option import=tsx --timeout 600000 test/compat/codex-resume.test.ts
@@ -19,6 +19,7 @@ import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { estimateStringTokens } from '../../src/core/tokens/estimate';
 import type { CompactResult } from '../../src/core/compact/types';
 import { agentFixtures } from '../support/fixtures';
+import { CODEX_VERSION, shortVersion } from '../support/pins';
 import { startFakeResponses, type FakeResponses } from '../support/fake-responses';
 import { itemProjection, makeCodexHome, requireCodexBinary, runCodex, type CodexHome } from '../support/codex';
 
@@ -97,7 +98,7 @@ async function resumeAndCheck(
     );
 }
 
-describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Responses API)', function () {
+describe(`Codex CLI resumes our compacted rollouts (real Codex ${shortVersion(CODEX_VERSION)}, fake Responses API)`, function () {
   this.timeout(900_000);
   let fake: FakeResponses;
   const homes: CodexHome[] = [];
@@ -188,7 +189,7 @@ describe('Codex CLI resumes our compacted rollouts (real Codex 0.169, fake Respo
       }
       const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
       const lastOrdinal = JSON.parse(lines[lines.length - 1]).ordinal;
-      assert.equal(typeof lastOrdinal, 'number', 'Codex 0.169 numbers its records');
+      assert.equal(typeof lastOrdinal, 'number', `Codex ${CODEX_VERSION} numbers its records`);
       const result = await compactFile(file, {
         summarizer: 'extractive',
         inPlace: true,

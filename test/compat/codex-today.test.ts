@@ -1,5 +1,5 @@
 /**
- * Rollouts as today's Codex CLI (the pinned 0.169.0) writes them, generated in before() with the REAL CLI offline
+ * Rollouts as today's Codex CLI (the pinned one) writes them, generated in before() with the REAL CLI offline
  * against the scripted fake Responses API (test/support/codex-sessions.ts): exec_command turns on a sample project
  * (cat, the tests, an apply_patch), Codex's own remote compaction (auto, by a low `model_auto_compact_token_limit`),
  * then `codex exec resume` turns. The fake's usage is the true size of every request (tokenizer count of its tools and
@@ -32,6 +32,7 @@ import {
   type CodexSession,
 } from '../support/codex-sessions';
 import { repoRoot } from '../support/fixtures';
+import { CODEX_VERSION, shortVersion } from '../support/pins';
 
 const err = (a: number, b: number) => Math.abs(a - b) / b;
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -85,7 +86,7 @@ async function activeItems(file: string): Promise<string[]> {
   return out;
 }
 
-describe("compat: rollouts as today's Codex CLI writes them (real Codex 0.169, scripted fake Responses API)", function () {
+describe(`compat: rollouts as today's Codex CLI writes them (real Codex ${shortVersion(CODEX_VERSION)}, scripted fake Responses API)`, function () {
   this.timeout(900_000);
   let session: CodexSession;
 

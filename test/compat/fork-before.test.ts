@@ -1,4 +1,4 @@
-// Fork From Before This Compaction, judged by the real Claude Code 2.1.330 (offline against the fake; see
+// Fork From Before This Compaction, judged by the real, pinned Claude Code (offline against the fake; see
 // test/support/today-sessions.ts): a session Claude Code compacted itself (/compact), forked before that compaction
 // (core/forkBefore.ts), then resumed with `claude -p --resume <fork>`: the request it sends carries the conversation
 // from before the compaction (the first prompt, the last turn's marker) and not the compaction's summary; the original

@@ -1,11 +1,11 @@
 // Predicted = sent: the resumed context a plan promises (`postTokens + overheadTokens`, the figure `plan` prints and
-// the dialog promises) against the first request the real Claude Code 2.1.330 sends when it resumes the fork by id,
+// the dialog promises) against the first request the real, pinned Claude Code sends when it resumes the fork by id,
 // counted by the loopback fake (its usage is the tokenizer count of each request), on every shared fixture.
 //
 // The resume is sent by the Claude Code installed now, not the one that wrote the file: the plan takes the system
 // prompt and tools, and the session-start context it announces, from the user's own newest sessions of it
 // (src/core/agentNow.ts). So each fixture is placed, as on a user's machine, in a HOME that holds sessions the same
-// 2.1.330 wrote: the generated corpus session (test/support/today-sessions.ts, the default model, the newest) and
+// pinned CLI wrote: the generated corpus session (test/support/today-sessions.ts, the default model, the newest) and
 // one short session with each model the fixtures are resumed with (2.1.330 resumes a session with its own model
 // unless that model is retired, then with its default).
 //
@@ -22,6 +22,7 @@ import * as path from 'node:path';
 import { projectDirName, requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { countRequestTokens, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { CLAUDE_CODE_VERSION, versionPattern } from '../support/pins';
 import {
   generateModelSessions,
   generateTodaySession,
@@ -273,7 +274,7 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
         ? 'within 5% with its kept rounds as the fake counts them (whole error printed)'
         : 'within 5%';
     lanes.it(
-      `${name}: the promised resumed context against the request the resumed 2.1.330 sends, ${rule}`,
+      `${name}: the promised resumed context against the request the resumed ${CLAUDE_CODE_VERSION} sends, ${rule}`,
       async (fake, log) => {
         const where = userHome(path.join(root, name.replace(/\W/g, '-')), userSessions);
         const file = placeSession(source, where.home, where.cwd, '6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b');
@@ -293,7 +294,10 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
           /^agent-now/,
           'the system prompt and tools are what the user’s agent sends now',
         );
-        assert.match(m.result.plan.overheadFrom ?? '', /as your Claude Code 2\.1\.330 sends it/);
+        assert.match(
+          m.result.plan.overheadFrom ?? '',
+          new RegExp(`as your Claude Code ${versionPattern(CLAUDE_CODE_VERSION)} sends it`),
+        );
         assert.ok(
           err(m.promisedOverhead, m.sentOverhead) <= 0.02,
           `system prompt and tools promised ${m.promisedOverhead}, sent ${m.sentOverhead}`,

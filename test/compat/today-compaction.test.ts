@@ -1,4 +1,4 @@
-// Compacting sessions today's Claude Code wrote (test/support/today-sessions.ts: the pinned 2.1.330, offline against
+// Compacting sessions today's Claude Code wrote (test/support/today-sessions.ts: the pinned CLI, offline against
 // the scripted fake), resumed by id with the SAME real CLI, the first request it sends counted by the fake
 // (`countRequestTokens`, the tokenizer count it reports as usage).
 //

@@ -1,5 +1,5 @@
 /**
- * Sessions as today's Claude Code (the pinned 2.1.330) writes them, generated in before() with the REAL CLI offline
+ * Sessions as today's Claude Code (the pinned one) writes them, generated in before() with the REAL CLI offline
  * against the scripted fake (test/support/today-sessions.ts): Read (small and large files, an image), Bash, Edit
  * and Agent (subagent) turns on a sample project, thinking blocks, plain talk turns, its own `/compact` (headless),
  * turns after it, a plain `--resume` and a `--fork-session`; `/branch` and `/rewind` are tried and declined headless. Nothing generated is

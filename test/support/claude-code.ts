@@ -88,9 +88,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_SUMMARY_TEXT, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from './fake-anthropic';
+import { CLAUDE_CODE_VERSION } from './pins';
 
-/** Keep in sync with CLAUDE_CODE_VERSION in scripts/provision-claude-code.sh. */
-export const CLAUDE_CODE_VERSION = '2.1.330';
+/** The pinned version, read from CLAUDE_CODE_VERSION in scripts/provision-claude-code.sh (./pins.ts). */
+export { CLAUDE_CODE_VERSION };
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const PROVISION_COMMAND = 'bash scripts/provision-claude-code.sh';
 

@@ -1,5 +1,5 @@
 /**
- * Generate a rollout as today's Codex CLI (the pinned 0.169.0) writes it, with the REAL CLI (./codex.ts) offline
+ * Generate a rollout as today's Codex CLI (the pinned one) writes it, with the REAL CLI (./codex.ts) offline
  * against the scripted loopback fake (./fake-responses.ts): a small sample project, several `codex exec` turns with
  * tool calls (exec_command: cat, the tests, an apply_patch), Codex's own compaction, then `codex exec resume` turns.
  *

@@ -28,7 +28,8 @@ import { join } from 'node:path';
 import { repoRoot } from './fixtures';
 import type { FakeResponses } from './fake-responses';
 
-export const CODEX_VERSION = '0.169.0';
+/** The pinned version, read from CODEX_VERSION in scripts/provision-codex.sh (./pins.ts). */
+export { CODEX_VERSION } from './pins';
 export const codexBin = join(repoRoot, '.cache', 'codex', 'node_modules', '.bin', 'codex');
 
 export function requireCodexBinary(): void {

@@ -1,12 +1,11 @@
 // README's agents table names the versions the project is verified against: the range our reader reads (the oldest
 // version a shared fixture was written by, up to the pinned CLI the compat suite runs) and the pinned CLI that
-// resumes our results. Tied here to the pins (test/support, and the provisioning scripts that install them), so a
+// resumes our results. Tied here to the pins (test/support/pins.ts reads them from the provisioning scripts), so a
 // version bump that forgets the README, or a README that claims another version, fails.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLAUDE_CODE_VERSION } from '../support/claude-code';
-import { CODEX_VERSION } from '../support/codex';
+import { CLAUDE_CODE_VERSION, CODEX_VERSION, shortVersion as short } from '../support/pins';
 import { agentFixtures, claudeFixtures, repoRoot } from '../support/fixtures';
 import { indexTranscript } from '../../src/core/transcript';
 
@@ -40,15 +39,13 @@ const row = (agent: string) => {
   assert.ok(line, `README's agents table has a row for ${agent}`);
   return line;
 };
-/** `0.36` for `0.36.0`: the table names a release by its significant numbers. */
-const short = (v: string) => v.replace(/(\.0)+(?=$|-)/, '').replace(/-.*$/, '');
 
 describe("README's agents table is tied to the pinned agent versions", () => {
-  it('the pins in the tests are the versions the provisioning scripts install', () => {
-    const claude = readFileSync(join(repoRoot, 'scripts', 'provision-claude-code.sh'), 'utf8');
-    const codex = readFileSync(join(repoRoot, 'scripts', 'provision-codex.sh'), 'utf8');
-    assert.equal(/^CLAUDE_CODE_VERSION="([^"]+)"$/m.exec(claude)?.[1], CLAUDE_CODE_VERSION);
-    assert.equal(/^CODEX_VERSION="([^"]+)"$/m.exec(codex)?.[1], CODEX_VERSION);
+  it('the pins the tests name are read from the provisioning scripts, as exact releases', () => {
+    assert.match(CLAUDE_CODE_VERSION, /^\d+\.\d+\.\d+$/);
+    assert.match(CODEX_VERSION, /^\d+\.\d+\.\d+$/);
+    assert.equal(short('0.36.0'), '0.36');
+    assert.equal(short('2.1.332'), '2.1.332');
   });
 
   it('Claude Code: the range read (oldest fixture to the pin), the fixtures counted, and the version that resumes', async () => {
