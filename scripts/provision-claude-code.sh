@@ -15,7 +15,7 @@
 # tests read it from this line (test/support/pins.ts); keep it a line of its own, NAME="x.y.z".
 set -euo pipefail
 
-CLAUDE_CODE_VERSION="2.1.330"
+CLAUDE_CODE_VERSION="2.1.332"
 
 start_ns=$(date +%s%N)
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -12,7 +12,7 @@
 # from this line (test/support/pins.ts); keep it a line of its own, NAME="x.y.z".
 set -euo pipefail
 
-CODEX_VERSION="0.169.0"
+CODEX_VERSION="0.171.0"
 
 start_ns=$(date +%s%N)
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
