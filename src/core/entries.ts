@@ -452,13 +452,14 @@ export function digestEntry(obj: unknown, line: number, part: number, start: num
 }
 
 /**
- * The entry of a line that records nothing the engine reads but its type (`{}`, a `{"type":"progress"}` without a
- * uuid, a file-history snapshot), the whole line: its own fields are where it is and its kind; every other field
- * (`part` 0 among them) is inherited from the prototype, which holds what a digest gives a line that lacks it. A full
- * digest is an object of 40 fields (about 350 bytes), and a file of millions of such lines spent that on each
- * (issue 31: 6,000,000 lines of `{}` took 2.7 GB); this one is 4 fields. Reads, `in` and assignment (a reader
- * adding a field) behave as on a full digest. One class for every kind, so that the passes over the entries see two
- * shapes, not one per kind.
+ * The entry of a line (or a line's first object) that records nothing the engine reads but its type (`{}`, a
+ * `{"type":"progress"}` without a uuid, a file-history snapshot): its own fields are where it is and its kind; every
+ * other field (`part` 0 among them) is inherited from the prototype, which holds what a digest gives a line that
+ * lacks it. A full digest is an object of 40 fields (about 350 bytes), and a file of millions of such lines spent
+ * that on each (issue 31: 6,000,000 lines of `{}` took 2.7 GB); this one is 4 fields. Reads, `in`, JSON and
+ * assignment (a reader adding a field) behave as on a full digest; a spread or a structured clone copies only the
+ * own fields (the engine spreads only entries with a uuid). One class for every kind, so that the passes over the
+ * entries see two shapes, not one per kind.
  */
 class KindOnlyEntry {
   constructor(
@@ -493,6 +494,19 @@ Object.defineProperty(KindOnlyEntry.prototype, 'blocks', {
   value: Object.freeze([]),
   writable: true,
   enumerable: true,
+  configurable: true,
+});
+// JSON.stringify writes own fields only: an analysis handed on as JSON (the extension's API) gets the same text as
+// from a full digest, field for field and in order.
+const ENTRY_FIELDS = Object.keys(EMPTY_DIGEST);
+Object.defineProperty(KindOnlyEntry.prototype, 'toJSON', {
+  value(this: Record<string, unknown>) {
+    const out: Record<string, unknown> = {};
+    for (const k of ENTRY_FIELDS) out[k] = this[k];
+    return out;
+  },
+  writable: true,
+  enumerable: false,
   configurable: true,
 });
 
