@@ -16,7 +16,7 @@ import {
   UsageError,
 } from './args';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal } from './format';
-import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
+import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, SIZE_NOTE, str, type Values, type VerbSpec } from './options';
 import { SETTING_OPTIONS, settingsFrom } from './settings';
 import { inspectFile } from '../core/inspect';
 import { DecisionError, type UserDecisions } from '../core/compact/decisions';
@@ -105,6 +105,7 @@ export const compactVerb: VerbSpec = {
     'Transcript content leaves this machine only with --summarizer anthropic, claude-cli or codex-cli; a key in the environment alone sends nothing.',
     'claude-cli summarizes Claude Code sessions and codex-cli Codex sessions: each agent gets only its own sessions (exit 2 otherwise). The program runs in an empty temporary folder, with no tools, and keeps no session of its own; if it fails, is cut off or times out, the offline summary is used and the output says why.',
     'With --summarizer anthropic and no ANTHROPIC_API_KEY, nothing is sent or written (exit 2). If the API fails, the offline summary is used and the output says why.',
+    SIZE_NOTE,
   ],
   run: runCompact,
 };

@@ -5,7 +5,7 @@ import { readSessionIndex } from '../core/inspect';
 import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript, shown, UsageError } from './args';
 import { unsupported } from '../core/formats/registry';
 import { printJson, printOut, sanitizeForTerminal } from './format';
-import { bool, HELP_OPTION, JSON_OPTION, type Values, type VerbSpec } from './options';
+import { bool, HELP_OPTION, JSON_OPTION, SIZE_NOTE, type Values, type VerbSpec } from './options';
 
 export const doctorVerb: VerbSpec = {
   name: 'doctor',
@@ -15,6 +15,7 @@ export const doctorVerb: VerbSpec = {
   options: [JSON_OPTION, HELP_OPTION],
   notes: [
     'Exit 0 when healthy, 1 when problems were found (the last line says whether `agent-compactor repair` can fix them; --json: repairable), 2 on unusable input or a session of an agent doctor does not model (it checks Claude Code transcripts; other agents exit 2 with the reason).',
+    SIZE_NOTE,
   ],
   run: runDoctor,
 };

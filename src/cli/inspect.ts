@@ -28,7 +28,7 @@ import {
   truncate,
 } from './format';
 import { JsonList } from './jsonStream';
-import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
+import { bool, HELP_OPTION, JSON_OPTION, SIZE_NOTE, str, type Values, type VerbSpec } from './options';
 
 export const PRICES_OPTION = {
   flag: 'prices',
@@ -43,6 +43,7 @@ export const inspectVerb: VerbSpec = {
   args: '<file>',
   summary: 'Rounds, token figures and totals of a transcript; reads only, sends nothing.',
   options: [JSON_OPTION, PRICES_OPTION, HELP_OPTION],
+  notes: [SIZE_NOTE],
   run: runInspect,
 };
 

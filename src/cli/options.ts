@@ -1,5 +1,6 @@
 // One table per verb: the parser's options and the help text are both made from it, so they cannot drift.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MAX_TRANSCRIPT_LINES, MAX_TRANSCRIPT_RECORDS } from '../core/transcript';
 import { UsageError } from './args';
 
 export interface OptionSpec {
@@ -46,7 +47,7 @@ export const EXIT_CODES: readonly [string, string][] = [
   ],
   [
     '2',
-    'unusable input or arguments (a missing, unreadable or non-transcript file, a folder, a bad option, an existing output, the original named as the output)',
+    'unusable input or arguments (a missing, unreadable, non-transcript or too large file, a folder, a bad option, an existing output, the original named as the output)',
   ],
   ['130', 'cancelled (Ctrl-C, SIGINT); nothing was written'],
 ];
@@ -107,5 +108,10 @@ export function renderVerbSection(spec: VerbSpec): string {
 export function renderExitCodes(): string {
   return ['Exit codes:', ...EXIT_CODES.map(([code, meaning]) => `  ${code.padEnd(4)} ${meaning}`)].join('\n');
 }
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The memory caps (core/transcript.ts), for the verbs that read a whole transcript. */
+export const SIZE_NOTE = `A transcript of over ${count(MAX_TRANSCRIPT_LINES)} lines, or holding over ${count(MAX_TRANSCRIPT_RECORDS)} records (messages, events, malformed lines), is refused (exit 2) as soon as the line past the limit is read, so that one file cannot use up the memory.`;
 
 export const NUMBERS_NOTE = 'Numbers are whole and at least 1, written 40000, 40_000, 40,000 or 40k.';

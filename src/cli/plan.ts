@@ -14,7 +14,7 @@ import { contextParts } from '../core/context';
 import { readAgentNow, type AgentNow } from '../core/agentNow';
 import { unsupported } from '../core/formats/registry';
 import { formatTokens, printErr, printJson, printOut, sanitizeForTerminal, table, truncate } from './format';
-import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, str, type Values, type VerbSpec } from './options';
+import { bool, HELP_OPTION, JSON_OPTION, NUMBERS_NOTE, SIZE_NOTE, str, type Values, type VerbSpec } from './options';
 import { PRICES_OPTION, pricesFrom } from './inspect';
 import { SUMMARIZERS } from './compact';
 import { DEFAULT_MODEL } from '../core/compact/summary';
@@ -53,7 +53,7 @@ export const planVerb: VerbSpec = {
     JSON_OPTION,
     HELP_OPTION,
   ],
-  notes: [NUMBERS_NOTE, STEER_NOTE],
+  notes: [NUMBERS_NOTE, STEER_NOTE, SIZE_NOTE],
   run: runPlan,
 };
 

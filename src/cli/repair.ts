@@ -4,7 +4,7 @@ import { repairFile, resumeStillBroken, type RepairResult } from '../core/repair
 import { CompactError } from '../core/compact/types';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, UsageError } from './args';
 import { printErr, printJson, printOut, sanitizeForTerminal } from './format';
-import { bool, HELP_OPTION, JSON_OPTION, str, type Values, type VerbSpec } from './options';
+import { bool, HELP_OPTION, JSON_OPTION, SIZE_NOTE, str, type Values, type VerbSpec } from './options';
 
 /** Up to this many changes are listed one a line; a repair of more lists the first few of each kind and counts the rest. */
 const LISTED_CHANGES = 20;
@@ -41,6 +41,7 @@ export const repairVerb: VerbSpec = {
   ],
   notes: [
     'Exit 0 when resume loads the transcript whole and valid afterwards (repaired, or nothing needed repair), 1 when problems remain (including ones repair cannot fix, such as a uuid written twice) or the file changed while it was read, 2 on unusable input or a session of an agent repair does not mend (it relinks Claude Code transcripts; other agents exit 2 with the reason).',
+    SIZE_NOTE,
   ],
   run: runRepair,
 };

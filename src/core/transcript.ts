@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { decodeLine, readLineBatches, DEFAULT_MAX_LINE_BYTES } from './reader';
-import { parseLine, type DigestFn, type Entry, type Malformed } from './entries';
+import { isKindOnly, parseLine, type DigestFn, type Entry, type Malformed } from './entries';
 import type { RecordReader } from './formats/agent';
 import { agentModule, fallbackRecordAgent, formatOf, recordAgentOf, type FormatInfo } from './formats/registry';
 
@@ -33,8 +33,35 @@ export interface TranscriptIndex {
   reader: ReaderSlot | null;
 }
 
+/**
+ * Most lines of one transcript read. Every line of a JSON object keeps an entry, however little it holds (a `{}` line
+ * about 70 bytes: `isKindOnly`), so the line count bounds what the index holds: 4,000,000 of them keep a compaction
+ * under about 600 MB. Real sessions hold tens of thousands of lines.
+ */
+export const MAX_TRANSCRIPT_LINES = 4_000_000;
+
+/**
+ * Most records of one transcript held: entries that hold more than their kind (messages, events, anything with a
+ * uuid), and malformed lines. Each takes about 1 KB in the index and 2 to 3 KB more in the analysis and a compaction
+ * (at the peak, about 4 KB a record for tiny user/assistant records, 3 KB a line for real sessions): at the cap, about
+ * 1 GB. This bounds the memory of a transcript of many short records, the line cap that of a transcript of empty
+ * ones. A real session of 100 MB holds about 30,000.
+ */
+export const MAX_TRANSCRIPT_RECORDS = 250_000;
+
+/**
+ * No caps: for a file this process wrote from one it read under them (a compaction's output: the original and the
+ * lines the compaction added, bounded by its target), which must not fail its own check when the original was just
+ * under a cap.
+ */
+export const UNCAPPED: Readonly<IndexOptions> = { maxLines: Infinity, maxRecords: Infinity };
+
 export interface IndexOptions {
   maxLineBytes?: number;
+  /** Lines read at most (default MAX_TRANSCRIPT_LINES); one more refuses the file (`NotATranscriptError`, too-large). */
+  maxLines?: number;
+  /** Records held at most (default MAX_TRANSCRIPT_RECORDS); one more refuses the file (`NotATranscriptError`, too-large). */
+  maxRecords?: number;
   /** Called every ~8 MB with bytes read so far, for progress displays. */
   onProgress?: (bytesRead: number, totalBytes: number) => void;
   /** Yield to the event loop every N lines so callers on a shared thread stay responsive. */
@@ -42,10 +69,13 @@ export interface IndexOptions {
 }
 
 export class NotATranscriptError extends Error {
-  /** `empty`: the file has no lines yet (a session not written to: nothing is wrong with it). */
+  /**
+   * `empty`: the file has no lines yet (a session not written to: nothing is wrong with it). `too-large`: over a cap
+   * (MAX_TRANSCRIPT_LINES, MAX_TRANSCRIPT_RECORDS); the file was not read further.
+   */
   constructor(
     message: string,
-    readonly reason: 'empty' | 'unrecognised' = 'unrecognised',
+    readonly reason: 'empty' | 'unrecognised' | 'too-large' = 'unrecognised',
   ) {
     super(message);
   }
@@ -226,6 +256,11 @@ export async function extendIndex(
   const st = await stat(index.path);
   const droppedEntries = rebuilt ? 0 : lengthBefore - before;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxLines = options.maxLines ?? MAX_TRANSCRIPT_LINES;
+  const maxRecords = options.maxRecords ?? MAX_TRANSCRIPT_RECORDS;
+  // Records held, counted (one pass) only once the index holds more entries and malformed lines than the cap: most
+  // files never get there, and kind-only entries do not count.
+  let held: number | null = null;
   const yieldEvery = options.yieldEvery ?? 0;
   let sinceYield = 0;
   let nextProgress = index.consumedBytes + (8 << 20);
@@ -236,6 +271,9 @@ export async function extendIndex(
     chunkSize: chunkFor(st.size - index.consumedBytes),
   })) {
     for (const raw of batch) {
+      if (raw.line > maxLines) throw tooManyLines(index.path, maxLines);
+      const entriesBefore = index.entries.length;
+      const malformedBefore = index.malformed.length;
       if (raw.line === 1 && raw.start === 3) index.bom = true;
       index.lineCount = raw.line;
       if (raw.crlf) index.crlfLines++;
@@ -268,6 +306,9 @@ export async function extendIndex(
           });
         }
       }
+      if (held !== null) held += recordsHeld(index, entriesBefore, malformedBefore);
+      else if (index.entries.length + index.malformed.length > maxRecords) held = recordsHeld(index, 0, 0);
+      if (held !== null && held > maxRecords) throw tooManyRecords(index.path, raw.line, maxRecords);
       if (options.onProgress && raw.end >= nextProgress) {
         options.onProgress(raw.end, st.size);
         nextProgress = raw.end + (8 << 20);
@@ -283,6 +324,48 @@ export async function extendIndex(
   if (slot.reader) index.format = { ...index.format, version: slot.reader.version() };
   index.prefixDigest = await prefixFingerprint(index.path, index.consumedBytes);
   return { rebuilt, newEntries: index.entries.length - before, droppedEntries };
+}
+
+/** Entries (not kind-only) and malformed lines of the index from entry `entry` and malformed line `malformed` on. */
+function recordsHeld(index: TranscriptIndex, entry: number, malformed: number): number {
+  let n = index.malformed.length - malformed;
+  for (let i = entry; i < index.entries.length; i++) if (!isKindOnly(index.entries[i])) n++;
+  return n;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Why a memory cap applies: said by every refusal, so the user knows it is the file's size, not its content. */
+const CAP_REASON = "so that one file cannot use up the memory of the process (or of VS Code's extension host)";
+
+function tooManyLines(path: string, max: number): NotATranscriptError {
+  return new NotATranscriptError(
+    `${path}: too large: line ${count(max + 1)} is over the limit of ${count(max)} lines; Agent Compactor reads no more of one transcript, ${CAP_REASON}`,
+    'too-large',
+  );
+}
+
+function tooManyRecords(path: string, line: number, max: number): NotATranscriptError {
+  return new NotATranscriptError(
+    `${path}: too large: by line ${count(line)} it holds over ${count(max)} records (messages, events and malformed lines), the most Agent Compactor holds of one transcript, ${CAP_REASON}`,
+    'too-large',
+  );
+}
+
+/** The refusal of a JSON document of more messages than the cap of records. */
+export function tooManyMessages(path: string, messages: number): NotATranscriptError {
+  return new NotATranscriptError(
+    `${path}: too large: it holds ${count(messages)} messages, over ${count(MAX_TRANSCRIPT_RECORDS)}, the most Agent Compactor holds of one transcript, ${CAP_REASON}`,
+    'too-large',
+  );
+}
+
+/** The refusal of a JSON document larger than the documents read (they are parsed whole). */
+export function tooLargeDocument(path: string, bytes: number, max: number): NotATranscriptError {
+  return new NotATranscriptError(
+    `${path}: too large: one JSON document of ${count(bytes)} bytes, over ${count(max)}, the most Agent Compactor parses at once, ${CAP_REASON}`,
+    'too-large',
+  );
 }
 
 /** Throws NotATranscriptError with a one-line reason when the file is not a session of a format the engine reads. */

@@ -79,7 +79,8 @@ export function applyBudget(
 
   wire.forEach((group, wi) => {
     const inMsg: ResultText[] = [];
-    for (const i of group) inMsg.push(...(results.get(i) ?? []));
+    // One by one: a line of many results would overflow the stack as spread arguments.
+    for (const i of group) for (const r of results.get(i) ?? []) inMsg.push(r);
     const before = inMsg.reduce((s, r) => s + r.text.length, 0);
     let total = before;
     const fresh: ResultText[] = [];

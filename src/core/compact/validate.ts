@@ -2,7 +2,7 @@
 // context after the last boundary must start with the summary, be API-valid, and fit the target.
 import { reannouncedOnResume } from '../context';
 import { analyze } from '../inspect';
-import { extendIndex, indexTranscript, type TranscriptIndex } from '../transcript';
+import { extendIndex, indexTranscript, UNCAPPED, type TranscriptIndex } from '../transcript';
 import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
 import { loadConversation } from './lines';
 import { checkApiValidity, toApiMessages, type ApiMessage } from './messages';
@@ -33,7 +33,7 @@ export interface ResumeCheckOptions {
 export async function checkResumable(file: string, opts: ResumeCheckOptions = {}): Promise<ResumeCheck> {
   const index = opts.prefix
     ? await indexAfter(opts.prefix.index, opts.prefix.bytes, file)
-    : await indexTranscript(file);
+    : await indexTranscript(file, UNCAPPED);
   const analysis = analyze(index, { appendable: false });
   const { chain, rounds } = analysis;
   const problems: string[] = [];
@@ -81,7 +81,7 @@ export async function checkResumable(file: string, opts: ResumeCheckOptions = {}
  * indexing `file` whole when `prefix` did not stop exactly at `bytes` (the original grew while it was read).
  */
 async function indexAfter(prefix: TranscriptIndex, bytes: number, file: string): Promise<TranscriptIndex> {
-  if (prefix.size !== bytes || prefix.consumedBytes > bytes) return indexTranscript(file);
+  if (prefix.size !== bytes || prefix.consumedBytes > bytes) return indexTranscript(file, UNCAPPED);
   const index: TranscriptIndex = {
     ...prefix,
     path: file,
@@ -89,6 +89,6 @@ async function indexAfter(prefix: TranscriptIndex, bytes: number, file: string):
     malformed: prefix.malformed.slice(),
     reader: null,
   };
-  const { rebuilt } = await extendIndex(index);
-  return rebuilt ? indexTranscript(file) : index;
+  const { rebuilt } = await extendIndex(index, UNCAPPED);
+  return rebuilt ? indexTranscript(file, UNCAPPED) : index;
 }

@@ -159,7 +159,8 @@ export function buildAppendedLines(input: WriteInputs): WriteOutput {
     uuid,
     Math.round(summaryRoundTokens(summary, details.calibration || 1)),
   );
-  for (const ri of details.kept) lines.push(...relink.round(ri));
+  // One by one: a round of many short lines (250,000 records are read) would overflow the stack as spread arguments.
+  for (const ri of details.kept) for (const line of relink.round(ri)) lines.push(line);
   const leafUuid = relink.parent;
   if (input.lastPrompt) {
     lines.push(

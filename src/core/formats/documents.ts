@@ -4,13 +4,13 @@
 // rounds and figures work as for JSONL. These formats are read-only (nothing is written back).
 import { open, readFile, stat } from 'node:fs/promises';
 import { asObject } from '../json';
-import type { TranscriptIndex } from '../transcript';
+import { MAX_TRANSCRIPT_RECORDS, tooLargeDocument, tooManyMessages, type TranscriptIndex } from '../transcript';
 import { messageElements } from './document';
 import { documentAgentOf, formatOf } from './registry';
 
 export { messageElements, type MessageElement } from './document';
 
-/** Documents larger than this are refused (they are parsed whole). */
+/** Documents larger than this are refused (they are parsed whole: a real one takes about 3 times its size). */
 const MAX_DOCUMENT_BYTES = 512 << 20;
 
 /** True when the file is one JSON document (an array, or an object with a `messages` array), not JSON lines. */
@@ -46,7 +46,7 @@ export async function isJsonDocument(path: string): Promise<boolean> {
 /** Reads a JSON-document session into an index of common entries; null when the document is no session we know. */
 export async function indexJsonDocument(path: string): Promise<TranscriptIndex | null> {
   const st = await stat(path);
-  if (st.size > MAX_DOCUMENT_BYTES) return null;
+  if (st.size > MAX_DOCUMENT_BYTES) throw tooLargeDocument(path, st.size, MAX_DOCUMENT_BYTES);
   const bytes = await readFile(path);
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const text = bytes.subarray(bom ? 3 : 0).toString('utf8');
@@ -60,6 +60,8 @@ export async function indexJsonDocument(path: string): Promise<TranscriptIndex |
   if (!agent?.document) return null;
   const found = messageElements(text, bom ? 3 : 0);
   const messages = agent.document.messages(doc);
+  // The cap of JSON lines (transcript.ts) on what the index holds, before any message is digested.
+  if (messages.length > MAX_TRANSCRIPT_RECORDS) throw tooManyMessages(path, messages.length);
   // A message the scan did not place (never in a document JSON.parse accepts) stands for the whole file.
   const elements = messages.map((_, k) => found[k] ?? { start: 0, end: bytes.length, line: 1 });
   const entries = await agent.document.read(path, messages, elements);

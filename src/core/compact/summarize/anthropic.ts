@@ -181,7 +181,8 @@ function apiMessage(err: InstanceType<typeof Anthropic.APIError>): string {
 function toRequestMessages(groups: Group<SummaryMessage[]>[], prefix: string | null, request: string) {
   const flat: SummaryMessage[] = [];
   if (prefix) flat.push({ role: 'user', text: prefix });
-  for (const g of groups) flat.push(...g.payload);
+  // One by one: a round of many short lines would overflow the stack as spread arguments.
+  for (const g of groups) for (const m of g.payload) flat.push(m);
   flat.push({ role: 'user', text: request });
   const merged: { role: 'user' | 'assistant'; content: string }[] = [];
   for (const m of flat) {

@@ -9,7 +9,7 @@ import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Analysis } from '../../analysis';
 import { analyze } from '../../inspect';
-import { indexTranscript } from '../../transcript';
+import { indexTranscript, UNCAPPED } from '../../transcript';
 import { asObject, str, type JsonObject } from '../../json';
 import { loadEntryObjects } from '../../compact/lines';
 import { SUMMARY_PREFIX } from '../../compact/summarize/prompt';
@@ -233,7 +233,7 @@ async function* codexOutput(
 /** Checks the written rollout as Codex will read it; returns the estimated tokens of its active context. */
 export async function checkCodexOutput(tmp: string, appendedLine: number, items: JsonObject[]): Promise<number> {
   const problems: string[] = [];
-  const index = await indexTranscript(tmp);
+  const index = await indexTranscript(tmp, UNCAPPED);
   if (index.format.id !== 'codex') problems.push('the result is not read as a Codex rollout');
   const written = index.entries.filter((e) => e.line === appendedLine);
   if (!written.some((e) => e.kind === 'system' && e.subtype === 'compact_boundary'))
