@@ -295,3 +295,49 @@ export function brokenLinksTranscript(lines: number, every = 10, gapMs = 60_000)
   }
   return out.join('\n') + '\n';
 }
+
+/**
+ * A conversation of `results` turns, each with a tool result whose call's line is not in the file (never written):
+ * the input of the many-orphans repair benchmark and of the doctor-scaling test. Turns alternate between two shapes:
+ * one call (its result then continues from a parent that names nothing; repair converts it and links it to the
+ * prompt) and two parallel calls of one response whose first line is gone (the other call's line and its result stay,
+ * so the converted result hangs beside them and repair splices it in before the turn's closing reply). Lines are
+ * `gapMs` apart: a second, as agents write them (Claude Code's loader bridges every missing parent), or a minute (it
+ * bridges none).
+ */
+export function orphanResultsTranscript(results: number, gapMs = 60_000): string {
+  const t0 = Date.parse('2026-03-01T10:00:00.000Z');
+  const out: string[] = [];
+  let line = 0;
+  const entry = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant', content: unknown, id?: string) =>
+    out.push(
+      JSON.stringify({
+        parentUuid,
+        isSidechain: false,
+        uuid,
+        timestamp: new Date(t0 + line++ * gapMs).toISOString(),
+        sessionId: 'S',
+        type,
+        message:
+          type === 'user' ? { role: 'user', content } : { role: 'assistant', id, model: 'claude-sonnet-4-6', content },
+      }),
+    );
+  const call = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } });
+  const result = (id: string) => [{ type: 'tool_result', tool_use_id: id, content: `output of ${id}` }];
+  let parent: string | null = null;
+  for (let k = 0; k < results; k++) {
+    entry(`u${k}`, parent, 'user', `prompt ${k}`);
+    // a${k}, the line of the (first) call, is the one never written.
+    if (k % 2 === 0) {
+      entry(`r${k}`, `a${k}`, 'user', result(`ta${k}`));
+      entry(`b${k}`, `r${k}`, 'assistant', [{ type: 'text', text: `done ${k}` }], `n${k}`);
+    } else {
+      entry(`c${k}`, `a${k}`, 'assistant', [call(`tc${k}`)], `m${k}`);
+      entry(`r${k}`, `a${k}`, 'user', result(`ta${k}`));
+      entry(`s${k}`, `c${k}`, 'user', result(`tc${k}`));
+      entry(`b${k}`, `s${k}`, 'assistant', [{ type: 'text', text: `done ${k}` }], `n${k}`);
+    }
+    parent = `b${k}`;
+  }
+  return out.join('\n') + '\n';
+}

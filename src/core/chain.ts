@@ -51,6 +51,12 @@ export interface ChainTables {
   bridges?: Map<number, number>;
   /** Entries the walk reached (the rest of `main` was brought back by sibling recovery). */
   walked?: Set<number>;
+  /**
+   * The walks that reached them, each in the order walked: the one from the leaf, then, when the leaf is past a compact
+   * boundary, the one from that boundary back through the history behind it. Repair follows the first one to place a
+   * converted tool result on the chain without rebuilding it (repairSplice.ts).
+   */
+  walks?: number[][];
 }
 
 /**
@@ -136,6 +142,7 @@ function walk(
     );
     cur = repaired;
   }
+  record.walks.push(out);
   return out;
 }
 
@@ -143,6 +150,8 @@ interface WalkRecord {
   /** The agent's loader being modelled, or null (the product's view). */
   loader: ChainLoader | null;
   bridges: Map<number, number>;
+  /** Each walk taken, in the order walked (ChainTables.walks). */
+  walks: number[][];
 }
 
 /** The closest candidate before `idx` in file order that the walk has not visited. */
@@ -388,7 +397,7 @@ export function buildChainWithTables(
 
   const leaf = pickLeaf(entries, byUuid, primary);
   const loader = mode === 'product' ? null : mode;
-  const record: WalkRecord = { loader, bridges: new Map() };
+  const record: WalkRecord = { loader, bridges: new Map(), walks: [] };
   const onChain = new Set<number>(leaf === -1 ? [] : walkLikeResume(entries, byUuid, leaf, primary, notes, record));
   const walked = new Set(onChain);
   // A loader that keeps one entry per uuid (the later line) never loads an earlier copy of a line written twice.
@@ -420,7 +429,7 @@ export function buildChainWithTables(
     notes,
     subagentFile,
   };
-  return { chain, tables: { byUuid, primary, ...recovery, bridges: record.bridges, walked } };
+  return { chain, tables: { byUuid, primary, ...recovery, bridges: record.bridges, walked, walks: record.walks } };
 }
 
 /**

@@ -301,32 +301,47 @@ function branchProblems(
     if (p) hasChild.add(p);
   }
   const inRegion = new Set(region);
+  // For each entry off the chain already followed: where its branch leaves (the entry it forks from, or undefined or
+  // an entry outside the region where it ends, or LOOPS), and how many entries and messages lie from it to there.
+  // Tips sharing a long stretch of branch (each parallel tool result behind a break hangs one off it) each followed it
+  // to its end, which made doctor quadratic in them.
+  const LOOPS = -1;
+  const branchFrom = new Map<number, { exit: number | undefined; size: number; messages: number }>();
   for (const tip of region) {
     const t = entries[tip];
     if (onMain.has(tip) || (t.uuid && hasChild.has(t.uuid))) continue;
-    let cur = tip;
-    let size = 0;
-    let messages = 0;
-    const seen = new Set<number>();
-    for (;;) {
-      seen.add(cur);
-      size++;
-      if (isMessage(entries[cur])) messages++;
+    const path: number[] = [];
+    const onPath = new Set<number>();
+    let rest: { exit: number | undefined; size: number; messages: number };
+    for (let cur = tip; ;) {
+      path.push(cur);
+      onPath.add(cur);
       const p = entries[cur].parentUuid;
       const next = p ? known.get(p) : undefined;
-      if (next === undefined || !inRegion.has(next) || onMain.has(next) || seen.has(next)) {
-        if (messages > 0 && next !== undefined && onMain.has(next)) {
-          problems.push({
-            kind: 'dead-end-branch',
-            severity: 'info',
-            line: t.line,
-            unreachable: size,
-            detail: `a branch of ${messages} messages ending here forks from line ${entries[next].line} and is not loaded on resume (an edited or rewound prompt leaves one)`,
-          });
-        }
+      if (next === undefined || !inRegion.has(next) || onMain.has(next)) {
+        rest = { exit: next, size: 0, messages: 0 };
+        break;
+      }
+      const followed = onPath.has(next) ? { exit: LOOPS, size: 0, messages: 0 } : branchFrom.get(next);
+      if (followed) {
+        rest = followed;
         break;
       }
       cur = next;
+    }
+    for (let k = path.length - 1; k >= 0; k--) {
+      rest = { exit: rest.exit, size: rest.size + 1, messages: rest.messages + (isMessage(entries[path[k]]) ? 1 : 0) };
+      branchFrom.set(path[k], rest);
+    }
+    const { exit, size, messages } = rest;
+    if (messages > 0 && exit !== undefined && onMain.has(exit)) {
+      problems.push({
+        kind: 'dead-end-branch',
+        severity: 'info',
+        line: t.line,
+        unreachable: size,
+        detail: `a branch of ${messages} messages ending here forks from line ${entries[exit].line} and is not loaded on resume (an edited or rewound prompt leaves one)`,
+      });
     }
   }
 }

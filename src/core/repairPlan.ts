@@ -8,6 +8,7 @@ import { buildChainWithTables } from './chain';
 import { claudeLoader } from './formats/claude-code/loader';
 import { activeRegion } from './doctor';
 import type { Entry } from './entries';
+import { loadedChain } from './loadedChain';
 import { convertEntry } from './orphanResults';
 import type { TranscriptIndex } from './transcript';
 
@@ -111,12 +112,57 @@ function withLinks(entries: Entry[], changes: RepairChange[]): Entry[] {
  * A converted result that is still off the chain (the answer to one of several parallel calls hangs beside the
  * others' results) is spliced in where its turn ends: just before the first assistant response that starts after it
  * in the file (or after the leaf when none does), so that it follows the turn's remaining tool results.
+ *
+ * Each is placed on the chain as the placements before it left it. Lookups go through maps (an entry by line and uuid,
+ * a uuid's last line, a change by line, the entries continuing from a uuid) and the chain is rebuilt only when
+ * loadedChain cannot say what a placement did to it: a search of every entry, change or chain entry per result, and a
+ * rebuild per placement, made repair quadratic in such results.
  */
 function spliceConverted(base: Entry[], plan: RepairPlan): void {
   const sharedLine = sharedLines(base);
+  // Where each line's first entry is (the objects of a line are adjacent entries), and the last entry of each uuid (the
+  // one a parentUuid leads to, as Claude Code reads a uuid written twice).
+  const lineAt = new Map<number, number>();
+  const lastAt = new Map<string, number>();
+  for (let k = 0; k < base.length; k++) {
+    if (!lineAt.has(base[k].line)) lineAt.set(base[k].line, k);
+    const u = base[k].uuid;
+    if (u) lastAt.set(u, k);
+  }
+  const entryOf = (line: number, uuid: string): number | undefined => {
+    for (let k = lineAt.get(line); k !== undefined && k < base.length && base[k].line === line; k++)
+      if (base[k].uuid === uuid) return k;
+    return undefined;
+  };
+  // The changes of each line, in the order made: an entry's first is the one a later change of it updates, and the last
+  // gives the line its parentUuid (as withLinks applies them).
+  const changesOf = new Map<number, RepairChange[]>();
+  const record = (c: RepairChange) => {
+    const list = changesOf.get(c.line);
+    if (list) list.push(c);
+    else changesOf.set(c.line, [c]);
+  };
+  for (const c of plan.changes) record(c);
+  const parentOf = (k: number): string | null | undefined => {
+    const c = changesOf.get(base[k].line)?.at(-1);
+    return c && c.uuid === base[k].uuid ? c.to : base[k].parentUuid;
+  };
+  // The entries continuing from each converted result, kept current as links change (what a splice asks of them).
+  const convertedUuids = new Set(plan.converted.map((c) => c.uuid));
+  const childrenOf = new Map<string, Set<number>>();
+  const adopt = (k: number) => {
+    const p = parentOf(k);
+    if (!p || !convertedUuids.has(p)) return;
+    const kids = childrenOf.get(p);
+    if (kids) kids.add(k);
+    else childrenOf.set(p, new Set([k]));
+  };
+  for (let k = 0; k < base.length; k++) adopt(k);
+
   const set = (i: number, to: number, reason: string) => {
     const e = base[i];
-    const prior = plan.changes.find((c) => c.line === e.line && c.uuid === e.uuid);
+    const was = parentOf(i);
+    const prior = changesOf.get(e.line)?.find((c) => c.uuid === e.uuid);
     const entry: RepairChange = {
       line: e.line,
       uuid: e.uuid!,
@@ -126,44 +172,34 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
       reason,
     };
     if (prior) Object.assign(prior, { ...entry, from: prior.from });
-    else plan.changes.push(entry);
+    else {
+      plan.changes.push(entry);
+      record(entry);
+    }
+    if (was) childrenOf.get(was)?.delete(i);
+    adopt(i);
   };
-  const view = () => {
-    const linked = withLinks(base, plan.changes);
-    const built = buildChainWithTables(linked, claudeLoader);
-    return { linked, built, on: new Set(built.chain.main), region: activeRegion(linked, built).region };
-  };
-  // Rebuilt only after a splice: most converted results are on the chain once their parent is linked.
-  let now = view();
+  const rebuilt = () => loadedChain(withLinks(base, plan.changes));
+
+  // Most converted results are on the chain once their parent is linked, and most placements are known without a rebuild.
+  let chain = rebuilt();
   for (const c of plan.converted) {
-    const { linked, built, on, region } = now;
-    const i = linked.findIndex((e) => e.line === c.line && e.uuid === c.uuid);
-    if (i === -1 || on.has(i) || !region.includes(i)) continue;
-    const e = linked[i];
-    const started = new Set(
-      region.filter((k) => k < i && on.has(k) && linked[k].kind === 'assistant').map((k) => linked[k].messageId),
-    );
-    const next = region.find(
-      (k) =>
-        k > i &&
-        on.has(k) &&
-        linked[k].kind === 'assistant' &&
-        !started.has(linked[k].messageId) &&
-        (!e.sessionId || !linked[k].sessionId || linked[k].sessionId === e.sessionId),
-    );
+    const i = entryOf(c.line, c.uuid);
+    if (i === undefined || chain.loaded(i) || !chain.inRegion(i)) continue;
+    const e = base[i];
+    const next = chain.nextResponse(i, e.sessionId);
     if (next === undefined) {
-      const leaf = built.chain.leaf;
-      const same = leaf >= 0 && (!e.sessionId || !linked[leaf].sessionId || linked[leaf].sessionId === e.sessionId);
-      if (same && leaf < i && linked[leaf].uuid) {
+      const leaf = chain.leaf;
+      const same = leaf >= 0 && (!e.sessionId || !base[leaf].sessionId || base[leaf].sessionId === e.sessionId);
+      if (same && leaf < i && base[leaf].uuid) {
         set(i, leaf, 'a converted tool result after the last loaded entry: it continues from it');
-        now = view();
+        chain = rebuilt();
       }
       continue;
     }
-    const q = linked[next].parentUuid;
-    let qAt = -1;
-    for (let k = 0; k < linked.length; k++) if (q && linked[k].uuid === q) qAt = k; // the later line of a uuid written twice, as Claude Code reads it
-    if (qAt === -1 || sharedLine.has(linked[next].line)) {
+    const q = parentOf(next);
+    const qAt = q ? (lastAt.get(q) ?? -1) : -1;
+    if (qAt === -1 || sharedLine.has(base[next].line)) {
       plan.skipped.push({
         line: c.line,
         reason:
@@ -171,13 +207,13 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
       });
       continue;
     }
-    set(i, qAt, `a converted tool result placed where its turn ends, before line ${linked[next].line}`);
+    set(i, qAt, `a converted tool result placed where its turn ends, before line ${base[next].line}`);
     set(
       next,
       i,
-      `continues from line ${c.line} (a converted tool result placed where its turn ends) instead of line ${linked[qAt].line}`,
+      `continues from line ${c.line} (a converted tool result placed where its turn ends) instead of line ${base[qAt].line}`,
     );
-    now = view();
+    if (!chain.spliceIn(i, next, qAt, childrenOf.get(e.uuid!) ?? [])) chain = rebuilt();
   }
 }
 
