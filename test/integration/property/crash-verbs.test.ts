@@ -39,7 +39,7 @@ import { fixture, repoRoot, sharedFixtures } from '../../support/fixtures';
 import { assertCliBuilt } from '../../support/cli';
 import { buildTranscript, Rng, secs } from '../../support/reliability';
 
-const KILLS = Number(process.env.CRASH_VERB_KILLS ?? 16);
+const KILLS = Number(process.env.CRASH_VERB_KILLS ?? 12);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
 const CHILD_SOURCE = join(__dirname, '..', '..', 'support', 'crash-child.ts');
 // Its own bundle: crash.test.ts builds the same source to another file, and the two may run side by side.

@@ -100,10 +100,14 @@ function assertAllInOrder(file: string, total: number): void {
   );
 }
 
-function spawnAppender(file: string, seed: number, leaf: string, broken: boolean) {
-  const child = spawn(process.execPath, ['-e', APPENDER, file, '12000', String(seed), leaf, broken ? 'broken' : ''], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+function spawnAppender(file: string, seed: number, leaf: string, broken: boolean, ms = 12_000) {
+  const child = spawn(
+    process.execPath,
+    ['-e', APPENDER, file, String(ms), String(seed), leaf, broken ? 'broken' : ''],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let appended = '';
   child.stdout.on('data', (d: Buffer) => (appended += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -235,7 +239,11 @@ describe('live agent appends while compacting in place, many times', function ()
     const settings = { targetTokens: 12_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 };
     await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
     const a = await inspectFile(file, { subagents: false });
-    const { child, exited, total: appendedLines } = spawnAppender(file, 31, a.index.entries[a.chain.leaf].uuid!, false);
+    const {
+      child,
+      exited,
+      total: appendedLines,
+    } = spawnAppender(file, 31, a.index.entries[a.chain.leaf].uuid!, false, 8_000);
     let running = true;
     void exited.then(() => (running = false));
     const outcomes = new Map<string, number>();
@@ -290,7 +298,11 @@ describe('live agent appends while compacting in place, many times', function ()
     // The fixture's last line has no newline; an agent ends each line it writes, so the line before its first does too.
     if (!readFileSync(file).toString('latin1').endsWith('\n')) appendFileSync(file, '\n');
     const a = await inspectFile(file, { subagents: false });
-    const { child, exited, total: appendedLines } = spawnAppender(file, 37, a.index.entries[a.chain.leaf].uuid!, false);
+    const {
+      child,
+      exited,
+      total: appendedLines,
+    } = spawnAppender(file, 37, a.index.entries[a.chain.leaf].uuid!, false, 8_000);
     let running = true;
     void exited.then(() => (running = false));
     const outcomes = { forks: 0, changed: 0 };
