@@ -146,4 +146,35 @@ describe('millions of tiny lines (built CLI, peak RSS)', function () {
     assert.deepEqual(readdirSync(dir).sort(), before, 'nothing written beside the session');
     assert.ok(run.peakRss < PEAK_LIMIT, `peak RSS ${mb(run.peakRss)}, over ${mb(PEAK_LIMIT)}`);
   });
+
+  it('one round of 249,000 short lines (just under the records cap) is refused as nothing to gain, not a stack overflow', async () => {
+    const dir = mkdtempSync(join(root, 'one-round-'));
+    const file = join(dir, '7e3c9b2a-4d5f-4a6b-8c1d-2e3f4a5b6c7d.jsonl');
+    const sid = '7e3c9b2a-4d5f-4a6b-8c1d-2e3f4a5b6c7d';
+    const prompt = JSON.stringify({
+      type: 'user',
+      uuid: 'u0',
+      parentUuid: null,
+      sessionId: sid,
+      message: { role: 'user', content: 'go' },
+    });
+    // One response (one message.id) written as 249,000 lines: one round the compaction must keep whole. Its lines were
+    // passed to push() as spread arguments, over the engine's stack.
+    writeLines(file, Buffer.from(prompt + '\n'), 249_000, (k) =>
+      JSON.stringify({
+        type: 'assistant',
+        uuid: `a${k}`,
+        parentUuid: k ? `a${k - 1}` : 'u0',
+        sessionId: sid,
+        message: { id: 'msg_one', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: `t${k}` }] },
+      }),
+    );
+    const before = readdirSync(dir).sort();
+    const run = await runCli(dir, ['compact', file, '--summarizer', 'extractive', '--target-tokens', '20000']);
+    // Nothing to gain is an answer, not a failure: exit 0, said on stdout.
+    assert.equal(run.status, 0, `exit ${run.status ?? run.signal}: ${run.stderr.slice(0, 2000)}`);
+    assert.match(run.stdout, /^Nothing to gain: the compacted context would be about [\d,]+ tokens/m);
+    assert.doesNotMatch(run.stderr, /call stack/);
+    assert.deepEqual(readdirSync(dir).sort(), before, 'nothing written beside the session');
+  });
 });
