@@ -2,8 +2,7 @@
 // (core/compact/backup.ts): puts a backup written by an in-place compaction back over the transcript, with the state
 // file and saved tool results recorded beside it; the replaced content is itself backed up first, so this is undoable.
 import { resolve } from 'node:path';
-import { listBackups, restoreBackup } from '../core/compact/backup';
-import { backupFault } from '../core/io/backups';
+import { backupStates, newestWhole, restoreBackup } from '../core/compact/backup';
 import { CompactError } from '../core/compact/types';
 import { EXIT_OK, onePositional, readableTranscript, refuseUnsupported, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal } from './format';
@@ -36,24 +35,20 @@ export const restoreVerb: VerbSpec = {
 export async function runRestore(values: Values, positionals: string[]): Promise<number> {
   const file = await readableTranscript(onePositional(positionals, 'restore'));
   await refuseUnsupported(file, 'restore', 'restore');
-  const backups = await listBackups(file);
+  const states = await backupStates(file);
+  const backups = states.map((s) => s.backup);
   if (!backups.length)
     throw new UsageError(
       `restore: ${sanitizeForTerminal(file)} has no backups (they are written by in-place compactions and repairs, which Claude Code and Codex sessions support)`,
     );
   const wanted = str(values, 'backup');
   /** Newer backups passed over because they are not whole, with the reason. */
-  const skipped: { backup: string; reason: string }[] = [];
+  let skipped: { backup: string; reason: string }[] = [];
   let backup: string | undefined;
   if (wanted === undefined) {
-    for (const b of backups) {
-      const fault = await backupFault(b);
-      if (fault === null) {
-        backup = b;
-        break;
-      }
-      skipped.push({ backup: b, reason: fault });
-    }
+    const chosen = newestWhole(states);
+    backup = chosen.backup;
+    skipped = chosen.skipped.map((s) => ({ backup: s.backup, reason: s.fault! }));
     if (!backup)
       throw new UsageError(
         `restore: no backup of ${sanitizeForTerminal(file)} is known to be whole: ${skipped.map((s) => sanitizeForTerminal(s.reason)).join('; ')}`,

@@ -8,10 +8,9 @@ import { createHash } from 'node:crypto';
 import { fileChunks, openSidecar } from '../io/sidecarFiles';
 import { commitOutput } from '../io/commit';
 import { acquireLock } from '../io/lock';
-import { backupPrefix } from '../io/backups';
-import { writeTemp } from '../io/atomic';
+import { newTally, tallied, writeTemp } from '../io/atomic';
 import { applySidecarRestore, planSidecarRestore, recordSidecars, snapshotSidecars } from './sidecars';
-import { expectedBackup, isBackupSideFile } from '../io/backups';
+import { backupFault, backupPrefix, isBackupSideFile, wholeManifest } from '../io/backups';
 import { CompactError } from './types';
 
 function isBackupName(file: string, name: string): boolean {
@@ -39,6 +38,30 @@ export async function listBackups(file: string): Promise<string[]> {
     .sort()
     .reverse()
     .map((n) => join(dirname(file), n));
+}
+
+/** A backup of a transcript, and why it cannot be restored (null: it can). */
+export interface BackupState {
+  backup: string;
+  fault: string | null;
+}
+
+/**
+ * The backups of `file`, newest first, each with why it cannot be restored (null: it can; read from its manifest and
+ * size, its bytes are checked as a restore copies them). The newest whole one is what a restore takes by default
+ * (`newestWhole`), in the CLI and the extension alike.
+ */
+export async function backupStates(file: string): Promise<BackupState[]> {
+  const backups = await listBackups(file);
+  return Promise.all(backups.map(async (backup) => ({ backup, fault: await backupFault(backup) })));
+}
+
+/** The backup a restore takes by default: the newest whole one, and the newer ones passed over (with why). */
+export function newestWhole(states: BackupState[]): { backup: string | undefined; skipped: BackupState[] } {
+  const at = states.findIndex((s) => s.fault === null);
+  return at === -1
+    ? { backup: undefined, skipped: states }
+    : { backup: states[at].backup, skipped: states.slice(0, at) };
 }
 
 /** What a restore did. */
@@ -82,27 +105,18 @@ export async function restoreBackup(
     // opened first: a planted link is refused as such, never followed.
     const source = await openSidecar(backup);
     if (!source) throw new CompactError('bad-backup', `${backup} is gone; nothing was changed`);
-    const hash = createHash('sha256');
-    let size = 0;
+    const copied = newTally();
     let tmp: string;
     let want: { size: number; sha256: string };
     let sidecars: Awaited<ReturnType<typeof planSidecarRestore>>;
     let before: Awaited<ReturnType<typeof snapshotSidecars>>;
     try {
-      want = await expectedBackup(backup);
+      const manifest = await wholeManifest(backup);
+      want = manifest.whole;
       const newer = (await listBackups(file)).filter((b) => basename(b) > basename(backup));
-      sidecars = await planSidecarRestore(file, backup, newer);
+      sidecars = await planSidecarRestore(file, backup, manifest.sidecars, newer);
       before = await snapshotSidecars(file);
-      tmp = await writeTemp(
-        file,
-        (async function* () {
-          for await (const chunk of fileChunks(source.fh)) {
-            hash.update(chunk);
-            size += chunk.length;
-            yield chunk;
-          }
-        })(),
-      );
+      tmp = await writeTemp(file, tallied(fileChunks(source.fh), copied));
       // As a copy would: the restored file has the backup's permissions.
       await chmod(tmp, source.mode & 0o777).catch(() => undefined);
     } finally {
@@ -111,10 +125,10 @@ export async function restoreBackup(
     const notes: string[] = [];
     let committed: { backup: string | null; carriedOverBytes: number };
     try {
-      if (size !== want.size || hash.digest('hex') !== want.sha256)
+      if (copied.bytes !== want.size || copied.hash.digest('hex') !== want.sha256)
         throw new CompactError(
           'bad-backup',
-          `${basename(backup)} is not the backup its manifest describes (${size === want.size ? 'its sha256 differs' : `${size} bytes, not ${want.size}`}): it was cut short or changed since it was made; nothing was changed`,
+          `${basename(backup)} is not the backup its manifest describes (${copied.bytes === want.size ? 'its sha256 differs' : `${copied.bytes} bytes, not ${want.size}`}): it was cut short or changed since it was made; nothing was changed`,
         );
       committed = await commitOutput(
         {

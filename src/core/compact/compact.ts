@@ -6,7 +6,7 @@
 // apply alike.
 import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { inspectFile } from '../inspect';
 import type { Analysis } from '../analysis';
 import { loadEntryObjects, RawBytes } from './lines';
@@ -40,12 +40,11 @@ import {
   type SummaryOutcome,
 } from './summary';
 import { acquireLock } from '../io/lock';
-import { sameFile, writeTemp } from '../io/atomic';
+import { exists, newTally, sameFile, tallied, writeTemp } from '../io/atomic';
 import { statePath } from './state';
 import { recordSidecars, snapshotSidecars } from './sidecars';
 import { resumeFields } from '../resume';
 import { commitOutput } from '../io/commit';
-import { exists } from '../io/atomic';
 import { missingSavedOriginals, restorer, saveOriginals, saveState } from './outputFiles';
 import type { JsonObject } from '../json';
 import { contentText, messageOf, type ConversationRecord } from '../conversation';
@@ -639,9 +638,8 @@ async function writeOut(
   const out = target.out;
   // Hashed as it is written: Undo deletes a fork only while it is still these bytes, and puts an in-place
   // compaction's backup back only while the session still is (nothing added since).
-  const outputHash = createHash('sha256');
-  const outputSize = { bytes: 0 };
-  const tmp = await writeTemp(out, hashing(built.chunks, outputHash, outputSize));
+  const output = newTally();
+  const tmp = await writeTemp(out, tallied(built.chunks, output));
   let backup: string | null;
   let toolDir: string | null;
   let carriedOverBytes: number;
@@ -711,26 +709,12 @@ async function writeOut(
     summaryDetail: plan.settings.summaryDetail,
     toolResultsDir: toolDir,
     sidecarsWritten,
-    outputSha256: outputHash.digest('hex'),
-    outputSize: outputSize.bytes,
+    outputSha256: output.hash.digest('hex'),
+    outputSize: output.bytes,
     ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
     promised,
     delivered,
   };
-}
-
-/** `chunks` as they are, each added to `hash` on the way (a chunk may be a reused buffer: it is hashed before the next is asked for). */
-async function* hashing(
-  chunks: AsyncIterable<Buffer | string>,
-  hash: Hash,
-  size: { bytes: number },
-): AsyncGenerator<Buffer | string> {
-  for await (const c of chunks) {
-    const bytes = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
-    hash.update(bytes);
-    size.bytes += bytes.length;
-    yield bytes;
-  }
 }
 
 /**

@@ -97,15 +97,16 @@ export interface SidecarRestore {
  * What restoring `backup` over `file` does to the sidecars: the state file comes back as it was when the backup
  * was taken (or goes), and saved tool results created by that compaction or a later one (`newer`: the later
  * backups) go when neither the backup nor that state mentions them (see the top of this file for what a manifest
- * can do). A file no manifest lists is never removed. Null for a backup without a manifest (an older version):
- * what the sidecars were is unknown, so they are left alone. Nothing is written.
+ * can do). A file no manifest lists is never removed. `own` is the sidecar record of the backup's manifest (read
+ * once, by the restore); null when none was recorded (a repair's backup): the sidecars are left alone. Nothing is
+ * written.
  */
 export async function planSidecarRestore(
   file: string,
   backup: string,
+  own: SidecarRecord | null,
   newer: string[],
 ): Promise<SidecarRestore | null> {
-  const own = (await readManifest(backup))?.sidecars;
   if (!own) return null;
   if (!own.toolResults.every(isSavedResultName))
     throw new CompactError(

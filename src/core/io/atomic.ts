@@ -4,7 +4,7 @@
 // for a transcript replaced in place).
 import { lstat, mkdir, open, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { CompactError } from '../errors';
 import { fitName } from './sidecarFiles';
 
@@ -68,6 +68,31 @@ export function tempPathFor(target: string): string {
     fitName(`.${basename(target)}`, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`),
   );
 }
+
+/** What `tallied` counted of the bytes that went through it. */
+export interface Tally {
+  hash: Hash;
+  bytes: number;
+}
+
+/**
+ * `chunks` as bytes, each added to `tally` on the way (a chunk may be a reused buffer: it is counted before the next
+ * is asked for). What a write hashes as it goes: a backup, a restored file, a compaction's output.
+ */
+export async function* tallied(
+  chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
+  tally: Tally,
+): AsyncGenerator<Buffer> {
+  for await (const c of chunks) {
+    const bytes = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
+    tally.hash.update(bytes);
+    tally.bytes += bytes.length;
+    yield bytes;
+  }
+}
+
+/** A new tally: sha256, nothing counted yet. */
+export const newTally = (): Tally => ({ hash: createHash('sha256'), bytes: 0 });
 
 /** Writes chunks to a temp file beside `target`, fsyncs it, and returns its path (not yet renamed). */
 export async function writeTemp(

@@ -6,7 +6,7 @@ import { chmod, link, lstat, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { CompactError } from '../errors';
-import { fsyncDir, writeFailure, writeFileAtomic, writeTemp } from './atomic';
+import { fsyncDir, newTally, tallied, writeFailure, writeFileAtomic, writeTemp } from './atomic';
 import { fileChunks, fitName, openSidecar, readSidecar } from './sidecarFiles';
 
 /** Room for a backup's time stamp and collision counter: `20260101-120000-000-50`. */
@@ -38,25 +38,12 @@ export interface BackupMade {
  * write, last: a backup without one is not known to be whole and is never restored.
  */
 export async function makeBackup(file: string): Promise<BackupMade> {
-  const hash = createHash('sha256');
-  let size = 0;
+  const copied = newTally();
   const source = await open(file, 'r');
   let tmp: string;
   try {
     const mode = (await source.stat()).mode & 0o777;
-    tmp = await writeTemp(
-      backupName(file),
-      (async function* () {
-        const buf = Buffer.allocUnsafe(1 << 20);
-        for (;;) {
-          const { bytesRead } = await source.read(buf, 0, buf.length, size);
-          if (bytesRead === 0) return;
-          size += bytesRead;
-          hash.update(buf.subarray(0, bytesRead));
-          yield buf.subarray(0, bytesRead);
-        }
-      })(),
-    );
+    tmp = await writeTemp(backupName(file), tallied(fileChunks(source), copied));
     // As a copy would: a backup has the transcript's permissions.
     await chmod(tmp, mode).catch(() => undefined);
   } finally {
@@ -93,7 +80,7 @@ export async function makeBackup(file: string): Promise<BackupMade> {
       }
     }
     await fsyncDir(dirname(target));
-    return { path: target, size, sha256: hash.digest('hex') };
+    return { path: target, size: copied.bytes, sha256: copied.hash.digest('hex') };
   } finally {
     await unlink(tmp).catch(() => undefined);
   }
@@ -209,11 +196,13 @@ export async function readManifest(backup: string): Promise<ReadManifest | null>
 }
 
 /**
- * What `backup` must be to be restored: its size and sha256 as its manifest recorded them when it was made whole.
- * Refuses ('bad-backup', with the reason) a backup without a manifest (cut short by a crash, or made by 0.1) or
- * one whose manifest does not say.
+ * The manifest of a backup that can be restored: the size and sha256 it recorded when the backup was made whole, and
+ * the sidecars recorded with it. Refuses ('bad-backup', with the reason) a backup without a manifest (cut short by a
+ * crash, or made by 0.1) or one whose manifest does not say.
  */
-export async function expectedBackup(backup: string): Promise<{ size: number; sha256: string }> {
+export async function wholeManifest(
+  backup: string,
+): Promise<{ whole: { size: number; sha256: string }; sidecars: SidecarRecord | null }> {
   const m = await readManifest(backup);
   const name = basename(backup);
   if (!m)
@@ -226,7 +215,7 @@ export async function expectedBackup(backup: string): Promise<{ size: number; sh
       'bad-backup',
       `${name} was made by an older version that did not record its size and hash, so it is not known to be whole; nothing was changed. If you know it is whole, copy it over the session yourself`,
     );
-  return m.whole;
+  return { whole: m.whole, sidecars: m.sidecars };
 }
 
 /**
@@ -235,7 +224,7 @@ export async function expectedBackup(backup: string): Promise<{ size: number; sh
  */
 export async function backupFault(backup: string, hash = false): Promise<string | null> {
   try {
-    const want = await expectedBackup(backup);
+    const want = (await wholeManifest(backup)).whole;
     const opened = await openSidecar(backup);
     if (!opened) return `${basename(backup)} is gone`;
     try {

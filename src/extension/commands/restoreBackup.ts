@@ -3,8 +3,7 @@
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { listBackups, restoreBackup } from '../../core/compact/backup';
-import { backupFault } from '../../core/io/backups';
+import { backupStates, newestWhole, restoreBackup } from '../../core/compact/backup';
 import { formatBytes } from '../model/format';
 import { timeAgo } from '../model/sessions';
 import type { Services } from '../services';
@@ -31,7 +30,8 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
     if (programmatic) throw new CommandInputError('restoreBackup: no transcript given and none is shown');
     return undefined;
   }
-  const backups = await listBackups(file);
+  const states = await backupStates(file);
+  const backups = states.map((s) => s.backup);
   if (!backups.length) {
     if (programmatic) throw new CommandInputError(`restoreBackup: ${file} has no backups`);
     void vscode.window.showInformationMessage(
@@ -41,18 +41,17 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
   }
   // A backup not known to be whole (no manifest: cut short by a crash, or an older version's) is shown, with the
   // reason, but never offered as the newest nor restored.
-  const faults = await Promise.all(backups.map((b) => backupFault(b)));
-  const newestWhole = backups.find((_, i) => faults[i] === null);
+  const newest = newestWhole(states).backup;
   let backup = o.backup;
-  if (!backup && programmatic) backup = newestWhole ?? backups[0];
+  if (!backup && programmatic) backup = newest ?? backups[0];
   if (!backup) {
     const items = await Promise.all(
-      backups.map(async (b, i) => {
+      states.map(async ({ backup: b, fault }) => {
         const st = await stat(b).catch(() => undefined);
         return {
           label: basename(b),
           description: st ? `${timeAgo(st.mtimeMs)} · ${formatBytes(st.size)}` : undefined,
-          detail: faults[i] !== null ? `not restorable: ${faults[i]}` : b === newestWhole ? 'newest' : undefined,
+          detail: fault !== null ? `not restorable: ${fault}` : b === newest ? 'newest' : undefined,
           backup: b,
         };
       }),
