@@ -24,7 +24,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { compactFile } from '../../../src/core/compact/compact';
 import { listBackups, restoreBackup } from '../../../src/core/compact/backup';
 import { acquireLock } from '../../../src/core/io/lock';
@@ -35,15 +34,15 @@ import { readUndoRecord, writeUndoRecord } from '../../../src/core/compact/undoR
 import { repairFile } from '../../../src/core/repair';
 import { forkBeforeCompaction } from '../../../src/core/forkBefore';
 import { inspectFile } from '../../../src/core/inspect';
-import { fixture, repoRoot, sharedFixtures } from '../../support/fixtures';
+import { fixture, sharedFixtures } from '../../support/fixtures';
 import { assertCliBuilt } from '../../support/cli';
+import { bundleCrashChild } from '../../support/crashChild';
 import { buildTranscript, Rng, secs } from '../../support/reliability';
 
 const KILLS = Number(process.env.CRASH_VERB_KILLS ?? 12);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
-const CHILD_SOURCE = join(__dirname, '..', '..', 'support', 'crash-child.ts');
-// Its own bundle: crash.test.ts builds the same source to another file, and the two may run side by side.
-const CHILD = join(repoRoot, 'dist-test', 'crash-child-verbs.js');
+/** The bundled crash child (bundleCrashChild), made in before(). */
+let CHILD: string;
 const SETTINGS = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const CODEX_SETTINGS = { targetTokens: 20_000 };
 const CODEX_FIXTURE = 'rollout-0.142.jsonl';
@@ -138,15 +137,7 @@ describe('crash safety: SIGKILL during restore, undo, repair, a Codex compaction
   before(async function () {
     this.timeout(300_000);
     assertCliBuilt();
-    await build({
-      entryPoints: [CHILD_SOURCE],
-      outfile: CHILD,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'warning',
-    });
+    CHILD = await bundleCrashChild('crash-child-verbs.js');
     root = mkdtempSync(join(tmpdir(), 'ac-crash-verbs-'));
     template = join(root, 'template');
     mkdirSync(template);

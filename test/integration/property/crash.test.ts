@@ -29,7 +29,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { COMMITTING, compactFile } from '../../../src/core/compact/compact';
 import { CompactError } from '../../../src/core/compact/types';
 import { checkResumable } from '../../../src/core/compact/validate';
@@ -37,15 +36,15 @@ import { inspectFile } from '../../../src/core/inspect';
 import { fixture, repoRoot } from '../../support/fixtures';
 import { Rng, diffSnapshots, snapshotDir, secs, buildTranscript } from '../../support/reliability';
 import { assertCliBuilt } from '../../support/cli';
+import { bundleCrashChild } from '../../support/crashChild';
 
 const RUNS = Number(process.env.CRASH_RUNS ?? 40);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
 const SOURCE = fixture('with-compactions.jsonl');
 // Summarizes a few rounds and replaces two large tool results, so the run also writes sidecars.
 const SETTINGS = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
-const CHILD_SOURCE = join(__dirname, '..', '..', 'support', 'crash-child.ts');
-// Bundled like the CLI (a plain `node` start, no compile on load): a slow start would only make the runs longer.
-const CHILD = join(repoRoot, 'dist-test', 'crash-child.js');
+/** The bundled crash child (bundleCrashChild), made in before(). */
+let CHILD: string;
 const cli = join(repoRoot, 'dist', 'cli.js');
 const env = { ...process.env };
 delete env.ANTHROPIC_API_KEY;
@@ -301,15 +300,7 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
     this.timeout(120_000);
     // dist/tokens-worker.js, which the bundled child finds beside dist-test/.
     assertCliBuilt();
-    await build({
-      entryPoints: [CHILD_SOURCE],
-      outfile: CHILD,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'warning',
-    });
+    CHILD = await bundleCrashChild('crash-child.js');
     root = mkdtempSync(join(tmpdir(), 'ac-crash-'));
     original = readFileSync(SOURCE);
   });

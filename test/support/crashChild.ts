@@ -1,0 +1,21 @@
+// The crash child (test/support/crash-child.ts) bundled like the CLI, so that a run starts with a plain `node`, no
+// compile on load: a slow start would only make the kill runs longer. Each test file bundles to a file of its own
+// (`name`): files of the integration tier run side by side, and one must never spawn a bundle another is writing.
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { repoRoot } from './fixtures';
+
+/** Bundles the crash child to `dist-test/<name>` and returns its path. For a before hook, after assertCliBuilt(). */
+export async function bundleCrashChild(name: string): Promise<string> {
+  const outfile = join(repoRoot, 'dist-test', name);
+  await build({
+    entryPoints: [join(__dirname, 'crash-child.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return outfile;
+}
