@@ -4,7 +4,8 @@
 import type { Analysis } from './analysis';
 import { breakdownTotal, roundBreakdown, toolSummary, type Breakdown, type ToolSummary } from './breakdown';
 import { agentCompactions, type AgentCompaction } from './agentCompactions';
-import { DEFAULT_PRICES, sessionCost, type AgentCost, type Cost, type PriceTable, type SessionCost } from './cost';
+import { DEFAULT_PRICES, type AgentCost, type Cost, type PriceTable, type SessionCost } from './cost';
+import { fileCost } from './fileCost';
 
 export interface RoundCost extends Cost {
   model: string | null;
@@ -52,6 +53,10 @@ export interface ContextMap {
     copiedResponses: number;
     /** The agent's figure counts copied responses too (a Claude Code `--fork-session` fork). */
     agentIncludesCopies: boolean;
+    /** What the total counts beside the file's responses: the agent's own compactions, its subagents' responses. */
+    unanswered: SessionCost['unanswered'];
+    /** Lines of the agent's compactions whose cost the file does not record. */
+    unrecordedCompactions: number[];
     priceDate: string;
     priceSource: string;
   };
@@ -85,7 +90,7 @@ export function analysisCost(analysis: Analysis, prices: PriceTable = DEFAULT_PR
   let byTable = costs.get(analysis);
   if (!byTable) costs.set(analysis, (byTable = new Map<PriceTable, SessionCost>()));
   let c = byTable.get(prices);
-  if (!c) byTable.set(prices, (c = sessionCost(analysis.index.entries, prices, analysis.subagentResponses)));
+  if (!c) byTable.set(prices, (c = fileCost(analysis.index, prices, analysis.subagentResponses)));
   return c;
 }
 
@@ -130,6 +135,8 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
       responses: priced.responses.size,
       copiedResponses: priced.copiedResponses,
       agentIncludesCopies: priced.agentIncludesCopies,
+      unanswered: priced.unanswered,
+      unrecordedCompactions: priced.unrecordedCompactions,
       priceDate: priced.priceDate,
       priceSource: priced.priceSource,
     },

@@ -322,7 +322,10 @@ export interface SessionCost {
   /** Every response of the file, priced once, by message id. */
   responses: Map<string, PricedResponse>;
   total: Cost;
-  /** Per model id (as written in the transcript). */
+  /**
+   * Per model id (as written in the transcript): its responses, its subagents' and the agent's own compaction requests
+   * billed to it. The shares add up to `total`.
+   */
   byModel: Map<string, Cost>;
   /** Models without a price in the table (their responses count as 0). */
   unpriced: string[];
@@ -334,6 +337,11 @@ export interface SessionCost {
    * an automatic compaction mid-turn, is not in here) and its subagents' responses (in their own transcripts).
    */
   unanswered: { compactions: number; compactionCost: Cost; subagentResponses: number; subagentCost: Cost };
+  /**
+   * Lines of the agent's own compactions (from the fork point on) whose summary request the file does not record: the
+   * agent paid for it, but neither a response line nor its running total on both sides of it tells what it cost.
+   */
+  unrecordedCompactions: number[];
   /** The agent's own figure for the responses this file received (`agentCost`), or null when it records none. */
   agent: AgentCost | null;
   /** Responses left out as copies of another session's file (`copiedFrom`, `copiedResponse`). */
@@ -355,11 +363,14 @@ export interface AgentCost extends AgentCostRecord {
 
 /**
  * The index of the first entry this file's own session wrote, when the file begins with lines copied from another
- * session (a fork or output file written by a compaction: the original's lines, then a compact boundary under the new
- * session id); 0 otherwise. Every copied line precedes the last compact boundary and carries a session id other than
- * that boundary's. The copied responses were paid for in the original's file, so they are not this file's cost.
+ * session; 0 otherwise. Two marks of a copy: a fork or output file written by a compaction holds the original's lines,
+ * then a compact boundary under the new session id (every copied line precedes the last compact boundary and carries
+ * a session id other than that boundary's); and, where the agent names a session by its file (`ownSession`: Claude
+ * Code's `<id>.jsonl`), every line under another session's id is a copy (a fork before a compaction is the original's
+ * lines byte for byte, a copy of a file is all of them). The copied responses were paid for in the original's file,
+ * so they are not this file's cost.
  */
-export function copiedFrom(entries: readonly Entry[]): number {
+export function copiedFrom(entries: readonly Entry[], ownSession: string | null = null): number {
   let boundary = -1;
   for (let i = entries.length - 1; i >= 0; i--) {
     if (isCompactBoundary(entries[i])) {
@@ -367,11 +378,14 @@ export function copiedFrom(entries: readonly Entry[]): number {
       break;
     }
   }
-  const own = boundary >= 0 ? entries[boundary].sessionId : undefined;
-  if (!own) return 0;
   let end = 0;
-  for (let i = 0; i < boundary; i++)
-    if (entries[i].sessionId !== undefined && entries[i].sessionId !== own) end = i + 1;
+  const own = boundary >= 0 ? entries[boundary].sessionId : undefined;
+  if (own)
+    for (let i = 0; i < boundary; i++)
+      if (entries[i].sessionId !== undefined && entries[i].sessionId !== own) end = i + 1;
+  if (ownSession)
+    for (let i = entries.length - 1; i >= end; i--)
+      if (entries[i].sessionId !== undefined && entries[i].sessionId !== ownSession) return i + 1;
   return end;
 }
 
@@ -399,6 +413,15 @@ export interface CostFacts {
   /** The agent's figure counts responses copied from another session (`SessionCost.agentIncludesCopies`). */
   agentIncludesCopies?: boolean;
   copiedResponses?: number;
+  /** What the total counts beside the file's responses (`SessionCost.unanswered`). */
+  unanswered?: {
+    compactions: number;
+    compactionCost: { usd: number };
+    subagentResponses: number;
+    subagentCost: { usd: number };
+  };
+  /** The agent's compactions whose cost the file does not record (`SessionCost.unrecordedCompactions`). */
+  unrecordedCompactions?: readonly number[];
 }
 
 /** Our total and the agent's differ by more than this share of the larger. */
@@ -422,6 +445,16 @@ export function costNotes(c: CostFacts, override: string): string[] {
   for (const a of c.assumed) notes.push(`${a.model} is not in the price table: assumed at the rates of ${a.priceKey}.`);
   if (c.unpriced.length)
     notes.push(`No price for ${c.unpriced.join(', ')} (counted as $0): give one with ${override}.`);
+  const u = c.unanswered;
+  const beside = [
+    u?.compactions
+      ? `${u.compactions === 1 ? "the agent's own compaction" : `the agent's own ${u.compactions} compactions`} (${formatCostUsd(u.compactionCost.usd)}: a summary request leaves no response line; priced from the tokens its running total records)`
+      : '',
+    u?.subagentResponses
+      ? `its subagents' ${u.subagentResponses} responses (${formatCostUsd(u.subagentCost.usd)}, in their own transcripts)`
+      : '',
+  ].filter(Boolean);
+  if (beside.length) notes.push(`Counted beside the file's responses: ${beside.join(' and ')}.`);
   const gap = agentCostGap(c);
   if (c.agent && c.agentIncludesCopies) {
     notes.push(
@@ -429,10 +462,13 @@ export function costNotes(c: CostFacts, override: string): string[] {
     );
   } else if (gap !== null && gap > AGENT_COST_TOLERANCE) {
     // Claude Code's total also counts requests that leave no response line in the file (its own compactions' summaries).
+    const lines = c.unrecordedCompactions ?? [];
     const why =
-      c.agent!.usd > c.total.usd
-        ? ' Its figure also counts requests whose figures the file does not record, such as an automatic compaction mid-turn.'
-        : '';
+      c.agent!.usd <= c.total.usd
+        ? ''
+        : lines.length
+          ? ` Its figure also counts the summary request of its compaction${lines.length > 1 ? 's' : ''} at line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}, whose cost the file does not record (no response line, and no running total on both sides of it with nothing between).`
+          : ' Its figure also counts requests whose figures the file does not record, such as an automatic compaction mid-turn.';
     notes.push(
       `The agent recorded ${formatCostUsd(c.agent!.usd)} for this session, ours is ${formatCostUsd(c.total.usd)} (${(gap * 100).toFixed(0)}% apart).${why}`,
     );
@@ -457,14 +493,18 @@ function usageTotal(u: Usage): number {
 /**
  * Prices every response of a transcript. Lines are grouped by message id and request id; of
  * a group's lines the one with the largest token total counts (the final figures), a main-chain
- * line before a sidechain replay of it. Synthetic responses (API errors) carry no cost.
+ * line before a sidechain replay of it. Synthetic responses (API errors) carry no cost. Responses
+ * the file copied from another session (`copiedFrom`, `copiedResponse`; `ownSession`: the session the
+ * file's agent names it by, see `copiedFrom`) are left out: each response is the cost of the file that
+ * received it. `byModel` adds up to `total`.
  */
 export function sessionCost(
   entries: readonly Entry[],
   table: PriceTable = DEFAULT_PRICES,
   subagentResponses: readonly Entry[] = [],
+  ownSession: string | null = null,
 ): SessionCost {
-  const from = copiedFrom(entries);
+  const from = copiedFrom(entries, ownSession);
   const chosen = new Map<string, Entry>();
   let copiedResponses = 0;
   for (let i = 0; i < entries.length; i++) {
@@ -483,6 +523,10 @@ export function sessionCost(
   const unpriced = new Set<string>();
   const assumed = new Map<string, string>();
   let total: Cost = { ...ZERO_COST };
+  const addTo = (model: string | null, cost: Cost) => {
+    total = addCost(total, cost);
+    if (model) byModel.set(model, addCost(byModel.get(model) ?? { ...ZERO_COST }, cost));
+  };
   for (const e of chosen.values()) {
     const usage = e.usage!;
     const model = e.model ?? null;
@@ -502,8 +546,7 @@ export function sessionCost(
     const had = responses.get(priced.messageId);
     // One response retried under several request ids: the round shows the sum.
     responses.set(priced.messageId, had ? { ...priced, cost: addCost(had.cost, cost) } : priced);
-    total = addCost(total, cost);
-    if (model) byModel.set(model, addCost(byModel.get(model) ?? { ...ZERO_COST }, cost));
+    addTo(model, cost);
   }
   // What the agent paid for beside the file's responses: its compactions' summary requests, its subagents' responses.
   const unanswered = { ...NO_UNANSWERED };
@@ -511,7 +554,15 @@ export function sessionCost(
     .map((e) => e.model)
     .filter((m) => m && m !== '<synthetic>')
     .pop();
-  for (const c of recordedCompactionRequests(entries, from)) {
+  const recorded = recordedCompactionRequests(entries, from);
+  const recordedLines = new Set(recorded.map((c) => c.line));
+  const unrecordedCompactions: number[] = [];
+  for (let i = from; i < entries.length; i++) {
+    const e = entries[i];
+    if (isCompactBoundary(e) && e.compactRecord?.by !== 'agent-compactor' && !recordedLines.has(e.line))
+      unrecordedCompactions.push(e.line);
+  }
+  for (const c of recorded) {
     const model = c.model ?? fallbackModel ?? null;
     const found = model ? priceFor(model, table) : null;
     if (!found) continue;
@@ -521,23 +572,27 @@ export function sessionCost(
       cacheCreation: c.tokens.cacheCreation,
       cacheRead: c.tokens.cacheRead,
     };
+    const cost = costOfUsage(usage, found.price);
     unanswered.compactions++;
-    unanswered.compactionCost = addCost(unanswered.compactionCost, costOfUsage(usage, found.price));
+    unanswered.compactionCost = addCost(unanswered.compactionCost, cost);
+    addTo(model, cost);
     if (found.assumed) assumed.set(model!, found.key);
   }
   if (subagentResponses.length) {
     const sub = sessionCost(subagentResponses, table);
     unanswered.subagentResponses = sub.responses.size;
     unanswered.subagentCost = sub.total;
+    total = addCost(total, sub.total);
+    for (const [model, cost] of sub.byModel) byModel.set(model, addCost(byModel.get(model) ?? { ...ZERO_COST }, cost));
     for (const m of sub.unpriced) unpriced.add(m);
     for (const a of sub.assumed) assumed.set(a.model, a.priceKey);
   }
-  total = addCost(addCost(total, unanswered.compactionCost), unanswered.subagentCost);
   return {
     responses,
     total,
     byModel,
     unanswered,
+    unrecordedCompactions,
     unpriced: [...unpriced].sort(),
     assumed: [...assumed]
       .map(([model, priceKey]) => ({ model, priceKey }))
@@ -561,7 +616,8 @@ const NO_UNANSWERED: SessionCost['unanswered'] = {
 /**
  * A response another session requested, copied into this file: Claude Code 2.1.330's `--fork-session` copies the
  * original's lines under the fork's session id and marks each response with the session that sent its request
- * (`requestSessionId`, observed in test/compat/agent-cost.test.ts). It was paid for in the original's file.
+ * (`requestSessionId`, observed in test/compat/agent-cost.test.ts); the Codex reader marks so the token counts a fork
+ * copied from its original (formats/codex/reader.ts). It was paid for in the original's file.
  */
 export function copiedResponse(e: Entry): boolean {
   return e.requestSessionId !== undefined && e.sessionId !== undefined && e.requestSessionId !== e.sessionId;

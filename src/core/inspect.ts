@@ -15,6 +15,7 @@ import { indexJsonDocument, isJsonDocument } from './formats/documents';
 import { isRealDir, listSidecarDir, openSidecar } from './io/sidecarFiles';
 import { buildIncrementalState, extendAnalysis } from './incremental';
 import type { Analysis } from './analysis';
+import type { Entry } from './entries';
 import { assembleReport, freshReportState, reportRounds, sidechainReport } from './report';
 
 export type { InspectReport, RoundReport, RoundTokens, SidechainReport, TokenSource } from './report';
@@ -63,6 +64,24 @@ export async function findSubagentFiles(file: string): Promise<string[]> {
 async function assertSubagentFile(path: string): Promise<void> {
   const opened = await openSidecar(path);
   await opened?.fh.close();
+}
+
+/** The responses of a subagent's transcript, which its session paid for (its assistant lines with usage). */
+function subagentResponsesOf(entries: readonly Entry[]): Entry[] {
+  return entries.filter((e) => e.kind === 'assistant' && e.usage !== undefined);
+}
+
+/**
+ * Every response of the session's subagents (`<session>/subagents/*.jsonl`), read as `inspectFile` reads them: what
+ * the session's cost counts beside its own file (the Sessions row prices them as the map and `inspect` do).
+ */
+export async function readSubagentResponses(file: string, options: IndexOptions = {}): Promise<Entry[]> {
+  const out: Entry[] = [];
+  for (const sub of await findSubagentFiles(file)) {
+    await assertSubagentFile(sub);
+    out.push(...subagentResponsesOf((await indexTranscript(sub, options)).entries));
+  }
+  return out;
 }
 
 export interface InspectOptions extends IndexOptions, AnalyzeOptions {
@@ -115,9 +134,7 @@ export async function inspectFile(file: string, options: InspectOptions = {}): P
       await assertSubagentFile(sub);
       const subIndex = await indexTranscript(sub, options);
       const subAnalysis = analyze(subIndex, { appendable: false });
-      (analysis.subagentResponses ??= []).push(
-        ...subIndex.entries.filter((e) => e.kind === 'assistant' && e.usage !== undefined),
-      );
+      (analysis.subagentResponses ??= []).push(...subagentResponsesOf(subIndex.entries));
       analysis.report.sidechains.push({
         id: basename(sub, '.jsonl'),
         source: 'file',

@@ -3,8 +3,9 @@
 // priced like the Rounds tree prices it (cost.ts).
 import { cacheState, expiredResumeCost, type CacheState, type ExpiredResume } from './cache';
 import { DEFAULT_SETTINGS } from './compact/types';
-import { DEFAULT_PRICES, priceFor, sessionCost, type PriceTable, type SessionCost } from './cost';
-import { analyze, readSessionIndex } from './inspect';
+import { DEFAULT_PRICES, priceFor, type PriceTable, type SessionCost } from './cost';
+import { fileCost } from './fileCost';
+import { analyze, readSessionIndex, readSubagentResponses } from './inspect';
 import { contextNow } from './context';
 import { contextFromTail } from './contextTail';
 import { contextLimits, limitFacts, type ContextLimits, type LimitFacts } from './limits';
@@ -15,13 +16,22 @@ import type { AgentId } from './formats/registry';
 export interface SessionStats {
   /** Rounds of the main conversation (history and active context), as the Rounds tree lists them. */
   rounds: number;
-  /** Every response of the file priced once at `priceDate`'s list prices (responses of unpriced models count 0). */
+  /**
+   * The session's cost, as the map and `inspect` give it (fileCost.ts): every response the file itself received priced
+   * once at `priceDate`'s list prices (responses of unpriced models count 0), its subagents' and its agent's own
+   * compaction requests.
+   */
   costUsd: number;
   unpriced: string[];
   /** Models priced at another model's rates (not in the table). */
   assumed: SessionCost['assumed'];
   /** The agent's own figure (its `cost-state` records), or null when it records none. */
   agent: SessionCost['agent'];
+  /** What the notes beside the figure say, as the map's and `inspect`'s (cost.ts `CostFacts`). */
+  copiedResponses: number;
+  agentIncludesCopies: boolean;
+  unanswered: SessionCost['unanswered'];
+  unrecordedCompactions: number[];
   priceDate: string;
   /**
    * The context figure (context.ts `contextNow`), as the Rounds tree, the status bar and the map show it: the list's
@@ -65,7 +75,8 @@ export async function sessionStats(
   // Any agent's session: JSON lines, or one JSON document (Gemini CLI, Cline).
   const index = await readSessionIndex(file, { yieldEvery: YIELD_EVERY });
   const { rounds, report } = analyze(index, { appendable: false });
-  const cost = sessionCost(index.entries, prices);
+  // The one figure of the map and `inspect`: the file's own responses, its subagents' and the agent's compactions.
+  const cost = fileCost(index, prices, await readSubagentResponses(file, { yieldEvery: YIELD_EVERY }));
   const cache = cacheState(index.entries, rounds, index.format.id, now);
   const context = contextNow(report);
   const contextTokens = rounds.length ? context.tokens : null;
@@ -79,6 +90,10 @@ export async function sessionStats(
     unpriced: cost.unpriced,
     assumed: cost.assumed,
     agent: cost.agent,
+    copiedResponses: cost.copiedResponses,
+    agentIncludesCopies: cost.agentIncludesCopies,
+    unanswered: cost.unanswered,
+    unrecordedCompactions: cost.unrecordedCompactions,
     priceDate: cost.priceDate,
     contextTokens,
     contextSource: context.source,

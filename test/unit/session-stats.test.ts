@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sessionCost } from '../../src/core/cost';
+import { sessionCost, ZERO_COST } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
 import { summarizeSession, type SessionSummary } from '../../src/core/sessionList';
 import { sessionStats, type SessionStats } from '../../src/core/sessionStats';
@@ -112,6 +112,10 @@ describe('sessions view: rounds and cost', function () {
       unpriced: [],
       assumed: [],
       agent: null,
+      copiedResponses: 0,
+      agentIncludesCopies: false,
+      unanswered: { compactions: 0, compactionCost: ZERO_COST, subagentResponses: 0, subagentCost: ZERO_COST },
+      unrecordedCompactions: [],
       priceDate: '2026-01-15',
       contextTokens: 80_000,
       contextSource: 'usage',

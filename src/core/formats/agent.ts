@@ -55,6 +55,12 @@ export interface RecordFormat {
    * the session's files relative to it.
    */
   sessionFolder?: { holds(entry: Entry): boolean; read(record: JsonObject): string | null };
+  /**
+   * The session a file's own lines are written under, when the agent names a session by its file (Claude Code's
+   * `<id>.jsonl`), else null. Lines under another session's id were copied from that session's file (a fork before a
+   * compaction, a copy of the file): their responses were paid for there, not in this file (core/cost.ts `copiedFrom`).
+   */
+  ownSession?(path: string): string | null;
 }
 
 /** One message element of a JSON document: where it starts (line, byte) and ends. */

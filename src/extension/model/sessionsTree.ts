@@ -48,7 +48,16 @@ export function fillText(s: Pick<SessionSummary, 'contextTokens' | 'contextWindo
 }
 
 function costOf(s: SessionStats): CostFacts {
-  return { total: { usd: s.costUsd }, unpriced: s.unpriced, assumed: s.assumed, agent: s.agent };
+  return {
+    total: { usd: s.costUsd },
+    unpriced: s.unpriced,
+    assumed: s.assumed,
+    agent: s.agent,
+    copiedResponses: s.copiedResponses,
+    agentIncludesCopies: s.agentIncludesCopies,
+    unanswered: s.unanswered,
+    unrecordedCompactions: s.unrecordedCompactions,
+  };
 }
 
 /** The fill as a share, for the start of a row (`40%`), or null when not known. */

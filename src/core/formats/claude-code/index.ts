@@ -6,6 +6,7 @@ import { claudeLimits } from './limits';
 import { claudeConversationRecord } from './message';
 import { claudeArrayEntries, claudeArrayVersion, claudeNotASession, ClaudeCodeReader, isClaudeArray } from './reader';
 import { claudeResume, claudeSessions } from './sessions';
+import { sessionIdFromFile } from '../../session';
 
 function capabilities(container: Container): AgentCapabilities {
   if (container !== 'jsonl') return readOnly();
@@ -43,6 +44,8 @@ export const claudeCode: AgentModule<'claude-code'> = {
     reader: () => new ClaudeCodeReader(),
     notASession: claudeNotASession,
     message: claudeConversationRecord,
+    // Claude Code resumes `<id>.jsonl` under the name's id, whatever the lines record (test/support/claude-code.ts).
+    ownSession: sessionIdFromFile,
   },
   document: {
     detect: isClaudeArray,

@@ -47,6 +47,30 @@ interface CodexState {
   sessionId: string | null;
   /** A `compacted` record was read and no token count since: the next one may be Codex's count of what it left. */
   afterCompaction: boolean;
+  /** When this thread was created (its session_meta's `timestamp`, ms), for a fork (`forked_from_id`); else null. */
+  forkedAt: number | null;
+  /** While the records a fork copied from its original are read: the session they were written in (`copiedSession`). */
+  copying: string | null;
+}
+
+/**
+ * Where a fork's copy of its original ends. A rollout whose session_meta names `forked_from_id` and that then holds a
+ * second session_meta, its original's (Codex writes a legacy thread's fork as its own session_meta followed by every
+ * record of the original, as they were, timestamps rewritten; observed with Codex CLI 0.169 forking a 0.140 rollout,
+ * `codex exec fork`): the records from that session_meta on are the original's, their token counts requests the
+ * original paid for, until the fork's own first record: one that names this thread (`thread_id`, 0.169's
+ * `thread_settings_applied`), or a turn that started (`task_started.started_at`, seconds) after the fork was created.
+ * A paginated fork (0.169's default) copies nothing: its history stays in the original's file.
+ */
+function forkOwnRecord(payload: JsonObject, st: CodexState): boolean {
+  if (payload.thread_id !== undefined) return payload.thread_id === st.sessionId;
+  const started = payload.started_at;
+  return (
+    payload.type === 'task_started' &&
+    typeof started === 'number' &&
+    st.forkedAt !== null &&
+    started >= Math.floor(st.forkedAt / 1000)
+  );
 }
 
 /** User-side text Codex adds itself (instructions, environment): meta, not a prompt. */
@@ -223,6 +247,8 @@ export class CodexReader implements RecordReader {
     version: null,
     sessionId: null,
     afterCompaction: false,
+    forkedAt: null,
+    copying: null,
   };
 
   version(): string | null {
@@ -244,6 +270,7 @@ export class CodexReader implements RecordReader {
     const timestamp = str(o, 'timestamp');
     const type = str(o, 'type') ?? 'unknown';
     const st = this.s;
+    if (st.copying !== null && type === 'event_msg' && forkOwnRecord(payload, st)) st.copying = null;
     const plain = (kind: string, subtype?: string) =>
       digestEntry({ type: kind, subtype, timestamp, sessionId: st.sessionId ?? undefined }, line, part, start, end);
     const chained = (shape: JsonObject, historyItem?: number): Entry => {
@@ -255,6 +282,8 @@ export class CodexReader implements RecordReader {
           parentUuid: shape.parentUuid === null ? null : st.lastUuid,
           timestamp,
           sessionId: st.sessionId ?? undefined,
+          // A record a fork copied: the session that sent its request paid for it (cost.ts `copiedResponse`).
+          requestSessionId: st.copying ?? undefined,
         },
         line,
         0,
@@ -268,7 +297,12 @@ export class CodexReader implements RecordReader {
     switch (type) {
       case 'session_meta': {
         const id = str(payload, 'id') ?? str(payload, 'session_id');
-        if (id && !st.sessionId) st.sessionId = id;
+        if (id && !st.sessionId) {
+          st.sessionId = id;
+          const created = Date.parse(str(payload, 'timestamp') ?? '');
+          // Without its creation time, only a record naming the thread ends the copy.
+          if (str(payload, 'forked_from_id')) st.forkedAt = Number.isFinite(created) ? created : Infinity;
+        } else if (id && id !== st.sessionId && st.forkedAt !== null) st.copying = id;
         st.version = str(payload, 'cli_version') ?? st.version;
         return [plain('session_meta')];
       }
