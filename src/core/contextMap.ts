@@ -53,6 +53,8 @@ export interface ContextMap {
     copiedResponses: number;
     /** The agent's figure counts copied responses too (a Claude Code `--fork-session` fork). */
     agentIncludesCopies: boolean;
+    /** Models answering in fast mode at a rate we do not know (priced at standard rates). */
+    fastUnknown: string[];
     /** What the total counts beside the file's responses: the agent's own compactions, its subagents' responses. */
     unanswered: SessionCost['unanswered'];
     /** Lines of the agent's compactions whose cost the file does not record. */
@@ -135,6 +137,7 @@ export function contextMap(analysis: Analysis, prices: PriceTable = DEFAULT_PRIC
       responses: priced.responses.size,
       copiedResponses: priced.copiedResponses,
       agentIncludesCopies: priced.agentIncludesCopies,
+      fastUnknown: priced.fastUnknown,
       unanswered: priced.unanswered,
       unrecordedCompactions: priced.unrecordedCompactions,
       priceDate: priced.priceDate,

@@ -22,6 +22,12 @@ export interface ModelPrice {
   longContext?: Omit<ModelPrice, 'longContext' | 'longContextAbove'>;
   /** Input tokens above which `longContext` applies (default 200,000). */
   longContextAbove?: number;
+  /**
+   * What a response served in fast mode (its usage says `speed: "fast"`) costs, as a multiple of every rate above
+   * (input, output, cache writes and reads, long context alike). Absent: the model has no fast mode we know a rate of,
+   * and its fast responses are priced at the standard rates (`SessionCost.fastUnknown` says so).
+   */
+  fast?: number;
 }
 
 export interface PriceTable {
@@ -134,13 +140,40 @@ const OPENAI_PRICES: Record<string, ModelPrice> = {
  * measured and is taken as 2× input like every other model's).
  * `claude-opus-5-5` is the model Claude Code 2.1.330 uses when none is chosen.
  */
+/**
+ * Fast mode's multiple of the standard rates, by model (responses whose usage says `speed: "fast"`; every rate
+ * multiplied alike: input, output, cache writes and reads, long context). The multiples are those ccusage 20.0.24
+ * applies (the `fast-multiplier-overrides.json` it embeds), measured with its binary offline on one fixture-derived
+ * session priced at `speed: "standard"` and at `speed: "fast"`: 6× for claude-opus-4-6 and claude-opus-4-7, 2× for
+ * claude-opus-4-8 and claude-opus-5, 1× (no premium) for every other model it prices. test/compat/ccusage.test.ts
+ * checks a fast session against it. A model not here has no fast rate we know: its fast responses are priced at the
+ * standard rates and the figure says so (`SessionCost.fastUnknown`).
+ */
+const FAST_MULTIPLIER: Record<string, number> = {
+  'claude-opus-4-6': 6,
+  'claude-opus-4-7': 6,
+  'claude-opus-4-8': 2,
+  'claude-opus-5': 2,
+};
+
+/** The table's rows with the fast-mode multiple of the models that have one. */
+function withFastMode(models: Record<string, ModelPrice>): Record<string, ModelPrice> {
+  const out: Record<string, ModelPrice> = {};
+  for (const [key, price] of Object.entries(models)) {
+    const fast = ownValue(FAST_MULTIPLIER, key);
+    setOwn(out, key, fast === undefined ? price : { ...price, fast });
+  }
+  return out;
+}
+
 export const DEFAULT_PRICES: PriceTable = {
   date: '2026-11-25',
   source:
     'Anthropic list prices (https://docs.claude.com/en/docs/about-claude/pricing), checked against ccusage 20.0.24; ' +
     'claude-opus-4-8 and the 5.x models at the rates Claude Code 2.1.330 records in its cost-state lines; ' +
-    'OpenAI standard API rates (https://developers.openai.com/api/docs/pricing), checked against ccusage 20.0.24',
-  models: {
+    'OpenAI standard API rates (https://developers.openai.com/api/docs/pricing), checked against ccusage 20.0.24; ' +
+    'fast mode (usage speed: fast) at the multiples ccusage 20.0.24 applies',
+  models: withFastMode({
     'claude-opus-5-5': rates(4, 20, undefined, 0.05),
     'claude-opus-5': rates(5, 25),
     'claude-opus-4-8': rates(5, 25),
@@ -166,7 +199,7 @@ export const DEFAULT_PRICES: PriceTable = {
     'claude-3-opus': rates(15, 75),
     'claude-3-haiku': rates(0.25, 1.25),
     ...OPENAI_PRICES,
-  },
+  }),
 };
 
 /**
@@ -288,11 +321,21 @@ export function costOfUsage(u: Usage, price: ModelPrice): Cost {
   // when the API sent none, and prices the total at the 5-minute rate.
   const h1 = u.cacheWrite ? Math.min(u.cacheWrite.h1, u.cacheCreation) : 0;
   const m5 = u.cacheCreation - h1;
-  const input = (u.input * p.input) / 1e6;
-  const output = (u.output * p.output) / 1e6;
-  const cacheWrite = (m5 * p.cacheWrite5m + h1 * p.cacheWrite1h) / 1e6;
-  const cacheRead = (u.cacheRead * p.cacheRead) / 1e6;
+  const k = fastMultiple(u, price) ?? 1;
+  const input = (k * u.input * p.input) / 1e6;
+  const output = (k * u.output * p.output) / 1e6;
+  const cacheWrite = (k * (m5 * p.cacheWrite5m + h1 * p.cacheWrite1h)) / 1e6;
+  const cacheRead = (k * u.cacheRead * p.cacheRead) / 1e6;
   return { usd: input + output + cacheWrite + cacheRead, input, output, cacheWrite, cacheRead };
+}
+
+/**
+ * The multiple of the standard rates a response is billed at for its speed: 1 for a standard one, the model's fast
+ * multiple (`ModelPrice.fast`) for one served in fast mode, null for a fast one whose model has no fast rate we know.
+ */
+export function fastMultiple(u: Usage, price: ModelPrice): number | null {
+  if (!u.fast) return 1;
+  return price.fast ?? null;
 }
 
 export function addCost(a: Cost, b: Cost): Cost {
@@ -331,6 +374,8 @@ export interface SessionCost {
   unpriced: string[];
   /** Models priced at another model's rates (`PriceMatch.assumed`), with the key whose rates were used. */
   assumed: { model: string; priceKey: string }[];
+  /** Models with responses served in fast mode whose fast rate we do not know (priced at the standard rates). */
+  fastUnknown: string[];
   /**
    * Requests that left no response in the file, counted in `total`: the agent's own compactions (their summary
    * requests, priced from the tokens its running total records for them; one whose figures are not recorded, like
@@ -409,6 +454,8 @@ export interface CostFacts {
   total: { usd: number };
   unpriced: readonly string[];
   assumed: readonly { model: string; priceKey: string }[];
+  /** Models whose fast-mode responses were priced at standard rates (`SessionCost.fastUnknown`). */
+  fastUnknown?: readonly string[];
   agent: { usd: number } | null;
   /** The agent's figure counts responses copied from another session (`SessionCost.agentIncludesCopies`). */
   agentIncludesCopies?: boolean;
@@ -445,6 +492,10 @@ export function costNotes(c: CostFacts, override: string): string[] {
   for (const a of c.assumed) notes.push(`${a.model} is not in the price table: assumed at the rates of ${a.priceKey}.`);
   if (c.unpriced.length)
     notes.push(`No price for ${c.unpriced.join(', ')} (counted as $0): give one with ${override}.`);
+  if (c.fastUnknown?.length)
+    notes.push(
+      `${c.fastUnknown.join(', ')} answered in fast mode, whose rate is not in the price table: priced at the standard rates (a lower bound).`,
+    );
   const u = c.unanswered;
   const beside = [
     u?.compactions
@@ -522,6 +573,7 @@ export function sessionCost(
   const byModel = new Map<string, Cost>();
   const unpriced = new Set<string>();
   const assumed = new Map<string, string>();
+  const fastUnknown = new Set<string>();
   let total: Cost = { ...ZERO_COST };
   const addTo = (model: string | null, cost: Cost) => {
     total = addCost(total, cost);
@@ -533,6 +585,7 @@ export function sessionCost(
     const found = model && model !== '<synthetic>' ? priceFor(model, table) : null;
     if (model && model !== '<synthetic>' && !found && usageTotal(usage) > 0) unpriced.add(model);
     if (model && found?.assumed && usageTotal(usage) > 0) assumed.set(model, found.key);
+    if (model && found && fastMultiple(usage, found.price) === null) fastUnknown.add(model);
     const cost = found ? costOfUsage(usage, found.price) : { ...ZERO_COST };
     const priced: PricedResponse = {
       messageId: e.messageId!,
@@ -586,6 +639,7 @@ export function sessionCost(
     for (const [model, cost] of sub.byModel) byModel.set(model, addCost(byModel.get(model) ?? { ...ZERO_COST }, cost));
     for (const m of sub.unpriced) unpriced.add(m);
     for (const a of sub.assumed) assumed.set(a.model, a.priceKey);
+    for (const m of sub.fastUnknown) fastUnknown.add(m);
   }
   return {
     responses,
@@ -597,6 +651,7 @@ export function sessionCost(
     assumed: [...assumed]
       .map(([model, priceKey]) => ({ model, priceKey }))
       .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0)),
+    fastUnknown: [...fastUnknown].sort(),
     agent: agentCost(entries, from),
     copiedResponses,
     // Our fork's copies precede `from` and the agent's total restarts after them; a --fork-session fork's do not.
@@ -660,6 +715,8 @@ export function withPriceOverrides(
       cacheWrite1h: given.cacheWrite1h ?? (given.input !== undefined || !start ? input * 2 : start.cacheWrite1h),
       cacheRead: given.cacheRead ?? (given.input !== undefined || !start ? input / 10 : start.cacheRead),
     };
+    const fast = given.fast ?? start?.fast;
+    if (fast !== undefined) price.fast = fast;
     if (start?.longContext && given.input === undefined && given.output === undefined) {
       price.longContext = start.longContext;
       if (start.longContextAbove !== undefined) price.longContextAbove = start.longContextAbove;

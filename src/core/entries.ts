@@ -33,6 +33,8 @@ export interface Usage {
   output: number;
   /** Cache writes by lifetime, when the usage says (`usage.cache_creation`); they are billed at different rates. */
   cacheWrite?: { m5: number; h1: number };
+  /** The response was served in fast mode (`usage.speed: "fast"`), billed at a multiple of the model's rates. */
+  fast?: boolean;
 }
 
 export interface Entry {
@@ -442,6 +444,7 @@ function usageOf(u: unknown): Usage | undefined {
     const c = w as Record<string, unknown>;
     usage.cacheWrite = { m5: num(c.ephemeral_5m_input_tokens), h1: num(c.ephemeral_1h_input_tokens) };
   }
+  if (o.speed === 'fast') usage.fast = true;
   return usage;
 }
 

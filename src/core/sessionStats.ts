@@ -28,6 +28,7 @@ export interface SessionStats {
   /** The agent's own figure (its `cost-state` records), or null when it records none. */
   agent: SessionCost['agent'];
   /** What the notes beside the figure say, as the map's and `inspect`'s (cost.ts `CostFacts`). */
+  fastUnknown: string[];
   copiedResponses: number;
   agentIncludesCopies: boolean;
   unanswered: SessionCost['unanswered'];
@@ -90,6 +91,7 @@ export async function sessionStats(
     unpriced: cost.unpriced,
     assumed: cost.assumed,
     agent: cost.agent,
+    fastUnknown: cost.fastUnknown,
     copiedResponses: cost.copiedResponses,
     agentIncludesCopies: cost.agentIncludesCopies,
     unanswered: cost.unanswered,

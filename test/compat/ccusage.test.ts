@@ -4,12 +4,14 @@
 // same file, within 1%. One fixture at a time: two fixtures of one session (live-before and
 // live-after) share responses, which ccusage would count once across files.
 import { strict as assert } from 'node:assert';
-import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { sessionCost } from '../../src/core/cost';
 import { indexTranscript } from '../../src/core/transcript';
 import { claudeFixtures } from '../support/fixtures';
 import { CCUSAGE, ccusageSession } from '../support/ccusage';
+import { atSpeed } from '../support/fastSession';
 
 describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', function () {
   this.timeout(600_000);
@@ -52,6 +54,31 @@ describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', func
         );
       }
       compared.push(name);
+    });
+  }
+
+  // Fast mode (usage speed: fast), issue 33 item 6: ccusage multiplies the model's rates (its
+  // fast-multiplier-overrides.json); ours must give the same total. It names the model `<model>-fast`.
+  for (const model of ['claude-opus-4-8', 'claude-opus-4-6']) {
+    it(`a session answered in fast mode by ${model}: within 1% of ccusage's totalCost`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ac-ccusage-fast-'));
+      try {
+        const file = join(dir, `fast-${model}.jsonl`);
+        writeFileSync(file, atSpeed(model, 'fast'));
+        const theirs = ccusageSession(file);
+        assert.ok(theirs && theirs.totalCost > 0, 'ccusage prices it');
+        assert.ok(
+          theirs.modelBreakdowns.some((m) => m.modelName === `${model}-fast`),
+          'ccusage read it as fast',
+        );
+        const ours = sessionCost((await indexTranscript(file)).entries);
+        assert.ok(
+          Math.abs(ours.total.usd - theirs.totalCost) <= 0.01 * theirs.totalCost,
+          `ours $${ours.total.usd.toFixed(6)}, ccusage $${theirs.totalCost.toFixed(6)}`,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   }
 

@@ -112,6 +112,7 @@ describe('sessions view: rounds and cost', function () {
       unpriced: [],
       assumed: [],
       agent: null,
+      fastUnknown: [],
       copiedResponses: 0,
       agentIncludesCopies: false,
       unanswered: { compactions: 0, compactionCost: ZERO_COST, subagentResponses: 0, subagentCost: ZERO_COST },

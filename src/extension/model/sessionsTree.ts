@@ -53,6 +53,7 @@ function costOf(s: SessionStats): CostFacts {
     unpriced: s.unpriced,
     assumed: s.assumed,
     agent: s.agent,
+    fastUnknown: s.fastUnknown,
     copiedResponses: s.copiedResponses,
     agentIncludesCopies: s.agentIncludesCopies,
     unanswered: s.unanswered,

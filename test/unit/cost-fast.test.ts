@@ -1,0 +1,61 @@
+// Issue 33, item 6: responses served in fast mode (`usage.speed: "fast"`) are priced as the provider bills them, at a
+// multiple of the model's standard rates (the multiples ccusage 20.0.24 applies: 2× on claude-opus-4-8, 6× on
+// claude-opus-4-6; test/compat/ccusage.test.ts checks the totals against the real binary). Sessions derived from a
+// shared fixture whose every response records `"speed":"standard"`.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { analysisCost } from '../../src/core/contextMap';
+import { inspectFile } from '../../src/core/inspect';
+import { sessionStats } from '../../src/core/sessionStats';
+import { runCliInProcess } from '../support/cliInProcess';
+import { atSpeed } from '../support/fastSession';
+
+describe('fast mode is priced at its multiple of the standard rates (issue 33, item 6)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-fast-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const write = (name: string, text: string) => {
+    const f = join(dir, name);
+    writeFileSync(f, text);
+    return f;
+  };
+
+  for (const [model, multiple] of [
+    ['claude-opus-4-8', 2],
+    ['claude-opus-4-6', 6],
+  ] as const) {
+    it(`${model}: a session answered in fast mode costs ${multiple}× the same session at standard speed, on every surface`, async () => {
+      const standard = analysisCost(await inspectFile(write(`${model}-standard.jsonl`, atSpeed(model, 'standard'))));
+      const fastFile = write(`${model}-fast.jsonl`, atSpeed(model, 'fast'));
+      const fast = analysisCost(await inspectFile(fastFile));
+      assert.ok(standard.total.usd > 0);
+      const ratio = fast.total.usd / standard.total.usd;
+      assert.ok(Math.abs(ratio - multiple) < 1e-9, `fast / standard = ${ratio}`);
+      assert.deepEqual(fast.fastUnknown, []);
+      const row = await sessionStats(fastFile);
+      assert.ok(Math.abs(row.costUsd - fast.total.usd) < 1e-9, `the Sessions row: ${row.costUsd}`);
+      const run = await runCliInProcess(['inspect', '--json', fastFile]);
+      const cli = (JSON.parse(run.stdout) as { cost: { total: { usd: number } } }).cost;
+      assert.ok(Math.abs(cli.total.usd - fast.total.usd) < 1e-9, `inspect --json: ${cli.total.usd}`);
+    });
+  }
+
+  it('a model whose fast rate we do not know is priced at standard rates and the figure says so', async () => {
+    const model = 'claude-sonnet-4-6';
+    const standard = analysisCost(await inspectFile(write('sonnet-standard.jsonl', atSpeed(model, 'standard'))));
+    const fastFile = write('sonnet-fast.jsonl', atSpeed(model, 'fast'));
+    const fast = analysisCost(await inspectFile(fastFile));
+    assert.equal(fast.total.usd, standard.total.usd);
+    assert.deepEqual(fast.fastUnknown, [model]);
+    assert.deepEqual(standard.fastUnknown, []);
+    const run = await runCliInProcess(['inspect', fastFile]);
+    assert.match(
+      run.stdout,
+      /claude-sonnet-4-6 answered in fast mode, whose rate is not in the price table: priced at the standard rates/,
+    );
+  });
+});
