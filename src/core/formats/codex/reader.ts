@@ -49,7 +49,7 @@ interface CodexState {
   afterCompaction: boolean;
   /** When this thread was created (its session_meta's `timestamp`, ms), for a fork (`forked_from_id`); else null. */
   forkedAt: number | null;
-  /** While the records a fork copied from its original are read: the session they were written in (`copiedSession`). */
+  /** While the records a fork copied from its original are read: the original's id (their `requestSessionId`). */
   copying: string | null;
 }
 
