@@ -226,7 +226,14 @@ describe("sessions as today's Claude Code writes them (real CLI, generated)", fu
       `      session: ours $${cost.total.usd.toFixed(6)} (its /compact $${cost.unanswered.compactionCost.usd.toFixed(6)}, subagent $${cost.unanswered.subagentCost.usd.toFixed(6)}), Claude Code's $${cost.agent.usd.toFixed(6)} (${(100 * gap).toFixed(2)}%)\n`,
     );
     assert.ok(gap <= 0.02, `ours $${cost.total.usd}, Claude Code's $${cost.agent.usd}`);
-    assert.deepEqual(costNotes(cost, '--prices'), [], 'nothing to explain');
+    // Nothing to explain but what the total counts beside the file's responses (issue 33, item 7).
+    assert.deepEqual(
+      costNotes(cost, '--prices'),
+      [
+        `Counted beside the file's responses: the agent's own compaction ($${cost.unanswered.compactionCost.usd.toFixed(4)}: a summary request leaves no response line; priced from the tokens its running total records) and its subagents' ${cost.unanswered.subagentResponses} responses ($${cost.unanswered.subagentCost.usd.toFixed(4)}, in their own transcripts).`,
+      ],
+      'nothing to explain but what is counted beside the responses',
+    );
     // The --fork-session fork's running total carries its original's on: its own responses and the original's total.
     const fork = analysisCost(await inspectFile(session.forkFile!));
     assert.ok(fork.agent && fork.agentIncludesCopies, 'the fork carries its original’s total, and says so');
