@@ -7,8 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analysisCost } from '../../src/core/contextMap';
+import { sessionCost, withPriceOverrides } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
 import { sessionStats } from '../../src/core/sessionStats';
+import { indexTranscript } from '../../src/core/transcript';
 import { runCliInProcess } from '../support/cliInProcess';
 import { atSpeed } from '../support/fastSession';
 
@@ -43,6 +45,18 @@ describe('fast mode is priced at its multiple of the standard rates (issue 33, i
       assert.ok(Math.abs(cli.total.usd - fast.total.usd) < 1e-9, `inspect --json: ${cli.total.usd}`);
     });
   }
+
+  it("the user's prices give a fast multiple (--prices, agentCompactor.prices) and keep the built-in one otherwise", async () => {
+    const sonnet = (await indexTranscript(write('sonnet-fast-own.jsonl', atSpeed('claude-sonnet-4-6', 'fast'))))
+      .entries;
+    const standard = sessionCost(sonnet).total.usd;
+    const given = sessionCost(sonnet, withPriceOverrides({ 'claude-sonnet-4-6': { fast: 3 } }));
+    assert.ok(Math.abs(given.total.usd / standard - 3) < 1e-9, `${given.total.usd} / ${standard}`);
+    assert.deepEqual(given.fastUnknown, []);
+    const opus = (await indexTranscript(write('opus-fast-own.jsonl', atSpeed('claude-opus-4-8', 'fast')))).entries;
+    const cheaper = sessionCost(opus, withPriceOverrides({ 'claude-opus-4-8': { input: 2.5, output: 12.5 } }));
+    assert.ok(Math.abs(cheaper.total.usd / sessionCost(opus).total.usd - 0.5) < 1e-9, 'half the rates, still 2× fast');
+  });
 
   it('a model whose fast rate we do not know is priced at standard rates and the figure says so', async () => {
     const model = 'claude-sonnet-4-6';
