@@ -3,10 +3,11 @@
 // session file: every line written before its compact boundary is the session as it was just before it, its chain
 // intact up to the last message the compaction summarized. So the fork is those lines, byte for byte, as a new
 // session beside the original (`<new-uuid>.jsonl`, which `claude --resume <uuid>` opens; the agent writes the new id
-// on the lines it appends). Our usual safety: the original is read under its lock and never written; the fork is
-// written to a temporary file, checked as Claude Code will rebuild it (API-valid, resuming from the leaf the
-// compaction summarized), and only then given its name; a file changed meanwhile is
-// refused.
+// on the lines it appends), or, where the lines after that last message would make Claude Code resume from one that
+// leaves it out (an attachment or a hook's progress line hanging off the turn before), the lines up to that message
+// (forkPoint, which also decides whether the boundary row offers the fork). Our usual safety: the original is read
+// under its lock and never written; the fork is written to a temporary file, checked as Claude Code will rebuild it
+// (API-valid, carrying that last message), and only then given its name; a file changed meanwhile is refused.
 import { randomUUID } from 'node:crypto';
 import { chmod, open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
