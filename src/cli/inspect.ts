@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { inspectFile, type Analysis, type InspectReport } from '../core/inspect';
 import { contextMap, type ContextMap } from '../core/contextMap';
 import { contextNow, contextParts } from '../core/context';
+import { statedWindow, type StatedWindow } from '../core/limits';
 import { asIsLine, cacheState, compactionEconomics, economicsLine, nextTurnAsIs } from '../core/cache';
 import { planCompaction } from '../core/compact/plan';
 import { DEFAULT_SETTINGS } from '../core/compact/types';
@@ -63,7 +64,12 @@ export async function runInspect(values: Values, positionals: string[]): Promise
   const now = Date.now();
   const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, now);
   const next = await nextTurnAtDefaults(analysis, now, prices);
-  if (bool(values, 'json')) await printJsonValue({ ...jsonReport(report, map), cache, ...next.json });
+  if (bool(values, 'json'))
+    await printJsonValue({
+      ...jsonReport(report, map, statedWindow(analysis.index.format.id, analysis.index.entries)),
+      cache,
+      ...next.json,
+    });
   else
     printOut(
       renderReport(report) +
@@ -130,7 +136,7 @@ export async function pricesFrom(file: string | undefined): Promise<PriceTable> 
  * The report with, per round, its `breakdown` and `cost`, and the session's tools, largest items and cost. The
  * rounds are a `JsonList`: each round's object is made as it is written (`writeJson`), not all of them at once.
  */
-export function jsonReport(report: InspectReport, map: ContextMap): Record<string, unknown> {
+export function jsonReport(report: InspectReport, map: ContextMap, window: StatedWindow): Record<string, unknown> {
   const priceSource = `${map.cost.priceSource} (${map.cost.priceDate})`;
   const round = (i: number) => {
     const r = report.rounds[i];
@@ -139,8 +145,9 @@ export function jsonReport(report: InspectReport, map: ContextMap): Record<strin
   };
   return {
     ...report,
-    // The one context figure every surface shows, its parts named (`contextNow`).
-    context: contextNow(report),
+    // The one context figure every surface shows, its parts named (`contextNow`), and the window it is measured against
+    // (the map's and the Sessions row's), with where that window comes from.
+    context: { ...contextNow(report), window },
     rounds: new JsonList(report.rounds.length, round),
     tools: map.tools,
     largest: map.largest,

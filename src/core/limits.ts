@@ -65,3 +65,16 @@ export function autoCompactText(limits: ContextLimits): string {
   const share = autoCompactShare(limits);
   return `auto-compacts near ${short(limits.autoCompactAt)}${share !== null ? ` (${Math.round(share * 100)}% of ${short(limits.window!)})` : ''}: ${limits.autoCompactFrom}`;
 }
+
+/** The window a session states, and where it comes from: what `inspect --json` says as `context.window`. */
+export interface StatedWindow {
+  /** null when neither the agent's rules nor the file tell it. */
+  tokens: number | null;
+  source: string;
+}
+
+/** The window of a session of `format` whose entries are `entries`: the one the map, the row and `inspect` state. */
+export function statedWindow(format: AgentId, entries: readonly Entry[]): StatedWindow {
+  const { window, windowFrom } = contextLimits(limitFacts(format, entries));
+  return { tokens: window, source: windowFrom };
+}

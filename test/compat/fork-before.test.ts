@@ -4,14 +4,14 @@
 // from before the compaction (the first prompt, the last turn's marker) and not the compaction's summary; the original
 // is untouched; the fork's lines are the original's, byte for byte, up to the boundary.
 import { strict as assert } from 'node:assert';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { agentFixtures } from '../support/fixtures';
+import { agentFixtures, fixture } from '../support/fixtures';
 import { forkBeforeCompaction } from '../../src/core/forkBefore';
 import { CompactError } from '../../src/core/compact/types';
-import { requestText, resumeWithClaude } from '../support/claude-code';
+import { contentTexts, requestText, resumeWithClaude } from '../support/claude-code';
 import { generateTodaySession, TODAY_MARKERS, TODAY_STEPS, type TodaySession } from '../support/today-sessions';
 
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -95,4 +95,94 @@ describe('fork before a compaction Claude Code made itself, resumed by the real 
       fs.rmSync(codexDir, { recursive: true, force: true });
     }
   });
+});
+
+// Compactions placed after the lines Claude Code writes after a turn's last message (issue 33, item 4), built from the
+// fixtures' own lines: a turn's duration, after which the fork keeps every line before the boundary; and an attachment
+// hanging off the turn before that message, after which the fork ends at the message (resumed from the attachment,
+// Claude Code's walk would not come back through it). Either way the real Claude Code resumes the fork
+// with the last message written before the compaction.
+describe('fork before a compaction that follows non-message lines, resumed by the real CLI (issue 33)', function () {
+  this.timeout(600_000);
+  const cases = [
+    { name: 'v2.1.97-live-after.jsonl', after: 44, whole: true },
+    // Resumed whole, these lines leave out the reply on line 383 (the real CLI, checked): the attachment after it hangs off
+    // the turn before it.
+    { name: 'v2.1.97-images.jsonl', after: 384, whole: false },
+  ];
+  for (const c of cases) {
+    it(`${c.name}, compacted after line ${c.after}`, async () => {
+      const lines = fs.readFileSync(fixture(c.name), 'utf8').split('\n');
+      const real = fs.readFileSync(fixture('with-compactions.jsonl'), 'utf8').split('\n');
+      const boundaryLine = JSON.parse(real.find((l) => l.includes('"subtype":"compact_boundary"'))!) as Record<
+        string,
+        unknown
+      >;
+      const summaryLine = JSON.parse(real.find((l) => l.includes('"isCompactSummary":true'))!) as Record<
+        string,
+        unknown
+      >;
+      const head = lines.slice(0, c.after);
+      const parsed = head.map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, any>;
+        } catch {
+          return null;
+        }
+      });
+      const messages = parsed.filter((o) => (o?.type === 'user' || o?.type === 'assistant') && !o.isSidechain);
+      const last = messages[messages.length - 1]!;
+      const marker = [...messages]
+        .reverse()
+        .map((o) => contentTexts(o!.message?.content).join('\n').trim())
+        .find((t) => t.length >= 20)!
+        .slice(0, 60);
+      const stamps = parsed.map((o) => o?.timestamp).filter((t): t is string => typeof t === 'string');
+      const stamp = new Date(Date.parse(stamps.sort()[stamps.length - 1]) + 1000).toISOString();
+      const boundary = {
+        ...boundaryLine,
+        uuid: randomUUID(),
+        logicalParentUuid: last.uuid,
+        sessionId: last.sessionId,
+        timestamp: stamp,
+      };
+      const summary = {
+        ...summaryLine,
+        uuid: randomUUID(),
+        parentUuid: boundary.uuid,
+        sessionId: last.sessionId,
+        timestamp: stamp,
+      };
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-fork-before-built-'));
+      try {
+        const file = path.join(dir, `${randomUUID()}.jsonl`);
+        fs.writeFileSync(file, [...head, JSON.stringify(boundary), JSON.stringify(summary)].join('\n') + '\n');
+        const fork = await forkBeforeCompaction(file, 1);
+        const written = fs.readFileSync(fork.output, 'utf8');
+        if (c.whole) assert.equal(written, head.join('\n') + '\n', 'every line before the boundary');
+        else
+          assert.equal(
+            written,
+            head.slice(0, parsed.lastIndexOf(last) + 1).join('\n') + '\n',
+            'up to the last message',
+          );
+        const resumed = await resumeWithClaude({
+          sessionFile: fork.output,
+          sessionId: fork.sessionId,
+          prompt: 'And now?',
+        });
+        try {
+          assert.equal(resumed.exitCode, 0, resumed.stderr);
+          assert.ok(resumed.mainRequest, 'Claude Code sent the conversation');
+          const sent = requestText(resumed.mainRequest.body);
+          assert.ok(sent.includes(marker), `the last message before the compaction (${marker})`);
+          assert.doesNotMatch(sent, /being continued from a previous conversation/, 'no compaction summary');
+        } finally {
+          resumed.cleanup();
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });

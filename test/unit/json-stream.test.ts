@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { contextMap } from '../../src/core/contextMap';
 import { jsonReport } from '../../src/cli/inspect';
+import { statedWindow } from '../../src/core/limits';
 import { JsonList, jsonPieces, writeJson } from '../../src/cli/jsonStream';
 import { agentFixtures, claudeFixtures } from '../support/fixtures';
 
@@ -43,7 +44,11 @@ describe('JSON written in pieces', function () {
   ]) {
     it(`inspect --json of ${basename(file)}: the same bytes as one JSON.stringify of the report`, async () => {
       const analysis = await inspectFile(file, { appendable: false });
-      const value = jsonReport(analysis.report, contextMap(analysis));
+      const value = jsonReport(
+        analysis.report,
+        contextMap(analysis),
+        statedWindow(analysis.index.format.id, analysis.index.entries),
+      );
       const { text } = await written(value);
       assert.equal(text, expected(value));
       const parsed = JSON.parse(text) as { rounds: unknown[] };

@@ -204,6 +204,11 @@ export interface AgentCapabilities {
   restore: boolean;
   /** A command that resumes the session. */
   resume: boolean;
+  /**
+   * Fork From Before This Compaction: a new session of the lines written before one of the agent's own compactions
+   * (core/forkBefore.ts), checked with the agent's loader model as resume health is.
+   */
+  forkBefore: boolean;
   /** The agent's own CLI as the summarizer (`claude-cli`, `codex-cli`), when it has one. */
   summarizerCli: 'claude-cli' | 'codex-cli' | null;
 }
@@ -248,6 +253,7 @@ export function readOnly(): AgentCapabilities {
     undo: false,
     restore: false,
     resume: false,
+    forkBefore: false,
     summarizerCli: null,
   };
 }
@@ -264,6 +270,8 @@ export function readOnlyReason(name: string, what: Capability): string {
       return `${name} sessions are never written by Agent Compactor, so there is no compaction to undo and no backup to restore.`;
     case 'resume':
       return `${name} sessions have no resume command Agent Compactor offers.`;
+    case 'forkBefore':
+      return `${name} sessions are read-only here: Agent Compactor writes no fork of them.`;
     default:
       return `${name} sessions are read-only for now: Agent Compactor inspects them but does not write them back.`;
   }

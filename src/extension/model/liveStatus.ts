@@ -2,7 +2,7 @@
 // the agent's auto-compaction (core/limits.ts, the same threshold the Context Map draws). Pure: no `vscode` import.
 import type { SessionSummary } from '../../core/sessionList';
 import type { SessionContext } from '../../core/sessionStats';
-import { autoCompactText, claudeWindowOf } from '../../core/limits';
+import { autoCompactText } from '../../core/limits';
 import { shortNumber } from './format';
 import { agentName, type AgentId } from '../../core/formats/registry';
 
@@ -19,7 +19,8 @@ export interface LiveStatus {
   /** The item's accessible name: plain words, the session named (no markup). */
   accessibilityLabel: string;
   level: 'normal' | 'warning' | 'alert';
-  share: number;
+  /** Of the window; null when the session does not state its window. */
+  share: number | null;
 }
 
 /** A session's name short enough for the status bar, so two items side by side say which session each is. */
@@ -40,19 +41,25 @@ export function liveStatus(s: SessionSummary & { agent: AgentId }, context: Sess
   const tokens = context.tokens;
   if (tokens === null) return null;
   const limits = context.limits;
-  const window = limits.window ?? claudeWindowOf(context.model);
-  const share = tokens / window;
-  const toThreshold = limits.autoCompactAt !== null ? tokens / limits.autoCompactAt : share;
-  const pie = PIE[Math.max(0, Math.min(4, Math.round(share * 4)))];
+  // The window the session states (its agent's rules, what it recorded): the one the row and the Context Map use. An
+  // agent that does not say its window gets no fill, not another agent's.
+  const window = limits.window;
+  const share = window ? tokens / window : null;
+  const toThreshold = limits.autoCompactAt !== null ? tokens / limits.autoCompactAt : (share ?? 0);
+  const pie = share === null ? PIE[0] : PIE[Math.max(0, Math.min(4, Math.round(share * 4)))];
   const level = toThreshold >= ALERT_AT ? 'alert' : toThreshold >= WARN_AT ? 'warning' : 'normal';
   const name = statusName(s.title);
   const about = context.approximate ? '≈' : '';
-  const fill = `${about}${shortNumber(tokens)} / ${shortNumber(window)} · ${Math.round(share * 100)}%`;
+  const fill =
+    window && share !== null
+      ? `${about}${shortNumber(tokens)} / ${shortNumber(window)} · ${Math.round(share * 100)}%`
+      : `${about}${shortNumber(tokens)}`;
   const count = (n: number) => n.toLocaleString('en-US');
+  const of = window ? `of ${count(window)} tokens` : `tokens of an unknown window (${limits.windowFrom})`;
   return {
     text: `${pie} live: ${name} ${fill}`,
-    tooltip: `Live session: ${s.title}\n${context.model ?? 'unknown model'}: context ${about}${count(tokens)} of ${count(window)} tokens (the newest request and what followed it).\n${agentName(s.agent)} ${autoCompactText(limits)}.\nClick to show its rounds.`,
-    accessibilityLabel: `Live session ${name}: context ${context.approximate ? 'about ' : ''}${count(tokens)} of ${count(window)} tokens, ${Math.round(share * 100)} percent`,
+    tooltip: `Live session: ${s.title}\n${context.model ?? 'unknown model'}: context ${about}${count(tokens)} ${of} (the newest request and what followed it).\n${agentName(s.agent)} ${autoCompactText(limits)}.\nClick to show its rounds.`,
+    accessibilityLabel: `Live session ${name}: context ${context.approximate ? 'about ' : ''}${count(tokens)} ${window ? `of ${count(window)} tokens, ${Math.round(share! * 100)} percent` : 'tokens, window unknown'}`,
     level,
     share,
   };

@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import { dollars, span } from '../../core/cache';
 import { costFigure, costNotes, type CostFacts } from '../../core/cost';
-import { contextWindowOf, type ForkOrigin, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
+import { type ForkOrigin, type ProjectGroup, type SessionSummary } from '../../core/sessionList';
 import { sessionContext, type SessionStats } from '../../core/sessionStats';
 import { PRICES_SETTING_HINT } from './mapState';
 import { formatBytes, formatNumber, formatUsd, oneLine, plural, shortNumber } from './format';
@@ -147,7 +147,8 @@ export function shownContext(
   stats: StatsState,
 ): Pick<SessionSummary, 'contextTokens' | 'contextWindow' | 'model'> {
   const c = sessionContext(s, stats.kind === 'ready' ? stats.stats : null, stats.kind === 'ready' && stats.stale);
-  return { contextTokens: c.tokens, model: c.model, contextWindow: c.limits.window ?? contextWindowOf(c.model) };
+  // The window the session states, as the Context Map states it: 0 (no fill) when its agent does not say it.
+  return { contextTokens: c.tokens, model: c.model, contextWindow: c.limits.window ?? 0 };
 }
 
 /** The tooltip's line for a fork: which session it was forked from and by whom. */

@@ -6,6 +6,7 @@
 import { unsupported } from '../../core/formats/registry';
 import type { RoundReport } from '../../core/inspect';
 import type { Analysis } from '../../core/analysis';
+import { forkPoint, type ForkPoint } from '../../core/forkBefore';
 import { roundCost } from '../../core/contextMap';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
@@ -347,15 +348,22 @@ function groupNodes(input: TreeInput): TreeNodeModel[] {
   return nodes;
 }
 
-/** What can be done about a compaction: our own can be undone; before the agent's own, nothing is lost but there is no fork yet. */
-function compactionWayBack(c: AgentCompaction): string {
+/**
+ * What can be done about a compaction: our own can be undone; before the agent's own, nothing is lost, and a fork from
+ * before it is offered where one would resume validly (forkPoint, the function the fork itself follows), else why not.
+ */
+function compactionWayBack(c: AgentCompaction, fork: ForkPoint | null): string {
   if (c.by === 'agent-compactor')
     return 'Agent Compactor made it: Undo Last Compaction puts the file back as it was before it (while it is the last one recorded).';
-  return 'The rounds above it stay in the file as history, unchanged. To go on from before it (a compaction that discarded work), Fork From Before This Compaction (context menu) writes a new session holding the conversation as it was just before it.';
+  const history = 'The rounds above it stay in the file as history, unchanged.';
+  if (fork?.ok)
+    return `${history} To go on from before it (a compaction that discarded work), Fork From Before This Compaction (context menu) writes a new session holding the conversation as it was just before it.`;
+  return `${history} No fork from before it is offered: ${fork?.reason ?? 'the compaction is not recorded'}.`;
 }
 
-function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefined): TreeNodeModel {
+function boundaryNode(analysis: Analysis, file: string, r: RoundReport, c: AgentCompaction | undefined): TreeNodeModel {
   const n = c ? c.number : 0;
+  const fork = c && c.by === 'agent' ? forkPoint(analysis, c.number) : null;
   return {
     id: `${file}#boundary-${r.index}`,
     kind: 'boundary',
@@ -367,13 +375,14 @@ function boundaryNode(file: string, r: RoundReport, c: AgentCompaction | undefin
       c && c.nextRequest !== null && c.postTokens !== null ? NEXT_REQUEST_NOTE : '',
       c ? `Its own request (the summary): ${compactionCostText(c)}.` : '',
       c && c.durationMs !== null ? `It took ${formatNumber(c.durationMs)} ms.` : '',
-      c ? compactionWayBack(c) : '',
+      c ? compactionWayBack(c, fork) : '',
     ]
       .filter(Boolean)
       .join('\n'),
     icon: 'fold-up',
     color: 'descriptionForeground',
-    contextValue: c?.by === 'agent-compactor' ? 'boundary.ours' : 'boundary',
+    // 'boundary' offers Fork From Before This Compaction (package.json menus); 'boundary.noFork' says why not.
+    contextValue: c?.by === 'agent-compactor' ? 'boundary.ours' : fork?.ok ? 'boundary' : 'boundary.noFork',
     collapsible: 'none',
     command: { command: REVEAL_COMMAND, title: 'Reveal Boundary', args: [{ file, line: r.firstLine }] },
     file,
@@ -391,7 +400,7 @@ function roundSequence(input: TreeInput): TreeNodeModel[] {
   const compactions = new Map(agentCompactions(analysis).map((c) => [c.round, c]));
   const groups = new Set<number>();
   for (const r of report.rounds) {
-    if (r.startsAtBoundary) nodes.push(boundaryNode(file, r, compactions.get(r.index)));
+    if (r.startsAtBoundary) nodes.push(boundaryNode(analysis, file, r, compactions.get(r.index)));
     if (r.inContext) nodes.push(roundNode(file, r, planned.get(r.index), roundCost(analysis, r.messageId)));
     else if (!groups.has(r.segment)) {
       groups.add(r.segment);

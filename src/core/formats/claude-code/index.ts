@@ -22,6 +22,7 @@ function capabilities(container: Container): AgentCapabilities {
     undo: true,
     restore: true,
     resume: true,
+    forkBefore: true,
     summarizerCli: 'claude-cli',
   };
 }

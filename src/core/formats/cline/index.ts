@@ -3,19 +3,11 @@
 import { basename, dirname, join } from 'node:path';
 import { asObject, str } from '../../json';
 import type { AgentModule, SessionFacts, SessionsLocation, SessionsWhere } from '../agent';
-import { o200kApproximation, readOnly, readOnlyReason, shortTokens } from '../agent';
-import { claudeWindowOf } from '../claude-code/limits';
+import { o200kApproximation, readOnly, readOnlyReason } from '../agent';
+import { clineLimits } from './limits';
 import { headMessages } from '../document';
 import { headText, titleOf } from '../head';
 import { clineEntries, isClineHistory } from './reader';
-
-/** Cline truncates its history when the context nears its window less a reserve (its context-window rules). */
-function clineThreshold(window: number): number {
-  if (window <= 64_000) return window - 27_000;
-  if (window <= 128_000) return window - 30_000;
-  if (window <= 200_000) return window - 40_000;
-  return Math.max(window - 40_000, Math.round(window * 0.8));
-}
 
 /** The tasks folder of a VS Code extension (by its id) in every global storage folder given. */
 function tasksLocation(label: string, extensionId: string): SessionsLocation {
@@ -72,19 +64,7 @@ export const cline: AgentModule<'cline'> = {
     ],
     describe: taskFacts,
   },
-  limits: (model) => {
-    const window = model && /claude/i.test(model) ? claudeWindowOf(model) : null;
-    return {
-      window,
-      windowFrom: window
-        ? `${model}: ${shortTokens(window)}`
-        : `Cline does not record ${model ? `${model}'s` : "its model's"} window`,
-      autoCompactAt: window ? clineThreshold(window) : null,
-      autoCompactFrom: window
-        ? 'Cline truncates its history near its window less a reserve'
-        : 'unknown without the window',
-    };
-  },
+  limits: (model) => clineLimits(model),
   cache: { rules: null, unknown: "this agent's records do not say how long the provider keeps its cache" },
   tokenizer: o200kApproximation('Claude'),
 };

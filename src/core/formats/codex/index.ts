@@ -22,6 +22,7 @@ function capabilities(container: Container): AgentCapabilities {
     undo: true,
     restore: true,
     resume: true,
+    forkBefore: false,
     summarizerCli: 'codex-cli',
   };
 }
@@ -33,6 +34,8 @@ const WHY_NOT: Partial<Record<Capability, string>> = {
     "A fresh file (without the original's lines) cannot be written for a Codex rollout: Codex resumes a rollout from its session_meta records and the compacted record after them. Compact without --fresh (the original's lines stay, and Codex reads only what follows the compacted record).",
   doctor:
     "Resume health is not available for Codex CLI sessions: doctor checks what Claude Code's loader rebuilds from parent links, and Codex rebuilds a thread from its newest compacted record and the items after it, with no links to break.",
+  forkBefore:
+    'A Codex rollout keeps the items from before its compaction, so a fork before it is possible, but Agent Compactor does not write one yet (it would need the thread id rewritten in session_meta and in the file name).',
   repair:
     "Repair is not available for Codex CLI sessions: it relinks Claude Code's broken parent links, and a Codex rollout has none (Codex replays its records in order).",
 };

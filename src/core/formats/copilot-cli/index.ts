@@ -52,11 +52,14 @@ export const copilotCli: AgentModule<'copilot-cli'> = {
     ],
     describe: eventsFacts,
   },
-  limits: () => ({
-    window: null,
-    windowFrom: "Copilot CLI does not record its model's window",
+  limits: (_model, recordedWindow) => ({
+    window: recordedWindow,
+    windowFrom:
+      recordedWindow !== null
+        ? 'recorded by Copilot CLI (session.usage_info tokenLimit)'
+        : "Copilot CLI does not record its model's window here",
     autoCompactAt: null,
-    autoCompactFrom: 'unknown without the window',
+    autoCompactFrom: recordedWindow !== null ? "Copilot CLI's threshold is not recorded" : 'unknown without the window',
   }),
   cache: { rules: null, unknown: "this agent's records do not say how long the provider keeps its cache" },
   tokenizer: o200kApproximation("the session's model"),

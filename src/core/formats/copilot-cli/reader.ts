@@ -98,6 +98,44 @@ export class CopilotReader implements RecordReader {
           }),
         ];
       }
+      case 'session.compaction_complete': {
+        // Copilot CLI compacted its context by itself: what it sends from now on is its summary and what follows, so
+        // the rounds before are history (read as a Claude Code compact boundary and its summary are). A failed
+        // compaction changed nothing.
+        if (data.success === false) break;
+        const figure = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+        const prev = st.lastUuid;
+        const boundary = chained({
+          type: 'system',
+          subtype: 'compact_boundary',
+          compactMetadata: {
+            trigger: str(data, 'trigger'),
+            preTokens: figure(data.preCompactionTokens),
+            postTokens: figure(data.postCompactionTokens),
+          },
+        });
+        // A boundary starts the chain again (its logical parent is the turn before), as Claude Code writes one.
+        boundary.parentUuid = null;
+        boundary.logicalParentUuid = prev ?? undefined;
+        const out = [boundary];
+        const summary = str(data, 'summaryContent');
+        if (summary)
+          out.push(
+            chained({
+              type: 'user',
+              isCompactSummary: true,
+              message: { role: 'user', content: [{ type: 'text', text: summary }] },
+            }),
+          );
+        return out;
+      }
+      case 'session.usage_info': {
+        // The window Copilot CLI works with for its model, when it records it (`tokenLimit`).
+        const e = digestEntry({ type, timestamp }, line, part, start, end);
+        const limit = data.tokenLimit;
+        if (typeof limit === 'number' && Number.isFinite(limit) && limit > 0) e.contextWindow = limit;
+        return [e];
+      }
       case 'tool.execution_complete':
         return [
           chained({
