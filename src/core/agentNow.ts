@@ -266,10 +266,11 @@ export function resumeOverheadLabel(r: ResumeOverhead, agent = 'Claude Code'): s
 }
 
 /**
- * What the user's Codex sends now with the first request of a thread, beside the thread's items, as its newest
- * rollout records it: its tools and base instructions (`overheadTokens`: the first request's usage less the items
- * recorded before its first answer, counted with the tokenizer; rollouts record neither), and the context it gives a
- * thread (`contextTokens`: its developer message of permissions and skills, its environment message).
+ * What Codex sends with the first request of a thread, beside the thread's items, as a rollout of the same project and
+ * Codex version records it, for a session whose own rollout does not (see codexAgentNowOf): its tools and base
+ * instructions (`overheadTokens`: the first request's usage less the items recorded before its first answer, counted
+ * with the tokenizer; rollouts record neither), and the context it gives a thread (`contextTokens`: its developer
+ * message of permissions and skills, its environment message).
  */
 export interface CodexAgentNow {
   agent: 'codex';
@@ -298,7 +299,11 @@ export function codexSessionsFolderOf(file: string, env: NodeJS.ProcessEnv = pro
   return agentFolders(env).find((f) => f.id === 'codex')!.folder;
 }
 
-/** What the user's Codex sends now, from the sessions folder of `file`, with what `file` itself adds (null: nothing recorded). */
+/**
+ * What Codex sends a resumed thread of `file`, from the sessions folder of `file`, with what `file` itself adds: null
+ * when `file` records its own first request (its own figures are the plan's) or when no rollout of its project and
+ * Codex version does (see codexAgentNowOf).
+ */
 export async function readCodexAgentNow(
   file: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -317,6 +322,8 @@ export async function readCodexAgentNow(
 interface CodexFirstRequest {
   at: number;
   version: string | null;
+  /** The thread's working folder (`session_meta.cwd`): its project. */
+  cwd: string | null;
   sessionId: string;
   model: string | null;
   overheadTokens: number;
@@ -338,7 +345,7 @@ function itemText(item: Record<string, unknown>): string {
   return content.map((c) => (typeof asObject(c)?.text === 'string' ? (asObject(c)!.text as string) : '')).join('');
 }
 
-function codexFirstRequest(ends: SessionEnds): CodexFirstRequest | null {
+function codexFirstRequest(ends: { file: string; head: readonly string[] }): CodexFirstRequest | null {
   let meta: Record<string, unknown> | null = null;
   let at = 0;
   let model: string | null = null;
@@ -369,6 +376,7 @@ function codexFirstRequest(ends: SessionEnds): CodexFirstRequest | null {
       return {
         at,
         version: meta ? str(meta.cli_version) : null,
+        cwd: meta ? str(meta.cwd) : null,
         sessionId: (meta && (str(meta.id) ?? str(meta.session_id))) || basename(ends.file, '.jsonl'),
         model,
         overheadTokens: input - before,
@@ -379,10 +387,15 @@ function codexFirstRequest(ends: SessionEnds): CodexFirstRequest | null {
   return null;
 }
 
+/** A rollout's `session_meta` payload (its first record), when it has one. */
+function codexMeta(head: readonly string[]): Record<string, unknown> | undefined {
+  const first = head.length ? parse(head[0]) : null;
+  return first?.type === 'session_meta' ? asObject(first.payload) : undefined;
+}
+
 /** Tokens of a session's own recorded base instructions, and of its own tools Codex sends (not deferred). */
 function codexFileFacts(head: readonly string[]): { instructions: number | null; tools: number } {
-  const first = head.length ? parse(head[0]) : null;
-  const meta = first?.type === 'session_meta' ? asObject(first.payload) : undefined;
+  const meta = codexMeta(head);
   const base = meta ? asObject(meta.base_instructions)?.text : undefined;
   const sent = (tools: unknown): unknown[] =>
     Array.isArray(tools)
@@ -399,14 +412,23 @@ function codexFileFacts(head: readonly string[]): { instructions: number | null;
 }
 
 /**
- * What the given rollout heads record of the user's Codex (pure: the reading is `readCodexAgentNow`): the newest
- * thread (by its `session_meta` time; a fork keeps its original's) whose head holds its first request.
+ * What Codex sends a resumed thread of the session whose head is `ownHead`, where another rollout must say it (pure:
+ * the reading is `readCodexAgentNow`). The session at hand first: when its own head records its first request, null
+ * (the plan counts the session's own figures, as the written result's own figure, `inspect`, counts them). Else the
+ * newest thread (by its `session_meta` time; a fork keeps its original's) of the same project (`cwd`) and the same
+ * Codex version whose head holds its first request; never another project's (its instructions, skills and
+ * environment are not this session's), nor another version's; null when there is none.
  */
 export function codexAgentNowOf(heads: readonly SessionEnds[], ownHead: readonly string[]): CodexAgentNow | null {
+  if (codexFirstRequest({ file: '', head: ownHead })) return null;
+  const meta = codexMeta(ownHead);
+  const cwd = meta ? str(meta.cwd) : null;
+  const version = meta ? str(meta.cli_version) : null;
+  if (cwd === null || version === null) return null;
   let newest: CodexFirstRequest | null = null;
   for (const h of heads) {
     const r = codexFirstRequest(h);
-    if (r && (!newest || r.at > newest.at)) newest = r;
+    if (r && r.cwd === cwd && r.version === version && (!newest || r.at > newest.at)) newest = r;
   }
   if (!newest) return null;
   const own = codexFileFacts(ownHead);
@@ -423,10 +445,10 @@ export function codexAgentNowOf(heads: readonly SessionEnds[], ownHead: readonly
 }
 
 /**
- * What a `codex resume` of a thread whose newest model is `model` sends beside the thread's items, as the user's Codex
- * sends it now: its tools and instructions, the thread's own tools, the context it gives a resumed thread, and, for a
- * thread that recorded its own base instructions with another model, those instructions (sent first) with its own
- * after them as a model switch (observed with Codex 0.169).
+ * What a `codex resume` of a thread whose newest model is `model` sends beside the thread's items, as a rollout of its
+ * project and Codex version records it: its tools and instructions, the thread's own tools, the context it gives a
+ * resumed thread, and, for a thread that recorded its own base instructions with another model, those instructions
+ * (sent first) with its own after them as a model switch (observed with Codex 0.169).
  */
 export function codexResumeOverhead(now: CodexAgentNow, model: string | null): { tokens: number; from: string } {
   const switched = now.fileInstructions !== null && model !== null && now.model !== null && model !== now.model;
@@ -437,5 +459,8 @@ export function codexResumeOverhead(now: CodexAgentNow, model: string | null): {
   ];
   if (switched) parts.push(`after this session's own instructions for ${model}`);
   if (now.fileTools) parts.push("with this session's own tools");
-  return { tokens, from: `${parts.join(', ')}, from session ${now.sessionId}` };
+  return {
+    tokens,
+    from: `${parts.join(', ')}, from session ${now.sessionId} of this project (the same Codex version)`,
+  };
 }

@@ -83,7 +83,9 @@ export interface ResumeBasis {
 /**
  * The resume's system prompt and tools: as the user's agent sends them today with the model the resume uses (their
  * own newest sessions record it); else the file's own record of them; else as their agent sends them with another
- * model (assumed); else the file's usage-based estimate. Codex: the file's estimate (its rollouts record no tools).
+ * model (assumed); else the file's usage-based estimate. Codex: the session's own estimate (its rollouts record no
+ * tools), with the context Codex gives a resumed thread (its module's resumeOverhead, as the written result's own
+ * figure counts it); a rollout of its project and Codex version only where the session records no first request.
  */
 export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | undefined): ResumeBasis {
   const t = analysis.report.totals;
