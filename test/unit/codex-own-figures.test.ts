@@ -5,6 +5,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { codexAgentNowOf, codexResumeOverhead } from '../../src/core/agentNow';
+import { countTokensInPieces } from '../../src/core/tokens/exact';
 import { runCliInProcess } from '../support/cliInProcess';
 import { agentFixtures } from '../support/fixtures';
 
@@ -87,6 +88,18 @@ describe("Codex's figures are the session's own (issue 33)", function () {
     assert.ok(now, 'the same project and version is');
     assert.equal(now.sessionId, metaOf(codexFixture('rollout-0.142.jsonl')).id);
     assert.match(codexResumeOverhead(now, now.model).from, /this project/, 'and the text says so');
+    // Its tools, instructions and context are the first request less the prompt the user typed (Codex's `user_message`
+    // event): its AGENTS.md instructions are context Codex gives the thread, not lost between the two.
+    const records = own
+      .slice(0, firstCount + 1)
+      .map((l) => JSON.parse(l) as { type: string; payload: Record<string, any> });
+    const typed = records.find((r) => r.type === 'event_msg' && r.payload.type === 'user_message')!.payload
+      .message as string;
+    const input = records[firstCount].payload.info.last_token_usage.input_tokens as number;
+    assert.ok(
+      Math.abs(now.overheadTokens + now.contextTokens - (input - countTokensInPieces(typed))) <= 5,
+      `${now.overheadTokens} + ${now.contextTokens} against ${input} less the typed prompt`,
+    );
     // A session whose head holds its own first request is its own reference: nothing else is read as it.
     assert.equal(codexAgentNowOf([otherProject, otherVersion, sameBoth], own), null);
   });

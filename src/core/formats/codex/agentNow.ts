@@ -4,6 +4,7 @@
 import { basename } from 'node:path';
 import { asObject } from '../../json';
 import { countTokensInPieces } from '../../tokens/exact';
+import { isContextText } from './reader';
 
 /** The head of one rollout file (whole lines), as the edge read it. */
 export interface RolloutHead {
@@ -97,8 +98,9 @@ function codexFirstRequest(ends: RolloutHead): CodexFirstRequest | null {
         const text = itemText(p);
         const tokens = countTokensInPieces(text);
         before += tokens;
-        // Codex's context for the thread: developer messages and user messages that are its own markup.
-        if (p.role === 'developer' || (p.role === 'user' && /^\s*<[a-z_ ]+>/i.test(text))) context += tokens;
+        // Codex's context for the thread: developer messages, and user messages that are its own (the reader's rule:
+        // environment, AGENTS.md and user instructions), not the prompt the user typed.
+        if (p.role === 'developer' || (p.role === 'user' && isContextText(text))) context += tokens;
       }
     } else if (o.type === 'event_msg' && p.type === 'token_count' && answered) {
       const input = asObject(asObject(p.info)?.last_token_usage)?.input_tokens;
