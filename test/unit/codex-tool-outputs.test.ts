@@ -10,6 +10,8 @@ import { loadSavedPlanInputs } from '../../src/core/compact/savedDecisions';
 import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 import { confirmationText, planFigures } from '../../src/extension/model/planText';
+import { buildBudgetState } from '../../src/extension/model/budget';
+import { isBudgetState } from '../../src/webview/protocol';
 import { agentFixtures } from '../support/fixtures';
 
 const codexFixture = (name: string): string => agentFixtures('codex').find((f) => basename(f) === name)!;
@@ -70,5 +72,16 @@ describe('the Codex confirmation counts the tool outputs Codex sends (issue 33)'
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('the Budget Preview of a Codex plan: its outputs kept whole, no limit named, no budget given as the reason', async () => {
+    const file = codexFixture('rollout-0.140.jsonl');
+    const analysis = await inspectFile(file, { subagents: false });
+    const plan = await planCompaction(analysis, { targetTokens: 60_000 }, undefined, undefined, null);
+    const state = buildBudgetState(file, analysis, plan);
+    assert.ok(isBudgetState(state), 'the page accepts it');
+    assert.ok(state.wireMessages.length > 0 && state.toolResults.length > 0);
+    assert.ok(state.wireMessages.every((w) => w.limit === null && w.afterChars === w.beforeChars));
+    assert.ok(state.toolResults.every((t) => t.decision === 'kept' && !/budget|limit/.test(t.reason)));
   });
 });
