@@ -14,6 +14,9 @@ import { agentFolders, listAgentSessions, listSessions, sessionsFolder, type Ses
 import { attachmentTokens, isAnnouncement } from './reannounced';
 import { asObject } from './json';
 import { agentModule, agentName } from './formats/registry';
+import { codexAgentNowOf, type CodexAgentNow } from './formats/codex/agentNow';
+
+export { codexAgentNowOf, codexResumeOverhead, type CodexAgentNow } from './formats/codex/agentNow';
 
 /** The system prompt and tools the agent sent with one model, as recorded in one of the user's sessions. */
 export interface RecordedRequestShape {
@@ -266,27 +269,6 @@ export function resumeOverheadLabel(r: ResumeOverhead, agent = 'Claude Code'): s
 }
 
 /**
- * What the user's Codex sends now with the first request of a thread, beside the thread's items, as its newest
- * rollout records it: its tools and base instructions (`overheadTokens`: the first request's usage less the items
- * recorded before its first answer, counted with the tokenizer; rollouts record neither), and the context it gives a
- * thread (`contextTokens`: its developer message of permissions and skills, its environment message).
- */
-export interface CodexAgentNow {
-  agent: 'codex';
-  overheadTokens: number;
-  contextTokens: number;
-  /** The model of that thread (its first `turn_context`): the model a resume is sent with. */
-  model: string | null;
-  version: string | null;
-  /** The thread (its id) the figures were read from. */
-  sessionId: string;
-  /** The session's own base instructions (`session_meta.base_instructions`), tokens; null when it records none. */
-  fileInstructions: number | null;
-  /** The session's own tools Codex sends beside its own (`session_meta.dynamic_tools` not deferred), tokens. */
-  fileTools: number;
-}
-
-/**
  * Codex's sessions folder for `file`: the `sessions` folder of a rollout in it (`<CODEX_HOME>/sessions/YYYY/MM/DD/`),
  * else the user's (`$CODEX_HOME/sessions` or `~/.codex/sessions`).
  */
@@ -298,7 +280,11 @@ export function codexSessionsFolderOf(file: string, env: NodeJS.ProcessEnv = pro
   return agentFolders(env).find((f) => f.id === 'codex')!.folder;
 }
 
-/** What the user's Codex sends now, from the sessions folder of `file`, with what `file` itself adds (null: nothing recorded). */
+/**
+ * What Codex sends a resumed thread of `file`, from the sessions folder of `file`, with what `file` itself adds: null
+ * when `file` records its own first request (its own figures are the plan's) or when no rollout of its project and
+ * Codex version does (see codexAgentNowOf).
+ */
 export async function readCodexAgentNow(
   file: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -311,131 +297,4 @@ export async function readCodexAgentNow(
   const heads = await Promise.all(files.map((f) => readEnds(f.file)));
   const own = await readEnds(file);
   return codexAgentNowOf(heads, own.head);
-}
-
-/** The figures of one rollout's first request (see CodexAgentNow), from its head; null when its head does not hold them. */
-interface CodexFirstRequest {
-  at: number;
-  version: string | null;
-  sessionId: string;
-  model: string | null;
-  overheadTokens: number;
-  contextTokens: number;
-}
-
-const MODEL_OUTPUT = new Set([
-  'function_call',
-  'custom_tool_call',
-  'local_shell_call',
-  'web_search_call',
-  'reasoning',
-  'tool_search_call',
-]);
-
-function itemText(item: Record<string, unknown>): string {
-  const content = item.content;
-  if (!Array.isArray(content)) return typeof content === 'string' ? content : '';
-  return content.map((c) => (typeof asObject(c)?.text === 'string' ? (asObject(c)!.text as string) : '')).join('');
-}
-
-function codexFirstRequest(ends: SessionEnds): CodexFirstRequest | null {
-  let meta: Record<string, unknown> | null = null;
-  let at = 0;
-  let model: string | null = null;
-  let before = 0;
-  let context = 0;
-  let answered = false;
-  for (const line of ends.head) {
-    const o = parse(line);
-    if (!o) continue;
-    const p = asObject(o.payload);
-    if (!p) continue;
-    if (o.type === 'session_meta' && !meta) {
-      meta = p;
-      at = timeOf(p) || timeOf(o);
-    } else if (o.type === 'turn_context') model ??= str(p.model);
-    else if (o.type === 'response_item' && !answered) {
-      if (MODEL_OUTPUT.has(String(p.type)) || (p.type === 'message' && p.role === 'assistant')) answered = true;
-      else if (p.type === 'message') {
-        const text = itemText(p);
-        const tokens = countTokensInPieces(text);
-        before += tokens;
-        // Codex's context for the thread: developer messages and user messages that are its own markup.
-        if (p.role === 'developer' || (p.role === 'user' && /^\s*<[a-z_ ]+>/i.test(text))) context += tokens;
-      }
-    } else if (o.type === 'event_msg' && p.type === 'token_count' && answered) {
-      const input = asObject(asObject(p.info)?.last_token_usage)?.input_tokens;
-      if (typeof input !== 'number' || !(input > before)) return null;
-      return {
-        at,
-        version: meta ? str(meta.cli_version) : null,
-        sessionId: (meta && (str(meta.id) ?? str(meta.session_id))) || basename(ends.file, '.jsonl'),
-        model,
-        overheadTokens: input - before,
-        contextTokens: context,
-      };
-    }
-  }
-  return null;
-}
-
-/** Tokens of a session's own recorded base instructions, and of its own tools Codex sends (not deferred). */
-function codexFileFacts(head: readonly string[]): { instructions: number | null; tools: number } {
-  const first = head.length ? parse(head[0]) : null;
-  const meta = first?.type === 'session_meta' ? asObject(first.payload) : undefined;
-  const base = meta ? asObject(meta.base_instructions)?.text : undefined;
-  const sent = (tools: unknown): unknown[] =>
-    Array.isArray(tools)
-      ? tools
-          .map((t) => asObject(t))
-          .filter((t): t is Record<string, unknown> => !!t && t.deferLoading !== true)
-          .map((t) => (Array.isArray(t.tools) ? { ...t, tools: sent(t.tools) } : t))
-      : [];
-  const dynamic = meta ? sent(meta.dynamic_tools) : [];
-  return {
-    instructions: typeof base === 'string' && base !== '' ? countTokensInPieces(base) : null,
-    tools: dynamic.length ? countTokensInPieces(JSON.stringify(dynamic)) : 0,
-  };
-}
-
-/**
- * What the given rollout heads record of the user's Codex (pure: the reading is `readCodexAgentNow`): the newest
- * thread (by its `session_meta` time; a fork keeps its original's) whose head holds its first request.
- */
-export function codexAgentNowOf(heads: readonly SessionEnds[], ownHead: readonly string[]): CodexAgentNow | null {
-  let newest: CodexFirstRequest | null = null;
-  for (const h of heads) {
-    const r = codexFirstRequest(h);
-    if (r && (!newest || r.at > newest.at)) newest = r;
-  }
-  if (!newest) return null;
-  const own = codexFileFacts(ownHead);
-  return {
-    agent: 'codex',
-    overheadTokens: newest.overheadTokens,
-    contextTokens: newest.contextTokens,
-    model: newest.model,
-    version: newest.version,
-    sessionId: newest.sessionId,
-    fileInstructions: own.instructions,
-    fileTools: own.tools,
-  };
-}
-
-/**
- * What a `codex resume` of a thread whose newest model is `model` sends beside the thread's items, as the user's Codex
- * sends it now: its tools and instructions, the thread's own tools, the context it gives a resumed thread, and, for a
- * thread that recorded its own base instructions with another model, those instructions (sent first) with its own
- * after them as a model switch (observed with Codex 0.169).
- */
-export function codexResumeOverhead(now: CodexAgentNow, model: string | null): { tokens: number; from: string } {
-  const switched = now.fileInstructions !== null && model !== null && now.model !== null && model !== now.model;
-  const tokens = now.overheadTokens + now.contextTokens + now.fileTools + (switched ? now.fileInstructions! : 0);
-  const who = `your Codex CLI${now.version ? ` ${now.version}` : ''}`;
-  const parts = [
-    `as ${who} sends it${now.model ? ` with ${now.model}` : ''}, its context for a resumed thread included`,
-  ];
-  if (switched) parts.push(`after this session's own instructions for ${model}`);
-  if (now.fileTools) parts.push("with this session's own tools");
-  return { tokens, from: `${parts.join(', ')}, from session ${now.sessionId}` };
 }

@@ -123,7 +123,14 @@ export function extendAnalysis(prev: Analysis, st: IncrementalState): Analysis |
   const rounds = extendRounds(index.entries, prev, st, newChain);
   // Report: resume the loop at the round before the old last one.
   const from = st.resume.at;
-  const run = reportRounds(index.entries, rounds, from, cloneState(st.resume.state), prev.report.rounds.slice(0, from));
+  const run = reportRounds(
+    index.entries,
+    rounds,
+    from,
+    cloneState(st.resume.state),
+    prev.report.rounds.slice(0, from),
+    index.format.id,
+  );
   const sidechains = prev.report.sidechains.filter((s) => s.source !== 'file');
   const report = assembleReport(index, newChain, rounds, run, sidechains);
   // State for the next append: this one's, moved over (the previous analysis can no longer be extended).

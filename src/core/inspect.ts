@@ -32,7 +32,7 @@ export interface AnalyzeOptions {
 export function analyze(index: TranscriptIndex, options: AnalyzeOptions = {}): Analysis {
   const { chain, tables } = buildChainWithTables(index.entries);
   const rounds = buildRounds(index.entries, chain);
-  const run = reportRounds(index.entries, rounds, 0, freshReportState(), []);
+  const run = reportRounds(index.entries, rounds, 0, freshReportState(), [], index.format.id);
   const report = assembleReport(
     index,
     chain,

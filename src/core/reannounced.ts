@@ -4,6 +4,26 @@
 import type { Entry } from './entries';
 import type { Round } from './rounds';
 import { TOKEN_MODEL } from './tokens/estimate';
+import { agentModule, type AgentId } from './formats/registry';
+
+/**
+ * What a resume of a file sends again that none of the `kept` rounds (its active context) holds, as its own figure
+ * counts it (the report; the result of a compaction is this figure of the file it wrote): the session-start context
+ * the agent announces (`reannouncedOnResume`), and what its module says the agent gives a resumed session again
+ * (`resumeOverhead`: Codex's context of a thread, when the kept history holds none).
+ */
+export function resentOnResume(
+  agent: AgentId,
+  entries: readonly Entry[],
+  rounds: readonly Round[],
+  kept: ReadonlySet<number>,
+  calibration: number,
+): number {
+  const keptEntries = new Set<number>();
+  for (const r of rounds) if (kept.has(r.index)) for (const i of r.entries) keptEntries.add(i);
+  const given = agentModule(agent).resumeOverhead?.(entries, calibration, keptEntries).tokens ?? 0;
+  return reannouncedOnResume(entries, rounds, kept, calibration) + given;
+}
 /**
  * Tokens a resumed request carries that a compacted transcript no longer holds and the agent sends again: the
  * context Claude Code announces at a session's start as rendered attachments (2.1.330: environment, model, deferred

@@ -2,12 +2,12 @@
 // session's totals, computed by one loop that incremental re-inspection can resume at a round.
 import type { Chain } from './chain';
 import type { Entry } from './entries';
-import type { FormatInfo } from './formats/registry';
+import type { AgentId, FormatInfo } from './formats/registry';
 import type { Round } from './rounds';
 import type { TranscriptIndex } from './transcript';
 import { roundUsage, type RoundUsage } from './tokens/usage';
 import { continuesToolLoop, rawEstimate, SessionCalibration } from './tokens/estimate';
-import { reannouncedOnResume } from './reannounced';
+import { resentOnResume } from './reannounced';
 
 export type TokenSource = 'usage' | 'estimate';
 
@@ -90,8 +90,8 @@ export interface InspectReport {
     transcriptEstimateTokens: number;
     /**
      * Part of `currentContextTokens` without usage in the active context: what resuming the file sends again that no
-     * active line holds (the agent's session-start context, `reannouncedOnResume`): after our compaction the next
-     * request is a resume. 0 otherwise.
+     * active line holds (the agent's session-start context, and what its module says it gives a resumed session
+     * again: `resentOnResume`): after our compaction the next request is a resume. 0 otherwise.
      */
     resentTokens: number;
   };
@@ -171,6 +171,8 @@ export function reportRounds(
   from: number,
   state: ReportState,
   head: RoundReport[],
+  /** The agent that wrote the file: what a resume of it sends again is its module's (resentOnResume). */
+  agent: AgentId,
 ): ReportRun {
   const usageCache = new Map<number, RoundUsage | null>();
   const st = state;
@@ -220,7 +222,7 @@ export function reportRounds(
         st.running = boundaryBase(
           st.boundaryMessages,
           recordedOverhead(entries) ?? st.overhead ?? 0,
-          st.boundaryMessages === null ? reannouncedOnResume(entries, rounds, kept, calibration.factor) : 0,
+          st.boundaryMessages === null ? resentOnResume(agent, entries, rounds, kept, calibration.factor) : 0,
         );
         st.fromBoundaryBase = true;
       }
@@ -364,7 +366,7 @@ export function assembleReport(
     // Without usage in the active context (e.g. just compacted by us), the next request is a resume: the system
     // prompt and tools, what the resume sends again that no active line holds, and the active rounds.
     const active = new Set(rounds.filter((r) => r.inContext).map((r) => r.index));
-    resentTokens = reannouncedOnResume(entries, rounds, active, calibration.factor);
+    resentTokens = resentOnResume(index.format.id, entries, rounds, active, calibration.factor);
     current = boundaryBase(null, overheadTokens ?? 0, resentTokens) + activeEstimate;
   }
   current = Math.round(current);

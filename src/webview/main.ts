@@ -298,7 +298,7 @@ function renderWire(state: BudgetState): HTMLElement {
     ),
   );
   const rows = state.wireMessages.map((w) => {
-    const over = w.afterChars > w.limit;
+    const over = w.limit !== null && w.afterChars > w.limit;
     const changed = w.afterChars !== w.beforeChars;
     const round = el('a', { attrs: { href: '#' } }, `#${w.round}`);
     round.addEventListener('click', (e) => {
@@ -318,7 +318,7 @@ function renderWire(state: BudgetState): HTMLElement {
         { class: 'num' },
         `${num(w.afterChars)}${changed ? ` (${w.afterChars < w.beforeChars ? '−' : '+'}${num(Math.abs(w.beforeChars - w.afterChars))})` : ''}`,
       ),
-      el('td', { class: 'num' }, `${num(w.limit)}${over ? ' [over]' : ''}`),
+      el('td', { class: 'num' }, w.limit === null ? 'none' : `${num(w.limit)}${over ? ' [over]' : ''}`),
     );
   });
   section.append(el('div', { class: 'table-wrap' }, el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows))));

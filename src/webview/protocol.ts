@@ -116,7 +116,8 @@ const wireMessageRow = object({
   lines: array(int(), LIMIT.rows),
   beforeChars: count(),
   afterChars: count(),
-  limit: count(),
+  /** Null: no limit (the agent's sessions take no previews; every result is kept whole). */
+  limit: nullable(count()),
 });
 export type WireMessageRow = Infer<typeof wireMessageRow>;
 

@@ -311,7 +311,7 @@ describe("agentNow: what the user's agent sends now, from their own newest sessi
   });
 });
 
-describe("agentNow for Codex: what the user's Codex sends a resumed thread, from its newest rollout", () => {
+describe("agentNow for Codex: what Codex sends a resumed thread, from the newest rollout of the session's project and version", () => {
   const rec = (type: string, payload: Record<string, unknown>) =>
     JSON.stringify({ timestamp: '2026-11-26T10:00:00Z', type, payload });
   const msg = (role: string, text: string) =>
@@ -321,6 +321,7 @@ describe("agentNow for Codex: what the user's Codex sends a resumed thread, from
     rec('session_meta', {
       id: o.id,
       timestamp: o.at,
+      cwd: '/home/u/work',
       cli_version: '0.169.0',
       ...(o.base ? { base_instructions: { text: o.base } } : {}),
       ...(o.dynamic ? { dynamic_tools: o.dynamic } : {}),
@@ -333,11 +334,13 @@ describe("agentNow for Codex: what the user's Codex sends a resumed thread, from
     rec('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: o.input, output_tokens: 5 } } }),
   ];
   const ends = (file: string, lines: string[]) => ({ file, head: lines, tail: [] });
+  /** The session at hand before its first answer: its head records no first request of its own. */
+  const young = (lines: string[]) => lines.slice(0, 5);
 
   it('the newest thread by its own start time; its tools and instructions are its first request less its items', () => {
     const older = head({ id: 'old', at: '2026-01-01T00:00:00Z', model: 'gpt-4', input: 9000 });
     const newer = head({ id: 'new', at: '2026-11-26T00:00:00Z', model: 'gpt-5', input: 7000 });
-    const own = head({ id: 'own', at: '2025-09-01T00:00:00Z', model: 'gpt-5-codex', input: 12000 });
+    const own = young(head({ id: 'own', at: '2025-09-01T00:00:00Z', model: 'gpt-5-codex', input: 12000 }));
     const now = codexAgentNowOf([ends('/s/a.jsonl', older), ends('/s/b.jsonl', newer)], own)!;
     assert.equal(now.sessionId, 'new');
     assert.equal(now.model, 'gpt-5');
@@ -355,7 +358,9 @@ describe("agentNow for Codex: what the user's Codex sends a resumed thread, from
       { name: 'visible', description: 'sent', inputSchema: { type: 'object' } },
       { name: 'deferred', description: 'not sent', inputSchema: { type: 'object' }, deferLoading: true },
     ];
-    const own = head({ id: 'own', at: '2026-06-01T00:00:00Z', model: 'gpt-5.5', input: 9000, base, dynamic: tools });
+    const own = young(
+      head({ id: 'own', at: '2026-06-01T00:00:00Z', model: 'gpt-5.5', input: 9000, base, dynamic: tools }),
+    );
     const now = codexAgentNowOf([ends('/s/b.jsonl', newer)], own)!;
     assert.ok(now.fileInstructions! > 500);
     assert.ok(now.fileTools > 0 && now.fileTools < 40, 'only the tools Codex sends (not deferred)');

@@ -62,6 +62,16 @@ export function wireMessages(entries: Entry[], ordered: number[]): number[][] {
   return groups;
 }
 
+/** The limits of an agent whose sessions take no previews (plan.ts settingsForFormat): every result is kept whole. */
+export const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/** True when the settings set no limit on tool results (NO_LIMIT). */
+export function unbounded(
+  settings: Pick<CompactSettings, 'maxToolResultChars' | 'maxToolResultCharsPerMessage'>,
+): boolean {
+  return settings.maxToolResultChars === NO_LIMIT && settings.maxToolResultCharsPerMessage === NO_LIMIT;
+}
+
 export function applyBudget(
   entries: Entry[],
   wire: number[][],
@@ -170,7 +180,13 @@ export function applyBudget(
           : `message over the ${settings.maxToolResultCharsPerMessage.toLocaleString('en-US')}-character budget; largest fresh result`;
         if (replace(r, reason, 'plan')) continue;
       }
-      decide(r, 'kept', null, null, 'fits the budget');
+      decide(
+        r,
+        'kept',
+        null,
+        null,
+        unbounded(settings) ? 'kept whole: no previews for this session' : 'fits the budget',
+      );
     }
     local.sort((a, b) => a.line - b.line);
     decisions.push(...local);

@@ -4,7 +4,7 @@
 // Over 400 lines: the shared base (sizes, overhead, target room) and the automatic path's kept-tail rule belong
 // together so the reference planner in test/unit/plan-linear.test.ts can mirror them; steering lives in steer.ts.
 import type { Analysis } from '../analysis';
-import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from './budget';
+import { applyBudget, NO_LIMIT, wireMessages, type BudgetOutcome, type ResultText } from './budget';
 import { emptyState, toolResultsDir, type BudgetState } from './state';
 import { hasRoundDecisions, noDecisions, type ResultChoice, type UserDecisions } from './decisions';
 import { planSteered } from './steer';
@@ -94,8 +94,8 @@ export function settingsForFormat(
   if (capabilitiesOf(format).previews) return settings;
   return {
     ...settings,
-    maxToolResultChars: Number.MAX_SAFE_INTEGER,
-    maxToolResultCharsPerMessage: Number.MAX_SAFE_INTEGER,
+    maxToolResultChars: NO_LIMIT,
+    maxToolResultCharsPerMessage: NO_LIMIT,
   };
 }
 

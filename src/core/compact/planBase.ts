@@ -6,8 +6,8 @@ import { userTextContent, type Round, type RoundContent } from '../rounds';
 import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { BudgetOutcome, ResultText } from './budget';
-import { loadEntryObjects, toolResultText } from './lines';
-import { asObject, messageContent } from '../json';
+import { loadConversation, toolResultText } from './lines';
+import { contentBlocks } from '../conversation';
 import type { BudgetState } from './state';
 import type { CompactSettings, CompactionPlan, PlannedRound } from './types';
 import { contextNow, reannouncedOnResume } from '../context';
@@ -83,7 +83,9 @@ export interface ResumeBasis {
 /**
  * The resume's system prompt and tools: as the user's agent sends them today with the model the resume uses (their
  * own newest sessions record it); else the file's own record of them; else as their agent sends them with another
- * model (assumed); else the file's usage-based estimate. Codex: the file's estimate (its rollouts record no tools).
+ * model (assumed); else the file's usage-based estimate. Codex: the session's own estimate (its rollouts record no
+ * tools), with the context Codex gives a resumed thread (its module's resumeOverhead, as the written result's own
+ * figure counts it); a rollout of its project and Codex version only where the session records no first request.
  */
 export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | undefined): ResumeBasis {
   const t = analysis.report.totals;
@@ -317,14 +319,15 @@ export async function loadResultTexts(
     }
     const batch = wanted.slice(i, j);
     i = j;
-    const objects = await loadEntryObjects(index.path, entries, batch);
+    // Each record as its agent's module reads it (RecordFormat.message): a tool output is a tool_result block there,
+    // whatever the agent writes (Claude Code's user line, Codex's function_call_output or custom_tool_call_output).
+    const records = await loadConversation(index.path, index.format.id, entries, batch);
     for (const e of batch) {
-      const content = messageContent(objects.get(e));
-      if (!Array.isArray(content)) continue;
+      const blocks = contentBlocks(records.get(e));
+      if (blocks.length === 0) continue;
       const list: ResultText[] = [];
-      for (const item of content as unknown[]) {
-        const b = asObject(item);
-        if (!b || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+      for (const b of blocks) {
+        if (b.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
         const { text, hasNonText } = toolResultText(b.content);
         list.push({
           toolUseId: b.tool_use_id,

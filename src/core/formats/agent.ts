@@ -235,8 +235,12 @@ export interface AgentModule<Id extends string = string> {
   readonly cache: { rules: CacheRules | null; unknown: string };
   /** What the exact o200k count of a round's text is for this agent's models. */
   readonly tokenizer: { label: string; note: string };
-  /** What the agent gives a resumed session again that no kept round holds (none when absent). */
-  resumeOverhead?: (entries: readonly Entry[], calibration: number) => ResumeOverhead;
+  /**
+   * What the agent gives a resumed session again that no kept round holds (none when absent). `kept`: the entries the
+   * resumed history holds, when they are known (a file's active context, which its own figure counts); absent for a
+   * plan, whose result's history is its summary and the rounds it keeps.
+   */
+  resumeOverhead?: (entries: readonly Entry[], calibration: number, kept?: ReadonlySet<number>) => ResumeOverhead;
 }
 
 /** Capabilities of an agent the product reads only. */

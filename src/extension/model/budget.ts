@@ -2,6 +2,7 @@
 // Pure: no `vscode` import.
 import type { Analysis } from '../../core/analysis';
 import type { CompactionPlan } from '../../core/compact/types';
+import { NO_LIMIT } from '../../core/compact/budget';
 import { PROTOCOL_VERSION, type BudgetState, type ChartPoint } from '../../webview/protocol';
 import { baseName } from './format';
 import { planFigures, planSummary } from './planText';
@@ -90,7 +91,7 @@ export function buildBudgetState(file: string, analysis: Analysis, plan: Compact
       lines: [...w.lines],
       beforeChars: w.beforeChars,
       afterChars: w.afterChars,
-      limit: w.limit,
+      limit: w.limit === NO_LIMIT ? null : w.limit,
     })),
     toolResults: plan.toolResults.map((t) => ({
       toolUseId: t.toolUseId,

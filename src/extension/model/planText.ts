@@ -25,6 +25,7 @@ export interface PlanFigures {
   /** Rounds before the last compact boundary (not in the active context, left alone). */
   history: number;
   replacedResults: number;
+  /** Results an earlier compaction replaced by a preview, left as they are (one it kept whole counts as kept). */
   frozenResults: number;
   keptResults: number;
   preTokens: number;
@@ -52,7 +53,8 @@ export function planFigures(plan: CompactionPlan): PlanFigures {
   let keptResults = 0;
   for (const t of plan.toolResults) {
     if (t.action === 'replaced') replaced++;
-    else if (t.action === 'frozen') frozen++;
+    // An earlier compaction's decision re-applied: a preview it wrote, or a result it kept whole (then kept again).
+    else if (t.action === 'frozen' && t.preview !== null) frozen++;
     else keptResults++;
   }
   return {

@@ -31,8 +31,16 @@ const ENVIRONMENT_CONTEXT = '<environment_context>';
  * so the next request carries that context beside our summary and kept items, in no kept round. Estimated as the
  * newest full context the rollout records: the newest run of consecutive context messages that holds an environment
  * message (in the file's order, compacted histories included), each block as prose, calibrated like the rounds.
+ * `kept`, when given, are the entries the resumed history holds (a file's active context): none is given again when
+ * one of them is an environment message.
  */
-export function codexResumeContextTokens(entries: readonly Entry[], calibration: number): number {
+export function codexResumeContextTokens(
+  entries: readonly Entry[],
+  calibration: number,
+  kept?: ReadonlySet<number>,
+): number {
+  // A history that holds a full context since its newest compaction is resumed with it, and given none again.
+  if (kept) for (const i of kept) if (isFullContext(entries[i])) return 0;
   let newest = 0;
   let run = 0;
   let hasEnvironment = false;
@@ -43,7 +51,7 @@ export function codexResumeContextTokens(entries: readonly Entry[], calibration:
         run +=
           TOKEN_MODEL.block +
           (b.tokens !== undefined ? TOKEN_MODEL.proseScale * b.tokens : TOKEN_MODEL.prose * b.chars);
-      if (e.blocks.some((b) => b.preview?.startsWith(ENVIRONMENT_CONTEXT))) hasEnvironment = true;
+      if (isFullContext(e)) hasEnvironment = true;
       continue;
     }
     if (run > 0 && hasEnvironment) newest = run;
@@ -54,8 +62,23 @@ export function codexResumeContextTokens(entries: readonly Entry[], calibration:
   return Math.round(newest * calibration);
 }
 
-export function codexResumeOverhead(entries: readonly Entry[], calibration: number): ResumeOverhead {
-  const tokens = codexResumeContextTokens(entries, calibration);
+/** A context message of a full context Codex gives a thread: its environment message. */
+function isFullContext(e: Entry | undefined): boolean {
+  return (
+    !!e &&
+    e.kind === 'user' &&
+    !!e.isMeta &&
+    !e.isCompactSummary &&
+    e.blocks.some((b) => b.preview?.startsWith(ENVIRONMENT_CONTEXT))
+  );
+}
+
+export function codexResumeOverhead(
+  entries: readonly Entry[],
+  calibration: number,
+  kept?: ReadonlySet<number>,
+): ResumeOverhead {
+  const tokens = codexResumeContextTokens(entries, calibration, kept);
   return {
     tokens,
     note: `Codex gives the resumed thread its context again (permissions, instructions, environment: about ${tokens} tokens), counted with its instructions and tools`,
