@@ -402,6 +402,38 @@ export class Workbench {
     }
   }
 
+  /**
+   * Preferences: Color Theme from the palette, `theme` (its name as the picker lists it, e.g. "Light Modern" for the
+   * setting's "Default Light Modern") typed into its picker and its row clicked; resolves once the picker closed (the
+   * caller waits for the theme's own effect).
+   */
+  async pickColorTheme(theme: string, timeoutMs = 15_000): Promise<void> {
+    await this.openCommandPalette('Preferences: Color Theme', timeoutMs);
+    await this.quickInput()
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: /^Preferences: Color Theme$/ }) })
+      .first()
+      .click();
+    const input = this.quickInput().locator('input.input');
+    // The palette becomes the theme picker: its input loses the '>' of commands.
+    await this.page.waitForFunction(
+      () => {
+        const i = document.querySelector<HTMLInputElement>('.quick-input-widget input.input');
+        return !!i && !i.value.startsWith('>') && !!document.querySelector('.quick-input-list .monaco-list-row');
+      },
+      undefined,
+      { timeout: timeoutMs },
+    );
+    await input.fill(theme);
+    const row = this.quickInput()
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(theme)}$`) }) })
+      .first();
+    await row.waitFor({ state: 'visible', timeout: timeoutMs });
+    await row.click();
+    await this.quickInput().waitFor({ state: 'hidden', timeout: timeoutMs });
+  }
+
   /** Labels of the rows the quick input (palette / quick pick) shows. */
   async quickPickItems(): Promise<string[]> {
     const rows = this.quickInput().locator('.quick-input-list .monaco-list-row');
