@@ -151,6 +151,11 @@ export interface FakeAnthropicOptions {
   model?: string;
   /** Delay between SSE events in ms (default 0). */
   eventDelayMs?: number;
+  /**
+   * Each stream writes this many events, then waits for releaseStreams() (or close()): a test sees the reply half
+   * written for as long as it needs, whatever the machine's speed. Default: no pause.
+   */
+  pauseAfterEvents?: number;
   /** Log every request path to stderr (default: env FAKE_ANTHROPIC_LOG is set). */
   log?: boolean;
 }
@@ -171,6 +176,8 @@ export interface FakeAnthropic {
   setScenarioAt(messagesIndex: number, s: ScenarioInput): void;
   /** Forget recorded requests (indexes keep counting). */
   clearRequests(): void;
+  /** Let the streams paused by `pauseAfterEvents` go on, and every later one run through. */
+  releaseStreams(): void;
   /** Stop listening, destroy every open connection (including hanging ones). Idempotent. */
   close(): Promise<void>;
 }
@@ -376,6 +383,11 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const byIndex = new Map<number, ScenarioInput>(Object.entries(options.byIndex ?? {}).map(([k, v]) => [Number(k), v]));
   const log = options.log ?? !!process.env.FAKE_ANTHROPIC_LOG;
   const eventDelayMs = options.eventDelayMs ?? 0;
+  const pauseAfterEvents = options.pauseAfterEvents;
+  let releaseStreams!: () => void;
+  const streamsReleased = new Promise<void>((resolve) => (releaseStreams = resolve));
+  let signalClosed!: () => void;
+  const closedSignal = new Promise<void>((resolve) => (signalClosed = resolve));
 
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -650,7 +662,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   };
 
   const writeEvents = async (res: http.ServerResponse, events: string[]): Promise<boolean> => {
-    for (const ev of events) {
+    for (const [i, ev] of events.entries()) {
+      if (i === pauseAfterEvents) await Promise.race([streamsReleased, closedSignal]);
       if (res.destroyed || closed) return false;
       res.write(ev);
       if (eventDelayMs > 0) await sleep(eventDelayMs);
@@ -891,9 +904,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     clearRequests() {
       requests.length = 0;
     },
+    releaseStreams() {
+      releaseStreams();
+    },
     close() {
       if (closing) return closing;
       closed = true;
+      signalClosed();
       closing = new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t);
         timers.clear();

@@ -10,8 +10,9 @@
  * its resume command from the palette and open **Show Diff**.
  *
  * The summary is written by the local fake Anthropic Messages API
- * (test/support/fake-anthropic.ts, in this process), slowed down so the
- * progress notification stays up long enough to be seen.
+ * (test/support/fake-anthropic.ts, in this process), held after its first
+ * text until the test has seen the progress notification and the text
+ * streaming in.
  *
  * Screenshots (test-results/screenshots/): rounds-tree.png, compact-confirm.png, compact-progress.png, compact-review.png, compact-result.png, diff.png.
  */
@@ -93,7 +94,8 @@ describe('UI: compact a transcript as a user would', function () {
   before(async function () {
     this.timeout(180_000);
     // ~10 SSE events 400 ms apart: the summary takes a few seconds, like a real API call.
-    fake = await startFakeAnthropic({ eventDelayMs: 400 });
+    // The reply stops after its first text until the test has seen it stream in (releaseStreams).
+    fake = await startFakeAnthropic({ pauseAfterEvents: 4 });
     wb = await Workbench.open({
       viewport: VIEWPORT,
       settings: {
@@ -357,6 +359,7 @@ describe('UI: compact a transcript as a user would', function () {
       /FAKE-SUMMARY-MARKER[\s\S]*Continuing where the conversation left off/,
       `only part of the reply had arrived: ${streamingText}`,
     );
+    fake.releaseStreams();
 
     // Written: the summary alone (the scratchpad gone); above it, on the summary editor itself, Apply Summary and
     // Discard, the checklist of what the summary keeps, and the plan's figures.
