@@ -10,6 +10,7 @@
 import type { ConversationRecord } from '../conversation';
 import type { Entry } from '../entries';
 import type { JsonObject } from '../json';
+import type { RecordInventory } from './inventory';
 
 /** How a file stores its session: one JSON value per line, or one JSON document. */
 export type Container = 'jsonl' | 'json';
@@ -61,6 +62,11 @@ export interface RecordFormat {
    * compaction, a copy of the file): their responses were paid for there, not in this file (core/cost.ts `copiedFrom`).
    */
   ownSession?(path: string): string | null;
+  /**
+   * The record kinds and fields the agent writes, each classified as read or deliberately ignored (inventory.ts);
+   * the compat tier fails naming any kind or field a pinned CLI writes that it does not classify.
+   */
+  inventory?: RecordInventory;
 }
 
 /** One message element of a JSON document: where it starts (line, byte) and ends. */
