@@ -104,6 +104,8 @@ describe(`compat: rollouts as today's Codex CLI writes them (real Codex ${shortV
     const compactStep = session.steps.find((s) => s.name === 'compact')!;
     const triggers = compactStep.requests.filter((r) => (r.body as any).input.at(-1)?.type === 'compaction_trigger');
     assert.equal(triggers.length, 1, 'one compaction request in the compact step');
+    // Today's Codex stores its threads paginated: the predicted = sent runs below resume our compaction of one.
+    assert.equal(records(session.rolloutFile)[0].payload.history_mode, 'paginated');
     const compacted = records(session.rolloutFile).filter((r) => r.type === 'compacted');
     assert.equal(compacted.length, 1);
     const p = compacted[0].payload;

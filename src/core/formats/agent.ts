@@ -121,6 +121,11 @@ export interface SessionFacts {
   sessionId: string | null;
   /** The folder the session was started in (its project); null when not recorded. */
   cwd: string | null;
+  /**
+   * Why the agent's program cannot resume the session (the file stores it in a way the pinned program does not
+   * know); absent when nothing in the file says so. No resume command is offered then.
+   */
+  resumeRefusal?: string;
 }
 
 export interface AgentSessions {
@@ -157,8 +162,11 @@ export interface ResumeSpec {
   folderNeeded: string;
   /** The arguments that resume session `id`. */
   args(id: string): string[];
-  /** The id a session file is resumed by and the folder to start the program in; null when the file records none. */
-  locate(file: string): Promise<{ sessionId: string | null; cwd: string | null }>;
+  /**
+   * The id a session file is resumed by and the folder to start the program in (null when the file records none), and
+   * why the program cannot resume it whatever its id (`SessionFacts.resumeRefusal`).
+   */
+  locate(file: string): Promise<{ sessionId: string | null; cwd: string | null; refusal?: string }>;
 }
 
 /** A context window and an auto-compaction threshold, and where each comes from (core/limits.ts `ContextLimits`). */

@@ -15,6 +15,7 @@ import { loadEntryObjects } from '../../compact/lines';
 import { SUMMARY_PREFIX } from '../../compact/summarize/prompt';
 import { CompactError } from '../../errors';
 import type { AgentWriter, BuiltOutput, WriteInput } from '../writer';
+import { codexWriteRefusal } from './historyMode';
 import { forkedMetaLine } from './threadId';
 
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
@@ -179,6 +180,12 @@ export async function codexFacts(file: string, analysis: Analysis): Promise<Code
     );
   const last = objects.get(entries.length - 1);
   const lastOrdinal = typeof last?.ordinal === 'number' ? last.ordinal : null;
+  const refusal = codexWriteRefusal(firstMeta, lastOrdinal);
+  if (refusal)
+    throw new CompactError(
+      'unsupported-format',
+      `${basename(file)} is not written back: ${refusal}; nothing was written.`,
+    );
   const window = lastCompacted >= 0 ? asObject(objects.get(lastCompacted)?.payload)?.window_number : undefined;
   const metaRanges = metas
     .filter((i) =>
