@@ -90,6 +90,8 @@ async function describeSession(s: Found): Promise<ListedSession> {
     const facts = await agent.sessions!.describe(s.file);
     const { title, sessionId, cwd } = facts;
     if (!agent.resume) return { ...base, title, sessionId, cwd, resumeCommand: null, resumeProblem: noResume(s.id) };
+    if (facts.resumeRefusal)
+      return { ...base, title, sessionId, cwd, resumeCommand: null, resumeProblem: facts.resumeRefusal };
     return { ...base, title, sessionId, cwd, ...resumeFields(s.id, cwd, sessionId) };
   } catch {
     /* unreadable or vanished since it was listed: listed without title or command */

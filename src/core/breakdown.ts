@@ -127,7 +127,16 @@ export function roundBreakdown(
     resultNames.push('unknown');
     resultTokens.push(parts.toolResult);
   }
-  const fixed = [userText, assistantText, parts.thinking, parts.images, attachments, summaryTokens, parts.framing];
+  // An opaque block is an agent's encrypted summary: it counts with the summaries.
+  const fixed = [
+    userText,
+    assistantText,
+    parts.thinking,
+    parts.images,
+    attachments,
+    summaryTokens + parts.opaque,
+    parts.framing,
+  ];
   const whole = apportion([...fixed, ...callTokens, ...resultTokens], estimate);
   const b: Breakdown = {
     userText: whole[0],

@@ -421,6 +421,12 @@ export function blockInfo(raw: unknown): BlockInfo {
     }
     case 'document':
       return newBlock(type, textOf((b.source as Record<string, unknown> | undefined)?.data));
+    case 'opaque': {
+      // Content nobody here can read (an encrypted summary): no characters of text; its tokens as its agent counts them.
+      const info = newBlock(type, 0);
+      info.tokens = typeof b.tokens === 'number' && Number.isFinite(b.tokens) && b.tokens > 0 ? b.tokens : 0;
+      return info;
+    }
     default: {
       const t = textString(b);
       const info = newBlock(type, t.length);

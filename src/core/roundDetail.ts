@@ -94,6 +94,9 @@ export async function readRoundItems(analysis: Analysis, round: number): Promise
         case 'image':
           push('image', e.line, '[image]');
           break;
+        case 'opaque':
+          push(userKind, e.line, `[${typeof b.label === 'string' ? b.label : 'opaque content'}: not readable here]`);
+          break;
         default:
           push(e.kind === 'assistant' ? 'text' : userKind, e.line, JSON.stringify(b));
       }

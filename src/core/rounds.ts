@@ -34,6 +34,8 @@ export interface RoundContent {
   images: number;
   /** Content blocks sent (each costs framing tokens). */
   blocks: number;
+  /** Tokens of opaque content (an encrypted compaction summary), as its agent counts them: no readable characters. */
+  opaque?: number;
   /** Of `blocks`, the thinking and redacted thinking ones (a compaction strips them from kept rounds, framing and all). */
   thinkingBlocks?: number;
   /** Proxy token counts (tokens/estimate.ts `textTokens`) of the characters above, by kind, with the characters they cover. */
@@ -92,6 +94,7 @@ function emptyContent(): RoundContent {
     attachment: 0,
     images: 0,
     blocks: 0,
+    opaque: 0,
     thinkingBlocks: 0,
     proxy: { prose: 0, proseChars: 0, toolUseInput: 0, toolUseInputChars: 0, toolResult: 0, toolResultChars: 0 },
   };
@@ -141,7 +144,8 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
   if (e.kind === 'assistant') {
     for (const b of e.blocks) {
       c.blocks++;
-      if (b.type === 'text') {
+      if (b.type === 'opaque') c.opaque = (c.opaque ?? 0) + (b.tokens ?? 0);
+      else if (b.type === 'text') {
         c.assistantText += b.chars;
         if (b.tokens !== undefined) {
           p.prose += b.tokens;
@@ -173,7 +177,8 @@ function addContent(round: Round, e: Entry, toolNames: Map<string, string>): voi
   } else if (e.kind === 'user') {
     for (const b of e.blocks) {
       c.blocks++;
-      if (b.type === 'tool_result') {
+      if (b.type === 'opaque') c.opaque = (c.opaque ?? 0) + (b.tokens ?? 0);
+      else if (b.type === 'tool_result') {
         c.toolResult += b.chars;
         if (b.tokens !== undefined) {
           p.toolResult += b.tokens;

@@ -19,6 +19,7 @@ import type { CompactionPlan, CompactResult, CompactSettings } from '../core/com
 import type { Log } from './log';
 import { getSettings } from './settings';
 import { formatBytes } from './model/format';
+import { compactedSince, replannedNote } from './model/agentCompacted';
 
 export type StoreState =
   | { status: 'empty' }
@@ -84,6 +85,8 @@ export class TranscriptStore implements vscode.Disposable {
    */
   private readonly saved = new Map<string, SavedPlanInputs>();
   private readonly agentNow = new Map<string, AgentNow | null>();
+  /** Files the agent compacted while their preview was open: the note their plan carries until previewed anew. */
+  private readonly replanned = new Map<string, string>();
   lastResult: CompactResult | undefined;
 
   constructor(private readonly log: Log) {}
@@ -157,7 +160,10 @@ export class TranscriptStore implements vscode.Disposable {
     return this.run(async () => {
       if (this.wanted !== file) return undefined; // superseded while queued
       if (!options.force && this._state.status === 'ready' && this._state.file === file) return this._state.analysis;
-      if (options.force) this.saved.delete(file);
+      if (options.force) {
+        this.saved.delete(file);
+        this.replanned.delete(file);
+      }
       if (this._state.status === 'empty' || this._state.file !== file) this.dismissed.delete(file); // opened again
       const cached = options.force ? undefined : this.cache.get(file);
       let analysis: Analysis;
@@ -200,7 +206,10 @@ export class TranscriptStore implements vscode.Disposable {
       if (this.file !== file) return undefined;
       const previous = this._state.status === 'ready' ? this._state.analysis : this.cache.get(file);
       try {
+        // Counted before the re-read: it extends the previous index in place.
+        const linesRead = previous?.index.lineCount;
         const analysis = previous ? await this.extend(previous) : await this.parse(file);
+        this.noticeAgentCompaction(file, linesRead, analysis);
         this.remember(file, analysis);
         if (this.file === file) await this.publish(file, analysis);
         return analysis;
@@ -228,6 +237,7 @@ export class TranscriptStore implements vscode.Disposable {
       if (s.status !== 'ready') return null;
       this.previews.set(s.file, targetTokens ?? this.previews.get(s.file));
       this.dismissed.delete(s.file);
+      this.replanned.delete(s.file);
       await this.publish(s.file, s.analysis);
       return this.plan;
     });
@@ -248,6 +258,7 @@ export class TranscriptStore implements vscode.Disposable {
       if (s.status === 'empty') return;
       this.previews.delete(s.file);
       this.dismissed.add(s.file);
+      this.replanned.delete(s.file);
       if (s.status === 'ready') this.set({ ...s, plan: null, planError: undefined });
     });
   }
@@ -316,6 +327,7 @@ export class TranscriptStore implements vscode.Disposable {
     this.cache.delete(file);
     this.saved.delete(file);
     this.agentNow.delete(file);
+    this.replanned.delete(file);
   }
 
   /**
@@ -364,6 +376,15 @@ export class TranscriptStore implements vscode.Disposable {
     });
   }
 
+  /** When the agent compacted `file` past its first `linesRead` lines while it is previewed: the next plan says so. */
+  private noticeAgentCompaction(file: string, linesRead: number | undefined, next: Analysis): void {
+    if (linesRead === undefined || !this.isPreviewing(file)) return;
+    const note = replannedNote(compactedSince(linesRead, next));
+    if (!note) return;
+    this.replanned.set(file, note);
+    this.log.info(`${file}: ${note}`);
+  }
+
   private remember(file: string, analysis: Analysis): void {
     this.cache.delete(file);
     this.cache.set(file, analysis);
@@ -378,6 +399,8 @@ export class TranscriptStore implements vscode.Disposable {
         const { state, decisions } = await this.savedInputs(file);
         const agentNow = await this.agentNowFor(file, analysis);
         plan = await planCompaction(analysis, this.compactSettings(file), state, decisions, agentNow);
+        const note = this.replanned.get(file);
+        if (note) plan = { ...plan, notes: [note, ...plan.notes] };
       } catch (err) {
         planError = err instanceof Error ? err.message : String(err);
         this.log.error(`Could not plan a compaction of ${file}`, err);

@@ -22,6 +22,8 @@ import { compactFile } from '../../src/core/compact/compact';
 import { contextNow, recordedContextWindow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
+import { codex } from '../../src/core/formats/codex';
+import { unclassified } from '../../src/core/formats/inventory';
 import { countResponsesItemTokens, countResponsesRequestTokens } from '../support/fake-responses';
 import { itemProjection, runCodex } from '../support/codex';
 import {
@@ -102,6 +104,8 @@ describe(`compat: rollouts as today's Codex CLI writes them (real Codex ${shortV
     const compactStep = session.steps.find((s) => s.name === 'compact')!;
     const triggers = compactStep.requests.filter((r) => (r.body as any).input.at(-1)?.type === 'compaction_trigger');
     assert.equal(triggers.length, 1, 'one compaction request in the compact step');
+    // Today's Codex stores its threads paginated: the predicted = sent runs below resume our compaction of one.
+    assert.equal(records(session.rolloutFile)[0].payload.history_mode, 'paginated');
     const compacted = records(session.rolloutFile).filter((r) => r.type === 'compacted');
     assert.equal(compacted.length, 1);
     const p = compacted[0].payload;
@@ -135,6 +139,14 @@ describe(`compat: rollouts as today's Codex CLI writes them (real Codex ${shortV
     const section = doc.slice(at);
     const missing = [...recordKinds(session.rolloutFile)].filter((k) => !section.includes(`\`${k.split(':').pop()}\``));
     assert.deepEqual(missing, [], `kinds the Codex section does not name: ${missing.join(', ')}`);
+  });
+
+  it("every record kind and field the pinned CLI writes is one Codex's reader classifies as used or ignored", () => {
+    const inventory = codex.records!.inventory!;
+    const all = records(session.rolloutFile);
+    assert.ok(all.length > 30, `walked ${all.length} records`);
+    const unknown = new Set(all.flatMap((r) => unclassified(inventory, r)));
+    assert.deepEqual([...unknown], [], 'kinds and fields src/core/formats/codex/inventory.ts does not classify');
   });
 
   it('every line is read without error, unknown kinds included, and compaction keeps them byte for byte', async () => {

@@ -23,6 +23,8 @@ import { claudeFixtures } from '../support/fixtures';
 import { ccusageSession } from '../support/ccusage';
 import { analysisCost } from '../../src/core/contextMap';
 import { costNotes } from '../../src/core/cost';
+import { claudeCode } from '../../src/core/formats/claude-code';
+import { unclassified } from '../../src/core/formats/inventory';
 
 /** The record kinds of a session: `type`, and `attachment:<attachment.type>` for attachments. */
 function recordKinds(text: string): Set<string> {
@@ -194,6 +196,28 @@ describe("sessions as today's Claude Code writes them (real CLI, generated)", fu
     ]);
     const missing = [...kinds].filter((k) => !doc.includes(`\`${k.replace(/^attachment:/, '')}\``));
     assert.deepEqual(missing, [], 'record kinds missing from docs/FORMATS.md');
+  });
+
+  it("every line kind and field the pinned CLI writes (session, fork, subagents) is one Claude Code's reader classifies as used or ignored", () => {
+    const inventory = claudeCode.records!.inventory!;
+    const subagents = path.join(path.dirname(session.sessionFile), session.sessionId, 'subagents');
+    const files = [
+      session.sessionFile,
+      session.forkFile!,
+      ...fs
+        .readdirSync(subagents)
+        .filter((n) => n.endsWith('.jsonl'))
+        .map((n) => path.join(subagents, n)),
+    ];
+    const unknown = new Set<string>();
+    let lines = 0;
+    for (const f of files)
+      for (const o of parseJsonl(fs.readFileSync(f, 'utf8'))) {
+        lines++;
+        for (const u of unclassified(inventory, o)) unknown.add(u);
+      }
+    assert.ok(lines > 50, `walked ${lines} lines`);
+    assert.deepEqual([...unknown], [], 'kinds and fields src/core/formats/claude-code/inventory.ts does not classify');
   });
 
   it('the --fork-session file and the subagent transcripts are read without a malformed line', async () => {

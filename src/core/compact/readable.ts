@@ -52,6 +52,8 @@ function renderBlock(b: ApiBlock): string {
     }
     case 'image':
       return '  [image]';
+    case 'opaque':
+      return `  [${typeof b.label === 'string' ? b.label : 'opaque content'}: not readable here]`;
     default:
       return `  [${b.type}]`;
   }

@@ -37,6 +37,8 @@ function renderBlockText(block: unknown): string {
     }
     case 'image':
       return '[image]';
+    case 'opaque':
+      return `[${jsonText(b.label ?? 'opaque content')}: not readable]`;
     default:
       return '';
   }

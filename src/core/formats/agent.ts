@@ -10,6 +10,7 @@
 import type { ConversationRecord } from '../conversation';
 import type { Entry } from '../entries';
 import type { JsonObject } from '../json';
+import type { RecordInventory } from './inventory';
 
 /** How a file stores its session: one JSON value per line, or one JSON document. */
 export type Container = 'jsonl' | 'json';
@@ -61,6 +62,11 @@ export interface RecordFormat {
    * compaction, a copy of the file): their responses were paid for there, not in this file (core/cost.ts `copiedFrom`).
    */
   ownSession?(path: string): string | null;
+  /**
+   * The record kinds and fields the agent writes, each classified as read or deliberately ignored (inventory.ts);
+   * the compat tier fails naming any kind or field a pinned CLI writes that it does not classify.
+   */
+  inventory?: RecordInventory;
 }
 
 /** One message element of a JSON document: where it starts (line, byte) and ends. */
@@ -115,6 +121,11 @@ export interface SessionFacts {
   sessionId: string | null;
   /** The folder the session was started in (its project); null when not recorded. */
   cwd: string | null;
+  /**
+   * Why the agent's program cannot resume the session (the file stores it in a way the pinned program does not
+   * know); absent when nothing in the file says so. No resume command is offered then.
+   */
+  resumeRefusal?: string;
 }
 
 export interface AgentSessions {
@@ -151,8 +162,11 @@ export interface ResumeSpec {
   folderNeeded: string;
   /** The arguments that resume session `id`. */
   args(id: string): string[];
-  /** The id a session file is resumed by and the folder to start the program in; null when the file records none. */
-  locate(file: string): Promise<{ sessionId: string | null; cwd: string | null }>;
+  /**
+   * The id a session file is resumed by and the folder to start the program in (null when the file records none), and
+   * why the program cannot resume it whatever its id (`SessionFacts.resumeRefusal`).
+   */
+  locate(file: string): Promise<{ sessionId: string | null; cwd: string | null; refusal?: string }>;
 }
 
 /** A context window and an auto-compaction threshold, and where each comes from (core/limits.ts `ContextLimits`). */

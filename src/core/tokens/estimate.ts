@@ -58,6 +58,8 @@ export interface EstimateParts {
   images: number;
   /** Per-block and per-round framing. */
   framing: number;
+  /** Opaque content (an encrypted compaction summary): the tokens its agent counts for it. */
+  opaque: number;
 }
 
 /**
@@ -93,6 +95,7 @@ export function rawEstimateParts(
       : m.endThinking * c.thinking + m.endSignature * c.signature,
     images: m.image * c.images,
     framing: m.block * c.blocks + m.round,
+    opaque: c.opaque ?? 0,
   };
 }
 
@@ -100,7 +103,7 @@ export function rawEstimateParts(
 export function rawEstimate(c: RoundContent, continuesToolLoop: boolean, m: TokenModel = TOKEN_MODEL): number {
   const x = rawEstimateParts(c, continuesToolLoop, m);
   // Summed in the order the model was fitted with, so figures stay bit-identical.
-  return x.prose + x.toolUseInput + x.toolResult + x.thinking + x.images + m.block * c.blocks + m.round;
+  return x.prose + x.toolUseInput + x.toolResult + x.thinking + x.images + m.block * c.blocks + m.round + x.opaque;
 }
 
 type TextKind = 'prose' | 'toolResult' | 'toolUseInput';

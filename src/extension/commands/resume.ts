@@ -102,9 +102,10 @@ export async function resumeTargetOf(s: Services, request: ResumeRequest): Promi
   const format = await formatOf(s, file);
   const agent = resumeAgentOf(format);
   if (!agent) return { refusal: noResumeReason(format)! };
-  const located = request.sessionId && request.cwd ? null : await resumeSpec(agent).locate(file);
-  const sessionId = request.sessionId || located!.sessionId;
-  const cwd = request.cwd || located!.cwd;
+  const located = await resumeSpec(agent).locate(file);
+  if (located.refusal) return { refusal: located.refusal };
+  const sessionId = request.sessionId || located.sessionId;
+  const cwd = request.cwd || located.cwd;
   return { file, agent, sessionId, cwd, cwdExists: cwd ? await isDirectory(cwd) : false };
 }
 

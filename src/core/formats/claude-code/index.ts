@@ -1,6 +1,7 @@
 // Claude Code: JSONL transcripts, read, compacted, repaired and resumed; a transcript stored as one JSON array is
 // read only.
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
+import { claudeInventory } from './inventory';
 import { FIVE_MINUTES_MS, o200kApproximation, readOnly } from '../agent';
 import { claudeLimits } from './limits';
 import { claudeConversationRecord } from './message';
@@ -45,6 +46,7 @@ export const claudeCode: AgentModule<'claude-code'> = {
     reader: () => new ClaudeCodeReader(),
     notASession: claudeNotASession,
     message: claudeConversationRecord,
+    inventory: claudeInventory,
     // Claude Code resumes `<id>.jsonl` under the name's id, whatever the lines record (test/support/claude-code.ts).
     ownSession: sessionIdFromFile,
   },

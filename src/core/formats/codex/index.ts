@@ -1,6 +1,7 @@
 // Codex CLI: rollouts read, compacted (a `compacted` record, formats/codex/writer.ts) and resumed; tool-result
 // previews rewrite Claude Code lines only, so a Codex plan keeps every kept output whole.
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
+import { codexInventory } from './inventory';
 import { FIVE_MINUTES_MS, readOnly } from '../agent';
 import { codexLimits, codexResumeOverhead } from './context';
 import { asObject, str } from '../../json';
@@ -51,6 +52,7 @@ export const codex: AgentModule<'codex'> = {
         ? null
         : `${path}: recognised as a Codex CLI file, but it holds no conversation records`,
     message: codexConversationRecord,
+    inventory: codexInventory,
     sessionFolder: {
       holds: (entry) => entry.kind === 'session_meta',
       read: (record) => str(asObject(record.payload), 'cwd') ?? null,

@@ -152,6 +152,30 @@ function reasoningText(p: JsonObject): string {
   return parts.join('\n');
 }
 
+/**
+ * Codex's own estimate of an encrypted item's tokens (codex-rs context_manager/history.rs
+ * `estimate_response_item_model_visible_bytes`: a compaction's or a reasoning's `encrypted_content` of `len` base64
+ * characters is `len * 3 / 4 - 650` bytes, at 4 bytes a token, rounded up). Only OpenAI's server can read the blob;
+ * this is the figure Codex itself works with.
+ */
+export function codexEncryptedTokens(len: number): number {
+  const bytes = Math.max(0, Math.floor((len * 3) / 4) - 650);
+  return Math.ceil(bytes / 4);
+}
+
+/**
+ * The block of a compaction summary Codex stores encrypted: opaque (core/entries.ts), so the blob is never shown,
+ * counted as text or sent to a summarizer; its size is Codex's estimate of it. The blob stays on disk, byte for byte.
+ */
+function encryptedSummaryBlock(blob: string): JsonObject {
+  return {
+    type: 'opaque',
+    label: 'compaction summary, encrypted by OpenAI',
+    bytes: blob.length,
+    tokens: codexEncryptedTokens(blob.length),
+  };
+}
+
 type Side = 'model' | 'input';
 
 /** A response item as a message: which side produced it, and its Anthropic-style content blocks. */
@@ -218,7 +242,7 @@ export function codexItemMessage(p: JsonObject): { side: Side; meta: boolean; bl
     }
     case 'compaction':
     case 'compaction_summary':
-      return { side: 'input', meta: true, blocks: [{ type: 'text', text: str(p, 'encrypted_content') ?? '' }] };
+      return { side: 'input', meta: true, blocks: [encryptedSummaryBlock(str(p, 'encrypted_content') ?? '')] };
     default:
       return null;
   }

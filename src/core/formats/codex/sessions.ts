@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { asObject, obj, str } from '../../json';
 import type { AgentSessions, ResumeSpec, SessionFacts, SessionsWhere } from '../agent';
 import { headObjects, titleOf } from '../head';
+import { unknownHistoryMode } from './historyMode';
 import { isContextText } from './reader';
 
 /** Bytes of a rollout's head read at most: its session_meta record (the instructions make it long) and first prompt. */
@@ -33,6 +34,8 @@ export async function rolloutFacts(file: string): Promise<SessionFacts> {
       meta = true;
       facts.sessionId = str(payload, 'id') ?? str(payload, 'session_id') ?? null;
       facts.cwd = str(payload, 'cwd') ?? null;
+      const unknown = unknownHistoryMode(payload);
+      if (unknown) facts.resumeRefusal = `Codex CLI cannot resume this thread: ${unknown}.`;
     } else if (o.type === 'event_msg' && payload.type === 'user_message' && facts.title === null) {
       // What the user typed, as Codex's own session picker shows it.
       facts.title = titleOf(str(payload, 'message'));
@@ -67,7 +70,7 @@ export const codexResume: ResumeSpec = {
     `Codex cannot resume ${name} by id: it finds a rollout by the thread id its first record (session_meta) names, and this one names none that is a UUID.`,
   folderNeeded: 'Codex starts the resumed thread in it',
   async locate(file) {
-    const { sessionId, cwd } = await rolloutFacts(file);
-    return { sessionId, cwd };
+    const { sessionId, cwd, resumeRefusal } = await rolloutFacts(file);
+    return { sessionId, cwd, ...(resumeRefusal ? { refusal: resumeRefusal } : {}) };
   },
 };

@@ -15,6 +15,7 @@ import { loadEntryObjects } from '../../compact/lines';
 import { SUMMARY_PREFIX } from '../../compact/summarize/prompt';
 import { CompactError } from '../../errors';
 import type { AgentWriter, BuiltOutput, WriteInput } from '../writer';
+import { codexWriteRefusal } from './historyMode';
 import { forkedMetaLine } from './threadId';
 
 /** Marks a `compacted` record as ours (an `--out --force` target must be an earlier output of ours). */
@@ -154,6 +155,8 @@ export interface CodexFacts {
   lastOrdinal: number | null;
   /** window_number of the newest compacted record that has one. */
   lastWindow: number | null;
+  /** window_id of the newest compacted record: a UUID string (0.142 on), an integer in older records, or null. */
+  lastWindowId: string | number | null;
   /** session_meta records ([start, end) byte ranges) naming the thread id. */
   metaRanges: [number, number][];
 }
@@ -179,7 +182,14 @@ export async function codexFacts(file: string, analysis: Analysis): Promise<Code
     );
   const last = objects.get(entries.length - 1);
   const lastOrdinal = typeof last?.ordinal === 'number' ? last.ordinal : null;
+  const refusal = codexWriteRefusal(firstMeta, lastOrdinal);
+  if (refusal)
+    throw new CompactError(
+      'unsupported-format',
+      `${basename(file)} is not written back: ${refusal}; nothing was written.`,
+    );
   const window = lastCompacted >= 0 ? asObject(objects.get(lastCompacted)?.payload)?.window_number : undefined;
+  const windowId = lastCompacted >= 0 ? asObject(objects.get(lastCompacted)?.payload)?.window_id : undefined;
   const metaRanges = metas
     .filter((i) =>
       [str(asObject(objects.get(i)?.payload), 'id'), str(asObject(objects.get(i)?.payload), 'session_id')].includes(
@@ -192,6 +202,7 @@ export async function codexFacts(file: string, analysis: Analysis): Promise<Code
     cwd: str(firstMeta, 'cwd') ?? null,
     lastOrdinal,
     lastWindow: typeof window === 'number' ? window : null,
+    lastWindowId: typeof windowId === 'number' || typeof windowId === 'string' ? windowId : null,
     metaRanges,
   };
 }
@@ -250,6 +261,14 @@ export async function checkCodexOutput(tmp: string, appendedLine: number, items:
   return report.rounds.filter((r) => r.inContext).reduce((s, r) => s + r.tokens.estimate, 0);
 }
 
+/**
+ * The window id of the record after one whose window id is `previous`, of the type the file uses: Codex writes a UUID
+ * string (0.142 on); older records hold an integer, continued as the next integer.
+ */
+export function nextWindowId(previous: string | number | null): string | number {
+  return typeof previous === 'number' && Number.isSafeInteger(previous) ? previous + 1 : randomUUID();
+}
+
 /** The compacted record, and the file it ends (the original's bytes, thread id renamed for a new id, then it). */
 export interface CodexRecord {
   chunks: AsyncGenerator<Buffer | string>;
@@ -304,7 +323,10 @@ export async function codexCompactedRecord(
   const extra: string[] = [];
   // Rollouts that number their compaction windows get the next window.
   if (facts.lastWindow !== null)
-    extra.push(`"window_id":${JSON.stringify(randomUUID())}`, `"window_number":${facts.lastWindow + 1}`);
+    extra.push(
+      `"window_id":${JSON.stringify(nextWindowId(facts.lastWindowId))}`,
+      `"window_number":${facts.lastWindow + 1}`,
+    );
   const payload = `{"message":${JSON.stringify(summary)},"replacement_history":[${[JSON.stringify(summaryItem), ...paired.raws].join(',')}]${extra.map((x) => ',' + x).join('')},${OUR_MARK}}`;
   const appended = `${JSON.stringify(head).slice(0, -1)},"payload":${payload}}\n`;
 
