@@ -14,7 +14,7 @@
 // template, so a few run side by side (POOL, a child each); the suite is split in three files by target so that mocha's parallel
 // jobs share them out.
 import { strict as assert } from 'node:assert';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
@@ -33,7 +33,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type BatchRun, bundleBatchChild, CliBatch } from '../../support/cliBatch';
 import { repoRoot, sharedFixtures } from '../../support/fixtures';
@@ -481,10 +481,7 @@ export type Case = [Verb, [Target, Kind][]];
 
 /** The template sessions of one file, and its cases (each a copy of the template, in a folder of its own). */
 export class SidecarCases {
-  private readonly root: string;
   private readonly template: string;
-  private readonly names: Names;
-  private readonly runners: Runners;
   private caseNo = 0;
   /** Runs (and their time) over the whole file, for the summary line. */
   private readonly runs: number[] = [];
@@ -492,15 +489,34 @@ export class SidecarCases {
   private slowest = { ms: -1, what: '' };
   private readonly started = Date.now();
 
-  /** Makes the template (three runs of the CLI, one after another). For a before hook, after assertCliBuilt(). */
-  constructor() {
-    this.root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
-    this.template = join(this.root, 'template');
+  private constructor(
+    private readonly root: string,
+    private readonly names: Names,
+    private readonly runners: Runners,
+  ) {
+    this.template = join(root, 'template');
+  }
+
+  /**
+   * Makes the template (three runs of the CLI, one after another, in the children that then run the cases). For a
+   * before hook, after assertCliBuilt().
+   */
+  static async create(): Promise<SidecarCases> {
+    const root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
+    let runners: Runners | undefined;
     try {
-      this.names = makeTemplate(this.template);
-      this.runners = new Runners(bundleBatchChild(join(this.root, 'cli-batch-child.js')));
+      runners = new Runners(bundleBatchChild(join(root, 'cli-batch-child.js')));
+      const run = runners;
+      const names = await makeTemplate(join(root, 'template'), async (...args) => {
+        // The user's own home folder, as a CLI run from a shell has it (the sessions are not under it).
+        const r = await run.run([CLI, ...args], process.env.HOME ?? homedir());
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+        return r.stdout;
+      });
+      return new SidecarCases(root, names, run);
     } catch (e) {
-      rmSync(this.root, { recursive: true, force: true });
+      await runners?.dispose();
+      rmSync(root, { recursive: true, force: true });
       throw e;
     }
   }
@@ -586,13 +602,8 @@ export class SidecarCases {
  * Makes the template sessions in `template`: a Claude Code session compacted in place and then forked, a Cline task,
  * a Codex rollout compacted in place, and outside them what a planted link points at. Returns the sidecars' names.
  */
-function makeTemplate(template: string): Names {
+async function makeTemplate(template: string, cli: (...args: string[]) => Promise<string>): Promise<Names> {
   const project = join(template, PROJECT);
-  const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
-    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
   mkdirSync(join(project, 's', 'subagents'), { recursive: true });
   const claude = join(project, 's.jsonl');
   writeFileSync(
@@ -609,7 +620,7 @@ function makeTemplate(template: string): Names {
   for (const f of ['api_conversation_history.json', 'ui_messages.json'])
     copyFileSync(join(sharedFixtures, 'cline', 'task-opus', f), join(project, 'cline', f));
   // A real in-place compaction: a backup with its manifest, a state file and saved tool results, as users have them.
-  cli('compact', claude, '--in-place', ...SMALL);
+  await cli('compact', claude, '--in-place', ...SMALL);
   const backup = readdirSync(project).find((n) => /^s\.jsonl\.bak-[0-9-]+$/.test(n));
   const saved = readdirSync(join(project, 's.tool-results'));
   assert.ok(backup && saved.length > 0, 'the template has a backup and saved tool results');
@@ -619,7 +630,7 @@ function makeTemplate(template: string): Names {
   copyFileSync(join(project, backup), claude);
   rmSync(join(project, 's.compactor-state.json'));
   rmSync(join(project, 's.tool-results'), { recursive: true });
-  const fork = (JSON.parse(cli('compact', claude, ...SMALL, '--json')) as { output: string }).output;
+  const fork = (JSON.parse(await cli('compact', claude, ...SMALL, '--json')) as { output: string }).output;
   assert.deepEqual(readdirSync(join(project, 's.tool-results')), saved, 'the fork saved the same results');
   // A Codex rollout compacted in place (its undo record names that, and undo puts the backup back only while the
   // rollout is still what the compaction wrote).
@@ -628,7 +639,7 @@ function makeTemplate(template: string): Names {
   const rollout = join(codexDay, `${ROLLOUT}.jsonl`);
   copyFileSync(join(sharedFixtures, 'codex', 'rollout-0.140.jsonl'), rollout);
   chmodSync(rollout, 0o644);
-  cli('compact', rollout, '--in-place', ...SMALL);
+  await cli('compact', rollout, '--in-place', ...SMALL);
   const codexBackup = readdirSync(codexDay).find((n) => n.startsWith(`${ROLLOUT}.jsonl.bak-`) && !n.endsWith('.json'));
   assert.ok(codexBackup, 'the Codex rollout has a backup');
   // Outside the sessions' folders: what a planted link points at.
