@@ -12,8 +12,10 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { acquireLock, HALF_WRITTEN_LOCK_STALE_MS } from '../../src/core/io/lock';
 import { CompactError } from '../../src/core/compact/types';
+import { bundleChild } from '../support/crashChild';
 
-const RACER = join(__dirname, '..', 'support', 'lock-racer.ts');
+/** The racer (test/support/lock-racer.ts), bundled in before() so that each starts with a plain `node`. */
+let RACER: string;
 
 /** The pid of a process that has exited: surely dead (until the kernel reuses it, far later). */
 function deadPid(): number {
@@ -46,7 +48,7 @@ class Racer {
     });
   }
   static async start(): Promise<Racer> {
-    const r = new Racer(spawn(process.execPath, ['--import', 'tsx', RACER], { stdio: 'pipe' }));
+    const r = new Racer(spawn(process.execPath, [RACER], { stdio: 'pipe' }));
     const hello = await r.next();
     assert.ok(hello.ready, JSON.stringify(hello));
     return r;
@@ -85,6 +87,9 @@ describe('compaction lock', function () {
   this.timeout(120_000);
   let dir: string;
   let file: string;
+  before(async () => {
+    RACER = await bundleChild('lock-racer.ts', 'lock-racer.js');
+  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ac-lock-'));
     file = join(dir, 's.jsonl');

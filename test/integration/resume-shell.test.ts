@@ -2,9 +2,9 @@
 // shell (/bin/sh -c): nothing but the agent runs (a marker file a hostile part would create is never made), and the
 // agent gets exactly the intended argv in exactly the intended folder (a fake `claude` / `codex` first on PATH records
 // both). Parts that cannot be made safe (ids that are not UUIDs, folders with control characters or not absolute) get
-// no command at all, with a reason, also through the real CLI: `compact` (a Codex rollout, a Claude Code transcript),
-// `repair` (a fork, in place, --out; text and --json) and `sessions` (text and --json, over a home folder of Claude
-// Code and Codex sessions with hostile ids and folders).
+// no command at all, with a reason, also through the CLI (its `main(args)`, in this process): `compact` (a Codex
+// rollout, a Claude Code transcript), `repair` (a fork, in place, --out; text and --json) and `sessions` (text and
+// --json, over a home folder of Claude Code and Codex sessions with hostile ids and folders).
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import {
@@ -25,11 +25,11 @@ import type { AgentId } from '../../src/core/formats/registry';
 import { resumeProblem, resumeShellLine } from '../../src/extension/model/resume';
 import { brokenLinksTranscript } from '../../bench/generate-large';
 import { projectFolderName } from '../../src/core/session';
-import { agentFixtures, repoRoot } from '../support/fixtures';
+import { runCliInProcess } from '../support/cliInProcess';
+import { agentFixtures } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
 
 const ID = '0b7f6a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
-const cli = join(repoRoot, 'dist', 'cli.js');
 
 /** A scratch folder with a bin/ of fake agents that record their argv (NUL-separated) and working folder. */
 function sandbox() {
@@ -211,13 +211,11 @@ describe('resume commands in a real shell: hostile ids and folders run nothing',
   });
 });
 
-/** The environment without any Anthropic variable. */
-function cliEnv(): NodeJS.ProcessEnv {
-  const e = { ...process.env };
-  for (const k of Object.keys(e)) if (k.startsWith('ANTHROPIC_')) delete e[k];
-  return e;
-}
-const runCli = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: cliEnv() });
+/**
+ * The CLI's `main(args)` in this process (the commands it prints are what is tested, each run in a real shell; the
+ * built bundle's wiring is cli.test.ts's), without any Anthropic variable.
+ */
+const runCli = (args: string[]) => runCliInProcess(args);
 
 /** A copy of a real Codex rollout whose session_meta says `id` and `cwd`. */
 function codexRolloutWith(dir: string, id: string, cwd: string): string {
@@ -246,13 +244,13 @@ describe('resume commands the CLI prints, run in a real shell', function () {
     return offered.map((c) => runInShell(box, c));
   }
 
-  it('compact --in-place on a Codex rollout whose thread id is `x; touch <marker>; echo `: no command offered, the reason said, nothing runs', () => {
+  it('compact --in-place on a Codex rollout whose thread id is `x; touch <marker>; echo `: no command offered, the reason said, nothing runs', async () => {
     for (const id of hostileIds(box.marker).filter((i) => i)) {
       const dir = mkdtempSync(join(box.root, 'codex-id-'));
       const file = codexRolloutWith(dir, id, box.root);
-      const text = runCli(['compact', file, '--in-place', ...SMALL]);
+      const text = await runCli(['compact', file, '--in-place', ...SMALL]);
       assert.equal(text.status, 0, text.stderr);
-      const jsonRun = runCli([
+      const jsonRun = await runCli([
         'compact',
         codexRolloutWith(mkdtempSync(join(box.root, 'codex-id-')), id, box.root),
         '--in-place',
@@ -269,23 +267,25 @@ describe('resume commands the CLI prints, run in a real shell', function () {
     }
   });
 
-  it('compact of a Codex rollout and of a Claude Code transcript recorded in hostile folders: the printed command runs exactly the agent, there', () => {
+  it('compact of a Codex rollout and of a Claude Code transcript recorded in hostile folders: the printed command runs exactly the agent, there', async () => {
     for (const name of hostileFolderNames(box.marker)) {
       const cwd = join(box.root, 'work', name);
       mkdirSync(cwd, { recursive: true });
       // Codex, in place (the thread id stays; it is a UUID).
       const codexDir = mkdtempSync(join(box.root, 'codex-cwd-'));
       const rollout = codexRolloutWith(codexDir, ID, cwd);
-      const codexText = runCli(['compact', rollout, '--in-place', ...SMALL]);
+      const codexText = await runCli(['compact', rollout, '--in-place', ...SMALL]);
       assert.equal(codexText.status, 0, codexText.stderr);
       const codexJson = JSON.parse(
-        runCli([
-          'compact',
-          codexRolloutWith(mkdtempSync(join(box.root, 'codex-cwd-')), ID, cwd),
-          '--in-place',
-          '--json',
-          ...SMALL,
-        ]).stdout,
+        (
+          await runCli([
+            'compact',
+            codexRolloutWith(mkdtempSync(join(box.root, 'codex-cwd-')), ID, cwd),
+            '--in-place',
+            '--json',
+            ...SMALL,
+          ])
+        ).stdout,
       ) as { resumeCommand: string | null };
       const codexRuns = runOffered(codexText.stdout, codexJson);
       assert.equal(codexRuns.length, 2, codexText.stdout);
@@ -302,7 +302,14 @@ describe('resume commands the CLI prints, run in a real shell', function () {
           .map((l) => JSON.stringify({ ...(JSON.parse(l) as object), cwd }))
           .join('\n') + '\n',
       );
-      const claudeText = runCli(['compact', transcript, '--target-tokens', '3000', '--keep-recent-tokens', '1000']);
+      const claudeText = await runCli([
+        'compact',
+        transcript,
+        '--target-tokens',
+        '3000',
+        '--keep-recent-tokens',
+        '1000',
+      ]);
       assert.equal(claudeText.status, 0, claudeText.stderr);
       const forkId = /^session: (\S+)$/m.exec(claudeText.stdout)![1];
       const claudeRuns = runOffered(claudeText.stdout, { resumeCommand: null });
@@ -347,7 +354,7 @@ describe('the commands repair and sessions print, run in a real shell: hostile i
     '-rf',
   ];
 
-  it('repair (a fork, --in-place, --out), text and --json, of sessions recorded in hostile folders: the resume line runs exactly claude --resume <id>, there', () => {
+  it('repair (a fork, --in-place, --out), text and --json, of sessions recorded in hostile folders: the resume line runs exactly claude --resume <id>, there', async () => {
     let offered = 0;
     for (const [i, name] of hostileFolderNames(box.marker).entries()) {
       const cwd = join(box.root, 'work', name);
@@ -366,7 +373,7 @@ describe('the commands repair and sessions print, run in a real shell: hostile i
             ...(json ? ['--json'] : []),
           ];
           if (mode === 'out') args.push('--out', join(dir, `${outId}.jsonl`));
-          const r = runCli(args);
+          const r = await runCli(args);
           assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
           const commands = json
             ? [(JSON.parse(r.stdout) as { resumeCommand: string | null }).resumeCommand].filter((c) => c !== null)
@@ -388,7 +395,7 @@ describe('the commands repair and sessions print, run in a real shell: hostile i
     assert.equal(offered, hostileFolderNames(box.marker).length * 3);
   });
 
-  it('repair of a session whose file name is a hostile id (in place, --out a hostile name): no command, nothing runs', () => {
+  it('repair of a session whose file name is a hostile id (in place, --out a hostile name): no command, nothing runs', async () => {
     const cwd = join(box.root, 'work', 'plain');
     mkdirSync(cwd, { recursive: true });
     for (const name of HOSTILE_NAMES) {
@@ -400,7 +407,7 @@ describe('the commands repair and sessions print, run in a real shell: hostile i
         ['repair', transcript, '--in-place', '--json'],
         ['repair', join(dir, `${name}.jsonl`), '--out', join(dir, `${name}-out.jsonl`), '--json'],
       ]) {
-        const r = runCli(args);
+        const r = await runCli(args);
         assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')}: ${r.stderr}`);
         const commands = args.includes('--json')
           ? [(JSON.parse(r.stdout) as { resumeCommand: string | null }).resumeCommand].filter((c) => c !== null)
@@ -411,7 +418,7 @@ describe('the commands repair and sessions print, run in a real shell: hostile i
     }
   });
 
-  it('sessions, text and --json, over Claude Code and Codex sessions with hostile ids and folders: every resume line runs exactly the agent, in its folder', () => {
+  it('sessions, text and --json, over Claude Code and Codex sessions with hostile ids and folders: every resume line runs exactly the agent, in its folder', async () => {
     const home = join(box.root, 'home');
     const projects = join(home, '.claude', 'projects');
     const rollouts = join(home, '.codex', 'sessions', '2026', '01', '02');
@@ -444,17 +451,12 @@ describe('the commands repair and sessions print, run in a real shell: hostile i
       copyFileSync(rollout, join(rollouts, `rollout-2026-01-02T00-00-00-x${k++}.jsonl`));
       rmSync(rollout);
     }
-    const env: NodeJS.ProcessEnv = { ...cliEnv(), HOME: home };
-    delete env.CLAUDE_CONFIG_DIR;
-    delete env.CODEX_HOME;
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined };
     const sessions = (json: boolean) =>
-      spawnSync(process.execPath, [cli, 'sessions', '--limit', '1000', ...(json ? ['--json'] : [])], {
-        encoding: 'utf8',
-        env,
-      });
-    const text = sessions(false);
+      runCliInProcess(['sessions', '--limit', '1000', ...(json ? ['--json'] : [])], { env });
+    const text = await sessions(false);
     assert.equal(text.status, 0, text.stderr);
-    const json = sessions(true);
+    const json = await sessions(true);
     assert.equal(json.status, 0, json.stderr);
     const listed = JSON.parse(json.stdout) as { file: string; resumeCommand: string | null }[];
     assert.equal(

@@ -1,6 +1,7 @@
 // The built command line (`node dist/cli.js`), for the tests that need it in a child process: wiring of the bundle,
 // signals, the terminal, locks across processes, hostile files that could block. What a verb computes and prints is
-// tested in-process instead (`runCliInProcess`, cliInProcess.ts).
+// tested in-process instead (`runCliInProcess`, cliInProcess.ts). Hundreds of short runs that must each stay out of
+// this process and be bounded in time (the hostile sidecars), one case after another in a child: cliBatch.ts.
 //
 // The bundle is built once per tier by the tier's script (`npm run test:integration` builds first); a test never
 // builds it, so tests running side by side never read a half-written bundle. `assertCliBuilt` says when the bundle

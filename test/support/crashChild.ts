@@ -6,10 +6,18 @@ import { build } from 'esbuild';
 import { repoRoot } from './fixtures';
 
 /** Bundles the crash child to `dist-test/<name>` and returns its path. For a before hook, after assertCliBuilt(). */
-export async function bundleCrashChild(name: string): Promise<string> {
+export function bundleCrashChild(name: string): Promise<string> {
+  return bundleChild('crash-child.ts', name);
+}
+
+/**
+ * Bundles `entry` (a child of the tests, in test/support/) to `dist-test/<name>` and returns its path: a child started
+ * with a plain `node`, no compile on load.
+ */
+export async function bundleChild(entry: string, name: string): Promise<string> {
   const outfile = join(repoRoot, 'dist-test', name);
   await build({
-    entryPoints: [join(__dirname, 'crash-child.ts')],
+    entryPoints: [join(__dirname, entry)],
     outfile,
     bundle: true,
     platform: 'node',

@@ -23,9 +23,9 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
   let cases: SidecarCases | undefined;
   const seed = Number(process.env.SIDECAR_FUZZ_SEED ?? 20261125);
 
-  before(() => {
+  before(async () => {
     assertCliBuilt();
-    cases = new SidecarCases();
+    cases = await SidecarCases.create();
   });
   after(() => cases?.dispose());
 

@@ -7,12 +7,14 @@
 // folder of their own (`~/.claude/projects/…`, `~/.codex/sessions/…`), so `sessions` lists them and whatever is
 // planted among them. The extension's commands over the same plants: test/host/12-sidecars.
 //
-// Each case is a fresh copy of a template made once per file, run in a child process of its own (a FIFO or /dev/stdin
-// may block whoever opens it: never in this process) killed after HANG_MS. Cases share nothing but the read-only
-// template, so a few run side by side (POOL); the suite is split in three files by target so that mocha's parallel
+// Each case is a fresh copy of a template made once per file, its verb run in a child process (a FIFO or /dev/stdin
+// may block whoever opens it: never in this process) killed after HANG_MS. A child runs one case after another
+// (`main(args)` of the built CLI, cliBatch.ts), so that Node's start and the bundle's load are paid per child, not per
+// case; a case that hangs gets its child killed and the next case a new one. Cases share nothing but the read-only
+// template, so a few run side by side (POOL, a child each); the suite is split in three files by target so that mocha's parallel
 // jobs share them out.
 import { strict as assert } from 'node:assert';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
@@ -31,8 +33,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { type BatchRun, bundleBatchChild, CliBatch } from '../../support/cliBatch';
 import { repoRoot, sharedFixtures } from '../../support/fixtures';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../../support/reliability';
 
@@ -316,35 +319,42 @@ export const TARGETS: Target[] = [
   },
 ];
 
-export interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
+export type Run = BatchRun;
 
 /**
- * Runs `args` with stdin an open pipe nobody writes to (so reading /dev/stdin would block) and `home` as the home
- * folder (no agent folder variable), killed after HANG_MS.
+ * The children that run the cases' verbs, `main(args)` of dist/cli.js for one case after another (cliBatch.ts), with
+ * stdin an open pipe nobody writes to (so reading /dev/stdin would block) and no agent folder variable; each case
+ * has its own folder as HOME, and is killed after HANG_MS (its child then, the next case getting a new one).
  */
-function runBounded(args: string[], home: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: '', HOME: home };
-    delete env.CLAUDE_CONFIG_DIR;
-    delete env.CODEX_HOME;
-    const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
-    });
-  });
+class Runners {
+  private readonly idle: CliBatch[] = [];
+  private readonly all: CliBatch[] = [];
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(private readonly bundle: string) {
+    this.env = { ...process.env, ANTHROPIC_API_KEY: '' };
+    delete this.env.CLAUDE_CONFIG_DIR;
+    delete this.env.CODEX_HOME;
+  }
+
+  /** Runs `args` (the CLI's, as `node dist/cli.js` takes them) with `home` as the home folder. */
+  async run(args: string[], home: string): Promise<Run> {
+    let batch = this.idle.pop();
+    if (!batch) this.all.push((batch = new CliBatch(this.bundle, this.env, HANG_MS)));
+    try {
+      return await batch.run(args.slice(1), home);
+    } finally {
+      this.idle.push(batch);
+    }
+  }
+
+  get children(): number {
+    return this.all.length;
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.all.map((b) => b.dispose()));
+  }
 }
 
 function argsFor(verb: Verb, dir: string): string[] {
@@ -437,7 +447,7 @@ function leaks(dir: string, planted: Set<string>, bySize: boolean): string[] {
 /**
  * How many cases run side by side. A case is mostly one child process on one core, with file work in this process
  * (copying the template, walking the result) around it. Four keep two cores busy through that work and through a
- * test's last cases; more would only queue on a busy machine. HANG_MS counts from each child's own start, never
+ * test's last cases; more would only queue on a busy machine. HANG_MS counts from each case's own start, never
  * from the queue.
  */
 export const POOL = 4;
@@ -471,9 +481,7 @@ export type Case = [Verb, [Target, Kind][]];
 
 /** The template sessions of one file, and its cases (each a copy of the template, in a folder of its own). */
 export class SidecarCases {
-  private readonly root: string;
   private readonly template: string;
-  private readonly names: Names;
   private caseNo = 0;
   /** Runs (and their time) over the whole file, for the summary line. */
   private readonly runs: number[] = [];
@@ -481,25 +489,46 @@ export class SidecarCases {
   private slowest = { ms: -1, what: '' };
   private readonly started = Date.now();
 
-  /** Makes the template (three runs of the CLI, one after another). For a before hook, after assertCliBuilt(). */
-  constructor() {
-    this.root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
-    this.template = join(this.root, 'template');
+  private constructor(
+    private readonly root: string,
+    private readonly names: Names,
+    private readonly runners: Runners,
+  ) {
+    this.template = join(root, 'template');
+  }
+
+  /**
+   * Makes the template (three runs of the CLI, one after another, in the children that then run the cases). For a
+   * before hook, after assertCliBuilt().
+   */
+  static async create(): Promise<SidecarCases> {
+    const root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
+    let runners: Runners | undefined;
     try {
-      this.names = makeTemplate(this.template);
+      runners = new Runners(bundleBatchChild(join(root, 'cli-batch-child.js')));
+      const run = runners;
+      const names = await makeTemplate(join(root, 'template'), async (...args) => {
+        // The user's own home folder, as a CLI run from a shell has it (the sessions are not under it).
+        const r = await run.run([CLI, ...args], process.env.HOME ?? homedir());
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+        return r.stdout;
+      });
+      return new SidecarCases(root, names, run);
     } catch (e) {
-      rmSync(this.root, { recursive: true, force: true });
+      await runners?.dispose();
+      rmSync(root, { recursive: true, force: true });
       throw e;
     }
   }
 
-  /** Removes the cases' folders and says how long the runs took. For an after hook. */
-  dispose(): void {
+  /** Ends the children, removes the cases' folders and says how long the runs took. For an after hook. */
+  async dispose(): Promise<void> {
+    await this.runners.dispose();
     rmSync(this.root, { recursive: true, force: true });
     const sorted = [...this.runs].sort((a, b) => a - b);
     const took = Math.round((Date.now() - this.started) / 1000);
     console.log(
-      `      ${this.runs.length} runs, ${POOL} at a time, in ${took} s; median ${sorted[sorted.length >> 1]} ms, slowest ${this.slowest.ms} ms (${this.slowest.what}; a hang is ${HANG_MS} ms)`,
+      `      ${this.runs.length} runs, ${POOL} at a time in ${this.runners.children} children, in ${took} s; median ${sorted[sorted.length >> 1]} ms, slowest ${this.slowest.ms} ms (${this.slowest.what}; a hang is ${HANG_MS} ms)`,
     );
   }
 
@@ -533,7 +562,7 @@ export class SidecarCases {
       planted.add(path);
     }
     const before = snapshotDir(outside);
-    const r = await runBounded(argsFor(verb, dir), home);
+    const r = await this.runners.run(argsFor(verb, dir), home);
     this.runs.push(r.ms);
     const what = `${verb} with ${plants.map(([t, k]) => `${t.id} as ${k}`).join(', ')}`;
     if (r.ms > this.slowest.ms)
@@ -548,6 +577,9 @@ export class SidecarCases {
       { added: [], removed: [], changed: [] },
       `${what}: nothing outside the sessions' folders changes`,
     );
+    // Run in a child that goes on to other cases: a file left open would stay open there (a process of its own
+    // would have closed it on exit), and is a leak in the verb.
+    assert.deepEqual(r.openFiles, [], `${what}: no file is left open`);
     // A huge planted file may rightly be copied (a huge backup restored): the size check is for /dev/zero's bytes.
     assert.deepEqual(
       leaks(home, planted, !plants.some(([, k]) => k === 'huge')),
@@ -570,13 +602,8 @@ export class SidecarCases {
  * Makes the template sessions in `template`: a Claude Code session compacted in place and then forked, a Cline task,
  * a Codex rollout compacted in place, and outside them what a planted link points at. Returns the sidecars' names.
  */
-function makeTemplate(template: string): Names {
+async function makeTemplate(template: string, cli: (...args: string[]) => Promise<string>): Promise<Names> {
   const project = join(template, PROJECT);
-  const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
-    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
   mkdirSync(join(project, 's', 'subagents'), { recursive: true });
   const claude = join(project, 's.jsonl');
   writeFileSync(
@@ -593,7 +620,7 @@ function makeTemplate(template: string): Names {
   for (const f of ['api_conversation_history.json', 'ui_messages.json'])
     copyFileSync(join(sharedFixtures, 'cline', 'task-opus', f), join(project, 'cline', f));
   // A real in-place compaction: a backup with its manifest, a state file and saved tool results, as users have them.
-  cli('compact', claude, '--in-place', ...SMALL);
+  await cli('compact', claude, '--in-place', ...SMALL);
   const backup = readdirSync(project).find((n) => /^s\.jsonl\.bak-[0-9-]+$/.test(n));
   const saved = readdirSync(join(project, 's.tool-results'));
   assert.ok(backup && saved.length > 0, 'the template has a backup and saved tool results');
@@ -603,7 +630,7 @@ function makeTemplate(template: string): Names {
   copyFileSync(join(project, backup), claude);
   rmSync(join(project, 's.compactor-state.json'));
   rmSync(join(project, 's.tool-results'), { recursive: true });
-  const fork = (JSON.parse(cli('compact', claude, ...SMALL, '--json')) as { output: string }).output;
+  const fork = (JSON.parse(await cli('compact', claude, ...SMALL, '--json')) as { output: string }).output;
   assert.deepEqual(readdirSync(join(project, 's.tool-results')), saved, 'the fork saved the same results');
   // A Codex rollout compacted in place (its undo record names that, and undo puts the backup back only while the
   // rollout is still what the compaction wrote).
@@ -612,7 +639,7 @@ function makeTemplate(template: string): Names {
   const rollout = join(codexDay, `${ROLLOUT}.jsonl`);
   copyFileSync(join(sharedFixtures, 'codex', 'rollout-0.140.jsonl'), rollout);
   chmodSync(rollout, 0o644);
-  cli('compact', rollout, '--in-place', ...SMALL);
+  await cli('compact', rollout, '--in-place', ...SMALL);
   const codexBackup = readdirSync(codexDay).find((n) => n.startsWith(`${ROLLOUT}.jsonl.bak-`) && !n.endsWith('.json'));
   assert.ok(codexBackup, 'the Codex rollout has a backup');
   // Outside the sessions' folders: what a planted link points at.

@@ -13,9 +13,9 @@ describe('hostile sidecars: every verb finishes, touches nothing outside, copies
   this.timeout(3_600_000);
   let cases: SidecarCases | undefined;
 
-  before(() => {
+  before(async () => {
     assertCliBuilt();
-    cases = new SidecarCases();
+    cases = await SidecarCases.create();
   });
   after(() => cases?.dispose());
 
