@@ -18,7 +18,7 @@ import { agentCompactions, offlineAgainstAgent, type AgentCompaction } from '../
 import { extractiveSummary, shapeForExtractive } from '../src/core/compact/summarize/extractive';
 import { SUMMARY_PREFIX } from '../src/core/compact/summarize/prompt';
 import { summaryCharBudget } from '../src/core/compact/summary';
-import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../src/core/compact/summaryDetail';
+import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../src/core/summaryDetail';
 import type { JsonObject } from '../src/core/json';
 import { writeSection } from './results';
 import { LABELLED_FACTS, labelledKept } from './fidelity-labels';

@@ -2,7 +2,7 @@
 // streaming indexer (yielding to the event loop as it goes, so a 100 MB file never holds up its caller's thread) and
 // priced like the Rounds tree prices it (cost.ts).
 import { cacheState, expiredResumeCost, type CacheState, type ExpiredResume } from './cache';
-import { DEFAULT_SETTINGS } from './compact/types';
+import { DEFAULT_SETTINGS } from './compactSettings';
 import { DEFAULT_PRICES, priceFor, type PriceTable, type SessionCost } from './cost';
 import { fileCost } from './fileCost';
 import { analyze, readSessionIndex, readSubagentResponses } from './inspect';

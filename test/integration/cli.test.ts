@@ -17,7 +17,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
-import { DEFAULT_SETTINGS } from '../../src/core/compact/types';
+import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
 import { compactErrorOutcome, renderCompactResult, resultJson } from '../../src/cli/compact';
 import { parseVerbArgs, type VerbSpec } from '../../src/cli/options';
 import { VERBS } from '../../src/cli/verbs';

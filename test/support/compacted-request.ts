@@ -21,7 +21,7 @@ import { digestEntry, type Entry } from '../../src/core/entries';
 import type { Chain } from '../../src/core/chain';
 import { buildRounds, type Round } from '../../src/core/rounds';
 import { continuesToolLoop, rawEstimate } from '../../src/core/tokens/estimate';
-import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
+import { loadEntryObjects, toolResultText } from '../../src/core/lines';
 import { messageContent, obj } from '../../src/core/json';
 import { compactFile, type CompactOptions } from '../../src/core/compact/compact';
 import type { CompactResult, CompactionPlan } from '../../src/core/compact/types';

@@ -21,7 +21,7 @@ import { arr, asObject, jsonText, obj, str, type JsonObject } from '../json';
 import { contentBlocks, messageOf, type ConversationMessage, type ConversationRecord } from '../conversation';
 import { claudeConversationRecord } from '../formats/claude-code/message';
 import { charsForTokens, estimateStringTokens, TOKEN_MODEL } from '../tokens/estimate';
-import { toolResultText } from './lines';
+import { toolResultText } from '../lines';
 import { isCodexRecord } from '../formats/codex/reader';
 import { codexItemRecord } from '../formats/codex/message';
 import { measureFidelity, spanFacts, type FidelityReport } from './fidelity';

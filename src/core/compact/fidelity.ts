@@ -44,7 +44,7 @@
 import { basename } from 'node:path';
 import { contentBlocks, messageOf, type ConversationMessage, type ConversationRecord } from '../conversation';
 import { jsonText } from '../json';
-import { toolResultText } from './lines';
+import { toolResultText } from '../lines';
 import {
   errorKeyLine,
   EXIT_STATUS,

@@ -11,11 +11,11 @@ import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } f
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
 import { clipNotingRest } from './messages';
-import { toolResultText } from './lines';
+import { toolResultText } from '../lines';
 import { contentText, messageOf, type ConversationRecord } from '../conversation';
 import { asObject, jsonText } from '../json';
 import type { CompactOptions, SummarizerChoice } from './options';
-import type { SummaryDetail } from './summaryDetail';
+import type { SummaryDetail } from '../summaryDetail';
 import { summarizeWithAgentCli, type AgentCliKind } from './summarize/agentCli';
 import { CLAUDE_CLI } from './summarize/claudeCli';
 import { CODEX_CLI } from './summarize/codexCli';

@@ -206,7 +206,7 @@ export interface AgentCapabilities {
   resume: boolean;
   /**
    * Fork From Before This Compaction: a new session of the lines written before one of the agent's own compactions
-   * (core/forkBefore.ts), checked with the agent's loader model as resume health is.
+   * (core/repair/forkBefore.ts), checked with the agent's loader model as resume health is.
    */
   forkBefore: boolean;
   /** The agent's own CLI as the summarizer (`claude-cli`, `codex-cli`), when it has one. */

@@ -2,7 +2,7 @@
 // context map figures and the compaction plan. Pure: no `vscode` import.
 import type { Analysis } from '../../core/analysis';
 import type { CompactionPlan } from '../../core/compact/types';
-import { DEFAULT_SETTINGS } from '../../core/compact/types';
+import { DEFAULT_SETTINGS } from '../../core/compactSettings';
 import type { Breakdown } from '../../core/breakdown';
 import { contextMap, type ContextMap } from '../../core/contextMap';
 import { costNotes, DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../../core/cost';

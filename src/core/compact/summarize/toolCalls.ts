@@ -8,7 +8,7 @@
 // input, or an older function call's `input` argument), local_shell an `action` object with an argv.
 import { contentBlocks, messageOf, type ConversationRecord } from '../../conversation';
 import { asObject, jsonText, str, type JsonObject } from '../../json';
-import { toolResultText } from '../lines';
+import { toolResultText } from '../../lines';
 
 export interface FileChange {
   path: string;

@@ -1,10 +1,10 @@
 // Loads the full JSON of selected entries by re-reading their byte ranges from the file.
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
-import { splitJoinedObjects, type Entry } from '../entries';
-import { isObject, type JsonObject } from '../json';
-import type { ConversationRecord } from '../conversation';
-import { agentModule, type AgentId } from '../formats/registry';
+import { splitJoinedObjects, type Entry } from './entries';
+import { isObject, type JsonObject } from './json';
+import type { ConversationRecord } from './conversation';
+import { agentModule, type AgentId } from './formats/registry';
 
 /**
  * Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). `shape`, when given,
