@@ -241,6 +241,54 @@ export interface AgentModule<Id extends string = string> {
    * plan, whose result's history is its summary and the rounds it keeps.
    */
   resumeOverhead?: (entries: readonly Entry[], calibration: number, kept?: ReadonlySet<number>) => ResumeOverhead;
+  /**
+   * What the user's agent sends now with every request, read from their own newest sessions (core/agentNow.ts reads
+   * the files, the module says what they record): absent, a plan uses the file's own figures.
+   */
+  readonly agentNow?: AgentNowSpec;
+}
+
+/** The head and tail lines of one session file (whole lines only), as core/agentNow.ts read them. */
+export interface SessionEnds {
+  file: string;
+  head: string[];
+  tail: string[];
+}
+
+/**
+ * What the user's agent sends now, as its module read it from their sessions: each agent's own shape, tagged with its
+ * id, read again only by the module that made it (`AgentNowSpec.resumeBasis`).
+ */
+export interface AgentNow {
+  readonly agent: string;
+}
+
+/** The system prompt and tools a resume of a plan's result is sent with, where the figure comes from, and what it announces. */
+export interface ResumeBasis {
+  /** System prompt and tools, tokens (0 when unknown). */
+  tokens: number;
+  source: 'agent-now' | 'agent-now-assumed' | 'recorded' | 'estimated' | null;
+  /** `source` in words. */
+  from: string;
+  /** The session-start context the user's agent announces today (core/agentNow.ts), or null: the file's own. */
+  announced: Readonly<Record<string, number>> | null;
+  /** `tokens` already holds the context the agent gives a resumed thread (Codex's, from the user's Codex, not this file). */
+  includesResumeContext?: boolean;
+}
+
+/** How an agent's newest sessions tell what it sends now (core/agentNow.ts reads the files; the module reads them). */
+export interface AgentNowSpec {
+  /** The sessions folder whose newest sessions speak for `file`: the one `file` is in when it is one, else `usersFolder`. */
+  folderOf(file: string, usersFolder: string): string;
+  /** Whether `file`'s own ends are read too (`of`'s `own`). */
+  readsOwnFile: boolean;
+  /** What the ends of the newest sessions record (and `own`, the file's, when `readsOwnFile`), or null: nothing. */
+  of(ends: readonly SessionEnds[], own: SessionEnds | null): AgentNow | null;
+  /**
+   * The resume's system prompt and tools as `now` (this module's) says the agent sends them with `model` (the one
+   * the resume uses), or `own`, the file's own figure, when it does not say better.
+   */
+  resumeBasis(now: AgentNow, model: string | null, own: ResumeBasis): ResumeBasis;
 }
 
 /** Capabilities of an agent the product reads only. */

@@ -291,7 +291,7 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
       ...none,
       output: out,
       sessionId,
-      resumeCommand: resumeCommand(cwd, sessionId),
+      resumeCommand: resumeCommand(cwd, sessionId, undefined, index.format.id),
       backup: committed.backup,
       carriedOverBytes: committed.carriedOverBytes,
       notes,

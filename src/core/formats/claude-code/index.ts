@@ -1,5 +1,6 @@
 // Claude Code: JSONL transcripts, read, compacted, repaired and resumed; a transcript stored as one JSON array is
 // read only.
+import { claudeAgentNow } from './agentNow';
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
 import { FIVE_MINUTES_MS, o200kApproximation, readOnly } from '../agent';
 import { claudeLimits } from './limits';
@@ -61,4 +62,5 @@ export const claudeCode: AgentModule<'claude-code'> = {
   limits: (model) => claudeLimits(model),
   cache: { rules: { recordsLifetime: true, defaultTtlMs: FIVE_MINUTES_MS }, unknown: '' },
   tokenizer: o200kApproximation('Claude'),
+  agentNow: claudeAgentNow,
 };
