@@ -176,17 +176,3 @@ function parseEntryText(text: string, e: Entry): JsonObject {
   if (!isObject(v)) throw new Error(`line ${e.line}: entry part ${e.part} is not a JSON object`);
   return v;
 }
-
-/** Text of a tool_result block's content: strings joined, images and other blocks skipped. */
-export function toolResultText(content: unknown): { text: string; hasNonText: boolean } {
-  if (typeof content === 'string') return { text: content, hasNonText: false };
-  if (!Array.isArray(content)) return { text: content == null ? '' : JSON.stringify(content), hasNonText: false };
-  const parts: string[] = [];
-  let hasNonText = false;
-  for (const b of content as unknown[]) {
-    const text = isObject(b) && b.type === 'text' ? b.text : undefined;
-    if (typeof text === 'string') parts.push(text);
-    else hasNonText = true;
-  }
-  return { text: parts.join('\n'), hasNonText };
-}

@@ -246,6 +246,33 @@ export interface AgentModule<Id extends string = string> {
    * the files, the module says what they record): absent, a plan uses the file's own figures.
    */
   readonly agentNow?: AgentNowSpec;
+  /**
+   * The compactions the agent made itself in a session file's parsed lines (null for a line that did not parse), with
+   * the span each summarized and the summary it kept, for the fidelity measure (compact/agentSummaries.ts).
+   */
+  ownSummaries?(lines: (JsonObject | null)[]): OwnSummary[];
+}
+
+/** How the agent's own summary is recorded: readable text, encrypted (only its retained messages readable), or not at all. */
+export type OwnSummaryKind = 'text' | 'encrypted' | 'not-recorded';
+
+/** A compaction the agent made itself: the span it summarized, and the text it kept of it that can be read. */
+export interface OwnSummary {
+  /** The id of the agent that made it. */
+  agent: string;
+  /** 1-based line number of the compact_boundary line (Codex: of the `compacted` record). */
+  boundaryLine: number;
+  /** The summarized records as the summarizers read them (each agent's module maps them; Codex's with the session's cwd). */
+  span: ConversationRecord[];
+  /** The readable text the agent kept: its summary, and for Codex the messages it retained (see formats/codex/ownSummaries.ts). */
+  summary: string;
+  summaryKind: OwnSummaryKind;
+  /**
+   * "Its size", which ours is held to: the summary's characters when it can be read (basis `readable`); for a summary
+   * that cannot be read, the kept part's tokens as the next request counts them (measuredKeptTokens) in characters of
+   * prose by our estimate, and never less than the readable part (basis `next-request`).
+   */
+  size: { chars: number; basis: 'readable' | 'next-request'; tokens?: number };
 }
 
 /** The head and tail lines of one session file (whole lines only), as core/agentNow.ts read them. */

@@ -15,7 +15,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { compactFile } from '../../../src/core/compact/compact';
-import { toolResultText } from '../../../src/core/lines';
+import { toolResultText } from '../../../src/core/conversation';
 import { activeSummary } from '../../support/summaries';
 import { safeToolResultName } from '../../../src/core/compact/state';
 import { CompactError, type CompactResult } from '../../../src/core/compact/types';

@@ -1,6 +1,7 @@
 // Claude Code: JSONL transcripts, read, compacted, repaired and resumed; a transcript stored as one JSON array is
 // read only.
 import { claudeAgentNow } from './agentNow';
+import { claudeOwnSummaries } from './ownSummaries';
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
 import { FIVE_MINUTES_MS, o200kApproximation, readOnly } from '../agent';
 import { claudeLimits } from './limits';
@@ -63,4 +64,5 @@ export const claudeCode: AgentModule<'claude-code'> = {
   cache: { rules: { recordsLifetime: true, defaultTtlMs: FIVE_MINUTES_MS }, unknown: '' },
   tokenizer: o200kApproximation('Claude'),
   agentNow: claudeAgentNow,
+  ownSummaries: claudeOwnSummaries,
 };

@@ -1,6 +1,7 @@
 // Codex CLI: rollouts read, compacted (a `compacted` record, formats/codex/writer.ts) and resumed; tool-result
 // previews rewrite Claude Code lines only, so a Codex plan keeps every kept output whole.
 import { codexAgentNow } from './agentNow';
+import { codexOwnSummaries } from './ownSummaries';
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
 import { FIVE_MINUTES_MS, readOnly } from '../agent';
 import { codexLimits, codexResumeOverhead } from './context';
@@ -75,4 +76,5 @@ export const codex: AgentModule<'codex'> = {
   },
   resumeOverhead: codexResumeOverhead,
   agentNow: codexAgentNow,
+  ownSummaries: codexOwnSummaries,
 };
