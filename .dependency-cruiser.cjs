@@ -62,13 +62,27 @@ module.exports = {
       to: { path: '^src/webview/(?!(protocol|mapProtocol)\\.ts$)' },
     },
     {
+      name: 'core-root-below-compact',
+      severity: 'error',
+      comment:
+        "The engine's root (src/core/*.ts: reading, analysing, pricing a session) is what the compactor builds on, so it " +
+        'imports nothing from src/core/compact/: what both need lives at the root (compactSettings.ts, lines.ts, ' +
+        'summaryDetail.ts), and what needs a plan lives in compact/ (compact/economics.ts).',
+      from: { path: '^src/core/[^/]+\\.ts$' },
+      to: { path: '^src/core/compact/' },
+    },
+    {
       name: 'engine-reads-no-agent-schema',
       severity: 'error',
       comment:
-        'What reads a session after its reader (compaction, the summarizers, the fidelity measure, the readable views) ' +
-        "reads the engine's model (core/conversation.ts) through the registry, never an agent's own module.",
+        "The engine outside src/core/formats/ reads the engine's model (core/conversation.ts) and asks an agent's module " +
+        "through the registry (formats/registry.ts), never importing an agent's own folder. The files still excepted " +
+        "use Claude Code's loader model, limits or folder directly: the next steps of issue 32 (never add one; " +
+        'test/unit/neutral-core.test.ts lists them too).',
       from: {
-        path: '^src/core/(compact/(compact|summary|fidelity|messages|readable|lines|plan|planBase|steer)\\.ts|compact/summarize/|roundDetail\\.ts)',
+        path: '^src/core/',
+        pathNot:
+          '^src/core/(formats/|(loadedChain|sessionFolders|sessionList)\\.ts$|repair/(doctor|forkBefore|repairPlan)\\.ts$)',
       },
       to: { path: '^src/core/formats/[^/]+/' },
     },

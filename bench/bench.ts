@@ -62,7 +62,7 @@ import { analyze, inspectFile, reinspect } from '../src/core/inspect';
 import { indexTranscript } from '../src/core/transcript';
 import { planDetails } from '../src/core/compact/plan';
 import { emptyState } from '../src/core/compact/state';
-import type { CompactSettings } from '../src/core/compact/types';
+import type { CompactSettings } from '../src/core/compactSettings';
 import { countTokensExact } from '../src/core/tokens/exact';
 import { TEXT_TOKENS, TOKEN_MODEL } from '../src/core/tokens/estimate';
 

@@ -23,7 +23,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inspectFile, type Analysis } from '../src/core/inspect';
 import { planDetails } from '../src/core/compact/plan';
-import { loadEntryObjects } from '../src/core/compact/lines';
+import { loadEntryObjects } from '../src/core/lines';
 import { messageContent } from '../src/core/json';
 import { CompactError, type CompactResult } from '../src/core/compact/types';
 import { claudeFixtureDir, claudeFixtures, repoRoot } from '../test/support/fixtures';

@@ -14,11 +14,12 @@ import {
   spanFacts,
   type FidelityReport,
 } from '../src/core/compact/fidelity';
-import { agentCompactions, offlineAgainstAgent, type AgentCompaction } from '../src/core/compact/agentSummaries';
+import { agentCompactions, offlineAgainstAgent } from '../src/core/compact/agentSummaries';
+import type { OwnSummary } from '../src/core/formats/agent';
 import { extractiveSummary, shapeForExtractive } from '../src/core/compact/summarize/extractive';
 import { SUMMARY_PREFIX } from '../src/core/compact/summarize/prompt';
 import { summaryCharBudget } from '../src/core/compact/summary';
-import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../src/core/compact/summaryDetail';
+import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../src/core/summaryDetail';
 import type { JsonObject } from '../src/core/json';
 import { writeSection } from './results';
 import { LABELLED_FACTS, labelledKept } from './fidelity-labels';
@@ -34,7 +35,7 @@ const cell = (r: FidelityReport, c: (typeof FACT_CATEGORIES)[number]) => {
 const pct = (r: FidelityReport) => (r.total ? `${Math.round((100 * r.kept) / r.total)}%` : '–');
 
 /** Our offline summary of the compaction's span at a detail level, in the room the level reserves (as compact sizes it, calibration 1). */
-function offlineAtLevel(c: AgentCompaction, detail: SummaryDetail): { report: FidelityReport; chars: number } {
+function offlineAtLevel(c: OwnSummary, detail: SummaryDetail): { report: FidelityReport; chars: number } {
   const text = extractiveSummary({
     records: c.span.map((o) => shapeForExtractive(o)),
     maxChars: summaryCharBudget(SUMMARY_TOKENS_BY_DETAIL[detail], 1),
@@ -43,7 +44,7 @@ function offlineAtLevel(c: AgentCompaction, detail: SummaryDetail): { report: Fi
   return { report: measureFidelity(spanFacts(c.span), text), chars: SUMMARY_PREFIX.length + text.length };
 }
 
-const AGENT_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex' } as const;
+const AGENT_NAMES: Readonly<Record<string, string>> = { 'claude-code': 'Claude Code', codex: 'Codex' };
 
 /** The shared fixtures of the agents that compact by themselves: Claude Code's folder and Codex's beside it. */
 function fixtureFiles(): string[] {
@@ -70,14 +71,14 @@ export function parsedLines(file: string): (JsonObject | null)[] {
 }
 
 /** Every compaction an agent made itself in the shared fixtures, labelled `file:line`. */
-export function sharedCompactions(): { label: string; c: AgentCompaction }[] {
+export function sharedCompactions(): { label: string; c: OwnSummary }[] {
   return fixtureFiles().flatMap((file) =>
     agentCompactions(parsedLines(file)).map((c) => ({ label: `${file.split('/').pop()}:${c.boundaryLine}`, c })),
   );
 }
 
 /** What "its size" is for one compaction, in words. */
-function sizeNote(label: string, c: AgentCompaction): string {
+function sizeNote(label: string, c: OwnSummary): string {
   const who = AGENT_NAMES[c.agent];
   if (c.summaryKind === 'text')
     return `- ${label}: ${who}'s summary is readable text, ${c.summary.length} characters: its size.`;

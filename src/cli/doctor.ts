@@ -1,6 +1,6 @@
 // `agent-compactor doctor <file> [--json]`: what `claude --resume` would load, and why it would load less.
-import type { DoctorReport } from '../core/doctor';
-import { repairOutlook } from '../core/repair';
+import type { DoctorReport } from '../core/repair/doctor';
+import { repairOutlook } from '../core/repair/repair';
 import { readSessionIndex } from '../core/inspect';
 import { EXIT_FAILURE, EXIT_OK, onePositional, readableTranscript, shown, UsageError } from './args';
 import { unsupported } from '../core/formats/registry';

@@ -1,6 +1,6 @@
 // `agent-compactor fork-before <file> --compaction N`: a new session holding the chain up to just before a compaction
-// the agent made by itself (core/forkBefore.ts), to undo an idle or auto compaction that discarded working context.
-import { forkBeforeCompaction } from '../core/forkBefore';
+// the agent made by itself (core/repair/forkBefore.ts), to undo an idle or auto compaction that discarded working context.
+import { forkBeforeCompaction } from '../core/repair/forkBefore';
 import { compactionLine } from '../core/agentCompactions';
 import { CompactError } from '../core/compact/types';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, UsageError } from './args';

@@ -4,9 +4,10 @@ import { inspectFile, type Analysis, type InspectReport } from '../core/inspect'
 import { contextMap, type ContextMap } from '../core/contextMap';
 import { contextNow, contextParts } from '../core/context';
 import { statedWindow, type StatedWindow } from '../core/limits';
-import { asIsLine, cacheState, compactionEconomics, economicsLine, nextTurnAsIs } from '../core/cache';
+import { asIsLine, cacheState, nextTurnAsIs } from '../core/cache';
+import { compactionEconomics, economicsLine } from '../core/compact/economics';
 import { planCompaction } from '../core/compact/plan';
-import { DEFAULT_SETTINGS } from '../core/compact/types';
+import { DEFAULT_SETTINGS } from '../core/compactSettings';
 import { unsupported } from '../core/formats/registry';
 import { compactionLine } from '../core/agentCompactions';
 import {

@@ -1,7 +1,7 @@
 // `agent-compactor plan <file>`: what a compaction would do, without writing anything.
 import { inspectFile } from '../core/inspect';
 import { planCompaction } from '../core/compact/plan';
-import { compactionEconomics, economicsLine } from '../core/cache';
+import { compactionEconomics, economicsLine } from '../core/compact/economics';
 import { draftSummary, planCompactionOf } from '../core/compact/compact';
 import { fidelityText } from '../core/compact/fidelity';
 import { CompactError, type CompactionPlan } from '../core/compact/types';

@@ -1,6 +1,6 @@
 // `agent-compactor repair <file> [--out FILE | --in-place]`: links every broken parent and turns tool results whose call
 // is gone into text, so that resume loads the whole active context; writes a fork by default.
-import { repairFile, resumeStillBroken, type RepairResult } from '../core/repair';
+import { repairFile, resumeStillBroken, type RepairResult } from '../core/repair/repair';
 import { CompactError } from '../core/compact/types';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, onePositional, readableTranscript, UsageError } from './args';
 import { printErr, printJson, printOut, sanitizeForTerminal } from './format';

@@ -1,12 +1,12 @@
 // Compaction settings from CLI flags: the table shared by `plan` and `compact`.
-import { DEFAULT_SETTINGS, type CompactSettings } from '../core/compact/types';
+import { DEFAULT_SETTINGS, type CompactSettings } from '../core/compactSettings';
 import {
   DEFAULT_SUMMARY_DETAIL,
   isSummaryDetail,
   SUMMARY_DETAIL_CHOICES,
   SUMMARY_DETAILS,
   SUMMARY_TOKENS_BY_DETAIL,
-} from '../core/compact/summaryDetail';
+} from '../core/summaryDetail';
 import { intOption, UsageError } from './args';
 import { sanitizeForTerminal } from './format';
 import { list, str, type OptionSpec, type Values } from './options';

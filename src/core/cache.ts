@@ -21,15 +21,7 @@ import type { Entry } from './entries';
 import type { Round } from './rounds';
 import { newestUsageInContext } from './tokens/usage';
 import { priceFor, type ModelPrice, type PriceTable } from './cost';
-import {
-  OFFLINE_SUMMARIZER,
-  summarizerCostFor,
-  summarizerCostText,
-  type SummarizerCost,
-  type SummarizerPricing,
-} from './compact/summarizerCost';
 import type { Analysis } from './analysis';
-import type { CompactionPlan } from './compact/types';
 import { contextNow } from './context';
 import type { CacheRules } from './formats/agent';
 import { agentModule, type AgentId } from './formats/registry';
@@ -208,22 +200,6 @@ export function nextTurnCost(input: NextTurnInput): NextTurnCost {
   };
 }
 
-/** The figures a user weighs before compacting: the cache now, the next turn's cost both ways, and what was assumed. */
-export interface CompactionEconomics extends NextTurnCost {
-  priced: true;
-  cache: CacheState;
-  /** The model the next turn is priced at (the newest response's), and its price-table key. */
-  model: string;
-  priceKey: string;
-  /** The model is not in the price table: another model's rates were used (`PriceMatch.assumed`). */
-  assumed: boolean;
-  contextTokens: number;
-  afterTokens: number;
-  /** The summarizer's own cost (`summarizerCostFor`): 0 offline; counted in `compactedUsd`. */
-  summarizerUsd: number;
-  summarizerCost: SummarizerCost;
-}
-
 /** A plan whose next turn has no price: the newest response's model is unknown or not in the price table. */
 export interface UnpricedEconomics {
   priced: false;
@@ -233,58 +209,15 @@ export interface UnpricedEconomics {
   reason: string;
 }
 
-export type PlanEconomics = CompactionEconomics | UnpricedEconomics;
-
-export interface EconomicsOptions {
+/** What pricing the next turn needs: when "now" is, the price table, and where a user gives a price. */
+export interface AsIsOptions {
   now: number;
   prices?: PriceTable;
-  /** The summarizer the compaction would run (priced by `summarizerCostFor`); omitted: offline. */
-  summarizer?: SummarizerPricing;
   /** Where a price is given, for the unpriced reason (default: both the setting and the CLI option). */
   pricesHint?: string;
 }
 
 const PRICES_HINT = 'the agentCompactor.prices setting or --prices';
-
-/**
- * The economics of the given plan for the analysed session: null when there is nothing to compact; unpriced (with
- * the reason) when the newest response's model is unknown or has no price, so every surface says so.
- */
-export function compactionEconomics(
-  analysis: Analysis,
-  plan: CompactionPlan,
-  options: EconomicsOptions,
-): PlanEconomics | null {
-  if (plan.nothingToDo) return null;
-  const cache = cacheState(analysis.index.entries, analysis.rounds, analysis.index.format.id, options.now);
-  const newest = newestUsageInContext(analysis.index.entries, analysis.rounds);
-  const model = newest?.round.model ?? null;
-  const priced = model ? priceFor(model, options.prices) : null;
-  if (!model || !priced) return nextTurnAsIs(analysis, options) as UnpricedEconomics;
-  const contextTokens = contextNow(analysis.report).tokens;
-  const afterTokens = plan.postTokens + plan.overheadTokens;
-  const summarizerCost = summarizerCostFor(analysis, plan, options.summarizer ?? OFFLINE_SUMMARIZER, options.prices);
-  const cost = nextTurnCost({
-    cache,
-    contextTokens,
-    overheadTokens: plan.overheadTokens,
-    afterTokens,
-    summarizerUsd: summarizerCost.usd,
-    price: priced.price,
-  });
-  return {
-    ...cost,
-    priced: true,
-    cache,
-    model,
-    priceKey: priced.key,
-    assumed: priced.assumed,
-    contextTokens,
-    afterTokens,
-    summarizerUsd: summarizerCost.usd,
-    summarizerCost,
-  };
-}
 
 /** The next turn resumed as it is, without a plan: the cache's state and the input cost, or why it has no price. */
 export type AsIsNextTurn =
@@ -299,10 +232,7 @@ export type AsIsNextTurn =
     }
   | UnpricedEconomics;
 
-export function nextTurnAsIs(
-  analysis: Analysis,
-  options: Pick<EconomicsOptions, 'now' | 'prices' | 'pricesHint'>,
-): AsIsNextTurn {
+export function nextTurnAsIs(analysis: Analysis, options: AsIsOptions): AsIsNextTurn {
   const { entries } = analysis.index;
   const cache = cacheState(entries, analysis.rounds, analysis.index.format.id, options.now);
   const model = newestUsageInContext(entries, analysis.rounds)?.round.model ?? null;
@@ -337,30 +267,6 @@ export function asIsLine(n: AsIsNextTurn): string {
 /** A cost in dollars: cents from a cent up, else four decimals. */
 export function dollars(usd: number): string {
   return usd >= 0.00995 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
-}
-
-/**
- * One line for the CLI and the dialogs: "next turn as it is $0.05 (cache warm until 14:06 UTC), compacted $0.08 …";
- * for an unpriced session, that it is not priced and why.
- */
-export function economicsLine(e: PlanEconomics): string {
-  if (!e.priced) return `next turn not priced (${e.reason})`;
-  const cache =
-    e.cache.status === 'unknown' ? `cache state unknown: ${e.cache.reason}` : e.cache.reason.replace(/ \(.*\)$/, '');
-  const pays =
-    e.breakEvenTurns === null
-      ? 'it never pays for itself (the context gets no smaller)'
-      : e.breakEvenTurns === 0
-        ? 'it pays for itself at once'
-        : `it pays for itself after ${e.breakEvenTurns} turn${e.breakEvenTurns === 1 ? '' : 's'}`;
-  const horizon =
-    e.savedOverHorizonUsd >= 0
-      ? `saves ≈ ${dollars(e.savedOverHorizonUsd)} over the next ${e.horizon}`
-      : `costs ≈ ${dollars(-e.savedOverHorizonUsd)} more over the next ${e.horizon}`;
-  const share = summarizerCostText(e.summarizerCost, dollars);
-  const summarizer = share ? `, ${share}` : '';
-  const rates = e.assumed ? `${e.model} assumed at ${e.priceKey} rates` : `${e.priceKey} rates`;
-  return `next turn as it is ${dollars(e.asIsUsd)} (${cache}), compacted ${dollars(e.compactedUsd)}${summarizer}; ${pays}; ${horizon} (input tokens at ${rates})`;
 }
 
 /** What resuming a session costs as it is and compacted first, for a list that does not plan. */

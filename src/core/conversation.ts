@@ -2,7 +2,7 @@
 // read of a session, whatever agent wrote it. Each agent's module maps its records to it (RecordFormat.message:
 // Claude Code's lines in formats/claude-code/message.ts, Codex's response items in formats/codex/message.ts), so
 // nothing after reading knows an agent's line schema.
-import { asObject, type JsonObject } from './json';
+import { asObject, isObject, jsonText, type JsonObject } from './json';
 
 /** A user or assistant message, with Anthropic-style content (a string, or text, tool_use, tool_result, image blocks). */
 export interface ConversationMessage {
@@ -59,4 +59,28 @@ export function contentText(content: unknown): string {
       return b?.type === 'text' && typeof b.text === 'string' ? b.text : '';
     })
     .join('\n');
+}
+
+/** The text of a record's message: its string content, or its text blocks joined by lines. */
+export function recordText(o: ConversationRecord | null | undefined): string {
+  const c = messageOf(o ?? undefined)?.content;
+  if (typeof c === 'string') return c;
+  return contentBlocks(o ?? undefined)
+    .filter((b) => b.type === 'text')
+    .map((b) => jsonText(b.text ?? ''))
+    .join('\n');
+}
+
+/** Text of a tool_result block's content: strings joined, images and other blocks skipped. */
+export function toolResultText(content: unknown): { text: string; hasNonText: boolean } {
+  if (typeof content === 'string') return { text: content, hasNonText: false };
+  if (!Array.isArray(content)) return { text: content == null ? '' : JSON.stringify(content), hasNonText: false };
+  const parts: string[] = [];
+  let hasNonText = false;
+  for (const b of content as unknown[]) {
+    const text = isObject(b) && b.type === 'text' ? b.text : undefined;
+    if (typeof text === 'string') parts.push(text);
+    else hasNonText = true;
+  }
+  return { text: parts.join('\n'), hasNonText };
 }

@@ -26,8 +26,6 @@ export interface LimitFacts {
   autoCompactions: number[];
 }
 
-export { claudeAutoCompactAt, claudeWindowOf } from './formats/claude-code/limits';
-
 /** The limits from the facts: the agent's own rules, and an observed auto-compaction bounds the threshold. */
 export function contextLimits(f: LimitFacts): ContextLimits {
   const { window, windowFrom, ...rules } = agentModule(f.format).limits(f.model, f.recordedWindow);

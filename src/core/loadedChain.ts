@@ -5,7 +5,7 @@
 // splice made repair quadratic in such results. `spliceIn` updates this view in place when what a rebuild would give is
 // known without one; the caller rebuilds only when it is not.
 import { buildChainWithTables, lastPromptTarget } from './chain';
-import { activeRegion } from './doctor';
+import { activeRegion } from './repair/doctor';
 import { claudeLoader } from './formats/claude-code/loader';
 import type { Entry } from './entries';
 

@@ -149,8 +149,8 @@ export function posixResumeCommand(parts: { cwd: string; argv: readonly string[]
 export function resumeCommand(
   cwd: string | null | undefined,
   sessionId: string | null | undefined,
-  program?: string,
-  agent: AgentId = 'claude-code',
+  program: string | undefined,
+  agent: AgentId,
 ): string | null {
   const parts = resumeParts(agent, cwd, sessionId, program);
   return parts.ok ? posixResumeCommand(parts) : null;

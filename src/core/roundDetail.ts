@@ -2,7 +2,7 @@
 // with its input and each result with its size, re-read from the file by byte offset. Texts
 // are returned whole (for exact counting) and cut for display by the caller.
 import type { Analysis } from './analysis';
-import { loadConversation } from './compact/lines';
+import { loadConversation } from './lines';
 import { isObject } from './json';
 import { estimateStringTokens } from './tokens/estimate';
 

@@ -2,7 +2,7 @@
 // streaming indexer (yielding to the event loop as it goes, so a 100 MB file never holds up its caller's thread) and
 // priced like the Rounds tree prices it (cost.ts).
 import { cacheState, expiredResumeCost, type CacheState, type ExpiredResume } from './cache';
-import { DEFAULT_SETTINGS } from './compact/types';
+import { DEFAULT_SETTINGS } from './compactSettings';
 import { DEFAULT_PRICES, priceFor, type PriceTable, type SessionCost } from './cost';
 import { fileCost } from './fileCost';
 import { analyze, readSessionIndex, readSubagentResponses } from './inspect';
@@ -11,7 +11,7 @@ import { contextFromTail } from './contextTail';
 import { contextLimits, limitFacts, type ContextLimits, type LimitFacts } from './limits';
 import type { SessionSummary } from './sessionList';
 import type { TokenSource } from './report';
-import type { AgentId } from './formats/registry';
+import { fallbackRecordAgent, type AgentId } from './formats/registry';
 
 export interface SessionStats {
   /** Rounds of the main conversation (history and active context), as the Rounds tree lists them. */
@@ -132,7 +132,8 @@ export function sessionContext(
   stale: boolean,
 ): SessionContext {
   const facts: LimitFacts = stats?.limits ?? {
-    format: s.agent ?? 'claude-code',
+    // A row that names no agent is a JSON-lines file as the reader that takes any JSON lines reads it.
+    format: s.agent ?? fallbackRecordAgent().id,
     model: s.model,
     recordedWindow: null,
     autoCompactions: [],

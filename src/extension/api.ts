@@ -3,7 +3,7 @@
 // Versioned: fields are only ever added within a version; `version` changes when one is removed or changes meaning.
 import type * as vscode from 'vscode';
 import type { Analysis } from '../core/analysis';
-import type { DoctorReport } from '../core/doctor';
+import type { DoctorReport } from '../core/repair/doctor';
 import type { SessionNode } from './model/sessionsTree';
 import type { CompactionPlan, CompactResult } from '../core/compact/types';
 import type { MapSnapshot } from './contextMapPanel';

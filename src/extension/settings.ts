@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { readSettings, userScopedValue, USER_ONLY_SETTINGS, type ExtensionSettings } from './model/settings';
 import { priceTableFromSetting } from './model/mapState';
 import type { PriceTable } from '../core/cost';
-import { DEFAULT_SETTINGS } from '../core/compact/types';
+import { DEFAULT_SETTINGS } from '../core/compactSettings';
 import type { SummarizerPricing } from '../core/compact/summarizerCost';
 
 export const SECTION = 'agentCompactor';

@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { SUMMARY_INSTRUCTIONS, summaryInstructions } from '../../src/core/compact/summarize/prompt';
-import type { CompactSettings } from '../../src/core/compact/types';
+import type { CompactSettings } from '../../src/core/compactSettings';
 import { CLAUDE_CLI_SYSTEM_PROMPT } from '../../src/core/compact/summarize/claudeCli';
 import { spawn } from 'node:child_process';
 import { agentFixtures, fixture, repoRoot } from '../support/fixtures';

@@ -12,8 +12,8 @@ import { LANES, Lanes } from './lanes';
 import { fixture } from '../support/fixtures';
 import { buildChain, buildChainWithTables } from '../../src/core/chain';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
-import { activeRegion, diagnose } from '../../src/core/doctor';
-import { repairFile } from '../../src/core/repair';
+import { activeRegion, diagnose } from '../../src/core/repair/doctor';
+import { repairFile } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 
 /** tool_use ids of the request's messages, in order. */

@@ -1,6 +1,6 @@
 // Fork From Before This Compaction, judged by the real, pinned Claude Code (offline against the fake; see
 // test/support/today-sessions.ts): a session Claude Code compacted itself (/compact), forked before that compaction
-// (core/forkBefore.ts), then resumed with `claude -p --resume <fork>`: the request it sends carries the conversation
+// (core/repair/forkBefore.ts), then resumed with `claude -p --resume <fork>`: the request it sends carries the conversation
 // from before the compaction (the first prompt, the last turn's marker) and not the compaction's summary; the original
 // is untouched; the fork's lines are the original's, byte for byte, up to the boundary.
 import { strict as assert } from 'node:assert';
@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { agentFixtures, fixture } from '../support/fixtures';
-import { forkBeforeCompaction } from '../../src/core/forkBefore';
+import { forkBeforeCompaction } from '../../src/core/repair/forkBefore';
 import { CompactError } from '../../src/core/compact/types';
 import { contentTexts, requestText, resumeWithClaude } from '../support/claude-code';
 import { generateTodaySession, TODAY_MARKERS, TODAY_STEPS, type TodaySession } from '../support/today-sessions';

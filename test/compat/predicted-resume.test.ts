@@ -37,7 +37,7 @@ import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 import { limitFacts } from '../../src/core/limits';
-import type { SummaryDetail } from '../../src/core/compact/summaryDetail';
+import type { SummaryDetail } from '../../src/core/summaryDetail';
 import { LANES, Lanes, type Log } from './lanes';
 
 const TOLERANCE = 0.05;

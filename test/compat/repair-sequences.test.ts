@@ -16,9 +16,9 @@ import { claudeFixtures } from '../support/fixtures';
 import { Rng } from '../support/reliability';
 import { buildChainWithTables } from '../../src/core/chain';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
-import { activeRegion, diagnose } from '../../src/core/doctor';
+import { activeRegion, diagnose } from '../../src/core/repair/doctor';
 import { orphanHeader } from '../../src/core/orphanResults';
-import { repairFile } from '../../src/core/repair';
+import { repairFile } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 
 const SEEDS = 2;

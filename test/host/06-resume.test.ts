@@ -152,7 +152,11 @@ describe('host: fork compaction, Copy Resume Command, Resume Session in Claude C
     );
     assert.equal(viaResult, expected);
     assert.equal(await vscode.env.clipboard.readText(), expected);
-    assert.equal(viaResult, resumeCommand(fork.cwd, fork.sessionId), "the core's resumeCommand");
+    assert.equal(
+      viaResult,
+      resumeCommand(fork.cwd, fork.sessionId, undefined, 'claude-code'),
+      "the core's resumeCommand",
+    );
   });
 
   it('Resume Session on a Claude Code session opens a terminal "Claude Code: <short id>" in the session folder running `<claudePath> --resume <id>`', async () => {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectFile } from '../../src/core/inspect';
-import type { RepairResult } from '../../src/core/repair';
+import type { RepairResult } from '../../src/core/repair/repair';
 import type { AgentCompactorApi } from '../../src/extension/api';
 import { fixture, getApi, sha256, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
 

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentCompactorApi } from '../../src/extension/api';
 import type { TreeSnapshot } from '../../src/extension/model/tree';
-import type { CompactSettings } from '../../src/core/compact/types';
+import type { CompactSettings } from '../../src/core/compactSettings';
 
 export const EXTENSION_ID = 'agent-compactor.agent-compactor';
 

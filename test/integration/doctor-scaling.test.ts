@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orphanResultsTranscript } from '../../bench/generate-large';
-import { planRepair, repairOutlook } from '../../src/core/repair';
+import { planRepair, repairOutlook } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 
 const N = 100;

@@ -1,4 +1,4 @@
-// Summary detail levels (brief / standard / full, src/core/compact/summaryDetail.ts): measured by the facts of
+// Summary detail levels (brief / standard / full, src/core/summaryDetail.ts): measured by the facts of
 // src/core/compact/fidelity.ts over the shared fixtures (Claude Code's own compaction spans and seeded random spans of
 // every session), the plan's figure for the summary at each level against the summary then written, the request a
 // model gets at each level (real @anthropic-ai/sdk against the fake Messages API), and the settings that choose it.
@@ -12,7 +12,7 @@ import { agentCompactions } from '../../src/core/compact/agentSummaries';
 import { extractiveSummary, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
 import { SUMMARY_INSTRUCTIONS, summaryInstructions, summaryRequestText } from '../../src/core/compact/summarize/prompt';
 import { summaryCharBudget } from '../../src/core/compact/summary';
-import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../../src/core/compact/summaryDetail';
+import { SUMMARY_DETAILS, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from '../../src/core/summaryDetail';
 import { planCompaction, resolveSettings, summaryRoundTokens } from '../../src/core/compact/plan';
 import { draftSummary } from '../../src/core/compact/compact';
 import { inspectFile } from '../../src/core/inspect';

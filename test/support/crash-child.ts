@@ -10,8 +10,8 @@ import { CompactError } from '../../src/core/compact/types';
 import { restoreBackup } from '../../src/core/compact/backup';
 import { undoCompaction } from '../../src/core/compact/undo';
 import { readUndoRecord } from '../../src/core/compact/undoRecord';
-import { repairFile } from '../../src/core/repair';
-import { forkBeforeCompaction } from '../../src/core/forkBefore';
+import { repairFile } from '../../src/core/repair/repair';
+import { forkBeforeCompaction } from '../../src/core/repair/forkBefore';
 
 const [file, settingsJson] = process.argv.slice(2, 4);
 const pause = new Int32Array(new SharedArrayBuffer(4));

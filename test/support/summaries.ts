@@ -1,5 +1,5 @@
 // The compaction summary that opens a transcript's active context, as Claude Code would send it first.
-import { loadEntryObjects } from '../../src/core/compact/lines';
+import { loadEntryObjects } from '../../src/core/lines';
 import { messageContent } from '../../src/core/json';
 import { inspectFile } from '../../src/core/inspect';
 

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { repairFile } from '../../src/core/repair';
+import { repairFile } from '../../src/core/repair/repair';
 import { CompactError } from '../../src/core/compact/types';
 import { claudeFixtureDir, sharedFixtures } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';

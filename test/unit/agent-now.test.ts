@@ -5,19 +5,26 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AGENT_NOW_FILES, agentNowFolderOf, readAgentNowOf } from '../../src/core/agentNow';
 import {
-  AGENT_NOW_FILES,
   claudeAgentNowOf,
-  claudeSessionsFolderOf,
-  codexAgentNowOf,
-  codexResumeOverhead,
-  codexSessionsFolderOf,
-  readClaudeAgentNow,
-  resumeOverhead,
-} from '../../src/core/agentNow';
+  claudeResumeShape as resumeOverhead,
+  type ClaudeAgentNow,
+} from '../../src/core/formats/claude-code/agentNow';
+import { codexAgentNowOf, codexResumeOverhead } from '../../src/core/formats/codex/agentNow';
 import { compactFile, planCompactionOf } from '../../src/core/compact/compact';
 import { planCompaction } from '../../src/core/compact/plan';
 import { inspectFile } from '../../src/core/inspect';
+
+/** What the user's Claude Code sends now, read from the sessions folder of `file` as a plan reads it. */
+async function readClaudeAgentNow(file: string, env: NodeJS.ProcessEnv = process.env): Promise<ClaudeAgentNow> {
+  return (await readAgentNowOf('claude-code', file, env)) as ClaudeAgentNow;
+}
+
+const claudeSessionsFolderOf = (file: string, env?: NodeJS.ProcessEnv): string | null =>
+  agentNowFolderOf('claude-code', file, env);
+const codexSessionsFolderOf = (file: string, env?: NodeJS.ProcessEnv): string | null =>
+  agentNowFolderOf('codex', file, env);
 
 const ID = {
   old: '11111111-1111-4111-8111-111111111111',

@@ -7,22 +7,18 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cacheState, nextTurnCost, FIVE_MINUTES_MS, ONE_HOUR_MS, type CacheState } from '../../src/core/cache';
 import {
-  cacheState,
   compactionEconomics,
   economicsLine,
-  nextTurnCost,
-  FIVE_MINUTES_MS,
-  ONE_HOUR_MS,
-  type CacheState,
   type CompactionEconomics,
   type PlanEconomics,
-} from '../../src/core/cache';
+} from '../../src/core/compact/economics';
 import { DEFAULT_PRICES, priceFor } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
 import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { planCompaction } from '../../src/core/compact/plan';
-import { DEFAULT_SETTINGS } from '../../src/core/compact/types';
+import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
 import { runCliInProcess } from '../support/cliInProcess';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);

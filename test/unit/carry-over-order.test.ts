@@ -18,9 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brokenLinksTranscript } from '../../bench/generate-large';
 import { compactFile } from '../../src/core/compact/compact';
-import { doctorFile } from '../../src/core/doctor';
+import { doctorFile } from '../../src/core/repair/doctor';
 import { inspectFile } from '../../src/core/inspect';
-import { repairFile } from '../../src/core/repair';
+import { repairFile } from '../../src/core/repair/repair';
 import { fixture } from '../support/fixtures';
 
 type Rename = typeof fsPromises.rename;

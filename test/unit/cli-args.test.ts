@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SETTINGS } from '../../src/core/compact/types';
+import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
 import { parseVerbArgs, type VerbSpec } from '../../src/cli/options';
 import { VERBS } from '../../src/cli/verbs';
 import type { CliRun } from '../support/cli';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { draftSummary } from '../../src/core/compact/compact';
 import { readableConversation } from '../../src/core/compact/readable';
-import { loadConversation } from '../../src/core/compact/lines';
+import { loadConversation } from '../../src/core/lines';
 import { inspectFile } from '../../src/core/inspect';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { sharedFixtures } from '../support/fixtures';

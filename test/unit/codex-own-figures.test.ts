@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { codexAgentNowOf, codexResumeOverhead } from '../../src/core/agentNow';
+import { codexAgentNowOf, codexResumeOverhead } from '../../src/core/formats/codex/agentNow';
 import { countTokensInPieces } from '../../src/core/tokens/exact';
 import { runCliInProcess } from '../support/cliInProcess';
 import { agentFixtures } from '../support/fixtures';

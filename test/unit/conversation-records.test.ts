@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { contentBlocks } from '../../src/core/conversation';
 import { AGENT_IDS, agentModule } from '../../src/core/formats/registry';
 import { inspectFile } from '../../src/core/inspect';
-import { loadEntryObjects } from '../../src/core/compact/lines';
+import { loadEntryObjects } from '../../src/core/lines';
 import { readRoundItems } from '../../src/core/roundDetail';
 import { readableRound } from '../../src/core/compact/readable';
 import { agentFixtures, claudeFixtures } from '../support/fixtures';

@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { analysisCost } from '../../src/core/contextMap';
-import { forkBeforeCompaction } from '../../src/core/forkBefore';
+import { forkBeforeCompaction } from '../../src/core/repair/forkBefore';
 import { inspectFile } from '../../src/core/inspect';
 import { sessionStats } from '../../src/core/sessionStats';
 import { runCliInProcess } from '../support/cliInProcess';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inspectFile, readSessionIndex } from '../../src/core/inspect';
 import { agentCompactions } from '../../src/core/agentCompactions';
-import { diagnose } from '../../src/core/doctor';
+import { diagnose } from '../../src/core/repair/doctor';
 import { buildChain } from '../../src/core/chain';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { rootNodes } from '../../src/extension/model/tree';

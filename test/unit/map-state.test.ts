@@ -9,12 +9,11 @@ import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { chartPoints } from '../../src/extension/model/budget';
+import { buildMapState, priceTableFromSetting } from '../../src/extension/model/mapState';
 import {
-  autoCompactAt,
-  buildMapState,
-  contextWindowOf,
-  priceTableFromSetting,
-} from '../../src/extension/model/mapState';
+  claudeAutoCompactAt as autoCompactAt,
+  claudeWindowOf as contextWindowOf,
+} from '../../src/core/formats/claude-code/limits';
 import {
   clampView,
   mapGeometry,

@@ -15,7 +15,8 @@ import type { Round, RoundContent } from '../../src/core/rounds';
 import { contextNow, reannouncedOnResume } from '../../src/core/context';
 import { TOKEN_MODEL } from '../../src/core/tokens/estimate';
 import { applyBudget, wireMessages, type BudgetOutcome, type ResultText } from '../../src/core/compact/budget';
-import { loadEntryObjects, toolResultText } from '../../src/core/compact/lines';
+import { loadEntryObjects } from '../../src/core/lines';
+import { toolResultText } from '../../src/core/conversation';
 import { messageContent } from '../../src/core/json';
 import { emptyState, loadState, toolResultsDir, type BudgetState } from '../../src/core/compact/state';
 import {
@@ -25,7 +26,8 @@ import {
   summaryFloorTokens,
   type PlanDetails,
 } from '../../src/core/compact/plan';
-import type { CompactSettings, CompactionPlan, PlannedRound } from '../../src/core/compact/types';
+import type { CompactionPlan, PlannedRound } from '../../src/core/compact/types';
+import type { CompactSettings } from '../../src/core/compactSettings';
 import { claudeFixtures } from '../support/fixtures';
 import { buildTranscript, Rng } from '../support/reliability';
 

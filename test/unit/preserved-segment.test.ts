@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildChain } from '../../src/core/chain';
-import { diagnose } from '../../src/core/doctor';
+import { diagnose } from '../../src/core/repair/doctor';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
 import { compactFile } from '../../src/core/compact/compact';

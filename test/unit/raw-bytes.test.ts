@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
-import { RawBytes } from '../../src/core/compact/lines';
+import { RawBytes } from '../../src/core/lines';
 import { inspectFile } from '../../src/core/inspect';
 import { fixture } from '../support/fixtures';
 

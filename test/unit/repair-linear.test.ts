@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brokenLinksTranscript } from '../../bench/generate-large';
 import { CLAUDE_CODE_BRIDGE_GAP_MS, loaderBridge } from '../../src/core/formats/claude-code/loader';
-import { diagnose } from '../../src/core/doctor';
+import { diagnose } from '../../src/core/repair/doctor';
 import type { Entry } from '../../src/core/entries';
-import { planRepair } from '../../src/core/repair';
+import { planRepair } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { Rng } from '../support/reliability';
 

@@ -7,11 +7,17 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compactionEconomics, economicsLine, type CompactionEconomics, type PlanEconomics } from '../../src/core/cache';
+import {
+  compactionEconomics,
+  economicsLine,
+  type CompactionEconomics,
+  type PlanEconomics,
+} from '../../src/core/compact/economics';
 import { priceFor } from '../../src/core/cost';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
-import { DEFAULT_SETTINGS, type CompactionPlan } from '../../src/core/compact/types';
+import { type CompactionPlan } from '../../src/core/compact/types';
+import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
 import {
   loginPlanOf,
   summarizedSpanTokens,

@@ -2,7 +2,8 @@
 // time. Earlier decisions are re-applied exactly; among fresh results the largest are replaced
 // by stable previews until the message fits.
 import type { Entry } from '../entries';
-import type { CompactSettings, ToolResultDecision, WireMessageBudget } from './types';
+import type { ToolResultDecision, WireMessageBudget } from './types';
+import type { CompactSettings } from '../compactSettings';
 import type { BudgetState } from './state';
 import { safeToolResultName } from './state';
 import type { ResultChoice } from './decisions';

@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { inspectFile } from '../inspect';
 import type { Analysis } from '../analysis';
-import { loadEntryObjects, RawBytes } from './lines';
+import { loadEntryObjects, RawBytes } from '../lines';
 import { agentModule, agentName, unsupported, type AgentId } from '../formats/registry';
 import { writerOf } from '../formats/writers';
 import type { AgentWriter, BuiltOutput, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';

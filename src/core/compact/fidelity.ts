@@ -42,9 +42,14 @@
 // the latest texts only) count for nothing here, and on Claude Code's own compaction its summary keeps more of the
 // labelled facts than ours while the measure says the reverse. A span is measured back to the previous compaction.
 import { basename } from 'node:path';
-import { contentBlocks, messageOf, type ConversationMessage, type ConversationRecord } from '../conversation';
+import {
+  contentBlocks,
+  messageOf,
+  toolResultText,
+  type ConversationMessage,
+  type ConversationRecord,
+} from '../conversation';
 import { jsonText } from '../json';
-import { toolResultText } from './lines';
 import {
   errorKeyLine,
   EXIT_STATUS,

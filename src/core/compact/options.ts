@@ -3,7 +3,8 @@
 import type { UserDecisions } from './decisions';
 import type { AgentNow } from '../agentNow';
 import type { AgentPrograms } from '../formats/agent';
-import type { CompactSettings, ProgressReporter } from './types';
+import type { ProgressReporter } from './types';
+import type { CompactSettings } from '../compactSettings';
 
 /** Who writes the summary: offline, the Anthropic API, or the user's own Claude Code / Codex CLI. */
 export type SummarizerChoice = 'extractive' | 'anthropic' | 'claude-cli' | 'codex-cli';

@@ -33,17 +33,11 @@ export {
   type PlanDetails,
   type YieldClock,
 } from './planBase';
-import {
-  CompactError,
-  DEFAULT_SETTINGS,
-  type CompactSettings,
-  type CompactionPlan,
-  type DecisionConflict,
-  type PlannedRound,
-} from './types';
+import { CompactError, type CompactionPlan, type DecisionConflict, type PlannedRound } from './types';
+import { DEFAULT_SETTINGS, type CompactSettings } from '../compactSettings';
 import { agentModule, capabilitiesOf, unsupported } from '../formats/registry';
 import type { AgentNow } from '../agentNow';
-import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from './summaryDetail';
+import { isSummaryDetail, SUMMARY_DETAIL_CHOICES, SUMMARY_TOKENS_BY_DETAIL } from '../summaryDetail';
 
 export function resolveSettings(partial?: Partial<CompactSettings>): CompactSettings {
   const s = { ...DEFAULT_SETTINGS, ...(partial ?? {}) };

@@ -6,12 +6,14 @@ import { userTextContent, type Round, type RoundContent } from '../rounds';
 import { continuesToolLoop, rawEstimate, TOKEN_MODEL } from '../tokens/estimate';
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { BudgetOutcome, ResultText } from './budget';
-import { loadConversation, toolResultText } from './lines';
-import { contentBlocks } from '../conversation';
+import { loadConversation } from '../lines';
+import { contentBlocks, toolResultText } from '../conversation';
 import type { BudgetState } from './state';
-import type { CompactSettings, CompactionPlan, PlannedRound } from './types';
+import type { CompactionPlan, PlannedRound } from './types';
+import type { CompactSettings } from '../compactSettings';
 import { contextNow, reannouncedOnResume } from '../context';
-import { codexResumeOverhead, resumeOverhead, resumeOverheadLabel, type AgentNow } from '../agentNow';
+import type { AgentNow, ResumeBasis } from '../formats/agent';
+import { agentModule } from '../formats/registry';
 import { limitFacts } from '../limits';
 
 export interface PlanDetails {
@@ -53,11 +55,11 @@ export function reannouncedAfter(
 }
 
 /**
- * The model the file's own agent used last, which Claude Code resumes it with: the newest main-chain response's
- * (limits.ts), or in a subagent's transcript (every line a sidechain) its newest response's.
+ * The model the file's own agent used last, which it resumes it with: the newest main-chain response's (limits.ts),
+ * or in a subagent's transcript (every line a sidechain) its newest response's.
  */
 function resumedModel(analysis: Analysis): string | null {
-  const main = limitFacts('claude-code', analysis.index.entries).model;
+  const main = limitFacts(analysis.index.format.id, analysis.index.entries).model;
   if (main !== null || !analysis.chain.subagentFile) return main;
   const entries = analysis.index.entries;
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -67,25 +69,10 @@ function resumedModel(analysis: Analysis): string | null {
   return null;
 }
 
-/** The system prompt and tools a resume of the result is sent with, where the figure comes from, and what it announces. */
-export interface ResumeBasis {
-  /** System prompt and tools, tokens (0 when unknown). */
-  tokens: number;
-  source: NonNullable<CompactionPlan['overheadSource']> | null;
-  /** `source` in words. */
-  from: string;
-  /** The session-start context the user's agent announces today (agentNow.ts), or null: the file's own. */
-  announced: Readonly<Record<string, number>> | null;
-  /** `tokens` already holds the context Codex gives a resumed thread (from the user's Codex, not this file). */
-  includesResumeContext?: boolean;
-}
-
 /**
- * The resume's system prompt and tools: as the user's agent sends them today with the model the resume uses (their
- * own newest sessions record it); else the file's own record of them; else as their agent sends them with another
- * model (assumed); else the file's usage-based estimate. Codex: the session's own estimate (its rollouts record no
- * tools), with the context Codex gives a resumed thread (its module's resumeOverhead, as the written result's own
- * figure counts it); a rollout of its project and Codex version only where the session records no first request.
+ * The resume's system prompt and tools: as the user's agent sends them today (its module's `agentNow.resumeBasis`,
+ * from what their own newest sessions record), else the file's own record of them, else the file's usage-based
+ * estimate.
  */
 export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | undefined): ResumeBasis {
   const t = analysis.report.totals;
@@ -100,18 +87,10 @@ export function resumeBasis(analysis: Analysis, agentNow: AgentNow | null | unde
           : 'unknown',
     announced: null,
   };
-  if (agentNow?.agent === 'codex' && analysis.index.format.id === 'codex') {
-    const model = limitFacts('codex', analysis.index.entries).model;
-    const now = codexResumeOverhead(agentNow, model);
-    return { tokens: now.tokens, source: 'agent-now', from: now.from, announced: null, includesResumeContext: true };
-  }
-  if (analysis.index.format.id !== 'claude-code' || agentNow?.agent !== 'claude-code') return own;
-  const announced = agentNow.announced?.kinds ?? null;
-  const model = resumedModel(analysis);
-  const now = resumeOverhead(agentNow, model);
-  if (now && (now.source === 'agent-now' || t.overheadSource !== 'recorded'))
-    return { tokens: now.tokens, source: now.source, from: resumeOverheadLabel(now), announced };
-  return { ...own, announced };
+  const format = analysis.index.format.id;
+  const spec = agentModule(format).agentNow;
+  if (!agentNow || agentNow.agent !== format || !spec) return own;
+  return spec.resumeBasis(agentNow, resumedModel(analysis), own);
 }
 
 /**

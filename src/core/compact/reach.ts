@@ -4,7 +4,7 @@
 import type { Analysis } from '../analysis';
 import { planDetails, summaryFloorTokens } from './plan';
 import { resendReserveOf } from './planBase';
-import type { CompactSettings } from './types';
+import type { CompactSettings } from '../compactSettings';
 
 export async function smallestReachableTarget(
   analysis: Analysis,

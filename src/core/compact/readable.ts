@@ -6,7 +6,8 @@ import { indexTranscript } from '../transcript';
 import { agentModule } from '../formats/registry';
 import { analyze } from '../inspect';
 import type { Analysis } from '../analysis';
-import { loadConversation, loadEntryObjects, toolResultText } from './lines';
+import { loadConversation, loadEntryObjects } from '../lines';
+import { toolResultText } from '../conversation';
 import { toApiMessages, type ApiBlock } from './messages';
 import { toolInputObject } from './summarize/toolCalls';
 

@@ -25,6 +25,16 @@ import { summaryRequestText } from './summarize/prompt';
 import { CLAUDE_CLI_SYSTEM_PROMPT } from './summarize/claudeCli';
 import { DEFAULT_MODEL } from './summary';
 import type { CompactionPlan } from './types';
+import { agentModule } from '../formats/registry';
+
+/**
+ * Whose sessions an agent's own CLI summarizes, in the words of the unpriced reason: the agent whose module names the
+ * summarizer (its capabilities' `summarizerCli`), which is the only one it is offered for.
+ */
+const AGENT_CLI_SESSIONS: Partial<Record<SummarizerChoice, string>> = {
+  'claude-cli': 'Claude Code',
+  'codex-cli': 'Codex',
+};
 
 /** Largest request the Anthropic path sends (summary.ts `chunkTokens`) and an agent CLI gets (`AGENT_CLI_MAX_INPUT_TOKENS`). */
 export const SUMMARY_REQUEST_MAX_INPUT = 150_000;
@@ -127,9 +137,9 @@ export function summarizerCostFor(
           : 'billed to the login your Codex uses (your ChatGPT plan or its API key)';
   const estimate = { ...base, label, model, requests, inputTokens, outputTokens, billing };
   // Each agent summarizes only its own sessions (summary.ts `agentCliRefusal`): compact would refuse the other's.
-  const own = summarizer === 'claude-cli' ? 'claude-code' : summarizer === 'codex-cli' ? 'codex' : null;
-  if (own && analysis.index.format.id !== own)
-    return { ...estimate, unpriced: `${label} summarizes ${own === 'codex' ? 'Codex' : 'Claude Code'} sessions only` };
+  const ownSessions = AGENT_CLI_SESSIONS[summarizer];
+  if (ownSessions && agentModule(analysis.index.format.id).capabilities('jsonl').summarizerCli !== summarizer)
+    return { ...estimate, unpriced: `${label} summarizes ${ownSessions} sessions only` };
   if (!model) return { ...estimate, unpriced: "the session's model is not known" };
   const priced = priceFor(model, prices);
   if (!priced) return { ...estimate, unpriced: `no price for ${model}` };

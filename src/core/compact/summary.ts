@@ -11,15 +11,14 @@ import { PromptTooLongExhausted, summarizeWithAnthropic, type SummaryMessage } f
 import { SUMMARY_PREFIX } from './summarize/prompt';
 import type { Group } from './ptl';
 import { clipNotingRest } from './messages';
-import { toolResultText } from './lines';
-import { contentText, messageOf, type ConversationRecord } from '../conversation';
+import { contentText, messageOf, toolResultText, type ConversationRecord } from '../conversation';
 import { asObject, jsonText } from '../json';
 import type { CompactOptions, SummarizerChoice } from './options';
-import type { SummaryDetail } from './summaryDetail';
+import type { SummaryDetail } from '../summaryDetail';
 import { summarizeWithAgentCli, type AgentCliKind } from './summarize/agentCli';
 import { CLAUDE_CLI } from './summarize/claudeCli';
 import { CODEX_CLI } from './summarize/codexCli';
-import { agentModule, agentName, type AgentId } from '../formats/registry';
+import { agentModule, agentName, summarizerCliAgent, type AgentId } from '../formats/registry';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
@@ -229,9 +228,10 @@ async function agentCliSummary(
   offline: (why: string) => SummaryOutcome,
 ): Promise<SummaryOutcome> {
   const cli = options.agentCli ?? {};
-  const program =
-    (kind.strategy === 'claude-cli' ? cli.claudePath : cli.codexPath)?.trim() ||
-    (kind.strategy === 'claude-cli' ? 'claude' : 'codex');
+  // A CLI summarizer is an agent's own CLI, the program that resumes its sessions: the one the user configured for
+  // it, else the program as it is usually installed.
+  const resume = summarizerCliAgent(kind.strategy)!.resume!;
+  const program = cli[resume.programOption]?.trim() || resume.program;
   const groups = summaryGroups(analysis, summarized, records, details.calibration);
   try {
     const res = await summarizeWithAgentCli(kind, groups, summarized, {

@@ -3,39 +3,10 @@
 import type { ContextFigure } from '../context';
 import type { AgentId } from '../formats/registry';
 import type { FidelityReport } from './fidelity';
-import { DEFAULT_SUMMARY_DETAIL, SUMMARY_TOKENS_BY_DETAIL, type SummaryDetail } from './summaryDetail';
+import type { CompactSettings } from '../compactSettings';
+import type { SummaryDetail } from '../summaryDetail';
 
 export type RoundAction = 'keep' | 'summarize' | 'drop';
-
-export interface CompactSettings {
-  /** Target size of the resumed context, in tokens. */
-  targetTokens: number;
-  /** Tokens of the most recent rounds to keep verbatim (before budgeting). */
-  keepRecentTokens: number;
-  /** Max characters of tool_result content per outbound user (wire) message. */
-  maxToolResultCharsPerMessage: number;
-  /** Max characters of a single tool result. */
-  maxToolResultChars: number;
-  /** Tools whose results are never replaced. */
-  exemptTools: string[];
-  /** Bytes of a replaced result's preview. */
-  previewBytes: number;
-  /** Tokens reserved for the summary in the target; when not given, the size of the summary detail level (summaryDetail.ts). */
-  summaryTokens: number;
-  /** How much the summary keeps: brief, standard (the default) or full. */
-  summaryDetail: SummaryDetail;
-}
-
-export const DEFAULT_SETTINGS: CompactSettings = {
-  targetTokens: 100_000,
-  keepRecentTokens: 40_000,
-  maxToolResultCharsPerMessage: 200_000,
-  maxToolResultChars: 50_000,
-  exemptTools: [],
-  previewBytes: 2_000,
-  summaryTokens: SUMMARY_TOKENS_BY_DETAIL[DEFAULT_SUMMARY_DETAIL],
-  summaryDetail: DEFAULT_SUMMARY_DETAIL,
-};
 
 /** Who decided an action: the user (a decision in decisions.ts) or the plan (the automatic rules). */
 export type DecidedBy = 'user' | 'plan';

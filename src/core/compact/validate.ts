@@ -4,7 +4,7 @@ import { reannouncedOnResume } from '../context';
 import { analyze } from '../inspect';
 import { extendIndex, indexTranscript, UNCAPPED, type TranscriptIndex } from '../transcript';
 import { continuesToolLoop, rawEstimate } from '../tokens/estimate';
-import { loadConversation } from './lines';
+import { loadConversation } from '../lines';
 import { checkApiValidity, toApiMessages, type ApiMessage } from './messages';
 
 export interface ResumeCheck {

@@ -220,7 +220,7 @@ export interface AgentCapabilities {
   resume: boolean;
   /**
    * Fork From Before This Compaction: a new session of the lines written before one of the agent's own compactions
-   * (core/forkBefore.ts), checked with the agent's loader model as resume health is.
+   * (core/repair/forkBefore.ts), checked with the agent's loader model as resume health is.
    */
   forkBefore: boolean;
   /** The agent's own CLI as the summarizer (`claude-cli`, `codex-cli`), when it has one. */
@@ -255,6 +255,81 @@ export interface AgentModule<Id extends string = string> {
    * plan, whose result's history is its summary and the rounds it keeps.
    */
   resumeOverhead?: (entries: readonly Entry[], calibration: number, kept?: ReadonlySet<number>) => ResumeOverhead;
+  /**
+   * What the user's agent sends now with every request, read from their own newest sessions (core/agentNow.ts reads
+   * the files, the module says what they record): absent, a plan uses the file's own figures.
+   */
+  readonly agentNow?: AgentNowSpec;
+  /**
+   * The compactions the agent made itself in a session file's parsed lines (null for a line that did not parse), with
+   * the span each summarized and the summary it kept, for the fidelity measure (compact/agentSummaries.ts).
+   */
+  ownSummaries?(lines: (JsonObject | null)[]): OwnSummary[];
+}
+
+/** How the agent's own summary is recorded: readable text, encrypted (only its retained messages readable), or not at all. */
+export type OwnSummaryKind = 'text' | 'encrypted' | 'not-recorded';
+
+/** A compaction the agent made itself: the span it summarized, and the text it kept of it that can be read. */
+export interface OwnSummary {
+  /** The id of the agent that made it. */
+  agent: string;
+  /** 1-based line number of the compact_boundary line (Codex: of the `compacted` record). */
+  boundaryLine: number;
+  /** The summarized records as the summarizers read them (each agent's module maps them; Codex's with the session's cwd). */
+  span: ConversationRecord[];
+  /** The readable text the agent kept: its summary, and for Codex the messages it retained (see formats/codex/ownSummaries.ts). */
+  summary: string;
+  summaryKind: OwnSummaryKind;
+  /**
+   * "Its size", which ours is held to: the summary's characters when it can be read (basis `readable`); for a summary
+   * that cannot be read, the kept part's tokens as the next request counts them (measuredKeptTokens) in characters of
+   * prose by our estimate, and never less than the readable part (basis `next-request`).
+   */
+  size: { chars: number; basis: 'readable' | 'next-request'; tokens?: number };
+}
+
+/** The head and tail lines of one session file (whole lines only), as core/agentNow.ts read them. */
+export interface SessionEnds {
+  file: string;
+  head: string[];
+  tail: string[];
+}
+
+/**
+ * What the user's agent sends now, as its module read it from their sessions: each agent's own shape, tagged with its
+ * id, read again only by the module that made it (`AgentNowSpec.resumeBasis`).
+ */
+export interface AgentNow {
+  readonly agent: string;
+}
+
+/** The system prompt and tools a resume of a plan's result is sent with, where the figure comes from, and what it announces. */
+export interface ResumeBasis {
+  /** System prompt and tools, tokens (0 when unknown). */
+  tokens: number;
+  source: 'agent-now' | 'agent-now-assumed' | 'recorded' | 'estimated' | null;
+  /** `source` in words. */
+  from: string;
+  /** The session-start context the user's agent announces today (core/agentNow.ts), or null: the file's own. */
+  announced: Readonly<Record<string, number>> | null;
+  /** `tokens` already holds the context the agent gives a resumed thread (Codex's, from the user's Codex, not this file). */
+  includesResumeContext?: boolean;
+}
+
+/** How an agent's newest sessions tell what it sends now (core/agentNow.ts reads the files; the module reads them). */
+export interface AgentNowSpec {
+  /** The sessions folder whose newest sessions speak for `file`: the one `file` is in when it is one, else `usersFolder`. */
+  folderOf(file: string, usersFolder: string): string;
+  /** Whether `file`'s own ends are read too (`of`'s `own`). */
+  readsOwnFile: boolean;
+  /** What the ends of the newest sessions record (and `own`, the file's, when `readsOwnFile`), or null: nothing. */
+  of(ends: readonly SessionEnds[], own: SessionEnds | null): AgentNow | null;
+  /**
+   * The resume's system prompt and tools as `now` (this module's) says the agent sends them with `model` (the one
+   * the resume uses), or `own`, the file's own figure, when it does not say better.
+   */
+  resumeBasis(now: AgentNow, model: string | null, own: ResumeBasis): ResumeBasis;
 }
 
 /** Capabilities of an agent the product reads only. */

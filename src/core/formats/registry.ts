@@ -39,6 +39,11 @@ export function agentModule(id: AgentId): AgentModule<AgentId> {
   return found;
 }
 
+/** The agent whose own CLI the summarizer `summarizer` is (its capabilities' `summarizerCli`), or null. */
+export function summarizerCliAgent(summarizer: string): AgentModule<AgentId> | null {
+  return AGENTS.find((a) => a.capabilities('jsonl').summarizerCli === summarizer) ?? null;
+}
+
 /** The agent's one display name. */
 export function agentName(id: AgentId): string {
   return agentModule(id).name;

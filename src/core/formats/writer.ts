@@ -3,7 +3,7 @@
 // reads what its output needs from the file, and builds the output with the check of it as the agent reads it.
 // The engine-facing half of an agent module (formats/agent.ts is the reading half, below the engine).
 import type { Analysis } from '../analysis';
-import type { RawBytes } from '../compact/lines';
+import type { RawBytes } from '../lines';
 import type { CompactOptions } from '../compact/options';
 import type { PlanDetails } from '../compact/planBase';
 import type { Fact, FidelityReport } from '../compact/fidelity';

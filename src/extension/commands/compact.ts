@@ -16,10 +16,11 @@ import {
   type CompactOptions,
   type PlannedCompaction,
 } from '../../core/compact/compact';
-import { compactionEconomics } from '../../core/cache';
+import { compactionEconomics } from '../../core/compact/economics';
 import { promisedContext } from '../../core/compact/promise';
 import type { Analysis } from '../../core/analysis';
-import { CompactError, type CompactionPlan, type CompactResult, type CompactSettings } from '../../core/compact/types';
+import { CompactError, type CompactionPlan, type CompactResult } from '../../core/compact/types';
+import { type CompactSettings } from '../../core/compactSettings';
 import { agentCliRefusal } from '../../core/compact/summary';
 import { resumeAgentOf } from '../../core/resume';
 import { adviceFor, type ErrorAction } from '../model/errors';

@@ -1,6 +1,7 @@
 // What Compact Transcript is asked (from the palette, the tree, a notification or another extension), in one type that
 // Review Summary and Apply Summary share with it.
-import type { CompactSettings, ContextAfter } from '../../core/compact/types';
+import type { ContextAfter } from '../../core/compact/types';
+import type { CompactSettings } from '../../core/compactSettings';
 import { normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
 
 export interface CompactArgs {

@@ -1,10 +1,10 @@
 // Fork From Before This Compaction (the Rounds tree's compact boundary, context menu): a new session holding the
-// conversation as it was just before a compaction the agent made by itself (core/forkBefore.ts), for an idle or auto
+// conversation as it was just before a compaction the agent made by itself (core/repair/forkBefore.ts), for an idle or auto
 // compaction that discarded working context. The original is never written. Shows the fork in the Rounds tree and
 // offers to resume it in Claude Code.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import { forkBeforeCompaction, type ForkBeforeResult } from '../../core/forkBefore';
+import { forkBeforeCompaction, type ForkBeforeResult } from '../../core/repair/forkBefore';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options } from './args';
 import { resumeSession } from './resume';

@@ -1,7 +1,8 @@
 // Preview Compaction: asks for (or takes) a target, computes the plan and marks the tree
 // and the editor; nothing is written.
 import * as vscode from 'vscode';
-import { DEFAULT_SETTINGS, type CompactionPlan } from '../../core/compact/types';
+import { type CompactionPlan } from '../../core/compact/types';
+import { DEFAULT_SETTINGS } from '../../core/compactSettings';
 import { formatNumber } from '../model/format';
 import { planSummary } from '../model/planText';
 import { targetPrompt } from '../model/contextText';

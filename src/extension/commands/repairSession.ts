@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { readSessionIndex } from '../../core/inspect';
 import { unsupported } from '../../core/formats/registry';
-import { repairFile, repairOutlook, type RepairResult } from '../../core/repair';
+import { repairFile, repairOutlook, type RepairResult } from '../../core/repair/repair';
 import type { Services } from '../services';
 import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
 import { resumeSession } from './resume';

@@ -1,8 +1,9 @@
 // The prompt cache and the next turn's cost in words, for the surfaces that hold a session's analysis (the Context
-// Map's cost section): with a plan, the plan's economics (core/cache.ts `compactionEconomics`); without one, the
+// Map's cost section): with a plan, the plan's economics (core/compact/economics.ts `compactionEconomics`); without one, the
 // cache's state and what the next turn's input costs as it is. Pure: no `vscode` import.
 import type { Analysis } from '../../core/analysis';
-import { asIsLine, compactionEconomics, nextTurnAsIs } from '../../core/cache';
+import { asIsLine, nextTurnAsIs } from '../../core/cache';
+import { compactionEconomics } from '../../core/compact/economics';
 import { OFFLINE_SUMMARIZER, type SummarizerPricing } from '../../core/compact/summarizerCost';
 import type { CompactionPlan } from '../../core/compact/types';
 import { DEFAULT_PRICES, type PriceTable } from '../../core/cost';

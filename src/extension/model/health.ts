@@ -1,8 +1,8 @@
 // Resume Health as plain data: the doctor's report of the shown transcript (computed once per analysis), the tree
 // line under the header, and the diagnostics for the Problems panel. Pure: no `vscode` import.
 import type { Analysis } from '../../core/analysis';
-import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/doctor';
-import { repairOutlook } from '../../core/repair';
+import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/repair/doctor';
+import { repairOutlook } from '../../core/repair/repair';
 import type { TreeNodeModel } from './treeNode';
 import { capabilitiesOf } from '../../core/formats/registry';
 

@@ -2,7 +2,7 @@
 // context map figures and the compaction plan. Pure: no `vscode` import.
 import type { Analysis } from '../../core/analysis';
 import type { CompactionPlan } from '../../core/compact/types';
-import { DEFAULT_SETTINGS } from '../../core/compact/types';
+import { DEFAULT_SETTINGS } from '../../core/compactSettings';
 import type { Breakdown } from '../../core/breakdown';
 import { contextMap, type ContextMap } from '../../core/contextMap';
 import { costNotes, DEFAULT_PRICES, withPriceOverrides, type ModelPrice, type PriceTable } from '../../core/cost';
@@ -14,14 +14,7 @@ import { nextTurnText } from './cacheText';
 import { OFFLINE_SUMMARIZER, type SummarizerPricing } from '../../core/compact/summarizerCost';
 import { contextNow } from '../../core/context';
 import { compactionCostText, compactionFigures, compactionTitle } from '../../core/agentCompactions';
-import {
-  autoCompactText,
-  claudeAutoCompactAt,
-  claudeWindowOf,
-  contextLimits,
-  limitFacts,
-  type ContextLimits,
-} from '../../core/limits';
+import { autoCompactText, contextLimits, limitFacts, type ContextLimits } from '../../core/limits';
 import { planBound } from '../../core/compact/bound';
 import { agentModule, unsupported, type AgentId } from '../../core/formats/registry';
 
@@ -109,12 +102,6 @@ function toolSlots(names: string[]): number[] {
   });
   return out;
 }
-
-/** The context window of a Claude model (core/limits.ts; kept here for the callers of the map's model). */
-export const contextWindowOf = claudeWindowOf;
-
-/** Where Claude Code compacts by itself with a given window (core/limits.ts). */
-export const autoCompactAt = claudeAutoCompactAt;
 
 /** Where a price is given in the extension, for the notes beside a cost. */
 export const PRICES_SETTING_HINT = 'the setting agentCompactor.prices';

@@ -2,7 +2,7 @@
 // the notification after a run. Pure: no `vscode` import.
 import type { CompactionPlan, CompactResult, ContextAfter } from '../../core/compact/types';
 import { promiseGap, promisedContext } from '../../core/compact/promise';
-import { economicsLine, type PlanEconomics } from '../../core/cache';
+import { economicsLine, type PlanEconomics } from '../../core/compact/economics';
 import { isSessionId, programFor, resumeAgentName, resumeAgentOf, resumeCommand } from '../../core/resume';
 import type { AgentPrograms } from '../../core/formats/agent';
 import { planBound } from '../../core/compact/bound';
@@ -123,7 +123,7 @@ export function userDecisionsText(plan: CompactionPlan): string {
 }
 
 /**
- * The plan's cost line (core/cache.ts `compactionEconomics`): the next turn as it is and compacted, the summarizer's
+ * The plan's cost line (core/compact/economics.ts `compactionEconomics`): the next turn as it is and compacted, the summarizer's
  * share, and when it pays for itself; for an unpriced session, that it is not priced and why.
  */
 export function economicsText(e: PlanEconomics): string {

@@ -1,7 +1,7 @@
 // Configuration values → engine settings, with validation. Pure: the vscode side passes a
 // getter over `workspace.getConfiguration('agentCompactor')`.
-import type { CompactSettings } from '../../core/compact/types';
-import { isSummaryDetail } from '../../core/compact/summaryDetail';
+import type { CompactSettings } from '../../core/compactSettings';
+import { isSummaryDetail } from '../../core/summaryDetail';
 import type { AgentPrograms } from '../../core/formats/agent';
 
 export type Summarizer = 'extractive' | 'anthropic' | 'claude-cli' | 'codex-cli';

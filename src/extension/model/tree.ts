@@ -6,7 +6,7 @@
 import { unsupported } from '../../core/formats/registry';
 import type { RoundReport } from '../../core/inspect';
 import type { Analysis } from '../../core/analysis';
-import { forkPoint, type ForkPoint } from '../../core/forkBefore';
+import { forkPoint, type ForkPoint } from '../../core/repair/forkBefore';
 import { roundCost } from '../../core/contextMap';
 import type { Entry } from '../../core/entries';
 import type { CompactionPlan, PlannedRound, RoundAction, ToolResultDecision } from '../../core/compact/types';
@@ -31,7 +31,7 @@ import {
   NEXT_REQUEST_NOTE,
   type AgentCompaction,
 } from '../../core/agentCompactions';
-import { compactionEconomics, type PlanEconomics } from '../../core/cache';
+import { compactionEconomics, type PlanEconomics } from '../../core/compact/economics';
 import type { SummarizerPricing } from '../../core/compact/summarizerCost';
 import type { PriceTable } from '../../core/cost';
 import { contextPartsText, contextText } from './contextText';

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { ContextKey } from '../contextKeys';
 import { setContext } from '../setContext';
 import { healthDiagnostics, repairableOf, resumeHealthOf } from '../model/health';
-import type { DoctorReport } from '../../core/doctor';
+import type { DoctorReport } from '../../core/repair/doctor';
 import type { TranscriptStore } from '../store';
 
 const SEVERITY = {

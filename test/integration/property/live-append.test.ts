@@ -12,12 +12,12 @@ import { CompactError } from '../../../src/core/compact/types';
 import { checkResumable } from '../../../src/core/compact/validate';
 import { fixture } from '../../support/fixtures';
 import { inspectFile } from '../../../src/core/inspect';
-import { doctorFile } from '../../../src/core/doctor';
-import { repairFile } from '../../../src/core/repair';
+import { doctorFile } from '../../../src/core/repair/doctor';
+import { repairFile } from '../../../src/core/repair/repair';
 import { listBackups, restoreBackup } from '../../../src/core/compact/backup';
 import { backupFault } from '../../../src/core/io/backups';
 import { undoCompaction } from '../../../src/core/compact/undo';
-import { forkBeforeCompaction } from '../../../src/core/forkBefore';
+import { forkBeforeCompaction } from '../../../src/core/repair/forkBefore';
 
 // Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
 // when it started: it never sees our compaction), then a last-prompt line naming its newest entry.

@@ -15,10 +15,11 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { compactFile } from '../../../src/core/compact/compact';
-import { toolResultText } from '../../../src/core/compact/lines';
+import { toolResultText } from '../../../src/core/conversation';
 import { activeSummary } from '../../support/summaries';
 import { safeToolResultName } from '../../../src/core/compact/state';
-import { CompactError, type CompactResult, type CompactSettings } from '../../../src/core/compact/types';
+import { CompactError, type CompactResult } from '../../../src/core/compact/types';
+import { type CompactSettings } from '../../../src/core/compactSettings';
 import { checkResumable } from '../../../src/core/compact/validate';
 import { inspectFile } from '../../../src/core/inspect';
 import { planCompaction } from '../../../src/core/compact/plan';

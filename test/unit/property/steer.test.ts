@@ -18,7 +18,7 @@ import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../../src/core/inspect';
 import { planCompaction, planDetails } from '../../../src/core/compact/plan';
 import { applyCompaction, compactFile, draftSummary, planCompactionOf } from '../../../src/core/compact/compact';
-import { loadEntryObjects } from '../../../src/core/compact/lines';
+import { loadEntryObjects } from '../../../src/core/lines';
 import { checkResumable } from '../../../src/core/compact/validate';
 import { loadDecisions, loadSavedPlanInputs, saveDecisions } from '../../../src/core/compact/savedDecisions';
 import {
@@ -32,12 +32,8 @@ import {
   type UserDecisions,
 } from '../../../src/core/compact/decisions';
 import { SUMMARY_PREFIX } from '../../../src/core/compact/summarize/prompt';
-import {
-  CompactError,
-  type CompactResult,
-  type CompactSettings,
-  type CompactionPlan,
-} from '../../../src/core/compact/types';
+import { CompactError, type CompactResult, type CompactionPlan } from '../../../src/core/compact/types';
+import { type CompactSettings } from '../../../src/core/compactSettings';
 import { agentFixtures, claudeFixtures } from '../../support/fixtures';
 import { diffSnapshots, Rng, snapshotDir } from '../../support/reliability';
 

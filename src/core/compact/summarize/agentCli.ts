@@ -9,7 +9,7 @@ import { CompactError, type AttemptRecord, type ProgressReporter } from '../type
 import type { Group } from '../ptl';
 import { summaryRequestText } from './prompt';
 import { judgeSummaryReply, type SummaryMessage } from './anthropic';
-import type { SummaryDetail } from '../summaryDetail';
+import type { SummaryDetail } from '../../summaryDetail';
 
 /** Largest reply read from the program's stdout; more is a runaway answer, not a summary (the run is stopped). */
 export const AGENT_CLI_MAX_STDOUT_BYTES = 16 * 1024 * 1024;

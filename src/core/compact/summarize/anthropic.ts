@@ -7,7 +7,7 @@ import { isPromptTooLong, parseTokenGap, parseTokenTotal, truncateHead, TRUNCATI
 import { extractSummary, summaryRequestText } from './prompt';
 import { estimateStringTokens } from '../../tokens/estimate';
 import { asObject, obj, str } from '../../json';
-import type { SummaryDetail } from '../summaryDetail';
+import type { SummaryDetail } from '../../summaryDetail';
 
 export interface SummaryMessage {
   role: 'user' | 'assistant';

@@ -6,7 +6,7 @@
 import { clipNotingRest } from '../messages';
 import { messageOf, type ConversationRecord } from '../../conversation';
 import { asObject, jsonText, type JsonObject } from '../../json';
-import { DEFAULT_SUMMARY_DETAIL, type SummaryDetail } from '../summaryDetail';
+import { DEFAULT_SUMMARY_DETAIL, type SummaryDetail } from '../../summaryDetail';
 import { isToolRejection, openPlanItems, toolCallsIn, toolInputObject } from './toolCalls';
 
 export interface ExtractiveInput {
@@ -42,7 +42,7 @@ export interface ExtractiveLevel {
 
 /**
  * What each summary detail level keeps, in one place; the size each aims at is SUMMARY_TOKENS_BY_DETAIL
- * (summaryDetail.ts), which the caller turns into `maxChars`. Every level keeps the user's latest request and every
+ * (core/summaryDetail.ts), which the caller turns into `maxChars`. Every level keeps the user's latest request and every
  * request verbatim (clipped to share the room), the last error and the assistant's latest words.
  * - brief: the current task (the latest request, open TODOs), the user's requests, files edited, the last error and
  *   the next step (the assistant's latest message);

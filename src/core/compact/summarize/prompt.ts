@@ -1,5 +1,5 @@
 // The summary request: a structured handoff so the agent can continue the work, as detailed as the level asks.
-import { DEFAULT_SUMMARY_DETAIL, type SummaryDetail } from '../summaryDetail';
+import { DEFAULT_SUMMARY_DETAIL, type SummaryDetail } from '../../summaryDetail';
 
 /** The standard request (today's): every section of the handoff. */
 export const SUMMARY_INSTRUCTIONS = `Your task is to create a detailed summary of the conversation so far, so that work can continue without losing context. The most recent part of the conversation is kept verbatim after your summary; summarize everything above this request.

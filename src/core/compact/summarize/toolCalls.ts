@@ -6,9 +6,8 @@
 // TaskUpdate…). Codex's function calls take their arguments as a JSON string (exec_command `cmd`, shell_command
 // `command`, shell `command` as an argv, write_stdin, update_plan `plan`), apply_patch a patch text (a custom tool's
 // input, or an older function call's `input` argument), local_shell an `action` object with an argv.
-import { contentBlocks, messageOf, type ConversationRecord } from '../../conversation';
+import { contentBlocks, messageOf, toolResultText, type ConversationRecord } from '../../conversation';
 import { asObject, jsonText, str, type JsonObject } from '../../json';
-import { toolResultText } from '../lines';
 
 export interface FileChange {
   path: string;

@@ -1,5 +1,7 @@
 // Claude Code: JSONL transcripts, read, compacted, repaired and resumed; a transcript stored as one JSON array is
 // read only.
+import { claudeAgentNow } from './agentNow';
+import { claudeOwnSummaries } from './ownSummaries';
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
 import { claudeInventory } from './inventory';
 import { FIVE_MINUTES_MS, o200kApproximation, readOnly } from '../agent';
@@ -63,4 +65,6 @@ export const claudeCode: AgentModule<'claude-code'> = {
   limits: (model) => claudeLimits(model),
   cache: { rules: { recordsLifetime: true, defaultTtlMs: FIVE_MINUTES_MS }, unknown: '' },
   tokenizer: o200kApproximation('Claude'),
+  agentNow: claudeAgentNow,
+  ownSummaries: claudeOwnSummaries,
 };

@@ -5,7 +5,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Analysis } from '../../analysis';
 import { streamOutput } from '../../compact/outputFiles';
-import { loadEntryObjects } from '../../compact/lines';
+import { loadEntryObjects } from '../../lines';
 import { CompactError } from '../../errors';
 import { checkResumable } from '../../compact/validate';
 import { buildAppendedLines } from '../../compact/writeback';

@@ -1,7 +1,8 @@
 // What Codex records of the requests it sends, read from a rollout's head: its tools and instructions beside a
 // thread's first request, the context it gives a thread, and which rollout speaks for a session (the session itself,
 // else one of its project and Codex version). Pure: the reading of the files is the edge's (core/agentNow.ts).
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
+import type { AgentNow, AgentNowSpec, ResumeBasis } from '../agent';
 import { asObject } from '../../json';
 import { countTokensInPieces } from '../../tokens/exact';
 import { isContextText } from './reader';
@@ -34,7 +35,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
  * with the tokenizer; rollouts record neither), and the context it gives a thread (`contextTokens`: its developer
  * message of permissions and skills, its environment message).
  */
-export interface CodexAgentNow {
+export interface CodexAgentNow extends AgentNow {
   agent: 'codex';
   overheadTokens: number;
   contextTokens: number;
@@ -145,7 +146,7 @@ function codexFileFacts(head: readonly string[]): { instructions: number | null;
 
 /**
  * What Codex sends a resumed thread of the session whose head is `ownHead`, where another rollout must say it (pure:
- * the reading is `readCodexAgentNow`). The session at hand first: when its own head records its first request, null
+ * the reading is core/agentNow.ts's). The session at hand first: when its own head records its first request, null
  * (the plan counts the session's own figures, as the written result's own figure, `inspect`, counts them). Else the
  * newest thread (by its `session_meta` time; a fork keeps its original's) of the same project (`cwd`) and the same
  * Codex version whose head holds its first request; never another project's (its instructions, skills and
@@ -196,3 +197,28 @@ export function codexResumeOverhead(now: CodexAgentNow, model: string | null): {
     from: `${parts.join(', ')}, from session ${now.sessionId} of this project (the same Codex version)`,
   };
 }
+
+/**
+ * Codex's sessions folder for `file`: the `sessions` folder of a rollout in it (`<CODEX_HOME>/sessions/YYYY/MM/DD/`),
+ * else the user's (`$CODEX_HOME/sessions` or `~/.codex/sessions`).
+ */
+function codexSessionsFolderOf(file: string, usersFolder: string): string {
+  const day = dirname(file);
+  const sessions = dirname(dirname(dirname(day)));
+  const dated = [day, dirname(day), dirname(dirname(day))].every((d) => /^\d+$/.test(basename(d)));
+  if (dated && basename(sessions) === 'sessions') return sessions;
+  return usersFolder;
+}
+
+/** The resume's figure from the rollout of its project and Codex version: the context of a resumed thread included. */
+function codexResumeBasis(now: AgentNow, model: string | null): ResumeBasis {
+  const r = codexResumeOverhead(now as CodexAgentNow, model);
+  return { tokens: r.tokens, source: 'agent-now', from: r.from, announced: null, includesResumeContext: true };
+}
+
+export const codexAgentNow: AgentNowSpec = {
+  folderOf: codexSessionsFolderOf,
+  readsOwnFile: true,
+  of: (ends, own) => codexAgentNowOf(ends, own?.head ?? []),
+  resumeBasis: codexResumeBasis,
+};

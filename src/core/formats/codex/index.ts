@@ -1,5 +1,7 @@
 // Codex CLI: rollouts read, compacted (a `compacted` record, formats/codex/writer.ts) and resumed; tool-result
 // previews rewrite Claude Code lines only, so a Codex plan keeps every kept output whole.
+import { codexAgentNow } from './agentNow';
+import { codexOwnSummaries } from './ownSummaries';
 import type { AgentCapabilities, AgentModule, Capability, Container } from '../agent';
 import { codexInventory } from './inventory';
 import { FIVE_MINUTES_MS, readOnly } from '../agent';
@@ -75,4 +77,6 @@ export const codex: AgentModule<'codex'> = {
     note: "Counted with o200k_base, the tokenizer of Codex's OpenAI models.",
   },
   resumeOverhead: codexResumeOverhead,
+  agentNow: codexAgentNow,
+  ownSummaries: codexOwnSummaries,
 };

@@ -11,7 +11,7 @@ import type { Analysis } from '../../analysis';
 import { analyze } from '../../inspect';
 import { indexTranscript, UNCAPPED } from '../../transcript';
 import { asObject, str, type JsonObject } from '../../json';
-import { loadEntryObjects } from '../../compact/lines';
+import { loadEntryObjects } from '../../lines';
 import { SUMMARY_PREFIX } from '../../compact/summarize/prompt';
 import { CompactError } from '../../errors';
 import type { AgentWriter, BuiltOutput, WriteInput } from '../writer';

@@ -5,17 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { chmod, lstat, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { diagnose, type DoctorReport } from './doctor';
-import { readSessionIndex } from './inspect';
-import type { TranscriptIndex } from './transcript';
-import { acquireLock } from './io/lock';
-import { sameFile, writeTemp } from './io/atomic';
-import { commitOutput } from './io/commit';
-import { resumeCommand } from './resume';
-import { CompactError } from './errors';
-import { convertLine } from './orphanResults';
+import { readSessionIndex } from '../inspect';
+import type { TranscriptIndex } from '../transcript';
+import { acquireLock } from '../io/lock';
+import { sameFile, writeTemp } from '../io/atomic';
+import { commitOutput } from '../io/commit';
+import { resumeCommand } from '../resume';
+import { CompactError } from '../errors';
+import { convertLine } from '../orphanResults';
 import { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
-import { readSessionInfo, sessionIdFromFile } from './session';
-import { requireCapability } from './formats/registry';
+import { readSessionInfo, sessionIdFromFile } from '../session';
+import { requireCapability } from '../formats/registry';
 
 export { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 
@@ -291,7 +291,7 @@ export async function repairFile(file: string, options: RepairOptions = {}): Pro
       ...none,
       output: out,
       sessionId,
-      resumeCommand: resumeCommand(cwd, sessionId),
+      resumeCommand: resumeCommand(cwd, sessionId, undefined, index.format.id),
       backup: committed.backup,
       carriedOverBytes: committed.carriedOverBytes,
       notes,

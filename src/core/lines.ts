@@ -1,10 +1,10 @@
 // Loads the full JSON of selected entries by re-reading their byte ranges from the file.
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
-import { splitJoinedObjects, type Entry } from '../entries';
-import { isObject, type JsonObject } from '../json';
-import type { ConversationRecord } from '../conversation';
-import { agentModule, type AgentId } from '../formats/registry';
+import { splitJoinedObjects, type Entry } from './entries';
+import { isObject, type JsonObject } from './json';
+import type { ConversationRecord } from './conversation';
+import { agentModule, type AgentId } from './formats/registry';
 
 /**
  * Parsed objects of `entries[i]` for each requested index (reads merged ranges, 4 MB at a time). `shape`, when given,
@@ -175,18 +175,4 @@ function parseEntryText(text: string, e: Entry): JsonObject {
   const v: unknown = JSON.parse(parts[e.part]);
   if (!isObject(v)) throw new Error(`line ${e.line}: entry part ${e.part} is not a JSON object`);
   return v;
-}
-
-/** Text of a tool_result block's content: strings joined, images and other blocks skipped. */
-export function toolResultText(content: unknown): { text: string; hasNonText: boolean } {
-  if (typeof content === 'string') return { text: content, hasNonText: false };
-  if (!Array.isArray(content)) return { text: content == null ? '' : JSON.stringify(content), hasNonText: false };
-  const parts: string[] = [];
-  let hasNonText = false;
-  for (const b of content as unknown[]) {
-    const text = isObject(b) && b.type === 'text' ? b.text : undefined;
-    if (typeof text === 'string') parts.push(text);
-    else hasNonText = true;
-  }
-  return { text: parts.join('\n'), hasNonText };
 }

@@ -4,13 +4,13 @@
 // (orphanResults.ts), since the API rejects it as it is; nothing else changes: every other line is copied byte for
 // byte, a relinked line differs only in its parentUuid value, and a converted line only in those blocks (and its
 // parentUuid). Only a line holding several joined JSON objects, which cannot be changed alone, is routed around.
-import { buildChainWithTables } from './chain';
-import { claudeLoader } from './formats/claude-code/loader';
+import { buildChainWithTables } from '../chain';
+import { claudeLoader } from '../formats/claude-code/loader';
 import { activeRegion } from './doctor';
-import type { Entry } from './entries';
-import { loadedChain } from './loadedChain';
-import { convertEntry } from './orphanResults';
-import type { TranscriptIndex } from './transcript';
+import type { Entry } from '../entries';
+import { loadedChain } from '../loadedChain';
+import { convertEntry } from '../orphanResults';
+import type { TranscriptIndex } from '../transcript';
 
 export interface RepairChange {
   /** Line changed (its parentUuid only). */

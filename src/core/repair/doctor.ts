@@ -1,11 +1,11 @@
 // What `claude --resume` would load from a transcript, and the structural problems that make it load less: the chain
 // is rebuilt the way Claude Code's loader does it (formats/claude-code/loader.ts), then compared with every
 // conversation entry after the last compact boundary. Works on entry digests only (no line is re-read).
-import { buildChainWithTables, type Chain, type ChainTables } from './chain';
-import { CLAUDE_CODE_BRIDGE_GAP_MS, claudeLoader } from './formats/claude-code/loader';
-import { isCompactBoundary, type Entry } from './entries';
-import { readSessionIndex } from './inspect';
-import type { TranscriptIndex } from './transcript';
+import { buildChainWithTables, type Chain, type ChainTables } from '../chain';
+import { CLAUDE_CODE_BRIDGE_GAP_MS, claudeLoader } from '../formats/claude-code/loader';
+import { isCompactBoundary, type Entry } from '../entries';
+import { readSessionIndex } from '../inspect';
+import type { TranscriptIndex } from '../transcript';
 
 export type ProblemKind =
   | 'dangling-parent'

@@ -11,23 +11,23 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { agentCompactions, type AgentCompaction } from './agentCompactions';
-import type { Analysis } from './analysis';
-import { buildChainWithTables } from './chain';
-import { claudeLoader } from './formats/claude-code/loader';
-import { unsupported } from './formats/registry';
-import type { TranscriptIndex } from './transcript';
-import { commitOutput } from './io/commit';
-import { acquireLock } from './io/lock';
-import { writeTemp } from './io/atomic';
-import { resumeFields } from './resume';
-import type { AgentId } from './formats/registry';
-import { CompactError } from './errors';
-import { checkResumable } from './compact/validate';
-import { inspectFile, readSessionIndex } from './inspect';
+import { agentCompactions, type AgentCompaction } from '../agentCompactions';
+import type { Analysis } from '../analysis';
+import { buildChainWithTables } from '../chain';
+import { claudeLoader } from '../formats/claude-code/loader';
+import { unsupported } from '../formats/registry';
+import type { TranscriptIndex } from '../transcript';
+import { commitOutput } from '../io/commit';
+import { acquireLock } from '../io/lock';
+import { writeTemp } from '../io/atomic';
+import { resumeFields } from '../resume';
+import type { AgentId } from '../formats/registry';
+import { CompactError } from '../errors';
+import { checkResumable } from '../compact/validate';
+import { inspectFile, readSessionIndex } from '../inspect';
 import { activeRegion, diagnose } from './doctor';
-import type { Entry } from './entries';
-import { readSessionInfo } from './session';
+import type { Entry } from '../entries';
+import { readSessionInfo } from '../session';
 
 export interface ForkBeforeResult {
   /** The new session file. */

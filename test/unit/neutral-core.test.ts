@@ -1,0 +1,62 @@
+// One neutral model (issue 32): the engine outside src/core/formats/ asks an agent's module instead of naming the
+// agent. Measured here so it stays so: no agent id as a string literal in core outside formats/, and the agent
+// folders core still imports are the ones listed (a list that only shrinks). Core's root importing nothing from
+// core/compact/ is dependency-cruiser's rule (core-root-below-compact), and the agent-folder list is its
+// engine-reads-no-agent-schema rule's exceptions too (.dependency-cruiser.cjs).
+import { strict as assert } from 'node:assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { AGENT_IDS } from '../../src/core/formats/registry';
+
+const ROOT = join(__dirname, '..', '..');
+const CORE = join(ROOT, 'src', 'core');
+
+/** The TypeScript files of src/core outside src/core/formats/, relative to the repository. */
+function coreOutsideFormats(dir = CORE): string[] {
+  const out: string[] = [];
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, d.name);
+    if (d.isDirectory()) {
+      if (p !== join(CORE, 'formats')) out.push(...coreOutsideFormats(p));
+    } else if (d.name.endsWith('.ts')) out.push(relative(ROOT, p).split('\\').join('/'));
+  }
+  return out.sort();
+}
+
+/** A line of code, not of a comment (`//` lines and the lines of a `/** … *\/` block). */
+const isCode = (line: string): boolean => !/^\s*(\/\/|\/\*|\*)/.test(line);
+
+describe('one neutral model: core outside formats/ names no agent (issue 32)', () => {
+  const files = coreOutsideFormats();
+
+  it('no agent id as a string literal in code', () => {
+    const literal = new RegExp(`(['"\`])(${AGENT_IDS.join('|')})\\1`);
+    const found = files.flatMap((f) =>
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .map((line, i) => ({ at: `${f}:${i + 1}`, line }))
+        .filter(({ line }) => isCode(line) && literal.test(line))
+        .map(({ at, line }) => `${at}: ${line.trim()}`),
+    );
+    assert.deepEqual(found, [], 'ask the agent module (src/core/formats/agent.ts) instead');
+  });
+
+  it("imports of an agent's own folder are only the ones still to route through the registry", () => {
+    const agentFolder = new RegExp(`from '[./]*formats/(${AGENT_IDS.join('|')})/`);
+    const importing = files.filter((f) =>
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .some((l) => agentFolder.test(l)),
+    );
+    // Claude Code's loader model (doctor, repair, fork-before, the loaded chain), its limits and its folder: the next
+    // steps of issue 32. Remove a file here when it asks the registry instead; never add one.
+    assert.deepEqual(importing, [
+      'src/core/loadedChain.ts',
+      'src/core/repair/doctor.ts',
+      'src/core/repair/forkBefore.ts',
+      'src/core/repair/repairPlan.ts',
+      'src/core/sessionFolders.ts',
+      'src/core/sessionList.ts',
+    ]);
+  });
+});
