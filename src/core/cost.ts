@@ -557,12 +557,13 @@ export function sessionCost(
 ): SessionCost {
   const from = copiedFrom(entries, ownSession);
   const chosen = new Map<string, Entry>();
-  let copiedResponses = 0;
+  // A response is one message id, however many lines (one per content block) carry it.
+  const copied = new Set<string>();
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     if (e.kind !== 'assistant' || !e.usage || !e.messageId) continue;
     if (i < from || copiedResponse(e)) {
-      copiedResponses++;
+      copied.add(e.messageId);
       continue;
     }
     const key = `${e.messageId}\u0000${e.requestId ?? ''}`;
@@ -653,7 +654,7 @@ export function sessionCost(
       .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0)),
     fastUnknown: [...fastUnknown].sort(),
     agent: agentCost(entries, from),
-    copiedResponses,
+    copiedResponses: copied.size,
     // Our fork's copies precede `from` and the agent's total restarts after them; a --fork-session fork's do not.
     agentIncludesCopies: entries.some((e, i) => i >= from && e.kind === 'assistant' && copiedResponse(e)),
     priceDate: table.date,

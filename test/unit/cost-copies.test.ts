@@ -172,7 +172,10 @@ describe('a session costs the responses its own file received (issue 33, item 2)
     writeFileSync(copy, text);
     const s = await oneFigure(copy);
     assert.equal(s.map.total.usd, 0);
-    assert.ok(s.map.copiedResponses > 0);
+    // Responses, not lines: a response of several content blocks is written as several lines under one message id.
+    const theirs = analysisCost(await inspectFile(fixture('v2.1.97-images.jsonl')));
+    assert.equal(s.map.copiedResponses, theirs.responses.size, "each of the original's responses, once");
+    assert.equal(s.cli.copiedResponses, theirs.responses.size);
   });
 });
 
