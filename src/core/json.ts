@@ -14,6 +14,26 @@ export function asObject(v: unknown): JsonObject | undefined {
   return isObject(v) ? v : undefined;
 }
 
+/** The object a JSON line holds, or null for a line that is not JSON or not an object (a torn or foreign line). */
+export function parseObjectLine(line: string): JsonObject | null {
+  try {
+    return asObject(JSON.parse(line)) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The record's `timestamp` in epoch milliseconds; 0 when it has none or it does not parse. */
+export function timestampMs(o: JsonObject): number {
+  const t = typeof o.timestamp === 'string' ? Date.parse(o.timestamp) : NaN;
+  return Number.isFinite(t) ? t : 0;
+}
+
+/** `v` when it is a non-empty string, else null. */
+export function nonEmptyString(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
 /**
  * `d[key]` when `key` is one of d's own keys, else undefined. Dictionaries keyed by strings a transcript controls
  * (tool ids, model names) are read through it: a key named like an Object.prototype member (`constructor`,

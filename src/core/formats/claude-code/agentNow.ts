@@ -5,7 +5,7 @@ import { basename, dirname } from 'node:path';
 import { digestEntry, recordedRenderedText, type Entry } from '../../entries';
 import { countTokensInPieces } from '../../tokens/exact';
 import { attachmentTokens, isAnnouncement } from '../../announcements';
-import { asObject } from '../../json';
+import { asObject, nonEmptyString, parseObjectLine, timestampMs } from '../../json';
 import type { AgentNow, AgentNowSpec, ResumeBasis, SessionEnds } from '../agent';
 
 /** The system prompt and tools the agent sent with one model, as recorded in one of the user's sessions. */
@@ -46,21 +46,6 @@ function claudeSessionsFolderOf(file: string, usersFolder: string): string {
   return basename(projects) === 'projects' ? projects : usersFolder;
 }
 
-function parse(line: string): Record<string, unknown> | null {
-  try {
-    return asObject(JSON.parse(line)) ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function timeOf(o: Record<string, unknown>): number {
-  const t = typeof o.timestamp === 'string' ? Date.parse(o.timestamp) : NaN;
-  return Number.isFinite(t) ? t : 0;
-}
-
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-
 /**
  * What the given ends of session files record (pure: the reading is core/agentNow.ts's). A request shape
  * (`api-request-shape`) is tied to its model by the request records that name its hash (`api-request`,
@@ -90,32 +75,36 @@ export function claudeAgentNowOf(ends: readonly SessionEnds[]): ClaudeAgentNow {
         const isAttachment = part === 'head' && beforeFirstRequest && line.includes('"attachment"');
         const isRestriction = line.includes('"modelRestriction"');
         if (!isShape && !isRequest && !isAttachment && !isRestriction) continue;
-        const o = parse(line);
+        const o = parseObjectLine(line);
         if (!o) continue;
         if (o.type === 'api-request-shape') {
           const e = digest(o);
-          const hash = str(o.shapeHash);
+          const hash = nonEmptyString(o.shapeHash);
           if (hash && e?.recordedOverheadTokens !== undefined)
-            shapes.set(hash, { tokens: e.recordedOverheadTokens, version: str(o.version), at: timeOf(o) });
+            shapes.set(hash, {
+              tokens: e.recordedOverheadTokens,
+              version: nonEmptyString(o.version),
+              at: timestampMs(o),
+            });
         } else if (
           o.type === 'api-request' ||
           (o.type === 'attachment' && asObject(o.attachment)?.type === 'prompt_snapshot')
         ) {
           if (part === 'head' && beforeFirstRequest) {
             beforeFirstRequest = false;
-            firstAt = timeOf(o);
-            version = str(o.version);
+            firstAt = timestampMs(o);
+            version = nonEmptyString(o.version);
           }
-          const hash = str(o.shapeHash);
+          const hash = nonEmptyString(o.shapeHash);
           if (o.type === 'api-request' && hash)
-            requests.push({ hash, model: str(asObject(o.params)?.model), at: timeOf(o) });
+            requests.push({ hash, model: nonEmptyString(asObject(o.params)?.model), at: timestampMs(o) });
         } else if (o.type === 'attachment' && isAttachment) {
           const e = digest(o);
           if (e && isAnnouncement(e)) kinds[e.attachmentType!] = renderedTokens(o, e);
         }
         const r = asObject(o.modelRestriction);
-        if (r && str(r.requestedModel) && str(r.effectiveModel) && r.at === 'resume')
-          replacedModels[str(r.requestedModel)!] = str(r.effectiveModel)!;
+        if (r && nonEmptyString(r.requestedModel) && nonEmptyString(r.effectiveModel) && r.at === 'resume')
+          replacedModels[nonEmptyString(r.requestedModel)!] = nonEmptyString(r.effectiveModel)!;
       }
     }
     for (const r of requests) {

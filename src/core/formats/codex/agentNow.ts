@@ -3,7 +3,7 @@
 // else one of its project and Codex version). Pure: the reading of the files is the edge's (core/agentNow.ts).
 import { basename, dirname } from 'node:path';
 import type { AgentNow, AgentNowSpec, ResumeBasis } from '../agent';
-import { asObject } from '../../json';
+import { asObject, nonEmptyString, parseObjectLine, timestampMs } from '../../json';
 import { countTokensInPieces } from '../../tokens/exact';
 import { isContextText } from './reader';
 
@@ -12,21 +12,6 @@ export interface RolloutHead {
   file: string;
   head: readonly string[];
 }
-
-function parse(line: string): Record<string, unknown> | null {
-  try {
-    return asObject(JSON.parse(line)) ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function timeOf(o: Record<string, unknown>): number {
-  const t = typeof o.timestamp === 'string' ? Date.parse(o.timestamp) : NaN;
-  return Number.isFinite(t) ? t : 0;
-}
-
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /**
  * What Codex sends with the first request of a thread, beside the thread's items, as a rollout of the same project and
@@ -85,14 +70,14 @@ function codexFirstRequest(ends: RolloutHead): CodexFirstRequest | null {
   let context = 0;
   let answered = false;
   for (const line of ends.head) {
-    const o = parse(line);
+    const o = parseObjectLine(line);
     if (!o) continue;
     const p = asObject(o.payload);
     if (!p) continue;
     if (o.type === 'session_meta' && !meta) {
       meta = p;
-      at = timeOf(p) || timeOf(o);
-    } else if (o.type === 'turn_context') model ??= str(p.model);
+      at = timestampMs(p) || timestampMs(o);
+    } else if (o.type === 'turn_context') model ??= nonEmptyString(p.model);
     else if (o.type === 'response_item' && !answered) {
       if (MODEL_OUTPUT.has(String(p.type)) || (p.type === 'message' && p.role === 'assistant')) answered = true;
       else if (p.type === 'message') {
@@ -108,9 +93,10 @@ function codexFirstRequest(ends: RolloutHead): CodexFirstRequest | null {
       if (typeof input !== 'number' || !(input > before)) return null;
       return {
         at,
-        version: meta ? str(meta.cli_version) : null,
-        cwd: meta ? str(meta.cwd) : null,
-        sessionId: (meta && (str(meta.id) ?? str(meta.session_id))) || basename(ends.file, '.jsonl'),
+        version: meta ? nonEmptyString(meta.cli_version) : null,
+        cwd: meta ? nonEmptyString(meta.cwd) : null,
+        sessionId:
+          (meta && (nonEmptyString(meta.id) ?? nonEmptyString(meta.session_id))) || basename(ends.file, '.jsonl'),
         model,
         overheadTokens: input - before,
         contextTokens: context,
@@ -122,7 +108,7 @@ function codexFirstRequest(ends: RolloutHead): CodexFirstRequest | null {
 
 /** A rollout's `session_meta` payload (its first record), when it has one. */
 function codexMeta(head: readonly string[]): Record<string, unknown> | undefined {
-  const first = head.length ? parse(head[0]) : null;
+  const first = head.length ? parseObjectLine(head[0]) : null;
   return first?.type === 'session_meta' ? asObject(first.payload) : undefined;
 }
 
@@ -155,8 +141,8 @@ function codexFileFacts(head: readonly string[]): { instructions: number | null;
 export function codexAgentNowOf(heads: readonly RolloutHead[], ownHead: readonly string[]): CodexAgentNow | null {
   if (codexFirstRequest({ file: '', head: ownHead })) return null;
   const meta = codexMeta(ownHead);
-  const cwd = meta ? str(meta.cwd) : null;
-  const version = meta ? str(meta.cli_version) : null;
+  const cwd = meta ? nonEmptyString(meta.cwd) : null;
+  const version = meta ? nonEmptyString(meta.cli_version) : null;
   if (cwd === null || version === null) return null;
   let newest: CodexFirstRequest | null = null;
   for (const h of heads) {
