@@ -6,8 +6,6 @@
 // SIGKILL) and the next case a new child. As with a process of its own, a case is over when `main` has returned and
 // nothing it started keeps the event loop alive; files it left open are reported.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { CLI } from './cli';
 import { repoRoot } from './fixtures';
 
@@ -29,20 +27,6 @@ interface Reply {
   chunk?: string;
   status?: number;
   fds?: string[];
-}
-
-/** Bundles the batch child to `outfile` (a file no other test writes). For a before hook, after assertCliBuilt(). */
-export function bundleBatchChild(outfile: string): string {
-  buildSync({
-    entryPoints: [join(__dirname, 'cli-batch-child.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-  return outfile;
 }
 
 /**

@@ -11,11 +11,11 @@ export function bundleCrashChild(name: string): Promise<string> {
 }
 
 /**
- * Bundles `entry` (a child of the tests, in test/support/) to `dist-test/<name>` and returns its path: a child started
- * with a plain `node`, no compile on load.
+ * Bundles `entry` (a child of the tests, in test/support/) to `<dir>/<name>` (by default `dist-test/<name>`) and
+ * returns its path: a child started with a plain `node`, no compile on load.
  */
-export async function bundleChild(entry: string, name: string): Promise<string> {
-  const outfile = join(repoRoot, 'dist-test', name);
+export async function bundleChild(entry: string, name: string, dir = join(repoRoot, 'dist-test')): Promise<string> {
+  const outfile = join(dir, name);
   await build({
     entryPoints: [join(__dirname, entry)],
     outfile,

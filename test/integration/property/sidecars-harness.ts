@@ -35,7 +35,8 @@ import {
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { type BatchRun, bundleBatchChild, CliBatch } from '../../support/cliBatch';
+import { type BatchRun, CliBatch } from '../../support/cliBatch';
+import { bundleChild } from '../../support/crashChild';
 import { repoRoot, sharedFixtures } from '../../support/fixtures';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../../support/reliability';
 
@@ -505,7 +506,8 @@ export class SidecarCases {
     const root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
     let runners: Runners | undefined;
     try {
-      runners = new Runners(bundleBatchChild(join(root, 'cli-batch-child.js')));
+      // Bundled into this file's own folder: the sidecar files run side by side.
+      runners = new Runners(await bundleChild('cli-batch-child.ts', 'cli-batch-child.js', root));
       const run = runners;
       const names = await makeTemplate(join(root, 'template'), async (...args) => {
         // The user's own home folder, as a CLI run from a shell has it (the sessions are not under it).
