@@ -22,7 +22,7 @@ import { compactErrorOutcome, renderCompactResult, resultJson } from '../../src/
 import { startFakeAnthropic } from '../support/fake-anthropic';
 import { claudeFixtureDir, repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
-import { assertCliBuilt } from '../support/cli';
+import { assertCliBuilt, oneLineError } from '../support/cli';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const KEY = 'sk-ant-api03-cli-test-key';
@@ -75,15 +75,6 @@ async function silentServer(): Promise<{ url: string; connections: () => number;
         server.close(() => r());
       }),
   };
-}
-
-function oneLineError(r: { status: number | null; stdout: string; stderr: string }, re: RegExp) {
-  assert.equal(r.status, 2, r.stderr);
-  assert.equal(r.stdout, '');
-  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /^agent-compactor: /);
-  assert.match(r.stderr, re);
-  assert.doesNotMatch(r.stderr, /ENOENT|EACCES|EISDIR|lstat|stat '|at .*\.js:\d+/);
 }
 
 describe('CLI', function () {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
 import { parseVerbArgs, type VerbSpec } from '../../src/cli/options';
 import { VERBS } from '../../src/cli/verbs';
-import type { CliRun } from '../support/cli';
+import { oneLineError } from '../support/cli';
 import { runCliInProcess } from '../support/cliInProcess';
 import { repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
@@ -23,15 +23,6 @@ const run = (args: string[]) => runCliInProcess(args);
 const flagsIn = (text: string) => new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1]));
 const tableFlags = (v: VerbSpec) => new Set(v.options.map((o) => o.flag));
 const sorted = (s: Set<string>) => [...s].sort();
-
-function oneLineError(r: CliRun, re: RegExp) {
-  assert.equal(r.status, 2, r.stderr);
-  assert.equal(r.stdout, '');
-  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /^agent-compactor: /);
-  assert.match(r.stderr, re);
-  assert.doesNotMatch(r.stderr, /ENOENT|EACCES|EISDIR|lstat|stat '|at .*\.js:\d+/);
-}
 
 describe('CLI arguments (main in process)', function () {
   let dir: string;
