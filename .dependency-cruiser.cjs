@@ -76,13 +76,13 @@ module.exports = {
       severity: 'error',
       comment:
         "The engine outside src/core/formats/ reads the engine's model (core/conversation.ts) and asks an agent's module " +
-        "through the registry (formats/registry.ts), never importing an agent's own folder. The files still excepted " +
-        "use Claude Code's loader model, limits or folder directly: the next steps of issue 32 (never add one; " +
+        "through the registry (formats/registry.ts), never importing an agent's own folder. The one file still excepted " +
+        "reads Claude Code's records itself (the sessions list's quick read): the next step of issue 32 (never add one; " +
         'test/unit/neutral-core.test.ts lists them too).',
       from: {
         path: '^src/core/',
         pathNot:
-          '^src/core/(formats/|(loadedChain|sessionFolders|sessionList)\\.ts$|repair/(doctor|forkBefore|repairPlan)\\.ts$)',
+          '^src/core/(formats/|sessionList\\.ts$)',
       },
       to: { path: '^src/core/formats/[^/]+/' },
     },

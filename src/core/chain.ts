@@ -71,6 +71,8 @@ export interface ChainLoader {
   bridge(entries: Entry[], candidates: number[], e: Entry, seen: Set<number>): number;
   /** The loader keeps one entry per uuid (the later line): an earlier copy of a line written twice is never loaded. */
   lastCopyOnly: boolean;
+  /** The longest gap (ms) `bridge` spans back to an earlier entry, for the words that explain a bridge. */
+  bridgeGapMs: number;
 }
 
 /**

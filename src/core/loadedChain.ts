@@ -4,9 +4,8 @@
 // chain one at a time, each decided against the chain the splices before it left, and rebuilding the chain after each
 // splice made repair quadratic in such results. `spliceIn` updates this view in place when what a rebuild would give is
 // known without one; the caller rebuilds only when it is not.
-import { buildChainWithTables, lastPromptTarget } from './chain';
+import { buildChainWithTables, lastPromptTarget, type ChainLoader } from './chain';
 import { activeRegion } from './repair/doctor';
-import { claudeLoader } from './formats/claude-code/loader';
 import type { Entry } from './entries';
 
 export interface LoadedChain {
@@ -57,9 +56,9 @@ function leastAbove(t: ByKey | undefined, bound: number): number | undefined {
   return lo < t.keys.length ? t.least[lo] : undefined;
 }
 
-/** The chain of `entries` (with every parent link repair has planned so far) as Claude Code's loader rebuilds it. */
-export function loadedChain(entries: Entry[]): LoadedChain {
-  const built = buildChainWithTables(entries, claudeLoader);
+/** The chain of `entries` (with every parent link repair has planned so far) as the agent's `loader` rebuilds it. */
+export function loadedChain(entries: Entry[], loader: ChainLoader): LoadedChain {
+  const built = buildChainWithTables(entries, loader);
   const { chain, tables } = built;
   const { region } = activeRegion(entries, built);
   // Flags and steps by entry index, in typed arrays: no hashing, and nothing for the garbage collector to trace.

@@ -5,7 +5,6 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { SessionsLocation } from './formats/agent';
-import { claudeProjectsFolder } from './formats/claude-code/sessions';
 import { agentModule, AGENTS, type AgentId } from './formats/registry';
 
 export interface SessionFile {
@@ -16,9 +15,19 @@ export interface SessionFile {
   mtimeMs: number;
 }
 
-/** Claude Code's sessions folder: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+/**
+ * The folder of projects: the first sessions folder whose folders are projects (Claude Code's
+ * `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`), the one the Sessions view watches and the pickers open in.
+ */
 export function sessionsFolder(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  return claudeProjectsFolder(env, home);
+  const where = { env, home, globalStorage: [] };
+  for (const agent of AGENTS)
+    for (const location of agent.sessions?.locations ?? [])
+      if (location.projectFolders) {
+        const [folder] = location.folders(where);
+        if (folder) return folder;
+      }
+  throw new Error('no registered agent keeps its sessions in project folders');
 }
 
 /** Claude Code transcripts directly inside each project folder (subagent files excluded), newest first. */

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { orphanResultsTranscript } from '../../bench/generate-large';
 import { planRepair, repairOutlook } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
+import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 
 const N = 100;
 /** Rounds per run (see leastCpu): a run then takes a few hundred milliseconds of CPU time. */
@@ -122,7 +123,7 @@ describe('doctor and repair: CPU time linear in orphan tool results and dead end
   });
 
   it(`repair's plan on 4× the orphan tool results costs at most ${BOUND}× the CPU time, and converts and places every one`, () => {
-    const plan = planRepair(orphans[1].entries);
+    const plan = planRepair(orphans[1].entries, claudeLoader);
     assert.equal(plan.converted.length, 4 * N);
     assert.equal(
       plan.changes.filter((c) => c.reason.startsWith('a converted tool result placed where its turn ends')).length,
@@ -131,7 +132,7 @@ describe('doctor and repair: CPU time linear in orphan tool results and dead end
     );
     assert.deepEqual(plan.skipped, []);
     assertScales(
-      leastCpu(orphans, (index) => planRepair(index.entries)),
+      leastCpu(orphans, (index) => planRepair(index.entries, claudeLoader)),
       `planRepair, ${N} → ${4 * N} orphan tool results`,
     );
   });

@@ -331,7 +331,7 @@ describe('repair: hand-made', () => {
         (l as { uuid: string }).uuid === 'a0' ? { ...l, parentUuid: 'gone' } : l,
       ),
     ]);
-    const plan = planRepair((await indexTranscript(f)).entries);
+    const plan = planRepair((await indexTranscript(f)).entries, claudeLoader);
     assert.deepEqual(plan.changes, []);
     assert.ok(plan.skipped.some((s) => s.reason.includes('no earlier entry')));
   });
@@ -476,7 +476,7 @@ describe('doctor and repair on the real fixtures', () => {
         const f = join(dir, `prop-${seed}-${source.split('/').pop()}`);
         writeFileSync(f, lines.filter((_, k) => !drop.has(k + 1)).join('\n'));
         const broken = await indexTranscript(f);
-        const plan = planRepair(broken.entries);
+        const plan = planRepair(broken.entries, claudeLoader);
         const fixed = applyPlan(broken, plan);
         const after = diagnose(fixed);
         const why = `seed ${seed}, dropped lines ${[...drop].join(',')}: ${JSON.stringify(after.problems.filter((p) => p.severity !== 'info')).slice(0, 600)}`;
@@ -495,7 +495,7 @@ describe('doctor and repair on the real fixtures', () => {
           why,
         );
         // Repair then diagnose again: a second repair has nothing to do.
-        assert.deepEqual(planRepair(fixed.entries).changes, [], why);
+        assert.deepEqual(planRepair(fixed.entries, claudeLoader).changes, [], why);
       }
     });
   }

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { AGENT_IDS } from '../../src/core/formats/registry';
+import { AGENT_IDS, AGENTS, chainLoaderOf, unsupported } from '../../src/core/formats/registry';
 
 const ROOT = join(__dirname, '..', '..');
 const CORE = join(ROOT, 'src', 'core');
@@ -48,15 +48,29 @@ describe('one neutral model: core outside formats/ names no agent (issue 32)', (
         .split('\n')
         .some((l) => agentFolder.test(l)),
     );
-    // Claude Code's loader model (doctor, repair, fork-before, the loaded chain), its limits and its folder: the next
-    // steps of issue 32. Remove a file here when it asks the registry instead; never add one.
-    assert.deepEqual(importing, [
-      'src/core/loadedChain.ts',
-      'src/core/repair/doctor.ts',
-      'src/core/repair/forkBefore.ts',
-      'src/core/repair/repairPlan.ts',
-      'src/core/sessionFolders.ts',
-      'src/core/sessionList.ts',
-    ]);
+    // The sessions list's quick read of Claude Code's records (with its limits): the next step of issue 32. Remove a
+    // file here when it asks the registry instead; never add one.
+    assert.deepEqual(importing, ['src/core/sessionList.ts']);
+  });
+
+  it('an agent has a loader model exactly when resume health, repair or fork-before is offered for its sessions', () => {
+    for (const agent of AGENTS) {
+      const offered = (['jsonl', 'json'] as const).filter((container) => {
+        const can = agent.capabilities(container);
+        return can.doctor || can.repair || can.forkBefore;
+      });
+      assert.equal(!!agent.loader, offered.length > 0, `${agent.name}: a loader model exactly when one is used`);
+      for (const container of ['jsonl', 'json'] as const)
+        if (offered.includes(container)) assert.equal(chainLoaderOf({ id: agent.id, container }), agent.loader);
+        else
+          assert.throws(
+            () => chainLoaderOf({ id: agent.id, container }),
+            (e: Error) => e.message === unsupported({ id: agent.id, container }, 'doctor'),
+          );
+    }
+    assert.ok(
+      AGENTS.some((a) => a.loader),
+      'at least one registered agent has a loader model (else resume health is never offered)',
+    );
   });
 });

@@ -14,6 +14,7 @@ import type { Entry } from '../../src/core/entries';
 import { planRepair } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { Rng } from '../support/reliability';
+import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 
 let dir: string;
 before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-repair-linear-'))));
@@ -56,7 +57,7 @@ describe('repair and doctor: work linear in broken links', function () {
       const work: number[] = [];
       for (const n of [N, 4 * N]) {
         const c = counting((await indexOf(n, 10, gapMs)).entries);
-        const plan = planRepair(c.entries);
+        const plan = planRepair(c.entries, claudeLoader);
         assert.equal(plan.changes.length, n / 10 - 1, 'every broken link is planned');
         work.push(c.steps());
       }

@@ -7,6 +7,7 @@
 // what the product can do with its sessions. It imports nothing of the engine above the entries, so the engine's
 // reading code (transcript.ts, limits.ts, cache.ts) can ask the registry without an import circle. The parts that need
 // the engine, writing a compacted session back (formats/writer.ts), are registered beside it in formats/writers.ts.
+import type { ChainLoader } from '../chain';
 import type { ConversationRecord } from '../conversation';
 import type { Entry } from '../entries';
 import type { JsonObject } from '../json';
@@ -265,6 +266,12 @@ export interface AgentModule<Id extends string = string> {
    * the span each summarized and the summary it kept, for the fidelity measure (compact/agentSummaries.ts).
    */
   ownSummaries?(lines: (JsonObject | null)[]): OwnSummary[];
+  /**
+   * How the agent rebuilds a session's chain from its parent links when it resumes it (Claude Code's loader model):
+   * what resume health (doctor), repair and fork-before check a file against. Present exactly when one of those
+   * capabilities is (test/unit/neutral-core.test.ts).
+   */
+  readonly loader?: ChainLoader;
 }
 
 /** How the agent's own summary is recorded: readable text, encrypted (only its retained messages readable), or not at all. */

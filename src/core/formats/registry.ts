@@ -2,6 +2,7 @@
 // here (and, for an agent we write back, one in writers.ts). The order is the order agents are shown in, and the
 // order their formats are tried in (a JSONL file by its first record; the agent whose reader takes any JSON lines,
 // Claude Code's, last).
+import type { ChainLoader } from '../chain';
 import { CompactError } from '../errors';
 import type { AgentCapabilities, AgentModule, Capability, Container, RecordFormat } from './agent';
 import { claudeCode } from './claude-code';
@@ -84,6 +85,21 @@ export function capabilitiesOf(format: Pick<FormatInfo, 'id' | 'container'>): Ag
 export function unsupported(format: Pick<FormatInfo, 'id' | 'container'>, what: Capability = 'compact'): string | null {
   if (capabilitiesOf(format)[what]) return null;
   return agentModule(format.id).unsupported(what, format.container);
+}
+
+/**
+ * How the agent of `format` rebuilds a session's chain when it resumes it (its loader model), for resume health,
+ * repair and fork-before; refuses (CompactError 'unsupported-format', saying why) for an agent without one.
+ */
+export function chainLoaderOf(format: Pick<FormatInfo, 'id' | 'container'>): ChainLoader {
+  const loader = agentModule(format.id).loader;
+  const can = capabilitiesOf(format);
+  if (!loader || !(can.doctor || can.repair || can.forkBefore))
+    throw new CompactError(
+      'unsupported-format',
+      unsupported(format, 'doctor') ?? `${agentName(format.id)} sessions have no loader model`,
+    );
+  return loader;
 }
 
 /**

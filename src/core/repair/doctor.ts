@@ -1,8 +1,8 @@
 // What `claude --resume` would load from a transcript, and the structural problems that make it load less: the chain
 // is rebuilt the way Claude Code's loader does it (formats/claude-code/loader.ts), then compared with every
 // conversation entry after the last compact boundary. Works on entry digests only (no line is re-read).
+import { chainLoaderOf } from '../formats/registry';
 import { buildChainWithTables, type Chain, type ChainTables } from '../chain';
-import { CLAUDE_CODE_BRIDGE_GAP_MS, claudeLoader } from '../formats/claude-code/loader';
 import { isCompactBoundary, type Entry } from '../entries';
 import { readSessionIndex } from '../inspect';
 import type { TranscriptIndex } from '../transcript';
@@ -82,7 +82,8 @@ export async function doctorFile(file: string): Promise<DoctorReport> {
 
 export function diagnose(index: TranscriptIndex): DoctorReport {
   const entries = index.entries;
-  const built = buildChainWithTables(entries, claudeLoader);
+  const loader = chainLoaderOf(index.format);
+  const built = buildChainWithTables(entries, loader);
   const { chain, tables } = built;
   const { region, cut } = activeRegion(entries, built);
   const onMain = new Set(chain.main);
@@ -110,7 +111,7 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
       detail: 'every entry is a sidechain (a subagent transcript): Claude Code does not resume it on its own',
     });
 
-  danglingProblems(entries, tables, region, onMain, known, problems);
+  danglingProblems(entries, tables, region, onMain, known, problems, loader.bridgeGapMs);
   leafProblems(entries, chain, region, onMain, known, problems);
   branchProblems(entries, region, onMain, known, problems);
   const loaded = loadedEntries(chain, region, cut);
@@ -197,6 +198,7 @@ function danglingProblems(
   onMain: Set<number>,
   known: Map<string, number>,
   problems: DoctorProblem[],
+  bridgeGapMs: number,
 ): void {
   const bridges = tables.bridges ?? new Map<number, number>();
   // Entries of the region before the current one that resume leaves out (and how many are messages), counted as the
@@ -234,7 +236,7 @@ function danglingProblems(
         line: e.line,
         uuid: p,
         unreachable: 0,
-        detail: `${base}; Claude Code bridges it to line ${entries[to].line} (an entry at most ${CLAUDE_CODE_BRIDGE_GAP_MS / 1000} s older), so nothing is lost this time`,
+        detail: `${base}; Claude Code bridges it to line ${entries[to].line} (an entry at most ${bridgeGapMs / 1000} s older), so nothing is lost this time`,
       });
     } else {
       problems.push({

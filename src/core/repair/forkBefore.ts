@@ -14,8 +14,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { agentCompactions, type AgentCompaction } from '../agentCompactions';
 import type { Analysis } from '../analysis';
 import { buildChainWithTables } from '../chain';
-import { claudeLoader } from '../formats/claude-code/loader';
-import { unsupported } from '../formats/registry';
+import { chainLoaderOf, unsupported } from '../formats/registry';
 import type { TranscriptIndex } from '../transcript';
 import { commitOutput } from '../io/commit';
 import { acquireLock } from '../io/lock';
@@ -160,7 +159,7 @@ function prefixIndex(index: TranscriptIndex, end: number): TranscriptIndex {
 function forkResumeProblem(index: TranscriptIndex, leaf: number): string | null {
   const report = diagnose(index);
   if (!report.apiValid) return 'the request Claude Code would rebuild from it would not be one the API accepts';
-  const built = buildChainWithTables(index.entries, claudeLoader);
+  const built = buildChainWithTables(index.entries, chainLoaderOf(index.format));
   const { region } = activeRegion(index.entries, built);
   if (built.chain.main.includes(leaf) && region.includes(leaf)) return null;
   const from = report.leafLine === null ? 'no line' : `line ${report.leafLine}`;

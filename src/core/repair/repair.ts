@@ -15,7 +15,7 @@ import { CompactError } from '../errors';
 import { convertLine } from '../orphanResults';
 import { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 import { readSessionInfo, sessionIdFromFile } from '../session';
-import { requireCapability } from '../formats/registry';
+import { chainLoaderOf, requireCapability } from '../formats/registry';
 
 export { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 
@@ -175,7 +175,7 @@ export interface RepairOutlook {
  * (a uuid written twice, a dead-end leaf) is not offered for repair.
  */
 export function repairOutlook(index: TranscriptIndex, before: DoctorReport = diagnose(index)): RepairOutlook {
-  const plan = planRepair(index.entries);
+  const plan = planRepair(index.entries, chainLoaderOf(index.format));
   if (plan.changes.length === 0 && plan.converted.length === 0)
     return {
       plan,

@@ -5,7 +5,7 @@
 // byte, a relinked line differs only in its parentUuid value, and a converted line only in those blocks (and its
 // parentUuid). Only a line holding several joined JSON objects, which cannot be changed alone, is routed around.
 import { buildChainWithTables } from '../chain';
-import { claudeLoader } from '../formats/claude-code/loader';
+import type { ChainLoader } from '../chain';
 import { activeRegion } from './doctor';
 import type { Entry } from '../entries';
 import { loadedChain } from '../loadedChain';
@@ -89,13 +89,13 @@ function withConversions(entries: Entry[], converted: RepairConversion[]): Entry
  * What repair changes so that resume loads every message it validly can; pure (entry digests only): tool results
  * without their call are converted to text, then every broken parent of the active context is linked.
  */
-export function planRepair(entries: Entry[]): RepairPlan {
+export function planRepair(entries: Entry[], loader: ChainLoader): RepairPlan {
   // Converting blocks changes no parent link, so the region and the loader's bridges are those of the file as it is.
-  const built = buildChainWithTables(entries, claudeLoader);
+  const built = buildChainWithTables(entries, loader);
   const converted = planConversions(entries, activeRegion(entries, built).region);
   const base = withConversions(entries, converted);
   const plan = { ...planLinks(base, built), converted };
-  if (converted.length) spliceConverted(base, plan);
+  if (converted.length) spliceConverted(base, plan, loader);
   return plan;
 }
 
@@ -118,7 +118,7 @@ function withLinks(entries: Entry[], changes: RepairChange[]): Entry[] {
  * loadedChain cannot say what a placement did to it: a search of every entry, change or chain entry per result, and a
  * rebuild per placement, made repair quadratic in such results.
  */
-function spliceConverted(base: Entry[], plan: RepairPlan): void {
+function spliceConverted(base: Entry[], plan: RepairPlan, loader: ChainLoader): void {
   const sharedLine = sharedLines(base);
   // Where each line's first entry is (the objects of a line are adjacent entries), and the last entry of each uuid (the
   // one a parentUuid leads to, as Claude Code reads a uuid written twice).
@@ -179,7 +179,7 @@ function spliceConverted(base: Entry[], plan: RepairPlan): void {
     if (was) childrenOf.get(was)?.delete(i);
     adopt(i);
   };
-  const rebuilt = () => loadedChain(withLinks(base, plan.changes));
+  const rebuilt = () => loadedChain(withLinks(base, plan.changes), loader);
 
   // Most converted results are on the chain once their parent is linked, and most placements are known without a rebuild.
   let chain = rebuilt();

@@ -6,6 +6,7 @@ import type { AgentCapabilities, AgentModule, Capability, Container } from '../a
 import { claudeInventory } from './inventory';
 import { FIVE_MINUTES_MS, o200kApproximation, readOnly } from '../agent';
 import { claudeLimits } from './limits';
+import { claudeLoader } from './loader';
 import { claudeConversationRecord } from './message';
 import { claudeArrayEntries, claudeArrayVersion, claudeNotASession, ClaudeCodeReader, isClaudeArray } from './reader';
 import { claudeResume, claudeSessions } from './sessions';
@@ -67,4 +68,5 @@ export const claudeCode: AgentModule<'claude-code'> = {
   tokenizer: o200kApproximation('Claude'),
   agentNow: claudeAgentNow,
   ownSummaries: claudeOwnSummaries,
+  loader: claudeLoader,
 };

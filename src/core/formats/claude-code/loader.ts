@@ -88,4 +88,8 @@ function unwalkedAtOrBelow(skip: Int32Array, p: number): number {
   return root;
 }
 
-export const claudeLoader: ChainLoader = { bridge: loaderBridge, lastCopyOnly: true };
+export const claudeLoader: ChainLoader = {
+  bridge: loaderBridge,
+  lastCopyOnly: true,
+  bridgeGapMs: CLAUDE_CODE_BRIDGE_GAP_MS,
+};
