@@ -81,8 +81,7 @@ module.exports = {
         'test/unit/neutral-core.test.ts lists them too).',
       from: {
         path: '^src/core/',
-        pathNot:
-          '^src/core/(formats/|sessionList\\.ts$)',
+        pathNot: '^src/core/(formats/|sessionList\\.ts$)',
       },
       to: { path: '^src/core/formats/[^/]+/' },
     },
