@@ -10,8 +10,9 @@
  * Env:
  *   AGENT_COMPACTOR_EXTENSION_PATH  extension folder to load (default: repo root)
  *   AGENT_COMPACTOR_TEST_GREP       only run tests whose title matches
- *   AGENT_COMPACTOR_HOST_PASS       trusted | untrusted | both (default): the trusted pass runs every suite but
- *                                   Restricted Mode, the untrusted pass opens the folder untrusted and runs that one
+ *   AGENT_COMPACTOR_HOST_PASS       trusted | untrusted | both (default, the two at once): the trusted pass runs
+ *                                   every suite but Restricted Mode, the untrusted pass opens the folder untrusted and
+ *                                   runs that one
  *   AGENT_COMPACTOR_HOST_TEST_TIMEOUT_MS  overall limit (default 1500000: a loaded machine is slow, not broken)
  *   KEEP_TEST_TMP=1                 keep temp dirs (server, workspace) for debugging
  *   HOST_TEST_DEBUG=1               also print the browser's console
@@ -22,7 +23,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as util from 'node:util';
-import { launchBrowser, type LaunchedBrowser } from '../support/browser';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, newPage, type LaunchedChromium } from '../support/browser';
 import {
   assertExtensionBuilt,
   remoteUri,
@@ -60,6 +62,16 @@ export interface RunHostTestsOptions {
    * *-restricted.test.js, with RESTRICTED_WORKSPACE_SETTINGS in the workspace's .vscode/settings.json.
    */
   trust?: 'trusted' | 'untrusted';
+  /**
+   * A Chromium to open the window in (a new browser context of it, closed at the end). Default: a Chromium of its
+   * own, closed at the end.
+   */
+  chromium?: LaunchedChromium;
+  /**
+   * Where the run's lines go (the runner's, the workbench's and mocha's). Default: straight to stdout / stderr. Two
+   * passes that run at once give one of them a buffer, printed whole when it is done.
+   */
+  print?: (line: string, stream: 'out' | 'err') => void;
 }
 
 /**
@@ -94,7 +106,11 @@ const WORKBENCH_NOISE: RegExp[] = [
   /^Creation of workbench contribution .* took \d+ms/,
 ];
 
-const log = (msg: string) => console.log(`[host-tests] ${msg}`);
+const started = Date.now();
+const toConsole = (line: string, stream: 'out' | 'err') => (stream === 'err' ? console.error(line) : console.log(line));
+/** The runner's own line, with the seconds since it started (where a run's time goes: server, window, tests). */
+const log = (msg: string, print = toConsole) =>
+  print(`[host-tests +${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`, 'out');
 
 /** Stoppers of everything started by runs in progress, for signal handling. */
 const cleanups = new Set<() => Promise<void>>();
@@ -123,6 +139,8 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
   );
   const extensionTestsPath = path.resolve(repoRoot, opts.extensionTestsPath ?? path.join('dist-test', 'host'));
   const timeoutMs = opts.timeoutMs ?? Number(process.env.AGENT_COMPACTOR_HOST_TEST_TIMEOUT_MS ?? 1_500_000);
+  const print = opts.print ?? toConsole;
+  const say = (msg: string) => log(msg, print);
 
   assertExtensionBuilt(extensionDevelopmentPath);
   if (!fs.existsSync(path.join(extensionTestsPath, 'index.js'))) {
@@ -130,13 +148,16 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
   }
 
   let server: CodeServer | undefined;
-  let browser: LaunchedBrowser | undefined;
+  let ownChromium: LaunchedChromium | undefined;
+  let context: BrowserContext | undefined;
   let workspace: TempWorkspace | undefined;
   let timer: NodeJS.Timeout | undefined;
   const cleanup = async () => {
     if (timer) clearTimeout(timer);
-    await browser?.close().catch((e) => log(`closing the browser failed: ${e}`));
-    await server?.stop().catch((e) => log(`stopping code-server failed: ${e}`));
+    // The window's context first (a shared Chromium stays for the other pass), then a Chromium of its own.
+    await context?.close().catch((e) => say(`closing the window failed: ${e}`));
+    await ownChromium?.close().catch((e) => say(`closing the browser failed: ${e}`));
+    await server?.stop().catch((e) => say(`stopping code-server failed: ${e}`));
     workspace?.dispose();
   };
   cleanups.add(cleanup);
@@ -154,8 +175,8 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
           settings: { ...UNTRUSTED_USER_SETTINGS, ...(opts.settings ?? {}) },
         })
       : await startCodeServer({ settings: opts.settings });
-    log(`workspace trust: ${untrusted ? 'enabled, nothing trusted (Restricted Mode)' : 'disabled (trusted)'}`);
-    log(`code-server ${server.url} (pid ${server.pid}) ready in ${Date.now() - t0} ms`);
+    say(`workspace trust: ${untrusted ? 'enabled, nothing trusted (Restricted Mode)' : 'disabled (trusted)'}`);
+    say(`code-server ${server.url} (pid ${server.pid}) ready in ${Date.now() - t0} ms`);
 
     const extEnv: Record<string, string> = {
       AGENT_COMPACTOR_TEST: '1',
@@ -177,8 +198,10 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
       ['extensionEnvironment', JSON.stringify(extEnv)],
     ];
 
-    browser = await launchBrowser();
-    const { page } = browser;
+    const chromium = opts.chromium ?? (ownChromium = await launchChromium());
+    const opened = await newPage(chromium.browser);
+    context = opened.context;
+    const { page } = opened;
 
     let resolveExit!: (v: { code: number; logs: AutomationLogEntry[] }) => void;
     const exited = new Promise<{ code: number; logs: AutomationLogEntry[] }>((r) => (resolveExit = r));
@@ -188,16 +211,16 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
       const line = util.format(...(Array.isArray(args) ? args : [args]));
       // The workbench's own log lines come through here too; keep the routine ones out.
       if (!debug && type !== 'error' && WORKBENCH_NOISE.some((re) => re.test(line))) return;
-      if (type === 'error' || type === 'warn') console.error(`[${type}] ${line}`);
-      else console.log(line);
+      if (type === 'error' || type === 'warn') print(`[${type}] ${line}`, 'err');
+      else print(line, 'out');
     });
     await page.exposeFunction('codeAutomationExit', (code: number, logs: AutomationLogEntry[]) => {
       resolveExit({ code: Number(code), logs: Array.isArray(logs) ? logs : [] });
     });
     if (debug) {
-      page.on('console', (m) => console.log(`[browser:${m.type()}] ${m.text()}`));
+      page.on('console', (m) => print(`[browser:${m.type()}] ${m.text()}`, 'out'));
     }
-    page.on('pageerror', (e) => log(`page error: ${e.message}`));
+    page.on('pageerror', (e) => say(`page error: ${e.message}`));
 
     const failed = new Promise<{ code: number; logs: AutomationLogEntry[]; reason: string }>((resolve) => {
       timer = setTimeout(
@@ -209,19 +232,20 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
     });
 
     const url = `${server.url}/?folder=${encodeURIComponent(workspace.dir)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-    log(`extension: ${extensionDevelopmentPath}`);
-    log(`tests:     ${extensionTestsPath}`);
-    log(`workspace: ${workspace.dir}`);
+    say(`extension: ${extensionDevelopmentPath}`);
+    say(`tests:     ${extensionTestsPath}`);
+    say(`workspace: ${workspace.dir}`);
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    say('window loading');
 
     const result = await Promise.race([exited.then((r) => ({ ...r, reason: '' })), failed]);
     if (interruptedBy) {
-      log(`interrupted by ${interruptedBy}`);
+      say(`interrupted by ${interruptedBy}`);
       return 130;
     }
-    if (result.reason) log(`FAILED: ${result.reason}`);
+    if (result.reason) say(`FAILED: ${result.reason}`);
     if (result.code !== 0) {
-      const dir = path.join(repoRoot, 'test-results', 'host-logs');
+      const dir = path.join(repoRoot, 'test-results', untrusted ? 'host-logs-restricted' : 'host-logs');
       fs.rmSync(dir, { recursive: true, force: true });
       fs.mkdirSync(dir, { recursive: true });
       for (const l of result.logs) {
@@ -232,11 +256,11 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
       }
       fs.writeFileSync(path.join(dir, 'code-server.log'), server.output());
       await page.screenshot({ path: path.join(dir, 'workbench.png') }).catch(() => undefined);
-      log(`workbench logs, code-server output and a screenshot are in ${path.relative(repoRoot, dir)}/`);
+      say(`workbench logs, code-server output and a screenshot are in ${path.relative(repoRoot, dir)}/`);
       const tail = server.output().split('\n').slice(-30).join('\n');
-      if (result.reason && tail.trim()) log(`code-server output (last lines):\n${tail}`);
+      if (result.reason && tail.trim()) say(`code-server output (last lines):\n${tail}`);
     }
-    log(
+    say(
       `${result.code === 0 ? 'PASSED' : 'FAILED'} (exit code ${result.code}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
     return result.code === 0 ? 0 : 1;
@@ -247,25 +271,45 @@ export async function runHostTests(opts: RunHostTestsOptions = {}): Promise<numb
 }
 
 /**
- * Both passes, one after the other: the trusted one, then Restricted Mode. AGENT_COMPACTOR_HOST_PASS=trusted or
- * untrusted runs one of them (e.g. with a grep that matches only one pass's tests).
+ * Both passes, at once: the trusted one and Restricted Mode, each in its own code-server (workspace trust is a server
+ * flag) and a window of one shared Chromium. The Restricted Mode pass is short, so running it beside the trusted one
+ * takes its whole window start off the run's wall time; its lines are held and printed after the trusted pass's.
+ * AGENT_COMPACTOR_HOST_PASS=trusted or untrusted runs one of them (e.g. with a grep that matches only one pass's
+ * tests).
  */
 export async function runAllHostPasses(): Promise<number> {
   const which = process.env.AGENT_COMPACTOR_HOST_PASS ?? 'both';
   if (!['both', 'trusted', 'untrusted'].includes(which))
     throw new Error(`AGENT_COMPACTOR_HOST_PASS must be both, trusted or untrusted, not ${which}`);
-  const results: string[] = [];
-  let code = 0;
-  for (const trust of ['trusted', 'untrusted'] as const) {
-    if (which !== 'both' && which !== trust) continue;
-    if (interruptedBy) break;
-    log(`=== ${trust === 'trusted' ? 'trusted workspace' : 'Restricted Mode (untrusted workspace)'} ===`);
-    const c = await runHostTests({ trust });
-    results.push(`${trust}: ${c === 0 ? 'PASSED' : 'FAILED'}`);
-    if (c !== 0) code = c;
+  const passes = (['trusted', 'untrusted'] as const).filter((t) => which === 'both' || which === t);
+  const title = (trust: 'trusted' | 'untrusted') =>
+    `=== ${trust === 'trusted' ? 'trusted workspace' : 'Restricted Mode (untrusted workspace)'} ===`;
+  installSignalHandlers();
+  const chromium = await launchChromium();
+  const stopChromium = () => chromium.close();
+  cleanups.add(stopChromium);
+  try {
+    const held: [string, 'out' | 'err'][] = [];
+    const runs = passes.map((trust, i) => {
+      // The first pass prints as it goes; the other's lines wait for it.
+      const print = i === 0 ? toConsole : (line: string, stream: 'out' | 'err') => void held.push([line, stream]);
+      log(title(trust), print);
+      return runHostTests({ trust, chromium, print }).catch((e: unknown) => {
+        log(`ERROR: ${e instanceof Error ? e.message : String(e)}`, print);
+        return 1;
+      });
+    });
+    const codes: number[] = [];
+    for (const run of runs) {
+      codes.push(await run);
+      for (const [line, stream] of held.splice(0)) toConsole(line, stream);
+    }
+    log(`passes: ${passes.map((t, i) => `${t}: ${codes[i] === 0 ? 'PASSED' : 'FAILED'}`).join(', ')}`);
+    return codes.find((c) => c !== 0) ?? 0;
+  } finally {
+    await stopChromium();
+    cleanups.delete(stopChromium);
   }
-  log(`passes: ${results.join(', ')}`);
-  return code;
 }
 
 if (require.main === module) {

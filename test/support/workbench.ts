@@ -24,7 +24,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
 import { DEFAULT_VIEWPORT, launchChromium, newPage, type LaunchedChromium } from './browser';
 import {
   assertExtensionBuilt,
@@ -176,6 +176,16 @@ export async function stopAllWorkbenches(): Promise<void> {
   await stopShared();
 }
 
+/**
+ * Two animation frames of `frame` (a page's main frame or a webview's) have passed: what changed before has been laid
+ * out and painted. For a picture taken right after a change, instead of a pause that guesses how long that takes.
+ */
+export async function paintedIn(frame: Frame): Promise<void> {
+  await frame.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
+}
+
 /** A mocha `afterEach` hook that saves a screenshot of the workbench when the test failed. */
 export function screenshotOnFailure(get: () => Workbench | undefined) {
   return async function (this: Mocha.Context): Promise<void> {
@@ -233,7 +243,10 @@ export class Workbench {
         workspace.dispose();
       });
       liveWorkbenches.add(wb);
+      const t0 = Date.now();
       await wb.gotoWorkspace(opts.readyTimeoutMs ?? 90_000);
+      // What a window costs (each file opens one): where a run's time goes outside its tests.
+      console.log(`      [workbench] window on ${path.basename(workspace.dir)} ready in ${Date.now() - t0} ms`);
       return wb;
     } catch (e) {
       if (wb) await wb.stop();
@@ -298,9 +311,7 @@ export class Workbench {
       timeout: timeoutMs,
     });
     await this.explorerRows().first().waitFor({ state: 'visible', timeout: timeoutMs });
-    // The extension host is connected once the status bar shows the remote indicator's neighbours;
-    // give late contributions a moment to settle.
-    await page.waitForTimeout(500);
+    // (Nothing more: each gesture waits for its own effect, e.g. a palette entry of the extension for its context key.)
   }
 
   /** Close this window (and, for Workbench.start(), its code-server and Chromium); remove its workspace. */
@@ -334,8 +345,11 @@ export class Workbench {
     await view.waitFor({ state: 'visible', timeout: timeoutMs });
   }
 
-  /** Open a file by double-clicking it in the Explorer (pinned editor); waits for its tab. */
-  async openFileFromExplorer(name: string, timeoutMs = 30_000): Promise<void> {
+  /**
+   * Open a file by double-clicking it in the Explorer (pinned editor); waits for its tab. (The bounds of waits for what
+   * must come are wide: a passing run never waits them out, and beside a CPU hog a window can take half a minute.)
+   */
+  async openFileFromExplorer(name: string, timeoutMs = 90_000): Promise<void> {
     const page = this.page;
     await this.showExplorer(timeoutMs);
     const row = page.locator('.explorer-folders-view').getByRole('treeitem', { name, exact: true });
@@ -348,7 +362,7 @@ export class Workbench {
   }
 
   /** The active editor shows something: text lines, or a webview (custom editor) that finished loading. */
-  async waitForEditorContent(timeoutMs = 30_000): Promise<void> {
+  async waitForEditorContent(timeoutMs = 90_000): Promise<void> {
     await this.page
       .locator(
         '.editor-group-container.active .monaco-editor .view-lines .view-line, .webview.ready, iframe.webview.ready',

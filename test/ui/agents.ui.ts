@@ -2,9 +2,9 @@
  * Other agents' sessions in the real workbench (code-server + headless Chromium), driven only through the UI: a
  * Cline task (opened first: a .json alone activates the extension) and a Codex CLI rollout opened from the Explorer show their rounds in the Rounds tree with the agent
  * named in the header; **Compact Transcript** is offered (enabled) for the Codex rollout and disabled for the Cline
- * task, whose header says why when hovered.
+ * task, whose header says why when hovered. The palette lists the extension's commands.
  *
- * Screenshots (test-results/screenshots/): agents-codex.png, agents-cline.png.
+ * Screenshots (test-results/screenshots/): agents-codex.png, agents-cline.png, agents-command-palette.png.
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -83,11 +83,12 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     if (!(await wb.page.locator('.explorer-folders-view').isVisible())) await wb.runCommand('View: Show Explorer');
     await wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: CLINE_DIR, exact: true }).click();
     const file = wb.page.locator('.explorer-folders-view').getByRole('treeitem', { name: CLINE_FILE, exact: true });
-    await file.waitFor({ state: 'visible', timeout: 15_000 });
+    // (Wide bounds: beside a CPU hog the folder took over 15 s to open.)
+    await file.waitFor({ state: 'visible', timeout: 60_000 });
     await file.dblclick();
     await wb.page
       .locator(`.tabs-container .tab.active[data-resource-name="${CLINE_FILE}"]`)
-      .waitFor({ state: 'visible', timeout: 30_000 });
+      .waitFor({ state: 'visible', timeout: 60_000 });
     // Opened first in a fresh workbench: a workspace holding a Cline task activates the extension (ordinary JSON files
     // do not), and its first transcript reveals the Rounds view by itself (nothing here clicks the activity bar).
     const item = wb.page.locator('.activitybar .action-item', {
@@ -161,5 +162,18 @@ describe('UI: a Codex rollout and a Cline task in the Rounds tree', function () 
     assert.equal(await isDisabled(compactAction()), false, 'Compact Transcript is enabled for Codex');
     await wb.screenshot('agents-codex');
     console.log(`      ${h.label}: ${h.description}`);
+  });
+
+  // (Was smoke.ui.ts, a window of its own for this check and a transcript opened from the Explorer, which the tests
+  // above do in this window with the same default settings.)
+  it('lists Agent Compactor commands in the command palette', async () => {
+    await wb.openCommandPalette('Agent Compactor');
+    const items = await wb.quickPickItems();
+    assert.ok(
+      items.some((i) => i.startsWith('Agent Compactor')),
+      `the palette shows an "Agent Compactor: ..." command; it shows: ${JSON.stringify(items)}`,
+    );
+    await wb.screenshot('agents-command-palette');
+    await wb.closeQuickInput();
   });
 });

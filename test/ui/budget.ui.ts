@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { fixture } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
-import { Workbench, screenshotOnFailure, screenshotsDir } from '../support/workbench';
+import { Workbench, paintedIn, screenshotOnFailure, screenshotsDir } from '../support/workbench';
 
 const FILE = 'markup.jsonl';
 const HISTORY_FILE = 'with-compactions.jsonl';
@@ -323,12 +323,20 @@ describe('UI: Budget Preview webview', function () {
     // Give the webview the window for the picture: no side bar, and the Budget Preview the one editor group (the
     // palette offers no Maximize Editor Group when there is only one).
     await wb.runCommand('View: Close Primary Side Bar');
+    await wb.page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 10_000 });
     await wb.page.locator('.tabs-container .tab', { hasText: 'Budget' }).first().click();
-    if ((await wb.page.locator('.editor-group-container').count()) > 1)
+    if ((await wb.page.locator('.editor-group-container').count()) > 1) {
       await wb.runCommand('View: Close Editors in Other Groups');
-    await wb.page.waitForTimeout(500);
+      await wb.page.waitForFunction(
+        () => document.querySelectorAll('.editor-group-container').length === 1,
+        undefined,
+        {
+          timeout: 10_000,
+        },
+      );
+    }
     await replaced.scrollIntoViewIfNeeded();
-    await wb.page.waitForTimeout(300);
+    await paintedIn(frame);
     await wb.screenshot('budget-preview');
   });
   it("its Compact… button asks Compact Transcript's confirmation for the transcript it shows; Cancel writes nothing", async () => {

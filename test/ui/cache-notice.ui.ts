@@ -85,7 +85,12 @@ describe('UI: the notice before a large session’s prompt cache expires (by its
     const project = path.join(configDir, 'projects', wb.workspace.dir.replace(/[^a-zA-Z0-9]/g, '-'));
     fs.mkdirSync(project, { recursive: true });
     const lastReply = Date.now() - 56 * 60_000;
-    fs.writeFileSync(path.join(project, `${ID}.jsonl`), session(wb.workspace.dir, lastReply));
+    const file = path.join(project, `${ID}.jsonl`);
+    fs.writeFileSync(file, session(wb.workspace.dir, lastReply));
+    // Its last line was appended 6 s ago: still live (modified within a minute), and already settled, so its cache is
+    // read as soon as it is found (how long a file just written waits is test/unit/live-settled.test.ts).
+    const appended = new Date(Date.now() - 6_000);
+    fs.utimesSync(file, appended, appended);
     // A workspace holding no transcript does not wake the extension by itself: the user opens its view.
     await wb.runCommand('Agent Compactor: Refresh Sessions');
     const until = new Date(lastReply + 60 * 60_000).toISOString().slice(11, 16);

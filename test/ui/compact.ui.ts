@@ -21,7 +21,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator } from 'playwright-core';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
-import { Workbench, screenshotOnFailure } from '../support/workbench';
+import { Workbench, paintedIn, screenshotOnFailure } from '../support/workbench';
 import { fixturesDir } from '../support/workspace';
 
 const TRANSCRIPT = 'session.jsonl';
@@ -93,7 +93,6 @@ describe('UI: compact a transcript as a user would', function () {
 
   before(async function () {
     this.timeout(180_000);
-    // ~10 SSE events 400 ms apart: the summary takes a few seconds, like a real API call.
     // The reply stops after its first text until the test has seen it stream in (releaseStreams).
     fake = await startFakeAnthropic({ pauseAfterEvents: 4 });
     wb = await Workbench.open({
@@ -583,7 +582,7 @@ describe('UI: compact a transcript as a user would', function () {
       .locator('.line-insert, .char-insert, .gutter-insert')
       .first()
       .waitFor({ state: 'attached', timeout: 20_000 });
-    await wb.page.waitForTimeout(500); // let the layout settle before the picture
+    await paintedIn(wb.page.mainFrame());
     await wb.screenshot('diff');
   });
 });

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { buildTranscript } from '../support/reliability';
-import { Workbench, screenshotOnFailure } from '../support/workbench';
+import { Workbench, paintedIn, screenshotOnFailure } from '../support/workbench';
 
 const FILE = 'markup.jsonl';
 const REAL = 'with-compactions.jsonl';
@@ -219,11 +219,16 @@ describe('UI: Context Map', function () {
       /^Line 576: auto compaction by Claude Code: 167,174 → not recorded; next request 51,732; its own request cost not recorded\. Rounds before it are history; read #\d+\.$/,
     );
     await w.runCommand('View: Close Primary Side Bar');
+    await w.page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 10_000 });
     await w.page.locator('.tabs-container .tab', { hasText: 'Context Map' }).first().click();
     // The map alone in the window: the transcript's editor group, if the map opened beside it, closes (empty groups
     // close by default). With one group the palette does not offer the command.
-    if ((await w.page.locator('.editor-group-container').count()) > 1)
+    if ((await w.page.locator('.editor-group-container').count()) > 1) {
       await w.runCommand('View: Close Editors in Other Groups');
+      await w.page.waitForFunction(() => document.querySelectorAll('.editor-group-container').length === 1, undefined, {
+        timeout: 10_000,
+      });
+    }
     const bars = frame.locator('g.bar');
     // Near the top of the bar, clear of the target line's grip.
     await bars
@@ -232,7 +237,7 @@ describe('UI: Context Map', function () {
       .click({ position: { x: 2, y: 3 } });
     await frame.locator('ol.items > li').first().waitFor({ state: 'visible', timeout: 20_000 });
     await frame.evaluate(() => window.scrollTo(0, 0));
-    await w.page.waitForTimeout(500);
+    await paintedIn(frame);
     await w.screenshot(name);
     return frame;
   }
@@ -255,7 +260,7 @@ describe('UI: Context Map', function () {
       );
       await frame.waitForFunction((c) => document.body.classList.contains(c), webviewClass, { timeout: 60_000 });
       await frame.locator('ol.items > li').first().waitFor({ state: 'visible', timeout: 20_000 });
-      await wb.page.waitForTimeout(500);
+      await paintedIn(frame);
       await wb.screenshot(name);
     }
   });

@@ -13,6 +13,18 @@ import { agentName, type AgentId } from '../../core/formats/registry';
 export const WARN_AT = 0.8;
 export const ALERT_AT = 0.92;
 
+/** A file unchanged this long is taken as settled (the agent finished its turn). */
+export const SETTLED_MS = 5_000;
+
+/**
+ * Milliseconds until a file last modified at `mtimeMs` has been unchanged for SETTLED_MS: none for a file already quiet
+ * that long (a session found after its turn ended is read at once, not SETTLED_MS after it was found), at most
+ * SETTLED_MS (a modification time ahead of the clock).
+ */
+export function untilSettled(mtimeMs: number, now: number): number {
+  return Math.min(SETTLED_MS, Math.max(0, SETTLED_MS - (now - mtimeMs)));
+}
+
 export interface LiveStatus {
   text: string;
   tooltip: string;

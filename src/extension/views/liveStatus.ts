@@ -5,16 +5,13 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { SessionSummary } from '../../core/sessionList';
-import { liveStatus } from '../model/liveStatus';
+import { liveStatus, SETTLED_MS, untilSettled } from '../model/liveStatus';
 import type { SessionsView } from './sessionsView';
 import { CommandId } from '../commandIds';
 import { sessionStats } from '../../core/sessionStats';
 import { CacheExpiryNotices } from '../model/cacheExpiryNotice';
 import { realTimers } from '../model/liveMarks';
 import { costSettings, SECTION } from '../settings';
-
-/** A file unchanged this long is taken as settled (the agent finished its turn). */
-export const SETTLED_MS = 5_000;
 
 export class LiveSessionStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem(
@@ -73,9 +70,10 @@ export class LiveSessionStatus implements vscode.Disposable {
       arguments: [{ file: live.file, kind: 'session', contextValue: 'session.live' }],
     };
     this.item.show();
-    // Read once the agent's turn has settled, not on every append of a growing file.
+    // Read once the agent's turn has settled (by the file's own modification time), not on every append of a growing
+    // file.
     clearTimeout(this.readTimer);
-    this.readTimer = setTimeout(() => void this.watchCache(live), SETTLED_MS);
+    this.readTimer = setTimeout(() => void this.watchCache(live), untilSettled(live.mtimeMs, Date.now()));
     if (status.level !== 'normal' && !this.offered.has(live.file)) {
       this.offered.add(live.file);
       void this.offer(live, status.text);
