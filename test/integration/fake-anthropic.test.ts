@@ -554,13 +554,18 @@ const { startFakeAnthropic } = require(${JSON.stringify(fakePath)});
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (out += d));
       let killed = false;
-      const timer = setTimeout(() => {
-        killed = true;
-        child.kill('SIGKILL');
-      }, 20_000);
+      let timer: NodeJS.Timeout | undefined;
+      // The bound counts from close() on: before it, the child's start (tsx, the SDK) takes what a busy machine gives.
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (timer === undefined && /closed/.test(out))
+          timer = setTimeout(() => {
+            killed = true;
+            child.kill('SIGKILL');
+          }, 20_000);
+      });
+      child.stderr.on('data', (d) => (out += d));
       const code = await new Promise<number | null>((r) => child.on('close', r));
       clearTimeout(timer);
       assert.equal(killed, false, `the child did not exit by itself after close(): ${out}`);

@@ -54,6 +54,8 @@ interface Run {
   inside: boolean;
   /** Milliseconds from `ready` to the exit. */
   ms: number;
+  /** Milliseconds from `ready` to `done` or `error` (the verb's whole run), when the child said so before the kill. */
+  runMs: number | null;
   output: string;
 }
 
@@ -65,8 +67,10 @@ function runChild(file: string, verb: string[], delayMs: number | null): Promise
     let ready = 0;
     let killSent = false;
     let doneBeforeKill = false;
+    let runMs: number | null = null;
     child.stdout.on('data', (d: Buffer) => {
       output += d.toString();
+      if (ready && !killSent && runMs === null && /\n(done|error) /.test(`\n${output}`)) runMs = Date.now() - ready;
       if (!ready && output.includes('ready\n')) {
         ready = Date.now();
         if (delayMs !== null)
@@ -84,6 +88,7 @@ function runChild(file: string, verb: string[], delayMs: number | null): Promise
         killed,
         inside: killed && killSent && !doneBeforeKill,
         ms: Date.now() - (ready || Date.now()),
+        runMs,
         output,
       });
     });
@@ -158,9 +163,13 @@ describe('crash safety: SIGKILL during restore, undo, repair, a Codex compaction
   });
   after(() => root && rmSync(root, { recursive: true, force: true }));
 
+  /** A copy of the template's files of the verb's session (its name up to `.jsonl`, then a dot: backups, records, sidecars). */
   const fresh = (name: string, verb: Verb): string => {
     const dir = join(root, name);
-    cpSync(template, dir, { recursive: true });
+    const stem = (verb.session ?? 's.jsonl').replace(/\.jsonl$/, '.');
+    mkdirSync(dir);
+    for (const n of readdirSync(template))
+      if (n.startsWith(stem)) cpSync(join(template, n), join(dir, n), { recursive: true });
     verb.prepare?.(dir);
     return dir;
   };
@@ -241,15 +250,20 @@ describe('crash safety: SIGKILL during restore, undo, repair, a Codex compaction
         assert.ok(reference.equals(original), 'restore and undo put the original back');
 
       const rng = new Rng(SEED);
+      // The shortest whole run so far: a kill aimed at a fraction of the run follows the machine as its speed changes
+      // (aimed at the reference run's length alone, the later fractions of a faster machine all land after the run).
+      let shortest = refRun.ms;
       const counts = { runs: 0, inside: 0, before: 0, after: 0, retried: 0, wholeBackups: 0, notWhole: 0, forks: 0 };
       for (let k = 0; k < KILLS; k++) {
-        let delayMs = Math.round(((k + rng.next()) / KILLS) * refRun.ms);
+        const fraction = (k + rng.next()) / KILLS;
+        let delayMs = Math.round(fraction * shortest);
         for (let n = 0; ; n++) {
           const dir = fresh(`${verb.name}-${k}-${n}`.replace(/\W+/g, '-'), verb);
           const file = join(dir, session);
           const backupsBefore = new Set(await listBackups(file));
           const r = await runChild(file, verb.args(dir), delayMs);
           counts.runs++;
+          if (r.runMs !== null) shortest = Math.min(shortest, r.runMs);
           const label = `${verb.name} killed ${delayMs} ms after ready (${r.inside ? 'inside the run' : 'after it finished'})`;
           const now = readFileSync(file);
           let done: boolean;
@@ -310,7 +324,7 @@ describe('crash safety: SIGKILL during restore, undo, repair, a Codex compaction
           }
           assert.ok(n < 12, `${label}: no kill landed inside the run in ${n + 1} attempts`);
           counts.retried++;
-          delayMs = Math.floor(delayMs / 2);
+          delayMs = Math.min(Math.floor(delayMs / 2), Math.round(fraction * shortest));
         }
       }
       console.log(

@@ -20,19 +20,22 @@ import { undoCompaction } from '../../../src/core/compact/undo';
 import { forkBeforeCompaction } from '../../../src/core/repair/forkBefore';
 
 // Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
-// when it started: it never sees our compaction), then a last-prompt line naming its newest entry.
+// when it started: it never sees our compaction), then a last-prompt line naming its newest entry. It goes on until
+// the test closes its stdin (when the verbs have met every interleaving the test asks for: see until()), and prints
+// how many lines it has written after each burst, and last.
 const APPENDER = `
 const { appendFileSync } = require('node:fs');
-const [file, ms, seed, leaf, broken] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3]), process.argv[4], process.argv[5] === 'broken'];
+const [file, seed, leaf, broken] = [process.argv[1], Number(process.argv[2]), process.argv[3], process.argv[4] === 'broken'];
 let s = seed >>> 0;
 const rnd = () => ((s = (Math.imul(s ^ (s >>> 15), 1 | s) + 0x6d2b79f5) >>> 0) / 4294967296);
-const end = Date.now() + ms;
+let stop = false;
+process.stdin.on('data', () => undefined).on('end', () => (stop = true));
 let n = 0;
 let parent = leaf;
 const sleep = (t) => new Promise((r) => setTimeout(r, t));
 const write = (o) => appendFileSync(file, JSON.stringify({ ...o, seq: n++, liveAppend: true }) + '\\n');
 (async () => {
-  while (Date.now() < end) {
+  while (!stop) {
     const turns = 1 + Math.floor(rnd() * 3);
     for (let t = 0; t < turns; t++) {
       const u = 'live-u-' + n;
@@ -45,9 +48,10 @@ const write = (o) => appendFileSync(file, JSON.stringify({ ...o, seq: n++, liveA
       await sleep(rnd() * 8);
       write({ type: 'last-prompt', lastPrompt: 'live turn', leafUuid: a });
     }
+    process.stdout.write(n + '\\n');
     await sleep(rnd() * 300);
   }
-  process.stdout.write(String(n));
+  process.stdout.write('total ' + n + '\\n');
 })();
 `;
 
@@ -100,18 +104,51 @@ function assertAllInOrder(file: string, total: number): void {
   );
 }
 
-function spawnAppender(file: string, seed: number, leaf: string, broken: boolean, ms = 12_000) {
-  const child = spawn(
-    process.execPath,
-    ['-e', APPENDER, file, String(ms), String(seed), leaf, broken ? 'broken' : ''],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let appended = '';
-  child.stdout.on('data', (d: Buffer) => (appended += d.toString()));
+/** The hang bound of one test's appending: only a verb that never meets an interleaving it should reaches it. */
+const APPENDING_BOUND_MS = 150_000;
+
+/**
+ * Starts the agent appending to `file` and runs `attempt` again and again meanwhile, until `enough()` says the verbs
+ * have met every interleaving the test asks for (checked after each attempt) and the agent has written over 20 lines;
+ * then stops the agent and returns how many lines it wrote. Attempts are not counted in seconds: how many a machine
+ * makes in a given time is a guess about its speed, while the interleavings are what the test is about.
+ */
+async function whileAppending(
+  file: string,
+  seed: number,
+  leaf: string,
+  broken: boolean,
+  enough: () => boolean,
+  attempt: () => Promise<void>,
+  outcomes: () => string,
+): Promise<number> {
+  const child = spawn(process.execPath, ['-e', APPENDER, file, String(seed), leaf, broken ? 'broken' : ''], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const written = () => Number(/(\d+)\n(?:total \d+\n)?$/.exec(out)?.[1] ?? 0);
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { child, exited, total: () => Number(appended) };
+  let running = true;
+  void exited.then(() => (running = false));
+  const started = Date.now();
+  try {
+    while (running && !(enough() && written() > 20)) {
+      assert.ok(
+        Date.now() - started < APPENDING_BOUND_MS,
+        `not every interleaving asked for came in ${APPENDING_BOUND_MS} ms (${written()} lines appended): ${outcomes()}`,
+      );
+      await attempt();
+    }
+    assert.ok(running, `the appender stopped early: ${out}`);
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    const total = /total (\d+)\n$/.exec(out);
+    assert.ok(total, `the appender's last word: ${out.slice(-200)}`);
+    return Number(total[1]);
+  } finally {
+    child.kill();
+  }
 }
 
 describe('live agent appends while compacting in place, many times', function () {
@@ -127,39 +164,42 @@ describe('live agent appends while compacting in place, many times', function ()
       copyFileSync(fixture(name), file);
       const a = await inspectFile(file, { subagents: false });
       const leaf = a.index.entries[a.chain.leaf].uuid!;
-      const { child, exited, total: appendedLines } = spawnAppender(file, seed, leaf, false);
-      let running = true;
-      void exited.then(() => (running = false));
       const outcomes = { committed: 0, carried: 0, changed: 0, other: new Map<string, number>() };
+      const said = () => JSON.stringify({ ...outcomes, other: [...outcomes.other] });
       try {
         let i = 0;
-        while (running) {
-          try {
-            const res = await compactFile(file, {
-              summarizer: 'extractive',
-              inPlace: true,
-              settings: {
-                targetTokens: 12_000 + (i++ % 4) * 4_000,
-                keepRecentTokens: 2_000,
-                maxToolResultChars: 4_000,
-              },
-            });
-            outcomes.committed++;
-            if (res.carriedOverBytes > 0) outcomes.carried++;
-          } catch (err) {
-            assert.ok(err instanceof CompactError, String(err));
-            if (err.code === 'changed-on-disk') outcomes.changed++;
-            else outcomes.other.set(err.code, (outcomes.other.get(err.code) ?? 0) + 1);
-          }
-        }
-        assert.equal(await exited, 0);
-        const total = appendedLines();
+        // Until compactions have committed twice, one of them carrying over lines that landed after its last check,
+        // and one has been refused as changed on disk.
+        const total = await whileAppending(
+          file,
+          seed,
+          leaf,
+          false,
+          () => outcomes.committed >= 2 && outcomes.carried >= 1 && outcomes.changed >= 1,
+          async () => {
+            try {
+              const res = await compactFile(file, {
+                summarizer: 'extractive',
+                inPlace: true,
+                settings: {
+                  targetTokens: 12_000 + (i++ % 4) * 4_000,
+                  keepRecentTokens: 2_000,
+                  maxToolResultChars: 4_000,
+                },
+              });
+              outcomes.committed++;
+              if (res.carriedOverBytes > 0) outcomes.carried++;
+            } catch (err) {
+              assert.ok(err instanceof CompactError, String(err));
+              if (err.code === 'changed-on-disk') outcomes.changed++;
+              else outcomes.other.set(err.code, (outcomes.other.get(err.code) ?? 0) + 1);
+            }
+          },
+          said,
+        );
         assert.ok(total > 20, `the appender wrote ${total} lines`);
         assertAllInOrder(file, total);
-        assert.ok(
-          outcomes.committed >= 2,
-          `compactions committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`,
-        );
+        assert.ok(outcomes.committed >= 2, `compactions committed: ${said()}`);
         const fatal = (await checkResumable(file)).problems.filter((p) => !/over the .*target/.test(p));
         assert.deepEqual(fatal, [], 'the session still resumes');
         // Only ours beside it: backups, the state file and saved tool results; no temp files left behind.
@@ -173,7 +213,6 @@ describe('live agent appends while compacting in place, many times', function ()
           `      ${total} lines appended; ${outcomes.committed} compactions committed (${outcomes.carried} carried over late appends), ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`,
         );
       } finally {
-        child.kill();
         rmSync(dir, { recursive: true, force: true });
       }
     });
@@ -184,31 +223,34 @@ describe('live agent appends while compacting in place, many times', function ()
     const file = join(dir, '7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71.jsonl');
     copyFileSync(fixture('v1.0.108-medium.jsonl'), file);
     const a = await inspectFile(file, { subagents: false });
-    const { child, exited, total: appendedLines } = spawnAppender(file, 23, a.index.entries[a.chain.leaf].uuid!, true);
-    let running = true;
-    void exited.then(() => (running = false));
     const outcomes = { committed: 0, carried: 0, nothing: 0, changed: 0, other: new Map<string, number>() };
+    const said = () => JSON.stringify({ ...outcomes, other: [...outcomes.other] });
     try {
-      while (running) {
-        try {
-          const r = await repairFile(file, { inPlace: true });
-          if (r.output === null) outcomes.nothing++;
-          else outcomes.committed++;
-          if (r.carriedOverBytes > 0) outcomes.carried++;
-        } catch (err) {
-          assert.ok(err instanceof CompactError, String(err));
-          if (err.code === 'changed-on-disk') outcomes.changed++;
-          else outcomes.other.set(err.code, (outcomes.other.get(err.code) ?? 0) + 1);
-        }
-      }
-      assert.equal(await exited, 0);
-      const total = appendedLines();
+      // Until repairs have committed twice, one of them carrying over lines that landed after its last check, and
+      // one has been refused as changed on disk.
+      const total = await whileAppending(
+        file,
+        23,
+        a.index.entries[a.chain.leaf].uuid!,
+        true,
+        () => outcomes.committed >= 2 && outcomes.carried >= 1 && outcomes.changed >= 1,
+        async () => {
+          try {
+            const r = await repairFile(file, { inPlace: true });
+            if (r.output === null) outcomes.nothing++;
+            else outcomes.committed++;
+            if (r.carriedOverBytes > 0) outcomes.carried++;
+          } catch (err) {
+            assert.ok(err instanceof CompactError, String(err));
+            if (err.code === 'changed-on-disk') outcomes.changed++;
+            else outcomes.other.set(err.code, (outcomes.other.get(err.code) ?? 0) + 1);
+          }
+        },
+        said,
+      );
       assert.ok(total > 20, `the appender wrote ${total} lines`);
       assertAllInOrder(file, total);
-      assert.ok(
-        outcomes.committed >= 2,
-        `repairs committed: ${JSON.stringify({ ...outcomes, other: [...outcomes.other] })}`,
-      );
+      assert.ok(outcomes.committed >= 2, `repairs committed: ${said()}`);
       // Idle now: one more repair mends what the agent broke last, and then nothing is left dangling.
       await repairFile(file, { inPlace: true });
       const d = await doctorFile(file);
@@ -227,7 +269,6 @@ describe('live agent appends while compacting in place, many times', function ()
         `      ${total} lines appended; ${outcomes.committed} repairs committed (${outcomes.carried} carried over late appends), ${outcomes.nothing} found nothing to do, ${outcomes.changed} refused as changed on disk${outcomes.other.size ? `, other: ${JSON.stringify([...outcomes.other])}` : ''}`,
       );
     } finally {
-      child.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -239,14 +280,8 @@ describe('live agent appends while compacting in place, many times', function ()
     const settings = { targetTokens: 12_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 };
     await compactFile(file, { summarizer: 'extractive', inPlace: true, settings });
     const a = await inspectFile(file, { subagents: false });
-    const {
-      child,
-      exited,
-      total: appendedLines,
-    } = spawnAppender(file, 31, a.index.entries[a.chain.leaf].uuid!, false, 8_000);
-    let running = true;
-    void exited.then(() => (running = false));
     const outcomes = new Map<string, number>();
+    const got = (what: string) => outcomes.get(what) ?? 0;
     const count = (what: string) => outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
     /** A refusal the verb promises ('changed-on-disk': the session changed meanwhile, or went on since); else thrown. */
     const refused = (verb: string) => (err: unknown) => {
@@ -255,29 +290,42 @@ describe('live agent appends while compacting in place, many times', function ()
       else throw err;
     };
     try {
-      for (let i = 0; running; i++) {
-        if (i % 2 === 0) {
-          // Restore the newest whole backup (alternately the oldest), as the CLI's default does.
-          const backups = await listBackups(file);
-          const whole: string[] = [];
-          for (const b of backups) if ((await backupFault(b)) === null) whole.push(b);
-          assert.ok(whole.length > 0, 'there is a whole backup to restore');
-          await restoreBackup(file, i % 4 === 0 ? whole[0] : whole[whole.length - 1]).then((r) => {
-            count(r.carriedOverBytes > 0 ? 'restore carried over' : 'restore committed');
-          }, refused('restore'));
-        } else {
-          // Compact and undo at once: the undo commits only when nothing was appended in between.
-          const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings }).catch(
-            (e: unknown) => {
-              refused('compact')(e);
-              return null;
-            },
-          );
-          if (res) await undoCompaction(file, res).then(() => count('undo committed'), refused('undo'));
-        }
-      }
-      assert.equal(await exited, 0);
-      const total = appendedLines();
+      let i = 0;
+      // Until restores have committed twice, one of them carrying over lines that landed after its last check, one
+      // has been refused as changed on disk, and an undo has committed.
+      const total = await whileAppending(
+        file,
+        31,
+        a.index.entries[a.chain.leaf].uuid!,
+        false,
+        () =>
+          got('restore committed') + got('restore carried over') >= 2 &&
+          got('restore carried over') >= 1 &&
+          got('restore changed-on-disk') >= 1 &&
+          got('undo committed') >= 1,
+        async () => {
+          if (i++ % 2 === 0) {
+            // Restore the newest whole backup (alternately the oldest), as the CLI's default does.
+            const backups = await listBackups(file);
+            const whole: string[] = [];
+            for (const b of backups) if ((await backupFault(b)) === null) whole.push(b);
+            assert.ok(whole.length > 0, 'there is a whole backup to restore');
+            await restoreBackup(file, i % 4 === 1 ? whole[0] : whole[whole.length - 1]).then((r) => {
+              count(r.carriedOverBytes > 0 ? 'restore carried over' : 'restore committed');
+            }, refused('restore'));
+          } else {
+            // Compact and undo at once: the undo commits only when nothing was appended in between.
+            const res = await compactFile(file, { summarizer: 'extractive', inPlace: true, settings }).catch(
+              (e: unknown) => {
+                refused('compact')(e);
+                return null;
+              },
+            );
+            if (res) await undoCompaction(file, res).then(() => count('undo committed'), refused('undo'));
+          }
+        },
+        () => JSON.stringify(Object.fromEntries(outcomes)),
+      );
       assert.ok(total > 20, `the appender wrote ${total} lines`);
       assertNoneLost(dir, file, total);
       const committed = [...outcomes]
@@ -286,7 +334,6 @@ describe('live agent appends while compacting in place, many times', function ()
       assert.ok(committed >= 2, `restores committed: ${JSON.stringify([...outcomes])}`);
       console.log(`      ${total} lines appended; ${JSON.stringify(Object.fromEntries(outcomes))}`);
     } finally {
-      child.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -298,27 +345,27 @@ describe('live agent appends while compacting in place, many times', function ()
     // The fixture's last line has no newline; an agent ends each line it writes, so the line before its first does too.
     if (!readFileSync(file).toString('latin1').endsWith('\n')) appendFileSync(file, '\n');
     const a = await inspectFile(file, { subagents: false });
-    const {
-      child,
-      exited,
-      total: appendedLines,
-    } = spawnAppender(file, 37, a.index.entries[a.chain.leaf].uuid!, false, 8_000);
-    let running = true;
-    void exited.then(() => (running = false));
     const outcomes = { forks: 0, changed: 0 };
     const forks = new Set<string>();
     try {
-      while (running) {
-        try {
-          forks.add((await forkBeforeCompaction(file, 1)).output);
-          outcomes.forks++;
-        } catch (err) {
-          assert.ok(err instanceof CompactError && err.code === 'changed-on-disk', String(err));
-          outcomes.changed++;
-        }
-      }
-      assert.equal(await exited, 0);
-      const total = appendedLines();
+      // Until forks have been written twice and one has been refused as changed on disk.
+      const total = await whileAppending(
+        file,
+        37,
+        a.index.entries[a.chain.leaf].uuid!,
+        false,
+        () => outcomes.forks >= 2 && outcomes.changed >= 1,
+        async () => {
+          try {
+            forks.add((await forkBeforeCompaction(file, 1)).output);
+            outcomes.forks++;
+          } catch (err) {
+            assert.ok(err instanceof CompactError && err.code === 'changed-on-disk', String(err));
+            outcomes.changed++;
+          }
+        },
+        () => JSON.stringify(outcomes),
+      );
       assert.ok(total > 20, `the appender wrote ${total} lines`);
       assertAllInOrder(file, total);
       assert.ok(outcomes.forks >= 2, `forks written: ${JSON.stringify(outcomes)}`);
@@ -330,7 +377,6 @@ describe('live agent appends while compacting in place, many times', function ()
       );
       console.log(`      ${total} lines appended; ${JSON.stringify(outcomes)}`);
     } finally {
-      child.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
