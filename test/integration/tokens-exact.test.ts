@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { countTokensExact } from '../../src/core/tokens/exact';
 import { countInWorker, setTokenWorkerPath, stopTokenWorker } from '../../src/core/tokens/pool';
-import { repoRoot } from '../support/fixtures';
+import { agentFixtures, repoRoot } from '../support/fixtures';
 
 describe('countTokensExact (o200k_base)', function () {
   this.timeout(60_000);
@@ -22,6 +22,41 @@ describe('countTokensExact (o200k_base)', function () {
 
   it('counts special-token text as ordinary text instead of throwing', () => {
     assert.equal(countTokensExact('<|endoftext|>'), 7);
+  });
+
+  it("counts as js-tiktoken's encoder does: every agent's shared fixtures, in slices, and text it finds hard", () => {
+    // The product counts with its own map over the same ranks (src/core/tokens/o200k.ts: js-tiktoken's constructor
+    // cost about a second of CPU a process); the library's encoder is the reference.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Tiktoken } = require('js-tiktoken/lite');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const enc = new Tiktoken(require('js-tiktoken/ranks/o200k_base'));
+    const texts = [
+      '<|endoftext|><|endofprompt|>',
+      'lone surrogates \ud800 and \udfff, a pair 🎉, combining é, RTL שלום, CJK 日本語のテキスト, ÄÖÜß',
+      'a'.repeat(300),
+      ' '.repeat(70) + '\n\n\r\n\t x',
+      "don't I'LL we've THEY'RE",
+      '12345678901234567890 3.14159 0x1F',
+    ];
+    let files = 0;
+    for (const agent of ['claude-code', 'codex', 'gemini-cli', 'cline', 'copilot-cli'])
+      for (const file of agentFixtures(agent)) {
+        files++;
+        const text = readFileSync(file, 'utf8');
+        // Twelve slices spread over each file (tool output, JSON escapes, code, prose, images' base64 alike).
+        for (let k = 0; k < 12; k++) {
+          const at = Math.floor((k * text.length) / 12);
+          texts.push(text.slice(at, at + 3000));
+        }
+      }
+    assert.ok(files >= 20, `${files} fixture files read`);
+    const differing = texts.filter((t) => countTokensExact(t) !== enc.encode(t, [], []).length);
+    assert.deepEqual(
+      differing.map((t) => t.slice(0, 60)),
+      [],
+      'every text counts as the library encodes it',
+    );
   });
 
   it('gives the same count for a long text encoded in pieces as in one pass', () => {

@@ -1,13 +1,13 @@
 // Exact token counts for what is shown or asked for (a selected round, a summary, a
-// budget check): js-tiktoken's o200k_base encoder with its bundled ranks (no network).
+// budget check): o200k_base over js-tiktoken's bundled ranks (no network), counted as its encoder does (o200k.ts).
 // Claude's own tokenizer is not public; o200k_base is the closest openly available one,
 // so "exact" means an exact tokenizer pass, not Claude's billing figure (see bench/RESULTS.md).
-// The encoder (~2 MB of ranks, a few hundred ms to build) is created on first use only.
+// The counter (~2 MB of ranks, about 0.2 s of CPU to build) is created on first use only.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Tiktoken, TiktokenBPE } from 'js-tiktoken/lite' with { 'resolution-mode': 'import' };
+import { O200kCounter, type BpeRanksFile } from './o200k';
 
-let encoder: Tiktoken | undefined;
+let encoder: O200kCounter | undefined;
 
 /**
  * The ranks' file beside the running bundle (dist/o200k_base.cjs, copied there by scripts/build.mjs), else the
@@ -19,15 +19,12 @@ function ranksModule(): string {
   return existsSync(beside) ? beside : 'js-tiktoken/ranks/o200k_base';
 }
 
-function getEncoder(): Tiktoken {
+function getEncoder(): O200kCounter {
   if (!encoder) {
-    // js-tiktoken ships CommonJS builds (its "require" exports) but declares ESM types, so the
-    // modules are required here, lazily: the ranks (~2 MB) are only parsed on first use.
+    // Required here, lazily: the ranks (~2 MB of source) are only parsed on first use.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const lite = require('js-tiktoken/lite') as { Tiktoken: new (ranks: TiktokenBPE) => Tiktoken };
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const ranks = require(ranksModule()) as TiktokenBPE | { default: TiktokenBPE };
-    encoder = new lite.Tiktoken('default' in ranks ? ranks.default : ranks);
+    const ranks = require(ranksModule()) as BpeRanksFile | { default: BpeRanksFile };
+    encoder = new O200kCounter('default' in ranks ? ranks.default : ranks);
   }
   return encoder;
 }
@@ -58,10 +55,10 @@ export function countTokensExact(text: string): number {
   while (text.length - from > PIECE) {
     const to = cutPoint(text, from, from + PIECE);
     if (to === -1) break;
-    total += enc.encode(text.slice(from, to), [], []).length;
+    total += enc.count(text.slice(from, to));
     from = to;
   }
-  return total + enc.encode(from === 0 ? text : text.slice(from), [], []).length;
+  return total + enc.count(from === 0 ? text : text.slice(from));
 }
 
 /** Longest piece `countTokensInPieces` hands to the encoder: byte-pair merging is quadratic in one word's length. */
