@@ -48,9 +48,8 @@ function blocks(o: Json): Json[] {
   return Array.isArray(c) ? (c as Json[]) : [];
 }
 
-/** Tool call ids and assistant texts of a round, from the original lines. */
-function roundContent(file: string, analysis: Analysis, ri: number): { calls: string[]; texts: string[] } {
-  const lines = readFileSync(file, 'utf8').split('\n');
+/** Tool call ids and assistant texts of a round, from the original's lines (read once per compaction, not per round). */
+function roundContent(lines: string[], analysis: Analysis, ri: number): { calls: string[]; texts: string[] } {
   const calls: string[] = [];
   const texts: string[] = [];
   for (const e of analysis.rounds[ri].entries) {
@@ -228,9 +227,10 @@ describe('steering by hand: random decisions over every fixture, lose nothing, w
             if (b.type === 'text' && typeof b.text === 'string') writtenTexts.add(b.text);
           }
         const keptCalls = new Set<string>();
+        const lines = original.toString('utf8').split('\n');
         for (const r of result.plan.rounds) {
           if (!r.inContext || r.action !== 'keep') continue;
-          const c = roundContent(file, analysis, r.index);
+          const c = roundContent(lines, analysis, r.index);
           for (const id of c.calls) {
             keptCalls.add(id);
             assert.ok(
@@ -243,7 +243,7 @@ describe('steering by hand: random decisions over every fixture, lose nothing, w
         }
         for (const r of result.plan.rounds) {
           if (!r.inContext || r.action === 'keep') continue;
-          for (const id of roundContent(file, analysis, r.index).calls) {
+          for (const id of roundContent(lines, analysis, r.index).calls) {
             if (!keptCalls.has(id))
               assert.ok(
                 !writtenCalls.has(id),
