@@ -1,4 +1,4 @@
-// The real Claude Code judges repair over sequences of damage (test/unit/property/repair-sequences.test.ts holds the full
+// The real Claude Code judges repair over sequences of damage (test/unit/property/repairSequences.ts holds the full
 // property): every fixture is damaged step by step (a parentUuid cut, a line deleted, a line written twice, a tool
 // call removed so its result is orphaned), repaired into a fork after each step, and the fork is resumed with the
 // real CLI. The request it sends must be valid, hold every call doctor predicts for the fork (all of the active

@@ -97,5 +97,26 @@ describe('Codex fork: the thread id is renamed in values only', () => {
         assert.equal(fork.cwd, before.payload.cwd);
       });
     }
+
+    it('bytes of the session_meta record that are not UTF-8 are kept as they were, only the id renamed', async () => {
+      const file = join(dir, `bytes-${basename(source)}`);
+      const original = readFileSync(source);
+      const firstEnd = original.indexOf(10);
+      const realId = (JSON.parse(original.subarray(0, firstEnd).toString('utf8')) as { payload: { id: string } })
+        .payload.id;
+      // A flipped byte inside the record's base instructions (a string value): the line still parses, kept verbatim.
+      const at = original.indexOf('You are Codex');
+      assert.ok(at > 0 && at < firstEnd, 'the first record holds the base instructions');
+      const damaged = Buffer.concat([original.subarray(0, at), Buffer.from([0xff, 0xc3]), original.subarray(at)]);
+      writeFileSync(file, damaged);
+      const fork = await compactFile(file, { summarizer: 'extractive', settings: { targetTokens: 30_000 } });
+      const out = readFileSync(fork.output);
+      const restored = Buffer.from(out.toString('latin1').split(fork.sessionId!).join(realId), 'latin1');
+      assert.ok(
+        restored.subarray(0, damaged.length).equals(damaged),
+        'the fork is the input byte for byte, the thread id renamed (the stray bytes were written as U+FFFD)',
+      );
+      assert.ok(out.subarray(0, out.indexOf(10)).includes(Buffer.from([0xff, 0xc3])));
+    });
   });
 });

@@ -126,4 +126,18 @@ describe("system prompt and tools from the agent's recorded request shape", () =
     );
     assert.equal(countTokensInPieces(lists), countTokensExact(lists), 'indented JSON');
   });
+
+  it('a long text counted again gives its own count: the memo of counts is keyed by the whole text', () => {
+    const text = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'FORMATS.md'), 'utf8').slice(0, 8_000);
+    const whole = countTokensExact(text);
+    assert.equal(countTokensInPieces(text), whole);
+    assert.equal(countTokensInPieces(text), whole, 'counted again (from the memo)');
+    // One character changed at the end, and one in the middle: not the memo's count of the first text.
+    const longer = text + ' appended words';
+    assert.equal(countTokensInPieces(longer), countTokensExact(longer));
+    assert.notEqual(countTokensExact(longer), whole, 'the changed text counts otherwise');
+    const changed = text.slice(0, 4_000) + ' an inserted sentence of several words. ' + text.slice(4_000);
+    assert.equal(countTokensInPieces(changed), countTokensExact(changed));
+    assert.equal(countTokensInPieces(text), whole, 'the first text again, after the others');
+  });
 });

@@ -3,6 +3,7 @@
 // Claude's own tokenizer is not public; o200k_base is the closest openly available one,
 // so "exact" means an exact tokenizer pass, not Claude's billing figure (see bench/RESULTS.md).
 // The counter (~2 MB of ranks, about 0.2 s of CPU to build) is created on first use only.
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { O200kCounter, type BpeRanksFile } from './o200k';
@@ -74,6 +75,30 @@ const HARD_PIECE = 32;
  * and tools) and for the test API's usage figures.
  */
 export function countTokensInPieces(text: string): number {
+  if (text.length < MEMO_MIN_CHARS) return countPieces(text);
+  // Keyed by a digest, not the text: a key would hold the text (or the whole line it was sliced from) in memory.
+  const key = createHash('sha1').update(text).digest('base64');
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const n = countPieces(text);
+  if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+  memo.set(key, n);
+  return n;
+}
+
+/**
+ * Counts of long texts already counted, by their SHA-1. The same texts are counted again and again: a Codex session's
+ * first request (its instructions and environment) and a Claude Code session's recorded system prompt and tools are
+ * read on every inspect and every plan of it and of its forks, and by each rollout of the project that speaks for a
+ * session (core/agentNow.ts); the encoder costs milliseconds per 1,000 characters, the digest about a microsecond.
+ * Bounded (oldest out first): a few hundred KB at most.
+ */
+const memo = new Map<string, number>();
+const MEMO_ENTRIES = 4096;
+/** Shorter texts are counted directly (the digest would cost a fair share of the count). */
+const MEMO_MIN_CHARS = 1024;
+
+function countPieces(text: string): number {
   let total = 0;
   let from = 0;
   while (text.length - from > BOUNDED_PIECE) {

@@ -79,14 +79,32 @@ export function rawHistoryItems(payload: string): string[] {
 }
 
 async function readRange(file: string, start: number, end: number): Promise<string> {
+  return (await readBytes(file, start, end)).toString('utf8');
+}
+
+async function readBytes(file: string, start: number, end: number): Promise<Buffer> {
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.alloc(end - start);
     await fh.read(buf, 0, buf.length, start);
-    return buf.toString('utf8');
+    return buf;
   } finally {
     await fh.close();
   }
+}
+
+const ASCII_ID = /^[\x20-\x7e]+$/;
+
+/**
+ * A session_meta record with the thread id renamed, as bytes. Renamed in its bytes read one character per byte
+ * (latin1), so that bytes of the record that are not UTF-8 (kept verbatim by the reader) stay as they were: read as
+ * UTF-8, each became U+FFFD in the fork (found by the fuzz's flipped bytes). JSON's own characters and the ids are
+ * ASCII, the same in both readings; an id that is not ASCII is renamed in the UTF-8 text.
+ */
+function forkedMetaBytes(bytes: Buffer, oldId: string, newId: string, where: string): Buffer {
+  if (!ASCII_ID.test(oldId) || !ASCII_ID.test(newId))
+    return Buffer.from(forkedMetaLine(bytes.toString('utf8'), oldId, newId, where));
+  return Buffer.from(forkedMetaLine(bytes.toString('latin1'), oldId, newId, where), 'latin1');
 }
 
 /** Call ids whose call has no output, or whose output has no call before it, in a list of response items. */
@@ -211,7 +229,7 @@ export async function codexFacts(file: string, analysis: Analysis): Promise<Code
 async function* codexOutput(
   file: string,
   size: number,
-  patches: { range: [number, number]; text: string }[],
+  patches: { range: [number, number]; text: Buffer }[],
   appended: string,
 ): AsyncGenerator<Buffer | string> {
   const fh = await open(file, 'r');
@@ -330,13 +348,13 @@ export async function codexCompactedRecord(
   const payload = `{"message":${JSON.stringify(summary)},"replacement_history":[${[JSON.stringify(summaryItem), ...paired.raws].join(',')}]${extra.map((x) => ',' + x).join('')},${OUR_MARK}}`;
   const appended = `${JSON.stringify(head).slice(0, -1)},"payload":${payload}}\n`;
 
-  const patches: { range: [number, number]; text: string }[] = [];
+  const patches: { range: [number, number]; text: Buffer }[] = [];
   if (newId) {
     for (const range of facts.metaRanges) {
-      const text = await readRange(file, range[0], range[1]);
+      const bytes = await readBytes(file, range[0], range[1]);
       patches.push({
         range,
-        text: forkedMetaLine(text, facts.threadId, newId, `${basename(file)} at byte ${range[0]}`),
+        text: forkedMetaBytes(bytes, facts.threadId, newId, `${basename(file)} at byte ${range[0]}`),
       });
     }
   }

@@ -8,6 +8,8 @@
 //    its line is in the repair report (converted or left alone);
 //  - a repair refused (it would load fewer messages) writes nothing.
 // The real Claude Code judges forks of the same sequences in test/compat/repair-sequences.test.ts.
+// The fixtures are in two test files (repair-sequences-1.test.ts: the names before "v2", repair-sequences-2.test.ts:
+// the rest), about the same CPU each, so that the unit tier's two workers share them.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,67 +83,73 @@ async function judgeFork(
     if (!changed.has(k + 1)) assert.equal(b[k], a[k], `${why}: line ${k + 1} not byte-identical`);
 }
 
-describe('repair property: sequences of damage over every fixture', function () {
-  this.timeout(600_000);
-  let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-repair-seq-'))));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+/** The fixtures of part 1 (names before "v2") or part 2 (the rest): together every fixture, each once. */
+export function repairSequencesSuite(part: 1 | 2): void {
+  describe(`repair property: sequences of damage over every fixture (part ${part} of 2)`, function () {
+    this.timeout(600_000);
+    let dir: string;
+    before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-repair-seq-'))));
+    after(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const source of claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl'))) {
-    const name = basename(source);
-    it(`${name}: ${SEEDS} sequences of ${STEPS} damages, repaired after each`, async () => {
-      const pristine = loadedMessages(await indexTranscript(source));
-      const tally = { written: 0, nothing: 0, refused: 0, converted: 0, relinked: 0 };
-      for (let seed = 1; seed <= SEEDS; seed++) {
-        const rng = new Rng(seed * 7919 + name.length);
-        let lines = readFileSync(source, 'utf8').split('\n');
-        const done: Damage[] = [];
-        for (let step = 1; step <= STEPS; step++) {
-          const d = damageRandomly(lines, rng);
-          if (!d) break;
-          lines = d.lines;
-          done.push(d.damage);
-          const why = `${name} seed ${seed} step ${step} (${done.map((x) => `${x.kind}@${x.line}`).join(', ')})`;
-          const input = join(dir, `${name}-${seed}-${step}.jsonl`);
-          const text = lines.join('\n');
-          writeFileSync(input, text);
-          const out = join(dir, `${name}-${seed}-${step}.fixed.jsonl`);
-          const index = await indexTranscript(input);
-          const outcome = await repairFile(input, { out }).then(
-            (r) => ({ r }),
-            (e: Error) => ({ e }),
-          );
-          assert.equal(readFileSync(input, 'utf8'), text, `${why}: the input changed`);
-          if ('e' in outcome) {
-            assert.match(outcome.e.message, /would make resume load fewer messages/, why);
-            assert.ok(!existsSync(out), `${why}: a refused repair wrote ${out}`);
-            tally.refused++;
-            continue;
-          }
-          const r = outcome.r;
-          if (!r.output) {
-            // Nothing to repair: the input itself must load everything it holds.
-            const before = diagnose(index);
-            assert.deepEqual(
-              before.problems.filter(
-                (p) =>
-                  p.severity === 'error' && REACHABILITY.includes(p.kind) && !r.skipped.some((s) => s.line === p.line),
-              ),
-              [],
-              `${why}: nothing repaired, yet problems remain`,
+    for (const source of claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl'))) {
+      const name = basename(source);
+      if (name < 'v2' !== (part === 1)) continue;
+      it(`${name}: ${SEEDS} sequences of ${STEPS} damages, repaired after each`, async () => {
+        const pristine = loadedMessages(await indexTranscript(source));
+        const tally = { written: 0, nothing: 0, refused: 0, converted: 0, relinked: 0 };
+        for (let seed = 1; seed <= SEEDS; seed++) {
+          const rng = new Rng(seed * 7919 + name.length);
+          let lines = readFileSync(source, 'utf8').split('\n');
+          const done: Damage[] = [];
+          for (let step = 1; step <= STEPS; step++) {
+            const d = damageRandomly(lines, rng);
+            if (!d) break;
+            lines = d.lines;
+            done.push(d.damage);
+            const why = `${name} seed ${seed} step ${step} (${done.map((x) => `${x.kind}@${x.line}`).join(', ')})`;
+            const input = join(dir, `${name}-${seed}-${step}.jsonl`);
+            const text = lines.join('\n');
+            writeFileSync(input, text);
+            const out = join(dir, `${name}-${seed}-${step}.fixed.jsonl`);
+            const index = await indexTranscript(input);
+            const outcome = await repairFile(input, { out }).then(
+              (r) => ({ r }),
+              (e: Error) => ({ e }),
             );
-            tally.nothing++;
-            continue;
+            assert.equal(readFileSync(input, 'utf8'), text, `${why}: the input changed`);
+            if ('e' in outcome) {
+              assert.match(outcome.e.message, /would make resume load fewer messages/, why);
+              assert.ok(!existsSync(out), `${why}: a refused repair wrote ${out}`);
+              tally.refused++;
+              continue;
+            }
+            const r = outcome.r;
+            if (!r.output) {
+              // Nothing to repair: the input itself must load everything it holds.
+              const before = diagnose(index);
+              assert.deepEqual(
+                before.problems.filter(
+                  (p) =>
+                    p.severity === 'error' &&
+                    REACHABILITY.includes(p.kind) &&
+                    !r.skipped.some((s) => s.line === p.line),
+                ),
+                [],
+                `${why}: nothing repaired, yet problems remain`,
+              );
+              tally.nothing++;
+              continue;
+            }
+            tally.written++;
+            tally.converted += r.converted.length;
+            tally.relinked += r.changes.length;
+            await judgeFork(index, text, r, pristine, why);
+            if (rng.chance(0.5)) lines = readFileSync(r.output, 'utf8').split('\n');
           }
-          tally.written++;
-          tally.converted += r.converted.length;
-          tally.relinked += r.changes.length;
-          await judgeFork(index, text, r, pristine, why);
-          if (rng.chance(0.5)) lines = readFileSync(r.output, 'utf8').split('\n');
         }
-      }
-      console.log(`      ${JSON.stringify(tally)}`);
-      assert.ok(tally.written > 0, 'some repair was written');
-    });
-  }
-});
+        console.log(`      ${JSON.stringify(tally)}`);
+        assert.ok(tally.written > 0, 'some repair was written');
+      });
+    }
+  });
+}

@@ -1,0 +1,4 @@
+// The fuzz shard "links" (see fuzz.ts): every fixture mutated by each of its kinds.
+import { fuzzShard } from './fuzz';
+
+fuzzShard('links');
