@@ -16,8 +16,23 @@ const DIST = join(repoRoot, 'dist');
 const SDK_BUNDLE = join(DIST, 'anthropic-sdk.js');
 const RANKS = join(DIST, 'o200k_base.cjs');
 const KEY = 'sk-ant-api03-startup-test-key';
-const PRELOAD = `process.on('exit', () => {
-  require('fs').writeFileSync(process.env.AC_TEST_LOADED, JSON.stringify(Object.keys(require.cache)));
+// Also whether the run formatted a number by locale: the first such call loads ICU's locale data (≈ 12 ms of CPU).
+const PRELOAD = `let localeCalls = 0;
+const toLocaleString = Number.prototype.toLocaleString;
+Number.prototype.toLocaleString = function (...args) {
+  localeCalls++;
+  return toLocaleString.apply(this, args);
+};
+const NumberFormat = Intl.NumberFormat;
+Intl.NumberFormat = function (...args) {
+  localeCalls++;
+  return new NumberFormat(...args);
+};
+process.on('exit', () => {
+  require('fs').writeFileSync(
+    process.env.AC_TEST_LOADED,
+    JSON.stringify({ modules: Object.keys(require.cache), localeCalls }),
+  );
 });
 `;
 
@@ -27,6 +42,8 @@ interface LoadedRun {
   stderr: string;
   /** Every module file the run had loaded when it exited. */
   loaded: string[];
+  /** Calls of Number.prototype.toLocaleString and Intl.NumberFormat. */
+  localeCalls: number;
 }
 
 describe('start-up: what a run of the built CLI loads', function () {
@@ -57,10 +74,13 @@ describe('start-up: what a run of the built CLI loads', function () {
       child.on('error', reject);
       child.on('close', (code) => {
         try {
-          const loaded = JSON.parse(readFileSync(record, 'utf8')) as string[];
+          const { modules: loaded, localeCalls } = JSON.parse(readFileSync(record, 'utf8')) as {
+            modules: string[];
+            localeCalls: number;
+          };
           // The record is the run's own: the CLI bundle itself is in it.
           assert.ok(loaded.includes(CLI), `the record holds the CLI: ${loaded.join(', ')}`);
-          resolve({ code, stdout, stderr, loaded });
+          resolve({ code, stdout, stderr, loaded, localeCalls });
         } catch (e) {
           reject(new Error(`${e instanceof Error ? e.message : String(e)}\nstderr: ${stderr}`));
         }
@@ -70,7 +90,7 @@ describe('start-up: what a run of the built CLI loads', function () {
 
   const sdkModules = (r: LoadedRun) => r.loaded.filter((p) => p === SDK_BUNDLE || /[\\/]@anthropic-ai[\\/]/.test(p));
 
-  it('--version prints the version and a newline, and loads neither the SDK nor the tokenizer ranks', async () => {
+  it('--version prints the version and a newline, and loads neither the SDK nor the tokenizer ranks nor ICU', async () => {
     const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
     const r = await run(['--version']);
     assert.equal(r.code, 0, r.stderr);
@@ -78,12 +98,29 @@ describe('start-up: what a run of the built CLI loads', function () {
     assert.equal(r.stderr, '');
     assert.deepEqual(sdkModules(r), []);
     assert.equal(r.loaded.includes(RANKS), false);
+    // The help's notes are made at load with digits grouped by hand (src/cli/options.ts groupDigits).
+    assert.equal(r.localeCalls, 0);
+  });
+
+  it('the record sees a number formatted by locale (the control of the check above)', async () => {
+    // plan's text names the tool results it would trim with their sizes, by toLocaleString.
+    const transcript = join(dir, 'big-results.jsonl');
+    writeFileSync(
+      transcript,
+      buildTranscript({ rounds: 8, textChars: 200, resultChars: () => 40_000 }).join('\n') + '\n',
+    );
+    const r = await run(['plan', transcript, '--max-result-chars', '1000']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.localeCalls > 0, r.stdout);
   });
 
   it('inspect, plan and an extractive compact of a small transcript never load the SDK', async () => {
     const small = fixture('plan-mode.jsonl');
     const transcript = join(dir, 's.jsonl');
-    writeFileSync(transcript, buildTranscript({ rounds: 16, textChars: 1_500, resultChars: () => 300 }).join('\n') + '\n');
+    writeFileSync(
+      transcript,
+      buildTranscript({ rounds: 16, textChars: 1_500, resultChars: () => 300 }).join('\n') + '\n',
+    );
     const cases: string[][] = [
       ['inspect', small],
       ['inspect', small, '--json'],
