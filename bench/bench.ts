@@ -368,8 +368,9 @@ function startupSection(log: (m: string) => void): string[] {
     'What a run no longer loads: the Anthropic SDK (with its dependencies 1.3 MB of the 1.9 MB the CLI bundle was) is a file of its ' +
       'own, dist/anthropic-sdk.js, required on the first summary through the API only; the help notes no longer format numbers by locale at ' +
       "load (the first such call loads ICU's data, ≈ 12 ms of CPU); the tokenizer's code is evaluated and its ranks (dist/o200k_base.cjs) read on " +
-      'first count only. Before (same machine, paired runs, CPU medians): `--version` 146–156 ms and `inspect` 164–180 ms against 71–74 ms ' +
-      'for the bare node. A V8 code cache of the bundle (vm.Script cachedData, written after a run) was measured at a further 10–12 ms of CPU ' +
+      'first count only. Before, in paired runs with the bundles of the commit before (20 of each, CPU medians): `--version` 130 ms and ' +
+      '`inspect` 145 ms, against 91 and 112 ms after and 66 ms for the bare node (wall 240 and 222 ms, against 156, 170 ' +
+      'and 109). A V8 code cache of the bundle (vm.Script cachedData, written after a run) was measured at a further 10–12 ms of CPU ' +
       'per run and is not used: it needs a loader in front of the bundle and a cache written by verbs that promise to read only.',
   );
   return lines;
