@@ -23,11 +23,34 @@ const common = {
   // (src/core/tokens/exact.ts).
   external: ['js-tiktoken/ranks/*'],
 };
+// The Anthropic SDK (with its dependencies 1.3 MB of the bundles' 1.9 MB) is a file of its own beside the bundles,
+// required on the first summary through the API only (src/core/compact/summarize/anthropic.ts imports it dynamically):
+// every other run of the CLI, and the extension's activation, no longer parses it.
+const SDK_FILE = 'anthropic-sdk.js';
+const sdkBeside = {
+  name: 'anthropic-sdk-beside',
+  setup(b) {
+    // The import becomes a require of the sibling file, resolved against the bundle's own folder. A require, not a
+    // dynamic import() left as is: Node's import() of a CommonJS file gives module.exports as `default`, not the
+    // class; esbuild's interop on a require gives the SDK's own default export.
+    b.onResolve({ filter: /^@anthropic-ai\/sdk$/ }, () => ({ path: SDK_FILE, namespace: 'sdk-beside' }));
+    b.onLoad({ filter: /.*/, namespace: 'sdk-beside' }, () => ({
+      contents: `module.exports = require('./${SDK_FILE}');`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^\.\//, namespace: 'sdk-beside' }, (a) => ({ path: a.path, external: true }));
+  },
+};
 mkdirSync(outdir, { recursive: true });
 copyFileSync(createRequire(import.meta.url).resolve('js-tiktoken/ranks/o200k_base'), `${outdir}/o200k_base.cjs`);
 
 const jobs = [
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: `${outdir}/cli.js` }),
+  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: `${outdir}/cli.js`, plugins: [sdkBeside] }),
+  build({
+    ...common,
+    stdin: { contents: "export { default } from '@anthropic-ai/sdk';", resolveDir: '.', sourcefile: 'anthropic-sdk' },
+    outfile: `${outdir}/${SDK_FILE}`,
+  }),
   // Exact token counting off the main thread (src/core/tokens/pool.ts finds it beside the running bundle).
   build({ ...common, entryPoints: ['src/core/tokens/worker.ts'], outfile: `${outdir}/tokens-worker.js` }),
 ];
@@ -38,6 +61,7 @@ if (existsSync('src/extension/activate.ts')) {
       entryPoints: ['src/extension/activate.ts'],
       outfile: `${outdir}/extension.js`,
       external: [...common.external, 'vscode'],
+      plugins: [sdkBeside],
     }),
   );
 }

@@ -109,9 +109,17 @@ export function renderExitCodes(): string {
   return ['Exit codes:', ...EXIT_CODES.map(([code, meaning]) => `  ${code.padEnd(4)} ${meaning}`)].join('\n');
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+/**
+ * A whole number ≥ 0 with its thousands grouped (1,234,567), as `toLocaleString('en-US')` writes it, without ICU: the
+ * notes below are made at every start of the CLI, and the first toLocaleString of a process loads ICU's locale data
+ * (≈ 10 ms of CPU, several times that on a loaded machine), a run of `--version` or `inspect` paying it for help text
+ * it never prints.
+ */
+export function groupDigits(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+}
 
 /** The memory caps (core/transcript.ts), for the verbs that read a whole transcript. */
-export const SIZE_NOTE = `A transcript of over ${count(MAX_TRANSCRIPT_LINES)} lines, or holding over ${count(MAX_TRANSCRIPT_RECORDS)} records (messages, events, malformed lines), is refused (exit 2) as soon as the line past the limit is read, so that one file cannot use up the memory.`;
+export const SIZE_NOTE = `A transcript of over ${groupDigits(MAX_TRANSCRIPT_LINES)} lines, or holding over ${groupDigits(MAX_TRANSCRIPT_RECORDS)} records (messages, events, malformed lines), is refused (exit 2) as soon as the line past the limit is read, so that one file cannot use up the memory.`;
 
 export const NUMBERS_NOTE = 'Numbers are whole and at least 1, written 40000, 40_000, 40,000 or 40k.';

@@ -8,7 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
-import { parseVerbArgs, type VerbSpec } from '../../src/cli/options';
+import { groupDigits, parseVerbArgs, SIZE_NOTE, type VerbSpec } from '../../src/cli/options';
+import { MAX_TRANSCRIPT_LINES, MAX_TRANSCRIPT_RECORDS } from '../../src/core/transcript';
 import { VERBS } from '../../src/cli/verbs';
 import { oneLineError } from '../support/cli';
 import { runCliInProcess } from '../support/cliInProcess';
@@ -265,6 +266,29 @@ describe('CLI arguments (main in process)', function () {
         /\n {2}2 {4}unusable input or arguments \(.*the original named as the output\)/,
       );
       assert.match((await run(['compact', '--help'])).stdout, /\n {2}1 {4}failure \(.*a file could not be written\)/);
+    });
+  });
+
+  describe('the help notes, made at every start without ICU', () => {
+    it('groupDigits writes a whole number as toLocaleString("en-US") does, and the size note names the caps so', () => {
+      const values = [
+        0,
+        7,
+        42,
+        999,
+        1_000,
+        9_999,
+        10_000,
+        123_456,
+        1_000_000,
+        4_000_000,
+        2 ** 31,
+        Number.MAX_SAFE_INTEGER,
+      ];
+      for (let n = 1; n < 1e15; n = n * 7 + 3) values.push(n);
+      for (const n of values) assert.equal(groupDigits(n), n.toLocaleString('en-US'), String(n));
+      assert.ok(SIZE_NOTE.includes(`over ${MAX_TRANSCRIPT_LINES.toLocaleString('en-US')} lines`), SIZE_NOTE);
+      assert.ok(SIZE_NOTE.includes(`over ${MAX_TRANSCRIPT_RECORDS.toLocaleString('en-US')} records`), SIZE_NOTE);
     });
   });
 });

@@ -1,7 +1,10 @@
 // Summary through the Anthropic Messages API (the real @anthropic-ai/sdk): streamed,
 // cancellable, retried on 429/529/5xx by the SDK (it honours retry-after), failing fast on
 // 401/403/404, and on prompt-too-long cutting whole rounds from the head and trying again.
-import Anthropic from '@anthropic-ai/sdk';
+// The SDK is loaded when a summary is asked of the API, not before: it is most of the bundles' code (1.3 MB with its
+// dependencies) and every other verb, and the extension's activation, would parse it for nothing. The bundles load it
+// from a file of its own beside them (dist/anthropic-sdk.js, scripts/build.mjs); here, only its types are imported.
+import type Anthropic from '@anthropic-ai/sdk' with { 'resolution-mode': 'import' };
 import { CompactError, type AttemptRecord, type ProgressReporter } from '../types';
 import { isPromptTooLong, parseTokenGap, parseTokenTotal, truncateHead, TRUNCATION_MARKER, type Group } from '../ptl';
 import { extractSummary, summaryRequestText } from './prompt';
@@ -56,8 +59,16 @@ export class PromptTooLongExhausted extends Error {
   }
 }
 
+/** The SDK's client class (its error classes are its statics). */
+type Sdk = typeof Anthropic;
+
+/** The SDK, loaded on first use (the module system keeps it once loaded). */
+async function loadSdk(): Promise<Sdk> {
+  return (await import('@anthropic-ai/sdk')).default;
+}
+
 /** Error from the SDK → a CompactError that says what to do; null for prompt-too-long. */
-function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | null {
+function classifyApiError(Anthropic: Sdk, err: unknown, signal?: AbortSignal): CompactError | null {
   if (signal?.aborted || err instanceof Anthropic.APIUserAbortError)
     return new CompactError('cancelled', 'Compaction cancelled; nothing was written.', err);
   if (isPromptTooLong(err)) return null;
@@ -75,7 +86,7 @@ function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | nu
       err,
     );
   }
-  if (isApiError(err)) {
+  if (isApiError(Anthropic, err)) {
     const status = err.status;
     const detail = apiMessage(err);
     if (status === 401)
@@ -159,7 +170,7 @@ function classifyApiError(err: unknown, signal?: AbortSignal): CompactError | nu
 }
 
 /** `instanceof Anthropic.APIError`, typed with the class's declared parameters (the SDK's own narrowing gives `any`). */
-function isApiError(err: unknown): err is InstanceType<typeof Anthropic.APIError> {
+function isApiError(Anthropic: Sdk, err: unknown): err is InstanceType<Sdk['APIError']> {
   return err instanceof Anthropic.APIError;
 }
 
@@ -173,7 +184,7 @@ function causeChain(err: unknown): unknown[] {
   return out;
 }
 
-function apiMessage(err: InstanceType<typeof Anthropic.APIError>): string {
+function apiMessage(err: InstanceType<Sdk['APIError']>): string {
   return str(obj(asObject(err.error), 'error'), 'message') ?? err.message;
 }
 
@@ -265,6 +276,7 @@ export async function summarizeWithAnthropic(
   ids: number[],
   opts: AnthropicOptions,
 ): Promise<AnthropicSummary> {
+  const Anthropic = await loadSdk();
   const client = new Anthropic({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL,
@@ -313,7 +325,7 @@ export async function summarizeWithAnthropic(
       try {
         reply = await callOnce(client, opts, maxTokens, toRequestMessages(work, prefix, request));
       } catch (err) {
-        const classified = classifyApiError(err, opts.signal);
+        const classified = classifyApiError(Anthropic, err, opts.signal);
         if (classified) {
           attempts.push({
             attempt: attemptNo,
