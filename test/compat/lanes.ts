@@ -7,10 +7,34 @@
 // reports its job's outcome, its assertion error as thrown, after writing what the job logged (`log`, kept until then
 // so that each job's lines come with its own test). Nothing is reported while jobs run, so a job may capture this
 // process's output (runCliInProcess) without catching the reporter's.
+//
+// Mocha's --grep / --fgrep / --invert select tests when they run, after the before() hook that runs the jobs: a job
+// whose it() mocha will not run is not started (`selected`), so that running one test runs one job.
+import Mocha from 'mocha';
+
 export type Log = (text: string) => void;
 
+/** The selection mocha's runner was given (--grep / --fgrep, --invert), or undefined: every test runs. */
+let selection: { re: RegExp; invert: boolean } | undefined;
+// Mocha hands the selection to its runner (Runner#grep) after loading the test files and before running them, in a
+// serial run and in each worker of a parallel one alike; this module is loaded with the test files, so it sees it.
+const { prototype } = Mocha.Runner;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with its own runner below
+const runnerGrep: (this: Mocha.Runner, re: RegExp, invert: boolean) => Mocha.Runner = prototype.grep;
+prototype.grep = function (this: Mocha.Runner, re: RegExp, invert: boolean) {
+  selection = { re, invert: invert === true }; // mocha passes undefined when there is no --invert
+  return runnerGrep.call(this, re, invert);
+};
+
+/** Whether mocha runs the test of this full title under the selection it was given. */
+export function selected(fullTitle: string): boolean {
+  if (!selection) return true;
+  selection.re.lastIndex = 0; // a /g selection keeps its place between tests
+  return selection.re.test(fullTitle) !== selection.invert;
+}
+
 export class Lanes<L> {
-  private readonly jobs: { title: string; body: (lane: L, log: Log) => Promise<void>; runs: number }[] = [];
+  private readonly jobs: { test: Mocha.Test; body: (lane: L, log: Log) => Promise<void>; runs: number }[] = [];
   private readonly outcomes = new Map<number, { logged: string[] } & ({ ok: true } | { ok: false; error: unknown })>();
 
   /**
@@ -18,19 +42,24 @@ export class Lanes<L> {
    * makes, orders the jobs (the longest start first, so the lanes end together); the it()s keep their order.
    */
   it(title: string, body: (lane: L, log: Log) => Promise<void>, runs = 1): void {
-    const index = this.jobs.push({ title, body, runs }) - 1;
-    it(title, () => {
+    const index = this.jobs.length;
+    const test = it(title, () => {
       const outcome = this.outcomes.get(index);
       if (!outcome) throw new Error(`the job "${title}" did not run: call run() from before()`);
       for (const text of outcome.logged) process.stdout.write(text);
       if (!outcome.ok) throw outcome.error;
     });
+    this.jobs.push({ test, body, runs });
   }
 
-  /** Runs every job on `lanes` (each lane one job at a time), the longest first. Never throws for a job. */
+  /**
+   * Runs on `lanes` (each lane one job at a time), the longest first, every job whose it() mocha will run (see
+   * `selected`). Never throws for a job.
+   */
   async run(lanes: L[]): Promise<void> {
     const queue = this.jobs
       .map((job, index) => ({ ...job, index }))
+      .filter((job) => selected(job.test.fullTitle()))
       .sort((a, b) => b.runs - a.runs || a.index - b.index);
     await Promise.all(
       lanes.map(async (lane) => {
