@@ -14,7 +14,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
@@ -36,6 +35,7 @@ import {
   type CodexHome,
   type WebSocketRefusal,
 } from '../support/codex';
+import { tempDir } from '../support/temp';
 
 const SETTINGS = { targetTokens: 20_000, keepRecentTokens: 4_000 };
 const CLAUDE_REPLY =
@@ -180,7 +180,7 @@ describe(`claude-cli summarizer: the real Claude Code ${CLAUDE_CODE_VERSION} wri
     bin = requireClaudeBinary();
   });
   beforeEach(() => {
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-claude-cli-')));
+    root = fs.realpathSync(tempDir('ac-claude-cli-'));
     home = path.join(root, 'home');
     fs.mkdirSync(path.join(home, '.claude', 'projects'), { recursive: true });
   });
@@ -435,7 +435,7 @@ describe(`codex-cli summarizer: the real Codex ${shortVersion(CODEX_VERSION)} wr
     fake = own;
     front = await startWebSocketRefusal(own);
     home = makeCodexHome({ ...own, url: front.url });
-    work = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-codex-cli-'));
+    work = tempDir('ac-codex-cli-');
     const source = agentFixtures('codex').find((f) => f.endsWith('rollout-0.140.jsonl'))!;
     const copy = path.join(work, path.basename(source));
     fs.copyFileSync(source, copy);

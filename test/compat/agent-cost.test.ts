@@ -7,7 +7,6 @@
 // The tests, each in its own HOME, run two at a time, each lane with its own fake (./lanes.ts).
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { costNotes, costOfUsage, priceFor, sessionCost } from '../../src/core/cost';
@@ -17,6 +16,7 @@ import { requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { CLAUDE_CODE_VERSION } from '../support/pins';
 import { LANES, Lanes } from './lanes';
+import { tempDir } from '../support/temp';
 
 const USAGE = {
   input_tokens: 12_345,
@@ -35,7 +35,7 @@ interface Run {
 /** A new session (`claude -p`), then one resumed turn, so the file holds two responses and two cost-state lines. */
 async function newSession(fake: FakeAnthropic, modelArgs: string[]): Promise<Run> {
   const bin = requireClaudeBinary();
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-agent-cost-')));
+  const root = fs.realpathSync(tempDir('ac-agent-cost-'));
   const home = path.join(root, 'home');
   const tmp = path.join(root, 'tmp');
   const cwd = path.join(root, 'project');
@@ -132,7 +132,7 @@ describe(`cost of sessions the real Claude Code writes today (${CLAUDE_CODE_VERS
     "a fork we write, then resumed by Claude Code: only its own response is its cost, and Claude Code's own total in the fork agrees",
     async (fake) => {
       const bin = requireClaudeBinary();
-      const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-agent-cost-fork-')));
+      const root = fs.realpathSync(tempDir('ac-agent-cost-fork-'));
       try {
         const home = path.join(root, 'home');
         const tmp = path.join(root, 'tmp');
@@ -204,7 +204,7 @@ describe(`cost of sessions the real Claude Code writes today (${CLAUDE_CODE_VERS
     "a fork Claude Code makes itself (--resume --fork-session): only the fork's own response is its cost, not its original's",
     async (fake) => {
       const bin = requireClaudeBinary();
-      const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-agent-cost-fork-session-')));
+      const root = fs.realpathSync(tempDir('ac-agent-cost-fork-session-'));
       try {
         const home = path.join(root, 'home');
         const tmp = path.join(root, 'tmp');

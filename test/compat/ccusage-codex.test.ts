@@ -6,12 +6,12 @@
 // reasoning inside).
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sessionCost } from '../../src/core/cost';
 import { indexTranscript } from '../../src/core/transcript';
 import { agentFixtures, repoRoot } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const CCUSAGE = join(repoRoot, '.cache', 'ccusage', 'node_modules', '.bin', 'ccusage');
 
@@ -25,7 +25,7 @@ interface CcusageCodexSession {
 
 /** ccusage's figures for each rollout (null where it finds no usage), from one run over all of them. */
 function ccusageCodexSessions(files: string[]): Map<string, CcusageCodexSession | null> {
-  const home = mkdtempSync(join(tmpdir(), 'ac-ccusage-codex-'));
+  const home = tempDir('ac-ccusage-codex-');
   try {
     const day = join(home, '.codex', 'sessions', '2026', '01', '01');
     mkdirSync(day, { recursive: true });

@@ -5,14 +5,14 @@
 // (ccusageSessions): two fixtures of one session (live-before and live-after) share responses, which
 // ccusage would count once across the files of a run, so they never share one.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sessionCost } from '../../src/core/cost';
 import { indexTranscript } from '../../src/core/transcript';
 import { claudeFixtures } from '../support/fixtures';
 import { CCUSAGE, ccusageSessions, type CcusageSession } from '../support/ccusage';
 import { atSpeed } from '../support/fastSession';
+import { tempDir } from '../support/temp';
 
 describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', function () {
   this.timeout(600_000);
@@ -29,7 +29,7 @@ describe('session cost agrees with ccusage 20.0.24 (real binary, offline)', func
   before(() => {
     if (!existsSync(CCUSAGE))
       throw new Error(`ccusage not provisioned at ${CCUSAGE}: run bash scripts/provision-ccusage.sh`);
-    fastDir = mkdtempSync(join(tmpdir(), 'ac-ccusage-fast-'));
+    fastDir = tempDir('ac-ccusage-fast-');
     for (const model of FAST_MODELS) writeFileSync(fastFile(model), atSpeed(model, 'fast'));
   });
   after(() => rmSync(fastDir, { recursive: true, force: true }));

@@ -4,7 +4,6 @@
 // context in the request, in order, and the request must be valid.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkRequestInvariants, requireClaudeBinary, resumeWithClaude } from '../support/claude-code';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
@@ -15,6 +14,7 @@ import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { activeRegion, diagnose } from '../../src/core/repair/doctor';
 import { repairFile } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
+import { tempDir } from '../support/temp';
 
 /** tool_use ids of the request's messages, in order. */
 function requestCalls(body: { messages?: { content?: unknown }[] } | undefined): string[] {
@@ -68,7 +68,7 @@ describe('compat: doctor predicts what Claude Code resumes, and repair brings th
   let root: string;
   before(async () => {
     requireClaudeBinary();
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-doctor-compat-')));
+    root = fs.realpathSync(tempDir('ac-doctor-compat-'));
     for (let i = 0; i < LANES; i++) fakes.push(await startFakeAnthropic());
     await lanes.run(fakes);
   });

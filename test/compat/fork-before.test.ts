@@ -6,13 +6,13 @@
 import { strict as assert } from 'node:assert';
 import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { agentFixtures, fixture } from '../support/fixtures';
 import { forkBeforeCompaction } from '../../src/core/repair/forkBefore';
 import { CompactError } from '../../src/core/compact/types';
 import { contentTexts, requestText, resumeWithClaude } from '../support/claude-code';
 import { generateTodaySession, TODAY_MARKERS, TODAY_STEPS, type TodaySession } from '../support/today-sessions';
+import { tempDir } from '../support/temp';
 
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
@@ -76,7 +76,7 @@ describe('fork before a compaction Claude Code made itself, resumed by the real 
       return true;
     });
     assert.deepEqual(fs.readdirSync(dir), files);
-    const codexDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-fork-before-codex-'));
+    const codexDir = tempDir('ac-fork-before-codex-');
     try {
       const rollout = path.join(codexDir, 'rollout.jsonl');
       fs.copyFileSync(
@@ -153,7 +153,7 @@ describe('fork before a compaction that follows non-message lines, resumed by th
         sessionId: last.sessionId,
         timestamp: stamp,
       };
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-fork-before-built-'));
+      const dir = tempDir('ac-fork-before-built-');
       try {
         const file = path.join(dir, `${randomUUID()}.jsonl`);
         fs.writeFileSync(file, [...head, JSON.stringify(boundary), JSON.stringify(summary)].join('\n') + '\n');

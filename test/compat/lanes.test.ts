@@ -5,17 +5,17 @@
 // the suite appends to.
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const MOCHA = join(repoRoot, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const SUITE = join(repoRoot, 'test', 'compat', 'lanes-grep.suite.ts');
 
 /** Runs the suite with `args`; returns the jobs that started (sorted) and mocha's output. */
 async function jobsRun(args: string[]): Promise<{ jobs: string[]; output: string; code: number | null }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ac-lanes-grep-'));
+  const dir = tempDir('ac-lanes-grep-');
   try {
     const record = join(dir, 'jobs');
     writeFileSync(record, '');

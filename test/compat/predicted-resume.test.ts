@@ -17,7 +17,6 @@
 // side, and the fixtures' resumes, each in its own HOME, run two at a time, each lane with its own fake (./lanes.ts).
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { projectDirName, requireClaudeBinary, spawnClaude } from '../support/claude-code';
 import { countRequestTokens, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
@@ -39,6 +38,7 @@ import { inspectFile } from '../../src/core/inspect';
 import { limitFacts } from '../../src/core/limits';
 import type { SummaryDetail } from '../../src/core/summaryDetail';
 import { LANES, Lanes, type Log } from './lanes';
+import { tempDir } from '../support/temp';
 
 const TOLERANCE = 0.05;
 
@@ -223,7 +223,7 @@ describe('compat: the resumed context a plan promises is what the real Claude Co
   before(async () => {
     requireClaudeBinary();
     for (let i = 0; i < LANES; i++) fakes.push(await startFakeAnthropic());
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-predicted-')));
+    root = fs.realpathSync(tempDir('ac-predicted-'));
     const fixtureModels = new Set<string>();
     for (const f of claudeFixtures()) {
       // The model each is resumed with: its newest response's (a subagent transcript's lines are all sidechains).

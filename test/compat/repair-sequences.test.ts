@@ -11,7 +11,6 @@
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkRequestInvariants, requireClaudeBinary, resumeWithClaude } from '../support/claude-code';
 import { damageRandomly } from '../support/damage';
@@ -25,6 +24,7 @@ import { orphanHeader } from '../../src/core/orphanResults';
 import { repairFile } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { LANES, Lanes } from './lanes';
+import { tempDir } from '../support/temp';
 
 const SEEDS = 2;
 const STEPS = 3;
@@ -70,7 +70,7 @@ describe('compat: repaired forks of damaged fixtures resume whole and valid (rea
   let convertedJudged = 0;
   before(async () => {
     requireClaudeBinary();
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-repair-seq-compat-')));
+    root = fs.realpathSync(tempDir('ac-repair-seq-compat-'));
     for (let i = 0; i < LANES; i++) fakes.push(await startFakeAnthropic());
     await lanes.run(fakes);
   });

@@ -8,7 +8,6 @@
 // HOME, run two at a time, each lane with its own fake server (./lanes.ts).
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   checkRequestInvariants,
@@ -24,6 +23,7 @@ import { activeSummary } from '../support/summaries';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { LANES, Lanes } from './lanes';
+import { tempDir } from '../support/temp';
 
 /** A session derived from a fixture as it would sit on a user's machine: started in `cwd`, stored under `id`. */
 function placeSession(source: string, home: string, cwd: string, id: string): string {
@@ -90,7 +90,7 @@ describe('compat: resume by the printed session id in the normal home layout (re
   let root: string;
   before(async () => {
     requireClaudeBinary();
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-resume-id-')));
+    root = fs.realpathSync(tempDir('ac-resume-id-'));
     for (let i = 0; i < LANES; i++) fakes.push(await startFakeAnthropic());
     await lanes.run(fakes);
   });

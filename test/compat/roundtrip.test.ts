@@ -14,7 +14,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planDetails } from '../../src/core/compact/plan';
@@ -34,6 +33,7 @@ import {
   resumeWithClaude,
 } from '../support/claude-code';
 import { compactCopy, describeCompaction, describeRun, resumeAndCheck } from '../support/compacted-request';
+import { tempDir } from '../support/temp';
 
 const REPLY = 'FAKE-REPLY-ROUNDTRIP';
 const SUMMARY_REPLY =
@@ -175,7 +175,7 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
     for (const name of ['v2.1.97-live-after.jsonl', 'with-compactions.jsonl', 'example.jsonl']) {
       lanes.it(name, async ({ replyFake }) => {
         const cc = await compactWithClaude({ sessionFile: fixture(name), summary: CC_LONG_SUMMARY });
-        const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-roundtrip-')));
+        const dir = fs.realpathSync(tempDir('agent-compactor-roundtrip-'));
         temps.push(dir);
         try {
           assert.equal(cc.exitCode, 0, describeRun(cc));
@@ -237,7 +237,7 @@ describe('round trips between Claude Code compaction and ours (real Claude Code,
         // Small per-result budget so that some kept results are replaced by previews (the decisions are then frozen).
         const settings = { targetTokens: probe.overheadTokens + Math.round(pre * 0.35), maxToolResultChars: 1_500 };
         const first = await compactCopy(original, { summarizer: 'extractive', settings });
-        const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-roundtrip-')));
+        const dir = fs.realpathSync(tempDir('agent-compactor-roundtrip-'));
         temps.push(dir);
         try {
           const replaced = first.result.plan.toolResults.filter((d) => d.action === 'replaced');

@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import { noResumeReason } from '../../src/core/resume';
 import { startFakeResponses, type FakeResponses } from '../support/fake-responses';
 import { getApi, waitFor, withTimeout, workspaceDir } from './helpers';
+import { tempDir } from '../support/temp';
 
 const THREAD_ID = '019ed917-1cf7-72a3-92f5-c0aa98fb134e';
 const PROMPT = 'HOST-RESUME-PROMPT: carry on.';
@@ -55,7 +56,7 @@ describe('host: Resume Session and Copy Resume Command in each agent', function 
   before(async () => {
     await getApi();
     assert.ok(fs.existsSync(codexBin), `the Codex CLI is provisioned at ${codexBin} (bash scripts/provision-codex.sh)`);
-    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-resume-agents-')));
+    tmp = fs.realpathSync(tempDir('agent-compactor-resume-agents-'));
     fake = await startFakeResponses('CODEX RESUMED');
     // Where the extension host (and so the extension) finds Codex's sessions: $CODEX_HOME, else ~/.codex.
     codexHome = process.env.CODEX_HOME || path.join(os.homedir(), '.codex');

@@ -10,12 +10,12 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isSessionId, resumeCommand } from '../../src/core/resume';
 import type { CompactResult } from '../../src/core/compact/types';
 import { EXTENSION_ID, copyFixture, fixture, getApi, sha256, waitFor, withTimeout, workspaceDir } from './helpers';
+import { tempDir } from '../support/temp';
 
 const TARGET = 20_000;
 /** The only working folder recorded in with-compactions.jsonl (it does not exist on this machine). */
@@ -43,7 +43,7 @@ describe('host: fork compaction, Copy Resume Command, Resume Session in Claude C
 
   before(async () => {
     await getApi();
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-resume-'));
+    tmp = tempDir('agent-compactor-resume-');
   });
 
   after(async () => {

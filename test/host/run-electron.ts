@@ -16,11 +16,11 @@
  * checks; default here: any).
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTests } from '@vscode/test-electron';
 import { repoRoot } from '../support/code-server';
 import { createWorkspace, fixturesDir } from '../support/workspace';
+import { tempDir } from '../support/temp';
 
 async function main(): Promise<number> {
   const extensionDevelopmentPath = path.resolve(repoRoot, process.env.AGENT_COMPACTOR_EXTENSION_PATH ?? '.');
@@ -29,7 +29,7 @@ async function main(): Promise<number> {
     throw new Error(`${extensionTestsPath}/index.js does not exist: run \`node scripts/build-host-tests.mjs\` first`);
   }
   const workspace = createWorkspace();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-electron-'));
+  const tmp = tempDir('agent-compactor-electron-');
   try {
     const env: Record<string, string> = {
       AGENT_COMPACTOR_TEST: '1',

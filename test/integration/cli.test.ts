@@ -4,18 +4,8 @@
 // input and conflicting options, as main(args) in process: test/unit/cli-args.test.ts.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { compactErrorOutcome, renderCompactResult, resultJson } from '../../src/cli/compact';
@@ -23,6 +13,7 @@ import { startFakeAnthropic } from '../support/fake-anthropic';
 import { claudeFixtureDir, repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
 import { assertCliBuilt, oneLineError } from '../support/cli';
+import { tempDir } from '../support/temp';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const KEY = 'sk-ant-api03-cli-test-key';
@@ -86,7 +77,7 @@ describe('CLI', function () {
     assertCliBuilt();
   });
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-cli-'));
+    dir = tempDir('ac-cli-');
     transcript = join(dir, 's.jsonl');
     writeFileSync(
       transcript,

@@ -2,17 +2,7 @@
 // Anthropic summarizer through the real SDK against the local fake Messages API.
 import { extractiveSummary, shapeForExtractive } from '../../src/core/compact/summarize/extractive';
 import { strict as assert } from 'node:assert';
-import {
-  appendFileSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  existsSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createServer } from 'node:net';
 import { inspectFile } from '../../src/core/inspect';
@@ -24,8 +14,9 @@ import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { claudeFixtures, fixture } from '../support/fixtures';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { claudeRecords } from '../support/records';
+import { tempDir } from '../support/temp';
 
-const root = mkdtempSync(join(tmpdir(), 'ac-compact-'));
+const root = tempDir('ac-compact-');
 let n = 0;
 function copy(src: string): string {
   const d = join(root, String(n++));

@@ -3,8 +3,7 @@
 // then CompactError 'api', which compactFile turns into the offline extractive summary.
 // Real @anthropic-ai/sdk against the fake Messages API.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import type { Group } from '../../src/core/compact/ptl';
@@ -20,6 +19,7 @@ import { SUMMARY_TAGS_REMINDER, extractSummary } from '../../src/core/compact/su
 import { CompactError, type AttemptRecord, type CompactResult } from '../../src/core/compact/types';
 import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type Scenario } from '../support/fake-anthropic';
 import { buildTranscript } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const ANALYSIS = `<analysis>\nCUT-ANALYSIS-MARKER ${'The user asked for several changes; each was checked in turn. '.repeat(40)}\n</analysis>\n\n`;
 const GOOD = (marker: string) =>
@@ -284,7 +284,7 @@ describe('compactFile with a cut-off reply (real SDK, fake API)', function () {
   let file: string;
   let fake: FakeAnthropic;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-cutoff-'));
+    dir = tempDir('ac-cutoff-');
     file = join(dir, 't.jsonl');
     writeFileSync(file, buildTranscript({ rounds: 30, textChars: 2_000 }).join('\n') + '\n');
   });

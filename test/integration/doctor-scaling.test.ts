@@ -12,13 +12,13 @@
 // and 1,600 entries) stay within it. Measured on that machine, busy: before the change 18× (doctor), 19× (the plan)
 // and 12× (dead ends); after it, 4.5-5.3×.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { orphanResultsTranscript } from '../../bench/generate-large';
 import { planRepair, repairOutlook } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
+import { tempDir } from '../support/temp';
 
 const N = 100;
 /** Rounds per run (see leastCpu): a run then takes a few hundred milliseconds of CPU time. */
@@ -26,7 +26,7 @@ const REPEAT = 20;
 const BOUND = 6;
 
 let dir: string;
-before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-doctor-scaling-'))));
+before(() => (dir = tempDir('ac-doctor-scaling-')));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function indexOf(name: string, text: string): Promise<TranscriptIndex> {

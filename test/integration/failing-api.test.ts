@@ -9,13 +9,13 @@
 // stream, while waiting for headers, during retry backoff and just before the commit.
 import { strict as assert } from 'node:assert';
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMITTING, compactFile } from '../../src/core/compact/compact';
 import { CompactError, type CompactErrorCode, type CompactResult } from '../../src/core/compact/types';
 import { startFakeAnthropic, type FakeAnthropic, type ScenarioInput } from '../support/fake-anthropic';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const SETTINGS = { targetTokens: 8_000, keepRecentTokens: 3_000 };
 const MAX_RETRIES = 2;
@@ -297,7 +297,7 @@ async function closedPort(): Promise<number> {
 }
 
 function workdir() {
-  const dir = mkdtempSync(join(tmpdir(), 'ac-api-'));
+  const dir = tempDir('ac-api-');
   const file = join(dir, 't.jsonl');
   writeFileSync(file, buildTranscript({ rounds: 30, textChars: 2_000 }).join('\n') + '\n');
   return { dir, file, original: readFileSync(file) };

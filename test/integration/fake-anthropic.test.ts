@@ -5,7 +5,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import Anthropic, {
   APIConnectionError,
@@ -29,6 +28,7 @@ import {
   type Scenario,
 } from '../support/fake-anthropic';
 import { countTokensExact } from '../../src/core/tokens/exact';
+import { tempDir } from '../support/temp';
 
 const PTL_RE = /prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/;
 const CONTEXT_LIMIT_RE = /input length and max_tokens exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/;
@@ -523,7 +523,7 @@ describe('fake Anthropic server (with the real @anthropic-ai/sdk)', function () 
   it('close() leaves no open handles (a process using it exits on its own)', async function () {
     this.timeout(60_000);
     const repoRoot = path.resolve(__dirname, '..', '..');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fake-anthropic-handles-'));
+    const dir = tempDir('fake-anthropic-handles-');
     const script = path.join(dir, 'child.ts');
     const fakePath = path.join(repoRoot, 'test', 'support', 'fake-anthropic.ts');
     fs.writeFileSync(

@@ -6,13 +6,14 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { acquireLock, HALF_WRITTEN_LOCK_STALE_MS } from '../../src/core/io/lock';
 import { CompactError } from '../../src/core/compact/types';
 import { bundleChild } from '../support/crashChild';
+import { tempDir } from '../support/temp';
 
 /** The racer (test/support/lock-racer.ts), bundled in before() so that each starts with a plain `node`. */
 let RACER: string;
@@ -91,7 +92,7 @@ describe('compaction lock', function () {
     RACER = await bundleChild('lock-racer.ts', 'lock-racer.js');
   });
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-lock-'));
+    dir = tempDir('ac-lock-');
     file = join(dir, 's.jsonl');
     writeFileSync(file, '{}\n');
   });

@@ -18,7 +18,6 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { commandLine, powerShellQuote, resumeCommand, resumeParts } from '../../src/core/resume';
 import type { AgentId } from '../../src/core/formats/registry';
@@ -28,12 +27,13 @@ import { projectFolderName } from '../../src/core/session';
 import { runCliInProcess } from '../support/cliInProcess';
 import { agentFixtures } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const ID = '0b7f6a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
 
 /** A scratch folder with a bin/ of fake agents that record their argv (NUL-separated) and working folder. */
 function sandbox() {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ac-resume-sh-')));
+  const root = realpathSync(tempDir('ac-resume-sh-'));
   const bin = join(root, 'bin');
   const record = join(root, 'record');
   mkdirSync(bin);

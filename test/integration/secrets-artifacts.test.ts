@@ -3,11 +3,11 @@
 // developer's shell would have it, and every byte produced is searched for it.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { repoRoot } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const KEY_SHAPE = /sk-ant-[A-Za-z0-9_-]{16,}/;
 
@@ -15,7 +15,7 @@ describe('secrets in shipped artifacts', function () {
   this.timeout(300_000);
   const canary = `sk-ant-api03-canary-${randomBytes(12).toString('hex')}`;
   const env = { ...process.env, ANTHROPIC_API_KEY: canary };
-  const out = mkdtempSync(join(tmpdir(), 'ac-vsix-'));
+  const out = tempDir('ac-vsix-');
   const vsix = join(out, 'agent-compactor.vsix');
 
   // The package is made from a copy of what the .vsix takes (manifest, docs, media) with its own production build,

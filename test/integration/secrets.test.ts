@@ -7,9 +7,8 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import type { CompactResult } from '../../src/core/compact/types';
@@ -18,6 +17,7 @@ import { startFakeAnthropic, type FakeAnthropic, type Scenario } from '../suppor
 import { repoRoot } from '../support/fixtures';
 import { buildTranscript, snapshotDir } from '../support/reliability';
 import { assertCliBuilt } from '../support/cli';
+import { tempDir } from '../support/temp';
 
 const KEY = `sk-ant-api03-CANARY-${randomBytes(12).toString('hex')}-DO-NOT-LEAK`;
 const SETTINGS = { targetTokens: 6_000, keepRecentTokens: 2_000, maxToolResultChars: 1_000 };
@@ -132,7 +132,7 @@ describe('secrets: the API key never leaks', function () {
     assertCliBuilt();
   });
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-secret-'));
+    dir = tempDir('ac-secret-');
     file = join(dir, 's.jsonl');
     writeFileSync(
       file,

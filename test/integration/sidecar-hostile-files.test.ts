@@ -10,14 +10,12 @@ import {
   ftruncateSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
   readdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { restoreBackup } from '../../src/core/compact/backup';
@@ -27,6 +25,7 @@ import { CompactError } from '../../src/core/compact/types';
 import { readSidecar } from '../../src/core/io/sidecarFiles';
 import { fixture } from '../support/fixtures';
 import { withTimeout, plantedManifest } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nnot really a key\n-----END OPENSSH PRIVATE KEY-----\n';
@@ -42,7 +41,7 @@ describe('Restore From Backup and compact never block on or read what is planted
   let backup: string;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'ac-trust-'));
+    root = tempDir('ac-trust-');
     project = join(root, 'project');
     outside = join(root, 'outside');
     mkdirSync(project);

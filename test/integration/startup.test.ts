@@ -4,13 +4,13 @@
 // record sees the SDK when it is loaded.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeAnthropic } from '../support/fake-anthropic';
 import { fixture, repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
 import { assertCliBuilt, CLI } from '../support/cli';
+import { tempDir } from '../support/temp';
 
 const DIST = join(repoRoot, 'dist');
 const SDK_BUNDLE = join(DIST, 'anthropic-sdk.js');
@@ -54,7 +54,7 @@ describe('start-up: what a run of the built CLI loads', function () {
 
   before(() => {
     assertCliBuilt();
-    dir = mkdtempSync(join(tmpdir(), 'ac-startup-'));
+    dir = tempDir('ac-startup-');
     preload = join(dir, 'preload.js');
     writeFileSync(preload, PRELOAD);
   });

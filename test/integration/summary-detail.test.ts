@@ -4,8 +4,7 @@
 // model gets at each level (real @anthropic-ai/sdk against the fake Messages API), and the settings that choose it.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { measureFidelity, spanFacts, type FidelityReport } from '../../src/core/compact/fidelity';
 import { agentCompactions } from '../../src/core/compact/agentSummaries';
@@ -24,6 +23,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropi
 import { claudeFixtures, fixture, repoRoot } from '../support/fixtures';
 import { claudeRecords } from '../support/records';
 import type { ConversationRecord } from '../../src/core/conversation';
+import { tempDir } from '../support/temp';
 
 function parsedLines(file: string): (JsonObject | null)[] {
   return readFileSync(file, 'utf8')
@@ -314,7 +314,7 @@ describe('summary detail on the command line (the built CLI)', function () {
   const TIGHT = ['--target-tokens', '60000', '--keep-recent-tokens', '10000'];
   let dir = '';
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-detail-'));
+    dir = tempDir('ac-detail-');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

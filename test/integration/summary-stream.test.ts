@@ -2,13 +2,13 @@
 // the review editor shows): growing snapshots of the reply, starting again on a retry, stopped by
 // cancellation. Real @anthropic-ai/sdk against the fake Messages API.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { draftSummary, type CompactOptions } from '../../src/core/compact/compact';
 import { CompactError } from '../../src/core/compact/types';
 import { DEFAULT_SUMMARY_TEXT, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 describe('the Anthropic summary streams into the review as it arrives', function () {
   this.timeout(60_000);
@@ -16,7 +16,7 @@ describe('the Anthropic summary streams into the review as it arrives', function
   let dir = '';
   let file = '';
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-stream-'));
+    dir = tempDir('ac-stream-');
     file = join(dir, basename(fixture('v2.1.97-live-after.jsonl')));
     copyFileSync(fixture('v2.1.97-live-after.jsonl'), file);
   });

@@ -4,14 +4,14 @@
 // other C0/C1 control, DEL or bidi character may appear in its stdout or stderr (JSON keeps them as \u escapes).
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { sanitizeForTerminal, terminalSafeJson, terminalText } from '../../src/cli/format';
 import { repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 
@@ -74,7 +74,7 @@ describe('terminal safety: nothing from a transcript or a file name reaches the 
   let dir: string;
   let file: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-term-'));
+    dir = tempDir('ac-term-');
     file = hostileTranscript(dir);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));

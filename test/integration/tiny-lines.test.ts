@@ -15,11 +15,11 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_TRANSCRIPT_RECORDS } from '../../src/core/transcript';
 import { assertCliBuilt, CLI } from '../support/cli';
 import { fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const MB = 1e6;
 const PEAK_LIMIT = 600 * MB;
@@ -101,7 +101,7 @@ describe('millions of tiny lines (built CLI, peak RSS)', function () {
   let root: string;
   before(() => {
     assertCliBuilt();
-    root = mkdtempSync(join(tmpdir(), 'ac-tiny-lines-'));
+    root = tempDir('ac-tiny-lines-');
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 

@@ -1,12 +1,12 @@
 // Exact token counts (js-tiktoken o200k_base, bundled ranks) and the worker-thread pool.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { countTokensExact } from '../../src/core/tokens/exact';
 import { countInWorker, setTokenWorkerPath, stopTokenWorker } from '../../src/core/tokens/pool';
 import { agentFixtures, repoRoot } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 describe('countTokensExact (o200k_base)', function () {
   this.timeout(60_000);
@@ -76,7 +76,7 @@ describe('countInWorker', function () {
   after(() => stopTokenWorker());
 
   it('counts off the main thread, in order, with the same results', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-tokw-'));
+    const dir = tempDir('ac-tokw-');
     const out = join(dir, 'tokens-worker.js');
     await build({
       entryPoints: [join(repoRoot, 'src', 'core', 'tokens', 'worker.ts')],

@@ -7,13 +7,13 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { toolResultsDir } from '../../src/core/compact/state';
 import { undoRecordPath } from '../../src/core/compact/undoRecord';
 import { fixture, repoRoot } from '../support/fixtures';
 import { diffSnapshots, snapshotDir } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const sha = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -47,7 +47,7 @@ describe('a planted undo record deletes nothing beside the transcript', function
   let session: string;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'ac-undo-trust-'));
+    root = tempDir('ac-undo-trust-');
     writeFileSync(join(root, 'README'), 'hi\n');
     mkdirSync(join(root, 'docs'));
     writeFileSync(join(root, 'docs', 'notes.txt'), 'the user notes\n');

@@ -5,10 +5,10 @@
  * executablePath.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { trackTempDir, untrackTempDir } from './code-server';
+import { tempDir } from './temp';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -52,7 +52,7 @@ export async function launchChromium(opts: { timeoutMs?: number } = {}): Promise
   }
   // A private HOME/XDG so Chromium writes nothing into the real $HOME
   // (playwright gives it a fresh temporary --user-data-dir itself).
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-chromium-'));
+  const tmp = tempDir('agent-compactor-chromium-');
   trackTempDir(tmp);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;

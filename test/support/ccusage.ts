@@ -2,10 +2,10 @@
 // `ccusage session --json --offline` (its built-in price table), each file priced as if alone.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { repoRoot } from './fixtures';
+import { tempDir } from './temp';
 
 export const CCUSAGE = join(repoRoot, '.cache', 'ccusage', 'node_modules', '.bin', 'ccusage');
 
@@ -62,7 +62,7 @@ export function ccusageSessions(files: string[]): Map<string, CcusageSession | n
   }
   const out = new Map<string, CcusageSession | null>();
   for (const run of runs) {
-    const home = mkdtempSync(join(tmpdir(), 'ac-ccusage-'));
+    const home = tempDir('ac-ccusage-');
     try {
       // Each file in its own project folder, under its own name: ccusage names the session by the file.
       run.files.forEach((file, k) => {

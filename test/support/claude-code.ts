@@ -85,10 +85,10 @@
 import { spawn } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_SUMMARY_TEXT, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from './fake-anthropic';
 import { CLAUDE_CODE_VERSION } from './pins';
+import { tempDir } from './temp';
 
 /** The pinned version, read from CLAUDE_CODE_VERSION in scripts/provision-claude-code.sh (./pins.ts). */
 export { CLAUDE_CODE_VERSION };
@@ -499,7 +499,7 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
   if (!isUuid(sessionId))
     throw new Error(`sessionId must be a UUID (Claude Code -p --resume requires one): ${String(sessionId)}`);
 
-  const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-cc-')));
+  const tempRoot = fs.realpathSync(tempDir('agent-compactor-cc-'));
   liveTempRoots.add(tempRoot);
   const home = path.join(tempRoot, 'home');
   const tmp = path.join(tempRoot, 'tmp');

@@ -11,8 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { tempDir } from './temp';
 
 export const CODE_SERVER_VERSION = process.env.CODE_SERVER_VERSION ?? '4.139.1';
 
@@ -251,7 +251,7 @@ export function untrackTempDir(dir: string): void {
 
 export async function startCodeServer(opts: StartCodeServerOptions = {}): Promise<CodeServer> {
   const tools = assertProvisioned();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-cs-'));
+  const tmp = tempDir('agent-compactor-cs-');
   const keepTemp = opts.keepTemp ?? process.env.KEEP_TEST_TMP === '1';
   if (!keepTemp) trackTempDir(tmp);
   const dirs: CodeServerDirs = {

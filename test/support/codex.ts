@@ -20,13 +20,13 @@
  *  - 0.169 writes an `ordinal` after `timestamp` on every record of the rollouts it writes.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './fixtures';
 import type { FakeResponses } from './fake-responses';
+import { tempDir } from './temp';
 
 /** The pinned version, read from CODEX_VERSION in scripts/provision-codex.sh (./pins.ts). */
 export { CODEX_VERSION } from './pins';
@@ -119,7 +119,7 @@ export async function startWebSocketRefusal(fake: Pick<FakeResponses, 'url'>): P
 }
 
 export function makeCodexHome(fake: FakeResponses): CodexHome {
-  const root = mkdtempSync(join(tmpdir(), 'codex-home-'));
+  const root = tempDir('codex-home-');
   const codexHome = join(root, '.codex');
   const sessionsDay = join(codexHome, 'sessions', '2026', '01', '02');
   const workdir = join(root, 'work');

@@ -14,7 +14,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { digestEntry, type Entry } from '../../src/core/entries';
@@ -35,6 +34,7 @@ import {
   type ClaudeRunResult,
 } from './claude-code';
 import type { FakeAnthropic } from './fake-anthropic';
+import { tempDir } from './temp';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Compaction of a private copy
@@ -49,7 +49,7 @@ export interface CompactedCopy {
 
 /** Copies `original` into a fresh temp dir and compacts the copy; the output is `<dir>/compacted.jsonl`. */
 export async function compactCopy(original: string, options: CompactOptions): Promise<CompactedCopy> {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-compat-')));
+  const dir = fs.realpathSync(tempDir('agent-compactor-compat-'));
   const input = path.join(dir, path.basename(original));
   fs.copyFileSync(original, input);
   fs.chmodSync(input, 0o644); // the fixtures are read-only; the copy must not be

@@ -13,7 +13,6 @@
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import {
@@ -24,6 +23,7 @@ import {
   type SpawnClaudeResult,
 } from './claude-code';
 import { DEFAULT_SUMMARY_TEXT, startFakeAnthropic, type RecordedRequest, type Scenario } from './fake-anthropic';
+import { tempDir } from './temp';
 
 /** One `claude -p` run of the script. */
 export interface TodayStep {
@@ -378,7 +378,7 @@ export async function generateTodaySession(
   opts: { steps?: readonly TodayStep[]; timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<TodaySession> {
   const bin = requireClaudeBinary();
-  const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-today-')));
+  const tempRoot = fs.realpathSync(tempDir('agent-compactor-today-'));
   const home = path.join(tempRoot, 'home');
   const tmp = path.join(tempRoot, 'tmp');
   const projectDir = path.join(tempRoot, 'sample');
@@ -503,7 +503,7 @@ export interface ModelSessions {
  */
 export async function generateModelSessions(models: readonly string[]): Promise<ModelSessions> {
   const bin = requireClaudeBinary();
-  const tempRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-models-')));
+  const tempRoot = fs.realpathSync(tempDir('agent-compactor-models-'));
   const home = path.join(tempRoot, 'home');
   const tmp = path.join(tempRoot, 'tmp');
   const projectDir = path.join(tempRoot, 'models');

@@ -22,7 +22,6 @@
  * or a fresh user-data dir.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
 import { DEFAULT_VIEWPORT, launchChromium, newPage, type LaunchedChromium } from './browser';
@@ -36,6 +35,7 @@ import {
   type CodeServer,
 } from './code-server';
 import { createWorkspace, defaultWorkspaceFiles, type TempWorkspace, type WorkspaceFiles } from './workspace';
+import { tempDir } from './temp';
 
 export const screenshotsDir = path.join(repoRoot, 'test-results', 'screenshots');
 
@@ -109,7 +109,7 @@ let claudeConfigSeeded = false;
 
 function sharedRootDir(): string {
   if (!sharedRoot) {
-    sharedRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-ui-')));
+    sharedRoot = fs.realpathSync(tempDir('agent-compactor-ui-'));
     if (process.env.KEEP_TEST_TMP !== '1') trackTempDir(sharedRoot);
   }
   return sharedRoot;

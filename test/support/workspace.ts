@@ -4,9 +4,9 @@
  * a temp dir, never into the repository, and made writable.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot, trackTempDir, untrackTempDir } from './code-server';
+import { tempDir } from './temp';
 
 /** <repo>/../shared/fixtures (override with AGENT_COMPACTOR_FIXTURES_DIR). */
 export const fixturesDir: string =
@@ -45,7 +45,7 @@ export function createWorkspace(
   files: WorkspaceFiles = defaultWorkspaceFiles(),
   opts: { keep?: boolean } = {},
 ): TempWorkspace {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-compactor-ws-')));
+  const dir = fs.realpathSync(tempDir('agent-compactor-ws-'));
   const keep = opts.keep ?? process.env.KEEP_TEST_TMP === '1';
   if (!keep) trackTempDir(dir);
   const written: Record<string, string> = {};

@@ -7,8 +7,7 @@
 // 90th percentile ≤ 30 %. v2.1.97-live-before.jsonl is left out (a byte prefix of live-after:
 // its pairs would count twice).
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import {
   leaveOneOut,
@@ -30,6 +29,7 @@ import {
 } from '../../src/core/tokens/estimate';
 import type { RoundContent } from '../../src/core/rounds';
 import { fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 describe('estimate accuracy on the shared fixtures', function () {
   this.timeout(120_000);
@@ -62,7 +62,7 @@ describe('estimate accuracy on the shared fixtures', function () {
   it('calibrates on earlier rounds only: a prefix of a session gets the same estimates for its complete rounds', async () => {
     const file = fixture('with-compactions.jsonl');
     const lines = readFileSync(file, 'utf8').split('\n');
-    const dir = mkdtempSync(join(tmpdir(), 'ac-acc-'));
+    const dir = tempDir('ac-acc-');
     const prefix = join(dir, 'prefix.jsonl');
     writeFileSync(prefix, lines.slice(0, Math.floor(lines.length * 0.6)).join('\n') + '\n');
     const full = (await inspectFile(file, { subagents: false })).report.rounds;

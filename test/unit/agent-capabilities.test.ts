@@ -3,13 +3,13 @@
 // with the reason (they used to report Claude Code's view of the file: a Codex rollout was "healthy"), write nothing,
 // and undo and restore say there is nothing Agent Compactor wrote; a Claude Code transcript is checked as before.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { repairFile } from '../../src/core/repair/repair';
 import { CompactError } from '../../src/core/compact/types';
 import { claudeFixtureDir, sharedFixtures } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 /** The verb as `agent-compactor` runs it, in this process (the bundle's own wiring: test/integration/cli.test.ts). */
 const run = (args: string[]) => runCliInProcess(args);
@@ -20,7 +20,7 @@ describe('CLI verbs gated by the agent module capabilities', function () {
   const files: Record<string, string> = {};
 
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-capabilities-'));
+    dir = tempDir('ac-capabilities-');
     const copy = (src: string, name: string) => {
       const sub = join(dir, name);
       mkdirSync(sub);

@@ -4,13 +4,13 @@
 // only what follows it, and its note says so. Appended plain turns are no compaction and say nothing.
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile, reinspect } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { compactedSince, replannedNote } from '../../src/extension/model/agentCompacted';
 import { fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const SETTINGS = { targetTokens: 20_000, keepRecentTokens: 2_000 };
 
@@ -89,7 +89,7 @@ describe('a previewed session the agent compacts meanwhile is planned again, and
   let dir: string;
   let file: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-idle-compact-'));
+    dir = tempDir('ac-idle-compact-');
     file = join(dir, 'session.jsonl');
     copyFileSync(fixture('v2.1.97-live-after.jsonl'), file);
   });

@@ -4,8 +4,7 @@
 // records): the figures are compared with the raw lines of the file, read here apart from the engine. Then the
 // surfaces that show them: the Rounds tree's boundary node, the Context Map's state and `inspect` (text and --json).
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { agentCompactions, compactionLine } from '../../src/core/agentCompactions';
@@ -14,6 +13,7 @@ import { buildMapState } from '../../src/extension/model/mapState';
 import { isMapState } from '../../src/webview/mapProtocol';
 import { agentFixtures, fixture } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 /** The file's lines parsed (1-based: `lines[n - 1]` is line n). */
 function rawLines(file: string): any[] {
@@ -30,7 +30,7 @@ describe('compactions the file records', function () {
   this.timeout(120_000);
   let dir: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-compactions-'));
+    dir = tempDir('agent-compactions-');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,8 +3,7 @@
 // itself bounds its threshold whatever its model's name says, the status items and the map say the same threshold,
 // a read-only map offers no target, the map's target stays within the reachable range, and Cline's cost is its own.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
@@ -20,6 +19,7 @@ import { costNotes } from '../../src/core/cost';
 import { analysisCost } from '../../src/core/contextMap';
 import type { SessionSummary } from '../../src/core/sessionList';
 import { agentFixtures, fixture, sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const summary = (over: Partial<SessionSummary>): SessionSummary => ({
   forkOf: null,
@@ -58,7 +58,7 @@ describe("Each agent's window, thresholds and cost", function () {
   });
 
   it('a Claude session that compacted itself bounds the threshold, even under a 1M model name', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-limits-'));
+    const dir = tempDir('ac-limits-');
     try {
       const original = fixture('with-compactions.jsonl');
       const plain = await inspectFile(original, { subagents: false });

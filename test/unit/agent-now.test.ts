@@ -2,8 +2,7 @@
 // for a resume built on it (planBase.ts resumeBasis): the system prompt and tools today's Claude Code records for the
 // model the resume uses, else the file's own record, else another model's (said to be assumed), else the estimate.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_NOW_FILES, agentNowFolderOf, readAgentNowOf } from '../../src/core/agentNow';
 import {
@@ -15,6 +14,7 @@ import { codexAgentNowOf, codexResumeOverhead } from '../../src/core/formats/cod
 import { compactFile, planCompactionOf } from '../../src/core/compact/compact';
 import { planCompaction } from '../../src/core/compact/plan';
 import { inspectFile } from '../../src/core/inspect';
+import { tempDir } from '../support/temp';
 
 /** What the user's Claude Code sends now, read from the sessions folder of `file` as a plan reads it. */
 async function readClaudeAgentNow(file: string, env: NodeJS.ProcessEnv = process.env): Promise<ClaudeAgentNow> {
@@ -150,7 +150,7 @@ describe("agentNow: what the user's agent sends now, from their own newest sessi
   let other: string;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'ac-agent-now-'));
+    root = tempDir('ac-agent-now-');
     projects = join(root, '.claude', 'projects');
     work = join(projects, '-home-user-work');
     other = join(projects, '-home-user-other');

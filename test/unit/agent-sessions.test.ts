@@ -4,17 +4,7 @@
 // head; the hidden view's narrow scope reads no other agent; a session's head is read once while the file only grows;
 // and the tree groups them by agent (only when there are several) and project.
 import { strict as assert } from 'node:assert';
-import {
-  appendFileSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { scanAgentSessions, rescanSession, type ListedSession } from '../../src/core/agentSessions';
 import { agentFolders } from '../../src/core/sessionFolders';
@@ -23,6 +13,7 @@ import { sessionStats } from '../../src/core/sessionStats';
 import { contextLimits } from '../../src/core/limits';
 import { actionTags, sessionTreeNodes } from '../../src/extension/model/sessionsTree';
 import { claudeFixtureDir, sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const CLAUDE_ID = '0b6f3a52-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CODEX_ID = '019ed917-1cf7-72a3-92f5-c0aa98fb134e';
@@ -37,7 +28,7 @@ describe('every agent in the sessions list (core)', function () {
   const folders = () => agentFolders({}, home, [storage]);
 
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-agent-sessions-'));
+    dir = tempDir('ac-agent-sessions-');
     home = join(dir, 'home');
     storage = join(dir, 'globalStorage');
     const t = 1_800_000_000;

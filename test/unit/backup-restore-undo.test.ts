@@ -5,19 +5,9 @@
 // behind, so the retry restores the backup the user chose, not a safety backup of the content it meant to replace.
 // SIGKILL and a live agent appending are in test/integration/property (crash-verbs, live-append).
 import { strict as assert } from 'node:assert';
-import {
-  appendFileSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 // The module object itself (not an import namespace, whose bindings are read-only): the product calls through it.
 import fsp from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { listBackups, restoreBackup } from '../../src/core/compact/backup';
@@ -28,6 +18,7 @@ import { undoCompaction } from '../../src/core/compact/undo';
 import { runCliInProcess } from '../support/cliInProcess';
 import { fixture } from '../support/fixtures';
 import { diffSnapshots, snapshotDir } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const NO_CHANGE = { added: [], removed: [], changed: [] };
@@ -49,7 +40,7 @@ describe('restore and undo: only whole backups, nothing lost', function () {
   let original: Buffer;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-whole-'));
+    dir = tempDir('ac-whole-');
     file = join(dir, 'session.jsonl');
     copyFileSync(fixture('with-compactions.jsonl'), file);
     original = readFileSync(file);

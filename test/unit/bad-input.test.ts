@@ -1,14 +1,14 @@
 // Hand-made bad inputs: each gets a clear, located report and nothing is lost.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript, NotATranscriptError, assertTranscript } from '../../src/core/transcript';
 import { readLines } from '../../src/core/reader';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
-const dir = mkdtempSync(join(tmpdir(), 'ac-bad-'));
+const dir = tempDir('ac-bad-');
 let n = 0;
 function file(content: string | Buffer): string {
   const p = join(dir, `case-${n++}.jsonl`);

@@ -1,7 +1,6 @@
 // Tool-result budgeting: previews, largest-first, frozen decisions, forks, safe file names.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { makePreview } from '../../src/core/compact/budget';
 import { cloneState, emptyState, safeToolResultName, loadState, statePath } from '../../src/core/compact/state';
@@ -10,8 +9,9 @@ import { planCompaction, planDetails } from '../../src/core/compact/plan';
 import { compactFile } from '../../src/core/compact/compact';
 import { checkResumable } from '../../src/core/compact/validate';
 import { sessionWithResults } from '../support/sessions';
+import { tempDir } from '../support/temp';
 
-const dir = mkdtempSync(join(tmpdir(), 'ac-budget-'));
+const dir = tempDir('ac-budget-');
 
 let n = 0;
 function write(text: string): string {

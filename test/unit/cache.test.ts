@@ -4,8 +4,7 @@
 // offline / LLM summarizer cases, each checked against the figures worked out by hand from the price table.
 import type { AgentId } from '../../src/core/formats/registry';
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheState, nextTurnCost, FIVE_MINUTES_MS, ONE_HOUR_MS, type CacheState } from '../../src/core/cache';
 import {
@@ -20,6 +19,7 @@ import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { planCompaction } from '../../src/core/compact/plan';
 import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -89,7 +89,7 @@ function session(turns: Turn[]): string[] {
 describe('prompt cache state and the next turn cost', function () {
   this.timeout(120_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cache-'))));
+  before(() => (dir = tempDir('ac-cache-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   async function stateOf(turns: Turn[], now: number, agent: AgentId = 'claude-code'): Promise<CacheState> {

@@ -7,14 +7,12 @@ import { strict as assert } from 'node:assert';
 import {
   appendFileSync,
   copyFileSync,
-  mkdtempSync,
   promises as fsPromises,
   readFileSync,
   readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brokenLinksTranscript } from '../../bench/generate-large';
 import { compactFile } from '../../src/core/compact/compact';
@@ -22,6 +20,7 @@ import { doctorFile } from '../../src/core/repair/doctor';
 import { inspectFile } from '../../src/core/inspect';
 import { repairFile } from '../../src/core/repair/repair';
 import { fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 type Rename = typeof fsPromises.rename;
 const realRename: Rename = fsPromises.rename;
@@ -29,7 +28,7 @@ const setRename = (f: Rename) =>
   Object.defineProperty(fsPromises, 'rename', { value: f, configurable: true, writable: true });
 
 let dir: string;
-before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-carry-'))));
+before(() => (dir = tempDir('ac-carry-')));
 after(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => setRename(realRename));
 

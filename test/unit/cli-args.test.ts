@@ -4,8 +4,7 @@
 // unreadable file or folder as an unprivileged user, consent before anything is sent and SIGINT:
 // test/integration/cli.test.ts.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SETTINGS } from '../../src/core/compactSettings';
 import { groupDigits, parseVerbArgs, SIZE_NOTE, type VerbSpec } from '../../src/cli/options';
@@ -15,6 +14,7 @@ import { oneLineError } from '../support/cli';
 import { runCliInProcess } from '../support/cliInProcess';
 import { repoRoot } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const SMALL = ['--target-tokens', '6000', '--keep-recent-tokens', '2000', '--max-result-chars', '1000'];
 
@@ -30,7 +30,7 @@ describe('CLI arguments (main in process)', function () {
   let transcript: string;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-cli-args-'));
+    dir = tempDir('ac-cli-args-');
     transcript = join(dir, 's.jsonl');
     writeFileSync(
       transcript,

@@ -2,12 +2,12 @@
 // through the CLI as `agent-compactor` runs it (in this process; the bundle's own wiring: test/integration/cli.test.ts)
 // on a copy of a real session.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FACT_CATEGORIES, type FidelityReport } from '../../src/core/compact/fidelity';
 import { fixture } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const SETTINGS = ['--target-tokens', '20000'];
 
@@ -27,7 +27,7 @@ describe('the CLI reports the fidelity of the summary it writes or would write',
   let dir: string;
   let transcript: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-fidelity-'));
+    dir = tempDir('ac-fidelity-');
     transcript = join(dir, 's.jsonl');
     copyFileSync(fixture('v2.1.97-live-before.jsonl'), transcript);
   });

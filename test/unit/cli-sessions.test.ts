@@ -9,18 +9,17 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { claudeFixtureDir, sharedFixtures } from '../support/fixtures';
 import { buildTranscript } from '../support/reliability';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const CLAUDE_ID = '0b6f3a52-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CODEX_ID = '019ed917-1cf7-72a3-92f5-c0aa98fb134e';
@@ -83,7 +82,7 @@ describe('CLI sessions and restore', function () {
   const claudeCwd = firstCwd(claudeSrc);
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-sessions-'));
+    dir = tempDir('ac-sessions-');
     home = join(dir, 'home');
     const t = 1_800_000_000;
     place(

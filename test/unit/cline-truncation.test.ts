@@ -5,11 +5,11 @@
 // beyond the window. Tasks built from the shared fixture's own messages, written one message a line so that each
 // round's line names its message.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedFixtures } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const task = join(sharedFixtures, 'cline', 'task-opus');
 const history = JSON.parse(readFileSync(join(task, 'api_conversation_history.json'), 'utf8')) as unknown[];
@@ -27,7 +27,7 @@ const lineOf = (k: number) => k + 2;
 describe('Cline: what is in context is what Cline sends (issue 33)', function () {
   this.timeout(120_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cline-truncation-'))));
+  before(() => (dir = tempDir('ac-cline-truncation-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A task folder holding `messages` (one a line) and, when given, `uiMessages`; inspected by the CLI. */

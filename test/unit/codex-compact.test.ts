@@ -4,8 +4,7 @@
 // history starts with our summary and holds the kept items byte for byte with every call answered, and the resumed
 // context is under the target unless the plan says why not.
 import { strict as assert } from 'node:assert';
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compactFile, draftSummary } from '../../src/core/compact/compact';
 import { pairCalls, rawPayload, unpairedCalls } from '../../src/core/formats/codex/writer';
@@ -13,6 +12,7 @@ import { CompactError, type CompactResult } from '../../src/core/compact/types';
 import { SUMMARY_PREFIX } from '../../src/core/compact/summarize/prompt';
 import { inspectFile } from '../../src/core/inspect';
 import { agentFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const TARGETS = [30_000, 60_000];
 
@@ -70,7 +70,7 @@ async function checkStep(before: Buffer, result: CompactResult, threadId: string
 describe('Codex compaction: every fixture × targets, fork then in place', function () {
   this.timeout(300_000);
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ac-codex-'))));
+  beforeEach(() => (dir = tempDir('ac-codex-')));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const source of agentFixtures('codex')) {

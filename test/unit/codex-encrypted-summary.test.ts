@@ -4,8 +4,7 @@
 // A real 0.119 rollout whose compacted record holds a compaction item, given a blob of a realistic size.
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { draftSummary } from '../../src/core/compact/compact';
 import { readableConversation } from '../../src/core/compact/readable';
@@ -13,6 +12,7 @@ import { loadConversation } from '../../src/core/lines';
 import { inspectFile } from '../../src/core/inspect';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic';
 import { sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const SOURCE = join(sharedFixtures, 'codex', 'rollout-0.119-compacted-images.jsonl');
 /** About 18 KB of ciphertext, base64: 24,000 characters. */
@@ -43,7 +43,7 @@ describe('Codex compaction summaries encrypted on disk: opaque', function () {
   let fake: FakeAnthropic;
   before(async () => (fake = await startFakeAnthropic({ scenario: { kind: 'text' } })));
   after(async () => fake?.close());
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ac-codex-enc-'))));
+  beforeEach(() => (dir = tempDir('ac-codex-enc-')));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("its entry holds no text, its round counts no readable characters for it, and its size is Codex's estimate", async () => {

@@ -3,13 +3,13 @@
 // history is in its original's file) is refused with why; a mode nobody here knows is neither written nor resumed.
 // Rollouts derived from a real 0.142 fixture, their session_meta made to say each mode.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { CompactError } from '../../src/core/compact/types';
 import { codex } from '../../src/core/formats/codex';
 import { sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const SOURCE = join(sharedFixtures, 'codex', 'rollout-0.142.jsonl');
 const SETTINGS = { targetTokens: 30_000, keepRecentTokens: 2_000 };
@@ -50,7 +50,7 @@ async function refusal(file: string): Promise<CompactError> {
 describe('Codex history_mode: what is written back and resumed', function () {
   this.timeout(120_000);
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ac-codex-mode-'))));
+  beforeEach(() => (dir = tempDir('ac-codex-mode-')));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a paginated rollout whose records are numbered is compacted, our record numbered after the last, and offered for resume', async () => {

@@ -1,13 +1,13 @@
 // Issue 33, Codex: every figure of a Codex compaction is this session's own (or, when it records none, its project's
 // with the same Codex version), and says so.
 import { strict as assert } from 'node:assert';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { codexAgentNowOf, codexResumeOverhead } from '../../src/core/formats/codex/agentNow';
 import { countTokensInPieces } from '../../src/core/tokens/exact';
 import { runCliInProcess } from '../support/cliInProcess';
 import { agentFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const codexFixture = (name: string): string => agentFixtures('codex').find((f) => basename(f) === name)!;
 
@@ -30,7 +30,7 @@ function place(sessions: string, source: string, day: string): string {
 describe("Codex's figures are the session's own (issue 33)", function () {
   this.timeout(300_000);
   let home: string;
-  beforeEach(() => (home = mkdtempSync(join(tmpdir(), 'ac-codex-own-'))));
+  beforeEach(() => (home = tempDir('ac-codex-own-')));
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
   for (const source of agentFixtures('codex')) {

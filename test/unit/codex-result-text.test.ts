@@ -2,8 +2,7 @@
 // written to as Codex names it, and the result is resumed in Codex (here, or its command copied), never offered to
 // Claude Code. A Claude Code result keeps its own wording and buttons.
 import { strict as assert } from 'node:assert';
-import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import type { CompactResult } from '../../src/core/compact/types';
@@ -19,6 +18,7 @@ import {
   writeTarget,
 } from '../../src/extension/model/planText';
 import { agentFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 /** A pattern from a written-file template: `<...>` placeholders stand for any run of non-slash characters. */
 function templatePattern(template: string): RegExp {
@@ -37,7 +37,7 @@ describe("the extension's words for a Codex compaction", function () {
   let claude: CompactResult;
   let codexFile: string;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-codex-text-'));
+    dir = tempDir('ac-codex-text-');
     codexFile = join(dir, 'rollout-0.142.jsonl');
     copyFileSync(
       agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl')!,

@@ -4,17 +4,7 @@
 // rather than ignored, and a preview choice that a Codex rollout cannot follow is said in the plan instead of shown as
 // done.
 import { strict as assert } from 'node:assert';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { rawPayload } from '../../src/core/formats/codex/writer';
@@ -27,6 +17,7 @@ import { CompactError, type CompactResult, type CompactionPlan } from '../../src
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { agentFixtures } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const ROLLOUT = agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl')!;
 
@@ -55,7 +46,7 @@ describe('Codex: compact applies the plan the user saw', function () {
   let dir: string;
   let file: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-codex-steer-'));
+    dir = tempDir('ac-codex-steer-');
     file = join(dir, basename(ROLLOUT));
     copyFileSync(ROLLOUT, file);
     chmodSync(file, 0o644);

@@ -1,12 +1,12 @@
 // A Codex fork renames the thread id in its session_meta records: values only, never a key that spells the id.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { forkedMetaLine, idRenameProblem, replaceIdValues } from '../../src/core/formats/codex/threadId';
 import { CompactError } from '../../src/core/compact/types';
 import { agentFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 /** Thread ids that are also keys of a session_meta record (or of the record around it). */
 const KEY_IDS = ['id', 'cwd', 'type', 'payload', 'timestamp'];
@@ -69,7 +69,7 @@ describe('Codex fork: the thread id is renamed in values only', () => {
   describe('a real fork of a rollout whose thread id is a session_meta key', function () {
     this.timeout(300_000);
     let dir: string;
-    before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-codex-id-'))));
+    before(() => (dir = tempDir('ac-codex-id-')));
     after(() => rmSync(dir, { recursive: true, force: true }));
     const source =
       agentFixtures('codex').find((f) => basename(f) === 'rollout-0.142.jsonl') ?? agentFixtures('codex')[0];

@@ -1,8 +1,7 @@
 // Issue 33, Codex: the confirmation counts the tool outputs the kept rounds carry as Codex sends them
 // (`function_call_output`, `custom_tool_call_output`), counted here from the rollout's own records.
 import { strict as assert } from 'node:assert';
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { planCompaction } from '../../src/core/compact/plan';
@@ -13,6 +12,7 @@ import { confirmationText, planFigures } from '../../src/extension/model/planTex
 import { buildBudgetState } from '../../src/extension/model/budget';
 import { isBudgetState } from '../../src/webview/protocol';
 import { agentFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const codexFixture = (name: string): string => agentFixtures('codex').find((f) => basename(f) === name)!;
 
@@ -50,7 +50,7 @@ describe('the Codex confirmation counts the tool outputs Codex sends (issue 33)'
   }
 
   it('a fork compacted again: the outputs the first compaction kept whole are kept, none said replaced earlier', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-codex-kept-'));
+    const dir = tempDir('ac-codex-kept-');
     try {
       const file = join(dir, 'rollout-0.140.jsonl');
       copyFileSync(codexFixture('rollout-0.140.jsonl'), file);

@@ -2,12 +2,12 @@
 // reads a rollout alike with either; our compacted record continues the file's own kind of id (a new UUID after a
 // UUID, the next integer after an integer), with the next window_number. From a real 0.142-alpha rollout.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { inspectFile } from '../../src/core/inspect';
 import { sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const SOURCE = join(sharedFixtures, 'codex', 'rollout-0.142-alpha-compacted.jsonl');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -31,7 +31,7 @@ const lastRecord = (file: string) => JSON.parse(readFileSync(file, 'utf8').trimE
 describe('Codex window_id: a UUID string or an older integer', function () {
   this.timeout(120_000);
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ac-codex-window-'))));
+  beforeEach(() => (dir = tempDir('ac-codex-window-')));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the reader reads the rollout alike with either: the same boundary, rounds and active context', async () => {

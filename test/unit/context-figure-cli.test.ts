@@ -3,11 +3,11 @@
 // own transcript sizes plus the system prompt and tools, which left out what Claude Code re-attaches after its own
 // compaction (6-23% apart on compacted sessions).
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { runCliInProcess } from '../support/cliInProcess';
 import { agentFixtures, claudeFixtures, sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 interface Figure {
   tokens: number;
@@ -43,7 +43,7 @@ function assertParts(f: Figure, where: string): void {
 
 describe('the context figure on the CLI', function () {
   this.timeout(600_000);
-  const dir = mkdtempSync(join(tmpdir(), 'ac-context-cli-'));
+  const dir = tempDir('ac-context-cli-');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("inspect --json's context figure is plan --json's starting figure, for every shared fixture of every agent", async () => {

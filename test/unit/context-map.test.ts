@@ -3,8 +3,7 @@
 // from the fixtures' usage, one price per response however many lines repeat it, price lookup
 // and overrides, and the CLI's `inspect` output (text and --json), the verb run in this process.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { apportion, breakdownTotal, BREAKDOWN_CATEGORIES } from '../../src/core/breakdown';
@@ -13,6 +12,7 @@ import { costOfUsage, DEFAULT_PRICES, modelKey, priceFor, sessionCost, withPrice
 import { indexTranscript } from '../../src/core/transcript';
 import { claudeFixtures, fixture } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} ≠ ${b}`);
 
@@ -139,7 +139,7 @@ describe('Context Map figures', function () {
     });
 
     it('a response written over several lines, retried, or replayed in a sidechain is priced once with its final figures', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ac-cost-'));
+      const dir = tempDir('ac-cost-');
       try {
         const line = (
           uuid: string,
@@ -277,7 +277,7 @@ describe('Context Map figures', function () {
       assert.match(r.stdout, /^tool +calls +in context/m);
       const base = /cost: \$([\d.]+) over 13 responses/.exec(r.stdout);
       assert.ok(base, r.stdout);
-      const dir = mkdtempSync(join(tmpdir(), 'ac-prices-'));
+      const dir = tempDir('ac-prices-');
       try {
         const prices = join(dir, 'p.json');
         writeFileSync(prices, JSON.stringify({ 'claude-sonnet-4': { input: 6, output: 30 } }));

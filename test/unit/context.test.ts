@@ -1,17 +1,17 @@
 // One context figure (src/core/context.ts): what the next request carries. It must mean what Claude Code means by
 // it: its own compact boundaries record that figure as `preTokens`, and so do ours.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 describe('the context figure', function () {
   this.timeout(300_000);
-  const dir = mkdtempSync(join(tmpdir(), 'ac-context-'));
+  const dir = tempDir('ac-context-');
 
   it('agrees with the preTokens Claude Code recorded at its own compactions, read from the lines before them', async () => {
     let checked = 0;

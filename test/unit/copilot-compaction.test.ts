@@ -3,8 +3,7 @@
 // boundaries make them. And every read-only agent's session states one window, the same on its Sessions row, its
 // Context Map and `inspect --json` (`context.window`, with where it comes from), and no context beyond it.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { agentFixtures, sharedFixtures } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
@@ -13,6 +12,7 @@ import { sessionStats } from '../../src/core/sessionStats';
 import type { SessionSummary } from '../../src/core/sessionList';
 import { buildMapState } from '../../src/extension/model/mapState';
 import { shownContext } from '../../src/extension/model/sessionsTree';
+import { tempDir } from '../support/temp';
 
 interface Inspected {
   context: { tokens: number; window?: { tokens: number | null; source: string } };
@@ -29,7 +29,7 @@ async function inspectJson(file: string): Promise<Inspected> {
 describe('Copilot CLI: its own compaction decides what is in context (issue 33)', function () {
   this.timeout(120_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-copilot-compaction-'))));
+  before(() => (dir = tempDir('ac-copilot-compaction-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const fixture of agentFixtures('copilot-cli')) {

@@ -4,8 +4,7 @@
 // the Context Map, `inspect` and `inspect --json`), whose per-model shares add up to it. Sessions built from the
 // shared fixtures.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { analysisCost } from '../../src/core/contextMap';
 import { forkBeforeCompaction } from '../../src/core/repair/forkBefore';
@@ -13,6 +12,7 @@ import { inspectFile } from '../../src/core/inspect';
 import { sessionStats } from '../../src/core/sessionStats';
 import { runCliInProcess } from '../support/cliInProcess';
 import { agentFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const near = (a: number, b: number, what: string) =>
   assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b)), `${what}: ${a} != ${b}`);
@@ -99,7 +99,7 @@ function codexOwnTurn(model: string): string[] {
 describe('a session costs the responses its own file received (issue 33, item 2)', function () {
   this.timeout(120_000);
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-copies-'))));
+  beforeEach(() => (dir = tempDir('ac-cost-copies-')));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const original of agentFixtures('codex')) {
@@ -182,7 +182,7 @@ describe('a session costs the responses its own file received (issue 33, item 2)
 describe("the Sessions row's cost is the session's: one figure, shares by model adding up to it (issue 33, item 5)", function () {
   this.timeout(120_000);
   it('a session with a subagent on another model: the row, the map and inspect agree, and byModel adds up to the total', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-cost-row-'));
+    const dir = tempDir('ac-cost-row-');
     try {
       const text = readFileSync(fixture('with-compactions.jsonl'), 'utf8');
       const id = claudeSessionOf(text);
@@ -227,7 +227,7 @@ describe('what the agent paid for beside its responses: its own compaction (issu
       hasUnknownModelCost: false,
     });
   let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-compaction-'))));
+  beforeEach(() => (dir = tempDir('ac-cost-compaction-')));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("recorded on both sides of the boundary: counted in the total and in its model's share, and said beside the figure", async () => {

@@ -3,8 +3,7 @@
 // claude-opus-4-6; test/compat/ccusage.test.ts checks the totals against the real binary). Sessions derived from a
 // shared fixture whose every response records `"speed":"standard"`.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analysisCost } from '../../src/core/contextMap';
 import { sessionCost, withPriceOverrides } from '../../src/core/cost';
@@ -13,11 +12,12 @@ import { sessionStats } from '../../src/core/sessionStats';
 import { indexTranscript } from '../../src/core/transcript';
 import { runCliInProcess } from '../support/cliInProcess';
 import { atSpeed } from '../support/fastSession';
+import { tempDir } from '../support/temp';
 
 describe('fast mode is priced at its multiple of the standard rates (issue 33, item 6)', function () {
   this.timeout(120_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-fast-'))));
+  before(() => (dir = tempDir('ac-cost-fast-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const write = (name: string, text: string) => {

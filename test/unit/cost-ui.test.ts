@@ -3,8 +3,7 @@
 // Sessions view's quiet mark for a large session whose cache has expired (5-minute / 1-hour writes, unknown state,
 // small context, figures of an earlier size), all with an injected clock.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIVE_MINUTES_MS, ONE_HOUR_MS } from '../../src/core/cache';
 import { compactionEconomics, economicsLine } from '../../src/core/compact/economics';
@@ -30,6 +29,7 @@ import {
 } from '../../src/extension/model/cacheExpiryNotice';
 import { FakeClock } from '../support/fakeClock';
 import { agentFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const T0 = Date.UTC(2026, 10, 25, 14, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -157,7 +157,7 @@ describe('cost of a compaction in the extension', function () {
 
   describe("the Context Map's cost section", () => {
     it('without a plan: the cache state and the next turn as it is, warm (read) and expired (written anew) at 5 minutes', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ac-cost-map-'));
+      const dir = tempDir('ac-cost-map-');
       try {
         const file = join(dir, 's.jsonl');
         writeFileSync(file, oneTurn(152_000, T0, '5m'));
@@ -203,7 +203,7 @@ describe('cost of a compaction in the extension', function () {
 
   describe('the Sessions view', () => {
     let dir: string;
-    before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-ui-'))));
+    before(() => (dir = tempDir('ac-cost-ui-')));
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     async function statsOf(context: number, lifetime: '5m' | '1h', name: string, target?: number) {
@@ -311,7 +311,7 @@ describe('cost of a compaction in the extension', function () {
 
   describe('the cache-expiry notice (fake clock)', () => {
     let dir: string;
-    before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-cost-notice-'))));
+    before(() => (dir = tempDir('ac-cost-notice-')));
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     async function watchOf(context: number, lifetime: '5m' | '1h', at: number, name = 'live'): Promise<ExpiryWatch> {

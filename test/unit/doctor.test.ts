@@ -4,7 +4,6 @@
 // repair to bring back every message resume loaded before.
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildChainWithTables } from '../../src/core/chain';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
@@ -15,9 +14,10 @@ import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { claudeFixtures, repoRoot } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 let dir: string;
-before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-doctor-'))));
+before(() => (dir = tempDir('ac-doctor-')));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
@@ -664,7 +664,7 @@ describe('doctor and repair: CLI', () => {
 describe('repair never makes resume load less', function () {
   this.timeout(300_000);
   it('live-after with two assistant lines removed at 24 places: every repair written loads at least as much (or makes an invalid request valid); the others write nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-repair-never-worse-'));
+    const dir = tempDir('ac-repair-never-worse-');
     const source = claudeFixtures().find((f) => f.endsWith('v2.1.97-live-after.jsonl'))!;
     const lines = readFileSync(source, 'utf8').split('\n');
     const assistant = lines.map((l, i) => (l.includes('"type":"assistant"') ? i : -1)).filter((i) => i >= 0);

@@ -1,13 +1,13 @@
 // The transcript engine against every real fixture: values computed independently from
 // a plain JSON.parse of the file are compared with what the engine reports.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, readFileSync as rf } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, readFileSync, readFileSync as rf } from 'node:fs';
 import { join } from 'node:path';
 import { basename } from 'node:path';
 import { inspectFile, analyze } from '../../src/core/inspect';
 import { extendIndex, indexTranscript } from '../../src/core/transcript';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 interface Raw {
   line: number;
@@ -206,7 +206,7 @@ describe('engine on every shared fixture', () => {
   });
 
   it('re-inspects a live session incrementally to the same result as a full read', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-live-'));
+    const dir = tempDir('ac-live-');
     const file = join(dir, 'live.jsonl');
     copyFileSync(fixture('v2.1.97-live-before.jsonl'), file);
     const index = await indexTranscript(file);

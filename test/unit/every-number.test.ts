@@ -5,7 +5,6 @@
 // Rounds tree say the same context for every session and every cut of it, with the thresholds the session shows.
 import { strict as assert } from 'node:assert';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { contextNow } from '../../src/core/context';
@@ -22,11 +21,12 @@ import { shownContext } from '../../src/extension/model/sessionsTree';
 import { contextAfter, planDetail, resultSummary } from '../../src/extension/model/planText';
 import { formatNumber } from '../../src/extension/model/format';
 import { claudeFixtures, fixture, sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 describe('Every number the same', function () {
   this.timeout(600_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-every-number-'))));
+  before(() => (dir = tempDir('ac-every-number-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const copy = (src: string, name = basename(src)) => {
     const file = join(mkdtempSync(join(dir, 'p-')), name);

@@ -2,8 +2,7 @@
 // decoration ranges, plan text, the Budget Preview state and its message validation, chart
 // geometry, the webview HTML/CSP, settings, redaction and error advice. Real fixtures.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
@@ -75,6 +74,7 @@ import {
   transcriptOfContextText,
 } from '../../src/extension/model/contextText';
 import { bytesAfterLastBoundary } from '../../src/core/compact/activePart';
+import { tempDir } from '../support/temp';
 
 /** Settings that make every sizeable fixture need compaction, with some results replaced. */
 const TIGHT = {
@@ -321,7 +321,7 @@ describe('extension model: one context figure on every surface', () => {
   });
 
   it('bytesAfterLastBoundary: from the last boundary line to the end, across chunk edges', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-active-'));
+    const dir = tempDir('ac-active-');
     try {
       const boundary = JSON.stringify({
         type: 'system',
@@ -714,7 +714,7 @@ describe('extension model: resuming a session in its agent', () => {
   const ID = '9f8e7d6c-5b4a-4321-8fed-cba987654321';
   let dir: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-resume-'));
+    dir = tempDir('ac-resume-');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -1189,7 +1189,7 @@ describe('extension model: settings, redaction, errors, sessions, format', () =>
   });
 
   it('finds Claude Code sessions newest first', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ac-sessions-'));
+    const home = tempDir('ac-sessions-');
     try {
       assert.equal(sessionsFolder({}, home), join(home, '.claude', 'projects'));
       assert.equal(sessionsFolder({ CLAUDE_CONFIG_DIR: '/cfg' }, home), join('/cfg', 'projects'));

@@ -7,8 +7,7 @@
 // same reason. Never offered, then refused.
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile, readSessionIndex } from '../../src/core/inspect';
 import { agentCompactions } from '../../src/core/agentCompactions';
@@ -18,6 +17,7 @@ import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { rootNodes } from '../../src/extension/model/tree';
 import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 type Line = Record<string, unknown>;
 
@@ -108,7 +108,7 @@ function cases(): Case[] {
 describe('Fork From Before This Compaction: offered exactly where it succeeds (issue 33)', function () {
   this.timeout(300_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-fork-offered-'))));
+  before(() => (dir = tempDir('ac-fork-offered-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const all = cases();

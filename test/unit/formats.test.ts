@@ -2,14 +2,14 @@
 // calls and outputs together, usage truth counted once, earlier compactions as boundaries, malformed lines kept
 // and located, incremental reads equal to full ones, and clear refusals of what no reader knows.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile, reinspect } from '../../src/core/inspect';
 import { NotATranscriptError } from '../../src/core/transcript';
 import { capabilitiesOf, unsupported } from '../../src/core/formats/registry';
 import { messageElements } from '../../src/core/formats/documents';
 import { agentFixtures, claudeFixtureDir, sharedFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
@@ -24,7 +24,7 @@ function unanswered(report: Awaited<ReturnType<typeof inspectFile>>['report']): 
 
 describe('format layer: Codex CLI rollouts', () => {
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-formats-'))));
+  before(() => (dir = tempDir('ac-formats-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const file of agentFixtures('codex')) {
@@ -223,7 +223,7 @@ describe('format layer: Copilot CLI, Gemini CLI, Cline, Claude Code as a JSON ar
   });
 
   it('a Claude Code transcript stored as one JSON array reads as the same rounds as its JSONL', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-array-'));
+    const dir = tempDir('ac-array-');
     try {
       const jsonl = join(claudeFixtureDir, 'example.jsonl');
       const file = join(dir, 'transcript.json');
@@ -244,7 +244,7 @@ describe('format layer: Copilot CLI, Gemini CLI, Cline, Claude Code as a JSON ar
   });
 
   it('refuses what no reader knows, naming what it recognised', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-unknown-'));
+    const dir = tempDir('ac-unknown-');
     try {
       const jsonl = join(dir, 'x.jsonl');
       writeFileSync(jsonl, '{"foo":1}\n{"bar":2}\n');

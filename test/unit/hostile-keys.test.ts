@@ -1,8 +1,7 @@
 // Tool ids, tool names and model names come from the transcript: ids named like Object.prototype members
 // (`constructor`, `__proto__`, `toString`) must be ordinary keys everywhere they index a dictionary.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
@@ -13,9 +12,10 @@ import { loadDecisions, saveDecisions } from '../../src/core/compact/savedDecisi
 import { contextMap } from '../../src/core/contextMap';
 import { priceFor, withPriceOverrides } from '../../src/core/cost';
 import { sessionWithResults } from '../support/sessions';
+import { tempDir } from '../support/temp';
 
 const HOSTILE = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
-const dir = mkdtempSync(join(tmpdir(), 'ac-hostile-'));
+const dir = tempDir('ac-hostile-');
 let n = 0;
 
 /** sessionWithResults with each tool also named after its id (so tool names are hostile too). */

@@ -1,14 +1,14 @@
 // Incremental re-inspection (reinspect) must give exactly what a full inspection of the
 // grown file gives, whether it extends the previous analysis or falls back to a full pass.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { analyze, inspectFile, reinspect, type Analysis } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
-const dir = mkdtempSync(join(tmpdir(), 'ac-inc-'));
+const dir = tempDir('ac-inc-');
 let n = 0;
 
 function same(inc: Analysis, full: Analysis, what: string): void {

@@ -4,19 +4,19 @@
 // be what the quiet period says (modified within LIVE_MS of now) without any rescan, and no timer is left when
 // nothing is live.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, copyFileSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIVE_MS, summarizeSession, type SessionSummary } from '../../src/core/sessionList';
 import { LiveMarks } from '../../src/extension/model/liveMarks';
 import { FakeClock } from '../support/fakeClock';
 import { fixture } from '../support/fixtures';
 import { Rng } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 describe('sessions view: the live mark clears when appends stop (fake clock)', function () {
   this.timeout(60_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-live-marks-'))));
+  before(() => (dir = tempDir('ac-live-marks-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a session goes quiet: its mark clears at LIVE_MS after its last append, with no rescan', async () => {

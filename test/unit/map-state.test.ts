@@ -3,8 +3,7 @@
 // refused both ways, price settings are checked, and zooming and panning keep the view valid
 // through random sequences of operations.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
@@ -30,6 +29,7 @@ import { agentFixtures, claudeFixtures, fixture } from '../support/fixtures';
 import { contextMap } from '../../src/core/contextMap';
 import { rootNodes } from '../../src/extension/model/tree';
 import { formatUsd } from '../../src/extension/model/format';
+import { tempDir } from '../support/temp';
 
 describe('Context Map state', function () {
   this.timeout(120_000);
@@ -195,7 +195,7 @@ describe('Context Map state kept per analysis', function () {
   });
 
   it("an unknown opus version: the map and the round tooltip say the rates are assumed; the agent's own figure and its warning", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-map-assumed-'));
+    const dir = tempDir('ac-map-assumed-');
     try {
       const f = join(dir, 's.jsonl');
       writeFileSync(

@@ -2,8 +2,7 @@
 // that reads as the full digest would, and the index refuses a file past its caps of lines and records while reading
 // it. The default caps on the built CLI, with real peak RSS, are in test/integration/tiny-lines.test.ts.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { digestEntry, isKindOnly, parseLine, type Entry } from '../../src/core/entries';
 import { readSessionIndex } from '../../src/core/inspect';
@@ -15,6 +14,7 @@ import {
   UNCAPPED,
 } from '../../src/core/transcript';
 import { buildTranscript } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 /** Every field of an entry, own or inherited, as a plain object. */
 function fields(e: Entry): Record<string, unknown> {
@@ -88,7 +88,7 @@ describe('kind-only entries', () => {
 describe('transcript caps', () => {
   let dir: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-caps-'));
+    dir = tempDir('ac-caps-');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

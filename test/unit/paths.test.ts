@@ -6,7 +6,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readlinkSync,
   readdirSync,
@@ -14,7 +13,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { CompactError } from '../../src/core/compact/types';
@@ -22,6 +20,7 @@ import { safeToolResultName } from '../../src/core/compact/state';
 import { checkResumable } from '../../src/core/compact/validate';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../support/reliability';
 import { agentFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const HOSTILE_IDS = [
   '../../../../escape-up',
@@ -53,7 +52,7 @@ const settings = {
 
 const jails: string[] = [];
 function setup(name = 'session.jsonl', opts: { ids?: string[]; sessionId?: string } = {}) {
-  const jail = mkdtempSync(join(tmpdir(), 'ac-paths-'));
+  const jail = tempDir('ac-paths-');
   jails.push(jail);
   // Deep enough that any `../` chain in the ids above would still land inside the jail.
   const project = join(jail, 'a', 'b', 'c', 'd', 'e', 'f', 'project');
@@ -179,7 +178,7 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
 
   describe('symbolic links', () => {
     it('a symlinked transcript is resolved: its target is compacted (in place, with a backup beside the target) and the link stays a link', async () => {
-      const jail = mkdtempSync(join(tmpdir(), 'ac-link-'));
+      const jail = tempDir('ac-link-');
       jails.push(jail);
       mkdirSync(join(jail, 'real'));
       mkdirSync(join(jail, 'links'));
@@ -241,7 +240,7 @@ describe('paths: hostile ids and names cannot escape the transcript folder', fun
     });
 
     it("a session symlinked into the sessions folder: a fork lands beside the link, in place keeps the link's id, and the resume command names a session the agent finds (Claude Code and Codex)", async () => {
-      const jail = mkdtempSync(join(tmpdir(), 'ac-link-'));
+      const jail = tempDir('ac-link-');
       jails.push(jail);
       const project = join(jail, 'projects', '-home-u-project');
       const outside = join(jail, 'outside');

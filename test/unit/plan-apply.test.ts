@@ -3,8 +3,7 @@
 // is planned again over what it now holds, with the change said in the result, its plan's notes and the CLI's and
 // the extension's result text, never applied silently.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyCompaction, planCompactionOf } from '../../src/core/compact/compact';
 import { saveDecisions } from '../../src/core/compact/savedDecisions';
@@ -14,6 +13,7 @@ import type { CompactionPlan } from '../../src/core/compact/types';
 import { renderCompactResult } from '../../src/cli/compact';
 import { resultSummary } from '../../src/extension/model/planText';
 import { buildTranscript } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const SETTINGS = { targetTokens: 6_000, keepRecentTokens: 2_000, summaryTokens: 1_000 };
 
@@ -34,7 +34,7 @@ describe('plan, then apply that plan', () => {
   let lines: string[];
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-plan-apply-'));
+    dir = tempDir('ac-plan-apply-');
     file = join(dir, '11111111-2222-4333-8444-555555555555.jsonl');
     lines = buildTranscript({ rounds: 16, textChars: 1_500 });
     writeFileSync(file, lines.join('\n') + '\n');

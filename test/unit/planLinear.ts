@@ -7,8 +7,7 @@
 // bound relative to inspecting it in the same run. Two test files (plan-linear-1: the fixtures; plan-linear-2: the
 // synthetic and mutated sessions and 10,000 rounds), about the same CPU each, so that two workers share them.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Analysis } from '../../src/core/inspect';
 import { inspectFile } from '../../src/core/inspect';
@@ -31,6 +30,7 @@ import type { CompactionPlan, PlannedRound } from '../../src/core/compact/types'
 import type { CompactSettings } from '../../src/core/compactSettings';
 import { claudeFixtures } from '../support/fixtures';
 import { buildTranscript, Rng } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 // ---------------------------------------------------------------------------------------------
 // The reference: src/core/compact/plan.ts planDetails as of 938f6ab (O(R²) in the candidate
@@ -292,7 +292,7 @@ async function refLoadResultTexts(analysis: Analysis, roundIdx: number[]): Promi
 // ---------------------------------------------------------------------------------------------
 // Comparison harness.
 
-const dir = mkdtempSync(join(tmpdir(), 'ac-plan-linear-'));
+const dir = tempDir('ac-plan-linear-');
 let fileNo = 0;
 function writeSession(lines: string[]): string {
   const d = join(dir, String(fileNo++));

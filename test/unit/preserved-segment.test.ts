@@ -7,13 +7,13 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildChain } from '../../src/core/chain';
 import { diagnose } from '../../src/core/repair/doctor';
 import { inspectFile } from '../../src/core/inspect';
 import { indexTranscript } from '../../src/core/transcript';
 import { compactFile } from '../../src/core/compact/compact';
+import { tempDir } from '../support/temp';
 
 const SESSION = '7b1f3c2a-1111-4222-8333-944455556666';
 let clock = Date.parse('2026-11-25T01:00:00.000Z');
@@ -108,7 +108,7 @@ function session(segment: { headUuid: string; anchorUuid: string; tailUuid: stri
 
 describe("preserved segment of Claude Code's own /compact (hand-built, real record shapes)", () => {
   let dir: string;
-  before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'preserved-'))));
+  before(() => (dir = tempDir('preserved-')));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, lines: unknown[]) => {
     const file = path.join(dir, name);

@@ -1,8 +1,7 @@
 // The price lookup for today's model ids (exact, dated, unknown versions of a known family, unknown families), the
 // agent's own figure from Claude Code's `cost-state` lines beside ours, and a fork's copied responses left out.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   agentCostGap,
@@ -18,6 +17,7 @@ import { parseLine } from '../../src/core/entries';
 import { indexTranscript } from '../../src/core/transcript';
 import { agentFixtures } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
@@ -70,7 +70,7 @@ const costState = (usd: number, byModel: Record<string, number>, sessionId = 'S1
   });
 
 async function costOfLines(lines: string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'ac-prices-'));
+  const dir = tempDir('ac-prices-');
   try {
     const f = join(dir, 's.jsonl');
     writeFileSync(f, lines.join('\n') + '\n');
@@ -200,7 +200,7 @@ describe('Codex rollouts are priced at the OpenAI rates of their model', () => {
   });
 
   it("a token count's input holds its cached part and its output its reasoning: input − cached at the input rate, cached at the cached rate, all output at the output rate", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'ac-codex-price-')), 'rollout.jsonl');
+    const file = join(tempDir('ac-codex-price-'), 'rollout.jsonl');
     try {
       const count = (input: number, cached: number, output: number, reasoning: number, total: number) =>
         JSON.stringify({
@@ -394,7 +394,7 @@ describe("the agent's own cost (cost-state) beside ours", () => {
 // The verb in this process, as `agent-compactor` runs it (the bundle's own wiring: test/integration/cli.test.ts).
 describe("inspect (the CLI) shows assumed rates, unpriced models and the agent's own figure", () => {
   it('text and --json', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-prices-cli-'));
+    const dir = tempDir('ac-prices-cli-');
     try {
       const f = join(dir, 's.jsonl');
       writeFileSync(

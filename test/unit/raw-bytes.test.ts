@@ -1,13 +1,13 @@
 // Bytes that are not UTF-8 in lines a compaction writes again (kept rounds, re-linked with new
 // ids) come out as the same bytes, not U+FFFD: "kept verbatim" holds byte for byte.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { RawBytes } from '../../src/core/lines';
 import { inspectFile } from '../../src/core/inspect';
 import { fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 /** A small deterministic generator (mulberry32). */
 function rng(seed: number): () => number {
@@ -62,7 +62,7 @@ describe('invalid UTF-8 in kept rounds', function () {
   });
 
   it('writes the stray bytes of a kept tool result as they were in the original', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-rawbytes-'));
+    const dir = tempDir('ac-rawbytes-');
     const original = readFileSync(fixture('v2.1.97-live-after.jsonl'));
     const a = await inspectFile(fixture('v2.1.97-live-after.jsonl'), { subagents: false });
     // The newest round with a tool result: always kept (the newest response and what answers it).

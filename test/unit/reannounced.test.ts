@@ -1,11 +1,11 @@
 // The session-start context a resumed request carries again (src/core/context.ts `reannouncedOnResume`), and the
 // record-level `rendered` text of 2.1.330 attachments it is sized by.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reannouncedOnResume } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
+import { tempDir } from '../support/temp';
 
 const ENVIRONMENT =
   '<system-reminder>\n# Environment\n' +
@@ -71,7 +71,7 @@ function sessionLines(): string[] {
 describe('the session-start context a resume sends again', () => {
   let dir: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-reannounced-'));
+    dir = tempDir('ac-reannounced-');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,12 +5,12 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { contextNow } from '../../src/core/context';
 import { inspectFile } from '../../src/core/inspect';
 import { countTokensExact, countTokensInPieces } from '../../src/core/tokens/exact';
 import { contextPartsText } from '../../src/extension/model/contextText';
+import { tempDir } from '../support/temp';
 
 const SESSION = '5d1e2f3a-2222-4333-8444-a55566667777';
 const SYSTEM = [
@@ -76,7 +76,7 @@ function lines(withShape: boolean, tools: unknown[] = TOOLS): string {
 
 describe("system prompt and tools from the agent's recorded request shape", () => {
   let dir: string;
-  before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recorded-overhead-'))));
+  before(() => (dir = tempDir('recorded-overhead-')));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, text: string) => {
     const file = path.join(dir, name);

@@ -4,8 +4,7 @@
 // second apart, as agents write them (Claude Code's loader then bridges every broken link, so the walk from the leaf
 // goes through all of them), and a minute apart (it bridges none).
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokenLinksTranscript } from '../../bench/generate-large';
 import { CLAUDE_CODE_BRIDGE_GAP_MS, loaderBridge } from '../../src/core/formats/claude-code/loader';
@@ -15,9 +14,10 @@ import { planRepair } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { Rng } from '../support/reliability';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
+import { tempDir } from '../support/temp';
 
 let dir: string;
-before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-repair-linear-'))));
+before(() => (dir = tempDir('ac-repair-linear-')));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function indexOf(lines: number, every: number, gapMs: number): Promise<TranscriptIndex> {

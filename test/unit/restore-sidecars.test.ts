@@ -5,19 +5,18 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { listBackups, restoreBackup, transcriptOfBackup } from '../../src/core/compact/backup';
 import { statePath, toolResultsDir } from '../../src/core/compact/state';
 import { fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 /** Every file under `dir` but backups and what is recorded beside them: path → bytes (hex for a readable diff). */
 function snapshot(dir: string): Record<string, string> {
@@ -44,7 +43,7 @@ describe('Restore From Backup brings back the sidecars of an in-place compaction
   const second = { targetTokens: 30_000, keepRecentTokens: 10_000 };
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-restore-'));
+    dir = tempDir('ac-restore-');
     mkdirSync(dir, { recursive: true });
     file = join(dir, 'session.jsonl');
     copyFileSync(fixture('with-compactions.jsonl'), file);
@@ -122,7 +121,7 @@ describe('which transcript a backup belongs to (Restore is offered only where on
   });
 
   it('agrees with listBackups on the backups an in-place compaction writes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-backup-of-'));
+    const dir = tempDir('ac-backup-of-');
     const file = join(dir, 'session.jsonl');
     copyFileSync(fixture('with-compactions.jsonl'), file);
     await compactFile(file, { summarizer: 'extractive', inPlace: true, settings: { targetTokens: 30_000 } });

@@ -2,18 +2,8 @@
 // Code stores them), read by file stats and the head and tail of each file only. Its speed is a ratio against reading
 // the same files whole, measured in the same run (the absolute time is printed; the 1 s aim is checked in the bench).
 import { strict as assert } from 'node:assert';
-import {
-  appendFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   contextWindowOf,
@@ -31,13 +21,14 @@ import { contextNow } from '../../src/core/context';
 import { shownContext } from '../../src/extension/model/sessionsTree';
 import { inspectFile } from '../../src/core/inspect';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 const folderOf = (cwd: string) => cwd.replace(/[^a-zA-Z0-9]/g, '-');
 
 describe('sessions list', function () {
   this.timeout(120_000);
   let root: string;
-  before(() => (root = mkdtempSync(join(tmpdir(), 'ac-sessions-'))));
+  before(() => (root = tempDir('ac-sessions-')));
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('one session: real project path, title, newest context and model, the model window, live mark', async () => {

@@ -1,17 +1,17 @@
 // Open Sessions Folder's list: a Claude Code session reads as its title and its project's real path (what the
 // sessions scan reads from the file), with the id kept in the detail; other agents' sessions by id and agent.
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanSessions } from '../../src/core/sessionList';
 import { sessionPickItem } from '../../src/extension/model/sessions';
 import { fixture } from '../support/fixtures';
 import { oneLine } from '../../src/extension/model/format';
+import { tempDir } from '../support/temp';
 
 describe('Open Sessions Folder: the picker items', () => {
   let root: string;
-  before(() => (root = mkdtempSync(join(tmpdir(), 'ac-pick-'))));
+  before(() => (root = tempDir('ac-pick-')));
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('a Claude Code session by its title and real project path, not its id run into the encoded folder name', async () => {

@@ -2,8 +2,7 @@
 // background queue that reads them one file at a time and keeps them while a file is unchanged, and the text the
 // view shows for each state.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sessionCost, ZERO_COST } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
@@ -12,11 +11,12 @@ import { sessionStats, type SessionStats } from '../../src/core/sessionStats';
 import { SessionStatsQueue } from '../../src/extension/model/sessionStatsQueue';
 import { sessionNode, statsText, statsTooltip } from '../../src/extension/model/sessionsTree';
 import { claudeFixtures, fixture } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
 describe('sessions view: rounds and cost', function () {
   this.timeout(120_000);
   let dir: string;
-  before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-session-stats-'))));
+  before(() => (dir = tempDir('ac-session-stats-')));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('every fixture: rounds as the Rounds tree counts them, cost as the cost table prices the file', async () => {

@@ -9,7 +9,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -17,7 +16,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { planCompaction } from '../../src/core/compact/plan';
@@ -32,6 +30,7 @@ import { undoCompaction } from '../../src/core/compact/undo';
 import { fitName, NAME_MAX } from '../../src/core/io/sidecarFiles';
 import { fixture } from '../support/fixtures';
 import { diffSnapshots, plantedManifest, snapshotDir } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nnot really a key\n-----END OPENSSH PRIVATE KEY-----\n';
@@ -47,7 +46,7 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
   let backup: string;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'ac-trust-'));
+    root = tempDir('ac-trust-');
     project = join(root, 'project');
     outside = join(root, 'outside');
     mkdirSync(project);
@@ -143,7 +142,7 @@ describe('Restore From Backup and Undo never follow what is planted beside a tra
 describe("the transcript's own folder may be reached through a link (the user's choice, not a sidecar)", function () {
   this.timeout(300_000);
   it('compact in place, list backups and restore through a linked project folder', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'ac-linked-'));
+    const root = tempDir('ac-linked-');
     try {
       mkdirSync(join(root, 'real'));
       symlinkSync(join(root, 'real'), join(root, 'project'));
@@ -178,7 +177,7 @@ describe('names derived from a long transcript name stay within NAME_MAX (B5)', 
   });
 
   it('a 250-character transcript name: plan reads, compact (in place and fork) writes, Restore lists and restores', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-long-'));
+    dir = tempDir('ac-long-');
     const file = join(dir, 'a'.repeat(244) + '.jsonl');
     assert.equal(basename(file).length, 250);
     copyFileSync(fixture('with-compactions.jsonl'), file);

@@ -2,8 +2,7 @@
 // frozen budget decisions, decisions saved with the session (reload, fork, in-place undo),
 // and a summary text written exactly as given.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planDetails } from '../../src/core/compact/plan';
@@ -33,11 +32,12 @@ import { buildTranscript, diffSnapshots, snapshotDir } from '../support/reliabil
 import { describeUndo, undoCompaction } from '../../src/core/compact/undo';
 import { dirname } from 'node:path';
 import { readableConversation } from '../../src/core/compact/readable';
+import { tempDir } from '../support/temp';
 
 const TIGHT = { targetTokens: 6_000, keepRecentTokens: 2_000, summaryTokens: 1_000 };
 
 function session(lines: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ac-steer-'));
+  const dir = tempDir('ac-steer-');
   const file = join(dir, '11111111-2222-4333-8444-555555555555.jsonl');
   writeFileSync(file, lines.join('\n') + '\n');
   return file;
@@ -401,7 +401,7 @@ describe('user decisions (steer)', function () {
         settings: { ...TIGHT, targetTokens: 20_000 },
         decisions: d,
         summaryText: text,
-        out: join(mkdtempSync(join(tmpdir(), 'ac-steer-o-')), 'o.jsonl'),
+        out: join(tempDir('ac-steer-o-'), 'o.jsonl'),
       });
       assert.equal(r.summarizer, 'given');
       const lines = appended(r.output, readFileSync(file).length);
@@ -422,7 +422,7 @@ describe('user decisions (steer)', function () {
         settings: TIGHT,
         decisions: d,
         summaryText: draft.summary,
-        out: join(mkdtempSync(join(tmpdir(), 'ac-steer-o-')), 'o.jsonl'),
+        out: join(tempDir('ac-steer-o-'), 'o.jsonl'),
       });
       const summaryLine = appended(r.output, before.length).find((o) => o.isCompactSummary === true)!;
       assert.equal((summaryLine.message as { content: string }).content, SUMMARY_PREFIX + draft.summary);
@@ -522,7 +522,7 @@ describe('user decisions (steer)', function () {
       settings: TIGHT,
       summaryText: 'A summary written <b>by hand</b>.',
       decisions: chooseRounds(noDecisions(), [2], 'keep'),
-      out: join(mkdtempSync(join(tmpdir(), 'ac-steer-o-')), 'o.jsonl'),
+      out: join(tempDir('ac-steer-o-'), 'o.jsonl'),
     });
     const text = await readableConversation(r.output);
     assert.match(text, /^── 1\. User ─+\n {4}This session is being continued/);

@@ -4,8 +4,7 @@
 // be an estimate. The plan line, the Context Map, the status bar and the confirmation carry the same line for the
 // same settings, and `plan --summarizer` prints it too.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   compactionEconomics,
@@ -34,6 +33,7 @@ import { nextTurnText } from '../../src/extension/model/cacheText';
 import { DEFAULT_PRICES } from '../../src/core/cost';
 import { agentFixtures, fixture } from '../support/fixtures';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} != ${b}`);
 
@@ -197,7 +197,7 @@ describe("the summarizer's own cost: one function, every surface", function () {
     );
     const wrong = await cli(['plan', file, '--summarizer', 'gpt']);
     assert.equal(wrong.status, 2);
-    const dir = mkdtempSync(join(tmpdir(), 'ac-unpriced-'));
+    const dir = tempDir('ac-unpriced-');
     try {
       const unpriced = join(dir, 'unpriced.jsonl');
       writeFileSync(unpriced, readFileSync(file, 'utf8').replace(/"model":"claude-[^"]+"/g, '"model":"mythos-1"'));

@@ -10,13 +10,11 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compactFile } from '../../src/core/compact/compact';
 import { statePath, toolResultsDir } from '../../src/core/compact/state';
@@ -25,6 +23,7 @@ import { undoCompaction } from '../../src/core/compact/undo';
 import { readUndoRecord, undoRecordPath } from '../../src/core/compact/undoRecord';
 import { fixture } from '../support/fixtures';
 import { diffSnapshots, snapshotDir } from '../support/reliability';
+import { tempDir } from '../support/temp';
 
 const settings = { targetTokens: 60_000, keepRecentTokens: 20_000, maxToolResultChars: 2_000 };
 const sha = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -54,7 +53,7 @@ describe('a planted undo record deletes nothing beside the transcript', function
   let session: string;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'ac-undo-trust-'));
+    root = tempDir('ac-undo-trust-');
     writeFileSync(join(root, 'README'), 'hi\n');
     mkdirSync(join(root, 'docs'));
     writeFileSync(join(root, 'docs', 'notes.txt'), 'the user notes\n');
@@ -98,7 +97,7 @@ describe("the extension's Undo (from memory) deletes only what is still as the c
   let file: string;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'ac-undo-memory-'));
+    root = tempDir('ac-undo-memory-');
     file = join(root, 'session.jsonl');
     copyFileSync(fixture('with-compactions.jsonl'), file);
   });

@@ -4,11 +4,11 @@
 // session holding such lines what it gives on the same session without them (exit code, findings, plan), and what it
 // writes keeps them byte for byte.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTranscript } from '../support/reliability';
 import { runCliInProcess } from '../support/cliInProcess';
+import { tempDir } from '../support/temp';
 
 /** Lines with no uuid (off the chain): unknown kinds, and known ones in shapes nobody promised. */
 const METADATA = [
@@ -68,7 +68,7 @@ describe('unknown and odd records are never an error, for any verb', function ()
   let odd: string;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-unknown-'));
+    dir = tempDir('ac-unknown-');
     const lines = buildTranscript({ rounds: 14, textChars: 1_500, resultChars: (r) => (r % 3 === 0 ? 3_000 : 300) });
     clean = join(dir, '11111111-2222-4333-8444-555555555555.jsonl');
     odd = join(dir, '11111111-2222-4333-8444-666666666666.jsonl');

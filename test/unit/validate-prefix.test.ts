@@ -1,15 +1,15 @@
 // checkResumable with `prefix` (compact.ts passes the original's index): only the appended bytes are read, and the
 // check is the same as validating the written file from scratch.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { compactFile } from '../../src/core/compact/compact';
 import { checkResumable } from '../../src/core/compact/validate';
 import { claudeFixtures } from '../support/fixtures';
+import { tempDir } from '../support/temp';
 
-const root = mkdtempSync(join(tmpdir(), 'ac-validate-prefix-'));
+const root = tempDir('ac-validate-prefix-');
 let n = 0;
 let compacted = 0;
 function place(name: string, bytes: Buffer): string {

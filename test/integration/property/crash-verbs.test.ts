@@ -11,18 +11,7 @@
 // left a cut-short backup that the next restore put back.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactFile } from '../../../src/core/compact/compact';
 import { listBackups, restoreBackup } from '../../../src/core/compact/backup';
@@ -38,6 +27,7 @@ import { fixture, sharedFixtures } from '../../support/fixtures';
 import { assertCliBuilt } from '../../support/cli';
 import { bundleCrashChild } from '../../support/crashChild';
 import { buildTranscript, Rng, secs } from '../../support/reliability';
+import { tempDir } from '../../support/temp';
 
 const KILLS = Number(process.env.CRASH_VERB_KILLS ?? 12);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
@@ -143,7 +133,7 @@ describe('crash safety: SIGKILL during restore, undo, repair, a Codex compaction
     this.timeout(300_000);
     assertCliBuilt();
     CHILD = await bundleCrashChild('crash-child-verbs.js');
-    root = mkdtempSync(join(tmpdir(), 'ac-crash-verbs-'));
+    root = tempDir('ac-crash-verbs-');
     template = join(root, 'template');
     mkdirSync(template);
     const file = join(template, 's.jsonl');

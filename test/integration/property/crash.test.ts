@@ -21,13 +21,11 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMITTING, compactFile } from '../../../src/core/compact/compact';
 import { CompactError } from '../../../src/core/compact/types';
@@ -37,6 +35,7 @@ import { fixture, repoRoot } from '../../support/fixtures';
 import { Rng, diffSnapshots, snapshotDir, secs, buildTranscript } from '../../support/reliability';
 import { assertCliBuilt } from '../../support/cli';
 import { bundleCrashChild } from '../../support/crashChild';
+import { tempDir } from '../../support/temp';
 
 const RUNS = Number(process.env.CRASH_RUNS ?? 40);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
@@ -301,7 +300,7 @@ describe('crash safety: SIGKILL during in-place compaction', function () {
     // dist/tokens-worker.js, which the bundled child finds beside dist-test/.
     assertCliBuilt();
     CHILD = await bundleCrashChild('crash-child.js');
-    root = mkdtempSync(join(tmpdir(), 'ac-crash-'));
+    root = tempDir('ac-crash-');
     original = readFileSync(SOURCE);
   });
   after(() => rmSync(root, { recursive: true, force: true }));
@@ -436,7 +435,7 @@ describe('concurrency', function () {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
   const make = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-conc-'));
+    const dir = tempDir('ac-conc-');
     dirs.push(dir);
     const file = join(dir, 's.jsonl');
     const lines = buildTranscript({ rounds: 20, textChars: 1_500, resultChars: (r) => (r % 3 === 0 ? 4_000 : 300) });

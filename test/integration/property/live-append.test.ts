@@ -4,8 +4,7 @@
 // gaps (as an agent writes a turn, then waits), while this process compacts in place as often as it can.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactFile } from '../../../src/core/compact/compact';
 import { CompactError } from '../../../src/core/compact/types';
@@ -18,6 +17,7 @@ import { listBackups, restoreBackup } from '../../../src/core/compact/backup';
 import { backupFault } from '../../../src/core/io/backups';
 import { undoCompaction } from '../../../src/core/compact/undo';
 import { forkBeforeCompaction } from '../../../src/core/repair/forkBefore';
+import { tempDir } from '../../support/temp';
 
 // Appends turns as an agent does: a user line and an assistant line continuing its own chain (from the leaf it had
 // when it started: it never sees our compaction), then a last-prompt line naming its newest entry. It goes on until
@@ -159,7 +159,7 @@ describe('live agent appends while compacting in place, many times', function ()
     ['v2.1.97-live-before.jsonl', 11],
   ] as const) {
     it(`${name}: every appended line survives, exactly once`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ac-live-'));
+      const dir = tempDir('ac-live-');
       const file = join(dir, '6a4f1c2e-9b1d-4c3a-8e2f-1d2c3b4a5f60.jsonl');
       copyFileSync(fixture(name), file);
       const a = await inspectFile(file, { subagents: false });
@@ -219,7 +219,7 @@ describe('live agent appends while compacting in place, many times', function ()
   }
 
   it('repair --in-place of a session whose agent keeps writing broken links: every appended line survives, once, in order', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-live-repair-'));
+    const dir = tempDir('ac-live-repair-');
     const file = join(dir, '7b5e2d3f-0c2e-4d4b-9f30-2e3d4c5b6a71.jsonl');
     copyFileSync(fixture('v1.0.108-medium.jsonl'), file);
     const a = await inspectFile(file, { subagents: false });
@@ -274,7 +274,7 @@ describe('live agent appends while compacting in place, many times', function ()
   });
 
   it('restore and undo while the agent appends: each refuses, changing nothing, or commits carrying over; no line is lost', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-live-restore-'));
+    const dir = tempDir('ac-live-restore-');
     const file = join(dir, '8c6f3e40-1d3f-4e5c-a041-3f4e5d6c7b82.jsonl');
     copyFileSync(fixture('v1.0.108-medium.jsonl'), file);
     const settings = { targetTokens: 12_000, keepRecentTokens: 2_000, maxToolResultChars: 4_000 };
@@ -339,7 +339,7 @@ describe('live agent appends while compacting in place, many times', function ()
   });
 
   it('fork-before while the agent appends: each writes a whole fork or refuses; the session, never written, keeps every line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ac-live-fork-before-'));
+    const dir = tempDir('ac-live-fork-before-');
     const file = join(dir, '9d7a4f51-2e40-4f6d-b152-4a5f6e7d8c93.jsonl');
     copyFileSync(fixture('with-compactions.jsonl'), file);
     // The fixture's last line has no newline; an agent ends each line it writes, so the line before its first does too.

@@ -11,8 +11,7 @@
 //  - the result is API-valid and resumes from its own leaf (checkResumable);
 //  - a run that refuses writes nothing.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { compactFile } from '../../../src/core/compact/compact';
 import { toolResultText } from '../../../src/core/conversation';
@@ -26,6 +25,7 @@ import { planCompaction } from '../../../src/core/compact/plan';
 import { claudeFixtures, fixture } from '../../support/fixtures';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic';
 import { diffSnapshots, Rng, snapshotDir } from '../../support/reliability';
+import { tempDir } from '../../support/temp';
 
 const STEPS = 3;
 const SEED = 20261123;
@@ -81,7 +81,7 @@ async function runSequence(
   rng: Rng,
   fake: FakeAnthropic | null,
 ): Promise<{ written: number; refused: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ac-repeat-'));
+  const dir = tempDir('ac-repeat-');
   const originals = toolResultOriginals(seq.source);
   const nameToId = new Map<string, string>();
   for (const id of originals.keys()) nameToId.set(safeToolResultName(id), id);

@@ -2,18 +2,7 @@
 // memory; a 1 GB file streams with bounded RSS; indexing yields to the event loop.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  ftruncateSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, ftruncateSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile } from '../../../src/core/inspect';
 import { indexTranscript, NotATranscriptError } from '../../../src/core/transcript';
@@ -22,6 +11,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../../src/core/reader';
 import { repoRoot } from '../../support/fixtures';
 import { buildTranscript, secs } from '../../support/reliability';
 import { assertCliBuilt } from '../../support/cli';
+import { tempDir } from '../../support/temp';
 
 const MiB = 1 << 20;
 
@@ -43,7 +33,7 @@ describe('resource bounds', function () {
   this.timeout(180_000);
   let dir: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ac-res-'));
+    dir = tempDir('ac-res-');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

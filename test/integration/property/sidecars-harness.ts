@@ -24,7 +24,6 @@ import {
   ftruncateSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -33,12 +32,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type BatchRun, CliBatch } from '../../support/cliBatch';
 import { bundleChild } from '../../support/crashChild';
 import { repoRoot, sharedFixtures } from '../../support/fixtures';
 import { buildTranscript, diffSnapshots, snapshotDir } from '../../support/reliability';
+import { tempDir } from '../../support/temp';
 
 const CLI = join(repoRoot, 'dist', 'cli.js');
 const SMALL = ['--target-tokens', '14000', '--keep-recent-tokens', '9000', '--max-result-chars', '2000'];
@@ -503,7 +503,7 @@ export class SidecarCases {
    * before hook, after assertCliBuilt().
    */
   static async create(): Promise<SidecarCases> {
-    const root = mkdtempSync(join(tmpdir(), 'ac-sidecar-fuzz-'));
+    const root = tempDir('ac-sidecar-fuzz-');
     let runners: Runners | undefined;
     try {
       // Bundled into this file's own folder: the sidecar files run side by side.

@@ -26,7 +26,7 @@
 // Reproduce a shard with FUZZ_SEED=<seed> and its test file; FUZZ_VERBOSE=1 prints every refused compaction.
 // Failing inputs are kept in $TMPDIR/ac-fuzz-failures-<seed>.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -39,6 +39,7 @@ import { checkResumable } from '../../../src/core/compact/validate';
 import { statePath } from '../../../src/core/compact/state';
 import { agentFixtures, claudeFixtures } from '../../support/fixtures';
 import { Rng, diffSnapshots, snapshotDir, withTimeout, secs } from '../../support/reliability';
+import { tempDir } from '../../support/temp';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20250101);
 const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 2);
@@ -853,7 +854,7 @@ async function runShard(shard: string, kinds: readonly string[]): Promise<void> 
     ...agentFixtures('copilot-cli', /\.jsonl$/),
   ].map(loadSource);
   const rng = new Rng(SEED);
-  const root = mkdtempSync(join(tmpdir(), 'ac-fuzz-'));
+  const root = tempDir('ac-fuzz-');
   const stats = new Map<string, KindStats>(
     kinds.map((k) => [
       k,

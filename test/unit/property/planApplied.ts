@@ -9,8 +9,7 @@
 //  - the written file holds exactly that: a kept round's calls and results (a replaced result shorter, a kept one
 //    whole), no call of a summarized or dropped round, and the given summary verbatim.
 import { strict as assert } from 'node:assert';
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../../src/core/inspect';
 import { planCompaction } from '../../../src/core/compact/plan';
@@ -29,6 +28,7 @@ import { CompactError, type CompactResult, type CompactionPlan } from '../../../
 import { type CompactSettings } from '../../../src/core/compactSettings';
 import { agentFixtures, claudeFixtures } from '../../support/fixtures';
 import { diffSnapshots, Rng, snapshotDir } from '../../support/reliability';
+import { tempDir } from '../../support/temp';
 
 /** The steering property's seed (steer.test.ts); each fixture's stream is SEED + 100 + its place in both lists. */
 const SEED = 20261124;
@@ -121,7 +121,7 @@ export function planAppliedSuite(agent: 'claude-code' | 'codex'): void {
       it(`${basename(src)}: each decision kind, planned then applied`, async () => {
         const rng = new Rng(SEED + 100 + n);
         for (const kind of KINDS) {
-          const dir = mkdtempSync(join(tmpdir(), 'ac-steer-apply-'));
+          const dir = tempDir('ac-steer-apply-');
           try {
             const file = join(dir, basename(src));
             copyFileSync(src, file);

@@ -11,8 +11,7 @@
 // The fixtures are in two test files (repair-sequences-1.test.ts: the names before "v2", repair-sequences-2.test.ts:
 // the rest), about the same CPU each, so that the unit tier's two workers share them.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { buildChainWithTables } from '../../../src/core/chain';
 import { claudeLoader } from '../../../src/core/formats/claude-code/loader';
@@ -22,6 +21,7 @@ import { indexTranscript, type TranscriptIndex } from '../../../src/core/transcr
 import { damageRandomly, type Damage } from '../../support/damage';
 import { claudeFixtures } from '../../support/fixtures';
 import { Rng } from '../../support/reliability';
+import { tempDir } from '../../support/temp';
 
 const SEEDS = 6;
 const STEPS = 4;
@@ -88,7 +88,7 @@ export function repairSequencesSuite(part: 1 | 2): void {
   describe(`repair property: sequences of damage over every fixture (part ${part} of 2)`, function () {
     this.timeout(600_000);
     let dir: string;
-    before(() => (dir = mkdtempSync(join(tmpdir(), 'ac-repair-seq-'))));
+    before(() => (dir = tempDir('ac-repair-seq-')));
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     for (const source of claudeFixtures().filter((f) => !f.endsWith('subagent.jsonl'))) {

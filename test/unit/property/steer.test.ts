@@ -12,8 +12,7 @@
 //  - the result is API-valid and resumes from its own leaf; a refusal writes nothing;
 //  - the fork starts without round decisions.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile, type Analysis } from '../../../src/core/inspect';
 import { planDetails } from '../../../src/core/compact/plan';
@@ -35,6 +34,7 @@ import { CompactError, type CompactionPlan } from '../../../src/core/compact/typ
 import { type CompactSettings } from '../../../src/core/compactSettings';
 import { claudeFixtures } from '../../support/fixtures';
 import { diffSnapshots, Rng, snapshotDir } from '../../support/reliability';
+import { tempDir } from '../../support/temp';
 
 const STEPS = 9;
 const COMPACT_EVERY = 3;
@@ -149,7 +149,7 @@ describe('steering by hand: random decisions over every fixture, lose nothing, w
   for (const [n, src] of claudeFixtures().entries()) {
     it(`${basename(src)}: ${STEPS} decisions, a compaction every ${COMPACT_EVERY}`, async () => {
       const rng = new Rng(SEED + n);
-      const dir = mkdtempSync(join(tmpdir(), 'ac-steer-fuzz-'));
+      const dir = tempDir('ac-steer-fuzz-');
       let file = join(dir, basename(src));
       copyFileSync(src, file);
       let d = noDecisions();
