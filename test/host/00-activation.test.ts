@@ -29,7 +29,7 @@ describe('host: activation', function () {
     return file;
   }
 
-  it('an ordinary JSON file or JSON Lines data file does not activate the extension (JSON language features, on a later event, do)', async () => {
+  it('an ordinary JSON file or JSON Lines data file does not activate the extension (a CSS file opened after them activates its language features)', async () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(ext, `${EXTENSION_ID} is installed`);
     const events = ext.packageJSON.activationEvents as string[];
@@ -37,12 +37,16 @@ describe('host: activation', function () {
       assert.ok(!events.includes(never), `${never} is not an activation event: ${JSON.stringify(events)}`);
     assert.ok(events.includes('onLanguage:agent-session'), JSON.stringify(events));
     assert.equal(ext.isActive, false, 'nothing activated it before this suite');
-    // The built-in JSON language features activate on `onLanguage:json`. The data file is opened first: once the JSON
-    // features are active, its `onLanguage:jsonl` has been delivered before, and an extension listening for it would
-    // have been activated by then.
+    // Activation events reach the extension host in the order the documents open. A CSS file opened last is the
+    // witness: once the built-in CSS language features are active (on `onLanguage:css`), the `onLanguage:jsonl` and
+    // `onLanguage:json` of the files opened before it have been delivered, and an extension listening for them would
+    // have been activated by then. (The JSON language features themselves are no witness: the workbench may open a
+    // JSON model of its own, such as a settings file, before this suite.)
+    const css = vscode.extensions.getExtension('vscode.css-language-features');
+    assert.ok(css, 'the built-in CSS language features are installed');
+    assert.equal(css.isActive, false, 'no CSS file was opened before this suite');
     const json = vscode.extensions.getExtension('vscode.json-language-features');
     assert.ok(json, 'the built-in JSON language features are installed');
-    assert.equal(json.isActive, false, 'no JSON file was opened before this suite');
     const data = write('data/measurements.jsonl', '{"t":1,"v":0.5}\n{"t":2,"v":0.7}\n');
     const dataDoc = await vscode.workspace.openTextDocument(vscode.Uri.file(data));
     assert.equal(dataDoc.languageId, 'jsonl', 'a data file is JSON Lines');
@@ -55,6 +59,11 @@ describe('host: activation', function () {
     assert.equal(doc.languageId, 'json');
     await vscode.window.showTextDocument(doc, { preview: false });
     await waitFor(() => json.isActive, 60_000, 'the JSON language features to activate on the JSON file');
+    const style = write('web/style.css', 'body { margin: 0; }\n');
+    const styleDoc = await vscode.workspace.openTextDocument(vscode.Uri.file(style));
+    assert.equal(styleDoc.languageId, 'css');
+    await vscode.window.showTextDocument(styleDoc, { preview: false });
+    await waitFor(() => css.isActive, 60_000, 'the CSS language features to activate on the CSS file opened last');
     assert.equal(ext.isActive, false, 'Agent Compactor stays inactive for an ordinary JSON or JSON Lines file');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });

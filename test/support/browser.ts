@@ -7,7 +7,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { trackTempDir, untrackTempDir } from './code-server';
 import { tempDir } from './temp';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -53,7 +52,6 @@ export async function launchChromium(opts: { timeoutMs?: number } = {}): Promise
   // A private HOME/XDG so Chromium writes nothing into the real $HOME
   // (playwright gives it a fresh temporary --user-data-dir itself).
   const tmp = tempDir('agent-compactor-chromium-');
-  trackTempDir(tmp);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, {
@@ -77,7 +75,6 @@ export async function launchChromium(opts: { timeoutMs?: number } = {}): Promise
     });
   } catch (e) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    untrackTempDir(tmp);
     throw e;
   }
   let closing: Promise<void> | undefined;
@@ -88,7 +85,6 @@ export async function launchChromium(opts: { timeoutMs?: number } = {}): Promise
         // A hung close must not hang the run (playwright also kills the browser on process exit).
         await Promise.race([browser.close().catch(() => undefined), new Promise((r) => setTimeout(r, 10_000).unref())]);
         fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
-        untrackTempDir(tmp);
       })()),
   };
 }

@@ -88,7 +88,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_SUMMARY_TEXT, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from './fake-anthropic';
 import { CLAUDE_CODE_VERSION } from './pins';
-import { tempDir } from './temp';
+import { keepTempDir, tempDir } from './temp';
 
 /** The pinned version, read from CLAUDE_CODE_VERSION in scripts/provision-claude-code.sh (./pins.ts). */
 export { CLAUDE_CODE_VERSION };
@@ -419,18 +419,6 @@ export interface CompactRunResult extends ClaudeRunResult {
   compactSummaries: any[];
 }
 
-const liveTempRoots = new Set<string>();
-process.once('exit', () => {
-  if (process.env.KEEP_CLAUDE_HOME) return;
-  for (const d of liveTempRoots) {
-    try {
-      fs.rmSync(d, { recursive: true, force: true });
-    } catch {
-      /* ignore */
-    }
-  }
-});
-
 export interface SpawnClaudeOptions {
   bin: string;
   args: string[];
@@ -500,7 +488,6 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
     throw new Error(`sessionId must be a UUID (Claude Code -p --resume requires one): ${String(sessionId)}`);
 
   const tempRoot = fs.realpathSync(tempDir('agent-compactor-cc-'));
-  liveTempRoots.add(tempRoot);
   const home = path.join(tempRoot, 'home');
   const tmp = path.join(tempRoot, 'tmp');
   fs.mkdirSync(home, { recursive: true });
@@ -542,6 +529,7 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
     ? parseJsonl(resumedText.slice(originalText.length))
     : parseJsonl(resumedText);
   const keep = opts.keepTemp || !!process.env.KEEP_CLAUDE_HOME;
+  if (keep) keepTempDir(tempRoot);
   let cleaned = false;
   return {
     exitCode,
@@ -565,7 +553,6 @@ export async function resumeWithClaude(opts: ClaudeRunOptions): Promise<ClaudeRu
       if (cleaned || keep) return;
       cleaned = true;
       fs.rmSync(tempRoot, { recursive: true, force: true });
-      liveTempRoots.delete(tempRoot);
     },
   };
 }

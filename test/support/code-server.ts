@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { tempDir } from './temp';
+import { keepTempDir, tempDir } from './temp';
 
 export const CODE_SERVER_VERSION = process.env.CODE_SERVER_VERSION ?? '4.139.1';
 
@@ -216,8 +216,6 @@ export async function killGroup(child: ChildProcess, graceMs = 5000): Promise<vo
 
 /** Every live code-server group, so an abrupt exit of this process still kills them. */
 const liveGroups = new Set<number>();
-/** Temp dirs to remove if this process exits abruptly (uncaught error, EPIPE, process.exit). */
-const liveTempDirs = new Set<string>();
 let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
@@ -230,30 +228,14 @@ function installExitHook(): void {
         /* gone */
       }
     }
-    for (const dir of liveTempDirs) {
-      try {
-        fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
-      } catch {
-        /* best effort */
-      }
-    }
   });
-}
-
-/** Remove `dir` when this process exits, unless untrackTempDir() was called first. */
-export function trackTempDir(dir: string): void {
-  installExitHook();
-  liveTempDirs.add(dir);
-}
-export function untrackTempDir(dir: string): void {
-  liveTempDirs.delete(dir);
 }
 
 export async function startCodeServer(opts: StartCodeServerOptions = {}): Promise<CodeServer> {
   const tools = assertProvisioned();
   const tmp = tempDir('agent-compactor-cs-');
   const keepTemp = opts.keepTemp ?? process.env.KEEP_TEST_TMP === '1';
-  if (!keepTemp) trackTempDir(tmp);
+  if (keepTemp) keepTempDir(tmp);
   const dirs: CodeServerDirs = {
     tmp,
     home: path.join(tmp, 'home'),
@@ -357,7 +339,6 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
           if (child.pid !== undefined) liveGroups.delete(child.pid);
           if (!keepTemp) {
             fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
-            untrackTempDir(tmp);
           } else console.log(`[code-server] kept temp dir ${tmp}`);
         })()),
     };
@@ -375,10 +356,7 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
     // Only a lost port race is worth retrying.
     if (!/EADDRINUSE/.test(out)) break;
   }
-  if (!keepTemp) {
-    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
-    untrackTempDir(tmp);
-  }
+  if (!keepTemp) fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
   throw lastError ?? new Error('code-server failed to start');
 }
 

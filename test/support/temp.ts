@@ -16,6 +16,11 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
+/** Leaves `dir` (made by tempDir) in place when the process ends: a test asked to keep it for a person to look at. */
+export function keepTempDir(dir: string): void {
+  made.delete(dir);
+}
+
 /** Removes every folder tempDir made (and forgets them); what is already gone is skipped. */
 export function removeTempDirs(): void {
   for (const dir of made) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });

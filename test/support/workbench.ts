@@ -25,17 +25,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
 import { DEFAULT_VIEWPORT, launchChromium, newPage, type LaunchedChromium } from './browser';
-import {
-  assertExtensionBuilt,
-  repoRoot,
-  startCodeServer,
-  trackTempDir,
-  untrackTempDir,
-  writeUserSettings,
-  type CodeServer,
-} from './code-server';
+import { assertExtensionBuilt, repoRoot, startCodeServer, writeUserSettings, type CodeServer } from './code-server';
 import { createWorkspace, defaultWorkspaceFiles, type TempWorkspace, type WorkspaceFiles } from './workspace';
-import { tempDir } from './temp';
+import { keepTempDir, tempDir } from './temp';
 
 export const screenshotsDir = path.join(repoRoot, 'test-results', 'screenshots');
 
@@ -110,7 +102,7 @@ let claudeConfigSeeded = false;
 function sharedRootDir(): string {
   if (!sharedRoot) {
     sharedRoot = fs.realpathSync(tempDir('agent-compactor-ui-'));
-    if (process.env.KEEP_TEST_TMP !== '1') trackTempDir(sharedRoot);
+    if (process.env.KEEP_TEST_TMP === '1') keepTempDir(sharedRoot);
   }
   return sharedRoot;
 }
@@ -162,10 +154,7 @@ async function stopShared(): Promise<void> {
   }
   if (sharedRoot) {
     if (process.env.KEEP_TEST_TMP === '1') console.log(`[workbench] kept ${sharedRoot}`);
-    else {
-      fs.rmSync(sharedRoot, { recursive: true, force: true, maxRetries: 3 });
-      untrackTempDir(sharedRoot);
-    }
+    else fs.rmSync(sharedRoot, { recursive: true, force: true, maxRetries: 3 });
     sharedRoot = undefined;
   }
 }

@@ -5,8 +5,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot, trackTempDir, untrackTempDir } from './code-server';
-import { tempDir } from './temp';
+import { repoRoot } from './code-server';
+import { keepTempDir, tempDir } from './temp';
 
 /** <repo>/../shared/fixtures (override with AGENT_COMPACTOR_FIXTURES_DIR). */
 export const fixturesDir: string =
@@ -47,7 +47,7 @@ export function createWorkspace(
 ): TempWorkspace {
   const dir = fs.realpathSync(tempDir('agent-compactor-ws-'));
   const keep = opts.keep ?? process.env.KEEP_TEST_TMP === '1';
-  if (!keep) trackTempDir(dir);
+  if (keep) keepTempDir(dir);
   const written: Record<string, string> = {};
   for (const [rel, spec] of Object.entries(files)) {
     const dest = path.resolve(dir, rel);
@@ -72,10 +72,7 @@ export function createWorkspace(
       if (disposed) return;
       disposed = true;
       if (keep) console.log(`[workspace] kept ${dir}`);
-      else {
-        fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-        untrackTempDir(dir);
-      }
+      else fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }
