@@ -519,11 +519,50 @@ Object.defineProperty(KindOnlyEntry.prototype, 'toJSON', {
   configurable: true,
 });
 
-/** True when `e` holds nothing but its place and kind (every other field, `part` too, as in the empty digest). */
-function holdsOnlyKind(e: Entry): boolean {
-  const fields = e as unknown as Record<string, unknown>;
-  for (const k of INHERITED_FIELDS) if (fields[k] !== EMPTY_DIGEST[k]) return false;
-  return true;
+/**
+ * True when `e` holds nothing but its place and kind (every other field, `part` too, as in the empty digest). Runs
+ * for every line read, millions for some files: each field is named, not looked up by key (a loop over the field
+ * names cost 1 µs a line, 3 of the 7 s of compacting a session followed by 3,000,000 lines of `{}`). The unit test of
+ * kind-only entries changes each field of a full digest in turn and checks that this function sees it.
+ */
+export function holdsOnlyKind(e: Entry): boolean {
+  return (
+    e.part === 0 &&
+    e.subtype === undefined &&
+    e.uuid === undefined &&
+    e.parentUuid === undefined &&
+    e.logicalParentUuid === undefined &&
+    e.isSidechain === false &&
+    e.agentId === undefined &&
+    e.timestamp === undefined &&
+    e.sessionId === undefined &&
+    e.role === undefined &&
+    e.messageId === undefined &&
+    e.requestId === undefined &&
+    e.requestSessionId === undefined &&
+    e.model === undefined &&
+    e.stopReason === undefined &&
+    e.usage === undefined &&
+    e.textChars === undefined &&
+    e.isCompactSummary === undefined &&
+    e.isMeta === undefined &&
+    e.isApiErrorMessage === undefined &&
+    e.leafUuid === undefined &&
+    e.attachmentChars === undefined &&
+    e.attachmentTokens === undefined &&
+    e.attachmentType === undefined &&
+    e.preTokens === undefined &&
+    e.compactTrigger === undefined &&
+    e.contextWindow === undefined &&
+    e.messagesAfterCompaction === undefined &&
+    e.agentCost === undefined &&
+    e.preservedSegment === undefined &&
+    e.recordedOverheadTokens === undefined &&
+    e.compactRecord === undefined &&
+    e.compactedContextTokens === undefined &&
+    e.loginPlan === undefined &&
+    e.item === undefined
+  );
 }
 
 /**

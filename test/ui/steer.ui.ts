@@ -55,6 +55,19 @@ describe('UI: steer a compaction by hand', function () {
     await item.click();
   }
 
+  /**
+   * Compact Transcript from the palette. The palette lists a command only while it is enabled, and reads that when it
+   * opens: the shown transcript's context keys must first say it can be compacted (after a decision the plan is made
+   * again). The Rounds view's title action has the same enablement, so its enabled state is the effect waited for.
+   */
+  async function runCompactTranscript(): Promise<void> {
+    await wb.page
+      .locator('.part.sidebar .pane-header .action-label[aria-label^="Compact Transcript"]:not(.disabled)')
+      .first()
+      .waitFor({ state: 'attached', timeout: 30_000 });
+    await wb.runCommand('Agent Compactor: Compact Transcript…');
+  }
+
   it("pins a round and drops another from the tree's context menu: their own marks and the plan line say so", async () => {
     await wb.openFileFromExplorer(TRANSCRIPT);
     await wb.page
@@ -90,17 +103,7 @@ describe('UI: steer a compaction by hand', function () {
 
   it('Compact Transcript: review the summary, edit it, Apply; exactly the edited text is written', async () => {
     assert.ok(pinned && dropped, 'the decisions were made');
-    // The palette lists Compact Transcript once the shown transcript's context keys say it can be compacted; a list
-    // opened a moment before that is typed again, as a user would.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await wb.runCommand('Agent Compactor: Compact Transcript…', 10_000);
-        break;
-      } catch (err) {
-        await wb.closeQuickInput();
-        if (attempt === 4) throw err;
-      }
-    }
+    await runCompactTranscript();
     const dialog = wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match((await dialog.textContent()) ?? '', /1 kept by you, 1 dropped by you/);
@@ -159,15 +162,7 @@ describe('UI: steer a compaction by hand', function () {
       .filter({ hasText: /^\+~?[\d,]+ · \[pinned\] #3 / })
       .first()
       .waitFor({ state: 'visible', timeout: 60_000 });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await wb.runCommand('Agent Compactor: Compact Transcript…', 10_000);
-        break;
-      } catch (err) {
-        await wb.closeQuickInput();
-        if (attempt === 4) throw err;
-      }
-    }
+    await runCompactTranscript();
     const dialog = wb.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match((await dialog.textContent()) ?? '', /1 kept by you, 1 dropped by you/);

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { digestEntry, isKindOnly, parseLine, type Entry } from '../../src/core/entries';
+import { digestEntry, holdsOnlyKind, isKindOnly, parseLine, type Entry } from '../../src/core/entries';
 import { readSessionIndex } from '../../src/core/inspect';
 import {
   extendIndex,
@@ -49,6 +49,18 @@ describe('kind-only entries', () => {
         JSON.stringify({ ...digestEntry(asFull, 7, 0, 100, 120), uuid: undefined }),
         'the same JSON',
       );
+    }
+  });
+
+  it('each field of a full digest but its place, kind and blocks, changed alone, makes it more than its kind', () => {
+    const empty = fields(digestEntry({}, 0, 0, 0, 0));
+    assert.equal(holdsOnlyKind(empty as unknown as Entry), true, 'the empty digest holds only its kind');
+    const own = new Set(['line', 'start', 'end', 'kind', 'blocks']);
+    const changed = Object.keys(fields(digestEntry({ uuid: 'u' }, 0, 0, 0, 0))).filter((k) => !own.has(k));
+    assert.ok(changed.length >= 30, `the digest's fields: ${changed.join(', ')}`);
+    for (const k of changed) {
+      const e = { ...empty, [k]: { changed: k } } as unknown as Entry;
+      assert.equal(holdsOnlyKind(e), false, `${k} changed`);
     }
   });
 
