@@ -76,12 +76,11 @@ module.exports = {
       severity: 'error',
       comment:
         "The engine outside src/core/formats/ reads the engine's model (core/conversation.ts) and asks an agent's module " +
-        "through the registry (formats/registry.ts), never importing an agent's own folder. The one file still excepted " +
-        "reads Claude Code's records itself (the sessions list's quick read): the next step of issue 32 (never add one; " +
-        'test/unit/neutral-core.test.ts lists them too).',
+        "through the registry (formats/registry.ts), never importing an agent's own folder (issue 32; " +
+        'test/unit/neutral-core.test.ts checks it too).',
       from: {
         path: '^src/core/',
-        pathNot: '^src/core/(formats/|sessionList\\.ts$)',
+        pathNot: '^src/core/formats/',
       },
       to: { path: '^src/core/formats/[^/]+/' },
     },

@@ -1,14 +1,22 @@
 // Every agent's sessions as the Sessions view lists them, from the folders each agent's module names
 // (sessionFolders.ts, the listing the CLI's `sessions` verb walks too): an agent whose folders are projects (Claude
-// Code) by its rich head-and-tail summary (sessionList.ts: context, model, fork, limited to some projects when asked),
-// every other agent by what its module reads of a file's head (title, id, folder). Reads only.
+// Code) by its module's rich head-and-tail summary (`sessions.projects`: context, model, fork, limited to some
+// projects when asked), every other agent by what its module reads of a file's head (title, id, folder). Reads only.
 import { stat } from 'node:fs/promises';
+import type { ProjectSessions } from './formats/agent';
 import { agentModule, type AgentId } from './formats/registry';
 import { listAgentSessions, sessionName, type AgentFolder } from './sessionFolders';
-import { LIVE_MS, scanSessions, summarizeSession, type SessionSummary } from './sessionList';
+import { LIVE_MS, type SessionSummary } from './sessionList';
 
 /** A session in the list: its summary, the agent that wrote it and where it was found ('Claude Code', 'Roo Code'). */
 export type ListedSession = SessionSummary & { agent: AgentId; location: string };
+
+/** The module's summary of sessions in project folders, for a folder whose location has them. */
+function projectsOf(f: AgentFolder): ProjectSessions {
+  const projects = agentModule(f.id).sessions?.projects;
+  if (!projects) throw new Error(`${f.agent}: a location with project folders, and no summary of their sessions`);
+  return projects;
+}
 
 /** Shown for a session that records no title. */
 const NO_TITLE = '(no prompt)';
@@ -60,7 +68,8 @@ export async function scanAgentSessions(
   const out: ListedSession[] = [];
   for (const f of folders) {
     if (f.location.projectFolders) {
-      for (const s of await scanSessions(f.folder, now, scope.only)) out.push({ ...s, agent: f.id, location: f.agent });
+      for (const s of await projectsOf(f).scan(f.folder, now, scope.only))
+        out.push({ ...s, agent: f.id, location: f.agent });
       continue;
     }
     if (scope.only) continue;
@@ -82,6 +91,6 @@ export async function rescanSession(
   const f = folders.find((x) => x.id === s.agent && x.agent === s.location);
   if (!f) throw new Error(`${s.file}: not in a listed sessions folder`);
   if (f.location.projectFolders)
-    return { ...(await summarizeSession(s.file, s.folder, now)), agent: s.agent, location: s.location };
+    return { ...(await projectsOf(f).summarize(s.file, s.folder, now)), agent: s.agent, location: s.location };
   return headSummary(f, s.file, now, s);
 }

@@ -12,7 +12,7 @@ import { compactFile, planCompactionOf } from '../../src/core/compact/compact';
 import { planCompaction } from '../../src/core/compact/plan';
 import { planBound } from '../../src/core/compact/bound';
 import { promiseGap } from '../../src/core/compact/promise';
-import { summarizeSession } from '../../src/core/sessionList';
+import { summarizeSession } from '../../src/core/formats/claude-code/sessionSummary';
 import { sessionContext, sessionStats } from '../../src/core/sessionStats';
 import { autoCompactText, contextLimits } from '../../src/core/limits';
 import { renderPlan } from '../../src/cli/plan';

@@ -6,7 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { appendFileSync, copyFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { LIVE_MS, summarizeSession, type SessionSummary } from '../../src/core/sessionList';
+import { LIVE_MS, type SessionSummary } from '../../src/core/sessionList';
+import { summarizeSession } from '../../src/core/formats/claude-code/sessionSummary';
 import { LiveMarks } from '../../src/extension/model/liveMarks';
 import { FakeClock } from '../support/fakeClock';
 import { fixture } from '../support/fixtures';

@@ -1,8 +1,7 @@
 // One neutral model (issue 32): the engine outside src/core/formats/ asks an agent's module instead of naming the
-// agent. Measured here so it stays so: no agent id as a string literal in core outside formats/, and the agent
-// folders core still imports are the ones listed (a list that only shrinks). Core's root importing nothing from
-// core/compact/ is dependency-cruiser's rule (core-root-below-compact), and the agent-folder list is its
-// engine-reads-no-agent-schema rule's exceptions too (.dependency-cruiser.cjs).
+// agent. Measured here so it stays so: no agent id as a string literal in core outside formats/, and no import of an
+// agent's own folder. Core's root importing nothing from core/compact/ is dependency-cruiser's rule
+// (core-root-below-compact), and the agent folders its engine-reads-no-agent-schema rule (.dependency-cruiser.cjs).
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -41,16 +40,16 @@ describe('one neutral model: core outside formats/ names no agent (issue 32)', (
     assert.deepEqual(found, [], 'ask the agent module (src/core/formats/agent.ts) instead');
   });
 
-  it("imports of an agent's own folder are only the ones still to route through the registry", () => {
+  it("no file imports an agent's own folder", () => {
     const agentFolder = new RegExp(`from '[./]*formats/(${AGENT_IDS.join('|')})/`);
     const importing = files.filter((f) =>
       readFileSync(join(ROOT, f), 'utf8')
         .split('\n')
         .some((l) => agentFolder.test(l)),
     );
-    // The sessions list's quick read of Claude Code's records (with its limits): the next step of issue 32. Remove a
-    // file here when it asks the registry instead; never add one.
-    assert.deepEqual(importing, ['src/core/sessionList.ts']);
+    // The last one, the sessions list's quick read of Claude Code's records, moved to formats/claude-code/
+    // (sessionSummary.ts, asked through `sessions.projects`).
+    assert.deepEqual(importing, [], 'ask the agent module through the registry (src/core/formats/registry.ts)');
   });
 
   it('an agent has a loader model exactly when resume health, repair or fork-before is offered for its sessions', () => {
@@ -71,6 +70,17 @@ describe('one neutral model: core outside formats/ names no agent (issue 32)', (
     assert.ok(
       AGENTS.some((a) => a.loader),
       'at least one registered agent has a loader model (else resume health is never offered)',
+    );
+  });
+
+  it('an agent summarizes sessions in project folders exactly when one of its locations has them', () => {
+    for (const agent of AGENTS) {
+      const projectFolders = (agent.sessions?.locations ?? []).some((l) => l.projectFolders);
+      assert.equal(!!agent.sessions?.projects, projectFolders, `${agent.name}: sessions.projects`);
+    }
+    assert.ok(
+      AGENTS.some((a) => a.sessions?.projects),
+      'at least one registered agent keeps its sessions in project folders (else the Sessions view has no projects)',
     );
   });
 });

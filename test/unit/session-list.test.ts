@@ -5,17 +5,17 @@ import { strict as assert } from 'node:assert';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { groupSessions } from '../../src/core/sessionList';
 import {
-  contextWindowOf,
   forkOrigin,
-  groupSessions,
   scanSessions,
   sessionTitle,
   summarizeSession,
   HEAD_BYTES,
   TAIL_BYTES,
   USAGE_SCAN_BYTES,
-} from '../../src/core/sessionList';
+} from '../../src/core/formats/claude-code/sessionSummary';
+import { claudeWindowOf as contextWindowOf } from '../../src/core/formats/claude-code/limits';
 import { sessionContext, sessionStats } from '../../src/core/sessionStats';
 import { contextNow } from '../../src/core/context';
 import { shownContext } from '../../src/extension/model/sessionsTree';

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scanSessions } from '../../src/core/sessionList';
+import { scanSessions } from '../../src/core/formats/claude-code/sessionSummary';
 import { sessionPickItem } from '../../src/extension/model/sessions';
 import { fixture } from '../support/fixtures';
 import { oneLine } from '../../src/extension/model/format';

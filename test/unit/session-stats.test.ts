@@ -6,7 +6,8 @@ import { appendFileSync, copyFileSync, readFileSync, rmSync, statSync, writeFile
 import { join } from 'node:path';
 import { sessionCost, ZERO_COST } from '../../src/core/cost';
 import { inspectFile } from '../../src/core/inspect';
-import { summarizeSession, type SessionSummary } from '../../src/core/sessionList';
+import type { SessionSummary } from '../../src/core/sessionList';
+import { summarizeSession } from '../../src/core/formats/claude-code/sessionSummary';
 import { sessionStats, type SessionStats } from '../../src/core/sessionStats';
 import { SessionStatsQueue } from '../../src/extension/model/sessionStatsQueue';
 import { sessionNode, statsText, statsTooltip } from '../../src/extension/model/sessionsTree';

@@ -11,6 +11,7 @@ import type { ChainLoader } from '../chain';
 import type { ConversationRecord } from '../conversation';
 import type { Entry } from '../entries';
 import type { JsonObject } from '../json';
+import type { SessionSummary } from '../sessionList';
 import type { RecordInventory } from './inventory';
 
 /** How a file stores its session: one JSON value per line, or one JSON document. */
@@ -139,6 +140,19 @@ export interface AgentSessions {
   nameOf?: (file: string) => string;
   /** What the file records of itself (title, id, folder); throws when it cannot be read. */
   describe(file: string): Promise<SessionFacts>;
+  /**
+   * Present exactly when a location has `projectFolders` (a unit test holds it): the list's summary of a session in
+   * a project folder, read from the file's head and tail (its project's path, title, the newest request's context and
+   * model, whether it is a fork), of one file or of every session directly inside the project folders of `root`
+   * (`only`: those project folders alone), newest first.
+   */
+  projects?: ProjectSessions;
+}
+
+/** The list's summaries of sessions kept in project folders (see `AgentSessions.projects`). */
+export interface ProjectSessions {
+  summarize(file: string, folder: string, now?: number): Promise<SessionSummary>;
+  scan(root: string, now?: number, only?: readonly string[]): Promise<SessionSummary[]>;
 }
 
 /**

@@ -4,7 +4,6 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { scanSessions } from '../../core/sessionList';
 import {
   agentFolders,
   listAgentSessions,
@@ -14,7 +13,7 @@ import {
   type SessionFile,
 } from '../model/sessions';
 import type { Services } from '../services';
-import type { AgentId } from '../../core/formats/registry';
+import { agentModule, type AgentId } from '../../core/formats/registry';
 import { isProgrammatic } from './args';
 import { CommandId } from '../commandIds';
 
@@ -58,7 +57,9 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
     ...others.flatMap((o) => o.sessions.map((x) => ({ ...x, agent: o.agent, id: o.id, project: '' }))),
   ];
   all.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  const titled = new Map((exists ? await scanSessions(folder) : []).map((x) => [x.file, x] as const));
+  // Titles, projects and context figures of the sessions in the projects folder, as its agent's module reads them.
+  const projects = main && agentModule(main.id).sessions?.projects;
+  const titled = new Map((exists && projects ? await projects.scan(folder) : []).map((x) => [x.file, x] as const));
   const items: Item[] = [
     ...(exists
       ? [

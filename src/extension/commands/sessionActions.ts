@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { summarizeSession } from '../../core/sessionList';
+import { AGENTS } from '../../core/formats/registry';
 import type { Services } from '../services';
 import { CommandId } from '../commandIds';
 import { isInside } from '../model/resume';
@@ -41,7 +41,11 @@ export async function revealSessionFileCommand(s: Services, arg?: unknown): Prom
 
 /** The transcript a fork was forked from: the session of that id beside it (Claude Code finds a session there), or null. */
 export async function forkOriginalFile(file: string): Promise<string | null> {
-  const { forkOf } = await summarizeSession(file, basename(dirname(file)));
+  // Forks are known in project folders (a fork of another agent's session is listed with none), by the module of
+  // the agent that keeps its sessions so.
+  const projects = AGENTS.find((a) => a.sessions?.projects)?.sessions?.projects;
+  if (!projects) return null;
+  const { forkOf } = await projects.summarize(file, basename(dirname(file)));
   if (!forkOf) return null;
   const original = join(dirname(file), `${forkOf.sessionId}.jsonl`);
   return existsSync(original) ? original : null;
