@@ -15,11 +15,10 @@
 // fixtures were recorded long before any run, so none of their own times is touched.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
-
-const FIXTURES = resolve(__dirname, '..', '..', 'shared', 'fixtures');
+import { sharedFixtures } from '../test/support/fixtures';
 
 /** One recorded step: what the verb printed and left in the folder, made comparable. */
 interface Step {
@@ -58,14 +57,14 @@ const STEPS: readonly { step: string; args: (file: string) => string[] }[] = [
 /** The shared fixtures: each file of an agent's folder, or each folder of one (a Cline task is a folder). */
 function fixtures(): { name: string; path: string; session: string }[] {
   const out: { name: string; path: string; session: string }[] = [];
-  for (const agent of readdirSync(FIXTURES).sort()) {
-    const dir = join(FIXTURES, agent);
+  for (const agent of readdirSync(sharedFixtures).sort()) {
+    const dir = join(sharedFixtures, agent);
     if (!statSync(dir).isDirectory()) continue;
     for (const entry of readdirSync(dir).sort()) {
       const path = join(dir, entry);
       if (statSync(path).isDirectory()) {
-        const main = readdirSync(path).find((f) => f === 'api_conversation_history.json');
-        if (main) out.push({ name: `${agent}/${entry}`, path, session: join(entry, main) });
+        const session = join(entry, 'api_conversation_history.json');
+        if (existsSync(join(dir, session))) out.push({ name: `${agent}/${entry}`, path, session });
       } else if (/\.jsonl?$/.test(entry)) out.push({ name: `${agent}/${entry}`, path, session: entry });
     }
   }
@@ -150,9 +149,7 @@ function record(cli: string, outFile: string): void {
   for (const fx of fixtures()) {
     const dir = mkdtempSync(join(tmpdir(), 'ac-golden-'));
     try {
-      cpSync(fx.path, statSync(fx.path).isDirectory() ? join(dir, basename(fx.path)) : join(dir, basename(fx.path)), {
-        recursive: true,
-      });
+      cpSync(fx.path, join(dir, basename(fx.path)), { recursive: true });
       const original = readFileSync(join(dir, fx.session), 'utf8');
       const norm = new Normalizer(dir, new Set((original.match(UUID) ?? []).map((u) => u.toLowerCase())), original);
       const steps: Step[] = [];

@@ -122,9 +122,10 @@ export interface SessionContext {
 
 /**
  * The one route from a session's two reads to what its row and the live status item show: the whole file's figures
- * while they hold for the file as it is (`stats`, not `stale`); else the quick read's tail (the agent module's `sessions.projects`) calibrated
- * by the session's factor from an earlier whole read, or uncalibrated (≈) before any; the limits from what the whole
- * read saw (its own auto-compactions, the window its agent recorded), which an append does not undo.
+ * while they hold for the file as it is (`stats`, not `stale`); else the quick read's tail (the agent module's
+ * `sessions.projects`) calibrated by the session's factor from an earlier whole read, or uncalibrated (≈) before any;
+ * the limits from what the whole read saw (its own auto-compactions, the window its agent recorded), which an append
+ * does not undo.
  */
 export function sessionContext(
   s: SessionSummary & { agent?: AgentId },

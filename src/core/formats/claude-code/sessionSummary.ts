@@ -43,8 +43,6 @@ export function forkOrigin(
 export const HEAD_BYTES = 64 * 1024;
 export const TAIL_BYTES = 64 * 1024;
 const FIRST_LOOK = 16 * 1024;
-/** Context window of a Claude model, in tokens (limits.ts, the one rule). */
-const contextWindowOf = claudeWindowOf;
 
 function parse(line: string): Record<string, unknown> | null {
   if (!line.startsWith('{')) return null;
@@ -143,7 +141,7 @@ export async function summarizeSession(file: string, folder: string, now = Date.
       contextTokens: usage?.tail ? contextFromTail(usage.tail, 1, null) : (usage?.contextTokens ?? null),
       contextTail: usage?.tail ?? null,
       model: usage?.model ?? null,
-      contextWindow: contextWindowOf(usage?.model),
+      contextWindow: claudeWindowOf(usage?.model),
     };
   } finally {
     await fh.close();
@@ -352,7 +350,7 @@ async function summarizeSlices(
     contextTokens: null,
     contextTail: null,
     model: null,
-    contextWindow: contextWindowOf(null),
+    contextWindow: claudeWindowOf(null),
     live: now - st.mtimeMs < LIVE_MS,
     forkOf: forkOrigin(
       headParsed,
