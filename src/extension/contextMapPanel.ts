@@ -291,7 +291,7 @@ export class ContextMapPanels implements vscode.Disposable {
       const panel = vscode.window.createWebviewPanel(
         MAP_VIEW_TYPE,
         `Context Map: ${baseName(file)}`,
-        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { viewColumn: this.mapsColumn() ?? vscode.ViewColumn.Beside, preserveFocus: false },
         { retainContextWhenHidden: false },
       );
       p = this.adopt(file, panel);
@@ -306,6 +306,17 @@ export class ContextMapPanels implements vscode.Disposable {
     }
     p.push();
     return p.snapshot;
+  }
+
+  /**
+   * The group that shows a map already (the active group first): a further map opens there as a tab, so maps never
+   * squeeze the editor into ever narrower groups. Read from the tabs, which also know the maps of a restored window.
+   */
+  private mapsColumn(): vscode.ViewColumn | undefined {
+    const holdsMap = (g: vscode.TabGroup) =>
+      g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(MAP_VIEW_TYPE));
+    const groups = vscode.window.tabGroups;
+    return (holdsMap(groups.activeTabGroup) ? groups.activeTabGroup : groups.all.find(holdsMap))?.viewColumn;
   }
 
   private adopt(file: string, panel: vscode.WebviewPanel): ContextMapPanel {

@@ -55,8 +55,24 @@ describe('host: Context Map', function () {
 
   it('one panel per transcript; a preview target reaches the map with the plan marks', async () => {
     const other = path.join(workspaceDir(), OTHER);
+    const mapGroups = () =>
+      vscode.window.tabGroups.all.filter((g) =>
+        g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label.startsWith('Context Map:')),
+      );
+    // The workbench reports a new tab to the extension host a moment after the panel opens.
+    await waitFor(() => mapGroups().length === 1 || undefined, 30_000, 'the first map to show as a tab');
+    const groupsBefore = vscode.window.tabGroups.all.length;
     const second = await vscode.commands.executeCommand<MapState>('agentCompactor.openContextMap', { file: other });
     assert.equal(second.fileName, OTHER);
+    // A further map is a tab beside the first, not a new group squeezing the rest.
+    const groupsNow = () => vscode.window.tabGroups.all.map((g) => g.tabs.map((t) => t.label).join(', ')).join(' | ');
+    await waitFor(
+      () => mapGroups().some((g) => g.tabs.some((t) => t.label === `Context Map: ${OTHER}`)) || undefined,
+      30_000,
+      'the second map to show as a tab',
+    );
+    assert.equal(vscode.window.tabGroups.all.length, groupsBefore, `no new editor group: ${groupsNow()}`);
+    assert.equal(mapGroups().length, 1, `both maps in one group: ${groupsNow()}`);
     assert.ok(api.getContextMap(file), 'the first map is still open');
     assert.equal(api.getContextMap(other)?.state?.fileName, OTHER);
     await vscode.commands.executeCommand('agentCompactor.openContextMap', { file });
