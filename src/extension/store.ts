@@ -3,6 +3,7 @@
 // up with a live session through a file watcher and `reinspect` (only appended bytes are
 // parsed), and serialises every operation so views never see a half-updated state.
 import { capabilitiesOf } from '../core/formats/registry';
+import { documentAgentOfHead } from '../core/formats/documents';
 import { ContextKey } from './contextKeys';
 import { setContext } from './setContext';
 import { resumeAgentOf } from '../core/resume';
@@ -57,7 +58,20 @@ export function isTranscriptUri(uri: vscode.Uri | undefined): uri is vscode.Uri 
 }
 
 export function isTranscriptEditor(editor: vscode.TextEditor | undefined): editor is vscode.TextEditor {
-  return !!editor && isTranscriptUri(editor.document.uri);
+  return !!editor && (isTranscriptUri(editor.document.uri) || isSessionDocument(editor.document));
+}
+
+/** Characters of an open `.json` document read to tell whether it is a session (what the editor holds already). */
+const SESSION_HEAD_CHARS = 64 << 10;
+
+/**
+ * An open `.json` file outside the agents' folders that is a session by its content (a Claude Code transcript a user
+ * saved as one JSON array): judged from the head of the text the editor holds, so no other file is read.
+ */
+function isSessionDocument(doc: vscode.TextDocument): boolean {
+  if (doc.uri.scheme !== 'file' || !/\.json$/i.test(doc.uri.fsPath)) return false;
+  const head = doc.getText(new vscode.Range(new vscode.Position(0, 0), doc.positionAt(SESSION_HEAD_CHARS)));
+  return documentAgentOfHead(head) !== null;
 }
 
 export class TranscriptStore implements vscode.Disposable {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectFile } from '../../src/core/inspect';
 import type { AgentCompactorApi } from '../../src/extension/api';
-import { getApi, roundNodes, showTranscript, waitFor, workspaceDir } from './helpers';
+import { getApi, roundNodes, showTranscript, waitFor, withTimeout, workspaceDir } from './helpers';
 
 function sharedAgentFile(...parts: string[]): string {
   const root = process.env.AGENT_COMPACTOR_FIXTURES_DIR;
@@ -66,5 +66,31 @@ describe('host: Codex CLI and Cline sessions', function () {
       /read-only/,
     );
     assert.deepEqual(fs.readdirSync(dir).sort(), before);
+  });
+
+  it('a Claude Code transcript saved as one JSON array under any name is followed; other JSON is not', async () => {
+    const dir = path.join(workspaceDir(), 'logs');
+    fs.mkdirSync(dir, { recursive: true });
+    const records = fs
+      .readFileSync(sharedAgentFile('claude-code', 'example.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as unknown);
+    const chat = path.join(dir, 'chat.json');
+    fs.writeFileSync(chat, JSON.stringify(records, null, 2));
+    const other = path.join(dir, 'settings.json');
+    fs.writeFileSync(other, JSON.stringify([{ type: 'tree', path: 'a' }], null, 2));
+    // Opening it is all a person does: the views follow it as they follow a .jsonl.
+    await showTranscript(api, chat);
+    const engine = await inspectFile(chat);
+    assert.equal(roundNodes(api.getRoundsTree(1)).length, engine.report.rounds.length);
+    assert.ok(engine.report.rounds.length > 1);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(other)));
+    await withTimeout(api.whenIdle(), 30_000, 'the store to be idle');
+    assert.equal(api.getCurrentFile(), chat, 'a JSON file that is no session leaves the shown transcript as it was');
+    // Back to it from another file: followed again.
+    const example = path.join(workspaceDir(), 'example.jsonl');
+    await showTranscript(api, example);
+    await showTranscript(api, chat);
   });
 });

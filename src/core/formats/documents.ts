@@ -6,7 +6,8 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { asObject } from '../json';
 import { MAX_TRANSCRIPT_RECORDS, tooLargeDocument, tooManyMessages, type TranscriptIndex } from '../transcript';
 import { messageElements } from './document';
-import { documentAgentOf, formatOf } from './registry';
+import type { AgentModule } from './agent';
+import { documentAgentOf, formatOf, type AgentId } from './registry';
 
 export { messageElements, type MessageElement } from './document';
 
@@ -41,6 +42,26 @@ export async function isJsonDocument(path: string): Promise<boolean> {
     // A first line that is not a whole object: pretty-printed JSON (a JSONL file's bad first line parses neither way).
     return firstLine.trim() === '{' || !first.includes('\n');
   }
+}
+
+/**
+ * The agent whose JSON-array session `head` (the first characters of a document, e.g. what an editor holds) begins,
+ * judged by the messages wholly inside it; null when none of them is an agent's. What decides which `.json` files
+ * outside the agents' own folders are followed as sessions, without reading them whole. Only arrays: an object
+ * document (a Gemini CLI chat) is told by fields its head may not reach, and is followed by its folder.
+ */
+export function documentAgentOfHead(head: string): AgentModule<AgentId> | null {
+  const text = head.replace(/^\uFEFF/, '');
+  if (!text.trimStart().startsWith('[')) return null;
+  const messages: unknown[] = [];
+  for (const el of messageElements(text, 0)) {
+    try {
+      messages.push(JSON.parse(text.slice(el.from, el.to)));
+    } catch {
+      return null;
+    }
+  }
+  return messages.length ? documentAgentOf(messages) : null;
 }
 
 /** Reads a JSON-document session into an index of common entries; null when the document is no session we know. */

@@ -1,11 +1,12 @@
-// Follows the active editor: a `.jsonl` file on disk becomes the shown transcript; keeps the
-// "active editor is a transcript" context key current; re-plans when settings change.
+// Follows the active editor: a session file on disk (`.jsonl`, an agent's JSON document, a `.json` whose content is a
+// session) becomes the shown transcript; keeps the "active editor is a transcript" context key current; re-plans when
+// settings change.
 // Tabs are watched too: VS Code gives extensions no TextEditor for files over 50 MB, but the
 // active tab still names the file, so large transcripts are followed as well.
 import * as vscode from 'vscode';
 import { ContextKey } from '../contextKeys';
 import { setContext } from '../setContext';
-import { isTranscriptUri, type TranscriptStore } from '../store';
+import { isTranscriptEditor, isTranscriptUri, type TranscriptStore } from '../store';
 import { onSettingsChanged } from '../settings';
 
 function activeTabUri(): vscode.Uri | undefined {
@@ -16,10 +17,11 @@ function activeTabUri(): vscode.Uri | undefined {
 export function trackActiveEditor(store: TranscriptStore): vscode.Disposable[] {
   let last: string | undefined;
   const update = () => {
-    const uri = vscode.window.activeTextEditor?.document.uri ?? activeTabUri();
-    const is = isTranscriptUri(uri);
+    const editor = vscode.window.activeTextEditor;
+    const uri = editor?.document.uri ?? activeTabUri();
+    const is = editor ? isTranscriptEditor(editor) : isTranscriptUri(uri);
     void setContext(ContextKey.activeEditorIsTranscript, is);
-    const file = is ? uri.fsPath : undefined;
+    const file = is ? uri?.fsPath : undefined;
     if (file && file !== last) void store.load(file);
     last = file;
   };
