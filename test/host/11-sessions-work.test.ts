@@ -150,22 +150,24 @@ describe('host: the Sessions list as a place to work', function () {
     assert.equal(aiTitled.tooltip.split('\n')[0], 'Refactor the payment retry logic');
     const command = await nodeOf(path.join(root, folderOf(PROJECT), `${COMMAND_ID}.jsonl`));
     assert.equal(command.tooltip.split('\n')[0], 'Fix the flaky login test in checkout');
-    // The row shows the title shortened; the whole title is the tooltip's first line.
-    assert.equal(command.label, 'Fix the flaky l…');
+    // The row shows the whole title after its figures (the tree cuts the row at the side bar's width); the tooltip's
+    // first line is the title.
+    assert.match(command.label, /^(\d+% · )?(\$[\d.]+ · )?Fix the flaky login test in checkout$/);
   });
 
-  it('a row starts with its fill and cost (the end of a row is cut at the default side bar width)', async () => {
+  it('a row starts with its fill and cost, then its title (the end of a row is cut at the side bar width)', async () => {
     const node = await nodeOf(original);
     const described = await waitFor(
       () => {
         const n = sessionNodes().find((s) => s.file === original);
-        return n && /\$/.test(n.description) ? n : undefined;
+        return n && /\$/.test(n.label) ? n : undefined;
       },
       60_000,
       `the rounds and cost of ${path.basename(original)} (${node.description})`,
     );
-    assert.match(described.description, /^\d+% · \$[\d.]+ · \d+ hours ago · [\d.]+ (KiB|MiB) · \d+ rounds?/);
-    assert.ok(described.label.length <= 16, described.label);
+    assert.match(described.label, /^\d+% · \$[\d.]+ · \S/);
+    assert.ok(described.label.endsWith(described.tooltip.split('\n')[0]), `${described.label} ends with the title`);
+    assert.match(described.description, /^\d+ hours ago · [\d.]+ (KiB|MiB) · \d+ rounds?/);
   });
 
   it("forks: Claude Code's own fork is marked and linked to its original; Open Original Session shows it", async () => {

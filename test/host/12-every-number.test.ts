@@ -100,7 +100,7 @@ describe('host: every number the same', function () {
           api
             .getSessionsTree()
             .flatMap((p) => p.children ?? [])
-            .find((s) => s.file === file && s.description.startsWith('23% ·')),
+            .find((s) => s.file === file && s.label.startsWith('23% ·')),
         60_000,
         'the Sessions row with the same figure',
       );

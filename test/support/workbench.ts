@@ -502,6 +502,26 @@ export class Workbench {
     await this.runCommand('View: Close All Editors');
   }
 
+  /** Drags the side bar's sash so that the side bar is `width` px wide (as a person widens it); its width after. */
+  async resizeSidebar(width: number): Promise<number> {
+    const sidebar = this.page.locator('.part.sidebar');
+    const box = await sidebar.boundingBox();
+    if (!box) throw new Error('no side bar is shown');
+    const edge = box.x + box.width;
+    const sashes = this.page.locator('.monaco-sash.vertical');
+    const boxes = await sashes.evaluateAll((els) =>
+      els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, w: r.width, h: r.height })),
+    );
+    const sash = boxes.find((b) => Math.abs(b.x + b.w / 2 - edge) <= 4 && b.h > 100);
+    if (!sash) throw new Error(`no sash at the side bar's edge (${edge} px)`);
+    const y = box.y + box.height / 2;
+    await this.page.mouse.move(sash.x + sash.w / 2, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + width, y, { steps: 8 });
+    await this.page.mouse.up();
+    return (await sidebar.boundingBox())?.width ?? 0;
+  }
+
   /** Save a PNG of the whole page into test-results/screenshots/<name>.png; returns its path. */
   async screenshot(name: string): Promise<string> {
     fs.mkdirSync(screenshotsDir, { recursive: true });

@@ -1,7 +1,7 @@
 /**
  * The Sessions view at the side bar's default width (1400×900, the side bar as the workbench opens it): a session
- * with a long title still shows its context fill and cost whole, since the end of a row is what the tree cuts. The
- * whole title is in the tooltip.
+ * with a long title shows its context fill and cost whole at the start of its row, then as much of its title as the
+ * row has room for (the tree cuts the end of a row). The whole title is in the tooltip.
  *
  * Screenshot (test-results/screenshots/): sessions-width.png.
  */
@@ -32,8 +32,16 @@ describe('UI: the Sessions view at the default side bar width', function () {
       .split('\n')
       .filter(Boolean)
       .map((l) => {
-        const o = JSON.parse(l) as { type?: string; cwd?: string; isMeta?: boolean; message?: { content?: unknown } };
+        const o = JSON.parse(l) as {
+          type?: string;
+          cwd?: string;
+          sessionId?: string;
+          isMeta?: boolean;
+          message?: { content?: unknown };
+        };
         if (typeof o.cwd === 'string') o.cwd = CWD;
+        // Its own session's lines (under another id they would be a fork's copies, which cost it nothing).
+        if (typeof o.sessionId === 'string') o.sessionId = ID;
         if (
           first &&
           o.type === 'user' &&
@@ -63,7 +71,7 @@ describe('UI: the Sessions view at the default side bar width', function () {
     await wb?.stop();
   });
 
-  it('a long-titled session shows its fill and cost whole; the title is shortened and whole in the tooltip', async () => {
+  it('a long-titled session shows its fill and cost whole, then as much of its title as the row has room for', async () => {
     await wb.page.locator('.activitybar .action-item .action-label[aria-label^="Agent Compactor"]').click();
     const pane = wb.page.locator('.part.sidebar .pane', {
       has: wb.page.locator('.pane-header h3.title', { hasText: /^Sessions$/i }),
@@ -71,33 +79,46 @@ describe('UI: the Sessions view at the default side bar width', function () {
     // Fill and cost are read in the background once the project (the only one, so expanded) is shown.
     const session = pane
       .locator('.monaco-list-row')
-      .filter({ has: wb.page.locator('.label-description', { hasText: /^\d+% · \$/ }) })
+      .filter({ has: wb.page.locator('.label-name', { hasText: /^\d+% · \$/ }) })
       .first();
     await session.waitFor({ state: 'visible', timeout: 60_000 });
-    const row = await session.evaluate((el) => {
-      const box = el.querySelector('.monaco-icon-label-container')!.getBoundingClientRect();
-      const desc = el.querySelector('.label-description')!;
-      const figures = /^\d+% · \$[\d.]+/.exec(desc.textContent ?? '')![0];
-      const range = document.createRange();
-      range.setStart(desc.firstChild!, 0);
-      range.setEnd(desc.firstChild!, figures.length);
-      return {
-        label: el.querySelector('.label-name')?.textContent ?? '',
-        title:
-          el.querySelector('.monaco-icon-label')?.getAttribute('aria-label') ??
-          (el as HTMLElement).getAttribute('aria-label') ??
-          '',
-        figures,
-        right: range.getBoundingClientRect().right,
-        visibleTo: box.right,
-        sidebar: document.querySelector('.part.sidebar')!.getBoundingClientRect().width,
-      };
-    });
+    /** The row's label, its figures, and where on screen they and the title's first `titleChars` characters end. */
+    const measure = (titleChars: number) =>
+      session.evaluate((el, chars) => {
+        const box = el.querySelector('.monaco-icon-label-container')!.getBoundingClientRect();
+        const name = el.querySelector('.label-name')!;
+        const text = name.textContent ?? '';
+        const figures = /^\d+% · \$[\d.]+ · /.exec(text)![0];
+        const node = document.createTreeWalker(name, NodeFilter.SHOW_TEXT).nextNode()!;
+        const range = document.createRange();
+        range.setStart(node, 0);
+        range.setEnd(node, figures.length);
+        const figuresRight = range.getBoundingClientRect().right;
+        range.setEnd(node, Math.min(figures.length + chars, node.textContent!.length));
+        return {
+          label: text,
+          figures,
+          figuresRight,
+          titleRight: range.getBoundingClientRect().right,
+          visibleTo: box.right,
+          sidebar: document.querySelector('.part.sidebar')!.getBoundingClientRect().width,
+        };
+      }, titleChars);
+    const row = await measure(8);
     await wb.screenshot('sessions-width');
-    assert.ok(row.label.startsWith('Refactor the') && row.label.endsWith('…'), `the title shortened: ${row.label}`);
+    assert.equal(row.label, `${row.figures}${LONG_TITLE}`, 'the row holds the whole title after the figures');
     assert.ok(
-      row.right <= row.visibleTo,
-      `"${row.figures}" is shown whole in a ${row.sidebar} px side bar: it ends at ${row.right} px, the row is cut at ${row.visibleTo} px`,
+      row.figuresRight <= row.visibleTo,
+      `"${row.figures}" is shown whole in a ${row.sidebar} px side bar: it ends at ${row.figuresRight} px, the row is cut at ${row.visibleTo} px`,
+    );
+    assert.ok(row.titleRight <= row.visibleTo, `the title begins in the row: ${JSON.stringify(row)}`);
+    // The title is cut by the row's width only: a wider side bar shows more of it (a fixed cut showed 15 characters).
+    await wb.resizeSidebar(640);
+    const wide = await measure(60);
+    await wb.screenshot('sessions-width-wide');
+    assert.ok(
+      wide.titleRight <= wide.visibleTo,
+      `in a ${wide.sidebar} px side bar the title's first 60 characters are shown: they end at ${wide.titleRight} px, the row at ${wide.visibleTo} px`,
     );
     // The whole title is the tooltip's first line.
     const tooltip = await wb.hoverText(session.locator('.label-name'), LONG_TITLE);

@@ -30,11 +30,15 @@ const OTHERS: { cwd: string; id: string; source: string }[] = [
 /** Claude Code's folder name for a project path. */
 const folderOf = (cwd: string) => cwd.replace(/[^a-zA-Z0-9]/g, '-');
 
-/** A fixture's lines with their `cwd` set to `cwd`, as if the session had run there. */
-function relocated(source: string, cwd: string): string {
+/**
+ * A fixture's lines with their `cwd` set to `cwd` and their `sessionId` to `id`, as if the session had run there under
+ * that id (lines under another id would be a fork's copies, which cost the fork nothing).
+ */
+function relocated(source: string, cwd: string, id: string): string {
   return fs
     .readFileSync(path.join(fixturesDir, 'claude-code', source), 'utf8')
-    .replace(/"cwd":"[^"]*"/g, `"cwd":${JSON.stringify(cwd)}`);
+    .replace(/"cwd":"[^"]*"/g, `"cwd":${JSON.stringify(cwd)}`)
+    .replace(/"sessionId":"[^"]*"/g, `"sessionId":${JSON.stringify(id)}`);
 }
 
 function place(projects: string, cwd: string, id: string, text: string, mtime: Date): string {
@@ -57,7 +61,7 @@ async function brokenText(): Promise<{ text: string; removedUuids: string[] }> {
   const assistants = a.chain.main.map((i) => a.index.entries[i]).filter((e) => e.kind === 'assistant');
   const at = Math.round(assistants.length * 0.62);
   const removed = [assistants[at].line, assistants[at + 1].line];
-  const lines = relocated(source, BROKEN_CWD).split('\n');
+  const lines = relocated(source, BROKEN_CWD, BROKEN_ID).split('\n');
   const removedUuids = removed.map((n) => (JSON.parse(lines[n - 1]) as { uuid: string }).uuid);
   return { text: lines.filter((_, k) => !removed.includes(k + 1)).join('\n'), removedUuids };
 }
@@ -76,7 +80,9 @@ describe('UI: find a broken session, see its health, repair it', function () {
     configDir = Workbench.claudeConfigDir();
     projects = path.join(configDir, 'projects');
     const t0 = Date.now() - 3 * 86_400_000;
-    OTHERS.forEach((o, k) => place(projects, o.cwd, o.id, relocated(o.source, o.cwd), new Date(t0 + k * 3_600_000)));
+    OTHERS.forEach((o, k) =>
+      place(projects, o.cwd, o.id, relocated(o.source, o.cwd, o.id), new Date(t0 + k * 3_600_000)),
+    );
     const broken = await brokenText();
     removedUuids = broken.removedUuids;
     brokenLines = broken.text.split('\n');
@@ -102,6 +108,9 @@ describe('UI: find a broken session, see its health, repair it', function () {
     });
   const rows = (title: string) => pane(title).locator('.monaco-list-row');
 
+  /** A row's label without the fill and cost a session row starts with. */
+  const titleOf = (label: string) => label.replace(/^(\d+% · )?(≈?\$[\d.,]+ · )?/, '');
+
   async function rowTexts(title: string): Promise<{ label: string; description: string }[]> {
     return rows(title).evaluateAll((els) =>
       els.map((el) => ({
@@ -111,39 +120,20 @@ describe('UI: find a broken session, see its health, repair it', function () {
     );
   }
 
-  /** Drag the side bar's sash to make it `width` px wide, so labels and figures fit. */
-  async function widenSidebar(width: number): Promise<void> {
-    const box = await sidebar().boundingBox();
-    if (!box) return;
-    const edge = box.x + box.width;
-    const sashes = wb.page.locator('.monaco-sash.vertical');
-    const boxes = await sashes.evaluateAll((els) =>
-      els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, w: r.width, h: r.height })),
-    );
-    const i = boxes.findIndex((b) => Math.abs(b.x + b.w / 2 - edge) <= 4 && b.h > 100);
-    if (i < 0) return;
-    const b = boxes[i];
-    const y = box.y + box.height / 2;
-    await wb.page.mouse.move(b.x + b.w / 2, y);
-    await wb.page.mouse.down();
-    await wb.page.mouse.move(box.x + width, y, { steps: 8 });
-    await wb.page.mouse.up();
-  }
-
   it('the Sessions view lists the projects of the config folder by their real paths', async () => {
     // The container is opened from the activity bar, as a user would.
     await wb.page.locator('.activitybar .action-item .action-label[aria-label^="Agent Compactor"]').click();
     await rows('Sessions').first().waitFor({ state: 'visible', timeout: 60_000 });
     // At the side bar's default width the end of a row is cut: the session's fill and cost, once read in the
-    // background (its project, the newest, is expanded), are where the cut does not reach.
+    // background (its project, the newest, is expanded), start the row, where the cut does not reach.
     const session = rows('Sessions')
-      .filter({ has: wb.page.locator('.label-description', { hasText: /^\d+% · \$/ }) })
+      .filter({ has: wb.page.locator('.label-name', { hasText: /^\d+% · \$/ }) })
       .first();
     await session.waitFor({ state: 'visible', timeout: 60_000 });
     const cut = await session.evaluate((el) => {
       const box = el.querySelector('.monaco-icon-label-container')!.getBoundingClientRect();
-      const desc = el.querySelector('.label-description')!;
-      const text = desc.firstChild!;
+      const desc = el.querySelector('.label-name')!;
+      const text = document.createTreeWalker(desc, NodeFilter.SHOW_TEXT).nextNode()!;
       const figures = /^\d+% · \$[\d.]+/.exec(desc.textContent ?? '')![0];
       const range = document.createRange();
       range.setStart(text, 0);
@@ -160,7 +150,7 @@ describe('UI: find a broken session, see its health, repair it', function () {
       `"${cut.figures}" is shown whole at the default width (${cut.width} px side bar): ends at ${cut.right}, the row is cut at ${cut.visibleTo}`,
     );
     await wb.screenshot('sessions-default-width');
-    await widenSidebar(640);
+    await wb.resizeSidebar(640);
     const projectRow = (name: string) =>
       rows('Sessions').filter({ has: wb.page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) });
     await projectRow('checkout-service').waitFor({ state: 'visible', timeout: 30_000 });
@@ -177,13 +167,10 @@ describe('UI: find a broken session, see its health, repair it', function () {
     }
     // The newest session's project comes first and is expanded: the broken session is the newest.
     assert.equal(shown[0].label, 'checkout-service');
-    assert.equal(shown[1].label, '--history', 'its session is titled by its first prompt');
-    // Once its rounds and cost are read, the session (2 hours idle, 85k tokens) is marked: its prompt cache expired.
-    // Fill and cost first, then idle time, size and rounds (read in the background: the project is expanded).
-    assert.match(
-      shown[1].description,
-      /^\d+% · \$[\d.]+ · 2 hours ago · [\d.]+ (KiB|MiB) · \d+ rounds? · cache expired$/,
-    );
+    // Fill and cost first, then the title (its first prompt); idle time, size and rounds after (read in the
+    // background: the project is expanded). Its prompt cache expired: 2 hours idle, 85k tokens.
+    assert.match(shown[1].label, /^\d+% · \$[\d.]+ · --history$/, 'its session is titled by its first prompt');
+    assert.match(shown[1].description, /^2 hours ago · [\d.]+ (KiB|MiB) · \d+ rounds? · cache expired$/);
   });
 
   it('filters to a project and opens the broken session: Resume Health in the Rounds tree, the problem in the Problems panel', async () => {
@@ -207,7 +194,7 @@ describe('UI: find a broken session, see its health, repair it', function () {
     await wb.page.waitForFunction(() => document.querySelectorAll('.part.sidebar .pane .monaco-list-row').length > 0);
     const filtered = await rowTexts('Sessions');
     assert.deepEqual(
-      filtered.map((r) => r.label),
+      filtered.map((r) => titleOf(r.label)),
       ['checkout-service', '--history'],
       JSON.stringify(filtered),
     );
@@ -299,8 +286,8 @@ describe('UI: find a broken session, see its health, repair it', function () {
     const sessions = rows('Sessions').filter({ hasText: '--history' });
     await wb.page.waitForFunction(
       () =>
-        [...document.querySelectorAll('.part.sidebar .pane .monaco-list-row .label-name')].filter(
-          (e) => e.textContent?.trim() === '--history',
+        [...document.querySelectorAll('.part.sidebar .pane .monaco-list-row .label-name')].filter((e) =>
+          /(^|· )--history$/.test(e.textContent?.trim() ?? ''),
         ).length >= 2,
       undefined,
       { timeout: 30_000 },

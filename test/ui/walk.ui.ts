@@ -94,10 +94,10 @@ describe('UI: one compaction from the Sessions view to Undo, every figure agains
     await wb.page.locator('.activitybar .action-item .action-label[aria-label^="Agent Compactor"]').click();
     // Fill and cost come with the background read of the expanded project.
     const row = rows('Sessions')
-      .filter({ has: wb.page.locator('.label-description', { hasText: /^\d+% · \$/ }) })
+      .filter({ has: wb.page.locator('.label-name', { hasText: /^\d+% · \$/ }) })
       .first();
     await row.waitFor({ state: 'visible', timeout: 60_000 });
-    const share = Number(/^(\d+)%/.exec((await row.locator('.label-description').textContent()) ?? '')![1]);
+    const share = Number(/^(\d+)%/.exec((await row.locator('.label-name').textContent()) ?? '')![1]);
     await wb.screenshot('walk-sessions');
     await row.hover();
     const compact = row.locator('.actions .action-label[aria-label^="Compact Transcript"]');
@@ -199,7 +199,7 @@ describe('UI: one compaction from the Sessions view to Undo, every figure agains
     assert.equal(num(/^context ~?([\d,]+)/.exec(lastText)?.[1] ?? '0'), delivered, `last round: ${lastText}`);
     // The Sessions view lists the fork with the same figure as its fill.
     const forkRow = rows('Sessions').filter({
-      has: wb.page.locator('.label-description', {
+      has: wb.page.locator('.label-name', {
         hasText: new RegExp(`^${Math.round((delivered / 200_000) * 100)}% · `),
       }),
     });

@@ -2,7 +2,16 @@
 // Code stores them), read by file stats and the head and tail of each file only. Its speed is a ratio against reading
 // the same files whole, measured in the same run (the absolute time is printed; the 1 s aim is checked in the bench).
 import { strict as assert } from 'node:assert';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { groupSessions } from '../../src/core/sessionList';
@@ -56,6 +65,17 @@ describe('sessions list', function () {
       JSON.stringify({ type: 'custom-title', customTitle: 'My renamed session', sessionId: s.id }) + '\n',
     );
     assert.equal((await summarizeSession(file, folderOf(cwd))).title, 'My renamed session');
+    // Claude Code's summary line at the very end of a session read by head and tail (its big middle never read).
+    const summarized = join(dir, '5e1c0d2b-9a8f-4e7d-8c6b-5a4f3e2d1c0b.jsonl');
+    const big = readFileSync(src, 'utf8').repeat(Math.ceil((HEAD_BYTES + TAIL_BYTES) / statSync(src).size) + 1);
+    writeFileSync(
+      summarized,
+      big +
+        JSON.stringify({ type: 'summary', summary: 'Device Role Helper & Dialog Refactoring', leafUuid: 'x' }) +
+        '\n',
+    );
+    assert.ok(statSync(summarized).size > HEAD_BYTES + TAIL_BYTES);
+    assert.equal((await summarizeSession(summarized, folderOf(cwd))).title, 'Device Role Helper & Dialog Refactoring');
     assert.equal(contextWindowOf('claude-sonnet-4-5[1m]'), 1_000_000);
   });
 
@@ -76,6 +96,17 @@ describe('sessions list', function () {
     assert.equal(sessionTitle([user('First'), command, user('Output of it')], []), 'First');
     const head = [{ type: 'summary', summary: 'A summary' }, user('Typed')];
     assert.equal(sessionTitle(head, []), 'A summary');
+    // A summary line at the end of the file (read with its tail), after a slash command's output: the newest summary.
+    assert.equal(
+      sessionTitle(
+        [command, user('Unknown skill: ralph-loop')],
+        [
+          { type: 'summary', summary: 'Older leaf' },
+          { type: 'summary', summary: 'Device Role Helper & Dialog Refactoring' },
+        ],
+      ),
+      'Device Role Helper & Dialog Refactoring',
+    );
     assert.equal(
       sessionTitle(head, [
         { type: 'ai-title', aiTitle: 'Old' },

@@ -140,8 +140,9 @@ describe('sessions view: rounds and cost', function () {
     };
     const now = s.mtimeMs + 3 * 3_600_000;
     const ready = sessionNode(s, now, { kind: 'ready', stats, stale: false });
-    // Fill and cost first: at the side bar's default width the end of a row is cut.
-    assert.equal(ready.description, '40% · $1.23 · 3 hours ago · 2.4 MiB · 12 rounds');
+    // Fill and cost first, then the whole title: the tree cuts the end of a row at the side bar's width.
+    assert.equal(ready.label, `40% · $1.23 · ${s.title}`);
+    assert.equal(ready.description, '3 hours ago · 2.4 MiB · 12 rounds');
     assert.ok(ready.tooltip.includes('Context: ▰▰▱▱▱ 80k / 200k · 40%'), ready.tooltip);
     assert.ok(ready.tooltip.includes('Rounds: 12\nCost: $1.23 at list prices of 2026-01-15'), ready.tooltip);
     assert.equal(
@@ -180,7 +181,8 @@ describe('sessions view: rounds and cost', function () {
     });
     assert.ok(!agentClose.includes('apart'), agentClose);
     const pending = sessionNode(s, now, { kind: 'pending' });
-    assert.equal(pending.description, '40% · 3 hours ago · 2.4 MiB');
+    assert.equal(pending.label, `40% · ${s.title}`);
+    assert.equal(pending.description, '3 hours ago · 2.4 MiB');
     assert.ok(pending.tooltip.includes('Rounds and cost: being counted…'));
     assert.ok(
       sessionNode(s, now, { kind: 'failed', reason: 'not a JSONL transcript' }).tooltip.includes(

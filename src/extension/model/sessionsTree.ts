@@ -73,8 +73,18 @@ export function costText(state: StatsState): string | null {
   return state.kind === 'ready' ? `${state.stale ? '≈' : ''}${costFigure(costOf(state.stats), formatUsd)}` : null;
 }
 
-/** Characters of a session's title shown in its row (the whole title is in the tooltip). */
-export const ROW_TITLE_CHARS = 16;
+/**
+ * A session row's label: its fill and cost first, then its title. The tree cuts a row at its end, at whatever width the
+ * side bar has, so the figures are whole at any width and the title takes the room that is left (the whole title is
+ * in the tooltip). A title cut to a fixed length hid the title in a wide side bar and still lost the cost in a narrow
+ * or deeply nested one.
+ */
+export function sessionRowLabel(
+  s: Pick<SessionSummary, 'title' | 'contextTokens' | 'contextWindow'>,
+  stats: StatsState,
+): string {
+  return [fillShare(s), costText(stats), oneLine(s.title, 100)].filter(Boolean).join(' · ');
+}
 
 /** Rounds and cost for the description (`12 rounds · $1.23`; `≈` while figures of an earlier size are shown), or null. */
 export function statsText(state: StatsState): string | null {
@@ -172,15 +182,8 @@ export function sessionNode(
   return {
     id: `session:${s.file}`,
     kind: 'session',
-    label: oneLine(s.title, ROW_TITLE_CHARS),
-    description: [
-      fillShare(s),
-      costText(stats),
-      s.live ? 'writing now' : timeAgo(s.mtimeMs, now),
-      formatBytes(s.size),
-      rounds,
-      expiry?.mark,
-    ]
+    label: sessionRowLabel(s, stats),
+    description: [s.live ? 'writing now' : timeAgo(s.mtimeMs, now), formatBytes(s.size), rounds, expiry?.mark]
       .filter(Boolean)
       .join(' · '),
     tooltip: [

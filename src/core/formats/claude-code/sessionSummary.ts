@@ -84,10 +84,10 @@ function promptText(o: Record<string, unknown>): { text: string; command: boolea
 }
 
 /**
- * The session's title from its head's lines (first prompt) and the title lines of its head and tail (newest wins): a custom title, then
- * Claude Code's generated title (`ai-title`), then a summary line, then the first prompt a person typed, and only
- * when there is none, the first slash command. The user line right after a slash command's is that command's output
- * (e.g. "Unknown skill: ralph-loop"), not a prompt.
+ * The session's title from its head's lines (first prompt) and the title lines of its head and tail (newest wins): a
+ * custom title, then Claude Code's generated title (`ai-title`), then a summary line, then the first prompt a person
+ * typed, and only when there is none, the first slash command. The user line right after a slash command's is that
+ * command's output (e.g. "Unknown skill: ralph-loop"), not a prompt.
  */
 export function sessionTitle(
   head: readonly Record<string, unknown>[],
@@ -102,8 +102,10 @@ export function sessionTitle(
   };
   const titled = newest('custom-title', 'customTitle') ?? newest('ai-title', 'aiTitle');
   if (titled) return titled;
-  const summary = head.find((o) => o.type === 'summary' && typeof o.summary === 'string');
-  if (summary) return summary.summary as string;
+  // A summary line (Claude Code's title of a conversation's leaf) may be anywhere, often last: the newest wins.
+  const summary =
+    newest('summary', 'summary') ?? head.find((o) => o.type === 'summary' && typeof o.summary === 'string')?.summary;
+  if (typeof summary === 'string') return summary;
   let command: string | null = null;
   let afterCommand = false;
   for (const o of head) {
@@ -332,7 +334,8 @@ async function summarizeSlices(
   const headParsed = headLines.flatMap((l) =>
     wanted(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : [],
   );
-  const titleLine = (l: string) => l.includes('"custom-title"') || l.includes('"ai-title"');
+  const titleLine = (l: string) =>
+    l.includes('"custom-title"') || l.includes('"ai-title"') || /"type"\s*:\s*"summary"/.test(l);
   const titles = [...headLines, ...tailLines].flatMap((l) =>
     titleLine(l) ? [parse(l)].filter((o): o is Record<string, unknown> => o !== null) : [],
   );
