@@ -57,9 +57,11 @@ module.exports = {
     {
       name: 'extension-not-from-webview',
       severity: 'error',
-      comment: 'The extension host talks to pages through the protocol modules only.',
+      comment:
+        "The extension host talks to pages through the protocol modules only, and declares its commands' options with " +
+        'their validator kit (validate.ts, pure TypeScript).',
       from: { path: '^src/extension/' },
-      to: { path: '^src/webview/(?!(protocol|mapProtocol)\\.ts$)' },
+      to: { path: '^src/webview/(?!(protocol|mapProtocol|validate)\\.ts$)' },
     },
     {
       name: 'core-root-below-compact',

@@ -3,16 +3,28 @@
 // `Infer<typeof schema>` is the TypeScript type both sides use, so a type and its check cannot drift apart.
 // Every string and every array names its bound (a message carries transcript text, which is untrusted); an object
 // refuses a key it does not declare; numbers are finite. Pure TypeScript: no `vscode`, no DOM, so both the
-// extension host and the page bundles use it.
+// extension host and the page bundles use it. The extension's commands declare their options objects with it too
+// (`options`), and `problemOf` says where a value does not fit and what was expected there.
 
-/** A guard for values of type T: the schema of a field, an object or a message. */
-export type Schema<T> = (value: unknown) => value is T;
+/** A guard for values of type T: the schema of a field, an object or a message; `expected` says what it accepts. */
+export type Schema<T> = ((value: unknown) => value is T) & {
+  readonly expected?: string;
+  /** An object schema's fields (and whether each may be left out), for `problemOf` to look into. */
+  readonly fields?: { shape: Shape; optional: boolean };
+};
+
+/** `guard`, saying in words what it accepts. */
+function described<T>(guard: (value: unknown) => value is T, expected: string): Schema<T> {
+  return Object.assign(guard, { expected });
+}
 
 /** The type a schema accepts. */
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 /** The fields of an object schema, by name. */
-export type Shape = Record<string, Schema<unknown>>;
+export interface Shape {
+  [field: string]: Schema<unknown>;
+}
 
 /** The object type of a shape (each field's documentation is kept from the shape's declaration). */
 export type ObjectOf<S extends Shape> = { -readonly [K in keyof S]: Infer<S[K]> };
@@ -28,56 +40,122 @@ const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(
 /** A whole number from `min` (default 0) to `max` (default the largest safe integer). */
 export function int(bounds: { min?: number; max?: number } = {}): Schema<number> {
   const { min = 0, max = Number.MAX_SAFE_INTEGER } = bounds;
-  return (v): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max;
+  return described(
+    (v): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max,
+    max === Number.MAX_SAFE_INTEGER ? `a whole number of at least ${min}` : `a whole number from ${min} to ${max}`,
+  );
 }
 
 /** A finite number of at least 0 (token figures, shares, dollars). */
 export function count(): Schema<number> {
-  return (v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  return described(
+    (v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0,
+    'a finite number of at least 0',
+  );
 }
 
 /** A string of at most `max` characters (and at least `min`, default 0). */
 export function str(max: number, bounds: { min?: number } = {}): Schema<string> {
   const min = bounds.min ?? 0;
-  return (v): v is string => typeof v === 'string' && v.length >= min && v.length <= max;
+  return described(
+    (v): v is string => typeof v === 'string' && v.length >= min && v.length <= max,
+    min > 0 ? `a string of ${min} to ${max} characters` : `a string of at most ${max} characters`,
+  );
 }
 
-export const bool: Schema<boolean> = (v): v is boolean => typeof v === 'boolean';
+export const bool: Schema<boolean> = described((v): v is boolean => typeof v === 'boolean', 'true or false');
 
 /** Exactly `value` (a protocol version, a message's type). */
 export function literal<const L extends string | number | boolean>(value: L): Schema<L> {
-  return (v): v is L => v === value;
+  return described((v): v is L => v === value, JSON.stringify(value));
 }
 
 /** One of `values`. */
 export function oneOf<const L extends readonly string[]>(values: L): Schema<L[number]> {
-  return (v): v is L[number] => typeof v === 'string' && values.includes(v);
+  return described(
+    (v): v is L[number] => typeof v === 'string' && values.includes(v),
+    `one of ${values.map((x) => JSON.stringify(x)).join(', ')}`,
+  );
 }
 
 /** `schema`'s values or null. */
 export function nullable<T>(schema: Schema<T>): Schema<T | null> {
-  return (v): v is T | null => v === null || schema(v);
+  return described((v): v is T | null => v === null || schema(v), `${schema.expected ?? 'a value'} or null`);
 }
 
 /** An array of at most `max` values of `item`. */
 export function array<T>(item: Schema<T>, max: number): Schema<T[]> {
-  return (v): v is T[] => Array.isArray(v) && v.length <= max && v.every((x) => item(x));
+  return described(
+    (v): v is T[] => Array.isArray(v) && v.length <= max && v.every((x) => item(x)),
+    `an array of at most ${max} items, each ${item.expected ?? 'a value'}`,
+  );
 }
 
 /** An object with exactly the fields of `shape`: a missing field, a wrong one or one more is refused. */
 export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
   const keys = Object.keys(shape);
-  return (v): v is ObjectOf<S> => {
+  const guard = (v: unknown): v is ObjectOf<S> => {
     if (!isPlainObject(v)) return false;
     const own = Object.keys(v);
     if (own.length !== keys.length) return false;
     return keys.every((k) => hasOwn(v, k) && shape[k](v[k]));
   };
+  return Object.assign(guard, { expected: 'an object', fields: { shape, optional: false } });
 }
 
-/** `schema`, with a rule across its fields (e.g. every row as wide as the header says). */
-export function refine<T>(schema: Schema<T>, rule: (value: T) => boolean): Schema<T> {
-  return (v): v is T => schema(v) && rule(v);
+/**
+ * An options object (a command's): the fields of `shape`, each of which may be left out or undefined; a key it does
+ * not declare is refused, as `object` refuses one.
+ */
+export function options<S extends Shape>(shape: S): Schema<Partial<ObjectOf<S>>> {
+  const guard = (v: unknown): v is Partial<ObjectOf<S>> =>
+    isPlainObject(v) && Object.keys(v).every((k) => hasOwn(shape, k) && (v[k] === undefined || shape[k](v[k])));
+  return Object.assign(guard, { expected: 'an options object', fields: { shape, optional: true } });
+}
+
+/** `schema`, with a rule across its fields (e.g. every row as wide as the header says), said in `expected`. */
+export function refine<T>(schema: Schema<T>, rule: (value: T) => boolean, expected?: string): Schema<T> {
+  const guard = (v: unknown): v is T => schema(v) && rule(v);
+  return Object.assign(guard, { expected: expected ?? schema.expected, fields: expected ? undefined : schema.fields });
+}
+
+/** A value for display in a refusal: short, and never a whole transcript. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'object' && value !== null) return 'an object';
+  const text =
+    typeof value === 'string'
+      ? JSON.stringify(value)
+      : typeof value === 'number' || typeof value === 'boolean' || value === null
+        ? String(value)
+        : `a ${typeof value}`;
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/**
+ * Where `value` does not fit `schema`, and what was expected there (`field "targetTokens": expected a whole number
+ * from 1000 to 10000000, got "120k"`); null when it fits.
+ */
+export function problemOf(schema: Schema<unknown>, value: unknown, at = ''): string | null {
+  if (schema(value)) return null;
+  const where = at ? `field "${at}": ` : '';
+  const fields = schema.fields;
+  if (!fields || !isPlainObject(value))
+    return `${where}expected ${schema.expected ?? 'another value'}, got ${shown(value)}`;
+  const known = Object.keys(fields.shape);
+  for (const k of Object.keys(value))
+    if (!hasOwn(fields.shape, k)) return `unknown field "${at ? `${at}.` : ''}${k}" (known: ${known.join(', ')})`;
+  for (const k of known) {
+    const path = at ? `${at}.${k}` : k;
+    if (!hasOwn(value, k) || value[k] === undefined) {
+      if (fields.optional) continue;
+      return `field "${path}": missing (expected ${fields.shape[k].expected ?? 'a value'})`;
+    }
+    const problem = problemOf(fields.shape[k], value[k], path);
+    if (problem) return problem;
+  }
+  return `${where}expected ${schema.expected ?? 'another value'}`;
 }
 
 /** The messages of one direction, by type: each a `{ type, ...fields }` object. */

@@ -1,22 +1,13 @@
-// Argument handling shared by the commands. A command is invoked from the palette (no
-// argument), a menu (a Uri, or a tree node), or programmatically (a plain options object,
-// e.g. by the host tests); the last kind gets errors thrown back instead of only shown.
+// Argument handling shared by the commands. A command is invoked from the palette (no argument), a menu (a Uri, or a
+// tree node), or by code (a plain options object, checked against the command's schema: call.ts `optionsOf`).
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { isTranscriptEditor } from '../store';
 import type { Services } from '../services';
 import { sessionsFolder } from '../model/sessions';
+import { CommandInputError, type Ui } from './call';
 
-/** A plain options object passed by code (not a Uri, not a tree node). */
-export function isProgrammatic(arg: unknown): arg is Record<string, unknown> {
-  if (!arg || typeof arg !== 'object' || arg instanceof vscode.Uri || Array.isArray(arg)) return false;
-  return !('contextValue' in arg && 'kind' in arg);
-}
-
-/** The options object of a programmatic call, else {}. */
-export function options<T extends object>(arg: unknown): Partial<T> {
-  return isProgrammatic(arg) ? (arg as Partial<T>) : {};
-}
+export { CommandInputError } from './call';
 
 /** A file named by the argument: Uri, path string, `{ file }` (options or tree node). */
 export function fileFromArg(arg: unknown): string | undefined {
@@ -47,24 +38,30 @@ export async function pickTranscript(title: string, openLabel: string): Promise<
 }
 
 /**
- * The transcript a command acts on: the argument's, else the one shown in the tree, else
- * the active editor's, else (when `pick`) one chosen in a file dialog.
+ * The transcript a command acts on: the argument's, else the one shown in the tree, else the active editor's, else
+ * one a person chooses in a file dialog (undefined if they do not); a call from code that names none is refused.
  */
 export async function resolveTranscript(
   s: Services,
   arg: unknown,
-  pick: { title: string; openLabel: string } | false,
+  ui: Ui,
+  pick: { title: string; openLabel: string },
 ): Promise<string | undefined> {
+  return shownTranscript(s, arg) ?? ui.ask(() => pickTranscript(pick.title, pick.openLabel), noTranscript(pick.title));
+}
+
+/** The transcript of the argument, else the one shown in the tree, else the active editor's; none asked for. */
+export function shownTranscript(s: Services, arg: unknown): string | undefined {
   const fromArg = fileFromArg(arg);
   if (fromArg) return fromArg;
   if (s.store.file) return s.store.file;
   const editor = vscode.window.activeTextEditor;
-  if (isTranscriptEditor(editor)) return editor.document.uri.fsPath;
-  if (pick && !isProgrammatic(arg)) return pickTranscript(pick.title, pick.openLabel);
-  return undefined;
+  return isTranscriptEditor(editor) ? editor.document.uri.fsPath : undefined;
 }
 
-/** Error for programmatic calls that lack what the UI would have asked for. */
-export class CommandInputError extends Error {
-  override name = 'CommandInputError';
+/** The unattended answer to "which transcript?": a refusal naming the command. */
+export function noTranscript(title: string): () => never {
+  return () => {
+    throw new CommandInputError(`${title}: no transcript given and none is shown`);
+  };
 }

@@ -41,9 +41,19 @@ import type { AgentId } from '../../core/formats/registry';
 import { costSettings, getSettings } from '../settings';
 import { copyResumeCommand, resumeSession, sessionCwd } from './resume';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import { endReview, reviewAndOffer, reviewFileOf, reviewOf } from './review';
-import { writeTargetOf, type CompactArgs } from './compactArgs';
+import { resolveTranscript } from './args';
+import {
+  CommandFailure,
+  CommandInputError,
+  forPerson,
+  optionsOf,
+  runCommand,
+  type Action,
+  type Call,
+  type Ui,
+} from './call';
+import { endReview, REVIEW_FILE_OPTIONS, reviewFileOf, reviewOf, reviewSummary } from './review';
+import { COMPACT_OPTIONS, writeTargetOf, type CompactArgs } from './compactArgs';
 import { CommandId } from '../commandIds';
 
 export type { CompactArgs } from './compactArgs';
@@ -84,26 +94,35 @@ function plannedOf(planned: PlannedCompaction): Planned {
   };
 }
 
-/** Asks for a key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen and none is set. */
+/**
+ * The key (kept in SecretStorage, the only place it comes from) when the Anthropic summarizer is chosen: a person
+ * without one is asked to set one or use the offline summary; code without one runs keyless (and the run says so).
+ */
 async function ensureKey(
   s: Services,
   summarizer: Summarizer,
+  ui: Ui,
 ): Promise<{ summarizer: Summarizer; apiKey?: string } | undefined> {
   if (summarizer !== 'anthropic') return { summarizer };
   const key = await s.secrets.getApiKey();
   if (key) return { summarizer, apiKey: key };
-  const choice = await vscode.window.showWarningMessage(
-    'No Anthropic API key is set. Set one (kept in VS Code secret storage) or use the offline extractive summary.',
-    'Set API Key',
-    'Use Offline Summary',
+  return ui.ask<{ summarizer: Summarizer; apiKey?: string }>(
+    async () => {
+      const choice = await vscode.window.showWarningMessage(
+        'No Anthropic API key is set. Set one (kept in VS Code secret storage) or use the offline extractive summary.',
+        'Set API Key',
+        'Use Offline Summary',
+      );
+      if (choice === 'Use Offline Summary') return { summarizer: 'extractive' as const };
+      if (choice === 'Set API Key') {
+        const ok = await vscode.commands.executeCommand<boolean>(CommandId.setApiKey);
+        const next = ok ? await s.secrets.getApiKey() : undefined;
+        return next ? { summarizer, apiKey: next } : undefined;
+      }
+      return undefined;
+    },
+    () => ({ summarizer }),
   );
-  if (choice === 'Use Offline Summary') return { summarizer: 'extractive' };
-  if (choice === 'Set API Key') {
-    const ok = await vscode.commands.executeCommand<boolean>(CommandId.setApiKey);
-    const next = ok ? await s.secrets.getApiKey() : undefined;
-    return next ? { summarizer, apiKey: next } : undefined;
-  }
-  return undefined;
 }
 
 /** What a run needs once the arguments, settings and key are settled. */
@@ -118,85 +137,96 @@ interface Request {
 }
 
 /** Compact Transcript on `file`, as from a menu: plan, confirm, then review or compact (the Budget Preview's button). */
-export function compactTranscript(s: Services, file: string): Promise<CompactResult | undefined> {
-  return compactCommand(s, vscode.Uri.file(file));
+export function compactTranscript(s: Services, file: string): Promise<unknown> {
+  return runCommand(s, CommandId.compact, compactCommand, vscode.Uri.file(file), undefined);
 }
 
-export async function compactCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
-  const programmatic = isProgrammatic(arg);
-  const o = options<CompactArgs>(arg);
-  const req = await settleRequest(s, arg, o, programmatic);
+export async function compactCommand(s: Services, arg: unknown, call: Call): Promise<CompactResult | undefined> {
+  const o = optionsOf(COMPACT_OPTIONS, 'Compact Transcript', arg);
+  assertTrusted();
+  const file = await resolveTranscript(s, arg, call.ui, { title: 'Compact Transcript', openLabel: 'Compact' });
+  if (!file) return undefined;
+  return compactFile(s, { ...o, file }, call.ui);
+}
+
+/** Refused in Restricted Mode, with the way to trust the folder. */
+function assertTrusted(): void {
+  if (!vscode.workspace.isTrusted)
+    throw new CommandInputError(
+      'Compaction writes files and may send transcript content to the Anthropic API or your agent CLI, so it is disabled in Restricted Mode.',
+      {
+        actions: [
+          { title: 'Manage Workspace Trust', run: () => vscode.commands.executeCommand('workbench.trust.manage') },
+        ],
+      },
+    );
+}
+
+/**
+ * Compacts `o.file`: settles the request (a person may be asked for a key), plans, confirms (unless `confirm: false`)
+ * and applies; undefined when the person stops or chooses to review the summary first.
+ */
+async function compactFile(
+  s: Services,
+  o: Partial<CompactArgs> & { file: string },
+  ui: Ui,
+): Promise<CompactResult | undefined> {
+  const req = await settleRequest(s, o.file, o, ui);
   if (!req) return undefined;
   const { file, summarizer } = req;
-
+  // A re-run after the user already confirmed (a button of the failure's message): no second dialog.
+  const again = (extra: Partial<CompactArgs> = {}) => compactFile(s, { ...o, ...extra, file, confirm: false }, ui);
   let planned: Planned;
   try {
     planned = await planFor(s, req, compactOptionsOf(req, o));
   } catch (err) {
-    if (err instanceof CompactError && err.code === 'nothing-to-compact' && !programmatic) {
-      // The plan leaves nothing to do: said as before, with the way to a smaller target.
-      const choice = await vscode.window.showInformationMessage(`${basename(file)}: ${err.message}`, 'Open Settings');
-      if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
-      return undefined;
-    }
     if (err instanceof CompactError && err.code === 'nothing-to-compact')
-      return handleFailure(s, err, arg, summarizer, programmatic);
+      // The plan leaves nothing to do: said as before, with the way to a smaller target.
+      throw new CommandFailure(`${basename(file)}: ${err.message}`, err, {
+        severity: 'info',
+        actions: [OPEN_TARGET_SETTING],
+      });
     s.log.error(`Could not plan a compaction of ${file}`, err);
-    if (programmatic) throw err;
-    void vscode.window.showErrorMessage(
+    throw new CommandFailure(
       `Cannot compact ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`,
+      err,
     );
-    return undefined;
   }
   const { plan, context } = planned;
   s.log.info(`Plan for ${file}: ${planSummary(plan, context)}`);
   // Before the confirmation, which would otherwise offer to send the session to the other agent.
   const wrongAgent = o.summaryText === undefined ? agentCliRefusal(summarizer, planned.agent) : null;
-  if (wrongAgent)
-    return handleFailure(s, new CompactError('wrong-summarizer', wrongAgent), arg, summarizer, programmatic);
-  if (!(await confirmed(s, planned, req, o, programmatic))) return undefined;
-  return applyPlanned(s, req, o, planned, arg, programmatic);
+  if (wrongAgent) throw failure(s, new CompactError('wrong-summarizer', wrongAgent), summarizer, again);
+  if (!(await confirmed(s, planned, req, o))) return undefined;
+  return applyPlanned(s, req, o, planned, again);
 }
 
-/** Applies the plan the user confirmed (or reviewed), then shows the result; a failure gets its notification. */
+const OPEN_TARGET_SETTING: Action = {
+  title: 'Open Settings',
+  run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens'),
+};
+
+/** Applies the plan the user confirmed (or reviewed), then shows the result; a failure says what helps. */
 async function applyPlanned(
   s: Services,
   req: Request,
   o: Partial<CompactArgs>,
   planned: Planned,
-  arg: unknown,
-  programmatic: boolean,
-): Promise<CompactResult | undefined> {
+  again: (extra?: Partial<CompactArgs>) => Promise<unknown>,
+): Promise<CompactResult> {
   let result: CompactResult;
   try {
     result = await runWithProgress(s, req, planned.planned);
   } catch (err) {
-    return handleFailure(s, err, arg, req.summarizer, programmatic);
+    throw failure(s, err, req.summarizer, again);
   }
   await afterCompaction(s, result, req, o, planned);
   return result;
 }
 
-/** The file, write mode, settings and summarizer (with its key), or undefined when the user stops or the workspace is restricted. */
-async function settleRequest(
-  s: Services,
-  arg: unknown,
-  o: Partial<CompactArgs>,
-  programmatic: boolean,
-): Promise<Request | undefined> {
-  if (!vscode.workspace.isTrusted) {
-    const msg =
-      'Compaction writes files and may send transcript content to the Anthropic API or your agent CLI, so it is disabled in Restricted Mode.';
-    if (programmatic) throw new CommandInputError(msg);
-    const choice = await vscode.window.showWarningMessage(msg, 'Manage Workspace Trust');
-    if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
-    return undefined;
-  }
-  const file = await resolveTranscript(s, arg, { title: 'Compact Transcript', openLabel: 'Compact' });
-  if (!file) {
-    if (programmatic) throw new CommandInputError('compact: no transcript given and none is shown');
-    return undefined;
-  }
+/** The write mode, settings and summarizer (with its key) of a run on `file`, or undefined when the person stops. */
+async function settleRequest(s: Services, file: string, o: Partial<CompactArgs>, ui: Ui): Promise<Request | undefined> {
+  assertTrusted();
   const config = getSettings(vscode.Uri.file(file));
   const { mode, out } = writeTargetOf(o, config.writeMode);
   // The target of this file's own preview, if it has one; never one typed for another file.
@@ -206,15 +236,11 @@ async function settleRequest(
 
   // Only the setting opts in to sending content to the API; a caller can only opt out.
   const requested: Summarizer = o.summarizer === 'extractive' ? 'extractive' : config.summarizer;
-  if (o.summarizer !== undefined && o.summarizer !== 'extractive' && config.summarizer !== o.summarizer) {
-    const msg = `The ${o.summarizer} summarizer sends transcript content out of VS Code, so it runs only when the agentCompactor.summarizer setting is "${o.summarizer}".`;
-    if (programmatic) throw new CommandInputError(msg);
-    void vscode.window.showWarningMessage(msg);
-    return undefined;
-  }
-  const keyed = programmatic
-    ? { summarizer: requested, apiKey: requested === 'anthropic' ? await s.secrets.getApiKey() : undefined }
-    : await ensureKey(s, requested);
+  if (o.summarizer !== undefined && o.summarizer !== 'extractive' && config.summarizer !== o.summarizer)
+    throw new CommandInputError(
+      `The ${o.summarizer} summarizer sends transcript content out of VS Code, so it runs only when the agentCompactor.summarizer setting is "${o.summarizer}".`,
+    );
+  const keyed = await ensureKey(s, requested, ui);
   if (!keyed) return undefined;
   return { file, mode, out, settings, summarizer: keyed.summarizer, apiKey: keyed.apiKey, config };
 }
@@ -224,23 +250,15 @@ async function settleRequest(
  * does not go on to a one-step compaction. With `agentCompactor.reviewSummary` on (the default)
  * its first choice writes the summary for review instead, and Apply Summary compacts later.
  */
-async function confirmed(
-  s: Services,
-  planned: Planned,
-  req: Request,
-  o: Partial<CompactArgs>,
-  programmatic: boolean,
-): Promise<boolean> {
+async function confirmed(s: Services, planned: Planned, req: Request, o: Partial<CompactArgs>): Promise<boolean> {
   const { file } = req;
   const { plan, context } = planned;
-  if (!programmatic && plan.nothingToDo) {
-    const choice = await vscode.window.showInformationMessage(
-      `${basename(file)}: ${planSummary(plan, context)}.`,
-      'Open Settings',
-    );
-    if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor.targetTokens');
-    return false;
-  }
+  // (Planning refuses such a plan already unless a summary text is given.)
+  if (plan.nothingToDo && o.summaryText === undefined)
+    throw new CommandInputError(`${basename(file)}: ${planSummary(plan, context)}.`, {
+      severity: 'info',
+      actions: [OPEN_TARGET_SETTING],
+    });
   if (o.confirm === false) return true;
   // Priced as the plan line prices it (the same settings), with the summarizer this run settled on.
   const { prices } = costSettings(file);
@@ -266,7 +284,7 @@ async function confirmed(
   // The summarizer settled above (the user may have chosen the offline one instead of setting a key).
   // The review carries the figure this dialog promised, so the result measures itself against it.
   if (choice === REVIEW || choice === REVIEW_FIRST)
-    await reviewAndOffer(s, file, { ...o, summarizer: req.summarizer, promised: promisedContext(plan) }, programmatic);
+    await reviewSummary(s, file, { ...o, summarizer: req.summarizer, promised: promisedContext(plan) });
   return choice === COMPACT || choice === COMPACT_NOW;
 }
 
@@ -401,11 +419,12 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
         ...buttons,
       )
     : await vscode.window.showInformationMessage(text, ...buttons);
-  // The session just written, by the id and folder the compaction reported; a refusal is said by the function itself.
+  // The session just written, by the id and folder the compaction reported; a refusal is told as its command tells it.
   const session = { file: result.output, sessionId: result.sessionId ?? undefined, cwd: cwd ?? undefined };
   try {
-    if (choice === resumeAction(result)) await resumeSession(s, session);
-    else if (choice === RESULT_ACTIONS.copyResume) await copyResumeCommand(s, session);
+    if (choice === resumeAction(result)) await forPerson(s, 'Resume Session', () => resumeSession(s, session));
+    else if (choice === RESULT_ACTIONS.copyResume)
+      await forPerson(s, 'Copy Resume Command', () => copyResumeCommand(s, session));
     else if (choice === RESULT_ACTIONS.diff) {
       const left = result.backup ?? file;
       await vscode.commands.executeCommand(
@@ -417,64 +436,43 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
     } else if (choice === RESULT_ACTIONS.reveal)
       await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
   } catch (err) {
-    // The commands already told the user; keep the detail in the log.
     s.log.warn(`${choice} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
-async function handleFailure(
+/**
+ * A failed run in words that help (model/errors.ts adviceFor): set the key, use the offline summary, retry... each
+ * button re-runs through `again` without a second confirmation. Code callers get the engine's error.
+ */
+function failure(
   s: Services,
   err: unknown,
-  arg: unknown,
   summarizer: Summarizer,
-  programmatic: boolean,
-): Promise<CompactResult | undefined> {
+  again: (extra?: Partial<CompactArgs>) => Promise<unknown>,
+): CommandFailure {
   const advice = adviceFor(err, summarizer);
   if (advice.severity === 'info') s.log.info(advice.message);
   else s.log.error('Compaction failed', err);
-  const show =
-    advice.severity === 'error'
-      ? vscode.window.showErrorMessage
-      : advice.severity === 'warning'
-        ? vscode.window.showWarningMessage
-        : vscode.window.showInformationMessage;
-  const pending = show(advice.message, ...advice.actions);
-  if (programmatic) {
-    void pending.then((choice) => act(s, choice, arg, programmatic)).then(undefined, () => undefined);
-    throw err;
-  }
-  return act(s, await pending, arg, programmatic);
+  return new CommandFailure(advice.message, err, {
+    severity: advice.severity,
+    actions: advice.actions.map((title) => ({ title, run: () => act(s, title, again) })),
+  });
 }
 
 async function act(
   s: Services,
-  choice: ErrorAction | undefined,
-  arg: unknown,
-  programmatic: boolean,
-): Promise<CompactResult | undefined> {
-  const file = isProgrammatic(arg)
-    ? ((arg as CompactArgs).file ?? s.store.file)
-    : ((arg instanceof vscode.Uri ? arg.fsPath : undefined) ?? s.store.file);
-  const base: CompactArgs = { ...(isProgrammatic(arg) ? arg : {}), file, confirm: false };
-  // A re-run after the user already confirmed: no second dialog; its own failure is
-  // shown by its own notification (and only thrown back to programmatic callers).
-  const rerun = async (extra: Partial<CompactArgs> = {}) => {
-    try {
-      return await compactCommand(s, { ...base, ...extra });
-    } catch (err) {
-      if (programmatic) throw err;
-      return undefined;
-    }
-  };
+  choice: ErrorAction,
+  again: (extra?: Partial<CompactArgs>) => Promise<unknown>,
+): Promise<unknown> {
   switch (choice) {
     case 'Set API Key': {
       const ok = await vscode.commands.executeCommand<boolean>(CommandId.setApiKey);
-      return ok ? rerun() : undefined;
+      return ok ? again() : undefined;
     }
     case 'Use Offline Summary':
-      return rerun({ summarizer: 'extractive' });
+      return again({ summarizer: 'extractive' });
     case 'Retry':
-      return rerun();
+      return again();
     case 'Open Settings':
       await vscode.commands.executeCommand('workbench.action.openSettings', 'agentCompactor');
       return undefined;
@@ -491,27 +489,28 @@ async function act(
  * (the same plan → apply path as Compact). If the session changed since the draft, core plans again and the result's
  * notification says what changed ("Not the plan you confirmed"); a different plan is never written silently.
  */
-export async function applySummaryCommand(s: Services, arg?: unknown): Promise<CompactResult | undefined> {
-  const programmatic = isProgrammatic(arg);
+export async function applySummaryCommand(s: Services, arg: unknown, call: Call): Promise<CompactResult> {
+  const given = optionsOf(REVIEW_FILE_OPTIONS, 'Apply Summary', arg);
   const file = reviewFileOf(s, arg);
   const review = file ? reviewOf(file) : undefined;
-  if (!file || !review) {
-    if (programmatic)
-      throw new CommandInputError(
-        'applySummary: no summary is being reviewed for this transcript (run Review Summary first)',
-      );
-    void vscode.window.showWarningMessage(
-      'No summary is being reviewed; run Compact Transcript: Review Summary first.',
-    );
-    return undefined;
-  }
-  if (!vscode.workspace.isTrusted) {
-    const msg = 'Compaction writes files, so it is disabled in Restricted Mode.';
-    if (programmatic) throw new CommandInputError(msg);
-    void vscode.window.showWarningMessage(msg);
-    return undefined;
-  }
-  const o: Partial<CompactArgs> = { ...review.args, ...options<CompactArgs>(arg), file, confirm: false };
+  if (!file || !review)
+    throw new CommandInputError('No summary is being reviewed; run Compact Transcript: Review Summary first.');
+  return applySummary(s, file, given.open, call.ui);
+}
+
+/** Compacts `file` with the text of its review (which ends once the summary is written). */
+export async function applySummary(
+  s: Services,
+  file: string,
+  open: boolean | undefined,
+  ui: Ui,
+): Promise<CompactResult> {
+  const review = reviewOf(file);
+  if (!review)
+    throw new CommandInputError('No summary is being reviewed; run Compact Transcript: Review Summary first.');
+  if (!vscode.workspace.isTrusted)
+    throw new CommandInputError('Compaction writes files, so it is disabled in Restricted Mode.');
+  const o: Partial<CompactArgs> = { ...review.args, ...(open === undefined ? {} : { open }), file, confirm: false };
   const { planned } = review;
   // The reviewed text is the summary; the draft's own progress, cancellation and stream are over.
   const reviewed: PlannedCompaction = {
@@ -534,8 +533,12 @@ export async function applySummaryCommand(s: Services, arg?: unknown): Promise<C
     config,
   };
   // A Retry after a failure compacts again with the reviewed text (the review stays open until one succeeds).
-  const retryArgs = { ...o, summaryText: reviewed.options.summaryText };
-  const result = await applyPlanned(s, req, o, plannedOf(reviewed), retryArgs, programmatic);
-  if (result) await endReview(file);
+  const again = async (extra: Partial<CompactArgs> = {}) => {
+    const result = await compactFile(s, { ...o, summaryText: reviewed.options.summaryText, ...extra, file }, ui);
+    if (result) await endReview(file);
+    return result;
+  };
+  const result = await applyPlanned(s, req, o, plannedOf(reviewed), again);
+  await endReview(file);
   return result;
 }

@@ -2,11 +2,13 @@
 // Review Summary and Apply Summary share with it.
 import type { ContextAfter } from '../../core/compact/types';
 import type { CompactSettings } from '../../core/compactSettings';
+import { SUMMARY_DETAILS } from '../../core/summaryDetail';
 import { normalizeWriteMode, type Summarizer, type WriteMode } from '../model/settings';
+import { array, bool, int, oneOf, options, str } from '../../webview/validate';
 
 export interface CompactArgs {
   file?: string;
-  /** false: no confirmation dialog (programmatic use). */
+  /** false: no confirmation dialog (a call from code). */
   confirm?: boolean;
   /**
    * 'extractive' forces the offline summary. Any other value is honoured only when the
@@ -31,6 +33,36 @@ export interface CompactArgs {
    */
   promised?: ContextAfter;
 }
+
+/** A target in tokens, as the input box and the setting take it. */
+export const TARGET_TOKENS = int({ min: 1_000, max: 10_000_000 });
+
+/**
+ * The options object of Compact Transcript and Review Summary, checked against CompactArgs' fields (`promised` is
+ * passed within the extension only, never by a caller).
+ */
+export const COMPACT_OPTIONS = options({
+  file: str(4_096, { min: 1 }),
+  confirm: bool,
+  summarizer: oneOf(['extractive', 'anthropic', 'claude-cli', 'codex-cli']),
+  writeMode: oneOf(['fork', 'inPlace', 'newFile']),
+  out: str(4_096, { min: 1 }),
+  force: bool,
+  targetTokens: TARGET_TOKENS,
+  settings: options({
+    targetTokens: TARGET_TOKENS,
+    keepRecentTokens: int(),
+    maxToolResultCharsPerMessage: int(),
+    maxToolResultChars: int(),
+    exemptTools: array(str(200), 1_000),
+    previewBytes: int(),
+    summaryTokens: int(),
+    summaryDetail: oneOf(SUMMARY_DETAILS),
+  }),
+  instructions: str(100_000),
+  open: bool,
+  summaryText: str(50_000_000),
+});
 
 /** Where a run writes, from the arguments over the setting: in place, or a fork (or `out`, replaced only with `force`). */
 export function writeTargetOf(

@@ -4,24 +4,14 @@ import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { conversationUri } from '../views/conversation';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, options } from './args';
+import { options, str } from '../../webview/validate';
+import { CommandInputError, optionsOf } from './call';
 
-export async function showConversationDiffCommand(
-  s: Services,
-  arg?: unknown,
-): Promise<{ before: string; after: string } | undefined> {
-  const o = options<{ before: string; after: string }>(arg);
-  const result = s.store.lastResult;
-  const before = o.before ?? (result ? (result.backup ?? result.plan.file) : undefined);
-  const after = o.after ?? result?.output;
-  if (!before || !after) {
-    if (isProgrammatic(arg))
-      throw new CommandInputError('showConversationDiff: no compaction was run in this window; give { before, after }');
-    void vscode.window.showInformationMessage(
-      'Run a compaction first: the conversation diff compares the session before and after it.',
-    );
-    return undefined;
-  }
+/** `{ before, after }`: the two transcripts to compare (default: the last compaction's input and result). */
+export const CONVERSATION_DIFF_OPTIONS = options({ before: str(4_096, { min: 1 }), after: str(4_096, { min: 1 }) });
+
+/** Opens the readable diff of `before` and `after`; the two documents' URIs. */
+export async function showConversationDiff(before: string, after: string): Promise<{ before: string; after: string }> {
   const left = conversationUri(before, 'before');
   const right = conversationUri(after, 'after');
   await vscode.commands.executeCommand(
@@ -31,4 +21,20 @@ export async function showConversationDiffCommand(
     `Conversation: ${basename(before)} ↔ ${basename(after)}`,
   );
   return { before: left.toString(), after: right.toString() };
+}
+
+export async function showConversationDiffCommand(
+  s: Services,
+  arg: unknown,
+): Promise<{ before: string; after: string }> {
+  const o = optionsOf(CONVERSATION_DIFF_OPTIONS, 'Show Conversation Diff', arg);
+  const result = s.store.lastResult;
+  const before = o.before ?? (result ? (result.backup ?? result.plan.file) : undefined);
+  const after = o.after ?? result?.output;
+  if (!before || !after)
+    throw new CommandInputError(
+      'Run a compaction first: the conversation diff compares the session before and after it.',
+      { severity: 'info' },
+    );
+  return showConversationDiff(before, after);
 }

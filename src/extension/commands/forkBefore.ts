@@ -6,40 +6,40 @@ import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { forkBeforeCompaction, type ForkBeforeResult } from '../../core/repair/forkBefore';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, options } from './args';
+import { bool, int, options, str } from '../../webview/validate';
+import { CommandFailure, CommandInputError, forPerson, optionsOf } from './call';
 import { resumeSession } from './resume';
 
-export interface ForkBeforeArgs {
-  file: string;
-  /** The compaction's number (1-based, in file order); a boundary node of the Rounds tree carries it. */
-  compaction: number;
-  /** false: no confirmation dialog (programmatic use). */
-  confirm?: boolean;
-}
+/** `{ file, compaction, confirm }`: the session, the compaction's number (1-based, in file order), `confirm: false` for no dialog. */
+export const FORK_BEFORE_OPTIONS = options({
+  file: str(4_096, { min: 1 }),
+  compaction: int({ min: 1 }),
+  confirm: bool,
+});
 
 const FORK = 'Write the Fork';
 const RESUME = 'Resume in Claude Code';
 
-export async function forkBeforeCompactionCommand(s: Services, arg?: unknown): Promise<ForkBeforeResult | undefined> {
-  const programmatic = isProgrammatic(arg);
-  const o = options<ForkBeforeArgs>(arg);
-  if (!vscode.workspace.isTrusted) {
-    const msg = 'Fork From Before This Compaction writes a file, so it is disabled in Restricted Mode.';
-    if (programmatic) throw new CommandInputError(msg);
-    void vscode.window.showWarningMessage(msg);
-    return undefined;
-  }
-  // A boundary node of the Rounds tree (its context menu) or the options of a programmatic call: both name the file
+/** Refused in Restricted Mode: the fork is a file written. */
+function assertTrusted(): void {
+  if (!vscode.workspace.isTrusted)
+    throw new CommandInputError(
+      'Fork From Before This Compaction writes a file, so it is disabled in Restricted Mode.',
+    );
+}
+
+export async function forkBeforeCompactionCommand(s: Services, arg: unknown): Promise<ForkBeforeResult | undefined> {
+  const o = optionsOf(FORK_BEFORE_OPTIONS, 'Fork From Before This Compaction', arg);
+  assertTrusted();
+  // A boundary node of the Rounds tree (its context menu) or the options of a call from code: both name the file
   // and the compaction's number.
   const given = arg && typeof arg === 'object' ? (arg as { file?: unknown; compaction?: unknown }) : {};
   const file = typeof given.file === 'string' ? given.file : undefined;
   const number = typeof given.compaction === 'number' ? given.compaction : undefined;
-  if (!file || number === undefined) {
-    const msg = 'Fork From Before This Compaction: run it on a compact boundary of the Rounds view.';
-    if (programmatic) throw new CommandInputError(msg);
-    void vscode.window.showInformationMessage(msg);
-    return undefined;
-  }
+  if (!file || number === undefined)
+    throw new CommandInputError('Fork From Before This Compaction: run it on a compact boundary of the Rounds view.', {
+      severity: 'info',
+    });
   if (o.confirm !== false) {
     const choice = await vscode.window.showWarningMessage(
       `Fork ${basename(file)} from before compaction ${number}?`,
@@ -52,27 +52,30 @@ export async function forkBeforeCompactionCommand(s: Services, arg?: unknown): P
     );
     if (choice !== FORK) return undefined;
   }
+  return forkBefore(s, file, number);
+}
+
+/** Writes the fork of `file` from before compaction `number`, shows it and offers to resume it. */
+export async function forkBefore(s: Services, file: string, number: number): Promise<ForkBeforeResult> {
+  assertTrusted();
   let result: ForkBeforeResult;
   try {
     result = await forkBeforeCompaction(file, number);
   } catch (err) {
-    const msg = `Fork From Before This Compaction: ${err instanceof Error ? err.message : String(err)}`;
-    s.log.error(msg);
-    if (programmatic) throw err;
-    void vscode.window.showErrorMessage(msg);
-    return undefined;
+    throw new CommandFailure(
+      `Fork From Before This Compaction: ${err instanceof Error ? err.message : String(err)}`,
+      err,
+    );
   }
   s.log.info(`Forked ${file} from before compaction ${number}: ${result.output}`);
   await s.store.load(result.output, { force: true });
   const text = `Wrote ${basename(result.output)}: ${basename(file)} as it was before compaction ${number} (${result.messages} messages on resume).`;
-  const shown = vscode.window.showInformationMessage(text, ...(result.resumeCommand ? [RESUME] : []));
-  const follow = shown.then(async (choice) => {
-    // A refusal (no program, Restricted Mode) is said by resumeSession itself.
+  // The button resumes the fork; what stands in the way is said as Resume Session says it.
+  void vscode.window.showInformationMessage(text, ...(result.resumeCommand ? [RESUME] : [])).then(async (choice) => {
     if (choice === RESUME)
-      await resumeSession(s, { file: result.output, sessionId: result.sessionId }).catch((err: unknown) =>
-        s.log.warn(`Resume failed: ${err instanceof Error ? err.message : String(err)}`),
+      await forPerson(s, 'Resume Session', () =>
+        resumeSession(s, { file: result.output, sessionId: result.sessionId }),
       );
   });
-  if (!programmatic) await follow;
   return result;
 }

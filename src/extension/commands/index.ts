@@ -1,7 +1,9 @@
 // Registers every command. Each returns a value, so host tests can drive them with
-// `vscode.commands.executeCommand(id, { ...options })`.
+// `vscode.commands.executeCommand(id, { ...options })`; each runs through call.ts `runCommand`, the one place that
+// tells a call from code (it gets the rejection) from a person's (who is told what stopped it).
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import { runCommand, type Command } from './call';
 import { CommandId } from '../commandIds';
 import { clearApiKeyCommand } from './clearApiKey';
 import { clearPreviewCommand } from './clearPreview';
@@ -35,7 +37,7 @@ import { addSummaryFactCommand, discardSummaryCommand, reviewSummaryCommand } fr
 import { undoLastCompactionCommand } from './undo';
 import { showConversationDiffCommand } from './conversationDiff';
 
-export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?: unknown) => unknown> = {
+export const COMMANDS: Record<CommandId, Command> = {
   [CommandId.compact]: compactCommand,
   [CommandId.preview]: previewCommand,
   [CommandId.clearPreview]: clearPreviewCommand,
@@ -77,13 +79,8 @@ export const COMMANDS: Record<CommandId, (s: Services, arg?: unknown, selected?:
 export function registerCommands(s: Services): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([id, handler]) =>
     // A tree item's command gets the clicked node and, with several selected, all of them.
-    vscode.commands.registerCommand(id, async (arg?: unknown, selected?: unknown) => {
-      try {
-        return await handler(s, arg, selected);
-      } catch (err) {
-        s.log.error(`${id} failed`, err);
-        throw err;
-      }
-    }),
+    vscode.commands.registerCommand(id, (arg?: unknown, selected?: unknown) =>
+      runCommand(s, id, handler, arg, selected),
+    ),
   );
 }

@@ -3,18 +3,28 @@
 import * as vscode from 'vscode';
 import type { BudgetState } from '../../webview/protocol';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, resolveTranscript } from './args';
+import { options, str } from '../../webview/validate';
+import { resolveTranscript } from './args';
+import { optionsOf, type Call } from './call';
 
-export async function openBudgetCommand(s: Services, arg?: unknown): Promise<BudgetState | undefined> {
-  const file = await resolveTranscript(s, arg, { title: 'Open Budget Preview', openLabel: 'Preview' });
-  if (!file) {
-    if (isProgrammatic(arg)) throw new CommandInputError('openBudget: no transcript given and none is shown');
-    return undefined;
-  }
+/** `{ file }`: the transcript to preview (default: the shown one). */
+export const OPEN_BUDGET_OPTIONS = options({ file: str(4_096, { min: 1 }) });
+
+/** Shows the Budget Preview of `file` (planned first if it has no plan); its state as shown. */
+export async function openBudget(s: Services, file: string): Promise<BudgetState | undefined> {
   if (s.store.file !== file || s.store.state.status !== 'ready') await s.store.load(file);
   if (s.store.state.status === 'ready' && !s.store.plan) await s.store.preview();
   s.budget.show();
-  if (s.store.state.status === 'error' && !isProgrammatic(arg))
-    void vscode.window.showWarningMessage(s.store.state.message);
   return s.budget.state;
+}
+
+export async function openBudgetCommand(s: Services, arg: unknown, call: Call): Promise<BudgetState | undefined> {
+  optionsOf(OPEN_BUDGET_OPTIONS, 'Open Budget Preview', arg);
+  const file = await resolveTranscript(s, arg, call.ui, { title: 'Open Budget Preview', openLabel: 'Preview' });
+  if (!file) return undefined;
+  const state = await openBudget(s, file);
+  // The panel shows the state; a person is told of a file that cannot be read too.
+  const st = s.store.state;
+  if (st.status === 'error') await call.ui.present(() => void vscode.window.showWarningMessage(st.message));
+  return state;
 }

@@ -4,16 +4,26 @@
 import * as vscode from 'vscode';
 import type { MapState } from '../../webview/mapProtocol';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, resolveTranscript } from './args';
+import { options, str } from '../../webview/validate';
+import { resolveTranscript } from './args';
+import { optionsOf, type Call } from './call';
 
-export async function openContextMapCommand(s: Services, arg?: unknown): Promise<MapState | undefined> {
-  const file = await resolveTranscript(s, arg, { title: 'Open Context Map', openLabel: 'Open Map' });
-  if (!file) {
-    if (isProgrammatic(arg)) throw new CommandInputError('openContextMap: no transcript given and none is shown');
-    return undefined;
-  }
-  const snapshot = await s.maps.open(file);
-  if (s.store.state.status === 'error' && s.store.file === file && !isProgrammatic(arg))
-    void vscode.window.showWarningMessage(s.store.state.message);
-  return snapshot.state;
+/** `{ file }`: the transcript to map (default: the shown one). */
+export const OPEN_CONTEXT_MAP_OPTIONS = options({ file: str(4_096, { min: 1 }) });
+
+/** Opens (or shows) the Context Map of `file`; its state as shown. */
+export async function openContextMap(s: Services, file: string): Promise<MapState | undefined> {
+  return (await s.maps.open(file)).state;
+}
+
+export async function openContextMapCommand(s: Services, arg: unknown, call: Call): Promise<MapState | undefined> {
+  optionsOf(OPEN_CONTEXT_MAP_OPTIONS, 'Open Context Map', arg);
+  const file = await resolveTranscript(s, arg, call.ui, { title: 'Open Context Map', openLabel: 'Open Map' });
+  if (!file) return undefined;
+  const state = await openContextMap(s, file);
+  // The map shows the state; a person is told of a file that cannot be read too.
+  const st = s.store.state;
+  if (st.status === 'error' && s.store.file === file)
+    await call.ui.present(() => void vscode.window.showWarningMessage(st.message));
+  return state;
 }

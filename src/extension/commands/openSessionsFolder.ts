@@ -14,8 +14,8 @@ import {
 } from '../model/sessions';
 import type { Services } from '../services';
 import { agentModule, type AgentId } from '../../core/formats/registry';
-import { isProgrammatic } from './args';
 import { CommandId } from '../commandIds';
+import type { Call } from './call';
 
 export interface SessionsResult {
   /** Claude Code's sessions folder, whether it exists, and its sessions. */
@@ -29,7 +29,14 @@ export interface SessionsResult {
 
 type Item = vscode.QuickPickItem & { file?: string; action?: 'window' | 'os' };
 
-export async function openSessionsFolderCommand(s: Services, arg?: unknown): Promise<SessionsResult> {
+/** Every agent's sessions folder found on this machine, with its sessions (Claude Code's first). */
+export async function agentSessions(s: Services): Promise<SessionsResult> {
+  return (await listed(s)).result;
+}
+
+async function listed(
+  s: Services,
+): Promise<{ result: SessionsResult; main?: ReturnType<typeof agentFolders>[number] }> {
   const folders = agentFolders(process.env, undefined, dirname(s.context.globalStorageUri.fsPath));
   // The folder of projects (Claude Code's) is the one opened or revealed; every agent's sessions are listed.
   const main = folders.find((f) => f.location.projectFolders);
@@ -42,12 +49,21 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
     if (existsSync(f.folder))
       others.push({ agent: f.agent, id: f.id, folder: f.folder, sessions: await listAgentSessions(f) });
   }
-  const result = { folder, exists, sessions, others };
-  if (isProgrammatic(arg)) return result;
+  return { result: { folder, exists, sessions, others }, main };
+}
+
+/** Lists the sessions; a person picks one (or opens the folder), code gets the list. */
+export async function openSessionsFolderCommand(s: Services, _arg: unknown, call: Call): Promise<SessionsResult> {
+  const { result, main } = await listed(s);
+  const { folder, exists, sessions, others } = result;
   if (!exists && others.length === 0) {
-    const choice = await vscode.window.showInformationMessage(
-      `No sessions folder of Claude Code (${folder}), Codex, Gemini CLI, Cline or Roo Code was found.`,
-      'Open Transcript…',
+    const choice = await call.ui.ask(
+      () =>
+        vscode.window.showInformationMessage(
+          `No sessions folder of Claude Code (${folder}), Codex, Gemini CLI, Cline or Roo Code was found.`,
+          'Open Transcript…',
+        ),
+      () => undefined,
     );
     if (choice) await vscode.commands.executeCommand(CommandId.openTranscript);
     return result;
@@ -70,12 +86,16 @@ export async function openSessionsFolderCommand(s: Services, arg?: unknown): Pro
     { label: 'Sessions, newest first', kind: vscode.QuickPickItemKind.Separator },
     ...all.map((x) => sessionPickItem(x, titled.get(x.file))),
   ];
-  const picked = await vscode.window.showQuickPick(items, {
-    title: `Agent Sessions (${[exists ? (main?.agent ?? '') : '', ...others.map((o) => o.agent)].filter(Boolean).join(', ')})`,
-    placeHolder: sessions.length ? 'Pick a session to show its rounds' : 'No sessions yet',
-    matchOnDescription: true,
-    matchOnDetail: true,
-  });
+  const picked = await call.ui.ask(
+    () =>
+      vscode.window.showQuickPick(items, {
+        title: `Agent Sessions (${[exists ? (main?.agent ?? '') : '', ...others.map((o) => o.agent)].filter(Boolean).join(', ')})`,
+        placeHolder: sessions.length ? 'Pick a session to show its rounds' : 'No sessions yet',
+        matchOnDescription: true,
+        matchOnDetail: true,
+      }),
+    () => undefined,
+  );
   if (!picked) return result;
   if (picked.action === 'window')
     await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });

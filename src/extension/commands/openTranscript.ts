@@ -5,48 +5,65 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Services } from '../services';
 import { EDITOR_LIMIT } from '../views/roundDocuments';
-import { CommandInputError, fileFromArg, isProgrammatic, options, pickTranscript } from './args';
+import { bool, options, str } from '../../webview/validate';
+import { fileFromArg, pickTranscript } from './args';
+import { CommandFailure, CommandInputError, optionsOf, type Call } from './call';
 
-export interface OpenTranscriptArgs {
-  file?: string;
-  /** Also open it in a text editor (default: only when picked in the dialog). */
-  open?: boolean;
-}
+/** `{ file, open }`: the transcript to show, and whether to open it in a text editor too (default: only when picked). */
+export const OPEN_TRANSCRIPT_OPTIONS = options({ file: str(4_096, { min: 1 }), open: bool });
 
 export interface OpenTranscriptResult {
   file: string;
   rounds: number;
   contextTokens: number;
+  /** Whether it was opened in a text editor (false when asked but too large for one). */
+  opened: boolean;
 }
 
-export async function openTranscriptCommand(s: Services, arg?: unknown): Promise<OpenTranscriptResult | undefined> {
-  const programmatic = isProgrammatic(arg);
-  const o = options<OpenTranscriptArgs>(arg);
-  let file = fileFromArg(arg);
-  let open = o.open;
-  if (!file) {
-    if (programmatic) throw new CommandInputError('openTranscript: { file } is required');
-    file = await pickTranscript('Open Agent Session', 'Show Rounds');
-    if (!file) return undefined;
-    open ??= true;
-  }
+/** Shows the rounds of `file` (and opens it in an editor when `open` and it is not too large); throws when unreadable. */
+export async function openTranscript(s: Services, file: string, open: boolean): Promise<OpenTranscriptResult> {
   const analysis = await s.store.load(file);
   if (!analysis) {
     const st = s.store.state;
     const why = st.status === 'error' ? st.message : 'it could not be read';
-    if (programmatic) throw new Error(`openTranscript: ${why}`);
-    void vscode.window.showErrorMessage(`Cannot show ${basename(file)}: ${why}`);
-    return undefined;
+    throw new CommandFailure(`Cannot show ${basename(file)}: ${why}`, new Error(`Open Transcript: ${why}`));
   }
-  if (open) {
-    const size = (await stat(file)).size;
-    if (size <= EDITOR_LIMIT)
-      await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file), { preview: true });
-    else if (!programmatic)
-      void vscode.window.showInformationMessage(
-        `${basename(file)} is too large to open in an editor; its rounds are in the Agent Compactor view.`,
-      );
-  }
-  if (!programmatic) await vscode.commands.executeCommand('agentCompactor.rounds.focus');
-  return { file, rounds: analysis.report.totals.rounds, contextTokens: analysis.report.totals.currentContextTokens };
+  const opened = open && (await stat(file)).size <= EDITOR_LIMIT;
+  if (opened) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file), { preview: true });
+  return {
+    file,
+    rounds: analysis.report.totals.rounds,
+    contextTokens: analysis.report.totals.currentContextTokens,
+    opened,
+  };
+}
+
+export async function openTranscriptCommand(
+  s: Services,
+  arg: unknown,
+  call: Call,
+): Promise<OpenTranscriptResult | undefined> {
+  const o = optionsOf(OPEN_TRANSCRIPT_OPTIONS, 'Open Transcript', arg);
+  const given = fileFromArg(arg);
+  const file =
+    given ??
+    (await call.ui.ask(
+      () => pickTranscript('Open Agent Session', 'Show Rounds'),
+      () => {
+        throw new CommandInputError('Open Transcript: { file } is required');
+      },
+    ));
+  if (!file) return undefined;
+  // A transcript picked in the dialog opens in an editor too, unless asked otherwise.
+  const open = o.open ?? given === undefined;
+  const result = await openTranscript(s, file, open);
+  if (open && !result.opened)
+    await call.ui.present(
+      () =>
+        void vscode.window.showInformationMessage(
+          `${basename(file)} is too large to open in an editor; its rounds are in the Agent Compactor view.`,
+        ),
+    );
+  await call.ui.present(() => vscode.commands.executeCommand('agentCompactor.rounds.focus'));
+  return result;
 }

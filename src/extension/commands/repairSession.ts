@@ -7,18 +7,18 @@ import { readSessionIndex } from '../../core/inspect';
 import { unsupported } from '../../core/formats/registry';
 import { repairFile, repairOutlook, type RepairResult } from '../../core/repair/repair';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
+import { bool, options, str } from '../../webview/validate';
+import { resolveTranscript } from './args';
+import { CommandFailure, CommandInputError, forPerson, optionsOf, type Call } from './call';
 import { resumeSession } from './resume';
 
-export interface RepairSessionArgs {
-  file?: string;
-  /** false: no confirmation dialog (programmatic use). */
-  confirm?: boolean;
-  /** Replace the original after a backup instead of writing a fork. */
-  inPlace?: boolean;
-  /** Write to this path instead of a fork. */
-  out?: string;
-}
+/** `{ file, confirm, inPlace, out }`: `confirm: false` for no dialog; in place (after a backup) or to `out` instead of a fork. */
+export const REPAIR_OPTIONS = options({
+  file: str(4_096, { min: 1 }),
+  confirm: bool,
+  inPlace: bool,
+  out: str(4_096, { min: 1 }),
+});
 
 const FORK = 'Repair as Fork';
 const IN_PLACE = 'Repair in Place';
@@ -26,28 +26,21 @@ const RESUME = 'Resume in Claude Code';
 
 const pct = (x: number) => `${Math.floor(x * 1000) / 10}%`;
 
-export async function repairSessionCommand(s: Services, arg?: unknown): Promise<RepairResult | undefined> {
-  const programmatic = isProgrammatic(arg);
-  const o = options<RepairSessionArgs>(arg);
-  if (!vscode.workspace.isTrusted) {
-    const msg = 'Repair writes files, so it is disabled in Restricted Mode.';
-    if (programmatic) throw new CommandInputError(msg);
-    void vscode.window.showWarningMessage(msg);
-    return undefined;
-  }
-  const file = await resolveTranscript(s, arg, { title: 'Repair Session', openLabel: 'Repair' });
-  if (!file) {
-    if (programmatic) throw new CommandInputError('Repair Session: no transcript given and none is shown');
-    return undefined;
-  }
+/** Refused in Restricted Mode: repair writes files. */
+function assertTrusted(): void {
+  if (!vscode.workspace.isTrusted)
+    throw new CommandInputError('Repair writes files, so it is disabled in Restricted Mode.');
+}
+
+export async function repairSessionCommand(s: Services, arg: unknown, call: Call): Promise<RepairResult | undefined> {
+  const o = optionsOf(REPAIR_OPTIONS, 'Repair Session', arg);
+  assertTrusted();
+  const file = await resolveTranscript(s, arg, call.ui, { title: 'Repair Session', openLabel: 'Repair' });
+  if (!file) return undefined;
   const index = await readSessionIndex(file);
   // Repair mends Claude Code's parent links: for another agent's session it says why it is not offered.
   const refusal = unsupported(index.format, 'repair');
-  if (refusal) {
-    if (programmatic) throw new CommandInputError(`Repair Session: ${refusal}`);
-    void vscode.window.showInformationMessage(`${basename(file)}: ${refusal}`);
-    return undefined;
-  }
+  if (refusal) throw new CommandInputError(`${basename(file)}: ${refusal}`, { severity: 'info' });
   let inPlace = o.inPlace === true;
   if (o.confirm !== false) {
     const { plan, before, after, canRepair, reason } = repairOutlook(index);
@@ -69,18 +62,25 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
     if (choice !== FORK && choice !== IN_PLACE) return undefined;
     inPlace = choice === IN_PLACE;
   }
+  return repair(s, file, { inPlace, out: o.out });
+}
+
+/** Repairs `file` (a fork by default), shows the result and offers to resume it. */
+export async function repair(
+  s: Services,
+  file: string,
+  how: { inPlace: boolean; out?: string },
+): Promise<RepairResult> {
+  assertTrusted();
+  const { inPlace } = how;
   let result: RepairResult;
   try {
     result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Repairing ${basename(file)}…` },
-      () => repairFile(file, { inPlace, out: o.out }),
+      () => repairFile(file, { inPlace, out: how.out }),
     );
   } catch (err) {
-    const msg = `Repair failed: ${err instanceof Error ? err.message : String(err)}`;
-    s.log.error(msg);
-    if (programmatic) throw err;
-    void vscode.window.showErrorMessage(msg);
-    return undefined;
+    throw new CommandFailure(`Repair failed: ${err instanceof Error ? err.message : String(err)}`, err);
   }
   s.log.info(
     `Repaired ${file}: ${result.changes.length} relinked, ${result.converted.length} converted, written to ${result.output ?? '(nothing)'}`,
@@ -91,12 +91,13 @@ export async function repairSessionCommand(s: Services, arg?: unknown): Promise<
   await s.store.load(result.output, { force: true });
   const text = `Repaired ${basename(file)}: resume now loads ${result.after.reachableMessages} of ${result.after.totalMessages} messages (${pct(result.after.reachability)}), written to ${basename(result.output)}.${result.notes.map((n) => ` Note: ${n}.`).join('')}`;
   const offer = result.sessionId ? [RESUME] : [];
-  const shown = vscode.window.showInformationMessage(text, ...offer);
-  const follow = shown.then(async (choice) => {
-    // A refusal (no folder here, no claude) is already said by resumeSession.
-    if (choice === RESUME && result.output)
-      await resumeSession(s, { file: result.output, sessionId: result.sessionId ?? undefined }).catch(() => undefined);
+  const output = result.output;
+  // The button resumes the repaired session; what stands in the way is said as Resume Session says it.
+  void vscode.window.showInformationMessage(text, ...offer).then(async (choice) => {
+    if (choice === RESUME)
+      await forPerson(s, 'Resume Session', () =>
+        resumeSession(s, { file: output, sessionId: result.sessionId ?? undefined }),
+      );
   });
-  if (!programmatic) await follow;
   return result;
 }

@@ -7,69 +7,67 @@ import { backupStates, newestWhole, restoreBackup } from '../../core/compact/bac
 import { formatBytes } from '../model/format';
 import { timeAgo } from '../model/sessions';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
+import { bool, options, str } from '../../webview/validate';
+import { resolveTranscript } from './args';
+import { CommandFailure, CommandInputError, optionsOf, type Call } from './call';
 
-export interface RestoreArgs {
-  file?: string;
-  /** Backup to restore (default: ask; programmatic default: the newest). */
-  backup?: string;
-  confirm?: boolean;
+/** `{ file, backup, confirm }`: the transcript, the backup to put back (default: a person picks; code: the newest whole one), and `confirm: false` for no dialog. */
+export const RESTORE_OPTIONS = options({
+  file: str(4_096, { min: 1 }),
+  backup: str(4_096, { min: 1 }),
+  confirm: bool,
+});
+
+/** Refused in Restricted Mode: restoring writes files. */
+function assertTrusted(): void {
+  if (!vscode.workspace.isTrusted)
+    throw new CommandInputError('Restoring a backup writes files, so it is disabled in Restricted Mode.');
 }
 
-export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<string | undefined> {
-  const programmatic = isProgrammatic(arg);
-  const o = options<RestoreArgs>(arg);
-  if (!vscode.workspace.isTrusted) {
-    const msg = 'Restoring a backup writes files, so it is disabled in Restricted Mode.';
-    if (programmatic) throw new CommandInputError(msg);
-    void vscode.window.showWarningMessage(msg);
-    return undefined;
-  }
-  const file = await resolveTranscript(s, arg, { title: 'Restore From Backup', openLabel: 'Choose Transcript' });
-  if (!file) {
-    if (programmatic) throw new CommandInputError('restoreBackup: no transcript given and none is shown');
-    return undefined;
-  }
+export async function restoreBackupCommand(s: Services, arg: unknown, call: Call): Promise<string | undefined> {
+  const o = optionsOf(RESTORE_OPTIONS, 'Restore From Backup', arg);
+  assertTrusted();
+  const file = await resolveTranscript(s, arg, call.ui, {
+    title: 'Restore From Backup',
+    openLabel: 'Choose Transcript',
+  });
+  if (!file) return undefined;
   const states = await backupStates(file);
-  const backups = states.map((s) => s.backup);
-  if (!backups.length) {
-    if (programmatic) throw new CommandInputError(`restoreBackup: ${file} has no backups`);
-    void vscode.window.showInformationMessage(
-      `${basename(file)} has no backups (they are written by in-place compactions).`,
-    );
-    return undefined;
-  }
+  const backups = states.map((b) => b.backup);
+  if (!backups.length)
+    throw new CommandInputError(`${basename(file)} has no backups (they are written by in-place compactions).`, {
+      severity: 'info',
+    });
   // A backup not known to be whole (no manifest: cut short by a crash, or an older version's) is shown, with the
   // reason, but never offered as the newest nor restored.
   const newest = newestWhole(states).backup;
-  let backup = o.backup;
-  if (!backup && programmatic) backup = newest ?? backups[0];
-  if (!backup) {
-    const items = await Promise.all(
-      states.map(async ({ backup: b, fault }) => {
-        const st = await stat(b).catch(() => undefined);
-        return {
-          label: basename(b),
-          description: st ? `${timeAgo(st.mtimeMs)} · ${formatBytes(st.size)}` : undefined,
-          detail: fault !== null ? `not restorable: ${fault}` : b === newest ? 'newest' : undefined,
-          backup: b,
-        };
-      }),
-    );
-    const picked = await vscode.window.showQuickPick(items, {
-      title: `Restore ${basename(file)} From Backup`,
-      placeHolder:
-        'Backup to restore (each written by an in-place compaction before it rewrote the file; newest first)',
-    });
-    if (!picked) return undefined;
-    backup = picked.backup;
-  }
-  if (!backups.includes(backup)) {
-    const msg = `${backup} is not a backup of ${file}`;
-    if (programmatic) throw new CommandInputError(msg);
-    void vscode.window.showErrorMessage(msg);
-    return undefined;
-  }
+  const backup =
+    o.backup ??
+    (await call.ui.ask(
+      async () => {
+        const items = await Promise.all(
+          states.map(async ({ backup: b, fault }) => {
+            const st = await stat(b).catch(() => undefined);
+            return {
+              label: basename(b),
+              description: st ? `${timeAgo(st.mtimeMs)} · ${formatBytes(st.size)}` : undefined,
+              detail: fault !== null ? `not restorable: ${fault}` : b === newest ? 'newest' : undefined,
+              backup: b,
+            };
+          }),
+        );
+        const picked = await vscode.window.showQuickPick(items, {
+          title: `Restore ${basename(file)} From Backup`,
+          placeHolder:
+            'Backup to restore (each written by an in-place compaction before it rewrote the file; newest first)',
+        });
+        return picked?.backup;
+      },
+      () => newest ?? backups[0],
+    ));
+  if (!backup) return undefined;
+  if (!backups.includes(backup))
+    throw new CommandInputError(`${backup} is not a backup of ${file}`, { severity: 'error' });
   if (o.confirm !== false) {
     const choice = await vscode.window.showWarningMessage(
       `Replace ${basename(file)} with ${basename(backup)}?`,
@@ -82,23 +80,27 @@ export async function restoreBackupCommand(s: Services, arg?: unknown): Promise<
     );
     if (choice !== 'Restore') return undefined;
   }
+  await restoreFrom(s, file, backup);
+  return backup;
+}
+
+/** Puts `backup` back as `file` (the replaced content backed up first) and shows it; returns the safety backup. */
+export async function restoreFrom(s: Services, file: string, backup: string): Promise<string> {
+  assertTrusted();
   let safety: string;
   try {
     ({ safety } = await restoreBackup(file, backup));
   } catch (err) {
-    s.log.error(`Could not restore ${file} from ${backup}`, err);
-    if (programmatic) throw err;
-    void vscode.window.showErrorMessage(
+    throw new CommandFailure(
       `Could not restore ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`,
+      err,
     );
-    return undefined;
   }
   s.log.info(`Restored ${file} from ${backup}; the replaced content was backed up to ${safety}`);
   s.store.invalidate(file);
   if (s.store.file === file) await s.store.refresh(true);
-  if (!programmatic)
-    void vscode.window.showInformationMessage(
-      `Restored ${basename(file)} from ${basename(backup)} (the replaced content is in ${basename(safety)}).`,
-    );
-  return backup;
+  void vscode.window.showInformationMessage(
+    `Restored ${basename(file)} from ${basename(backup)} (the replaced content is in ${basename(safety)}).`,
+  );
+  return safety;
 }

@@ -5,7 +5,6 @@
 // read-only agents (Gemini CLI, Cline, Copilot CLI) get the reason no command is offered. What stands in the way is
 // said before anything is started.
 import * as vscode from 'vscode';
-import { open } from 'node:fs/promises';
 import {
   copyableResumeCommand,
   findProgram,
@@ -18,12 +17,21 @@ import {
 } from '../model/resume';
 import { noResumeReason, programFor, resumeAgentName, resumeAgentOf, resumeSpec } from '../../core/resume';
 import { agentFolders } from '../../core/sessionFolders';
-import { recordAgentOf, type AgentId } from '../../core/formats/registry';
-import { indexJsonDocument } from '../../core/formats/documents';
+import type { AgentId } from '../../core/formats/registry';
+import { readSessionIndex } from '../../core/inspect';
 import { agentPrograms } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
+import { options, str } from '../../webview/validate';
+import { resolveTranscript } from './args';
+import { CommandInputError, optionsOf, type Call } from './call';
+
+/** `{ file, sessionId, cwd }`: the session (default: the shown one), and its id and folder when the caller knows them. */
+export const RESUME_OPTIONS = options({
+  file: str(4_096, { min: 1 }),
+  sessionId: str(200, { min: 1 }),
+  cwd: str(4_096, { min: 1 }),
+});
 
 /** A session to resume: its file and, when the caller knows them (a compaction's result), its id and folder. */
 export interface ResumeRequest {
@@ -54,32 +62,13 @@ export async function sessionCwd(agent: AgentId, file: string): Promise<string |
   return (await resumeSpec(agent).locate(file)).cwd;
 }
 
-/** Bytes read at most to find a JSONL file's first record. */
-const HEAD_BYTES = 64 * 1024;
-
-/** The agent that wrote `file`: the shown transcript's, else decided by content as the reader decides it. */
-async function formatOf(s: Services, file: string): Promise<AgentId> {
+/**
+ * The agent that wrote `file`: the shown transcript's, else the one core's reader decides on (the same decision
+ * every verb makes: readSessionIndex).
+ */
+async function agentOfFile(s: Services, file: string): Promise<AgentId> {
   if (s.store.file === file && s.store.analysis) return s.store.analysis.index.format.id;
-  // A JSON document (Gemini CLI, Cline, a Claude Code array) is told apart by reading it, as the store does.
-  if (!/\.jsonl$/i.test(file)) return (await indexJsonDocument(file))?.format.id ?? 'claude-code';
-  const fh = await open(file, 'r');
-  let head: string;
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
-    head = buf.toString('utf8', 0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-  for (const line of head.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      return recordAgentOf(JSON.parse(line)).id;
-    } catch {
-      break; // not JSON (or cut at HEAD_BYTES): Claude Code's reader is the default
-    }
-  }
-  return 'claude-code';
+  return (await readSessionIndex(file)).format.id;
 }
 
 /** The agent's program, as its setting names it (`agentCompactor.claudePath`, `agentCompactor.codexPath`). */
@@ -99,7 +88,7 @@ function agentSessionsFolder(agent: AgentId): string | null {
 /** The session's agent, and the id and folder its module locates (unless the request names them). */
 export async function resumeTargetOf(s: Services, request: ResumeRequest): Promise<ResumeTarget | { refusal: string }> {
   const { file } = request;
-  const format = await formatOf(s, file);
+  const format = await agentOfFile(s, file);
   const agent = resumeAgentOf(format);
   if (!agent) return { refusal: noResumeReason(format)! };
   const located = await resumeSpec(agent).locate(file);
@@ -110,63 +99,53 @@ export async function resumeTargetOf(s: Services, request: ResumeRequest): Promi
 }
 
 /** The request a command invocation names: the file of its argument (or the shown one, or one picked). */
-async function requestOf(s: Services, arg: unknown, title: string): Promise<ResumeRequest | undefined> {
-  const file = await resolveTranscript(s, arg, { title, openLabel: 'Choose Transcript' });
-  if (!file) {
-    if (isProgrammatic(arg)) throw new CommandInputError(`${title}: no transcript given and none is shown`);
-    return undefined;
-  }
-  const o = options<ResumeRequest>(arg);
-  return {
-    file,
-    sessionId: typeof o.sessionId === 'string' ? o.sessionId : undefined,
-    cwd: typeof o.cwd === 'string' ? o.cwd : undefined,
-  };
+async function requestOf(s: Services, arg: unknown, call: Call, title: string): Promise<ResumeRequest | undefined> {
+  const o = optionsOf(RESUME_OPTIONS, title, arg);
+  const file = await resolveTranscript(s, arg, call.ui, { title, openLabel: 'Choose Transcript' });
+  return file ? { file, sessionId: o.sessionId, cwd: o.cwd } : undefined;
 }
 
-/** Says why the session cannot be resumed (a warning); the error thrown to code callers carries it too. */
-function refuse(s: Services, message: string): never {
-  s.log.warn(message);
-  void vscode.window.showWarningMessage(message);
+/** Why the session cannot be resumed: a refusal (a warning to a person). */
+function refuse(message: string): never {
   throw new CommandInputError(message);
 }
 
 const OPEN_SETTING = 'Open Setting';
 
-/** The agent's program is not where its setting says: no terminal is started; the message offers the setting. */
-function missingProgram(s: Services, agent: AgentId, program: string, setting: string): never {
+/** The agent's program is not where its setting says: no terminal is started; the refusal offers the setting. */
+function missingProgram(agent: AgentId, program: string, setting: string): never {
   const name = resumeAgentName(agent);
   const message = `${name} was not found: "${program}" is not ${/[\\/]/.test(program) ? 'an executable file' : 'a program on PATH'}. Install ${name}, or set ${setting} to where it is (Copy Resume Command still copies the command).`;
-  s.log.warn(message);
-  void vscode.window.showWarningMessage(message, OPEN_SETTING).then((choice) => {
-    if (choice === OPEN_SETTING) void vscode.commands.executeCommand('workbench.action.openSettings', setting);
+  throw new CommandInputError(message, {
+    actions: [
+      { title: OPEN_SETTING, run: () => vscode.commands.executeCommand('workbench.action.openSettings', setting) },
+    ],
   });
-  throw new CommandInputError(message);
 }
 
-/** The target of `request`, or the reason it has none, said (and thrown); an unreadable file is said the same way. */
+/** The target of `request`, or the reason it has none, refused; an unreadable file is refused the same way. */
 async function targetOrRefuse(s: Services, request: ResumeRequest): Promise<ResumeTarget> {
   let t: ResumeTarget | { refusal: string };
   try {
     t = await resumeTargetOf(s, request);
   } catch (err) {
-    refuse(s, `Cannot read ${request.file}: ${err instanceof Error ? err.message : String(err)}`);
+    refuse(`Cannot read ${request.file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if ('refusal' in t) refuse(s, t.refusal);
+  if ('refusal' in t) refuse(t.refusal);
   return t;
 }
 
 /**
  * Resumes the session in its agent: a new terminal in its working folder running `<claude> --resume <id>` or
- * `<codex> resume <id>`. What stands in the way (no agent resumes it, no id, no folder here, no program) is said and
- * thrown, and nothing starts.
+ * `<codex> resume <id>`. What stands in the way (no agent resumes it, no id, no folder here, no program) is refused
+ * (call.ts tells a person), and nothing starts.
  */
 export async function resumeSession(s: Services, request: ResumeRequest): Promise<ResumeLaunch> {
   const t = await targetOrRefuse(s, request);
   const { program, setting } = programOf(t.agent, t.file);
   const problem = resumeProblem(t, 'launch', program);
-  if (problem) refuse(s, problem.message);
-  if (!(await findProgram(program))) missingProgram(s, t.agent, program, setting);
+  if (problem) refuse(problem.message);
+  if (!(await findProgram(program))) missingProgram(t.agent, program, setting);
   const sessionId = t.sessionId!;
   const cwd = t.cwd!;
   const name = terminalName(t.agent, sessionId);
@@ -191,7 +170,7 @@ export async function copyResumeCommand(s: Services, request: ResumeRequest): Pr
   const { program } = programOf(t.agent, t.file);
   const problem = resumeProblem(t, 'copy', program);
   const command = problem ? null : copyableResumeCommand(t, program);
-  if (!command) refuse(s, problem?.message ?? `Cannot build a resume command for ${t.file}.`);
+  if (!command) refuse(problem?.message ?? `Cannot build a resume command for ${t.file}.`);
   await vscode.env.clipboard.writeText(command);
   s.log.info(`Copied resume command: ${command}`);
   const note = t.cwdExists ? '' : ` (note: ${t.cwd} does not exist on this machine; run it where it does)`;
@@ -199,27 +178,12 @@ export async function copyResumeCommand(s: Services, request: ResumeRequest): Pr
   return command;
 }
 
-/** Runs `act` for a command invocation; a refusal, already said, is thrown back only to code that called it. */
-async function asCommand<T>(
-  s: Services,
-  arg: unknown,
-  title: string,
-  act: (r: ResumeRequest) => Promise<T>,
-): Promise<T | undefined> {
-  const request = await requestOf(s, arg, title);
-  if (!request) return undefined;
-  try {
-    return await act(request);
-  } catch (err) {
-    if (err instanceof CommandInputError && !isProgrammatic(arg)) return undefined;
-    throw err;
-  }
+export async function resumeSessionCommand(s: Services, arg: unknown, call: Call): Promise<ResumeLaunch | undefined> {
+  const request = await requestOf(s, arg, call, 'Resume Session');
+  return request ? resumeSession(s, request) : undefined;
 }
 
-export function resumeSessionCommand(s: Services, arg?: unknown): Promise<ResumeLaunch | undefined> {
-  return asCommand(s, arg, 'Resume Session', (r) => resumeSession(s, r));
-}
-
-export function copyResumeCommandCommand(s: Services, arg?: unknown): Promise<string | undefined> {
-  return asCommand(s, arg, 'Copy Resume Command', (r) => copyResumeCommand(s, r));
+export async function copyResumeCommandCommand(s: Services, arg: unknown, call: Call): Promise<string | undefined> {
+  const request = await requestOf(s, arg, call, 'Copy Resume Command');
+  return request ? copyResumeCommand(s, request) : undefined;
 }

@@ -10,7 +10,9 @@ import { readableLineHeading } from '../../core/compact/readable';
 import { basename } from 'node:path';
 import { formatNumber } from '../model/format';
 import type { Services } from '../services';
-import { fileFromArg, resolveTranscript } from './args';
+import { int, options, str } from '../../webview/validate';
+import { fileFromArg, shownTranscript } from './args';
+import { CommandInputError, optionsOf } from './call';
 import type { RevealHow, RevealTarget } from '../panelActions';
 
 export type { RevealHow, RevealTarget } from '../panelActions';
@@ -48,13 +50,17 @@ function targetOf(arg: unknown): { round?: number; line?: number } {
   return whole(round) !== undefined ? { round: whole(round) } : { line: whole(line) };
 }
 
+/** `{ file, round | line }`: the round (its index) or the line to show (neither: a person picks a round). */
+export const REVEAL_ROUND_OPTIONS = options({ file: str(4_096, { min: 1 }), round: int(), line: int() });
+
 /** Reveal Round (the command): the transcript of the argument, else the shown one, else the active editor's. */
-export async function revealRoundCommand(s: Services, arg?: unknown): Promise<RevealResult | undefined> {
-  const file = fileFromArg(arg) ?? (await resolveTranscript(s, undefined, false));
-  if (!file) {
-    void vscode.window.showInformationMessage('Open an agent session first (a transcript the Rounds view can show).');
-    return undefined;
-  }
+export async function revealRoundCommand(s: Services, arg: unknown): Promise<RevealResult | undefined> {
+  optionsOf(REVEAL_ROUND_OPTIONS, 'Reveal Round', arg);
+  const file = fileFromArg(arg) ?? shownTranscript(s, undefined);
+  if (!file)
+    throw new CommandInputError('Open an agent session first (a transcript the Rounds view can show).', {
+      severity: 'info',
+    });
   return revealInTranscript(s, { file, ...targetOf(arg) });
 }
 

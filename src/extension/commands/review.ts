@@ -19,8 +19,10 @@ import { promiseGap, promisedContext } from '../../core/compact/promise';
 import { agentPrograms, anthropicBaseUrl } from '../model/settings';
 import { getSettings } from '../settings';
 import type { Services } from '../services';
-import { CommandInputError, isProgrammatic, options, resolveTranscript } from './args';
-import { writeTargetOf, type CompactArgs } from './compactArgs';
+import { resolveTranscript } from './args';
+import { COMPACT_OPTIONS, writeTargetOf, type CompactArgs } from './compactArgs';
+import { CommandFailure, isOptionsObject, optionsOf, type Call } from './call';
+import { bool, int, options, str } from '../../webview/validate';
 import { CommandId } from '../commandIds';
 import type { Fact } from '../../core/compact/fidelity';
 import { factInsertion, reviewChecklist, checklistTitle } from '../model/reviewChecklist';
@@ -50,48 +52,34 @@ export interface DraftResult {
   plan: CompactionPlan;
 }
 
-export async function reviewSummaryCommand(s: Services, arg?: unknown): Promise<DraftResult | undefined> {
-  const programmatic = isProgrammatic(arg);
-  const o = options<CompactArgs>(arg);
-  const file = await resolveTranscript(s, arg, { title: 'Review Summary', openLabel: 'Review' });
-  if (!file) {
-    if (programmatic) throw new CommandInputError('reviewSummary: no transcript given and none is shown');
-    return undefined;
-  }
-  return reviewAndOffer(s, file, o, programmatic);
+export async function reviewSummaryCommand(s: Services, arg: unknown, call: Call): Promise<DraftResult | undefined> {
+  const o = optionsOf(COMPACT_OPTIONS, 'Review Summary', arg);
+  const file = await resolveTranscript(s, arg, call.ui, { title: 'Review Summary', openLabel: 'Review' });
+  return file ? reviewSummary(s, file, o) : undefined;
 }
 
-/** Review Summary for a settled transcript; failures are notified (thrown back only to programmatic callers). */
-export async function reviewAndOffer(
-  s: Services,
-  file: string,
-  o: Partial<CompactArgs>,
-  programmatic: boolean,
-): Promise<DraftResult | undefined> {
+/**
+ * Review Summary for a settled transcript (the use case: Compact's confirmation calls it too); a failure is said in
+ * words for a person (a cancellation as such), the engine's error kept for code.
+ */
+export async function reviewSummary(s: Services, file: string, o: Partial<CompactArgs>): Promise<DraftResult> {
   try {
-    return await reviewSummary(s, file, o, programmatic);
+    return await draftForReview(s, file, o);
   } catch (err) {
-    if (programmatic) throw err;
-    const cancelled = err instanceof CompactError && err.code === 'cancelled';
-    if (cancelled)
-      void vscode.window.showInformationMessage(`Summary of ${basename(file)} cancelled; nothing was written.`);
-    else {
-      s.log.error(`Could not write the summary of ${file}`, err);
-      void vscode.window.showErrorMessage(
-        `Cannot write the summary of ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
-    return undefined;
+    if (err instanceof CompactError && err.code === 'cancelled')
+      throw new CommandFailure(`Summary of ${basename(file)} cancelled; nothing was written.`, err, {
+        severity: 'info',
+      });
+    s.log.error(`Could not write the summary of ${file}`, err);
+    throw new CommandFailure(
+      `Cannot write the summary of ${basename(file)}: ${err instanceof Error ? err.message : String(err)}`,
+      err,
+    );
   }
 }
 
 /** Writes the summary (streamed into its editor when the Anthropic API writes it) and opens it for review. */
-async function reviewSummary(
-  s: Services,
-  file: string,
-  o: Partial<CompactArgs>,
-  programmatic: boolean,
-): Promise<DraftResult> {
+async function draftForReview(s: Services, file: string, o: Partial<CompactArgs>): Promise<DraftResult> {
   const config = getSettings(vscode.Uri.file(file));
   const target = writeTargetOf(o, config.writeMode);
   const settings = {
@@ -156,12 +144,11 @@ async function reviewSummary(
   // The streamed editor stays where it is; a new one opens where there is room.
   const column = reuse ? vscode.window.visibleTextEditors.find((e) => e.document === reuse)?.viewColumn : undefined;
   await vscode.window.showTextDocument(document, { viewColumn: column ?? summaryColumn(file), preview: false });
+  // The analysis the lens's figures are measured against: the shown one, else the file read for them.
   const analysis =
     s.store.file === file && s.store.analysis
       ? s.store.analysis
-      : programmatic
-        ? undefined
-        : await inspectFile(file, { subagents: false });
+      : await inspectFile(file, { subagents: false }).catch(() => undefined);
   // The plan with this summary (its size, not the reserve), against what the confirmation promised.
   const promised = o.promised ?? draft.promised;
   const gap = promiseGap(promised, promisedContext(draft.plan), formatNumber);
@@ -269,9 +256,15 @@ export function reviewOf(file: string): Pending | undefined {
   return pending.get(file);
 }
 
+/** `{ file }`: the transcript whose review Apply Summary or Discard Summary is for (a CodeLens passes it). */
+export const REVIEW_FILE_OPTIONS = options({ file: str(4_096, { min: 1 }), open: bool });
+
+/** `{ file, fact }`: the review, and the index of the missing fact to add (the CodeLens passes them). */
+export const ADD_FACT_OPTIONS = options({ file: str(4_096, { min: 1 }), fact: int() });
+
 /** The transcript whose review a command is for: `{ file }`, else the review document given (an editor title action passes its URI) or active, else the transcript shown. */
 export function reviewFileOf(s: Services, arg: unknown): string | undefined {
-  const given = options<{ file: string }>(arg).file;
+  const given = isOptionsObject(arg) && typeof arg.file === 'string' ? arg.file : undefined;
   if (given) return given;
   const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
   const review = uri ? [...pending.entries()].find(([, p]) => p.document.uri.toString() === uri.toString()) : undefined;
@@ -290,7 +283,8 @@ export async function endReview(file: string): Promise<void> {
   }
 }
 
-export async function discardSummaryCommand(s: Services, arg?: unknown): Promise<boolean> {
+export async function discardSummaryCommand(s: Services, arg: unknown): Promise<boolean> {
+  optionsOf(REVIEW_FILE_OPTIONS, 'Discard Summary', arg);
   const file = reviewFileOf(s, arg);
   const had = file !== undefined && pending.has(file);
   if (file && had) {
@@ -301,8 +295,8 @@ export async function discardSummaryCommand(s: Services, arg?: unknown): Promise
 }
 
 /** Adds a missing fact (`{ file, fact }`: its index in the review's facts) to the end of the summary, under "Also:". */
-export async function addSummaryFactCommand(_s: Services, arg?: unknown): Promise<boolean> {
-  const { file, fact } = options<{ file: string; fact: number }>(arg);
+export async function addSummaryFactCommand(_s: Services, arg: unknown): Promise<boolean> {
+  const { file, fact } = optionsOf(ADD_FACT_OPTIONS, 'Add to Summary', arg);
   const review = file ? pending.get(file) : undefined;
   const added = review && typeof fact === 'number' ? review.facts[fact] : undefined;
   if (!review || !added || review.document.isClosed) return false;

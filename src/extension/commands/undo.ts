@@ -5,22 +5,25 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { describeUndo, undoCompaction } from '../../core/compact/undo';
-import { CompactError } from '../../core/compact/types';
+import { CompactError, type CompactResult } from '../../core/compact/types';
 import type { Services } from '../services';
 import { ROUND_SCHEME } from '../views/roundDocuments';
 import { CONVERSATION_SCHEME } from '../views/conversation';
-import { CommandInputError, isProgrammatic, options } from './args';
+import { bool, options } from '../../webview/validate';
+import { CommandFailure, CommandInputError, optionsOf } from './call';
 
-export async function undoLastCompactionCommand(s: Services, arg?: unknown): Promise<boolean> {
-  const programmatic = isProgrammatic(arg);
+/** `{ confirm: false }`: no confirmation dialog. */
+export const UNDO_OPTIONS = options({ confirm: bool });
+
+export async function undoLastCompactionCommand(s: Services, arg: unknown): Promise<boolean> {
+  const o = optionsOf(UNDO_OPTIONS, 'Undo Last Compaction', arg);
   const result = s.store.lastResult;
-  if (!result) {
-    if (programmatic) throw new CommandInputError('undoLastCompaction: no compaction was run in this window');
-    void vscode.window.showInformationMessage('No compaction was run in this window, so there is nothing to undo.');
-    return false;
-  }
+  if (!result)
+    throw new CommandInputError('No compaction was run in this window, so there is nothing to undo.', {
+      severity: 'info',
+    });
   const original = result.plan.file;
-  if (options<{ confirm: boolean }>(arg).confirm !== false) {
+  if (o.confirm !== false) {
     const { changes } = describeUndo(original, result);
     const choice = await vscode.window.showWarningMessage(
       `Undo the last compaction of ${basename(original)}?`,
@@ -29,15 +32,22 @@ export async function undoLastCompactionCommand(s: Services, arg?: unknown): Pro
     );
     if (choice !== 'Undo Compaction') return false;
   }
+  await undoLast(s, result);
+  return true;
+}
+
+/** Puts the session and its sidecars back as they were before `result` (the last run in this window). */
+export async function undoLast(s: Services, result: CompactResult): Promise<void> {
+  const original = result.plan.file;
   try {
     await undoCompaction(original, result);
   } catch (err) {
     // Refused before anything was written: the session went on since (turns an undo would take out), or the backup
     // is not whole. The result stays, so the undo can be tried again once the reason is dealt with.
-    if (programmatic || !(err instanceof CompactError)) throw err;
-    s.log.warn(`Did not undo the compaction of ${original}: ${err.message}`);
-    void vscode.window.showWarningMessage(`Cannot undo the last compaction of ${basename(original)}: ${err.message}`);
-    return false;
+    if (!(err instanceof CompactError)) throw err;
+    throw new CommandFailure(`Cannot undo the last compaction of ${basename(original)}: ${err.message}`, err, {
+      severity: 'warning',
+    });
   }
   s.store.lastResult = undefined;
   s.log.info(`Undid the compaction of ${original} (${result.mode}; ${result.output})`);
@@ -47,9 +57,7 @@ export async function undoLastCompactionCommand(s: Services, arg?: unknown): Pro
     await closeTabsOf(result.output);
   }
   if (s.store.file === original || s.store.file === result.output) await s.store.load(original, { force: true });
-  if (!programmatic)
-    void vscode.window.showInformationMessage(`The last compaction of ${basename(original)} was undone.`);
-  return true;
+  void vscode.window.showInformationMessage(`The last compaction of ${basename(original)} was undone.`);
 }
 
 /** Closes every tab that shows `file` (its text, its diff, a view of its rounds or conversation). */
