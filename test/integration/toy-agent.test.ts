@@ -1,0 +1,329 @@
+// Issue 32, "a newcomer adds a toy written agent in a test by touching only its folder and the registry": the Toy
+// Agent (test/fixtures-code/core/formats/toy-agent/, written as docs/ADDING-AN-AGENT.md says) is added to a copy of
+// src/ as a newcomer would add it, the CLI is bundled from that copy, and the copy's CLI inspects, plans, compacts
+// (to a fork and in place, offline) and undoes a toy session. That the copy differs from src/ by the folder and the
+// registration lines alone is checked, not assumed.
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join, relative } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { repoRoot } from '../support/fixtures';
+import { tempDir } from '../support/temp';
+
+const TOY = join(repoRoot, 'test', 'fixtures-code', 'core', 'formats', 'toy-agent');
+
+/** What a newcomer adds to each registry: the lines inserted, each after the line that anchors it. */
+const REGISTRATIONS: Record<string, { after: string; line: string }[]> = {
+  'core/formats/registry.ts': [
+    { after: "import { copilotCli } from './copilot-cli';", line: "import { toyAgent } from './toy-agent';" },
+  ],
+  'core/formats/writers.ts': [
+    { after: "import { codexWriter } from './codex/writer';", line: "import { toyWriter } from './toy-agent/writer';" },
+    { after: '  codex: codexWriter,', line: "  'toy-agent': toyWriter," },
+  ],
+};
+/** The one line edited rather than added: the agent joins the list (its place is its order). */
+const AGENTS_LINE = { from: 'copilotCli] as const;', to: 'copilotCli, toyAgent] as const;' };
+
+function register(src: string): void {
+  for (const [file, inserts] of Object.entries(REGISTRATIONS)) {
+    const path = join(src, file);
+    let text = readFileSync(path, 'utf8');
+    for (const { after, line } of inserts) {
+      assert.ok(text.includes(after + '\n'), `${file}: the anchor ${after} is gone`);
+      text = text.replace(after + '\n', `${after}\n${line}\n`);
+    }
+    if (file.endsWith('registry.ts')) {
+      assert.ok(text.includes(AGENTS_LINE.from), `${file}: the AGENTS line is not ${AGENTS_LINE.from}`);
+      text = text.replace(AGENTS_LINE.from, AGENTS_LINE.to);
+    }
+    writeFileSync(path, text);
+  }
+}
+
+/** Every file under `dir`, relative to it. */
+function files(dir: string, under = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? files(join(dir, d.name), under) : [relative(under, join(dir, d.name)).split('\\').join('/')],
+  );
+}
+
+/** The lines of `b` not in `a` and of `a` not in `b` (as multisets). */
+function lineDiff(a: string, b: string): { removed: string[]; added: string[] } {
+  const count = new Map<string, number>();
+  for (const l of a.split('\n')) count.set(l, (count.get(l) ?? 0) + 1);
+  const added: string[] = [];
+  for (const l of b.split('\n')) {
+    const n = count.get(l) ?? 0;
+    if (n > 0) count.set(l, n - 1);
+    else added.push(l);
+  }
+  const removed = [...count].flatMap(([l, n]) => Array<string>(n).fill(l));
+  return { removed, added };
+}
+
+/** The CLI bundle of the copy, as scripts/build.mjs makes dist/cli.js (the SDK a file beside it, loaded only by an API summary). */
+async function bundle(root: string): Promise<string> {
+  const out = join(root, 'dist');
+  mkdirSync(out);
+  copyFileSync(createRequire(__filename).resolve('js-tiktoken/ranks/o200k_base'), join(out, 'o200k_base.cjs'));
+  const sdkBeside: Plugin = {
+    name: 'anthropic-sdk-beside',
+    setup(b) {
+      b.onResolve({ filter: /^@anthropic-ai\/sdk$/ }, () => ({ path: 'anthropic-sdk.js', namespace: 'sdk-beside' }));
+      b.onLoad({ filter: /.*/, namespace: 'sdk-beside' }, () => ({
+        contents: "module.exports = require('./anthropic-sdk.js');",
+        loader: 'js',
+      }));
+      b.onResolve({ filter: /^\.\//, namespace: 'sdk-beside' }, (a) => ({ path: a.path, external: true }));
+    },
+  };
+  const common = {
+    bundle: true,
+    platform: 'node' as const,
+    format: 'cjs' as const,
+    target: 'node20',
+    logLevel: 'warning' as const,
+    define: { VERSION: JSON.stringify('0.0.0-toy') },
+    external: ['js-tiktoken/ranks/*'],
+  };
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/cli/main.ts')],
+      outfile: join(out, 'cli.js'),
+      plugins: [sdkBeside],
+    }),
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/core/tokens/worker.ts')],
+      outfile: join(out, 'tokens-worker.js'),
+    }),
+  ]);
+  return join(out, 'cli.js');
+}
+
+/** A toy session of `turns` turns: a prompt, a response calling a tool, its result, the closing response. */
+function toySession(
+  id: string,
+  turns: number,
+): { text: string; usage: { input: number; cached: number; output: number }[]; ids: string[] } {
+  const lines: object[] = [{ toy: 'session', id, cwd: '/work/toy', version: '1.0' }];
+  const usage: { input: number; cached: number; output: number }[] = [];
+  const ids: string[] = [];
+  let context = 1200;
+  for (let t = 1; t <= turns; t++) {
+    const output = `line ${t}: ${'the quick brown fox jumps over the lazy dog. '.repeat(60)}`;
+    lines.push({
+      toy: 'message',
+      role: 'user',
+      id: `u${t}`,
+      text: `Turn ${t}: read notes-${t}.md and say what it holds.`,
+    });
+    const first = { input: context, cached: Math.max(0, context - 400), output: 30 };
+    lines.push({
+      toy: 'message',
+      role: 'assistant',
+      id: `a${t}a`,
+      model: 'toy-1',
+      text: `Reading notes-${t}.md.`,
+      calls: [{ id: `c${t}`, tool: 'read', input: { path: `notes-${t}.md` } }],
+      usage: first,
+    });
+    lines.push({ toy: 'message', role: 'tool', id: `t${t}`, results: [{ call: `c${t}`, output, error: false }] });
+    context += 700;
+    const second = { input: context, cached: context - 700, output: 60 };
+    lines.push({
+      toy: 'message',
+      role: 'assistant',
+      id: `a${t}b`,
+      model: 'toy-1',
+      text: `notes-${t}.md lists the fox and the dog, turn ${t}.`,
+      usage: second,
+    });
+    context += 100;
+    usage.push(first, second);
+    ids.push(`a${t}a`, `a${t}b`);
+  }
+  return { text: lines.map((l) => JSON.stringify(l)).join('\n') + '\n', usage, ids };
+}
+
+interface PlanJson {
+  rounds: { index: number; action: string }[];
+  summarizedRounds: number;
+  postTokens: number;
+}
+
+interface CompactJson {
+  output: string;
+  mode: string;
+  sessionId: string;
+  agent: string;
+  summarizer: string;
+  backup: string | null;
+}
+
+interface InspectJson {
+  format: { id: string; agent: string };
+  rounds: {
+    messageId: string | null;
+    inContext: boolean;
+    startsAtBoundary: boolean;
+    usage: { contextTokens: number; outputTokens: number } | null;
+  }[];
+}
+
+describe('a toy written agent added by its folder and the registry alone (issue 32)', function () {
+  this.timeout(60_000);
+  const root = tempDir('ac-toy-agent-');
+  const home = join(root, 'home');
+  let cli = '';
+  const run = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [cli, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home, USERPROFILE: home, ANTHROPIC_API_KEY: '' },
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+
+  before(async () => {
+    mkdirSync(home);
+    cpSync(join(repoRoot, 'src'), join(root, 'src'), { recursive: true });
+    cpSync(TOY, join(root, 'src', 'core', 'formats', 'toy-agent'), { recursive: true });
+    register(join(root, 'src'));
+    symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'), 'junction');
+    cli = await bundle(root);
+  });
+
+  it('the copy differs from src/ by the toy folder and the registration lines only', () => {
+    const ours = files(join(repoRoot, 'src'));
+    const copy = files(join(root, 'src'));
+    const toyFiles = files(TOY).map((f) => `core/formats/toy-agent/${f}`);
+    assert.deepEqual(copy.filter((f) => !ours.includes(f)).sort(), toyFiles.sort(), 'added: the toy folder only');
+    assert.deepEqual(
+      ours.filter((f) => !copy.includes(f)),
+      [],
+      'nothing removed',
+    );
+    for (const f of toyFiles)
+      assert.equal(
+        readFileSync(join(root, 'src', f), 'utf8'),
+        readFileSync(join(TOY, f.slice('core/formats/toy-agent/'.length)), 'utf8'),
+      );
+    const changed = ours.filter(
+      (f) => readFileSync(join(repoRoot, 'src', f), 'utf8') !== readFileSync(join(root, 'src', f), 'utf8'),
+    );
+    assert.deepEqual(changed.sort(), Object.keys(REGISTRATIONS).sort(), 'changed: the registries only');
+    const diffs = changed.map((f) =>
+      lineDiff(readFileSync(join(repoRoot, 'src', f), 'utf8'), readFileSync(join(root, 'src', f), 'utf8')),
+    );
+    assert.deepEqual(
+      diffs.flatMap((d) => d.removed),
+      [`export const AGENTS = [claudeCode, codex, geminiCli, cline, ${AGENTS_LINE.from}`],
+    );
+    assert.deepEqual(
+      diffs.flatMap((d) => d.added).sort(),
+      [
+        ...Object.values(REGISTRATIONS).flatMap((ins) => ins.map((i) => i.line)),
+        `export const AGENTS = [claudeCode, codex, geminiCli, cline, ${AGENTS_LINE.to}`,
+      ].sort(),
+    );
+  });
+
+  it('inspects, plans, compacts to a fork and in place, and undoes a toy session', () => {
+    const sessions = join(home, '.toy-agent', 'sessions');
+    mkdirSync(sessions, { recursive: true });
+    const file = join(sessions, 'toy-session-1.jsonl');
+    const { text, usage, ids } = toySession('toy-session-1', 8);
+    writeFileSync(file, text);
+    const original = readFileSync(file);
+
+    const inspected = JSON.parse(run('inspect', file, '--json')) as InspectJson;
+    assert.equal(inspected.format.id, 'toy-agent');
+    assert.equal(inspected.format.agent, 'Toy Agent');
+    // The first prompt before any response, then one round per response, with the usage the toy file records.
+    assert.deepEqual(
+      inspected.rounds.map((r) => r.messageId),
+      [null, ...ids],
+    );
+    assert.deepEqual(
+      inspected.rounds.slice(1).map((r) => r.usage),
+      usage.map((u) => ({ contextTokens: u.input, outputTokens: u.output })),
+    );
+
+    // The plan: the last turn's two responses kept, everything before summarized, within the target.
+    const target = ['--target-tokens', '6000'];
+    const plan = JSON.parse(run('plan', file, '--json', ...target)) as PlanJson;
+    assert.deepEqual(
+      plan.rounds.filter((r) => r.action === 'keep').map((r) => r.index),
+      [15, 16],
+    );
+    assert.equal(plan.summarizedRounds, 15);
+    assert.ok(plan.postTokens <= 6000, `${plan.postTokens} within the target`);
+
+    // A fork: a new session beside the original (its head under the new id), read back by the toy reader as the
+    // compaction and the two kept responses under fresh ids; the original untouched.
+    const fork = JSON.parse(run('compact', file, '--json', '--summarizer', 'extractive', ...target)) as CompactJson;
+    assert.equal(fork.mode, 'fork');
+    assert.equal(fork.agent, 'toy-agent');
+    assert.equal(fork.summarizer, 'extractive');
+    assert.equal(basename(fork.output), `${fork.sessionId}.jsonl`);
+    assert.ok(readFileSync(file).equals(original), 'a fork leaves the original as it was');
+    const forkLines = readFileSync(fork.output, 'utf8').trimEnd().split('\n');
+    assert.deepEqual(JSON.parse(forkLines[0]), {
+      toy: 'session',
+      id: fork.sessionId,
+      cwd: '/work/toy',
+      version: '1.0',
+      forkOf: 'toy-session-1',
+    });
+    const compaction = (line: string) => JSON.parse(line) as { toy: string; id: string; compactor?: string };
+    assert.equal(compaction(forkLines[1]).toy, 'compaction');
+    assert.equal(compaction(forkLines[1]).compactor, 'agent-compactor');
+    const forked = JSON.parse(run('inspect', fork.output, '--json')) as InspectJson;
+    assert.equal(forked.format.id, 'toy-agent');
+    const forkId = compaction(forkLines[1]).id;
+    assert.deepEqual(
+      forked.rounds.map((r) => [r.messageId, r.inContext, r.startsAtBoundary]),
+      [
+        [null, true, true],
+        [`a8a@${forkId}`, true, false],
+        [`a8b@${forkId}`, true, false],
+      ],
+    );
+
+    // In place: the original's lines untouched, then the compaction and the kept responses; before it, history.
+    const inPlace = JSON.parse(
+      run('compact', file, '--json', '--summarizer', 'extractive', '--in-place', ...target),
+    ) as CompactJson;
+    assert.equal(inPlace.mode, 'in-place');
+    assert.equal(inPlace.sessionId, 'toy-session-1');
+    assert.ok(inPlace.backup && readFileSync(inPlace.backup).equals(original), 'the backup is the original');
+    const written = readFileSync(file);
+    assert.ok(written.subarray(0, original.length).equals(original), "the original's lines stay as they were");
+    const inPlaceId = compaction(written.subarray(original.length).toString('utf8').split('\n')[0]).id;
+    const compacted = JSON.parse(run('inspect', file, '--json')) as InspectJson;
+    assert.deepEqual(
+      compacted.rounds.filter((r) => r.inContext).map((r) => [r.messageId, r.startsAtBoundary]),
+      [
+        [null, true],
+        [`a8a@${inPlaceId}`, false],
+        [`a8b@${inPlaceId}`, false],
+      ],
+    );
+    assert.deepEqual(
+      compacted.rounds.filter((r) => !r.inContext).map((r) => r.messageId),
+      [null, ...ids],
+      'the rounds before the compaction, out of context',
+    );
+
+    // Undo: the original back, byte for byte.
+    const undone = JSON.parse(run('undo', file, '--json')) as { mode: string; restored: string | null };
+    assert.equal(undone.mode, 'in-place');
+    assert.ok(readFileSync(file).equals(original), 'the original, byte for byte, after undo');
+  });
+});
