@@ -5,7 +5,16 @@
 // registration lines alone is checked, not assumed.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, relative } from 'node:path';
 import { build, type Plugin } from 'esbuild';
@@ -165,6 +174,19 @@ interface CompactJson {
   backup: string | null;
 }
 
+interface ListedJson {
+  file: string;
+  sessionId: string | null;
+  cwd: string | null;
+  title: string | null;
+}
+
+interface UndoJson {
+  mode: string;
+  removed: string | null;
+  restored: string | null;
+}
+
 interface InspectJson {
   format: { id: string; agent: string };
   rounds: {
@@ -296,6 +318,23 @@ describe('a toy written agent added by its folder and the registry alone (issue 
       ],
     );
 
+    // The session list finds both where the module says toy sessions are, with what their heads record.
+    const listed = JSON.parse(run('sessions', '--json', '--agent', 'toy-agent')) as ListedJson[];
+    assert.deepEqual(
+      listed.map((l) => [basename(l.file), l.sessionId, l.cwd, l.title]).sort(),
+      [
+        ['toy-session-1.jsonl', 'toy-session-1', '/work/toy', 'Turn 1: read notes-1.md and say what it holds.'],
+        [basename(fork.output), fork.sessionId, '/work/toy', null],
+      ].sort(),
+    );
+
+    // Undo of the fork deletes it (it holds our compaction's mark) and leaves the original.
+    const forkUndone = JSON.parse(run('undo', file, '--json')) as UndoJson;
+    assert.equal(forkUndone.mode, 'fork');
+    assert.equal(forkUndone.removed, fork.output);
+    assert.ok(!existsSync(fork.output), 'the fork is gone');
+    assert.ok(readFileSync(file).equals(original));
+
     // In place: the original's lines untouched, then the compaction and the kept responses; before it, history.
     const inPlace = JSON.parse(
       run('compact', file, '--json', '--summarizer', 'extractive', '--in-place', ...target),
@@ -322,8 +361,33 @@ describe('a toy written agent added by its folder and the registry alone (issue 
     );
 
     // Undo: the original back, byte for byte.
-    const undone = JSON.parse(run('undo', file, '--json')) as { mode: string; restored: string | null };
+    const undone = JSON.parse(run('undo', file, '--json')) as UndoJson;
     assert.equal(undone.mode, 'in-place');
+    assert.equal(undone.restored, inPlace.backup);
     assert.ok(readFileSync(file).equals(original), 'the original, byte for byte, after undo');
+
+    // A compaction of a compaction: the earlier summary quoted in the new one, the newest response kept; undo puts
+    // back the first compaction's file.
+    run('compact', file, '--json', '--summarizer', 'extractive', '--in-place', ...target);
+    const once = readFileSync(file);
+    const twice = JSON.parse(
+      run('compact', file, '--json', '--summarizer', 'extractive', '--in-place', '--target-tokens', '400'),
+    ) as CompactJson;
+    assert.equal(twice.mode, 'in-place');
+    const last = readFileSync(file).subarray(once.length).toString('utf8').split('\n');
+    const second = JSON.parse(last[0]) as { toy: string; id: string; summary: string };
+    assert.equal(second.toy, 'compaction');
+    assert.match(second.summary, /before an earlier compaction \(quoted whole\)/);
+    const again = JSON.parse(run('inspect', file, '--json')) as InspectJson;
+    assert.deepEqual(
+      again.rounds.filter((r) => r.inContext).map((r) => [r.messageId, r.startsAtBoundary]),
+      [
+        [null, true],
+        [`a8b@${second.id}`, false],
+      ],
+    );
+    assert.equal(again.rounds.filter((r) => r.startsAtBoundary).length, 2, 'two compactions');
+    run('undo', file, '--json');
+    assert.ok(readFileSync(file).equals(once), 'undo puts back the first compaction');
   });
 });

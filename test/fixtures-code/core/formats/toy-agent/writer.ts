@@ -43,7 +43,8 @@ async function keptLines(file: string, analysis: Analysis, kept: readonly number
   const lines: string[] = [];
   for (const i of wanted) {
     const record = records.get(i);
-    const id = `${str(record, 'id') ?? 'record'}@${by}`;
+    // The record's own id (before any earlier copy's `@`), then this compaction's.
+    const id = `${(str(record, 'id') ?? 'record').split('@')[0]}@${by}`;
     if (record?.toy === 'message') {
       const { usage: _paid, ...copy } = record;
       lines.push(JSON.stringify({ ...copy, id }));
