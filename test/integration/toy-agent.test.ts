@@ -256,6 +256,22 @@ describe('a toy written agent added by its folder and the registry alone (issue 
     );
   });
 
+  it("the registry's own checks hold with the toy registered, unchanged", () => {
+    // The unit tests that run over every registered module (docs/ADDING-AN-AGENT.md), run on the copy as they are.
+    const tests = ['agent-modules.test.ts', 'neutral-core.test.ts'];
+    mkdirSync(join(root, 'test', 'unit'), { recursive: true });
+    for (const t of tests) copyFileSync(join(repoRoot, 'test', 'unit', t), join(root, 'test', 'unit', t));
+    copyFileSync(join(repoRoot, 'package.json'), join(root, 'package.json'));
+    const mocha = createRequire(__filename).resolve('mocha/bin/mocha.js');
+    const r = spawnSync(
+      process.execPath,
+      [mocha, '--node-option', 'import=tsx', '--reporter', 'dot', ...tests.map((t) => `test/unit/${t}`)],
+      { cwd: root, encoding: 'utf8', timeout: 40_000 },
+    );
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /8 passing/);
+  });
+
   it('inspects, plans, compacts to a fork and in place, and undoes a toy session', () => {
     const sessions = join(home, '.toy-agent', 'sessions');
     mkdirSync(sessions, { recursive: true });
