@@ -83,6 +83,7 @@ export const toyAgent: AgentModule<'toy-agent'> = {
         isSessionFile: (name) => name.endsWith('.jsonl'),
       },
     ],
+    where: 'Toy Agent ~/.toy-agent/sessions',
     nameOf: (file) => file.split(/[\\/]/).pop() ?? file,
     describe,
   },
