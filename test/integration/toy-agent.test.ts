@@ -256,6 +256,29 @@ describe('a toy written agent added by its folder and the registry alone (issue 
     );
   });
 
+  it('the toy imports only what docs/ADDING-AN-AGENT.md says an agent may', () => {
+    const doc = readFileSync(join(repoRoot, 'docs', 'ADDING-AN-AGENT.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## What the folder may import'));
+    const [reading, engine] = section
+      .slice(0, section.indexOf('\n## ', 4))
+      .split('The writer may also use the engine:');
+    const listed = (text: string) => [...text.matchAll(/^- `(\.\.\/[^`]+)`/gm)].map((m) => m[1]);
+    const readingHalf = listed(reading);
+    assert.ok(readingHalf.length > 3 && listed(engine).length > 3, 'the lists are where the test reads them');
+    for (const f of files(TOY)) {
+      const allowed = f === 'writer.ts' ? [...readingHalf, ...listed(engine)] : readingHalf;
+      const imports = [...readFileSync(join(TOY, f), 'utf8').matchAll(/from '([^']+)';$/gm)].map((m) => m[1]);
+      assert.ok(imports.length > 0, f);
+      for (const from of imports)
+        assert.ok(
+          from.startsWith('node:') ||
+            (from.startsWith('./') && !(f !== 'writer.ts' && from === './writer')) ||
+            allowed.includes(from),
+          `${f} imports ${from}, which the doc does not list for it`,
+        );
+    }
+  });
+
   it("the registry's own checks hold with the toy registered, unchanged", () => {
     // The unit tests that run over every registered module (docs/ADDING-AN-AGENT.md), run on the copy as they are.
     const tests = ['agent-modules.test.ts', 'neutral-core.test.ts'];
@@ -343,6 +366,9 @@ describe('a toy written agent added by its folder and the registry alone (issue 
         [basename(fork.output), fork.sessionId, '/work/toy', null],
       ].sort(),
     );
+
+    // Its help names where they are, as the module says it.
+    assert.match(run('sessions', '--help'), /; Toy Agent ~\/\.toy-agent\/sessions\.\n/);
 
     // Undo of the fork deletes it (it holds our compaction's mark) and leaves the original.
     const forkUndone = JSON.parse(run('undo', file, '--json')) as UndoJson;
