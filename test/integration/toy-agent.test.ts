@@ -295,7 +295,7 @@ describe('a toy written agent added by its folder and the registry alone (issue 
     assert.match(r.stdout, /8 passing/);
   });
 
-  it('inspects, plans, compacts to a fork and in place, and undoes a toy session', () => {
+  it('inspects, plans, compacts to a fork and in place, undoes and restores a toy session', () => {
     const sessions = join(home, '.toy-agent', 'sessions');
     mkdirSync(sessions, { recursive: true });
     const file = join(sessions, 'toy-session-1.jsonl');
@@ -431,5 +431,10 @@ describe('a toy written agent added by its folder and the registry alone (issue 
     assert.equal(again.rounds.filter((r) => r.startsAtBoundary).length, 2, 'two compactions');
     run('undo', file, '--json');
     assert.ok(readFileSync(file).equals(once), 'undo puts back the first compaction');
+
+    // Restore: the backup of the first in-place compaction (the original) comes back over the file.
+    const restored = JSON.parse(run('restore', file, '--backup', inPlace.backup, '--json')) as UndoJson;
+    assert.equal(restored.restored, inPlace.backup);
+    assert.ok(readFileSync(file).equals(original), 'the original, byte for byte, restored');
   });
 });
