@@ -1,8 +1,9 @@
 // Issue 32, "a newcomer adds a toy written agent in a test by touching only its folder and the registry": the Toy
 // Agent (test/fixtures-code/core/formats/toy-agent/, written as docs/ADDING-AN-AGENT.md says) is added to a copy of
 // src/ as a newcomer would add it, the CLI is bundled from that copy, and the copy's CLI inspects, plans, compacts
-// (to a fork and in place, offline) and undoes a toy session. That the copy differs from src/ by the folder and the
-// registration lines alone is checked, not assumed.
+// (to a fork and in place, offline), lists, undoes and restores a toy session. That the copy differs from src/ by the
+// folder and the registration lines alone is checked, not assumed; so are the folder's imports (against the doc's
+// list) and the registry's unit tests with the toy registered.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import {
@@ -73,7 +74,11 @@ function lineDiff(a: string, b: string): { removed: string[]; added: string[] } 
   return { removed, added };
 }
 
-/** The CLI bundle of the copy, as scripts/build.mjs makes dist/cli.js (the SDK a file beside it, loaded only by an API summary). */
+/**
+ * The CLI bundle of the copy, as scripts/build.mjs makes dist/cli.js, with the token worker and the tokenizer's ranks
+ * beside it. The SDK stays a file of its own that the bundle requires on an API summary only, so it is not built: the
+ * toy is summarized offline.
+ */
 async function bundle(root: string): Promise<string> {
   const out = join(root, 'dist');
   mkdirSync(out);
