@@ -29,9 +29,8 @@ export const sessionsVerb: VerbSpec = {
     JSON_OPTION,
     HELP_OPTION,
   ],
-  notes: [
-    'Folders: Claude Code $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; Codex $CODEX_HOME/sessions or ~/.codex/sessions; Gemini CLI ~/.gemini/tmp/*/chats; Cline and Roo Code tasks in the global storage of VS Code (and Insiders, VSCodium, Cursor, VS Code Server, code-server); Copilot CLI ~/.copilot/session-state/*/events.jsonl.',
-  ],
+  // Each agent's module says where its sessions are (a new agent's folders join the list with its module).
+  notes: [`Folders: ${AGENTS.flatMap((a) => (a.sessions ? [a.sessions.where] : [])).join('; ')}.`],
   run: runSessions,
 };
 

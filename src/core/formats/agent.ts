@@ -133,6 +133,11 @@ export interface SessionFacts {
 export interface AgentSessions {
   locations: readonly SessionsLocation[];
   /**
+   * Where they are, in words, for `sessions --help` (its notes join the agents' in the registry's order): the agent's
+   * name, then its folders as the user finds them ('Codex $CODEX_HOME/sessions or ~/.codex/sessions').
+   */
+  where: string;
+  /**
    * How a session file is named in a list where no title is known: its file name when the name is the session's own
    * (Claude Code's `<id>.jsonl`, Codex's `rollout-<time>-<id>.jsonl`); absent: its folder and file name (the files of
    * other agents share one name, and their folder names the session).

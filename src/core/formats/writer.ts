@@ -80,6 +80,14 @@ export interface AgentWriter<Facts = unknown> {
   prepare(file: string, analysis: Analysis): Promise<Facts>;
   /** How the output is named; `given` is the path the user named (a symbolic link unresolved). */
   naming(given: string, facts: Facts): OutputNaming;
-  /** The output and the check of it as the agent reads it. */
+  /**
+   * The output and the check of it as the agent reads it. Two things every output holds, whatever the agent:
+   * - the mark `"compactor":"agent-compactor"` (those bytes, in the record of the compaction): compact.ts
+   *   `isOurOutput` looks for it before undo deletes a fork or an output file, and before `--out --force` overwrites
+   *   one; a boundary whose `compactMetadata.compactor` says so is read as ours (entries.ts `compactRecordOf`);
+   * - kept records under fresh message ids wherever the original's records stay in the file (in place, or a fork
+   *   that copies the original's lines): rounds are grouped by message id across the whole file (rounds.ts
+   *   `buildRounds`), so a copy under its original's id would join the original's round, before the compaction.
+   */
   build(input: WriteInput<Facts>): Promise<BuiltOutput>;
 }

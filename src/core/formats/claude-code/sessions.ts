@@ -32,6 +32,7 @@ export const claudeSessions: AgentSessions = {
       projectFolders: true,
     },
   ],
+  where: 'Claude Code $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects',
   nameOf: (file) => basename(file, '.jsonl'),
   projects: { summarize: summarizeSession, scan: scanSessions },
   async describe(file: string): Promise<SessionFacts> {

@@ -62,6 +62,8 @@ export const cline: AgentModule<'cline'> = {
       tasksLocation('Cline', 'saoudrizwan.claude-dev'),
       tasksLocation('Roo Code', 'rooveterinaryinc.roo-cline'),
     ],
+    where:
+      'Cline and Roo Code tasks in the global storage of VS Code (and Insiders, VSCodium, Cursor, VS Code Server, code-server)',
     describe: taskFacts,
   },
   limits: (model) => clineLimits(model),

@@ -58,6 +58,7 @@ export const codexSessions: AgentSessions = {
       isSessionFile: (name) => /^rollout-.*\.jsonl$/.test(name),
     },
   ],
+  where: 'Codex $CODEX_HOME/sessions or ~/.codex/sessions',
   nameOf: (file) => basename(file, '.jsonl'),
   describe: rolloutFacts,
 };

@@ -50,6 +50,7 @@ export const copilotCli: AgentModule<'copilot-cli'> = {
         isSessionFile: (name) => name === 'events.jsonl',
       },
     ],
+    where: 'Copilot CLI ~/.copilot/session-state/*/events.jsonl',
     describe: eventsFacts,
   },
   limits: (_model, recordedWindow) => ({

@@ -56,6 +56,7 @@ export const geminiCli: AgentModule<'gemini-cli'> = {
         isSessionFile: (name, dir) => /[\\/]chats$/.test(dir) && name.endsWith('.json'),
       },
     ],
+    where: 'Gemini CLI ~/.gemini/tmp/*/chats',
     describe: chatFacts,
   },
   limits: (model) => {
