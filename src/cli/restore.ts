@@ -27,7 +27,7 @@ export const restoreVerb: VerbSpec = {
   notes: [
     'A backup is restored only whole: as the manifest written last with it records it (size and sha256). One cut short by a crash, or made by an older version, is refused with the reason; by default the newest whole backup is restored.',
     'A session that changes while it is restored (a live agent) is refused and left as it was; bytes appended in the last instant are carried over after the restored content.',
-    'Exit 0 when restored, 2 when the transcript has no backup (only in-place compactions of Claude Code and Codex sessions write them), FILE is not one of its backups, the backup is not whole, or the session changed meanwhile, 1 when a file could not be written.',
+    'Exit 0 when restored, 2 when the transcript has no backup (only in-place compactions and repairs of Claude Code and Codex sessions write them), FILE is not one of its backups, the backup is not whole, or the session changed meanwhile, 1 when a file could not be written.',
   ],
   run: runRestore,
 };

@@ -11,6 +11,7 @@ import { bool, options, str } from '../../webview/validate';
 import { resolveTranscript } from './args';
 import { CommandFailure, CommandInputError, forPerson, optionsOf, type Call } from './call';
 import { resumeSession } from './resume';
+import { reachPercent, repairConfirmDetail, repairResultText } from '../model/repairText';
 
 /** `{ file, confirm, inPlace, out }`: `confirm: false` for no dialog; in place (after a backup) or to `out` instead of a fork. */
 export const REPAIR_OPTIONS = options({
@@ -24,7 +25,7 @@ const FORK = 'Repair as Fork';
 const IN_PLACE = 'Repair in Place';
 const RESUME = 'Resume in Claude Code';
 
-const pct = (x: number) => `${Math.floor(x * 1000) / 10}%`;
+const pct = reachPercent;
 
 /** Refused in Restricted Mode: repair writes files. */
 function assertTrusted(): void {
@@ -54,7 +55,7 @@ export async function repairSessionCommand(s: Services, arg: unknown, call: Call
       `Repair ${basename(file)}? Resume loads ${before.reachableMessages} of ${before.totalMessages} messages now, ${after.reachableMessages} of ${after.totalMessages} after.`,
       {
         modal: true,
-        detail: `${plan.changes.length} line${plan.changes.length === 1 ? '' : 's'} get a new parentUuid${plan.converted.length ? `; ${plan.converted.length} tool result${plan.converted.length === 1 ? '' : 's'} whose call is gone become text blocks saying so (lines ${plan.converted.map((c) => c.line).join(', ')})` : ''}; every other line stays byte-identical.${plan.skipped.length ? ` ${plan.skipped.length} line(s) are left as they are.` : ''} A fork is a new session beside the original, which stays untouched; in place keeps a backup.`,
+        detail: repairConfirmDetail(plan),
       },
       FORK,
       IN_PLACE,
@@ -89,7 +90,7 @@ export async function repair(
   if (!result.output) return result;
   if (inPlace) s.store.invalidate(file);
   await s.store.load(result.output, { force: true });
-  const text = `Repaired ${basename(file)}: resume now loads ${result.after.reachableMessages} of ${result.after.totalMessages} messages (${pct(result.after.reachability)}), written to ${basename(result.output)}.${result.notes.map((n) => ` Note: ${n}.`).join('')}`;
+  const text = repairResultText(file, { ...result, output: result.output });
   const offer = result.sessionId ? [RESUME] : [];
   const output = result.output;
   // The button resumes the repaired session; what stands in the way is said as Resume Session says it.

@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import { bool, options, str } from '../../webview/validate';
 import { resolveTranscript } from './args';
 import { CommandFailure, CommandInputError, optionsOf, type Call } from './call';
+import { BACKUP_ORIGIN } from '../model/repairText';
 
 /** `{ file, backup, confirm }`: the transcript, the backup to put back (default: a person picks; code: the newest whole one), and `confirm: false` for no dialog. */
 export const RESTORE_OPTIONS = options({
@@ -35,7 +36,7 @@ export async function restoreBackupCommand(s: Services, arg: unknown, call: Call
   const states = await backupStates(file);
   const backups = states.map((b) => b.backup);
   if (!backups.length)
-    throw new CommandInputError(`${basename(file)} has no backups (they are written by in-place compactions).`, {
+    throw new CommandInputError(`${basename(file)} has no backups (they are ${BACKUP_ORIGIN}).`, {
       severity: 'info',
     });
   // A backup not known to be whole (no manifest: cut short by a crash, or an older version's) is shown, with the
@@ -58,8 +59,7 @@ export async function restoreBackupCommand(s: Services, arg: unknown, call: Call
         );
         const picked = await vscode.window.showQuickPick(items, {
           title: `Restore ${basename(file)} From Backup`,
-          placeHolder:
-            'Backup to restore (each written by an in-place compaction before it rewrote the file; newest first)',
+          placeHolder: `Backup to restore (each ${BACKUP_ORIGIN}; newest first)`,
         });
         return picked?.backup;
       },
@@ -73,8 +73,7 @@ export async function restoreBackupCommand(s: Services, arg: unknown, call: Call
       `Replace ${basename(file)} with ${basename(backup)}?`,
       {
         modal: true,
-        detail:
-          'The current content of the transcript is replaced by the backup (taken by an in-place compaction), and its compactor state file and saved tool results go back to how they were then. The current content is itself backed up first, so this can be undone.',
+        detail: `The current content of the transcript is replaced by the backup (${BACKUP_ORIGIN}), and its compactor state file and saved tool results go back to how they were then. The current content is itself backed up first, so this can be undone.`,
       },
       'Restore',
     );

@@ -5,6 +5,7 @@ import { diagnose, type DoctorProblem, type DoctorReport } from '../../core/repa
 import { repairOutlook } from '../../core/repair/repair';
 import type { TreeNodeModel } from './treeNode';
 import { capabilitiesOf } from '../../core/formats/registry';
+import { reachPercent } from './repairText';
 
 const reports = new WeakMap<Analysis, DoctorReport>();
 
@@ -29,7 +30,7 @@ export function repairableOf(analysis: Analysis, r: DoctorReport): boolean {
   return can;
 }
 
-const pct = (x: number) => `${Math.floor(x * 1000) / 10}%`;
+const pct = reachPercent;
 
 export function healthLabel(r: DoctorReport): string {
   const serious = r.problems.filter((p) => p.severity !== 'info');
