@@ -293,6 +293,9 @@ describe('UI: find a broken session, see its health, repair it', function () {
       { timeout: 30_000 },
     );
     assert.ok((await sessions.count()) >= 2, 'the original and its fork');
+    // The fork is this window's own write, not a session an agent is writing now.
+    const listed = await rowTexts('Sessions');
+    assert.ok(!listed.some((r) => /writing now/.test(r.description)), `no row marked live: ${JSON.stringify(listed)}`);
     const project = (await rowTexts('Sessions')).find((x) => x.label === 'checkout-service');
     assert.equal(project?.description, `${BROKEN_CWD} · 2 sessions`);
     await wb.screenshot('sessions-repaired');

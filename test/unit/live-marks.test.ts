@@ -4,11 +4,12 @@
 // be what the quiet period says (modified within LIVE_MS of now) without any rescan, and no timer is left when
 // nothing is live.
 import { strict as assert } from 'node:assert';
-import { appendFileSync, copyFileSync, rmSync, utimesSync } from 'node:fs';
+import { appendFileSync, copyFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIVE_MS, type SessionSummary } from '../../src/core/sessionList';
 import { summarizeSession } from '../../src/core/formats/claude-code/sessionSummary';
-import { LiveMarks } from '../../src/extension/model/liveMarks';
+import { LiveMarks, OwnWrites } from '../../src/extension/model/liveMarks';
+import { commitOutput, onCommitted } from '../../src/core/io/commit';
 import { FakeClock } from '../support/fakeClock';
 import { fixture } from '../support/fixtures';
 import { Rng } from '../support/reliability';
@@ -86,4 +87,50 @@ describe('sessions view: the live mark clears when appends stop (fake clock)', f
       assert.equal(clock.pending.size, 0);
     });
   }
+
+  it('a file this window committed is not being written now; an append after it is', async () => {
+    const own = new OwnWrites();
+    const stop = onCommitted((w) => own.record(w));
+    try {
+      const original = join(dir, 'own-original.jsonl');
+      copyFileSync(fixture('example.jsonl'), original);
+      const st = statSync(original);
+      const tmp = join(dir, 'own-fork.jsonl.tmp');
+      const fork = join(dir, 'own-fork.jsonl');
+      copyFileSync(original, tmp);
+      // The one commit every write goes through, writing a fork as a compaction or repair does.
+      await commitOutput(
+        {
+          file: original,
+          tmp,
+          mode: 'fork',
+          out: fork,
+          readSize: st.size,
+          readMtime: st.mtimeMs,
+          writer: 'Claude Code',
+          progress: () => undefined,
+        },
+        [],
+      );
+      const clock = new FakeClock(Date.now());
+      const marks = new LiveMarks(clock, () => undefined, LIVE_MS, own);
+      const [written] = marks.apply([await summarizeSession(fork, 'f', clock.now())]);
+      assert.equal(written.live, false, 'the fork this window just wrote');
+      utimesSync(original, new Date(clock.now()), new Date(clock.now()));
+      assert.equal(
+        marks.apply([await summarizeSession(original, 'f', clock.now())])[0].live,
+        true,
+        'a file it did not write',
+      );
+      appendFileSync(fork, '\n');
+      assert.equal(
+        marks.apply([await summarizeSession(fork, 'f', clock.now())])[0].live,
+        true,
+        'appended to after the commit: someone is writing it',
+      );
+      marks.dispose();
+    } finally {
+      stop();
+    }
+  });
 });

@@ -8,6 +8,31 @@ import { CompactError } from '../errors';
 import { commitTemp, exists, writeFileAtomic, writeTemp } from './atomic';
 import { backupName, makeBackup, removeBackup, writeBackupManifest, type SidecarRecord } from './backups';
 
+/** What a commit wrote: the file, and its size and modification time right after (its own, until someone appends). */
+export interface CommittedFile {
+  file: string;
+  size: number;
+  mtimeMs: number;
+}
+
+const committedListeners = new Set<(written: CommittedFile) => void>();
+
+/**
+ * Calls `listener` with every file a commit writes in this process, so that a host can tell a file it wrote itself
+ * (a fork, a restored or compacted session) from one an agent is writing; returns the function that stops it.
+ */
+export function onCommitted(listener: (written: CommittedFile) => void): () => void {
+  committedListeners.add(listener);
+  return () => committedListeners.delete(listener);
+}
+
+async function tellCommitted(file: string): Promise<void> {
+  if (!committedListeners.size) return;
+  const st = await stat(file).catch(() => null);
+  if (!st) return;
+  for (const listener of committedListeners) listener({ file, size: st.size, mtimeMs: st.mtimeMs });
+}
+
 /** At most this many replacements of the file in one commit: each later one only places bytes an agent appended during the one before. */
 const MAX_COMMIT_ROUNDS = 8;
 
@@ -211,6 +236,7 @@ export async function commitOutput(
         `${t.out} appeared while it was being ${TASK_DOING[t.task ?? 'compaction']}; nothing was written.`,
       );
     await commitTemp(t.tmp, t.out);
+    await tellCommitted(t.out);
     return { backup: null, carriedOverBytes: 0 };
   }
   t.progress('Backing up the original…');
@@ -228,6 +254,7 @@ export async function commitOutput(
     throw err;
   }
   const { carriedOverBytes, unplaced } = placed;
+  await tellCommitted(t.file);
   if (carriedOverBytes)
     notes.push(
       `${carriedOverBytes} bytes ${t.writer} appended while the result was being committed were carried over after it, in the order written (they continue the history before this ${t.task ?? 'compaction'}; run it again when the session is idle)`,

@@ -1,7 +1,7 @@
 // The "being written now" mark of the Sessions view, kept true between scans: a session is live while its file was
-// modified within the quiet period, and the mark clears when that period passes with no append (a timer set for the
-// moment the next mark expires), not only at the next scan of the folder. Time comes through `Timers`, the seam
-// that lets the view run on a fake clock. Pure: no `vscode` import.
+// modified within the quiet period by someone other than this window (OwnWrites), and the mark clears when that
+// period passes with no append (a timer set for the moment the next mark expires), not only at the next scan of the
+// folder. Time comes through `Timers`, the seam that lets the view run on a fake clock. Pure: no `vscode` import.
 import { LIVE_MS, type SessionSummary } from '../../core/sessionList';
 
 export interface Timers {
@@ -16,6 +16,24 @@ export const realTimers: Timers = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/**
+ * The files this window wrote itself (a compaction's fork, a repaired or restored session), as they were right after:
+ * while a file is exactly that, no agent is writing it, however recent its modification time.
+ */
+export class OwnWrites {
+  private readonly written = new Map<string, { size: number; mtimeMs: number }>();
+
+  record(w: { file: string; size: number; mtimeMs: number }): void {
+    this.written.set(w.file, { size: w.size, mtimeMs: w.mtimeMs });
+  }
+
+  /** Whether `s` is, by size and modification time, what this window last wrote to its file. */
+  wrote(s: Pick<SessionSummary, 'file' | 'size' | 'mtimeMs'>): boolean {
+    const w = this.written.get(s.file);
+    return !!w && w.size === s.size && w.mtimeMs === s.mtimeMs;
+  }
+}
+
 export class LiveMarks {
   private timer: unknown;
   private due = Infinity;
@@ -25,6 +43,7 @@ export class LiveMarks {
     private readonly timers: Timers,
     private readonly expired: () => void,
     private readonly quietMs = LIVE_MS,
+    private readonly own: OwnWrites = new OwnWrites(),
   ) {}
 
   /** `sessions` with each live mark as of now (unchanged objects where it holds); sets the timer for the next to clear. */
@@ -32,7 +51,7 @@ export class LiveMarks {
     const now = this.timers.now();
     let next = Infinity;
     const out = sessions.map((s) => {
-      const live = now - s.mtimeMs < this.quietMs;
+      const live = now - s.mtimeMs < this.quietMs && !this.own.wrote(s);
       if (live) next = Math.min(next, s.mtimeMs + this.quietMs);
       return live === s.live ? s : { ...s, live };
     });

@@ -10,12 +10,13 @@ import * as vscode from 'vscode';
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { groupSessions, type SessionSummary } from '../../core/sessionList';
+import { groupSessions, LIVE_MS, type SessionSummary } from '../../core/sessionList';
 import { rescanSession, scanAgentSessions, type ListedSession } from '../../core/agentSessions';
 import { agentFolders, type AgentFolder } from '../../core/sessionFolders';
 import { sessionContext, sessionStats, type SessionContext } from '../../core/sessionStats';
 import { costSettings } from '../settings';
-import { LiveMarks, realTimers, type Timers } from '../model/liveMarks';
+import { LiveMarks, OwnWrites, realTimers, type Timers } from '../model/liveMarks';
+import { onCommitted } from '../../core/io/commit';
 import { sessionsFolder } from '../model/sessions';
 import { projectFolderName } from '../../core/session';
 import { SessionStatsQueue } from '../model/sessionStatsQueue';
@@ -59,11 +60,20 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       showCollapseAll: true,
     });
     this.disposables.push(this.view, this.emitter, this.changed, this.figuresRead);
-    this.live = new LiveMarks(timers, () => {
-      this.sessions = this.live.apply(this.sessions);
-      this.rebuild();
-      this.changed.fire();
-    });
+    // What this window commits (a fork, a repaired or restored session) is not an agent writing it now.
+    const own = new OwnWrites();
+    const stopOwn = onCommitted((written) => own.record(written));
+    this.disposables.push({ dispose: stopOwn });
+    this.live = new LiveMarks(
+      timers,
+      () => {
+        this.sessions = this.live.apply(this.sessions);
+        this.rebuild();
+        this.changed.fire();
+      },
+      LIVE_MS,
+      own,
+    );
     // Figures arrive one file at a time: the tree is redrawn at most every RESCAN_DEBOUNCE_MS for them.
     this.stats = new SessionStatsQueue(
       (file) => {
