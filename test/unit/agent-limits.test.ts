@@ -95,6 +95,18 @@ describe("Each agent's window, thresholds and cost", function () {
     // 150k of 200k is past the warning line below the real threshold (167k), not "normal" as at 92%.
     assert.equal(status.level, 'warning');
     assert.match(status.text, /^◕ live: fix the flaky login tes… 150k \/ 200k · 75%$/);
+    // Compact Now's notification says the context once, and the threshold of this session's agent, in words.
+    assert.equal(
+      status.offer,
+      `“${s.title}” holds 150,000 tokens (75% of its 200k window), near where Claude Code compacts it on its own (≈167k), unseen. Compact it now with a preview (as a fork), then resume?`,
+    );
+    assert.doesNotMatch(status.offer, /live:|◕/);
+    const codex = liveStatus(
+      { ...s, agent: 'codex' },
+      { tokens: s.contextTokens, approximate: false, model: s.model, limits },
+    )!;
+    assert.match(codex.offer, /where Codex CLI compacts it/);
+    assert.match(codex.waiting, /^Waiting for Codex CLI to finish its turn/);
     assert.match(
       status.accessibilityLabel,
       /^Live session fix the flaky login tes…: context 150,000 of 200,000 tokens, 75 percent$/,

@@ -31,6 +31,13 @@ export interface LiveStatus {
   /** The item's accessible name: plain words, the session named (no markup). */
   accessibilityLabel: string;
   level: 'normal' | 'warning' | 'alert';
+  /**
+   * What the Compact Now notification says: the session, its context once, and where its agent compacts on its own (the
+   * status item beside it already says "live" and the fill).
+   */
+  offer: string;
+  /** What the wait before Compact Now says: the agent's turn must end first. */
+  waiting: string;
   /** Of the window; null when the session does not state its window. */
   share: number | null;
 }
@@ -42,6 +49,11 @@ export function statusName(name: string, max = 24): string {
 }
 
 const PIE = ['○', '◔', '◑', '◕', '●'];
+
+/** A title on one line, at most 80 characters (a notification names the session, it does not quote it). */
+function oneLineTitle(title: string): string {
+  return statusName(title, 80);
+}
 
 /**
  * The live status of session `s` with its context as the Sessions list shows it (core sessionStats.ts
@@ -68,8 +80,15 @@ export function liveStatus(s: SessionSummary & { agent: AgentId }, context: Sess
       : `${about}${shortNumber(tokens)}`;
   const count = (n: number) => n.toLocaleString('en-US');
   const of = window ? `of ${count(window)} tokens` : `tokens of an unknown window (${limits.windowFrom})`;
+  const agent = agentName(s.agent);
+  const near =
+    limits.autoCompactAt !== null
+      ? `near where ${agent} compacts it on its own (≈${shortNumber(limits.autoCompactAt)})`
+      : `and ${agent} may compact it on its own`;
   return {
     text: `${pie} live: ${name} ${fill}`,
+    offer: `“${oneLineTitle(s.title)}” holds ${about}${count(tokens)} tokens${window && share !== null ? ` (${Math.round(share * 100)}% of its ${shortNumber(window)} window)` : ''}, ${near}, unseen. Compact it now with a preview (as a fork), then resume?`,
+    waiting: `Waiting for ${agent} to finish its turn (nothing is written while the session grows)…`,
     tooltip: `Live session: ${s.title}\n${context.model ?? 'unknown model'}: context ${about}${count(tokens)} ${of} (the newest request and what followed it).\n${agentName(s.agent)} ${autoCompactText(limits)}.\nClick to show its rounds.`,
     accessibilityLabel: `Live session ${name}: context ${context.approximate ? 'about ' : ''}${count(tokens)} ${window ? `of ${count(window)} tokens, ${Math.round(share! * 100)} percent` : 'tokens, window unknown'}`,
     level,

@@ -3,9 +3,8 @@
 // now with a preview (a fork), then resume it. Nothing is written while the file still grows: it waits until it settles.
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { SessionSummary } from '../../core/sessionList';
-import { liveStatus, SETTLED_MS, untilSettled } from '../model/liveStatus';
+import { liveStatus, SETTLED_MS, untilSettled, type LiveStatus } from '../model/liveStatus';
 import type { SessionsView } from './sessionsView';
 import { CommandId } from '../commandIds';
 import { sessionStats } from '../../core/sessionStats';
@@ -76,20 +75,17 @@ export class LiveSessionStatus implements vscode.Disposable {
     this.readTimer = setTimeout(() => void this.watchCache(live), untilSettled(live.mtimeMs, Date.now()));
     if (status.level !== 'normal' && !this.offered.has(live.file)) {
       this.offered.add(live.file);
-      void this.offer(live, status.text);
+      void this.offer(live, status);
     }
   }
 
-  private async offer(s: SessionSummary, text: string): Promise<void> {
-    const choice = await vscode.window.showWarningMessage(
-      `${s.title}: ${text} of the context window. Claude Code will soon compact it on its own, unseen. Compact it now with a preview (as a fork), then resume?`,
-      'Compact Now',
-    );
+  private async offer(s: SessionSummary, status: LiveStatus): Promise<void> {
+    const choice = await vscode.window.showWarningMessage(status.offer, 'Compact Now');
     if (choice !== 'Compact Now') return;
     await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
-        title: `Waiting for Claude Code to finish its turn in ${basename(s.file)} (nothing is written while it grows)…`,
+        title: status.waiting,
         cancellable: true,
       },
       (_, token) => settled(s.file, token),
