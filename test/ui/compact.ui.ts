@@ -550,15 +550,15 @@ describe('UI: compact a transcript as a user would', function () {
     await wb.runCommand('Notifications: Hide Notifications').catch(() => undefined);
   });
 
-  it('Show Diff opens a diff editor of the original and the result', async () => {
+  it('Show Diff opens the readable conversation before and after, in the first group', async () => {
     await clickNotificationButton(/Compacted session\.jsonl/, 'Show Diff');
-    // The review editor leaves a second group open: the diff is the active group's tab.
+    // It opens in the first group (the review editor leaves a second one open), where it has room.
     const tab = wb.page.locator('.editor-group-container.active .tabs-container .tab.active');
     await wb.page
       .locator('.editor-group-container.active .tabs-container .tab.active', { hasText: '↔' })
       .waitFor({ state: 'visible', timeout: 20_000 });
     assert.equal(
-      ((await tab.textContent()) ?? '').trim().startsWith(`${TRANSCRIPT} ↔ ${RESULT}`),
+      ((await tab.textContent()) ?? '').trim().startsWith(`Conversation: ${TRANSCRIPT} ↔ ${RESULT}`),
       true,
       `diff tab: ${await tab.textContent()}`,
     );
@@ -582,6 +582,12 @@ describe('UI: compact a transcript as a user would', function () {
       .locator('.line-insert, .char-insert, .gutter-insert')
       .first()
       .waitFor({ state: 'attached', timeout: 20_000 });
+    // The readable conversation, not JSON lines: each message starts with its role.
+    const firstLines = await diff.locator('.editor.modified .view-lines .view-line').allTextContents();
+    assert.ok(
+      !firstLines.some((l) => l.trimStart().startsWith('{"')),
+      `readable text: ${firstLines.slice(0, 3).join(' | ')}`,
+    );
     await paintedIn(wb.page.mainFrame());
     await wb.screenshot('diff');
   });

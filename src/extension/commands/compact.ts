@@ -42,6 +42,7 @@ import { costSettings, getSettings } from '../settings';
 import { copyResumeCommand, resumeSession, sessionCwd } from './resume';
 import type { Services } from '../services';
 import { resolveTranscript } from './args';
+import { showConversationDiff } from './conversationDiff';
 import {
   CommandFailure,
   CommandInputError,
@@ -425,15 +426,10 @@ async function notifyResult(s: Services, result: CompactResult, how: ResultOptio
     if (choice === resumeAction(result)) await forPerson(s, 'Resume Session', () => resumeSession(s, session));
     else if (choice === RESULT_ACTIONS.copyResume)
       await forPerson(s, 'Copy Resume Command', () => copyResumeCommand(s, session));
-    else if (choice === RESULT_ACTIONS.diff) {
-      const left = result.backup ?? file;
-      await vscode.commands.executeCommand(
-        'vscode.diff',
-        vscode.Uri.file(left),
-        vscode.Uri.file(result.output),
-        `${basename(left)} ↔ ${basename(result.output)}`,
-      );
-    } else if (choice === RESULT_ACTIONS.reveal)
+    else if (choice === RESULT_ACTIONS.diff)
+      // The conversation the agent resumes before and after, as readable text: a line diff of JSONL says little.
+      await showConversationDiff(result.backup ?? file, result.output);
+    else if (choice === RESULT_ACTIONS.reveal)
       await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.output));
   } catch (err) {
     s.log.warn(`${choice} failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,5 +1,5 @@
 // Show Conversation Diff: the conversation the agent would resume before and after the last compaction (or any two
-// transcripts given as { before, after }), readable, in the diff editor. The raw-line diff stays on Show Diff.
+// transcripts given as { before, after }), readable, in the diff editor; the result notification's Show Diff opens it.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { conversationUri } from '../views/conversation';
@@ -10,7 +10,10 @@ import { CommandInputError, optionsOf } from './call';
 /** `{ before, after }`: the two transcripts to compare (default: the last compaction's input and result). */
 export const CONVERSATION_DIFF_OPTIONS = options({ before: str(4_096, { min: 1 }), after: str(4_096, { min: 1 }) });
 
-/** Opens the readable diff of `before` and `after`; the two documents' URIs. */
+/**
+ * Opens the readable diff of `before` and `after` in the first editor group (the widest as a rule, where the diff
+ * editor has room to show the two sides side by side); the two documents' URIs.
+ */
 export async function showConversationDiff(before: string, after: string): Promise<{ before: string; after: string }> {
   const left = conversationUri(before, 'before');
   const right = conversationUri(after, 'after');
@@ -19,6 +22,7 @@ export async function showConversationDiff(before: string, after: string): Promi
     left,
     right,
     `Conversation: ${basename(before)} ↔ ${basename(after)}`,
+    { viewColumn: vscode.ViewColumn.One, preview: false },
   );
   return { before: left.toString(), after: right.toString() };
 }
