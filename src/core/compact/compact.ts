@@ -14,8 +14,16 @@ import { agentModule, agentName, unsupported, type AgentId } from '../formats/re
 import { writerOf } from '../formats/writers';
 import type { AgentWriter, BuiltOutput, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
-import { reannouncedAfter } from './planBase';
-import type { CompactOptions } from './options';
+import {
+  splitOptions,
+  type CompactionParts,
+  type CompactOptions,
+  type OutputOptions,
+  type PlanInputs,
+  type RuntimeHooks,
+  type SummarizerOptions,
+} from './options';
+import { settleSummary, settleWritten, withNotes, type PlanSettlement } from './settle';
 import { deliveredContext, promisedContext } from './promise';
 import {
   CompactError,
@@ -29,6 +37,7 @@ import {
 import { loadSavedPlanInputs } from './savedDecisions';
 import type { BudgetState } from './state';
 import type { UserDecisions } from './decisions';
+import type { AgentNow } from '../agentNow';
 import { shapeForExtractive } from './summarize/extractive';
 import {
   agentCliRefusal,
@@ -54,11 +63,12 @@ import { fileChunks, openSidecar } from '../io/sidecarFiles';
 import { readAgentNow } from '../agentNow';
 import { reannouncedOnResume } from '../context';
 
-export type { CompactOptions } from './options';
+export type { CompactOptions, OutputOptions, PlanInputs, RuntimeHooks, SummarizerOptions } from './options';
+export type { PlanSettlement } from './settle';
 
 export { DEFAULT_MODEL } from './summary';
 
-/** The progress message of the last step (see `CompactOptions.onProgress`). */
+/** The progress message of the last step (see `RuntimeHooks.onProgress`). */
 export const COMMITTING = 'Committing the result…';
 
 /**
@@ -69,7 +79,7 @@ export const COMMITTING = 'Committing the result…';
 async function resolveOutput(
   file: string,
   given: string,
-  options: CompactOptions,
+  options: OutputOptions,
   naming: OutputNaming,
 ): Promise<OutputTarget> {
   if (options.inPlace) return { out: file, mode: 'in-place', sessionId: naming.inPlaceId };
@@ -139,11 +149,12 @@ export function checkCancelled(signal?: AbortSignal): void {
 
 /** Plans and applies in one step: `planCompactionOf` then `applyCompaction`, under one lock. */
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
-  const target = await compactedFile(file, options);
+  const parts = splitOptions(options);
+  const target = await compactedFile(file, parts.runtime);
   // One lock from the plan to the commit: nothing can change the session's files in between.
   const lock = await acquireLock(target.file);
   try {
-    return await applyLocked(await planWithSaved(target, options), options);
+    return await applyLocked(await planWithSaved(target, parts), parts.runtime);
   } finally {
     await lock.release();
   }
@@ -156,25 +167,39 @@ export interface PlanBasis {
 }
 
 /**
+ * The plan's inputs as the plan was made with them: what was not given read once where planning reads (the user's
+ * decisions and the frozen budget decisions saved with the session, what the user's agent sends now). A re-plan of
+ * the same compaction uses them again (the budget state read anew: another compaction may have written it).
+ */
+export interface ResolvedPlanInputs extends PlanInputs {
+  readonly decisions: UserDecisions;
+  readonly agentNow: AgentNow | null;
+  /** The frozen budget decisions of earlier compactions (state.ts). */
+  readonly state: BudgetState;
+}
+
+/**
  * A compaction planned and not yet applied: `plan` is what the user is shown (`agent-compactor plan`, the
- * extension's confirmation), and `applyCompaction` writes exactly it, or, when the file changed since, plans again
- * and says what changed. It carries the values it was planned with, so apply re-plans with the same ones.
+ * extension's confirmation, a drafted summary's figures), and `applyCompaction` writes exactly it, or, when the file
+ * changed since, plans again and says what changed. It carries what it was planned with, each part once.
  */
 export interface PlannedCompaction {
   /** The file compacted (a symbolic link resolved) and the path the caller named. */
-  file: string;
-  given: string;
-  plan: CompactionPlan;
-  basis: PlanBasis;
-  /** The options it was planned with, decisions and frozen budget state included: apply follows them. */
-  options: CompactOptions;
-  state: BudgetState;
-  decisions: UserDecisions;
-  analysis: Analysis;
-  details: PlanDetails;
-  loaded: Loaded;
+  readonly file: string;
+  readonly given: string;
+  /** The plan shown: `details.plan`. */
+  readonly plan: CompactionPlan;
+  readonly basis: PlanBasis;
+  readonly inputs: ResolvedPlanInputs;
+  readonly summarizer: SummarizerOptions;
+  readonly output: OutputOptions;
+  /** How planning was watched and stopped; `applyCompaction` is given its own. */
+  readonly runtime: RuntimeHooks;
+  readonly analysis: Analysis;
+  readonly details: PlanDetails;
+  readonly loaded: Loaded;
   /** What the agent's writer read of the file for its output (its `prepare`). */
-  facts: unknown;
+  readonly facts: unknown;
 }
 
 /**
@@ -188,66 +213,107 @@ export async function planCompactionOf(
   options: CompactOptions,
   analysis?: Analysis,
 ): Promise<PlannedCompaction> {
-  const target = await compactedFile(file, options);
+  const parts = splitOptions(options);
+  const target = await compactedFile(file, parts.runtime);
   // Planned under the session's lock (released after): never over the files of a compaction half done.
   const lock = await acquireLock(target.file);
   try {
-    return await planWithSaved(target, options, analysis);
+    return await planWithSaved(target, parts, analysis);
   } finally {
     await lock.release();
   }
 }
 
+/**
+ * The planned compaction with `summaryText` as its summary, used verbatim (Apply Summary's reviewed text), and none of
+ * the hooks its drafting was watched with: the plan is the one the draft settled and showed.
+ */
+export function withSummaryText(planned: PlannedCompaction, summaryText: string): PlannedCompaction {
+  return { ...planned, inputs: { ...planned.inputs, summaryText }, runtime: {} };
+}
+
+interface Target {
+  file: string;
+  given: string;
+}
+
 /** The file a compaction of `file` reads and writes (a symbolic link resolved, and said), and the path given. */
-async function compactedFile(file: string, options: CompactOptions): Promise<{ file: string; given: string }> {
+async function compactedFile(file: string, runtime: RuntimeHooks): Promise<Target> {
   file = resolve(file);
   const given = file;
   const st = await lstat(file);
   if (st.isSymbolicLink()) {
     // Resolve deliberately: compact the real file (a fork is still written beside the link), and say so.
     const real = await realpath(file);
-    options.onProgress?.(`${file} is a symbolic link; compacting its target ${real}`);
+    runtime.onProgress?.(`${file} is a symbolic link; compacting its target ${real}`);
     file = real;
   }
   return { file, given };
 }
 
 /** The plan over `target` with what is saved with the session (read here, the edge) and the options' decisions on top. */
-async function planWithSaved(
-  target: { file: string; given: string },
-  options: CompactOptions,
-  analysis?: Analysis,
-): Promise<PlannedCompaction> {
-  checkCancelled(options.signal);
+async function planWithSaved(target: Target, parts: CompactionParts, analysis?: Analysis): Promise<PlannedCompaction> {
+  checkCancelled(parts.runtime.signal);
   const saved = await loadSavedPlanInputs(target.file);
-  return planOver(target.file, target.given, options, saved.state, options.decisions ?? saved.decisions, analysis);
+  return planOver(
+    target,
+    parts,
+    { state: saved.state, decisions: parts.inputs.decisions ?? saved.decisions },
+    analysis,
+  );
 }
 
+function progressOf(runtime: RuntimeHooks): ProgressReporter {
+  return runtime.onProgress ?? (() => undefined);
+}
+
+/** The plan over the file with the saved values given, its lines loaded; what the user's agent sends now read here. */
 async function planOver(
-  file: string,
-  given: string,
-  options: CompactOptions,
-  state: BudgetState,
-  decisions: UserDecisions,
+  target: Target,
+  parts: CompactionParts,
+  saved: { state: BudgetState; decisions: UserDecisions },
   read?: Analysis,
 ): Promise<PlannedCompaction> {
-  const progress = options.onProgress ?? (() => undefined);
-  let analysis = read;
-  if (!analysis || analysis.index.path !== file) {
-    progress('Reading transcript…');
-    analysis = await inspectFile(file, { subagents: false });
-  }
-  const format = analysis.index.format;
-  const refusal = unsupported(format, 'compact') ?? (options.fresh ? unsupported(format, 'fresh') : null);
-  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
-  const writer = writerFor(format.id);
+  const { file, given } = target;
+  const analysis = await analysisOf(file, read, progressOf(parts.runtime));
+  const writer = writableBy(file, analysis, parts.output);
   const facts = await writer.prepare(file, analysis);
-  refuseHalfWrittenTail(file, analysis, options.inPlace === true, writer.writerName);
+  refuseHalfWrittenTail(file, analysis, parts.output.inPlace === true, writer.writerName);
   // What the user's agent sends now, read once here (the edge) and kept with the plan: a re-plan uses the same.
-  if (options.agentNow === undefined) options = { ...options, agentNow: await readAgentNow(file, analysis) };
-  const { details, loaded } = await planLoaded(file, analysis, options, state, decisions);
+  const agentNow = parts.inputs.agentNow === undefined ? await readAgentNow(file, analysis) : parts.inputs.agentNow;
+  const inputs: ResolvedPlanInputs = { ...parts.inputs, ...saved, agentNow };
+  const { details, loaded } = await planLoaded(file, analysis, inputs, parts);
   const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs };
-  return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, facts };
+  const { summarizer, output, runtime } = parts;
+  return {
+    file,
+    given,
+    plan: details.plan,
+    basis,
+    inputs,
+    summarizer,
+    output,
+    runtime,
+    analysis,
+    details,
+    loaded,
+    facts,
+  };
+}
+
+/** The file as the caller read it, or read here when it was not (or was another file). */
+async function analysisOf(file: string, read: Analysis | undefined, progress: ProgressReporter): Promise<Analysis> {
+  if (read && read.index.path === file) return read;
+  progress('Reading transcript…');
+  return inspectFile(file, { subagents: false });
+}
+
+/** The writer of the file's agent, when its format can be compacted (and written fresh, when asked). */
+function writableBy(file: string, analysis: Analysis, output: OutputOptions): AgentWriter {
+  const format = analysis.index.format;
+  const refusal = unsupported(format, 'compact') ?? (output.fresh ? unsupported(format, 'fresh') : null);
+  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
+  return writerFor(format.id);
 }
 
 /**
@@ -256,15 +322,12 @@ async function planOver(
  * the result's `replanned` (and a note of its plan) says what changed: a different plan is never applied silently.
  * `runtime` replaces how the run is watched and stopped (progress, cancellation); everything else is as planned.
  */
-export async function applyCompaction(
-  planned: PlannedCompaction,
-  runtime: Pick<CompactOptions, 'signal' | 'onProgress' | 'onSummaryText'> = {},
-): Promise<CompactResult> {
-  const options: CompactOptions = { ...planned.options, ...definedOnly(runtime) };
-  checkCancelled(options.signal);
+export async function applyCompaction(planned: PlannedCompaction, runtime: RuntimeHooks = {}): Promise<CompactResult> {
+  const hooks: RuntimeHooks = { ...planned.runtime, ...definedOnly(runtime) };
+  checkCancelled(hooks.signal);
   const lock = await acquireLock(planned.file);
   try {
-    return await applyLocked(planned, options);
+    return await applyLocked(planned, hooks);
   } finally {
     await lock.release();
   }
@@ -297,8 +360,8 @@ export function planChanges(before: PlannedCompaction, after: PlannedCompaction,
 }
 
 /** Applies `planned` (under the session's lock), or the plan made again when the file is no longer what it planned over. */
-async function applyLocked(shown: PlannedCompaction, options: CompactOptions): Promise<CompactResult> {
-  const progress = options.onProgress ?? (() => undefined);
+async function applyLocked(shown: PlannedCompaction, runtime: RuntimeHooks): Promise<CompactResult> {
+  const progress = progressOf(runtime);
   let planned = shown;
   let replanned: string | undefined;
   const now = await stat(shown.file);
@@ -307,43 +370,39 @@ async function applyLocked(shown: PlannedCompaction, options: CompactOptions): P
     // The decisions the user confirmed; the frozen budget decisions as they are now (another compaction may have
     // written them meanwhile).
     const saved = await loadSavedPlanInputs(shown.file);
-    planned = await planOver(shown.file, shown.given, options, saved.state, shown.decisions);
+    const parts: CompactionParts = { ...shown, runtime };
+    planned = await planOver(shown, parts, { state: saved.state, decisions: shown.inputs.decisions });
     replanned = planChanges(shown, planned, now.size);
   }
-  const result = await writePlan(planned, options, progress, replanned, shown.plan);
+  const result = await writePlan(planned, runtime, replanned, shown.plan);
   return replanned === undefined ? result : { ...result, replanned };
 }
 
+/**
+ * Summarizes and writes `planned`. The plan applied is a value derived from it (a re-plan's reason, the summary's
+ * real size, the written file's measure): the plan shown stays as it was shown.
+ */
 async function writePlan(
   planned: PlannedCompaction,
-  options: CompactOptions,
-  progress: ProgressReporter,
+  runtime: RuntimeHooks,
   replanned: string | undefined,
   /** The plan the user was shown (confirmed): what the result is measured against. */
   shown: CompactionPlan,
 ): Promise<CompactResult> {
   const { file, given, analysis } = planned;
-  // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
-  const details: PlanDetails = { ...planned.details, plan: copyPlan(planned.details.plan) };
-  if (replanned !== undefined) details.plan.notes.unshift(replanned);
+  const details: PlanDetails =
+    replanned === undefined
+      ? planned.details
+      : { ...planned.details, plan: withNotes(planned.details.plan, { before: [replanned] }) };
   const agent = analysis.index.format.id;
   const writer = writerFor(agent);
-  const target = await resolveOutput(file, given, options, writer.naming(given, planned.facts));
-  const prepared = await summarize(analysis, details, planned.loaded, options, progress);
-  const built = await writer.build({ file, prepared, target, options, facts: planned.facts });
+  const target = await resolveOutput(file, given, planned.output, writer.naming(given, planned.facts));
+  const prepared = await summarize({ ...planned, details, runtime });
+  const built = await writer.build({ file, prepared, target, output: planned.output, facts: planned.facts });
   return writeOut(
-    file,
-    prepared,
-    target,
-    options,
-    progress,
-    { ...built, writer: writer.writerName, agent },
+    { file, prepared, target, runtime, built: { ...built, writer: writer.writerName, agent } },
     promisedContext(shown),
   );
-}
-
-function copyPlan(plan: CompactionPlan): CompactionPlan {
-  return { ...plan, rounds: [...plan.rounds], notes: [...plan.notes], conflicts: [...plan.conflicts] };
 }
 
 /** The writer of an agent we write back (its capabilities were checked first). */
@@ -368,8 +427,8 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, inPlace: boolea
 /**
  * The summary `compactFile` would write with these options, and the plan it goes with, without writing anything
  * (the first step of a compaction the user reviews: the text can be edited and given back as `summaryText`).
- * `planned` is that plan, to apply as reviewed: `applyCompaction` with the reviewed text as `summaryText` writes it,
- * or plans again and says so when the file changed meanwhile.
+ * `planned` is that plan as settled by the summary and shown (`plan`), to apply as reviewed: `applyCompaction` of
+ * `withSummaryText(planned, reviewed)` writes it, or plans again and says so when the file changed meanwhile.
  */
 export async function draftSummary(
   file: string,
@@ -378,121 +437,141 @@ export async function draftSummary(
   summary: string;
   summarizer: CompactResult['summarizer'];
   attempts: AttemptRecord[];
-  plan: PlanDetails['plan'];
+  /** The plan settled by the summary drafted: `planned.plan`. */
+  plan: CompactionPlan;
+  /** What settling the plan by the summary drafted changed (its size against its reserve, rounds it left out). */
+  settled: PlanSettlement;
   /** The context after as the plan promised it before the summary was written (with its reserve). */
   promised: ContextAfter;
   fidelity?: FidelityReport;
   facts?: Fact[];
   planned: PlannedCompaction;
 }> {
+  const parts = splitOptions(options);
   // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
-  const planned = await planWithSaved(await compactedFile(file, options), options);
+  const planned = await planWithSaved(await compactedFile(file, parts.runtime), parts);
   const promised = promisedContext(planned.plan);
-  const progress = options.onProgress ?? (() => undefined);
-  const { made, summary, details, fidelity, facts } = await summarize(
-    planned.analysis,
-    planned.details,
-    planned.loaded,
-    options,
-    progress,
-  );
+  const { made, summary, details, settled, fidelity, facts } = await summarize(planned);
   return {
     summary,
     summarizer: made.summarizer,
     attempts: made.attempts,
     plan: details.plan,
+    settled,
     promised,
     fidelity,
     facts,
-    planned,
+    planned: { ...planned, details, plan: details.plan },
   };
 }
 
-/** The plan with the lines it needs loaded: planned, refused when there is nothing to do, settled by the summary's real size. */
+/** The plan with the lines it needs loaded: planned, refused when there is nothing to do, sized for a given summary. */
 async function planLoaded(
   file: string,
   analysis: Analysis,
-  options: CompactOptions,
-  state: BudgetState,
-  decisions: UserDecisions,
+  inputs: ResolvedPlanInputs,
+  parts: CompactionParts,
 ): Promise<{ details: PlanDetails; loaded: Loaded }> {
-  const firstPlan = await planOrRefuse(analysis, options, state, decisions);
+  const firstPlan = await planOrRefuse(analysis, inputs);
   const wrongAgent =
-    options.summaryText === undefined ? agentCliRefusal(options.summarizer, analysis.index.format.id) : null;
+    inputs.summaryText === undefined ? agentCliRefusal(parts.summarizer.summarizer, analysis.index.format.id) : null;
   if (wrongAgent) throw new CompactError('wrong-summarizer', wrongAgent);
-  checkCancelled(options.signal);
-  const loaded = await loadForSummary(file, analysis, firstPlan, options);
-  checkCancelled(options.signal);
-  const details = await settlePlan(file, analysis, firstPlan, loaded, options, decisions);
-  return { details, loaded };
+  checkCancelled(parts.runtime.signal);
+  const offline = isOffline(inputs, parts.summarizer);
+  const loaded = await loadForSummary(file, analysis, firstPlan, offline);
+  checkCancelled(parts.runtime.signal);
+  const details =
+    inputs.summaryText === undefined
+      ? firstPlan
+      : await reserveForGivenSummary(analysis, firstPlan, inputs, inputs.summaryText);
+  return { details, loaded: await withNewlyKept(file, analysis, details, loaded) };
 }
 
-/** The summary for a plan (made, given, or clipped to its reserve) and the plan's figures with it; writes nothing. */
-async function summarize(
-  analysis: Analysis,
-  details: PlanDetails,
-  loaded: Loaded,
-  options: CompactOptions,
-  progress: ProgressReporter,
-): Promise<PreparedOutput> {
-  const readSize = analysis.index.size;
-  const readMtime = analysis.index.mtimeMs;
+/** What `summarize` reads of a planned compaction: its plan and lines, the summary's inputs and how it is watched. */
+type SummaryInput = Pick<PlannedCompaction, 'analysis' | 'details' | 'loaded' | 'inputs' | 'summarizer' | 'runtime'>;
+
+/**
+ * The summary for a plan (made, given, or clipped to its reserve) and the plan settled by it (settle.ts: a new plan,
+ * and what changed); writes nothing.
+ */
+async function summarize(input: SummaryInput): Promise<PreparedOutput> {
+  const { analysis, details, loaded, runtime } = input;
   const summarized = summarizedRounds(analysis, details);
+  const progress = progressOf(runtime);
+  const given = input.inputs.summaryText;
   const made =
-    options.summaryText !== undefined
-      ? givenSummary(options.summaryText)
-      : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.records, options, progress);
-  checkCancelled(options.signal);
+    given !== undefined
+      ? givenSummary(given)
+      : await makeSummary(
+          { analysis, details, summarized, earlier: loaded.earlier, records: loaded.records, progress },
+          input.summarizer,
+          runtime,
+        );
+  checkCancelled(runtime.signal);
+  const fitted = clipToReserve(made, details);
+  const settled = settleSummary(analysis, details, { ...fitted, dropped: made.dropped });
+  const measured = summarized.filter((ri) => !made.dropped.includes(ri));
+  const { facts, fidelity } = fidelityOf(analysis, loaded, measured, fitted.made, fitted.summary);
+  return {
+    analysis,
+    readSize: analysis.index.size,
+    readMtime: analysis.index.mtimeMs,
+    details: settled.details,
+    settled: settled.changes,
+    objects: loaded.objects,
+    rawBytes: loaded.rawBytes,
+    made: fitted.made,
+    summary: fitted.summary,
+    fidelity,
+    facts,
+  };
+}
+
+/**
+ * The summary cut to what its reserve holds (never an earlier summary it quotes whole, nor one written verbatim), the
+ * clip recorded as an attempt and said in a note; as it was when it fits.
+ */
+function clipToReserve(
+  made: SummaryOutcome,
+  details: PlanDetails,
+): { made: SummaryOutcome; summary: string; clipped: string | null } {
   const summaryChars = Math.max(
     summaryCharBudget(details.plan.settings.summaryTokens, details.calibration),
     made.protectedChars + 2_000,
   );
-  let summary = made.summary;
-  const plan = details.plan;
-  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length) {
-    summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
-    // Said where the run's outcome is read (the attempts, the notes), not only in the summary's last line.
-    const clipped = clipNote(made, summaryChars, details);
-    made.attempts.push({
-      attempt: made.attempts.length + 1,
-      strategy: made.summarizer === 'none' || made.summarizer === 'given' ? 'extractive' : made.summarizer,
-      outcome: 'clipped',
-      detail: clipped,
-    });
-    plan.notes.push(clipped);
-  }
-  for (const ri of made.dropped) {
-    plan.rounds[ri] = {
-      ...plan.rounds[ri],
-      action: 'drop',
-      by: 'plan',
-      reason: 'cut from the summary request by a prompt-too-long retry (not summarized)',
-    };
-  }
-  plan.droppedRounds += made.dropped.length;
-  plan.summarizedRounds -= made.dropped.length;
-  plan.resentTokens = reannouncedAfter(analysis, plan.rounds, details.calibration || 1, details.announced);
-  plan.postTokens =
-    plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + plan.resentTokens;
-  const measured = summarized.filter((ri) => !made.dropped.includes(ri));
+  const summary = made.summary;
+  if (made.verbatimContent !== undefined || summary.length <= summaryChars || made.protectedChars >= summary.length)
+    return { made, summary, clipped: null };
+  // Said where the run's outcome is read (the attempts, the notes), not only in the summary's last line.
+  const clipped = clipNote(made, summaryChars, details);
+  const attempt: AttemptRecord = {
+    attempt: made.attempts.length + 1,
+    strategy: made.summarizer === 'none' || made.summarizer === 'given' ? 'extractive' : made.summarizer,
+    outcome: 'clipped',
+    detail: clipped,
+  };
+  return {
+    made: { ...made, attempts: [...made.attempts, attempt] },
+    summary: summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]',
+    clipped,
+  };
+}
+
+/** The facts of the rounds summarized and what the summary keeps of them; none when nothing was summarized. */
+function fidelityOf(
+  analysis: Analysis,
+  loaded: Loaded,
+  measured: number[],
+  made: SummaryOutcome,
+  summary: string,
+): { facts?: Fact[]; fidelity?: FidelityReport } {
   const span = measured
     .flatMap((ri) => analysis.rounds[ri].entries)
     .map((e) => loaded.records.get(e))
     .filter((o): o is ConversationRecord => o !== undefined);
   const facts = made.summarizer === 'none' || !span.length ? undefined : spanFacts(span);
   const fidelity = facts ? measureFidelity(facts, summary) : undefined;
-  return {
-    analysis,
-    readSize,
-    readMtime,
-    details,
-    objects: loaded.objects,
-    rawBytes: loaded.rawBytes,
-    made,
-    summary,
-    fidelity,
-    facts,
-  };
+  return { facts, fidelity };
 }
 
 /** What a clip of the summary to its reserve cut, for the attempts and the notes. */
@@ -501,15 +580,10 @@ function clipNote(made: SummaryOutcome, summaryChars: number, details: PlanDetai
   return `the summary was ${made.summary.length} characters, over the ${summaryChars} its reserve holds (${summaryTokens} tokens, ${summaryDetail} detail): its last ${made.summary.length - summaryChars} characters were cut`;
 }
 
-async function planOrRefuse(
-  analysis: Analysis,
-  options: CompactOptions,
-  state: BudgetState,
-  decisions: UserDecisions,
-): Promise<PlanDetails> {
-  const first = await planDetails(analysis, options.settings, state, decisions, options.agentNow);
+async function planOrRefuse(analysis: Analysis, inputs: ResolvedPlanInputs): Promise<PlanDetails> {
+  const first = await planDetails(analysis, inputs.settings, inputs.state, inputs.decisions, inputs.agentNow);
   const plan = first.plan;
-  if (plan.nothingToDo && options.summaryText === undefined) {
+  if (plan.nothingToDo && inputs.summaryText === undefined) {
     if (plan.rounds.some((r) => r.by === 'user')) {
       throw new CompactError(
         'nothing-to-compact',
@@ -544,27 +618,36 @@ export interface Loaded {
   rawBytes: RawBytes;
 }
 
+/** The entries a plan reads: those of its summarized and kept rounds, the leaf and the earlier summary. */
+function neededEntries(
+  analysis: Analysis,
+  plan: PlanDetails,
+  earlierAt: { entry: number } | null,
+): { needed: Set<number>; written: Set<number> } {
+  const needed = new Set<number>();
+  for (const ri of [...summarizedRounds(analysis, plan), ...plan.kept])
+    for (const e of analysis.rounds[ri].entries) needed.add(e);
+  if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
+  if (earlierAt) needed.add(earlierAt.entry);
+  const written = new Set<number>(plan.kept.flatMap((ri) => analysis.rounds[ri].entries));
+  if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
+  if (earlierAt) written.add(earlierAt.entry);
+  return { needed, written };
+}
+
 async function loadForSummary(
   file: string,
   analysis: Analysis,
   firstPlan: PlanDetails,
-  options: CompactOptions,
+  offline: boolean,
 ): Promise<Loaded> {
   const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
   const earlierAt = earlierSummaryOf(analysis, active);
-  const needed = new Set<number>();
-  for (const ri of [...summarizedRounds(analysis, firstPlan), ...firstPlan.kept])
-    for (const e of analysis.rounds[ri].entries) needed.add(e);
-  if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
-  if (earlierAt) needed.add(earlierAt.entry);
-  const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
-  if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
-  if (earlierAt) written.add(earlierAt.entry);
+  const { needed, written } = neededEntries(analysis, firstPlan, earlierAt);
   // Each record is read as its message in the engine's model by its agent's module, as it is parsed. A line only
   // summarized is not kept; its message is cut down to what the summarizer reads (the offline summary reads little;
   // the others the messages, never an agent's own copies of tool results). Written lines stay whole, and so do the
   // earlier summary and the agent's preserved segment (quoted whole if summarized: summary.ts offlineSummary).
-  const offline = isOffline(options);
   const records = agentModule(analysis.index.format.id).records;
   const message = records?.message;
   // The folder the session names once for all its records, where its agent does (read first: lines are parsed in
@@ -594,96 +677,55 @@ async function loadForSummary(
   return { objects, records: conversation, earlier, written, rawBytes };
 }
 
-function isOffline(options: CompactOptions): boolean {
-  if (options.summaryText !== undefined || options.summarizer === 'extractive') return true;
-  return options.summarizer === 'anthropic' && !options.anthropic?.apiKey;
+/** True when no summarizer reads the lines whole: the summary is given, or written offline. */
+function isOffline(inputs: PlanInputs, summarizer: SummarizerOptions): boolean {
+  if (inputs.summaryText !== undefined || summarizer.summarizer === 'extractive') return true;
+  return summarizer.summarizer === 'anthropic' && !summarizer.anthropic?.apiKey;
 }
 
 /**
- * The plan with the summary's real size when it is given (Apply Summary's reviewed text, `--summary-file`); re-reads
- * newly kept lines whole. A summary still to be written keeps its reserve, so the plan is the one every surface showed
- * (the Rounds view, the map, `plan`, the dialog); the result says how the summary as written differs from it.
+ * `loaded` with the lines a plan keeps that were not loaded whole yet (a plan for a given summary keeps more than the
+ * plan the lines were loaded for when its text is shorter than the reserve), read whole.
  */
-async function settlePlan(
-  file: string,
-  analysis: Analysis,
-  firstPlan: PlanDetails,
-  loaded: Loaded,
-  options: CompactOptions,
-  decisions: UserDecisions,
-): Promise<PlanDetails> {
-  const given = options.summaryText;
-  const details =
-    given === undefined ? firstPlan : await reserveForGivenSummary(analysis, firstPlan, options, given, decisions);
+async function withNewlyKept(file: string, analysis: Analysis, details: PlanDetails, loaded: Loaded): Promise<Loaded> {
   const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
   for (const e of nowKept) loaded.written.add(e);
   if (nowKept.length)
     for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes))
       loaded.objects.set(i, o);
-  return details;
+  return loaded;
 }
 
-async function writeOut(
-  file: string,
-  prepared: PreparedOutput,
-  target: OutputTarget,
-  options: CompactOptions,
-  progress: ProgressReporter,
-  built: BuiltOutput & { writer: string; agent: AgentId },
-  promised: ContextAfter,
-): Promise<CompactResult> {
-  const { readSize, details, made, summary } = prepared;
-  const plan = details.plan;
-  progress('Writing the compacted transcript…');
-  const out = target.out;
+/** What `writeOut` writes: the prepared output built by the agent's writer, to the target, watched by `runtime`. */
+interface WriteJob {
+  file: string;
+  prepared: PreparedOutput;
+  target: OutputTarget;
+  runtime: RuntimeHooks;
+  built: BuiltOutput & { writer: string; agent: AgentId };
+}
+
+/** The sidecars and transcript as written by `commitWritten`, and the plan settled by the written file. */
+interface Committed {
+  plan: CompactionPlan;
+  backup: string | null;
+  toolDir: string | null;
+  carriedOverBytes: number;
+  delivered: ContextAfter;
+  sidecarsWritten: WrittenSidecars;
+}
+
+async function writeOut(job: WriteJob, promised: ContextAfter): Promise<CompactResult> {
+  const { prepared, target, built } = job;
+  progressOf(job.runtime)('Writing the compacted transcript…');
   // Hashed as it is written: Undo deletes a fork only while it is still these bytes, and puts an in-place
   // compaction's backup back only while the session still is (nothing added since).
   const output = newTally();
-  const tmp = await writeTemp(out, tallied(built.chunks, output));
-  let backup: string | null;
-  let toolDir: string | null;
-  let carriedOverBytes: number;
-  let delivered: ContextAfter;
+  const tmp = await writeTemp(target.out, tallied(built.chunks, output));
   const undo: (() => Promise<unknown>)[] = [];
-  const sidecarsWritten: WrittenSidecars = {
-    toolResults: [],
-    toolResultSha256: {},
-    toolResultsDirCreated: false,
-    stateCreated: false,
-  };
+  let committed: Committed;
   try {
-    // The result keeps the original's permissions.
-    await chmod(tmp, (await stat(file)).mode & 0o777);
-    acceptEstimate(plan, await built.check(tmp), resentUncompacted(prepared.analysis, details));
-    // The summary line as written, sized as the plan sizes its reserve.
-    const summaryTokens = Math.round(summaryRoundTokens(built.summary, details.calibration || 1));
-    delivered = deliveredContext(plan, summaryTokens, plan.postTokens);
-    checkCancelled(options.signal);
-
-    // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
-    const sidecarsBefore = options.inPlace ? await snapshotSidecars(file) : null;
-    // Full originals of newly replaced results, then the decisions, then the transcript itself.
-    toolDir = await saveOriginals(file, details, undo, sidecarsWritten);
-    for (const note of missingSavedOriginals(file, details)) plan.notes.push(note);
-    sidecarsWritten.stateCreated = !(await exists(statePath(out)));
-    undo.push(await restorer(statePath(out)));
-    await saveState(out, details);
-    progress(COMMITTING);
-    checkCancelled(options.signal);
-    ({ backup, carriedOverBytes } = await commitOutput(
-      {
-        file,
-        tmp,
-        mode: target.mode,
-        out,
-        readSize,
-        readMtime: prepared.readMtime,
-        writer: built.writer,
-        afterBackup: (made) => recordSidecars(file, made, sidecarsBefore!),
-        progress,
-      },
-      plan.notes,
-    ));
+    committed = await commitWritten(job, tmp, undo);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     // A run that fails or is cancelled after the sidecars were written puts them back as they were, newest first:
@@ -691,30 +733,84 @@ async function writeOut(
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }
+  const { plan, made } = { plan: committed.plan, made: prepared.made };
   return {
-    output: out,
+    output: target.out,
     mode: target.mode,
     sessionId: target.sessionId,
     cwd: built.cwd,
     ...resumeFields(built.agent, built.cwd, target.sessionId),
     agent: built.agent,
     summarizer: made.summarizer,
-    carriedOverBytes,
-    backup,
+    carriedOverBytes: committed.carriedOverBytes,
+    backup: committed.backup,
     preTokens: plan.preTokens,
     postTokens: plan.postTokens,
     attempts: made.attempts,
     plan,
-    summaryChars: summary.length,
+    summaryChars: prepared.summary.length,
     summaryDetail: plan.settings.summaryDetail,
-    toolResultsDir: toolDir,
-    sidecarsWritten,
+    toolResultsDir: committed.toolDir,
+    sidecarsWritten: committed.sidecarsWritten,
     outputSha256: output.hash.digest('hex'),
     outputSize: output.bytes,
     ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
     promised,
-    delivered,
+    delivered: committed.delivered,
   };
+}
+
+/**
+ * Checks the written temp file, then writes the sidecars (each with its `undo` step) and commits the transcript. The
+ * plan it returns is the prepared one settled by the written file: its measured size and the notes of the run.
+ */
+async function commitWritten(job: WriteJob, tmp: string, undo: (() => Promise<unknown>)[]): Promise<Committed> {
+  const { file, prepared, target, runtime, built } = job;
+  const { details } = prepared;
+  const progress = progressOf(runtime);
+  const sidecarsWritten: WrittenSidecars = {
+    toolResults: [],
+    toolResultSha256: {},
+    toolResultsDirCreated: false,
+    stateCreated: false,
+  };
+  // The result keeps the original's permissions.
+  await chmod(tmp, (await stat(file)).mode & 0o777);
+  const notes = [...built.notes];
+  const check = await built.check(tmp);
+  const plan = details.plan;
+  notes.push(...acceptEstimate(plan, check, resentUncompacted(prepared.analysis, details)));
+  // The summary line as written, sized as the plan sizes its reserve.
+  const summaryTokens = Math.round(summaryRoundTokens(built.summary, details.calibration || 1));
+  const delivered = deliveredContext(plan, summaryTokens, check.estimatedTokens);
+  checkCancelled(runtime.signal);
+
+  // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
+  const sidecarsBefore = target.mode === 'in-place' ? await snapshotSidecars(file) : null;
+  // Full originals of newly replaced results, then the decisions, then the transcript itself.
+  const toolDir = await saveOriginals(file, details, undo, sidecarsWritten);
+  notes.push(...missingSavedOriginals(file, details));
+  sidecarsWritten.stateCreated = !(await exists(statePath(target.out)));
+  undo.push(await restorer(statePath(target.out)));
+  await saveState(target.out, details);
+  progress(COMMITTING);
+  checkCancelled(runtime.signal);
+  const { backup, carriedOverBytes } = await commitOutput(
+    {
+      file,
+      tmp,
+      mode: target.mode,
+      out: target.out,
+      readSize: prepared.readSize,
+      readMtime: prepared.readMtime,
+      writer: built.writer,
+      afterBackup: (made) => recordSidecars(file, made, sidecarsBefore!),
+      progress,
+    },
+    notes,
+  );
+  const settled = settleWritten(plan, check.estimatedTokens, notes);
+  return { plan: settled, backup, toolDir, carriedOverBytes, delivered, sidecarsWritten };
 }
 
 /**
@@ -734,37 +830,35 @@ function resentUncompacted(analysis: Analysis, details: PlanDetails): number {
 
 /**
  * Refuses a result that is no smaller than a resume of the original would be (its transcript, and what the agent
- * sends again with it: `resentNow`); notes one over the target. Sets the plan's final size.
+ * sends again with it: `resentNow`); the note of one over the target.
  */
 function acceptEstimate(
   plan: CompactionPlan,
   check: { estimatedTokens: number; overTarget: boolean },
   resentNow: number,
-): void {
+): string[] {
   if (check.estimatedTokens >= plan.preTokens + resentNow) {
     throw new CompactError(
       'nothing-to-compact',
       `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens + resentNow} it holds now${resentNow ? ` (with the ${resentNow} the agent sends again on resume)` : ''} (the summary and its framing cost more than they save). Nothing was written.`,
     );
   }
-  if (check.overTarget)
-    plan.notes.push(
-      `after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`,
-    );
-  plan.postTokens = check.estimatedTokens;
+  if (!check.overTarget) return [];
+  return [
+    `after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`,
+  ];
 }
 
 /**
  * The plan reserves `summaryTokens` for a summary it has not seen yet. A text the user gave can be measured first: plan
  * again with its size, so a text larger than the reserve gets the room it needs and room a shorter one does not need
- * goes to recent rounds kept verbatim (newly kept lines are read again).
+ * goes to recent rounds kept verbatim (newly kept lines are read again: `withNewlyKept`).
  */
 async function reserveForGivenSummary(
   analysis: Analysis,
   first: PlanDetails,
-  options: CompactOptions,
+  inputs: ResolvedPlanInputs,
   given: string,
-  decisions: UserDecisions,
 ): Promise<PlanDetails> {
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims).
@@ -773,9 +867,9 @@ async function reserveForGivenSummary(
   if (need === first.plan.settings.summaryTokens) return first;
   return planDetails(
     analysis,
-    { ...(options.settings ?? {}), summaryTokens: need },
+    { ...(inputs.settings ?? {}), summaryTokens: need },
     first.state,
-    decisions,
-    options.agentNow,
+    inputs.decisions,
+    inputs.agentNow,
   );
 }

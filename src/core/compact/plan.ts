@@ -181,8 +181,8 @@ export async function planDetails(
   const details = hasRoundDecisions(chosen)
     ? await planSteered(base, { ...chosen, toolResults: choices })
     : await planAutomatic(base, choices);
-  details.plan.conflicts.push(...unfollowed);
-  return details;
+  if (!unfollowed.length) return details;
+  return { ...details, plan: { ...details.plan, conflicts: [...details.plan.conflicts, ...unfollowed] } };
 }
 
 /**

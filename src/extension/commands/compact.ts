@@ -13,6 +13,7 @@ import { bytesAfterLastBoundary } from '../../core/compact/activePart';
 import {
   applyCompaction,
   planCompactionOf,
+  withSummaryText,
   type CompactOptions,
   type PlannedCompaction,
 } from '../../core/compact/compact';
@@ -514,27 +515,18 @@ export async function applySummaryCommand(s: Services, arg?: unknown): Promise<C
   const o: Partial<CompactArgs> = { ...review.args, ...options<CompactArgs>(arg), file, confirm: false };
   const { planned } = review;
   // The reviewed text is the summary; the draft's own progress, cancellation and stream are over.
-  const reviewed: PlannedCompaction = {
-    ...planned,
-    options: {
-      ...planned.options,
-      summaryText: review.document.getText(),
-      signal: undefined,
-      onProgress: undefined,
-      onSummaryText: undefined,
-    },
-  };
+  const reviewed = withSummaryText(planned, review.document.getText());
   const config = getSettings(vscode.Uri.file(file));
   const req: Request = {
     file,
-    mode: planned.options.inPlace ? 'inPlace' : 'fork',
-    out: planned.options.out,
-    settings: planned.options.settings ?? {},
-    summarizer: planned.options.summarizer,
+    mode: planned.output.inPlace ? 'inPlace' : 'fork',
+    out: planned.output.out,
+    settings: planned.inputs.settings ?? {},
+    summarizer: planned.summarizer.summarizer,
     config,
   };
   // A Retry after a failure compacts again with the reviewed text (the review stays open until one succeeds).
-  const retryArgs = { ...o, summaryText: reviewed.options.summaryText };
+  const retryArgs = { ...o, summaryText: reviewed.inputs.summaryText };
   const result = await applyPlanned(s, req, o, plannedOf(reviewed), retryArgs, programmatic);
   if (result) await endReview(file);
   return result;
