@@ -1,18 +1,17 @@
 // Compact Transcript: plan, summarize (Anthropic or offline; summary.ts), write back atomically with a
-// backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines,
-// write the summary), then writeOut (the output the agent's writer builds — formats/<agent>/writer.ts, from
+// backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines
+// (loadLines.ts), write the summary and settle the plan by it (settle.ts)), then writeOut (writeOut.ts: the output the agent's writer builds — formats/<agent>/writer.ts, from
 // formats/writers.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit).
 // Every agent we write goes through the same phases, so the user's decisions, a given summary and the sidecars
 // apply alike.
-import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { inspectFile } from '../inspect';
 import type { Analysis } from '../analysis';
-import { loadEntryObjects, RawBytes } from '../lines';
-import { agentModule, agentName, unsupported, type AgentId } from '../formats/registry';
+import { agentName, unsupported, type AgentId } from '../formats/registry';
 import { writerOf } from '../formats/writers';
-import type { AgentWriter, BuiltOutput, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';
+import type { AgentWriter, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import {
   splitOptions,
@@ -23,8 +22,8 @@ import {
   type RuntimeHooks,
   type SummarizerOptions,
 } from './options';
-import { settleSummary, settleWritten, withNotes, type PlanSettlement } from './settle';
-import { deliveredContext, promisedContext } from './promise';
+import { settleSummary, withNotes, type PlanSettlement } from './settle';
+import { promisedContext } from './promise';
 import {
   CompactError,
   type AttemptRecord,
@@ -32,44 +31,29 @@ import {
   type CompactionPlan,
   type CompactResult,
   type ProgressReporter,
-  type WrittenSidecars,
 } from './types';
 import { loadSavedPlanInputs } from './savedDecisions';
 import type { BudgetState } from './state';
 import type { UserDecisions } from './decisions';
 import type { AgentNow } from '../agentNow';
-import { shapeForExtractive } from './summarize/extractive';
-import {
-  agentCliRefusal,
-  earlierSummaryOf,
-  givenSummary,
-  makeSummary,
-  summaryCharBudget,
-  type EarlierSummary,
-  type SummaryOutcome,
-} from './summary';
+import { agentCliRefusal, givenSummary, makeSummary, summaryCharBudget, type SummaryOutcome } from './summary';
 import { acquireLock } from '../io/lock';
-import { exists, newTally, sameFile, tallied, writeTemp } from '../io/atomic';
-import { statePath } from './state';
-import { recordSidecars, snapshotSidecars } from './sidecars';
-import { resumeFields } from '../resume';
-import { commitOutput } from '../io/commit';
-import { missingSavedOriginals, restorer, saveOriginals, saveState } from './outputFiles';
-import type { JsonObject } from '../json';
-import { contentText, messageOf, type ConversationRecord } from '../conversation';
+import { sameFile } from '../io/atomic';
+import type { ConversationRecord } from '../conversation';
 import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
 import { sessionIdFromFile } from '../session';
 import { fileChunks, openSidecar } from '../io/sidecarFiles';
 import { readAgentNow } from '../agentNow';
-import { reannouncedOnResume } from '../context';
+import { isOffline, loadForSummary, summarizedRounds, withNewlyKept, type Loaded } from './loadLines';
+import { checkCancelled, progressOf, writeOut } from './writeOut';
 
 export type { CompactOptions, OutputOptions, PlanInputs, RuntimeHooks, SummarizerOptions } from './options';
 export type { PlanSettlement } from './settle';
+export type { Loaded } from './loadLines';
 
 export { DEFAULT_MODEL } from './summary';
 
-/** The progress message of the last step (see `RuntimeHooks.onProgress`). */
-export const COMMITTING = 'Committing the result…';
+export { checkCancelled, COMMITTING } from './writeOut';
 
 /**
  * Where the result goes. `given` is the path the user named, which differs from `file` when it is a symbolic link:
@@ -141,10 +125,6 @@ export async function isOurOutput(path: string): Promise<boolean> {
   } finally {
     await opened.fh.close();
   }
-}
-
-export function checkCancelled(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
 }
 
 /** Plans and applies in one step: `planCompactionOf` then `applyCompaction`, under one lock. */
@@ -261,10 +241,6 @@ async function planWithSaved(target: Target, parts: CompactionParts, analysis?: 
     { state: saved.state, decisions: parts.inputs.decisions ?? saved.decisions },
     analysis,
   );
-}
-
-function progressOf(runtime: RuntimeHooks): ProgressReporter {
-  return runtime.onProgress ?? (() => undefined);
 }
 
 /** The plan over the file with the saved values given, its lines loaded; what the user's agent sends now read here. */
@@ -596,257 +572,6 @@ async function planOrRefuse(analysis: Analysis, inputs: ResolvedPlanInputs): Pro
     );
   }
   return first;
-}
-
-function summarizedRounds(analysis: Analysis, d: PlanDetails): number[] {
-  return analysis.rounds
-    .filter((r) => r.inContext && d.plan.rounds[r.index].action === 'summarize')
-    .map((r) => r.index);
-}
-
-/** Stands for a line loaded only to be summarized: its record is kept (Loaded.records), the line itself is not. */
-const NOT_WRITTEN: JsonObject = Object.freeze({});
-
-export interface Loaded {
-  /** The lines written as they are (kept rounds, the leaf, the earlier summary), parsed whole: what the writer copies. */
-  objects: Map<number, JsonObject>;
-  /** What the summarizers and the fidelity measure read: each loaded entry's message as its agent's module maps it. */
-  records: Map<number, ConversationRecord>;
-  earlier: EarlierSummary | null;
-  /** Entries loaded whole (written as they are). */
-  written: Set<number>;
-  rawBytes: RawBytes;
-}
-
-/** The entries a plan reads: those of its summarized and kept rounds, the leaf and the earlier summary. */
-function neededEntries(
-  analysis: Analysis,
-  plan: PlanDetails,
-  earlierAt: { entry: number } | null,
-): { needed: Set<number>; written: Set<number> } {
-  const needed = new Set<number>();
-  for (const ri of [...summarizedRounds(analysis, plan), ...plan.kept])
-    for (const e of analysis.rounds[ri].entries) needed.add(e);
-  if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
-  if (earlierAt) needed.add(earlierAt.entry);
-  const written = new Set<number>(plan.kept.flatMap((ri) => analysis.rounds[ri].entries));
-  if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
-  if (earlierAt) written.add(earlierAt.entry);
-  return { needed, written };
-}
-
-async function loadForSummary(
-  file: string,
-  analysis: Analysis,
-  firstPlan: PlanDetails,
-  offline: boolean,
-): Promise<Loaded> {
-  const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
-  const earlierAt = earlierSummaryOf(analysis, active);
-  const { needed, written } = neededEntries(analysis, firstPlan, earlierAt);
-  // Each record is read as its message in the engine's model by its agent's module, as it is parsed. A line only
-  // summarized is not kept; its message is cut down to what the summarizer reads (the offline summary reads little;
-  // the others the messages, never an agent's own copies of tool results). Written lines stay whole, and so do the
-  // earlier summary and the agent's preserved segment (quoted whole if summarized: summary.ts offlineSummary).
-  const records = agentModule(analysis.index.format.id).records;
-  const message = records?.message;
-  // The folder the session names once for all its records, where its agent does (read first: lines are parsed in
-  // file order), so that the summaries name its files relative to it as they do on lines that carry their own.
-  let metaCwd: string | undefined;
-  const folder = records?.sessionFolder;
-  const firstMeta = folder ? analysis.index.entries.findIndex((e) => folder.holds(e)) : -1;
-  if (firstMeta >= 0) needed.add(firstMeta);
-  const preserved = new Set(analysis.chain.preserved);
-  const conversation = new Map<number, ConversationRecord>();
-  const read = (line: JsonObject, i: number) => {
-    if (i === firstMeta) metaCwd = folder!.read(line) ?? undefined;
-    const r = message?.(line, analysis.index.entries[i]);
-    if (r) {
-      if (metaCwd !== undefined) r.cwd = metaCwd;
-      conversation.set(i, written.has(i) || preserved.has(i) || !offline ? r : shapeForExtractive(r));
-    }
-    return written.has(i) ? line : NOT_WRITTEN;
-  };
-  const rawBytes = new RawBytes(written);
-  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], read, rawBytes);
-  for (const [i, o] of objects) if (o === NOT_WRITTEN) objects.delete(i);
-  const earlierContent = earlierAt ? messageOf(conversation.get(earlierAt.entry))?.content : undefined;
-  const earlier: EarlierSummary | null = earlierAt
-    ? { ...earlierAt, content: earlierContent, text: contentText(earlierContent) }
-    : null;
-  return { objects, records: conversation, earlier, written, rawBytes };
-}
-
-/** True when no summarizer reads the lines whole: the summary is given, or written offline. */
-function isOffline(inputs: PlanInputs, summarizer: SummarizerOptions): boolean {
-  if (inputs.summaryText !== undefined || summarizer.summarizer === 'extractive') return true;
-  return summarizer.summarizer === 'anthropic' && !summarizer.anthropic?.apiKey;
-}
-
-/**
- * `loaded` with the lines a plan keeps that were not loaded whole yet (a plan for a given summary keeps more than the
- * plan the lines were loaded for when its text is shorter than the reserve), read whole.
- */
-async function withNewlyKept(file: string, analysis: Analysis, details: PlanDetails, loaded: Loaded): Promise<Loaded> {
-  const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
-  for (const e of nowKept) loaded.written.add(e);
-  if (nowKept.length)
-    for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes))
-      loaded.objects.set(i, o);
-  return loaded;
-}
-
-/** What `writeOut` writes: the prepared output built by the agent's writer, to the target, watched by `runtime`. */
-interface WriteJob {
-  file: string;
-  prepared: PreparedOutput;
-  target: OutputTarget;
-  runtime: RuntimeHooks;
-  built: BuiltOutput & { writer: string; agent: AgentId };
-}
-
-/** The sidecars and transcript as written by `commitWritten`, and the plan settled by the written file. */
-interface Committed {
-  plan: CompactionPlan;
-  backup: string | null;
-  toolDir: string | null;
-  carriedOverBytes: number;
-  delivered: ContextAfter;
-  sidecarsWritten: WrittenSidecars;
-}
-
-async function writeOut(job: WriteJob, promised: ContextAfter): Promise<CompactResult> {
-  const { prepared, target, built } = job;
-  progressOf(job.runtime)('Writing the compacted transcript…');
-  // Hashed as it is written: Undo deletes a fork only while it is still these bytes, and puts an in-place
-  // compaction's backup back only while the session still is (nothing added since).
-  const output = newTally();
-  const tmp = await writeTemp(target.out, tallied(built.chunks, output));
-  const undo: (() => Promise<unknown>)[] = [];
-  let committed: Committed;
-  try {
-    committed = await commitWritten(job, tmp, undo);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    // A run that fails or is cancelled after the sidecars were written puts them back as they were, newest first:
-    // a new state file left behind would steer the next compaction while this one says "nothing was written".
-    for (const step of undo.reverse()) await step().catch(() => undefined);
-    throw err;
-  }
-  const { plan, made } = { plan: committed.plan, made: prepared.made };
-  return {
-    output: target.out,
-    mode: target.mode,
-    sessionId: target.sessionId,
-    cwd: built.cwd,
-    ...resumeFields(built.agent, built.cwd, target.sessionId),
-    agent: built.agent,
-    summarizer: made.summarizer,
-    carriedOverBytes: committed.carriedOverBytes,
-    backup: committed.backup,
-    preTokens: plan.preTokens,
-    postTokens: plan.postTokens,
-    attempts: made.attempts,
-    plan,
-    summaryChars: prepared.summary.length,
-    summaryDetail: plan.settings.summaryDetail,
-    toolResultsDir: committed.toolDir,
-    sidecarsWritten: committed.sidecarsWritten,
-    outputSha256: output.hash.digest('hex'),
-    outputSize: output.bytes,
-    ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
-    promised,
-    delivered: committed.delivered,
-  };
-}
-
-/**
- * Checks the written temp file, then writes the sidecars (each with its `undo` step) and commits the transcript. The
- * plan it returns is the prepared one settled by the written file: its measured size and the notes of the run.
- */
-async function commitWritten(job: WriteJob, tmp: string, undo: (() => Promise<unknown>)[]): Promise<Committed> {
-  const { file, prepared, target, runtime, built } = job;
-  const { details } = prepared;
-  const progress = progressOf(runtime);
-  const sidecarsWritten: WrittenSidecars = {
-    toolResults: [],
-    toolResultSha256: {},
-    toolResultsDirCreated: false,
-    stateCreated: false,
-  };
-  // The result keeps the original's permissions.
-  await chmod(tmp, (await stat(file)).mode & 0o777);
-  const notes = [...built.notes];
-  const check = await built.check(tmp);
-  const plan = details.plan;
-  notes.push(...acceptEstimate(plan, check, resentUncompacted(prepared.analysis, details)));
-  // The summary line as written, sized as the plan sizes its reserve.
-  const summaryTokens = Math.round(summaryRoundTokens(built.summary, details.calibration || 1));
-  const delivered = deliveredContext(plan, summaryTokens, check.estimatedTokens);
-  checkCancelled(runtime.signal);
-
-  // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
-  const sidecarsBefore = target.mode === 'in-place' ? await snapshotSidecars(file) : null;
-  // Full originals of newly replaced results, then the decisions, then the transcript itself.
-  const toolDir = await saveOriginals(file, details, undo, sidecarsWritten);
-  notes.push(...missingSavedOriginals(file, details));
-  sidecarsWritten.stateCreated = !(await exists(statePath(target.out)));
-  undo.push(await restorer(statePath(target.out)));
-  await saveState(target.out, details);
-  progress(COMMITTING);
-  checkCancelled(runtime.signal);
-  const { backup, carriedOverBytes } = await commitOutput(
-    {
-      file,
-      tmp,
-      mode: target.mode,
-      out: target.out,
-      readSize: prepared.readSize,
-      readMtime: prepared.readMtime,
-      writer: built.writer,
-      afterBackup: (made) => recordSidecars(file, made, sidecarsBefore!),
-      progress,
-    },
-    notes,
-  );
-  const settled = settleWritten(plan, check.estimatedTokens, notes);
-  return { plan: settled, backup, toolDir, carriedOverBytes, delivered, sidecarsWritten };
-}
-
-/**
- * What a resume of the file as it is would send again beyond its transcript: the session-start context its active
- * rounds do not hold (today's agent announces it to an old session as much as to our result).
- */
-function resentUncompacted(analysis: Analysis, details: PlanDetails): number {
-  const active = new Set(analysis.rounds.filter((r) => r.inContext).map((r) => r.index));
-  return reannouncedOnResume(
-    analysis.index.entries,
-    analysis.rounds,
-    active,
-    details.calibration || 1,
-    details.announced,
-  );
-}
-
-/**
- * Refuses a result that is no smaller than a resume of the original would be (its transcript, and what the agent
- * sends again with it: `resentNow`); the note of one over the target.
- */
-function acceptEstimate(
-  plan: CompactionPlan,
-  check: { estimatedTokens: number; overTarget: boolean },
-  resentNow: number,
-): string[] {
-  if (check.estimatedTokens >= plan.preTokens + resentNow) {
-    throw new CompactError(
-      'nothing-to-compact',
-      `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens + resentNow} it holds now${resentNow ? ` (with the ${resentNow} the agent sends again on resume)` : ''} (the summary and its framing cost more than they save). Nothing was written.`,
-    );
-  }
-  if (!check.overTarget) return [];
-  return [
-    `after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`,
-  ];
 }
 
 /**
