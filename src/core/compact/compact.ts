@@ -1,17 +1,18 @@
 // Compact Transcript: plan, summarize (Anthropic or offline; summary.ts), write back atomically with a
-// backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines
-// (loadLines.ts), write the summary and settle the plan by it (settle.ts)), then writeOut (writeOut.ts: the output the agent's writer builds — formats/<agent>/writer.ts, from
-// formats/writers.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit).
-// Every agent we write goes through the same phases, so the user's decisions, a given summary and the sidecars
-// apply alike.
+// backup, and verify the result resumes, or write nothing at all. In phases: plan (read the file and what is saved
+// with it, plan, load the lines: loadLines.ts), summarize (summarizePlan.ts: the summary, and the plan settled by it
+// as a new value, settle.ts), then write (writeOut.ts: the output the agent's writer builds — formats/<agent>/
+// writer.ts, from formats/writers.ts — written to a temp file and checked as that agent reads it, then sidecars and
+// the commit; where it goes: outputPath.ts). Every agent we write goes through the same phases, so the user's
+// decisions, a given summary and the sidecars apply alike. A plan is never changed once made: what a step learns
+// makes a new plan, so the plan a caller was shown is the plan it still holds.
 import { lstat, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { basename, resolve } from 'node:path';
 import { inspectFile } from '../inspect';
 import type { Analysis } from '../analysis';
 import { agentName, unsupported, type AgentId } from '../formats/registry';
 import { writerOf } from '../formats/writers';
-import type { AgentWriter, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';
+import type { AgentWriter } from '../formats/writer';
 import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
 import {
   splitOptions,
@@ -22,7 +23,7 @@ import {
   type RuntimeHooks,
   type SummarizerOptions,
 } from './options';
-import { settleSummary, withNotes, type PlanSettlement } from './settle';
+import { withNotes, type PlanSettlement } from './settle';
 import { promisedContext } from './promise';
 import {
   CompactError,
@@ -36,15 +37,13 @@ import { loadSavedPlanInputs } from './savedDecisions';
 import type { BudgetState } from './state';
 import type { UserDecisions } from './decisions';
 import type { AgentNow } from '../agentNow';
-import { agentCliRefusal, givenSummary, makeSummary, summaryCharBudget, type SummaryOutcome } from './summary';
+import { agentCliRefusal } from './summary';
 import { acquireLock } from '../io/lock';
-import { sameFile } from '../io/atomic';
-import type { ConversationRecord } from '../conversation';
-import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
-import { sessionIdFromFile } from '../session';
-import { fileChunks, openSidecar } from '../io/sidecarFiles';
+import type { Fact, FidelityReport } from './fidelity';
+import { resolveOutput } from './outputPath';
 import { readAgentNow } from '../agentNow';
-import { isOffline, loadForSummary, summarizedRounds, withNewlyKept, type Loaded } from './loadLines';
+import { isOffline, loadForSummary, withNewlyKept, type Loaded } from './loadLines';
+import { summarize } from './summarizePlan';
 import { checkCancelled, progressOf, writeOut } from './writeOut';
 
 export type { CompactOptions, OutputOptions, PlanInputs, RuntimeHooks, SummarizerOptions } from './options';
@@ -52,80 +51,8 @@ export type { PlanSettlement } from './settle';
 export type { Loaded } from './loadLines';
 
 export { DEFAULT_MODEL } from './summary';
-
 export { checkCancelled, COMMITTING } from './writeOut';
-
-/**
- * Where the result goes. `given` is the path the user named, which differs from `file` when it is a symbolic link:
- * the agent finds sessions where the link is (its folder, its name), so a fork goes beside the link, not beside the
- * link's target (which may be outside the agent's sessions folder), and in place the session keeps the link's id.
- */
-async function resolveOutput(
-  file: string,
-  given: string,
-  options: OutputOptions,
-  naming: OutputNaming,
-): Promise<OutputTarget> {
-  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: naming.inPlaceId };
-  if (options.out === undefined) {
-    const id = randomUUID();
-    return { out: join(dirname(given), naming.forkName(id)), mode: 'fork', sessionId: id, newSessionId: id };
-  }
-  const out = await checkOutputPath(options.out, file, options.force === true);
-  if (!naming.outGetsNewId) return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
-  const id = randomUUID();
-  return { out, mode: 'out', sessionId: id, newSessionId: id };
-}
-
-/**
- * An explicit output path, resolved, when it may be written: never the original, and an existing file only with
- * `force` and only when it is an earlier Agent Compactor output.
- */
-export async function checkOutputPath(path: string, file: string, force: boolean): Promise<string> {
-  const out = resolve(path);
-  if (await sameFile(out, file))
-    throw new CompactError(
-      'unsafe-path',
-      'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.',
-    );
-  const existing = await lstat(out).catch(() => null);
-  if (existing) {
-    if (!force)
-      throw new CompactError(
-        'exists',
-        `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`,
-      );
-    if (!existing.isFile() || !(await isOurOutput(out))) {
-      throw new CompactError(
-        'exists',
-        `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`,
-      );
-    }
-  }
-  return out;
-}
-
-/**
- * True when `path` is a regular file holding a compaction Agent Compactor wrote (Claude Code's compact_boundary or
- * Codex's compacted record, both marked so), streamed, never the whole file in memory; a link or anything else that
- * is not a regular file is refused (sidecarFiles.ts), false when nothing is there.
- */
-export async function isOurOutput(path: string): Promise<boolean> {
-  const needle = Buffer.from('"compactor":"agent-compactor"');
-  const opened = await openSidecar(path);
-  if (!opened) return false;
-  try {
-    let tail = Buffer.alloc(0);
-    for await (const chunk of fileChunks(opened.fh)) {
-      const buf = Buffer.concat([tail, chunk]);
-      if (buf.includes(needle)) return true;
-      tail = buf.subarray(Math.max(0, buf.length - needle.length));
-    }
-    return false;
-  } finally {
-    await opened.fh.close();
-  }
-}
+export { checkOutputPath, isOurOutput } from './outputPath';
 
 /** Plans and applies in one step: `planCompactionOf` then `applyCompaction`, under one lock. */
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
@@ -461,99 +388,6 @@ async function planLoaded(
       ? firstPlan
       : await reserveForGivenSummary(analysis, firstPlan, inputs, inputs.summaryText);
   return { details, loaded: await withNewlyKept(file, analysis, details, loaded) };
-}
-
-/** What `summarize` reads of a planned compaction: its plan and lines, the summary's inputs and how it is watched. */
-type SummaryInput = Pick<PlannedCompaction, 'analysis' | 'details' | 'loaded' | 'inputs' | 'summarizer' | 'runtime'>;
-
-/**
- * The summary for a plan (made, given, or clipped to its reserve) and the plan settled by it (settle.ts: a new plan,
- * and what changed); writes nothing.
- */
-async function summarize(input: SummaryInput): Promise<PreparedOutput> {
-  const { analysis, details, loaded, runtime } = input;
-  const summarized = summarizedRounds(analysis, details);
-  const progress = progressOf(runtime);
-  const given = input.inputs.summaryText;
-  const made =
-    given !== undefined
-      ? givenSummary(given)
-      : await makeSummary(
-          { analysis, details, summarized, earlier: loaded.earlier, records: loaded.records, progress },
-          input.summarizer,
-          runtime,
-        );
-  checkCancelled(runtime.signal);
-  const fitted = clipToReserve(made, details);
-  const settled = settleSummary(analysis, details, { ...fitted, dropped: made.dropped });
-  const measured = summarized.filter((ri) => !made.dropped.includes(ri));
-  const { facts, fidelity } = fidelityOf(analysis, loaded, measured, fitted.made, fitted.summary);
-  return {
-    analysis,
-    readSize: analysis.index.size,
-    readMtime: analysis.index.mtimeMs,
-    details: settled.details,
-    settled: settled.changes,
-    objects: loaded.objects,
-    rawBytes: loaded.rawBytes,
-    made: fitted.made,
-    summary: fitted.summary,
-    fidelity,
-    facts,
-  };
-}
-
-/**
- * The summary cut to what its reserve holds (never an earlier summary it quotes whole, nor one written verbatim), the
- * clip recorded as an attempt and said in a note; as it was when it fits.
- */
-function clipToReserve(
-  made: SummaryOutcome,
-  details: PlanDetails,
-): { made: SummaryOutcome; summary: string; clipped: string | null } {
-  const summaryChars = Math.max(
-    summaryCharBudget(details.plan.settings.summaryTokens, details.calibration),
-    made.protectedChars + 2_000,
-  );
-  const summary = made.summary;
-  if (made.verbatimContent !== undefined || summary.length <= summaryChars || made.protectedChars >= summary.length)
-    return { made, summary, clipped: null };
-  // Said where the run's outcome is read (the attempts, the notes), not only in the summary's last line.
-  const clipped = clipNote(made, summaryChars, details);
-  const attempt: AttemptRecord = {
-    attempt: made.attempts.length + 1,
-    strategy: made.summarizer === 'none' || made.summarizer === 'given' ? 'extractive' : made.summarizer,
-    outcome: 'clipped',
-    detail: clipped,
-  };
-  return {
-    made: { ...made, attempts: [...made.attempts, attempt] },
-    summary: summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]',
-    clipped,
-  };
-}
-
-/** The facts of the rounds summarized and what the summary keeps of them; none when nothing was summarized. */
-function fidelityOf(
-  analysis: Analysis,
-  loaded: Loaded,
-  measured: number[],
-  made: SummaryOutcome,
-  summary: string,
-): { facts?: Fact[]; fidelity?: FidelityReport } {
-  const span = measured
-    .flatMap((ri) => analysis.rounds[ri].entries)
-    .map((e) => loaded.records.get(e))
-    .filter((o): o is ConversationRecord => o !== undefined);
-  const facts = made.summarizer === 'none' || !span.length ? undefined : spanFacts(span);
-  const fidelity = facts ? measureFidelity(facts, summary) : undefined;
-  return { facts, fidelity };
-}
-
-/** What a clip of the summary to its reserve cut, for the attempts and the notes. */
-function clipNote(made: SummaryOutcome, summaryChars: number, details: PlanDetails): string {
-  const { summaryTokens, summaryDetail } = details.plan.settings;
-  return `the summary was ${made.summary.length} characters, over the ${summaryChars} its reserve holds (${summaryTokens} tokens, ${summaryDetail} detail): its last ${made.summary.length - summaryChars} characters were cut`;
 }
 
 async function planOrRefuse(analysis: Analysis, inputs: ResolvedPlanInputs): Promise<PlanDetails> {
