@@ -13,7 +13,7 @@ import type { Analysis } from '../analysis';
 import { agentName, unsupported, type AgentId } from '../formats/registry';
 import { writerOf } from '../formats/writers';
 import type { AgentWriter } from '../formats/writer';
-import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
+import { planOf, summaryRoundTokens, type PlanDetails } from './plan';
 import {
   splitOptions,
   type CompactionParts,
@@ -391,7 +391,7 @@ async function planLoaded(
 }
 
 async function planOrRefuse(analysis: Analysis, inputs: ResolvedPlanInputs): Promise<PlanDetails> {
-  const first = await planDetails(analysis, inputs.settings, inputs.state, inputs.decisions, inputs.agentNow);
+  const first = await planOf(analysis, inputs);
   const plan = first.plan;
   if (plan.nothingToDo && inputs.summaryText === undefined) {
     if (plan.rounds.some((r) => r.by === 'user')) {
@@ -424,11 +424,5 @@ async function reserveForGivenSummary(
   const need =
     Math.ceil(summaryRoundTokens(given, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
   if (need === first.plan.settings.summaryTokens) return first;
-  return planDetails(
-    analysis,
-    { ...(inputs.settings ?? {}), summaryTokens: need },
-    first.state,
-    inputs.decisions,
-    inputs.agentNow,
-  );
+  return planOf(analysis, { ...inputs, settings: { ...(inputs.settings ?? {}), summaryTokens: need } });
 }

@@ -44,8 +44,12 @@ export async function summarize(input: SummaryInput): Promise<PreparedOutput> {
   checkCancelled(runtime.signal);
   const fitted = clipToReserve(made, details);
   const settled = settleSummary(analysis, details, { ...fitted, dropped: made.dropped });
-  const measured = summarized.filter((ri) => !made.dropped.includes(ri));
-  const { facts, fidelity } = fidelityOf(analysis, loaded, measured, fitted.made, fitted.summary);
+  const measured = recordsOf(
+    analysis,
+    loaded,
+    summarized.filter((ri) => !made.dropped.includes(ri)),
+  );
+  const { facts, fidelity } = fidelityOf(measured, made.summarizer, fitted.summary);
   return {
     analysis,
     readSize: analysis.index.size,
@@ -91,19 +95,21 @@ function clipToReserve(
   };
 }
 
-/** The facts of the rounds summarized and what the summary keeps of them; none when nothing was summarized. */
-function fidelityOf(
-  analysis: Analysis,
-  loaded: Loaded,
-  measured: number[],
-  made: SummaryOutcome,
-  summary: string,
-): { facts?: Fact[]; fidelity?: FidelityReport } {
-  const span = measured
+/** The records loaded of the given rounds' entries, in order. */
+function recordsOf(analysis: Analysis, loaded: Loaded, rounds: number[]): ConversationRecord[] {
+  return rounds
     .flatMap((ri) => analysis.rounds[ri].entries)
     .map((e) => loaded.records.get(e))
     .filter((o): o is ConversationRecord => o !== undefined);
-  const facts = made.summarizer === 'none' || !span.length ? undefined : spanFacts(span);
+}
+
+/** The facts of the records summarized and what the summary keeps of them; none when nothing was summarized. */
+function fidelityOf(
+  span: ConversationRecord[],
+  summarizer: SummaryOutcome['summarizer'],
+  summary: string,
+): { facts?: Fact[]; fidelity?: FidelityReport } {
+  const facts = summarizer === 'none' || !span.length ? undefined : spanFacts(span);
   const fidelity = facts ? measureFidelity(facts, summary) : undefined;
   return { facts, fidelity };
 }

@@ -165,7 +165,7 @@ export async function makeSummary(
     progress('Writing an offline extractive summary…');
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
     return {
-      ...offlineWithinReserve(analysis, summarized, earlier, records, details),
+      ...offlineWithinReserve(job),
       attempts,
       dropped: [],
       summarizer: 'extractive',
@@ -173,7 +173,7 @@ export async function makeSummary(
   };
   if (summarizer.summarizer === 'claude-cli' || summarizer.summarizer === 'codex-cli') {
     const kind = summarizer.summarizer === 'claude-cli' ? CLAUDE_CLI : CODEX_CLI;
-    return agentCliSummary(kind, job, summarizer, runtime, { attempts, offline });
+    return agentCliSummary(kind, job, { summarizer, signal: runtime.signal }, { attempts, offline });
   }
   const anthropic = summarizer.anthropic;
   const apiKey = anthropic?.apiKey;
@@ -228,13 +228,14 @@ const AGENT_CLI_MAX_INPUT_TOKENS = 150_000;
 async function agentCliSummary(
   kind: AgentCliKind,
   job: SummaryJob,
-  summarizer: SummarizerOptions,
-  runtime: Pick<RuntimeHooks, 'signal'>,
+  /** The summarizer's options, and the signal that stops it. */
+  run: { summarizer: SummarizerOptions; signal?: AbortSignal },
   /** The attempts so far (this one's are added) and the offline summary to fall back to. */
   fallback: { attempts: AttemptRecord[]; offline: (why: string) => SummaryOutcome },
 ): Promise<SummaryOutcome> {
   const { analysis, details, summarized, earlier, records, progress } = job;
   const { attempts, offline } = fallback;
+  const { summarizer, signal } = run;
   const cli = summarizer.agentCli ?? {};
   // A CLI summarizer is an agent's own CLI, the program that resumes its sessions: the one the user configured for
   // it, else the program as it is usually installed.
@@ -245,7 +246,7 @@ async function agentCliSummary(
     const res = await summarizeWithAgentCli(kind, groups, summarized, {
       program,
       env: cli.env,
-      signal: runtime.signal,
+      signal,
       timeoutMs: cli.timeoutMs,
       instructions: summarizer.instructions,
       onProgress: progress,
@@ -310,35 +311,28 @@ export function summaryCharBudget(summaryTokens: number, calibration: number): n
  * with fewer characters, in proportion, while it is over (an earlier summary quoted whole may keep it over: the plan
  * says so).
  */
-function offlineWithinReserve(
-  analysis: Analysis,
-  summarized: number[],
-  earlier: EarlierSummary | null,
-  records: Map<number, ConversationRecord>,
-  details: PlanDetails,
-): { summary: string; protectedChars: number } {
+function offlineWithinReserve(job: SummaryJob): { summary: string; protectedChars: number } {
+  const { details } = job;
   const { summaryTokens, summaryDetail } = details.plan.settings;
   const calibration = details.calibration > 0 ? details.calibration : 1;
   let chars = summaryCharBudget(summaryTokens, details.calibration);
-  let made = offlineSummary(analysis, summarized, earlier, records, chars, summaryDetail);
+  let made = offlineSummary(job, chars, summaryDetail);
   for (let attempt = 0; attempt < 3; attempt++) {
     const tokens = summaryRoundTokens(made.summary, calibration);
     if (tokens <= summaryTokens || made.summary.length <= made.protectedChars) break;
     chars = Math.floor(Math.min(chars, made.summary.length) * (summaryTokens / tokens) * 0.99);
-    made = offlineSummary(analysis, summarized, earlier, records, chars, summaryDetail);
+    made = offlineSummary(job, chars, summaryDetail);
   }
   return made;
 }
 
 /** The offline extractive summary of the given rounds at a detail level, an earlier summary among them quoted whole ahead of it. */
 export function offlineSummary(
-  analysis: Analysis,
-  roundIdx: number[],
-  earlier: EarlierSummary | null,
-  records: Map<number, ConversationRecord>,
+  job: Pick<SummaryJob, 'analysis' | 'summarized' | 'earlier' | 'records'>,
   maxChars: number,
   detail: SummaryDetail,
 ): { summary: string; protectedChars: number } {
+  const { analysis, summarized: roundIdx, earlier, records } = job;
   const objs = roundIdx.flatMap((ri) =>
     analysis.rounds[ri].entries
       .filter((e) => e !== earlier?.entry)
