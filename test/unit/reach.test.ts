@@ -6,7 +6,7 @@ import { smallestReachableTarget } from '../../src/core/compact/reach';
 import { inspectFile } from '../../src/core/inspect';
 import { claudeFixtures } from '../support/fixtures';
 
-const cannotReach = (notes: string[]) => notes.some((n) => /cannot reach the [\d]+-token target/.test(n));
+const cannotReach = (notes: readonly string[]) => notes.some((n) => /cannot reach the [\d]+-token target/.test(n));
 
 describe('smallest reachable target', function () {
   this.timeout(300_000);

@@ -1,22 +1,30 @@
 // Compact Transcript: plan, summarize (Anthropic or offline; summary.ts), write back atomically with a
-// backup, and verify the result resumes, or write nothing at all. In phases: prepare (read, plan, load the lines,
-// write the summary), then writeOut (the output the agent's writer builds — formats/<agent>/writer.ts, from
-// formats/writers.ts — written to a temp file and checked as that agent reads it, then sidecars and the commit).
-// Every agent we write goes through the same phases, so the user's decisions, a given summary and the sidecars
-// apply alike.
-import { chmod, lstat, realpath, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { randomUUID } from 'node:crypto';
+// backup, and verify the result resumes, or write nothing at all. In phases: plan (read the file and what is saved
+// with it, plan, load the lines: loadLines.ts), summarize (summarizePlan.ts: the summary, and the plan settled by it
+// as a new value, settle.ts), then write (writeOut.ts: the output the agent's writer builds — formats/<agent>/
+// writer.ts, from formats/writers.ts — written to a temp file and checked as that agent reads it, then sidecars and
+// the commit; where it goes: outputPath.ts). Every agent we write goes through the same phases, so the user's
+// decisions, a given summary and the sidecars apply alike. A plan is never changed once made: what a step learns
+// makes a new plan, so the plan a caller was shown is the plan it still holds.
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import { inspectFile } from '../inspect';
 import type { Analysis } from '../analysis';
-import { loadEntryObjects, RawBytes } from '../lines';
-import { agentModule, agentName, unsupported, type AgentId } from '../formats/registry';
+import { agentName, unsupported, type AgentId } from '../formats/registry';
 import { writerOf } from '../formats/writers';
-import type { AgentWriter, BuiltOutput, OutputNaming, OutputTarget, PreparedOutput } from '../formats/writer';
-import { planDetails, summaryRoundTokens, type PlanDetails } from './plan';
-import { reannouncedAfter } from './planBase';
-import type { CompactOptions } from './options';
-import { deliveredContext, promisedContext } from './promise';
+import type { AgentWriter } from '../formats/writer';
+import { planOf, summaryRoundTokens, type PlanDetails } from './plan';
+import {
+  splitOptions,
+  type CompactionParts,
+  type CompactOptions,
+  type OutputOptions,
+  type PlanInputs,
+  type RuntimeHooks,
+  type SummarizerOptions,
+} from './options';
+import { withNotes, type PlanSettlement } from './settle';
+import { promisedContext } from './promise';
 import {
   CompactError,
   type AttemptRecord,
@@ -24,126 +32,36 @@ import {
   type CompactionPlan,
   type CompactResult,
   type ProgressReporter,
-  type WrittenSidecars,
 } from './types';
 import { loadSavedPlanInputs } from './savedDecisions';
 import type { BudgetState } from './state';
 import type { UserDecisions } from './decisions';
-import { shapeForExtractive } from './summarize/extractive';
-import {
-  agentCliRefusal,
-  earlierSummaryOf,
-  givenSummary,
-  makeSummary,
-  summaryCharBudget,
-  type EarlierSummary,
-  type SummaryOutcome,
-} from './summary';
+import type { AgentNow } from '../agentNow';
+import { agentCliRefusal } from './summary';
 import { acquireLock } from '../io/lock';
-import { exists, newTally, sameFile, tallied, writeTemp } from '../io/atomic';
-import { statePath } from './state';
-import { recordSidecars, snapshotSidecars } from './sidecars';
-import { resumeFields } from '../resume';
-import { commitOutput } from '../io/commit';
-import { missingSavedOriginals, restorer, saveOriginals, saveState } from './outputFiles';
-import type { JsonObject } from '../json';
-import { contentText, messageOf, type ConversationRecord } from '../conversation';
-import { measureFidelity, spanFacts, type Fact, type FidelityReport } from './fidelity';
-import { sessionIdFromFile } from '../session';
-import { fileChunks, openSidecar } from '../io/sidecarFiles';
+import type { Fact, FidelityReport } from './fidelity';
+import { resolveOutput } from './outputPath';
 import { readAgentNow } from '../agentNow';
-import { reannouncedOnResume } from '../context';
+import { isOffline, loadForSummary, withNewlyKept, type Loaded } from './loadLines';
+import { summarize } from './summarizePlan';
+import { checkCancelled, progressOf, writeOut } from './writeOut';
 
-export type { CompactOptions } from './options';
+export type { CompactOptions, OutputOptions, PlanInputs, RuntimeHooks, SummarizerOptions } from './options';
+export type { PlanSettlement } from './settle';
+export type { Loaded } from './loadLines';
 
 export { DEFAULT_MODEL } from './summary';
-
-/** The progress message of the last step (see `CompactOptions.onProgress`). */
-export const COMMITTING = 'Committing the result…';
-
-/**
- * Where the result goes. `given` is the path the user named, which differs from `file` when it is a symbolic link:
- * the agent finds sessions where the link is (its folder, its name), so a fork goes beside the link, not beside the
- * link's target (which may be outside the agent's sessions folder), and in place the session keeps the link's id.
- */
-async function resolveOutput(
-  file: string,
-  given: string,
-  options: CompactOptions,
-  naming: OutputNaming,
-): Promise<OutputTarget> {
-  if (options.inPlace) return { out: file, mode: 'in-place', sessionId: naming.inPlaceId };
-  if (options.out === undefined) {
-    const id = randomUUID();
-    return { out: join(dirname(given), naming.forkName(id)), mode: 'fork', sessionId: id, newSessionId: id };
-  }
-  const out = await checkOutputPath(options.out, file, options.force === true);
-  if (!naming.outGetsNewId) return { out, mode: 'out', sessionId: sessionIdFromFile(out) };
-  const id = randomUUID();
-  return { out, mode: 'out', sessionId: id, newSessionId: id };
-}
-
-/**
- * An explicit output path, resolved, when it may be written: never the original, and an existing file only with
- * `force` and only when it is an earlier Agent Compactor output.
- */
-export async function checkOutputPath(path: string, file: string, force: boolean): Promise<string> {
-  const out = resolve(path);
-  if (await sameFile(out, file))
-    throw new CompactError(
-      'unsafe-path',
-      'The output would overwrite the original; use in-place mode (it keeps a backup) or another output path.',
-    );
-  const existing = await lstat(out).catch(() => null);
-  if (existing) {
-    if (!force)
-      throw new CompactError(
-        'exists',
-        `${out} already exists; nothing was written. Choose another output path, or use --force to replace an earlier Agent Compactor output.`,
-      );
-    if (!existing.isFile() || !(await isOurOutput(out))) {
-      throw new CompactError(
-        'exists',
-        `${out} exists and is not an Agent Compactor output, so it is not replaced even with --force; nothing was written.`,
-      );
-    }
-  }
-  return out;
-}
-
-/**
- * True when `path` is a regular file holding a compaction Agent Compactor wrote (Claude Code's compact_boundary or
- * Codex's compacted record, both marked so), streamed, never the whole file in memory; a link or anything else that
- * is not a regular file is refused (sidecarFiles.ts), false when nothing is there.
- */
-export async function isOurOutput(path: string): Promise<boolean> {
-  const needle = Buffer.from('"compactor":"agent-compactor"');
-  const opened = await openSidecar(path);
-  if (!opened) return false;
-  try {
-    let tail = Buffer.alloc(0);
-    for await (const chunk of fileChunks(opened.fh)) {
-      const buf = Buffer.concat([tail, chunk]);
-      if (buf.includes(needle)) return true;
-      tail = buf.subarray(Math.max(0, buf.length - needle.length));
-    }
-    return false;
-  } finally {
-    await opened.fh.close();
-  }
-}
-
-export function checkCancelled(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new CompactError('cancelled', 'Compaction cancelled; nothing was written.');
-}
+export { checkCancelled, COMMITTING } from './writeOut';
+export { checkOutputPath, isOurOutput } from './outputPath';
 
 /** Plans and applies in one step: `planCompactionOf` then `applyCompaction`, under one lock. */
 export async function compactFile(file: string, options: CompactOptions): Promise<CompactResult> {
-  const target = await compactedFile(file, options);
+  const parts = splitOptions(options);
+  const target = await compactedFile(file, parts.runtime);
   // One lock from the plan to the commit: nothing can change the session's files in between.
   const lock = await acquireLock(target.file);
   try {
-    return await applyLocked(await planWithSaved(target, options), options);
+    return await applyLocked(await planWithSaved(target, parts), parts.runtime);
   } finally {
     await lock.release();
   }
@@ -156,25 +74,39 @@ export interface PlanBasis {
 }
 
 /**
+ * The plan's inputs as the plan was made with them: what was not given read once where planning reads (the user's
+ * decisions and the frozen budget decisions saved with the session, what the user's agent sends now). A re-plan of
+ * the same compaction uses them again (the budget state read anew: another compaction may have written it).
+ */
+export interface ResolvedPlanInputs extends PlanInputs {
+  readonly decisions: UserDecisions;
+  readonly agentNow: AgentNow | null;
+  /** The frozen budget decisions of earlier compactions (state.ts). */
+  readonly state: BudgetState;
+}
+
+/**
  * A compaction planned and not yet applied: `plan` is what the user is shown (`agent-compactor plan`, the
- * extension's confirmation), and `applyCompaction` writes exactly it, or, when the file changed since, plans again
- * and says what changed. It carries the values it was planned with, so apply re-plans with the same ones.
+ * extension's confirmation, a drafted summary's figures), and `applyCompaction` writes exactly it, or, when the file
+ * changed since, plans again and says what changed. It carries what it was planned with, each part once.
  */
 export interface PlannedCompaction {
   /** The file compacted (a symbolic link resolved) and the path the caller named. */
-  file: string;
-  given: string;
-  plan: CompactionPlan;
-  basis: PlanBasis;
-  /** The options it was planned with, decisions and frozen budget state included: apply follows them. */
-  options: CompactOptions;
-  state: BudgetState;
-  decisions: UserDecisions;
-  analysis: Analysis;
-  details: PlanDetails;
-  loaded: Loaded;
+  readonly file: string;
+  readonly given: string;
+  /** The plan shown: `details.plan`. */
+  readonly plan: CompactionPlan;
+  readonly basis: PlanBasis;
+  readonly inputs: ResolvedPlanInputs;
+  readonly summarizer: SummarizerOptions;
+  readonly output: OutputOptions;
+  /** How planning was watched and stopped; `applyCompaction` is given its own. */
+  readonly runtime: RuntimeHooks;
+  readonly analysis: Analysis;
+  readonly details: PlanDetails;
+  readonly loaded: Loaded;
   /** What the agent's writer read of the file for its output (its `prepare`). */
-  facts: unknown;
+  readonly facts: unknown;
 }
 
 /**
@@ -188,66 +120,103 @@ export async function planCompactionOf(
   options: CompactOptions,
   analysis?: Analysis,
 ): Promise<PlannedCompaction> {
-  const target = await compactedFile(file, options);
+  const parts = splitOptions(options);
+  const target = await compactedFile(file, parts.runtime);
   // Planned under the session's lock (released after): never over the files of a compaction half done.
   const lock = await acquireLock(target.file);
   try {
-    return await planWithSaved(target, options, analysis);
+    return await planWithSaved(target, parts, analysis);
   } finally {
     await lock.release();
   }
 }
 
+/**
+ * The planned compaction with `summaryText` as its summary, used verbatim (Apply Summary's reviewed text), and none of
+ * the hooks its drafting was watched with: the plan is the one the draft settled and showed.
+ */
+export function withSummaryText(planned: PlannedCompaction, summaryText: string): PlannedCompaction {
+  return { ...planned, inputs: { ...planned.inputs, summaryText }, runtime: {} };
+}
+
+interface Target {
+  file: string;
+  given: string;
+}
+
 /** The file a compaction of `file` reads and writes (a symbolic link resolved, and said), and the path given. */
-async function compactedFile(file: string, options: CompactOptions): Promise<{ file: string; given: string }> {
+async function compactedFile(file: string, runtime: RuntimeHooks): Promise<Target> {
   file = resolve(file);
   const given = file;
   const st = await lstat(file);
   if (st.isSymbolicLink()) {
     // Resolve deliberately: compact the real file (a fork is still written beside the link), and say so.
     const real = await realpath(file);
-    options.onProgress?.(`${file} is a symbolic link; compacting its target ${real}`);
+    runtime.onProgress?.(`${file} is a symbolic link; compacting its target ${real}`);
     file = real;
   }
   return { file, given };
 }
 
 /** The plan over `target` with what is saved with the session (read here, the edge) and the options' decisions on top. */
-async function planWithSaved(
-  target: { file: string; given: string },
-  options: CompactOptions,
-  analysis?: Analysis,
-): Promise<PlannedCompaction> {
-  checkCancelled(options.signal);
+async function planWithSaved(target: Target, parts: CompactionParts, analysis?: Analysis): Promise<PlannedCompaction> {
+  checkCancelled(parts.runtime.signal);
   const saved = await loadSavedPlanInputs(target.file);
-  return planOver(target.file, target.given, options, saved.state, options.decisions ?? saved.decisions, analysis);
+  return planOver(
+    target,
+    parts,
+    { state: saved.state, decisions: parts.inputs.decisions ?? saved.decisions },
+    analysis,
+  );
 }
 
+/** The plan over the file with the saved values given, its lines loaded; what the user's agent sends now read here. */
 async function planOver(
-  file: string,
-  given: string,
-  options: CompactOptions,
-  state: BudgetState,
-  decisions: UserDecisions,
+  target: Target,
+  parts: CompactionParts,
+  saved: { state: BudgetState; decisions: UserDecisions },
   read?: Analysis,
 ): Promise<PlannedCompaction> {
-  const progress = options.onProgress ?? (() => undefined);
-  let analysis = read;
-  if (!analysis || analysis.index.path !== file) {
-    progress('Reading transcript…');
-    analysis = await inspectFile(file, { subagents: false });
-  }
-  const format = analysis.index.format;
-  const refusal = unsupported(format, 'compact') ?? (options.fresh ? unsupported(format, 'fresh') : null);
-  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
-  const writer = writerFor(format.id);
+  const { file, given } = target;
+  const analysis = await analysisOf(file, read, progressOf(parts.runtime));
+  const writer = writableBy(file, analysis, parts.output);
   const facts = await writer.prepare(file, analysis);
-  refuseHalfWrittenTail(file, analysis, options.inPlace === true, writer.writerName);
+  refuseHalfWrittenTail(file, analysis, parts.output.inPlace === true, writer.writerName);
   // What the user's agent sends now, read once here (the edge) and kept with the plan: a re-plan uses the same.
-  if (options.agentNow === undefined) options = { ...options, agentNow: await readAgentNow(file, analysis) };
-  const { details, loaded } = await planLoaded(file, analysis, options, state, decisions);
+  const agentNow = parts.inputs.agentNow === undefined ? await readAgentNow(file, analysis) : parts.inputs.agentNow;
+  const inputs: ResolvedPlanInputs = { ...parts.inputs, ...saved, agentNow };
+  const { details, loaded } = await planLoaded(file, analysis, inputs, parts);
   const basis: PlanBasis = { size: analysis.index.size, mtimeMs: analysis.index.mtimeMs };
-  return { file, given, plan: details.plan, basis, options, state, decisions, analysis, details, loaded, facts };
+  const { summarizer, output, runtime } = parts;
+  return {
+    file,
+    given,
+    plan: details.plan,
+    basis,
+    inputs,
+    summarizer,
+    output,
+    runtime,
+    analysis,
+    details,
+    loaded,
+    facts,
+  };
+}
+
+/** The file as the caller read it, or read here when it was not (or was another file). */
+async function analysisOf(file: string, read: Analysis | undefined, progress: ProgressReporter): Promise<Analysis> {
+  if (read && read.index.path === file) return read;
+  progress('Reading transcript…');
+  return inspectFile(file, { subagents: false });
+}
+
+/** The writer of the file's agent, when its format can be compacted (and written fresh, when asked). */
+function writableBy(file: string, analysis: Analysis, output: OutputOptions): AgentWriter {
+  const format = analysis.index.format;
+  const refusal = unsupported(format, 'compact') ?? (output.fresh ? unsupported(format, 'fresh') : null);
+  if (refusal) throw new CompactError('unsupported-format', `${basename(file)}: ${refusal} Nothing was written.`);
+  return writerFor(format.id);
 }
 
 /**
@@ -256,15 +225,12 @@ async function planOver(
  * the result's `replanned` (and a note of its plan) says what changed: a different plan is never applied silently.
  * `runtime` replaces how the run is watched and stopped (progress, cancellation); everything else is as planned.
  */
-export async function applyCompaction(
-  planned: PlannedCompaction,
-  runtime: Pick<CompactOptions, 'signal' | 'onProgress' | 'onSummaryText'> = {},
-): Promise<CompactResult> {
-  const options: CompactOptions = { ...planned.options, ...definedOnly(runtime) };
-  checkCancelled(options.signal);
+export async function applyCompaction(planned: PlannedCompaction, runtime: RuntimeHooks = {}): Promise<CompactResult> {
+  const hooks: RuntimeHooks = { ...planned.runtime, ...definedOnly(runtime) };
+  checkCancelled(hooks.signal);
   const lock = await acquireLock(planned.file);
   try {
-    return await applyLocked(planned, options);
+    return await applyLocked(planned, hooks);
   } finally {
     await lock.release();
   }
@@ -297,8 +263,8 @@ export function planChanges(before: PlannedCompaction, after: PlannedCompaction,
 }
 
 /** Applies `planned` (under the session's lock), or the plan made again when the file is no longer what it planned over. */
-async function applyLocked(shown: PlannedCompaction, options: CompactOptions): Promise<CompactResult> {
-  const progress = options.onProgress ?? (() => undefined);
+async function applyLocked(shown: PlannedCompaction, runtime: RuntimeHooks): Promise<CompactResult> {
+  const progress = progressOf(runtime);
   let planned = shown;
   let replanned: string | undefined;
   const now = await stat(shown.file);
@@ -307,43 +273,39 @@ async function applyLocked(shown: PlannedCompaction, options: CompactOptions): P
     // The decisions the user confirmed; the frozen budget decisions as they are now (another compaction may have
     // written them meanwhile).
     const saved = await loadSavedPlanInputs(shown.file);
-    planned = await planOver(shown.file, shown.given, options, saved.state, shown.decisions);
+    const parts: CompactionParts = { ...shown, runtime };
+    planned = await planOver(shown, parts, { state: saved.state, decisions: shown.inputs.decisions });
     replanned = planChanges(shown, planned, now.size);
   }
-  const result = await writePlan(planned, options, progress, replanned, shown.plan);
+  const result = await writePlan(planned, runtime, replanned, shown.plan);
   return replanned === undefined ? result : { ...result, replanned };
 }
 
+/**
+ * Summarizes and writes `planned`. The plan applied is a value derived from it (a re-plan's reason, the summary's
+ * real size, the written file's measure): the plan shown stays as it was shown.
+ */
 async function writePlan(
   planned: PlannedCompaction,
-  options: CompactOptions,
-  progress: ProgressReporter,
+  runtime: RuntimeHooks,
   replanned: string | undefined,
   /** The plan the user was shown (confirmed): what the result is measured against. */
   shown: CompactionPlan,
 ): Promise<CompactResult> {
   const { file, given, analysis } = planned;
-  // The plan shown stays as it was shown: what the run learns (its summary's size, its notes) goes on a copy.
-  const details: PlanDetails = { ...planned.details, plan: copyPlan(planned.details.plan) };
-  if (replanned !== undefined) details.plan.notes.unshift(replanned);
+  const details: PlanDetails =
+    replanned === undefined
+      ? planned.details
+      : { ...planned.details, plan: withNotes(planned.details.plan, { before: [replanned] }) };
   const agent = analysis.index.format.id;
   const writer = writerFor(agent);
-  const target = await resolveOutput(file, given, options, writer.naming(given, planned.facts));
-  const prepared = await summarize(analysis, details, planned.loaded, options, progress);
-  const built = await writer.build({ file, prepared, target, options, facts: planned.facts });
+  const target = await resolveOutput(file, given, planned.output, writer.naming(given, planned.facts));
+  const prepared = await summarize({ ...planned, details, runtime });
+  const built = await writer.build({ file, prepared, target, output: planned.output, facts: planned.facts });
   return writeOut(
-    file,
-    prepared,
-    target,
-    options,
-    progress,
-    { ...built, writer: writer.writerName, agent },
+    { file, prepared, target, runtime, built: { ...built, writer: writer.writerName, agent } },
     promisedContext(shown),
   );
-}
-
-function copyPlan(plan: CompactionPlan): CompactionPlan {
-  return { ...plan, rounds: [...plan.rounds], notes: [...plan.notes], conflicts: [...plan.conflicts] };
 }
 
 /** The writer of an agent we write back (its capabilities were checked first). */
@@ -368,8 +330,8 @@ function refuseHalfWrittenTail(file: string, analysis: Analysis, inPlace: boolea
 /**
  * The summary `compactFile` would write with these options, and the plan it goes with, without writing anything
  * (the first step of a compaction the user reviews: the text can be edited and given back as `summaryText`).
- * `planned` is that plan, to apply as reviewed: `applyCompaction` with the reviewed text as `summaryText` writes it,
- * or plans again and says so when the file changed meanwhile.
+ * `planned` is that plan as settled by the summary and shown (`plan`), to apply as reviewed: `applyCompaction` of
+ * `withSummaryText(planned, reviewed)` writes it, or plans again and says so when the file changed meanwhile.
  */
 export async function draftSummary(
   file: string,
@@ -378,138 +340,60 @@ export async function draftSummary(
   summary: string;
   summarizer: CompactResult['summarizer'];
   attempts: AttemptRecord[];
-  plan: PlanDetails['plan'];
+  /** The plan settled by the summary drafted: `planned.plan`. */
+  plan: CompactionPlan;
+  /** What settling the plan by the summary drafted changed (its size against its reserve, rounds it left out). */
+  settled: PlanSettlement;
   /** The context after as the plan promised it before the summary was written (with its reserve). */
   promised: ContextAfter;
   fidelity?: FidelityReport;
   facts?: Fact[];
   planned: PlannedCompaction;
 }> {
+  const parts = splitOptions(options);
   // Writes nothing, so it takes no lock (a draft may be made while a compaction of the session runs).
-  const planned = await planWithSaved(await compactedFile(file, options), options);
+  const planned = await planWithSaved(await compactedFile(file, parts.runtime), parts);
   const promised = promisedContext(planned.plan);
-  const progress = options.onProgress ?? (() => undefined);
-  const { made, summary, details, fidelity, facts } = await summarize(
-    planned.analysis,
-    planned.details,
-    planned.loaded,
-    options,
-    progress,
-  );
+  const { made, summary, details, settled, fidelity, facts } = await summarize(planned);
   return {
     summary,
     summarizer: made.summarizer,
     attempts: made.attempts,
     plan: details.plan,
+    settled,
     promised,
     fidelity,
     facts,
-    planned,
+    planned: { ...planned, details, plan: details.plan },
   };
 }
 
-/** The plan with the lines it needs loaded: planned, refused when there is nothing to do, settled by the summary's real size. */
+/** The plan with the lines it needs loaded: planned, refused when there is nothing to do, sized for a given summary. */
 async function planLoaded(
   file: string,
   analysis: Analysis,
-  options: CompactOptions,
-  state: BudgetState,
-  decisions: UserDecisions,
+  inputs: ResolvedPlanInputs,
+  parts: CompactionParts,
 ): Promise<{ details: PlanDetails; loaded: Loaded }> {
-  const firstPlan = await planOrRefuse(analysis, options, state, decisions);
+  const firstPlan = await planOrRefuse(analysis, inputs);
   const wrongAgent =
-    options.summaryText === undefined ? agentCliRefusal(options.summarizer, analysis.index.format.id) : null;
+    inputs.summaryText === undefined ? agentCliRefusal(parts.summarizer.summarizer, analysis.index.format.id) : null;
   if (wrongAgent) throw new CompactError('wrong-summarizer', wrongAgent);
-  checkCancelled(options.signal);
-  const loaded = await loadForSummary(file, analysis, firstPlan, options);
-  checkCancelled(options.signal);
-  const details = await settlePlan(file, analysis, firstPlan, loaded, options, decisions);
-  return { details, loaded };
+  checkCancelled(parts.runtime.signal);
+  const offline = isOffline(inputs, parts.summarizer);
+  const loaded = await loadForSummary(file, analysis, firstPlan, offline);
+  checkCancelled(parts.runtime.signal);
+  const details =
+    inputs.summaryText === undefined
+      ? firstPlan
+      : await reserveForGivenSummary(analysis, firstPlan, inputs, inputs.summaryText);
+  return { details, loaded: await withNewlyKept(file, analysis, details, loaded) };
 }
 
-/** The summary for a plan (made, given, or clipped to its reserve) and the plan's figures with it; writes nothing. */
-async function summarize(
-  analysis: Analysis,
-  details: PlanDetails,
-  loaded: Loaded,
-  options: CompactOptions,
-  progress: ProgressReporter,
-): Promise<PreparedOutput> {
-  const readSize = analysis.index.size;
-  const readMtime = analysis.index.mtimeMs;
-  const summarized = summarizedRounds(analysis, details);
-  const made =
-    options.summaryText !== undefined
-      ? givenSummary(options.summaryText)
-      : await makeSummary(analysis, details, summarized, loaded.earlier, loaded.records, options, progress);
-  checkCancelled(options.signal);
-  const summaryChars = Math.max(
-    summaryCharBudget(details.plan.settings.summaryTokens, details.calibration),
-    made.protectedChars + 2_000,
-  );
-  let summary = made.summary;
-  const plan = details.plan;
-  if (made.verbatimContent === undefined && summary.length > summaryChars && made.protectedChars < summary.length) {
-    summary = summary.slice(0, summaryChars) + '\n[summary clipped to fit the target]';
-    // Said where the run's outcome is read (the attempts, the notes), not only in the summary's last line.
-    const clipped = clipNote(made, summaryChars, details);
-    made.attempts.push({
-      attempt: made.attempts.length + 1,
-      strategy: made.summarizer === 'none' || made.summarizer === 'given' ? 'extractive' : made.summarizer,
-      outcome: 'clipped',
-      detail: clipped,
-    });
-    plan.notes.push(clipped);
-  }
-  for (const ri of made.dropped) {
-    plan.rounds[ri] = {
-      ...plan.rounds[ri],
-      action: 'drop',
-      by: 'plan',
-      reason: 'cut from the summary request by a prompt-too-long retry (not summarized)',
-    };
-  }
-  plan.droppedRounds += made.dropped.length;
-  plan.summarizedRounds -= made.dropped.length;
-  plan.resentTokens = reannouncedAfter(analysis, plan.rounds, details.calibration || 1, details.announced);
-  plan.postTokens =
-    plan.keptTokens + Math.round(summaryRoundTokens(summary, details.calibration || 1)) + plan.resentTokens;
-  const measured = summarized.filter((ri) => !made.dropped.includes(ri));
-  const span = measured
-    .flatMap((ri) => analysis.rounds[ri].entries)
-    .map((e) => loaded.records.get(e))
-    .filter((o): o is ConversationRecord => o !== undefined);
-  const facts = made.summarizer === 'none' || !span.length ? undefined : spanFacts(span);
-  const fidelity = facts ? measureFidelity(facts, summary) : undefined;
-  return {
-    analysis,
-    readSize,
-    readMtime,
-    details,
-    objects: loaded.objects,
-    rawBytes: loaded.rawBytes,
-    made,
-    summary,
-    fidelity,
-    facts,
-  };
-}
-
-/** What a clip of the summary to its reserve cut, for the attempts and the notes. */
-function clipNote(made: SummaryOutcome, summaryChars: number, details: PlanDetails): string {
-  const { summaryTokens, summaryDetail } = details.plan.settings;
-  return `the summary was ${made.summary.length} characters, over the ${summaryChars} its reserve holds (${summaryTokens} tokens, ${summaryDetail} detail): its last ${made.summary.length - summaryChars} characters were cut`;
-}
-
-async function planOrRefuse(
-  analysis: Analysis,
-  options: CompactOptions,
-  state: BudgetState,
-  decisions: UserDecisions,
-): Promise<PlanDetails> {
-  const first = await planDetails(analysis, options.settings, state, decisions, options.agentNow);
+async function planOrRefuse(analysis: Analysis, inputs: ResolvedPlanInputs): Promise<PlanDetails> {
+  const first = await planOf(analysis, inputs);
   const plan = first.plan;
-  if (plan.nothingToDo && options.summaryText === undefined) {
+  if (plan.nothingToDo && inputs.summaryText === undefined) {
     if (plan.rounds.some((r) => r.by === 'user')) {
       throw new CompactError(
         'nothing-to-compact',
@@ -524,258 +408,21 @@ async function planOrRefuse(
   return first;
 }
 
-function summarizedRounds(analysis: Analysis, d: PlanDetails): number[] {
-  return analysis.rounds
-    .filter((r) => r.inContext && d.plan.rounds[r.index].action === 'summarize')
-    .map((r) => r.index);
-}
-
-/** Stands for a line loaded only to be summarized: its record is kept (Loaded.records), the line itself is not. */
-const NOT_WRITTEN: JsonObject = Object.freeze({});
-
-export interface Loaded {
-  /** The lines written as they are (kept rounds, the leaf, the earlier summary), parsed whole: what the writer copies. */
-  objects: Map<number, JsonObject>;
-  /** What the summarizers and the fidelity measure read: each loaded entry's message as its agent's module maps it. */
-  records: Map<number, ConversationRecord>;
-  earlier: EarlierSummary | null;
-  /** Entries loaded whole (written as they are). */
-  written: Set<number>;
-  rawBytes: RawBytes;
-}
-
-async function loadForSummary(
-  file: string,
-  analysis: Analysis,
-  firstPlan: PlanDetails,
-  options: CompactOptions,
-): Promise<Loaded> {
-  const active = analysis.rounds.filter((r) => r.inContext).map((r) => r.index);
-  const earlierAt = earlierSummaryOf(analysis, active);
-  const needed = new Set<number>();
-  for (const ri of [...summarizedRounds(analysis, firstPlan), ...firstPlan.kept])
-    for (const e of analysis.rounds[ri].entries) needed.add(e);
-  if (analysis.chain.leaf >= 0) needed.add(analysis.chain.leaf);
-  if (earlierAt) needed.add(earlierAt.entry);
-  const written = new Set<number>(firstPlan.kept.flatMap((ri) => analysis.rounds[ri].entries));
-  if (analysis.chain.leaf >= 0) written.add(analysis.chain.leaf);
-  if (earlierAt) written.add(earlierAt.entry);
-  // Each record is read as its message in the engine's model by its agent's module, as it is parsed. A line only
-  // summarized is not kept; its message is cut down to what the summarizer reads (the offline summary reads little;
-  // the others the messages, never an agent's own copies of tool results). Written lines stay whole, and so do the
-  // earlier summary and the agent's preserved segment (quoted whole if summarized: summary.ts offlineSummary).
-  const offline = isOffline(options);
-  const records = agentModule(analysis.index.format.id).records;
-  const message = records?.message;
-  // The folder the session names once for all its records, where its agent does (read first: lines are parsed in
-  // file order), so that the summaries name its files relative to it as they do on lines that carry their own.
-  let metaCwd: string | undefined;
-  const folder = records?.sessionFolder;
-  const firstMeta = folder ? analysis.index.entries.findIndex((e) => folder.holds(e)) : -1;
-  if (firstMeta >= 0) needed.add(firstMeta);
-  const preserved = new Set(analysis.chain.preserved);
-  const conversation = new Map<number, ConversationRecord>();
-  const read = (line: JsonObject, i: number) => {
-    if (i === firstMeta) metaCwd = folder!.read(line) ?? undefined;
-    const r = message?.(line, analysis.index.entries[i]);
-    if (r) {
-      if (metaCwd !== undefined) r.cwd = metaCwd;
-      conversation.set(i, written.has(i) || preserved.has(i) || !offline ? r : shapeForExtractive(r));
-    }
-    return written.has(i) ? line : NOT_WRITTEN;
-  };
-  const rawBytes = new RawBytes(written);
-  const objects = await loadEntryObjects(file, analysis.index.entries, [...needed], read, rawBytes);
-  for (const [i, o] of objects) if (o === NOT_WRITTEN) objects.delete(i);
-  const earlierContent = earlierAt ? messageOf(conversation.get(earlierAt.entry))?.content : undefined;
-  const earlier: EarlierSummary | null = earlierAt
-    ? { ...earlierAt, content: earlierContent, text: contentText(earlierContent) }
-    : null;
-  return { objects, records: conversation, earlier, written, rawBytes };
-}
-
-function isOffline(options: CompactOptions): boolean {
-  if (options.summaryText !== undefined || options.summarizer === 'extractive') return true;
-  return options.summarizer === 'anthropic' && !options.anthropic?.apiKey;
-}
-
-/**
- * The plan with the summary's real size when it is given (Apply Summary's reviewed text, `--summary-file`); re-reads
- * newly kept lines whole. A summary still to be written keeps its reserve, so the plan is the one every surface showed
- * (the Rounds view, the map, `plan`, the dialog); the result says how the summary as written differs from it.
- */
-async function settlePlan(
-  file: string,
-  analysis: Analysis,
-  firstPlan: PlanDetails,
-  loaded: Loaded,
-  options: CompactOptions,
-  decisions: UserDecisions,
-): Promise<PlanDetails> {
-  const given = options.summaryText;
-  const details =
-    given === undefined ? firstPlan : await reserveForGivenSummary(analysis, firstPlan, options, given, decisions);
-  const nowKept = details.kept.flatMap((ri) => analysis.rounds[ri].entries).filter((e) => !loaded.written.has(e));
-  for (const e of nowKept) loaded.written.add(e);
-  if (nowKept.length)
-    for (const [i, o] of await loadEntryObjects(file, analysis.index.entries, nowKept, undefined, loaded.rawBytes))
-      loaded.objects.set(i, o);
-  return details;
-}
-
-async function writeOut(
-  file: string,
-  prepared: PreparedOutput,
-  target: OutputTarget,
-  options: CompactOptions,
-  progress: ProgressReporter,
-  built: BuiltOutput & { writer: string; agent: AgentId },
-  promised: ContextAfter,
-): Promise<CompactResult> {
-  const { readSize, details, made, summary } = prepared;
-  const plan = details.plan;
-  progress('Writing the compacted transcript…');
-  const out = target.out;
-  // Hashed as it is written: Undo deletes a fork only while it is still these bytes, and puts an in-place
-  // compaction's backup back only while the session still is (nothing added since).
-  const output = newTally();
-  const tmp = await writeTemp(out, tallied(built.chunks, output));
-  let backup: string | null;
-  let toolDir: string | null;
-  let carriedOverBytes: number;
-  let delivered: ContextAfter;
-  const undo: (() => Promise<unknown>)[] = [];
-  const sidecarsWritten: WrittenSidecars = {
-    toolResults: [],
-    toolResultSha256: {},
-    toolResultsDirCreated: false,
-    stateCreated: false,
-  };
-  try {
-    // The result keeps the original's permissions.
-    await chmod(tmp, (await stat(file)).mode & 0o777);
-    acceptEstimate(plan, await built.check(tmp), resentUncompacted(prepared.analysis, details));
-    // The summary line as written, sized as the plan sizes its reserve.
-    const summaryTokens = Math.round(summaryRoundTokens(built.summary, details.calibration || 1));
-    delivered = deliveredContext(plan, summaryTokens, plan.postTokens);
-    checkCancelled(options.signal);
-
-    // Sidecars before this run, recorded with an in-place backup so Restore puts them back (sidecars.ts).
-    const sidecarsBefore = options.inPlace ? await snapshotSidecars(file) : null;
-    // Full originals of newly replaced results, then the decisions, then the transcript itself.
-    toolDir = await saveOriginals(file, details, undo, sidecarsWritten);
-    for (const note of missingSavedOriginals(file, details)) plan.notes.push(note);
-    sidecarsWritten.stateCreated = !(await exists(statePath(out)));
-    undo.push(await restorer(statePath(out)));
-    await saveState(out, details);
-    progress(COMMITTING);
-    checkCancelled(options.signal);
-    ({ backup, carriedOverBytes } = await commitOutput(
-      {
-        file,
-        tmp,
-        mode: target.mode,
-        out,
-        readSize,
-        readMtime: prepared.readMtime,
-        writer: built.writer,
-        afterBackup: (made) => recordSidecars(file, made, sidecarsBefore!),
-        progress,
-      },
-      plan.notes,
-    ));
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    // A run that fails or is cancelled after the sidecars were written puts them back as they were, newest first:
-    // a new state file left behind would steer the next compaction while this one says "nothing was written".
-    for (const step of undo.reverse()) await step().catch(() => undefined);
-    throw err;
-  }
-  return {
-    output: out,
-    mode: target.mode,
-    sessionId: target.sessionId,
-    cwd: built.cwd,
-    ...resumeFields(built.agent, built.cwd, target.sessionId),
-    agent: built.agent,
-    summarizer: made.summarizer,
-    carriedOverBytes,
-    backup,
-    preTokens: plan.preTokens,
-    postTokens: plan.postTokens,
-    attempts: made.attempts,
-    plan,
-    summaryChars: summary.length,
-    summaryDetail: plan.settings.summaryDetail,
-    toolResultsDir: toolDir,
-    sidecarsWritten,
-    outputSha256: output.hash.digest('hex'),
-    outputSize: output.bytes,
-    ...(prepared.fidelity ? { fidelity: prepared.fidelity } : {}),
-    promised,
-    delivered,
-  };
-}
-
-/**
- * What a resume of the file as it is would send again beyond its transcript: the session-start context its active
- * rounds do not hold (today's agent announces it to an old session as much as to our result).
- */
-function resentUncompacted(analysis: Analysis, details: PlanDetails): number {
-  const active = new Set(analysis.rounds.filter((r) => r.inContext).map((r) => r.index));
-  return reannouncedOnResume(
-    analysis.index.entries,
-    analysis.rounds,
-    active,
-    details.calibration || 1,
-    details.announced,
-  );
-}
-
-/**
- * Refuses a result that is no smaller than a resume of the original would be (its transcript, and what the agent
- * sends again with it: `resentNow`); notes one over the target. Sets the plan's final size.
- */
-function acceptEstimate(
-  plan: CompactionPlan,
-  check: { estimatedTokens: number; overTarget: boolean },
-  resentNow: number,
-): void {
-  if (check.estimatedTokens >= plan.preTokens + resentNow) {
-    throw new CompactError(
-      'nothing-to-compact',
-      `Nothing to gain: the compacted context would be about ${check.estimatedTokens} tokens, not smaller than the ${plan.preTokens + resentNow} it holds now${resentNow ? ` (with the ${resentNow} the agent sends again on resume)` : ''} (the summary and its framing cost more than they save). Nothing was written.`,
-    );
-  }
-  if (check.overTarget)
-    plan.notes.push(
-      `after summarizing, the result is about ${check.estimatedTokens} tokens: over the target (${plan.conflicts.length || plan.rounds.some((r) => r.by === 'user') ? 'the rounds kept by your choices and the newest ones' : 'the newest rounds alone'} are too large)`,
-    );
-  plan.postTokens = check.estimatedTokens;
-}
-
 /**
  * The plan reserves `summaryTokens` for a summary it has not seen yet. A text the user gave can be measured first: plan
  * again with its size, so a text larger than the reserve gets the room it needs and room a shorter one does not need
- * goes to recent rounds kept verbatim (newly kept lines are read again).
+ * goes to recent rounds kept verbatim (newly kept lines are read again: `withNewlyKept`).
  */
 async function reserveForGivenSummary(
   analysis: Analysis,
   first: PlanDetails,
-  options: CompactOptions,
+  inputs: ResolvedPlanInputs,
   given: string,
-  decisions: UserDecisions,
 ): Promise<PlanDetails> {
   // Headroom of 5% of the transcript budget: what Claude Code actually sends differs a little
   // from the estimate (reminders it adds, whitespace it trims).
   const need =
     Math.ceil(summaryRoundTokens(given, first.calibration) * 1.1) + 50 + Math.round(first.plan.messageTarget * 0.05);
   if (need === first.plan.settings.summaryTokens) return first;
-  return planDetails(
-    analysis,
-    { ...(options.settings ?? {}), summaryTokens: need },
-    first.state,
-    decisions,
-    options.agentNow,
-  );
+  return planOf(analysis, { ...inputs, settings: { ...(inputs.settings ?? {}), summaryTokens: need } });
 }

@@ -161,28 +161,43 @@ async function planBase(
   };
 }
 
+/** What a plan is made from beside the file itself: values, each read (if at all) by the caller. */
+export interface PlanValues {
+  readonly settings?: Partial<CompactSettings>;
+  /** The frozen budget decisions of earlier compactions (default none). */
+  readonly state?: BudgetState;
+  /** The user's decisions (default none). */
+  readonly decisions?: UserDecisions;
+  /** What the user's agent sends now (agentNow.ts); null or absent: the file's own figure. */
+  readonly agentNow?: AgentNow | null;
+}
+
 /**
- * The plan, from values alone: the analysis, the settings, the frozen budget decisions of earlier compactions
- * (`givenState`, default none) and the user's `decisions` (default none). Nothing saved with the session is read
- * here: the caller reads it (loadSavedPlanInputs) and passes it, so the plan shown is the plan for what was shown.
- * With round decisions the steered planner (steer.ts) decides; otherwise the automatic rules below, with any
- * tool-result choices applied.
+ * The plan, from values alone: the analysis and `values`. Nothing saved with the session is read here: the caller
+ * reads it (loadSavedPlanInputs) and passes it, so the plan shown is the plan for what was shown (the transcript's own
+ * tool-result texts are read for their budget, as the analysis locates them). With round decisions the steered
+ * planner (steer.ts) decides; otherwise the automatic rules below, with any tool-result choices applied.
  */
-export async function planDetails(
-  analysis: Analysis,
-  partial?: Partial<CompactSettings>,
-  givenState?: BudgetState,
-  decisions?: UserDecisions,
-  agentNow?: AgentNow | null,
-): Promise<PlanDetails> {
-  const base = await planBase(analysis, partial, givenState, agentNow);
-  const chosen = decisions ?? noDecisions();
+export async function planOf(analysis: Analysis, values: PlanValues): Promise<PlanDetails> {
+  const base = await planBase(analysis, values.settings, values.state, values.agentNow);
+  const chosen = values.decisions ?? noDecisions();
   const { choices, unfollowed } = resultChoicesForFormat(analysis, chosen.toolResults);
   const details = hasRoundDecisions(chosen)
     ? await planSteered(base, { ...chosen, toolResults: choices })
     : await planAutomatic(base, choices);
-  details.plan.conflicts.push(...unfollowed);
-  return details;
+  if (!unfollowed.length) return details;
+  return { ...details, plan: { ...details.plan, conflicts: [...details.plan.conflicts, ...unfollowed] } };
+}
+
+/** `planOf` with its values in order (the form most callers use). */
+export function planDetails(
+  analysis: Analysis,
+  settings?: Partial<CompactSettings>,
+  state?: BudgetState,
+  decisions?: UserDecisions,
+  agentNow?: AgentNow | null,
+): Promise<PlanDetails> {
+  return planOf(analysis, { settings, state, decisions, agentNow });
 }
 
 /**

@@ -17,7 +17,8 @@ import { agentModule } from '../formats/registry';
 import { limitFacts } from '../limits';
 
 export interface PlanDetails {
-  plan: CompactionPlan;
+  /** The plan (a value: settling it makes a new one, settle.ts). */
+  readonly plan: CompactionPlan;
   /** Index (into analysis.rounds) of the first kept round; rounds before it in the active context are summarized. */
   tailStart: number;
   /** Rounds (indices into analysis.rounds) kept verbatim, in order. */

@@ -13,7 +13,7 @@ import type { Group } from './ptl';
 import { clipNotingRest } from './messages';
 import { contentText, messageOf, toolResultText, type ConversationRecord } from '../conversation';
 import { asObject, jsonText } from '../json';
-import type { CompactOptions, SummarizerChoice } from './options';
+import type { RuntimeHooks, SummarizerChoice, SummarizerOptions } from './options';
 import type { SummaryDetail } from '../summaryDetail';
 import { summarizeWithAgentCli, type AgentCliKind } from './summarize/agentCli';
 import { CLAUDE_CLI } from './summarize/claudeCli';
@@ -121,15 +121,24 @@ function withEarlier(earlier: EarlierSummary | null, rest: string): { summary: s
   return { summary: `${quoted}\n\n${rest}`, protectedChars: quoted.length };
 }
 
+/** What a summary is written from: the plan, the rounds it summarizes, the lines loaded for them. */
+export interface SummaryJob {
+  analysis: Analysis;
+  details: PlanDetails;
+  /** The rounds summarized (indices into analysis.rounds), in order. */
+  summarized: number[];
+  earlier: EarlierSummary | null;
+  records: Map<number, ConversationRecord>;
+  progress: ProgressReporter;
+}
+
+/** The summary of `job` by the summarizer chosen, falling back to the offline one (and saying why) when it fails. */
 export async function makeSummary(
-  analysis: Analysis,
-  details: PlanDetails,
-  summarized: number[],
-  earlier: EarlierSummary | null,
-  records: Map<number, ConversationRecord>,
-  options: CompactOptions,
-  progress: ProgressReporter,
+  job: SummaryJob,
+  summarizer: SummarizerOptions,
+  runtime: Pick<RuntimeHooks, 'signal' | 'onSummaryText'>,
 ): Promise<SummaryOutcome> {
+  const { analysis, details, summarized, earlier, records, progress } = job;
   if (summarized.length === 0) {
     // Budgets only: the earlier summary (if any) stays exactly as it was.
     const attempts: AttemptRecord[] = [
@@ -156,35 +165,36 @@ export async function makeSummary(
     progress('Writing an offline extractive summary…');
     attempts.push({ attempt: attempts.length + 1, strategy: 'extractive', outcome: 'ok', detail: why });
     return {
-      ...offlineWithinReserve(analysis, summarized, earlier, records, details),
+      ...offlineWithinReserve(job),
       attempts,
       dropped: [],
       summarizer: 'extractive',
     };
   };
-  if (options.summarizer === 'claude-cli' || options.summarizer === 'codex-cli') {
-    const kind = options.summarizer === 'claude-cli' ? CLAUDE_CLI : CODEX_CLI;
-    return agentCliSummary(kind, analysis, details, summarized, earlier, records, options, progress, attempts, offline);
+  if (summarizer.summarizer === 'claude-cli' || summarizer.summarizer === 'codex-cli') {
+    const kind = summarizer.summarizer === 'claude-cli' ? CLAUDE_CLI : CODEX_CLI;
+    return agentCliSummary(kind, job, { summarizer, signal: runtime.signal }, { attempts, offline });
   }
-  const apiKey = options.anthropic?.apiKey;
-  if (options.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
+  const anthropic = summarizer.anthropic;
+  const apiKey = anthropic?.apiKey;
+  if (summarizer.summarizer !== 'anthropic') return offline('offline extractive summary (no network)');
   if (!apiKey) return offline('no Anthropic API key was given; used the offline summary');
   const groups = summaryGroups(analysis, summarized, records, details.calibration);
   try {
     const res = await summarizeWithAnthropic(groups, summarized, {
       apiKey,
-      model: options.anthropic?.model ?? DEFAULT_MODEL,
-      baseURL: options.anthropic?.baseURL,
-      maxTokens: options.anthropic?.maxTokens ?? details.plan.settings.summaryTokens,
+      model: anthropic?.model ?? DEFAULT_MODEL,
+      baseURL: anthropic?.baseURL,
+      maxTokens: anthropic?.maxTokens ?? details.plan.settings.summaryTokens,
       detail: details.plan.settings.summaryDetail,
-      signal: options.signal,
-      instructions: options.instructions,
+      signal: runtime.signal,
+      instructions: summarizer.instructions,
       onProgress: progress,
-      onText: options.onSummaryText,
+      onText: runtime.onSummaryText,
       chunkTokens: 150_000,
       maxPtlRetries: 3,
-      timeoutMs: options.anthropic?.timeoutMs,
-      maxRetries: options.anthropic?.maxRetries,
+      timeoutMs: anthropic?.timeoutMs,
+      maxRetries: anthropic?.maxRetries,
       calibration: details.calibration,
     });
     attempts.push(...res.attempts);
@@ -217,17 +227,16 @@ const AGENT_CLI_MAX_INPUT_TOKENS = 150_000;
 /** The summary by the user's Claude Code or Codex, falling back to the offline one (and saying why) when it fails. */
 async function agentCliSummary(
   kind: AgentCliKind,
-  analysis: Analysis,
-  details: PlanDetails,
-  summarized: number[],
-  earlier: EarlierSummary | null,
-  records: Map<number, ConversationRecord>,
-  options: CompactOptions,
-  progress: ProgressReporter,
-  attempts: AttemptRecord[],
-  offline: (why: string) => SummaryOutcome,
+  job: SummaryJob,
+  /** The summarizer's options, and the signal that stops it. */
+  run: { summarizer: SummarizerOptions; signal?: AbortSignal },
+  /** The attempts so far (this one's are added) and the offline summary to fall back to. */
+  fallback: { attempts: AttemptRecord[]; offline: (why: string) => SummaryOutcome },
 ): Promise<SummaryOutcome> {
-  const cli = options.agentCli ?? {};
+  const { analysis, details, summarized, earlier, records, progress } = job;
+  const { attempts, offline } = fallback;
+  const { summarizer, signal } = run;
+  const cli = summarizer.agentCli ?? {};
   // A CLI summarizer is an agent's own CLI, the program that resumes its sessions: the one the user configured for
   // it, else the program as it is usually installed.
   const resume = summarizerCliAgent(kind.strategy)!.resume!;
@@ -237,9 +246,9 @@ async function agentCliSummary(
     const res = await summarizeWithAgentCli(kind, groups, summarized, {
       program,
       env: cli.env,
-      signal: options.signal,
+      signal,
       timeoutMs: cli.timeoutMs,
-      instructions: options.instructions,
+      instructions: summarizer.instructions,
       onProgress: progress,
       maxInputTokens: AGENT_CLI_MAX_INPUT_TOKENS,
       detail: details.plan.settings.summaryDetail,
@@ -302,35 +311,28 @@ export function summaryCharBudget(summaryTokens: number, calibration: number): n
  * with fewer characters, in proportion, while it is over (an earlier summary quoted whole may keep it over: the plan
  * says so).
  */
-function offlineWithinReserve(
-  analysis: Analysis,
-  summarized: number[],
-  earlier: EarlierSummary | null,
-  records: Map<number, ConversationRecord>,
-  details: PlanDetails,
-): { summary: string; protectedChars: number } {
+function offlineWithinReserve(job: SummaryJob): { summary: string; protectedChars: number } {
+  const { details } = job;
   const { summaryTokens, summaryDetail } = details.plan.settings;
   const calibration = details.calibration > 0 ? details.calibration : 1;
   let chars = summaryCharBudget(summaryTokens, details.calibration);
-  let made = offlineSummary(analysis, summarized, earlier, records, chars, summaryDetail);
+  let made = offlineSummary(job, chars, summaryDetail);
   for (let attempt = 0; attempt < 3; attempt++) {
     const tokens = summaryRoundTokens(made.summary, calibration);
     if (tokens <= summaryTokens || made.summary.length <= made.protectedChars) break;
     chars = Math.floor(Math.min(chars, made.summary.length) * (summaryTokens / tokens) * 0.99);
-    made = offlineSummary(analysis, summarized, earlier, records, chars, summaryDetail);
+    made = offlineSummary(job, chars, summaryDetail);
   }
   return made;
 }
 
 /** The offline extractive summary of the given rounds at a detail level, an earlier summary among them quoted whole ahead of it. */
 export function offlineSummary(
-  analysis: Analysis,
-  roundIdx: number[],
-  earlier: EarlierSummary | null,
-  records: Map<number, ConversationRecord>,
+  job: Pick<SummaryJob, 'analysis' | 'summarized' | 'earlier' | 'records'>,
   maxChars: number,
   detail: SummaryDetail,
 ): { summary: string; protectedChars: number } {
+  const { analysis, summarized: roundIdx, earlier, records } = job;
   const objs = roundIdx.flatMap((ri) =>
     analysis.rounds[ri].entries
       .filter((e) => e !== earlier?.entry)

@@ -14,104 +14,104 @@ export type DecidedBy = 'user' | 'plan';
 /** A user decision the plan could not follow as given, and what it did instead. */
 export interface DecisionConflict {
   /** The decision, in the user's words: "drop round 7". */
-  decision: string;
-  round: number | null;
+  readonly decision: string;
+  readonly round: number | null;
   /** What the plan did and why. */
-  resolution: string;
+  readonly resolution: string;
 }
 
 export interface PlannedRound {
-  index: number;
-  action: RoundAction;
-  by: DecidedBy;
+  readonly index: number;
+  readonly action: RoundAction;
+  readonly by: DecidedBy;
   /** Why: e.g. "recent work kept verbatim", "older than the kept tail", "cut by prompt-too-long retry". */
-  reason: string;
-  firstLine: number;
-  lastLine: number;
-  label: string;
+  readonly reason: string;
+  readonly firstLine: number;
+  readonly lastLine: number;
+  readonly label: string;
   /** Estimated tokens the round occupies in the resumed context before budgeting. */
-  tokens: number;
+  readonly tokens: number;
   /** Estimated tokens after tool-result budgeting and thinking stripping (keep only). */
-  tokensAfter: number;
-  inContext: boolean;
+  readonly tokensAfter: number;
+  readonly inContext: boolean;
 }
 
 export type ToolResultAction = 'kept' | 'replaced' | 'frozen';
 
 export interface ToolResultDecision {
-  toolUseId: string;
-  toolName: string | null;
-  round: number;
-  line: number;
+  readonly toolUseId: string;
+  readonly toolName: string | null;
+  readonly round: number;
+  readonly line: number;
   /** Index of the wire message (merged consecutive user lines) it travels in. */
-  wireMessage: number;
-  originalChars: number;
+  readonly wireMessage: number;
+  readonly originalChars: number;
   /** kept: sent as is; replaced: newly replaced by a preview; frozen: an earlier decision re-applied exactly. */
-  action: ToolResultAction;
+  readonly action: ToolResultAction;
   /** The exact text that replaces the result (null when kept). */
-  preview: string | null;
+  readonly preview: string | null;
   /** Where the full original is (or will be) stored, relative to the transcript's folder. */
-  fullTextPath: string | null;
-  reason: string;
-  by: DecidedBy;
+  readonly fullTextPath: string | null;
+  readonly reason: string;
+  readonly by: DecidedBy;
 }
 
 export interface WireMessageBudget {
-  index: number;
-  round: number;
-  lines: number[];
-  beforeChars: number;
-  afterChars: number;
-  limit: number;
+  readonly index: number;
+  readonly round: number;
+  readonly lines: readonly number[];
+  readonly beforeChars: number;
+  readonly afterChars: number;
+  readonly limit: number;
 }
 
 export interface CompactionPlan {
-  file: string;
-  settings: CompactSettings;
-  rounds: PlannedRound[];
-  toolResults: ToolResultDecision[];
-  wireMessages: WireMessageBudget[];
+  readonly file: string;
+  readonly settings: Readonly<CompactSettings>;
+  readonly rounds: readonly PlannedRound[];
+  readonly toolResults: readonly ToolResultDecision[];
+  readonly wireMessages: readonly WireMessageBudget[];
   /** Estimated tokens of the active context's transcript now (the rounds the plan sizes). */
-  preTokens: number;
+  readonly preTokens: number;
   /** The context now as every surface shows it (`contextNow`): the plan's starting figure, its parts named. */
-  context: ContextFigure;
+  readonly context: Readonly<ContextFigure>;
   /** Estimated tokens of the resumed context after compaction (summary included). */
-  postTokens: number;
+  readonly postTokens: number;
   /** Tokens of the rounds kept verbatim (after budgeting). */
-  keptTokens: number;
+  readonly keptTokens: number;
   /**
    * Part of `postTokens`: what the agent sends again when it resumes the result and no kept line holds (Claude Code
    * 2.1.330's session-start context, `reannouncedAfter`); absent or 0 when none.
    */
-  resentTokens?: number;
+  readonly resentTokens?: number;
   /**
    * Tokens a resumed request of the result carries beyond the transcript (system prompt, tool definitions, and for
    * Codex the context it gives a resumed thread again); 0 when unknown. The target covers it too.
    */
-  overheadTokens: number;
+  readonly overheadTokens: number;
   /**
    * Where the system prompt and tools of `overheadTokens` come from: `agent-now` as the user's agent sends them today
    * with the model the resume uses (recorded in their own newest sessions, agentNow.ts), `agent-now-assumed` as it
    * sends them with another model, `recorded` / `estimated` from this file (its own record, or its usage), null
    * unknown. Absent in plans from before it was recorded.
    */
-  overheadSource?: 'agent-now' | 'agent-now-assumed' | 'recorded' | 'estimated' | null;
+  readonly overheadSource?: 'agent-now' | 'agent-now-assumed' | 'recorded' | 'estimated' | null;
   /** `overheadSource` in words for every surface, e.g. "as your Claude Code 2.1.330 sends it with claude-opus-5-5, from session …". */
-  overheadFrom?: string;
+  readonly overheadFrom?: string;
   /**
    * Part of `overheadTokens`: the context Codex gives a resumed thread again (permissions, instructions, environment),
    * which the session's own figure does not count as system prompt and tools; absent or 0 for other agents.
    */
-  resumeContextTokens?: number;
+  readonly resumeContextTokens?: number;
   /** Room for transcript content: targetTokens − overheadTokens (not below 0). */
-  messageTarget: number;
-  summarizedRounds: number;
-  droppedRounds: number;
+  readonly messageTarget: number;
+  readonly summarizedRounds: number;
+  readonly droppedRounds: number;
   /** True when the file is already under target and nothing needs to be done. */
-  nothingToDo: boolean;
-  notes: string[];
+  readonly nothingToDo: boolean;
+  readonly notes: readonly string[];
   /** User decisions the plan could not follow as given (empty without decisions). */
-  conflicts: DecisionConflict[];
+  readonly conflicts: readonly DecisionConflict[];
 }
 
 /** The context after a compaction by parts, promised by a plan or delivered by a run (promise.ts). */

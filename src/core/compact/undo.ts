@@ -14,7 +14,7 @@
 import { lstat, rmdir, unlink } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { restoreBackup } from './backup';
-import { isOurOutput } from './compact';
+import { isOurOutput } from './outputPath';
 import { acquireLock } from '../io/lock';
 import { mentioned } from './sidecars';
 import { isSavedResultName, MAX_STATE_BYTES, statePath, toolResultsDir } from './state';

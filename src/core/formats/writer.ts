@@ -4,11 +4,12 @@
 // The engine-facing half of an agent module (formats/agent.ts is the reading half, below the engine).
 import type { Analysis } from '../analysis';
 import type { RawBytes } from '../lines';
-import type { CompactOptions } from '../compact/options';
+import type { OutputOptions } from '../compact/options';
 import type { PlanDetails } from '../compact/planBase';
 import type { Fact, FidelityReport } from '../compact/fidelity';
 import type { SummaryOutcome } from '../compact/summary';
 import type { CompactResult } from '../compact/types';
+import type { PlanSettlement } from '../compact/settle';
 import type { JsonObject } from '../json';
 
 /** Where a compaction's result goes, and the session id it is resumed by. */
@@ -36,7 +37,10 @@ export interface PreparedOutput {
   analysis: Analysis;
   readSize: number;
   readMtime: number;
+  /** The plan settled by the summary (settle.ts): the one written. */
   details: PlanDetails;
+  /** What settling the plan by the summary changed. */
+  settled: PlanSettlement;
   objects: Map<number, JsonObject>;
   /** Carries bytes that are not UTF-8 in written lines through to the output. */
   rawBytes: RawBytes;
@@ -58,6 +62,8 @@ export interface BuiltOutput {
   cwd: string | null;
   /** The summary as written (clipped to fit the target when it had to be). */
   summary: string;
+  /** What building the output found for the plan's notes (e.g. bytes written as U+FFFD); in order. */
+  notes: readonly string[];
 }
 
 /** What the output of an agent's compaction is made from: the file, what was prepared, where it goes. */
@@ -65,7 +71,7 @@ export interface WriteInput<Facts> {
   file: string;
   prepared: PreparedOutput;
   target: OutputTarget;
-  options: CompactOptions;
+  output: OutputOptions;
   /** What `prepare` read of the file. */
   facts: Facts;
 }

@@ -13,6 +13,7 @@ import { bytesAfterLastBoundary } from '../../core/compact/activePart';
 import {
   applyCompaction,
   planCompactionOf,
+  withSummaryText,
   type CompactOptions,
   type PlannedCompaction,
 } from '../../core/compact/compact';
@@ -509,28 +510,19 @@ export async function applySummary(
   const o: Partial<CompactArgs> = { ...review.args, ...(open === undefined ? {} : { open }), file, confirm: false };
   const { planned } = review;
   // The reviewed text is the summary; the draft's own progress, cancellation and stream are over.
-  const reviewed: PlannedCompaction = {
-    ...planned,
-    options: {
-      ...planned.options,
-      summaryText: review.document.getText(),
-      signal: undefined,
-      onProgress: undefined,
-      onSummaryText: undefined,
-    },
-  };
+  const reviewed = withSummaryText(planned, review.document.getText());
   const config = getSettings(vscode.Uri.file(file));
   const req: Request = {
     file,
-    mode: planned.options.inPlace ? 'inPlace' : 'fork',
-    out: planned.options.out,
-    settings: planned.options.settings ?? {},
-    summarizer: planned.options.summarizer,
+    mode: planned.output.inPlace ? 'inPlace' : 'fork',
+    out: planned.output.out,
+    settings: planned.inputs.settings ?? {},
+    summarizer: planned.summarizer.summarizer,
     config,
   };
   // A Retry after a failure compacts again with the reviewed text (the review stays open until one succeeds).
   const again = async (extra: Partial<CompactArgs> = {}) => {
-    const result = await compactFile(s, { ...o, summaryText: reviewed.options.summaryText, ...extra, file }, ui);
+    const result = await compactFile(s, { ...o, summaryText: reviewed.inputs.summaryText, ...extra, file }, ui);
     if (result) await endReview(file);
     return result;
   };

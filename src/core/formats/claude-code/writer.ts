@@ -85,20 +85,21 @@ export const claudeWriter: AgentWriter<null> = {
   forkPattern: '<new-id>.jsonl',
   prepare: () => Promise.resolve(null),
   naming: (given) => ({ inPlaceId: sessionIdFromFile(given), forkName: (id) => `${id}.jsonl`, outGetsNewId: false }),
-  async build({ file, prepared, target, options }: WriteInput<null>): Promise<BuiltOutput> {
+  async build({ file, prepared, target, output }: WriteInput<null>): Promise<BuiltOutput> {
     const built = await appendedLines(file, prepared, target.newSessionId);
-    const plan = prepared.details.plan;
     const appended = prepared.rawBytes.encode(built.lines.join('\n') + '\n');
-    if (prepared.rawBytes.lossy)
-      plan.notes.push(
-        `${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`,
-      );
-    const fresh = options.fresh === true;
+    const notes = prepared.rawBytes.lossy
+      ? [
+          `${prepared.rawBytes.escapedLines} kept line(s) hold bytes that are not UTF-8 beside text that looks like an escaped byte, so those bytes were written as U+FFFD`,
+        ]
+      : [];
+    const fresh = output.fresh === true;
     return {
       chunks: streamOutput(file, prepared.readSize, appended, fresh),
       check: (tmp) => checkClaudeOutput(tmp, prepared, built.leafUuid, fresh),
       cwd: built.cwd,
       summary: built.summary,
+      notes,
     };
   },
 };

@@ -377,6 +377,7 @@ export const codexWriter: AgentWriter<CodexFacts> = {
   }),
   async build({ file, prepared, target, facts }: WriteInput<CodexFacts>): Promise<BuiltOutput> {
     const plan = prepared.details.plan;
+    const notes: string[] = [];
     const record = await codexCompactedRecord(
       file,
       prepared.analysis,
@@ -384,7 +385,7 @@ export const codexWriter: AgentWriter<CodexFacts> = {
       prepared.summary,
       facts,
       target.newSessionId ?? null,
-      plan.notes,
+      notes,
     );
     return {
       chunks: record.chunks,
@@ -394,6 +395,7 @@ export const codexWriter: AgentWriter<CodexFacts> = {
       },
       cwd: facts.cwd,
       summary: prepared.summary,
+      notes,
     };
   },
 };

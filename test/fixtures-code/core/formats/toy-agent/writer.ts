@@ -120,6 +120,8 @@ export const toyWriter: AgentWriter<ToyFacts> = {
       },
       cwd: facts.cwd,
       summary,
+      // Nothing the plan's notes need: the toy's lines are written as they were read.
+      notes: [],
     };
   },
 };
