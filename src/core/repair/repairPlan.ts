@@ -225,15 +225,24 @@ function spliceConverted(base: Entry[], plan: RepairPlan, loader: ChainLoader): 
 function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTables>): Omit<RepairPlan, 'converted'> {
   const { region } = activeRegion(entries, built);
   const bridges = built.tables.bridges ?? new Map<number, number>();
+  // Each uuid's last entry (`at`) and first (`firstAt`: the same map when no uuid is written twice).
   const at = new Map<string, number>();
-  for (let i = 0; i < entries.length; i++) if (entries[i].uuid) at.set(entries[i].uuid!, i);
+  let written = 0;
+  for (let i = 0; i < entries.length; i++)
+    if (entries[i].uuid) {
+      at.set(entries[i].uuid!, i);
+      written++;
+    }
   const callAt = new Map<string, number>();
   for (const i of region)
     for (const b of entries[i].blocks)
       if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
   const sharedLine = sharedLines(entries);
-  const firstAt = new Map<string, number>();
-  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
+  let firstAt = at;
+  if (written !== at.size) {
+    firstAt = new Map<string, number>();
+    for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
+  }
   // Each entry's position in the region (-1: not in it).
   const regionPos = new Int32Array(entries.length).fill(-1);
   region.forEach((i, k) => (regionPos[i] = k));
@@ -273,14 +282,12 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   // last), made once, and the links made since (`linkedTo`); an entry counts where its parent is now. A set of
   // children for each entry of the region, kept current, was most of the plan's time.
   const allEntries = Array.from(entries, (_, c) => c);
-  const childrenAt = childIndex(
-    allEntries,
-    allEntries.map((c) => {
-      const p = entries[c].parentUuid;
-      return p ? (at.get(p) ?? -1) : -1;
-    }),
-    entries.length,
-  );
+  // The entry each entry's own parentUuid names (-1: none), looked up once.
+  const parentInFile = allEntries.map((c) => {
+    const p = entries[c].parentUuid;
+    return p ? (at.get(p) ?? -1) : -1;
+  });
+  const childrenAt = childIndex(allEntries, parentInFile, entries.length);
   const linkedTo = new Map<string, number[]>();
   /** The entries of the active context continuing from `uuid` now. */
   const childrenOf = (uuid: string): number[] => {
@@ -293,7 +300,8 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   };
 
   const parentAt = (c: number): number | undefined => {
-    const p = parentUuidOf(c);
+    if (!parentOf.has(c)) return parentInFile[c] === -1 ? undefined : parentInFile[c];
+    const p = parentOf.get(c);
     return p ? at.get(p) : undefined;
   };
   /** Every entry continuing from entry `x` now (only a uuid's last entry is one a parentUuid leads to). */
@@ -311,14 +319,14 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   // quadratic in broken links: once a link points forward (a result written before its call), no ancestor is known to
   // be earlier. A link made changes the figure of the entries continuing from the relinked one, and only theirs: those
   // are forgotten, found through the index of children (an entry's figure is remembered only with its parent's).
-  const latestMemo = new Map<number, number>();
+  const latestMemo = new Float64Array(entries.length).fill(NaN); // NaN: not known
   const latestAncestor = (c: number): number => {
     const path: number[] = [];
     const onPath = new Set<number>();
     let top = -1; // the figure of the entry above the path's last
     for (let x: number | undefined = c; ;) {
-      const known = latestMemo.get(x);
-      if (known !== undefined) {
+      const known = latestMemo[x];
+      if (!Number.isNaN(known)) {
         top = known;
         break;
       }
@@ -331,19 +339,20 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
       x = parentAt(x);
       if (x === undefined) break;
     }
-    if (top === Infinity) for (const x of path) latestMemo.set(x, Infinity);
+    if (top === Infinity) for (const x of path) latestMemo[x] = Infinity;
     else
       for (let k = path.length - 1; k >= 0; k--) {
         const p = parentAt(path[k]);
         top = p === undefined ? -1 : Math.max(p, top);
-        latestMemo.set(path[k], top);
+        latestMemo[path[k]] = top;
       }
-    return latestMemo.get(c)!;
+    return latestMemo[c];
   };
   const forgetBelow = (i: number) => {
     for (const stack = [i]; stack.length;) {
       const x = stack.pop()!;
-      if (!latestMemo.delete(x)) continue;
+      if (Number.isNaN(latestMemo[x])) continue;
+      latestMemo[x] = NaN;
       for (const c of childrenNow(x)) stack.push(c);
     }
   };
