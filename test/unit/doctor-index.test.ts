@@ -13,39 +13,8 @@ import { buildChainWithTables } from '../../src/core/chain';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import type { Entry } from '../../src/core/entries';
+import { forwardLinkBreaksTranscript } from '../../bench/generate-large';
 import { tempDir } from '../support/temp';
-
-/** `turns` turns `gapMs` apart: tool result, prompt (its parent missing but the first's), call, reply, a reply beside. */
-function manyBreaks(turns: number, gapMs: number): string {
-  const t0 = Date.parse('2026-03-01T10:00:00.000Z');
-  const out: string[] = [];
-  let n = 0;
-  const line = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant', content: unknown) =>
-    out.push(
-      JSON.stringify({
-        parentUuid,
-        isSidechain: false,
-        uuid,
-        timestamp: new Date(t0 + n++ * gapMs).toISOString(),
-        sessionId: 'S',
-        type,
-        message:
-          type === 'user'
-            ? { role: 'user', content }
-            : { role: 'assistant', id: `msg_${uuid}`, model: 'claude-sonnet-4-6', content },
-      }),
-    );
-  for (let k = 0; k < turns; k++) {
-    // The result first, before its call and the prompt (newer Claude Code writes a result before its call): links
-    // forward in the file, and a line before the broken prompt that continues from it (it cannot be linked to).
-    line(`r${k}`, `a${k}`, 'user', [{ type: 'tool_result', tool_use_id: `t${k}`, content: 'ok' }]);
-    line(`u${k}`, k === 0 ? null : `gone-${k}`, 'user', `prompt ${k}`);
-    line(`a${k}`, `u${k}`, 'assistant', [{ type: 'tool_use', id: `t${k}`, name: 'Bash', input: { command: 'ls' } }]);
-    line(`b${k}`, `r${k}`, 'assistant', [{ type: 'text', text: `done ${k}` }]);
-    if (k % 3 !== 2) line(`x${k}`, `u${k}`, 'assistant', [{ type: 'text', text: `rewound ${k}` }]);
-  }
-  return out.join('\n') + '\n';
-}
 
 const isMessage = (e: Entry) => e.kind === 'user' || e.kind === 'assistant';
 
@@ -119,7 +88,7 @@ describe('doctor and repair on a chain with many broken links: the answers of a 
   for (const gapMs of [1_000, 60_000])
     it(`300 turns ${gapMs / 1000} s apart (${gapMs === 1_000 ? 'the loader bridges every break' : 'it bridges none'})`, async () => {
       const file = join(dir, `breaks-${gapMs}.jsonl`);
-      writeFileSync(file, manyBreaks(300, gapMs));
+      writeFileSync(file, forwardLinkBreaksTranscript(300, gapMs));
       const index = await indexTranscript(file);
       const report = diagnose(index);
       const dead = report.problems
