@@ -21,6 +21,9 @@
 // - Accuracy: the metric of bench/accuracy.ts over the fixtures, with comparisons.
 // - Start-up: `node dist/cli.js --version` and `inspect` of a 5 KB fixture against a bare `node` reading the same file,
 //   fresh children alternating (`node dist/bench.js --startup` measures and writes only this section).
+// - Sessions and doctor (bench/sessions-doctor.ts): `sessions` on 1,000 generated sessions against ccusage and with
+//   renamed project folders against matching ones, `doctor` on files with many broken links against the floor
+//   (`node dist/bench.js --sessions-doctor` measures and writes only this section).
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
@@ -39,6 +42,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { KEPT_SECTIONS, section, writeSection } from './results';
 import { fidelitySection } from './fidelity';
 import { generateLarge, generateRounds, roundToAppend, type GeneratedFile } from './generate-large';
+import { SESSIONS_DOCTOR_HEADING, sessionsDoctorSection } from './sessions-doctor';
 import {
   calibrated,
   EXCLUDED,
@@ -407,8 +411,19 @@ async function main(): Promise<void> {
     process.stdout.write(body.join('\n') + '\n');
     return;
   }
+  const sessionsDoctor = () =>
+    sessionsDoctorSection({ root: ROOT, work: WORK, cli: CLI, floorJs: join(WORK, 'floor.js'), log });
+  if (process.argv[2] === '--sessions-doctor') {
+    const body = await sessionsDoctor();
+    body.push('', `Measured by \`node dist/bench.js --sessions-doctor\` on ${new Date().toISOString()}.`);
+    writeSection(RESULTS, SESSIONS_DOCTOR_HEADING, body.join('\n'));
+    process.stdout.write(body.join('\n') + '\n');
+    return;
+  }
   log('start-up...');
   const startup = startupSection(log);
+  log('sessions and doctor...');
+  const sessionsAndDoctor = await sessionsDoctor();
 
   log('generating the large transcript (reused when unchanged)...');
   const gen: GeneratedFile = await generateLarge(join(WORK, 'large.jsonl'), 100e6, undefined);
@@ -668,6 +683,8 @@ async function main(): Promise<void> {
   );
   lines.push('');
   lines.push(...startup);
+  lines.push('');
+  lines.push(...sessionsAndDoctor);
   lines.push('');
   lines.push(...acc);
   lines.push('', fidelitySection());

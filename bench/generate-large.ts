@@ -341,3 +341,41 @@ export function orphanResultsTranscript(results: number, gapMs = 60_000): string
   }
   return out.join('\n') + '\n';
 }
+
+/**
+ * `turns` turns `gapMs` apart, each: a tool result, the prompt (its parent missing, but the first's), the result's call,
+ * a reply, and in two turns of three a reply beside that nothing continues from. The result is written before its
+ * call and its prompt (newer Claude Code writes a result before its call): links forward in the file, and a line
+ * before each broken prompt that continues from it. Doctor's and the plan's shortcuts must hold on it
+ * (test/unit/doctor-index.test.ts) and stay linear (test/integration/doctor-scaling.test.ts).
+ */
+export function forwardLinkBreaksTranscript(turns: number, gapMs: number): string {
+  const t0 = Date.parse('2026-03-01T10:00:00.000Z');
+  const out: string[] = [];
+  let n = 0;
+  const line = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant', content: unknown) =>
+    out.push(
+      JSON.stringify({
+        parentUuid,
+        isSidechain: false,
+        uuid,
+        timestamp: new Date(t0 + n++ * gapMs).toISOString(),
+        sessionId: 'S',
+        type,
+        message:
+          type === 'user'
+            ? { role: 'user', content }
+            : { role: 'assistant', id: `msg_${uuid}`, model: 'claude-sonnet-4-6', content },
+      }),
+    );
+  for (let k = 0; k < turns; k++) {
+    // The result first, before its call and the prompt (newer Claude Code writes a result before its call): links
+    // forward in the file, and a line before the broken prompt that continues from it (it cannot be linked to).
+    line(`r${k}`, `a${k}`, 'user', [{ type: 'tool_result', tool_use_id: `t${k}`, content: 'ok' }]);
+    line(`u${k}`, k === 0 ? null : `gone-${k}`, 'user', `prompt ${k}`);
+    line(`a${k}`, `u${k}`, 'assistant', [{ type: 'tool_use', id: `t${k}`, name: 'Bash', input: { command: 'ls' } }]);
+    line(`b${k}`, `r${k}`, 'assistant', [{ type: 'text', text: `done ${k}` }]);
+    if (k % 3 !== 2) line(`x${k}`, `u${k}`, 'assistant', [{ type: 'text', text: `rewound ${k}` }]);
+  }
+  return out.join('\n') + '\n';
+}

@@ -3,7 +3,7 @@
 // command that resumes the session where its agent has one. Reads only.
 import { resumeFields } from '../core/resume';
 import { agentModule, AGENTS, type AgentId } from '../core/formats/registry';
-import { agentFolders, listAgentSessions, type SessionFile } from '../core/sessionFolders';
+import { agentFolders, inPool, listAgentSessions, type SessionFile } from '../core/sessionFolders';
 import { EXIT_OK, intOption, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal, truncate } from './format';
 import { HELP_OPTION, JSON_OPTION, str, bool, type Values, type VerbSpec } from './options';
@@ -66,8 +66,8 @@ export async function runSessions(values: Values, positionals: string[]): Promis
     for (const s of await listAgentSessions(f, limit)) found.push({ ...s, id: f.id, location: f.agent });
   }
   found.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
-  const listed: ListedSession[] = [];
-  for (const s of found.slice(0, limit)) listed.push(await describeSession(s));
+  // A few at once (each reads the two ends of its file, or looks through it for the folder it is resumed in).
+  const listed = await inPool(found.slice(0, limit), describeSession);
   if (bool(values, 'json')) printJson(JSON.stringify(listed, null, 2) + '\n');
   else printOut(renderSessions(listed));
   return EXIT_OK;

@@ -396,6 +396,8 @@ export function buildChainWithTables(
   const primary = subagentFile ? sideCandidates : mainCandidates;
   const byUuid = new Map<string, number>();
   for (const i of primary) byUuid.set(entries[i].uuid!, i);
+  // Whether some uuid is written twice (otherwise every candidate is its uuid's last copy).
+  const twice = byUuid.size !== primary.length;
 
   const leaf = pickLeaf(entries, byUuid, primary);
   const loader = mode === 'product' ? null : mode;
@@ -406,7 +408,7 @@ export function buildChainWithTables(
   const recovery = recoverSiblings(
     entries,
     onChain,
-    loader?.lastCopyOnly ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary,
+    loader?.lastCopyOnly && twice ? primary.filter((i) => byUuid.get(entries[i].uuid!) === i) : primary,
   );
   // Entry indices follow file order (the index is built by reading the file front to back).
   const inFileOrder = Array.from(Int32Array.from(onChain).sort());

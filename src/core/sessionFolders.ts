@@ -149,17 +149,33 @@ export async function listAgentSessions(f: AgentFolder, limit = 200): Promise<Se
     }
   };
   await walk(f.folder, f.location.depth, '');
-  const out: SessionFile[] = [];
-  for (const { file, top } of files) {
+  const stats = await inPool(files, async ({ file, top }): Promise<SessionFile | null> => {
     try {
       const st = await stat(file);
       const project = f.location.projectFolders ? `${f.agent} · ${top}` : f.agent;
-      out.push({ file, project, size: st.size, mtimeMs: st.mtimeMs });
+      return { file, project, size: st.size, mtimeMs: st.mtimeMs };
     } catch {
-      /* vanished */
+      return null; // vanished
     }
-  }
-  return newestFirst(out).slice(0, limit);
+  });
+  return newestFirst(stats.filter((s): s is SessionFile => s !== null)).slice(0, limit);
+}
+
+/** Files read or stat'ed at once by `inPool`: enough to overlap the waits on the disk, few enough to hold open. */
+export const POOL_SIZE = 8;
+
+/** `task` of each item, at most `size` at once, the results in the items' order. */
+export async function inPool<T, R>(items: readonly T[], task: (item: T) => Promise<R>, size = POOL_SIZE): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const k = next++;
+      out[k] = await task(items[k]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+  return out;
 }
 
 /** How a session file of an agent is named in a list where no title is known (its module's `nameOf`). */

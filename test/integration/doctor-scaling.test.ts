@@ -14,7 +14,7 @@
 import { strict as assert } from 'node:assert';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { orphanResultsTranscript } from '../../bench/generate-large';
+import { forwardLinkBreaksTranscript, orphanResultsTranscript } from '../../bench/generate-large';
 import { planRepair, repairOutlook } from '../../src/core/repair/repair';
 import { indexTranscript, type TranscriptIndex } from '../../src/core/transcript';
 import { claudeLoader } from '../../src/core/formats/claude-code/loader';
@@ -105,7 +105,7 @@ function deadEndsTranscript(lines: number): string {
   return out.join('\n') + '\n';
 }
 
-describe('doctor and repair: CPU time linear in orphan tool results and dead ends', function () {
+describe('doctor and repair: CPU time linear in orphan tool results, dead ends and broken links', function () {
   this.timeout(120_000);
   let orphans: TranscriptIndex[];
   before(async () => {
@@ -145,5 +145,16 @@ describe('doctor and repair: CPU time linear in orphan tool results and dead end
     ];
     assert.equal(repairOutlook(dead[1]).before.reachableMessages, 4);
     assertScales(leastCpu(dead, repairOutlook), `doctor, ${lines / 10} → ${(4 * lines) / 10} dead ends`);
+  });
+
+  // Issue 34: the plan's walks stopped early only while every ancestor was earlier in the file; a tool result written
+  // before its call (a link forward) made them climb the whole chain behind each break, quadratic in breaks.
+  it(`doctor on 4× the broken links, results written before their calls, costs at most ${BOUND}× the CPU time`, async () => {
+    const broken = [
+      await indexOf('forward-n', forwardLinkBreaksTranscript(N, 60_000)),
+      await indexOf('forward-4n', forwardLinkBreaksTranscript(4 * N, 60_000)),
+    ];
+    assert.equal(repairOutlook(broken[1]).plan.changes.length, 4 * N - 1);
+    assertScales(leastCpu(broken, repairOutlook), `doctor, ${N - 1} → ${4 * N - 1} broken links`);
   });
 });

@@ -80,19 +80,26 @@ export async function doctorFile(file: string): Promise<DoctorReport> {
   return diagnose(await readSessionIndex(file));
 }
 
-export function diagnose(index: TranscriptIndex): DoctorReport {
+/** `built`: the chain of `index` as its agent's loader rebuilds it, when the caller has it already. */
+export function diagnose(
+  index: TranscriptIndex,
+  built: { chain: Chain; tables: ChainTables } = buildChainWithTables(index.entries, chainLoaderOf(index.format)),
+): DoctorReport {
   const entries = index.entries;
   const loader = chainLoaderOf(index.format);
-  const built = buildChainWithTables(entries, loader);
   const { chain, tables } = built;
   const { region, cut } = activeRegion(entries, built);
-  const onMain = new Set(chain.main);
+  const onMain = flags(entries.length, chain.main);
   const problems: DoctorProblem[] = [];
+  // Each uuid's first entry, and for each entry that of its uuid: what a link is followed to, without a lookup by
+  // uuid each time it is followed.
   const known = new Map<string, number>();
+  const links: Links = { firstOf: new Int32Array(entries.length).fill(-1), parentAt: new Int32Array(entries.length) };
   for (let i = 0; i < entries.length; i++) {
     const u = entries[i].uuid;
     if (u === undefined) continue;
     const first = known.get(u);
+    links.firstOf[i] = first ?? i;
     if (first === undefined) known.set(u, i);
     else
       problems.push({
@@ -111,10 +118,15 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
       detail: 'every entry is a sidechain (a subagent transcript): Claude Code does not resume it on its own',
     });
 
-  danglingProblems(entries, tables, region, onMain, known, problems, loader.bridgeGapMs);
+  // The entry each parentUuid of the region leads to (its uuid's first entry), -1 where it names none.
+  for (const i of region) {
+    const p = entries[i].parentUuid;
+    links.parentAt[i] = p ? (known.get(p) ?? -1) : -1;
+  }
+  danglingProblems(entries, tables, region, onMain, links, problems, loader.bridgeGapMs);
   leafProblems(entries, chain, region, onMain, known, problems);
-  branchProblems(entries, region, onMain, known, problems);
-  const loaded = loadedEntries(chain, region, cut);
+  branchProblems(entries, region, onMain, links, problems);
+  const loaded = loadedEntries(chain, region, cut, entries.length);
   const apiValid = pairingProblems(entries, chain, loaded, problems);
   for (const n of chain.notes) {
     const m = /^parentUuid cycle at line (\d+)/.exec(n);
@@ -128,7 +140,7 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
   }
   const walked = tables.walked;
   for (const i of region) {
-    if (!onMain.has(i) || !walked || walked.has(i)) continue;
+    if (!onMain[i] || !walked || walked.has(i)) continue;
     problems.push({
       kind: 'sibling-recovered',
       severity: 'info',
@@ -147,7 +159,7 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
   }
 
   // The preserved segment of Claude Code's own /compact sits before the boundary in the file but is loaded too.
-  const preservedCount = loaded.length - region.filter((i) => onMain.has(i)).length;
+  const preservedCount = loaded.length - region.filter((i) => onMain[i]).length;
   const reachableEntries = loaded.length;
   const totalMessages =
     region.filter((i) => isMessage(entries[i])).length +
@@ -173,10 +185,23 @@ export function diagnose(index: TranscriptIndex): DoctorReport {
  * What resume loads, in the order Claude Code sends it: the chain's entries in the region after the last boundary,
  * with that boundary's preserved segment (entries before it in the file) right after its summary.
  */
-function loadedEntries(chain: Chain, region: number[], cut: number): number[] {
-  const keep = new Set(region);
-  if (cut !== -1 && chain.boundaries[chain.boundaries.length - 1] === cut) for (const i of chain.preserved) keep.add(i);
-  return chain.main.filter((i) => keep.has(i));
+function loadedEntries(chain: Chain, region: number[], cut: number, size: number): number[] {
+  const keep = flags(size, region);
+  if (cut !== -1 && chain.boundaries[chain.boundaries.length - 1] === cut) for (const i of chain.preserved) keep[i] = 1;
+  return chain.main.filter((i) => keep[i] === 1);
+}
+
+/** A flag per entry index below `size`: 1 for those of `indices`. */
+function flags(size: number, indices: Iterable<number>): Uint8Array {
+  const out = new Uint8Array(size);
+  for (const i of indices) if (i < size) out[i] = 1;
+  return out;
+}
+
+/** Links by entry index (diagnose): each entry's uuid's first entry (-1: none), each region entry's parent's (-1: none). */
+interface Links {
+  firstOf: Int32Array;
+  parentAt: Int32Array;
 }
 
 /** True when `i` is in `region` (sorted ascending, file order). */
@@ -195,8 +220,8 @@ function danglingProblems(
   entries: Entry[],
   tables: ChainTables,
   region: number[],
-  onMain: Set<number>,
-  known: Map<string, number>,
+  onMain: Uint8Array,
+  links: Links,
   problems: DoctorProblem[],
   bridgeGapMs: number,
 ): void {
@@ -208,17 +233,17 @@ function danglingProblems(
   for (const i of region) {
     const e = entries[i];
     const lost = { entries: lostEntries, messages: lostMessages };
-    if (!onMain.has(i)) {
+    if (!onMain[i]) {
       lostEntries++;
       if (isMessage(e)) lostMessages++;
     }
     const p = e.parentUuid;
     if (!p) continue;
     const to = bridges.get(i);
-    const at = known.get(p);
-    if (at !== undefined && (at >= region[0] || to !== -1)) continue;
+    const at = links.parentAt[i];
+    if (at !== -1 && (at >= region[0] || to !== -1)) continue;
     const base =
-      at === undefined
+      at === -1
         ? `parentUuid ${p} names no entry in the file`
         : `parentUuid ${p} names line ${entries[at].line}, before the compact boundary Claude Code reads from`;
     if (to === undefined) {
@@ -255,7 +280,7 @@ function leafProblems(
   entries: Entry[],
   chain: Chain,
   region: number[],
-  onMain: Set<number>,
+  onMain: Uint8Array,
   known: Map<string, number>,
   problems: DoctorProblem[],
 ): void {
@@ -273,7 +298,7 @@ function leafProblems(
     break;
   }
   if (chain.leaf < 0) return;
-  const later = region.filter((i) => i > chain.leaf && !onMain.has(i) && isMessage(entries[i]));
+  const later = region.filter((i) => i > chain.leaf && !onMain[i] && isMessage(entries[i]));
   if (later.length) {
     problems.push({
       kind: 'leaf-dead-end',
@@ -293,50 +318,66 @@ function leafProblems(
 function branchProblems(
   entries: Entry[],
   region: number[],
-  onMain: Set<number>,
-  known: Map<string, number>,
+  onMain: Uint8Array,
+  links: Links,
   problems: DoctorProblem[],
 ): void {
-  const hasChild = new Set<string>();
-  for (const i of region) {
-    const p = entries[i].parentUuid;
-    if (p) hasChild.add(p);
-  }
-  const inRegion = new Set(region);
-  // For each entry off the chain already followed: where its branch leaves (the entry it forks from, or undefined or
-  // an entry outside the region where it ends, or LOOPS), and how many entries and messages lie from it to there.
+  const { firstOf, parentAt } = links;
+  const n = entries.length;
+  // The entries something continues from (by their uuid's first entry, as a parentUuid names it), and the region's.
+  const hasChild = new Uint8Array(n);
+  for (const i of region) if (parentAt[i] !== -1) hasChild[parentAt[i]] = 1;
+  const inRegion = flags(n, region);
+  // For each entry off the chain already followed: where its branch leaves (the entry it forks from, or NONE or an
+  // entry outside the region where it ends, or LOOPS), and how many entries and messages lie from it to there.
   // Tips sharing a long stretch of branch (each parallel tool result behind a break hangs one off it) each followed it
-  // to its end, which made doctor quadratic in them.
+  // to its end, which made doctor quadratic in them. Kept by entry index, as the walk's path is (`onPath`: the tip
+  // whose walk last passed an entry).
   const LOOPS = -1;
-  const branchFrom = new Map<number, { exit: number | undefined; size: number; messages: number }>();
+  const NONE = -2;
+  const followed = new Uint8Array(n);
+  const exitOf = new Int32Array(n);
+  const sizeOf = new Int32Array(n);
+  const messagesOf = new Int32Array(n);
+  const onPath = new Int32Array(n).fill(-1);
+  const path: number[] = [];
   for (const tip of region) {
     const t = entries[tip];
-    if (onMain.has(tip) || (t.uuid && hasChild.has(t.uuid))) continue;
-    const path: number[] = [];
-    const onPath = new Set<number>();
-    let rest: { exit: number | undefined; size: number; messages: number };
+    if (onMain[tip] || (t.uuid && hasChild[firstOf[tip]])) continue;
+    path.length = 0;
+    let exit: number;
+    let size = 0;
+    let messages = 0;
     for (let cur = tip; ;) {
       path.push(cur);
-      onPath.add(cur);
-      const p = entries[cur].parentUuid;
-      const next = p ? known.get(p) : undefined;
-      if (next === undefined || !inRegion.has(next) || onMain.has(next)) {
-        rest = { exit: next, size: 0, messages: 0 };
+      onPath[cur] = tip;
+      const next = parentAt[cur];
+      if (next === -1 || !inRegion[next] || onMain[next]) {
+        exit = next === -1 ? NONE : next;
         break;
       }
-      const followed = onPath.has(next) ? { exit: LOOPS, size: 0, messages: 0 } : branchFrom.get(next);
-      if (followed) {
-        rest = followed;
+      if (onPath[next] === tip) {
+        exit = LOOPS;
+        break;
+      }
+      if (followed[next]) {
+        exit = exitOf[next];
+        size = sizeOf[next];
+        messages = messagesOf[next];
         break;
       }
       cur = next;
     }
     for (let k = path.length - 1; k >= 0; k--) {
-      rest = { exit: rest.exit, size: rest.size + 1, messages: rest.messages + (isMessage(entries[path[k]]) ? 1 : 0) };
-      branchFrom.set(path[k], rest);
+      const x = path[k];
+      size++;
+      if (isMessage(entries[x])) messages++;
+      followed[x] = 1;
+      exitOf[x] = exit;
+      sizeOf[x] = size;
+      messagesOf[x] = messages;
     }
-    const { exit, size, messages } = rest;
-    if (messages > 0 && exit !== undefined && onMain.has(exit)) {
+    if (messages > 0 && exit >= 0 && onMain[exit]) {
       problems.push({
         kind: 'dead-end-branch',
         severity: 'info',

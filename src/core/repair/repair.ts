@@ -16,6 +16,7 @@ import { convertLine } from '../orphanResults';
 import { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 import { readSessionInfo, sessionIdFromFile } from '../session';
 import { chainLoaderOf, requireCapability } from '../formats/registry';
+import { buildChainWithTables } from '../chain';
 
 export { applyPlan, planRepair, type RepairChange, type RepairConversion, type RepairPlan } from './repairPlan';
 
@@ -174,8 +175,12 @@ export interface RepairOutlook {
  * and the extension's offer. Repair mends broken parent links and orphan tool results; a problem it cannot change
  * (a uuid written twice, a dead-end leaf) is not offered for repair.
  */
-export function repairOutlook(index: TranscriptIndex, before: DoctorReport = diagnose(index)): RepairOutlook {
-  const plan = planRepair(index.entries, chainLoaderOf(index.format));
+export function repairOutlook(index: TranscriptIndex, known?: DoctorReport): RepairOutlook {
+  // One chain of the file as it is, for the diagnosis and the plan (each built its own).
+  const loader = chainLoaderOf(index.format);
+  const built = buildChainWithTables(index.entries, loader);
+  const before = known ?? diagnose(index, built);
+  const plan = planRepair(index.entries, loader, built);
   if (plan.changes.length === 0 && plan.converted.length === 0)
     return {
       plan,

@@ -89,9 +89,13 @@ function withConversions(entries: Entry[], converted: RepairConversion[]): Entry
  * What repair changes so that resume loads every message it validly can; pure (entry digests only): tool results
  * without their call are converted to text, then every broken parent of the active context is linked.
  */
-export function planRepair(entries: Entry[], loader: ChainLoader): RepairPlan {
-  // Converting blocks changes no parent link, so the region and the loader's bridges are those of the file as it is.
-  const built = buildChainWithTables(entries, loader);
+export function planRepair(
+  entries: Entry[],
+  loader: ChainLoader,
+  built: ReturnType<typeof buildChainWithTables> = buildChainWithTables(entries, loader),
+): RepairPlan {
+  // Converting blocks changes no parent link, so the region and the loader's bridges are those of the file as it is
+  // (`built`: its chain as `loader` rebuilds it, when the caller has it already).
   const converted = planConversions(entries, activeRegion(entries, built).region);
   const base = withConversions(entries, converted);
   const plan = { ...planLinks(base, built), converted };
@@ -221,22 +225,33 @@ function spliceConverted(base: Entry[], plan: RepairPlan, loader: ChainLoader): 
 function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTables>): Omit<RepairPlan, 'converted'> {
   const { region } = activeRegion(entries, built);
   const bridges = built.tables.bridges ?? new Map<number, number>();
+  // Each uuid's last entry (`at`) and first (`firstAt`: the same map when no uuid is written twice).
   const at = new Map<string, number>();
-  for (let i = 0; i < entries.length; i++) if (entries[i].uuid) at.set(entries[i].uuid!, i);
+  let written = 0;
+  for (let i = 0; i < entries.length; i++)
+    if (entries[i].uuid) {
+      at.set(entries[i].uuid!, i);
+      written++;
+    }
   const callAt = new Map<string, number>();
   for (const i of region)
     for (const b of entries[i].blocks)
       if (b.type === 'tool_use' && b.toolId && !callAt.has(b.toolId)) callAt.set(b.toolId, i);
   const sharedLine = sharedLines(entries);
-  const firstAt = new Map<string, number>();
-  for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
-  const regionPos = new Map(region.map((i, k) => [i, k]));
+  let firstAt = at;
+  if (written !== at.size) {
+    firstAt = new Map<string, number>();
+    for (let i = entries.length - 1; i >= 0; i--) if (entries[i].uuid) firstAt.set(entries[i].uuid!, i);
+  }
+  // Each entry's position in the region (-1: not in it).
+  const regionPos = new Int32Array(entries.length).fill(-1);
+  region.forEach((i, k) => (regionPos[i] = k));
   // A line written again further on stands where its first copy stood (its parent is that copy's parent): the uuid is
   // linked to in the first copy's place, never in the later one's (that would lead back and leave out all between).
   // A copy written right after its first is an ordinary line.
   const outOfPlace = (c: number) => {
     const f = firstAt.get(entries[c].uuid!)!;
-    return f !== c && (regionPos.get(c) ?? 0) - (regionPos.get(f) ?? -1) !== 1;
+    return f !== c && (regionPos[c] === -1 ? 0 : regionPos[c]) - regionPos[f] !== 1;
   };
   const linkable = (c: number) => {
     const last = at.get(entries[c].uuid!)!;
@@ -263,54 +278,90 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   const unlinkable = new Set(broken.filter((i) => sharedLine.has(entries[i].line)));
   const work = [...new Set([...broken, ...stepped])].sort((a, b) => a - b);
   const plan: Omit<RepairPlan, 'converted'> = { changes: [], skipped: [] };
-  // The entries of the active context continuing from each uuid, kept current as links change.
-  const childrenOf = new Map<string, Set<number>>();
-  const addChild = (parent: string, c: number) => {
-    const kids = childrenOf.get(parent);
-    if (kids) kids.add(c);
-    else childrenOf.set(parent, new Set([c]));
-  };
-  for (const c of region) {
+  // The entries continuing from each entry: an index of children by parent (the entry a parentUuid names: its uuid's
+  // last), made once, and the links made since (`linkedTo`); an entry counts where its parent is now. A set of
+  // children for each entry of the region, kept current, was most of the plan's time.
+  const allEntries = Array.from(entries, (_, c) => c);
+  // The entry each entry's own parentUuid names (-1: none), looked up once.
+  const parentInFile = allEntries.map((c) => {
     const p = entries[c].parentUuid;
-    if (p) addChild(p, c);
-  }
+    return p ? (at.get(p) ?? -1) : -1;
+  });
+  const childrenAt = childIndex(allEntries, parentInFile, entries.length);
+  const linkedTo = new Map<string, number[]>();
+  /** The entries of the active context continuing from `uuid` now. */
+  const childrenOf = (uuid: string): number[] => {
+    const k = at.get(uuid);
+    const kids = new Set<number>();
+    for (const c of k === undefined ? [] : childrenAt(k))
+      if (regionPos[c] !== -1 && parentUuidOf(c) === uuid) kids.add(c);
+    for (const c of linkedTo.get(uuid) ?? []) if (parentUuidOf(c) === uuid) kids.add(c);
+    return [...kids];
+  };
 
   const parentAt = (c: number): number | undefined => {
-    const p = parentUuidOf(c);
+    if (!parentOf.has(c)) return parentInFile[c] === -1 ? undefined : parentInFile[c];
+    const p = parentOf.get(c);
     return p ? at.get(p) : undefined;
   };
-  // Whether every ancestor of an entry is earlier in the file than the one it continues from (true for an entry
-  // whose parent names nothing). Remembered, so that the walks below stop at the first such ancestor earlier than
-  // the entry they look for instead of climbing to the root each time (that made repair quadratic in broken links).
-  // A remembered `true` stays true while links only point back to such entries; any other link clears the memory.
-  const backwardMemo = new Map<number, boolean>();
-  const backward = (c: number): boolean => {
+  /** Every entry continuing from entry `x` now (only a uuid's last entry is one a parentUuid leads to). */
+  const childrenNow = (x: number): number[] => {
+    const u = entries[x].uuid;
+    if (u === undefined || at.get(u) !== x) return [];
+    const kids: number[] = [];
+    for (const c of childrenAt(x)) if (parentAt(c) === x) kids.push(c);
+    for (const c of linkedTo.get(u) ?? []) if (parentAt(c) === x) kids.push(c);
+    return kids;
+  };
+  // The latest entry (in file order) among the ancestors of an entry (-1 for one whose parent names nothing; Infinity
+  // behind a cycle), remembered, so that the walks below stop at the first ancestor earlier than the entry they look
+  // for whose own ancestors are all earlier too, instead of climbing to the root each time. Climbing made repair
+  // quadratic in broken links: once a link points forward (a result written before its call), no ancestor is known to
+  // be earlier. A link made changes the figure of the entries continuing from the relinked one, and only theirs: those
+  // are forgotten, found through the index of children (an entry's figure is remembered only with its parent's).
+  const latestMemo = new Float64Array(entries.length).fill(NaN); // NaN: not known
+  const latestAncestor = (c: number): number => {
     const path: number[] = [];
-    let known: boolean | undefined;
+    const onPath = new Set<number>();
+    let top = -1; // the figure of the entry above the path's last
     for (let x: number | undefined = c; ;) {
-      if (x === undefined) {
-        known = true;
+      const known = latestMemo[x];
+      if (!Number.isNaN(known)) {
+        top = known;
         break;
       }
-      known = backwardMemo.get(x);
-      if (known !== undefined) break;
+      if (onPath.has(x)) {
+        top = Infinity;
+        break;
+      }
       path.push(x);
-      const p = parentAt(x);
-      if (p !== undefined && p >= x) {
-        known = false;
-        break;
-      }
-      x = p;
+      onPath.add(x);
+      x = parentAt(x);
+      if (x === undefined) break;
     }
-    for (const x of path) backwardMemo.set(x, known);
-    return known;
+    if (top === Infinity) for (const x of path) latestMemo[x] = Infinity;
+    else
+      for (let k = path.length - 1; k >= 0; k--) {
+        const p = parentAt(path[k]);
+        top = p === undefined ? -1 : Math.max(p, top);
+        latestMemo[path[k]] = top;
+      }
+    return latestMemo[c];
+  };
+  const forgetBelow = (i: number) => {
+    for (const stack = [i]; stack.length;) {
+      const x = stack.pop()!;
+      if (Number.isNaN(latestMemo[x])) continue;
+      latestMemo[x] = NaN;
+      for (const c of childrenNow(x)) stack.push(c);
+    }
   };
   /** Whether `from` is `cand` or one of its ancestors. */
   const descends = (cand: number, from: number): boolean => {
     const seen = new Set<number>();
     for (let c: number | undefined = cand; c !== undefined && !seen.has(c);) {
       if (c === from) return true;
-      if (c < from && backward(c)) return false; // every ancestor of c is earlier than c, so earlier than `from`
+      if (c < from && latestAncestor(c) < from) return false; // every ancestor of c is earlier than `from`
       seen.add(c);
       c = parentAt(c);
     }
@@ -318,7 +369,7 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
   };
   const previous = (i: number): number => {
     const e = entries[i];
-    for (let k = regionPos.get(i)! - 1; k >= 0; k--) {
+    for (let k = regionPos[i] - 1; k >= 0; k--) {
       const c = region[k];
       const ce = entries[c];
       if (e.sessionId && ce.sessionId && ce.sessionId !== e.sessionId) return -1; // another conversation: never cross into it
@@ -347,11 +398,11 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
       });
       return;
     }
-    if (!(to < i && backward(to))) backwardMemo.clear();
-    const was = parentUuidOf(i);
-    if (was) childrenOf.get(was)?.delete(i);
+    forgetBelow(i);
     parentOf.set(i, entries[to].uuid!);
-    addChild(entries[to].uuid!, i);
+    const linked = linkedTo.get(entries[to].uuid!);
+    if (linked) linked.push(i);
+    else linkedTo.set(entries[to].uuid!, [i]);
     plan.changes.push({
       line: e.line,
       uuid: e.uuid!,
@@ -369,7 +420,9 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
       const own = ownParent ? at.get(ownParent) : undefined;
       const to =
         !brokenSet.has(i) && own !== undefined && !stepped.has(own) && !unlinkable.has(own) ? own : previous(i);
-      const children = [...(childrenOf.get(e.uuid!) ?? [])].filter((c) => c > i).sort((a, b) => a - b);
+      const children = childrenOf(e.uuid!)
+        .filter((c) => c > i)
+        .sort((a, b) => a - b);
       if (to === -1 || children.length === 0) {
         plan.skipped.push({
           line: e.line,
@@ -414,6 +467,22 @@ function planLinks(entries: Entry[], built: ReturnType<typeof buildChainWithTabl
     link(i, to, toCall ? `the line of its tool call` : `the entry before it`);
   }
   return plan;
+}
+
+/**
+ * The items of `items` by the key of each (`keys`, parallel to it; -1: none), as a function from a key below `size` to
+ * its items in their order: two arrays of numbers (counts, then items grouped), not a collection per key.
+ */
+function childIndex(items: number[], keys: number[], size: number): (key: number) => Int32Array {
+  const start = new Int32Array(size + 1);
+  for (const k of keys) if (k !== -1) start[k + 1]++;
+  for (let k = 0; k < size; k++) start[k + 1] += start[k];
+  const filled = start.slice(0, size);
+  const grouped = new Int32Array(start[size]);
+  keys.forEach((k, j) => {
+    if (k !== -1) grouped[filled[k]++] = items[j];
+  });
+  return (key) => grouped.subarray(start[key], start[key + 1]);
 }
 
 /** The index as it would be after `plan` (digests copied where they change). */

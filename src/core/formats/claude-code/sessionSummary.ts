@@ -5,7 +5,7 @@
 // right now. The Sessions view, Open Sessions Folder and Open Original Session ask it through the agent's module
 // (`claudeSessions.projects`).
 import { open, readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { contextFromTail, tailRoundEstimates, type ContextTail } from '../../contextTail';
 import { LIVE_MS, type ForkOrigin, type SessionSummary } from '../../sessionList';
 import { claudeWindowOf } from './limits';
@@ -125,17 +125,42 @@ async function readSlice(fh: import('node:fs/promises').FileHandle, from: number
   return buf.toString('utf8', 0, bytesRead);
 }
 
+/** What the head and tail tell (the usage and the context figure left out): a first look, then more when it found nothing. */
+async function headAndTail(
+  fh: import('node:fs/promises').FileHandle,
+  file: string,
+  folder: string,
+  st: { size: number; mtimeMs: number },
+  now: number,
+): Promise<SessionSummary> {
+  const first = await summarizeSlices(fh, file, folder, st, FIRST_LOOK, FIRST_LOOK, now);
+  const missing = first.cwd === null || first.title === NO_PROMPT;
+  return missing && st.size > 2 * FIRST_LOOK
+    ? await summarizeSlices(fh, file, folder, st, HEAD_BYTES, TAIL_BYTES, now)
+    : first;
+}
+
+/**
+ * One session's title and the folder its head records, as `summarizeSession` reads them, without the read back for
+ * the newest usage (what the CLI's `sessions` shows of a session).
+ */
+export async function sessionTitleAndCwd(file: string): Promise<{ title: string; cwd: string | null }> {
+  const fh = await open(file, 'r');
+  try {
+    const st = await fh.stat();
+    const { title, cwd } = await headAndTail(fh, file, basename(dirname(file)), st, Date.now());
+    return { title, cwd };
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Reads one session's head and tail. */
 export async function summarizeSession(file: string, folder: string, now = Date.now()): Promise<SessionSummary> {
   const st = await stat(file);
   const fh = await open(file, 'r');
   try {
-    const first = await summarizeSlices(fh, file, folder, st, FIRST_LOOK, FIRST_LOOK, now);
-    const missing = first.cwd === null || first.title === NO_PROMPT;
-    const summary =
-      missing && st.size > 2 * FIRST_LOOK
-        ? await summarizeSlices(fh, file, folder, st, HEAD_BYTES, TAIL_BYTES, now)
-        : first;
+    const summary = await headAndTail(fh, file, folder, st, now);
     const usage = await newestUsage(fh, st.size);
     return {
       ...summary,

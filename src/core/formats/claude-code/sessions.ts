@@ -4,7 +4,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { projectFolderName, projectFolderOf, readSessionInfo, sessionIdFromFile } from '../../session';
-import { scanSessions, summarizeSession } from './sessionSummary';
+import { scanSessions, sessionTitleAndCwd, summarizeSession } from './sessionSummary';
 import type { AgentSessions, ResumeSpec, SessionFacts, SessionsWhere } from '../agent';
 
 /** Claude Code's sessions folder: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
@@ -36,12 +36,8 @@ export const claudeSessions: AgentSessions = {
   nameOf: (file) => basename(file, '.jsonl'),
   projects: { summarize: summarizeSession, scan: scanSessions },
   async describe(file: string): Promise<SessionFacts> {
-    const summary = await summarizeSession(file, basename(dirname(file)));
-    return {
-      title: summary.title,
-      sessionId: sessionIdFromFile(file),
-      cwd: await sessionCwd(file, summary.cwd),
-    };
+    const { title, cwd } = await sessionTitleAndCwd(file);
+    return { title, sessionId: sessionIdFromFile(file), cwd: await sessionCwd(file, cwd) };
   },
 };
 
