@@ -227,7 +227,7 @@ describe('host: the Sessions list as a place to work', function () {
     const node = await nodeOf(fork);
     assert.ok(node.contextValue.endsWith('.fork'), node.contextValue);
     assert.equal(node.forkOf, original);
-    assert.match(node.tooltip, /written by a compaction or repair\./);
+    assert.match(node.tooltip, /Continues ".+" \(.+\): its first lines are copies of that session's/);
     // The fork is open (Compact opens its result) and shown.
     await withTimeout(
       vscode.commands.executeCommand('agentCompactor.showRounds', { file: fork }),

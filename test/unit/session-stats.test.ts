@@ -10,7 +10,7 @@ import type { SessionSummary } from '../../src/core/sessionList';
 import { summarizeSession } from '../../src/core/formats/claude-code/sessionSummary';
 import { sessionStats, type SessionStats } from '../../src/core/sessionStats';
 import { SessionStatsQueue } from '../../src/extension/model/sessionStatsQueue';
-import { sessionNode, statsText, statsTooltip } from '../../src/extension/model/sessionsTree';
+import { forkText, sessionNode, statsText, statsTooltip } from '../../src/extension/model/sessionsTree';
 import { claudeFixtures, fixture } from '../support/fixtures';
 import { tempDir } from '../support/temp';
 
@@ -90,6 +90,18 @@ describe('sessions view: rounds and cost', function () {
     await queue.idle();
     assert.equal(order.length, 4, 'read again once quiet');
     assert.deepEqual(queue.state(quiet), { kind: 'ready', stats: await sessionStats(a), stale: false });
+  });
+
+  it("a fork's line: the agent's own fork names it; copied lines claim no writer the file does not name", () => {
+    const id = '302863af-1111-4111-8111-111111111111';
+    assert.equal(
+      forkText({ sessionId: id, by: 'agent' }, undefined, 'Claude Code'),
+      `Fork of session ${id} (not found beside it), written by Claude Code. Open Original Session shows it.`,
+    );
+    const copied = forkText({ sessionId: id, by: 'compaction' }, undefined, 'Claude Code');
+    assert.match(copied, new RegExp(`^Continues session ${id} \\(not found beside it\\): its first lines are copies`));
+    assert.match(copied, /so does Claude Code continuing a session/);
+    assert.doesNotMatch(copied, /^Fork of|written by a compaction/);
   });
 
   it('the text: description and tooltip for each state', () => {

@@ -161,11 +161,19 @@ export function shownContext(
   return { contextTokens: c.tokens, model: c.model, contextWindow: c.limits.window ?? 0 };
 }
 
-/** The tooltip's line for a fork: which session it was forked from and by whom. */
-/** `agent`: the name of the agent whose session it is (the one that forked it, when it forked it itself). */
+/**
+ * The tooltip's line for a fork: which session it came from and, where the file says, by whom. `agent`: the name of
+ * the agent whose session it is. A file whose first lines are another session's copies was written by a compaction or
+ * repair, or by the agent itself continuing that session (older Claude Code copied the history into a new file): the
+ * lines do not say which, so neither is claimed.
+ */
 export function forkText(forkOf: ForkOrigin, original: SessionSummary | undefined, agent = 'the agent'): string {
-  const by = forkOf.by === 'agent' ? agent : 'a compaction or repair';
-  return `Fork of ${original ? `"${oneLine(original.title, 60)}" (${forkOf.sessionId})` : `session ${forkOf.sessionId} (not found beside it)`}, written by ${by}. Open Original Session shows it.`;
+  const named = original
+    ? `"${oneLine(original.title, 60)}" (${forkOf.sessionId})`
+    : `session ${forkOf.sessionId} (not found beside it)`;
+  return forkOf.by === 'agent'
+    ? `Fork of ${named}, written by ${agent}. Open Original Session shows it.`
+    : `Continues ${named}: its first lines are copies of that session's (a compaction or repair writes such a file, and so does ${agent} continuing a session). Open Original Session shows it.`;
 }
 
 /** `original`: the session a fork was forked from, when it is listed. */
