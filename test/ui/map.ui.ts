@@ -206,6 +206,28 @@ describe('UI: Context Map', function () {
       .locator('.editor-group-container .view-lines', { hasText: `line ${line} ·` })
       .first()
       .waitFor({ state: 'visible', timeout: 30_000 });
+    // The Rounds view selects the round shown.
+    await wb.page
+      .locator('.part.sidebar .monaco-list-row.selected', { hasText: new RegExp(`#${round} `) })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
+    // Its lines wrap at the editor's width (the group beside a map is narrow): no line runs past the editor's edge.
+    const group = groups.filter({ has: wb.page.locator('.tab.active', { hasText: readable }) });
+    const wrap = await group
+      .locator('.monaco-editor')
+      .first()
+      .evaluate((ed) => {
+        const right = ed.getBoundingClientRect().right;
+        const spans = [...ed.querySelectorAll('.view-lines .view-line > span')];
+        return {
+          lines: spans.length,
+          pastEdge: spans.filter((sp) => sp.getBoundingClientRect().right > right + 1).length,
+          numbers: ed.querySelectorAll('.line-numbers').length,
+        };
+      });
+    console.log(`      readable round: ${JSON.stringify(wrap)}`);
+    assert.ok(wrap.lines > 0, 'the readable round is drawn');
+    assert.equal(wrap.pastEdge, 0, `lines wrap at the editor's width: ${JSON.stringify(wrap)}`);
   });
 
   /** The map of the real session alone in the window, a round selected, as a screenshot. */

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { conversationUri } from '../views/conversation';
+import { openReadable } from '../views/roundDocuments';
 import type { Services } from '../services';
 import { options, str } from '../../webview/validate';
 import { CommandInputError, optionsOf } from './call';
@@ -17,6 +18,8 @@ export const CONVERSATION_DIFF_OPTIONS = options({ before: str(4_096, { min: 1 }
 export async function showConversationDiff(before: string, after: string): Promise<{ before: string; after: string }> {
   const left = conversationUri(before, 'before');
   const right = conversationUri(after, 'after');
+  // In the readable language first (word wrap): the diff editor shows the documents as they are open.
+  await Promise.all([openReadable(left), openReadable(right)]);
   await vscode.commands.executeCommand(
     'vscode.diff',
     left,

@@ -5,7 +5,7 @@
 // gives it (a Rounds tree item's own location, a tree node, a Uri, or nothing: then a round is picked).
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
-import { EDITOR_LIMIT, readableRoundUri, roundDocumentUri } from '../views/roundDocuments';
+import { EDITOR_LIMIT, openReadable, readableRoundUri, roundDocumentUri } from '../views/roundDocuments';
 import { readableLineHeading } from '../../core/compact/readable';
 import { basename } from 'node:path';
 import { formatNumber } from '../model/format';
@@ -88,7 +88,7 @@ export async function revealInTranscript(
         ? analysis.rounds.find((r) => r.entries.some((i) => entries[i].line === target.line))
         : analysis.rounds.find((r) => r.index === target.round);
     if (round) {
-      const doc = await vscode.workspace.openTextDocument(readableRoundUri(file, round.index));
+      const doc = await openReadable(readableRoundUri(file, round.index));
       const at =
         typeof target.line === 'number'
           ? Math.max(

@@ -30,6 +30,18 @@ export function readableRoundUri(file: string, round: number): vscode.Uri {
   });
 }
 
+/**
+ * The language of the readable documents (a round's, a conversation's before and after): package.json gives it word
+ * wrap, since their lines are paragraphs of a conversation, and the editors beside a map are narrow.
+ */
+export const READABLE_LANGUAGE = 'agent-compactor-readable';
+
+/** Opens a readable document in its language. */
+export async function openReadable(uri: vscode.Uri): Promise<vscode.TextDocument> {
+  const doc = await vscode.workspace.openTextDocument(uri);
+  return doc.languageId === READABLE_LANGUAGE ? doc : vscode.languages.setTextDocumentLanguage(doc, READABLE_LANGUAGE);
+}
+
 export function registerRoundDocuments(store: TranscriptStore): vscode.Disposable {
   return vscode.workspace.registerTextDocumentContentProvider(ROUND_SCHEME, {
     provideTextDocumentContent: async (uri) => {

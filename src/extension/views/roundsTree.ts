@@ -15,6 +15,7 @@ import {
 import { baseName } from '../model/format';
 import { roundsViewHeader } from '../model/roundsViewHeader';
 import { VIEW_IDS, isTranscriptEditor, type TranscriptStore } from '../store';
+import { ROUND_SCHEME } from './roundDocuments';
 import { costSettings } from '../settings';
 
 export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel>, vscode.Disposable {
@@ -101,6 +102,12 @@ export class RoundsTreeProvider implements vscode.TreeDataProvider<TreeNodeModel
     return input && round ? roundNodeByIndex(input, round.index) : undefined;
   }
 
+  /** The node of round `index` of the shown transcript. */
+  roundByIndex(index: number): TreeNodeModel | undefined {
+    const input = this.input();
+    return input ? roundNodeByIndex(input, index) : undefined;
+  }
+
   /** Plain data of the tree, children expanded to `depth` (test API). */
   snapshot(depth = 1): TreeSnapshot[] {
     const input = this.input();
@@ -154,6 +161,7 @@ export function createRoundsViews(
   const disposables: vscode.Disposable[] = [...views, store.onDidChange(update)];
   // Follow the editor: select the round under the cursor when a view is visible.
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastShownRound: number | undefined;
   disposables.push(
     vscode.window.onDidChangeTextEditorSelection((e) => {
       if (!isTranscriptEditor(e.textEditor) || e.textEditor.document.uri.fsPath !== store.file) return;
@@ -167,6 +175,25 @@ export function createRoundsViews(
       }, 150);
     }),
     { dispose: () => timer && clearTimeout(timer) },
+    // A round shown as its own document (the Context Map's links open its readable form): select it in the tree too.
+    vscode.window.onDidChangeVisibleTextEditors((editors) => {
+      const shown = editors.map((e) => roundShownBy(e.document.uri, store.file)).find((r) => r !== undefined);
+      if (shown === lastShownRound) return;
+      lastShownRound = shown;
+      if (shown === undefined) return;
+      const node = provider.roundByIndex(shown);
+      if (!node) return;
+      for (const v of views)
+        if (v.visible) void Promise.resolve(v.reveal(node, { select: true, focus: false })).catch(() => undefined);
+    }),
   );
   return disposables;
+}
+
+/** The round a document of one round (its lines or its readable form) shows, when it is of the shown transcript `file`. */
+function roundShownBy(uri: vscode.Uri, file: string | undefined): number | undefined {
+  if (uri.scheme !== ROUND_SCHEME || !file) return undefined;
+  const q = new URLSearchParams(uri.query);
+  const round = Number(q.get('round'));
+  return q.get('file') === file && Number.isInteger(round) ? round : undefined;
 }
