@@ -50,6 +50,22 @@ describe('What bounds a plan', function () {
     assert.ok(Math.round(wider.postTokens + wider.overheadTokens) > results[1]);
   });
 
+  it('a Claude Code session whose kept rounds shrink under budgeting: the keep-recent limit still names the bound (issue 37, item 6)', async () => {
+    // 165 rounds summarized, ~37k kept after budgeting, the next older round ~1.9k: the planner sized the tail before
+    // the budget at over 40k, so Keep Recent Tokens, not the 100k target, is why the result is ~57k.
+    const analysis = await inspectFile(fixture('v2.1.97-images.jsonl'), { subagents: false });
+    const context = contextNow(analysis.report);
+    const plan = await planCompaction(analysis, { targetTokens: 100_000 });
+    const bound = planBound(plan);
+    assert.equal(bound.kind, 'keep-recent', bound.text);
+    assert.ok(bound.resultTokens < 70_000, String(bound.resultTokens));
+    assert.match(renderPlan(plan), /^bound: kept verbatim capped at 40k by Keep Recent Tokens: result \d+k, below/m);
+    assert.match(planSummary(plan, context), /below the 100,000 target: kept verbatim capped at 40k by Keep Recent/);
+    // With room for the next older round under the limit, the plan keeps it: the limit really is the bound.
+    const wider = await planCompaction(analysis, { targetTokens: 100_000, keepRecentTokens: 60_000 });
+    assert.ok(wider.keptTokens > plan.keptTokens);
+  });
+
   it('a target at or above the context now plans nothing, and says so (the rounds estimate more than the context here)', async () => {
     const analysis = await inspectFile(codex140, { subagents: false, appendable: false });
     const context = contextNow(analysis.report);

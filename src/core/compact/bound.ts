@@ -118,12 +118,16 @@ export function planBound(plan: CompactionPlan): PlanBound {
   // Under the target: would the next older round the plan summarized have fitted the target, but not the keep-recent
   // limit? Then that limit, not the target, stopped the kept part (plan.ts tailCandidate grows the tail only within
   // keepRecentTokens). One that fitted both was left out by the room a summarizing plan keeps for what a resume sends
-  // again (its most), which is the target's doing.
+  // again (its most), which is the target's doing. The limit is measured as the planner grows the tail: by the rounds'
+  // sizes before the exact budget (a kept round's size after it can be smaller, and then a tail the limit stopped
+  // looked as if it had room left: 37.2k kept + a 1.9k round under 40k, for a tail the planner sized at over 40k).
   const nextOlder = [...active].reverse().find((r) => r.action === 'summarize' && r.by === 'plan');
+  // (Rounds the user pinned do not count against it: steer.ts grows the rest of the tail within it beside them.)
+  const tailSized = active.reduce((s, r) => s + (r.action === 'keep' && r.by === 'plan' ? r.tokens : 0), 0);
   if (
     nextOlder &&
     result + nextOlder.tokens <= target &&
-    plan.keptTokens + nextOlder.tokens > plan.settings.keepRecentTokens
+    tailSized + nextOlder.tokens > plan.settings.keepRecentTokens
   ) {
     const reason = `kept verbatim capped at ${k(plan.settings.keepRecentTokens)} by Keep Recent Tokens`;
     return {
