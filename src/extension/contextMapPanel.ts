@@ -17,6 +17,8 @@ import { costSettings, getPrices, SECTION } from './settings';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
 import type { PanelActions, RevealTarget } from './panelActions';
+import type { Analysis } from '../core/analysis';
+import { unsupported } from '../core/formats/registry';
 
 export const MAP_VIEW_TYPE = 'agentCompactor.contextMap';
 
@@ -42,6 +44,8 @@ class ContextMapPanel implements vscode.Disposable {
   /** A target that arrived while a replan ran (a drag sends several): only the latest is planned next. */
   private pendingTarget: number | undefined;
   private replanning = false;
+  /** The floor last measured (store.reachFloor) and the analysis it is of: null when it could not be measured. */
+  private floor: { analysis: Analysis; tokens: number | null } | undefined;
 
   constructor(
     readonly file: string,
@@ -78,12 +82,34 @@ class ContextMapPanel implements vscode.Disposable {
     const uri = vscode.Uri.file(this.file);
     const prices = getPrices(uri);
     if (prices.error) this.log.warn(prices.error);
+    // The floor line and the drag minimum are the Preview input's floor (store.reachFloor): measured before the
+    // first state of an analysis, then checked again on every push (a pinned round or a setting moves it).
+    const readOnly = unsupported(s.analysis.index.format);
+    if (!readOnly) this.measureFloor(s.analysis);
+    const floor = readOnly || this.floor?.analysis !== s.analysis ? null : this.floor.tokens;
+    if (!readOnly && this.floor?.analysis !== s.analysis)
+      return this.snapshot.state ? undefined : { type: 'busy', message: `Reading ${baseName(this.file)}…` };
     const target = this.store.compactSettings(this.file).targetTokens;
     const { summarizer } = costSettings(this.file);
     return {
       type: 'state',
-      state: buildMapState(this.file, s.analysis, s.plan, target, prices.table, Date.now(), summarizer),
+      state: buildMapState(this.file, s.analysis, s.plan, target, prices.table, Date.now(), summarizer, floor),
     };
+  }
+
+  /** Measures the floor of `analysis` (held by the store) and pushes again when it is new or has moved. */
+  private measureFloor(analysis: Analysis): void {
+    const settle = (tokens: number | null) => {
+      const s = this.store.state;
+      if (s.status !== 'ready' || s.analysis !== analysis) return;
+      if (this.floor?.analysis === analysis && this.floor.tokens === tokens) return;
+      this.floor = { analysis, tokens };
+      this.push();
+    };
+    this.store.reachFloor(this.file, analysis).then(settle, (err: unknown) => {
+      this.log.error(`Could not measure the smallest reachable target of ${this.file}`, err);
+      settle(null);
+    });
   }
 
   push(): void {
