@@ -83,12 +83,13 @@ class ContextMapPanel implements vscode.Disposable {
     const prices = getPrices(uri);
     if (prices.error) this.log.warn(prices.error);
     // The floor line and the drag minimum are the Preview input's floor (store.reachFloor): measured before the
-    // first state of an analysis, then checked again on every push (a pinned round or a setting moves it).
+    // panel's first state (`open` waits for it), then checked again on every push (a grown file, a pinned round or a
+    // setting moves it), the last one shown meanwhile.
     const readOnly = unsupported(s.analysis.index.format);
-    if (!readOnly) this.measureFloor(s.analysis);
-    const floor = readOnly || this.floor?.analysis !== s.analysis ? null : this.floor.tokens;
-    if (!readOnly && this.floor?.analysis !== s.analysis)
+    if (!readOnly) void this.measureFloor(s.analysis);
+    if (!readOnly && this.floor === undefined)
       return this.snapshot.state ? undefined : { type: 'busy', message: `Reading ${baseName(this.file)}…` };
+    const floor = readOnly ? null : (this.floor?.tokens ?? null);
     const target = this.store.compactSettings(this.file).targetTokens;
     const { summarizer } = costSettings(this.file);
     return {
@@ -97,19 +98,23 @@ class ContextMapPanel implements vscode.Disposable {
     };
   }
 
-  /** Measures the floor of `analysis` (held by the store) and pushes again when it is new or has moved. */
-  private measureFloor(analysis: Analysis): void {
-    const settle = (tokens: number | null) => {
-      const s = this.store.state;
-      if (s.status !== 'ready' || s.analysis !== analysis) return;
-      if (this.floor?.analysis === analysis && this.floor.tokens === tokens) return;
-      this.floor = { analysis, tokens };
-      this.push();
-    };
-    this.store.reachFloor(this.file, analysis).then(settle, (err: unknown) => {
+  /**
+   * Measures the floor of `analysis` (held by the store); with `push`, pushes again when it is new or has moved.
+   * Resolves once it is known.
+   */
+  async measureFloor(analysis: Analysis, push = true): Promise<void> {
+    let tokens: number | null;
+    try {
+      tokens = await this.store.reachFloor(this.file, analysis);
+    } catch (err) {
       this.log.error(`Could not measure the smallest reachable target of ${this.file}`, err);
-      settle(null);
-    });
+      tokens = null;
+    }
+    const s = this.store.state;
+    if (s.status !== 'ready' || s.analysis !== analysis) return;
+    if (this.floor?.analysis === analysis && this.floor.tokens === tokens) return;
+    this.floor = { analysis, tokens };
+    if (push) this.push();
   }
 
   push(): void {
@@ -330,6 +335,10 @@ export class ContextMapPanels implements vscode.Disposable {
       await this.store.load(file);
       await this.store.whenIdle();
     }
+    // The first state carries the floor (the Preview input's): measured before it is pushed.
+    const s = this.store.state;
+    if (s.status === 'ready' && s.file === file && !unsupported(s.analysis.index.format))
+      await p.measureFloor(s.analysis, false);
     p.push();
     return p.snapshot;
   }
