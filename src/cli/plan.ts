@@ -192,7 +192,10 @@ export function renderPlan(plan: CompactionPlan): string {
     );
   else
     out.push(
-      `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; ` +
+      // A plan that summarizes and drops nothing only budgets tool results: said so, not as "0 rounds / 0 tokens".
+      (plan.summarizedRounds + plan.droppedRounds === 0
+        ? `no round summarized or dropped, ${replacedText(plan)} replaced by previews; `
+        : `${plan.summarizedRounds} rounds summarized, ${plan.droppedRounds} dropped / ${formatTokens(active.filter((r) => r.action !== 'keep').reduce((s, r) => s + r.tokens, 0))} tokens would be summarized or dropped; `) +
         `${formatTokens(plan.preTokens)} → ${formatTokens(plan.postTokens)} tokens of transcript (estimated${plan.summarizedRounds ? `, a ${plan.settings.summaryDetail} summary of about ${formatTokens(plan.postTokens - plan.keptTokens - (plan.resentTokens ?? 0))} included` : ''}${plan.resentTokens ? `, and ${formatTokens(plan.resentTokens)} the agent sends again on resume` : ''})` +
         (plan.overheadTokens
           ? `; with about ${formatTokens(plan.overheadTokens)} of system prompt and tools${plan.overheadFrom ? ` (${sanitizeForTerminal(plan.overheadFrom)})` : ''}, the resumed context is about ${formatTokens(promisedContext(plan).tokens)}`
@@ -206,4 +209,10 @@ export function renderPlan(plan: CompactionPlan): string {
     out.push(`conflict: ${sanitizeForTerminal(c.decision)}: ${sanitizeForTerminal(c.resolution)}`);
   for (const n of plan.notes) out.push(`note: ${sanitizeForTerminal(n)}`);
   return out.join('\n') + '\n';
+}
+
+/** "1 tool result" / "12 tool results": the results a plan newly replaces by previews. */
+function replacedText(plan: CompactionPlan): string {
+  const n = plan.toolResults.filter((t) => t.action === 'replaced').length;
+  return `${n} tool result${n === 1 ? '' : 's'}`;
 }

@@ -17,6 +17,8 @@ import { costSettings, getPrices, SECTION } from './settings';
 import type { Log } from './log';
 import type { TranscriptStore } from './store';
 import type { PanelActions, RevealTarget } from './panelActions';
+import type { Analysis } from '../core/analysis';
+import { unsupported } from '../core/formats/registry';
 
 export const MAP_VIEW_TYPE = 'agentCompactor.contextMap';
 
@@ -42,6 +44,8 @@ class ContextMapPanel implements vscode.Disposable {
   /** A target that arrived while a replan ran (a drag sends several): only the latest is planned next. */
   private pendingTarget: number | undefined;
   private replanning = false;
+  /** The floor last measured (store.reachFloor) and the analysis it is of: null when it could not be measured. */
+  private floor: { analysis: Analysis; tokens: number | null } | undefined;
 
   constructor(
     readonly file: string,
@@ -78,12 +82,39 @@ class ContextMapPanel implements vscode.Disposable {
     const uri = vscode.Uri.file(this.file);
     const prices = getPrices(uri);
     if (prices.error) this.log.warn(prices.error);
+    // The floor line and the drag minimum are the Preview input's floor (store.reachFloor): measured before the
+    // panel's first state (`open` waits for it), then checked again on every push (a grown file, a pinned round or a
+    // setting moves it), the last one shown meanwhile.
+    const readOnly = unsupported(s.analysis.index.format);
+    if (!readOnly) void this.measureFloor(s.analysis);
+    if (!readOnly && this.floor === undefined)
+      return this.snapshot.state ? undefined : { type: 'busy', message: `Reading ${baseName(this.file)}…` };
+    const floor = readOnly ? null : (this.floor?.tokens ?? null);
     const target = this.store.compactSettings(this.file).targetTokens;
     const { summarizer } = costSettings(this.file);
     return {
       type: 'state',
-      state: buildMapState(this.file, s.analysis, s.plan, target, prices.table, Date.now(), summarizer),
+      state: buildMapState(this.file, s.analysis, s.plan, target, prices.table, Date.now(), summarizer, floor),
     };
+  }
+
+  /**
+   * Measures the floor of `analysis` (held by the store); with `push`, pushes again when it is new or has moved.
+   * Resolves once it is known.
+   */
+  async measureFloor(analysis: Analysis, push = true): Promise<void> {
+    let tokens: number | null;
+    try {
+      tokens = await this.store.reachFloor(this.file, analysis);
+    } catch (err) {
+      this.log.error(`Could not measure the smallest reachable target of ${this.file}`, err);
+      tokens = null;
+    }
+    const s = this.store.state;
+    if (s.status !== 'ready' || s.analysis !== analysis) return;
+    if (this.floor?.analysis === analysis && this.floor.tokens === tokens) return;
+    this.floor = { analysis, tokens };
+    if (push) this.push();
   }
 
   push(): void {
@@ -304,6 +335,10 @@ export class ContextMapPanels implements vscode.Disposable {
       await this.store.load(file);
       await this.store.whenIdle();
     }
+    // The first state carries the floor (the Preview input's): measured before it is pushed.
+    const s = this.store.state;
+    if (s.status === 'ready' && s.file === file && !unsupported(s.analysis.index.format))
+      await p.measureFloor(s.analysis, false);
     p.push();
     return p.snapshot;
   }

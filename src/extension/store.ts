@@ -13,6 +13,7 @@ import { inspectFile, reinspect } from '../core/inspect';
 import type { Analysis } from '../core/analysis';
 import { NotATranscriptError, prefixUnchanged } from '../core/transcript';
 import { planCompaction } from '../core/compact/plan';
+import { smallestReachableTarget } from '../core/compact/reach';
 import { readAgentNow, type AgentNow } from '../core/agentNow';
 import { anchored, type UserDecisions } from '../core/compact/decisions';
 import { loadSavedPlanInputs, saveDecisions, type SavedPlanInputs } from '../core/compact/savedDecisions';
@@ -100,6 +101,7 @@ export class TranscriptStore implements vscode.Disposable {
    */
   private readonly saved = new Map<string, SavedPlanInputs>();
   private readonly agentNow = new Map<string, AgentNow | null>();
+  private readonly floors = new WeakMap<Analysis, { key: string; floor: Promise<number> }>();
   /** Files the agent compacted while their preview was open: the note their plan carries until previewed anew. */
   private readonly replanned = new Map<string, string>();
   lastResult: CompactResult | undefined;
@@ -362,6 +364,24 @@ export class TranscriptStore implements vscode.Disposable {
       this.saved.set(file, saved);
     }
     return saved;
+  }
+
+  /**
+   * The smallest reachable target of `file` (core/compact/reach.ts) with the inputs its plans use (settings, saved
+   * state and decisions, what the agent sends now): the one floor the Preview input, the Context Map's floor line and
+   * its drag minimum say. Kept per analysis while those inputs are the same (a drag replans at the same floor).
+   */
+  async reachFloor(file: string, analysis: Analysis): Promise<number> {
+    const settings = this.compactSettings(file);
+    const { state, decisions } = await this.savedInputs(file);
+    const agentNow = await this.agentNowFor(file, analysis);
+    const key = JSON.stringify([{ ...settings, targetTokens: 0 }, decisions]);
+    const held = this.floors.get(analysis);
+    if (held && held.key === key) return held.floor;
+    const floor = smallestReachableTarget(analysis, settings, state, decisions, agentNow);
+    this.floors.set(analysis, { key, floor });
+    floor.catch(() => this.floors.delete(analysis));
+    return floor;
   }
 
   /** The user's decisions for `file`, as the store holds them (what its plans and its Compact follow). */

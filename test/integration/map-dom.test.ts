@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { inspectFile } from '../../src/core/inspect';
+import { smallestReachableTarget } from '../../src/core/compact/reach';
 import { planCompaction } from '../../src/core/compact/plan';
 import { buildMapState } from '../../src/extension/model/mapState';
 import { mapHtml } from '../../src/extension/model/mapHtml';
@@ -58,8 +59,19 @@ describe('Context Map webview in Chromium', function () {
       styleUri: `${ORIGIN}/media/map.css`,
     });
     const analysis = await inspectFile(fixture('with-compactions.jsonl'));
-    const plan = await planCompaction(analysis, { targetTokens: 60_000, keepRecentTokens: 5_000 });
-    state = buildMapState(fixture('with-compactions.jsonl'), analysis, plan, undefined);
+    const settings = { targetTokens: 60_000, keepRecentTokens: 5_000 };
+    const plan = await planCompaction(analysis, settings);
+    const floor = await smallestReachableTarget(analysis, settings);
+    state = buildMapState(
+      fixture('with-compactions.jsonl'),
+      analysis,
+      plan,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      floor,
+    );
     state.rounds[0].label = EVIL;
     state.tools.unshift({ name: EVIL, calls: 1, activeTokens: 1, activeShare: 0, allTokens: 1, allShare: 0 });
 
@@ -396,6 +408,10 @@ describe('Context Map webview in Chromium', function () {
       analysis,
       await planCompaction(analysis, { targetTokens: 100_000 }),
       undefined,
+      undefined,
+      undefined,
+      undefined,
+      await smallestReachableTarget(analysis, { targetTokens: 100_000 }),
     );
     await post({ type: 'state', state: codex });
     await page.waitForFunction(`document.querySelector('.file')?.textContent === 'rollout-0.142.jsonl'`);

@@ -7,8 +7,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
-import { planBound } from '../../src/core/compact/bound';
 import { autoCompactText, contextLimits, limitFacts } from '../../src/core/limits';
+import { smallestReachableTarget } from '../../src/core/compact/reach';
 import { buildMapState } from '../../src/extension/model/mapState';
 import { isMapState } from '../../src/webview/mapProtocol';
 import { clampTarget, mapGeometry, MAP_SIZE } from '../../src/webview/mapChart';
@@ -148,9 +148,11 @@ describe("Each agent's window, thresholds and cost", function () {
     const f = join(sharedFixtures, 'codex', 'rollout-0.142.jsonl');
     const analysis = await inspectFile(f, { subagents: false, appendable: false });
     const plan = await planCompaction(analysis, { targetTokens: 100_000 });
-    const state = buildMapState(f, analysis, plan, undefined);
+    // The floor is the smallest reachable target (the Preview input's), measured by the store and handed in.
+    const floor = await smallestReachableTarget(analysis, { targetTokens: 100_000 });
+    const state = buildMapState(f, analysis, plan, undefined, undefined, undefined, undefined, floor);
     assert.ok(state.reachable);
-    assert.equal(state.reachable.floor, planBound(plan).floorTokens);
+    assert.equal(state.reachable.floor, Math.round(floor));
     assert.equal(state.reachable.max, analysis.report.totals.currentContextTokens);
     assert.match(state.planSummary, /below the 100,000 target: kept verbatim capped at 40k by Keep Recent Tokens/);
     const g = mapGeometry(state, { from: 0, to: state.rounds.length }, MAP_SIZE);

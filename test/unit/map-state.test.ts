@@ -7,6 +7,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
+import { smallestReachableTarget } from '../../src/core/compact/reach';
+import { targetPrompt } from '../../src/extension/model/contextText';
+import { contextNow } from '../../src/core/context';
 import { chartPoints } from '../../src/extension/model/budget';
 import { buildMapState, priceTableFromSetting } from '../../src/extension/model/mapState';
 import {
@@ -14,6 +17,7 @@ import {
   claudeWindowOf as contextWindowOf,
 } from '../../src/core/formats/claude-code/limits';
 import {
+  clampTarget,
   clampView,
   mapGeometry,
   MAP_SIZE,
@@ -67,6 +71,27 @@ describe('Context Map state', function () {
     assert.equal(buildMapState('x', analysis, null, 77_000).planned, false);
     const plan = await planCompaction(analysis, { targetTokens: 30_000 });
     assert.equal(buildMapState('x', analysis, plan, 77_000).targetTokens, 30_000);
+  });
+
+  it("one floor: the map's floor line and drag minimum are the Preview input's smallest reachable target (issue 37, item 7)", async () => {
+    // The Preview input said "about 31,701", the map "floor ≈35.6k", the drag stopped at 36,000: three figures.
+    const file = fixture('v2.1.97-images.jsonl');
+    const analysis = await inspectFile(file, { subagents: false });
+    const settings = { targetTokens: 100_000 };
+    const floor = await smallestReachableTarget(analysis, settings);
+    const plan = await planCompaction(analysis, settings);
+    const state = buildMapState(file, analysis, plan, undefined, DEFAULT_PRICES, Date.now(), undefined, floor);
+    assert.equal(state.reachable!.floor, Math.round(floor));
+    // The drag stops at the floor's whole thousand above it, and says "the floor" there (map.ts targetHandle).
+    assert.equal(clampTarget(state.reachable!, 0), Math.ceil(floor / 1000) * 1000);
+    assert.equal(clampTarget(state.reachable!, 0) - floor < 1000, true);
+    // The Preview input's prompt names the same figure (its warning is worded from the same number).
+    assert.match(
+      targetPrompt(contextNow(analysis.report), floor),
+      new RegExp(`smallest reachable target is about ${Math.round(floor).toLocaleString('en-US')}\\.`),
+    );
+    // Not measured yet: no floor is made up (and no target to drag until it is).
+    assert.equal(buildMapState(file, analysis, plan, undefined).reachable, null);
   });
 
   it('context window and auto-compact threshold', () => {
@@ -250,7 +275,9 @@ describe('Context Map state kept per analysis', function () {
 
 describe('Context Map chart geometry', () => {
   it('bars never exceed the plot width at the narrowest bar; bucketing keeps every round in one bar', async () => {
-    const state = buildMapState('x', await inspectFile(fixture('with-compactions.jsonl')), null, undefined);
+    const analysis = await inspectFile(fixture('with-compactions.jsonl'));
+    const floor = await smallestReachableTarget(analysis, {});
+    const state = buildMapState('x', analysis, null, undefined, undefined, undefined, undefined, floor);
     const big = {
       ...state,
       rounds: Array.from({ length: 50_000 }, (_, i) => ({ ...state.rounds[i % state.rounds.length], round: i })),

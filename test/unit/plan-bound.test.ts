@@ -7,7 +7,7 @@ import { inspectFile } from '../../src/core/inspect';
 import { planCompaction } from '../../src/core/compact/plan';
 import { planBound } from '../../src/core/compact/bound';
 import { renderPlan } from '../../src/cli/plan';
-import { contextChangeText, planDetail, planSummary } from '../../src/extension/model/planText';
+import { contextChangeText, hasSummary, planDetail, planSummary } from '../../src/extension/model/planText';
 import { contextNow } from '../../src/core/context';
 import { fixture, sharedFixtures } from '../support/fixtures';
 
@@ -50,6 +50,22 @@ describe('What bounds a plan', function () {
     assert.ok(Math.round(wider.postTokens + wider.overheadTokens) > results[1]);
   });
 
+  it('a Claude Code session whose kept rounds shrink under budgeting: the keep-recent limit still names the bound (issue 37, item 6)', async () => {
+    // 165 rounds summarized, ~37k kept after budgeting, the next older round ~1.9k: the planner sized the tail before
+    // the budget at over 40k, so Keep Recent Tokens, not the 100k target, is why the result is ~57k.
+    const analysis = await inspectFile(fixture('v2.1.97-images.jsonl'), { subagents: false });
+    const context = contextNow(analysis.report);
+    const plan = await planCompaction(analysis, { targetTokens: 100_000 });
+    const bound = planBound(plan);
+    assert.equal(bound.kind, 'keep-recent', bound.text);
+    assert.ok(bound.resultTokens < 70_000, String(bound.resultTokens));
+    assert.match(renderPlan(plan), /^bound: kept verbatim capped at 40k by Keep Recent Tokens: result \d+k, below/m);
+    assert.match(planSummary(plan, context), /below the 100,000 target: kept verbatim capped at 40k by Keep Recent/);
+    // With room for the next older round under the limit, the plan keeps it: the limit really is the bound.
+    const wider = await planCompaction(analysis, { targetTokens: 100_000, keepRecentTokens: 60_000 });
+    assert.ok(wider.keptTokens > plan.keptTokens);
+  });
+
   it('a target at or above the context now plans nothing, and says so (the rounds estimate more than the context here)', async () => {
     const analysis = await inspectFile(codex140, { subagents: false, appendable: false });
     const context = contextNow(analysis.report);
@@ -67,6 +83,44 @@ describe('What bounds a plan', function () {
       renderPlan(plan),
       /^bound: nothing to compact with your \d+k target: the target is at or above the context now/m,
     );
+  });
+
+  it('a target just above the context that still budgets tool results: nothing needs compacting, and what would change is named (issue 37, item 5)', async () => {
+    // The plan line said "0 rounds / 0 tokens … → 59,2xx" without saying where ~48k go; the dialog "kept verbatim +
+    // summary" with no summary, and offered Review Summary.
+    const analysis = await inspectFile(fixture('with-compactions.jsonl'), { subagents: false });
+    const context = contextNow(analysis.report);
+    const target = Math.ceil(context.tokens / 1000) * 1000;
+    const plan = await planCompaction(analysis, { targetTokens: target, maxToolResultChars: 2000 });
+    assert.equal(plan.nothingToDo, false, 'over-long tool results still become previews');
+    assert.equal(plan.summarizedRounds + plan.droppedRounds, 0);
+    const bound = planBound(plan);
+    assert.equal(bound.kind, 'nothing-to-do', bound.text);
+    assert.match(
+      bound.text,
+      /^nothing needs compacting with your \d+k target: the context now \([\d,]+\) is within it; compacting anyway would make it ~\d+k: /,
+    );
+    assert.match(bound.stillChanges ?? '', /^\d+ over-long tool results would become previews \(~\d+k less\)/);
+    assert.match(
+      bound.stillChanges ?? '',
+      /a resume starts without the ~7\.4k the agent attached after its compaction$/,
+    );
+    const summary = planSummary(plan, context);
+    assert.match(
+      summary,
+      /^Nothing needs compacting: .*\(at or above the context now\); compacting anyway would make it [\d,]+: \d+ over-long/,
+    );
+    assert.doesNotMatch(summary, /0 rounds/);
+    assert.match(planDetail(plan, context), /kept verbatim, no summary\)/);
+    assert.equal(hasSummary(plan), false, 'no Review Summary offer');
+    assert.match(
+      contextChangeText(plan, context),
+      /: nothing needs compacting with the [\d,]+ target; compacting anyway, \d+ over-long/,
+    );
+    assert.match(renderPlan(plan), /^no round summarized or dropped, \d+ tool results replaced by previews; /m);
+    assert.match(renderPlan(plan), /^bound: nothing needs compacting with your/m);
+    // A plan that summarizes has a summary to review.
+    assert.equal(hasSummary(await planCompaction(analysis, { targetTokens: 60_000 })), true);
   });
 
   it('a target below the system prompt and tools is bounded by them; the floor is never above the context', async () => {

@@ -5,7 +5,11 @@
 import type { CompactionPlan, PlannedRound } from './types';
 
 export type PlanBoundKind =
-  /** Nothing to compact: the target is at or above the context (or the transcript fits the target's room). */
+  /**
+   * Nothing to compact: the target is at or above the context (or the transcript fits the target's room). A plan for
+   * a target at or above the context that still changes something (over-long tool results become previews, what the
+   * agent attached is not sent again) is this kind too: it summarizes nothing, and `stillChanges` says the rest.
+   */
   | 'nothing-to-do'
   /** The result reaches the target as closely as whole rounds allow. */
   | 'target'
@@ -37,6 +41,12 @@ export interface PlanBound {
   text: string;
   /** The bound alone, a clause to follow "above/below the target:" ('' when the target itself bounds the result). */
   reason: string;
+  /**
+   * Nothing to compact, yet a compaction would still change the context (the result differs from the context now):
+   * what it would change, with the tokens named ("2 over-long tool results would become previews (~8.2k less)");
+   * absent otherwise.
+   */
+  stillChanges?: string;
 }
 
 function k(n: number): string {
@@ -65,6 +75,21 @@ export function planBound(plan: CompactionPlan): PlanBound {
   const context = plan.context.tokens;
   const floorTokens = Math.min(planFloor(plan), Math.max(context, plan.overheadTokens));
   const base = { targetTokens: target, contextTokens: context, floorTokens };
+  const result = Math.round(plan.postTokens + plan.overheadTokens);
+  if (!plan.nothingToDo && target >= context && plan.summarizedRounds === 0 && plan.droppedRounds === 0) {
+    // The target asks for nothing; the plan still budgets over-long tool results, and a resume does not send what the
+    // agent attached. Said as that, not as a shrink of "0 rounds" to a figure nobody explains (issue 37, item 5).
+    const reason = `the context now (${Math.round(context).toLocaleString('en-US')}) is within it`;
+    const stillChanges = stillChangesOf(plan);
+    return {
+      ...base,
+      kind: 'nothing-to-do',
+      resultTokens: result,
+      reason,
+      ...(stillChanges ? { stillChanges } : {}),
+      text: `nothing needs compacting with your ${k(target)} target: ${reason}; compacting anyway would make it ~${k(result)}${stillChanges ? `: ${stillChanges}` : ''}`,
+    };
+  }
   if (plan.nothingToDo) {
     const reason =
       target >= context
@@ -78,7 +103,6 @@ export function planBound(plan: CompactionPlan): PlanBound {
       text: `nothing to compact with your ${k(target)} target: ${reason}`,
     };
   }
-  const result = Math.round(plan.postTokens + plan.overheadTokens);
   const active = plan.rounds.filter((r) => r.inContext);
   const above = (kind: PlanBoundKind, reason: string): PlanBound => ({
     ...base,
@@ -118,12 +142,16 @@ export function planBound(plan: CompactionPlan): PlanBound {
   // Under the target: would the next older round the plan summarized have fitted the target, but not the keep-recent
   // limit? Then that limit, not the target, stopped the kept part (plan.ts tailCandidate grows the tail only within
   // keepRecentTokens). One that fitted both was left out by the room a summarizing plan keeps for what a resume sends
-  // again (its most), which is the target's doing.
+  // again (its most), which is the target's doing. The limit is measured as the planner grows the tail: by the rounds'
+  // sizes before the exact budget (a kept round's size after it can be smaller, and then a tail the limit stopped
+  // looked as if it had room left: 37.2k kept + a 1.9k round under 40k, for a tail the planner sized at over 40k).
   const nextOlder = [...active].reverse().find((r) => r.action === 'summarize' && r.by === 'plan');
+  // (Rounds the user pinned do not count against it: steer.ts grows the rest of the tail within it beside them.)
+  const tailSized = active.reduce((s, r) => s + (r.action === 'keep' && r.by === 'plan' ? r.tokens : 0), 0);
   if (
     nextOlder &&
     result + nextOlder.tokens <= target &&
-    plan.keptTokens + nextOlder.tokens > plan.settings.keepRecentTokens
+    tailSized + nextOlder.tokens > plan.settings.keepRecentTokens
   ) {
     const reason = `kept verbatim capped at ${k(plan.settings.keepRecentTokens)} by Keep Recent Tokens`;
     return {
@@ -141,4 +169,22 @@ export function planBound(plan: CompactionPlan): PlanBound {
     reason: '',
     text: `result ${k(result)}, within your ${k(target)} target`,
   };
+}
+
+/**
+ * What a plan that summarizes nothing would still change, with the tokens named: the tool results it replaces by
+ * previews, and what the agent attached after its own compaction, which a resume starts without.
+ */
+function stillChangesOf(plan: CompactionPlan): string {
+  const replaced = plan.toolResults.filter((t) => t.action === 'replaced').length;
+  const saved = Math.round(plan.preTokens - plan.keptTokens);
+  const attached = plan.context.attached;
+  return [
+    replaced
+      ? `${replaced} over-long tool result${replaced === 1 ? '' : 's'} would become previews${saved > 0 ? ` (~${k(saved)} less)` : ''}`
+      : '',
+    attached > 0 ? `a resume starts without the ~${k(attached)} the agent attached after its compaction` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }

@@ -27,6 +27,7 @@ import { resumeAgentOf } from '../../core/resume';
 import { adviceFor, type ErrorAction } from '../model/errors';
 import {
   confirmationText,
+  hasSummary,
   planSummary,
   RESULT_ACTIONS,
   resumeAction,
@@ -280,8 +281,9 @@ async function confirmed(s: Services, planned: Planned, req: Request, o: Partial
     agent: planned.agent,
   });
   const review = req.config.reviewSummary;
-  const [first, second] = review ? [REVIEW, COMPACT_NOW] : [COMPACT, REVIEW_FIRST];
-  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, first, second, OPEN_BUDGET);
+  // A plan that writes no summary (it only replaces tool results by previews) has none to review: Compact alone.
+  const choices = !hasSummary(plan) ? [COMPACT] : review ? [REVIEW, COMPACT_NOW] : [COMPACT, REVIEW_FIRST];
+  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices, OPEN_BUDGET);
   if (choice === OPEN_BUDGET) await vscode.commands.executeCommand(CommandId.openBudget, { file });
   // The summarizer settled above (the user may have chosen the offline one instead of setting a key).
   // The review carries the figure this dialog promised, so the result measures itself against it.

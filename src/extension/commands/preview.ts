@@ -9,7 +9,6 @@ import { planSummary } from '../model/planText';
 import { targetPrompt } from '../model/contextText';
 import { contextNow } from '../../core/context';
 import { parseTokenCount } from '../model/settings';
-import { smallestReachableTarget } from '../../core/compact/reach';
 import type { Services } from '../services';
 import { options, str } from '../../webview/validate';
 import { TARGET_TOKENS } from './compactArgs';
@@ -54,7 +53,8 @@ export async function previewCommand(s: Services, arg: unknown, call: Call): Pro
             const settings = s.store.compactSettings(file);
             const current = settings.targetTokens ?? DEFAULT_SETTINGS.targetTokens;
             const t = analysis.report.totals;
-            const smallest = await smallestReachableTarget(analysis, settings);
+            // The one floor (the Context Map's floor line and drag minimum say the same).
+            const smallest = await s.store.reachFloor(file, analysis);
             const typed = await vscode.window.showInputBox({
               title: 'Preview Compaction',
               prompt: targetPrompt(contextNow(analysis.report), smallest),

@@ -15,7 +15,6 @@ import { OFFLINE_SUMMARIZER, type SummarizerPricing } from '../../core/compact/s
 import { contextNow } from '../../core/context';
 import { compactionCostText, compactionFigures, compactionTitle } from '../../core/agentCompactions';
 import { autoCompactText, contextLimits, limitFacts, type ContextLimits } from '../../core/limits';
-import { planBound } from '../../core/compact/bound';
 import { agentModule, unsupported, type AgentId } from '../../core/formats/registry';
 
 /** Tools with a series of their own in the chart; the rest share "other tools". */
@@ -229,6 +228,7 @@ export function buildMapState(
   prices: PriceTable = DEFAULT_PRICES,
   now = Date.now(),
   summarizer: SummarizerPricing = OFFLINE_SUMMARIZER,
+  floor: number | null = null,
 ): MapState {
   const { series, rounds, map, limits } = mapBase(analysis, prices);
   const readOnly = unsupported(analysis.index.format);
@@ -245,7 +245,7 @@ export function buildMapState(
     limitsText: `${limits.window !== null ? `window ${limits.window.toLocaleString('en-US')} (${limits.windowFrom})` : `window unknown: ${limits.windowFrom}`}; ${autoCompactText(limits)}`,
     ...exactCountLabel(analysis.index.format.id),
     readOnly,
-    reachable: readOnly ? null : reachableTargets(analysis, plan),
+    reachable: readOnly || floor === null ? null : reachableTargets(analysis, floor),
     targetTokens: plan ? plan.settings.targetTokens : (settingsTarget ?? DEFAULT_SETTINGS.targetTokens),
     planned: plan !== null,
     planSummary: readOnly
@@ -284,16 +284,12 @@ export function buildMapState(
 }
 
 /**
- * The targets that mean something for this context: from its floor (what stays whatever the target: system prompt and
- * tools, the newest round, the summary; core/compact/bound.ts) up to the context now (any target above it plans
- * nothing). Without a plan the floor is the system prompt and tools with the newest round.
+ * The targets that mean something for this context: from its floor (the smallest reachable target,
+ * core/compact/reach.ts: the same figure the Preview input says, computed once by the store) up to the context now
+ * (any target above it plans nothing).
  */
-function reachableTargets(analysis: Analysis, plan: CompactionPlan | null): { floor: number; max: number } {
+function reachableTargets(analysis: Analysis, floor: number): { floor: number; max: number } {
   const context = contextNow(analysis.report);
-  const active = analysis.report.rounds.filter((r) => r.inContext);
-  const floor = plan
-    ? planBound(plan).floorTokens
-    : Math.min(context.tokens, context.overhead + (active[active.length - 1]?.tokens.estimate ?? 0));
   return { floor: Math.max(0, Math.round(floor)), max: Math.max(Math.round(floor), context.tokens) };
 }
 

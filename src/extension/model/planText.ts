@@ -87,6 +87,9 @@ export function contextChangeText(plan: CompactionPlan, context: ContextFigure):
   const change = `context ${contextFigureText(context)} → ${formatNumber(after)} tokens`;
   const bound = planBound(plan);
   if (bound.kind === 'keep-recent') return `${change}, below the ${formatNumber(target)} target: ${bound.reason}`;
+  // A target at or above the context that still changes something: nothing needs compacting, and what would change.
+  if (bound.kind === 'nothing-to-do' && !plan.nothingToDo)
+    return `${change}: nothing needs compacting with the ${formatNumber(target)} target${bound.stillChanges ? `; compacting anyway, ${bound.stillChanges}` : ''}`;
   if (after <= target) return change;
   return `${change}, above the ${formatNumber(target)} target${bound.reason ? `: ${bound.reason}` : ''}`;
 }
@@ -96,7 +99,10 @@ export function planActionText(plan: CompactionPlan): string {
   const f = planFigures(plan);
   return (
     userDecisionsText(plan) ||
-    `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped`
+    // Nothing summarized or dropped: what the plan does is replace tool results by previews, said so.
+    (f.rounds === 0
+      ? `no round summarized or dropped, ${plural(f.replacedResults, 'tool result')} replaced by previews`
+      : `${plural(f.rounds, 'round')} / ${formatNumber(f.tokens)} tokens would be summarized or dropped`)
   );
 }
 
@@ -107,7 +113,17 @@ export function planSummary(plan: CompactionPlan, context: ContextFigure): strin
     // Said only where it is the reason: a target under the context that still asks for nothing is explained by the notes.
     return `Nothing to compact: ${contextText(context)}, target ${formatNumber(target)}${target >= plan.context.tokens ? ' (at or above the context now)' : ''}`;
   }
+  // The target is at or above the context, yet a compaction would change it (core/compact/bound.ts): nothing needs
+  // compacting, and what compacting anyway would still do, with its tokens, instead of an unexplained shrink.
+  const bound = planBound(plan);
+  if (bound.kind === 'nothing-to-do')
+    return `Nothing needs compacting: ${contextText(context)}, target ${formatNumber(plan.settings.targetTokens)} (at or above the context now); compacting anyway would make it ${formatNumber(contextAfter(plan))}${bound.stillChanges ? `: ${bound.stillChanges}` : ''}`;
   return `${planActionText(plan)}; ${contextChangeText(plan, context)}`;
+}
+
+/** Whether the plan writes a summary (it summarizes rounds): the dialog offers Review Summary only then. */
+export function hasSummary(plan: CompactionPlan): boolean {
+  return promisedContext(plan).summary > 0;
 }
 
 /** "12 kept by you, 3 dropped by you" (only the kinds the user chose), or '' without decisions. */
@@ -153,7 +169,7 @@ export function planDetail(plan: CompactionPlan, context: ContextFigure, economi
   const lines = [
     `Target: ${formatNumber(plan.settings.targetTokens)} tokens for the whole context.`,
     `System prompt and tools: ${overhead}.`,
-    `Transcript: ${formatNumber(context.transcript)} → ${formatNumber(f.postTokens)} tokens (${formatNumber(plan.keptTokens)} kept verbatim + summary).`,
+    `Transcript: ${formatNumber(context.transcript)} → ${formatNumber(f.postTokens)} tokens (${formatNumber(plan.keptTokens)} kept verbatim${hasSummary(plan) ? ' + summary' : ', no summary'}).`,
     `Rounds: ${formatNumber(f.summarized)} summarized, ${formatNumber(f.dropped)} dropped, ${formatNumber(f.kept)} kept${f.history ? ` (${formatNumber(f.history)} history rounds before the last compact boundary stay as they are)` : ''}.`,
     `Tool results: ${formatNumber(f.replacedResults)} replaced by previews${f.frozenResults ? `, ${formatNumber(f.frozenResults)} replaced in an earlier compaction (left as they are)` : ''}, ${formatNumber(f.keptResults)} kept.`,
   ];
