@@ -577,9 +577,10 @@ describe('UI: compact a transcript as a user would', function () {
       .locator('.editor.original .view-lines .view-line')
       .first()
       .waitFor({ state: 'visible', timeout: 20_000 });
-    // The compacted conversation is appended: the diff shows added lines after the original ones.
+    // The rounds summarized are gone from the conversation the agent resumes and the summary came in: the diff shows
+    // changes (the first in view is the older rounds' removal; lines wrap, so the summary may be further down).
     await diff
-      .locator('.line-insert, .char-insert, .gutter-insert')
+      .locator('.line-insert, .char-insert, .gutter-insert, .line-delete, .char-delete, .gutter-delete')
       .first()
       .waitFor({ state: 'attached', timeout: 20_000 });
     // The readable conversation, not JSON lines: each message starts with its role.
