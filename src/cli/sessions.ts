@@ -3,7 +3,8 @@
 // command that resumes the session where its agent has one. Reads only.
 import { resumeFields } from '../core/resume';
 import { agentModule, AGENTS, type AgentId } from '../core/formats/registry';
-import { agentFolders, inPool, listAgentSessions, type SessionFile } from '../core/sessionFolders';
+import { agentFolders, listAgentSessions, type SessionFile } from '../core/sessionFolders';
+import { inPool } from '../core/pool';
 import { EXIT_OK, intOption, UsageError } from './args';
 import { printJson, printOut, sanitizeForTerminal, truncate } from './format';
 import { HELP_OPTION, JSON_OPTION, str, bool, type Values, type VerbSpec } from './options';

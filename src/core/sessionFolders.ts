@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { SessionsLocation } from './formats/agent';
 import { agentModule, AGENTS, type AgentId } from './formats/registry';
+import { inPool } from './pool';
 
 export interface SessionFile {
   file: string;
@@ -159,23 +160,6 @@ export async function listAgentSessions(f: AgentFolder, limit = 200): Promise<Se
     }
   });
   return newestFirst(stats.filter((s): s is SessionFile => s !== null)).slice(0, limit);
-}
-
-/** Files read or stat'ed at once by `inPool`: enough to overlap the waits on the disk, few enough to hold open. */
-export const POOL_SIZE = 8;
-
-/** `task` of each item, at most `size` at once, the results in the items' order. */
-export async function inPool<T, R>(items: readonly T[], task: (item: T) => Promise<R>, size = POOL_SIZE): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const k = next++;
-      out[k] = await task(items[k]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
-  return out;
 }
 
 /** How a session file of an agent is named in a list where no title is known (its module's `nameOf`). */

@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { contextFromTail, tailRoundEstimates, type ContextTail } from '../../contextTail';
 import { LIVE_MS, type ForkOrigin, type SessionSummary } from '../../sessionList';
 import { claudeWindowOf } from './limits';
+import { inPool } from '../../pool';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -416,14 +417,9 @@ export async function scanSessions(
       }
     }),
   );
-  const out: SessionSummary[] = [];
   // A bounded number of files open at once.
-  for (let k = 0; k < jobs.length; k += 64) {
-    const batch = await Promise.all(
-      jobs.slice(k, k + 64).map((j) => summarizeSession(j.file, j.folder, now).catch(() => null)),
-    );
-    for (const s of batch) if (s) out.push(s);
-  }
+  const read = await inPool(jobs, (j) => summarizeSession(j.file, j.folder, now).catch(() => null), 64);
+  const out = read.filter((s): s is SessionSummary => s !== null);
   out.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
   return out;
 }
