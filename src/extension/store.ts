@@ -65,14 +65,22 @@ export function isTranscriptEditor(editor: vscode.TextEditor | undefined): edito
 /** Characters of an open `.json` document read to tell whether it is a session (what the editor holds already). */
 const SESSION_HEAD_CHARS = 64 << 10;
 
+/** What `isSessionDocument` decided of an open document, and at which version. */
+const sessionDocuments = new WeakMap<vscode.TextDocument, { version: number; session: boolean }>();
+
 /**
  * An open `.json` file outside the agents' folders that is a session by its content (a Claude Code transcript a user
  * saved as one JSON array): judged from the head of the text the editor holds, so no other file is read.
  */
 function isSessionDocument(doc: vscode.TextDocument): boolean {
   if (doc.uri.scheme !== 'file' || !/\.json$/i.test(doc.uri.fsPath)) return false;
+  // Asked on every tab change and cursor move: decided once per version of the document.
+  const known = sessionDocuments.get(doc);
+  if (known?.version === doc.version) return known.session;
   const head = doc.getText(new vscode.Range(new vscode.Position(0, 0), doc.positionAt(SESSION_HEAD_CHARS)));
-  return documentAgentOfHead(head) !== null;
+  const session = documentAgentOfHead(head) !== null;
+  sessionDocuments.set(doc, { version: doc.version, session });
+  return session;
 }
 
 export class TranscriptStore implements vscode.Disposable {

@@ -164,7 +164,7 @@ export function createRoundsViews(
   let lastShownRound: number | undefined;
   disposables.push(
     vscode.window.onDidChangeTextEditorSelection((e) => {
-      if (!isTranscriptEditor(e.textEditor) || e.textEditor.document.uri.fsPath !== store.file) return;
+      if (e.textEditor.document.uri.fsPath !== store.file || !isTranscriptEditor(e.textEditor)) return;
       if (e.kind === vscode.TextEditorSelectionChangeKind.Command) return; // our own reveal
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
