@@ -65,3 +65,13 @@ export function noTranscript(title: string): () => never {
     throw new CommandInputError(`${title}: no transcript given and none is shown`);
   };
 }
+
+/**
+ * After a view was opened on `file` (it shows the store's state): a person is also told, once, when the store could
+ * not read that file; code reads the state it was returned.
+ */
+export async function tellIfUnreadable(s: Services, ui: Ui, file: string): Promise<void> {
+  const st = s.store.state;
+  if (st.status === 'error' && s.store.file === file)
+    await ui.present(() => void vscode.window.showWarningMessage(st.message));
+}

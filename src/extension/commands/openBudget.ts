@@ -1,10 +1,9 @@
 // Open Budget Preview: the webview with every tool-result decision, wire-message totals
 // and the chart of context size per round. Computes the plan first when there is none.
-import * as vscode from 'vscode';
 import type { BudgetState } from '../../webview/protocol';
 import type { Services } from '../services';
 import { options, str } from '../../webview/validate';
-import { resolveTranscript } from './args';
+import { resolveTranscript, tellIfUnreadable } from './args';
 import { optionsOf, type Call } from './call';
 
 /** `{ file }`: the transcript to preview (default: the shown one). */
@@ -23,8 +22,6 @@ export async function openBudgetCommand(s: Services, arg: unknown, call: Call): 
   const file = await resolveTranscript(s, arg, call.ui, { title: 'Open Budget Preview', openLabel: 'Preview' });
   if (!file) return undefined;
   const state = await openBudget(s, file);
-  // The panel shows the state; a person is told of a file that cannot be read too.
-  const st = s.store.state;
-  if (st.status === 'error') await call.ui.present(() => void vscode.window.showWarningMessage(st.message));
+  await tellIfUnreadable(s, call.ui, file);
   return state;
 }

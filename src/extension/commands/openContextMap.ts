@@ -1,11 +1,10 @@
 // Open Context Map: the panel of a transcript (the argument's, the shown one, the active
 // editor's, or one picked) showing what fills its context, what it cost and what a
 // compaction would keep, summarize and drop.
-import * as vscode from 'vscode';
 import type { MapState } from '../../webview/mapProtocol';
 import type { Services } from '../services';
 import { options, str } from '../../webview/validate';
-import { resolveTranscript } from './args';
+import { resolveTranscript, tellIfUnreadable } from './args';
 import { optionsOf, type Call } from './call';
 
 /** `{ file }`: the transcript to map (default: the shown one). */
@@ -21,9 +20,6 @@ export async function openContextMapCommand(s: Services, arg: unknown, call: Cal
   const file = await resolveTranscript(s, arg, call.ui, { title: 'Open Context Map', openLabel: 'Open Map' });
   if (!file) return undefined;
   const state = await openContextMap(s, file);
-  // The map shows the state; a person is told of a file that cannot be read too.
-  const st = s.store.state;
-  if (st.status === 'error' && s.store.file === file)
-    await call.ui.present(() => void vscode.window.showWarningMessage(st.message));
+  await tellIfUnreadable(s, call.ui, file);
   return state;
 }
